@@ -1,0 +1,103 @@
+// swift-tools-version: 6.0
+// Quire: a document-based editor core for Linux.
+// The C libraries sit behind one system-library target each (a module map and a one-line
+// shim header); only the Swift module that owns a library imports its shim.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("InternalImportsByDefault"),
+  .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+  name: "Quire",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Quire", targets: ["Quire"]),
+    .library(name: "QuireTypes", targets: ["QuireTypes"]),
+    .library(name: "QuireCoordination", targets: ["QuireCoordination"]),
+    .library(name: "QuireDocuments", targets: ["QuireDocuments"]),
+    .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
+    .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
+    .executable(name: "quire", targets: ["quire"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+  ],
+  targets: [
+    // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
+    .systemLibrary(
+      name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+    .systemLibrary(
+      name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"])]),
+    .systemLibrary(
+      name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev"])]),
+    // libinotifytools0-dev ships no .pc file: the module map links the library by name.
+    .systemLibrary(
+      name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+    .systemLibrary(
+      name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+    // Constants and calls that need _GNU_SOURCE, invisible from Swift's Glibc module.
+    .target(name: "CQuireSystem"),
+
+    // MARK: Capability modules
+    .target(
+      name: "QuireTypes",
+      swiftSettings: swiftSettings),
+    .target(
+      name: "QuireFormats",
+      dependencies: ["QuireTypes", "CCmark", "CPoppler", "CPango"],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "QuireCoordination",
+      dependencies: [
+        "QuireTypes", "CInotifyTools", "CQuireSystem",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "QuireDocuments",
+      dependencies: [
+        "QuireTypes", "QuireCoordination", "QuireFormats", "CQuireSystem",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "QuirePreviews",
+      dependencies: ["QuireTypes", "QuireFormats"],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "QuireTransfer",
+      dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats"],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "Quire",
+      dependencies: [
+        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer",
+      ],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "QuireCLI",
+      dependencies: [
+        "Quire", "CEdit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: swiftSettings),
+    .executableTarget(
+      name: "quire",
+      dependencies: ["QuireCLI"],
+      swiftSettings: swiftSettings),
+
+    // MARK: Tests: one target per module
+    .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
+    .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
+  ],
+  swiftLanguageModes: [.v6]
+)

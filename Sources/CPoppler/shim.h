@@ -1,0 +1,13 @@
+#include <poppler.h>
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <glib.h>
+
+/* GObject handles arrive in Swift as OpaquePointer; g_object_unref wants gpointer. */
+static inline void cpoppler_object_release(void *object) { g_object_unref(object); }
+
+/* GError is freed with g_error_free; kept here so callers never touch GLib memory rules. */
+static inline void cpoppler_error_release(GError *error) { g_error_free(error); }
+
+/* g_free is a macro-adjacent function on some GLib versions; one stable entry point. */
+static inline void cpoppler_free(void *pointer) { g_free(pointer); }

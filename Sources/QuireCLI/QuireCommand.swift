@@ -1,0 +1,76 @@
+public import ArgumentParser
+import Foundation
+import Quire
+
+/// Exit codes of every `quire` command (documented in README):
+/// - 0: everything asked for was done.
+/// - 1: some work failed (the rest was still done); the message names the file.
+/// - 2: usage error: unknown option, missing argument, bad value.
+/// - 3: the command exists in the design but is not built yet.
+public enum ExitStatus {
+  public static let success: Int32 = 0
+  public static let failure: Int32 = 1
+  public static let usage: Int32 = 2
+  public static let notBuilt: Int32 = 3
+}
+
+/// The `quire` command: the REPL by default, and one subcommand per tool.
+public struct QuireCommand: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
+    commandName: "quire",
+    abstract: "Open, edit, preview and thumbnail documents.",
+    discussion: """
+      With no subcommand, opens the REPL on the given files, or on Documents/ when none are \
+      given. Exit codes: 0 done, 1 some work failed, 2 usage error, 3 not built yet.
+      """,
+    version: quireVersion,
+    subcommands: [
+      REPLCommand.self, DemoCommand.self, ThumbnailCommand.self, PreviewCommand.self,
+      TypeCommand.self, TypesCommand.self, WatchCommand.self, CopyCommand.self, PasteCommand.self,
+      MakeSamplePDFCommand.self,
+    ],
+    defaultSubcommand: REPLCommand.self
+  )
+
+  public init() {}
+
+  /// Runs `quire` with `arguments` (without the program name) and returns the exit code.
+  ///
+  /// Usage errors map to 2 (argument-parser's own default for them is 64).
+  public static func run(arguments: [String]) async -> Int32 {
+    do {
+      var command = try parseAsRoot(arguments)
+      if var asyncCommand = command as? any AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
+      }
+      return ExitStatus.success
+    } catch {
+      return report(error)
+    }
+  }
+
+  /// Prints `error` the way argument-parser would and returns the documented exit code.
+  static func report(_ error: any Error) -> Int32 {
+    if let quireError = error as? QuireError {
+      FileHandle.standardError.write(Data("quire: \(quireError.description)\n".utf8))
+      return quireError.code == .notImplemented ? ExitStatus.notBuilt : ExitStatus.failure
+    }
+    let code = exitCode(for: error)
+    let message = fullMessage(for: error)
+    if code == .success {
+      if !message.isEmpty { print(message) }
+      return ExitStatus.success
+    }
+    if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+    if error is ExitCode { return code.rawValue }
+    return code == .validationFailure ? ExitStatus.usage : code.rawValue
+  }
+}
+
+/// Throws the honest "not built yet" error for a command that the design has but this
+/// version lacks.
+func notBuiltYet(_ command: String, issue: Int) -> QuireError {
+  QuireError(.notImplemented, "'quire \(command)' is not built yet (tracked as issue \(issue)). Run 'quire --help' for what works now.")
+}

@@ -1,0 +1,100 @@
+import Foundation
+internal import CEdit
+import QuireTypes
+
+/// Line input through libedit: editing keys, history and (later) completion.
+///
+/// libedit is BSD-licensed and ships in Debian as `libedit2`; it offers what readline does
+/// for a REPL. The `EditLine` and `History` handles are owned here and released in `deinit`.
+/// Not `Sendable`: one thread reads lines.
+final class LineEditor {
+  /// The only holders of the libedit handles and the stdio streams they read and write.
+  private let editLine: OpaquePointer
+  private let history: OpaquePointer
+  private let input: UnsafeMutablePointer<FILE>
+  private let output: UnsafeMutablePointer<FILE>
+  /// The prompt as a C string that stays alive while libedit may read it.
+  private var promptStorage: [CChar] = [0]
+
+  /// Starts libedit on file descriptors `input` and `output` (duplicated; the originals stay open).
+  ///
+  /// Works when `input` is not a terminal: libedit then reads plain lines without editing.
+  init(program: String, input inputFD: Int32 = STDIN_FILENO, output outputFD: Int32 = STDOUT_FILENO) throws {
+    guard let input = fdopen(dup(inputFD), "r") else {
+      throw QuireError(.systemCallFailed, "Cannot read commands: standard input could not be opened (\(String(cString: strerror(errno)))).")
+    }
+    guard let output = fdopen(dup(outputFD), "w") else {
+      fclose(input)
+      throw QuireError(.systemCallFailed, "Cannot write to the terminal: \(String(cString: strerror(errno))).")
+    }
+    guard let editLine = el_init(program, input, output, output) else {
+      fclose(input)
+      fclose(output)
+      throw QuireError(.libraryFailure, "libedit could not start line editing.")
+    }
+    guard let history = history_init() else {
+      el_end(editLine)
+      fclose(input)
+      fclose(output)
+      throw QuireError(.libraryFailure, "libedit could not start a command history.")
+    }
+    self.editLine = editLine
+    self.history = history
+    self.input = input
+    self.output = output
+    var event = HistEvent()
+    _ = cedit_history_set_size(history, &event, 1000)
+    _ = cedit_set_history(editLine, history)
+    _ = cedit_set_editor(editLine, "emacs")
+    _ = cedit_set_clientdata(editLine, Unmanaged.passUnretained(self).toOpaque())
+    _ = cedit_set_prompt(editLine) { el in
+      guard let el, let data = cedit_get_clientdata(el) else { return nil }
+      let editor = Unmanaged<LineEditor>.fromOpaque(data).takeUnretainedValue()
+      return editor.promptStorage.withUnsafeMutableBufferPointer { $0.baseAddress }
+    }
+  }
+
+  deinit {
+    el_end(editLine)
+    history_end(history)
+    fclose(input)
+    fclose(output)
+  }
+
+  /// Reads one line, without its newline, showing `prompt`; `nil` at end of input.
+  func readLine(prompt: String) -> String? {
+    promptStorage = Array(prompt.utf8CString)
+    var count: Int32 = 0
+    guard let line = el_gets(editLine, &count), count > 0 else { return nil }
+    var text = String(cString: line)
+    if text.hasSuffix("\n") { text.removeLast() }
+    return text
+  }
+
+  /// Adds `line` to the history (skipping blank lines).
+  func remember(_ line: String) {
+    guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+    var event = HistEvent()
+    _ = cedit_history_enter(history, &event, line)
+  }
+
+  /// How many lines the history holds.
+  var historyCount: Int {
+    var event = HistEvent()
+    return cedit_history_count(history, &event) < 0 ? 0 : Int(event.num)
+  }
+
+  /// Saves the history to `path` (libedit's format).
+  func saveHistory(to path: String) throws {
+    var event = HistEvent()
+    guard cedit_history_save(history, &event, path) >= 0 else {
+      throw QuireError(.systemCallFailed, "Cannot save the command history to '\(path)'.")
+    }
+  }
+
+  /// Loads history from `path`; a missing file is not an error.
+  func loadHistory(from path: String) {
+    var event = HistEvent()
+    _ = cedit_history_load(history, &event, path)
+  }
+}

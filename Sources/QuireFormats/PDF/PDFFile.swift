@@ -1,0 +1,118 @@
+public import Foundation
+import QuireTypes
+internal import CPoppler
+
+/// A PDF opened with poppler-glib for reading and rendering.
+///
+/// poppler-glib is the PDF library of GNOME (evince, nautilus) and the one the baselines'
+/// floor uses. A `PDFFile` owns its `PopplerDocument`; it is not `Sendable`, because poppler
+/// documents must be used by one thread at a time. Pages are looked up on demand and released
+/// after each call.
+public final class PDFFile {
+  /// The only holder of the `PopplerDocument` pointer.
+  private let document: OpaquePointer
+  /// Where the PDF came from, for messages.
+  public let url: URL
+
+  /// Opens the PDF at `url`.
+  ///
+  /// - Parameter password: The user or owner password, for encrypted files that need one.
+  /// - Throws: ``QuireError`` naming the file: `.fileMissing`, `.passwordRequired` when it is
+  ///   encrypted and the password is missing or wrong, `.invalidContent` when poppler cannot
+  ///   parse it.
+  public init(contentsOf url: URL, password: String? = nil) throws {
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+    }
+    var error: UnsafeMutablePointer<GError>?
+    let uri = url.standardizedFileURL.absoluteString
+    let handle = poppler_document_new_from_file(uri, password, &error)
+    guard let handle else {
+      throw Self.error(from: error, url: url)
+    }
+    self.document = handle
+    self.url = url
+  }
+
+  deinit { cpoppler_object_release(UnsafeMutableRawPointer(document)) }
+
+  private static func error(from error: UnsafeMutablePointer<GError>?, url: URL) -> QuireError {
+    let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+    let encrypted = error.map {
+      $0.pointee.domain == poppler_error_quark() && $0.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue)
+    } ?? false
+    if let error { cpoppler_error_release(error) }
+    if encrypted {
+      return QuireError(
+        .passwordRequired,
+        "Cannot open \(QuireError.name(url)): the PDF is encrypted and needs a password. Give the password, or use an unencrypted copy.",
+        url: url)
+    }
+    return QuireError(
+      .invalidContent,
+      "Cannot open \(QuireError.name(url)): poppler could not read it as a PDF (\(message)). The file may be damaged or not a PDF.",
+      url: url)
+  }
+
+  /// The number of pages.
+  public var pageCount: Int { Int(poppler_document_get_n_pages(document)) }
+
+  /// The PDF's title from its metadata, when it has one.
+  public var title: String? {
+    guard let raw = poppler_document_get_title(document) else { return nil }
+    defer { cpoppler_free(raw) }
+    return String(cString: raw)
+  }
+
+  /// Runs `body` with page `index` (0-based); the page is released after.
+  private func withPage<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R {
+    guard index >= 0, index < pageCount, let page = poppler_document_get_page(document, Int32(index)) else {
+      throw QuireError(
+        .invalidArgument,
+        "\(QuireError.name(url)) has no page \(index + 1): it has \(pageCount) page\(pageCount == 1 ? "" : "s").",
+        url: url)
+    }
+    defer { cpoppler_object_release(UnsafeMutableRawPointer(page)) }
+    return try body(page)
+  }
+
+  /// The size of page `index` (0-based) in points, with the page's rotation applied and
+  /// its crop box used, as it is displayed.
+  public func pageSize(at index: Int) throws -> (width: Double, height: Double) {
+    try withPage(index) { page in
+      var width = 0.0, height = 0.0
+      poppler_page_get_size(page, &width, &height)
+      return (width, height)
+    }
+  }
+
+  /// The text of page `index` (0-based).
+  public func text(ofPage index: Int) throws -> String {
+    try withPage(index) { page in
+      guard let raw = poppler_page_get_text(page) else { return "" }
+      defer { cpoppler_free(raw) }
+      return String(cString: raw)
+    }
+  }
+
+  /// Renders page `index` (0-based) straight at `scale` pixels per point onto a white page.
+  ///
+  /// The page is drawn by poppler into a cairo surface of the final size, so nothing is
+  /// rendered large and shrunk.
+  public func render(page index: Int, scale: Double) throws -> Bitmap {
+    let size = try pageSize(at: index)
+    let width = max(1, Int((size.width * scale).rounded()))
+    let height = max(1, Int((size.height * scale).rounded()))
+    let bitmap = try Bitmap(width: width, height: height, background: .white)
+    try withPage(index) { page in
+      bitmap.withContext { cr in
+        cairo_scale(cr, Double(width) / size.width, Double(height) / size.height)
+        poppler_page_render(page, cr)
+      }
+    }
+    return bitmap
+  }
+
+  /// The version of the linked poppler, e.g. "22.12.0".
+  public static var libraryVersion: String { String(cString: poppler_get_version()) }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import QuireTypes
+internal import CPango
+internal import CPoppler
+
+/// Text laid out by pango and drawn by cairo.
+///
+/// pango shapes the text (HarfBuzz) and fontconfig picks fonts per script, so Japanese and
+/// other CJK text gets real glyphs from whichever installed font covers it (Noto CJK on
+/// Debian). The layout accepts Pango markup (`<b>`, `<i>`, `<span font_family="monospace">`).
+public struct TextStyle: Sendable, Hashable {
+  /// A Pango font description, e.g. "Sans 11", "Monospace Bold 9".
+  public var font: String
+  /// Text colour.
+  public var color: Color
+  /// Extra space between lines, in points.
+  public var lineSpacing: Double
+  public init(font: String = "Sans 11", color: Color = .black, lineSpacing: Double = 0) {
+    self.font = font
+    self.color = color
+    self.lineSpacing = lineSpacing
+  }
+}
+
+/// Draws text into bitmaps and PDF pages.
+public enum TextLayout {
+  /// Escapes `&`, `<`, `>`, quotes so that `text` can be placed inside Pango markup.
+  public static func escapeMarkup(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for ch in text {
+      switch ch {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&#39;"
+      default: out.append(ch)
+      }
+    }
+    return out
+  }
+
+  /// Draws Pango `markup` at (`x`, `y`), wrapped at `width` points, on `bitmap`.
+  ///
+  /// - Returns: The height the text took, in the bitmap's units.
+  /// - Throws: ``QuireError`` when `markup` is not valid Pango markup.
+  @discardableResult
+  public static func draw(
+    markup: String, in bitmap: Bitmap, x: Double, y: Double, width: Double, style: TextStyle = TextStyle()
+  ) throws -> Double {
+    try bitmap.withContext { cr in
+      try draw(markup: markup, cairo: cr, x: x, y: y, width: width, style: style)
+    }
+  }
+
+  /// Draws Pango markup on any cairo context (an image or a PDF surface).
+  static func draw(
+    markup: String, cairo cr: OpaquePointer, x: Double, y: Double, width: Double, style: TextStyle
+  ) throws -> Double {
+    guard pango_parse_markup(markup, -1, 0, nil, nil, nil, nil) != 0 else {
+      throw QuireError(.invalidArgument, "The text to draw is not valid Pango markup; escape it with TextLayout.escapeMarkup.")
+    }
+    guard let layout = pango_cairo_create_layout(cr) else {
+      throw QuireError(.libraryFailure, "pango could not make a text layout.")
+    }
+    defer { cpango_object_release(UnsafeMutableRawPointer(layout)) }
+    guard let font = pango_font_description_from_string(style.font) else {
+      throw QuireError(.libraryFailure, "pango could not read the font description '\(style.font)'.")
+    }
+    defer { pango_font_description_free(font) }
+    pango_layout_set_font_description(layout, font)
+    pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
+    pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+    pango_layout_set_spacing(layout, Int32(style.lineSpacing * Double(PANGO_SCALE)))
+    pango_layout_set_markup(layout, markup, -1)
+    cairo_set_source_rgba(cr, style.color.red, style.color.green, style.color.blue, style.color.alpha)
+    cairo_move_to(cr, x, y)
+    pango_cairo_show_layout(cr, layout)
+    var logical = PangoRectangle()
+    pango_layout_get_extents(layout, nil, &logical)
+    return Double(logical.height) / Double(PANGO_SCALE)
+  }
+
+  /// The version of the linked pango, e.g. "1.50.12".
+  public static var libraryVersion: String { String(cString: pango_version_string()) }
+}
