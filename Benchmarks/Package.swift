@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+// Quire's benchmarks: a package of its own, so the library never depends on benchmark code.
+// Every folder under Sources/ is one benchmark executable (`swift run -c release NAME`);
+// each measures Quire and its named peer on the same files in one run and prints the ratio.
+import Foundation
+import PackageDescription
+
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+let benchmarkNames = ((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)) ?? [])
+  .filter { !$0.hasPrefix(".") && $0 != "BenchmarkSupport" }
+  .sorted()
+
+let package = Package(
+  name: "QuireBenchmarks",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    .package(name: "Quire", path: ".."),
+  ],
+  targets: [
+    .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
+  ] + benchmarkNames.map { name in
+    .executableTarget(
+      name: name,
+      dependencies: [
+        "BenchmarkSupport",
+        .product(name: "Quire", package: "Quire"),
+      ],
+      path: "Sources/\(name)")
+  },
+  swiftLanguageModes: [.v6]
+)
