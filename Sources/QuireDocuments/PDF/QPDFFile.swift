@@ -106,6 +106,16 @@ final class QPDFFile {
         _ = qpdf_add_page(handle, entry.file.handle, page, 0)
       }
       try check("adding the pages")
+      // A removed page must not stay in the file through an outline entry, link or named
+      // destination that still refers to it (its content would be kept, unseen): like
+      // `qpdf --pages`, replace the page object with null, so those references dangle
+      // harmlessly and the page is not written.
+      let kept = Set(pages.filter { $0.file === self }.map(\.index))
+      for (index, page) in ownPages.enumerated() where !kept.contains(index) {
+        let id = qpdf_oh_get_object_id(handle, page), generation = qpdf_oh_get_generation(handle, page)
+        if id > 0 { qpdf_replace_object(handle, id, generation, qpdf_oh_new_null(handle)) }
+      }
+      try check("dropping the removed pages")
     }
     for (index, entry) in pages.enumerated() where Self.normalized(entry.addedRotation) != 0 {
       let page = qpdf_get_page_n(handle, index)

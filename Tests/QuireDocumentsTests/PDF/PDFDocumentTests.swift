@@ -135,6 +135,13 @@ final class PDFDocumentTests {
     #expect(reopened.metadata.title == "Quire PAGE test")
     #expect(reopened.outline.first?.label == "Chapter")
     #expect(reopened.outline.first?.pageIndex == 2)
+    // The removed page is gone from the file, though an outline entry pointed at it.
+    #expect(reopened.outline.first?.children.last?.label == "Section 5")
+    #expect(reopened.outline.first?.children.last?.pageIndex == nil)
+    if let qdf = try runTool("qpdf", ["--qdf", "--object-streams=disable", url.path, "-"]) {
+      #expect(qdf.output.components(separatedBy: "\n").filter { $0 == "  /Type /Page" }.count == 4)
+    }
+    if let check = try runTool("qpdf", ["--check", url.path]) { #expect(check.status == 0, "\(check.output)") }
     // Undo still works after saving over the original (the document reads a snapshot).
     document.undo(); document.undo(); document.undo(); document.undo()
     try document.save()
