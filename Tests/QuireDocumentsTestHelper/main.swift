@@ -56,7 +56,22 @@ case "probe-pdf":
     print("error \(error)")
     exit(1)
   }
+case "edit-pdf":
+  // edit-pdf IN OUT: moves page 1 after page 2, turns page 1 a quarter, writes OUT (for corpus sweeps).
+  let values = Array(arguments.dropFirst())
+  guard values.count == 2 else { exit(2) }
+  do {
+    let document = try PDFDocument(url: URL(fileURLWithPath: values[0]))
+    if document.pageCount > 1 { try document.movePage(at: 0, to: 1) }
+    try document.rotatePage(at: 0, by: 90)
+    try document.write(to: URL(fileURLWithPath: values[1]))
+    print("pages \(document.pageCount)")
+    exit(0)
+  } catch {
+    print("error \(error)")
+    exit(1)
+  }
 default:
-  FileHandle.standardError.write(Data("usage: quire-documents-test-helper write-generations DEST FILES SIZE | probe-pdf FILE\n".utf8))
+  FileHandle.standardError.write(Data("usage: quire-documents-test-helper write-generations DEST FILES SIZE | probe-pdf FILE | edit-pdf IN OUT\n".utf8))
   exit(2)
 }

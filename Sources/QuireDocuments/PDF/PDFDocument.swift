@@ -60,6 +60,7 @@ public final class PDFDocument {
 
   private struct Source {
     let name: String
+    let original: URL
     let snapshot: URL
     let file: PDFFile
     let password: String?
@@ -139,14 +140,14 @@ public final class PDFDocument {
       error.url = url
       throw error
     }
-    let source = Source(name: url.lastPathComponent, snapshot: snapshot, file: file, password: password)
+    let source = Source(name: url.lastPathComponent, original: url, snapshot: snapshot, file: file, password: password)
     sources.append(source)
     return source
   }
 
   private func qpdf(forSource index: Int) throws -> QPDFFile {
     if let existing = sources[index].qpdf { return existing }
-    let file = try QPDFFile(url: sources[index].snapshot, password: sources[index].password)
+    let file = try QPDFFile(path: sources[index].snapshot.path, url: sources[index].original, password: sources[index].password)
     sources[index].qpdf = file
     return file
   }
@@ -369,7 +370,7 @@ public final class PDFDocument {
     // Fresh handles: a write rearranges the handle's pages in memory.
     var files: [Int: QPDFFile] = [:]
     for number in Set(pages.map(\.source)).union([0]) {
-      files[number] = try QPDFFile(url: sources[number].snapshot, password: sources[number].password)
+      files[number] = try QPDFFile(path: sources[number].snapshot.path, url: sources[number].original, password: sources[number].password)
     }
     guard let primary = files[0] else { return }
     try primary.write(

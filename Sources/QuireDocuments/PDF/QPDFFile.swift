@@ -11,10 +11,12 @@ internal import CQPDF
 final class QPDFFile {
   /// The only holder of the `qpdf_data`.
   private var raw: qpdf_data?
+  /// The file as the user knows it, for messages (qpdf may read a private snapshot of it).
   let url: URL
 
-  /// Opens `url`; qpdf parses lazily, so this reads little more than the trailer and xref.
-  init(url: URL, password: String?) throws {
+  /// Opens `path` (a snapshot of `url`); qpdf parses lazily, so this reads little more than
+  /// the trailer and the cross-reference table.
+  init(path: String, url: URL, password: String?) throws {
     guard let handle = qpdf_init() else {
       throw QuireError(.libraryFailure, "Cannot open \(QuireError.name(url)) with libqpdf: it could not start.", url: url)
     }
@@ -23,7 +25,7 @@ final class QPDFFile {
     // Errors and warnings come back through qpdf_get_error, not stderr.
     qpdf_silence_errors(handle)
     qpdf_set_suppress_warnings(handle, 1)
-    let status = qpdf_read(handle, url.path, password)
+    let status = qpdf_read(handle, path, password)
     if status & 2 != 0 {  // QPDF_ERRORS
       let detail = lastError() ?? "unknown error"
       throw QuireError(
@@ -126,7 +128,13 @@ final class QPDFFile {
       try check("rotating page \(index + 1)")
     }
     var status = qpdf_init_write(handle, path)
-    if status & 2 == 0 { status = qpdf_write(handle) }
+    if status & 2 == 0 {
+      // Streams are copied exactly as they were: no filter decoded and re-encoded, no
+      // uncompressed stream compressed (write parameters follow qpdf_init_write).
+      qpdf_set_decode_level(handle, qpdf_dl_none)
+      qpdf_set_compress_streams(handle, 0)
+      status = qpdf_write(handle)
+    }
     if status & 2 != 0 {
       let detail = lastError() ?? "unknown error"
       throw QuireError(.libraryFailure, "Cannot write the pages of \(QuireError.name(url)): libqpdf failed (\(detail)).", url: url)

@@ -259,6 +259,7 @@ final class PDFDocumentTests {
       break
     }
     let (original, document) = try #require(chosen)
+    print("corpus round trip: \(original.lastPathComponent), \(document.pageCount) pages")
     let count = document.pageCount
     // Moved and rotated: no page removed, size stays within 1.1×.
     try document.movePage(at: 0, to: 2)  // 2 3 1 4…
