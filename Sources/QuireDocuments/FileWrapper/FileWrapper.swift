@@ -451,6 +451,27 @@ public final class FileWrapper: CustomDebugStringConvertible {
     finish(context, at: target.path)
   }
 
+  /// Removes what interrupted atomic writes of `url` left beside it: hidden
+  /// `.NAME.quire-XXXXXX` items from a process killed mid-save.
+  ///
+  /// Call it only while no other process writes `url` (inside a coordinated write), since
+  /// another writer's temporary item looks the same.
+  /// - Returns: The names removed.
+  @discardableResult
+  public static func removeLeftovers(besides url: URL) -> [String] {
+    let target = url.standardizedFileURL
+    let parentPath = target.deletingLastPathComponent().path
+    let prefix = ".\(target.lastPathComponent.prefix(200)).quire-"
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: parentPath)) ?? []).filter {
+      $0.hasPrefix(prefix) && $0.count == prefix.count + 8
+    }
+    let parent = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard parent >= 0 else { return [] }
+    defer { close(parent) }
+    for name in names { removeTree(in: parent, name: name) }
+    return names
+  }
+
   private struct WriteContext {
     var originalPrefix: String?
     var updateNames: Bool

@@ -376,27 +376,41 @@ public final class PDFDocument {
     try primary.write(
       pages: pages.compactMap { page in files[page.source].map { ($0, page.index, page.addedRotation) } },
       to: temporary.path)
-    let fd = open(temporary.path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw saveError(Errno(rawValue: errno), url: url) }
-    defer { close(fd) }
+    let fd: Int32
+    switch FileWrapperSyscalls.openat(AT_FDCWD, temporary.path, O_RDONLY) {
+    case .success(let value): fd = value
+    case .failure(let error): throw saveError(error, url: url)
+    }
+    defer { FileWrapperSyscalls.close(fd) }
     // The old file's permissions, or the usual 0644 for a new one.
-    var info = stat()
-    fchmod(fd, lstat(target.path, &info) == 0 ? info.st_mode & 0o7777 : 0o644)
+    let mode: mode_t
+    switch FileWrapperSyscalls.lstat(target.path) {
+    case .success(let info): mode = info.st_mode & 0o7777
+    case .failure(.noSuchFileOrDirectory): mode = 0o644
+    case .failure(let error): throw saveError(error, url: url)
+    }
+    if case .failure(let error) = FileWrapperSyscalls.fchmod(fd, mode) { throw saveError(error, url: url) }
     // The bytes must be on disk before the rename makes them the document.
     if case .failure(let error) = FileWrapperSyscalls.fsync(fd) { throw saveError(error, url: url) }
     if case .failure(let error) = FileWrapperSyscalls.renameat(AT_FDCWD, temporary.path, AT_FDCWD, target.path) {
       throw saveError(error, url: url)
     }
-    let dir = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if dir >= 0 {
-      // Make the rename durable.
-      _ = FileWrapperSyscalls.fsync(dir)
-      close(dir)
+    // Make the rename durable.
+    if case .success(let dir) = FileWrapperSyscalls.openat(AT_FDCWD, folder.path, O_RDONLY | O_DIRECTORY) {
+      defer { FileWrapperSyscalls.close(dir) }
+      if case .failure(let error) = FileWrapperSyscalls.fsync(dir) { throw saveError(error, url: url) }
     }
   }
 
   private func saveError(_ error: Errno, url: URL) -> QuireError {
-    QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): writing it beside the original failed. The original is untouched.", url: url, cause: error)
+    switch error {
+    case .noSpace, .diskQuotaExceeded:
+      QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): the disk is full. Free some space and save again; the original is untouched.", url: url, cause: error)
+    case .permissionDenied, .notPermitted, .readOnlyFileSystem:
+      QuireError(.permissionDenied, "Cannot save \(QuireError.name(url)): its folder is not writable. Use \"save as\" to keep a copy elsewhere.", url: url, cause: error)
+    default:
+      QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): writing it beside the original failed. The original is untouched.", url: url, cause: error)
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import QuireDocuments
+@_spi(Testing) import QuireDocuments
 import QuireFormats
 import QuireTestSupport
 import QuireTypes
@@ -222,6 +222,23 @@ final class PDFDocumentTests {
     let reopened = try PDFDocument(url: locked, password: "user")
     #expect(reopened.pageCount == 4)
     #expect(reopened.isEncrypted)
+  }
+
+  /// Fails each system call of a PDF save in turn: the original stays whole and nothing is
+  /// left beside it.
+  @Test func injectedFailuresLeaveTheOriginal() throws {
+    let url = try makePDF()
+    let original = try Data(contentsOf: url)
+    for operation in [FileWrapperFaults.Operation.open, .stat, .chmod, .fsync, .rename] {
+      let document = try PDFDocument(url: url)
+      try document.removePage(at: 0)
+      let faults = FileWrapperFaults(failing: operation, onCall: 1, with: .noSpace)
+      let error = #expect(throws: QuireError.self) { try withInjectedFaults(faults) { try document.save() } }
+      #expect(error?.reason.contains("disk is full") == true, "\(operation)")
+      #expect(try Data(contentsOf: url) == original, "\(operation)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["five.pdf"], "\(operation)")
+      #expect(document.hasUnsavedChanges)
+    }
   }
 
   enum BadInput: String, CaseIterable { case missing, empty, folder, text, truncated, garbage }
