@@ -24,6 +24,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+    .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
@@ -38,6 +39,9 @@ let package = Package(
       name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
     .systemLibrary(
       name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+    // libqpdf's C API: lossless PDF page edits (delete, move, rotate, insert) for PDFDocument.
+    .systemLibrary(
+      name: "CQPDF", pkgConfig: "libqpdf", providers: [.apt(["libqpdf-dev"])]),
     // Constants and calls that need _GNU_SOURCE, invisible from Swift's Glibc module.
     .target(name: "CQuireSystem"),
 
@@ -61,6 +65,7 @@ let package = Package(
       dependencies: [
         "QuireTypes", "QuireCoordination", "QuireFormats", "CQuireSystem",
         .product(name: "SystemPackage", package: "swift-system"),
+        "CQPDF", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -94,7 +99,9 @@ let package = Package(
     .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport", "quire-documents-test-helper"], swiftSettings: swiftSettings),
+    // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
+    .executableTarget(name: "quire-documents-test-helper", dependencies: ["QuireDocuments"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings),
     .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),

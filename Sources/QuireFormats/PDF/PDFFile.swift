@@ -10,7 +10,7 @@ internal import CPoppler
 /// after each call.
 public final class PDFFile {
   /// The only holder of the `PopplerDocument` pointer.
-  private let document: OpaquePointer
+  let document: OpaquePointer
   /// Where the PDF came from, for messages.
   public let url: URL
 
@@ -65,7 +65,7 @@ public final class PDFFile {
   }
 
   /// Runs `body` with page `index` (0-based); the page is released after.
-  private func withPage<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R {
+  func withPage<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R {
     guard index >= 0, index < pageCount, let page = poppler_document_get_page(document, Int32(index)) else {
       throw QuireError(
         .invalidArgument,

@@ -1,0 +1,668 @@
+public import Foundation
+import Glibc
+import QuireTypes
+import SystemPackage
+
+/// A file, a folder or a symbolic link, and what it holds: the contents of a document that
+/// may be a package (a folder the user sees as one file, like a TextBundle), as Apple's
+/// `FileWrapper` gives it.
+///
+/// A wrapper read from disk reads regular files' contents lazily (unless
+/// ``ReadingOptions/immediate``) and remembers where each came from. Writing a folder with
+/// ``write(to:options:originalContentsURL:)`` and ``WritingOptions/atomic`` builds the new
+/// tree beside the target, `fsync`s every file and folder, swaps it with the old tree in one
+/// `renameat2(RENAME_EXCHANGE)` and then removes the old tree: the package on disk is always
+/// the old or the new one, whole. Children that were read from the original and did not
+/// change are not rewritten: they are hard-linked from it (or reflinked or copied inside the
+/// kernel with `sendfile(2)` when a link is not possible).
+///
+/// Not `Sendable`: a wrapper tree is mutable and belongs to one document.
+public final class FileWrapper: CustomDebugStringConvertible {
+  /// Options for ``init(url:options:)``.
+  public struct ReadingOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Reads every regular file's contents now, rather than on first use.
+    public static let immediate = ReadingOptions(rawValue: 1 << 0)
+    /// Reads contents into memory rather than mapping them with `mmap(2)`.
+    public static let withoutMapping = ReadingOptions(rawValue: 1 << 1)
+  }
+
+  /// Options for ``write(to:options:originalContentsURL:)``.
+  public struct WritingOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Writes beside the target and replaces it in one `renameat2(2)`; `fsync(2)`s files and folders.
+    public static let atomic = WritingOptions(rawValue: 1 << 0)
+    /// Sets each wrapper's ``filename`` to the name it was written under.
+    public static let withNameUpdating = WritingOptions(rawValue: 1 << 1)
+  }
+
+  /// How an unchanged regular file was carried into a newly written package.
+  public enum ReuseMethod: String, Sendable {
+    /// `linkat(2)`: the new package shares the file with the old one; no bytes are written.
+    case hardLink
+    /// `ioctl(FICLONE)`: a copy-on-write clone of the blocks (btrfs, XFS).
+    case reflink
+    /// `sendfile(2)`: copied inside the kernel, without passing through this process.
+    case kernelCopy
+    /// `read(2)`/`write(2)`.
+    case copied
+  }
+
+  /// The file attributes a wrapper keeps: permission bits and modification date.
+  public struct FileAttributes: Sendable, Equatable {
+    /// The permission bits (`st_mode & 0o7777`), or `nil` for the default (0644 files, 0755 folders).
+    public var posixPermissions: UInt16?
+    /// The modification date, or `nil` for the time of writing.
+    public var modificationDate: Date?
+    public init(posixPermissions: UInt16? = nil, modificationDate: Date? = nil) {
+      self.posixPermissions = posixPermissions
+      self.modificationDate = modificationDate
+    }
+  }
+
+  /// What kind of item a wrapper stands for.
+  public enum Kind: Sendable, Equatable {
+    case regularFile, directory, symbolicLink
+  }
+
+  /// Where a regular file's contents were read from, and the file's identity then.
+  struct Source {
+    var path: String
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: timespec
+    var mode: UInt16
+
+    init(path: String, _ info: stat) {
+      self.path = path
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+      size = Int64(info.st_size)
+      modified = info.st_mtim
+      mode = UInt16(info.st_mode & 0o7777)
+    }
+
+    /// Whether the file at `path` is still the one that was read.
+    var isUnchanged: Bool {
+      guard case .success(let info) = FileWrapperSyscalls.lstat(path) else { return false }
+      return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode && Int64(info.st_size) == size
+        && info.st_mtim.tv_sec == modified.tv_sec && info.st_mtim.tv_nsec == modified.tv_nsec
+    }
+  }
+
+  private enum Storage {
+    case file(contents: Data?, source: Source?)
+    case directory([String: FileWrapper])
+    case link(String)
+  }
+
+  private var storage: Storage
+  private var mapsContents = true
+
+  /// The name the wrapper would like to have in its parent folder.
+  public var preferredFilename: String?
+  /// The name the wrapper was last read from or written to.
+  public var filename: String?
+  /// Permission bits and modification date; read from disk for wrappers read from disk.
+  public var fileAttributes: FileAttributes
+
+  /// How each regular file was carried over in the last write (for measurement and tests).
+  public private(set) var lastWriteReuse: [ReuseMethod: Int] = [:]
+
+  // MARK: Making wrappers
+
+  /// A regular file holding `contents`.
+  public init(regularFileWithContents contents: Data) {
+    storage = .file(contents: contents, source: nil)
+    fileAttributes = FileAttributes()
+  }
+
+  /// A folder holding `childrenByPreferredName`; each key becomes the child's preferred name.
+  public init(directoryWithFileWrappers childrenByPreferredName: [String: FileWrapper]) {
+    storage = .directory([:])
+    fileAttributes = FileAttributes()
+    for (name, child) in childrenByPreferredName.sorted(by: { $0.key < $1.key }) {
+      child.preferredFilename = name
+      addFileWrapper(child)
+    }
+  }
+
+  /// A symbolic link to `url` (written as the URL's path; relative URLs stay relative).
+  public init(symbolicLinkWithDestinationURL url: URL) {
+    // A URL made relative to a base (`URL(fileURLWithPath: "assets/a.png", relativeTo: nil)`
+    // takes the current folder as base) keeps its relative path, as Apple's does.
+    storage = .link(url.baseURL != nil ? url.relativePath : url.path)
+    fileAttributes = FileAttributes()
+  }
+
+  /// Reads the file, folder or symbolic link at `url` (a final symbolic link is not followed).
+  ///
+  /// - Parameters:
+  ///   - url: What to read.
+  ///   - options: ``ReadingOptions/immediate`` reads every file's contents now.
+  /// - Throws: ``QuireError`` naming the item: `.fileMissing`, `.permissionDenied`,
+  ///   `.unsupportedType` for devices, sockets and pipes.
+  public init(url: URL, options: ReadingOptions = []) throws {
+    storage = .directory([:])
+    fileAttributes = FileAttributes()
+    try read(from: url, options: options)
+  }
+
+  /// Replaces this wrapper's contents with the item at `url`; see ``init(url:options:)``.
+  public func read(from url: URL, options: ReadingOptions = []) throws {
+    let (storage, attributes) = try Self.load(path: url.standardizedFileURL.path, url: url, options: options, depth: 0)
+    self.storage = storage
+    self.fileAttributes = attributes
+    self.mapsContents = !options.contains(.withoutMapping)
+    filename = url.lastPathComponent
+    if preferredFilename == nil { preferredFilename = url.lastPathComponent }
+  }
+
+  private static func load(path: String, url: URL, options: ReadingOptions, depth: Int) throws -> (Storage, FileAttributes) {
+    guard depth < 256 else {
+      throw QuireError(.limitExceeded, "Cannot read \(QuireError.name(url)): folders nest more than 256 deep at '\(path)'.", url: url)
+    }
+    let info: stat
+    switch FileWrapperSyscalls.lstat(path) {
+    case .success(let value): info = value
+    case .failure(let error): throw readError(error, path: path, url: url)
+    }
+    var attributes = FileAttributes(
+      posixPermissions: UInt16(info.st_mode & 0o7777),
+      modificationDate: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+    switch info.st_mode & S_IFMT {
+    case S_IFREG:
+      let source = Source(path: path, info)
+      var contents: Data?
+      if options.contains(.immediate) {
+        contents = try readContents(of: source, mapped: !options.contains(.withoutMapping), url: url)
+      }
+      return (.file(contents: contents, source: source), attributes)
+    case S_IFDIR:
+      let names: [String]
+      do {
+        names = try FileManager.default.contentsOfDirectory(atPath: path)
+      } catch {
+        throw QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): the folder '\(path)' cannot be listed. Check its permissions.", url: url, cause: error)
+      }
+      var children: [String: FileWrapper] = [:]
+      for name in names {
+        let child = FileWrapper(regularFileWithContents: Data())
+        let (storage, childAttributes) = try load(path: path + "/" + name, url: url, options: options, depth: depth + 1)
+        child.storage = storage
+        child.fileAttributes = childAttributes
+        child.mapsContents = !options.contains(.withoutMapping)
+        child.filename = name
+        child.preferredFilename = name
+        children[name] = child
+      }
+      return (.directory(children), attributes)
+    case S_IFLNK:
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(path, &buffer, buffer.count - 1)
+      guard count >= 0 else { throw readError(Errno(rawValue: errno), path: path, url: url) }
+      attributes.posixPermissions = nil
+      let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      return (.link(destination), attributes)
+    default:
+      throw QuireError(.unsupportedType, "Cannot read \(QuireError.name(url)): '\(path)' is a device, socket or pipe, which a document cannot hold.", url: url)
+    }
+  }
+
+  private static func readError(_ error: Errno, path: String, url: URL) -> QuireError {
+    switch error {
+    case .noSuchFileOrDirectory, .notDirectory:
+      QuireError(.fileMissing, "Cannot read \(QuireError.name(url)): nothing at '\(path)'. Check the path.", url: url, cause: error)
+    case .permissionDenied, .notPermitted:
+      QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): '\(path)' is not readable. Check its permissions.", url: url, cause: error)
+    default:
+      QuireError(.systemCallFailed, "Cannot read \(QuireError.name(url)): reading '\(path)' failed.", url: url, cause: error)
+    }
+  }
+
+  private static func readContents(of source: Source, mapped: Bool, url: URL?) throws -> Data {
+    let fileURL = URL(fileURLWithPath: source.path)
+    guard source.isUnchanged else {
+      throw QuireError(.invalidContent, "Cannot read '\(fileURL.lastPathComponent)': '\(source.path)' changed on disk after it was read. Read the document again.", url: url ?? fileURL)
+    }
+    do {
+      return try Data(contentsOf: fileURL, options: mapped ? .mappedIfSafe : [])
+    } catch {
+      throw QuireError(.permissionDenied, "Cannot read '\(fileURL.lastPathComponent)': '\(source.path)' is not readable. Check its permissions.", url: url ?? fileURL, cause: error)
+    }
+  }
+
+  // MARK: What a wrapper holds
+
+  /// Whether this is a regular file, a folder or a symbolic link.
+  public var kind: Kind {
+    switch storage {
+    case .file: .regularFile
+    case .directory: .directory
+    case .link: .symbolicLink
+    }
+  }
+  public var isRegularFile: Bool { kind == .regularFile }
+  public var isDirectory: Bool { kind == .directory }
+  public var isSymbolicLink: Bool { kind == .symbolicLink }
+
+  /// A regular file's contents, read now if they were not read yet; `nil` for folders and
+  /// links, and when the file can no longer be read (see ``contents()``, which says why).
+  public var regularFileContents: Data? { try? contents() }
+
+  /// A regular file's contents, read now if they were not read yet.
+  /// - Throws: ``QuireError`` when this is not a regular file, or when its file is gone,
+  ///   unreadable or changed on disk since the wrapper was read.
+  public func contents() throws -> Data {
+    guard case .file(let contents, let source) = storage else {
+      throw QuireError(.invalidArgument, "'\(preferredFilename ?? "item")' is a \(kind == .directory ? "folder" : "symbolic link"), not a regular file.")
+    }
+    if let contents { return contents }
+    guard let source else { return Data() }
+    let data = try Self.readContents(of: source, mapped: mapsContents, url: nil)
+    storage = .file(contents: data, source: source)
+    return data
+  }
+
+  /// A folder's children by their unique names; `nil` for files and links.
+  public var fileWrappers: [String: FileWrapper]? {
+    if case .directory(let children) = storage { return children }
+    return nil
+  }
+
+  /// A symbolic link's destination as written in the link; `nil` for files and folders.
+  public var symbolicLinkDestinationURL: URL? {
+    if case .link(let destination) = storage { return URL(fileURLWithPath: destination) }
+    return nil
+  }
+
+  /// A symbolic link's destination exactly as stored.
+  public var symbolicLinkDestination: String? {
+    if case .link(let destination) = storage { return destination }
+    return nil
+  }
+
+  // MARK: Children
+
+  /// Adds `child` to this folder under its preferred name, or a unique variant of it
+  /// ("image 2.png") when that name is taken.
+  ///
+  /// Names that cannot be file names are made safe: `/` and NUL become `_`, and `.`, `..`
+  /// and the empty name become "Untitled". Does nothing and returns the name unchanged when
+  /// this wrapper is not a folder.
+  /// - Returns: The key the child is stored under.
+  @discardableResult
+  public func addFileWrapper(_ child: FileWrapper) -> String {
+    let wanted = Self.safeName(child.preferredFilename)
+    guard case .directory(var children) = storage else { return wanted }
+    let key = Self.uniqueName(for: wanted, avoiding: children)
+    children[key] = child
+    if child.preferredFilename == nil { child.preferredFilename = key }
+    storage = .directory(children)
+    return key
+  }
+
+  /// Adds a regular file holding `contents` under `fileName` (made unique as in ``addFileWrapper(_:)``).
+  /// - Returns: The key the new child is stored under.
+  @discardableResult
+  public func addRegularFile(withContents contents: Data, preferredFilename fileName: String) -> String {
+    let child = FileWrapper(regularFileWithContents: contents)
+    child.preferredFilename = fileName
+    return addFileWrapper(child)
+  }
+
+  /// Removes `child` from this folder; does nothing when it is not a child.
+  public func removeFileWrapper(_ child: FileWrapper) {
+    guard case .directory(var children) = storage, let key = keyForFileWrapper(child) else { return }
+    children.removeValue(forKey: key)
+    storage = .directory(children)
+  }
+
+  /// The key `child` is stored under in this folder, or `nil`.
+  public func keyForFileWrapper(_ child: FileWrapper) -> String? {
+    fileWrappers?.first(where: { $0.value === child })?.key
+  }
+
+  static func safeName(_ name: String?) -> String {
+    var name = (name ?? "").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\0", with: "_")
+    if name.isEmpty || name == "." || name == ".." { name = "Untitled" }
+    while name.utf8.count > 255 { name.removeFirst() }
+    return name
+  }
+
+  static func uniqueName(for name: String, avoiding children: [String: FileWrapper]) -> String {
+    guard children[name] != nil else { return name }
+    let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+    let stem = dot.map { String(name[..<$0]) } ?? name
+    let suffix = dot.map { String(name[$0...]) } ?? ""
+    var number = 2
+    while children["\(stem) \(number)\(suffix)"] != nil { number += 1 }
+    return "\(stem) \(number)\(suffix)"
+  }
+
+  // MARK: Comparing
+
+  /// Whether the item at `url` holds the same tree as this wrapper: the same kinds, names,
+  /// file contents and link destinations (attributes are not compared).
+  public func matchesContents(of url: URL) -> Bool {
+    guard let other = try? FileWrapper(url: url) else { return false }
+    return matches(other)
+  }
+
+  private func matches(_ other: FileWrapper) -> Bool {
+    switch (storage, other.storage) {
+    case (.file(_, let mine), .file(_, let theirs)):
+      if let mine, let theirs, mine.device == theirs.device, mine.inode == theirs.inode,
+        mine.isUnchanged, theirs.isUnchanged
+      {
+        return true
+      }
+      guard let a = try? contents(), let b = try? other.contents() else { return false }
+      return a == b
+    case (.directory(let mine), .directory(let theirs)):
+      guard Set(mine.keys) == Set(theirs.keys) else { return false }
+      return mine.allSatisfy { key, child in theirs[key].map(child.matches) ?? false }
+    case (.link(let mine), .link(let theirs)):
+      return mine == theirs
+    default:
+      return false
+    }
+  }
+
+  // MARK: Writing
+
+  /// Writes the wrapper to `url`.
+  ///
+  /// With ``WritingOptions/atomic`` the item is written beside `url` under a hidden
+  /// temporary name (`.NAME.quire-XXXXXX`), every file and folder in it is `fsync`ed, and it
+  /// replaces `url` in one step: `renameat2(RENAME_EXCHANGE)` when something is there (then
+  /// the old item, now under the temporary name, is removed), `RENAME_NOREPLACE` when not;
+  /// finally the parent folder is `fsync`ed. Without it, the item is written in place
+  /// (an existing item at `url` is replaced).
+  ///
+  /// - Parameters:
+  ///   - url: Where to write.
+  ///   - options: ``WritingOptions/atomic``, ``WritingOptions/withNameUpdating``.
+  ///   - originalContentsURL: Where the document was last saved. Regular files read from
+  ///     inside it that are unchanged are hard-linked into the new tree, not rewritten.
+  /// - Throws: ``QuireError`` naming `url`; with `.atomic`, the item at `url` is then untouched
+  ///   and no temporary item is left behind.
+  public func write(to url: URL, options: WritingOptions = [], originalContentsURL: URL? = nil) throws {
+    let target = url.standardizedFileURL
+    let parentPath = target.deletingLastPathComponent().path
+    let name = target.lastPathComponent
+    let parent: Int32
+    switch FileWrapperSyscalls.openat(AT_FDCWD, parentPath, O_RDONLY | O_DIRECTORY) {
+    case .success(let fd): parent = fd
+    case .failure(let error): throw saveError(error, step: "opening the folder '\(parentPath)'", url: url)
+    }
+    defer { FileWrapperSyscalls.close(parent) }
+    let originalPrefix = originalContentsURL.map { $0.standardizedFileURL.path + "/" }
+    var context = WriteContext(originalPrefix: originalPrefix, updateNames: options.contains(.withNameUpdating))
+
+    guard options.contains(.atomic) else {
+      if case .success = FileWrapperSyscalls.lstat(target.path) {
+        try? FileManager.default.removeItem(atPath: target.path)
+      }
+      try writeItem(into: parent, name: name, context: &context, url: url, inheritedMode: nil)
+      if case .failure(let error) = FileWrapperSyscalls.fsync(parent) { throw saveError(error, step: "flushing the folder", url: url) }
+      finish(context, at: target.path)
+      return
+    }
+
+    // Keep the existing item's permissions when the wrapper does not set its own.
+    var existing: stat?
+    switch FileWrapperSyscalls.lstat(target.path) {
+    case .success(let info): existing = info
+    case .failure(.noSuchFileOrDirectory): existing = nil
+    case .failure(let error): throw saveError(error, step: "looking at the existing item", url: url)
+    }
+    let inheritedMode = existing.map { mode_t($0.st_mode & 0o7777) }
+    // The temporary item is in the same folder, so the final rename cannot cross file systems.
+    let temporaryName = ".\(name.prefix(200)).quire-\(Self.randomSuffix())"
+    do {
+      try writeItem(into: parent, name: temporaryName, context: &context, url: url, inheritedMode: inheritedMode)
+    } catch {
+      Self.removeTree(in: parent, name: temporaryName)
+      throw error
+    }
+    if existing != nil {
+      // One step: the new tree takes the name, the old one takes the temporary name.
+      if case .failure(let error) = FileWrapperSyscalls.exchange(parent, temporaryName, name) {
+        Self.removeTree(in: parent, name: temporaryName)
+        throw saveError(error, step: "swapping the new item into place", url: url)
+      }
+      // The old tree is no longer visible under `name`; removing it may fail without harm.
+      Self.removeTree(in: parent, name: temporaryName)
+    } else {
+      if case .failure(let error) = FileWrapperSyscalls.renameNoReplace(parent, temporaryName, name) {
+        Self.removeTree(in: parent, name: temporaryName)
+        throw saveError(error, step: "moving the new item into place", url: url)
+      }
+    }
+    // Make the rename itself durable.
+    if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
+      throw saveError(error, step: "flushing the folder after the swap (the new contents are in place but may not be on disk yet)", url: url)
+    }
+    if options.contains(.withNameUpdating) { filename = name }
+    finish(context, at: target.path)
+  }
+
+  /// Removes what interrupted atomic writes of `url` left beside it: hidden
+  /// `.NAME.quire-XXXXXX` items from a process killed mid-save.
+  ///
+  /// Call it only while no other process writes `url` (inside a coordinated write), since
+  /// another writer's temporary item looks the same.
+  /// - Returns: The names removed.
+  @discardableResult
+  public static func removeLeftovers(besides url: URL) -> [String] {
+    let target = url.standardizedFileURL
+    let parentPath = target.deletingLastPathComponent().path
+    let prefix = ".\(target.lastPathComponent.prefix(200)).quire-"
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: parentPath)) ?? []).filter {
+      $0.hasPrefix(prefix) && $0.count == prefix.count + 8
+    }
+    let parent = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard parent >= 0 else { return [] }
+    defer { close(parent) }
+    for name in names { removeTree(in: parent, name: name) }
+    return names
+  }
+
+  private struct WriteContext {
+    var originalPrefix: String?
+    var updateNames: Bool
+    var reuse: [ReuseMethod: Int] = [:]
+  }
+
+  private func finish(_ context: WriteContext, at path: String) {
+    lastWriteReuse = context.reuse
+    rebase(at: path)
+  }
+
+  /// After a write, each regular file's source becomes its new file, so that lazy contents
+  /// are read from there and the next save can reuse it.
+  private func rebase(at path: String) {
+    switch storage {
+    case .file(let contents, _):
+      if case .success(let info) = FileWrapperSyscalls.lstat(path), info.st_mode & S_IFMT == S_IFREG {
+        storage = .file(contents: contents, source: Source(path: path, info))
+      }
+    case .directory(let children):
+      for (key, child) in children { child.rebase(at: path + "/" + key) }
+    case .link:
+      break
+    }
+  }
+
+  private func writeItem(into dir: Int32, name: String, context: inout WriteContext, url: URL, inheritedMode: mode_t?) throws {
+    switch storage {
+    case .link(let destination):
+      if case .failure(let error) = FileWrapperSyscalls.symlinkat(destination, dir, name) {
+        throw saveError(error, step: "creating the symbolic link '\(name)'", url: url)
+      }
+    case .directory(let children):
+      let mode = fileAttributes.posixPermissions.map { mode_t($0) } ?? inheritedMode ?? 0o755
+      // Owner-only while it is being filled; the final mode is set before it becomes visible.
+      if case .failure(let error) = FileWrapperSyscalls.mkdirat(dir, name, 0o700) {
+        throw saveError(error, step: "creating the folder '\(name)'", url: url)
+      }
+      let fd: Int32
+      switch FileWrapperSyscalls.openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) {
+      case .success(let value): fd = value
+      case .failure(let error): throw saveError(error, step: "opening the new folder '\(name)'", url: url)
+      }
+      defer { FileWrapperSyscalls.close(fd) }
+      for (key, child) in children.sorted(by: { $0.key < $1.key }) {
+        try child.writeItem(into: fd, name: key, context: &context, url: url, inheritedMode: nil)
+        if context.updateNames { child.filename = key }
+      }
+      if case .failure(let error) = FileWrapperSyscalls.fchmod(fd, mode) {
+        throw saveError(error, step: "setting the permissions of '\(name)'", url: url)
+      }
+      if let date = fileAttributes.modificationDate,
+        case .failure(let error) = FileWrapperSyscalls.setModificationDate(fd, date)
+      {
+        throw saveError(error, step: "setting the date of '\(name)'", url: url)
+      }
+      // The folder's entries must be on disk before the folder is swapped in.
+      if case .failure(let error) = FileWrapperSyscalls.fsync(fd) {
+        throw saveError(error, step: "flushing the folder '\(name)'", url: url)
+      }
+    case .file(let contents, let source):
+      let mode = fileAttributes.posixPermissions.map { mode_t($0) } ?? inheritedMode ?? 0o644
+      if let source, let prefix = context.originalPrefix, source.path.hasPrefix(prefix),
+        fileAttributes.posixPermissions == nil || fileAttributes.posixPermissions == source.mode,
+        fileAttributes.modificationDate == nil || fileAttributes.modificationDate == Date(timeIntervalSince1970: Double(source.modified.tv_sec) + Double(source.modified.tv_nsec) / 1e9),
+        source.isUnchanged,
+        case .success = FileWrapperSyscalls.linkat(source.path, dir, name)
+      {
+        // Unchanged and inside the package being replaced: share it, write nothing.
+        context.reuse[.hardLink, default: 0] += 1
+        return
+      }
+      let fd: Int32
+      switch FileWrapperSyscalls.openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600) {
+      case .success(let value): fd = value
+      case .failure(let error): throw saveError(error, step: "creating '\(name)'", url: url)
+      }
+      defer { FileWrapperSyscalls.close(fd) }
+      var wroteBytes = false
+      if contents == nil, let source, source.isUnchanged,
+        case .success(let input) = FileWrapperSyscalls.openat(AT_FDCWD, source.path, O_RDONLY | O_NOFOLLOW)
+      {
+        defer { FileWrapperSyscalls.close(input) }
+        switch FileWrapperSyscalls.cloneOrCopy(from: input, to: fd) {
+        case .success(let method):
+          context.reuse[method, default: 0] += 1
+          wroteBytes = true
+        case .failure(let error):
+          throw saveError(error, step: "copying '\(name)'", url: url)
+        }
+      }
+      if !wroteBytes {
+        let data = try contents ?? self.contents()
+        if case .failure(let error) = FileWrapperSyscalls.writeAll(fd, data) {
+          throw saveError(error, step: "writing '\(name)'", url: url)
+        }
+      }
+      if case .failure(let error) = FileWrapperSyscalls.fchmod(fd, mode) {
+        throw saveError(error, step: "setting the permissions of '\(name)'", url: url)
+      }
+      if let date = fileAttributes.modificationDate,
+        case .failure(let error) = FileWrapperSyscalls.setModificationDate(fd, date)
+      {
+        throw saveError(error, step: "setting the date of '\(name)'", url: url)
+      }
+      // The bytes must be on disk before the rename makes them the document.
+      if case .failure(let error) = FileWrapperSyscalls.fsync(fd) {
+        throw saveError(error, step: "flushing '\(name)'", url: url)
+      }
+    }
+  }
+
+  private func saveError(_ error: Errno, step: String, url: URL) -> QuireError {
+    let folder = url.deletingLastPathComponent().path
+    switch error {
+    case .noSpace, .diskQuotaExceeded:
+      return QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): the disk is full (\(step)). Free some space and save again; the previous version is untouched.", url: url, cause: error)
+    case .permissionDenied, .notPermitted, .readOnlyFileSystem:
+      return QuireError(.permissionDenied, "Cannot save \(QuireError.name(url)): '\(folder)' is not writable (\(step)). Use \"save as\" to keep a copy elsewhere.", url: url, cause: error)
+    case .noSuchFileOrDirectory:
+      return QuireError(.fileMissing, "Cannot save \(QuireError.name(url)): the folder '\(folder)' is gone (\(step)). Use \"save as\" to choose another place.", url: url, cause: error)
+    default:
+      return QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): \(step) failed. The previous version is untouched.", url: url, cause: error)
+    }
+  }
+
+  /// Removes `name` in `dir` and everything under it, never following symbolic links.
+  ///
+  /// Best effort, with plain system calls (not the fault-injection seam): it cleans up a
+  /// temporary tree or the old tree after a swap, where a failure leaves a hidden
+  /// `.NAME.quire-XXXXXX` item behind but never touches the document.
+  static func removeTree(in dir: Int32, name: String) {
+    if unlinkat(dir, name, 0) == 0 { return }
+    let fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    if let stream = fdopendir(dup(fd)) {
+      var names: [String] = []
+      while let entry = readdir(stream) {
+        let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+          String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if entryName != "." && entryName != ".." { names.append(entryName) }
+      }
+      closedir(stream)
+      for entryName in names { removeTree(in: fd, name: entryName) }
+    }
+    close(fd)
+    _ = unlinkat(dir, name, AT_REMOVEDIR)
+  }
+
+  static func randomSuffix() -> String {
+    let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    return String((0..<8).map { _ in letters.randomElement() ?? "x" })
+  }
+
+  // MARK: Describing
+
+  /// The tree, one line per item, in name order:
+  ///
+  /// ```
+  /// Notes.textbundle/ (folder)
+  /// ├─ assets/ (folder)
+  /// │  └─ image.png (file, 68 bytes)
+  /// ├─ info.json (file, 96 bytes)
+  /// └─ text.md (file, 12 bytes)
+  /// ```
+  public var debugDescription: String {
+    var lines: [String] = []
+    describe(name: filename ?? preferredFilename ?? "(unnamed)", prefix: "", childPrefix: "", into: &lines)
+    return lines.joined(separator: "\n")
+  }
+
+  private func describe(name: String, prefix: String, childPrefix: String, into lines: inout [String]) {
+    switch storage {
+    case .file(let contents, let source):
+      let size = contents.map { Int64($0.count) } ?? source?.size ?? 0
+      lines.append("\(prefix)\(name) (file, \(size) byte\(size == 1 ? "" : "s"))")
+    case .link(let destination):
+      lines.append("\(prefix)\(name) -> \(destination) (symbolic link)")
+    case .directory(let children):
+      lines.append("\(prefix)\(name)/ (folder)")
+      let sorted = children.sorted(by: { $0.key < $1.key })
+      for (index, (key, child)) in sorted.enumerated() {
+        let last = index == sorted.count - 1
+        child.describe(
+          name: key, prefix: childPrefix + (last ? "└─ " : "├─ "), childPrefix: childPrefix + (last ? "   " : "│  "),
+          into: &lines)
+      }
+    }
+  }
+}
+
+@available(*, unavailable, message: "A FileWrapper tree is mutable and belongs to one document.")
+extension FileWrapper: Sendable {}

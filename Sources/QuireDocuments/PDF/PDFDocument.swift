@@ -1,0 +1,418 @@
+public import Foundation
+public import QuireFormats
+import Glibc
+import QuireTypes
+import SystemPackage
+
+/// One page operation on a ``PDFDocument``, as recorded for undo and shown to the user.
+public enum PDFPageOperation: Sendable, Equatable, CustomStringConvertible {
+  /// Pages `range` (0-based) were removed.
+  case delete(Range<Int>)
+  /// The page at `from` now is at `to` (0-based).
+  case move(from: Int, to: Int)
+  /// Two pages swapped places.
+  case exchange(Int, Int)
+  /// Pages `range` were turned clockwise by `degrees` (a multiple of 90).
+  case rotate(Range<Int>, degrees: Int)
+  /// `count` pages of the file `name` were inserted at `index`.
+  case insert(name: String, count: Int, at: Int)
+
+  /// A short name for an undo menu ("Delete Pages 2–3").
+  public var description: String {
+    func pages(_ range: Range<Int>) -> String {
+      range.count == 1 ? "Page \(range.lowerBound + 1)" : "Pages \(range.lowerBound + 1)–\(range.upperBound)"
+    }
+    switch self {
+    case .delete(let range): return "Delete \(pages(range))"
+    case .move(let from, let to): return "Move Page \(from + 1) to \(to + 1)"
+    case .exchange(let a, let b): return "Exchange Pages \(a + 1) and \(b + 1)"
+    case .rotate(let range, let degrees): return "Rotate \(pages(range)) by \(degrees)°"
+    case .insert(let name, let count, let index): return "Insert \(count) Page\(count == 1 ? "" : "s") of '\(name)' at \(index + 1)"
+    }
+  }
+}
+
+/// Where a search found its text: a page and the rectangles on it.
+public struct PDFSelection: Sendable, Equatable {
+  /// The 0-based page, in the document's current page order.
+  public var pageIndex: Int
+  /// The matched areas, in points from the top left of the page as displayed by its source.
+  public var bounds: [PDFRect]
+}
+
+/// A PDF that can be read and reorganised, as PDFKit's `PDFDocument` offers.
+///
+/// Reading (page count, sizes, rotation, text, search, outline, metadata, permissions) goes
+/// through poppler-glib; opening parses the file but renders nothing, so a hostile PDF costs
+/// at most what its structure costs. Page operations (``removePages(in:)``,
+/// ``movePage(at:to:)``, ``exchangePage(at:withPageAt:)``, ``rotatePages(in:by:)``,
+/// ``insertPages(from:at:password:)``) change a list of pages at once, are recorded for
+/// ``undo()`` / ``redo()``, and are written by ``write(to:)`` through libqpdf, losslessly:
+/// page objects are moved, not rebuilt, so fonts, images, links, forms, outline entries that
+/// still apply and metadata stay as they were.
+///
+/// The document reads from private snapshots of its files (a hard link, or a copy when a link
+/// is not possible, in a 0700 temporary folder), so saving over the original never pulls
+/// pages from under an undo. Not `Sendable`: poppler and qpdf handles are used by one task.
+public final class PDFDocument {
+  /// The file the document was opened from.
+  public let documentURL: URL
+
+  private struct Source {
+    let name: String
+    let original: URL
+    let snapshot: URL
+    let file: PDFFile
+    let password: String?
+    var qpdf: QPDFFile?
+  }
+
+  private struct Page: Equatable {
+    var source: Int
+    var index: Int
+    var addedRotation: Int
+  }
+
+  private var sources: [Source] = []
+  private var pages: [Page]
+  private var undoStack: [(operation: PDFPageOperation, before: [Page])] = []
+  private var redoStack: [(operation: PDFPageOperation, before: [Page])] = []
+  private var savedPages: [Page]
+  private let snapshotFolder: URL
+
+  /// Opens the PDF at `url`.
+  ///
+  /// - Parameters:
+  ///   - url: The PDF.
+  ///   - password: The user or owner password of an encrypted PDF.
+  ///   - temporaryFolder: Where to keep snapshots (default: the system's temporary folder).
+  /// - Throws: ``QuireError`` naming the file: `.fileMissing`, `.passwordRequired`,
+  ///   `.invalidContent` when it is not a PDF poppler can read, `.unsupportedType` for a folder.
+  public init(url: URL, password: String? = nil, temporaryFolder: URL? = nil) throws {
+    documentURL = url.standardizedFileURL
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: documentURL.path, isDirectory: &isFolder), isFolder.boolValue {
+      throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)) as a PDF: it is a folder.", url: url)
+    }
+    snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
+    pages = []
+    savedPages = []
+    do {
+      let source = try addSource(url: documentURL, password: password)
+      pages = (0..<source.file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
+      savedPages = pages
+    } catch {
+      try? FileManager.default.removeItem(at: snapshotFolder)
+      throw error
+    }
+  }
+
+  deinit { try? FileManager.default.removeItem(at: snapshotFolder) }
+
+  private static func makeSnapshotFolder(in folder: URL?) throws -> URL {
+    let base = (folder ?? URL(fileURLWithPath: NSTemporaryDirectory())).path
+    var template = Array((base + "/quire-pdf-XXXXXX").utf8CString)
+    guard let path = mkdtemp(&template) else {  // mkdtemp makes it 0700
+      throw QuireError(.systemCallFailed, "Cannot open a PDF: no private temporary folder could be made in '\(base)'. Check that it is writable.", cause: Errno(rawValue: errno))
+    }
+    return URL(fileURLWithPath: String(cString: path), isDirectory: true)
+  }
+
+  @discardableResult
+  private func addSource(url: URL, password: String?) throws -> Source {
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+    }
+    let snapshot = snapshotFolder.appendingPathComponent("\(sources.count).pdf")
+    // A hard link costs nothing and keeps the bytes even when the original is replaced.
+    if link(url.path, snapshot.path) != 0 {
+      do {
+        try FileManager.default.copyItem(at: url, to: snapshot)
+      } catch {
+        throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): it cannot be read. Check its permissions.", url: url, cause: error)
+      }
+    }
+    let file: PDFFile
+    do {
+      file = try PDFFile(contentsOf: snapshot, password: password)
+    } catch var error as QuireError {
+      error.reason = error.reason.replacingOccurrences(of: "'\(snapshot.lastPathComponent)'", with: QuireError.name(url))
+      error.url = url
+      throw error
+    }
+    let source = Source(name: url.lastPathComponent, original: url, snapshot: snapshot, file: file, password: password)
+    sources.append(source)
+    return source
+  }
+
+  private func qpdf(forSource index: Int) throws -> QPDFFile {
+    if let existing = sources[index].qpdf { return existing }
+    let file = try QPDFFile(path: sources[index].snapshot.path, url: sources[index].original, password: sources[index].password)
+    sources[index].qpdf = file
+    return file
+  }
+
+  // MARK: Reading
+
+  /// The number of pages, with the page operations applied.
+  public var pageCount: Int { pages.count }
+
+  private func page(_ index: Int) throws -> Page {
+    guard index >= 0, index < pages.count else {
+      throw QuireError(
+        .invalidArgument,
+        "\(QuireError.name(documentURL)) has no page \(index + 1): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
+        url: documentURL)
+    }
+    return pages[index]
+  }
+
+  /// The rotation of page `index` (0-based) in degrees clockwise: 0, 90, 180 or 270.
+  public func rotation(ofPage index: Int) throws -> Int {
+    let page = try page(index)
+    let base = (try? qpdf(forSource: page.source).rotation(ofPage: page.index)) ?? 0
+    return QPDFFile.normalized(base + page.addedRotation)
+  }
+
+  /// The size of page `index` in points as displayed: crop box, rotation applied.
+  public func pageSize(at index: Int) throws -> (width: Double, height: Double) {
+    let page = try page(index)
+    let size = try readable(index) { try sources[page.source].file.pageSize(at: page.index) }
+    return QPDFFile.normalized(page.addedRotation) % 180 == 0 ? size : (size.height, size.width)
+  }
+
+  /// The text of page `index` (0-based), in reading order as poppler extracts it.
+  public func text(ofPage index: Int) throws -> String {
+    let page = try page(index)
+    return try readable(index) { try sources[page.source].file.text(ofPage: page.index) }
+  }
+
+  /// Runs `body` on a page that exists; when poppler still cannot load it, says so.
+  private func readable<R>(_ index: Int, _ body: () throws -> R) throws -> R {
+    do {
+      return try body()
+    } catch let error as QuireError where error.code == .invalidArgument {
+      throw QuireError(.invalidContent, "Cannot read page \(index + 1) of \(QuireError.name(documentURL)): poppler found it damaged. The other pages may still be readable.", url: documentURL, cause: error)
+    }
+  }
+
+  /// The text of every page, pages separated by a form feed (as `pdftotext` does).
+  public func text() throws -> String {
+    try (0..<pages.count).map { try text(ofPage: $0) }.joined(separator: "\u{0C}")
+  }
+
+  /// Every place `string` occurs, page by page in the current order.
+  public func findString(_ string: String, caseSensitive: Bool = false) throws -> [PDFSelection] {
+    try pages.indices.compactMap { index in
+      let page = pages[index]
+      let bounds = try readable(index) { try sources[page.source].file.find(string, onPage: page.index, caseSensitive: caseSensitive) }
+      return bounds.isEmpty ? nil : PDFSelection(pageIndex: index, bounds: bounds)
+    }
+  }
+
+  /// The outline of the original file, its page numbers mapped to the current order;
+  /// an entry whose page was removed keeps its place with `pageIndex == nil`.
+  public var outline: [PDFOutlineItem] {
+    var position: [Int: Int] = [:]
+    for (index, page) in pages.enumerated() where page.source == 0 && position[page.index] == nil {
+      position[page.index] = index
+    }
+    func map(_ items: [PDFOutlineItem]) -> [PDFOutlineItem] {
+      items.map { item in
+        var item = item
+        item.pageIndex = item.pageIndex.flatMap { position[$0] }
+        item.children = map(item.children)
+        return item
+      }
+    }
+    return map(sources[0].file.outline)
+  }
+
+  /// Title, author, subject, keywords, creator, producer, dates and version of the original.
+  public var metadata: PDFMetadata { sources[0].file.metadata }
+
+  /// What the original's security handler allows.
+  public var permissions: PDFPermissions { sources[0].file.permissions }
+
+  /// Whether the original is encrypted (it may still open without a password).
+  public var isEncrypted: Bool { (try? qpdf(forSource: 0).isEncrypted) ?? false }
+
+  /// Whether the PDF allows inserting, removing and rotating pages (`PDFKit`'s name).
+  public var allowsDocumentAssembly: Bool { permissions.contains(.assemble) }
+
+  // MARK: Page operations
+
+  /// The operations applied so far, oldest first (undone ones excluded).
+  public var operations: [PDFPageOperation] { undoStack.map(\.operation) }
+  /// Whether the pages differ from what was last opened or saved.
+  public var hasUnsavedChanges: Bool { pages != savedPages }
+  public var canUndo: Bool { !undoStack.isEmpty }
+  public var canRedo: Bool { !redoStack.isEmpty }
+  /// The operation ``undo()`` would revert.
+  public var undoActionName: String? { undoStack.last?.operation.description }
+  /// The operation ``redo()`` would apply again.
+  public var redoActionName: String? { redoStack.last?.operation.description }
+
+  private func apply(_ operation: PDFPageOperation, _ change: (inout [Page]) -> Void) throws {
+    guard allowsDocumentAssembly else {
+      throw QuireError(.permissionDenied, "Cannot change the pages of \(QuireError.name(documentURL)): its security settings forbid assembling it. Open it with the owner password.", url: documentURL)
+    }
+    let before = pages
+    change(&pages)
+    undoStack.append((operation, before))
+    redoStack.removeAll()
+  }
+
+  private func checkRange(_ range: Range<Int>) throws {
+    guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= pages.count else {
+      throw QuireError(.invalidArgument, "\(QuireError.name(documentURL)) has no pages \(range.lowerBound + 1)–\(range.upperBound): it has \(pages.count) page\(pages.count == 1 ? "" : "s").", url: documentURL)
+    }
+  }
+
+  /// Removes page `index` (0-based).
+  public func removePage(at index: Int) throws { try removePages(in: index..<(index + 1)) }
+
+  /// Removes pages `range` (0-based). A document keeps at least one page.
+  public func removePages(in range: Range<Int>) throws {
+    try checkRange(range)
+    guard range.count < pages.count else {
+      throw QuireError(.invalidArgument, "Cannot remove every page of \(QuireError.name(documentURL)): a PDF needs at least one page.", url: documentURL)
+    }
+    try apply(.delete(range)) { $0.removeSubrange(range) }
+  }
+
+  /// Moves page `from` so that it ends up at `to` (both 0-based).
+  public func movePage(at from: Int, to: Int) throws {
+    _ = try page(from)
+    _ = try page(to)
+    guard from != to else { return }
+    try apply(.move(from: from, to: to)) { pages in
+      let moved = pages.remove(at: from)
+      pages.insert(moved, at: to)
+    }
+  }
+
+  /// Swaps pages `first` and `second` (0-based), as PDFKit's `exchangePage(at:withPageAt:)`.
+  public func exchangePage(at first: Int, withPageAt second: Int) throws {
+    _ = try page(first)
+    _ = try page(second)
+    guard first != second else { return }
+    try apply(.exchange(first, second)) { $0.swapAt(first, second) }
+  }
+
+  /// Turns page `index` clockwise by `degrees` (a multiple of 90; negative turns left).
+  public func rotatePage(at index: Int, by degrees: Int) throws { try rotatePages(in: index..<(index + 1), by: degrees) }
+
+  /// Turns pages `range` clockwise by `degrees` (a multiple of 90; negative turns left).
+  public func rotatePages(in range: Range<Int>, by degrees: Int) throws {
+    try checkRange(range)
+    guard degrees % 90 == 0 else {
+      throw QuireError(.invalidArgument, "Cannot rotate pages of \(QuireError.name(documentURL)) by \(degrees)°: use a multiple of 90.", url: documentURL)
+    }
+    try apply(.rotate(range, degrees: degrees)) { pages in
+      for index in range { pages[index].addedRotation = QPDFFile.normalized(pages[index].addedRotation + degrees) }
+    }
+  }
+
+  /// Inserts every page of the PDF at `url` before page `index` (0-based; `pageCount` appends).
+  /// - Throws: ``QuireError`` when `url` is not a readable PDF, or `index` is out of range.
+  public func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
+    guard index >= 0, index <= pages.count else {
+      throw QuireError(.invalidArgument, "Cannot insert pages at \(index + 1) in \(QuireError.name(documentURL)): it has \(pages.count) pages.", url: documentURL)
+    }
+    guard allowsDocumentAssembly else {
+      throw QuireError(.permissionDenied, "Cannot change the pages of \(QuireError.name(documentURL)): its security settings forbid assembling it.", url: documentURL)
+    }
+    let source = try addSource(url: url.standardizedFileURL, password: password)
+    let number = sources.count - 1
+    let count = source.file.pageCount
+    guard count > 0 else {
+      throw QuireError(.invalidContent, "Cannot insert pages from \(QuireError.name(url)): it has no pages.", url: url)
+    }
+    try apply(.insert(name: source.name, count: count, at: index)) { pages in
+      pages.insert(contentsOf: (0..<count).map { Page(source: number, index: $0, addedRotation: 0) }, at: index)
+    }
+  }
+
+  /// Reverts the last page operation.
+  public func undo() {
+    guard let last = undoStack.popLast() else { return }
+    redoStack.append((last.operation, pages))
+    pages = last.before
+  }
+
+  /// Applies the last undone page operation again.
+  public func redo() {
+    guard let last = redoStack.popLast() else { return }
+    undoStack.append((last.operation, pages))
+    pages = last.before
+  }
+
+  // MARK: Writing
+
+  /// Saves the pages over ``documentURL``; see ``write(to:)``.
+  public func save() throws {
+    try write(to: documentURL)
+    savedPages = pages
+  }
+
+  /// Writes the document with its page operations applied to `url`, through libqpdf.
+  ///
+  /// The PDF is written to a temporary file beside `url` (owner-only until it is complete),
+  /// `fsync`ed, given the old file's permissions, renamed over `url`, and the folder is
+  /// `fsync`ed: `url` is always the old or the new PDF.
+  /// - Throws: ``QuireError`` naming `url`; it is then untouched.
+  public func write(to url: URL) throws {
+    let target = url.standardizedFileURL
+    let folder = target.deletingLastPathComponent()
+    let temporary = folder.appendingPathComponent(".\(target.lastPathComponent.prefix(200)).quire-\(FileWrapper.randomSuffix())")
+    defer { unlink(temporary.path) }
+    // Fresh handles: a write rearranges the handle's pages in memory.
+    var files: [Int: QPDFFile] = [:]
+    for number in Set(pages.map(\.source)).union([0]) {
+      files[number] = try QPDFFile(path: sources[number].snapshot.path, url: sources[number].original, password: sources[number].password)
+    }
+    guard let primary = files[0] else { return }
+    try primary.write(
+      pages: pages.compactMap { page in files[page.source].map { ($0, page.index, page.addedRotation) } },
+      to: temporary.path)
+    let fd: Int32
+    switch FileWrapperSyscalls.openat(AT_FDCWD, temporary.path, O_RDONLY) {
+    case .success(let value): fd = value
+    case .failure(let error): throw saveError(error, url: url)
+    }
+    defer { FileWrapperSyscalls.close(fd) }
+    // The old file's permissions, or the usual 0644 for a new one.
+    let mode: mode_t
+    switch FileWrapperSyscalls.lstat(target.path) {
+    case .success(let info): mode = info.st_mode & 0o7777
+    case .failure(.noSuchFileOrDirectory): mode = 0o644
+    case .failure(let error): throw saveError(error, url: url)
+    }
+    if case .failure(let error) = FileWrapperSyscalls.fchmod(fd, mode) { throw saveError(error, url: url) }
+    // The bytes must be on disk before the rename makes them the document.
+    if case .failure(let error) = FileWrapperSyscalls.fsync(fd) { throw saveError(error, url: url) }
+    if case .failure(let error) = FileWrapperSyscalls.renameat(AT_FDCWD, temporary.path, AT_FDCWD, target.path) {
+      throw saveError(error, url: url)
+    }
+    // Make the rename durable.
+    if case .success(let dir) = FileWrapperSyscalls.openat(AT_FDCWD, folder.path, O_RDONLY | O_DIRECTORY) {
+      defer { FileWrapperSyscalls.close(dir) }
+      if case .failure(let error) = FileWrapperSyscalls.fsync(dir) { throw saveError(error, url: url) }
+    }
+  }
+
+  private func saveError(_ error: Errno, url: URL) -> QuireError {
+    switch error {
+    case .noSpace, .diskQuotaExceeded:
+      QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): the disk is full. Free some space and save again; the original is untouched.", url: url, cause: error)
+    case .permissionDenied, .notPermitted, .readOnlyFileSystem:
+      QuireError(.permissionDenied, "Cannot save \(QuireError.name(url)): its folder is not writable. Use \"save as\" to keep a copy elsewhere.", url: url, cause: error)
+    default:
+      QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): writing it beside the original failed. The original is untouched.", url: url, cause: error)
+    }
+  }
+}
+
+@available(*, unavailable)
+extension PDFDocument: Sendable {}

@@ -1,0 +1,146 @@
+import Foundation
+import QuireTypes
+internal import CQPDF
+
+/// One PDF opened with libqpdf's C API, for reading page dictionaries and writing page edits.
+///
+/// libqpdf (the library behind qpdf and used by pdftk's successors) rewrites a PDF
+/// object-for-object: whatever a page operation does not touch (fonts, images, links, forms,
+/// outline, metadata, encryption) is written as it was, and nothing is re-rendered. The
+/// handle is owned by one ``PDFDocument`` and used by one task at a time.
+final class QPDFFile {
+  /// The only holder of the `qpdf_data`.
+  private var raw: qpdf_data?
+  /// The file as the user knows it, for messages (qpdf may read a private snapshot of it).
+  let url: URL
+
+  /// Opens `path` (a snapshot of `url`); qpdf parses lazily, so this reads little more than
+  /// the trailer and the cross-reference table.
+  init(path: String, url: URL, password: String?) throws {
+    guard let handle = qpdf_init() else {
+      throw QuireError(.libraryFailure, "Cannot open \(QuireError.name(url)) with libqpdf: it could not start.", url: url)
+    }
+    raw = handle
+    self.url = url
+    // Errors and warnings come back through qpdf_get_error, not stderr.
+    qpdf_silence_errors(handle)
+    qpdf_set_suppress_warnings(handle, 1)
+    let status = qpdf_read(handle, path, password)
+    if status & 2 != 0 {  // QPDF_ERRORS
+      let detail = lastError() ?? "unknown error"
+      throw QuireError(
+        .invalidContent,
+        "Cannot open \(QuireError.name(url)) for page edits: libqpdf could not read it (\(detail)). The file may be damaged or need a password.",
+        url: url)
+    }
+  }
+
+  deinit {
+    if raw != nil { qpdf_cleanup(&raw) }
+  }
+
+  private var handle: qpdf_data { raw! }  // set in init, cleared only in deinit
+
+  /// The last error's text, clearing it.
+  func lastError() -> String? {
+    guard qpdf_has_error(handle) != 0, let error = qpdf_get_error(handle),
+      let text = qpdf_get_error_full_text(handle, error)
+    else { return nil }
+    return String(cString: text)
+  }
+
+  private func check(_ step: String) throws {
+    if let detail = lastError() {
+      throw QuireError(.libraryFailure, "Cannot edit the pages of \(QuireError.name(url)): libqpdf failed while \(step) (\(detail)).", url: url)
+    }
+  }
+
+  var isEncrypted: Bool { qpdf_is_encrypted(handle) != 0 }
+  var allowsAssembly: Bool { qpdf_allow_modify_assembly(handle) != 0 }
+
+  var pageCount: Int { max(0, Int(qpdf_get_num_pages(handle))) }
+
+  /// The `/Rotate` of page `index`, inherited from the page tree when the page has none,
+  /// normalised to 0, 90, 180 or 270.
+  func rotation(ofPage index: Int) throws -> Int {
+    guard index >= 0, index < pageCount else { return 0 }
+    let page = qpdf_get_page_n(handle, index)
+    try check("reading page \(index + 1)")
+    var node = page
+    for _ in 0..<64 {  // /Parent chains of a hostile file are bounded
+      let rotate = qpdf_oh_get_key(handle, node, "/Rotate")
+      if qpdf_oh_is_integer(handle, rotate) != 0 {
+        return Self.normalized(Int(qpdf_oh_get_int_value(handle, rotate)))
+      }
+      let parent = qpdf_oh_get_key(handle, node, "/Parent")
+      guard qpdf_oh_is_dictionary(handle, parent) != 0 else { break }
+      node = parent
+    }
+    return 0
+  }
+
+  static func normalized(_ degrees: Int) -> Int { ((degrees % 360) + 360) % 360 / 90 * 90 }
+
+  /// Lays out the pages of this file as `pages` says and writes the result to `path`.
+  ///
+  /// - Parameter pages: For each page of the result, the file it comes from (`self` or a
+  ///   file to copy it from), its 0-based index there and the rotation to add.
+  func write(pages: [(file: QPDFFile, index: Int, addedRotation: Int)], to path: String) throws {
+    // Inherited attributes (/Rotate, /MediaBox, /Resources on /Pages) move onto each page,
+    // so a page keeps them wherever it goes.
+    for file in Set(pages.map { ObjectIdentifier($0.file) }).compactMap({ id in pages.first { ObjectIdentifier($0.file) == id }?.file }) {
+      _ = qpdf_push_inherited_attributes_to_page(file.handle)
+      try file.check("preparing the pages")
+    }
+    let ownCount = pageCount
+    let identity = pages.count == ownCount && pages.enumerated().allSatisfy { $0.element.file === self && $0.element.index == $0.offset }
+    if !identity {
+      let ownPages = (0..<ownCount).map { qpdf_get_page_n(handle, $0) }
+      let sourcePages = pages.map { qpdf_get_page_n($0.file.handle, $0.index) }
+      try check("reading the pages")
+      for page in ownPages {
+        _ = qpdf_remove_page(handle, page)
+      }
+      try check("removing the pages")
+      // Pages of this file keep their objects (so outline entries and links to them still
+      // apply); pages of other files are copied in with what they use.
+      for (entry, page) in zip(pages, sourcePages) {
+        _ = qpdf_add_page(handle, entry.file.handle, page, 0)
+      }
+      try check("adding the pages")
+      // A removed page must not stay in the file through an outline entry, link or named
+      // destination that still refers to it (its content would be kept, unseen): like
+      // `qpdf --pages`, replace the page object with null, so those references dangle
+      // harmlessly and the page is not written.
+      let kept = Set(pages.filter { $0.file === self }.map(\.index))
+      for (index, page) in ownPages.enumerated() where !kept.contains(index) {
+        let id = qpdf_oh_get_object_id(handle, page), generation = qpdf_oh_get_generation(handle, page)
+        if id > 0 { qpdf_replace_object(handle, id, generation, qpdf_oh_new_null(handle)) }
+      }
+      try check("dropping the removed pages")
+    }
+    for (index, entry) in pages.enumerated() where Self.normalized(entry.addedRotation) != 0 {
+      let page = qpdf_get_page_n(handle, index)
+      let current = qpdf_oh_get_key(handle, page, "/Rotate")
+      let base = qpdf_oh_is_integer(handle, current) != 0 ? Int(qpdf_oh_get_int_value(handle, current)) : 0
+      let value = qpdf_oh_new_integer(handle, Int64(Self.normalized(base + entry.addedRotation)))
+      qpdf_oh_replace_key(handle, page, "/Rotate", value)
+      try check("rotating page \(index + 1)")
+    }
+    var status = qpdf_init_write(handle, path)
+    if status & 2 == 0 {
+      // Streams are copied exactly as they were: no filter decoded and re-encoded, no
+      // uncompressed stream compressed (write parameters follow qpdf_init_write).
+      qpdf_set_decode_level(handle, qpdf_dl_none)
+      qpdf_set_compress_streams(handle, 0)
+      status = qpdf_write(handle)
+    }
+    if status & 2 != 0 {
+      let detail = lastError() ?? "unknown error"
+      throw QuireError(.libraryFailure, "Cannot write the pages of \(QuireError.name(url)): libqpdf failed (\(detail)).", url: url)
+    }
+  }
+}
+
+@available(*, unavailable)
+extension QPDFFile: Sendable {}

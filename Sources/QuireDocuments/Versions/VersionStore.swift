@@ -1,0 +1,310 @@
+public import Foundation
+import Glibc
+import QuireFormats
+import QuireTypes
+import SystemPackage
+
+/// One kept version of a file: the content it had before a save, as `NSFileVersion` gives it.
+public struct FileVersion: Sendable, Hashable, Identifiable, Codable {
+  /// A stable name for the version, unique within its file.
+  public let id: String
+  /// The path of the file the version was kept from (the key of its history, so the
+  /// versions of a deleted file can still be listed).
+  public let originalPath: String
+  /// When the content was last modified before it was kept (the file's `st_mtime` then).
+  public let modificationDate: Date
+  /// When the version was kept.
+  public let savedDate: Date
+  /// The content's size in bytes.
+  public let size: Int
+  /// The SHA-256 of the content; versions with the same content share one stored copy.
+  public let contentHash: String
+
+  /// The file the version was kept from.
+  public var originalURL: URL { URL(fileURLWithPath: originalPath) }
+}
+
+/// What ``VersionStore/restore(_:to:)`` did, with what it takes to undo it.
+public struct VersionRestoration: Sendable, Hashable {
+  /// The file that was restored.
+  public let url: URL
+  /// The version whose content the file now has.
+  public let restored: FileVersion
+  /// The version kept of the content the file had just before, or `nil` when there was no
+  /// file (it had been deleted); undoing puts this back, or removes the file.
+  public let previous: FileVersion?
+}
+
+/// The saved versions of documents, kept under `$XDG_STATE_HOME/quire/versions`.
+///
+/// Call ``keepVersion(of:)`` before each save: it keeps the content the file has now.
+/// Content is stored once per SHA-256 (``ContentDigest``) however many versions or files
+/// share it; each file's history is a small JSON index keyed by the file's path. The number
+/// of versions per file and the total size are bounded: the oldest versions go first.
+/// Folders are 0700 and files 0600 (stored content 0400), symbolic links are never followed,
+/// and every file is written atomically. An exclusive `flock(2)` on `ROOT/lock` serialises
+/// processes sharing the store.
+///
+/// A value type holding only its root and limits, so it is `Sendable`.
+public struct VersionStore: Sendable {
+  /// How much the store keeps.
+  public struct Limits: Sendable, Equatable {
+    /// Versions kept per file; the oldest beyond this are removed.
+    public var maximumVersionsPerFile: Int
+    /// Total bytes of stored content; the oldest versions of any file are removed beyond it.
+    public var maximumTotalBytes: Int64
+    public init(maximumVersionsPerFile: Int = 50, maximumTotalBytes: Int64 = 512 << 20) {
+      self.maximumVersionsPerFile = max(1, maximumVersionsPerFile)
+      self.maximumTotalBytes = max(0, maximumTotalBytes)
+    }
+  }
+
+  /// The folder holding the store.
+  public let root: URL
+  /// What the store keeps.
+  public let limits: Limits
+
+  /// A store at `root`, by default ``defaultRoot(environment:)``.
+  public init(root: URL? = nil, limits: Limits = Limits()) {
+    self.root = (root ?? Self.defaultRoot()).standardizedFileURL
+    self.limits = limits
+  }
+
+  /// `$XDG_STATE_HOME/quire/versions`, or `~/.local/state/quire/versions` when it is unset
+  /// or not absolute (as the XDG Base Directory specification says).
+  public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+      return URL(fileURLWithPath: state).appendingPathComponent("quire/versions", isDirectory: true)
+    }
+    let home = environment["HOME"] ?? NSHomeDirectory()
+    return URL(fileURLWithPath: home).appendingPathComponent(".local/state/quire/versions", isDirectory: true)
+  }
+
+  private struct Index: Codable {
+    var path: String
+    var versions: [FileVersion]
+  }
+
+  private var objects: URL { root.appendingPathComponent("objects", isDirectory: true) }
+  private var items: URL { root.appendingPathComponent("items", isDirectory: true) }
+
+  // MARK: Keeping
+
+  /// Keeps the content `url` has now as a version, before it is overwritten.
+  ///
+  /// - Returns: The version, or `nil` when there is no regular file at `url` (a new
+  ///   document, or a package folder, which is not versioned). When the content equals the
+  ///   latest version's, that version is returned and nothing is added.
+  /// - Throws: ``QuireError`` when the file cannot be read or the store cannot be written.
+  @discardableResult
+  public func keepVersion(of url: URL) throws -> FileVersion? {
+    try withLock { try keepVersionLocked(of: url) }
+  }
+
+  private func keepVersionLocked(of url: URL) throws -> FileVersion? {
+    let path = url.standardizedFileURL.path
+    guard case .success(let info) = FileWrapperSyscalls.lstat(path), info.st_mode & S_IFMT == S_IFREG else { return nil }
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw QuireError(.permissionDenied, "Cannot keep a version of \(QuireError.name(url)): it is not readable. Check its permissions; the save did not start.", url: url, cause: error)
+    }
+    let hash = ContentDigest.sha256(data)
+    var index = try readIndex(forPath: path)
+    if let latest = index.versions.last, latest.contentHash == hash { return latest }
+    let object = objects.appendingPathComponent(hash)
+    if case .failure = FileWrapperSyscalls.lstat(object.path) {
+      try writePrivately(data, to: object, permissions: 0o400)
+    }
+    let now = Date()
+    let version = FileVersion(
+      id: "\(Int64(now.timeIntervalSince1970 * 1e6))-\(hash.prefix(8))", originalPath: path,
+      modificationDate: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
+      savedDate: now, size: data.count, contentHash: hash)
+    index.versions.append(version)
+    if index.versions.count > limits.maximumVersionsPerFile {
+      index.versions.removeFirst(index.versions.count - limits.maximumVersionsPerFile)
+    }
+    try writeIndex(index)
+    try prune(keeping: version)
+    return version
+  }
+
+  // MARK: Listing and reading
+
+  /// The versions kept of the file at `url`, oldest first; also when the file was deleted.
+  /// - Throws: ``QuireError`` when the store's index for the file is unreadable.
+  public func versions(ofItemAt url: URL) throws -> [FileVersion] {
+    try readIndex(forPath: url.standardizedFileURL.path).versions
+  }
+
+  /// Every file path that has versions, for listing versions of deleted files.
+  public func itemsWithVersions() throws -> [String] {
+    try allIndexes().map(\.path).sorted()
+  }
+
+  /// The content of `version`.
+  /// - Throws: ``QuireError`` `.fileMissing` when its stored content is gone.
+  public func contents(of version: FileVersion) throws -> Data {
+    do {
+      return try Data(contentsOf: readOnlyURL(of: version))
+    } catch {
+      throw QuireError(.fileMissing, "Cannot open the version of '\(version.originalURL.lastPathComponent)' kept \(version.savedDate): its stored content is gone from '\(objects.path)'. Choose another version.", url: version.originalURL, cause: error)
+    }
+  }
+
+  /// Where the content of `version` is stored: a read-only file (mode 0400) that must not be
+  /// changed; copy it to edit it.
+  public func readOnlyURL(of version: FileVersion) -> URL {
+    objects.appendingPathComponent(version.contentHash)
+  }
+
+  // MARK: Restoring
+
+  /// Puts the content of `version` back into `url` (by default the file it was kept from),
+  /// after keeping the current content as a version, so the restore can be undone.
+  ///
+  /// The file is written atomically (beside, `fsync`, rename over, `fsync` the folder) and
+  /// keeps its permissions. A deleted file is created again.
+  /// - Returns: What ``undoRestoration(_:)`` needs.
+  /// - Throws: ``QuireError``; the file is then unchanged.
+  @discardableResult
+  public func restore(_ version: FileVersion, to url: URL? = nil) throws -> VersionRestoration {
+    let target = (url ?? version.originalURL).standardizedFileURL
+    return try withLock {
+      let data = try contents(of: version)
+      let previous = try keepVersionLocked(of: target)
+      try FileWrapper(regularFileWithContents: data).write(to: target, options: .atomic)
+      return VersionRestoration(url: target, restored: version, previous: previous)
+    }
+  }
+
+  /// Undoes ``restore(_:to:)``: puts back the content the file had before (itself kept as a
+  /// version first, so this can be redone by restoring `restoration.restored` again), or
+  /// removes the file when there was none.
+  /// - Throws: ``QuireError``; the file is then unchanged.
+  public func undoRestoration(_ restoration: VersionRestoration) throws {
+    if let previous = restoration.previous {
+      try restore(previous, to: restoration.url)
+      return
+    }
+    try withLock {
+      _ = try keepVersionLocked(of: restoration.url)
+      if unlink(restoration.url.path) != 0, errno != ENOENT {
+        throw QuireError(.systemCallFailed, "Cannot undo restoring \(QuireError.name(restoration.url)): removing it failed.", url: restoration.url, cause: Errno(rawValue: errno))
+      }
+    }
+  }
+
+  // MARK: Bounds
+
+  /// The bytes of stored content.
+  public func totalSize() throws -> Int64 {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []
+    return names.reduce(Int64(0)) { sum, name in
+      guard case .success(let info) = FileWrapperSyscalls.lstat(objects.path + "/" + name) else { return sum }
+      return sum + Int64(info.st_size)
+    }
+  }
+
+  /// Removes the oldest versions of any file while the stored content exceeds
+  /// ``Limits/maximumTotalBytes``, then content no version refers to.
+  private func prune(keeping newest: FileVersion) throws {
+    var indexes = try allIndexes()
+    var sizes: [String: Int64] = [:]
+    for version in indexes.flatMap(\.versions) { sizes[version.contentHash] = Int64(version.size) }
+    var total = sizes.values.reduce(0, +)
+    var changed = Set<Int>()
+    while total > limits.maximumTotalBytes {
+      // The oldest version in the store, never the one just kept.
+      var oldest: (Int, Int)?
+      for (i, index) in indexes.enumerated() {
+        for (j, version) in index.versions.enumerated() where version != newest {
+          if oldest.map({ version.savedDate < indexes[$0.0].versions[$0.1].savedDate }) ?? true { oldest = (i, j) }
+          break  // versions are oldest first
+        }
+      }
+      guard let (i, j) = oldest else { break }
+      indexes[i].versions.remove(at: j)
+      changed.insert(i)
+      let referenced = Set(indexes.flatMap(\.versions).map(\.contentHash))
+      total = sizes.filter { referenced.contains($0.key) }.values.reduce(0, +)
+    }
+    for i in changed { try writeIndex(indexes[i]) }
+    let referenced = Set(indexes.flatMap(\.versions).map(\.contentHash))
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? [] where !referenced.contains(name) {
+      _ = unlink(objects.path + "/" + name)
+    }
+  }
+
+  // MARK: Storage
+
+  private func indexURL(forPath path: String) -> URL {
+    items.appendingPathComponent(ContentDigest.sha256(Data(path.utf8)) + ".json")
+  }
+
+  private func readIndex(forPath path: String) throws -> Index {
+    let url = indexURL(forPath: path)
+    guard case .success(let info) = FileWrapperSyscalls.lstat(url.path) else { return Index(path: path, versions: []) }
+    guard info.st_mode & S_IFMT == S_IFREG else {
+      throw QuireError(.invalidContent, "The version history of '\(URL(fileURLWithPath: path).lastPathComponent)' at '\(url.path)' is not a regular file. Remove it to start a new history.", url: url)
+    }
+    do {
+      return try JSONDecoder().decode(Index.self, from: Data(contentsOf: url))
+    } catch {
+      throw QuireError(.invalidContent, "The version history of '\(URL(fileURLWithPath: path).lastPathComponent)' at '\(url.path)' is damaged. Remove it to start a new history.", url: url, cause: error)
+    }
+  }
+
+  private func allIndexes() throws -> [Index] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? []
+    return names.filter { $0.hasSuffix(".json") }.compactMap { name in
+      try? JSONDecoder().decode(Index.self, from: Data(contentsOf: items.appendingPathComponent(name)))
+    }
+  }
+
+  private func writeIndex(_ index: Index) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    let data = try encoder.encode(index)
+    try writePrivately(data, to: indexURL(forPath: index.path), permissions: 0o600)
+  }
+
+  private func writePrivately(_ data: Data, to url: URL, permissions: UInt16) throws {
+    let file = FileWrapper(regularFileWithContents: data)
+    file.fileAttributes.posixPermissions = permissions
+    try file.write(to: url, options: .atomic)
+  }
+
+  /// Creates the store's folders (0700, refusing symbolic links) and runs `body` holding the
+  /// store's lock.
+  private func withLock<R>(_ body: () throws -> R) throws -> R {
+    for folder in [root, objects, items] { try makePrivateFolder(folder) }
+    let lockPath = root.appendingPathComponent("lock").path
+    let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw QuireError(.permissionDenied, "Cannot use the version store at '\(root.path)': its lock file cannot be opened.", url: root, cause: Errno(rawValue: errno))
+    }
+    defer { close(fd) }
+    while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+    defer { _ = flock(fd, LOCK_UN) }
+    return try body()
+  }
+
+  private func makePrivateFolder(_ url: URL) throws {
+    let path = url.path
+    if case .success(let info) = FileWrapperSyscalls.lstat(path) {
+      guard info.st_mode & S_IFMT == S_IFDIR else {
+        throw QuireError(.permissionDenied, "Cannot use the version store: '\(path)' is not a folder (a symbolic link or a file). Remove it.", url: url)
+      }
+      return
+    }
+    do {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      _ = chmod(path, 0o700)
+    } catch {
+      throw QuireError(.permissionDenied, "Cannot create the version store folder '\(path)'. Check that its parent is writable.", url: url, cause: error)
+    }
+  }
+}

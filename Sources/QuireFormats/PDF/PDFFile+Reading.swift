@@ -1,0 +1,180 @@
+public import Foundation
+import QuireTypes
+internal import CPoppler
+
+/// A PDF's document information: the Info dictionary (and XMP) as poppler reads it.
+public struct PDFMetadata: Sendable, Equatable {
+  public var title: String?
+  public var author: String?
+  public var subject: String?
+  public var keywords: String?
+  public var creator: String?
+  public var producer: String?
+  public var creationDate: Date?
+  public var modificationDate: Date?
+  /// The PDF version, e.g. "PDF-1.7".
+  public var version: String?
+  public init() {}
+}
+
+/// What the PDF's security handler allows, as poppler reports it (all allowed when the PDF
+/// is not encrypted, or was opened with the owner password).
+public struct PDFPermissions: OptionSet, Sendable, Hashable {
+  public let rawValue: Int
+  public init(rawValue: Int) { self.rawValue = rawValue }
+  public static let print = PDFPermissions(rawValue: 1 << 0)
+  public static let modify = PDFPermissions(rawValue: 1 << 1)
+  public static let copy = PDFPermissions(rawValue: 1 << 2)
+  public static let addNotes = PDFPermissions(rawValue: 1 << 3)
+  public static let fillForm = PDFPermissions(rawValue: 1 << 4)
+  public static let extractContents = PDFPermissions(rawValue: 1 << 5)
+  public static let assemble = PDFPermissions(rawValue: 1 << 6)
+  public static let printHighResolution = PDFPermissions(rawValue: 1 << 7)
+  public static let all: PDFPermissions = [.print, .modify, .copy, .addNotes, .fillForm, .extractContents, .assemble, .printHighResolution]
+}
+
+/// One entry of a PDF's outline (bookmarks), with its children.
+public struct PDFOutlineItem: Sendable, Equatable {
+  /// The entry's title.
+  public var label: String
+  /// The 0-based page it goes to, when it goes to a page of this PDF.
+  public var pageIndex: Int?
+  /// Whether the entry is shown expanded.
+  public var isOpen: Bool
+  /// The nested entries.
+  public var children: [PDFOutlineItem]
+  public init(label: String, pageIndex: Int?, isOpen: Bool = false, children: [PDFOutlineItem] = []) {
+    self.label = label
+    self.pageIndex = pageIndex
+    self.isOpen = isOpen
+    self.children = children
+  }
+}
+
+/// A rectangle on a page, in points, origin at the top left of the page as displayed.
+public struct PDFRect: Sendable, Equatable {
+  public var x: Double, y: Double, width: Double, height: Double
+}
+
+extension PDFFile {
+  /// The document information: title, author, subject, keywords, creator, producer, dates, version.
+  public var metadata: PDFMetadata {
+    func string(_ raw: UnsafeMutablePointer<gchar>?) -> String? {
+      guard let raw else { return nil }
+      defer { cpoppler_free(raw) }
+      let value = String(cString: raw)
+      return value.isEmpty ? nil : value
+    }
+    func date(_ raw: OpaquePointer?) -> Date? {
+      guard let raw else { return nil }
+      defer { g_date_time_unref(raw) }
+      return Date(timeIntervalSince1970: Double(g_date_time_to_unix(raw)))
+    }
+    var metadata = PDFMetadata()
+    metadata.title = string(poppler_document_get_title(document))
+    metadata.author = string(poppler_document_get_author(document))
+    metadata.subject = string(poppler_document_get_subject(document))
+    metadata.keywords = string(poppler_document_get_keywords(document))
+    metadata.creator = string(poppler_document_get_creator(document))
+    metadata.producer = string(poppler_document_get_producer(document))
+    metadata.creationDate = date(poppler_document_get_creation_date_time(document))
+    metadata.modificationDate = date(poppler_document_get_modification_date_time(document))
+    metadata.version = string(poppler_document_get_pdf_version_string(document))
+    return metadata
+  }
+
+  /// What the document's security handler allows.
+  public var permissions: PDFPermissions {
+    let raw = poppler_document_get_permissions(document).rawValue
+    var result: PDFPermissions = []
+    let pairs: [(PopplerPermissions, PDFPermissions)] = [
+      (POPPLER_PERMISSIONS_OK_TO_PRINT, .print), (POPPLER_PERMISSIONS_OK_TO_MODIFY, .modify),
+      (POPPLER_PERMISSIONS_OK_TO_COPY, .copy), (POPPLER_PERMISSIONS_OK_TO_ADD_NOTES, .addNotes),
+      (POPPLER_PERMISSIONS_OK_TO_FILL_FORM, .fillForm),
+      (POPPLER_PERMISSIONS_OK_TO_EXTRACT_CONTENTS, .extractContents),
+      (POPPLER_PERMISSIONS_OK_TO_ASSEMBLE, .assemble),
+      (POPPLER_PERMISSIONS_OK_TO_PRINT_HIGH_RESOLUTION, .printHighResolution),
+    ]
+    for (flag, permission) in pairs where raw & flag.rawValue != 0 { result.insert(permission) }
+    return result
+  }
+
+  /// The page's crop box before rotation, in points (`poppler_page_get_crop_box`).
+  public func cropBox(ofPage index: Int) throws -> PDFRect {
+    try withPage(index) { page in
+      var rect = PopplerRectangle()
+      poppler_page_get_crop_box(page, &rect)
+      return PDFRect(x: rect.x1, y: rect.y1, width: rect.x2 - rect.x1, height: rect.y2 - rect.y1)
+    }
+  }
+
+  /// Where `text` occurs on page `index` (0-based), as rectangles in points from the top left.
+  /// - Parameter caseSensitive: Whether case must match (poppler ignores it by default).
+  public func find(_ text: String, onPage index: Int, caseSensitive: Bool = false) throws -> [PDFRect] {
+    guard !text.isEmpty else { return [] }
+    return try withPage(index) { page in
+      var height = 0.0, width = 0.0
+      poppler_page_get_size(page, &width, &height)
+      let flags = caseSensitive ? POPPLER_FIND_CASE_SENSITIVE : POPPLER_FIND_DEFAULT
+      guard let list = poppler_page_find_text_with_options(page, text, flags) else { return [] }
+      // Each rectangle comes from poppler_rectangle_new and goes back with poppler_rectangle_free.
+      defer { g_list_free_full(list) { poppler_rectangle_free($0?.assumingMemoryBound(to: PopplerRectangle.self)) } }
+      var rects: [PDFRect] = []
+      var node: UnsafeMutablePointer<GList>? = list
+      while let current = node {
+        if let data = current.pointee.data {
+          let rect = data.assumingMemoryBound(to: PopplerRectangle.self).pointee
+          // poppler gives PDF coordinates (origin bottom left); flip to the displayed page.
+          rects.append(PDFRect(x: rect.x1, y: height - rect.y2, width: rect.x2 - rect.x1, height: rect.y2 - rect.y1))
+        }
+        node = current.pointee.next
+      }
+      return rects
+    }
+  }
+
+  /// The outline (bookmarks) as a tree; empty when the PDF has none.
+  ///
+  /// Depth and entry count are bounded (64 levels, 100,000 entries) so a hostile outline
+  /// with cycles or millions of entries cannot hang the caller.
+  public var outline: [PDFOutlineItem] {
+    guard let iterator = poppler_index_iter_new(document) else { return [] }
+    defer { poppler_index_iter_free(iterator) }
+    var budget = 100_000
+    return outlineItems(iterator, depth: 0, budget: &budget)
+  }
+
+  private func outlineItems(_ iterator: OpaquePointer, depth: Int, budget: inout Int) -> [PDFOutlineItem] {
+    var items: [PDFOutlineItem] = []
+    repeat {
+      guard budget > 0 else { break }
+      budget -= 1
+      var item = PDFOutlineItem(label: "", pageIndex: nil, isOpen: poppler_index_iter_is_open(iterator) != 0)
+      if let action = poppler_index_iter_get_action(iterator) {
+        if action.pointee.type == POPPLER_ACTION_GOTO_DEST {
+          let goto = action.pointee.goto_dest
+          if let title = goto.title { item.label = String(cString: title) }
+          if let dest = goto.dest { item.pageIndex = pageIndex(of: dest) }
+        } else if let title = action.pointee.any.title {
+          item.label = String(cString: title)
+        }
+        poppler_action_free(action)
+      }
+      if depth < 64, let child = poppler_index_iter_get_child(iterator) {
+        item.children = outlineItems(child, depth: depth + 1, budget: &budget)
+        poppler_index_iter_free(child)
+      }
+      items.append(item)
+    } while poppler_index_iter_next(iterator) != 0
+    return items
+  }
+
+  private func pageIndex(of dest: UnsafeMutablePointer<PopplerDest>) -> Int? {
+    if dest.pointee.type == POPPLER_DEST_NAMED {
+      guard let name = dest.pointee.named_dest, let found = poppler_document_find_dest(document, name) else { return nil }
+      defer { poppler_dest_free(found) }
+      return found.pointee.page_num > 0 ? Int(found.pointee.page_num) - 1 : nil
+    }
+    return dest.pointee.page_num > 0 ? Int(dest.pointee.page_num) - 1 : nil
+  }
+}

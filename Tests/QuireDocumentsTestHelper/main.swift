@@ -1,0 +1,77 @@
+// A child process for the QuireDocuments tests: a save to kill halfway, or a hostile PDF to
+// open under a time limit, without risking the test process.
+import Foundation
+import QuireDocuments
+
+let arguments = CommandLine.arguments.dropFirst()
+
+/// Generation `generation` of the package used by the kill test: every file carries the
+/// generation number, so a mixed package is detectable.
+func package(generation: Int, files: Int, size: Int) -> FileWrapper {
+  let root = FileWrapper(directoryWithFileWrappers: [:])
+  let assets = FileWrapper(directoryWithFileWrappers: [:])
+  assets.preferredFilename = "assets"
+  for index in 0..<files {
+    let byte = UInt8(truncatingIfNeeded: generation)
+    assets.addRegularFile(withContents: Data(repeating: byte, count: size), preferredFilename: "file-\(index).bin")
+  }
+  root.addFileWrapper(assets)
+  root.addRegularFile(withContents: Data("generation \(generation)\n".utf8), preferredFilename: "text.md")
+  return root
+}
+
+switch arguments.first {
+case "write-generations":
+  // write-generations DEST FILES SIZE: writes generations 1, 2, 1, 2, … until killed.
+  let values = Array(arguments.dropFirst())
+  guard values.count == 3, let files = Int(values[1]), let size = Int(values[2]) else { exit(2) }
+  let destination = URL(fileURLWithPath: values[0])
+  var generation = 1
+  while true {
+    do {
+      try package(generation: generation, files: files, size: size).write(to: destination, options: .atomic, originalContentsURL: destination)
+    } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      exit(1)
+    }
+    FileHandle.standardOutput.write(Data("wrote \(generation)\n".utf8))
+    generation = generation == 1 ? 2 : 1
+  }
+case "probe-pdf":
+  // probe-pdf FILE: opens it as a PDFDocument and reads everything but pixels.
+  guard let path = arguments.dropFirst().first else { exit(2) }
+  do {
+    let document = try PDFDocument(url: URL(fileURLWithPath: path))
+    print("pages \(document.pageCount)")
+    let metadata = document.metadata
+    print("title \(metadata.title ?? "-")")
+    print("outline \(document.outline.count)")
+    print("encrypted \(document.isEncrypted)")
+    if document.pageCount > 0 {
+      print("text \(try document.text(ofPage: 0).count)")
+      print("rotation \(try document.rotation(ofPage: 0))")
+    }
+    exit(0)
+  } catch {
+    print("error \(error)")
+    exit(1)
+  }
+case "edit-pdf":
+  // edit-pdf IN OUT: moves page 1 after page 2, turns page 1 a quarter, writes OUT (for corpus sweeps).
+  let values = Array(arguments.dropFirst())
+  guard values.count == 2 else { exit(2) }
+  do {
+    let document = try PDFDocument(url: URL(fileURLWithPath: values[0]))
+    if document.pageCount > 1 { try document.movePage(at: 0, to: 1) }
+    try document.rotatePage(at: 0, by: 90)
+    try document.write(to: URL(fileURLWithPath: values[1]))
+    print("pages \(document.pageCount)")
+    exit(0)
+  } catch {
+    print("error \(error)")
+    exit(1)
+  }
+default:
+  FileHandle.standardError.write(Data("usage: quire-documents-test-helper write-generations DEST FILES SIZE | probe-pdf FILE | edit-pdf IN OUT\n".utf8))
+  exit(2)
+}

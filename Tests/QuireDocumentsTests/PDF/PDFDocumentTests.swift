@@ -1,0 +1,328 @@
+import Foundation
+@_spi(Testing) import QuireDocuments
+import QuireFormats
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+/// Runs a poppler-utils or qpdf command with an argument array.
+/// - Returns: Its exit status and standard output, or `nil` when the tool is not installed.
+func runTool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String)? {
+  guard let path = ["/usr/bin/", "/usr/local/bin/"].map({ $0 + name }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+    print("note: \(name) is not installed; skipping its checks")
+    return nil
+  }
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: path)
+  process.arguments = arguments
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  process.standardError = FileHandle.nullDevice
+  try process.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+@Suite("PDFDocument")
+final class PDFDocumentTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-pdfdocument") }
+  deinit { folder.remove() }
+
+  /// A PDF of `count` pages whose text is "PAGEn marker", with an outline entry per page.
+  func makePDF(_ name: String = "five.pdf", pages count: Int = 5, word: String = "PAGE") throws -> URL {
+    let url = folder.file(name)
+    let writer = try PDFWriter(url: url)
+    writer.setTitle("Quire \(word) test")
+    for number in 1...count {
+      try writer.addPage(markup: "\(word)\(number) marker")
+    }
+    let chapter = writer.addOutlineEntry("Chapter", page: 1)
+    for number in 2...max(2, count) where number <= count {
+      writer.addOutlineEntry("Section \(number)", page: number, parent: chapter)
+    }
+    try writer.finish()
+    return url
+  }
+
+  func pageWords(_ document: PDFDocument) throws -> [String] {
+    try (0..<document.pageCount).map { index in
+      let text = try document.text(ofPage: index)
+      return text.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+    }
+  }
+
+  @Test func readsPagesTextOutlineAndMetadata() throws {
+    let document = try PDFDocument(url: makePDF())
+    #expect(document.pageCount == 5)
+    #expect(try pageWords(document) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
+    #expect(try document.text().components(separatedBy: "\u{0C}").count == 5)
+    let size = try document.pageSize(at: 0)
+    #expect(abs(size.width - 595.28) < 1 && abs(size.height - 841.89) < 1)
+    #expect(try document.rotation(ofPage: 0) == 0)
+    #expect(document.metadata.title == "Quire PAGE test")
+    #expect(document.metadata.producer?.contains("cairo") == true)
+    #expect(document.metadata.creationDate != nil)
+    #expect(document.permissions == .all)
+    #expect(!document.isEncrypted)
+    let outline = document.outline
+    #expect(outline.count == 1)
+    #expect(outline.first?.label == "Chapter")
+    #expect(outline.first?.pageIndex == 0)
+    #expect(outline.first?.children.map(\.label) == ["Section 2", "Section 3", "Section 4", "Section 5"])
+    #expect(outline.first?.children.map(\.pageIndex) == [1, 2, 3, 4])
+  }
+
+  @Test func searchFindsResultsByPage() throws {
+    let document = try PDFDocument(url: makePDF())
+    let results = try document.findString("page3")
+    #expect(results.map(\.pageIndex) == [2])
+    #expect(results.first?.bounds.count == 1)
+    #expect(try document.findString("marker").map(\.pageIndex) == [0, 1, 2, 3, 4])
+    #expect(try document.findString("page3", caseSensitive: true).isEmpty)
+    #expect(try document.findString("absent").isEmpty)
+  }
+
+  @Test func pageOperationsUndoAndRedo() throws {
+    let document = try PDFDocument(url: makePDF())
+    try document.removePage(at: 1)  // 1 3 4 5
+    try document.movePage(at: 0, to: 3)  // 3 4 5 1
+    try document.exchangePage(at: 0, withPageAt: 1)  // 4 3 5 1
+    try document.rotatePage(at: 2, by: 90)
+    #expect(try pageWords(document) == ["PAGE4", "PAGE3", "PAGE5", "PAGE1"])
+    #expect(try document.rotation(ofPage: 2) == 90)
+    let size = try document.pageSize(at: 2)
+    #expect(size.width > size.height)
+    #expect(document.operations.count == 4)
+    #expect(document.undoActionName == "Rotate Page 3 by 90°")
+    document.undo()
+    #expect(try document.rotation(ofPage: 2) == 0)
+    document.undo()
+    #expect(try pageWords(document) == ["PAGE3", "PAGE4", "PAGE5", "PAGE1"])
+    document.redo()
+    #expect(try pageWords(document) == ["PAGE4", "PAGE3", "PAGE5", "PAGE1"])
+    document.undo(); document.undo(); document.undo()
+    #expect(try pageWords(document) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
+    #expect(!document.canUndo && document.canRedo && !document.hasUnsavedChanges)
+    // A new operation clears what could be redone.
+    try document.rotatePage(at: 0, by: -90)
+    #expect(!document.canRedo)
+    #expect(try document.rotation(ofPage: 0) == 270)
+    #expect(document.outline.first?.children.map(\.pageIndex) == [1, 2, 3, 4])
+  }
+
+  @Test func outlineFollowsMovedAndRemovedPages() throws {
+    let document = try PDFDocument(url: makePDF())
+    try document.movePage(at: 4, to: 0)  // 5 1 2 3 4
+    try document.removePage(at: 2)  // 5 1 3 4
+    #expect(document.outline.first?.pageIndex == 1)
+    #expect(document.outline.first?.children.map(\.pageIndex) == [nil, 2, 3, 0])
+  }
+
+  @Test func savedEditsReopenAsExpected() throws {
+    let url = try makePDF()
+    let document = try PDFDocument(url: url)
+    try document.removePage(at: 4)  // 1 2 3 4
+    try document.movePage(at: 0, to: 2)  // 2 3 1 4
+    try document.rotatePage(at: 1, by: 90)
+    try document.rotatePages(in: 3..<4, by: 180)
+    try document.save()
+    #expect(!document.hasUnsavedChanges)
+    let reopened = try PDFDocument(url: url)
+    #expect(try pageWords(reopened) == ["PAGE2", "PAGE3", "PAGE1", "PAGE4"])
+    #expect(try (0..<4).map { try reopened.rotation(ofPage: $0) } == [0, 90, 0, 180])
+    #expect(reopened.metadata.title == "Quire PAGE test")
+    #expect(reopened.outline.first?.label == "Chapter")
+    #expect(reopened.outline.first?.pageIndex == 2)
+    // The removed page is gone from the file, though an outline entry pointed at it.
+    #expect(reopened.outline.first?.children.last?.label == "Section 5")
+    #expect(reopened.outline.first?.children.last?.pageIndex == nil)
+    if let qdf = try runTool("qpdf", ["--qdf", "--object-streams=disable", url.path, "-"]) {
+      #expect(qdf.output.components(separatedBy: "\n").filter { $0 == "  /Type /Page" }.count == 4)
+    }
+    if let check = try runTool("qpdf", ["--check", url.path]) { #expect(check.status == 0, "\(check.output)") }
+    // Undo still works after saving over the original (the document reads a snapshot).
+    document.undo(); document.undo(); document.undo(); document.undo()
+    try document.save()
+    #expect(try pageWords(PDFDocument(url: url)) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
+  }
+
+  @Test func poppler_utilsAndQpdfAgree() throws {
+    let url = try makePDF()
+    let originalSize = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
+    let document = try PDFDocument(url: url)
+    try document.movePage(at: 3, to: 0)  // 4 1 2 3 5
+    try document.rotatePage(at: 0, by: 270)
+    let output = folder.file("out.pdf")
+    try document.write(to: output)
+    let outputSize = try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int ?? 0
+    #expect(Double(outputSize) <= 1.1 * Double(originalSize), "\(outputSize) vs \(originalSize)")
+    if let info = try runTool("pdfinfo", ["-f", "1", "-l", "5", output.path]) {
+      #expect(info.status == 0)
+      let lines = info.output.split(separator: "\n").map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+      #expect(lines.contains("Pages: 5"))
+      #expect(lines.contains("Page 1 rot: 270"))
+      #expect(lines.contains("Page 2 rot: 0"))
+    }
+    if let text = try runTool("pdftotext", ["-layout", output.path, "-"]) {
+      let words = text.output.split(whereSeparator: \.isWhitespace).filter { $0.hasPrefix("PAGE") }
+      #expect(words == ["PAGE4", "PAGE1", "PAGE2", "PAGE3", "PAGE5"])
+    }
+    if let check = try runTool("qpdf", ["--check", output.path]) {
+      #expect(check.status == 0, "\(check.output)")
+      #expect(check.output.contains("No syntax or stream encoding errors found"))
+    }
+  }
+
+  @Test func insertsPagesFromAnotherPDF() throws {
+    let url = try makePDF()
+    let other = try makePDF("other.pdf", pages: 2, word: "OTHER")
+    let document = try PDFDocument(url: url)
+    try document.insertPages(from: other, at: 1)
+    #expect(try pageWords(document) == ["PAGE1", "OTHER1", "OTHER2", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
+    #expect(document.undoActionName == "Insert 2 Pages of 'other.pdf' at 2")
+    let output = folder.file("merged.pdf")
+    try document.write(to: output)
+    #expect(try pageWords(PDFDocument(url: output)) == ["PAGE1", "OTHER1", "OTHER2", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
+    if let check = try runTool("qpdf", ["--check", output.path]) { #expect(check.status == 0, "\(check.output)") }
+    document.undo()
+    #expect(document.pageCount == 5)
+    #expect(throws: QuireError.self) { try document.insertPages(from: self.folder.file("none.pdf"), at: 0) }
+    #expect(throws: QuireError.self) { try document.insertPages(from: other, at: 9) }
+  }
+
+  @Test func invalidOperationsFailClearly() throws {
+    let document = try PDFDocument(url: makePDF(pages: 2))
+    #expect(throws: QuireError.self) { try document.removePage(at: 2) }
+    #expect(throws: QuireError.self) { try document.removePage(at: -1) }
+    #expect(throws: QuireError.self) { try document.movePage(at: 0, to: 5) }
+    #expect(throws: QuireError.self) { try document.rotatePage(at: 0, by: 45) }
+    let error = #expect(throws: QuireError.self) { try document.removePages(in: 0..<2) }
+    #expect(error?.reason.contains("at least one page") == true)
+    #expect(throws: QuireError.self) { try document.text(ofPage: 7) }
+    #expect(document.operations.isEmpty)
+  }
+
+  @Test func encryptedPDFNeedsItsPasswordAndRestrictionsHold() throws {
+    let plain = try makePDF()
+    let locked = folder.file("locked.pdf")
+    guard let made = try runTool("qpdf", ["--encrypt", "user", "owner", "256", "--assemble=n", "--", plain.path, locked.path]) else { return }
+    #expect(made.status == 0)
+    let error = #expect(throws: QuireError.self) { try PDFDocument(url: locked) }
+    #expect(error?.code == .passwordRequired)
+    let asUser = try PDFDocument(url: locked, password: "user")
+    #expect(asUser.isEncrypted)
+    #expect(!asUser.allowsDocumentAssembly)
+    #expect(throws: QuireError.self) { try asUser.removePage(at: 0) }
+    let asOwner = try PDFDocument(url: locked, password: "owner")
+    #expect(asOwner.allowsDocumentAssembly)
+    try asOwner.removePage(at: 0)
+    try asOwner.save()
+    let reopened = try PDFDocument(url: locked, password: "user")
+    #expect(reopened.pageCount == 4)
+    #expect(reopened.isEncrypted)
+  }
+
+  /// Fails each system call of a PDF save in turn: the original stays whole and nothing is
+  /// left beside it.
+  @Test func injectedFailuresLeaveTheOriginal() throws {
+    let url = try makePDF()
+    let original = try Data(contentsOf: url)
+    for operation in [FileWrapperFaults.Operation.open, .stat, .chmod, .fsync, .rename] {
+      let document = try PDFDocument(url: url)
+      try document.removePage(at: 0)
+      let faults = FileWrapperFaults(failing: operation, onCall: 1, with: .noSpace)
+      let error = #expect(throws: QuireError.self) { try withInjectedFaults(faults) { try document.save() } }
+      #expect(error?.reason.contains("disk is full") == true, "\(operation)")
+      #expect(try Data(contentsOf: url) == original, "\(operation)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["five.pdf"], "\(operation)")
+      #expect(document.hasUnsavedChanges)
+    }
+  }
+
+  enum BadInput: String, CaseIterable { case missing, empty, folder, text, truncated, garbage }
+
+  @Test(arguments: BadInput.allCases)
+  func badInputFailsCleanly(_ input: BadInput) throws {
+    let url = folder.file("bad.pdf")
+    switch input {
+    case .missing: break
+    case .empty: try Data().write(to: url)
+    case .folder: try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+    case .text: try Data("# not a pdf\n".utf8).write(to: url)
+    case .truncated:
+      let whole = try Data(contentsOf: makePDF())
+      try whole.prefix(whole.count / 3).write(to: url)
+    case .garbage: try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: url)
+    }
+    let error = #expect(throws: QuireError.self) { try PDFDocument(url: url) }
+    #expect(error?.reason.contains("bad.pdf") == true)
+  }
+
+  /// A PDF of the shared corpus, edited, saved, and checked by poppler, pdfinfo, pdftotext and qpdf.
+  @Test func corpusPDFRoundTrip() throws {
+    guard let corpus = sharedCorpus("pdf") else { return }
+    // The first PDF (by name) with 4–40 pages of text that opens without a password.
+    let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasSuffix(".pdf") }.sorted()
+    var chosen: (URL, PDFDocument)?
+    for name in names {
+      let url = corpus.appendingPathComponent(name)
+      guard let document = try? PDFDocument(url: url, temporaryFolder: folder.url), (4...40).contains(document.pageCount),
+        document.allowsDocumentAssembly, !document.isEncrypted,
+        (try? (0..<4).allSatisfy { !(try document.text(ofPage: $0)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true
+      else { continue }
+      chosen = (url, document)
+      break
+    }
+    let (original, document) = try #require(chosen)
+    print("corpus round trip: \(original.lastPathComponent), \(document.pageCount) pages")
+    let count = document.pageCount
+    // Moved and rotated: no page removed, size stays within 1.1×.
+    try document.movePage(at: 0, to: 2)  // 2 3 1 4…
+    try document.rotatePage(at: 1, by: 90)
+    let moved = folder.file("moved.pdf")
+    try document.write(to: moved)
+    let originalSize = try FileManager.default.attributesOfItem(atPath: original.path)[.size] as? Int ?? 0
+    let movedSize = try FileManager.default.attributesOfItem(atPath: moved.path)[.size] as? Int ?? 0
+    #expect(Double(movedSize) <= 1.1 * Double(originalSize), "\(original.lastPathComponent): \(movedSize) vs \(originalSize)")
+    // And a page deleted.
+    try document.removePage(at: count - 1)
+    let edited = folder.file("edited.pdf")
+    try document.write(to: edited)
+    let order = [1, 2, 0] + Array(3..<(count - 1))
+    let reopened = try PDFDocument(url: edited)
+    #expect(reopened.pageCount == count - 1)
+    #expect(try reopened.rotation(ofPage: 1) == QPDFRotation.add(90, to: PDFDocument(url: original).rotation(ofPage: 2)))
+    let source = try PDFDocument(url: original)
+    for (index, from) in order.enumerated() {
+      let ours = try reopened.text(ofPage: index), theirs = try source.text(ofPage: from)
+      if index == 1 {
+        // Turned a quarter: poppler reads the lines in another order, but every character is there.
+        #expect(ours.filter { !$0.isWhitespace }.sorted() == theirs.filter { !$0.isWhitespace }.sorted())
+      } else {
+        #expect(ours == theirs, "page \(index + 1) of \(original.lastPathComponent)")
+      }
+    }
+    if let info = try runTool("pdfinfo", [edited.path]) {
+      let lines = info.output.split(separator: "\n").map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+      #expect(lines.contains("Pages: \(count - 1)"), "\(info.output)")
+    }
+    for (index, from) in order.prefix(4).enumerated() where index != 1 {
+      if let ours = try runTool("pdftotext", ["-f", "\(index + 1)", "-l", "\(index + 1)", edited.path, "-"]),
+        let theirs = try runTool("pdftotext", ["-f", "\(from + 1)", "-l", "\(from + 1)", original.path, "-"])
+      {
+        #expect(ours.output == theirs.output, "page \(index + 1)")
+      }
+    }
+    if let check = try runTool("qpdf", ["--check", edited.path]) {
+      #expect(check.status == 0 || check.status == 3, "\(check.output)")  // 3: warnings the original has too
+      #expect(!check.output.contains("ERROR"), "\(check.output)")
+    }
+  }
+}
+
+/// Adds rotations the way PDF viewers do: modulo 360.
+enum QPDFRotation {
+  static func add(_ degrees: Int, to base: Int) -> Int { ((base + degrees) % 360 + 360) % 360 }
+}
