@@ -38,6 +38,9 @@ let package = Package(
       name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
     .systemLibrary(
       name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+    // libgit2's git_merge_file: the three-way text merge (git's xdiff) behind document conflicts.
+    .systemLibrary(
+      name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
     // Constants and calls that need _GNU_SOURCE, invisible from Swift's Glibc module.
     .target(name: "CQuireSystem"),
 
@@ -59,7 +62,7 @@ let package = Package(
     .target(
       name: "QuireDocuments",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireFormats", "CQuireSystem",
+        "QuireTypes", "QuireCoordination", "QuireFormats", "CQuireSystem", "CGit2",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
@@ -94,7 +97,9 @@ let package = Package(
     .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport", "quire-test-saver"], swiftSettings: swiftSettings),
+    // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
+    .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
     .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
