@@ -6,10 +6,10 @@
 import Foundation
 import QuireDocuments
 
-/// Version `n`: a header naming it, 4,000 lines that depend on it, and a footer.
+/// Version `n`: a header naming it, 2,000 lines that depend on it, and a footer.
 func content(version n: Int) -> String {
   var text = "version \(n)\n"
-  for line in 0..<4000 { text += "line \(line) of version \(n): the quick brown fox\n" }
+  for line in 0..<2000 { text += "line \(line) of version \(n): the quick brown fox\n" }
   return text + "end of version \(n)\n"
 }
 

@@ -81,8 +81,10 @@ public import SystemPackage
   }
 
   /// Runs `body` with this plan active for every save or read made inside it (same task).
-  public func run<T>(_ body: () async throws -> T) async rethrows -> T {
-    try await Syscalls.$faults.withValue(self) { try await body() }
+  public func run<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+  ) async rethrows -> T {
+    try await Syscalls.$faults.withValue(self, operation: body, isolation: isolation)
   }
 }
 
@@ -216,6 +218,11 @@ enum Syscalls {
       return .failure(injected)
     }
     return Glibc.close(fd.rawValue) == 0 || errno == EINTR ? .success(()) : .failure(Errno(rawValue: errno))
+  }
+
+  /// `close(2)` of a descriptor only read from, whose result does not matter (not a save step).
+  static func release(_ fd: FileDescriptor) {
+    _ = Glibc.close(fd.rawValue)
   }
 
   /// Swaps two names atomically (`renameat2(RENAME_EXCHANGE)`).

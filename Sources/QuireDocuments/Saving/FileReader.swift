@@ -19,13 +19,13 @@ enum FileReader {
     case .success(let fd): folder = fd
     case .failure(let code): throw readError(code, url, "open its folder", call: "open")
     }
-    defer { _ = Syscalls.close(folder) }
+    defer { Syscalls.release(folder) }
     let file: FileDescriptor
     switch Syscalls.openExisting(in: folder, target.lastPathComponent, writing: false) {
     case .success(let fd): file = fd
     case .failure(let code): throw readError(code, url, "open it", call: "openat")
     }
-    defer { _ = Syscalls.close(file) }
+    defer { Syscalls.release(file) }
     let info: stat
     switch Syscalls.fileStatus(file) {
     case .success(let value): info = value

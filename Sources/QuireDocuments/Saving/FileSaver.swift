@@ -87,7 +87,7 @@ public enum FileSaver {
     let failure = Failure(url: url, folder: folderPath)
 
     let folder = try Syscalls.openFolder(folderPath).get(or: failure, "open the folder", call: "open")
-    defer { _ = Syscalls.close(folder) }
+    defer { Syscalls.release(folder) }
 
     // What is there now decides how to write: nothing, a regular file, several links.
     var existing: stat?
@@ -193,7 +193,7 @@ public enum FileSaver {
     // Read the old contents: they are the backup and what a failure writes back.
     let reader = try Syscalls.openExisting(in: folder, name, writing: false).get(or: failure, "open the file", call: "openat")
     let old = Syscalls.readAll(reader, sizeHint: Int(existing.st_size))
-    _ = Syscalls.close(reader)
+    Syscalls.release(reader)
     let oldBytes = try old.get(or: failure, "read the file for its backup", call: "read")
 
     // The backup: flushed, and its name flushed, before the file is touched.
