@@ -173,6 +173,28 @@ enum Syscalls {
     return .success(())
   }
 
+  /// Reads the whole file from the start into `Data` (no intermediate copy).
+  static func readAllData(_ fd: FileDescriptor, sizeHint: Int) -> Result<Data, Errno> {
+    var data = Data(count: max(sizeHint, 0) + 1)
+    var filled = 0
+    while true {
+      if filled == data.count { data.count += max(data.count, 4096) }
+      let result: Result<Int, Errno> = data.withUnsafeMutableBytes { raw in
+        call(.read) {
+          let n = pread(fd.rawValue, raw.baseAddress! + filled, raw.count - filled, off_t(filled))
+          return n < 0 ? (nil, errno) : (n, 0)
+        }
+      }
+      switch result {
+      case .failure(let e): return .failure(e)
+      case .success(0):
+        data.count = filled
+        return .success(data)
+      case .success(let n): filled += n
+      }
+    }
+  }
+
   /// Reads the whole file from the start.
   static func readAll(_ fd: FileDescriptor, sizeHint: Int) -> Result<[UInt8], Errno> {
     var buffer = [UInt8](repeating: 0, count: max(sizeHint, 0) + 1)

@@ -41,12 +41,11 @@ enum FileReader {
         "Cannot open \(QuireError.name(url)): it is \(info.st_size) bytes, more than the \(maximumSize >> 30) GiB a document can hold in memory.",
         url: url)
     }
-    let bytes: [UInt8]
-    switch Syscalls.readAll(file, sizeHint: Int(info.st_size)) {
-    case .success(let value): bytes = value
+    let data: Data
+    switch Syscalls.readAllData(file, sizeHint: Int(info.st_size)) {
+    case .success(let value): data = value
     case .failure(let code): throw readError(code, url, "read it", call: "read")
     }
-    let data = Data(bytes)
     var fingerprint = FileSaver.fingerprint(info, ContentHash(data))
     fingerprint.size = data.count
     return (fingerprint, data)
