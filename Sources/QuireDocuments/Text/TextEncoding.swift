@@ -30,7 +30,8 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable, CustomString
     let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<(TextStorage, TextEncoding), QuireError> in
       Result { () throws(QuireError) -> (TextStorage, TextEncoding) in
       if raw.starts(with: [0xEF, 0xBB, 0xBF]) {
-        return (try utf8(UnsafeRawBufferPointer(rebasing: raw[3...]), offset: 3, refusal), .utf8WithBOM)
+        try check(UnsafeRawBufferPointer(rebasing: raw[3...]), offset: 3, refusal)
+        return (TextStorage(trustedUTF8: data, from: 3), .utf8WithBOM)
       }
       if raw.starts(with: [0xFF, 0xFE]) || raw.starts(with: [0xFE, 0xFF]) {
         let little = raw[0] == 0xFF
@@ -51,15 +52,16 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable, CustomString
         }
         return (TextStorage(string), little ? .utf16LittleEndian : .utf16BigEndian)
       }
-      return (try utf8(raw, offset: 0, refusal), .utf8)
+      try check(raw, offset: 0, refusal)
+      return (TextStorage(trustedUTF8: data, from: 0), .utf8)
       }
     }
     return try result.get()
   }
 
-  private static func utf8(_ bytes: UnsafeRawBufferPointer, offset: Int, _ refusal: String) throws(QuireError) -> TextStorage {
+  private static func check(_ bytes: UnsafeRawBufferPointer, offset: Int, _ refusal: String) throws(QuireError) {
     switch UTF8Check.firstProblem(in: bytes) {
-    case nil: return TextStorage(trustedUTF8: bytes)
+    case nil: return
     case .invalid(let at)?:
       throw QuireError(.invalidContent, "it is not valid UTF-8 text (byte \(at + offset) breaks the encoding). \(refusal)")
     case .nul(let at)?:
@@ -72,12 +74,12 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable, CustomString
     switch self {
     case .utf8:
       var data = Data(capacity: storage.utf8Count)
-      for chunk in storage.chunks { data.append(contentsOf: chunk.bytes) }
+      for chunk in storage.chunks { chunk.withBytes { data.append($0) } }
       return data
     case .utf8WithBOM:
       var data = Data([0xEF, 0xBB, 0xBF])
       data.reserveCapacity(storage.utf8Count + 3)
-      for chunk in storage.chunks { data.append(contentsOf: chunk.bytes) }
+      for chunk in storage.chunks { chunk.withBytes { data.append($0) } }
       return data
     case .utf16LittleEndian, .utf16BigEndian:
       let little = self == .utf16LittleEndian

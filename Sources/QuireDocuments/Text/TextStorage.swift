@@ -32,9 +32,34 @@ public enum LineEnding: String, Sendable, Hashable, CaseIterable {
 ///
 /// Lines are numbered from 0. The text "a\nb\n" has two lines, as does "a\nb"; "" has none.
 public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+  /// A run of the text: a range of a byte buffer that chunks may share (the file as read,
+  /// until edited), and its newline count.
   struct Chunk: Sendable {
-    var bytes: [UInt8]
+    let storage: Data
+    let range: Range<Int>
     var newlines: Int
+
+    var count: Int { range.count }
+
+    /// A chunk owning a copy of `bytes`.
+    init(copying bytes: UnsafeBufferPointer<UInt8>, newlines: Int) {
+      storage = Data(buffer: bytes)
+      range = 0..<bytes.count
+      self.newlines = newlines
+    }
+
+    init(sharing storage: Data, range: Range<Int>, newlines: Int) {
+      self.storage = storage
+      self.range = range
+      self.newlines = newlines
+    }
+
+    /// Runs `body` on the chunk's bytes (indexed from 0).
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+      try storage.withUnsafeBytes { raw in
+        try body(UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[range]))
+      }
+    }
   }
 
   static let maximumChunk = 32 * 1024
@@ -71,8 +96,21 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     }
   }
 
-  /// Builds from bytes already known to be valid UTF-8.
+  /// Builds from bytes already known to be valid UTF-8, copying them.
   init(trustedUTF8 bytes: UnsafeRawBufferPointer) {
+    self.init(trustedUTF8: bytes, sharing: nil, offset: 0)
+  }
+
+  /// Builds from `data[offset...]`, already known to be valid UTF-8, without copying: the
+  /// chunks share `data` until they are edited.
+  init(trustedUTF8 data: Data, from offset: Int) {
+    let base = data.startIndex == 0 ? data : data.withUnsafeBytes { Data($0) }
+    self = base.withUnsafeBytes { raw in
+      TextStorage(trustedUTF8: UnsafeRawBufferPointer(rebasing: raw[offset...]), sharing: base, offset: offset)
+    }
+  }
+
+  private init(trustedUTF8 bytes: UnsafeRawBufferPointer, sharing storage: Data?, offset: Int) {
     var crlf = 0
     var start = 0
     let count = bytes.count
@@ -92,12 +130,29 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
       let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
       let (newlines, crlfs) = Self.countNewlines(slice, previous: start > 0 ? bytes[start - 1] : 0)
       crlf += crlfs
-      chunks.append(Chunk(bytes: Array(slice), newlines: newlines))
+      if let storage {
+        chunks.append(Chunk(sharing: storage, range: (offset + start)..<(offset + end), newlines: newlines))
+      } else {
+        chunks.append(Chunk(copying: slice.assumingMemoryBound(to: UInt8.self), newlines: newlines))
+      }
       newlineCount += newlines
       start = end
     }
     utf8Count = count
     lineEnding = crlf * 2 > newlineCount && crlf > 0 ? .crlf : .lf
+  }
+
+  /// The offset just after the `n`-th newline (1-based) in `bytes`, found with `memchr`.
+  static func offset(afterNewline n: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard let base = bytes.baseAddress, n > 0 else { return nil }
+    var remaining = n
+    var position = 0
+    while position < bytes.count, let found = memchr(base + position, 0x0A, bytes.count - position) {
+      position = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found)) + 1
+      remaining -= 1
+      if remaining == 0 { return position }
+    }
+    return nil
   }
 
   /// Counts `\n` (and `\r\n`) with `memchr`.
@@ -130,13 +185,13 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   /// Whether the last line ends with a newline (true for an empty text).
   public var endsWithNewline: Bool { utf8Count == 0 || lastByte == 0x0A }
 
-  private var lastByte: UInt8? { chunks.last?.bytes.last }
+  private var lastByte: UInt8? { chunks.last?.withBytes { $0.last } }
 
   /// The whole text (copies it).
   public var string: String {
     var result = ""
     result.reserveCapacity(utf8Count)
-    for chunk in chunks { result += String(decoding: chunk.bytes, as: UTF8.self) }
+    for chunk in chunks { chunk.withBytes { result += String(decoding: $0, as: UTF8.self) } }
     return result
   }
 
@@ -146,7 +201,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   public func utf8Bytes() -> [UInt8] {
     var result = [UInt8]()
     result.reserveCapacity(utf8Count)
-    for chunk in chunks { result.append(contentsOf: chunk.bytes) }
+    for chunk in chunks { chunk.withBytes { result.append(contentsOf: $0) } }
     return result
   }
 
@@ -159,14 +214,13 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     var offset = 0
     for chunk in chunks {
       if seen + chunk.newlines >= index {
-        var needed = index - seen
-        for (i, byte) in chunk.bytes.enumerated() where byte == 0x0A {
-          needed -= 1
-          if needed == 0 { return offset + i + 1 }
+        let needed = index - seen
+        if let position = chunk.withBytes({ Self.offset(afterNewline: needed, in: $0) }) {
+          return offset + position
         }
       }
       seen += chunk.newlines
-      offset += chunk.bytes.count
+      offset += chunk.count
     }
     return utf8Count
   }
@@ -176,11 +230,11 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     var seen = 0
     var start = 0
     for chunk in chunks {
-      if offset < start + chunk.bytes.count {
-        return seen + chunk.bytes[..<(offset - start)].count(where: { $0 == 0x0A })
+      if offset < start + chunk.count {
+        return seen + chunk.withBytes { Self.countNewlines(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<(offset - start)]))).0 }
       }
       seen += chunk.newlines
-      start += chunk.bytes.count
+      start += chunk.count
     }
     return max(0, lineCount - (endsWithNewline ? 0 : 1))
   }
@@ -231,7 +285,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   public func byte(at offset: Int) -> UInt8? {
     guard offset >= 0, offset < utf8Count else { return nil }
     let (index, inner) = locate(offset)
-    return chunks[index].bytes[inner]
+    return chunks[index].withBytes { $0[inner] }
   }
 
   /// The bytes in `range` (clamped to the text).
@@ -242,11 +296,11 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     result.reserveCapacity(clamped.count)
     var start = 0
     for chunk in chunks {
-      let end = start + chunk.bytes.count
+      let end = start + chunk.count
       if end > clamped.lowerBound, start < clamped.upperBound {
         let lower = max(clamped.lowerBound, start) - start
         let upper = min(clamped.upperBound, end) - start
-        result.append(contentsOf: chunk.bytes[lower..<upper])
+        chunk.withBytes { result.append(contentsOf: UnsafeBufferPointer(rebasing: $0[lower..<upper])) }
       }
       if end >= clamped.upperBound { break }
       start = end
@@ -264,10 +318,10 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   private func locate(_ offset: Int) -> (Int, Int) {
     var start = 0
     for (index, chunk) in chunks.enumerated() {
-      if offset < start + chunk.bytes.count { return (index, offset - start) }
-      start += chunk.bytes.count
+      if offset < start + chunk.count { return (index, offset - start) }
+      start += chunk.count
     }
-    return (chunks.count - 1, chunks.last?.bytes.count ?? 0)
+    return (chunks.count - 1, chunks.last?.count ?? 0)
   }
 
   private func isScalarBoundary(_ offset: Int) -> Bool {
@@ -308,36 +362,37 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
       // The chunk where the range ends: the first whose end reaches upperBound.
       var start = range.lowerBound - firstOffset
       last = first
-      while last < chunks.count - 1, start + chunks[last].bytes.count < range.upperBound {
-        start += chunks[last].bytes.count
+      while last < chunks.count - 1, start + chunks[last].count < range.upperBound {
+        start += chunks[last].count
         last += 1
       }
       lastOffset = range.upperBound - start
     }
     var combined = [UInt8]()
-    combined.reserveCapacity(firstOffset + new.count + chunks[last].bytes.count - lastOffset)
-    combined.append(contentsOf: chunks[first].bytes[..<firstOffset])
-    combined.append(contentsOf: new)
-    combined.append(contentsOf: chunks[last].bytes[lastOffset...])
+    combined.reserveCapacity(firstOffset + new.count + chunks[last].count - lastOffset)
+    chunks[first].withBytes { combined.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<firstOffset])) }
+    combined.append(contentsOf: new.assumingMemoryBound(to: UInt8.self))
+    chunks[last].withBytes { combined.append(contentsOf: UnsafeBufferPointer(rebasing: $0[lastOffset...])) }
 
     var replacement: [Chunk] = []
     if combined.count <= Self.maximumChunk {
       if !combined.isEmpty {
-        let n = combined.withUnsafeBytes { Self.countNewlines($0).0 }
-        replacement = [Chunk(bytes: combined, newlines: n)]
+        replacement = combined.withUnsafeBufferPointer { bytes in
+          [Chunk(copying: bytes, newlines: Self.countNewlines(UnsafeRawBufferPointer(bytes)).0)]
+        }
       }
     } else {
       replacement = combined.withUnsafeBytes { TextStorage(trustedUTF8: $0).chunks }
     }
     let removedNewlines = chunks[first...last].reduce(0) { $0 + $1.newlines }
-    let removedBytes = chunks[first...last].reduce(0) { $0 + $1.bytes.count }
+    let removedBytes = chunks[first...last].reduce(0) { $0 + $1.count }
     chunks.replaceSubrange(first...last, with: replacement)
     newlineCount += replacement.reduce(0) { $0 + $1.newlines } - removedNewlines
-    utf8Count += replacement.reduce(0) { $0 + $1.bytes.count } - removedBytes
+    utf8Count += replacement.reduce(0) { $0 + $1.count } - removedBytes
   }
 
   private mutating func recount() {
-    utf8Count = chunks.reduce(0) { $0 + $1.bytes.count }
+    utf8Count = chunks.reduce(0) { $0 + $1.count }
     newlineCount = chunks.reduce(0) { $0 + $1.newlines }
   }
 

@@ -1,3 +1,4 @@
+import Foundation
 import QuireDocuments
 import QuireTypes
 import Testing
@@ -55,12 +56,17 @@ struct TextStorageTests {
     #expect(japanese.string == "日本")
   }
 
-  /// Random edits across chunk boundaries agree with the same edits on a plain array.
-  @Test func randomEditsMatchAPlainModel() throws {
+  /// Random edits across chunk boundaries agree with the same edits on a plain array, both
+  /// for a text copied from a String and for one sharing the bytes of a file as read.
+  @Test(arguments: [false, true])
+  func randomEditsMatchAPlainModel(sharingFileBytes: Bool) throws {
     var generator = SplitMix(seed: 42)
     let line = "línea 日本 text\n"
     var model = Array(String(repeating: line, count: 6000).utf8)
-    var text = TextStorage(String(decoding: model, as: UTF8.self))
+    let original = model
+    var text = sharingFileBytes
+      ? try TextEncoding.decode(Data(model)).0 : TextStorage(String(decoding: model, as: UTF8.self))
+    let untouched = text
     let pieces = ["", "x", "日", "\n", "new line\r\n", String(repeating: "long ", count: 9000)]
     for _ in 0..<400 {
       var lower = Int(generator.next() % UInt64(model.count + 1))
@@ -75,6 +81,7 @@ struct TextStorageTests {
     }
     #expect(text.utf8Bytes() == model)
     #expect(text.utf8Count == model.count)
+    #expect(untouched.utf8Bytes() == original)  // a copy taken before the edits is unchanged
     // Split the bytes, not the String: "\r\n" is one Character.
     var expectedLines = model.split(separator: 0x0A, omittingEmptySubsequences: false).map {
       String(decoding: $0.last == 0x0D ? $0.dropLast() : $0[...], as: UTF8.self)
