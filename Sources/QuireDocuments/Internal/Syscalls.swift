@@ -148,6 +148,11 @@ enum Syscalls {
     return int(.inspect) { fstatat(folder.rawValue, name, &info, AT_SYMLINK_NOFOLLOW) }.map { _ in info }
   }
 
+  /// `faccessat(2)` with `W_OK` and `AT_EACCESS`: may this process write the file?
+  static func checkWritable(_ folder: FileDescriptor, _ name: String) -> Result<Void, Errno> {
+    int(.inspect) { faccessat(folder.rawValue, name, W_OK, AT_EACCESS) }.map { _ in () }
+  }
+
   static func fileStatus(_ fd: FileDescriptor) -> Result<Glibc.stat, Errno> {
     var info = Glibc.stat()
     return int(.inspect) { fstat(fd.rawValue, &info) }.map { _ in info }

@@ -102,6 +102,15 @@ public enum FileSaver {
       guard !options.requiresNewFile else {
         throw QuireError(.fileExists, "Cannot create \(QuireError.name(url)): a file with that name already exists. Choose another name.", url: url)
       }
+      // A read-only file stays read-only: replacing it through the folder would be allowed,
+      // but the user (or `chmod a-w`) said it must not change. No write bit refuses root too.
+      let noWriteBit = info.st_mode & 0o222 == 0
+      if noWriteBit || (try? Syscalls.checkWritable(folder, name).get()) == nil {
+        throw QuireError(
+          .permissionDenied,
+          "Cannot save \(QuireError.name(url)): the file is read-only. Use \"save as\" to keep a copy elsewhere, or make it writable; the file on disk is unchanged and your edits are kept.",
+          url: url, cause: SyscallFailure(call: "faccessat", errno: .permissionDenied))
+      }
       existing = info
     case .failure(.noSuchFileOrDirectory): existing = nil
     case .failure(let code): throw failure.error(code, "inspect the file", call: "fstatat")

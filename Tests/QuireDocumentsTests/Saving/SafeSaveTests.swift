@@ -67,6 +67,40 @@ final class SafeSaveTests {
     #expect(bytes(other) == Array("x\n".utf8))
   }
 
+  @Test func aReadOnlyFileIsNotReplaced() async throws {
+    let document = try await openTextDocument("old\n", in: folder)
+    chmod(document.fileURL.path, 0o444)
+    try document.replaceText(with: "new\n")
+    do {
+      try await document.save()
+      Issue.record("replaced a read-only file")
+    } catch let error as QuireError {
+      #expect(error.code == .permissionDenied)
+      #expect(error.reason.contains("read-only"))
+    }
+    #expect(bytes(document.fileURL) == Array("old\n".utf8))
+    #expect(mode(document.fileURL).mode == 0o444)
+    #expect(document.hasUnsavedChanges)
+    #expect(document.documentState.contains(.savingError))
+    // Save as elsewhere still works.
+    try await document.save(to: folder.file("copy.txt"), for: .saveAs)
+    #expect(bytes(folder.file("copy.txt")) == Array("new\n".utf8))
+  }
+
+  @Test func aReadOnlyFolderIsAClearError() async throws {
+    guard !isRunningAsRoot else {
+      print("skipped: root writes into read-only folders (the syscall seam covers EACCES at create)")
+      return
+    }
+    let document = try await openTextDocument("old\n", in: folder)
+    try document.replaceText(with: "new\n")
+    chmod(folder.url.path, 0o555)
+    defer { chmod(folder.url.path, 0o755) }
+    await #expect(throws: QuireError.self) { try await document.save() }
+    #expect(bytes(document.fileURL) == Array("old\n".utf8))
+    #expect(document.hasUnsavedChanges)
+  }
+
   @Test func newFilesGetTheUmaskAndPrivateStateGets0600() throws {
     let plain = folder.file("new.txt")
     let result = try FileSaver.write(Data("a".utf8), to: plain)
