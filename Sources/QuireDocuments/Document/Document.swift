@@ -140,6 +140,10 @@ open class Document {
     throw QuireError(.unsupportedType, "\(QuireError.name(fileURL)) cannot be merged: only text documents merge. Choose keep mine, take theirs or keep both.", url: fileURL)
   }
 
+  /// The type assumed when neither the caller nor the file name says (a file without an
+  /// extension). `nil` here: such a file cannot be opened; text documents say plain text.
+  open var fallbackType: UTType? { nil }
+
   /// Called after contents read from the file were loaded (open, reload, revert, take
   /// theirs). Text documents remember them as the merge base.
   open func documentDidReadFromDisk() {}
@@ -253,7 +257,7 @@ open class Document {
 
   private func resolvedType() throws(QuireError) -> UTType {
     if let fileType { return fileType }
-    if let type = typeRegistry.type(forFileAt: fileURL) { return type }
+    if let type = typeRegistry.type(forFileAt: fileURL) ?? fallbackType { return type }
     throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(fileURL)): its type is unknown. Give it an extension such as .txt or .md.", url: fileURL)
   }
 

@@ -9,6 +9,9 @@ open class MarkdownDocument: PlainTextDocument {
     super.init(fileURL: fileURL, fileType: fileType)
   }
 
+  /// Markdown, for a file without an extension.
+  open override var fallbackType: UTType? { .markdown }
+
   /// The headings, with levels and 1-based line numbers.
   ///
   /// - Throws: ``QuireError`` when libcmark fails.

@@ -27,6 +27,9 @@ open class PlainTextDocument: Document {
     super.init(fileURL: fileURL, fileType: fileType)
   }
 
+  /// Plain text, for a file without an extension (a README, a LICENSE).
+  open override var fallbackType: UTType? { .plainText }
+
   open override func read(from data: Data, ofType type: UTType) throws {
     let (storage, encoding) = try TextEncoding.decode(data)
     self.storage = storage

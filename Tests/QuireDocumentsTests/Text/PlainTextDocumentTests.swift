@@ -177,6 +177,12 @@ final class PlainTextDocumentTests {
     #expect(bytes(folder.file("notes.txt")) == Array("a\n".utf8))
   }
 
+  @Test func aFileWithoutAnExtensionOpensAsPlainText() async throws {
+    let document = try await openTextDocument("MIT License\n", name: "LICENSE", in: folder)
+    #expect(document.fileType == .plainText)
+    #expect(document.line(at: 0) == "MIT License")
+  }
+
   @Test func emptyFileOpensWithNoLines() async throws {
     let document = try await openTextDocument("", in: folder)
     #expect(document.lineCount == 0)
