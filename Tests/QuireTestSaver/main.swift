@@ -1,8 +1,11 @@
 // quire-test-saver PATH START
+//   Saves the plain-text document at PATH in a loop, each time with the next version of a
+//   known content (see `content(version:)`), until it is killed. The crash-safety test
+//   SIGKILLs it at random moments and checks that the file always holds one complete version.
 //
-// Saves the plain-text document at PATH in a loop, each time with the next version of a known
-// content (see `content(version:)`), until it is killed. The crash-safety test SIGKILLs it at
-// random moments and checks that the file always holds one complete version.
+// quire-test-saver --autosave PATH RECOVERY-FOLDER TEXT
+//   Opens PATH, replaces its text with TEXT, lets the idle autosave write the recovery file,
+//   prints "autosaved" and waits to be killed (the recovery test's crash).
 import Foundation
 import QuireDocuments
 
@@ -14,6 +17,21 @@ func content(version n: Int) -> String {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 5, arguments[1] == "--autosave" {
+  let document = PlainTextDocument(fileURL: URL(fileURLWithPath: arguments[2]))
+  document.recoveryStore = RecoveryStore(folder: URL(fileURLWithPath: arguments[3]))
+  document.autosavePolicy = .init(idleDelay: .milliseconds(20), maximumInterval: .seconds(10))
+  do {
+    try await document.open()
+    try document.replaceText(with: arguments[4])
+    while document.hasUnautosavedChanges { try await Task.sleep(for: .milliseconds(5)) }
+    FileHandle.standardOutput.write(Data("autosaved\n".utf8))
+    while true { try await Task.sleep(for: .seconds(1)) }
+  } catch {
+    FileHandle.standardError.write(Data("quire-test-saver: \(error)\n".utf8))
+    exit(1)
+  }
+}
 guard arguments.count == 3, let start = Int(arguments[2]) else {
   FileHandle.standardError.write(Data("usage: quire-test-saver PATH START\n".utf8))
   exit(2)

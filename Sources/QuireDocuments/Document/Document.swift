@@ -552,6 +552,15 @@ open class Document {
 
   // MARK: Presenter callbacks (the coordination seam)
 
+  /// The file this document presents (NSFilePresenter's `presentedItemURL`).
+  public var presentedItemURL: URL? { documentState.contains(.closed) ? nil : fileURL }
+
+  /// Tells the document its file was deleted (NSFilePresenter's
+  /// `accommodatePresentedItemDeletion`): it keeps its contents, which now count as unsaved.
+  public func accommodatePresentedItemDeletion() {
+    savedVersionUnreachable = true
+  }
+
   /// Tells the document its file was changed by someone else (NSFilePresenter's
   /// `presentedItemDidChange`): it checks the file and reloads or goes in conflict.
   public func presentedItemDidChange() async {

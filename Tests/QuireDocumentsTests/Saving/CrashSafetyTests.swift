@@ -1,4 +1,5 @@
 import Foundation
+import QuireDocuments
 import QuireTestSupport
 import Testing
 
@@ -68,5 +69,36 @@ final class CrashSafetyTests {
     #expect(versionsSeen.count > 50)
     // Leftover temporary files are allowed (a kill mid-save), but never the document's name twice.
     #expect(names(in: folder.url).filter { !$0.hasPrefix(".") } == ["doc.txt"])
+  }
+
+  /// A process autosaves and is killed; opening the document again offers what it typed.
+  @Test @MainActor func aKilledProcessLeavesItsAutosaveForTheNextOpen() async throws {
+    guard let saver = Self.saver else {
+      Issue.record("quire-test-saver is not built beside the tests; run `swift build --build-tests`")
+      return
+    }
+    let url = try folder.write("saved\n", to: "notes.txt")
+    let recovery = folder.file("state/quire/recovery")
+    let process = Process()
+    process.executableURL = saver
+    process.arguments = ["--autosave", url.path, recovery.path, "typed before the crash\n"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let line = output.fileHandleForReading.readData(ofLength: 10)
+    #expect(String(decoding: line, as: UTF8.self) == "autosaved\n")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+
+    #expect(bytes(url) == Array("saved\n".utf8))  // autosave never touched the user's file
+    let document = PlainTextDocument(fileURL: url)
+    document.recoveryStore = RecoveryStore(folder: recovery)
+    document.autosavePolicy = nil
+    try await document.open()
+    #expect(document.text == "saved\n")
+    #expect(document.recoveredVersion != nil)
+    try document.restoreRecoveredVersion()
+    #expect(document.text == "typed before the crash\n")
+    #expect(document.hasUnsavedChanges)
   }
 }
