@@ -397,21 +397,32 @@ open class Document {
     if intervalDeadline == nil { intervalDeadline = now + policy.maximumInterval }
     guard autosaveTask == nil else { return }
     autosaveTask = Task { [weak self] in
+      // Holds the document only to read the deadline, never while sleeping, so a dropped
+      // document is not kept alive by its timer. Edits move the idle deadline; the loop follows.
       while true {
-        guard let self, let idle = self.idleDeadline, let interval = self.intervalDeadline else { return }
-        let due = min(idle, interval)
+        guard let due = self?.autosaveDueDate else { return }
         if ContinuousClock.now >= due { break }
         do { try await Task.sleep(until: due) } catch { return }
       }
-      guard let self else { return }
-      self.autosaveTask = nil
-      do {
-        try await self.autosave()
-        self.lastAutosaveError = nil
-      } catch let error as QuireError {
-        self.lastAutosaveError = error
-      } catch {}
+      await self?.autosaveFromTimer()
     }
+  }
+
+  private var autosaveDueDate: ContinuousClock.Instant? {
+    guard let idle = idleDeadline, let interval = intervalDeadline else { return nil }
+    return min(idle, interval)
+  }
+
+  private func autosaveFromTimer() async {
+    autosaveTask = nil
+    idleDeadline = nil
+    intervalDeadline = nil
+    do {
+      try await autosave()
+      lastAutosaveError = nil
+    } catch let error as QuireError {
+      lastAutosaveError = error
+    } catch {}
   }
 
   private func cancelAutosave() {
@@ -424,8 +435,6 @@ open class Document {
   /// Autosaves now: to the document's own file when ``autosavesInPlace``, else to its
   /// recovery file. Does nothing when there is nothing new to autosave.
   public func autosave() async throws {
-    idleDeadline = nil
-    intervalDeadline = nil
     guard hasUnautosavedChanges, !documentState.contains(.closed), !isSaving else { return }
     if autosavesInPlace {
       try await save(to: fileURL, ofType: fileType, for: .autosaveInPlaceOperation)

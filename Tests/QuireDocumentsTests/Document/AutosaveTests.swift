@@ -35,6 +35,20 @@ final class AutosaveTests {
     #expect(document.hasUnsavedChanges)
   }
 
+  @Test func theTimerKeepsWorkingAfterAnExplicitAutosave() async throws {
+    let document = try await openTextDocument("saved\n", in: folder)
+    document.recoveryStore = store
+    document.autosavePolicy = .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60))
+    try document.replaceText(with: "first\n")
+    try await document.autosave()
+    #expect(!document.hasUnautosavedChanges)
+    try await Task.sleep(for: .milliseconds(60))  // the timer fires and finds nothing to do
+    try document.replaceText(with: "second\n")
+    #expect(try await eventually { !document.hasUnautosavedChanges })
+    let recovered = try #require(store.recoveredVersion(for: document.fileURL))
+    #expect(bytes(recovered.url) == Array("second\n".utf8))
+  }
+
   @Test func theMaximumIntervalAutosavesDuringContinuousTyping() async throws {
     let document = try await openTextDocument("", in: folder)
     document.recoveryStore = store
