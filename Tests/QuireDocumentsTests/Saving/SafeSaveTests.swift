@@ -45,6 +45,7 @@ final class SafeSaveTests {
     try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
     let document = PlainTextDocument(fileURL: link)
     document.autosavePolicy = nil
+    document.recoveryStore = nil
     try await document.open()
     try document.replaceText(with: "new\n")
     try await document.save()
@@ -192,6 +193,7 @@ final class SafeSaveTests {
     let url = try folder.write("text\n", to: "locked.txt")
     let document = PlainTextDocument(fileURL: url)
     document.autosavePolicy = nil
+    document.recoveryStore = nil
     do {
       try await SyscallFaults(failing: .open, with: .permissionDenied).run { try await document.open() }
       Issue.record("opened")

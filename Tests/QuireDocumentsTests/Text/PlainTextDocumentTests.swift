@@ -24,6 +24,7 @@ final class PlainTextDocumentTests {
     try original.write(to: url)
     let document = PlainTextDocument(fileURL: url)
     document.autosavePolicy = nil
+    document.recoveryStore = nil
     try await document.open()
     #expect(document.encoding == encoding)
     #expect(document.text == text)
@@ -70,6 +71,7 @@ final class PlainTextDocumentTests {
     try Data(bad.bytes).write(to: url)
     let document = PlainTextDocument(fileURL: url)
     document.autosavePolicy = nil
+    document.recoveryStore = nil
     do {
       try await document.open()
       Issue.record("opened invalid text")
