@@ -42,6 +42,9 @@ let package = Package(
     // libqpdf's C API: lossless PDF page edits (delete, move, rotate, insert) for PDFDocument.
     .systemLibrary(
       name: "CQPDF", pkgConfig: "libqpdf", providers: [.apt(["libqpdf-dev"])]),
+    // libgit2's git_merge_file: the three-way text merge (git's xdiff) behind document conflicts.
+    .systemLibrary(
+      name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
     // Constants and calls that need _GNU_SOURCE, invisible from Swift's Glibc module.
     .target(name: "CQuireSystem"),
 
@@ -63,7 +66,7 @@ let package = Package(
     .target(
       name: "QuireDocuments",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireFormats", "CQuireSystem",
+        "QuireTypes", "QuireCoordination", "QuireFormats", "CQuireSystem", "CGit2",
         .product(name: "SystemPackage", package: "swift-system"),
         "CQPDF", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
       ],
@@ -99,9 +102,11 @@ let package = Package(
     .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport", "quire-documents-test-helper"], swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(name: "quire-documents-test-helper", dependencies: ["QuireDocuments"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings),
+    .testTarget(name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"], swiftSettings: swiftSettings),
+    // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
+    .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
     .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),

@@ -15,6 +15,8 @@ let package = Package(
   platforms: [.macOS(.v15)],
   dependencies: [
     .package(name: "Quire", path: ".."),
+    // bench-documents measures TextStorage beside swift-collections' BigString (_RopeModule).
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
   ],
   targets: [
     .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
@@ -24,7 +26,7 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "Quire", package: "Quire"),
-      ],
+      ] + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
       path: "Sources/\(name)")
   },
   swiftLanguageModes: [.v6]

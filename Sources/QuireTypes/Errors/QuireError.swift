@@ -45,6 +45,14 @@ public struct QuireError: Error, Sendable, CustomStringConvertible {
     public static let invalidArgument = Code("invalid argument")
     /// The capability exists in the design but is not built yet.
     public static let notImplemented = Code("not implemented")
+    /// The disk or the user's quota is full (`ENOSPC`, `EDQUOT`).
+    public static let diskFull = Code("disk full")
+    /// A file changed on disk since it was read; the caller must resolve the conflict.
+    public static let fileChangedOnDisk = Code("file changed on disk")
+    /// An operation would lose edits that were not saved.
+    public static let unsavedChanges = Code("unsaved changes")
+    /// The file or folder already exists where a new one was to be made.
+    public static let fileExists = Code("file exists")
   }
 
   /// What kind of failure this is.

@@ -1,0 +1,594 @@
+public import Foundation
+public import QuireTypes
+
+/// A document backed by a file: UIDocument/NSDocument for Linux.
+///
+/// **Subclass, not protocol.** As with Apple's, a document is an object with identity and a
+/// great deal of shared behaviour — the change count, its state, autosave timers, safe save,
+/// conflict handling, its ``undoManager`` — and a subclass only says how its contents become
+/// bytes and back. A protocol would push all that state into every conformer (or into
+/// default implementations that cannot store anything); a class hierarchy also lets
+/// ``DocumentController`` keep a `Document.Type` per file type and make instances of it, and
+/// lets ``MarkdownDocument`` extend ``PlainTextDocument``. Subclasses override
+/// ``read(from:ofType:)`` and ``contents(forType:)``, and may override ``merge(with:ofType:)``.
+///
+/// **Isolation.** Main-actor isolated, as UIDocument is: a document and its undo manager are
+/// used from one place. File reads and writes run off the main actor, inside the
+/// ``fileAccess`` seam.
+///
+/// **Life cycle.** ``init(fileURL:fileType:)`` makes a closed document; ``open()`` reads it;
+/// edits go through the subclass (which registers undo); ``save()`` and
+/// ``save(to:ofType:for:)`` write it safely (see ``FileSaver``); ``revertToSaved()`` reads it
+/// again; ``close(discardingChanges:)`` ends it. ``documentState`` says where it is, and
+/// ``addStateObserver(_:)`` reports every change of it.
+///
+/// **Change count.** Each undo step closed counts as a change, an undo as one less, a redo as
+/// one more (the document observes its undo manager); ``hasUnsavedChanges`` compares with the
+/// count at the last save. Changes made with undo registration disabled call
+/// ``updateChangeCount(_:)`` themselves.
+///
+/// **Changes on disk.** The document keeps a ``FileFingerprint`` of what it last read or
+/// wrote. Before saving over its file, and whenever ``checkForChangesOnDisk()`` or
+/// ``presentedItemDidChange()`` runs, it compares: same size and content hash is no change
+/// (a touch, or identical bytes written again); otherwise a clean document reloads and a
+/// dirty one goes ``State/inConflict``.
+///
+/// **Autosave.** With an ``autosavePolicy``, unsaved changes are written after an idle delay
+/// and at a maximum interval — to a ``RecoveryStore`` file unless ``autosavesInPlace``. The
+/// next ``open()`` after a crash offers that version as ``recoveredVersion``.
+@MainActor
+open class Document {
+  /// The document's file.
+  public private(set) var fileURL: URL
+  /// The document's type; found from the file name when not given.
+  public private(set) var fileType: UTType?
+  /// The document's undo manager; its steps drive the change count.
+  public let undoManager = UndoManager()
+  /// Where the document is in its life; observe with ``addStateObserver(_:)``.
+  public private(set) var documentState: State = .closed {
+    didSet { if documentState != oldValue { notifyState() } }
+  }
+  /// Changes made since opening: +1 per change or redo, -1 per undo.
+  public private(set) var changeCount = 0
+  private var savedChangeCount = 0
+  private var savedVersionUnreachable = false
+  /// Whether some change has not been autosaved (or saved) yet.
+  public private(set) var hasUnautosavedChanges = false
+  /// The fingerprint of the file as last read or written.
+  public private(set) var fileFingerprint: FileFingerprint?
+  /// The error of the last failed save (``State/savingError``).
+  public private(set) var lastSaveError: QuireError?
+  /// The error of the last failed autosave, if any.
+  public private(set) var lastAutosaveError: QuireError?
+  /// The other version while ``State/inConflict``.
+  public private(set) var conflictVersion: ConflictVersion?
+  /// An autosaved version left by a crash, offered after ``open()``; restore it with
+  /// ``restoreRecoveredVersion()`` or drop it with ``discardRecoveredVersion()``.
+  public private(set) var recoveredVersion: RecoveredVersion?
+
+  /// When autosave runs; `nil` turns it off.
+  public var autosavePolicy: AutosavePolicy? = .standard
+  /// Whether autosave writes the document's own file (NSDocument's `autosavesInPlace`).
+  /// When false (the default) autosave writes a recovery file and the user's file changes only
+  /// on an explicit save.
+  public var autosavesInPlace = false
+  /// Where autosaves go when not in place; `nil` turns recovery off.
+  public var recoveryStore: RecoveryStore? = .standard
+  /// How the document reads and writes its file (the coordination seam).
+  public var fileAccess: any DocumentFileAccess = UncoordinatedFileAccess()
+  /// How safe saves write (folder flush, permissions of new files).
+  public var saveOptions: SaveOptions = .standard
+  /// The registry used to find the type of the file.
+  public var typeRegistry: TypeRegistry = .shared
+
+  private var stateObservers: [Int: @MainActor (State) -> Void] = [:]
+  private var nextObserver = 0
+  private var undoObservation: ObservationToken?
+  private var autosaveTask: Task<Void, Never>?
+  private var idleDeadline: ContinuousClock.Instant?
+  private var intervalDeadline: ContinuousClock.Instant?
+  private var isSaving = false
+
+  /// Makes a closed document for the file at `fileURL`; call ``open()`` to read it.
+  ///
+  /// - Parameters:
+  ///   - fileURL: The document's file (a `file:` URL).
+  ///   - fileType: Its type; `nil` finds it from the file name when opening.
+  public required init(fileURL: URL, fileType: UTType? = nil) {
+    self.fileURL = fileURL.standardizedFileURL
+    self.fileType = fileType
+    undoObservation = undoManager.addObserver { [weak self] event in
+      guard let self else { return }
+      switch event {
+      case .didCloseUndoGroup: self.updateChangeCount(.done)
+      case .didUndoChange: self.updateChangeCount(.undone)
+      case .didRedoChange: self.updateChangeCount(.redone)
+      case .willUndoChange, .willRedoChange: break
+      }
+    }
+  }
+
+  isolated deinit {
+    autosaveTask?.cancel()
+  }
+
+  /// The file's name without its extension, for titles.
+  public var localizedName: String { fileURL.deletingPathExtension().lastPathComponent }
+
+  // MARK: Subclass overrides
+
+  /// Loads the document's contents from the file's bytes. Override; the default refuses.
+  ///
+  /// - Parameters:
+  ///   - data: The whole file.
+  ///   - type: The file's type.
+  /// - Throws: ``QuireError`` (``QuireError/Code/invalidContent`` for bytes that are not what
+  ///   the type promises); the document then stays as it was.
+  open func read(from data: Data, ofType type: UTType) throws {
+    throw QuireError(.notImplemented, "\(Self.self) does not override read(from:ofType:).")
+  }
+
+  /// The document's contents as the bytes of a file of `type`. Override; the default refuses.
+  open func contents(forType type: UTType) throws -> Data {
+    throw QuireError(.notImplemented, "\(Self.self) does not override contents(forType:).")
+  }
+
+  /// Merges `theirs` (the file changed on disk) into the document's contents, three-way
+  /// against the last version read or saved, as one undoable change. The default refuses:
+  /// only text documents merge.
+  open func merge(with theirs: Data, ofType type: UTType) throws -> MergeOutcome {
+    throw QuireError(.unsupportedType, "\(QuireError.name(fileURL)) cannot be merged: only text documents merge. Choose keep mine, take theirs or keep both.", url: fileURL)
+  }
+
+  /// The type assumed when neither the caller nor the file name says (a file without an
+  /// extension). `nil` here: such a file cannot be opened; text documents say plain text.
+  open var fallbackType: UTType? { nil }
+
+  /// Called after contents read from the file were loaded (open, reload, revert, take
+  /// theirs). Text documents remember them as the merge base.
+  open func documentDidReadFromDisk() {}
+
+  /// Called after a successful save, with the operation.
+  open func documentDidSave(_ operation: SaveOperation) {}
+
+  // MARK: Change count
+
+  /// Whether the document differs from its file.
+  public var hasUnsavedChanges: Bool { savedVersionUnreachable || changeCount != savedChangeCount }
+
+  /// Moves the change count, as UIDocument's `updateChangeCount(_:)`.
+  public func updateChangeCount(_ change: ChangeKind) {
+    switch change {
+    case .done:
+      // Undone below the saved version and then changed: the saved version is out of reach.
+      if changeCount < savedChangeCount { savedVersionUnreachable = true }
+      changeCount += 1
+    case .undone: changeCount -= 1
+    case .redone: changeCount += 1
+    case .cleared:
+      savedChangeCount = changeCount
+      savedVersionUnreachable = false
+      hasUnautosavedChanges = false
+      return
+    }
+    hasUnautosavedChanges = true
+    scheduleAutosave()
+  }
+
+  // MARK: State
+
+  /// Calls `handler` with the new state each time ``documentState`` changes, until the token
+  /// is cancelled.
+  @discardableResult
+  public func addStateObserver(_ handler: @escaping @MainActor (State) -> Void) -> ObservationToken {
+    let id = nextObserver
+    nextObserver += 1
+    stateObservers[id] = handler
+    return ObservationToken { [weak self] in self?.stateObservers[id] = nil }
+  }
+
+  private func notifyState() {
+    let state = documentState
+    for id in stateObservers.keys.sorted() { stateObservers[id]?(state) }
+  }
+
+  /// Refuses edits until ``enableEditing()`` (``State/editingDisabled``).
+  public func disableEditing() { documentState.insert(.editingDisabled) }
+  /// Allows edits again.
+  public func enableEditing() { documentState.remove(.editingDisabled) }
+
+  /// Throws unless the document is open and editable; edit methods call it first.
+  public func checkEditable() throws(QuireError) {
+    if documentState.contains(.closed) {
+      throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) is closed. Open it before editing.", url: fileURL)
+    }
+    if documentState.contains(.editingDisabled) {
+      throw QuireError(.permissionDenied, "\(QuireError.name(fileURL)) is not editable right now.", url: fileURL)
+    }
+  }
+
+  // MARK: Opening and closing
+
+  /// Reads the document from its file and opens it.
+  ///
+  /// Afterwards ``recoveredVersion`` is set when a crash left autosaved contents behind.
+  ///
+  /// - Throws: ``QuireError`` naming the file when it cannot be read or its contents are not
+  ///   what its type promises; the document stays closed.
+  public func open() async throws {
+    guard documentState.contains(.closed) else { return }
+    let type = try resolvedType()
+    let (fingerprint, data) = try await readFile()
+    try load(data, type: type)
+    fileType = type
+    fileFingerprint = fingerprint
+    undoManager.removeAllActions()
+    changeCount = 0
+    updateChangeCount(.cleared)
+    documentDidReadFromDisk()
+    recoveredVersion = recoveryStore?.recoveredVersion(for: fileURL)
+    documentState.remove(.closed)
+  }
+
+  /// Closes the document.
+  ///
+  /// - Parameter discardingChanges: Close even with unsaved changes, dropping them (and any
+  ///   recovery file). Without it, a document that autosaves in place is saved first, and
+  ///   any other document with unsaved changes is not closed.
+  /// - Throws: ``QuireError/Code/unsavedChanges`` when unsaved changes would be lost, or the
+  ///   save's error.
+  public func close(discardingChanges: Bool = false) async throws {
+    guard !documentState.contains(.closed) else { return }
+    if hasUnsavedChanges && !discardingChanges {
+      guard autosavesInPlace else {
+        throw QuireError(
+          .unsavedChanges,
+          "\(QuireError.name(fileURL)) has unsaved changes. Save it, or close it discarding the changes.",
+          url: fileURL)
+      }
+      try await save()
+    }
+    cancelAutosave()
+    recoveryStore?.remove(for: fileURL)
+    recoveredVersion = nil
+    undoManager.removeAllActions()
+    documentState = .closed
+  }
+
+  private func resolvedType() throws(QuireError) -> UTType {
+    if let fileType { return fileType }
+    if let type = typeRegistry.type(forFileAt: fileURL) ?? fallbackType { return type }
+    throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(fileURL)): its type is unknown. Give it an extension such as .txt or .md.", url: fileURL)
+  }
+
+  private func load(_ data: Data, type: UTType) throws {
+    do {
+      try read(from: data, ofType: type)
+    } catch let error as QuireError where error.url == nil {
+      throw QuireError(error.code, "Cannot open \(QuireError.name(fileURL)): \(error.reason)", url: fileURL, cause: error)
+    }
+  }
+
+  private func readFile() async throws -> (FileFingerprint, Data) {
+    try await Self.read(fileURL, access: fileAccess)
+  }
+
+  private nonisolated static func read(_ url: URL, access: any DocumentFileAccess) async throws -> (FileFingerprint, Data) {
+    try await access.coordinate(readingItemAt: url) { url in try FileReader.read(url) }
+  }
+
+  private nonisolated static func write(
+    _ data: Data, to url: URL, options: SaveOptions, access: any DocumentFileAccess
+  ) async throws -> SaveResult {
+    try await access.coordinate(writingItemAt: url) { url in try FileSaver.write(data, to: url, options: options) }
+  }
+
+  // MARK: Saving
+
+  /// Saves the document to its own file (``SaveOperation/saveOperation``).
+  public func save() async throws {
+    try await save(to: fileURL, ofType: fileType, for: .saveOperation)
+  }
+
+  /// Writes the document safely (see ``FileSaver``).
+  ///
+  /// Saving over its own file first checks that nobody else changed it since it was read or
+  /// saved: if the document is clean it reloads instead, and if it is dirty it goes
+  /// ``State/inConflict`` and throws ``QuireError/Code/fileChangedOnDisk``.
+  ///
+  /// - Parameters:
+  ///   - url: Where to write. For ``SaveOperation/saveOperation`` this is ``fileURL``.
+  ///   - type: The type to write; `nil` keeps ``fileType``.
+  ///   - operation: Save, save as (the document moves to `url`) or save to (a copy).
+  /// - Throws: ``QuireError`` naming the file and the step that failed. The file on disk is
+  ///   then unchanged, the document keeps its edits and stays dirty, and its state gains
+  ///   ``State/savingError``.
+  public func save(to url: URL, ofType type: UTType? = nil, for operation: SaveOperation) async throws {
+    guard !documentState.contains(.closed) else {
+      throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) is closed. Open it before saving.", url: fileURL)
+    }
+    let target = url.standardizedFileURL
+    let writesOwnFile = target == fileURL
+    if writesOwnFile, fileFingerprint != nil, operation != .saveToOperation {
+      if documentState.contains(.inConflict) {
+        throw QuireError(
+          .fileChangedOnDisk,
+          "Cannot save \(QuireError.name(fileURL)): it changed on disk. Resolve the conflict first (keep mine, take theirs, keep both or merge).",
+          url: fileURL)
+      }
+      switch try await checkForChangesOnDisk() {
+      case .unchanged, .deleted: break
+      case .reloaded: return  // clean, and the file now holds someone else's newer version
+      case .conflict:
+        throw QuireError(
+          .fileChangedOnDisk,
+          "Cannot save \(QuireError.name(fileURL)): someone else changed it on disk. Resolve the conflict first (keep mine, take theirs, keep both or merge).",
+          url: fileURL)
+      }
+    }
+    let saveType = try type ?? fileType ?? resolvedType()
+    let data = try contents(forType: saveType)
+    let countAtSnapshot = changeCount
+    isSaving = true
+    defer { isSaving = false }
+    let result: SaveResult
+    do {
+      result = try await Self.write(data, to: target, options: saveOptions, access: fileAccess)
+    } catch let error as QuireError {
+      lastSaveError = error
+      documentState.insert(.savingError)
+      throw error
+    }
+    lastSaveError = nil
+    documentState.remove(.savingError)
+    guard operation != .saveToOperation else { return }
+    if !writesOwnFile { recoveryStore?.remove(for: fileURL) }
+    fileURL = target
+    fileType = saveType
+    fileFingerprint = result.fingerprint
+    savedChangeCount = countAtSnapshot
+    savedVersionUnreachable = false
+    if changeCount == countAtSnapshot {
+      hasUnautosavedChanges = false
+      recoveryStore?.remove(for: fileURL)
+    }
+    documentDidSave(operation)
+  }
+
+  /// Reads the document's file again, dropping unsaved changes and the undo history.
+  ///
+  /// - Throws: ``QuireError`` when the file cannot be read; the document stays as it was.
+  public func revertToSaved() async throws {
+    try await revert(toContentsOf: fileURL)
+  }
+
+  /// Reads the document from `url`, which becomes its file, dropping unsaved changes and the
+  /// undo history (UIDocument's `revert(toContentsOf:)`).
+  public func revert(toContentsOf url: URL) async throws {
+    guard !documentState.contains(.closed) else { return try await open() }
+    let type = try resolvedType()
+    let previous = fileURL
+    fileURL = url.standardizedFileURL
+    let fingerprint: FileFingerprint
+    let data: Data
+    do {
+      (fingerprint, data) = try await readFile()
+      try load(data, type: type)
+    } catch {
+      fileURL = previous
+      throw error
+    }
+    fileFingerprint = fingerprint
+    undoManager.removeAllActions()
+    updateChangeCount(.cleared)
+    conflictVersion = nil
+    documentState.remove([.inConflict, .savingError])
+    recoveryStore?.remove(for: fileURL)
+    recoveredVersion = nil
+    documentDidReadFromDisk()
+  }
+
+  // MARK: Autosave
+
+  private func scheduleAutosave() {
+    guard let policy = autosavePolicy, !documentState.contains(.closed) else { return }
+    let now = ContinuousClock.now
+    idleDeadline = now + policy.idleDelay
+    if intervalDeadline == nil { intervalDeadline = now + policy.maximumInterval }
+    guard autosaveTask == nil else { return }
+    autosaveTask = Task { [weak self] in
+      // Holds the document only to read the deadline, never while sleeping, so a dropped
+      // document is not kept alive by its timer. Edits move the idle deadline; the loop follows.
+      while true {
+        guard let due = self?.autosaveDueDate else { return }
+        if ContinuousClock.now >= due { break }
+        do { try await Task.sleep(until: due) } catch { return }
+      }
+      await self?.autosaveFromTimer()
+    }
+  }
+
+  private var autosaveDueDate: ContinuousClock.Instant? {
+    guard let idle = idleDeadline, let interval = intervalDeadline else { return nil }
+    return min(idle, interval)
+  }
+
+  private func autosaveFromTimer() async {
+    autosaveTask = nil
+    idleDeadline = nil
+    intervalDeadline = nil
+    do {
+      try await autosave()
+      lastAutosaveError = nil
+    } catch let error as QuireError {
+      lastAutosaveError = error
+    } catch {}
+  }
+
+  private func cancelAutosave() {
+    autosaveTask?.cancel()
+    autosaveTask = nil
+    idleDeadline = nil
+    intervalDeadline = nil
+  }
+
+  /// Autosaves now: to the document's own file when ``autosavesInPlace``, else to its
+  /// recovery file. Does nothing when there is nothing new to autosave.
+  public func autosave() async throws {
+    guard hasUnautosavedChanges, !documentState.contains(.closed), !isSaving else { return }
+    if autosavesInPlace {
+      try await save(to: fileURL, ofType: fileType, for: .autosaveInPlaceOperation)
+      return
+    }
+    guard let recoveryStore else { return }
+    let data = try contents(forType: try fileType ?? resolvedType())
+    let countAtSnapshot = changeCount
+    let documentURL = fileURL
+    let typeName = fileType?.identifier
+    try await Task.detached {
+      try recoveryStore.write(data, for: documentURL, type: typeName)
+    }.value
+    if changeCount == countAtSnapshot { hasUnautosavedChanges = false }
+  }
+
+  /// Loads the ``recoveredVersion`` into the document as unsaved changes.
+  ///
+  /// - Throws: ``QuireError`` when the recovery file cannot be read; nothing changes.
+  public func restoreRecoveredVersion() throws {
+    guard let recoveredVersion else { return }
+    let data: Data
+    do { data = try Data(contentsOf: recoveredVersion.url) } catch {
+      throw QuireError(.fileMissing, "Cannot read the recovered version of \(QuireError.name(fileURL)).", url: recoveredVersion.url)
+    }
+    try load(data, type: try resolvedType())
+    undoManager.removeAllActions()
+    updateChangeCount(.done)
+    self.recoveredVersion = nil
+  }
+
+  /// Drops the ``recoveredVersion`` and its file.
+  public func discardRecoveredVersion() {
+    recoveryStore?.remove(for: fileURL)
+    recoveredVersion = nil
+  }
+
+  // MARK: Changes on disk
+
+  /// Compares the file on disk with what the document last read or saved, and acts: a clean
+  /// document reloads, a dirty one goes ``State/inConflict`` (see ``conflictVersion``).
+  ///
+  /// Same size and content hash is no change, whatever the modification time or inode.
+  @discardableResult
+  public func checkForChangesOnDisk() async throws -> DiskChange {
+    guard !documentState.contains(.closed), let known = fileFingerprint else { return .unchanged }
+    let fingerprint: FileFingerprint
+    let data: Data
+    do {
+      (fingerprint, data) = try await readFile()
+    } catch let error as QuireError where error.code == .fileMissing {
+      savedVersionUnreachable = true
+      return .deleted
+    }
+    if fingerprint.hasSameContent(as: known) {
+      fileFingerprint = fingerprint  // a touch or an identical rewrite: remember the new identity
+      return .unchanged
+    }
+    if let conflictVersion, conflictVersion.fingerprint.hasSameContent(as: fingerprint) { return .conflict }
+    if !hasUnsavedChanges {
+      try load(data, type: try resolvedType())
+      fileFingerprint = fingerprint
+      undoManager.removeAllActions()
+      updateChangeCount(.cleared)
+      documentDidReadFromDisk()
+      return .reloaded
+    }
+    conflictVersion = ConflictVersion(contents: data, fingerprint: fingerprint, detectionDate: Date())
+    documentState.insert(.inConflict)
+    return .conflict
+  }
+
+  /// Settles ``State/inConflict``.
+  ///
+  /// - Returns: Where ``ConflictResolution/keepBoth`` put the other version, and how many
+  ///   conflicts ``ConflictResolution/merge`` marked.
+  /// - Throws: ``QuireError`` when there is no conflict, or the resolution's read, write or
+  ///   merge fails (the conflict then stays).
+  @discardableResult
+  public func resolveConflict(_ resolution: ConflictResolution) async throws -> ConflictOutcome {
+    guard let theirs = conflictVersion else {
+      throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) is not in conflict.", url: fileURL)
+    }
+    var outcome = ConflictOutcome(copyURL: nil, mergeConflicts: 0)
+    switch resolution {
+    case .keepMine:
+      break
+    case .takeTheirs:
+      try load(theirs.contents, type: try resolvedType())
+      undoManager.removeAllActions()
+      updateChangeCount(.cleared)
+      documentDidReadFromDisk()
+    case .keepBoth:
+      let copy = conflictedCopyURL(date: theirs.detectionDate)
+      let contents = theirs.contents
+      let options = SaveOptions(syncsParentDirectory: saveOptions.syncsParentDirectory, requiresNewFile: true)
+      _ = try await Self.write(contents, to: copy, options: options, access: fileAccess)
+      outcome.copyURL = copy
+    case .merge:
+      outcome.mergeConflicts = try merge(with: theirs.contents, ofType: try resolvedType()).conflicts
+    }
+    fileFingerprint = theirs.fingerprint
+    conflictVersion = nil
+    documentState.remove(.inConflict)
+    return outcome
+  }
+
+  /// "notes (conflicted copy 2026-11-22).md" beside the file, numbered when taken.
+  func conflictedCopyURL(date: Date) -> URL {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = .current
+    let parts = calendar.dateComponents([.year, .month, .day], from: date)
+    let day = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    let folder = fileURL.deletingLastPathComponent()
+    let ext = fileURL.pathExtension
+    for n in 1...1000 {
+      let suffix = n == 1 ? "" : " \(n)"
+      let name = "\(localizedName) (conflicted copy \(day)\(suffix))" + (ext.isEmpty ? "" : ".\(ext)")
+      let candidate = folder.appendingPathComponent(name)
+      if !FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+    }
+    return folder.appendingPathComponent("\(localizedName) (conflicted copy \(day) \(UUID().uuidString))" + (ext.isEmpty ? "" : ".\(ext)"))
+  }
+
+  // MARK: Presenter callbacks (the coordination seam)
+
+  /// The file this document presents (NSFilePresenter's `presentedItemURL`).
+  public var presentedItemURL: URL? { documentState.contains(.closed) ? nil : fileURL }
+
+  /// Tells the document its file was deleted (NSFilePresenter's
+  /// `accommodatePresentedItemDeletion`): it keeps its contents, which now count as unsaved.
+  public func accommodatePresentedItemDeletion() {
+    savedVersionUnreachable = true
+  }
+
+  /// Tells the document its file was changed by someone else (NSFilePresenter's
+  /// `presentedItemDidChange`): it checks the file and reloads or goes in conflict.
+  public func presentedItemDidChange() async {
+    _ = try? await checkForChangesOnDisk()
+  }
+
+  /// Tells the document its file moved (NSFilePresenter's `presentedItemDidMove(to:)`).
+  public func presentedItemDidMove(to newURL: URL) {
+    let old = fileURL
+    fileURL = newURL.standardizedFileURL
+    if let recoveryStore, hasUnautosavedChanges == false, recoveryStore.recoveredVersion(for: old) != nil {
+      recoveryStore.remove(for: old)
+    }
+  }
+
+  /// Asks the document to save before another process reads its file
+  /// (NSFilePresenter's `savePresentedItemChanges`). Saves only when it has unsaved changes
+  /// and autosaves in place; otherwise the other process sees the last saved version.
+  public func savePresentedItemChanges() async throws {
+    if hasUnsavedChanges && autosavesInPlace { try await save() }
+  }
+}

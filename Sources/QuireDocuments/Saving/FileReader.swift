@@ -1,0 +1,65 @@
+import Foundation
+import QuireTypes
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Reads whole files through the syscall seam, with their fingerprint.
+enum FileReader {
+  /// Files larger than this are refused (a document is held in memory).
+  static let maximumSize = 4 << 30
+
+  static func read(_ url: URL) throws(QuireError) -> (fingerprint: FileFingerprint, contents: Data) {
+    let target = FileSaver.resolvedTarget(of: url)
+    let folderPath = target.deletingLastPathComponent().path
+    let folder: FileDescriptor
+    switch Syscalls.openFolder(folderPath) {
+    case .success(let fd): folder = fd
+    case .failure(let code): throw readError(code, url, "open its folder", call: "open")
+    }
+    defer { Syscalls.release(folder) }
+    let file: FileDescriptor
+    switch Syscalls.openExisting(in: folder, target.lastPathComponent, writing: false) {
+    case .success(let fd): file = fd
+    case .failure(let code): throw readError(code, url, "open it", call: "openat")
+    }
+    defer { Syscalls.release(file) }
+    let info: stat
+    switch Syscalls.fileStatus(file) {
+    case .success(let value): info = value
+    case .failure(let code): throw readError(code, url, "inspect it", call: "fstat")
+    }
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+      let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
+      throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)): it is \(what). Open a file instead.", url: url)
+    }
+    guard Int(info.st_size) <= maximumSize else {
+      throw QuireError(
+        .limitExceeded,
+        "Cannot open \(QuireError.name(url)): it is \(info.st_size) bytes, more than the \(maximumSize >> 30) GiB a document can hold in memory.",
+        url: url)
+    }
+    let data: Data
+    switch Syscalls.readAllData(file, sizeHint: Int(info.st_size)) {
+    case .success(let value): data = value
+    case .failure(let code): throw readError(code, url, "read it", call: "read")
+    }
+    var fingerprint = FileSaver.fingerprint(info, ContentHash(data))
+    fingerprint.size = data.count
+    return (fingerprint, data)
+  }
+
+  static func readError(_ code: Errno, _ url: URL, _ step: String, call: String) -> QuireError {
+    let (kind, text): (QuireError.Code, String) =
+      switch code {
+      case .noSuchFileOrDirectory: (.fileMissing, "it does not exist. Check the path")
+      case .permissionDenied, .notPermitted: (.permissionDenied, "permission was denied. Check the file's permissions")
+      case .tooManySymbolicLinkLevels: (.invalidArgument, "it is a symlink loop. Fix the link")
+      case .isDirectory: (.unsupportedType, "it is a folder. Open a file instead")
+      default: (.systemCallFailed, "\(code) while trying to \(step). Try again")
+      }
+    return QuireError(kind, "Cannot open \(QuireError.name(url)): \(text).", url: url, cause: SyscallFailure(call: call, errno: code))
+  }
+}

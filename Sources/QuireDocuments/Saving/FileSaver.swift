@@ -1,0 +1,346 @@
+public import Foundation
+public import QuireTypes
+public import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How ``FileSaver`` writes a file.
+public struct SaveOptions: Sendable, Hashable {
+  /// Calls `fsync(2)` on the containing folder after `renameat2(2)`, so the new name is on
+  /// disk before the save reports success.
+  public var syncsParentDirectory: Bool
+  /// Permission bits of a file that did not exist before (`fchmod(2)`); `nil` means
+  /// `0666` less the process's umask, as `open(2)` would give. An existing file keeps its own.
+  public var newFilePermissions: FilePermissions?
+  /// Refuses to replace an existing file (`renameat2(2)` with `RENAME_NOREPLACE`).
+  public var requiresNewFile: Bool
+
+  public init(
+    syncsParentDirectory: Bool = true, newFilePermissions: FilePermissions? = nil,
+    requiresNewFile: Bool = false
+  ) {
+    self.syncsParentDirectory = syncsParentDirectory
+    self.newFilePermissions = newFilePermissions
+    self.requiresNewFile = requiresNewFile
+  }
+
+  /// The default: flush the folder, keep an existing file's mode, new files get the umask's.
+  public static let standard = SaveOptions()
+  /// Per-user state (recovery files, recent documents): owner-only `0600`.
+  public static let privateState = SaveOptions(newFilePermissions: [.ownerRead, .ownerWrite])
+}
+
+/// How a save put the new contents in place.
+public enum SaveMethod: Sendable, Hashable {
+  /// A new file was written beside and swapped in atomically (`renameat2(RENAME_EXCHANGE)`).
+  case replaced
+  /// There was no file: a new one was written beside and renamed into place.
+  case created
+  /// The file has several hard links (or its owner could not be kept on a new file), so it
+  /// was rewritten in place behind a backup copy that is removed afterwards.
+  case inPlace
+}
+
+/// What a successful save wrote.
+public struct SaveResult: Sendable, Hashable {
+  /// The file actually written: the target of a symlink, or the URL asked for.
+  public var writtenURL: URL
+  /// The fingerprint of the written file.
+  public var fingerprint: FileFingerprint
+  /// How the contents were put in place.
+  public var method: SaveMethod
+}
+
+/// Writes whole files without ever leaving a torn or half-written one.
+///
+/// The new contents go to a temporary file created beside the target (`O_CREAT|O_EXCL|
+/// O_CLOEXEC`, mode `0600`), are flushed with `fsync(2)`, get the old file's mode and owner,
+/// and then swap places with the target in one `renameat2(2)` (`RENAME_EXCHANGE`); the folder
+/// is flushed, and only then is the old version (now under the temporary name) removed. Any
+/// failure up to and including the folder flush puts the old file back, so it stays
+/// byte-for-byte what it was.
+///
+/// A symlink is saved through to its target (the link stays a link). A file with several
+/// hard links is rewritten in place behind a backup copy, so every link sees the new
+/// contents; if that write fails the old bytes are written back from the backup.
+///
+/// All system calls go through one internal seam that tests use to fail each step.
+public enum FileSaver {
+  /// Writes `data` to `url` safely.
+  ///
+  /// - Parameters:
+  ///   - data: The complete new contents.
+  ///   - url: The file to write (a `file:` URL). Its folder must exist.
+  ///   - options: How to write; see ``SaveOptions``.
+  /// - Returns: Where and how the contents were written.
+  /// - Throws: ``QuireError`` naming `url`, the step that failed and what to do; the file
+  ///   on disk is unchanged.
+  @discardableResult
+  public static func write(_ data: Data, to url: URL, options: SaveOptions = .standard) throws(QuireError)
+    -> SaveResult
+  {
+    let target = resolvedTarget(of: url)
+    let folderPath = target.deletingLastPathComponent().path
+    let name = target.lastPathComponent
+    let failure = Failure(url: url, folder: folderPath)
+
+    let folder = try Syscalls.openFolder(folderPath).get(or: failure, "open the folder", call: "open")
+    defer { Syscalls.release(folder) }
+
+    // What is there now decides how to write: nothing, a regular file, several links.
+    var existing: stat?
+    switch Syscalls.statAt(folder, name) {
+    case .success(let info):
+      guard (info.st_mode & S_IFMT) == S_IFREG else {
+        throw QuireError(
+          .unsupportedType,
+          "Cannot save \(QuireError.name(url)): it is not a regular file. Save under another name.",
+          url: url)
+      }
+      guard !options.requiresNewFile else {
+        throw QuireError(.fileExists, "Cannot create \(QuireError.name(url)): a file with that name already exists. Choose another name.", url: url)
+      }
+      // A read-only file stays read-only: replacing it through the folder would be allowed,
+      // but the user (or `chmod a-w`) said it must not change. No write bit refuses root too.
+      let noWriteBit = info.st_mode & 0o222 == 0
+      if noWriteBit || (try? Syscalls.checkWritable(folder, name).get()) == nil {
+        throw QuireError(
+          .permissionDenied,
+          "Cannot save \(QuireError.name(url)): the file is read-only. Use \"save as\" to keep a copy elsewhere, or make it writable; the file on disk is unchanged and your edits are kept.",
+          url: url, cause: SyscallFailure(call: "faccessat", errno: .permissionDenied))
+      }
+      existing = info
+    case .failure(.noSuchFileOrDirectory): existing = nil
+    case .failure(let code): throw failure.error(code, "inspect the file", call: "fstatat")
+    }
+
+    if let existing, existing.st_nlink > 1 {
+      return try writeInPlace(data, folder: folder, name: name, existing: existing, url: url, target: target, failure: failure)
+    }
+
+    let tempName = temporaryName(for: name, suffix: "tmp")
+    // O_EXCL: a fresh file nobody else can hold open; 0600 until the contents are complete.
+    let temp = try Syscalls.create(in: folder, tempName, mode: 0o600).get(or: failure, "create a temporary file", call: "openat")
+    var tempOpen = true
+    var tempExists = true
+    defer {
+      if tempOpen { _ = Syscalls.close(temp) }
+      if tempExists { _ = Syscalls.remove(folder, tempName) }
+    }
+
+    // Write everything, then flush it: the rename below must never expose unflushed data.
+    try data.withUnsafeBytes { Syscalls.writeAll(temp, $0) }.get(or: failure, "write the new contents", call: "write")
+    try Syscalls.flush(temp).get(or: failure, "flush the new contents to disk", call: "fsync")
+
+    if let existing {
+      // Keep the old file's mode and owner, so a save never widens or narrows access.
+      try Syscalls.changeMode(temp, existing.st_mode & 0o7777).get(or: failure, "keep the file's permissions", call: "fchmod")
+      if existing.st_uid != geteuid() || existing.st_gid != getegid() {
+        switch Syscalls.changeOwner(temp, existing.st_uid, existing.st_gid) {
+        case .success: break
+        case .failure(.notPermitted):
+          // We may write the file but not give a new file its owner: write in place instead.
+          return try writeInPlace(data, folder: folder, name: name, existing: existing, url: url, target: target, failure: failure)
+        case .failure(let code): throw failure.error(code, "keep the file's owner", call: "fchown")
+        }
+      }
+    } else {
+      let mode = options.newFilePermissions.map { mode_t($0.rawValue) } ?? (0o666 & ~currentUmask())
+      try Syscalls.changeMode(temp, mode).get(or: failure, "set the new file's permissions", call: "fchmod")
+    }
+    tempOpen = false
+    try Syscalls.close(temp).get(or: failure, "close the new contents", call: "close")
+
+    // Swap the new file in with one atomic rename: readers see the old or the new, never a mix.
+    var exchanged = false
+    if existing != nil {
+      switch Syscalls.exchange(folder, tempName, name) {
+      case .success: exchanged = true
+      case .failure(.invalidArgument), .failure(.notSupported):
+        // This file system has no RENAME_EXCHANGE: a plain rename is still atomic, but a
+        // failed folder flush below can no longer be undone.
+        try Syscalls.rename(folder, tempName, name).get(or: failure, "replace the file", call: "renameat")
+        tempExists = false
+      case .failure(let code): throw failure.error(code, "replace the file", call: "renameat2")
+      }
+    } else {
+      switch Syscalls.renameNoReplace(folder, tempName, name) {
+      case .success: break
+      case .failure(.invalidArgument), .failure(.notSupported):
+        try Syscalls.rename(folder, tempName, name).get(or: failure, "move the new file into place", call: "renameat")
+      case .failure(let code): throw failure.error(code, "move the new file into place", call: "renameat2")
+      }
+      tempExists = false
+    }
+
+    if options.syncsParentDirectory {
+      // Flush the folder so the new name survives a power cut; on failure, undo the swap.
+      if case .failure(let code) = Syscalls.flush(folder, folder: true) {
+        if exchanged {
+          _ = Syscalls.exchange(folder, tempName, name)
+        } else if existing == nil {
+          _ = Syscalls.remove(folder, name)
+        }
+        throw failure.error(code, "flush the folder to disk", call: "fsync")
+      }
+    }
+    // `tempName` now holds the old version (after an exchange); the deferred unlink drops it.
+    let info = try Syscalls.statAt(folder, name).get(or: failure, "inspect the saved file", call: "fstatat")
+    return SaveResult(
+      writtenURL: target, fingerprint: fingerprint(info, ContentHash(data)),
+      method: existing == nil ? .created : .replaced)
+  }
+
+  /// Rewrites a file in place behind a backup copy (several hard links, or an owner we cannot
+  /// give a new file). On failure the old bytes are written back from memory; the backup
+  /// beside the file covers a crash in the middle.
+  private static func writeInPlace(
+    _ data: Data, folder: FileDescriptor, name: String, existing: stat, url: URL, target: URL, failure: Failure
+  ) throws(QuireError) -> SaveResult {
+    // Read the old contents: they are the backup and what a failure writes back.
+    let reader = try Syscalls.openExisting(in: folder, name, writing: false).get(or: failure, "open the file", call: "openat")
+    let old = Syscalls.readAll(reader, sizeHint: Int(existing.st_size))
+    Syscalls.release(reader)
+    let oldBytes = try old.get(or: failure, "read the file for its backup", call: "read")
+
+    // The backup: flushed, and its name flushed, before the file is touched.
+    let backupName = temporaryName(for: name, suffix: "backup")
+    let backup = try Syscalls.create(in: folder, backupName, mode: 0o600).get(or: failure, "create a backup copy", call: "openat")
+    var backupExists = true
+    defer { if backupExists { _ = Syscalls.remove(folder, backupName) } }
+    do throws(QuireError) {
+      try oldBytes.withUnsafeBytes { Syscalls.writeAll(backup, $0) }.get(or: failure, "write the backup copy", call: "write")
+      try Syscalls.flush(backup).get(or: failure, "flush the backup copy", call: "fsync")
+    } catch {
+      _ = Syscalls.close(backup)
+      throw error
+    }
+    try Syscalls.close(backup).get(or: failure, "close the backup copy", call: "close")
+    try Syscalls.flush(folder, folder: true).get(or: failure, "flush the folder to disk", call: "fsync")
+
+    let file = try Syscalls.openExisting(in: folder, name, writing: true).get(or: failure, "open the file for writing", call: "openat")
+    var fileOpen = true
+    defer { if fileOpen { _ = Syscalls.close(file) } }
+    let written: Result<Void, Errno> = data.withUnsafeBytes { bytes in
+      Syscalls.writeAll(file, bytes, at: 0)
+        .flatMap { Syscalls.truncate(file, to: data.count) }
+        .flatMap { Syscalls.flush(file) }
+    }
+    if case .failure(let code) = written {
+      // Put the old bytes back; keep the backup if even that fails.
+      let restored: Result<Void, Errno> = oldBytes.withUnsafeBytes { bytes in
+        Syscalls.writeAll(file, bytes, at: 0)
+          .flatMap { Syscalls.truncate(file, to: oldBytes.count) }
+          .flatMap { Syscalls.flush(file) }
+      }
+      if case .failure = restored {
+        backupExists = false
+        throw QuireError(
+          failure.code(for: code),
+          "Cannot save \(QuireError.name(url)) in place: \(describe(code)), and the old contents could not be written back. They are kept in '\(backupName)' beside it; copy them back before editing further.",
+          url: url, cause: SyscallFailure(call: "write", errno: code))
+      }
+      throw failure.error(code, "write the file in place", call: "write")
+    }
+    fileOpen = false
+    try Syscalls.close(file).get(or: failure, "close the file", call: "close")
+    let info = try Syscalls.statAt(folder, name).get(or: failure, "inspect the saved file", call: "fstatat")
+    return SaveResult(writtenURL: target, fingerprint: fingerprint(info, ContentHash(data)), method: .inPlace)
+  }
+
+  static func fingerprint(_ info: stat, _ hash: ContentHash) -> FileFingerprint {
+    FileFingerprint(
+      device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int(info.st_size),
+      modificationTime: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+      contentHash: hash)
+  }
+
+  /// The file a save really writes: the end of a symlink chain, or `url` when it does not exist.
+  static func resolvedTarget(of url: URL) -> URL {
+    let path = url.standardizedFileURL.path
+    if let real = Syscalls.resolvedPath(path) { return URL(fileURLWithPath: real) }
+    // A dangling symlink: follow it by hand to where the new file belongs.
+    var current = path
+    for _ in 0..<40 {
+      guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { break }
+      current = link.hasPrefix("/") ? link : (current as NSString).deletingLastPathComponent + "/" + link
+    }
+    let parent = (current as NSString).deletingLastPathComponent
+    let name = (current as NSString).lastPathComponent
+    let realParent = Syscalls.resolvedPath(parent) ?? parent
+    return URL(fileURLWithPath: realParent).appendingPathComponent(name)
+  }
+
+  static func temporaryName(for name: String, suffix: String) -> String {
+    let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    let base = name.count > 180 ? String(name.prefix(180)) : name
+    return ".\(base).quire-\(random).\(suffix)"
+  }
+
+  private static func currentUmask() -> mode_t {
+    let mask = umask(0o022)
+    umask(mask)
+    return mask
+  }
+
+  static func describe(_ code: Errno) -> String {
+    switch code {
+    case .noSpace, .diskQuotaExceeded: "the disk is full"
+    case .permissionDenied, .notPermitted: "permission was denied"
+    case .readOnlyFileSystem: "the file system is read-only"
+    case .ioError: "the disk reported an input/output error"
+    case .noSuchFileOrDirectory: "the folder no longer exists"
+    default: code.description
+    }
+  }
+}
+
+/// A system call that failed: the cause of a ``QuireError``.
+public struct SyscallFailure: Error, Sendable, CustomStringConvertible {
+  /// The call, e.g. `renameat2`.
+  public var call: String
+  /// What it returned.
+  public var errno: Errno
+  public var description: String { "'\(call)' failed: (\(errno.rawValue)) \(errno)" }
+}
+
+/// Turns an `Errno` from one save step into a ``QuireError`` that names the file and step.
+struct Failure {
+  let url: URL
+  let folder: String
+
+  func code(for errno: Errno) -> QuireError.Code {
+    switch errno {
+    case .noSpace, .diskQuotaExceeded: .diskFull
+    case .permissionDenied, .notPermitted, .readOnlyFileSystem: .permissionDenied
+    case .noSuchFileOrDirectory: .fileMissing
+    default: .systemCallFailed
+    }
+  }
+
+  func error(_ errno: Errno, _ step: String, call: String) -> QuireError {
+    let advice: String =
+      switch errno {
+      case .noSpace, .diskQuotaExceeded: "Free some space and save again"
+      case .permissionDenied, .notPermitted, .readOnlyFileSystem:
+        "'\(folder)' or the file is not writable; use \"save as\" to keep a copy elsewhere"
+      case .noSuchFileOrDirectory: "Its folder is gone; use \"save as\" to choose another place"
+      default: "Try again, or use \"save as\" to keep a copy elsewhere"
+      }
+    return QuireError(
+      code(for: errno),
+      "Cannot save \(QuireError.name(url)): \(FileSaver.describe(errno)) while trying to \(step). \(advice); the file on disk is unchanged and your edits are kept.",
+      url: url, cause: SyscallFailure(call: call, errno: errno))
+  }
+}
+
+extension Result where Failure == Errno {
+  func get(or failure: QuireDocuments.Failure, _ step: String, call: String) throws(QuireError) -> Success {
+    switch self {
+    case .success(let value): return value
+    case .failure(let code): throw failure.error(code, step, call: call)
+    }
+  }
+}

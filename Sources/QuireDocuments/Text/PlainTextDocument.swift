@@ -1,0 +1,129 @@
+public import Foundation
+public import QuireTypes
+
+/// A plain-text document: UTF-8 (with or without BOM) or UTF-16 with a BOM, on a
+/// ``TextStorage``, edited by line or by UTF-8 range with undo.
+///
+/// A file that is not valid text in its encoding (or holds NUL bytes) is refused when
+/// opening with a ``QuireError/Code/invalidContent`` error that says where; it is never
+/// loaded lossily, so it can never be rewritten lossily. The encoding and line endings found
+/// are kept when saving: only edited lines change, new lines get the file's dominant ending.
+///
+/// Every edit registers its inverse with the document's ``Document/undoManager`` (the
+/// replaced text, never a snapshot), so undo and redo cost what the edit cost. Wrap several
+/// edits in ``UndoManager/groupUndo(named:_:)`` to undo them as one step.
+///
+/// Lines are numbered from 0 here (an ed-style REPL adds 1).
+open class PlainTextDocument: Document {
+  /// The text.
+  public private(set) var storage = TextStorage()
+  /// The encoding found when reading (kept when saving); change it with ``setEncoding(_:)``.
+  public private(set) var encoding: TextEncoding = .utf8
+  /// The version last read from or saved to the file: the base of a three-way merge.
+  public private(set) var mergeBase = TextStorage()
+  private var lastWritten: TextStorage?
+
+  public required init(fileURL: URL, fileType: UTType? = nil) {
+    super.init(fileURL: fileURL, fileType: fileType)
+  }
+
+  /// Plain text, for a file without an extension (a README, a LICENSE).
+  open override var fallbackType: UTType? { .plainText }
+
+  open override func read(from data: Data, ofType type: UTType) throws {
+    let (storage, encoding) = try TextEncoding.decode(data)
+    self.storage = storage
+    self.encoding = encoding
+  }
+
+  open override func contents(forType type: UTType) throws -> Data {
+    lastWritten = storage
+    return encoding.encode(storage)
+  }
+
+  open override func documentDidReadFromDisk() { mergeBase = storage }
+
+  open override func documentDidSave(_ operation: SaveOperation) {
+    if let lastWritten { mergeBase = lastWritten }
+    lastWritten = nil
+  }
+
+  // MARK: Reading
+
+  /// The whole text (copies it).
+  public var text: String { storage.string }
+  /// The number of lines.
+  public var lineCount: Int { storage.lineCount }
+  /// The line ending new lines get (the file's dominant one).
+  public var lineEnding: LineEnding { storage.lineEnding }
+  /// Line `index` (from 0) without its ending.
+  public func line(at index: Int) -> String { storage.line(at: index) }
+  /// Lines in `range` (from 0), without their endings.
+  public func lines(in range: Range<Int>) -> [String] { storage.lines(in: range) }
+
+  // MARK: Editing
+
+  /// Replaces the UTF-8 range `range` with `string`, as one undoable change.
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable or the range is outside the
+  ///   text or cuts a character.
+  public func replaceCharacters(inUTF8Range range: Range<Int>, with string: String) throws {
+    try checkEditable()
+    let removed = try storage.replace(utf8Range: range, with: string)
+    let inserted = range.lowerBound..<(range.lowerBound + string.utf8.count)
+    if undoManager.isUndoRegistrationEnabled {
+      undoManager.registerUndo(withTarget: self) { document in
+        try? document.replaceCharacters(inUTF8Range: inserted, with: removed)
+      }
+    } else {
+      updateChangeCount(.done)
+    }
+  }
+
+  /// Replaces the lines in `range` (from 0) with `lines`.
+  public func replaceLines(in range: Range<Int>, with lines: [String]) throws {
+    try checkEditable()
+    let (bytes, text) = try storage.edit(replacingLines: range, with: lines)
+    try replaceCharacters(inUTF8Range: bytes, with: text)
+  }
+
+  /// Inserts `lines` before line `index` (`lineCount` appends).
+  public func insertLines(_ lines: [String], at index: Int) throws {
+    try replaceLines(in: index..<index, with: lines)
+  }
+
+  /// Deletes the lines in `range`.
+  public func deleteLines(in range: Range<Int>) throws {
+    try replaceLines(in: range, with: [])
+  }
+
+  /// Replaces the whole text.
+  public func replaceText(with string: String) throws {
+    try replaceCharacters(inUTF8Range: 0..<storage.utf8Count, with: string)
+  }
+
+  /// Changes the encoding used when saving, as an undoable change.
+  public func setEncoding(_ newEncoding: TextEncoding) throws {
+    try checkEditable()
+    let old = encoding
+    guard old != newEncoding else { return }
+    encoding = newEncoding
+    if undoManager.isUndoRegistrationEnabled {
+      undoManager.registerUndo(withTarget: self) { try? $0.setEncoding(old) }
+    } else {
+      updateChangeCount(.done)
+    }
+  }
+
+  // MARK: Merging
+
+  open override func merge(with theirs: Data, ofType type: UTType) throws -> MergeOutcome {
+    let (theirStorage, _) = try TextEncoding.decode(theirs)
+    let result = try TextMerge.merge(base: mergeBase.string, mine: storage.string, theirs: theirStorage.string)
+    try undoManager.groupUndo(named: "Merge") {
+      try replaceText(with: result.text)
+    }
+    mergeBase = theirStorage
+    return MergeOutcome(conflicts: result.conflicts)
+  }
+}

@@ -1,0 +1,498 @@
+import Foundation
+public import QuireTypes
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How lines end in a text.
+public enum LineEnding: String, Sendable, Hashable, CaseIterable {
+  /// `\n`, as Linux and macOS write it.
+  case lf = "\n"
+  /// `\r\n`, as Windows writes it.
+  case crlf = "\r\n"
+}
+
+/// UTF-8 text held in chunks, addressed by line or by UTF-8 offset, fast on 100 MB files.
+///
+/// The text is a flat rope: an array of chunks of at most 32 KiB, each knowing its byte and
+/// newline counts. Finding line *n* walks the chunk counts and then scans one chunk; an edit
+/// copies at most the two chunks at its ends. Nothing ever copies the whole text except
+/// ``string`` and ``utf8Bytes()``, which the caller asks for explicitly. A `TextStorage` is a
+/// value: copies share chunks until one side edits (copy-on-write), which is how a document
+/// keeps the last saved version as its merge base for almost nothing.
+///
+/// Why not swift-collections' `BigString` (the rope under swift-foundation's
+/// `AttributedString`)? It tracks characters, scalars and UTF-16 but not newlines, so every
+/// line-addressed read would be a scan from the start; and building one from 100 MB costs
+/// grapheme breaking the whole text. `Benchmarks/Sources/bench-documents` measures both.
+///
+/// Line endings are kept as found: reads strip a line's `\n` or `\r\n`; lines inserted get
+/// ``lineEnding`` (the text's dominant ending, LF when it has none).
+///
+/// Lines are numbered from 0. The text "a\nb\n" has two lines, as does "a\nb"; "" has none.
+public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+  /// A run of the text: a range of a byte buffer that chunks may share (the file as read,
+  /// until edited), and its newline count.
+  struct Chunk: Sendable {
+    let storage: Data
+    let range: Range<Int>
+    var newlines: Int
+
+    var count: Int { range.count }
+
+    /// A chunk owning a copy of `bytes`.
+    init(copying bytes: UnsafeBufferPointer<UInt8>, newlines: Int) {
+      storage = Data(buffer: bytes)
+      range = 0..<bytes.count
+      self.newlines = newlines
+    }
+
+    init(sharing storage: Data, range: Range<Int>, newlines: Int) {
+      self.storage = storage
+      self.range = range
+      self.newlines = newlines
+    }
+
+    /// Runs `body` on the chunk's bytes (indexed from 0).
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+      try storage.withUnsafeBytes { raw in
+        try body(UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[range]))
+      }
+    }
+  }
+
+  static let maximumChunk = 32 * 1024
+  static let targetChunk = 16 * 1024
+
+  private(set) var chunks: [Chunk] = []
+  /// The number of UTF-8 bytes in the text.
+  public private(set) var utf8Count = 0
+  /// The number of `\n` in the text.
+  public private(set) var newlineCount = 0
+  /// The ending given to inserted lines: the dominant ending found when the text was made.
+  public var lineEnding: LineEnding = .lf
+
+  /// An empty text.
+  public init() {}
+
+  /// A text holding `string`.
+  public init(_ string: String) {
+    var copy = string
+    self = copy.withUTF8 { TextStorage(trustedUTF8: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// A text holding `bytes`, which must be valid UTF-8.
+  ///
+  /// - Throws: ``QuireError/Code/invalidContent`` saying at which byte the UTF-8 breaks, or
+  ///   that the bytes hold a NUL (binary data, not text).
+  public init(validatingUTF8 bytes: UnsafeRawBufferPointer) throws(QuireError) {
+    switch UTF8Check.firstProblem(in: bytes) {
+    case nil: self.init(trustedUTF8: bytes)
+    case .invalid(let offset)?:
+      throw QuireError(.invalidContent, "The text is not valid UTF-8 at byte \(offset).")
+    case .nul(let offset)?:
+      throw QuireError(.invalidContent, "The text holds a NUL byte at offset \(offset), so it is binary data, not text.")
+    }
+  }
+
+  /// Builds from bytes already known to be valid UTF-8, copying them.
+  init(trustedUTF8 bytes: UnsafeRawBufferPointer) {
+    self.init(trustedUTF8: bytes, sharing: nil, offset: 0)
+  }
+
+  /// Builds from `data[offset...]`, already known to be valid UTF-8, without copying: the
+  /// chunks share `data` until they are edited.
+  init(trustedUTF8 data: Data, from offset: Int) {
+    let base = data.startIndex == 0 ? data : data.withUnsafeBytes { Data($0) }
+    self = base.withUnsafeBytes { raw in
+      TextStorage(trustedUTF8: UnsafeRawBufferPointer(rebasing: raw[offset...]), sharing: base, offset: offset)
+    }
+  }
+
+  private init(trustedUTF8 bytes: UnsafeRawBufferPointer, sharing storage: Data?, offset: Int) {
+    var crlf = 0
+    var start = 0
+    let count = bytes.count
+    chunks.reserveCapacity(count / Self.targetChunk + 1)
+    while start < count {
+      var end = min(start + Self.targetChunk, count)
+      if end < count {
+        // Prefer to cut just after a newline within the last 4 KiB, else at a scalar boundary.
+        var cut = end
+        while cut > end - 4096, cut > start, bytes[cut - 1] != 0x0A { cut -= 1 }
+        if cut > start, bytes[cut - 1] == 0x0A {
+          end = cut
+        } else {
+          while end > start + 1, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        }
+      }
+      let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+      let (newlines, crlfs) = Self.countNewlines(slice, previous: start > 0 ? bytes[start - 1] : 0)
+      crlf += crlfs
+      if let storage {
+        chunks.append(Chunk(sharing: storage, range: (offset + start)..<(offset + end), newlines: newlines))
+      } else {
+        chunks.append(Chunk(copying: slice.assumingMemoryBound(to: UInt8.self), newlines: newlines))
+      }
+      newlineCount += newlines
+      start = end
+    }
+    utf8Count = count
+    lineEnding = crlf * 2 > newlineCount && crlf > 0 ? .crlf : .lf
+  }
+
+  /// The offset just after the `n`-th newline (1-based) in `bytes`, found with `memchr`.
+  static func offset(afterNewline n: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard let base = bytes.baseAddress, n > 0 else { return nil }
+    var remaining = n
+    var position = 0
+    while position < bytes.count, let found = memchr(base + position, 0x0A, bytes.count - position) {
+      position = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found)) + 1
+      remaining -= 1
+      if remaining == 0 { return position }
+    }
+    return nil
+  }
+
+  /// Counts `\n` (and `\r\n`) with `memchr`.
+  static func countNewlines(_ bytes: UnsafeRawBufferPointer, previous: UInt8 = 0) -> (Int, Int) {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return (0, 0) }
+    var newlines = 0
+    var crlf = 0
+    var position = 0
+    while position < bytes.count, let found = memchr(base + position, 0x0A, bytes.count - position) {
+      let index = base.distance(to: UnsafeRawPointer(found))
+      newlines += 1
+      let before = index > 0 ? bytes[index - 1] : previous
+      if before == 0x0D { crlf += 1 }
+      position = index + 1
+    }
+    return (newlines, crlf)
+  }
+
+  // MARK: Reading
+
+  /// The number of lines: a last line without a newline counts.
+  public var lineCount: Int {
+    guard utf8Count > 0 else { return 0 }
+    return lastByte == 0x0A ? newlineCount : newlineCount + 1
+  }
+
+  /// Whether the text is empty.
+  public var isEmpty: Bool { utf8Count == 0 }
+
+  /// Whether the last line ends with a newline (true for an empty text).
+  public var endsWithNewline: Bool { utf8Count == 0 || lastByte == 0x0A }
+
+  private var lastByte: UInt8? { chunks.last?.withBytes { $0.last } }
+
+  /// The whole text (copies it).
+  public var string: String {
+    var result = ""
+    result.reserveCapacity(utf8Count)
+    for chunk in chunks { chunk.withBytes { result += String(decoding: $0, as: UTF8.self) } }
+    return result
+  }
+
+  public var description: String { string }
+
+  /// The whole text as UTF-8 bytes (copies it).
+  public func utf8Bytes() -> [UInt8] {
+    var result = [UInt8]()
+    result.reserveCapacity(utf8Count)
+    for chunk in chunks { chunk.withBytes { result.append(contentsOf: $0) } }
+    return result
+  }
+
+  /// The UTF-8 offset where line `index` starts; `lineCount` (or more) gives the end.
+  public func utf8Offset(ofLine index: Int) -> Int {
+    guard index > 0 else { return 0 }
+    guard index <= newlineCount else { return utf8Count }
+    // The start of line `index` is just after the `index`-th newline.
+    var seen = 0
+    var offset = 0
+    for chunk in chunks {
+      if seen + chunk.newlines >= index {
+        let needed = index - seen
+        if let position = chunk.withBytes({ Self.offset(afterNewline: needed, in: $0) }) {
+          return offset + position
+        }
+      }
+      seen += chunk.newlines
+      offset += chunk.count
+    }
+    return utf8Count
+  }
+
+  /// The line holding UTF-8 offset `offset` (0-based).
+  public func lineIndex(containingUTF8Offset offset: Int) -> Int {
+    var seen = 0
+    var start = 0
+    for chunk in chunks {
+      if offset < start + chunk.count {
+        return seen + chunk.withBytes { Self.countNewlines(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<(offset - start)]))).0 }
+      }
+      seen += chunk.newlines
+      start += chunk.count
+    }
+    return max(0, lineCount - (endsWithNewline ? 0 : 1))
+  }
+
+  /// The UTF-8 range of line `index`'s text, without its `\n` or `\r\n`.
+  public func utf8Range(ofLine index: Int) -> Range<Int> {
+    let start = utf8Offset(ofLine: index)
+    let next = utf8Offset(ofLine: index + 1)
+    var end = next
+    if index < newlineCount {
+      end -= 1
+      if end > start, byte(at: end - 1) == 0x0D { end -= 1 }
+    }
+    return start..<max(start, end)
+  }
+
+  /// The text of line `index` without its line ending.
+  ///
+  /// - Precondition: `0 <= index < lineCount`; out of range gives "".
+  public func line(at index: Int) -> String {
+    guard index >= 0, index < lineCount else { return "" }
+    return string(inUTF8Range: utf8Range(ofLine: index))
+  }
+
+  /// The text of the lines in `range`, each without its line ending.
+  public func lines(in range: Range<Int>) -> [String] {
+    let clamped = range.clamped(to: 0..<lineCount)
+    guard !clamped.isEmpty else { return [] }
+    let block = string(inUTF8Range: utf8Offset(ofLine: clamped.lowerBound)..<utf8Offset(ofLine: clamped.upperBound))
+    var result: [String] = []
+    result.reserveCapacity(clamped.count)
+    var rest = Substring(block)
+    while !rest.isEmpty {
+      if let newline = rest.utf8.firstIndex(of: 0x0A) {
+        var line = rest[..<newline]
+        if line.utf8.last == 0x0D { line = line.dropLast() }
+        result.append(String(line))
+        rest = rest[rest.utf8.index(after: newline)...]
+      } else {
+        result.append(String(rest))
+        rest = ""
+      }
+    }
+    return result
+  }
+
+  /// The byte at UTF-8 offset `offset`.
+  public func byte(at offset: Int) -> UInt8? {
+    guard offset >= 0, offset < utf8Count else { return nil }
+    let (index, inner) = locate(offset)
+    return chunks[index].withBytes { $0[inner] }
+  }
+
+  /// The bytes in `range` (clamped to the text).
+  public func utf8Bytes(in range: Range<Int>) -> [UInt8] {
+    let clamped = range.clamped(to: 0..<utf8Count)
+    guard !clamped.isEmpty else { return [] }
+    var result = [UInt8]()
+    result.reserveCapacity(clamped.count)
+    var start = 0
+    for chunk in chunks {
+      let end = start + chunk.count
+      if end > clamped.lowerBound, start < clamped.upperBound {
+        let lower = max(clamped.lowerBound, start) - start
+        let upper = min(clamped.upperBound, end) - start
+        chunk.withBytes { result.append(contentsOf: UnsafeBufferPointer(rebasing: $0[lower..<upper])) }
+      }
+      if end >= clamped.upperBound { break }
+      start = end
+    }
+    return result
+  }
+
+  /// The text in a UTF-8 range (clamped; a cut scalar is repaired with U+FFFD).
+  public func string(inUTF8Range range: Range<Int>) -> String {
+    String(decoding: utf8Bytes(in: range), as: UTF8.self)
+  }
+
+  /// The chunk holding `offset` and the offset inside it; `utf8Count` maps to the end of the
+  /// last chunk.
+  private func locate(_ offset: Int) -> (Int, Int) {
+    var start = 0
+    for (index, chunk) in chunks.enumerated() {
+      if offset < start + chunk.count { return (index, offset - start) }
+      start += chunk.count
+    }
+    return (chunks.count - 1, chunks.last?.count ?? 0)
+  }
+
+  private func isScalarBoundary(_ offset: Int) -> Bool {
+    guard let byte = byte(at: offset) else { return offset == utf8Count || offset == 0 }
+    return byte & 0xC0 != 0x80
+  }
+
+  // MARK: Editing
+
+  /// Replaces the UTF-8 range `range` with `replacement` and returns the text it replaced.
+  ///
+  /// - Throws: ``QuireError/Code/invalidArgument`` when the range is outside the text or cuts
+  ///   a character's UTF-8 sequence.
+  @discardableResult
+  public mutating func replace(utf8Range range: Range<Int>, with replacement: String) throws(QuireError) -> String {
+    guard range.lowerBound >= 0, range.upperBound <= utf8Count else {
+      throw QuireError(.invalidArgument, "The range \(range) is outside the text (0..<\(utf8Count)).")
+    }
+    guard isScalarBoundary(range.lowerBound), isScalarBoundary(range.upperBound) else {
+      throw QuireError(.invalidArgument, "The range \(range) cuts a character in the middle of its UTF-8 bytes.")
+    }
+    let removed = range.isEmpty ? "" : string(inUTF8Range: range)
+    var copy = replacement
+    copy.withUTF8 { replaceBytes(range, with: UnsafeRawBufferPointer($0)) }
+    return removed
+  }
+
+  private mutating func replaceBytes(_ range: Range<Int>, with new: UnsafeRawBufferPointer) {
+    if range.isEmpty && new.isEmpty { return }
+    if chunks.isEmpty {
+      self.chunks = TextStorage(trustedUTF8: new).chunks
+      recount()
+      return
+    }
+    let (first, firstOffset) = locate(range.lowerBound)
+    var (last, lastOffset) = (first, firstOffset)
+    if !range.isEmpty {
+      // The chunk where the range ends: the first whose end reaches upperBound.
+      var start = range.lowerBound - firstOffset
+      last = first
+      while last < chunks.count - 1, start + chunks[last].count < range.upperBound {
+        start += chunks[last].count
+        last += 1
+      }
+      lastOffset = range.upperBound - start
+    }
+    var combined = [UInt8]()
+    combined.reserveCapacity(firstOffset + new.count + chunks[last].count - lastOffset)
+    chunks[first].withBytes { combined.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<firstOffset])) }
+    combined.append(contentsOf: new.assumingMemoryBound(to: UInt8.self))
+    chunks[last].withBytes { combined.append(contentsOf: UnsafeBufferPointer(rebasing: $0[lastOffset...])) }
+
+    var replacement: [Chunk] = []
+    if combined.count <= Self.maximumChunk {
+      if !combined.isEmpty {
+        replacement = combined.withUnsafeBufferPointer { bytes in
+          [Chunk(copying: bytes, newlines: Self.countNewlines(UnsafeRawBufferPointer(bytes)).0)]
+        }
+      }
+    } else {
+      replacement = combined.withUnsafeBytes { TextStorage(trustedUTF8: $0).chunks }
+    }
+    let removedNewlines = chunks[first...last].reduce(0) { $0 + $1.newlines }
+    let removedBytes = chunks[first...last].reduce(0) { $0 + $1.count }
+    chunks.replaceSubrange(first...last, with: replacement)
+    newlineCount += replacement.reduce(0) { $0 + $1.newlines } - removedNewlines
+    utf8Count += replacement.reduce(0) { $0 + $1.count } - removedBytes
+  }
+
+  private mutating func recount() {
+    utf8Count = chunks.reduce(0) { $0 + $1.count }
+    newlineCount = chunks.reduce(0) { $0 + $1.newlines }
+  }
+
+  /// The UTF-8 edit that replaces the lines in `range` with `lines`: the range to replace and
+  /// the text to put there. Lines get ``lineEnding``; a text without a final newline keeps
+  /// none.
+  ///
+  /// - Throws: ``QuireError/Code/invalidArgument`` when `range` is outside `0...lineCount`.
+  public func edit(replacingLines range: Range<Int>, with lines: [String]) throws(QuireError) -> (Range<Int>, String) {
+    let count = lineCount
+    guard range.lowerBound >= 0, range.upperBound <= count else {
+      throw QuireError(.invalidArgument, "Lines \(range.lowerBound + 1)–\(range.upperBound) are outside the text, which has \(count) lines.")
+    }
+    let ending = lineEnding.rawValue
+    let start = utf8Offset(ofLine: range.lowerBound)
+    let end = range.upperBound < count ? utf8Offset(ofLine: range.upperBound) : utf8Count
+    var text = lines.map { $0 + ending }.joined()
+    if count > 0, !endsWithNewline, range.upperBound == count, !lines.isEmpty {
+      if range.isEmpty {
+        // Appending after a last line that has no newline: end it, and leave the new last
+        // line without one, as the file had.
+        text = ending + lines.joined(separator: ending)
+      } else {
+        text.removeLast()  // "\r\n" is one Character, so this drops either ending whole
+      }
+    }
+    return (start..<end, text)
+  }
+
+  /// Replaces the lines in `range` with `lines` and returns the lines it replaced.
+  @discardableResult
+  public mutating func replaceLines(in range: Range<Int>, with lines: [String]) throws(QuireError) -> [String] {
+    let old = self.lines(in: range)
+    let (bytes, text) = try edit(replacingLines: range, with: lines)
+    try replace(utf8Range: bytes, with: text)
+    return old
+  }
+
+  public static func == (lhs: TextStorage, rhs: TextStorage) -> Bool {
+    guard lhs.utf8Count == rhs.utf8Count else { return false }
+    return lhs.utf8Bytes() == rhs.utf8Bytes()
+  }
+
+  /// The storage as a small tree, for tests and `--verbose`.
+  public var debugDescription: String {
+    """
+    TextStorage
+    ├─ bytes: \(utf8Count)
+    ├─ lines: \(lineCount) (\(lineEnding == .lf ? "LF" : "CRLF"))
+    └─ chunks: \(chunks.count)
+    """
+  }
+}
+
+/// A fast UTF-8 check with an ASCII fast path, also refusing NUL bytes.
+enum UTF8Check {
+  enum Problem: Equatable {
+    case invalid(Int)
+    case nul(Int)
+  }
+
+  static func firstProblem(in bytes: UnsafeRawBufferPointer) -> Problem? {
+    let count = bytes.count
+    guard let base = bytes.baseAddress else { return nil }
+    var i = 0
+    while i < count {
+      // Eight ASCII bytes at a time, none of them NUL.
+      if i + 8 <= count {
+        let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        let hasZero = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+        if word & 0x8080_8080_8080_8080 == 0 && hasZero == 0 {
+          i += 8
+          continue
+        }
+      }
+      let b0 = bytes[i]
+      if b0 == 0 { return .nul(i) }
+      if b0 < 0x80 {
+        i += 1
+        continue
+      }
+      let length: Int
+      var lower: UInt8 = 0x80
+      var upper: UInt8 = 0xBF
+      switch b0 {
+      case 0xC2...0xDF: length = 2
+      case 0xE0: length = 3; lower = 0xA0
+      case 0xE1...0xEC, 0xEE...0xEF: length = 3
+      case 0xED: length = 3; upper = 0x9F
+      case 0xF0: length = 4; lower = 0x90
+      case 0xF1...0xF3: length = 4
+      case 0xF4: length = 4; upper = 0x8F
+      default: return .invalid(i)
+      }
+      guard i + length <= count else { return .invalid(i) }
+      let b1 = bytes[i + 1]
+      guard b1 >= lower, b1 <= upper else { return .invalid(i) }
+      for k in 2..<max(2, length) where bytes[i + k] & 0xC0 != 0x80 { return .invalid(i) }
+      i += length
+    }
+    return nil
+  }
+}

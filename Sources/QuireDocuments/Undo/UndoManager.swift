@@ -1,0 +1,307 @@
+/// Records changes so they can be undone and redone: Apple's `UndoManager`, for Linux.
+///
+/// Register the inverse of each change with ``registerUndo(withTarget:handler:)``. Undoing
+/// runs the handlers of the last group in reverse order; whatever they register while
+/// undoing becomes the redo group, as with Apple's (so a handler that calls the same edit
+/// method with the old value gets redo for free).
+///
+/// **Grouping.** Apple's `groupsByEvent` closes a group at the end of each run-loop pass; a
+/// REPL or an embedding app has no such pass, so here grouping is explicit: a registration
+/// made outside ``beginUndoGrouping()``/``endUndoGrouping()`` is a group of its own, and
+/// ``groupUndo(named:_:)`` wraps several changes into one step (one REPL command, say).
+/// Groups nest; only closing the outermost one makes an undo step.
+///
+/// ``levelsOfUndo`` bounds the number of steps kept (0: no limit). Observers
+/// (``addObserver(_:)``) learn when a step closes, and before and after an undo or redo —
+/// the hooks a ``Document`` uses to keep its change count.
+///
+/// Main-actor isolated, like the documents that own it.
+@MainActor
+public final class UndoManager {
+  /// Something an observer learns.
+  public enum Event: Sendable, Hashable {
+    /// An outermost group closed with at least one action (not while undoing or redoing).
+    case didCloseUndoGroup
+    /// An undo is about to run.
+    case willUndoChange
+    /// An undo ran.
+    case didUndoChange
+    /// A redo is about to run.
+    case willRedoChange
+    /// A redo ran.
+    case didRedoChange
+  }
+
+  private struct Action {
+    weak var target: AnyObject?
+    let handler: @MainActor (AnyObject) -> Void
+  }
+
+  private enum Entry {
+    case action(Action)
+    case group(Group)
+  }
+
+  private struct Group {
+    var entries: [Entry] = []
+    var actionName = ""
+    var isEmpty: Bool { entries.isEmpty }
+
+    func removingActions(withTarget target: AnyObject) -> Group {
+      var copy = self
+      copy.entries = entries.compactMap { entry in
+        switch entry {
+        case .action(let action):
+          return action.target === target || action.target == nil ? nil : entry
+        case .group(let group):
+          let inner = group.removingActions(withTarget: target)
+          return inner.isEmpty ? nil : .group(inner)
+        }
+      }
+      return copy
+    }
+  }
+
+  private var undoStack: [Group] = []
+  private var redoStack: [Group] = []
+  /// Groups opened and not yet closed, outermost first.
+  private var openGroups: [Group] = []
+  private var disableCount = 0
+  private var observers: [Int: @MainActor (Event) -> Void] = [:]
+  private var nextObserver = 0
+
+  /// Whether an undo is running.
+  public private(set) var isUndoing = false
+  /// Whether a redo is running.
+  public private(set) var isRedoing = false
+
+  /// The most undo steps kept; the oldest are dropped beyond it. 0 means no limit.
+  public var levelsOfUndo = 0 {
+    didSet { trim() }
+  }
+
+  /// Makes an empty undo manager.
+  public init() {}
+
+  // MARK: Registering
+
+  /// Records `handler` as the way to undo a change made to `target`.
+  ///
+  /// The target is held weakly: if it is gone when the step is undone, its actions are
+  /// skipped. Registered while undoing, the handler becomes part of the redo step.
+  ///
+  /// - Parameters:
+  ///   - target: The object the handler changes back.
+  ///   - handler: Undoes the change; it receives `target`.
+  public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping @MainActor (Target) -> Void) {
+    guard isUndoRegistrationEnabled else { return }
+    let action = Action(target: target) { object in
+      if let typed = object as? Target { handler(typed) }
+    }
+    if openGroups.isEmpty {
+      // Outside an explicit group: this registration is a step of its own.
+      beginUndoGrouping()
+      openGroups[openGroups.count - 1].entries.append(.action(action))
+      endUndoGrouping()
+    } else {
+      openGroups[openGroups.count - 1].entries.append(.action(action))
+    }
+  }
+
+  /// Whether registrations are recorded (``disableUndoRegistration()`` turns them off).
+  public var isUndoRegistrationEnabled: Bool { disableCount == 0 }
+
+  /// Stops recording registrations until a matching ``enableUndoRegistration()``; calls nest.
+  public func disableUndoRegistration() { disableCount += 1 }
+
+  /// Balances one ``disableUndoRegistration()``.
+  public func enableUndoRegistration() { disableCount = max(0, disableCount - 1) }
+
+  // MARK: Grouping
+
+  /// Opens a group: every registration until the matching ``endUndoGrouping()`` is one step.
+  public func beginUndoGrouping() { openGroups.append(Group()) }
+
+  /// Closes the innermost open group. Closing the outermost one makes an undo step (or a redo
+  /// step while undoing) and, when it holds actions, tells observers ``Event/didCloseUndoGroup``.
+  /// Without an open group it does nothing.
+  public func endUndoGrouping() {
+    guard let group = openGroups.popLast() else { return }
+    if !openGroups.isEmpty {
+      if !group.isEmpty {
+        openGroups[openGroups.count - 1].entries.append(.group(group))
+        if openGroups[openGroups.count - 1].actionName.isEmpty {
+          openGroups[openGroups.count - 1].actionName = group.actionName
+        }
+      }
+      return
+    }
+    guard !group.isEmpty else { return }
+    if isUndoing {
+      redoStack.append(group)
+    } else if isRedoing {
+      undoStack.append(group)
+    } else {
+      undoStack.append(group)
+      redoStack.removeAll()  // a new change makes the redo steps meaningless
+      trim()
+      notify(.didCloseUndoGroup)
+    }
+  }
+
+  /// How deep the open groups are (0: none open).
+  public var groupingLevel: Int { openGroups.count }
+
+  /// Runs `body` inside one group named `actionName`, closing the group even if `body` throws.
+  public func groupUndo<T>(named actionName: String? = nil, _ body: () throws -> T) rethrows -> T {
+    beginUndoGrouping()
+    defer { endUndoGrouping() }
+    if let actionName { setActionName(actionName) }
+    return try body()
+  }
+
+  // MARK: Undoing and redoing
+
+  /// Whether there is a step to undo.
+  public var canUndo: Bool { !undoStack.isEmpty || openGroups.first.map { !$0.isEmpty } == true }
+  /// Whether there is a step to redo.
+  public var canRedo: Bool { !redoStack.isEmpty }
+
+  /// Undoes the last step. An open outermost group is closed first; with nested groups open
+  /// it does nothing.
+  public func undo() {
+    guard openGroups.count <= 1, !isUndoing, !isRedoing else { return }
+    if openGroups.count == 1 { endUndoGrouping() }
+    guard let group = undoStack.popLast() else { return }
+    notify(.willUndoChange)
+    isUndoing = true
+    run(group, collectingInto: group.actionName)
+    isUndoing = false
+    notify(.didUndoChange)
+  }
+
+  /// Undoes everything in the innermost open group and discards it (Apple's
+  /// `undoNestedGroup`); with no group open, the same as ``undo()``.
+  public func undoNestedGroup() {
+    guard let group = openGroups.popLast() else { return undo() }
+    disableUndoRegistration()
+    for entry in group.entries.reversed() { perform(entry) }
+    enableUndoRegistration()
+  }
+
+  /// Redoes the last undone step.
+  public func redo() {
+    guard openGroups.isEmpty, !isUndoing, !isRedoing, let group = redoStack.popLast() else { return }
+    notify(.willRedoChange)
+    isRedoing = true
+    run(group, collectingInto: group.actionName)
+    isRedoing = false
+    notify(.didRedoChange)
+  }
+
+  private func run(_ group: Group, collectingInto name: String) {
+    beginUndoGrouping()
+    setActionName(name)
+    for entry in group.entries.reversed() { perform(entry) }
+    endUndoGrouping()
+  }
+
+  private func perform(_ entry: Entry) {
+    switch entry {
+    case .action(let action):
+      if let target = action.target { action.handler(target) }
+    case .group(let group):
+      for inner in group.entries.reversed() { perform(inner) }
+    }
+  }
+
+  // MARK: Names
+
+  /// Names the step being built (the open group), or else the last undo step; while undoing,
+  /// names the redo step being built.
+  public func setActionName(_ actionName: String) {
+    if !openGroups.isEmpty {
+      openGroups[openGroups.count - 1].actionName = actionName
+    } else if !undoStack.isEmpty {
+      undoStack[undoStack.count - 1].actionName = actionName
+    }
+  }
+
+  /// The name of the step ``undo()`` would undo ("" when unnamed or none).
+  public var undoActionName: String { undoStack.last?.actionName ?? "" }
+  /// The name of the step ``redo()`` would redo.
+  public var redoActionName: String { redoStack.last?.actionName ?? "" }
+  /// "Undo" followed by the action name, for a menu or a prompt.
+  public var undoMenuItemTitle: String { undoActionName.isEmpty ? "Undo" : "Undo \(undoActionName)" }
+  /// "Redo" followed by the action name.
+  public var redoMenuItemTitle: String { redoActionName.isEmpty ? "Redo" : "Redo \(redoActionName)" }
+
+  /// The number of undo and redo steps held.
+  public var undoCount: Int { undoStack.count }
+  public var redoCount: Int { redoStack.count }
+
+  // MARK: Removing
+
+  /// Forgets every step.
+  public func removeAllActions() {
+    undoStack.removeAll()
+    redoStack.removeAll()
+    openGroups = openGroups.map { _ in Group() }
+  }
+
+  /// Forgets every action registered for `target`, dropping steps left empty.
+  public func removeAllActions(withTarget target: AnyObject) {
+    undoStack = undoStack.map { $0.removingActions(withTarget: target) }.filter { !$0.isEmpty }
+    redoStack = redoStack.map { $0.removingActions(withTarget: target) }.filter { !$0.isEmpty }
+    openGroups = openGroups.map { $0.removingActions(withTarget: target) }
+  }
+
+  private func trim() {
+    if levelsOfUndo > 0, undoStack.count > levelsOfUndo {
+      undoStack.removeFirst(undoStack.count - levelsOfUndo)
+    }
+  }
+
+  // MARK: Observing
+
+  /// Calls `handler` for every ``Event`` until the returned token is cancelled.
+  @discardableResult
+  public func addObserver(_ handler: @escaping @MainActor (Event) -> Void) -> ObservationToken {
+    let id = nextObserver
+    nextObserver += 1
+    observers[id] = handler
+    return ObservationToken { [weak self] in self?.observers[id] = nil }
+  }
+
+  private func notify(_ event: Event) {
+    for id in observers.keys.sorted() { observers[id]?(event) }
+  }
+
+  /// The steps as a tree, newest last, for tests and debugging.
+  public var debugDescription: String {
+    var lines = ["UndoManager (undo \(undoStack.count), redo \(redoStack.count))"]
+    func describe(_ groups: [Group], _ title: String, last: Bool) {
+      lines.append("\(last ? "└─" : "├─") \(title)")
+      for (i, group) in groups.enumerated() {
+        let name = group.actionName.isEmpty ? "(unnamed)" : group.actionName
+        lines.append("\(last ? "   " : "│  ")\(i == groups.count - 1 ? "└─" : "├─") \(name): \(group.entries.count) action(s)")
+      }
+    }
+    describe(undoStack, "undo", last: false)
+    describe(redoStack, "redo", last: true)
+    return lines.joined(separator: "\n")
+  }
+}
+
+
+/// Keeps an observation alive until ``cancel()``.
+@MainActor
+public final class ObservationToken {
+  private var onCancel: (@MainActor () -> Void)?
+  init(_ onCancel: @escaping @MainActor () -> Void) { self.onCancel = onCancel }
+  /// Stops the observation.
+  public func cancel() {
+    onCancel?()
+    onCancel = nil
+  }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import QuireDocuments
+import QuireTestSupport
+import Testing
+
+@Suite("Autosave and recovery")
+@MainActor
+final class AutosaveTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  var store: RecoveryStore { RecoveryStore(folder: folder.file("state/quire/recovery")) }
+
+  /// Waits (up to 5 s) until `condition` holds.
+  func eventually(_ condition: () -> Bool) async throws -> Bool {
+    for _ in 0..<500 {
+      if condition() { return true }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+  }
+
+  @Test func idleAutosaveWritesARecoveryFileNotTheUsersFile() async throws {
+    let document = try await openTextDocument("saved\n", in: folder)
+    document.recoveryStore = store
+    document.autosavePolicy = .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60))
+    try document.replaceText(with: "unsaved\n")
+    #expect(try await eventually { !document.hasUnautosavedChanges })
+    #expect(bytes(document.fileURL) == Array("saved\n".utf8))
+    let recovered = try #require(store.recoveredVersion(for: document.fileURL))
+    #expect(bytes(recovered.url) == Array("unsaved\n".utf8))
+    #expect(mode(recovered.url).mode == 0o600)
+    #expect(mode(store.folder).mode == 0o700)
+    #expect(document.hasUnsavedChanges)
+  }
+
+  @Test func theTimerKeepsWorkingAfterAnExplicitAutosave() async throws {
+    let document = try await openTextDocument("saved\n", in: folder)
+    document.recoveryStore = store
+    document.autosavePolicy = .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60))
+    try document.replaceText(with: "first\n")
+    try await document.autosave()
+    #expect(!document.hasUnautosavedChanges)
+    try await Task.sleep(for: .milliseconds(60))  // the timer fires and finds nothing to do
+    try document.replaceText(with: "second\n")
+    #expect(try await eventually { !document.hasUnautosavedChanges })
+    let recovered = try #require(store.recoveredVersion(for: document.fileURL))
+    #expect(bytes(recovered.url) == Array("second\n".utf8))
+  }
+
+  @Test func theMaximumIntervalAutosavesDuringContinuousTyping() async throws {
+    let document = try await openTextDocument("", in: folder)
+    document.recoveryStore = store
+    document.autosavePolicy = .init(idleDelay: .seconds(60), maximumInterval: .milliseconds(100))
+    var typed = 0
+    while store.recoveredVersion(for: document.fileURL) == nil, typed < 200 {
+      try document.replaceText(with: String(repeating: "x", count: typed))
+      typed += 1
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(store.recoveredVersion(for: document.fileURL) != nil)
+    #expect(typed < 200)
+  }
+
+  @Test func reopeningAfterACrashOffersTheRecoveredVersion() async throws {
+    let first = try await openTextDocument("saved\n", in: folder)
+    first.recoveryStore = store
+    try first.replaceText(with: "recover me\n")
+    try await first.autosave()
+    // The process "crashes": the document is never closed. A new one opens the same file.
+    let second = PlainTextDocument(fileURL: first.fileURL)
+    second.recoveryStore = store
+    second.autosavePolicy = nil
+    try await second.open()
+    #expect(second.text == "saved\n")
+    let offer = try #require(second.recoveredVersion)
+    #expect(offer.documentURL == first.fileURL)
+    try second.restoreRecoveredVersion()
+    #expect(second.text == "recover me\n")
+    #expect(second.hasUnsavedChanges)
+    try await second.save()
+    #expect(store.recoveredVersion(for: first.fileURL) == nil)
+    #expect(bytes(first.fileURL) == Array("recover me\n".utf8))
+  }
+
+  @Test func discardingTheRecoveredVersionRemovesIt() async throws {
+    let first = try await openTextDocument("saved\n", in: folder)
+    first.recoveryStore = store
+    try first.replaceText(with: "never mind\n")
+    try await first.autosave()
+    let second = PlainTextDocument(fileURL: first.fileURL)
+    second.recoveryStore = store
+    second.autosavePolicy = nil
+    try await second.open()
+    second.discardRecoveredVersion()
+    #expect(store.recoveredVersion(for: first.fileURL) == nil)
+    #expect(names(in: store.folder).isEmpty)
+  }
+
+  @Test func autosaveInPlaceWritesTheFile() async throws {
+    let document = try await openTextDocument("old\n", in: folder)
+    document.recoveryStore = store
+    document.autosavesInPlace = true
+    document.autosavePolicy = .init(idleDelay: .milliseconds(20), maximumInterval: .seconds(60))
+    try document.replaceText(with: "new\n")
+    #expect(try await eventually { !document.hasUnsavedChanges })
+    #expect(bytes(document.fileURL) == Array("new\n".utf8))
+    #expect(store.recoveredVersion(for: document.fileURL) == nil)
+  }
+
+  @Test func aStateFolderThatIsASymlinkIsRefused() async throws {
+    let elsewhere = folder.file("elsewhere")
+    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: folder.file("state/quire"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(at: folder.file("state/quire/recovery"), withDestinationURL: elsewhere)
+    let document = try await openTextDocument("a\n", in: folder)
+    document.recoveryStore = store
+    try document.replaceText(with: "b\n")
+    await #expect(throws: QuireError.self) { try await document.autosave() }
+    #expect(names(in: elsewhere).isEmpty)
+    #expect(document.hasUnautosavedChanges)
+  }
+
+  @Test func closingRemovesTheRecoveryFile() async throws {
+    let document = try await openTextDocument("a\n", in: folder)
+    document.recoveryStore = store
+    try document.replaceText(with: "b\n")
+    try await document.autosave()
+    try await document.close(discardingChanges: true)
+    #expect(store.recoveredVersion(for: document.fileURL) == nil)
+  }
+}
+
+import QuireTypes

@@ -1,0 +1,206 @@
+import Foundation
+@_spi(Testing) import QuireDocuments
+import QuireTestSupport
+import QuireTypes
+import SystemPackage
+import Testing
+
+@Suite("Safe save")
+@MainActor
+final class SafeSaveTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  @Test func replacingKeepsModeAndLeavesNoTemporaryFiles() async throws {
+    let document = try await openTextDocument("old\n", in: folder)
+    chmod(document.fileURL.path, 0o640)
+    let inodeBefore = try FileFingerprint.read(at: document.fileURL).fingerprint.inode
+    try document.replaceText(with: "new\n")
+    try await document.save()
+    #expect(bytes(document.fileURL) == Array("new\n".utf8))
+    #expect(mode(document.fileURL).mode == 0o640)
+    #expect(names(in: folder.url) == ["notes.txt"])
+    // A new file replaced the old one (the rename path, not an in-place write).
+    #expect(try FileFingerprint.read(at: document.fileURL).fingerprint.inode != inodeBefore)
+  }
+
+  @Test func keepsTheOwnerWhenRoot() async throws {
+    guard isRunningAsRoot else {
+      print("skipped: changing a file's owner needs root")
+      return
+    }
+    let document = try await openTextDocument("old\n", in: folder)
+    chown(document.fileURL.path, 4321, 4322)
+    try document.replaceText(with: "new\n")
+    try await document.save()
+    var info = stat()
+    stat(document.fileURL.path, &info)
+    #expect(info.st_uid == 4321 && info.st_gid == 4322)
+  }
+
+  @Test func aSymlinkIsSavedThroughToItsTarget() async throws {
+    let target = try folder.write("old\n", to: "real.txt")
+    let link = folder.file("link.txt")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+    let document = PlainTextDocument(fileURL: link)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try await document.open()
+    try document.replaceText(with: "new\n")
+    try await document.save()
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+    #expect(bytes(target) == Array("new\n".utf8))
+    #expect(document.fileURL == link)
+  }
+
+  @Test func hardLinksKeepSharingTheFile() async throws {
+    let document = try await openTextDocument("old\n", in: folder)
+    let other = folder.file("other-name.txt")
+    link(document.fileURL.path, other.path)
+    try document.replaceText(with: "new and longer\n")
+    try await document.save()
+    #expect(bytes(other) == Array("new and longer\n".utf8))
+    #expect(mode(document.fileURL).links == 2)
+    #expect(names(in: folder.url) == ["notes.txt", "other-name.txt"])
+    try document.replaceText(with: "x\n")
+    try await document.save()
+    #expect(bytes(other) == Array("x\n".utf8))
+  }
+
+  @Test func aReadOnlyFileIsNotReplaced() async throws {
+    let document = try await openTextDocument("old\n", in: folder)
+    chmod(document.fileURL.path, 0o444)
+    try document.replaceText(with: "new\n")
+    do {
+      try await document.save()
+      Issue.record("replaced a read-only file")
+    } catch let error as QuireError {
+      #expect(error.code == .permissionDenied)
+      #expect(error.reason.contains("read-only"))
+    }
+    #expect(bytes(document.fileURL) == Array("old\n".utf8))
+    #expect(mode(document.fileURL).mode == 0o444)
+    #expect(document.hasUnsavedChanges)
+    #expect(document.documentState.contains(.savingError))
+    // Save as elsewhere still works.
+    try await document.save(to: folder.file("copy.txt"), for: .saveAs)
+    #expect(bytes(folder.file("copy.txt")) == Array("new\n".utf8))
+  }
+
+  @Test func aReadOnlyFolderIsAClearError() async throws {
+    guard !isRunningAsRoot else {
+      print("skipped: root writes into read-only folders (the syscall seam covers EACCES at create)")
+      return
+    }
+    let document = try await openTextDocument("old\n", in: folder)
+    try document.replaceText(with: "new\n")
+    chmod(folder.url.path, 0o555)
+    defer { chmod(folder.url.path, 0o755) }
+    await #expect(throws: QuireError.self) { try await document.save() }
+    #expect(bytes(document.fileURL) == Array("old\n".utf8))
+    #expect(document.hasUnsavedChanges)
+  }
+
+  @Test func newFilesGetTheUmaskAndPrivateStateGets0600() throws {
+    let plain = folder.file("new.txt")
+    let result = try FileSaver.write(Data("a".utf8), to: plain)
+    #expect(result.method == .created)
+    let mask = umask(0o022)
+    umask(mask)
+    #expect(mode(plain).mode == 0o666 & ~UInt32(mask))
+    let secret = folder.file("secret")
+    try FileSaver.write(Data("a".utf8), to: secret, options: .privateState)
+    #expect(mode(secret).mode == 0o600)
+    #expect(throws: QuireError.self) {
+      try FileSaver.write(Data("b".utf8), to: secret, options: SaveOptions(requiresNewFile: true))
+    }
+    #expect(bytes(secret) == [0x61])
+  }
+
+  @Test func aFolderOrAMissingFolderIsRefused() throws {
+    try FileManager.default.createDirectory(at: folder.file("dir"), withIntermediateDirectories: false)
+    #expect(throws: QuireError.self) { try FileSaver.write(Data(), to: folder.file("dir")) }
+    do {
+      try FileSaver.write(Data(), to: folder.file("gone/file.txt"))
+      Issue.record("wrote into a missing folder")
+    } catch {
+      #expect(error.code == .fileMissing)
+      #expect(error.reason.contains("'file.txt'"))
+    }
+  }
+
+  // MARK: Fault injection (acceptance 2)
+
+  nonisolated static let steps: [SaveStep] = [.create, .write, .flush, .keepMode, .close, .rename, .folderFlush]
+  nonisolated static let errnos: [Errno] = [.noSpace, .ioError, .permissionDenied]
+
+  /// Each step of a save fails in turn: the file stays byte-identical, the document keeps its
+  /// edits, stays dirty, reports `savingError`, and no temporary file is left behind.
+  @Test(arguments: steps, errnos)
+  func aFailedStepLeavesTheFileAsItWas(_ step: SaveStep, _ errno: Errno) async throws {
+    let original = "line one\r\nline two\r\n"
+    let document = try await openTextDocument(original, in: folder)
+    chmod(document.fileURL.path, 0o640)
+    try document.replaceLines(in: 1..<2, with: ["edited"])
+    let plan = SyscallFaults(failing: step, with: errno)
+    do {
+      try await plan.run { try await document.save() }
+      Issue.record("save succeeded although \(step) failed")
+    } catch let error as QuireError {
+      #expect(error.url == document.fileURL)
+      #expect(error.reason.contains("'notes.txt'"))
+      #expect(error.code == (errno == .noSpace ? .diskFull : errno == .permissionDenied ? .permissionDenied : .systemCallFailed))
+      #expect((error.cause as? SyscallFailure)?.errno == errno)
+    }
+    #expect(plan.calledSteps.contains(step))
+    #expect(bytes(document.fileURL) == Array(original.utf8))
+    #expect(mode(document.fileURL).mode == 0o640)
+    #expect(document.text == "line one\r\nedited\r\n")
+    #expect(document.hasUnsavedChanges)
+    #expect(document.documentState.contains(.savingError))
+    #expect(document.lastSaveError != nil)
+    #expect(names(in: folder.url) == ["notes.txt"])
+    // Nothing was lost: the next save works and clears the error.
+    try await document.save()
+    #expect(bytes(document.fileURL) == Array("line one\r\nedited\r\n".utf8))
+    #expect(!document.documentState.contains(.savingError))
+    #expect(!document.hasUnsavedChanges)
+  }
+
+  /// The in-place path for hard-linked files: failing the backup or the in-place write
+  /// leaves both names with the old bytes. (Occurrences count from the start of `save()`,
+  /// whose check for changes on disk opens the file once: the in-place write opens it third;
+  /// the backup is the first write, create and flush.)
+  @Test(arguments: [
+    (SaveStep.create, 1), (.write, 1), (.flush, 1), (.folderFlush, 1), (.open, 3), (.write, 2), (.truncate, 1), (.flush, 2),
+  ])
+  func aFailedInPlaceSaveRestoresTheOldBytes(_ step: SaveStep, _ occurrence: Int) async throws {
+    let original = "a fairly long original line\n"
+    let document = try await openTextDocument(original, in: folder)
+    let other = folder.file("other.txt")
+    link(document.fileURL.path, other.path)
+    try document.replaceText(with: "short\n")
+    let plan = SyscallFaults(failing: step, with: .noSpace, occurrence: occurrence)
+    await #expect(throws: QuireError.self) { try await plan.run { try await document.save() } }
+    #expect(bytes(document.fileURL) == Array(original.utf8))
+    #expect(bytes(other) == Array(original.utf8))
+    #expect(document.hasUnsavedChanges)
+    #expect(names(in: folder.url) == ["notes.txt", "other.txt"])
+  }
+
+  @Test func aFailedReadRefusesToOpenAndSaysWhy() async throws {
+    let url = try folder.write("text\n", to: "locked.txt")
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    do {
+      try await SyscallFaults(failing: .open, with: .permissionDenied).run { try await document.open() }
+      Issue.record("opened")
+    } catch let error as QuireError {
+      #expect(error.code == .permissionDenied)
+      #expect(error.reason.contains("'locked.txt'"))
+    }
+    #expect(document.documentState == .closed)
+  }
+}

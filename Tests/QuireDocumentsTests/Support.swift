@@ -1,0 +1,36 @@
+import Foundation
+import QuireDocuments
+import QuireTestSupport
+import Testing
+
+/// Opens a plain-text document on `text` written to `name` in `folder`, with autosave off and
+/// recovery files in the test's own folder.
+@MainActor
+func openTextDocument(
+  _ text: String, name: String = "notes.txt", in folder: TemporaryFolder,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> PlainTextDocument {
+  let url = try folder.write(text, to: name)
+  let document = PlainTextDocument(fileURL: url)
+  document.autosavePolicy = nil
+  document.recoveryStore = RecoveryStore(folder: folder.file("state/recovery"))
+  try await document.open()
+  return document
+}
+
+/// The bytes of the file at `url` (empty when unreadable).
+func bytes(_ url: URL) -> [UInt8] {
+  (try? [UInt8](Data(contentsOf: url))) ?? []
+}
+
+/// The names in `folder`, sorted.
+func names(in folder: URL) -> [String] {
+  ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+}
+
+/// The permission bits and owner of `url`.
+func mode(_ url: URL) -> (mode: UInt32, uid: UInt32, links: Int) {
+  var info = stat()
+  lstat(url.path, &info)
+  return (UInt32(info.st_mode & 0o7777), info.st_uid, Int(info.st_nlink))
+}

@@ -1,0 +1,195 @@
+import Foundation
+import QuireDocuments
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+@Suite("Plain-text document")
+@MainActor
+final class PlainTextDocumentTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  @Test(arguments: [
+    (TextEncoding.utf8, [UInt8]()),
+    (.utf8WithBOM, [0xEF, 0xBB, 0xBF]),
+    (.utf16LittleEndian, [0xFF, 0xFE]),
+    (.utf16BigEndian, [0xFE, 0xFF]),
+  ])
+  func readsAndWritesBackEachEncoding(_ encoding: TextEncoding, bom: [UInt8]) async throws {
+    let text = "héllo 日本 𝄞\r\nsecond\r\n"
+    let original = Data(fixture(text, encoding, bom: bom))
+    let url = folder.file("enc.txt")
+    try original.write(to: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try await document.open()
+    #expect(document.encoding == encoding)
+    #expect(document.text == text)
+    #expect(document.lineEnding == .crlf)
+    try document.replaceLines(in: 1..<2, with: ["2nd"])
+    try await document.save()
+    #expect(bytes(url) == fixture("héllo 日本 𝄞\r\n2nd\r\n", encoding, bom: bom))
+    #expect(bytes(url).starts(with: bom))
+  }
+
+  /// The bytes of `text` in `encoding`, made without the library.
+  func fixture(_ text: String, _ encoding: TextEncoding, bom: [UInt8]) -> [UInt8] {
+    switch encoding {
+    case .utf8, .utf8WithBOM: return bom + Array(text.utf8)
+    case .utf16LittleEndian: return bom + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    case .utf16BigEndian: return bom + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+    }
+  }
+
+  @Test func editingOneLineLeavesTheOthersLineEndingsAsFound() async throws {
+    let document = try await openTextDocument("a\r\nb\nc\r\n", in: folder)
+    try document.replaceLines(in: 2..<3, with: ["C"])
+    try await document.save()
+    #expect(bytes(document.fileURL) == Array("a\r\nb\nC\r\n".utf8))
+  }
+
+  enum BadText: String, CaseIterable {
+    case invalidUTF8, truncatedUTF8, nulBytes, png, oddUTF16, loneSurrogate
+    var bytes: [UInt8] {
+      switch self {
+      case .invalidUTF8: Array("caf".utf8) + [0xE9, 0x0A]
+      case .truncatedUTF8: Array("日本".utf8).dropLast()
+      case .nulBytes: Array("text\0more".utf8)
+      case .png: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+      case .oddUTF16: [0xFF, 0xFE, 0x61, 0x00, 0x62]
+      case .loneSurrogate: [0xFF, 0xFE, 0x00, 0xD8, 0x61, 0x00]
+      }
+    }
+  }
+
+  @Test(arguments: BadText.allCases)
+  func invalidTextIsRefusedWithAClearErrorAndNeverTouched(_ bad: BadText) async throws {
+    let url = folder.file("bad.txt")
+    try Data(bad.bytes).write(to: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    do {
+      try await document.open()
+      Issue.record("opened invalid text")
+    } catch let error as QuireError {
+      #expect(error.code == .invalidContent)
+      #expect(error.reason.contains("'bad.txt'"))
+      #expect(error.reason.contains("refused for editing"))
+    }
+    #expect(document.documentState.contains(.closed))
+    #expect(throws: QuireError.self) { try document.replaceText(with: "x") }
+    await #expect(throws: QuireError.self) { try await document.save() }
+    #expect(bytes(url) == bad.bytes)
+  }
+
+  @Test func undoAndRedoMoveTheChangeCount() async throws {
+    let document = try await openTextDocument("one\ntwo\n", in: folder)
+    #expect(!document.hasUnsavedChanges)
+    try document.insertLines(["zero"], at: 0)
+    try document.deleteLines(in: 2..<3)
+    #expect(document.text == "zero\none\n")
+    #expect(document.changeCount == 2)
+    document.undoManager.undo()
+    #expect(document.text == "zero\none\ntwo\n")
+    document.undoManager.undo()
+    #expect(document.text == "one\ntwo\n")
+    #expect(!document.hasUnsavedChanges)
+    document.undoManager.redo()
+    #expect(document.text == "zero\none\ntwo\n")
+    #expect(document.hasUnsavedChanges)
+    try await document.save()
+    #expect(!document.hasUnsavedChanges)
+    document.undoManager.undo()
+    #expect(document.hasUnsavedChanges)
+    // Undone below the saved version and then changed: the saved version is out of reach.
+    try document.replaceText(with: "other\n")
+    document.undoManager.undo()
+    #expect(document.text == "one\ntwo\n")
+    #expect(document.hasUnsavedChanges)
+  }
+
+  @Test func aGroupedCommandIsOneUndoStep() async throws {
+    let document = try await openTextDocument("a\nb\nc\n", in: folder)
+    try document.undoManager.groupUndo(named: "Substitute") {
+      for index in 0..<3 { try document.replaceLines(in: index..<index + 1, with: ["x"]) }
+    }
+    #expect(document.text == "x\nx\nx\n")
+    #expect(document.changeCount == 1)
+    #expect(document.undoManager.undoActionName == "Substitute")
+    document.undoManager.undo()
+    #expect(document.text == "a\nb\nc\n")
+  }
+
+  @Test func editsWithRegistrationDisabledStillCount() async throws {
+    let document = try await openTextDocument("a\n", in: folder)
+    document.undoManager.disableUndoRegistration()
+    try document.insertLines(["b"], at: 1)
+    document.undoManager.enableUndoRegistration()
+    #expect(document.hasUnsavedChanges)
+    #expect(!document.undoManager.canUndo)
+  }
+
+  @Test func editingDisabledRefusesEdits() async throws {
+    let document = try await openTextDocument("a\n", in: folder)
+    var states: [Document.State] = []
+    let token = document.addStateObserver { states.append($0) }
+    document.disableEditing()
+    #expect(throws: QuireError.self) { try document.insertLines(["b"], at: 0) }
+    document.enableEditing()
+    try document.insertLines(["b"], at: 0)
+    #expect(states == [.editingDisabled, .normal])
+    token.cancel()
+  }
+
+  @Test func revertDropsEditsAndHistory() async throws {
+    let document = try await openTextDocument("kept\n", in: folder)
+    try document.replaceText(with: "changed\n")
+    try await document.revertToSaved()
+    #expect(document.text == "kept\n")
+    #expect(!document.hasUnsavedChanges)
+    #expect(!document.undoManager.canUndo)
+  }
+
+  @Test func closeRefusesToLoseChangesUnlessAsked() async throws {
+    let document = try await openTextDocument("a\n", in: folder)
+    try document.insertLines(["b"], at: 0)
+    await #expect(throws: QuireError.self) { try await document.close() }
+    #expect(!document.documentState.contains(.closed))
+    try await document.close(discardingChanges: true)
+    #expect(document.documentState == .closed)
+    #expect(bytes(document.fileURL) == Array("a\n".utf8))
+  }
+
+  @Test func saveAsMovesTheDocumentAndSaveToDoesNot() async throws {
+    let document = try await openTextDocument("a\n", in: folder)
+    try document.insertLines(["b"], at: 1)
+    let copy = folder.file("copy.txt")
+    try await document.save(to: copy, for: .saveTo)
+    #expect(document.hasUnsavedChanges)
+    #expect(document.fileURL == folder.file("notes.txt"))
+    #expect(bytes(copy) == Array("a\nb\n".utf8))
+    let moved = folder.file("moved.txt")
+    try await document.save(to: moved, for: .saveAs)
+    #expect(!document.hasUnsavedChanges)
+    #expect(document.fileURL == moved)
+    #expect(bytes(folder.file("notes.txt")) == Array("a\n".utf8))
+  }
+
+  @Test func aFileWithoutAnExtensionOpensAsPlainText() async throws {
+    let document = try await openTextDocument("MIT License\n", name: "LICENSE", in: folder)
+    #expect(document.fileType == .plainText)
+    #expect(document.line(at: 0) == "MIT License")
+  }
+
+  @Test func emptyFileOpensWithNoLines() async throws {
+    let document = try await openTextDocument("", in: folder)
+    #expect(document.lineCount == 0)
+    try document.insertLines(["first"], at: 0)
+    try await document.save()
+    #expect(bytes(document.fileURL) == Array("first\n".utf8))
+  }
+}

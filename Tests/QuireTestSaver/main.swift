@@ -1,0 +1,54 @@
+// quire-test-saver PATH START
+//   Saves the plain-text document at PATH in a loop, each time with the next version of a
+//   known content (see `content(version:)`), until it is killed. The crash-safety test
+//   SIGKILLs it at random moments and checks that the file always holds one complete version.
+//
+// quire-test-saver --autosave PATH RECOVERY-FOLDER TEXT
+//   Opens PATH, replaces its text with TEXT, lets the idle autosave write the recovery file,
+//   prints "autosaved" and waits to be killed (the recovery test's crash).
+import Foundation
+import QuireDocuments
+
+/// Version `n`: a header naming it, 2,000 lines that depend on it, and a footer.
+func content(version n: Int) -> String {
+  var text = "version \(n)\n"
+  for line in 0..<2000 { text += "line \(line) of version \(n): the quick brown fox\n" }
+  return text + "end of version \(n)\n"
+}
+
+let arguments = CommandLine.arguments
+if arguments.count == 5, arguments[1] == "--autosave" {
+  let document = PlainTextDocument(fileURL: URL(fileURLWithPath: arguments[2]))
+  document.recoveryStore = RecoveryStore(folder: URL(fileURLWithPath: arguments[3]))
+  document.autosavePolicy = .init(idleDelay: .milliseconds(20), maximumInterval: .seconds(10))
+  do {
+    try await document.open()
+    try document.replaceText(with: arguments[4])
+    while document.hasUnautosavedChanges { try await Task.sleep(for: .milliseconds(5)) }
+    FileHandle.standardOutput.write(Data("autosaved\n".utf8))
+    while true { try await Task.sleep(for: .seconds(1)) }
+  } catch {
+    FileHandle.standardError.write(Data("quire-test-saver: \(error)\n".utf8))
+    exit(1)
+  }
+}
+guard arguments.count == 3, let start = Int(arguments[2]) else {
+  FileHandle.standardError.write(Data("usage: quire-test-saver PATH START\n".utf8))
+  exit(2)
+}
+let document = PlainTextDocument(fileURL: URL(fileURLWithPath: arguments[1]))
+document.autosavePolicy = nil
+document.recoveryStore = nil
+do {
+  try await document.open()
+  FileHandle.standardOutput.write(Data("ready\n".utf8))
+  var version = start
+  while true {
+    version += 1
+    try document.replaceText(with: content(version: version))
+    try await document.save()
+  }
+} catch {
+  FileHandle.standardError.write(Data("quire-test-saver: \(error)\n".utf8))
+  exit(1)
+}
