@@ -45,6 +45,8 @@ public struct QuireError: Error, Sendable, CustomStringConvertible {
     public static let invalidArgument = Code("invalid argument")
     /// The capability exists in the design but is not built yet.
     public static let notImplemented = Code("not implemented")
+    /// The item is held by another process or another editor (a lock, a swap file).
+    public static let inUse = Code("in use")
   }
 
   /// What kind of failure this is.
