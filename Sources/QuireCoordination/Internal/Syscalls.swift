@@ -26,7 +26,11 @@ enum Syscalls {
   /// `open(2)` with `O_PATH`: a descriptor that names an item (file or folder) without
   /// reading it; `/proc/self/fd/N` then says where the item is now.
   static func openPath(_ path: String) -> Result<Int32, Errno> {
-    open(path, cquire_O_PATH)
+    while true {
+      let fd = Glibc.open(path, cquire_O_PATH | O_CLOEXEC | O_NOFOLLOW)
+      if fd >= 0 { return .success(fd) }
+      if errno != EINTR { return .failure(Errno(rawValue: errno)) }
+    }
   }
 
   /// `mkdir(2)` of one folder with mode 0700; an existing folder is fine.
@@ -152,7 +156,8 @@ enum Syscalls {
 @_spi(Testing) public enum SyscallFaults {
   private static let faults = Mutex<[(prefix: String, errno: Errno)]>([])
 
-  /// Makes `open`, `mkdir` and inotify watches of every path under `prefix` fail with `code`.
+  /// Makes `open` (except `O_PATH` opens), `mkdir` and inotify watches of every path under
+  /// `prefix` fail with `code`.
   public static func inject(errno code: Int32, under prefix: String) {
     faults.withLock { $0.append((prefix, Errno(rawValue: code))) }
   }
