@@ -369,6 +369,12 @@ public final class FileCoordinator: Sendable {
     }
   }
 
+  /// The longest pause, in microseconds, between two looks at a busy lock. Waiting polls
+  /// (`F_OFD_SETLK`, then a pause that doubles from 20 µs) rather than blocking in
+  /// `F_OFD_SETLKW`, because a blocked `fcntl` cannot honour a deadline or a cancellation
+  /// without signals; this bounds how late a waiter notices that the lock is free.
+  static let longestPause: UInt32 = 400
+
   private func acquire(_ access: Access, timeout: Duration?) throws -> HeldLocks {
     let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description)
     let clock = ContinuousClock()
@@ -386,7 +392,7 @@ public final class FileCoordinator: Sendable {
         throw error
       }
       usleep(pause)
-      pause = min(pause * 2, 2000)
+      pause = min(pause * 2, Self.longestPause)
     }
   }
 
@@ -407,7 +413,7 @@ public final class FileCoordinator: Sendable {
         throw error
       }
       try? await Task.sleep(for: .microseconds(pause))
-      pause = min(pause * 2, 2000)
+      pause = min(pause * 2, Int(Self.longestPause))
     }
   }
 

@@ -79,11 +79,12 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
 /// its own open file description and `F_OFD_SETLK` locks conflict between threads of one
 /// process exactly as between processes; closing the descriptor (or the process dying)
 /// releases everything. Bytes:
-/// - 0: the turnstile. An acquirer holds it (write lock) while checking and taking modes, and
-///   keeps holding it while it waits for holders to leave, so newcomers queue behind a
-///   waiting writer instead of overtaking it (no writer starvation).
+/// - 0: the turnstile. An acquirer that meets a conflict takes it (write lock) and keeps it
+///   while it waits for the holders to leave; newcomers see it taken and queue behind it
+///   instead of overtaking it (no writer starvation).
 /// - 1…4: one byte per mode (IS, IX, S, X). Holders read-lock the bytes of their modes; an
-///   acquirer checks with `F_OFD_GETLK` that no other description holds a conflicting mode.
+///   acquirer read-locks its own, then checks with `F_OFD_GETLK` that no other description
+///   holds a conflicting mode (see ``LockAcquisition/step()``).
 /// - 8…71: holder slots. A holder write-locks one slot byte and writes its record (pid,
 ///   program, access, item, since) at 4096 + 256 × slot, so a waiter can say who is in the
 ///   way. A slot whose byte is unlocked is stale (its holder died or left).
@@ -212,6 +213,15 @@ final class LockAcquisition {
 
   /// Takes as many targets as possible without waiting. Returns the held locks when all are
   /// taken, nil when the caller must wait and call again.
+  ///
+  /// Both paths lock first and check second (each acquirer read-locks its own mode bytes,
+  /// then asks whether another description holds a conflicting one), so of two acquirers
+  /// racing for conflicting modes at least one sees the other and backs off.
+  /// - Fast path, without the turnstile: taken when nothing conflicts and no one holds the
+  ///   turnstile. Compatible requests (every reader, every intention lock on `/`) never
+  ///   contend on a shared byte.
+  /// - Slow path: take the turnstile, then retry until nothing conflicts, keeping the
+  ///   turnstile while waiting so that later arrivals queue behind.
   func step() throws -> HeldLocks? {
     while index < targets.count {
       let target = targets[index]
@@ -221,6 +231,16 @@ final class LockAcquisition {
         case .success(let fd): currentFD = fd
         case .failure(let code): throw failure("open the lock file '\(path)'", code)
         }
+        triedFastPath = false
+      }
+      if !triedFastPath {
+        triedFastPath = true
+        try lockOwnModes(target)
+        if try !conflicts(target), try !turnstileIsTaken(target) {
+          finishTarget(target)
+          continue
+        }
+        unlockOwnModes(target)
       }
       if !holdsTurnstile {
         switch Syscalls.lock(currentFD, .write, start: ItemLocks.turnstileByte) {
@@ -231,31 +251,63 @@ final class LockAcquisition {
         case .failure(let code): throw failure("lock '\(target.path)'", code)
         }
       }
-      for mode in LockModes.each where target.modes.conflicts.contains(mode) {
-        switch Syscalls.isLockedByOthers(currentFD, against: .write, start: mode.byte) {
-        case .success(false): continue
-        case .success(true):
-          waitingOn = target.path
-          return nil  // keep the turnstile: newcomers queue behind us
-        case .failure(let code): throw failure("test the lock of '\(target.path)'", code)
-        }
+      try lockOwnModes(target)
+      if try conflicts(target) {
+        unlockOwnModes(target)
+        waitingOn = target.path
+        return nil  // keep the turnstile: newcomers queue behind us
       }
-      for mode in LockModes.each where target.modes.contains(mode) {
-        if case .failure(let code) = Syscalls.lock(currentFD, .read, start: mode.byte) {
-          throw failure("lock '\(target.path)'", code)
-        }
-      }
-      recordHolder(target)
-      Syscalls.unlock(currentFD, start: ItemLocks.turnstileByte)
-      holdsTurnstile = false
-      fds.append(currentFD)
-      currentFD = -1
-      index += 1
-      waitingOn = nil
+      finishTarget(target)
     }
     let held = HeldLocks(fds: fds)
     fds.removeAll()
     return held
+  }
+
+  private var triedFastPath = false
+
+  private func lockOwnModes(_ target: LockTarget) throws {
+    for mode in LockModes.each where target.modes.contains(mode) {
+      if case .failure(let code) = Syscalls.lock(currentFD, .read, start: mode.byte) {
+        throw failure("lock '\(target.path)'", code)
+      }
+    }
+  }
+
+  private func unlockOwnModes(_ target: LockTarget) {
+    for mode in LockModes.each where target.modes.contains(mode) {
+      Syscalls.unlock(currentFD, start: mode.byte)
+    }
+  }
+
+  private func conflicts(_ target: LockTarget) throws -> Bool {
+    for mode in LockModes.each where target.modes.conflicts.contains(mode) {
+      switch Syscalls.isLockedByOthers(currentFD, against: .write, start: mode.byte) {
+      case .success(false): continue
+      case .success(true): return true
+      case .failure(let code): throw failure("test the lock of '\(target.path)'", code)
+      }
+    }
+    return false
+  }
+
+  private func turnstileIsTaken(_ target: LockTarget) throws -> Bool {
+    switch Syscalls.isLockedByOthers(currentFD, against: .write, start: ItemLocks.turnstileByte) {
+    case .success(let taken): return taken
+    case .failure(let code): throw failure("test the lock of '\(target.path)'", code)
+    }
+  }
+
+  private func finishTarget(_ target: LockTarget) {
+    recordHolder(target)
+    if holdsTurnstile {
+      Syscalls.unlock(currentFD, start: ItemLocks.turnstileByte)
+      holdsTurnstile = false
+    }
+    fds.append(currentFD)
+    currentFD = -1
+    index += 1
+    waitingOn = nil
   }
 
   /// Gives up: drops everything taken so far (the turnstile too).
