@@ -25,12 +25,18 @@ enum Relation {
 /// The item is followed by an `O_PATH` descriptor: `/proc/self/fd/N` names the item wherever
 /// it moves (even when a folder above it is renamed), and reads "(deleted)" once it is
 /// unlinked. inotify watches on the item and on every folder above it (up to, not including,
-/// `/`) trigger a re-evaluation after a short coalescing window; the evaluation compares what
-/// is on disk now with what was last reported, so a burst of writes, or a change seen both by
-/// inotify and by a coordinated writer's message, is reported once.
+/// `/`) trigger a re-evaluation: 1 ms after the first event of a quiet spell, then at most
+/// once per 8 ms window while events keep coming. The evaluation compares what is on disk now
+/// with what was last reported, so a burst of writes gives a message at its start and one at
+/// its end, and a change seen both by inotify and by a coordinated writer's message is
+/// usually reported once.
 final class PresenterRegistration: Sendable {
-  /// How long events are gathered before the item is looked at again.
-  static let coalescingWindow: DispatchTimeInterval = .milliseconds(8)
+  /// After a look at the item, events are gathered this long before the next look, so a
+  /// burst of writes gives one message at its start and one at its end.
+  static let coalescingWindow: UInt64 = 8_000_000
+  /// The first event after a quiet spell is looked at after this settle time (nanoseconds),
+  /// so that a rename-and-recreate by an editor is usually seen as one change.
+  static let settleTime: UInt64 = 1_000_000
 
   struct Signature: Equatable {
     var device: UInt64
@@ -66,6 +72,7 @@ final class PresenterRegistration: Sendable {
     var pendingSubitems: Set<String> = []
     var needsRescan = false
     var evaluationScheduled = false
+    var lastEvaluation: UInt64 = 0
     var ownAccesses = 0
     var deletionReported = false
     var reacquirers: [String: [@Sendable () -> Void]] = [:]
@@ -206,13 +213,15 @@ final class PresenterRegistration: Sendable {
   }
 
   private func scheduleEvaluation() {
-    let schedule = state.withLock { state -> Bool in
-      if state.evaluationScheduled || state.removed { return false }
+    let now = DispatchTime.now().uptimeNanoseconds
+    let delay = state.withLock { state -> UInt64? in
+      if state.evaluationScheduled || state.removed { return nil }
       state.evaluationScheduled = true
-      return true
+      let sinceLast = now &- state.lastEvaluation
+      return sinceLast < Self.coalescingWindow ? max(Self.settleTime, Self.coalescingWindow - sinceLast) : Self.settleTime
     }
-    if schedule {
-      tracking.asyncAfter(deadline: .now() + Self.coalescingWindow) { [weak self] in self?.evaluate() }
+    if let delay {
+      tracking.asyncAfter(deadline: .now() + .nanoseconds(Int(delay))) { [weak self] in self?.evaluate() }
     }
   }
 
@@ -221,6 +230,7 @@ final class PresenterRegistration: Sendable {
     enum Finding { case nothing, changed, moved(String), deleted, appeared }
     let snapshot = state.withLock { state -> (path: String, fd: Int32, signature: Signature?, subitems: Set<String>, rescan: Bool)? in
       state.evaluationScheduled = false
+      state.lastEvaluation = DispatchTime.now().uptimeNanoseconds
       if state.removed { return nil }
       if state.ownAccesses > 0 && reporting { return nil }  // looked at again when the access ends
       defer { state.pendingSubitems = []; state.needsRescan = false }
