@@ -16,7 +16,12 @@ final class ForeignEditorLockTests {
   }
   deinit { folder.remove() }
 
-  var host: String { ProcessInfo.processInfo.hostName }
+  /// This machine's name as editors record it (`gethostname(2)`).
+  var host: String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    _ = gethostname(&buffer, 255)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
 
   /// A Vim swap file's first block: "b0", version, page size, mtime, inode, pid, user, host.
   func vimSwap(pid: Int32) -> Data {

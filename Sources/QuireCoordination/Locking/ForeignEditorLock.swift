@@ -35,28 +35,35 @@ public struct ForeignEditorLock: Sendable, Hashable, CustomStringConvertible {
     return parts.joined(separator: " ")
   }
 
+  /// This machine's name (`gethostname(2)`), as editors write it into their locks.
+  static var hostName: String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// The lock files other editors keep for `url`, stale ones included.
   public static func locks(for url: URL) -> [ForeignEditorLock] {
     let folder = url.deletingLastPathComponent()
     let name = url.lastPathComponent
     var found: [ForeignEditorLock] = []
-    let host = ProcessInfo.processInfo.hostName
-    let shortHost = host.split(separator: ".").first.map(String.init) ?? host
-
     func isStale(pid: Int32?, onHost owner: String?) -> Bool {
       guard let pid, let owner else { return false }
       let lockHost = owner.split(separator: "@").last.map(String.init) ?? ""
-      guard lockHost == host || lockHost == shortHost else { return false }
+      let host = hostName
+      guard lockHost == host || lockHost == host.split(separator: ".").first.map(String.init) else { return false }
       return !Syscalls.processExists(pid)
     }
 
     // Emacs: `.#NAME` -> "user@host.pid:boot"
     let emacs = folder.appendingPathComponent(".#" + name)
     var target: String?
-    if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: emacs.path) {
-      target = link
-    } else if case .success(let info) = Syscalls.lstat(emacs.path), info.st_mode & S_IFMT == S_IFREG, info.st_size < 4096 {
-      target = try? String(contentsOf: emacs, encoding: .utf8)
+    if case .success(let info) = Syscalls.lstat(emacs.path) {
+      if info.st_mode & S_IFMT == S_IFLNK {
+        target = try? FileManager.default.destinationOfSymbolicLink(atPath: emacs.path)
+      } else if info.st_mode & S_IFMT == S_IFREG, info.st_size < 4096 {
+        target = try? String(contentsOf: emacs, encoding: .utf8)
+      }
     }
     if let target {
       let body = target.split(separator: ":").first.map(String.init) ?? target
