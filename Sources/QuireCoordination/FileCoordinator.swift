@@ -238,6 +238,7 @@ public final class FileCoordinator: Sendable {
     var own: PresenterRegistration?
     var registry: PresenterRegistry
     var readsWithoutChanges = false
+    var rounds: [PresenterRegistry.Round] = []
     var writing: Bool { !writes.isEmpty }
     var description: URL { urls.last ?? URL(fileURLWithPath: "/") }
   }
@@ -288,7 +289,7 @@ public final class FileCoordinator: Sendable {
       targets: ItemLocks.plan(reading: readPaths, writing: writePaths.map(\.0)),
       folder: folder, token: UUID().uuidString, own: own, registry: registry)
     access.readsWithoutChanges = reads.allSatisfy { $0.1.contains(.withoutChanges) }
-    notifyBefore(access)
+    access.rounds = notifyBefore(access)
     return access
   }
 
@@ -301,29 +302,32 @@ public final class FileCoordinator: Sendable {
     }
   }
 
-  private func notifyBefore(_ access: Access) {
-    var late: [String] = []
+  private func notifyBefore(_ access: Access) -> [PresenterRegistry.Round] {
+    var rounds: [PresenterRegistry.Round] = []
     if !access.reads.isEmpty {
       var message = WireMessage(kind: .read, paths: access.reads, token: access.token)
       message.withoutChanges = access.readsWithoutChanges
-      late += access.registry.broadcast(message, excluding: access.own, timeout: presenterResponseTimeout)
+      rounds.append(access.registry.broadcast(message, excluding: access.own, timeout: presenterResponseTimeout))
     }
     for (path, options) in access.writes {
       let kind: WireMessage.Kind =
         options.contains(.forDeleting) ? .delete : options.contains(.forMerging) ? .merge : .write
-      late += access.registry.broadcast(
-        WireMessage(kind: kind, paths: [path], token: access.token), excluding: access.own, timeout: presenterResponseTimeout)
+      rounds.append(access.registry.broadcast(
+        WireMessage(kind: kind, paths: [path], token: access.token), excluding: access.own, timeout: presenterResponseTimeout))
     }
-    for who in late {
+    for who in rounds.flatMap(\.late) {
       FileHandle.standardError.write(Data(
         "quire: the presenter of \(QuireError.name(access.description)) in \(who) did not answer within \(presenterResponseTimeout); going ahead without it.\n".utf8))
     }
     if let own = access.own, access.writing { own.beginOwnAccess() }
+    return rounds
   }
 
   private func notifyAfter(_ access: Access) {
     let registry = access.registry
-    registry.broadcast(WireMessage(kind: .finish, paths: access.reads + access.writes.map(\.path), token: access.token), excluding: access.own, timeout: presenterResponseTimeout)
+    for round in access.rounds {
+      registry.finish(round, token: access.token, paths: access.reads + access.writes.map(\.path), excluding: access.own)
+    }
     if access.writing {
       registry.broadcast(WireMessage(kind: .change, paths: access.writes.map(\.path), token: access.token), excluding: access.own, timeout: presenterResponseTimeout)
       access.own?.endOwnAccess()

@@ -130,4 +130,17 @@ final class CrossProcessTests {
     }
     #expect(text == "repaired\n")
   }
+
+  @Test func aPresenterReacquiresWhenTheWriterInAnotherProcessDies() async throws {
+    let file = try folder.write("x\n", to: "presented.txt")
+    let presenter = RecordingPresenter(file, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    let holder = try HelperProcess([runtime, "hold-write", file.path])
+    #expect(await holder.waitForLine(startingWith: "holding") != nil)
+    #expect(presenter.texts.contains("relinquish-to-writer"))
+    #expect(!presenter.texts.contains("reacquire"))
+    holder.kill()
+    #expect(await presenter.waitFor("reacquire") != nil)
+  }
 }

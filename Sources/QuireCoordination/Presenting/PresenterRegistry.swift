@@ -155,7 +155,9 @@ final class PresenterRegistry: Sendable {
         return
       }
       _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-      DispatchQueue.global().async { [self] in self.serve(connection) }
+      // A thread per connection: after a prepare, the connection stays open for the
+      // length of the coordinator's access.
+      Thread.detachNewThread { [self] in self.serve(connection) }
     }
   }
 
@@ -165,9 +167,20 @@ final class PresenterRegistry: Sendable {
       close(connection)
       return
     }
-    handle(message, excluding: nil) {
+    handle(message, excluding: nil) { [self] in
       _ = UnixSocket.writeAll(connection, "ok\n")
-      close(connection)
+      guard message.waitsForPresenters else {
+        close(connection)
+        return
+      }
+      // The coordinator keeps the connection while it holds the item and writes "finish" when
+      // done; if it dies instead, the kernel closes the connection. Either way: reacquire.
+      Thread.detachNewThread { [self] in
+        UnixSocket.setTimeout(connection, seconds: 0)
+        _ = UnixSocket.readLine(connection)
+        close(connection)
+        handle(WireMessage(kind: .finish, paths: message.paths, token: message.token), excluding: nil) {}
+      }
     }
   }
 
@@ -206,14 +219,23 @@ final class PresenterRegistry: Sendable {
 
   // MARK: Reaching presenters
 
+  /// What a round of messages left behind.
+  struct Round {
+    /// Each presenter process that did not answer in time.
+    var late: [String] = []
+    /// Connections to processes whose presenters prepared for the access: written "finish"
+    /// and closed when the access ends (or closed by the kernel if this process dies).
+    var connections: [Int32] = []
+  }
+
   /// Sends `message` to the presenters it concerns, here (except `excluded`) and in other
-  /// processes, and waits up to `timeout` for those that must answer. Returns a description
-  /// of each presenter process that did not answer in time.
+  /// processes, and waits up to `timeout` for those that must answer.
   @discardableResult
-  func broadcast(_ message: WireMessage, excluding excluded: PresenterRegistration?, timeout: Duration) -> [String] {
+  func broadcast(_ message: WireMessage, excluding excluded: PresenterRegistration?, timeout: Duration) -> Round {
     let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
     let group = DispatchGroup()
     let late = Mutex<[String]>([])
+    let kept = Mutex<[Int32]>([])
     // This process's presenters.
     if registrations.contains(where: { $0 !== excluded }) {
       group.enter()
@@ -229,7 +251,9 @@ final class PresenterRegistry: Sendable {
       group.enter()
       DispatchQueue.global().async { [self] in
         defer { group.leave() }
-        switch UnixSocket.send(message, to: socketPath(entry.pid), timeout: seconds) {
+        let (outcome, connection) = UnixSocket.send(message, to: socketPath(entry.pid), timeout: seconds, keepOpen: message.waitsForPresenters)
+        if let connection { kept.withLock { $0.append(connection) } }
+        switch outcome {
         case .answered: break
         case .late:
           late.withLock { $0.append("process \(entry.pid) (\(entry.program))") }
@@ -241,11 +265,20 @@ final class PresenterRegistry: Sendable {
     if group.wait(timeout: .now() + seconds + 0.05) == .timedOut {
       late.withLock { $0.append("a presenter in this process") }
     }
-    return late.withLock { $0 }
+    return Round(late: late.withLock { $0 }, connections: kept.withLock { $0 })
+  }
+
+  /// Ends a round: tells this process's presenters and, through the kept connections, the
+  /// other processes' presenters that the access `token` is over.
+  func finish(_ round: Round, token: String, paths: [String], excluding excluded: PresenterRegistration?) {
+    handle(WireMessage(kind: .finish, paths: paths, token: token), excluding: excluded) {}
+    for connection in round.connections {
+      _ = UnixSocket.writeAll(connection, "finish\n")
+      close(connection)
+    }
   }
 
   private func concerns(_ entry: ProcessEntry, _ message: WireMessage) -> Bool {
-    if message.kind == .finish { return true }
     return entry.paths.contains { presented in
       message.paths.contains { Relation(presenter: presented, item: $0) != .none }
     }
@@ -363,17 +396,23 @@ enum UnixSocket {
     return true
   }
 
-  static func send(_ message: WireMessage, to path: String, timeout: Double) -> Outcome {
-    guard var address = address(path), let data = try? JSONEncoder().encode(message) else { return .gone }
+  /// Sends `message` and waits up to `timeout` for "ok". With `keepOpen`, the connection is
+  /// returned open (answered or late) for the caller to finish and close.
+  static func send(_ message: WireMessage, to path: String, timeout: Double, keepOpen: Bool) -> (Outcome, Int32?) {
+    guard var address = address(path), let data = try? JSONEncoder().encode(message) else { return (.gone, nil) }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return .gone }
-    defer { close(fd) }
+    guard fd >= 0 else { return (.gone, nil) }
     setTimeout(fd, seconds: timeout)
     let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
-    guard connected == 0 else { return .gone }
-    guard writeAll(fd, String(decoding: data, as: UTF8.self) + "\n") else { return .gone }
-    return readLine(fd) == "ok" ? .answered : .late
+    guard connected == 0, writeAll(fd, String(decoding: data, as: UTF8.self) + "\n") else {
+      close(fd)
+      return (.gone, nil)
+    }
+    let outcome: Outcome = readLine(fd) == "ok" ? .answered : .late
+    if keepOpen { return (outcome, fd) }
+    close(fd)
+    return (outcome, nil)
   }
 }
