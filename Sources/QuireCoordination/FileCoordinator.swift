@@ -296,7 +296,7 @@ public final class FileCoordinator: Sendable {
   private func prepareAsync(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)]) async throws -> Access {
     // The presenter round trip blocks; keep it off the cooperative pool.
     try await withCheckedThrowingContinuation { continuation in
-      DispatchQueue.global().async {
+      Blocking.queue.async {
         continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes) })
       }
     }
@@ -366,7 +366,7 @@ public final class FileCoordinator: Sendable {
 
   private func afterAsync(_ access: Access) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      DispatchQueue.global().async {
+      Blocking.queue.async {
         self.notifyAfter(access)
         continuation.resume()
       }

@@ -135,15 +135,14 @@ final class LockingTests {
   }
 
   @Test func multiItemRequestsInOppositeOrdersDoNotDeadlock() async throws {
+    let finished = DispatchSemaphore(value: 0)
     let a = try folder.write("a\n", to: "a.txt")
     let b = try folder.write("b\n", to: "b.txt")
     let location = self.location
     let failures = Atomic<Int>(0)
-    let group = DispatchGroup()
     for index in 0..<4 {
-      group.enter()
       onThread {
-        defer { group.leave() }
+        defer { finished.signal() }
         let coordinator = FileCoordinator(location: location)
         for _ in 0..<100 {
           do {
@@ -158,7 +157,7 @@ final class LockingTests {
         }
       }
     }
-    #expect(group.wait(timeout: .now() + 30) == .success)
+    for _ in 0..<4 { await waitOffPool(finished) }
     #expect(failures.load(ordering: .relaxed) == 0)
   }
 
@@ -187,9 +186,7 @@ final class LockingTests {
     onThread {
       try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in inside.signal(); release.wait() }
     }
-    await withCheckedContinuation { continuation in
-      DispatchQueue.global().async { inside.wait(); continuation.resume() }
-    }
+    await waitOffPool(inside)
     defer { release.signal() }
     let task = Task {
       try await FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in "read" }

@@ -1,5 +1,5 @@
 import Foundation
-import QuireCoordination
+@_spi(Testing) import QuireCoordination
 import QuireTestSupport
 import QuireTypes
 import Testing
@@ -134,5 +134,15 @@ final class UncoordinatedChangeTests {
     // …but the watch follows the new inode the atomic save made.
     try runTool("/bin/sh", ["-c", "echo other >> \"$1\"", "sh", file.path])
     #expect(await presenter.waitFor("changed") != nil)
+  }
+
+  @Test func aQueueOverflowMakesPresentersRescan() async throws {
+    let file = try folder.write("x\n", to: "overflowed.txt")
+    let presenter = RecordingPresenter(file, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    InotifyMonitor.shared.simulateOverflow()
+    // Events may have been lost, so the presenter is told its item may have changed.
+    #expect(await presenter.waitFor("changed", within: 2) != nil)
   }
 }

@@ -84,6 +84,7 @@ public final class InotifyMonitor: Sendable {
   private enum Request {
     case watch(Subscriber, reply: @Sendable (QuireError?) -> Void)
     case unwatch(id: UInt64)
+    case simulateOverflow
   }
 
   private struct State {
@@ -139,6 +140,12 @@ public final class InotifyMonitor: Sendable {
   /// Stops the subscription `id`; the kernel watch goes when its last subscriber does.
   func unsubscribe(_ id: UInt64) {
     submit(.unwatch(id: id))
+  }
+
+  /// Delivers an `IN_Q_OVERFLOW` to every subscriber, as the kernel does when its queue
+  /// (`fs.inotify.max_queued_events`) fills, so tests can check that subscribers rescan.
+  @_spi(Testing) public func simulateOverflow() {
+    submit(.simulateOverflow)
   }
 
   private func submit(_ request: Request) {
@@ -220,6 +227,10 @@ public final class InotifyMonitor: Sendable {
           watches[wd, default: []].append(subscriber)
           watchOf[subscriber.id] = wd
           reply(nil)
+        case .simulateOverflow:
+          for (_, list) in watches {
+            for s in list { s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0)) }
+          }
         case .unwatch(let id):
           guard let wd = watchOf.removeValue(forKey: id) else { continue }
           watches[wd]?.removeAll { $0.id == id }

@@ -200,7 +200,7 @@ final class PresenterRegistry: Sendable {
         group.enter()
         registration.prepare(message.kind, withoutChanges: message.withoutChanges, token: message.token) { group.leave() }
       }
-      group.notify(queue: .global(), execute: done)
+      group.notify(queue: Blocking.queue, execute: done)
     case .finish:
       for registration in targets { registration.finish(token: message.token) }
       done()
@@ -249,7 +249,7 @@ final class PresenterRegistry: Sendable {
     // Other processes' presenters.
     for entry in otherProcesses() where concerns(entry, message) {
       group.enter()
-      DispatchQueue.global().async { [self] in
+      Blocking.queue.async { [self] in
         defer { group.leave() }
         let (outcome, connection) = UnixSocket.send(message, to: socketPath(entry.pid), timeout: seconds, keepOpen: message.waitsForPresenters)
         if let connection { kept.withLock { $0.append(connection) } }

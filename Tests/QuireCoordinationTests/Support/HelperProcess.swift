@@ -62,11 +62,13 @@ final class HelperProcess: Sendable {
   @discardableResult
   func waitForLine(startingWith prefix: String, within seconds: Double = 10) async -> String? {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
+    while true {
+      // Look once more after the deadline: the task may have slept past it.
+      let late = ContinuousClock.now >= deadline
       if let line = output.first(where: { $0.hasPrefix(prefix) }) { return line }
+      if late { return nil }
       try? await Task.sleep(for: .milliseconds(2))
     }
-    return nil
   }
 
   /// Waits for the process to end (up to `seconds`) and returns its exit status.
@@ -165,10 +167,23 @@ final class RecordingPresenter: FilePresenter {
   /// Waits for a message starting with `prefix` that arrived after `since`.
   func waitFor(_ prefix: String, after since: ContinuousClock.Instant? = nil, within seconds: Double = 5) async -> Message? {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
+    while true {
+      // Look once more after the deadline: the task may have slept past it.
+      let late = ContinuousClock.now >= deadline
       if let found = received.first(where: { message in message.text.hasPrefix(prefix) && (since.map { message.at >= $0 } ?? true) }) { return found }
+      if late { return nil }
       try? await Task.sleep(for: .milliseconds(1))
     }
-    return nil
+  }
+}
+
+/// Waits for `semaphore` on a thread of its own, so that the test's task does not hold one of
+/// the few threads of Swift's cooperative pool while it waits.
+func waitOffPool(_ semaphore: DispatchSemaphore) async {
+  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    Thread.detachNewThread {
+      semaphore.wait()
+      continuation.resume()
+    }
   }
 }
