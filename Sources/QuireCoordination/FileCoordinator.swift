@@ -28,8 +28,11 @@ import Synchronization
 /// refuses (code `inUse`) a file that Emacs, Vim or LibreOffice holds open, unless the
 /// options say ``WritingOptions/ignoringForeignEditorLocks``.
 ///
-/// Coordinating the same item again from inside an accessor of the same coordinator waits for
-/// itself: do not nest (Apple's coordinators allow that; these do not yet).
+/// Coordinating again from inside an accessor of the same coordinator (in the same thread or
+/// task) runs at once when the outer access already covers the items (a read under any access
+/// to the item or a folder above it, a write under a write), as Apple's coordinators allow.
+/// A nested access the outer one does not cover (a write inside a read) would wait for itself
+/// until its timeout; so would nesting through a different coordinator.
 public final class FileCoordinator: Sendable {
   /// How a coordinated read behaves.
   public struct ReadingOptions: OptionSet, Sendable, Hashable {
@@ -239,12 +242,39 @@ public final class FileCoordinator: Sendable {
     var registry: PresenterRegistry
     var readsWithoutChanges = false
     var rounds: [PresenterRegistry.Round] = []
+    /// Inside an accessor of this coordinator that already holds these items: run at once.
+    var isNested = false
     var writing: Bool { !writes.isEmpty }
+    var heldItems: [HeldItem] { reads.map { HeldItem(path: $0, writing: false) } + writes.map { HeldItem(path: $0.path, writing: true) } }
     var description: URL { urls.last ?? URL(fileURLWithPath: "/") }
   }
 
-  /// Resolves and checks the items, asks the presenters to get ready, and plans the locks.
+  /// An item an accessor of a coordinator holds, for nested accesses.
+  struct HeldItem: Sendable {
+    var path: String
+    var writing: Bool
+  }
+
+  /// The items each coordinator's running accessors hold, in this task or thread.
+  @TaskLocal static var heldItems: [ObjectIdentifier: [HeldItem]] = [:]
+
+  /// Whether the items are already held by an accessor of this coordinator further up: a read
+  /// is covered by any access to the item or a folder above it, a write by a write.
+  private static func isCovered(reads: [String], writes: [String], by held: [HeldItem]) -> Bool {
+    guard !held.isEmpty else { return false }
+    func covers(_ holder: HeldItem, _ path: String) -> Bool {
+      Relation(presenter: holder.path, item: path) == .same || Relation(presenter: holder.path, item: path) == .ancestor
+    }
+    return reads.allSatisfy { path in held.contains { covers($0, path) } }
+      && writes.allSatisfy { path in held.contains { $0.writing && covers($0, path) } }
+  }
+
   private func prepare(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)]) throws -> Access {
+    try prepare(reads: reads, writes: writes, held: Self.heldItems[ObjectIdentifier(self)] ?? [])
+  }
+
+  /// Resolves and checks the items, asks the presenters to get ready, and plans the locks.
+  private func prepare(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)], held: [HeldItem]) throws -> Access {
     if isCancelled { throw cancelledError(reads.first?.0 ?? writes.first?.0) }
     var urls: [URL] = []
     var readPaths: [String] = []
@@ -281,9 +311,15 @@ public final class FileCoordinator: Sendable {
       urls.append(resolved)
       writePaths.append((resolved.path, options))
     }
-    let folder = try ItemLocks.folder(location, for: urls.first)
     let registry = PresenterRegistry.shared(for: location)
     let own = filePresenter.flatMap { registry.registration(for: $0) }
+    if Self.isCovered(reads: readPaths, writes: writePaths.map(\.0), by: held) {
+      var access = Access(
+        urls: urls, reads: readPaths, writes: writePaths, targets: [], folder: "", token: "", own: own, registry: registry)
+      access.isNested = true
+      return access
+    }
+    let folder = try ItemLocks.folder(location, for: urls.first)
     var access = Access(
       urls: urls, reads: readPaths, writes: writePaths,
       targets: ItemLocks.plan(reading: readPaths, writing: writePaths.map(\.0)),
@@ -295,9 +331,10 @@ public final class FileCoordinator: Sendable {
 
   private func prepareAsync(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)]) async throws -> Access {
     // The presenter round trip blocks; keep it off the cooperative pool.
-    try await withCheckedThrowingContinuation { continuation in
+    let held = Self.heldItems[ObjectIdentifier(self)] ?? []
+    return try await withCheckedThrowingContinuation { continuation in
       Blocking.queue.async {
-        continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes) })
+        continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes, held: held) })
       }
     }
   }
@@ -335,6 +372,7 @@ public final class FileCoordinator: Sendable {
   }
 
   private func run<T>(_ access: Access, timeout: Duration?, body: ([URL]) throws -> T) throws -> T {
+    if access.isNested { return try body(access.urls) }
     let held: HeldLocks
     do {
       held = try acquire(access, timeout: timeout)
@@ -346,10 +384,13 @@ public final class FileCoordinator: Sendable {
       held.release()
       notifyAfter(access)
     }
-    return try body(access.urls)
+    var holding = Self.heldItems
+    holding[ObjectIdentifier(self), default: []] += access.heldItems
+    return try Self.$heldItems.withValue(holding) { try body(access.urls) }
   }
 
   private func runAsync<T: Sendable>(_ access: Access, timeout: Duration?, body: ([URL]) async throws -> T) async throws -> T {
+    if access.isNested { return try await body(access.urls) }
     let held: HeldLocks
     do {
       held = try await acquireAsync(access, timeout: timeout)
@@ -358,7 +399,13 @@ public final class FileCoordinator: Sendable {
       throw error
     }
     let result: Result<T, any Error>
-    do { result = .success(try await body(access.urls)) } catch { result = .failure(error) }
+    var holding = Self.heldItems
+    holding[ObjectIdentifier(self), default: []] += access.heldItems
+    do {
+      result = .success(try await Self.$heldItems.withValue(holding) { try await body(access.urls) })
+    } catch {
+      result = .failure(error)
+    }
     held.release()
     await afterAsync(access)
     return try result.get()
@@ -429,6 +476,9 @@ public final class FileCoordinator: Sendable {
       reason += " by a process that left no record (it may itself be waiting to write '\(acquisition.waitingOn ?? access.description.path)')"
     } else {
       reason += " by " + holders.map(\.description).joined(separator: "; ")
+    }
+    if acquisition.isQueuedBehindAnother {
+      reason += ", with another access queued ahead of this one"
     }
     let foreign = access.urls.flatMap { ForeignEditorLock.locks(for: $0) }
     if !foreign.isEmpty { reason += "; also " + foreign.map(\.description).joined(separator: "; ") }

@@ -134,6 +134,67 @@ final class LockingTests {
     #expect(wrote)
   }
 
+  @Test func aReaderArrivingAfterAWaitingWriterQueuesBehindIt() async throws {
+    let file = try folder.write("x\n", to: "queue.txt")
+    let location = self.location
+    let firstInside = DispatchSemaphore(value: 0)
+    let releaseFirst = DispatchSemaphore(value: 0)
+    let writerDone = DispatchSemaphore(value: 0)
+    onThread {
+      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in firstInside.signal(); releaseFirst.wait() }
+    }
+    await waitOffPool(firstInside)
+    onThread {
+      _ = try? FileCoordinator(location: location).coordinate(writingItemAt: file, timeout: .seconds(10)) { url in
+        try Data("w\n".utf8).write(to: url)
+      }
+      writerDone.signal()
+    }
+    try await Task.sleep(for: .milliseconds(50))  // the writer is now waiting, holding the turnstile
+    // A second reader is compatible with the first, but must not overtake the waiting writer.
+    #expect {
+      try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
+    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    releaseFirst.signal()
+    await waitOffPool(writerDone)
+    let text = try await FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .seconds(5)) { url in
+      try String(contentsOf: url, encoding: .utf8)
+    }
+    #expect(text == "w\n")
+  }
+
+  @Test func nestedAccessesCoveredByTheOuterOneRunAtOnce() async throws {
+    let inner = folder.file("project")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+    let file = try folder.write("x\n", to: "project/a.md")
+    let coordinator = FileCoordinator(location: location)
+    #expect(try nestedBlocking(coordinator, folder: inner, file: file) == "nested\n")
+    let asyncText = try await coordinator.coordinate(readingItemAt: file, timeout: .seconds(1)) { url in
+      try await coordinator.coordinate(readingItemAt: url, timeout: .milliseconds(200)) { url in
+        try String(contentsOf: url, encoding: .utf8)
+      }
+    }
+    #expect(asyncText == "nested\n")
+    // A write inside a read is not covered: it waits for the outer read until its timeout.
+    await #expect {
+      try await coordinator.coordinate(readingItemAt: file) { url in
+        try await coordinator.coordinate(writingItemAt: url, timeout: .milliseconds(100)) { _ in }
+      }
+    } throws: { ($0 as? QuireError)?.code == .timedOut }
+  }
+
+  /// Blocking nested accesses: a write and a read of a file inside a folder being written.
+  func nestedBlocking(_ coordinator: FileCoordinator, folder: URL, file: URL) throws -> String {
+    try coordinator.coordinate(writingItemAt: folder, timeout: .seconds(1)) { _ in
+      try coordinator.coordinate(writingItemAt: file, timeout: .milliseconds(200)) { url in
+        try Data("nested\n".utf8).write(to: url)
+      }
+      return try coordinator.coordinate(readingItemAt: file, timeout: .milliseconds(200)) { url in
+        try String(contentsOf: url, encoding: .utf8)
+      }
+    }
+  }
+
   @Test func multiItemRequestsInOppositeOrdersDoNotDeadlock() async throws {
     let finished = DispatchSemaphore(value: 0)
     let a = try folder.write("a\n", to: "a.txt")

@@ -199,6 +199,8 @@ final class LockAcquisition {
   private var holdsTurnstile = false
   /// Set while waiting: the target whose holders are in the way.
   private(set) var waitingOn: String?
+  /// Whether the last wait was for the turnstile (another acquirer waits ahead of this one).
+  private(set) var isQueuedBehindAnother = false
 
   init(targets: [LockTarget], folder: String, item: URL) {
     self.targets = targets
@@ -244,9 +246,12 @@ final class LockAcquisition {
       }
       if !holdsTurnstile {
         switch Syscalls.lock(currentFD, .write, start: ItemLocks.turnstileByte) {
-        case .success(true): holdsTurnstile = true
+        case .success(true):
+          holdsTurnstile = true
+          isQueuedBehindAnother = false
         case .success(false):
           waitingOn = target.path
+          isQueuedBehindAnother = true
           return nil
         case .failure(let code): throw failure("lock '\(target.path)'", code)
         }
