@@ -1,6 +1,7 @@
 public import Foundation
 import QuireTypes
 import Synchronization
+import SystemPackage
 
 /// Coordinated reading and writing of files and folders between the threads and processes
 /// of one user: the analogue of Apple's `NSFileCoordinator`.
@@ -282,10 +283,8 @@ public final class FileCoordinator: Sendable {
     for (url, options) in reads {
       var resolved = url.standardizedFileURL
       if options.contains(.resolvesSymbolicLink) { resolved = resolved.resolvingSymlinksInPath() }
-      guard case .success = Syscalls.lstat(resolved.path) else {
-        throw QuireError(
-          .fileMissing, "Cannot read \(QuireError.name(url)): '\(resolved.path)' does not exist. Check the path.",
-          url: url, cause: POSIXError(.ENOENT))
+      if case .failure(let code) = Syscalls.lstat(resolved.path) {
+        throw Self.pathError("read", url, resolved.path, code)
       }
       urls.append(resolved)
       readPaths.append(resolved.path)
@@ -293,11 +292,21 @@ public final class FileCoordinator: Sendable {
     for (url, options) in writes {
       let resolved = url.standardizedFileURL
       let folder = resolved.deletingLastPathComponent()
-      guard case .success(let info) = Syscalls.lstat(folder.path), info.st_mode & S_IFMT == S_IFDIR else {
+      switch Syscalls.lstat(folder.path) {
+      case .failure(.noSuchFileOrDirectory):
         throw QuireError(
           .fileMissing,
           "Cannot write \(QuireError.name(url)): its folder '\(folder.path)' does not exist (was it moved or deleted?). Choose another place.",
-          url: url, cause: POSIXError(.ENOENT))
+          url: url, cause: Errno.noSuchFileOrDirectory)
+      case .failure(let code):
+        throw Self.pathError("write", url, folder.path, code)
+      case .success(let info) where info.st_mode & S_IFMT != S_IFDIR:
+        throw QuireError(
+          .fileMissing,
+          "Cannot write \(QuireError.name(url)): '\(folder.path)' is not a folder. Choose another place.",
+          url: url, cause: Errno.notDirectory)
+      case .success:
+        break
       }
       if !options.contains(.ignoringForeignEditorLocks) {
         let live = ForeignEditorLock.locks(for: resolved).filter { !$0.isStale }
@@ -484,6 +493,20 @@ public final class FileCoordinator: Sendable {
     if !foreign.isEmpty { reason += "; also " + foreign.map(\.description).joined(separator: "; ") }
     reason += ". Try again later, or end that process."
     return QuireError(.timedOut, reason, url: access.description)
+  }
+
+  /// The error for a path that cannot be looked at, by errno.
+  private static func pathError(_ verb: String, _ url: URL, _ path: String, _ code: Errno) -> QuireError {
+    switch code {
+    case .noSuchFileOrDirectory, .notDirectory:
+      return QuireError(.fileMissing, "Cannot \(verb) \(QuireError.name(url)): '\(path)' does not exist. Check the path.", url: url, cause: code)
+    case .fileNameTooLong:
+      return QuireError(.invalidArgument, "Cannot \(verb) \(QuireError.name(url)): the path is longer than the system allows (\(code)). Use a shorter path.", url: url, cause: code)
+    case .permissionDenied:
+      return QuireError(.permissionDenied, "Cannot \(verb) \(QuireError.name(url)): a folder on the way to '\(path)' cannot be searched. Check its permissions.", url: url, cause: code)
+    default:
+      return QuireError(.systemCallFailed, "Cannot \(verb) \(QuireError.name(url)): looking at '\(path)' failed (\(code)).", url: url, cause: code)
+    }
   }
 
   private func cancelledError(_ url: URL?) -> QuireError {
