@@ -94,8 +94,7 @@ final class PresenterRegistry: Sendable {
       throw QuireError(.invalidArgument, "Cannot add a file presenter whose presentedItemURL is nil. Give it a URL first.")
     }
     if registration(for: presenter) != nil { return }
-    let folder = try startListening(for: url)
-    _ = folder
+    try startListening(for: url)
     let id = state.withLock { state -> UInt64 in
       defer { state.nextID += 1 }
       return state.nextID
@@ -132,8 +131,15 @@ final class PresenterRegistry: Sendable {
 
   // MARK: Serving other processes
 
-  private func startListening(for url: URL) throws -> String {
-    if let folder = state.withLock({ $0.listening ? $0.folder : nil }) { return folder }
+  /// Held while the socket is being set up, so two first presenters do not both bind it.
+  private let listenGate = Mutex(())
+
+  private func startListening(for url: URL) throws {
+    try listenGate.withLock { _ in try startListeningOnce(for: url) }
+  }
+
+  private func startListeningOnce(for url: URL) throws {
+    if state.withLock({ $0.listening }) { return }
     let folder = try location.prepareFolder("presenters", for: url)
     let socketPath = folder + "/\(getpid()).sock"
     let listener = try UnixSocket.listen(at: socketPath, for: url)
@@ -144,7 +150,6 @@ final class PresenterRegistry: Sendable {
     let thread = Thread { [self] in self.acceptLoop(listener) }
     thread.name = "quire.presenters"
     thread.start()
-    return folder
   }
 
   private func acceptLoop(_ listener: Int32) {
@@ -239,12 +244,7 @@ final class PresenterRegistry: Sendable {
     // This process's presenters.
     if registrations.contains(where: { $0 !== excluded }) {
       group.enter()
-      let answered = Mutex(false)
-      handle(message, excluding: excluded) {
-        answered.withLock { $0 = true }
-        group.leave()
-      }
-      _ = answered
+      handle(message, excluding: excluded) { group.leave() }
     }
     // Other processes' presenters.
     for entry in otherProcesses() where concerns(entry, message) {
