@@ -76,6 +76,10 @@ public struct CoordinationLocation: Sendable, Hashable {
             "Cannot coordinate\(Self.about(item)): '\(path)' belongs to another user. Set XDG_RUNTIME_DIR to a folder of your own.",
             url: item)
         }
+        // Quire's own folders are owner-only, whatever the umask was when they were made.
+        if path != runtime || fallbackNote != nil, info.st_mode & 0o077 != 0 {
+          _ = chmod(path, 0o700)
+        }
       }
     }
     return runtime + "/quire/" + name
