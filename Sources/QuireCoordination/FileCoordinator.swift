@@ -259,6 +259,12 @@ public final class FileCoordinator: Sendable {
   /// The items each coordinator's running accessors hold, in this task or thread.
   @TaskLocal static var heldItems: [ObjectIdentifier: [HeldItem]] = [:]
 
+  /// The lock files this task or thread holds through any coordinator. An access that needs
+  /// one of them again does not queue behind a waiting writer there: that writer waits for
+  /// this task, so queueing behind it would deadlock (as recursive reads do with any fair
+  /// reader-writer lock).
+  @TaskLocal static var heldLockPaths: Set<String> = []
+
   /// Whether the items are already held by an accessor of this coordinator further up: a read
   /// is covered by any access to the item or a folder above it, a write by a write.
   private static func isCovered(reads: [String], writes: [String], by held: [HeldItem]) -> Bool {
@@ -395,7 +401,9 @@ public final class FileCoordinator: Sendable {
     }
     var holding = Self.heldItems
     holding[ObjectIdentifier(self), default: []] += access.heldItems
-    return try Self.$heldItems.withValue(holding) { try body(access.urls) }
+    return try Self.$heldItems.withValue(holding) {
+      try Self.$heldLockPaths.withValue(Self.heldLockPaths.union(access.targets.map(\.path))) { try body(access.urls) }
+    }
   }
 
   private func runAsync<T: Sendable>(_ access: Access, timeout: Duration?, body: ([URL]) async throws -> T) async throws -> T {
@@ -411,7 +419,10 @@ public final class FileCoordinator: Sendable {
     var holding = Self.heldItems
     holding[ObjectIdentifier(self), default: []] += access.heldItems
     do {
-      result = .success(try await Self.$heldItems.withValue(holding) { try await body(access.urls) })
+      let lockPaths = Self.heldLockPaths.union(access.targets.map(\.path))
+      result = .success(try await Self.$heldItems.withValue(holding) {
+        try await Self.$heldLockPaths.withValue(lockPaths) { try await body(access.urls) }
+      })
     } catch {
       result = .failure(error)
     }
@@ -436,7 +447,7 @@ public final class FileCoordinator: Sendable {
   static let longestPause: UInt32 = 400
 
   private func acquire(_ access: Access, timeout: Duration?) throws -> HeldLocks {
-    let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description)
+    let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description, heldByThisTask: Self.heldLockPaths)
     let clock = ContinuousClock()
     let deadline = timeout.map { clock.now + $0 }
     var pause: UInt32 = 20
@@ -457,7 +468,7 @@ public final class FileCoordinator: Sendable {
   }
 
   private func acquireAsync(_ access: Access, timeout: Duration?) async throws -> HeldLocks {
-    let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description)
+    let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description, heldByThisTask: Self.heldLockPaths)
     let clock = ContinuousClock()
     let deadline = timeout.map { clock.now + $0 }
     var pause = 20

@@ -163,6 +163,41 @@ final class LockingTests {
     #expect(text == "w\n")
   }
 
+  @Test func aNestedReadDoesNotQueueBehindAWriterWaitingForTheOuterRead() async throws {
+    let box = folder.file("box")
+    try FileManager.default.createDirectory(at: box, withIntermediateDirectories: false)
+    let first = try folder.write("1\n", to: "box/first.txt")
+    let second = try folder.write("2\n", to: "box/second.txt")
+    let location = self.location
+    let reading = DispatchSemaphore(value: 0)
+    let writerWaits = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Mutex<String?>(nil)
+    onThread {
+      let result = Result {
+        try FileCoordinator(location: location).coordinate(readingItemAt: first) { _ in
+          reading.signal()
+          writerWaits.wait()
+          // The writer of `box` now waits for this read, holding box's turnstile. Reading
+          // another file in `box` needs box's intention lock again: it must not queue.
+          return try FileCoordinator(location: location).coordinate(readingItemAt: second, timeout: .seconds(2)) { url in
+            try String(contentsOf: url, encoding: .utf8)
+          }
+        }
+      }
+      outcome.withLock { $0 = (try? result.get()) ?? "failed: \(result)" }
+      done.signal()
+    }
+    await waitOffPool(reading)
+    onThread {
+      _ = try? FileCoordinator(location: location).coordinate(writingItemAt: box, timeout: .seconds(10)) { _ in }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    writerWaits.signal()
+    await waitOffPool(done)
+    #expect(outcome.withLock { $0 } == "2\n")
+  }
+
   @Test func nestedAccessesCoveredByTheOuterOneRunAtOnce() async throws {
     let inner = folder.file("project")
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)

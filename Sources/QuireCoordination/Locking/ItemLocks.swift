@@ -202,7 +202,11 @@ final class LockAcquisition {
   /// Whether the last wait was for the turnstile (another acquirer waits ahead of this one).
   private(set) var isQueuedBehindAnother = false
 
-  init(targets: [LockTarget], folder: String, item: URL) {
+  /// Lock files the acquiring task already holds: it may take them again without queueing.
+  private let heldByThisTask: Set<String>
+
+  init(targets: [LockTarget], folder: String, item: URL, heldByThisTask: Set<String> = []) {
+    self.heldByThisTask = heldByThisTask
     self.targets = targets
     self.folder = folder
     self.item = item
@@ -235,14 +239,19 @@ final class LockAcquisition {
         }
         triedFastPath = false
       }
-      if !triedFastPath {
+      let mayPassQueue = heldByThisTask.contains(target.path)
+      if !triedFastPath || mayPassQueue {
         triedFastPath = true
         try lockOwnModes(target)
-        if try !conflicts(target), try !turnstileIsTaken(target) {
+        if try !conflicts(target), try mayPassQueue || !turnstileIsTaken(target) {
           finishTarget(target)
           continue
         }
         unlockOwnModes(target)
+        if mayPassQueue {
+          waitingOn = target.path
+          return nil  // a real conflict: wait for it without taking the turnstile
+        }
       }
       if !holdsTurnstile {
         switch Syscalls.lock(currentFD, .write, start: ItemLocks.turnstileByte) {
