@@ -141,8 +141,19 @@ final class UncoordinatedChangeTests {
     let presenter = RecordingPresenter(file, location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     defer { FileCoordinator.removeFilePresenter(presenter) }
-    InotifyMonitor.shared.simulateOverflow()
+    InotifyMonitor.shared.simulateOverflow(under: file.path)
     // Events may have been lost, so the presenter is told its item may have changed.
     #expect(await presenter.waitFor("changed", within: 2) != nil)
+  }
+
+  @Test func aPresenterOfAnItemThatDoesNotExistYetHearsItAppear() async throws {
+    let file = folder.file("later.md")
+    let (presenter, _, _) = try await present(file, expecting: "changed") {
+      try runTool("/bin/sh", ["-c", "echo first > \"$1\"", "sh", file.path])
+    }
+    let since = ContinuousClock.now
+    try runTool("/bin/sh", ["-c", "echo second >> \"$1\"", "sh", file.path])
+    #expect(await presenter.waitFor("changed", after: since) != nil, "the watch was not armed on the new file")
+    FileCoordinator.removeFilePresenter(presenter)
   }
 }

@@ -84,7 +84,7 @@ public final class InotifyMonitor: Sendable {
   private enum Request {
     case watch(Subscriber, reply: @Sendable (QuireError?) -> Void)
     case unwatch(id: UInt64)
-    case simulateOverflow
+    case simulateOverflow(prefix: String)
   }
 
   private struct State {
@@ -142,10 +142,11 @@ public final class InotifyMonitor: Sendable {
     submit(.unwatch(id: id))
   }
 
-  /// Delivers an `IN_Q_OVERFLOW` to every subscriber, as the kernel does when its queue
-  /// (`fs.inotify.max_queued_events`) fills, so tests can check that subscribers rescan.
-  @_spi(Testing) public func simulateOverflow() {
-    submit(.simulateOverflow)
+  /// Delivers an `IN_Q_OVERFLOW` to the subscribers of paths under `prefix`, as the kernel
+  /// does to all when its queue (`fs.inotify.max_queued_events`) fills, so tests can check
+  /// that subscribers rescan without disturbing other tests.
+  @_spi(Testing) public func simulateOverflow(under prefix: String) {
+    submit(.simulateOverflow(prefix: prefix))
   }
 
   private func submit(_ request: Request) {
@@ -227,9 +228,11 @@ public final class InotifyMonitor: Sendable {
           watches[wd, default: []].append(subscriber)
           watchOf[subscriber.id] = wd
           reply(nil)
-        case .simulateOverflow:
+        case .simulateOverflow(let prefix):
           for (_, list) in watches {
-            for s in list { s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0)) }
+            for s in list where s.path.hasPrefix(prefix) {
+              s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0))
+            }
           }
         case .unwatch(let id):
           guard let wd = watchOf.removeValue(forKey: id) else { continue }

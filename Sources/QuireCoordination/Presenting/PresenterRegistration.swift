@@ -332,11 +332,18 @@ final class PresenterRegistration: Sendable {
 
   /// A coordinated access is about to start: save, relinquish, or accommodate a deletion, as
   /// `kind` says, then call `done`.
-  func prepare(_ kind: WireMessage.Kind, withoutChanges: Bool, token: String, done: @escaping @Sendable () -> Void) {
+  func prepare(_ kind: WireMessage.Kind, withoutChanges: Bool, token: String, done finish: @escaping @Sendable () -> Void) {
     let presenter = self.presenter
+    // A presenter that calls its completion handler or reader twice must not answer twice.
+    let answered = Mutex(false)
+    let done: @Sendable () -> Void = {
+      if answered.withLock({ old in defer { old = true }; return !old }) { finish() }
+    }
     perform { [self] in
       let relinquish: @Sendable () -> Void = {
+        let relinquished = Mutex(false)
         let handler: @Sendable ((@Sendable () -> Void)?) -> Void = { reacquirer in
+          guard relinquished.withLock({ old in defer { old = true }; return !old }) else { return }
           if let reacquirer { self.state.withLock { $0.reacquirers[token, default: []].append(reacquirer) } }
           done()
         }
