@@ -17,12 +17,12 @@ import SystemPackage
 ///   description locks (`F_OFD_SETLK`) on lock files under `XDG_RUNTIME_DIR/quire/locks`,
 ///   which the kernel drops with the last descriptor. No daemon is involved.
 ///
-/// Before taking its lock, a coordinated access tells the ``FilePresenter``s of the item,
-/// of folders above it and of items inside it (in this process and in others) what is about to
-/// happen and waits for them, up to ``presenterResponseTimeout`` each round: save before a
-/// read, relinquish before a read or a write, accommodate a deletion. After the access it tells
-/// them it is over (reacquire) and what changed. The coordinator's own presenter is not told
-/// about its own accesses.
+/// Before taking its lock, a coordinated access tells the ``FilePresenter``s of the item and
+/// of items inside it (in this process and in others) what is about to happen and waits for
+/// them, up to ``presenterResponseTimeout`` each round: save before a read, relinquish before
+/// a read or a write, accommodate a deletion. After the access it tells them it is over
+/// (reacquire) and what changed; presenters of folders above a written item hear of it as a
+/// subitem change. The coordinator's own presenter is not told about its own accesses.
 ///
 /// Every access can take a `timeout`; when it expires the ``QuireError`` (code `timedOut`)
 /// names who holds the item: process id, program and since when. A coordinated write also
@@ -32,8 +32,10 @@ import SystemPackage
 /// Coordinating again from inside an accessor of the same coordinator (in the same thread or
 /// task) runs at once when the outer access already covers the items (a read under any access
 /// to the item or a folder above it, a write under a write), as Apple's coordinators allow.
-/// A nested access the outer one does not cover (a write inside a read) would wait for itself
-/// until its timeout; so would nesting through a different coordinator.
+/// A nested access the outer one does not cover and that conflicts with it (a write inside a
+/// read, or a conflicting access through another coordinator) waits for itself until its
+/// timeout. A nested access that does not conflict (reading another file of the same folder,
+/// through any coordinator) goes ahead even when a writer is queued behind the outer access.
 public final class FileCoordinator: Sendable {
   /// How a coordinated read behaves.
   public struct ReadingOptions: OptionSet, Sendable, Hashable {
