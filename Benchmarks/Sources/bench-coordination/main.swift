@@ -100,30 +100,42 @@ do {
   report("  overhead per coordinated write", (median(coordinated) - median(plain)) * 1e6, unit: "µs")
 }
 
-// 2. Lock handoffs between two processes.
+// 2. Lock handoffs between two processes: 5 rounds, Quire and the floors interleaved, medians.
 do {
-  let handoffs: UInt64 = 4000
-  let counter = folder.appendingPathComponent("counter")
-  var zero: UInt64 = 0
-  FileManager.default.createFile(atPath: counter.path, contents: Data(bytes: &zero, count: 8))
+  let handoffs: UInt64 = 2000
+  let rounds = 5
   let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-  let quire = try seconds {
-    let children = try (0..<2).map { index -> Process in
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: me)
-      process.arguments = ["handoff-child", runtime.path, counter.path, "\(index)", "\(handoffs)"]
-      try process.run()
-      return process
-    }
-    for child in children { child.waitUntilExit() }
-  }
   let floor = try compileFloor("coordination-handoff", into: folder)
-  let ofd = Double(try run(floor, ["ofd", folder.appendingPathComponent("lock-ofd").path, folder.appendingPathComponent("counter-ofd").path, "\(handoffs)"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-  let flockTime = Double(try run(floor, ["flock", folder.appendingPathComponent("lock-flock").path, folder.appendingPathComponent("counter-flock").path, "\(handoffs)"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-  print("\n2. Lock handoffs between two processes (\(handoffs) turns):")
-  report("raw fcntl F_OFD_SETLKW (floor)", Double(handoffs) / ofd, unit: "handoffs/s")
-  report("raw flock(2) (floor)", Double(handoffs) / flockTime, unit: "handoffs/s")
-  report("FileCoordinator (vs F_OFD_SETLKW)", Double(handoffs) / quire, unit: "handoffs/s", baseline: Double(handoffs) / ofd)
+  var quireRates: [Double] = []
+  var ofdRates: [Double] = []
+  var flockRates: [Double] = []
+  for round in 0..<rounds {
+    let counter = folder.appendingPathComponent("counter-\(round)")
+    var zero: UInt64 = 0
+    _ = FileManager.default.createFile(atPath: counter.path, contents: Data(bytes: &zero, count: 8))
+    let quire = try seconds {
+      let children = try (0..<2).map { index -> Process in
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: me)
+        process.arguments = ["handoff-child", runtime.path, counter.path, "\(index)", "\(handoffs)"]
+        try process.run()
+        return process
+      }
+      for child in children { child.waitUntilExit() }
+    }
+    quireRates.append(Double(handoffs) / quire)
+    func floorRate(_ mode: String) throws -> Double {
+      let output = try run(floor, [mode, folder.appendingPathComponent("lock-\(mode)").path, folder.appendingPathComponent("counter-\(mode)").path, "\(handoffs)"])
+      return Double(handoffs) / (Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .infinity)
+    }
+    ofdRates.append(try floorRate("ofd"))
+    flockRates.append(try floorRate("flock"))
+  }
+  print("\n2. Lock handoffs between two processes (\(handoffs) turns, median of \(rounds) interleaved rounds):")
+  report("raw fcntl F_OFD_SETLKW (floor)", median(ofdRates), unit: "handoffs/s")
+  report("raw flock(2) (floor)", median(flockRates), unit: "handoffs/s")
+  report("FileCoordinator (vs F_OFD_SETLKW)", median(quireRates), unit: "handoffs/s", baseline: median(ofdRates))
+  print("  rounds: Quire \(quireRates.map { Int($0) }), F_OFD_SETLKW \(ofdRates.map { Int($0) }), flock \(flockRates.map { Int($0) })")
 }
 
 // 3. Change-notification latency.
