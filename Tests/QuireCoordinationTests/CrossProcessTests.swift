@@ -143,4 +143,17 @@ final class CrossProcessTests {
     holder.kill()
     #expect(await presenter.waitFor("reacquire") != nil)
   }
+
+  @Test func aFolderPresenterInAnotherProcessHearsOfACoordinatedWriteInside() async throws {
+    let box = folder.file("box")
+    try FileManager.default.createDirectory(at: box, withIntermediateDirectories: false)
+    let presenter = try HelperProcess([runtime, "present", box.path, ""])
+    #expect(await presenter.waitForLine(startingWith: "ready") != nil)
+    let file = box.appendingPathComponent("inside.md")
+    try await FileCoordinator(location: location).coordinate(writingItemAt: file) { url in
+      try Data("new\n".utf8).write(to: url)
+    }
+    #expect(await presenter.waitForLine(startingWith: "subitem") == "subitem \(file.path)")
+    presenter.closeInput()
+  }
 }

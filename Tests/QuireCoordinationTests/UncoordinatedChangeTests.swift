@@ -2,6 +2,7 @@ import Foundation
 @_spi(Testing) import QuireCoordination
 import QuireTestSupport
 import QuireTypes
+import Synchronization
 import Testing
 
 /// Changes made by programs that do not coordinate reach presenters through inotify.
@@ -155,5 +156,34 @@ final class UncoordinatedChangeTests {
     try runTool("/bin/sh", ["-c", "echo second >> \"$1\"", "sh", file.path])
     #expect(await presenter.waitFor("changed", after: since) != nil, "the watch was not armed on the new file")
     FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  final class QueuePresenter: FilePresenter {
+    let url: URL
+    let queue = OperationQueue()
+    let ranOnQueue = Mutex<[Bool]>([])
+    init(url: URL) {
+      self.url = url
+      queue.maxConcurrentOperationCount = 1
+    }
+    var presentedItemURL: URL? { url }
+    var presentedItemOperationQueue: OperationQueue? { queue }
+    func presentedItemDidChange() {
+      let onQueue = OperationQueue.current === queue
+      ranOnQueue.withLock { $0.append(onQueue) }
+    }
+  }
+
+  @Test func messagesRunOnThePresentersOperationQueue() async throws {
+    let file = try folder.write("x\n", to: "queued.txt")
+    let presenter = QueuePresenter(url: file)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    try runTool("/bin/sh", ["-c", "echo y >> \"$1\"", "sh", file.path])
+    let deadline = ContinuousClock.now + .seconds(2)
+    while presenter.ranOnQueue.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(2))
+    }
+    #expect(presenter.ranOnQueue.withLock { $0 } == [true])
   }
 }
