@@ -96,6 +96,11 @@ let package = Package(
       name: "quire",
       dependencies: ["QuireCLI"],
       swiftSettings: swiftSettings),
+    // Spawned by QuireCoordinationTests as another process; not part of any product.
+    .executableTarget(
+      name: "quire-coordination-helper",
+      dependencies: ["QuireCoordination"],
+      swiftSettings: swiftSettings),
 
     // MARK: Tests: one target per module
     .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),

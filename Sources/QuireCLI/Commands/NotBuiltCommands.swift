@@ -25,12 +25,6 @@ struct TypesCommand: AsyncParsableCommand {
   func run() async throws { throw notBuiltYet("types", issue: 3) }
 }
 
-struct WatchCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print changes to files as they happen (not built yet).")
-  @Argument(help: "Paths to watch.") var paths: [String] = []
-  func run() async throws { throw notBuiltYet("watch", issue: 5) }
-}
-
 struct CopyCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "copy", abstract: "Copy a file or text to the pasteboard (not built yet).")
   func run() async throws { throw notBuiltYet("copy", issue: 7) }
