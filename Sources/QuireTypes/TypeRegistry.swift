@@ -340,6 +340,12 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     return TypeDeclaration(identifier: identifier, conformsTo: contents.conformsTo, tags: contents.tags)
   }
 
+  /// The declaration behind `type` in this registry (for a dynamic type, what its
+  /// identifier encodes), or nil when there is none.
+  public func declaration(of type: UTType) -> TypeDeclaration? {
+    declaration(for: type.identifier)
+  }
+
   /// How a declaration entered the registry, or nil for dynamic and unknown types.
   public func origin(ofTypeWithIdentifier identifier: String) -> TypeDeclarationOrigin? {
     withLoadedState { state in state.foldedIdentifiers[identifier.lowercased()].flatMap { state.entries[$0]?.origin } }

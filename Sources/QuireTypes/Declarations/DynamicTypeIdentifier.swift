@@ -45,8 +45,8 @@ public enum DynamicTypeIdentifier {
     else { return nil }
     var conformsTo: [String] = []
     var tags: [UTTagClass: [String]] = [:]
-    for pair in split(text.dropFirst(), on: ":") {
-      let parts = split(pair, on: "=")
+    for pair in split(text.dropFirst(), on: ":", keepingEscapes: true) {
+      let parts = split(Substring(pair), on: "=", keepingEscapes: false)
       guard parts.count == 2 else { return nil }
       let key = expand(parts[0]), value = expand(parts[1])
       if key == "UTTypeConformsTo" { conformsTo.append(value) } else { tags[UTTagClass(rawValue: key), default: []].append(value) }
@@ -65,18 +65,20 @@ public enum DynamicTypeIdentifier {
   }
   private static func expand(_ value: String) -> String { abbreviations[value] ?? value }
 
-  /// Splits on `separator` not preceded by a backslash, removing the escapes.
-  private static func split(_ text: Substring, on separator: Character) -> [String] {
+  /// Splits on `separator` not preceded by a backslash, keeping or removing the escapes.
+  private static func split(_ text: Substring, on separator: Character, keepingEscapes: Bool) -> [String] {
     var parts: [String] = [], current = "", escaping = false
     for character in text {
-      if escaping { current.append(character); escaping = false } else if character == "\\" { escaping = true } else if character == separator {
+      if escaping { current.append(character); escaping = false } else if character == "\\" {
+        escaping = true
+        if keepingEscapes { current.append(character) }
+      } else if character == separator {
         parts.append(current); current = ""
       } else { current.append(character) }
     }
     parts.append(current)
     return parts
   }
-  private static func split(_ text: String, on separator: Character) -> [String] { split(Substring(text), on: separator) }
 
   static func encode(_ bytes: [UInt8]) -> String {
     var output: [UInt8] = []

@@ -33,7 +33,7 @@ extension TypeRegistry {
   /// - Throws: ``QuireError`` (`fileMissing`, `permissionDenied`) when the path cannot be
   ///   looked up at all.
   public func identifyFile(at path: FilePath, options: IdentificationOptions = .init()) throws -> TypeIdentification {
-    let name = path.lastComponent.map { String(decoding: $0.string.utf8, as: UTF8.self) } ?? ""
+    var name = path.lastComponent.map { String(decoding: $0.string.utf8, as: UTF8.self) } ?? ""
     var info: stat
     switch Syscalls.lstatInfo(path) {
     case .success(let value): info = value
@@ -51,7 +51,12 @@ extension TypeRegistry {
       switch Syscalls.statInfo(path) {
       case .success(let target):
         info = target
-        notes.append(.init(kind: .note, detail: "a symbolic link; its target was identified"))
+        // The target's name counts, as when the target itself is identified.
+        if let resolved = path.withPlatformString({ realpath($0, nil) }) {
+          name = FilePath(platformString: resolved).lastComponent.map { String(decoding: $0.string.utf8, as: UTF8.self) } ?? name
+          free(resolved)
+        }
+        notes.append(.init(kind: .note, detail: "a symbolic link; its target '\(name)' was identified"))
       case .failure(let error):
         return fileSystemAnswer("public.symlink", mime: "inode/symlink", detail: "a symbolic link whose target cannot be reached (\(error))")
       }
