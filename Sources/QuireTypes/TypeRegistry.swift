@@ -125,22 +125,23 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
   /// Identifier for a freedesktop MIME type that Apple does not declare.
   static func freedesktopIdentifier(for mimeType: String) -> String {
-    var result = "org.freedesktop.mime."
-    for scalar in mimeType.lowercased().unicodeScalars {
-      switch scalar {
-      case "a"..."z", "0"..."9", "-", ".": result.unicodeScalars.append(scalar)
-      case "/": result += "."
-      case "+": result += "-plus-"
-      default: result += "-"
+    var bytes = Array("org.freedesktop.mime.".utf8)
+    for byte in mimeType.asciiLowercased().utf8 {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."): bytes.append(byte)
+      case UInt8(ascii: "/"): bytes.append(UInt8(ascii: "."))
+      case UInt8(ascii: "+"): bytes += Array("-plus-".utf8)
+      default: bytes.append(UInt8(ascii: "-"))
       }
     }
-    return result
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   private static func importSharedMIME(_ database: SharedMIMEDatabase, into state: inout State) {
     // 1. Which identifier each MIME type becomes.
     var aliasesOf: [String: [String]] = [:]
-    for (alias, canonical) in database.aliases.sorted(by: { $0.key < $1.key }) { aliasesOf[canonical, default: []].append(alias) }
+    for (alias, canonical) in database.aliases { aliasesOf[canonical, default: []].append(alias) }
+    for (key, list) in aliasesOf where list.count > 1 { aliasesOf[key] = list.sorted() }
     for entry in state.entries.values.sorted(by: { $0.order < $1.order }) {
       for mime in entry.declaration.tags[.mimeType] ?? [] {
         let canonical = database.canonical(mime)
@@ -159,7 +160,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     var extensionsOf: [String: [String]] = [:]
     for glob in database.globs.all {
       guard let ext = glob.filenameExtension else { continue }
-      let ext2 = glob.caseSensitive ? ext : ext.lowercased()
+      let ext2 = glob.caseSensitive ? ext : ext.asciiLowercased()
       if !(extensionsOf[glob.mimeType]?.contains(ext2) ?? false) { extensionsOf[glob.mimeType, default: []].append(ext2) }
     }
     // 3. One declaration per MIME type.
@@ -172,8 +173,8 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
       if var entry = state.entries[id] {
         // An Apple (or Quire) type: keep its conformances and preferred tags, add the rest.
         var tags = entry.declaration.tags
-        for value in mimeTags where !(tags[.mimeType]?.contains { $0.lowercased() == value } ?? false) { tags[.mimeType, default: []].append(value) }
-        for value in extensions where !(tags[.filenameExtension]?.contains { $0.lowercased() == value.lowercased() } ?? false) {
+        for value in mimeTags where !(tags[.mimeType]?.contains { $0.asciiLowercased() == value } ?? false) { tags[.mimeType, default: []].append(value) }
+        for value in extensions where !(tags[.filenameExtension]?.contains { $0.asciiLowercased() == value.asciiLowercased() } ?? false) {
           tags[.filenameExtension, default: []].append(value)
         }
         entry.declaration.tags = tags
@@ -203,7 +204,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     _ declaration: TypeDeclaration, origin: TypeDeclarationOrigin, into state: inout State,
     freedesktopMIMEType: String? = nil
   ) -> Bool {
-    let folded = declaration.identifier.lowercased()
+    let folded = declaration.identifier.asciiLowercased()
     if let existingID = state.foldedIdentifiers[folded], let existing = state.entries[existingID], existing.origin < origin {
       return false
     }
@@ -223,7 +224,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
   private static func indexTags(of declaration: TypeDeclaration, in state: inout State) {
     for (tagClass, values) in declaration.tags {
       for value in values {
-        let key = value.lowercased()
+        let key = value.asciiLowercased()
         if !(state.tagIndex[tagClass]?[key]?.contains(declaration.identifier) ?? false) {
           state.tagIndex[tagClass, default: [:]][key, default: []].append(declaration.identifier)
         }
@@ -237,7 +238,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
   /// Prefer ``register(_:)``, which checks declarations and reports problems.
   public func add(_ declaration: TypeDeclaration) {
     withLoadedState { state in
-      if let old = state.foldedIdentifiers[declaration.identifier.lowercased()], var entry = state.entries[old], entry.origin < .exported {
+      if let old = state.foldedIdentifiers[declaration.identifier.asciiLowercased()], var entry = state.entries[old], entry.origin < .exported {
         entry.origin = .exported
         state.entries[old] = entry
       }
@@ -291,10 +292,10 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
       var changed = true
       while changed {
         changed = false
-        let batch = Set(candidates.map { $0.declaration.identifier.lowercased() })
+        let batch = Set(candidates.map { $0.declaration.identifier.asciiLowercased() })
         candidates = candidates.filter { candidate in
           let unknown = candidate.declaration.conformsTo.filter {
-            state.foldedIdentifiers[$0.lowercased()] == nil && !batch.contains($0.lowercased()) && DynamicTypeIdentifier.decode($0) == nil
+            state.foldedIdentifiers[$0.asciiLowercased()] == nil && !batch.contains($0.asciiLowercased()) && DynamicTypeIdentifier.decode($0) == nil
           }
           guard unknown.isEmpty else {
             reject(candidate, "it conforms to \(unknown.map { "'\($0)'" }.joined(separator: ", ")), which no declaration defines. Declare the parent (as an imported type) or fix the name.")
@@ -306,11 +307,11 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
       }
       // Cycles: a candidate must not be reachable from its own parents.
       var parentsOf: [String: [String]] = [:]
-      for entry in state.entries.values { parentsOf[entry.declaration.identifier.lowercased()] = entry.declaration.conformsTo.map { $0.lowercased() } }
-      for candidate in candidates { parentsOf[candidate.declaration.identifier.lowercased()] = candidate.declaration.conformsTo.map { $0.lowercased() } }
+      for entry in state.entries.values { parentsOf[entry.declaration.identifier.asciiLowercased()] = entry.declaration.conformsTo.map { $0.asciiLowercased() } }
+      for candidate in candidates { parentsOf[candidate.declaration.identifier.asciiLowercased()] = candidate.declaration.conformsTo.map { $0.asciiLowercased() } }
       var cyclic: Set<String> = []
       for candidate in candidates {
-        let start = candidate.declaration.identifier.lowercased()
+        let start = candidate.declaration.identifier.asciiLowercased()
         var stack = parentsOf[start] ?? [], seen: Set<String> = []
         while let next = stack.popLast() {
           if next == start { cyclic.insert(start); break }
@@ -318,7 +319,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
         }
       }
       candidates = candidates.filter { candidate in
-        guard cyclic.contains(candidate.declaration.identifier.lowercased()) else { return true }
+        guard cyclic.contains(candidate.declaration.identifier.asciiLowercased()) else { return true }
         reject(candidate, "its conformances form a cycle (it conforms to itself through \(candidate.declaration.conformsTo.joined(separator: ", "))). Remove one conformance.")
         return false
       }
@@ -333,7 +334,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     // Core types' tags are complete only once shared-mime-info has added its own.
     let found = withLoadedState { state in
       state.entries[identifier]?.declaration
-        ?? state.foldedIdentifiers[identifier.lowercased()].flatMap { state.entries[$0]?.declaration }
+        ?? state.foldedIdentifiers[identifier.asciiLowercased()].flatMap { state.entries[$0]?.declaration }
     }
     if let found { return found }
     guard let contents = DynamicTypeIdentifier.decode(identifier) else { return nil }
@@ -348,7 +349,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
   /// How a declaration entered the registry, or nil for dynamic and unknown types.
   public func origin(ofTypeWithIdentifier identifier: String) -> TypeDeclarationOrigin? {
-    withLoadedState { state in state.foldedIdentifiers[identifier.lowercased()].flatMap { state.entries[$0]?.origin } }
+    withLoadedState { state in state.foldedIdentifiers[identifier.asciiLowercased()].flatMap { state.entries[$0]?.origin } }
   }
 
   /// The shared-mime-info MIME type a type stands for, when it stands for one.
@@ -359,7 +360,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
   /// The identifier a (canonical or alias) freedesktop MIME type became.
   func identifier(forFreedesktopMIMEType mime: String) -> String? {
     withLoadedState { state in
-      let canonical = state.database?.canonical(mime) ?? mime.lowercased()
+      let canonical = state.database?.canonical(mime) ?? mime.asciiLowercased()
       return state.identifierForMIME[canonical]
     }
   }
@@ -379,7 +380,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
   /// The type with this identifier (compared without regard to case), or a dynamic type for
   /// a well-formed `dyn.` identifier; nil otherwise.
   public func type(withIdentifier identifier: String) -> UTType? {
-    if let known = withLoadedState({ $0.foldedIdentifiers[identifier.lowercased()] }) {
+    if let known = withLoadedState({ $0.foldedIdentifiers[identifier.asciiLowercased()] }) {
       return UTType(identifier: known, registry: self)
     }
     guard DynamicTypeIdentifier.decode(identifier) != nil else { return nil }
@@ -390,14 +391,14 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
   /// then in declaration order), optionally only those conforming to `supertype`.
   public func types(forTag tag: String, tagClass: UTTagClass, conformingTo supertype: UTType? = nil) -> [UTType] {
     let identifiers = withLoadedState { state -> [String] in
-      var key = tag.lowercased()
+      var key = tag.asciiLowercased()
       if tagClass == .filenameExtension, key.hasPrefix(".") { key.removeFirst() }
       var ids = state.tagIndex[tagClass]?[key] ?? []
       if ids.isEmpty, tagClass == .mimeType, let canonical = state.database?.canonical(key), canonical != key {
         ids = state.tagIndex[tagClass]?[canonical] ?? []
       }
       let ranked = ids.enumerated().compactMap { position, id -> (Int, Int, String)? in
-        guard let entry = state.entries[id], entry.declaration.tags[tagClass]?.contains(where: { $0.lowercased() == key || state.database?.canonical($0) == key }) ?? false
+        guard let entry = state.entries[id], entry.declaration.tags[tagClass]?.contains(where: { $0.asciiLowercased() == key || state.database?.canonical($0) == key }) ?? false
         else { return nil }
         return (entry.origin.rawValue, position, id)
       }

@@ -41,26 +41,26 @@ struct SharedMIMEDatabase: Sendable {
         if seen.insert(type).inserted { types.append(type) }
       }
       for line in Self.lines(of: folder.appendingPathComponent("aliases")) {
-        let parts = line.split(separator: " ")
+        let parts = Self.fields(line, " ")
         guard parts.count == 2 else { continue }
         if aliases[String(parts[0])] == nil { aliases[String(parts[0])] = String(parts[1]) }
       }
       for line in Self.lines(of: folder.appendingPathComponent("subclasses")) {
-        let parts = line.split(separator: " ")
+        let parts = Self.fields(line, " ")
         guard parts.count == 2 else { continue }
         let child = String(parts[0]), parent = String(parts[1])
         if !(parents[child]?.contains(parent) ?? false) { parents[child, default: []].append(parent) }
       }
       // A type's globs come from the most important folder that has any (spec: "globs").
       var globbedHere: Set<String> = []
-      for line in Self.lines(of: folder.appendingPathComponent("globs2")) where !line.hasPrefix("#") {
-        let fields = line.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+      for line in Self.lines(of: folder.appendingPathComponent("globs2")) where line.utf8.first != UInt8(ascii: "#") {
+        let fields = Self.fields(line, ":", maxSplits: 3)
         guard fields.count >= 3, let weight = Int(fields[0]) else { continue }
         let type = String(fields[1]), pattern = String(fields[2])
         if globbedTypes.contains(type) { continue }
         globbedHere.insert(type)
         if pattern == "__NOGLOBS__" { continue }
-        let flags = fields.count > 3 ? fields[3].split(separator: ",") : []
+        let flags = fields.count > 3 ? Self.fields(fields[3], ",") : []
         globs.add(Glob(weight: weight, mimeType: type, pattern: pattern, caseSensitive: flags.contains("cs"), order: order))
         order += 1
         if !seen.contains(type) { seen.insert(type); types.append(type) }
@@ -71,7 +71,7 @@ struct SharedMIMEDatabase: Sendable {
 
   /// The canonical name of `mimeType` (resolving aliases), lower-cased.
   func canonical(_ mimeType: String) -> String {
-    let lower = mimeType.lowercased()
+    let lower = mimeType.asciiLowercased()
     return aliases[lower] ?? lower
   }
 
@@ -104,9 +104,17 @@ struct SharedMIMEDatabase: Sendable {
     return nil
   }
 
+  /// The lines of a file, split on bytes (the generated files are ASCII; splitting by
+  /// `Character` costs several milliseconds at startup).
   static func lines(of url: URL) -> [Substring] {
     guard let data = try? Data(contentsOf: url) else { return [] }
-    return String(decoding: data, as: UTF8.self).split(separator: "\n")
+    let text = String(decoding: data, as: UTF8.self)
+    return text.utf8.split(separator: 0x0A).map { Substring($0) }
+  }
+
+  /// `line` split on an ASCII separator, by bytes.
+  static func fields(_ line: Substring, _ separator: Unicode.Scalar, maxSplits: Int = .max) -> [Substring] {
+    line.utf8.split(separator: UInt8(separator.value), maxSplits: maxSplits, omittingEmptySubsequences: false).map { Substring($0) }
   }
 }
 
@@ -139,17 +147,17 @@ struct GlobTable: Sendable {
   private(set) var all: [Glob] = []
 
   static func hasWildcards<S: StringProtocol>(_ text: S) -> Bool {
-    text.contains { $0 == "*" || $0 == "?" || $0 == "[" }
+    text.utf8.contains { $0 == 0x2A || $0 == 0x3F || $0 == 0x5B }
   }
 
   mutating func add(_ glob: Glob) {
     all.append(glob)
     let pattern = glob.pattern
     if !Self.hasWildcards(pattern) {
-      if glob.caseSensitive { literal[pattern, default: []].append(glob) } else { literalFolded[pattern.lowercased(), default: []].append(glob) }
+      if glob.caseSensitive { literal[pattern, default: []].append(glob) } else { literalFolded[pattern.asciiLowercased(), default: []].append(glob) }
     } else if pattern.hasPrefix("*"), !Self.hasWildcards(pattern.dropFirst()) {
       let key = String(pattern.dropFirst())
-      if glob.caseSensitive { suffixCaseSensitive[key, default: []].append(glob) } else { suffix[key.lowercased(), default: []].append(glob) }
+      if glob.caseSensitive { suffixCaseSensitive[key, default: []].append(glob) } else { suffix[key.asciiLowercased(), default: []].append(glob) }
       longestSuffix = max(longestSuffix, key.utf8.count)
     } else {
       full.append(glob)
@@ -159,7 +167,7 @@ struct GlobTable: Sendable {
   /// The globs that match `name` (a file name without folders), best first.
   func match(_ name: String) -> [Glob] {
     if let hits = literal[name] { return hits }
-    let folded = name.lowercased()
+    let folded = name.asciiLowercased()
     if let hits = literalFolded[folded] { return hits }
     var hits = longestSuffixMatch(folded, in: suffix)
     if hits.count < 2 { hits += longestSuffixMatch(name, in: suffixCaseSensitive) }
@@ -185,5 +193,19 @@ struct GlobTable: Sendable {
       if let hits = table[key] { return hits }
     }
     return []
+  }
+}
+
+extension StringProtocol {
+  /// Lower-cased the fast way when the text is ASCII (MIME types, globs and most names),
+  /// the Unicode way otherwise. xdgmime folds ASCII only, too.
+  func asciiLowercased() -> String {
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(utf8.count)
+    for byte in utf8 {
+      if byte >= 0x80 { return lowercased() }
+      bytes.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 }
