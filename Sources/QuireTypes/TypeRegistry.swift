@@ -58,13 +58,34 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     /// Lower-cased identifier → identifier (identifiers compare case-insensitively).
     var foldedIdentifiers: [String: String] = [:]
     /// Lower-cased tag → identifiers, in the order they got the tag.
-    var tagIndex: [UTTagClass: [String: [String]]] = [:]
+    var tagIndex = TagIndex()
     var nextOrder = 0
     var systemLoaded = false
     /// Canonical freedesktop MIME type → identifier.
     var identifierForMIME: [String: String] = [:]
     var database: SharedMIMEDatabase?
     var comments: [String: String] = [:]
+  }
+
+  /// Lower-cased tag → identifiers, with the two common tag classes kept apart so that
+  /// indexing the ~900 shared-mime-info types hashes each tag once.
+  struct TagIndex: Sendable {
+    var extensions: [String: [String]] = [:]
+    var mimeTypes: [String: [String]] = [:]
+    var others: [UTTagClass: [String: [String]]] = [:]
+
+    mutating func add(_ identifier: String, for key: String, tagClass: UTTagClass) {
+      func append(_ list: inout [String]) { if !list.contains(identifier) { list.append(identifier) } }
+      if tagClass == .filenameExtension { append(&extensions[key, default: []]) } else if tagClass == .mimeType {
+        append(&mimeTypes[key, default: []])
+      } else { append(&others[tagClass, default: [:]][key, default: []]) }
+    }
+
+    func identifiers(for key: String, tagClass: UTTagClass) -> [String] {
+      if tagClass == .filenameExtension { return extensions[key] ?? [] }
+      if tagClass == .mimeType { return mimeTypes[key] ?? [] }
+      return others[tagClass]?[key] ?? []
+    }
   }
 
   let state: Mutex<State>
@@ -205,11 +226,9 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     freedesktopMIMEType: String? = nil
   ) -> Bool {
     let folded = declaration.identifier.asciiLowercased()
-    if let existingID = state.foldedIdentifiers[folded], let existing = state.entries[existingID], existing.origin < origin {
-      return false
-    }
-    if let existingID = state.foldedIdentifiers[folded], existingID != declaration.identifier {
-      state.entries[existingID] = nil
+    if let existingID = state.foldedIdentifiers[folded] {
+      if let existing = state.entries[existingID], existing.origin < origin { return false }
+      if existingID != declaration.identifier { state.entries[existingID] = nil }
     }
     let previous = state.entries[declaration.identifier]
     state.entries[declaration.identifier] = Entry(
@@ -225,9 +244,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     for (tagClass, values) in declaration.tags {
       for value in values {
         let key = value.asciiLowercased()
-        if !(state.tagIndex[tagClass]?[key]?.contains(declaration.identifier) ?? false) {
-          state.tagIndex[tagClass, default: [:]][key, default: []].append(declaration.identifier)
-        }
+        state.tagIndex.add(declaration.identifier, for: key, tagClass: tagClass)
       }
     }
   }
@@ -393,9 +410,9 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     let identifiers = withLoadedState { state -> [String] in
       var key = tag.asciiLowercased()
       if tagClass == .filenameExtension, key.hasPrefix(".") { key.removeFirst() }
-      var ids = state.tagIndex[tagClass]?[key] ?? []
+      var ids = state.tagIndex.identifiers(for: key, tagClass: tagClass)
       if ids.isEmpty, tagClass == .mimeType, let canonical = state.database?.canonical(key), canonical != key {
-        ids = state.tagIndex[tagClass]?[canonical] ?? []
+        ids = state.tagIndex.identifiers(for: canonical, tagClass: tagClass)
       }
       let ranked = ids.enumerated().compactMap { position, id -> (Int, Int, String)? in
         guard let entry = state.entries[id], entry.declaration.tags[tagClass]?.contains(where: { $0.asciiLowercased() == key || state.database?.canonical($0) == key }) ?? false

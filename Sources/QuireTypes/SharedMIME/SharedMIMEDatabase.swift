@@ -200,6 +200,8 @@ extension StringProtocol {
   /// Lower-cased the fast way when the text is ASCII (MIME types, globs and most names),
   /// the Unicode way otherwise. xdgmime folds ASCII only, too.
   func asciiLowercased() -> String {
+    // Most MIME types, globs and identifiers are lower-case already: no new buffer then.
+    if !utf8.contains(where: { ($0 >= 0x41 && $0 <= 0x5A) || $0 >= 0x80 }) { return String(self) }
     var bytes = [UInt8]()
     bytes.reserveCapacity(utf8.count)
     for byte in utf8 {
