@@ -197,3 +197,10 @@ if CommandLine.arguments.contains("--disagreements") {
     print("  \(item.set)/\((item.path as NSString).lastPathComponent): expected \(item.expected) \(item.expectedUTI ?? ""), Quire \(quireAnswers[index]) \(quireIdentifiers[index]), GIO \(gioAnswers.indices.contains(index) ? gioAnswers[index] : "-"), file \(fileAnswers.indices.contains(index) ? fileAnswers[index] : "-")")
   }
 }
+
+if CommandLine.arguments.contains("--disagreements"), !gioAnswers.isEmpty {
+  print("\nFiles where Quire and GIO differ:")
+  for (index, item) in cases.enumerated() where canonical(quireAnswers[index]) != canonical(gioAnswers[index]) {
+    print("  \(item.set)/\((item.path as NSString).lastPathComponent): Quire \(quireAnswers[index]), GIO \(gioAnswers[index]), expected \(item.expected)")
+  }
+}

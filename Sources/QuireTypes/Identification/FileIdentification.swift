@@ -145,8 +145,11 @@ extension TypeRegistry {
     return String(name[name.index(after: dot)...])
   }
 
-  /// GIO's `looks_like_text`: no ASCII control characters other than whitespace and backspace.
+  /// xdgmime's fallback (no control characters but tab, LF and CR in the first 128 bytes),
+  /// else GIO's `looks_like_text` over all bytes read (no control characters but whitespace
+  /// and backspace): the two checks `g_content_type_guess` makes, in its order.
   static func looksLikeText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    if !bytes.prefix(128).contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) { return true }
     for byte in bytes where byte < 0x20 || byte == 0x7F {
       if byte == 0x09 || byte == 0x0A || byte == 0x0B || byte == 0x0C || byte == 0x0D || byte == 0x08 { continue }
       return false
