@@ -167,7 +167,8 @@ if FileManager.default.isExecutableFile(atPath: floorBinary.path) {
 print("")
 print("| tool | agreement (all) | agreement (without list entries marked F=x) | per set | wall (median) | files/s | per file |")
 print("|---|---|---|---|---|---|---|")
-row("Quire TypeRegistry (in process)", quireAnswers, quireTimes)
+row("Quire TypeRegistry (in process, median of 5 runs)", quireAnswers, quireTimes)
+row("Quire, first run (includes loading the registry and magic)", quireAnswers, [quireTimes[0]])
 row("`file --mime-type -b -f` (libmagic, one process)", fileAnswers, fileTimes)
 if !gioAnswers.isEmpty { row("C floor: GIO `g_content_type_guess` (one process)", gioAnswers, gioTimes) }
 let q = median(quireTimes), f = median(fileTimes)
