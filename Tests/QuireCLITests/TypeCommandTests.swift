@@ -1,5 +1,6 @@
 import Foundation
 import QuireTestSupport
+import QuireTypes
 import SystemPackage
 import Testing
 
@@ -44,5 +45,27 @@ final class TypeCommandTests {
     let path = raw.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
     #expect(TypeCommand.escaped(path) == "bad-\\xff")
     #expect(TypeCommand.escaped("ünïcode") == "ünïcode")
+  }
+}
+
+@Suite("quire type --json shape")
+struct TypeJSONTests {
+  @Test func fileReportCarriesTheEvidence() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = try folder.write("# Title\n", to: "notes.md")
+    let identification = try TypeRegistry.shared.identifyFile(at: url)
+    let report = FileReport(path: "notes.md", identification: identification, registry: .shared)
+    let json = try TypeCommand.encode([report])
+    let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+    let object = try #require(parsed.first)
+    #expect(object["identifier"] as? String == "net.daringfireball.markdown")
+    #expect(object["mimeType"] as? String == "text/markdown")
+    #expect(object["source"] as? String == "file name")
+    #expect((object["conformsTo"] as? [String])?.first == "public.plain-text")
+    let evidence = try #require(object["evidence"] as? [[String: Any]])
+    #expect(evidence.first?["kind"] as? String == "glob")
+    #expect(evidence.first?["rule"] as? String == "*.md")
+    #expect(object["error"] == nil)
   }
 }

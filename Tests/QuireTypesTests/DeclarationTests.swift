@@ -58,6 +58,21 @@ final class DeclarationTests {
     #expect(registry.origin(ofTypeWithIdentifier: "org.example.other") == .imported)
   }
 
+  @Test func loadsABinaryPropertyList() throws {
+    let registry = coreRegistry()
+    let plist: [String: Any] = [
+      "UTExportedTypeDeclarations": [[
+        "UTTypeIdentifier": "com.example.binary", "UTTypeConformsTo": ["public.data"],
+        "UTTypeTagSpecification": ["public.filename-extension": ["bin-example"]],
+      ]]
+    ]
+    let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+    let url = folder.file("Info-binary.plist")
+    try data.write(to: url)
+    #expect(try registry.loadDeclarations(from: url).isEmpty)
+    #expect(registry.type(forFilenameExtension: "bin-example")?.identifier == "com.example.binary")
+  }
+
   @Test func loadsJSON() throws {
     let registry = coreRegistry()
     let json = """

@@ -163,3 +163,21 @@ final class IdentificationTests {
     #expect(result.bytesRead == 5)
   }
 }
+
+@Suite("Identification on the shared corpus")
+struct CorpusIdentificationTests {
+  @Test func filesWithExtensionsGetTheExpectedAppleIdentifier() throws {
+    guard let common = sharedCorpus("types/common") else { return }
+    let table = try String(contentsOf: common.appendingPathComponent("expected.tsv"), encoding: .utf8)
+    var checked = 0
+    for line in table.split(separator: "\n").dropFirst() where !line.hasPrefix("#") {
+      let fields = line.split(separator: "\t").map(String.init)
+      guard fields.count >= 4, fields[3] == "yes" else { continue }
+      let result = try TypeRegistry.shared.identifyFile(at: common.appendingPathComponent(fields[0]))
+      #expect(result.type.identifier == fields[2], "\(fields[0])")
+      #expect(result.disagreement == nil, "\(fields[0]): \(result)")
+      checked += 1
+    }
+    #expect(checked >= 14)
+  }
+}

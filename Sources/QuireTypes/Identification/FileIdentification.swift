@@ -218,6 +218,9 @@ extension TypeRegistry {
     }
     func agrees(_ name: (type: UTType, mime: String?, evidence: TypeIdentification.Evidence), _ verdict: ContentVerdict) -> Bool {
       if verdict.isUnknown { return true }
+      // A rule below the spec's default priority (50) is a hint, such as "//" for C: it
+      // does not contradict a name.
+      if let priority = verdict.priority, priority < 50 { return true }
       if let mime = name.mime, let database, database.isSubclass(mime, of: verdict.mime) || database.isSubclass(verdict.mime, of: mime) { return true }
       let contentType = typeFor(mime: verdict.mime)
       return name.type.conforms(to: contentType) || contentType.conforms(to: name.type)
@@ -244,7 +247,8 @@ extension TypeRegistry {
     case (1, let verdict?):
       let name = nameTypes[0]
       if agrees(name, verdict) {
-        let confidence = verdict.evidence.kind == .magic ? 0.99 : verdict.evidence.kind == .textHeuristic ? 0.9 : 0.8
+        let strong = verdict.evidence.kind == .magic && (verdict.priority ?? 0) >= 50
+        let confidence = strong ? 0.99 : verdict.evidence.kind == .textHeuristic || verdict.evidence.kind == .magic ? 0.9 : 0.8
         return result(name.type, mime: name.mime, source: .fileName, evidence: [name.evidence, verdict.evidence], confidence: confidence)
       }
       return result(
