@@ -423,7 +423,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     }
     var seen: Set<String> = []
     return identifiers.filter { seen.insert($0).inserted }.map { UTType(identifier: $0, registry: self) }
-      .filter { supertype == nil || $0.conforms(to: supertype!) }
+      .filter { type in supertype.map { type.conforms(to: $0) } ?? true }
   }
 
   /// The preferred declared type carrying `tag`.

@@ -111,12 +111,10 @@ public struct UTTagClass: RawRepresentable, Hashable, Sendable, Codable {
   public let rawValue: String
   public init(rawValue: String) { self.rawValue = rawValue }
   public static func == (lhs: UTTagClass, rhs: UTTagClass) -> Bool { lhs.rawValue == rhs.rawValue }
-  /// Hashes the length and the last bytes only: tag classes differ there, and every tag
-  /// lookup hashes one (equal values still hash equally).
+  /// Hashes the length only: the few tag classes differ in length, and every tag lookup
+  /// hashes one (equal values still hash equally; `==` tells the rest apart).
   public func hash(into hasher: inout Hasher) {
-    let utf8 = rawValue.utf8
-    hasher.combine(utf8.count)
-    for byte in utf8.suffix(4) { hasher.combine(byte) }
+    hasher.combine(rawValue.utf8.count)
   }
   /// `public.filename-extension`: extensions without the leading dot.
   public static let filenameExtension = UTTagClass(rawValue: "public.filename-extension")

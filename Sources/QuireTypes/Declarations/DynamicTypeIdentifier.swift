@@ -10,7 +10,7 @@
 ///
 /// The abbreviation table is the one macOS uses (documented by Alastair Houghton, "UTIs are
 /// better than you think", and reproduced in several decoders on GitHub).
-public enum DynamicTypeIdentifier {
+public enum DynamicTypeIdentifier: Sendable {
   static let alphabet = Array("abcdefghkmnpqrstuvwxyz0123456789".utf8)
   static let abbreviations: [String: String] = [
     "0": "UTTypeConformsTo", "1": "public.filename-extension", "2": "com.apple.ostype",

@@ -13,6 +13,14 @@ public struct TypeDeclaration: Sendable, Hashable, Codable {
   /// `UTTypeReferenceURL`: where the format is documented.
   public var referenceURL: String?
 
+  /// Makes a declaration, as one entry of `UTExportedTypeDeclarations` would.
+  ///
+  /// - Parameters:
+  ///   - identifier: Reverse-DNS identifier, such as `com.example.notes`.
+  ///   - conformsTo: Direct parents, such as `public.plain-text`.
+  ///   - description: A description for a person.
+  ///   - tags: Tags by class, preferred first (extensions without the dot).
+  ///   - referenceURL: Where the format is documented.
   public init(
     identifier: String, conformsTo: [String], description: String? = nil,
     tags: [UTTagClass: [String]] = [:], referenceURL: String? = nil
