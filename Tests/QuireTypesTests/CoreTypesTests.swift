@@ -5,7 +5,9 @@ import Testing
 ///
 /// Sources:
 /// - [H] Apple's `UniformTypeIdentifiers/UTCoreTypes.h`: each `UTType…` constant's comment
-///   gives its identifier, what it conforms to and its tags (Xcode 15 SDK).
+///   gives its identifier and what it conforms to (the same comments are in the older
+///   `MobileCoreServices/UTCoreTypes.h` for the `kUTType…` constants); the tags are those the
+///   constants' documentation lists.
 /// - [M] `kMDItemContentTypeTree` printed by `mdls` on macOS, collected in
 ///   github.com/BABA983/Uniform-Type-Identifiers-Collection, file `UTIs.md`
 ///   (commit 4995758b6aea9cadfd354abf8e624f495ca76470): the full set of supertypes.
@@ -30,6 +32,15 @@ struct CoreTypesTests {
     .init(identifier: "public.volume", parents: ["public.folder"]),
     .init(identifier: "com.apple.package", parents: ["public.directory"]),
     .init(identifier: "com.apple.bundle", parents: ["public.directory"]),
+    .init(identifier: "com.apple.plugin", parents: ["com.apple.bundle", "com.apple.package"]),
+    .init(identifier: "com.apple.framework", parents: ["com.apple.bundle"]),
+    .init(identifier: "com.apple.application", parents: ["public.executable"]),
+    .init(identifier: "com.apple.application-bundle", parents: ["com.apple.application", "com.apple.bundle", "com.apple.package"]),
+    .init(identifier: "com.microsoft.windows-executable", parents: ["public.data", "public.executable"]),
+    .init(identifier: "com.apple.mount-point", parents: ["public.item", "com.apple.resolvable"]),
+    .init(identifier: "com.apple.bookmark", parents: ["public.data", "com.apple.resolvable"]),
+    .init(identifier: "public.vcard", parents: ["public.text", "public.contact"]),
+    .init(identifier: "public.email-message", parents: ["public.message"]),
     .init(identifier: "public.symlink", parents: ["public.item", "com.apple.resolvable"]),
     .init(identifier: "com.apple.alias-file", parents: ["public.data", "com.apple.resolvable"]),
     .init(identifier: "public.executable", parents: ["public.item"]),
@@ -40,6 +51,8 @@ struct CoreTypesTests {
     .init(identifier: "public.plain-text", parents: ["public.text"], extensions: ["txt"], mimeTypes: ["text/plain"]),
     .init(identifier: "public.utf8-plain-text", parents: ["public.plain-text"]),
     .init(identifier: "public.utf16-plain-text", parents: ["public.plain-text"]),
+    .init(identifier: "public.utf16-external-plain-text", parents: ["public.plain-text"]),
+    .init(identifier: "public.utf8-tab-separated-values-text", parents: ["public.tab-separated-values-text", "public.utf8-plain-text"]),
     .init(identifier: "public.delimited-values-text", parents: ["public.text"]),
     .init(identifier: "public.comma-separated-values-text", parents: ["public.delimited-values-text"], extensions: ["csv"], mimeTypes: ["text/csv"]),
     .init(identifier: "public.tab-separated-values-text", parents: ["public.delimited-values-text"], extensions: ["tsv"], mimeTypes: ["text/tab-separated-values"]),
@@ -51,6 +64,18 @@ struct CoreTypesTests {
     .init(identifier: "public.script", parents: ["public.source-code"]),
     .init(identifier: "public.shell-script", parents: ["public.script"], extensions: ["sh"]),
     .init(identifier: "com.apple.property-list", parents: ["public.data"], extensions: ["plist"]),
+    .init(identifier: "com.apple.xml-property-list", parents: ["public.xml", "com.apple.property-list"]),
+    .init(identifier: "com.apple.binary-property-list", parents: ["com.apple.property-list"]),
+    .init(identifier: "public.json", parents: ["public.text"], extensions: ["json"], mimeTypes: ["application/json"]),
+    .init(identifier: "public.html", parents: ["public.text"], extensions: ["html"], mimeTypes: ["text/html"]),
+    .init(identifier: "public.perl-script", parents: ["public.shell-script"]),
+    .init(identifier: "public.ruby-script", parents: ["public.shell-script"]),
+    .init(identifier: "com.apple.applescript.text", parents: ["public.script"], extensions: ["applescript"]),
+    .init(identifier: "com.apple.applescript.script-bundle", parents: ["com.apple.bundle", "com.apple.package", "public.script"]),
+    .init(identifier: "com.apple.flat-rtfd", parents: ["public.data", "public.composite-content"]),
+    .init(identifier: "com.apple.webarchive", parents: ["public.data", "public.composite-content"]),
+    .init(identifier: "public.presentation", parents: ["public.composite-content"]),
+    .init(identifier: "public.spreadsheet", parents: ["public.content"]),
     .init(identifier: "com.adobe.pdf", parents: ["public.data", "public.composite-content"], extensions: ["pdf"], mimeTypes: ["application/pdf"]),
     .init(identifier: "com.apple.rtfd", parents: ["com.apple.package", "public.composite-content"], extensions: ["rtfd"]),
     .init(identifier: "public.image", parents: ["public.data", "public.content"]),
@@ -62,6 +87,12 @@ struct CoreTypesTests {
     .init(identifier: "public.svg-image", parents: ["public.image"], extensions: ["svg"], mimeTypes: ["image/svg+xml"]),
     .init(identifier: "org.webmproject.webp", parents: ["public.image"], extensions: ["webp"], mimeTypes: ["image/webp"]),
     .init(identifier: "public.heic", parents: ["public.heif-standard"], extensions: ["heic"]),
+    .init(identifier: "public.heif", parents: ["public.heif-standard"]),
+    .init(identifier: "com.apple.icns", parents: ["public.image"]),
+    .init(identifier: "com.microsoft.ico", parents: ["public.image"]),
+    .init(identifier: "public.camera-raw-image", parents: ["public.image"]),
+    .init(identifier: "public.3d-content", parents: ["public.content"]),
+    .init(identifier: "com.pixar.universal-scene-description-mobile", parents: ["public.3d-content", "public.data"]),
     .init(identifier: "public.audiovisual-content", parents: ["public.data", "public.content"]),
     .init(identifier: "public.movie", parents: ["public.audiovisual-content"]),
     .init(identifier: "public.video", parents: ["public.movie"]),
@@ -69,9 +100,20 @@ struct CoreTypesTests {
     .init(identifier: "com.apple.quicktime-movie", parents: ["public.movie"], extensions: ["mov"], mimeTypes: ["video/quicktime"]),
     .init(identifier: "public.mpeg-4", parents: ["public.movie"], extensions: ["mp4"], mimeTypes: ["video/mp4"]),
     .init(identifier: "public.mp3", parents: ["public.audio"], extensions: ["mp3"], mimeTypes: ["audio/mpeg"]),
-    .init(identifier: "public.archive", parents: ["public.data"]),
-    .init(identifier: "public.zip-archive", parents: ["public.archive"], extensions: ["zip"], mimeTypes: ["application/zip"]),
-    .init(identifier: "org.gnu.gnu-zip-archive", parents: ["public.archive"], extensions: ["gz"], mimeTypes: ["application/x-gzip"]),
+    .init(identifier: "public.mpeg-4-audio", parents: ["public.mpeg-4", "public.audio"]),
+    .init(identifier: "public.mpeg", parents: ["public.movie"]),
+    .init(identifier: "public.mpeg-2-video", parents: ["public.video"]),
+    .init(identifier: "public.avi", parents: ["public.movie"]),
+    .init(identifier: "public.aiff-audio", parents: ["public.aifc-audio"]),
+    .init(identifier: "com.microsoft.waveform-audio", parents: ["public.audio"]),
+    .init(identifier: "public.midi-audio", parents: ["public.audio"]),
+    .init(identifier: "public.m3u-playlist", parents: ["public.text", "public.playlist"]),
+    .init(identifier: "public.archive", parents: []),
+    .init(identifier: "com.apple.archive", parents: ["public.data", "public.archive"]),
+    .init(identifier: "public.disk-image", parents: []),
+    .init(identifier: "public.zip-archive", parents: ["com.pkware.zip-archive"], extensions: ["zip"], mimeTypes: ["application/zip"]),
+    .init(identifier: "public.bzip2-archive", parents: ["public.data", "public.archive"]),
+    .init(identifier: "org.gnu.gnu-zip-archive", parents: ["public.data", "public.archive"], extensions: ["gz"], mimeTypes: ["application/x-gzip"]),
   ]
 
   @Test(arguments: declared)

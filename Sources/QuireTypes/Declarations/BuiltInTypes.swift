@@ -1,7 +1,8 @@
 /// Apple's core type declarations, with Apple's conformances and tags.
 ///
 /// Sources: Apple's `UniformTypeIdentifiers/UTCoreTypes.h` (each constant's comment names its
-/// identifier and what it conforms to), the archived "System-Declared Uniform Type
+/// identifier and what it conforms to; where Spotlight on a recent macOS shows more, as for
+/// `com.netscape.javascript-source`, which now also conforms to `public.script`, we follow it), the archived "System-Declared Uniform Type
 /// Identifiers" reference, and `kMDItemContentTypeTree` as printed by `mdls` on macOS (for
 /// example in BABA983/Uniform-Type-Identifiers-Collection, `UTIs.md`). The order of tags is
 /// Apple's: the first one is the preferred tag.
@@ -34,24 +35,31 @@ enum BuiltInTypes {
     t("public.symlink", ["public.item", "com.apple.resolvable"], "symbolic link"),
     t("com.apple.mount-point", ["public.item", "com.apple.resolvable"], "mount point"),
     t("com.apple.alias-file", ["public.data", "com.apple.resolvable"], "alias"),
+    t("com.apple.bookmark", ["public.data", "com.apple.resolvable"], "URL bookmark"),
+    t("com.apple.internet-location", ["public.data"], "internet location"),
     t("public.executable", ["public.item"], "executable"),
     t("public.unix-executable", ["public.data", "public.executable"], "Unix executable"),
     t("com.microsoft.windows-executable", ["public.data", "public.executable"], "Windows executable",
       extensions: ["exe"], mime: ["application/x-msdownload"]),
     t("com.apple.application", ["public.executable"], "application"),
+    t("com.apple.plugin", ["com.apple.bundle", "com.apple.package"], "plug-in", extensions: ["plugin"]),
+    t("com.apple.framework", ["com.apple.bundle"], "framework", extensions: ["framework"]),
+    t("com.apple.xpc-service", ["com.apple.bundle", "com.apple.package"], "XPC service", extensions: ["xpc"]),
     t("com.apple.application-bundle", ["com.apple.application", "com.apple.bundle", "com.apple.package"],
       "application", extensions: ["app"]),
     t("public.url", ["public.data"], "URL"),
     t("public.file-url", ["public.url"], "file URL"),
-    t("public.archive", ["public.data"], "archive"),
-    t("public.disk-image", ["public.archive"], "disk image"),
-    t("public.iso-image", ["public.disk-image"], "ISO disk image", extensions: ["iso"]),
-    t("public.zip-archive", ["public.archive"], "zip archive", extensions: ["zip"], mime: ["application/zip"]),
-    t("org.gnu.gnu-zip-archive", ["public.archive"], "gzip archive",
+    t("public.archive", [], "archive"),
+    t("com.apple.archive", ["public.data", "public.archive"], "Apple archive", extensions: ["aar"]),
+    t("public.disk-image", [], "disk image"),
+    t("public.iso-image", ["public.disk-image", "public.data"], "ISO disk image", extensions: ["iso"]),
+    t("com.pkware.zip-archive", ["public.data", "public.archive"], "zip archive"),
+    t("public.zip-archive", ["com.pkware.zip-archive"], "zip archive", extensions: ["zip"], mime: ["application/zip"]),
+    t("org.gnu.gnu-zip-archive", ["public.data", "public.archive"], "gzip archive",
       extensions: ["gz", "gzip"], mime: ["application/x-gzip", "application/gzip"]),
-    t("public.bzip2-archive", ["public.archive"], "bzip2 archive",
+    t("public.bzip2-archive", ["public.data", "public.archive"], "bzip2 archive",
       extensions: ["bz2"], mime: ["application/x-bzip2"]),
-    t("public.tar-archive", ["public.archive"], "tar archive", extensions: ["tar"], mime: ["application/x-tar"]),
+    t("public.tar-archive", ["public.data", "public.archive"], "tar archive", extensions: ["tar"], mime: ["application/x-tar"]),
     // Text
     t("public.text", ["public.data", "public.content"], "text"),
     t("public.plain-text", ["public.text"], "plain text", extensions: ["txt", "text"], mime: ["text/plain"]),
@@ -63,7 +71,7 @@ enum BuiltInTypes {
       extensions: ["csv"], mime: ["text/csv"]),
     t("public.tab-separated-values-text", ["public.delimited-values-text"], "tab-separated values",
       extensions: ["tsv"], mime: ["text/tab-separated-values"]),
-    t("public.utf8-tab-separated-values-text", ["public.tab-separated-values-text"], "UTF-8 tab-separated values"),
+    t("public.utf8-tab-separated-values-text", ["public.tab-separated-values-text", "public.utf8-plain-text"], "UTF-8 tab-separated values"),
     t("public.rtf", ["public.text"], "rich text", extensions: ["rtf"], mime: ["text/rtf", "application/rtf"]),
     t("public.html", ["public.text"], "HTML text", extensions: ["html", "htm", "shtml"], mime: ["text/html"]),
     t("public.xml", ["public.text"], "XML text", extensions: ["xml"], mime: ["application/xml", "text/xml"]),
@@ -76,6 +84,9 @@ enum BuiltInTypes {
     t("com.apple.binary-property-list", ["com.apple.property-list"], "binary property list"),
     t("net.daringfireball.markdown", ["public.plain-text"], "Markdown text",
       extensions: ["md", "markdown", "mdown"], mime: ["text/markdown"]),
+    t("public.to-do-item", [], "to-do item"),
+    t("public.calendar-event", [], "calendar event"),
+    t("public.email-message", ["public.message"], "email message"),
     t("public.vcard", ["public.text", "public.contact"], "vCard", extensions: ["vcf", "vcard"], mime: ["text/vcard"]),
     // Source code
     t("public.source-code", ["public.plain-text"], "source code"),
@@ -92,6 +103,8 @@ enum BuiltInTypes {
     t("com.sun.java-source", ["public.source-code"], "Java source", extensions: ["java", "jav"]),
     t("public.script", ["public.source-code"], "script"),
     t("com.apple.applescript.text", ["public.script"], "AppleScript", extensions: ["applescript"]),
+    t("com.apple.applescript.script", ["public.data", "public.script"], "compiled AppleScript", extensions: ["scpt"]),
+    t("com.apple.applescript.script-bundle", ["com.apple.bundle", "com.apple.package", "public.script"], "AppleScript bundle", extensions: ["scptd"]),
     t("com.netscape.javascript-source", ["public.script", "public.executable"], "JavaScript",
       extensions: ["js", "jscript", "javascript", "mjs"], mime: ["text/javascript"]),
     t("public.shell-script", ["public.script"], "shell script", extensions: ["sh", "command"]),
@@ -129,6 +142,9 @@ enum BuiltInTypes {
     t("com.adobe.photoshop-image", ["public.image"], "Photoshop image",
       extensions: ["psd"], mime: ["image/vnd.adobe.photoshop"]),
     t("public.3d-content", ["public.content"], "3D content"),
+    t("com.pixar.universal-scene-description", ["public.3d-content", "public.data"], "Universal Scene Description", extensions: ["usd"]),
+    t("com.pixar.universal-scene-description-mobile", ["public.3d-content", "public.data"], "Universal Scene Description package", extensions: ["usdz"]),
+    t("com.apple.live-photo", [], "Live Photo"),
     // Audio and video
     t("public.audiovisual-content", ["public.data", "public.content"], "audiovisual content"),
     t("public.movie", ["public.audiovisual-content"], "movie"),
@@ -138,6 +154,10 @@ enum BuiltInTypes {
     t("public.mpeg", ["public.movie"], "MPEG movie", extensions: ["mpg", "mpeg"], mime: ["video/mpeg"]),
     t("public.mpeg-4", ["public.movie"], "MPEG-4 movie", extensions: ["mp4", "mpg4"], mime: ["video/mp4"]),
     t("public.mpeg-4-audio", ["public.mpeg-4", "public.audio"], "MPEG-4 audio", extensions: ["m4a"], mime: ["audio/mp4"]),
+    t("public.mpeg-2-video", ["public.video"], "MPEG-2 video"),
+    t("public.mpeg-2-transport-stream", ["public.movie"], "MPEG-2 transport stream"),
+    t("public.playlist", [], "playlist"),
+    t("public.m3u-playlist", ["public.text", "public.playlist"], "M3U playlist", extensions: ["m3u", "m3u8"]),
     t("public.mp3", ["public.audio"], "MP3 audio", extensions: ["mp3"], mime: ["audio/mpeg"]),
     t("public.avi", ["public.movie"], "AVI movie", extensions: ["avi"], mime: ["video/avi", "video/x-msvideo"]),
     t("com.microsoft.waveform-audio", ["public.audio"], "Waveform audio",
