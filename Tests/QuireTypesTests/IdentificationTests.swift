@@ -52,6 +52,9 @@ final class IdentificationTests {
     let bundleResult = try registry.identifyFile(at: bundle)
     #expect(bundleResult.type == .textBundle)
     #expect(bundleResult.source == .fileSystem)
+    // A plain file with a package's extension is not a package.
+    let fake = try folder.write("not a folder", to: "Fake.textbundle")
+    #expect(try registry.identifyFile(at: fake).type != .textBundle)
     let target = try folder.write("# x\n", to: "target.md")
     let link = folder.file("link-to-md")
     try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)

@@ -196,7 +196,8 @@ extension TypeRegistry {
     let ext = Self.filenameExtension(of: name)
     // 1. The name: an app's declared extension, else the globs, else a core type's extension.
     var nameTypes: [(type: UTType, mime: String?, evidence: TypeIdentification.Evidence)] = []
-    let declared = ext.isEmpty ? nil : type(forFilenameExtension: ext)
+    // A file's bytes are data: a package extension on a plain file does not make it a package.
+    let declared = ext.isEmpty ? nil : type(forFilenameExtension: ext, conformingTo: UTType(identifier: "public.data", registry: self))
     let declaredOrigin = declared.flatMap { origin(ofTypeWithIdentifier: $0.identifier) }
     if let declared, let declaredOrigin, declaredOrigin <= .imported {
       nameTypes = [(declared, declared.preferredMIMEType, .init(kind: .declaredExtension, rule: ext, detail: "extension '.\(ext)' is declared by the app (\(declaredOrigin)) as \(declared.identifier)"))]
