@@ -160,6 +160,18 @@ struct CoreTypesTests {
     #expect(Set(type.supertypes.map(\.identifier)) == Set(expected.dropFirst()))
   }
 
+  /// Every `UTType` constant names a declared type (a typo would make a constant nobody knows).
+  @Test func everyConstantIsDeclared() {
+    let constants: [UTType] = [
+      .item, .content, .compositeContent, .data, .directory, .folder, .volume, .package, .bundle, .symbolicLink, .resolvable, .executable, .unixExecutable, .archive, .diskImage, .text, .plainText, .utf8PlainText, .utf16PlainText, .delimitedText, .commaSeparatedText, .tabSeparatedText, .rtf, .html, .xml, .yaml, .json, .css, .markdown, .sourceCode, .swiftSource, .cSource, .script, .shellScript, .pythonScript, .javaScript, .propertyList, .pdf, .rtfd, .epub, .image, .png, .jpeg, .gif, .tiff, .bmp, .svg, .webP, .heic, .audiovisualContent, .movie, .video, .audio, .mp3, .mpeg4Movie, .quickTimeMovie, .zip, .gzip, .tarArchive, .url, .fileURL, .font, .textBundle, .textPack,
+    ]
+    #expect(constants.count >= 60)
+    for constant in constants {
+      #expect(constant.isDeclared, "\(constant.identifier) is not declared")
+      #expect(UTType(constant.identifier) == constant)
+    }
+  }
+
   @Test func registryHasAtLeastSixtyCoreTypes() {
     let core = TypeRegistry.shared.allTypes.filter { TypeRegistry.shared.origin(ofTypeWithIdentifier: $0.identifier) == .system }
     #expect(core.count >= 60)
