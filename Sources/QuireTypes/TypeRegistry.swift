@@ -65,6 +65,14 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     var identifierForMIME: [String: String] = [:]
     var database: SharedMIMEDatabase?
     var comments: [String: String] = [:]
+    /// shared-mime-info types Apple does not declare, made into entries on first need.
+    var pendingImport: PendingImport?
+  }
+
+  struct PendingImport: Sendable {
+    var types: [String]
+    var aliasesOf: [String: [String]]
+    var extensionsOf: [String: [String]]
   }
 
   /// Lower-cased tag → identifiers, with the two common tag classes kept apart so that
@@ -122,8 +130,22 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
   // MARK: Loading
 
-  /// Runs `body` with the system declarations loaded.
+  /// Runs `body` with every system declaration loaded, shared-mime-info types included.
   func withLoadedState<T>(_ body: (inout State) -> T) -> T {
+    state.withLock { state in
+      if !state.systemLoaded { loadSystem(into: &state) }
+      if let pending = state.pendingImport {
+        state.pendingImport = nil
+        Self.materialize(pending, into: &state)
+      }
+      return body(&state)
+    }
+  }
+
+  /// Runs `body` with the shared-mime-info files read and Apple's and Quire's types complete
+  /// (their extra globs and aliases added), but without making entries for the ~800 types
+  /// Apple does not declare: enough for identification and for core types.
+  func withDatabaseState<T>(_ body: (inout State) -> T) -> T {
     state.withLock { state in
       if !state.systemLoaded { loadSystem(into: &state) }
       return body(&state)
@@ -184,13 +206,19 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
       let ext2 = glob.caseSensitive ? ext : ext.asciiLowercased()
       if !(extensionsOf[glob.mimeType]?.contains(ext2) ?? false) { extensionsOf[glob.mimeType, default: []].append(ext2) }
     }
-    // 3. One declaration per MIME type.
+    // 3. Apple's and Quire's types get the extra tags now; the others become entries on
+    //    first need (see `materialize`).
+    var pending: [String] = []
     for mime in database.types {
       let canonical = database.canonical(mime)
       guard canonical == mime else { continue }
       let id = identifier(for: mime)
       let mimeTags = [mime] + (aliasesOf[mime] ?? [])
       let extensions = extensionsOf[mime] ?? []
+      guard state.identifierForMIME[mime] != nil else {
+        pending.append(mime)
+        continue
+      }
       if var entry = state.entries[id] {
         // An Apple (or Quire) type: keep its conformances and preferred tags, add the rest.
         var tags = entry.declaration.tags
@@ -204,6 +232,23 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
         indexTags(of: entry.declaration, in: &state)
         continue
       }
+    }
+    if !pending.isEmpty {
+      state.pendingImport = PendingImport(types: pending, aliasesOf: aliasesOf, extensionsOf: extensionsOf)
+    }
+  }
+
+  /// Makes entries for the shared-mime-info types Apple does not declare.
+  private static func materialize(_ pending: PendingImport, into state: inout State) {
+    guard let database = state.database else { return }
+    func identifier(for mime: String) -> String {
+      let canonical = database.canonical(mime)
+      return state.identifierForMIME[canonical] ?? freedesktopIdentifier(for: canonical)
+    }
+    for mime in pending.types {
+      let id = identifier(for: mime)
+      let mimeTags = [mime] + (pending.aliasesOf[mime] ?? [])
+      let extensions = pending.extensionsOf[mime] ?? []
       var parents = (database.parents[mime] ?? []).map(identifier(for:))
       let media = mime.split(separator: "/").first.map(String.init) ?? ""
       if parents.isEmpty {
@@ -348,7 +393,9 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
   // MARK: Lookup
 
   func declaration(for identifier: String) -> TypeDeclaration? {
-    // Core types' tags are complete only once shared-mime-info has added its own.
+    // Core types' tags are complete once shared-mime-info's files are read; other
+    // identifiers may need the rest of the import.
+    if let quick = withDatabaseState({ $0.entries[identifier]?.declaration }) { return quick }
     let found = withLoadedState { state in
       state.entries[identifier]?.declaration
         ?? state.foldedIdentifiers[identifier.asciiLowercased()].flatMap { state.entries[$0]?.declaration }
@@ -366,7 +413,8 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
   /// How a declaration entered the registry, or nil for dynamic and unknown types.
   public func origin(ofTypeWithIdentifier identifier: String) -> TypeDeclarationOrigin? {
-    withLoadedState { state in state.foldedIdentifiers[identifier.asciiLowercased()].flatMap { state.entries[$0]?.origin } }
+    if let quick = withDatabaseState({ $0.entries[identifier]?.origin }) { return quick }
+    return withLoadedState { state in state.foldedIdentifiers[identifier.asciiLowercased()].flatMap { state.entries[$0]?.origin } }
   }
 
   /// The shared-mime-info MIME type a type stands for, when it stands for one.
@@ -376,9 +424,12 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
   /// The identifier a (canonical or alias) freedesktop MIME type became.
   func identifier(forFreedesktopMIMEType mime: String) -> String? {
-    withLoadedState { state in
-      let canonical = state.database?.canonical(mime) ?? mime.asciiLowercased()
-      return state.identifierForMIME[canonical]
+    withDatabaseState { state in
+      guard let database = state.database else { return state.identifierForMIME[mime.asciiLowercased()] }
+      let canonical = database.canonical(mime)
+      if let known = state.identifierForMIME[canonical] { return known }
+      // Not made into an entry yet: the identifier it will get.
+      return database.typeSet.contains(canonical) ? Self.freedesktopIdentifier(for: canonical) : nil
     }
   }
 
@@ -397,6 +448,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
   /// The type with this identifier (compared without regard to case), or a dynamic type for
   /// a well-formed `dyn.` identifier; nil otherwise.
   public func type(withIdentifier identifier: String) -> UTType? {
+    if withDatabaseState({ $0.entries[identifier] != nil }) { return UTType(identifier: identifier, registry: self) }
     if let known = withLoadedState({ $0.foldedIdentifiers[identifier.asciiLowercased()] }) {
       return UTType(identifier: known, registry: self)
     }
@@ -428,7 +480,9 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
   /// The preferred declared type carrying `tag`.
   public func type(forTag tag: String, tagClass: UTTagClass, conformingTo supertype: UTType? = nil) -> UTType? {
-    types(forTag: tag, tagClass: tagClass, conformingTo: supertype).first
+    // An app's or a core type outranks every shared-mime-info type: no need to import those.
+    if let core = coreType(forTag: tag, tagClass: tagClass, conformingTo: supertype) { return core.type }
+    return types(forTag: tag, tagClass: tagClass, conformingTo: supertype).first
   }
 
   /// The preferred declared type for a filename extension (with or without the dot).
@@ -452,28 +506,51 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
   /// Ancestors in breadth-first order, nearest first.
   func orderedAncestors(of identifier: String) -> [String] {
-    let parentsOf: (State, String) -> [String]? = { state, id in state.entries[id]?.declaration.conformsTo }
-    let start: [String]? = state.withLock { state in
-      guard let parents = parentsOf(state, identifier) else { return nil }
-      // Core types need no shared-mime-info to know their ancestors.
-      return state.systemLoaded || state.entries[identifier]?.origin == .system ? parents : nil
-    }
-    let initial = start ?? declaration(for: identifier)?.conformsTo ?? []
-    return withLoadedStateIfNeeded(loaded: start != nil) { state in
-      var seen: Set<String> = [identifier], order: [String] = [], queue = initial, index = 0
+    func walk(_ state: inout State, from start: String) -> [String] {
+      let entries = state.entries
+      func parents(_ id: String) -> [String] {
+        entries[id]?.declaration.conformsTo ?? DynamicTypeIdentifier.decode(id)?.conformsTo ?? []
+      }
+      var seen: Set<String> = [start], order: [String] = [], queue = parents(start), index = 0
       while index < queue.count {
-        let next = queue[index]; index += 1
+        let next = queue[index]
+        index += 1
         guard seen.insert(next).inserted else { continue }
         order.append(next)
-        queue.append(contentsOf: parentsOf(state, next) ?? DynamicTypeIdentifier.decode(next)?.conformsTo ?? [])
+        queue.append(contentsOf: parents(next))
       }
       return order
     }
+    // Core types conform only to core types: nothing needs to be read for them.
+    if let ancestors = state.withLock({ $0.entries[identifier]?.origin == .system ? walk(&$0, from: identifier) : nil }) {
+      return ancestors
+    }
+    return withLoadedState { state in
+      let start = state.entries[identifier] != nil ? identifier : state.foldedIdentifiers[identifier.asciiLowercased()] ?? identifier
+      return walk(&state, from: start)
+    }
   }
 
-  private func withLoadedStateIfNeeded<T>(loaded: Bool, _ body: (inout State) -> T) -> T {
-    if loaded { return state.withLock { body(&$0) } }
-    return withLoadedState(body)
+  /// The best type an app or the core (Apple, Quire) declares with `tag`, conforming to
+  /// `supertype`, and where it came from. shared-mime-info types are left out, so nothing
+  /// beyond the database files needs to be read.
+  func coreType(forTag tag: String, tagClass: UTTagClass, conformingTo supertype: UTType?) -> (type: UTType, origin: TypeDeclarationOrigin)? {
+    var key = tag.asciiLowercased()
+    if tagClass == .filenameExtension, key.hasPrefix(".") { key.removeFirst() }
+    let candidates = withDatabaseState { state -> [(String, TypeDeclarationOrigin)] in
+      let ranked = state.tagIndex.identifiers(for: key, tagClass: tagClass).enumerated().compactMap { position, id -> (Int, Int, String, TypeDeclarationOrigin)? in
+        guard let entry = state.entries[id], entry.origin <= .system,
+          entry.declaration.tags[tagClass]?.contains(where: { $0.asciiLowercased() == key }) ?? false
+        else { return nil }
+        return (entry.origin.rawValue, position, id, entry.origin)
+      }
+      return ranked.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }.map { ($0.2, $0.3) }
+    }
+    for (id, origin) in candidates {
+      let type = UTType(identifier: id, registry: self)
+      if supertype.map({ type.conforms(to: $0) }) ?? true { return (type, origin) }
+    }
+    return nil
   }
 
   /// Every declared type that conforms to `type` (including `type`), by identifier.
@@ -537,7 +614,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
   // MARK: shared-mime-info access for identification
 
-  var sharedMIMEDatabase: SharedMIMEDatabase? { withLoadedState { $0.database } }
+  var sharedMIMEDatabase: SharedMIMEDatabase? { withDatabaseState { $0.database } }
 
   /// The magic rules, parsed on first use.
   var magicDatabase: MagicDatabase? {

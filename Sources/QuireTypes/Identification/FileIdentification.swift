@@ -129,7 +129,7 @@ extension TypeRegistry {
 
   private func identifyFolder(named name: String, notes: [TypeIdentification.Evidence]) -> TypeIdentification {
     let ext = Self.filenameExtension(of: name)
-    if !ext.isEmpty, let package = type(forFilenameExtension: ext, conformingTo: UTType(identifier: "com.apple.package", registry: self)) {
+    if !ext.isEmpty, let package = coreType(forTag: ext, tagClass: .filenameExtension, conformingTo: UTType(identifier: "com.apple.package", registry: self))?.type {
       return TypeIdentification(
         type: package, mimeType: package.preferredMIMEType, source: .fileSystem,
         evidence: [
@@ -197,8 +197,10 @@ extension TypeRegistry {
     // 1. The name: an app's declared extension, else the globs, else a core type's extension.
     var nameTypes: [(type: UTType, mime: String?, evidence: TypeIdentification.Evidence)] = []
     // A file's bytes are data: a package extension on a plain file does not make it a package.
-    let declared = ext.isEmpty ? nil : type(forFilenameExtension: ext, conformingTo: UTType(identifier: "public.data", registry: self))
-    let declaredOrigin = declared.flatMap { origin(ofTypeWithIdentifier: $0.identifier) }
+    // (shared-mime-info's own types come in through the globs below.)
+    let core = ext.isEmpty ? nil : coreType(forTag: ext, tagClass: .filenameExtension, conformingTo: UTType(identifier: "public.data", registry: self))
+    let declared = core?.type
+    let declaredOrigin = core?.origin
     if let declared, let declaredOrigin, declaredOrigin <= .imported {
       nameTypes = [(declared, declared.preferredMIMEType, .init(kind: .declaredExtension, rule: ext, detail: "extension '.\(ext)' is declared by the app (\(declaredOrigin)) as \(declared.identifier)"))]
     } else if let database, !name.isEmpty {

@@ -13,6 +13,8 @@ import Glibc
 struct SharedMIMEDatabase: Sendable {
   /// Canonical MIME types, in the order of the `types` files.
   var types: [String] = []
+  /// The same, as a set.
+  var typeSet: Set<String> = []
   /// Alias → canonical MIME type.
   var aliases: [String: String] = [:]
   /// MIME type → direct parents (`sub-class-of`).
@@ -67,6 +69,7 @@ struct SharedMIMEDatabase: Sendable {
       }
       globbedTypes.formUnion(globbedHere)
     }
+    typeSet = seen
   }
 
   /// The canonical name of `mimeType` (resolving aliases), lower-cased.
