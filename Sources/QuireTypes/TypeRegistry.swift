@@ -12,7 +12,8 @@ import Synchronization
 ///    `org.freedesktop.mime.MEDIA.SUBTYPE`.
 ///
 /// Nothing is read at creation: the shared-mime-info files are read on the first lookup that
-/// needs them (about a millisecond), its `magic` rules on the first content sniff.
+/// needs them, entries for the types Apple does not declare are made on the first lookup of
+/// one, and the `magic` rules are parsed on the first content sniff.
 public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertible {
   /// What a registry starts with.
   public struct Configuration: Sendable {

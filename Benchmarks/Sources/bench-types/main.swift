@@ -189,7 +189,7 @@ print("")
 print("Startup (fresh registry, median of 7):")
 print(String(format: "  first extension lookup (reads types, aliases, subclasses, globs2; completes Apple's types): %.2f ms", median(firstLookup) * 1000))
 print(String(format: "  first content sniff (reads and parses magic): %.2f ms", median(firstSniff) * 1000))
-print(String(format: "  first use of a type Apple does not declare (makes entries for the other %d types): %.2f ms", registry.allTypes.count, median(fullImport) * 1000))
+print(String(format: "  first use of a type Apple does not declare (makes their entries; the registry then holds %d types): %.2f ms", registry.allTypes.count, median(fullImport) * 1000))
 if !xmlParse.isEmpty { print(String(format: "  for comparison, only parsing packages/freedesktop.org.xml with XMLParser (no extraction): %.2f ms", median(xmlParse) * 1000)) }
 print(String(format: "  read bound per file: %d bytes", registry.defaultReadBound))
 print(String(format: "  peak memory: %.1f MiB", peakMemoryMiB()))
