@@ -435,6 +435,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
   }
 
   func description(of identifier: String) -> String? {
+    if let quick = withDatabaseState({ $0.entries[identifier]?.declaration.description }) { return quick }
     let (declared, mime, cached, database) = withLoadedState { state -> (String?, String?, String?, SharedMIMEDatabase?) in
       let entry = state.entries[identifier]
       return (entry?.declaration.description, entry?.freedesktopMIMEType, state.comments[identifier], state.database)
