@@ -51,6 +51,7 @@ let package = Package(
     // MARK: Capability modules
     .target(
       name: "QuireTypes",
+      dependencies: [.product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
