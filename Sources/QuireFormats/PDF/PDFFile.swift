@@ -64,6 +64,12 @@ public final class PDFFile {
     return String(cString: raw)
   }
 
+  /// Runs `body` with the document handle; callers in this module only.
+  func withDocument<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R { try body(document) }
+
+  /// Runs `body` with page `index` (0-based); the page is released after.
+  func withPageHandle<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R { try withPage(index, body) }
+
   /// Runs `body` with page `index` (0-based); the page is released after.
   private func withPage<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R {
     guard index >= 0, index < pageCount, let page = poppler_document_get_page(document, Int32(index)) else {

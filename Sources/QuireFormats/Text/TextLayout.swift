@@ -56,7 +56,8 @@ public enum TextLayout {
 
   /// Draws Pango markup on any cairo context (an image or a PDF surface).
   static func draw(
-    markup: String, cairo cr: OpaquePointer, x: Double, y: Double, width: Double, style: TextStyle
+    markup: String, cairo cr: OpaquePointer, x: Double, y: Double, width: Double, style: TextStyle,
+    maximumHeight: Double? = nil, show: Bool = true
   ) throws -> Double {
     guard pango_parse_markup(markup, -1, 0, nil, nil, nil, nil) != 0 else {
       throw QuireError(.invalidArgument, "The text to draw is not valid Pango markup; escape it with TextLayout.escapeMarkup.")
@@ -73,10 +74,16 @@ public enum TextLayout {
     pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
     pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
     pango_layout_set_spacing(layout, Int32(style.lineSpacing * Double(PANGO_SCALE)))
+    if let maximumHeight {
+      pango_layout_set_height(layout, Int32(max(1, maximumHeight) * Double(PANGO_SCALE)))
+      pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+    }
     pango_layout_set_markup(layout, markup, -1)
     cairo_set_source_rgba(cr, style.color.red, style.color.green, style.color.blue, style.color.alpha)
-    cairo_move_to(cr, x, y)
-    pango_cairo_show_layout(cr, layout)
+    if show {
+      cairo_move_to(cr, x, y)
+      pango_cairo_show_layout(cr, layout)
+    }
     var logical = PangoRectangle()
     pango_layout_get_extents(layout, nil, &logical)
     return Double(logical.height) / Double(PANGO_SCALE)
