@@ -24,6 +24,9 @@ public final class PDFFile {
     guard FileManager.default.fileExists(atPath: url.path) else {
       throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
     }
+    if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int, size == 0 {
+      throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)): the file is empty, so it is not a PDF.", url: url)
+    }
     var error: UnsafeMutablePointer<GError>?
     let uri = url.standardizedFileURL.absoluteString
     let handle = poppler_document_new_from_file(uri, password, &error)
@@ -72,6 +75,11 @@ public final class PDFFile {
 
   /// Runs `body` with page `index` (0-based); the page is released after.
   private func withPage<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R {
+    if index >= 0, index < pageCount, poppler_document_get_page(document, Int32(index)).map({ cpoppler_object_release(UnsafeMutableRawPointer($0)); return true }) == nil {
+      throw QuireError(
+        .invalidContent, "Cannot read page \(index + 1) of \(QuireError.name(url)): poppler found the page damaged. The file may be damaged.",
+        url: url)
+    }
     guard index >= 0, index < pageCount, let page = poppler_document_get_page(document, Int32(index)) else {
       throw QuireError(
         .invalidArgument,

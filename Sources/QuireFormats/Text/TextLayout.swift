@@ -89,6 +89,28 @@ public enum TextLayout {
     return Double(logical.height) / Double(PANGO_SCALE)
   }
 
+  /// How many characters of `markup` no installed font has a glyph for (they would show as
+  /// boxes); 0 when fontconfig found fonts for every script in it.
+  /// - Throws: ``QuireError`` when `markup` is not valid Pango markup.
+  public static func unknownGlyphCount(markup: String, style: TextStyle = TextStyle()) throws -> Int {
+    guard pango_parse_markup(markup, -1, 0, nil, nil, nil, nil) != 0 else {
+      throw QuireError(.invalidArgument, "The text to measure is not valid Pango markup; escape it with TextLayout.escapeMarkup.")
+    }
+    let bitmap = try Bitmap(width: 1, height: 1)
+    return try bitmap.withContext { cr in
+      guard let layout = pango_cairo_create_layout(cr) else {
+        throw QuireError(.libraryFailure, "pango could not make a text layout.")
+      }
+      defer { cpango_object_release(UnsafeMutableRawPointer(layout)) }
+      if let font = pango_font_description_from_string(style.font) {
+        pango_layout_set_font_description(layout, font)
+        pango_font_description_free(font)
+      }
+      pango_layout_set_markup(layout, markup, -1)
+      return Int(pango_layout_get_unknown_glyphs_count(layout))
+    }
+  }
+
   /// The version of the linked pango, e.g. "1.50.12".
   public static var libraryVersion: String { String(cString: pango_version_string()) }
 }
