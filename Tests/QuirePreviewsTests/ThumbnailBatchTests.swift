@@ -88,6 +88,28 @@ final class ThumbnailBatchTests {
     #expect(elapsed < 3)
   }
 
+  @Test func timeOutsAreNotRecordedAsFailuresButCrashesAre() throws {
+    let file = try folder.write("# x\n", to: "slow.md")
+    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: file.path)
+    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test", settleInterval: 0)
+    let source = try ThumbnailCache.source(for: file)
+    let (timedOut, _) = run(
+      [file],
+      options: ThumbnailBatch.Options(
+        destination: .cache(cache), jobs: 1, timeLimit: 0.2, memoryLimit: 0,
+        workerExecutable: URL(fileURLWithPath: "/bin/sleep"), workerArguments: ["30"], version: "test"))
+    #expect(timedOut.first?.status == .timedOut)
+    #expect(!FileManager.default.fileExists(atPath: cache.failureURL(for: source).path))
+    #expect(cache.entry(for: source, flavor: .large) == .missing)
+    let (crashed, _) = run(
+      [file],
+      options: ThumbnailBatch.Options(
+        destination: .cache(cache), jobs: 1, timeLimit: 5, memoryLimit: 0,
+        workerExecutable: URL(fileURLWithPath: "/bin/false"), workerArguments: [], version: "test"))
+    #expect(crashed.first?.status == .failed)
+    #expect(cache.entry(for: source, flavor: .large) == .failed(cache.failureURL(for: source)))
+  }
+
   @Test func aCrashingWorkerCostsOneEntryPerFile() throws {
     let files = try (1...3).map { try folder.write("# \($0)\n", to: "f\($0).md") }
     let (results, summary) = run(
