@@ -21,10 +21,14 @@ public final class PDFFile {
   ///   encrypted and the password is missing or wrong, `.invalidContent` when poppler cannot
   ///   parse it.
   public init(contentsOf url: URL, password: String? = nil) throws {
-    guard FileManager.default.fileExists(atPath: url.path) else {
+    var info = stat()
+    guard stat(url.path, &info) == 0 else {
+      if errno == EACCES {
+        throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url)
+      }
       throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
     }
-    if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int, size == 0 {
+    if info.st_size == 0 && (info.st_mode & S_IFMT) == S_IFREG {
       throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)): the file is empty, so it is not a PDF.", url: url)
     }
     var error: UnsafeMutablePointer<GError>?
@@ -75,15 +79,15 @@ public final class PDFFile {
 
   /// Runs `body` with page `index` (0-based); the page is released after.
   private func withPage<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R {
-    if index >= 0, index < pageCount, poppler_document_get_page(document, Int32(index)).map({ cpoppler_object_release(UnsafeMutableRawPointer($0)); return true }) == nil {
-      throw QuireError(
-        .invalidContent, "Cannot read page \(index + 1) of \(QuireError.name(url)): poppler found the page damaged. The file may be damaged.",
-        url: url)
-    }
-    guard index >= 0, index < pageCount, let page = poppler_document_get_page(document, Int32(index)) else {
+    guard index >= 0, index < pageCount else {
       throw QuireError(
         .invalidArgument,
         "\(QuireError.name(url)) has no page \(index + 1): it has \(pageCount) page\(pageCount == 1 ? "" : "s").",
+        url: url)
+    }
+    guard let page = poppler_document_get_page(document, Int32(index)) else {
+      throw QuireError(
+        .invalidContent, "Cannot read page \(index + 1) of \(QuireError.name(url)): poppler found the page damaged. The file may be damaged.",
         url: url)
     }
     defer { cpoppler_object_release(UnsafeMutableRawPointer(page)) }

@@ -103,28 +103,31 @@ extension PDFFile {
   /// the bitmap exactly; poppler draws at that scale, so nothing is rendered large and shrunk.
   /// - Throws: ``QuireError`` for a missing page or a size cairo cannot allocate.
   public func render(page index: Int, width: Int, height: Int) throws -> Bitmap {
-    let size = try pageSize(at: index)
-    guard size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
-      throw QuireError(.invalidContent, "Cannot render page \(index + 1) of \(QuireError.name(url)): the page has no area.", url: url)
-    }
-    let bitmap = try Bitmap(width: width, height: height, background: .white)
-    try withPageHandle(index) { page in
-      bitmap.withContext { cr in
-        cairo_scale(cr, Double(width) / size.width, Double(height) / size.height)
-        poppler_page_render(page, cr)
-      }
-    }
-    return bitmap
+    try withPageHandle(index) { page in try draw(page, index: index) { _, _ in (width, height) } }
   }
 
   /// Renders page `index` so that its longer side is exactly `longestSide` pixels.
   public func render(page index: Int, longestSide: Int) throws -> Bitmap {
-    let size = try pageSize(at: index)
-    guard size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
+    try withPageHandle(index) { page in
+      try draw(page, index: index) { w, h in Self.fit(width: w, height: h, longestSide: longestSide) }
+    }
+  }
+
+  /// Measures `page` (one poppler page lookup for size and drawing), asks `size` for the
+  /// pixel size, and draws the page scaled to fill it on white.
+  private func draw(_ page: OpaquePointer, index: Int, size: (Double, Double) -> (width: Int, height: Int)) throws -> Bitmap {
+    var pageWidth = 0.0, pageHeight = 0.0
+    poppler_page_get_size(page, &pageWidth, &pageHeight)
+    guard pageWidth > 0, pageHeight > 0, pageWidth.isFinite, pageHeight.isFinite else {
       throw QuireError(.invalidContent, "Cannot render page \(index + 1) of \(QuireError.name(url)): the page has no area.", url: url)
     }
-    let (width, height) = Self.fit(width: size.width, height: size.height, longestSide: longestSide)
-    return try render(page: index, width: width, height: height)
+    let (width, height) = size(pageWidth, pageHeight)
+    let bitmap = try Bitmap(width: width, height: height, background: .white)
+    bitmap.withContext { cr in
+      cairo_scale(cr, Double(width) / pageWidth, Double(height) / pageHeight)
+      poppler_page_render(page, cr)
+    }
+    return bitmap
   }
 
   /// The pixel size of a `width` × `height` box scaled so its longer side is `longestSide`.
