@@ -110,6 +110,30 @@ final class ThumbnailBatchTests {
     #expect(cache.entry(for: source, flavor: .large) == .failed(cache.failureURL(for: source)))
   }
 
+  @Test func workersRunUnderTheAddressSpaceLimit() throws {
+    guard let quire = builtQuire() else { return }
+    let process = Process()
+    process.executableURL = quire
+    process.arguments = ["thumbnail-worker", "--memory-limit", "1073741824"]
+    let input = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    defer {
+      try? input.fileHandleForWriting.close()
+      process.waitUntilExit()
+    }
+    // The limit is set first thing; poll briefly until the worker has started.
+    var line = ""
+    for _ in 0..<100 {
+      let limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
+      line = limits.split(separator: "\n").first { $0.hasPrefix("Max address space") }.map(String.init) ?? ""
+      if line.contains("1073741824") { break }
+      usleep(20_000)
+    }
+    #expect(line.contains("1073741824"), "limits: \(line)")
+  }
+
   @Test func aCrashingWorkerCostsOneEntryPerFile() throws {
     let files = try (1...3).map { try folder.write("# \($0)\n", to: "f\($0).md") }
     let (results, summary) = run(

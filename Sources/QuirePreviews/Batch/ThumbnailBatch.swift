@@ -229,7 +229,7 @@ public struct ThumbnailBatch: Sendable {
     if !jobs.isEmpty {
       var pool = WorkerPool(options: options, count: min(options.jobs, jobs.count))
       pool.run(jobs.map(\.job)) { job, reply, seconds in
-        var result = Result(file: job.path, status: .failed, output: reply.output, message: reply.message, milliseconds: seconds * 1000)
+        var result = Result(file: job.path, status: .failed, output: reply.output, message: reply.message, milliseconds: (seconds * 10_000).rounded() / 10)
         switch reply.status {
         case .made: result.status = .made
         case .deferred: result.status = .deferred
