@@ -209,6 +209,25 @@ final class ThumbnailDrawingTests {
     }
   }
 
+  @Test func hugeMarkdownIsDrawnFromItsTop() throws {
+    // 4 MB of Markdown with an unterminated fence at the end: only the top is read and drawn.
+    let text = "# Top\n\n" + String(repeating: "A paragraph of *text* with `code`.\n\n", count: 110_000) + "```\nunterminated"
+    let bitmap = try thumbnail(folder.write(text, to: "huge.md"))
+    #expect(bitmap.height == 256)
+    #expect(darkPixels(bitmap) > 100)
+  }
+
+  @Test func unreadableFileFailsWithPermissionDenied() throws {
+    guard !isRunningAsRoot else {
+      print("note: running as root, where chmod 000 does not stop reads; skipping the permission check")
+      return
+    }
+    let url = try folder.write("# secret\n", to: "locked.md")
+    chmod(url.path, 0)
+    defer { chmod(url.path, 0o600) }
+    #expect { try self.thumbnail(url) } throws: { ($0 as? QuireError)?.code == .permissionDenied }
+  }
+
   @Test func unsupportedTypeFailsClearly() throws {
     let url = try folder.write("x", to: "a.png")
     #expect {
