@@ -98,7 +98,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let summary = batch.run(
-      paths.map { URL(fileURLWithPath: $0) },
+      paths.map { URL(fileURLWithPath: $0, isDirectory: $0.hasSuffix("/")) },
       onResult: { result in
         if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         if json {
