@@ -37,6 +37,9 @@ let package = Package(
     // libinotifytools0-dev ships no .pc file: the module map links the library by name.
     .systemLibrary(
       name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+    // libpng: PNG with tEXt chunks (thumbnail metadata) and a fast compression setting.
+    .systemLibrary(
+      name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(
       name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
     // libqpdf's C API: lossless PDF page edits (delete, move, rotate, insert) for PDFDocument.
@@ -55,7 +58,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
-      dependencies: ["QuireTypes", "CCmark", "CPoppler", "CPango"],
+      dependencies: ["QuireTypes", "CCmark", "CPoppler", "CPango", "CPNG"],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCoordination",
@@ -74,7 +77,10 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuirePreviews",
-      dependencies: ["QuireTypes", "QuireFormats"],
+      dependencies: [
+        "QuireTypes", "QuireFormats",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireTransfer",

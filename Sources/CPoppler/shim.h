@@ -11,3 +11,9 @@ static inline void cpoppler_error_release(GError *error) { g_error_free(error); 
 
 /* g_free is a macro-adjacent function on some GLib versions; one stable entry point. */
 static inline void cpoppler_free(void *pointer) { g_free(pointer); }
+
+/* Checksums and file URIs for the freedesktop thumbnail standard, the way GLib (and so
+   GNOME's thumbnail factory) computes them. */
+static inline char *cpoppler_md5_hex(const char *text) {
+  return g_compute_checksum_for_string(G_CHECKSUM_MD5, text, -1);
+}

@@ -28,6 +28,7 @@ public struct QuireCommand: AsyncParsableCommand {
       REPLCommand.self, DemoCommand.self, ThumbnailCommand.self, PreviewCommand.self,
       TypeCommand.self, TypesCommand.self, WatchCommand.self, CopyCommand.self, PasteCommand.self,
       MakeSamplePDFCommand.self,
+      ThumbnailWorkerCommand.self,
     ],
     defaultSubcommand: REPLCommand.self
   )

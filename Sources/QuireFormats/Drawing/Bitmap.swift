@@ -35,6 +35,13 @@ public final class Bitmap {
     }
   }
 
+  /// Takes ownership of a cairo image surface that is known to be valid.
+  init(adopting surface: OpaquePointer) {
+    self.surface = surface
+    self.width = Int(cairo_image_surface_get_width(surface))
+    self.height = Int(cairo_image_surface_get_height(surface))
+  }
+
   deinit { cairo_surface_destroy(surface) }
 
   /// Runs `body` with a fresh cairo context on this bitmap; the context is destroyed after.
@@ -51,7 +58,8 @@ public final class Bitmap {
     let stride = Int(cairo_image_surface_get_stride(surface))
     let base = cairo_image_surface_get_data(surface)!
     let word = (base + y * stride + x * 4).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
-    let a = UInt8(word >> 24), r = UInt8((word >> 16) & 0xff), g = UInt8((word >> 8) & 0xff), b = UInt8(word & 0xff)
+    let opaqueFormat = cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24
+    let a = opaqueFormat ? 255 : UInt8(word >> 24), r = UInt8((word >> 16) & 0xff), g = UInt8((word >> 8) & 0xff), b = UInt8(word & 0xff)
     guard a != 0 else { return (0, 0, 0, 0) }
     func straight(_ c: UInt8) -> UInt8 { UInt8(min(255, Int(c) * 255 / Int(a))) }
     return (straight(r), straight(g), straight(b), a)

@@ -3,7 +3,7 @@ import QuireTypes
 internal import CPoppler
 
 /// A PDF's document information: the Info dictionary (and XMP) as poppler reads it.
-public struct PDFMetadata: Sendable, Equatable {
+public struct PDFMetadata: Sendable, Hashable, Codable {
   public var title: String?
   public var author: String?
   public var subject: String?
@@ -14,6 +14,8 @@ public struct PDFMetadata: Sendable, Equatable {
   public var modificationDate: Date?
   /// The PDF version, e.g. "PDF-1.7".
   public var version: String?
+  /// The number of pages.
+  public var pageCount: Int = 0
   public init() {}
 }
 
@@ -34,7 +36,7 @@ public struct PDFPermissions: OptionSet, Sendable, Hashable {
 }
 
 /// One entry of a PDF's outline (bookmarks), with its children.
-public struct PDFOutlineItem: Sendable, Equatable {
+public struct PDFOutlineItem: Sendable, Hashable, Codable {
   /// The entry's title.
   public var label: String
   /// The 0-based page it goes to, when it goes to a page of this PDF.
@@ -80,6 +82,7 @@ extension PDFFile {
     metadata.creationDate = date(poppler_document_get_creation_date_time(document))
     metadata.modificationDate = date(poppler_document_get_modification_date_time(document))
     metadata.version = string(poppler_document_get_pdf_version_string(document))
+    metadata.pageCount = pageCount
     return metadata
   }
 

@@ -21,8 +21,15 @@ public final class PDFFile {
   ///   encrypted and the password is missing or wrong, `.invalidContent` when poppler cannot
   ///   parse it.
   public init(contentsOf url: URL, password: String? = nil) throws {
-    guard FileManager.default.fileExists(atPath: url.path) else {
+    var info = stat()
+    guard stat(url.path, &info) == 0 else {
+      if errno == EACCES {
+        throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url)
+      }
       throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+    }
+    if info.st_size == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+      throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)): the file is empty, so it is not a PDF.", url: url)
     }
     var error: UnsafeMutablePointer<GError>?
     let uri = url.standardizedFileURL.absoluteString
@@ -64,12 +71,23 @@ public final class PDFFile {
     return String(cString: raw)
   }
 
+  /// Runs `body` with the document handle; callers in this module only.
+  func withDocument<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R { try body(document) }
+
+  /// Runs `body` with page `index` (0-based); the page is released after.
+  func withPageHandle<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R { try withPage(index, body) }
+
   /// Runs `body` with page `index` (0-based); the page is released after.
   func withPage<R>(_ index: Int, _ body: (OpaquePointer) throws -> R) throws -> R {
-    guard index >= 0, index < pageCount, let page = poppler_document_get_page(document, Int32(index)) else {
+    guard index >= 0, index < pageCount else {
       throw QuireError(
         .invalidArgument,
         "\(QuireError.name(url)) has no page \(index + 1): it has \(pageCount) page\(pageCount == 1 ? "" : "s").",
+        url: url)
+    }
+    guard let page = poppler_document_get_page(document, Int32(index)) else {
+      throw QuireError(
+        .invalidContent, "Cannot read page \(index + 1) of \(QuireError.name(url)): poppler found the page damaged. The file may be damaged.",
         url: url)
     }
     defer { cpoppler_object_release(UnsafeMutableRawPointer(page)) }

@@ -56,7 +56,8 @@ public enum TextLayout {
 
   /// Draws Pango markup on any cairo context (an image or a PDF surface).
   static func draw(
-    markup: String, cairo cr: OpaquePointer, x: Double, y: Double, width: Double, style: TextStyle
+    markup: String, cairo cr: OpaquePointer, x: Double, y: Double, width: Double, style: TextStyle,
+    maximumHeight: Double? = nil, show: Bool = true
   ) throws -> Double {
     guard pango_parse_markup(markup, -1, 0, nil, nil, nil, nil) != 0 else {
       throw QuireError(.invalidArgument, "The text to draw is not valid Pango markup; escape it with TextLayout.escapeMarkup.")
@@ -73,13 +74,41 @@ public enum TextLayout {
     pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
     pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
     pango_layout_set_spacing(layout, Int32(style.lineSpacing * Double(PANGO_SCALE)))
+    if let maximumHeight {
+      pango_layout_set_height(layout, Int32(max(1, maximumHeight) * Double(PANGO_SCALE)))
+      pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+    }
     pango_layout_set_markup(layout, markup, -1)
     cairo_set_source_rgba(cr, style.color.red, style.color.green, style.color.blue, style.color.alpha)
-    cairo_move_to(cr, x, y)
-    pango_cairo_show_layout(cr, layout)
+    if show {
+      cairo_move_to(cr, x, y)
+      pango_cairo_show_layout(cr, layout)
+    }
     var logical = PangoRectangle()
     pango_layout_get_extents(layout, nil, &logical)
     return Double(logical.height) / Double(PANGO_SCALE)
+  }
+
+  /// How many characters of `markup` no installed font has a glyph for (they would show as
+  /// boxes); 0 when fontconfig found fonts for every script in it.
+  /// - Throws: ``QuireError`` when `markup` is not valid Pango markup.
+  public static func unknownGlyphCount(markup: String, style: TextStyle = TextStyle()) throws -> Int {
+    guard pango_parse_markup(markup, -1, 0, nil, nil, nil, nil) != 0 else {
+      throw QuireError(.invalidArgument, "The text to measure is not valid Pango markup; escape it with TextLayout.escapeMarkup.")
+    }
+    let bitmap = try Bitmap(width: 1, height: 1)
+    return try bitmap.withContext { cr in
+      guard let layout = pango_cairo_create_layout(cr) else {
+        throw QuireError(.libraryFailure, "pango could not make a text layout.")
+      }
+      defer { cpango_object_release(UnsafeMutableRawPointer(layout)) }
+      if let font = pango_font_description_from_string(style.font) {
+        pango_layout_set_font_description(layout, font)
+        pango_font_description_free(font)
+      }
+      pango_layout_set_markup(layout, markup, -1)
+      return Int(pango_layout_get_unknown_glyphs_count(layout))
+    }
   }
 
   /// The version of the linked pango, e.g. "1.50.12".

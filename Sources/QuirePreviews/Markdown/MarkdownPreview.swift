@@ -2,20 +2,72 @@ import Foundation
 import QuireTypes
 import QuireFormats
 
-/// Markdown turned into a complete HTML page for previewing.
+/// Markdown turned into a complete HTML page, or into plain text, for previewing.
 ///
 /// Safe by default: libcmark's safe mode drops raw HTML and `javascript:`/`vbscript:`/`file:`
-/// links, and the page carries a Content-Security-Policy that forbids scripts, so a preview
-/// of a hostile file runs nothing.
+/// (and non-image `data:`) links, and the page carries a Content-Security-Policy that forbids
+/// scripts, so a preview of a hostile file runs nothing. ``Safety/unsafe`` keeps raw HTML and
+/// every link, for documents the user trusts.
 public enum MarkdownPreview {
   /// Whether raw HTML and every link are kept.
   public enum Safety: Sendable { case safe, unsafe }
 
   /// A complete HTML page for `markdown`, titled `title`.
+  /// - Throws: ``QuireError`` when libcmark cannot allocate its output.
   public static func htmlPage(markdown: String, title: String, safety: Safety = .safe) throws -> String {
     let body = try CommonMark.html(from: markdown, options: safety == .unsafe ? [.unsafe] : [])
+    return page(title: title, body: body, safety: safety)
+  }
+
+  /// `markdown` as plain text: headings, paragraphs and list items on their own lines,
+  /// list markers and quote bars kept, emphasis and links reduced to their text.
+  /// - Throws: ``QuireError`` when libcmark cannot allocate its tree.
+  public static func text(markdown: String) throws -> String {
+    let document = try CommonMark.parse(markdown)
+    return blocks(document.children, separator: "\n\n")
+  }
+
+  /// Blocks as text, each block's lines joined by `separator` (a blank line, or one line
+  /// break in tight lists).
+  static func blocks(_ nodes: [MarkdownNode], separator: String) -> String {
+    nodes.compactMap(block).joined(separator: separator)
+  }
+
+  static func block(_ node: MarkdownNode) -> String? {
+    func indent(_ text: String, first: String, rest: String) -> String {
+      text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        .map { ($0.offset == 0 ? first : rest) + $0.element }.joined(separator: "\n")
+    }
+    switch node.kind {
+    case .heading, .paragraph:
+      return node.plainText
+    case .codeBlock:
+      var code = node.literal ?? ""
+      if code.hasSuffix("\n") { code.removeLast() }
+      return indent(code, first: "    ", rest: "    ")
+    case .thematicBreak:
+      return "----"
+    case .blockQuote:
+      return indent(blocks(node.children, separator: "\n\n"), first: "> ", rest: "> ")
+    case .list(let ordered, let start, let tight):
+      return node.children.enumerated().map { index, item in
+        let marker = ordered ? "\(start + index). " : "- "
+        return indent(
+          blocks(item.children, separator: tight ? "\n" : "\n\n"), first: marker,
+          rest: String(repeating: " ", count: marker.count))
+      }.joined(separator: tight ? "\n" : "\n\n")
+    case .htmlBlock, .custom:
+      return nil
+    default:
+      return blocks(node.children, separator: "\n\n")
+    }
+  }
+
+  /// The page around an HTML `body`: UTF-8, a readable stylesheet with CJK fonts, and in safe
+  /// mode a Content-Security-Policy that allows no script, frame, form or connection.
+  public static func page(title: String, body: String, safety: Safety) -> String {
     let csp = safety == .safe
-      ? "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src * data:; style-src 'unsafe-inline'\">\n"
+      ? "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src * data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'\">\n<meta name=\"referrer\" content=\"no-referrer\">\n"
       : ""
     return """
       <!DOCTYPE html>
@@ -25,14 +77,7 @@ public enum MarkdownPreview {
       \(csp)<meta name="viewport" content="width=device-width, initial-scale=1">
       <title>\(escapeHTML(title))</title>
       <style>
-      body { max-width: 46em; margin: 2em auto; padding: 0 1em; line-height: 1.6; color: #1f2328;
-        font-family: system-ui, "Noto Sans", "Noto Sans CJK JP", "DejaVu Sans", sans-serif; }
-      pre, code { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK JP", monospace; background: #f6f8fa; }
-      pre { padding: 0.8em; overflow: auto; border-radius: 4px; }
-      blockquote { margin: 0; padding: 0 1em; color: #59636e; border-left: 0.25em solid #d1d9e0; }
-      a { color: #0969da; }
-      img { max-width: 100%; }
-      table { border-collapse: collapse; } td, th { border: 1px solid #d1d9e0; padding: 0.3em 0.6em; }
+      \(stylesheet)
       </style>
       </head>
       <body>
@@ -41,6 +86,34 @@ public enum MarkdownPreview {
 
       """
   }
+
+  /// The preview stylesheet: a readable measure, system fonts with Noto CJK for Japanese,
+  /// Chinese and Korean, light code blocks and tables, and a dark variant.
+  public static let stylesheet = """
+    :root { color-scheme: light dark; }
+    body { max-width: 46em; margin: 2em auto; padding: 0 1em; line-height: 1.6; color: #1f2328; background: #ffffff;
+      font-family: system-ui, "Noto Sans", "Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK KR", "DejaVu Sans", sans-serif;
+      overflow-wrap: break-word; }
+    :lang(ja) { line-break: strict; }
+    h1, h2 { border-bottom: 1px solid #d1d9e0; padding-bottom: 0.3em; }
+    pre, code, kbd { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK JP", monospace; font-size: 0.9em; background: #f6f8fa; }
+    code { padding: 0.1em 0.3em; border-radius: 4px; }
+    pre { padding: 0.8em; overflow: auto; border-radius: 6px; line-height: 1.45; }
+    pre code { padding: 0; background: none; }
+    pre.plain { white-space: pre-wrap; background: none; padding: 0; }
+    blockquote { margin: 0 0 1em; padding: 0 1em; color: #59636e; border-left: 0.25em solid #d1d9e0; }
+    a { color: #0969da; }
+    img { max-width: 100%; height: auto; }
+    hr { border: 0; border-top: 1px solid #d1d9e0; }
+    table { border-collapse: collapse; margin-bottom: 1em; } td, th { border: 1px solid #d1d9e0; padding: 0.3em 0.6em; text-align: left; }
+    section.page img { border: 1px solid #d1d9e0; display: block; margin: 0.5em 0; }
+    @media (prefers-color-scheme: dark) {
+      body { color: #e6edf3; background: #0d1117; }
+      pre, code, kbd { background: #161b22; }
+      a { color: #4493f8; }
+      blockquote { color: #9198a1; border-color: #3d444d; }
+    }
+    """
 
   /// Escapes text for an HTML element or attribute.
   public static func escapeHTML(_ text: String) -> String {

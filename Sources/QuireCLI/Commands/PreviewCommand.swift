@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// `quire preview FILE [--format html|text] [--output FILE] [--unsafe]`.
+struct PreviewCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "preview",
+    abstract: "Preview a document as HTML or text.",
+    discussion: """
+      Markdown becomes a complete HTML page (raw HTML and unsafe links removed unless --unsafe) \
+      or text; PDF becomes its metadata, outline and text per page, with page images in HTML; \
+      plain text is shown as it is.
+      """)
+
+  @Argument(help: "The file to preview.") var file: String
+  @Option(name: .long, help: "html or text.") var format: String = "html"
+  @Option(name: .long, help: "Write the preview to this file instead of standard output.") var output: String?
+  @Flag(name: .long, help: "Keep raw HTML and every link in Markdown (only for documents you trust).") var unsafe = false
+
+  func validate() throws {
+    guard PreviewGenerator.Format(rawValue: format) != nil else { throw ValidationError("--format must be html or text.") }
+  }
+
+  func run() async throws {
+    let generator = PreviewGenerator(safety: unsafe ? .unsafe : .safe)
+    let text = try generator.preview(of: URL(fileURLWithPath: file), format: PreviewGenerator.Format(rawValue: format) ?? .html)
+    if let output {
+      let url = URL(fileURLWithPath: output)
+      do { try Data(text.utf8).write(to: url, options: .atomic) } catch {
+        throw QuireError(.systemCallFailed, "Cannot write the preview to '\(output)': \(error.localizedDescription).", url: url)
+      }
+    } else {
+      FileHandle.standardOutput.write(Data(text.utf8))
+    }
+  }
+}

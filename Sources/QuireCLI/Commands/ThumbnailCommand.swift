@@ -1,0 +1,201 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// `quire thumbnail`: batch thumbnails into a folder or the freedesktop cache, the
+/// `.thumbnailer` form file managers call, and `--install` for that `.thumbnailer` file.
+struct ThumbnailCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "thumbnail",
+    abstract: "Make thumbnails of files and folders.",
+    discussion: """
+      Folders are walked. Each file is drawn in a worker process with a time and memory limit, \
+      so a damaged file costs one failed entry. One line (or JSON object) per file, then a \
+      summary. Exit 0 when every file has a thumbnail, 1 when some failed or were deferred, 2 on \
+      usage errors. File managers call the form 'quire thumbnail -s SIZE INPUT OUTPUT'.
+      """)
+
+  @Option(name: .customLong("size"), help: "The longer side in pixels (1-4096).") var size: Int = 256
+  @Option(name: .customShort("s"), help: "Thumbnailer form: the size, with INPUT (path or file:// URI) and OUTPUT.png.")
+  var thumbnailerSize: Int?
+  @Option(name: .long, help: "Write PNGs into this folder (the default is the current folder).") var output: String?
+  @Flag(name: .long, help: "Write into the freedesktop thumbnail cache ($XDG_CACHE_HOME/thumbnails).") var cache = false
+  @Option(name: .customLong("cache-dir"), help: "Use this folder as the thumbnail cache instead of $XDG_CACHE_HOME/thumbnails.")
+  var cacheDirectory: String?
+  @Option(name: .long, help: "Worker processes (default: one per core).") var jobs: Int?
+  @Flag(name: .long, help: "Print one JSON object per file.") var json = false
+  @Option(name: .customLong("time-limit"), help: "Seconds one file may take.") var timeLimit: Double = 10
+  @Option(name: .customLong("memory-limit"), help: "MiB of address space one worker may use (0 for no limit).")
+  var memoryLimit: Int = 2048
+  @Option(name: .customLong("settle-time"), help: ArgumentHelp("Seconds a file must be unmodified before it is cached.", visibility: .hidden))
+  var settleTime: Double = 2
+  @Option(name: .customLong("worker"), help: ArgumentHelp("The quire program to run as worker.", visibility: .hidden))
+  var workerPath: String?
+  @Flag(name: .long, help: "Install the .thumbnailer file so file managers use Quire for Markdown.") var install = false
+  @Option(name: .customLong("data-dir"), help: "With --install: the data folder to install into (default /usr/local/share as root, else ~/.local/share).")
+  var dataDirectory: String?
+  @Argument(help: "Files or folders.") var paths: [String] = []
+
+  func validate() throws {
+    if output != nil && (cache || cacheDirectory != nil) { throw ValidationError("Give --output or --cache, not both.") }
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+    if !(1...4096).contains(thumbnailerSize ?? size) { throw ValidationError("The size must be 1 to 4096 pixels.") }
+    if !(timeLimit > 0) { throw ValidationError("--time-limit must be more than 0 seconds.") }
+    if memoryLimit < 0 { throw ValidationError("--memory-limit must be 0 or more.") }
+    if install { return }
+    if thumbnailerSize != nil {
+      guard paths.count == 2 else { throw ValidationError("The thumbnailer form is 'quire thumbnail -s SIZE INPUT OUTPUT'.") }
+      return
+    }
+    if paths.isEmpty { throw ValidationError("Give at least one file or folder.") }
+  }
+
+  func run() async throws {
+    if install { return try installThumbnailer() }
+    if let thumbnailerSize { return try thumbnailOne(size: thumbnailerSize) }
+    try runBatch()
+  }
+
+  // MARK: The thumbnailer form
+
+  /// Draws one file in this process (the file manager has its own sandbox and time-out; an
+  /// alarm and an address-space limit bound it here too) and writes OUTPUT.
+  func thumbnailOne(size: Int) throws {
+    alarm(UInt32(max(1, timeLimit.rounded(.up))))
+    if memoryLimit > 0 {
+      var limit = rlimit(rlim_cur: rlim_t(memoryLimit) << 20, rlim_max: rlim_t(memoryLimit) << 20)
+      _ = setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
+    }
+    let input = paths[0].hasPrefix("file://") ? FreedesktopNames.path(forFileURI: paths[0]) : paths[0]
+    guard let input else {
+      throw QuireError(.invalidArgument, "Cannot read '\(paths[0])': only local file:// URIs and paths are supported.")
+    }
+    let url = URL(fileURLWithPath: input)
+    let generator = ThumbnailGenerator()
+    let type = try generator.contentType(of: url)
+    let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: type, maximumSize: size))
+    let source = try ThumbnailCache.source(for: url)
+    let png = try bitmap.pngData(text: ThumbnailOutput.textChunks(for: source, type: type, software: "Quire \(quireVersion)"))
+    try ThumbnailOutput.write(png, to: URL(fileURLWithPath: paths[1]))
+  }
+
+  // MARK: Batch
+
+  func runBatch() throws {
+    let destination: ThumbnailBatch.Destination
+    if cache || cacheDirectory != nil {
+      destination = .cache(
+        ThumbnailCache(root: cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }, version: quireVersion, settleInterval: settleTime))
+    } else {
+      destination = .folder(URL(fileURLWithPath: output ?? FileManager.default.currentDirectoryPath, isDirectory: true))
+    }
+    let worker = try workerPath.map { URL(fileURLWithPath: $0) } ?? Self.locateQuire()
+    let options = ThumbnailBatch.Options(
+      size: size, destination: destination, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeLimit: timeLimit,
+      memoryLimit: memoryLimit << 20, workerExecutable: worker, workerArguments: ["thumbnail-worker"], version: quireVersion)
+    let batch = ThumbnailBatch(options: options)
+    let showsProgress = isatty(2) == 1
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let summary = batch.run(
+      paths.map { URL(fileURLWithPath: $0, isDirectory: $0.hasSuffix("/")) },
+      onResult: { result in
+        if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if json {
+          if let data = try? encoder.encode(result) { print(String(decoding: data, as: UTF8.self)) }
+        } else {
+          print(Self.line(for: result))
+        }
+        fflush(nil)
+      },
+      onProgress: showsProgress
+        ? { done, total in FileHandle.standardError.write(Data("\r\u{1B}[K[\(done)/\(total)] thumbnails".utf8)) } : nil)
+    if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    let text = Self.summaryLine(summary)
+    if json {
+      FileHandle.standardError.write(Data((text + "\n").utf8))
+    } else {
+      print(text)
+    }
+    if !summary.allSucceeded { throw ExitCode(ExitStatus.failure) }
+  }
+
+  static func line(for result: ThumbnailBatch.Result) -> String {
+    let status = result.status.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
+    switch result.status {
+    case .made, .fresh:
+      return "\(status) \(result.file) -> \(result.output ?? "")"
+    default:
+      return "\(status) \(result.file): \(result.message ?? "")"
+    }
+  }
+
+  static func summaryLine(_ s: ThumbnailBatch.Summary) -> String {
+    var parts = ["\(s.made) made", "\(s.fresh) fresh", "\(s.failed) failed"]
+    if s.failedBefore > 0 { parts.append("\(s.failedBefore) failed before") }
+    if s.timedOut > 0 { parts.append("\(s.timedOut) timed out") }
+    if s.deferred > 0 { parts.append("\(s.deferred) deferred") }
+    return "\(s.total) file\(s.total == 1 ? "" : "s"): " + parts.joined(separator: ", ") + String(format: " in %.2f s", s.seconds)
+  }
+
+  /// The `quire` program to start as a worker: this process when it is `quire`, else a
+  /// `quire` beside it (tests run from the build folder).
+  static func locateQuire() throws -> URL {
+    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    if me.lastPathComponent == "quire" { return me }
+    for folder in [me.deletingLastPathComponent(), me.deletingLastPathComponent().deletingLastPathComponent()] {
+      let candidate = folder.appendingPathComponent("quire")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    throw QuireError(.fileMissing, "Cannot find the quire program to run thumbnail workers (looked beside '\(me.path)'). Pass --worker PATH.")
+  }
+
+  // MARK: --install
+
+  /// The `.thumbnailer` entry for the quire at `executable`.
+  static func thumbnailerEntry(executable: String) -> String {
+    """
+    [Thumbnailer Entry]
+    TryExec=\(executable)
+    Exec=\(executable) thumbnail -s %s %u %o
+    MimeType=text/markdown;text/x-markdown;
+
+    """
+  }
+
+  func installThumbnailer() throws {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let data: URL
+    if let dataDirectory {
+      data = URL(fileURLWithPath: dataDirectory, isDirectory: true)
+    } else if geteuid() == 0 {
+      data = URL(fileURLWithPath: "/usr/local/share", isDirectory: true)
+    } else {
+      let env = ProcessInfo.processInfo.environment
+      data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+        ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+    }
+    let folder = data.appendingPathComponent("thumbnailers", isDirectory: true)
+    let file = folder.appendingPathComponent("quire.thumbnailer")
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try Data(Self.thumbnailerEntry(executable: executable).utf8).write(to: file, options: .atomic)
+    } catch {
+      throw QuireError(.systemCallFailed, "Cannot install '\(file.path)': \(error.localizedDescription). Run as root or pass --data-dir.", url: file)
+    }
+    print("installed \(file.path) (Exec=\(executable))")
+    if executable.hasPrefix("/opt/") || executable.hasPrefix(NSHomeDirectory()) {
+      FileHandle.standardError.write(Data("note: GNOME runs thumbnailers in a sandbox that sees /usr but not /opt or your home folder; install quire to /usr/local/bin.\n".utf8))
+    }
+  }
+}
+
+/// `quire thumbnail-worker`: the hidden worker the batch starts; reads jobs on stdin.
+struct ThumbnailWorkerCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "thumbnail-worker", abstract: "Draw thumbnails for a batch (started by 'quire thumbnail').", shouldDisplay: false)
+  @Option(name: .customLong("memory-limit"), help: "Address-space limit in bytes.") var memoryLimit: Int = 0
+  func run() throws {
+    ThumbnailWorker.serve(memoryLimit: memoryLimit)
+  }
+}

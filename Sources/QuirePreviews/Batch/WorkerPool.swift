@@ -1,0 +1,194 @@
+import Foundation
+import QuireTypes
+
+/// Worker processes and the pipes to them; used by one thread (the batch's) only.
+struct WorkerPool {
+  struct Worker {
+    var pid: pid_t
+    var input: Int32  // the worker's stdin (we write jobs)
+    var output: Int32  // the worker's stdout (we read replies)
+    var buffer: [UInt8] = []
+    var job: WorkerJob?
+    var started = ContinuousClock.now
+  }
+
+  let options: ThumbnailBatch.Options
+  let count: Int
+  var workers: [Worker?]
+
+  init(options: ThumbnailBatch.Options, count: Int) {
+    self.options = options
+    self.count = count
+    workers = Array(repeating: nil, count: count)
+  }
+
+  /// Runs every job, calling `done(job, reply, seconds)` as each finishes (time-outs and
+  /// crashes become failed replies).
+  mutating func run(_ jobs: [WorkerJob], done: (WorkerJob, WorkerReply, Double) -> Void) {
+    let oldPipeHandler = signal(SIGPIPE, SIG_IGN)
+    defer {
+      shutDown()
+      signal(SIGPIPE, oldPipeHandler)
+    }
+    var queue = jobs[...]
+    var active = 0
+    let decoder = JSONDecoder()
+    let encoder = JSONEncoder()
+    let limit = Duration.milliseconds(Int64(options.timeLimit * 1000))
+
+    while !queue.isEmpty || active > 0 {
+      // Hand a job to every idle worker, starting workers as needed.
+      for slot in 0..<count where workers[slot]?.job == nil && !queue.isEmpty {
+        let job = queue.removeFirst()
+        if workers[slot] == nil {
+          do { workers[slot] = try spawn() } catch {
+            done(job, WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: (error as? QuireError)?.reason ?? "\(error)"), 0)
+            continue
+          }
+        }
+        guard var data = try? encoder.encode(job) else { continue }
+        data.append(0x0A)
+        workers[slot]!.job = job
+        workers[slot]!.started = .now
+        active += 1
+        if !LineReader.writeAll(workers[slot]!.input, data) {
+          // The worker died between jobs; its output's end is noticed below.
+          continue
+        }
+      }
+      guard active > 0 else { continue }
+
+      // Wait for a reply or the nearest deadline.
+      let now = ContinuousClock.now
+      var waitMs = Int32.max
+      var fds: [pollfd] = []
+      var slots: [Int] = []
+      for slot in 0..<count {
+        guard let worker = workers[slot], worker.job != nil else { continue }
+        let remaining = worker.started + limit - now
+        waitMs = min(waitMs, Int32(max(0, min(Double(Int32.max), (remaining.seconds * 1000).rounded(.up)))))
+        fds.append(pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0))
+        slots.append(slot)
+      }
+      let ready = poll(&fds, nfds_t(fds.count), waitMs)
+      if ready < 0 && errno != EINTR { break }
+
+      for (index, slot) in slots.enumerated() {
+        guard var worker = workers[slot], let job = worker.job else { continue }
+        if fds[index].revents != 0 {
+          var chunk = [UInt8](repeating: 0, count: 16384)
+          let n = chunk.withUnsafeMutableBytes { read(worker.output, $0.baseAddress, 16384) }
+          if n > 0 {
+            worker.buffer.append(contentsOf: chunk[0..<n])
+            if let newline = worker.buffer.firstIndex(of: 0x0A) {
+              let line = Array(worker.buffer[..<newline])
+              worker.buffer.removeFirst(newline + 1)
+              let seconds = (ContinuousClock.now - worker.started).seconds
+              worker.job = nil
+              workers[slot] = worker
+              active -= 1
+              let reply = (try? decoder.decode(WorkerReply.self, from: Data(line)))
+                ?? WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: "The worker sent an unreadable reply.")
+              done(job, reply, seconds)
+            } else {
+              workers[slot] = worker
+            }
+            continue
+          }
+          if n < 0 && errno == EINTR { continue }
+          // End of output: the worker died on this file (a crash, an abort, the memory limit).
+          let status = reap(worker, kill: false)
+          workers[slot] = nil
+          active -= 1
+          done(job, WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit)), (ContinuousClock.now - worker.started).seconds)
+          continue
+        }
+        if ContinuousClock.now - worker.started >= limit {
+          _ = reap(worker, kill: true)
+          workers[slot] = nil
+          active -= 1
+          let seconds = (ContinuousClock.now - worker.started).seconds
+          done(job, WorkerReply(
+            id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
+            message: "'\((job.path as NSString).lastPathComponent)' took longer than \(Self.format(options.timeLimit)) s to draw; the worker was stopped. It is not recorded as a failure, so it is tried again next time."), seconds)
+        }
+      }
+    }
+  }
+
+  static func format(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+  }
+
+  static func describeDeath(_ status: Int32, path: String, memoryLimit: Int) -> String {
+    let name = "'\((path as NSString).lastPathComponent)'"
+    if status & 0x7f != 0 {
+      let signalNumber = status & 0x7f
+      let signalName = String(cString: strsignal(signalNumber))
+      return "Drawing \(name) crashed the renderer (signal \(signalNumber), \(signalName))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
+    }
+    return "Drawing \(name) stopped the renderer (exit status \((status >> 8) & 0xff))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
+  }
+
+  /// Closes a worker's pipes and waits for it, killing it first when asked.
+  func reap(_ worker: Worker, kill shouldKill: Bool) -> Int32 {
+    if shouldKill { kill(worker.pid, SIGKILL) }
+    close(worker.input)
+    close(worker.output)
+    var status: Int32 = 0
+    while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
+    return status
+  }
+
+  /// Ends every worker (idle ones hold nothing worth keeping) and waits for it.
+  mutating func shutDown() {
+    for slot in 0..<count {
+      guard let worker = workers[slot] else { continue }
+      _ = reap(worker, kill: true)
+      workers[slot] = nil
+    }
+  }
+
+  /// Starts a worker with `posix_spawn` (an argument array, no shell): stdin and stdout are
+  /// pipes to us, stderr goes to /dev/null (poppler reports every syntax error there).
+  func spawn() throws -> Worker {
+    var toWorker: [Int32] = [0, 0]
+    var fromWorker: [Int32] = [0, 0]
+    // pipe2 needs _GNU_SOURCE, invisible here: pipe then FD_CLOEXEC. Another thread spawning in
+    // between could inherit an end; shutDown kills workers rather than waiting for EOF.
+    guard pipe(&toWorker) == 0 else { throw spawnError(errno) }
+    guard pipe(&fromWorker) == 0 else {
+      let code = errno
+      close(toWorker[0]); close(toWorker[1])
+      throw spawnError(code)
+    }
+    for fd in toWorker + fromWorker { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0)
+    posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+
+    let path = options.workerExecutable.path
+    var arguments = [path] + options.workerArguments
+    if options.memoryLimit > 0 { arguments += ["--memory-limit", String(options.memoryLimit)] }
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    close(toWorker[0])
+    close(fromWorker[1])
+    guard result == 0 else {
+      close(toWorker[1]); close(fromWorker[0])
+      throw spawnError(result)
+    }
+    return Worker(pid: pid, input: toWorker[1], output: fromWorker[0])
+  }
+
+  func spawnError(_ code: Int32) -> QuireError {
+    QuireError(
+      .systemCallFailed,
+      "Cannot start a thumbnail worker '\(options.workerExecutable.path)': \(String(cString: strerror(code))). Check that the quire program is installed and runnable.")
+  }
+}

@@ -1,0 +1,133 @@
+public import Foundation
+public import QuireTypes
+import QuireFormats
+
+/// Previews of whole documents (the QLPreviewingController analogue): a complete HTML page or
+/// plain text.
+///
+/// Markdown becomes safe HTML through libcmark (see ``MarkdownPreview``) or its text; PDF
+/// becomes its metadata, outline, text per page and, in HTML, page images; plain text is shown
+/// as it is.
+public struct PreviewGenerator: Sendable {
+  /// The output forms.
+  public enum Format: String, Sendable, CaseIterable {
+    case html, text
+  }
+
+  public let types: TypeRegistry
+  /// Whether Markdown keeps raw HTML and every link (`--unsafe`).
+  public var safety: MarkdownPreview.Safety
+  /// How many PDF pages get an image in HTML previews (the text of every page is included).
+  public var maximumPageImages: Int
+  /// The width of PDF page images in pixels.
+  public var pageImageWidth: Int
+
+  public init(types: TypeRegistry = .shared, safety: MarkdownPreview.Safety = .safe, maximumPageImages: Int = 20, pageImageWidth: Int = 600) {
+    self.types = types
+    self.safety = safety
+    self.maximumPageImages = maximumPageImages
+    self.pageImageWidth = pageImageWidth
+  }
+
+  /// The preview of the file at `url` in `format`.
+  /// - Throws: ``QuireError`` naming the file: missing, unreadable, unsupported type, or a bad PDF.
+  public func preview(of url: URL, format: Format) throws -> String {
+    let type = try ThumbnailGenerator.contentType(of: url, registry: types)
+    if type.conforms(to: .pdf) { return try pdfPreview(url, format: format) }
+    if type.conforms(to: .markdown) {
+      let markdown = try Self.readText(url)
+      switch format {
+      case .html: return try MarkdownPreview.htmlPage(markdown: markdown, title: url.lastPathComponent, safety: safety)
+      case .text: return try MarkdownPreview.text(markdown: markdown)
+      }
+    }
+    if type.conforms(to: .plainText) || type.conforms(to: .text) {
+      let text = try Self.readText(url)
+      switch format {
+      case .html:
+        return MarkdownPreview.page(
+          title: url.lastPathComponent, body: "<pre class=\"plain\">\(MarkdownPreview.escapeHTML(text))</pre>\n", safety: .safe)
+      case .text: return text
+      }
+    }
+    throw QuireError(
+      .unsupportedType, "Cannot preview \(QuireError.name(url)) (type \(type.identifier)): Quire previews Markdown, plain text and PDF.", url: url)
+  }
+
+  /// Reads a whole text file; bytes that are not UTF-8 become U+FFFD.
+  static func readText(_ url: URL, limit: Int = 256 << 20) throws -> String {
+    try TextFilePrefix.read(url, limit: limit, cutAtLineBreak: false)
+  }
+
+  func pdfPreview(_ url: URL, format: Format) throws -> String {
+    let pdf = try PDFFile(contentsOf: url)
+    let metadata = pdf.metadata
+    let outline = pdf.outline
+    let formatter = ISO8601DateFormatter()
+    var fields: [(String, String)] = []
+    func add(_ name: String, _ value: String?) { if let value, !value.isEmpty { fields.append((name, value)) } }
+    add("Title", metadata.title)
+    add("Author", metadata.author)
+    add("Subject", metadata.subject)
+    add("Keywords", metadata.keywords)
+    add("Creator", metadata.creator)
+    add("Producer", metadata.producer)
+    add("Created", metadata.creationDate.map { formatter.string(from: $0) })
+    add("Modified", metadata.modificationDate.map { formatter.string(from: $0) })
+    add("Version", metadata.version)
+    add("Pages", String(metadata.pageCount))
+
+    switch format {
+    case .text:
+      var out = fields.map { "\($0.0): \($0.1)" }.joined(separator: "\n") + "\n"
+      if !outline.isEmpty {
+        out += "\nOutline:\n"
+        func walk(_ items: [PDFOutlineItem], depth: Int) {
+          for item in items {
+            out += String(repeating: "  ", count: depth + 1) + item.label + (item.pageIndex.map { " (page \($0 + 1))" } ?? "") + "\n"
+            walk(item.children, depth: depth + 1)
+          }
+        }
+        walk(outline, depth: 0)
+      }
+      for page in 0..<metadata.pageCount {
+        out += "\n--- Page \(page + 1) ---\n"
+        out += try pdf.text(ofPage: page)
+        out += "\n"
+      }
+      return out
+    case .html:
+      let e = MarkdownPreview.escapeHTML
+      var body = "<h1>\(e(metadata.title ?? url.lastPathComponent))</h1>\n<table class=\"metadata\">\n"
+      for (name, value) in fields { body += "<tr><th>\(e(name))</th><td>\(e(value))</td></tr>\n" }
+      body += "</table>\n"
+      if !outline.isEmpty {
+        body += "<nav><h2>Outline</h2>\n"
+        func walk(_ items: [PDFOutlineItem]) {
+          body += "<ul>\n"
+          for item in items {
+            let title = e(item.label)
+            body += "<li>" + (item.pageIndex.map { "<a href=\"#page-\($0 + 1)\">\(title)</a>" } ?? title)
+            if !item.children.isEmpty { walk(item.children) }
+            body += "</li>\n"
+          }
+          body += "</ul>\n"
+        }
+        walk(outline)
+        body += "</nav>\n"
+      }
+      for page in 0..<metadata.pageCount {
+        body += "<section class=\"page\" id=\"page-\(page + 1)\">\n<h2>Page \(page + 1)</h2>\n"
+        if page < maximumPageImages {
+          let size = try pdf.pageSize(at: page)
+          let height = max(1, Int((size.height * Double(pageImageWidth) / max(size.width, 1)).rounded()))
+          if let png = try? pdf.render(page: page, width: pageImageWidth, height: min(height, 8 * pageImageWidth)).pngData(text: []) {
+            body += "<img alt=\"Page \(page + 1)\" width=\"\(pageImageWidth)\" src=\"data:image/png;base64,\(png.base64EncodedString())\">\n"
+          }
+        }
+        body += "<pre class=\"plain\">\(e(try pdf.text(ofPage: page)))</pre>\n</section>\n"
+      }
+      return MarkdownPreview.page(title: url.lastPathComponent, body: body, safety: .safe)
+    }
+  }
+}

@@ -1,0 +1,98 @@
+public import Foundation
+public import QuireTypes
+public import QuireFormats
+
+/// Makes thumbnails with the registered providers (the QLThumbnailGenerator analogue).
+///
+/// Rendering runs in the calling task: C libraries cannot be interrupted, so callers that
+/// need a time limit run the generator in a worker process (see ``ThumbnailBatch``).
+public struct ThumbnailGenerator: Sendable {
+  /// The providers consulted.
+  public let providers: ThumbnailProviderRegistry
+  /// The types known for identifying files.
+  public let types: TypeRegistry
+
+  /// Makes a generator over `providers` (Quire's own by default).
+  public init(providers: ThumbnailProviderRegistry = .makeDefault(), types: TypeRegistry = .shared) {
+    self.providers = providers
+    self.types = types
+  }
+
+  /// The thumbnail for `request`, drawn by the most specific provider for its type.
+  /// - Throws: ``QuireError``: `.unsupportedType` when no provider handles the type, or
+  ///   the provider's error.
+  public func generateBestRepresentation(for request: ThumbnailRequest) throws -> Bitmap {
+    guard (1...4096).contains(request.pixelSize) else {
+      throw QuireError(
+        .invalidArgument, "Cannot make a \(request.pixelSize) px thumbnail of \(QuireError.name(request.fileURL)): sizes are 1 to 4096 pixels.",
+        url: request.fileURL)
+    }
+    guard let provider = providers.provider(for: request.contentType) else {
+      throw QuireError(
+        .unsupportedType,
+        "No thumbnail provider handles \(QuireError.name(request.fileURL)) (type \(request.contentType.identifier)). Quire draws Markdown, plain text and PDF.",
+        url: request.fileURL)
+    }
+    return try provider.makeThumbnail(for: request)
+  }
+
+  /// The type of the file at `url`: from its filename extension, else from its first bytes
+  /// (`%PDF-` → PDF; valid UTF-8 text → plain text).
+  /// - Throws: ``QuireError`` `.fileMissing` / `.permissionDenied` when it cannot be read.
+  public func contentType(of url: URL) throws -> UTType {
+    try Self.contentType(of: url, registry: types)
+  }
+
+  /// See ``contentType(of:)``.
+  public static func contentType(of url: URL, registry: TypeRegistry = .shared) throws -> UTType {
+    if let type = registry.type(forFileAt: url), !type.identifier.hasPrefix("dyn.") { return type }
+    let head = try FileHead.read(url, count: 1024)
+    // The PDF header may follow up to 1 KiB of junk (PDF 32000-1 annex H.3).
+    if head.windows(ofCount: 5).contains(where: { $0.elementsEqual("%PDF-".utf8) }) {
+      return .pdf
+    }
+    // Text: no NUL byte and valid UTF-8 (allowing a character cut at the end of the sample).
+    if !head.isEmpty, !head.contains(0) {
+      for cut in 0...min(3, head.count - 1) where String(validating: head.dropLast(cut), as: UTF8.self) != nil {
+        return .plainText
+      }
+    }
+    return registry.type(forFileAt: url) ?? .data
+  }
+}
+
+extension Array where Element == UInt8 {
+  fileprivate func windows(ofCount n: Int) -> [ArraySlice<UInt8>] {
+    guard count >= n else { return [] }
+    return (0...(count - n)).map { self[$0..<($0 + n)] }
+  }
+}
+
+/// Reads the first bytes of a file, with errors that name it.
+enum FileHead {
+  static func read(_ url: URL, count: Int) throws -> [UInt8] {
+    let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw FileErrors.opening(url, errno: errno) }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: count)
+    let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) }
+    guard got >= 0 else { throw FileErrors.opening(url, errno: errno) }
+    return Array(buffer.prefix(got))
+  }
+}
+
+/// Maps errno from opening an input file to a ``QuireError``.
+enum FileErrors {
+  static func opening(_ url: URL, errno code: Int32) -> QuireError {
+    switch code {
+    case ENOENT, ENOTDIR:
+      return QuireError(.fileMissing, "Cannot read \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+    case EACCES, EPERM:
+      return QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url)
+    case EISDIR:
+      return QuireError(.unsupportedType, "Cannot read \(QuireError.name(url)): it is a folder.", url: url)
+    default:
+      return QuireError(.systemCallFailed, "Cannot read \(QuireError.name(url)): \(String(cString: strerror(code))).", url: url)
+    }
+  }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import QuireFormats
+import QuirePreviews
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+/// A provider that draws a plain colour, to see which provider the registry picks.
+struct SolidProvider: ThumbnailProvider {
+  let color: Color
+  func makeThumbnail(for request: ThumbnailRequest) throws -> Bitmap {
+    try Bitmap(width: request.pixelSize, height: request.pixelSize, background: color)
+  }
+}
+
+@Suite("Provider registry")
+struct ProviderRegistryTests {
+  let red = SolidProvider(color: Color(red: 1, green: 0, blue: 0))
+  let green = SolidProvider(color: Color(red: 0, green: 1, blue: 0))
+  let blue = SolidProvider(color: Color(red: 0, green: 0, blue: 1))
+
+  func color(of provider: (any ThumbnailProvider)?) throws -> Color? {
+    (provider as? SolidProvider)?.color
+  }
+
+  @Test func mostSpecificConformingProviderWins() throws {
+    let registry = ThumbnailProviderRegistry()
+    registry.register(red, for: [.text])
+    registry.register(green, for: [.markdown])
+    registry.register(blue, for: [.plainText])
+    #expect(try color(of: registry.provider(for: .markdown)) == green.color)
+    #expect(try color(of: registry.provider(for: .sourceCode)) == blue.color)
+    #expect(try color(of: registry.provider(for: .html)) == red.color)
+    #expect(registry.provider(for: .pdf) == nil)
+  }
+
+  @Test func laterRegistrationForTheSameTypeReplacesTheBuiltIn() throws {
+    let registry = ThumbnailProviderRegistry.makeDefault()
+    #expect(registry.provider(for: .markdown) is MarkdownThumbnailProvider)
+    registry.register(red, for: [.markdown])
+    #expect(try color(of: registry.provider(for: .markdown)) == red.color)
+    #expect(registry.provider(for: .plainText) is TextThumbnailProvider)
+  }
+
+  @Test func embeddersRegisterTheirOwnTypes() throws {
+    // An app's own registry: the public chain down to Markdown, and its exported type.
+    let types = TypeRegistry(declarations: [
+      TypeDeclaration(identifier: "public.item", conformsTo: []),
+      TypeDeclaration(identifier: "public.data", conformsTo: ["public.item"]),
+      TypeDeclaration(identifier: "public.text", conformsTo: ["public.data"]),
+      TypeDeclaration(identifier: "public.plain-text", conformsTo: ["public.text"]),
+      TypeDeclaration(identifier: "net.daringfireball.markdown", conformsTo: ["public.plain-text"]),
+      TypeDeclaration(identifier: "com.example.notebook", conformsTo: ["net.daringfireball.markdown"], tags: [.filenameExtension: ["nb"]]),
+    ])
+    let registry = ThumbnailProviderRegistry.makeDefault()
+    let notebook = try #require(types.type(withIdentifier: "com.example.notebook"))
+    #expect(registry.provider(for: notebook) is MarkdownThumbnailProvider)
+    registry.register(blue, for: [notebook])
+    #expect(try color(of: registry.provider(for: notebook)) == blue.color)
+    #expect(registry.provider(for: .markdown) is MarkdownThumbnailProvider)
+  }
+}
+
+@Suite("Markdown, text and PDF thumbnails")
+final class ThumbnailDrawingTests {
+  let folder: TemporaryFolder
+  let generator = ThumbnailGenerator()
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  func thumbnail(_ url: URL, size: Int = 256, scale: Double = 1) throws -> Bitmap {
+    try generator.generateBestRepresentation(
+      for: ThumbnailRequest(fileURL: url, contentType: generator.contentType(of: url), maximumSize: size, scale: scale))
+  }
+
+  /// Rows (y) that hold any non-white pixel.
+  func inkRows(_ bitmap: Bitmap, x: Range<Int>? = nil) -> [Int] {
+    let columns = x ?? 0..<bitmap.width
+    return (0..<bitmap.height).filter { y in columns.contains { bitmap.pixel(x: $0, y: y).red < 200 } }
+  }
+
+  func darkPixels(_ bitmap: Bitmap) -> Int {
+    var count = 0
+    for y in 0..<bitmap.height { for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y).red < 200 { count += 1 } }
+    return count
+  }
+
+  @Test(arguments: [(256, 1.0, 181, 256), (128, 2.0, 181, 256), (100, 1.0, 71, 100)])
+  func markdownPageHasTheExactSizeWhiteMarginsAndText(_ size: Int, _ scale: Double, _ width: Int, _ height: Int) throws {
+    let url = try folder.write("# Title\n\nSome *text* with **bold** and `code`.\n", to: "a.md")
+    let bitmap = try thumbnail(url, size: size, scale: scale)
+    #expect(bitmap.width == width && bitmap.height == height)
+    #expect(bitmap.isOpaque)
+    for (x, y) in [(0, 0), (width - 1, 0), (0, height - 1), (width - 1, height - 1), (2, height / 2)] {
+      #expect(bitmap.pixel(x: x, y: y) == (255, 255, 255, 255))
+    }
+    #expect(darkPixels(bitmap) > 50)
+  }
+
+  @Test func headingsAreTallerThanBodyText() throws {
+    let heading = try thumbnail(folder.write("# Heading\n", to: "h.md"))
+    let body = try thumbnail(folder.write("Heading\n", to: "p.md"))
+    let headingRows = inkRows(heading), bodyRows = inkRows(body)
+    let headingHeight = (headingRows.last ?? 0) - (headingRows.first ?? 0)
+    let bodyHeight = (bodyRows.last ?? 0) - (bodyRows.first ?? 0)
+    #expect(headingHeight > bodyHeight + 3)
+  }
+
+  @Test func blockQuotesListsCodeLinksAndImagesAllDraw() throws {
+    let markdown = """
+      > quoted
+
+      - one
+      - two
+
+      ```
+      let x = 1
+      ```
+
+      [a link](https://example.com)
+
+      ![a picture](missing.png)
+
+      """
+    let bitmap = try thumbnail(folder.write(markdown, to: "all.md"), size: 512)
+    // The quote bar sits at the left margin; code and image placeholders have grey boxes.
+    let margin = Int((24.0 * 512 / 481).rounded())
+    #expect(bitmap.pixel(x: margin + 1, y: inkRows(bitmap).first! + 2).red < 235)
+    var greyRows = 0, blueLink = false
+    for y in 0..<bitmap.height {
+      let p = bitmap.pixel(x: bitmap.width - margin - 4, y: y)
+      if p.red > 225 && p.red < 250 && abs(Int(p.red) - Int(p.blue)) < 8 { greyRows += 1 }
+      for x in stride(from: margin, to: bitmap.width / 2, by: 1) {
+        let q = bitmap.pixel(x: x, y: y)
+        if q.blue > 150 && q.red < 80 { blueLink = true }
+      }
+    }
+    #expect(greyRows > 10, "the code block should have a grey background")
+    #expect(blueLink, "the link should be blue")
+  }
+
+  @Test func japaneseTextDrawsRealGlyphs() throws {
+    let url = try folder.write("# 日本語の見出し\n\nひらがなとカタカナと漢字の段落です。\n", to: "ja.md")
+    let bitmap = try thumbnail(url)
+    #expect(darkPixels(bitmap) > 100)
+    #expect(try TextLayout.unknownGlyphCount(markup: "日本語の見出し ひらがなとカタカナと漢字の段落です。") == 0)
+  }
+
+  @Test func frontMatterIsNotDrawn() throws {
+    let with = try thumbnail(folder.write("---\ntitle: x\n---\n", to: "fm.md"))
+    #expect(darkPixels(with) == 0)
+  }
+
+  @Test func plainTextAndSourceGetAMonospacePage() throws {
+    let bitmap = try thumbnail(folder.write("func main() {\n\tprint(1)\n}\n", to: "main.txt"))
+    #expect(bitmap.height == 256 && bitmap.width == 181)
+    #expect(darkPixels(bitmap) > 20)
+  }
+
+  @Test func pdfThumbnailIsPageOneAtTheExactSize() throws {
+    let url = folder.file("p.pdf")
+    try PDFFixtures.onePage(mediaBox: "[0 0 300 600]", content: "0 g 0 300 300 300 re f").write(to: url)
+    let bitmap = try thumbnail(url, size: 128)
+    #expect(bitmap.width == 64 && bitmap.height == 128)
+    #expect(bitmap.pixel(x: 32, y: 10).red < 20)
+    #expect(bitmap.pixel(x: 32, y: 120) == (255, 255, 255, 255))
+  }
+
+  @Test func pdfWithoutAnExtensionIsSniffed() throws {
+    let url = folder.file("no-extension")
+    try PDFFixtures.onePage(content: "").write(to: url)
+    #expect(try generator.contentType(of: url) == .pdf)
+  }
+
+  enum BadInput: String, CaseIterable {
+    case missing, empty, truncated, garbage, binaryText, folder, invalidUTF8, hugeSize, noPages
+  }
+
+  @Test(arguments: BadInput.allCases)
+  func badInputFailsCleanly(_ input: BadInput) throws {
+    var url = folder.file("bad-\(input.rawValue).pdf")
+    var size = 256
+    switch input {
+    case .missing: break
+    case .empty: try Data().write(to: url)
+    case .truncated: try PDFFixtures.onePage(content: "0 g 0 0 10 10 re f").prefix(60).write(to: url)
+    case .garbage: try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: url)
+    case .binaryText:
+      url = folder.file("bad.txt")
+      try Data([0x41, 0, 0x42, 0, 0x43]).write(to: url)
+    case .folder:
+      url = folder.file("dir.md")
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    case .invalidUTF8:
+      // Not a failure: invalid bytes become U+FFFD, and the page is still drawn.
+      url = folder.file("latin1.md")
+      try Data([0x23, 0x20, 0xE9, 0xFF, 0x0A]).write(to: url)
+      #expect(try thumbnail(url).height == 256)
+      return
+    case .hugeSize:
+      url = try folder.write("# x\n", to: "huge.md")
+      size = 100_000
+    case .noPages:
+      try Data("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj 2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".utf8).write(to: url)
+    }
+    #expect(throws: QuireError.self) {
+      try generator.generateBestRepresentation(
+        for: ThumbnailRequest(fileURL: url, contentType: (try? generator.contentType(of: url)) ?? .pdf, maximumSize: size))
+    }
+  }
+
+  @Test func hugeMarkdownIsDrawnFromItsTop() throws {
+    // 4 MB of Markdown with an unterminated fence at the end: only the top is read and drawn.
+    let text = "# Top\n\n" + String(repeating: "A paragraph of *text* with `code`.\n\n", count: 110_000) + "```\nunterminated"
+    let bitmap = try thumbnail(folder.write(text, to: "huge.md"))
+    #expect(bitmap.height == 256)
+    #expect(darkPixels(bitmap) > 100)
+  }
+
+  @Test func unreadableFileFailsWithPermissionDenied() throws {
+    guard !isRunningAsRoot else {
+      print("note: running as root, where chmod 000 does not stop reads; skipping the permission check")
+      return
+    }
+    let url = try folder.write("# secret\n", to: "locked.md")
+    chmod(url.path, 0)
+    defer { chmod(url.path, 0o600) }
+    #expect { try self.thumbnail(url) } throws: { ($0 as? QuireError)?.code == .permissionDenied }
+  }
+
+  @Test func unsupportedTypeFailsClearly() throws {
+    let url = try folder.write("x", to: "a.png")
+    #expect {
+      try generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: .png, maximumSize: 64))
+    } throws: { ($0 as? QuireError)?.code == .unsupportedType }
+  }
+}
+
+@Suite("Encrypted PDFs")
+final class EncryptedPDFTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  /// Encrypts with the qpdf tool (a test package); nil when qpdf is absent.
+  func encrypt(user: String) throws -> URL? {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/qpdf") else {
+      print("note: /usr/bin/qpdf is absent; skipping the encrypted-PDF checks")
+      return nil
+    }
+    let plain = folder.file("plain.pdf")
+    try PDFFixtures.onePage(content: "0 g 0 0 100 100 re f").write(to: plain)
+    let output = folder.file("enc-\(user.isEmpty ? "open" : "locked").pdf")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/qpdf")
+    process.arguments = ["--encrypt", user, "owner-secret", "256", "--", plain.path, output.path]
+    try process.run()
+    process.waitUntilExit()
+    return output
+  }
+
+  @Test func encryptedWithoutAUserPasswordRenders() throws {
+    guard let url = try encrypt(user: "") else { return }
+    let bitmap = try PDFThumbnailProvider().makeThumbnail(for: ThumbnailRequest(fileURL: url, contentType: .pdf, maximumSize: 100))
+    #expect(bitmap.width == 100 && bitmap.height == 50)
+    #expect(bitmap.pixel(x: 10, y: 25).red < 30)
+  }
+
+  @Test func needingAPasswordFailsClearly() throws {
+    guard let url = try encrypt(user: "user-secret") else { return }
+    #expect {
+      try PDFThumbnailProvider().makeThumbnail(for: ThumbnailRequest(fileURL: url, contentType: .pdf, maximumSize: 100))
+    } throws: { error in
+      let quire = error as? QuireError
+      return quire?.code == .passwordRequired && quire?.reason.contains("password") == true
+    }
+  }
+}
