@@ -30,13 +30,3 @@ struct WatchCommand: AsyncParsableCommand {
   @Argument(help: "Paths to watch.") var paths: [String] = []
   func run() async throws { throw notBuiltYet("watch", issue: 5) }
 }
-
-struct CopyCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "copy", abstract: "Copy a file or text to the pasteboard (not built yet).")
-  func run() async throws { throw notBuiltYet("copy", issue: 7) }
-}
-
-struct PasteCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "paste", abstract: "Paste from the pasteboard (not built yet).")
-  func run() async throws { throw notBuiltYet("paste", issue: 7) }
-}
