@@ -18,16 +18,23 @@ struct SystemCallError: Error, Sendable, CustomStringConvertible {
 /// tests use to force an errno (EACCES, ENOSPC) from a named call, which running as root
 /// cannot otherwise provoke.
 enum Syscalls {
-  /// Call name → errno to return instead of calling. Empty outside tests.
-  static let failures = Mutex<[String: Int32]>([:])
+  /// Path prefix → (call name, errno) to fail with instead of calling. Empty outside
+  /// tests; keyed by path so that tests running in parallel do not disturb each other.
+  static let failures = Mutex<[String: (call: String, code: Int32)]>([:])
 
-  private static func injected(_ call: String) -> SystemCallError? {
-    failures.withLock { $0[call] }.map { SystemCallError(call: call, code: $0) }
+  private static func injected(_ call: String, _ path: String? = nil) -> SystemCallError? {
+    failures.withLock { failures -> SystemCallError? in
+      guard !failures.isEmpty, let path else { return nil }
+      for (prefix, failure) in failures where failure.call == call && path.hasPrefix(prefix) {
+        return SystemCallError(call: call, code: failure.code)
+      }
+      return nil
+    }
   }
 
   /// Runs `body` until it stops failing with EINTR.
-  private static func retrying(_ call: String, _ body: () -> Int32) -> Result<Int32, SystemCallError> {
-    if let error = injected(call) { return .failure(error) }
+  private static func retrying(_ call: String, path: String? = nil, _ body: () -> Int32) -> Result<Int32, SystemCallError> {
+    if let error = injected(call, path) { return .failure(error) }
     while true {
       let result = body()
       if result >= 0 { return .success(result) }
@@ -37,13 +44,13 @@ enum Syscalls {
   }
 
   static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Result<Int32, SystemCallError> {
-    retrying("open") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    retrying("open", path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
   }
 
   static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
   static func lstat(_ path: String) -> Result<stat, SystemCallError> {
-    if let error = injected("lstat") { return .failure(error) }
+    if let error = injected("lstat", path) { return .failure(error) }
     var info = stat()
     if Glibc.lstat(path, &info) != 0 { return .failure(SystemCallError(call: "lstat", code: errno)) }
     return .success(info)
@@ -56,7 +63,7 @@ enum Syscalls {
   }
 
   static func mkdir(_ path: String, _ mode: mode_t) -> Result<Void, SystemCallError> {
-    retrying("mkdir") { Glibc.mkdir(path, mode) }.map { _ in () }
+    retrying("mkdir", path: path) { Glibc.mkdir(path, mode) }.map { _ in () }
   }
 
   /// `flock(2)` polled with `LOCK_NB` until it succeeds or `deadline` passes.
@@ -94,7 +101,6 @@ enum Syscalls {
 
   /// Writes all of `buffer` (sockets get `MSG_NOSIGNAL` so a gone peer is an error, not SIGPIPE).
   static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, socket: Bool = false) -> Result<Void, SystemCallError> {
-    if let error = injected("write") { return .failure(error) }
     var offset = 0
     while offset < buffer.count {
       let pointer = buffer.baseAddress! + offset
@@ -229,7 +235,7 @@ enum Syscalls {
   }
 
   static func connect(to path: String) -> Result<Int32, SystemCallError> {
-    if let error = injected("connect") { return .failure(error) }
+    if let error = injected("connect", path) { return .failure(error) }
     let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     if fd < 0 { return .failure(SystemCallError(call: "socket", code: errno)) }
     switch withAddress(path, { Glibc.connect(fd, $0, $1) }) {
