@@ -45,10 +45,10 @@ public struct QuireCommand: AsyncParsableCommand {
       } else {
         try command.run()
       }
-      try Pasteboard.materializePromises()  // promised pasteboard items outlive the process
+      try await Pasteboard.materializePromises()  // promised pasteboard items outlive the process
       return ExitStatus.success
     } catch {
-      try? Pasteboard.materializePromises()
+      try? await Pasteboard.materializePromises()
       return report(error)
     }
   }

@@ -36,7 +36,7 @@ struct CopyCommand: AsyncParsableCommand {
       // Serve promised representations until whoever started us closes our input.
       _ = FileHandle.standardInput.readDataToEndOfFile()
     }
-    try board.materializePromises()
+    try await board.materializePromises()
   }
 
   private func makeProvider() throws -> ItemProvider {

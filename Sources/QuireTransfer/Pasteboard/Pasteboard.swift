@@ -257,7 +257,9 @@ public final class Pasteboard: Sendable {
         let timeout = provider.loadTimeout
         provider.registerFileRepresentation(forTypeIdentifier: identifier) { completion in
           let progress = Progress(totalUnitCount: 1)
-          DispatchQueue.global().async {
+          // A thread of its own: the fetch waits on the other process, which would starve
+          // Dispatch's few global threads.
+          Thread {
             do {
               let scratch = try ScratchFolder()
               defer { scratch.remove() }
@@ -270,7 +272,7 @@ public final class Pasteboard: Sendable {
             } catch {
               completion(nil, error)
             }
-          }
+          }.start()
           return progress
         }
       }
@@ -285,23 +287,23 @@ public final class Pasteboard: Sendable {
   ///
   /// Representations whose handler fails are dropped from the pasteboard; the rest are kept.
   /// - Throws: the first failure, after trying every representation.
-  public func materializePromises() throws {
+  public func materializePromises() async throws {
     guard let local = Self.localItems.withLock({ $0[folder.url.path] }) else { return }
-    try Self.materialize(local)
+    try await Self.materialize(local)
   }
 
   /// Materialises the promises of every pasteboard this process set (see
   /// ``materializePromises()``).
-  public static func materializePromises() throws {
+  public static func materializePromises() async throws {
     let all = localItems.withLock { Array($0.values) }
     var firstError: (any Error)?
     for local in all {
-      do { try materialize(local) } catch { firstError = firstError ?? error }
+      do { try await materialize(local) } catch { firstError = firstError ?? error }
     }
     if let firstError { throw firstError }
   }
 
-  private static func materialize(_ local: LocalItems) throws {
+  private static func materialize(_ local: LocalItems) async throws {
     let folder = local.folder
     defer {
       local.server?.stop()
@@ -311,7 +313,7 @@ public final class Pasteboard: Sendable {
     }
     guard local.server != nil else { return }
     var firstError: (any Error)?
-    try folder.withLock(exclusive: true) {
+    try await folder.withLock(exclusive: true) {
       guard var state = try folder.readState(), state.generation == local.generation else { return }
       let dataFolder = folder.file(state.generation)
       try PasteboardFolder.checkPrivateFolder(dataFolder, create: true)
@@ -319,17 +321,22 @@ public final class Pasteboard: Sendable {
       var kept: [PasteboardState.StoredItem] = []
       for (index, item) in state.items.enumerated() where !item.isExpired(at: now) && local.providers.indices.contains(index) {
         var item = item
-        item.representations = item.representations.enumerated().compactMap { number, representation in
-          if representation.fileName != nil { return representation }
+        var representations: [PasteboardState.StoredRepresentation] = []
+        for (number, representation) in item.representations.enumerated() {
+          if representation.fileName != nil {
+            representations.append(representation)
+            continue
+          }
           let fileName = "\(index)-\(number)"
           do {
-            try write(local.providers[index], representation.typeIdentifier, to: dataFolder.appendingPathComponent(fileName))
-            return PasteboardState.StoredRepresentation(typeIdentifier: representation.typeIdentifier, fileName: fileName)
+            try await write(local.providers[index], representation.typeIdentifier, to: dataFolder.appendingPathComponent(fileName))
+            representations.append(
+              PasteboardState.StoredRepresentation(typeIdentifier: representation.typeIdentifier, fileName: fileName))
           } catch {
             firstError = firstError ?? error
-            return nil
           }
         }
+        item.representations = representations
         kept.append(item)
       }
       state.items = kept
@@ -343,14 +350,15 @@ public final class Pasteboard: Sendable {
 
   /// Loads one representation and writes it to a new file `target`: bytes as they are,
   /// files copied keeping holes.
-  private static func write(_ provider: ItemProvider, _ typeIdentifier: String, to target: URL) throws {
+  private static func write(_ provider: ItemProvider, _ typeIdentifier: String, to target: URL) async throws {
     guard
       let representation = provider.representations.first(where: { $0.typeIdentifier == typeIdentifier && $0.visibility == .all })
     else { throw QuireError(.unsupportedType, "The item no longer has a \(typeIdentifier) representation.") }
-    let done = DispatchSemaphore(value: 0)
-    let outcome = Mutex<Result<Void, any Error>>(.success(()))
-    provider.start(representation, progress: Progress(totalUnitCount: 1)) { result in
-      let written = Result<Void, any Error> {
+    // Awaited, never waited for on a semaphore: the handler may need the cooperative pool.
+    let _: Bool = try await awaitLoad { resume in
+      let progress = Progress(totalUnitCount: 1)
+      provider.start(representation, progress: progress) { result in
+        resume(Result<Bool, any Error> {
         switch result {
         case .failure(let error): throw error
         case .success(.data(let data)):
@@ -362,11 +370,10 @@ public final class Pasteboard: Sendable {
             try ScratchFolder.copyFile($0, to: target)
           }
         }
+        return true
+        })
       }
-      outcome.withLock { $0 = written }
-      done.signal()
+      return progress
     }
-    done.wait()
-    try outcome.withLock { $0 }.get()
   }
 }

@@ -99,6 +99,26 @@ struct PasteboardFolder: Sendable {
 
   /// Runs `body` holding the folder's lock, shared or exclusive.
   func withLock<Result>(exclusive: Bool, _ body: () throws -> Result) throws -> Result {
+    let fd = try lock(exclusive: exclusive)
+    defer { unlock(fd) }
+    return try body()
+  }
+
+  /// Runs async `body` holding the folder's lock (an flock belongs to the open file, not
+  /// to a thread, so it holds across suspension points).
+  func withLock<Result>(exclusive: Bool, _ body: () async throws -> Result) async throws -> Result {
+    let fd = try lock(exclusive: exclusive)
+    defer { unlock(fd) }
+    return try await body()
+  }
+
+  private func unlock(_ fd: Int32) {
+    Syscalls.unlock(fd)
+    Syscalls.close(fd)
+  }
+
+  /// Opens `lock` and takes the lock on it; returns the descriptor to unlock.
+  private func lock(exclusive: Bool) throws -> Int32 {
     try prepare()
     let lockFile = file("lock")
     let fd: Int32
@@ -106,8 +126,17 @@ struct PasteboardFolder: Sendable {
     case .success(let opened): fd = opened
     case .failure(let error): throw TransferErrors.opening(lockFile, error)
     }
-    defer { Syscalls.close(fd) }
-    try Self.checkOwnFile(fd, lockFile)
+    do {
+      try Self.checkOwnFile(fd, lockFile)
+      try take(fd, exclusive: exclusive)
+    } catch {
+      Syscalls.close(fd)
+      throw error
+    }
+    return fd
+  }
+
+  private func take(_ fd: Int32, exclusive: Bool) throws {
     switch Syscalls.lock(fd, exclusive: exclusive, deadline: .now + Self.lockTimeout) {
     case .success: break
     case .failure(let error) where error.code == EWOULDBLOCK:
@@ -118,8 +147,6 @@ struct PasteboardFolder: Sendable {
     case .failure(let error):
       throw QuireError(.systemCallFailed, "Cannot lock the pasteboard '\(url.lastPathComponent)'.", url: url, cause: error)
     }
-    defer { Syscalls.unlock(fd) }
-    return try body()
   }
 
   /// Checks that an opened file is a regular file of this user.

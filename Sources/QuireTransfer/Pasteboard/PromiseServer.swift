@@ -87,7 +87,9 @@ final class PromiseServer: Sendable {
       let connection = accept(listener, nil, nil)
       if connection < 0 { continue }
       _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-      DispatchQueue.global().async { [self] in serve(connection) }
+      // A thread of its own: serving waits on the peer, which would starve Dispatch's
+      // few global threads (one per core on Linux).
+      Thread { [self] in serve(connection) }.start()
     }
   }
 
