@@ -577,6 +577,12 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
       case .failure(let error): throw TransferErrors.opening(url, error)
       }
       defer { Syscalls.close(fd) }
+      let tooLarge = QuireError(
+        .limitExceeded,
+        "The \(typeIdentifier) representation of \(itemName) is larger than \(limit >> 20) MiB, too large to load into memory. Load it as a file instead.",
+        url: url)
+      // Refuse by size before reading anything; the loop below still stops a growing file.
+      if case .success(let info) = Syscalls.fstat(fd), Int64(info.st_size) > Int64(limit) { throw tooLarge }
       var data = Data()
       let chunk = 1 << 20
       var buffer = [UInt8](repeating: 0, count: chunk)
@@ -588,12 +594,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
           }
         }
         if count == 0 { break }
-        if data.count + count > limit {
-          throw QuireError(
-            .limitExceeded,
-            "The \(typeIdentifier) representation of \(itemName) is larger than \(limit >> 20) MiB, too large to load into memory. Load it as a file instead.",
-            url: url)
-        }
+        if data.count + count > limit { throw tooLarge }
         data.append(contentsOf: buffer[0..<count])
       }
       return data
