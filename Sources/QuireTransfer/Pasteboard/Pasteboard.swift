@@ -182,9 +182,8 @@ public final class Pasteboard: Sendable {
       if usesLocalItems, let local = Self.localItems.withLock({ $0[folder.url.path] }), local.generation == state.generation {
         return local.expirationDate.map { $0 <= now } == true ? [] : local.providers
       }
-      let ownerAlive = state.ownerProcess.map(PasteboardFolder.isAlive) ?? false
       return state.items.enumerated().compactMap { index, item in
-        item.isExpired(at: now) ? nil : remoteProvider(item, index: index, state: state, ownerAlive: ownerAlive)
+        item.isExpired(at: now) ? nil : remoteProvider(item, index: index, state: state)
       }
     }
   }
@@ -225,7 +224,7 @@ public final class Pasteboard: Sendable {
   /// A provider reading an item another process set: materialised representations from the
   /// folder (under the shared lock), promised ones from the live owner.
   private func remoteProvider(
-    _ item: PasteboardState.StoredItem, index: Int, state: PasteboardState, ownerAlive: Bool
+    _ item: PasteboardState.StoredItem, index: Int, state: PasteboardState
   ) -> ItemProvider? {
     let provider = ItemProvider(suggestedName: item.suggestedName)
     let folder = folder
@@ -250,7 +249,8 @@ public final class Pasteboard: Sendable {
           }
           return nil
         }
-      } else if ownerAlive, let socketName = state.socketName {
+      } else if let socketName = state.socketName {
+        // Listed even when the owner is gone, so that loading says why it cannot be had.
         let socketPath = folder.file(socketName).path
         let request = PromiseRequest(generation: state.generation, item: index, typeIdentifier: identifier)
         let owner = state.ownerProcess

@@ -195,14 +195,17 @@ enum PromiseClient {
     stallTimeout: Duration, isCancelled: @Sendable () -> Bool
   ) throws {
     let owner = ownerProcess.map { "process \($0)" } ?? "the process"
+    let gone = QuireError(
+      .fileMissing,
+      "The \(request.typeIdentifier) representation was promised by \(owner), which exited without leaving it. Copy the item again.")
+    if let ownerProcess, !PasteboardFolder.isAlive(ownerProcess) { throw gone }
     let connection: Int32
     switch Syscalls.connect(to: socketPath) {
     case .success(let fd): connection = fd
     case .failure(let error):
-      throw QuireError(
-        .fileMissing,
-        "The \(request.typeIdentifier) representation was promised by \(owner), which is no longer serving it (it exited without leaving it). Copy the item again.",
-        cause: error)
+      var refused = gone
+      refused.cause = error
+      throw refused
     }
     defer { Syscalls.close(connection) }
     var request = try JSONEncoder().encode(request)
