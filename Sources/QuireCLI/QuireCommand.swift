@@ -45,10 +45,8 @@ public struct QuireCommand: AsyncParsableCommand {
       } else {
         try command.run()
       }
-      try await Pasteboard.materializePromises()  // promised pasteboard items outlive the process
       return ExitStatus.success
     } catch {
-      try? await Pasteboard.materializePromises()
       return report(error)
     }
   }

@@ -233,8 +233,13 @@ public final class Pasteboard: Sendable {
       if let fileName = representation.fileName {
         let generation = state.generation
         provider.registerFileRepresentation(forTypeIdentifier: identifier) { completion in
+          // Under the shared lock, the stored file is hard-linked into a private reading
+          // folder; the reader then copies from the link without holding the lock, and a
+          // new copy replacing the pasteboard cannot pull the file from under it.
+          let reading = folder.file("read-\(UUID().uuidString.lowercased())")
+          defer { try? FileManager.default.removeItem(at: reading) }
           do {
-            try folder.withLock(exclusive: false) {
+            let linked = try folder.withLock(exclusive: false) { () -> URL in
               guard try folder.readState()?.generation == generation else {
                 throw QuireError(.fileMissing, "The pasteboard changed while pasting; paste again.")
               }
@@ -242,8 +247,14 @@ public final class Pasteboard: Sendable {
               guard case .success(let info) = Syscalls.lstat(file.path), info.st_mode & S_IFMT == S_IFREG else {
                 throw QuireError(.fileMissing, "The pasted \(identifier) is missing from the pasteboard folder. Copy it again.", url: file)
               }
-              completion(file, nil)
+              try PasteboardFolder.checkPrivateFolder(reading, create: true)
+              let linked = reading.appendingPathComponent(fileName)
+              guard link(file.path, linked.path) == 0 else {
+                throw TransferErrors.opening(file, SystemCallError(call: "link", code: errno))
+              }
+              return linked
             }
+            completion(linked, nil)
           } catch {
             completion(nil, error)
           }
@@ -312,31 +323,47 @@ public final class Pasteboard: Sendable {
       }
     }
     guard local.server != nil else { return }
+    // 1. What is promised, read under the shared lock.
+    guard let listed = try folder.withLock(exclusive: false, { try folder.readState() }),
+      listed.generation == local.generation
+    else { return }
+    // 2. Every promised representation loaded into a staging folder, holding no lock:
+    //    handlers may take long (and may need this process's threads), and other
+    //    processes must not wait for them.
+    let staging = folder.file("staging-\(local.generation.prefix(8))-\(getpid())")
+    try? FileManager.default.removeItem(at: staging)
+    try PasteboardFolder.checkPrivateFolder(staging, create: true)
+    defer { try? FileManager.default.removeItem(at: staging) }
+    let now = Date()
+    var written: Set<String> = []
     var firstError: (any Error)?
-    try await folder.withLock(exclusive: true) {
+    for (index, item) in listed.items.enumerated() where !item.isExpired(at: now) && local.providers.indices.contains(index) {
+      for (number, representation) in item.representations.enumerated() where representation.fileName == nil {
+        let fileName = "\(index)-\(number)"
+        do {
+          try await write(local.providers[index], representation.typeIdentifier, to: staging.appendingPathComponent(fileName))
+          written.insert(fileName)
+        } catch {
+          firstError = firstError ?? error
+        }
+      }
+    }
+    // 3. Moved into place under the exclusive lock, when the pasteboard still holds these items.
+    try folder.withLock(exclusive: true) {
       guard var state = try folder.readState(), state.generation == local.generation else { return }
       let dataFolder = folder.file(state.generation)
       try PasteboardFolder.checkPrivateFolder(dataFolder, create: true)
-      let now = Date()
       var kept: [PasteboardState.StoredItem] = []
-      for (index, item) in state.items.enumerated() where !item.isExpired(at: now) && local.providers.indices.contains(index) {
+      for (index, item) in state.items.enumerated() where !item.isExpired(at: now) {
         var item = item
-        var representations: [PasteboardState.StoredRepresentation] = []
-        for (number, representation) in item.representations.enumerated() {
-          if representation.fileName != nil {
-            representations.append(representation)
-            continue
-          }
+        item.representations = item.representations.enumerated().compactMap { number, representation in
+          if representation.fileName != nil { return representation }
           let fileName = "\(index)-\(number)"
-          do {
-            try await write(local.providers[index], representation.typeIdentifier, to: dataFolder.appendingPathComponent(fileName))
-            representations.append(
-              PasteboardState.StoredRepresentation(typeIdentifier: representation.typeIdentifier, fileName: fileName))
-          } catch {
-            firstError = firstError ?? error
-          }
+          guard written.contains(fileName),
+            rename(staging.appendingPathComponent(fileName).path, dataFolder.appendingPathComponent(fileName).path) == 0
+          else { return nil }
+          return PasteboardState.StoredRepresentation(typeIdentifier: representation.typeIdentifier, fileName: fileName)
         }
-        item.representations = representations
         kept.append(item)
       }
       state.items = kept
