@@ -23,13 +23,17 @@ enum Syscalls {
   static let failures = Mutex<[String: (call: String, code: Int32)]>([:])
 
   private static func injected(_ call: String, _ path: String? = nil) -> SystemCallError? {
-    failures.withLock { failures -> SystemCallError? in
-      guard !failures.isEmpty, let path else { return nil }
-      for (prefix, failure) in failures where failure.call == call && path.hasPrefix(prefix) {
-        return SystemCallError(call: call, code: failure.code)
+    #if DEBUG
+      return failures.withLock { failures -> SystemCallError? in
+        guard !failures.isEmpty, let path else { return nil }
+        for (prefix, failure) in failures where failure.call == call && path.hasPrefix(prefix) {
+          return SystemCallError(call: call, code: failure.code)
+        }
+        return nil
       }
-      return nil
-    }
+    #else
+      return nil  // the hook is for tests, which build for debugging
+    #endif
   }
 
   /// Runs `body` until it stops failing with EINTR.

@@ -83,6 +83,13 @@ public final class Pasteboard: Sendable {
     let runtime: URL
     if let value = environment["XDG_RUNTIME_DIR"], value.hasPrefix("/") {
       runtime = URL(fileURLWithPath: value, isDirectory: true)
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: value, isDirectory: &isFolder), isFolder.boolValue else {
+        throw QuireError(
+          .fileMissing,
+          "XDG_RUNTIME_DIR is '\(value)', which is not a folder. Log in again (the session manager makes it) or unset it.",
+          url: runtime)
+      }
     } else {
       runtime = URL(fileURLWithPath: "/tmp/quire-runtime-\(geteuid())", isDirectory: true)
       try PasteboardFolder.checkPrivateFolder(runtime, create: true)
@@ -119,6 +126,7 @@ public final class Pasteboard: Sendable {
     try folder.withLock(exclusive: true) {
       let old = try? folder.readState()
       if let old { folder.removeGeneration(old) }
+      folder.removeLeftovers()
       Self.localItems.withLock { $0.removeValue(forKey: folder.url.path) }?.server?.stop()
 
       let generation = UUID().uuidString.lowercased()

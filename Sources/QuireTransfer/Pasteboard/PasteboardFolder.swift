@@ -226,6 +226,26 @@ struct PasteboardFolder: Sendable {
     if let socket = state.socketName { _ = unlink(file(socket).path) }
   }
 
+  /// Removes staging folders of processes that are gone and reading folders older than an
+  /// hour (left by processes that died mid-way). Call holding the exclusive lock.
+  func removeLeftovers() {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
+    let hourAgo = Date().addingTimeInterval(-3600)
+    for name in names {
+      let entry = file(name)
+      if name.hasPrefix("staging-"), let pid = name.split(separator: "-").last.flatMap({ Int32($0) }),
+        pid != getpid(), !Self.isAlive(pid)
+      {
+        try? FileManager.default.removeItem(at: entry)
+      } else if name.hasPrefix("read-"),
+        let modified = (try? FileManager.default.attributesOfItem(atPath: entry.path))?[.modificationDate] as? Date,
+        modified < hourAgo
+      {
+        try? FileManager.default.removeItem(at: entry)
+      }
+    }
+  }
+
   /// One path component without separators or dots, as the folder's own names are.
   static func isSafeName(_ name: String) -> Bool {
     !name.isEmpty && name.utf8.count <= 128 && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0")

@@ -138,6 +138,26 @@ final class CopyPasteProcessTests {
     #expect(pasted.text == "hello from one process ✓")
   }
 
+  @Test func markdownTextIsOfferedAsMarkdownHTMLAndPlainText() async throws {
+    let quire = try executable()
+    let copied = try await quire.run(["copy", "--text", "# Title\n\n**bold**", "--type", "net.daringfireball.markdown"])
+    #expect(copied.status == 0, "\(copied.error)")
+    #expect(try await quire.run(["paste", "--type", "public.html"]).text == "<h1>Title</h1>\n<p><strong>bold</strong></p>\n")
+    #expect(try await quire.run(["paste", "--type", "public.plain-text"]).text == "Title\n\nbold")
+    #expect(try await quire.run(["paste"]).text == "# Title\n\n**bold**")  // the first text: Markdown
+    #expect(try await quire.run(["copy", "--text", "x", "--type", "public.png"]).status == 2)
+  }
+
+  @Test func aMissingRuntimeFolderIsAClearError() async throws {
+    guard let quire = QuireExecutable(runtime: folder.file("no-such-runtime")) else {
+      Issue.record("the quire executable is not built beside the tests")
+      return
+    }
+    let outcome = try await quire.run(["paste"])
+    #expect(outcome.status == 1)
+    #expect(outcome.error.contains("XDG_RUNTIME_DIR"))
+  }
+
   @Test func aPromiseIsFetchedFromTheLiveProcessThenMaterializedWhenItExits() async throws {
     let quire = try executable()
     let notes = try folder.write("# Plans\n\nShip the *pasteboard*.\n", to: "notes.md")
