@@ -483,13 +483,20 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
       gate.finish(.failure(QuireError(.cancelled, "Loading the \(identifier) representation of \(name) was cancelled.")))
       gate.stop()
     }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
-      let error = QuireError(
-        .timedOut,
-        "\(name.capitalizedFirst) did not deliver its \(identifier) representation within \(timeout): the program offering it may be stuck or gone. Try again, or copy the item again.")
-      if gate.finish(.failure(error)) { gate.stop() }
+    // Timeouts fire on a queue of their own and handlers start on a fresh serial queue:
+    // private queues may add threads, whereas Dispatch's global queues stop at one thread
+    // per core on Linux, so a few handlers that block their thread would delay every
+    // timeout and every other load.
+    Self.timeoutQueue.asyncAfter(deadline: .now() + timeout.timeInterval) {
+      guard !gate.isFinished else { return }
+      Thread {
+        let error = QuireError(
+          .timedOut,
+          "\(name.capitalizedFirst) did not deliver its \(identifier) representation within \(timeout): the program offering it may be stuck or gone. Try again, or copy the item again.")
+        if gate.finish(.failure(error)) { gate.stop() }
+      }.start()
     }
-    DispatchQueue.global().async {
+    DispatchQueue(label: "quire.transfer.load").async {
       if gate.isFinished { return }
       let child: Progress?
       switch representation.kind {
@@ -603,9 +610,11 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   private func failedLoad(_ error: any Error, _ deliver: @escaping @Sendable (any Error) -> Void) -> Progress {
     let progress = Progress(totalUnitCount: 1)
-    DispatchQueue.global().async { deliver(error) }
+    DispatchQueue(label: "quire.transfer.load").async { deliver(error) }
     return progress
   }
+
+  private static let timeoutQueue = DispatchQueue(label: "quire.transfer.timeouts")
 
   // MARK: Describing
 

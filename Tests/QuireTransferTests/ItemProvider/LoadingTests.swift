@@ -199,6 +199,28 @@ final class LoadingTests {
     #expect(ContinuousClock.now - start < .seconds(5))
   }
 
+  @Test func handlersThatBlockTheirThreadsDoNotDelayTimeouts() async throws {
+    // More blocked handlers than Dispatch has global threads on this machine.
+    let providers = (0..<max(8, ProcessInfo.processInfo.activeProcessorCount * 3)).map { _ in
+      let provider = ItemProvider()
+      provider.loadTimeout = .milliseconds(200)
+      provider.registerDataRepresentation(for: .plainText) { _ in
+        sleep(2)  // blocks its thread and never calls back
+        return nil
+      }
+      return provider
+    }
+    let failures = Box(0)
+    let start = ContinuousClock.now
+    for provider in providers {
+      provider.loadDataRepresentation(for: .plainText) { _, error in
+        if (error as? QuireError)?.code == .timedOut { failures.update { $0 += 1 } }
+      }
+    }
+    #expect(await eventually(timeout: .seconds(5)) { failures.current == providers.count })
+    #expect(ContinuousClock.now - start < .milliseconds(1_500), "timeouts waited for blocked handlers")
+  }
+
   @Test func aFileHandlerThatNeverCallsBackTimesOutToo() async throws {
     let provider = ItemProvider()
     provider.loadTimeout = .milliseconds(100)
