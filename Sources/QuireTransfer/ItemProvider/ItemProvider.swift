@@ -503,7 +503,9 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
       case .data(let handler):
         child = handler { data, error in
           if let data {
-            gate.finish(.success(.data(data)))
+            // Bytes outlive the call, so the receiver's work (writing a temporary file, its
+            // own handler) moves off the provider's thread, which may be the cooperative pool.
+            DispatchQueue(label: "quire.transfer.deliver").async { gate.finish(.success(.data(data))) }
           } else {
             gate.finish(.failure(error ?? Self.noResult(identifier, name)))
           }
