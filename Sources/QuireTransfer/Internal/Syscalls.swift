@@ -105,9 +105,10 @@ enum Syscalls {
 
   /// Writes all of `buffer` (sockets get `MSG_NOSIGNAL` so a gone peer is an error, not SIGPIPE).
   static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, socket: Bool = false) -> Result<Void, SystemCallError> {
+    guard let base = buffer.baseAddress else { return .success(()) }
     var offset = 0
     while offset < buffer.count {
-      let pointer = buffer.baseAddress! + offset
+      let pointer = base + offset
       let written = socket
         ? Glibc.send(fd, pointer, buffer.count - offset, Int32(MSG_NOSIGNAL))
         : Glibc.write(fd, pointer, buffer.count - offset)
