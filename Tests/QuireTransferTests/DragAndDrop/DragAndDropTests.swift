@@ -78,10 +78,12 @@ struct DragAndDropTests {
   }
 
   @Test func theOverallProgressCoversEveryItemAndCancelsThemAll() async throws {
+    let started = Box(0)
     let stopped = Box(0)
     func slowItem() -> ItemProvider {
       let provider = ItemProvider()
       provider.registerDataRepresentation(for: .plainText) {
+        started.update { $0 += 1 }
         do { try await Task.sleep(for: .seconds(20)) } catch { stopped.update { $0 += 1 }; throw error }
         return Data()
       }
@@ -91,7 +93,7 @@ struct DragAndDropTests {
     let outcome = Box<(any Error)?>(nil)
     let progress = drop.loadItems(for: PasteConfiguration(acceptableTypes: [.plainText])) { _, error in outcome.set(error) }
     #expect(progress.totalUnitCount == 3)
-    try await Task.sleep(for: .milliseconds(30))
+    #expect(await eventually { started.current == 3 })
     progress.cancel()
     #expect(await eventually { outcome.current != nil })
     #expect((outcome.current as? QuireError)?.code == .cancelled)

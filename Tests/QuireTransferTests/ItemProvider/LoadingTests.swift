@@ -172,14 +172,16 @@ final class LoadingTests {
   }
 
   @Test func cancellingTheTaskCancelsAnAsyncLoad() async throws {
+    let started = Box(false)
     let stopped = Box(false)
     let provider = ItemProvider()
     provider.registerDataRepresentation(for: .plainText) {
+      started.set(true)
       do { try await Task.sleep(for: .seconds(20)) } catch { stopped.set(true); throw error }
       return Data()
     }
     let task = Task { try await provider.loadDataRepresentation(for: .plainText) }
-    try await Task.sleep(for: .milliseconds(30))
+    #expect(await eventually { started.current })
     task.cancel()
     await #expect { try await task.value } throws: { ($0 as? QuireError)?.code == .cancelled }
     #expect(await eventually { stopped.current })
@@ -205,7 +207,7 @@ final class LoadingTests {
       let provider = ItemProvider()
       provider.loadTimeout = .milliseconds(200)
       provider.registerDataRepresentation(for: .plainText) { _ in
-        sleep(2)  // blocks its thread and never calls back
+        sleep(4)  // blocks its thread and never calls back
         return nil
       }
       return provider
@@ -217,8 +219,9 @@ final class LoadingTests {
         if (error as? QuireError)?.code == .timedOut { failures.update { $0 += 1 } }
       }
     }
-    #expect(await eventually(timeout: .seconds(5)) { failures.current == providers.count })
-    #expect(ContinuousClock.now - start < .milliseconds(1_500), "timeouts waited for blocked handlers")
+    #expect(await eventually(timeout: .seconds(10)) { failures.current == providers.count })
+    // Waiting for blocked handlers would take at least 4 s (a global thread per core).
+    #expect(ContinuousClock.now - start < .seconds(3), "timeouts waited for blocked handlers")
   }
 
   @Test func aFileHandlerThatNeverCallsBackTimesOutToo() async throws {
