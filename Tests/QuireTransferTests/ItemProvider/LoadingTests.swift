@@ -249,8 +249,14 @@ final class LoadingTests {
       DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { completion(Data("late".utf8), nil) }
       return nil
     }
-    provider.loadDataRepresentation(for: .plainText) { _, _ in calls.update { $0 += 1 } }
-    try await Task.sleep(for: .milliseconds(350))
+    let outcome = Box<(any Error)?>(nil)
+    provider.loadDataRepresentation(for: .plainText) { _, error in
+      calls.update { $0 += 1 }
+      outcome.set(error)
+    }
+    #expect(await eventually { calls.current > 0 })
+    #expect((outcome.current as? QuireError)?.code == .timedOut)
+    try await Task.sleep(for: .milliseconds(300))  // the late completion has come and gone
     #expect(calls.current == 1)
   }
 
