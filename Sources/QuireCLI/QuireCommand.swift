@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Foundation
+import Synchronization
 import Quire
 
 /// Exit codes of every `quire` command (documented in README):
@@ -39,6 +40,22 @@ public struct QuireCommand: AsyncParsableCommand {
   ///
   /// Usage errors map to 2 (argument-parser's own default for them is 64).
   public static func run(arguments: [String]) async -> Int32 {
+    await run(arguments: arguments, ownsProcess: false)
+  }
+
+  /// Runs `quire` as the process's main program: like ``run(arguments:)``, and commands may
+  /// also set process-wide limits (the thumbnailer form's `alarm(2)` and `RLIMIT_AS`), which
+  /// an embedding caller's process must never get.
+  public static func runAsMainProgram(arguments: [String]) async -> Int32 {
+    await run(arguments: arguments, ownsProcess: true)
+  }
+
+  /// Whether the running command owns the process (set only by ``runAsMainProgram(arguments:)``).
+  static var ownsProcess: Bool { processOwnership.load(ordering: .relaxed) }
+  private static let processOwnership = Atomic<Bool>(false)
+
+  private static func run(arguments: [String], ownsProcess: Bool) async -> Int32 {
+    if ownsProcess { processOwnership.store(true, ordering: .relaxed) }
     do {
       var command = try parseAsRoot(arguments)
       if var asyncCommand = command as? any AsyncParsableCommand {

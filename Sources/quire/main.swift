@@ -1,4 +1,9 @@
 import Foundation
 import QuireCLI
+import QuireTransfer
 
-exit(await QuireCommand.run(arguments: Array(CommandLine.arguments.dropFirst())))
+let status = await QuireCommand.runAsMainProgram(arguments: Array(CommandLine.arguments.dropFirst()))
+// Items this process put on a pasteboard outlive it: write their promised representations
+// into the pasteboard folder (quire copy does so itself and reports failures).
+try? await Pasteboard.materializePromises()
+exit(status)

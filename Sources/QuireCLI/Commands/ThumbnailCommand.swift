@@ -61,8 +61,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
   /// Draws one file in this process (the file manager has its own sandbox and time-out; an
   /// alarm and an address-space limit bound it here too) and writes OUTPUT.
   func thumbnailOne(size: Int) throws {
-    alarm(UInt32(max(1, timeLimit.rounded(.up))))
-    if memoryLimit > 0 {
+    // Process-wide limits only when quire is the program; a caller running the command
+    // in its own process (a test, an embedding tool) must not get an alarm or RLIMIT_AS.
+    if QuireCommand.ownsProcess { alarm(UInt32(max(1, timeLimit.rounded(.up)))) }
+    if QuireCommand.ownsProcess, memoryLimit > 0 {
       var limit = rlimit(rlim_cur: rlim_t(memoryLimit) << 20, rlim_max: rlim_t(memoryLimit) << 20)
       _ = setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
     }

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// `quire copy FILE | --text TEXT`: puts a file or text on a pasteboard.
+///
+/// A Markdown file or text is offered as Markdown, HTML and plain text; other files in their
+/// own type and as a file URL. The representations are promised: another process fetches
+/// them from this one while it runs, and they are written into the pasteboard folder when
+/// it exits. The hidden `--promise` flag keeps this process serving them until its standard
+/// input closes (tests use it to paste from a live process).
+struct CopyCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "copy", abstract: "Copy a file or text to the pasteboard.")
+
+  @Argument(help: "The file to copy.") var file: String?
+  @Option(help: "Copy this text instead of a file.") var text: String?
+  @Option(help: "The type of the text, as a type identifier (default public.plain-text).") var type: String?
+  @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
+  @Flag(help: .hidden) var promise = false
+
+  func validate() throws {
+    if (file == nil) == (text == nil) { throw ValidationError("Give either a FILE or --text TEXT.") }
+    if let type {
+      guard let contentType = UTType(type) else { throw ValidationError("'\(type)' is not a known type identifier.") }
+      guard contentType.conforms(to: .text) else { throw ValidationError("--type must be a text type; '\(type)' is not.") }
+    }
+  }
+
+  func run() async throws {
+    let provider = try makeProvider()
+    let board = try Pasteboard(name: pasteboard)
+    try board.setItemProviders([provider])
+    if promise {
+      FileHandle.standardOutput.write(Data("ready\n".utf8))  // unbuffered, so the starter sees it now
+      // Serve promised representations until whoever started us closes our input.
+      _ = FileHandle.standardInput.readDataToEndOfFile()
+    }
+    try await board.materializePromises()
+  }
+
+  private func makeProvider() throws -> ItemProvider {
+    if let text {
+      let contentType = type.flatMap(UTType.init) ?? .plainText
+      return TextTransfer.itemProvider(forText: text, documentType: contentType, suggestedName: nil)
+    }
+    let url = URL(fileURLWithPath: file ?? "")
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+      throw QuireError(.fileMissing, "Cannot copy \(QuireError.name(url)): it does not exist. Check the path.", url: url)
+    }
+    guard !isFolder.boolValue else {
+      throw QuireError(.unsupportedType, "Cannot copy \(QuireError.name(url)): it is a folder. Copy the files in it.", url: url)
+    }
+    guard FileManager.default.isReadableFile(atPath: url.path) else {
+      throw QuireError(.permissionDenied, "Cannot copy \(QuireError.name(url)): it is not readable. Check its permissions.", url: url)
+    }
+    let contentType = type.flatMap(UTType.init) ?? UTType(filenameExtension: url.pathExtension) ?? .data
+    let provider = ItemProvider(suggestedName: url.deletingPathExtension().lastPathComponent)
+    provider.registerFileRepresentation(for: contentType, fileURL: url)
+    if contentType.conforms(to: .markdown) {
+      // HTML and plain text are made from the file when someone asks for them.
+      for derived in [UTType.html, UTType.plainText] {
+        provider.registerDataRepresentation(for: derived) {
+          let markdown = try MarkdownText.object(withItemProviderData: try Data(contentsOf: url), typeIdentifier: contentType.identifier)
+          return try await markdown.loadData(withTypeIdentifier: derived.identifier)
+        }
+      }
+    }
+    for urlType in [UTType.fileURL, UTType.url] {
+      provider.registerDataRepresentation(for: urlType) { Data(url.absoluteString.utf8) }
+    }
+    return provider
+  }
+}

@@ -1,0 +1,153 @@
+public import Foundation
+import QuireTypes
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How an item provider reads a file that a representation hands it, so that no
+/// coordinated writer changes the file half-way through the read.
+///
+/// The default, ``LockingFileReadCoordinator``, takes a shared `flock(2)` on the file itself.
+/// The file coordinator of `QuireCoordination` adopts this protocol to plug in its
+/// reader/writer exclusion with hierarchy and presenters.
+public protocol FileReadCoordinating: Sendable {
+  /// Runs `body` with `url` while coordinated writers of the file are kept out.
+  ///
+  /// - Parameters:
+  ///   - url: The file to read.
+  ///   - timeout: How long to wait for writers to finish before giving up.
+  ///   - body: Reads the file; runs once, on the calling thread.
+  /// - Throws: ``QuireError`` `.timedOut` when the file stays locked, `.fileMissing` or
+  ///   `.permissionDenied` when it cannot be opened; whatever `body` throws.
+  func coordinateReading<Result>(
+    itemAt url: URL, timeout: Duration, _ body: (URL) throws -> Result
+  ) throws -> Result
+}
+
+/// Reads a file under a shared `flock(2)` lock on the file itself: writers that take the
+/// exclusive lock (as Quire's safe save does) are waited for; other readers are not.
+public struct LockingFileReadCoordinator: FileReadCoordinating {
+  public init() {}
+
+  public func coordinateReading<Result>(
+    itemAt url: URL, timeout: Duration, _ body: (URL) throws -> Result
+  ) throws -> Result {
+    let fd: Int32
+    switch Syscalls.open(url.path, O_RDONLY) {
+    case .success(let opened): fd = opened
+    case .failure(let error): throw TransferErrors.opening(url, error)
+    }
+    defer { Syscalls.close(fd) }
+    if case .failure(let error) = Syscalls.lock(fd, exclusive: false, deadline: .now + timeout) {
+      if error.code == EWOULDBLOCK {
+        throw QuireError(
+          .timedOut,
+          "Cannot read \(QuireError.name(url)): another program kept it locked for writing for \(timeout). Try again when it has finished saving.",
+          url: url, cause: error)
+      }
+      throw QuireError(.systemCallFailed, "Cannot lock \(QuireError.name(url)) for reading.", url: url, cause: error)
+    }
+    defer { Syscalls.unlock(fd) }
+    return try body(url)
+  }
+}
+
+/// Errors shared by the files of this module.
+enum TransferErrors {
+  static func opening(_ url: URL, _ error: SystemCallError) -> QuireError {
+    switch error.code {
+    case ENOENT:
+      return QuireError(.fileMissing, "Cannot read \(QuireError.name(url)): it does not exist. Check the path.", url: url, cause: error)
+    case EACCES, EPERM:
+      return QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url, cause: error)
+    case ELOOP:
+      return QuireError(.permissionDenied, "Refusing to read \(QuireError.name(url)): it is a symbolic link. Use the file it points to.", url: url, cause: error)
+    default:
+      return QuireError(.systemCallFailed, "Cannot open \(QuireError.name(url)).", url: url, cause: error)
+    }
+  }
+
+  static func writing(_ url: URL, _ error: SystemCallError) -> QuireError {
+    switch error.code {
+    case ENOSPC, EDQUOT:
+      return QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)): the disk is full. Free some space and try again.", url: url, cause: error)
+    case EACCES, EPERM, EROFS:
+      return QuireError(.permissionDenied, "Cannot write \(QuireError.name(url)): permission denied. Check the folder's permissions.", url: url, cause: error)
+    default:
+      return QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)).", url: url, cause: error)
+    }
+  }
+}
+
+/// A private folder (0700, from `mkdtemp(3)`) for the temporary files of one load,
+/// removed with everything in it by ``remove()``.
+struct ScratchFolder: Sendable {
+  let url: URL
+
+  init(in parent: URL = FileManager.default.temporaryDirectory) throws {
+    var template = Array((parent.path + "/quire-transfer-XXXXXX").utf8CString)
+    guard let path = mkdtemp(&template) else {
+      let error = SystemCallError(call: "mkdtemp", code: errno)
+      throw TransferErrors.writing(parent, error)
+    }
+    url = URL(fileURLWithPath: String(cString: path), isDirectory: true)
+  }
+
+  func remove() { try? FileManager.default.removeItem(at: url) }
+
+  /// A file name for an item: its suggested name (made safe) with the type's extension.
+  static func fileName(suggestedName: String?, type: UTType?) -> String {
+    var base = (suggestedName ?? "item")
+      .replacingOccurrences(of: "/", with: "-")
+      .replacingOccurrences(of: "\0", with: "")
+    if base.isEmpty || base == "." || base == ".." { base = "item" }
+    if base.utf8.count > 200 { base = String(base.prefix(100)) }
+    if let ext = type?.preferredFilenameExtension, !base.lowercased().hasSuffix("." + ext) {
+      base += "." + ext
+    }
+    return base
+  }
+
+  /// Creates `name` in the folder (`O_CREAT|O_EXCL`, 0600) and writes `data`.
+  func write(_ data: Data, named name: String) throws -> URL {
+    let target = url.appendingPathComponent(name)
+    let fd = try Self.create(target)
+    defer { Syscalls.close(fd) }
+    if case .failure(let error) = Syscalls.writeAll(fd, data) { throw TransferErrors.writing(target, error) }
+    return target
+  }
+
+  /// Copies the file at `source` (keeping holes) to `name` in the folder.
+  func copy(_ source: URL, named name: String, cancelled: () -> Bool = { false }) throws -> URL {
+    let target = url.appendingPathComponent(name)
+    try Self.copyFile(source, to: target, cancelled: cancelled)
+    return target
+  }
+
+  static func create(_ target: URL, mode: mode_t = 0o600) throws -> Int32 {
+    switch Syscalls.open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode) {
+    case .success(let fd): return fd
+    case .failure(let error): throw TransferErrors.writing(target, error)
+    }
+  }
+
+  /// Copies `source` to a new file `target`, keeping holes; removes `target` on failure.
+  static func copyFile(_ source: URL, to target: URL, mode: mode_t = 0o600, cancelled: () -> Bool = { false }) throws {
+    let input: Int32
+    switch Syscalls.open(source.path, O_RDONLY) {
+    case .success(let fd): input = fd
+    case .failure(let error): throw TransferErrors.opening(source, error)
+    }
+    defer { Syscalls.close(input) }
+    let output = try create(target, mode: mode)
+    defer { Syscalls.close(output) }
+    if case .failure(let error) = Syscalls.copyContents(from: input, to: output, cancelled: cancelled) {
+      _ = unlink(target.path)
+      if error.code == ECANCELED {
+        throw QuireError(.cancelled, "Copying \(QuireError.name(source)) was cancelled.", url: source)
+      }
+      throw TransferErrors.writing(target, error)
+    }
+  }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import QuireTypes
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What a pasteboard folder holds in `state.json`: the items other processes can see.
+struct PasteboardState: Codable, Sendable {
+  /// Bumped by every change (set, clear).
+  var changeCount: Int
+  /// Names the current contents; the data folder and socket carry it.
+  var generation: String
+  /// The process serving promised representations, while it lives.
+  var ownerProcess: Int32?
+  /// The socket (a name inside the folder) where the owner serves them.
+  var socketName: String?
+  var items: [StoredItem]
+
+  struct StoredItem: Codable, Sendable {
+    var suggestedName: String?
+    var expirationDate: Date?
+    var representations: [StoredRepresentation]
+
+    func isExpired(at now: Date) -> Bool { expirationDate.map { $0 <= now } ?? false }
+  }
+
+  struct StoredRepresentation: Codable, Sendable {
+    var typeIdentifier: String
+    /// The file in the generation's data folder once materialised; `nil` while promised.
+    var fileName: String?
+  }
+}
+
+/// One pasteboard's folder: `<root>/<name>/` with `lock`, `state.json`, a data folder per
+/// generation and the owner's socket.
+///
+/// Every access checks the root and the folder again: real folders (not symbolic links),
+/// owned by this user, with no permission for group or others. Access is serialised with
+/// `flock(2)` on `lock`: shared to read, exclusive to change.
+struct PasteboardFolder: Sendable {
+  let root: URL
+  let url: URL
+
+  static let lockTimeout: Duration = .seconds(10)
+  static let maximumStateSize = 16 << 20
+
+  init(root: URL, name: String) {
+    self.root = root
+    url = root.appendingPathComponent(name, isDirectory: true)
+  }
+
+  func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+  /// Makes `path` when absent (0700) and checks it is a private folder of this user.
+  static func checkPrivateFolder(_ path: URL, create: Bool) throws {
+    var info: stat
+    switch Syscalls.lstat(path.path) {
+    case .success(let found): info = found
+    case .failure(let error) where error.code == ENOENT && create:
+      if case .failure(let error) = Syscalls.mkdir(path.path, 0o700), error.code != EEXIST {
+        throw TransferErrors.writing(path, error)
+      }
+      switch Syscalls.lstat(path.path) {
+      case .success(let found): info = found
+      case .failure(let error): throw TransferErrors.opening(path, error)
+      }
+    case .failure(let error): throw TransferErrors.opening(path, error)
+    }
+    let kind = info.st_mode & S_IFMT
+    if kind == S_IFLNK {
+      throw QuireError(
+        .permissionDenied,
+        "Refusing the pasteboard folder '\(path.path)': it is a symbolic link. Remove it; Quire makes a real folder.",
+        url: path)
+    }
+    guard kind == S_IFDIR else {
+      throw QuireError(.permissionDenied, "Refusing the pasteboard folder '\(path.path)': it is not a folder. Remove it.", url: path)
+    }
+    guard info.st_uid == geteuid() else {
+      throw QuireError(
+        .permissionDenied,
+        "Refusing the pasteboard folder '\(path.path)': it belongs to user \(info.st_uid), not to you (\(geteuid())). Another user could read or change what you paste; remove it.",
+        url: path)
+    }
+    guard info.st_mode & 0o077 == 0 else {
+      throw QuireError(
+        .permissionDenied,
+        "Refusing the pasteboard folder '\(path.path)': its permissions (\(String(info.st_mode & 0o777, radix: 8))) let other users in. Run 'chmod 700' on it.",
+        url: path)
+    }
+  }
+
+  /// Checks (and makes) the root and the folder.
+  func prepare() throws {
+    try Self.checkPrivateFolder(root, create: true)
+    try Self.checkPrivateFolder(url, create: true)
+  }
+
+  /// Runs `body` holding the folder's lock, shared or exclusive.
+  func withLock<Result>(exclusive: Bool, _ body: () throws -> Result) throws -> Result {
+    let fd = try lock(exclusive: exclusive)
+    defer { unlock(fd) }
+    return try body()
+  }
+
+  /// Runs async `body` holding the folder's lock (an flock belongs to the open file, not
+  /// to a thread, so it holds across suspension points).
+  func withLock<Result>(exclusive: Bool, _ body: () async throws -> Result) async throws -> Result {
+    let fd = try lock(exclusive: exclusive)
+    defer { unlock(fd) }
+    return try await body()
+  }
+
+  private func unlock(_ fd: Int32) {
+    Syscalls.unlock(fd)
+    Syscalls.close(fd)
+  }
+
+  /// Opens `lock` and takes the lock on it; returns the descriptor to unlock.
+  private func lock(exclusive: Bool) throws -> Int32 {
+    try prepare()
+    let lockFile = file("lock")
+    let fd: Int32
+    switch Syscalls.open(lockFile.path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600) {
+    case .success(let opened): fd = opened
+    case .failure(let error): throw TransferErrors.opening(lockFile, error)
+    }
+    do {
+      try Self.checkOwnFile(fd, lockFile)
+      try take(fd, exclusive: exclusive)
+    } catch {
+      Syscalls.close(fd)
+      throw error
+    }
+    return fd
+  }
+
+  private func take(_ fd: Int32, exclusive: Bool) throws {
+    switch Syscalls.lock(fd, exclusive: exclusive, deadline: .now + Self.lockTimeout) {
+    case .success: break
+    case .failure(let error) where error.code == EWOULDBLOCK:
+      throw QuireError(
+        .timedOut,
+        "The pasteboard '\(url.lastPathComponent)' stayed locked by another process for \(Self.lockTimeout). Try again; if it persists, that process is stuck.",
+        url: url, cause: error)
+    case .failure(let error):
+      throw QuireError(.systemCallFailed, "Cannot lock the pasteboard '\(url.lastPathComponent)'.", url: url, cause: error)
+    }
+  }
+
+  /// Checks that an opened file is a regular file of this user.
+  static func checkOwnFile(_ fd: Int32, _ url: URL) throws {
+    guard case .success(let info) = Syscalls.fstat(fd) else { return }
+    guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {
+      throw QuireError(
+        .permissionDenied,
+        "Refusing \(QuireError.name(url)) in the pasteboard folder: it is not a regular file of yours. Remove it.",
+        url: url)
+    }
+  }
+
+  /// The state, or `nil` when the pasteboard was never written. Call holding the lock.
+  func readState() throws -> PasteboardState? {
+    let stateFile = file("state.json")
+    let fd: Int32
+    switch Syscalls.open(stateFile.path, O_RDONLY | O_NOFOLLOW) {
+    case .success(let opened): fd = opened
+    case .failure(let error) where error.code == ENOENT: return nil
+    case .failure(let error): throw TransferErrors.opening(stateFile, error)
+    }
+    defer { Syscalls.close(fd) }
+    try Self.checkOwnFile(fd, stateFile)
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    while true {
+      let count = try buffer.withUnsafeMutableBytes { raw -> Int in
+        switch Syscalls.read(fd, into: raw) {
+        case .success(let count): return count
+        case .failure(let error): throw TransferErrors.opening(stateFile, error)
+        }
+      }
+      if count == 0 { break }
+      data.append(contentsOf: buffer[0..<count])
+      if data.count > Self.maximumStateSize {
+        throw QuireError(.limitExceeded, "The pasteboard's state file '\(stateFile.path)' is too large to be real. Copy something new to replace it.", url: stateFile)
+      }
+    }
+    do {
+      let state = try JSONDecoder().decode(PasteboardState.self, from: data)
+      guard Self.isSafeName(state.generation), state.socketName.map(Self.isSafeName) ?? true,
+        state.items.allSatisfy({ $0.representations.allSatisfy { $0.fileName.map(Self.isSafeName) ?? true } })
+      else { throw QuireError(.invalidContent, "names outside the folder") }
+      return state
+    } catch {
+      throw QuireError(
+        .invalidContent,
+        "The pasteboard's state file '\(stateFile.path)' is damaged. Copy something new to replace it.",
+        url: stateFile, cause: error)
+    }
+  }
+
+  /// Writes the state beside and renames it over `state.json`. Call holding the exclusive lock.
+  func writeState(_ state: PasteboardState) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let data = try encoder.encode(state)
+    let temporary = file("state.json.\(getpid()).\(UInt32.random(in: 0...UInt32.max))")
+    let fd = try ScratchFolder.create(temporary)
+    let written = Syscalls.writeAll(fd, data)
+    Syscalls.close(fd)
+    if case .failure(let error) = written {
+      _ = unlink(temporary.path)
+      throw TransferErrors.writing(temporary, error)
+    }
+    if rename(temporary.path, file("state.json").path) != 0 {
+      let error = SystemCallError(call: "rename", code: errno)
+      _ = unlink(temporary.path)
+      throw TransferErrors.writing(file("state.json"), error)
+    }
+  }
+
+  /// Removes a generation's data folder and socket.
+  func removeGeneration(_ state: PasteboardState) {
+    try? FileManager.default.removeItem(at: file(state.generation))
+    if let socket = state.socketName { _ = unlink(file(socket).path) }
+  }
+
+  /// Removes staging folders of processes that are gone and reading folders older than an
+  /// hour (left by processes that died mid-way). Call holding the exclusive lock.
+  func removeLeftovers() {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
+    let hourAgo = Date().addingTimeInterval(-3600)
+    for name in names {
+      let entry = file(name)
+      if name.hasPrefix("staging-"), let pid = name.split(separator: "-").last.flatMap({ Int32($0) }),
+        pid != getpid(), !Self.isAlive(pid)
+      {
+        try? FileManager.default.removeItem(at: entry)
+      } else if name.hasPrefix("read-"),
+        let modified = (try? FileManager.default.attributesOfItem(atPath: entry.path))?[.modificationDate] as? Date,
+        modified < hourAgo
+      {
+        try? FileManager.default.removeItem(at: entry)
+      }
+    }
+  }
+
+  /// One path component without separators or dots, as the folder's own names are.
+  static func isSafeName(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= 128 && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0")
+  }
+
+  /// Whether process `pid` is alive (signal 0 reaches it, or exists but is not ours).
+  static func isAlive(_ pid: Int32) -> Bool {
+    pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+  }
+}

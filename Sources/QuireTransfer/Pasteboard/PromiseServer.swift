@@ -1,0 +1,265 @@
+import Foundation
+import QuireTypes
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The wire form of a promise request and its answer, one JSON line each; the answer is
+/// followed by `length` bytes of the representation.
+struct PromiseRequest: Codable, Sendable {
+  var generation: String
+  var item: Int
+  var typeIdentifier: String
+}
+
+struct PromiseAnswer: Codable, Sendable {
+  var length: Int64?
+  var message: String?
+}
+
+/// Serves the representations a live process promised on a pasteboard, over a Unix domain
+/// socket in the pasteboard folder.
+///
+/// One thread accepts; each request is served on a background queue. Only peers of the
+/// same user (`SO_PEERCRED`) are answered, only representations visible to all processes
+/// are served, and file representations are streamed in 1 MiB chunks, never held whole.
+final class PromiseServer: Sendable {
+  let socketPath: String
+  let generation: String
+  private let providers: [ItemProvider]
+  private let listener: Int32
+  private let stopPipe: (read: Int32, write: Int32)
+  private let isStopped = Mutex(false)
+
+  init(socketPath: String, generation: String, providers: [ItemProvider]) throws {
+    self.socketPath = socketPath
+    self.generation = generation
+    self.providers = providers
+    _ = unlink(socketPath)
+    switch Syscalls.listeningSocket(at: socketPath) {
+    case .success(let fd): listener = fd
+    case .failure(let error) where error.code == ENAMETOOLONG:
+      throw QuireError(
+        .invalidArgument,
+        "The pasteboard folder's path is too long for a Unix socket ('\(socketPath)'). Use a shorter XDG_RUNTIME_DIR.",
+        cause: error)
+    case .failure(let error):
+      throw QuireError(.systemCallFailed, "Cannot open the pasteboard's socket '\(socketPath)'.", cause: error)
+    }
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else {
+      let error = SystemCallError(call: "pipe", code: errno)
+      Syscalls.close(listener)
+      throw QuireError(.systemCallFailed, "Cannot start the pasteboard's server.", cause: error)
+    }
+    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+    stopPipe = (fds[0], fds[1])
+    let thread = Thread { [self] in acceptLoop() }
+    thread.name = "quire.pasteboard.promises"
+    thread.start()
+  }
+
+  /// Stops accepting, removes the socket. Requests being served finish.
+  func stop() {
+    let wasStopped = isStopped.withLock { stopped in
+      defer { stopped = true }
+      return stopped
+    }
+    if wasStopped { return }
+    _ = unlink(socketPath)
+    var byte: UInt8 = 1
+    _ = write(stopPipe.write, &byte, 1)
+  }
+
+  private func acceptLoop() {
+    defer {
+      Syscalls.close(listener)
+      Syscalls.close(stopPipe.read)
+      Syscalls.close(stopPipe.write)
+    }
+    while true {
+      let ready = Syscalls.waitReadable([listener, stopPipe.read], milliseconds: -1)
+      if ready[1] { return }
+      guard ready[0] else { continue }
+      let connection = accept(listener, nil, nil)
+      if connection < 0 { continue }
+      _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+      // A thread of its own: serving waits on the peer, which would starve Dispatch's
+      // few global threads (one per core on Linux).
+      Thread { [self] in serve(connection) }.start()
+    }
+  }
+
+  private func serve(_ connection: Int32) {
+    guard Syscalls.peerUserID(connection) == geteuid() else { return Syscalls.close(connection) }
+    guard let line = Self.readLine(connection, limit: 64 << 10, timeoutMilliseconds: 10_000),
+      let request = try? JSONDecoder().decode(PromiseRequest.self, from: line)
+    else { return answer(connection, message: "The request was not understood.") }
+    guard request.generation == generation, providers.indices.contains(request.item) else {
+      return answer(connection, message: "The pasteboard has changed since the item was listed.")
+    }
+    let provider = providers[request.item]
+    guard
+      let representation = provider.representations.first(where: {
+        $0.typeIdentifier == request.typeIdentifier && $0.visibility == .all
+      })
+    else { return answer(connection, message: "The item has no \(request.typeIdentifier) representation for other processes.") }
+    let progress = Progress(totalUnitCount: 1)
+    provider.start(representation, progress: progress) { result in
+      defer { Syscalls.close(connection) }
+      switch result {
+      case .failure(let error):
+        Self.send(connection, PromiseAnswer(length: nil, message: (error as? QuireError)?.reason ?? "\(error)"))
+      case .success(.data(let data)):
+        guard Self.send(connection, PromiseAnswer(length: Int64(data.count), message: nil)) else { return }
+        _ = Syscalls.writeAll(connection, data, socket: true)
+      case .success(.file(let url)):
+        do {
+          try provider.fileReadCoordinator.coordinateReading(itemAt: url, timeout: provider.loadTimeout) { url in
+            try Self.stream(url, to: connection)
+          }
+        } catch {
+          Self.send(connection, PromiseAnswer(length: nil, message: (error as? QuireError)?.reason ?? "\(error)"))
+        }
+      }
+    }
+  }
+
+  private func answer(_ connection: Int32, message: String) {
+    Self.send(connection, PromiseAnswer(length: nil, message: message))
+    Syscalls.close(connection)
+  }
+
+  @discardableResult
+  private static func send(_ connection: Int32, _ answer: PromiseAnswer) -> Bool {
+    guard var line = try? JSONEncoder().encode(answer) else { return false }
+    line.append(0x0A)
+    if case .failure = Syscalls.writeAll(connection, line, socket: true) { return false }
+    return true
+  }
+
+  /// Sends the answer line and the file's bytes in 1 MiB chunks.
+  private static func stream(_ url: URL, to connection: Int32) throws {
+    let fd: Int32
+    switch Syscalls.open(url.path, O_RDONLY) {
+    case .success(let opened): fd = opened
+    case .failure(let error): throw TransferErrors.opening(url, error)
+    }
+    defer { Syscalls.close(fd) }
+    guard case .success(let info) = Syscalls.fstat(fd) else { return }
+    let length = Int64(info.st_size)
+    guard send(connection, PromiseAnswer(length: length, message: nil)) else { return }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    var sent: Int64 = 0
+    while sent < length {
+      guard case .success(let count) = Syscalls.read(fd, into: buffer), count > 0 else { return }
+      let chunk = Int(min(Int64(count), length - sent))
+      if case .failure = Syscalls.writeAll(connection, UnsafeRawBufferPointer(rebasing: buffer[0..<chunk]), socket: true) { return }
+      sent += Int64(chunk)
+    }
+  }
+
+  /// Reads up to a newline (not included); `nil` on timeout, end or overlong lines.
+  /// Bytes after the newline are returned in `rest`.
+  static func readLine(_ fd: Int32, limit: Int, timeoutMilliseconds: Int32, rest: UnsafeMutablePointer<Data>? = nil) -> Data? {
+    var line = Data()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while line.count <= limit {
+      guard Syscalls.waitReadable([fd], milliseconds: timeoutMilliseconds)[0] else { return nil }
+      let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+      if count <= 0 { return nil }
+      if let newline = buffer[0..<count].firstIndex(of: 0x0A) {
+        line.append(contentsOf: buffer[0..<newline])
+        rest?.pointee = Data(buffer[(newline + 1)..<count])
+        return line
+      }
+      line.append(contentsOf: buffer[0..<count])
+    }
+    return nil
+  }
+}
+
+/// Fetches a promised representation from the live process that serves it.
+enum PromiseClient {
+  /// Asks the server at `socketPath` for one representation and writes it to a new file
+  /// `target`, streaming (all-zero chunks become holes).
+  ///
+  /// - Throws: ``QuireError``: `.fileMissing` when the serving process is gone,
+  ///   `.unsupportedType` when it refuses, `.timedOut` when it stalls, `.cancelled`.
+  static func fetch(
+    socketPath: String, request: PromiseRequest, ownerProcess: Int32?, into target: URL,
+    stallTimeout: Duration, isCancelled: @Sendable () -> Bool
+  ) throws {
+    let owner = ownerProcess.map { "process \($0)" } ?? "the process"
+    let gone = QuireError(
+      .fileMissing,
+      "The \(request.typeIdentifier) representation was promised by \(owner), which exited without leaving it. Copy the item again.")
+    if let ownerProcess, !PasteboardFolder.isAlive(ownerProcess) { throw gone }
+    let connection: Int32
+    switch Syscalls.connect(to: socketPath) {
+    case .success(let fd): connection = fd
+    case .failure(let error):
+      var refused = gone
+      refused.cause = error
+      throw refused
+    }
+    defer { Syscalls.close(connection) }
+    var request = try JSONEncoder().encode(request)
+    request.append(0x0A)
+    if case .failure(let error) = Syscalls.writeAll(connection, request, socket: true) {
+      throw QuireError(.systemCallFailed, "Cannot ask \(owner) for the pasted item.", cause: error)
+    }
+    let milliseconds = Int32(clamping: Int64(stallTimeout.timeInterval * 1000))
+    var rest = Data()
+    guard let line = PromiseServer.readLine(connection, limit: 64 << 10, timeoutMilliseconds: milliseconds, rest: &rest),
+      let answer = try? JSONDecoder().decode(PromiseAnswer.self, from: line)
+    else {
+      throw QuireError(.timedOut, "\(owner.capitalizedFirst) did not answer for the pasted item within \(stallTimeout). Try again.")
+    }
+    guard let length = answer.length, length >= 0 else {
+      throw QuireError(.unsupportedType, "\(owner.capitalizedFirst) could not give the pasted item: \(answer.message ?? "no reason given").")
+    }
+    let fd = try ScratchFolder.create(target)
+    defer { Syscalls.close(fd) }
+    var received: Int64 = 0
+    func store(_ bytes: UnsafeRawBufferPointer) throws {
+      let count = Int(min(Int64(bytes.count), length - received))
+      let part = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+      if Syscalls.isAllZero(part) {
+        if lseek(fd, off_t(count), SEEK_CUR) < 0 { throw TransferErrors.writing(target, SystemCallError(call: "lseek", code: errno)) }
+      } else if case .failure(let error) = Syscalls.writeAll(fd, part) {
+        throw TransferErrors.writing(target, error)
+      }
+      received += Int64(count)
+    }
+    try rest.withUnsafeBytes { try store($0) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while received < length {
+      if isCancelled() { throw QuireError(.cancelled, "Pasting was cancelled.") }
+      let wait = min(milliseconds, 100)
+      var waited: Int32 = 0
+      while !Syscalls.waitReadable([connection], milliseconds: wait)[0] {
+        waited += wait
+        if isCancelled() { throw QuireError(.cancelled, "Pasting was cancelled.") }
+        if waited >= milliseconds {
+          throw QuireError(.timedOut, "\(owner.capitalizedFirst) stopped sending the pasted item for \(stallTimeout). Try again.")
+        }
+      }
+      let want = Int(min(Int64(buffer.count), length - received))
+      let count = Glibc.recv(connection, buffer.baseAddress, want, 0)
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else {
+        throw QuireError(
+          .invalidContent,
+          "\(owner.capitalizedFirst) stopped after \(received) of \(length) bytes of the pasted item (it may have exited). Copy it again.")
+      }
+      try store(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+    }
+    if ftruncate(fd, off_t(length)) != 0 { throw TransferErrors.writing(target, SystemCallError(call: "ftruncate", code: errno)) }
+  }
+}

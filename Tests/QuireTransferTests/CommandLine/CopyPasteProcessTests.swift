@@ -1,0 +1,239 @@
+import Foundation
+import QuireTestSupport
+import Testing
+
+/// Runs the real `quire` executable, built next to the test bundle, with argument arrays.
+struct QuireExecutable {
+  let url: URL
+  let environment: [String: String]
+
+  /// `quire` beside the test bundle, with `XDG_RUNTIME_DIR` set to `runtime`.
+  init?(runtime: URL) {
+    let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let candidate = bundle.deletingLastPathComponent().appendingPathComponent("quire")
+    guard FileManager.default.isExecutableFile(atPath: candidate.path) else { return nil }
+    url = candidate
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_RUNTIME_DIR"] = runtime.path
+    self.environment = environment
+  }
+
+  struct Outcome: Sendable {
+    var status: Int32
+    var output: Data
+    var error: String
+    var text: String { String(decoding: output, as: UTF8.self) }
+  }
+
+  func process(_ arguments: [String]) -> Process {
+    let process = Process()
+    process.executableURL = url
+    process.arguments = arguments
+    process.environment = environment
+    return process
+  }
+
+  /// Runs to the end (killed after `timeout`) and returns status and output.
+  func run(_ arguments: [String], timeout: TimeInterval = 60) async throws -> Outcome {
+    let process = process(arguments)
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return await withCheckedContinuation { continuation in
+      Thread {
+        let watchdog = DispatchWorkItem { process.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let errorText = Box(Data())
+        let errorReader = Thread { errorText.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        errorReader.start()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        while errorReader.isExecuting || !errorReader.isFinished { usleep(1_000) }
+        continuation.resume(
+          returning: Outcome(
+            status: process.terminationStatus, output: data, error: String(decoding: errorText.current, as: UTF8.self)))
+      }.start()
+    }
+  }
+}
+
+/// A `quire copy … --promise` process: serves its promises until its input closes.
+final class PromisingProcess: Sendable {
+  let process: Process
+  private let input: Pipe
+
+  init(_ executable: QuireExecutable, _ arguments: [String]) throws {
+    process = executable.process(arguments + ["--promise"])
+    input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Wait (bounded) for "ready": the items are on the pasteboard and being served.
+    let ready = Box(false)
+    Thread {
+      var seen = Data()
+      while !seen.contains(0x0A) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        seen.append(chunk)
+      }
+      ready.set(String(decoding: seen, as: UTF8.self).hasPrefix("ready"))
+    }.start()
+    let deadline = Date().addingTimeInterval(30)
+    while !ready.current && Date() < deadline && process.isRunning { usleep(2_000) }
+    guard ready.current else {
+      process.terminate()
+      throw CocoaError(.executableLoad)
+    }
+  }
+
+  /// Closes its input: it materialises its promises and exits. Returns the exit status.
+  func finish() async -> Int32 {
+    try? input.fileHandleForWriting.close()
+    for _ in 0..<3000 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    return process.isRunning ? -1 : process.terminationStatus
+  }
+
+  func kill() {
+    Glibc.kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+}
+
+@Suite("quire copy and quire paste across processes")
+final class CopyPasteProcessTests {
+  let folder: TemporaryFolder
+  let runtime: URL
+  let quire: QuireExecutable?
+
+  init() throws {
+    folder = try TemporaryFolder()
+    runtime = folder.file("runtime")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    quire = QuireExecutable(runtime: runtime)
+  }
+  deinit { folder.remove() }
+
+  var general: URL { runtime.appendingPathComponent("quire/pasteboards/general") }
+  /// The files holding representations in the pasteboard folder (none while all are promised).
+  func storedRepresentations() throws -> [String] {
+    try FileManager.default.subpathsOfDirectory(atPath: general.path).filter { $0.contains("/") }
+  }
+  func executable(sourceLocation: SourceLocation = #_sourceLocation) throws -> QuireExecutable {
+    try #require(quire, "the quire executable is not built beside the tests (run 'swift build --build-tests')", sourceLocation: sourceLocation)
+  }
+
+  @Test func textCopiedInOneProcessIsPastedInAnother() async throws {
+    let quire = try executable()
+    let copied = try await quire.run(["copy", "--text", "hello from one process ✓"])
+    #expect(copied.status == 0, "\(copied.error)")
+    let pasted = try await quire.run(["paste"])
+    #expect(pasted.status == 0, "\(pasted.error)")
+    #expect(pasted.text == "hello from one process ✓")
+  }
+
+  @Test func markdownTextIsOfferedAsMarkdownHTMLAndPlainText() async throws {
+    let quire = try executable()
+    let copied = try await quire.run(["copy", "--text", "# Title\n\n**bold**", "--type", "net.daringfireball.markdown"])
+    #expect(copied.status == 0, "\(copied.error)")
+    #expect(try await quire.run(["paste", "--type", "public.html"]).text == "<h1>Title</h1>\n<p><strong>bold</strong></p>\n")
+    #expect(try await quire.run(["paste", "--type", "public.plain-text"]).text == "Title\n\nbold")
+    #expect(try await quire.run(["paste"]).text == "# Title\n\n**bold**")  // the first text: Markdown
+    #expect(try await quire.run(["copy", "--text", "x", "--type", "public.png"]).status == 2)
+  }
+
+  @Test func aMissingRuntimeFolderIsAClearError() async throws {
+    guard let quire = QuireExecutable(runtime: folder.file("no-such-runtime")) else {
+      Issue.record("the quire executable is not built beside the tests")
+      return
+    }
+    let outcome = try await quire.run(["paste"])
+    #expect(outcome.status == 1)
+    #expect(outcome.error.contains("XDG_RUNTIME_DIR"))
+  }
+
+  @Test func aPromiseIsFetchedFromTheLiveProcessThenMaterializedWhenItExits() async throws {
+    let quire = try executable()
+    let notes = try folder.write("# Plans\n\nShip the *pasteboard*.\n", to: "notes.md")
+    let promiser = try PromisingProcess(quire, ["copy", notes.path])
+    // Only promises are on disk: the representations come from the live process.
+    #expect(try storedRepresentations().isEmpty)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: general.path).contains { $0.hasSuffix(".sock") })
+
+    let html = try await quire.run(["paste", "--type", "public.html"])
+    #expect(html.status == 0, "\(html.error)")
+    #expect(html.text == "<h1>Plans</h1>\n<p>Ship the <em>pasteboard</em>.</p>\n")
+    let plain = try await quire.run(["paste", "--type", "public.plain-text"])
+    #expect(plain.text == "Plans\n\nShip the pasteboard.")
+    #expect(try storedRepresentations().isEmpty, "the paste did not come from the live process")
+
+    #expect(await promiser.finish() == 0)
+    #expect(try storedRepresentations().count == 5)  // markdown, HTML, plain text, file URL, URL
+    #expect(!(try FileManager.default.contentsOfDirectory(atPath: general.path).contains { $0.hasSuffix(".sock") }))
+    try FileManager.default.removeItem(at: notes)  // the pasteboard keeps its own copy
+    let afterExit = try await quire.run(["paste", "--type", "public.html"])
+    #expect(afterExit.text == html.text)
+    let output = folder.file("pasted.md")
+    let written = try await quire.run(["paste", "--type", "net.daringfireball.markdown", "--output", output.path])
+    #expect(written.status == 0, "\(written.error)")
+    #expect(try String(contentsOf: output, encoding: .utf8) == "# Plans\n\nShip the *pasteboard*.\n")
+  }
+
+  @Test func aPromiserThatDiesWithoutMaterializingGivesAClearError() async throws {
+    let quire = try executable()
+    let promiser = try PromisingProcess(quire, ["copy", "--text", "gone soon"])
+    promiser.kill()
+    let pasted = try await quire.run(["paste"])
+    #expect(pasted.status == 1)
+    #expect(pasted.error.contains("promised by process \(promiser.process.processIdentifier), which exited"))
+  }
+
+  @Test func exitCodes() async throws {
+    let quire = try executable()
+    let empty = try await quire.run(["paste"])
+    #expect(empty.status == 1)
+    #expect(empty.error.contains("empty"))
+    #expect(try await quire.run(["copy"]).status == 2)
+    #expect(try await quire.run(["copy", "a.txt", "--text", "b"]).status == 2)
+    #expect(try await quire.run(["paste", "--type", "com.example.no-such-type"]).status == 2)
+    let missing = try await quire.run(["copy", folder.file("missing.txt").path])
+    #expect(missing.status == 1)
+    #expect(missing.error.contains("'missing.txt'"))
+    #expect(try await quire.run(["copy", "--text", "x", "--pasteboard", "../escape"]).status == 1)
+    #expect(try await quire.run(["copy", "--text", "words"]).status == 0)
+    let wrongType = try await quire.run(["paste", "--type", "public.png"])
+    #expect(wrongType.status == 1)
+    #expect(wrongType.error.contains("public.plain-text"))
+  }
+
+  @Test func aPasteboardFolderWithLoosePermissionsIsRefused() async throws {
+    let quire = try executable()
+    #expect(try await quire.run(["copy", "--text", "x"]).status == 0)
+    chmod(general.path, 0o755)
+    let refused = try await quire.run(["paste"])
+    #expect(refused.status == 1)
+    #expect(refused.error.contains("chmod 700"))
+  }
+
+  @Test func aGigabyteFileCrossesProcessesWithoutBeingHeldInMemory() async throws {
+    let quire = try executable()
+    let big = folder.file("big.bin")
+    try makeSparseFile(big, size: 1 << 30)
+    #expect(try await quire.run(["copy", big.path]).status == 0)
+    let pasted = folder.file("pasted.bin")
+    let outcome = try await quire.run(["paste", "--type", "public.data", "--output", pasted.path])
+    #expect(outcome.status == 0, "\(outcome.error)")
+    #expect(try FileManager.default.attributesOfItem(atPath: pasted.path)[.size] as? Int64 == 1 << 30)
+    #expect(try markers(of: pasted) == ("HEAD", "TAIL"))
+    // The largest child this test process has waited for (every child is a small quire).
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    #expect(usage.ru_maxrss * 1024 < 400 << 20, "a quire process peaked at \(usage.ru_maxrss >> 10) MiB")
+  }
+}

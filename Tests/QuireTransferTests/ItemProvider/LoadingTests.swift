@@ -1,0 +1,278 @@
+import Foundation
+import QuireTestSupport
+import QuireTransfer
+import QuireTypes
+import Testing
+
+@Suite("Item provider: loading, coercion, cancellation, timeouts")
+final class LoadingTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  // MARK: Data ↔ file
+
+  @Test func dataAskedForAsAFileIsWrittenToATemporaryFileRemovedAfterTheHandler() async throws {
+    let provider = ItemProvider(suggestedName: "greeting")
+    provider.registerDataRepresentation(for: .plainText) { Data("hello".utf8) }
+    let seen = try await provider.loadFileRepresentation(for: .plainText) { url in
+      (url, try String(contentsOf: url, encoding: .utf8), FileManager.default.fileExists(atPath: url.path))
+    }
+    #expect(seen.1 == "hello")
+    #expect(seen.2)
+    #expect(!FileManager.default.fileExists(atPath: seen.0.path), "the temporary copy outlived the handler")
+    #expect(!FileManager.default.fileExists(atPath: seen.0.deletingLastPathComponent().path))
+  }
+
+  @Test func aFileAskedForAsDataIsRead() async throws {
+    let file = try folder.write("# from a file", to: "notes.md")
+    let provider = ItemProvider(contentsOf: file)
+    #expect(try await provider.loadDataRepresentation(for: .markdown) == Data("# from a file".utf8))
+  }
+
+  @Test func aFileAskedForAsAFileIsACopyNotTheOriginal() async throws {
+    let file = try folder.write("original", to: "notes.txt")
+    let provider = ItemProvider(contentsOf: file)
+    let copy = try await provider.loadFileRepresentation(for: .plainText) { url in
+      try Data("scribbled".utf8).write(to: url)  // the receiver may change its copy
+      return url
+    }
+    #expect(copy != file)
+    #expect(try String(contentsOf: file, encoding: .utf8) == "original")
+  }
+
+  @Test func inPlaceLoadingHandsTheOriginalOnlyWhenRegisteredOpenInPlace() async throws {
+    let file = try folder.write("in place", to: "doc.md")
+    let inPlace = ItemProvider(contentsOf: file, openInPlace: true)
+    let (url, isInPlace) = try await inPlace.loadInPlaceFileRepresentation(for: .markdown) { ($0, $1) }
+    #expect(isInPlace)
+    #expect(url == file)
+
+    let copied = ItemProvider(contentsOf: file, openInPlace: false)
+    let (copy, copyIsInPlace) = try await copied.loadInPlaceFileRepresentation(for: .markdown) { ($0, $1) }
+    #expect(!copyIsInPlace)
+    #expect(copy != file)
+    #expect(!FileManager.default.fileExists(atPath: copy.path))
+
+    let data = ItemProvider()
+    data.registerDataRepresentation(for: .markdown) { Data("x".utf8) }
+    let (_, dataIsInPlace) = try await data.loadInPlaceFileRepresentation(for: .markdown) { ($0, $1) }
+    #expect(!dataIsInPlace)
+    #expect(FileManager.default.fileExists(atPath: file.path), "in-place loading must not remove the original")
+  }
+
+  @Test func aMissingFileRepresentationIsAClearError() async {
+    let provider = ItemProvider(contentsOf: folder.file("gone.txt"))
+    await #expect {
+      try await provider.loadDataRepresentation(for: .plainText)
+    } throws: { error in
+      (error as? QuireError)?.code == .fileMissing && (error as? QuireError)?.reason.contains("gone.txt") == true
+    }
+  }
+
+  @Test func fileReadsWaitForACoordinatedWriter() async throws {
+    let file = try folder.write("first", to: "busy.txt")
+    // A writer holds the exclusive lock and replaces the contents before letting go.
+    let writer = open(file.path, O_RDWR)
+    #expect(flock(writer, LOCK_EX) == 0)
+    let provider = ItemProvider(contentsOf: file)
+    let result = Box<Data?>(nil)
+    provider.loadDataRepresentation(for: .plainText) { data, _ in result.set(data) }
+    try await Task.sleep(for: .milliseconds(150))
+    #expect(result.current == nil, "the read went through the writer's lock")
+    _ = ftruncate(writer, 0)
+    _ = pwrite(writer, "second", 6, 0)
+    flock(writer, LOCK_UN)
+    close(writer)
+    #expect(await eventually { result.current != nil })
+    #expect(result.current == Data("second".utf8))
+  }
+
+  @Test func aPluggedInCoordinatorIsUsedForFileReads() async throws {
+    struct CountingCoordinator: FileReadCoordinating {
+      let count = Box(0)
+      func coordinateReading<Result>(itemAt url: URL, timeout: Duration, _ body: (URL) throws -> Result) throws -> Result {
+        count.update { $0 += 1 }
+        return try body(url)
+      }
+    }
+    let coordinator = CountingCoordinator()
+    let file = try folder.write("x", to: "a.txt")
+    let provider = ItemProvider(fileReadCoordinator: coordinator)
+    provider.registerFileRepresentation(for: .plainText, fileURL: file)
+    _ = try await provider.loadDataRepresentation(for: .plainText)
+    _ = try await provider.loadFileRepresentation(for: .plainText) { _ in true }
+    #expect(coordinator.count.current == 2)
+  }
+
+  // MARK: Progress, cancellation, failures, timeouts
+
+  @Test func progressCompletesWithTheLoad() async throws {
+    let provider = ItemProvider()
+    provider.registerDataRepresentation(for: .plainText) { Data("x".utf8) }
+    let progress = Box<Progress?>(nil)
+    let data = await awaitCompletion { (done: @escaping @Sendable (Data?) -> Void) in
+      progress.set(provider.loadDataRepresentation(for: .plainText) { data, _ in done(data) })
+    }
+    #expect(data == Data("x".utf8))
+    #expect(await eventually { progress.current?.fractionCompleted == 1 })
+  }
+
+  @Test func cancellingStopsAnAsyncHandlerAndCompletesWithCancelled() async throws {
+    let started = Box(false)
+    let stopped = Box(false)
+    let provider = ItemProvider(suggestedName: "slow")
+    provider.registerDataRepresentation(for: .plainText) {
+      started.set(true)
+      do {
+        for _ in 0..<1_000 { try await Task.sleep(for: .milliseconds(10)) }
+      } catch {
+        stopped.set(true)  // the handler saw the cancellation and stopped its work
+        throw error
+      }
+      return Data("too late".utf8)
+    }
+    let outcome = Box<(any Error)?>(nil)
+    let progress = provider.loadDataRepresentation(for: .plainText) { _, error in outcome.set(error) }
+    #expect(await eventually { started.current })
+    progress.cancel()
+    #expect(await eventually { outcome.current != nil })
+    #expect((outcome.current as? QuireError)?.code == .cancelled)
+    #expect(await eventually { stopped.current }, "the handler kept working after cancellation")
+  }
+
+  @Test func cancellingStopsACompletionHandlerThroughItsProgress() async throws {
+    let iterations = Box(0)
+    let stopped = Box(false)
+    let provider = ItemProvider()
+    provider.registerDataRepresentation(for: .plainText) { completion in
+      let progress = Progress(totalUnitCount: 100)
+      Thread {
+        for _ in 0..<1_000 {
+          if progress.isCancelled {
+            stopped.set(true)
+            return completion(nil, CocoaError(.userCancelled))
+          }
+          iterations.update { $0 += 1 }
+          usleep(5_000)
+        }
+        completion(Data("done".utf8), nil)
+      }.start()
+      return progress
+    }
+    let outcome = Box<(any Error)?>(nil)
+    let progress = provider.loadDataRepresentation(for: .plainText) { _, error in outcome.set(error) }
+    #expect(await eventually { iterations.current > 2 })
+    progress.cancel()
+    #expect(await eventually { stopped.current }, "the handler's progress was not cancelled")
+    let atStop = iterations.current
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(iterations.current == atStop, "the handler kept working")
+    #expect((outcome.current as? QuireError)?.code == .cancelled)
+  }
+
+  @Test func cancellingTheTaskCancelsAnAsyncLoad() async throws {
+    let started = Box(false)
+    let stopped = Box(false)
+    let provider = ItemProvider()
+    provider.registerDataRepresentation(for: .plainText) {
+      started.set(true)
+      do { try await Task.sleep(for: .seconds(20)) } catch { stopped.set(true); throw error }
+      return Data()
+    }
+    let task = Task { try await provider.loadDataRepresentation(for: .plainText) }
+    #expect(await eventually { started.current })
+    task.cancel()
+    await #expect { try await task.value } throws: { ($0 as? QuireError)?.code == .cancelled }
+    #expect(await eventually { stopped.current })
+  }
+
+  @Test func aHandlerThatNeverCallsBackTimesOut() async throws {
+    let provider = ItemProvider(suggestedName: "stuck")
+    provider.loadTimeout = .milliseconds(150)
+    provider.registerDataRepresentation(for: .plainText) { _ in nil }  // never completes
+    let start = ContinuousClock.now
+    await #expect {
+      try await provider.loadDataRepresentation(for: .plainText)
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .timedOut && error?.reason.contains("'stuck'") == true
+    }
+    #expect(ContinuousClock.now - start < .seconds(5))
+  }
+
+  @Test func handlersThatBlockTheirThreadsDoNotDelayTimeouts() async throws {
+    // More blocked handlers than Dispatch has global threads on this machine.
+    let providers = (0..<max(8, ProcessInfo.processInfo.activeProcessorCount * 3)).map { _ in
+      let provider = ItemProvider()
+      provider.loadTimeout = .milliseconds(200)
+      provider.registerDataRepresentation(for: .plainText) { _ in
+        sleep(4)  // blocks its thread and never calls back
+        return nil
+      }
+      return provider
+    }
+    let failures = Box(0)
+    let start = ContinuousClock.now
+    for provider in providers {
+      provider.loadDataRepresentation(for: .plainText) { _, error in
+        if (error as? QuireError)?.code == .timedOut { failures.update { $0 += 1 } }
+      }
+    }
+    #expect(await eventually(timeout: .seconds(10)) { failures.current == providers.count })
+    // Waiting for blocked handlers would take at least 4 s (a global thread per core).
+    #expect(ContinuousClock.now - start < .seconds(3), "timeouts waited for blocked handlers")
+  }
+
+  @Test func aFileHandlerThatNeverCallsBackTimesOutToo() async throws {
+    let provider = ItemProvider()
+    provider.loadTimeout = .milliseconds(100)
+    provider.registerFileRepresentation(for: .png) { _ in nil }
+    await #expect { try await provider.loadFileRepresentation(for: .png) { _ in 1 } } throws: {
+      ($0 as? QuireError)?.code == .timedOut
+    }
+  }
+
+  @Test func aThrowingHandlerFailsTheLoadWithItsError() async throws {
+    struct Broken: Error {}
+    let provider = ItemProvider()
+    provider.registerDataRepresentation(for: .plainText) { throw Broken() }
+    await #expect(throws: Broken.self) { try await provider.loadDataRepresentation(for: .plainText) }
+    await #expect(throws: Broken.self) { try await provider.loadFileRepresentation(for: .plainText) { _ in 1 } }
+  }
+
+  @Test func aLateCompletionAfterATimeoutIsIgnored() async throws {
+    let calls = Box(0)
+    let provider = ItemProvider()
+    provider.loadTimeout = .milliseconds(50)
+    provider.registerDataRepresentation(for: .plainText) { completion in
+      DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { completion(Data("late".utf8), nil) }
+      return nil
+    }
+    let outcome = Box<(any Error)?>(nil)
+    provider.loadDataRepresentation(for: .plainText) { _, error in
+      calls.update { $0 += 1 }
+      outcome.set(error)
+    }
+    #expect(await eventually { calls.current > 0 })
+    #expect((outcome.current as? QuireError)?.code == .timedOut)
+    try await Task.sleep(for: .milliseconds(300))  // the late completion has come and gone
+    #expect(calls.current == 1)
+  }
+
+  @Test func dataLoadsRefuseFilesLargerThanTheLimit() async throws {
+    let file = folder.file("big.bin")
+    try makeSparseFile(file, size: 4 << 20)
+    let provider = ItemProvider()
+    provider.maximumDataSize = 1 << 20
+    provider.registerFileRepresentation(for: .data, fileURL: file)
+    await #expect { try await provider.loadDataRepresentation(for: .data) } throws: {
+      ($0 as? QuireError)?.code == .limitExceeded
+    }
+    // As a file it still works.
+    let size = try await provider.loadFileRepresentation(for: .data) { url in
+      try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int
+    }
+    #expect(size == 4 << 20)
+  }
+}
