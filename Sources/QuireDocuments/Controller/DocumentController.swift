@@ -50,8 +50,10 @@ public final class DocumentController {
 
   private var registrations: [(type: UTType, documentClass: Document.Type)] = []
 
-  /// Makes a controller with ``PlainTextDocument`` for `public.plain-text` and
-  /// ``MarkdownDocument`` for `net.daringfireball.markdown`.
+  /// Makes a controller with ``PlainTextDocument`` for `public.plain-text`,
+  /// ``MarkdownDocument`` for `net.daringfireball.markdown`, ``TextBundleDocument`` for
+  /// `org.textbundle.package` and `org.textbundle.textpack` (declared in `registry` when it
+  /// does not declare them yet) and ``PDFFileDocument`` for `com.adobe.pdf`.
   ///
   /// - Parameters:
   ///   - registry: The type registry to judge files with.
@@ -64,6 +66,16 @@ public final class DocumentController {
     self.templatesFolder = templatesFolder
     register(PlainTextDocument.self, for: .plainText)
     register(MarkdownDocument.self, for: .markdown)
+    TextBundleDocument.declareTypes(in: registry)
+    for identifier in [TextBundle.packageTypeIdentifier, TextBundle.textpackTypeIdentifier] {
+      if let type = registry.type(withIdentifier: identifier) { register(TextBundleDocument.self, for: type) }
+    }
+    register(PDFFileDocument.self, for: .pdf)
+  }
+
+  /// The version store given to documents this controller opens: `STATE/versions`.
+  public var versionStore: VersionStore {
+    VersionStore(root: stateFolder.appendingPathComponent("versions", isDirectory: true))
   }
 
   /// The recovery store given to documents this controller opens.
@@ -135,6 +147,7 @@ public final class DocumentController {
   private func configure(_ document: Document) {
     document.typeRegistry = registry
     document.recoveryStore = recoveryStore
+    document.versionStore = versionStore
     document.autosavePolicy = autosavePolicy
   }
 
