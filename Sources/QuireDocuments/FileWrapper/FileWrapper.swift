@@ -478,6 +478,16 @@ public final class FileWrapper: CustomDebugStringConvertible {
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(error, step: "swapping the new item into place", url: url)
       }
+      // Make the swap durable; if that fails, swap back, so a failed save leaves the old item.
+      if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
+        let swappedBack: Bool
+        if case .success = FileWrapperSyscalls.exchange(parent, temporaryName, name) { swappedBack = true } else { swappedBack = false }
+        // The temporary name holds the new tree when swapped back, else the old one.
+        Self.removeTree(in: parent, name: temporaryName)
+        throw saveError(
+          error, step: swappedBack ? "flushing the folder after the swap" : "flushing the folder after the swap (the new contents are in place but may not be on disk yet)",
+          url: url)
+      }
       // The old tree is no longer visible under `name`; removing it may fail without harm.
       Self.removeTree(in: parent, name: temporaryName)
     } else {
@@ -485,10 +495,10 @@ public final class FileWrapper: CustomDebugStringConvertible {
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(error, step: "moving the new item into place", url: url)
       }
-    }
-    // Make the rename itself durable.
-    if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
-      throw saveError(error, step: "flushing the folder after the swap (the new contents are in place but may not be on disk yet)", url: url)
+      if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
+        Self.removeTree(in: parent, name: name)
+        throw saveError(error, step: "flushing the folder after creating the item", url: url)
+      }
     }
     if options.contains(.withNameUpdating) { filename = name }
     finish(context, at: target.path)
