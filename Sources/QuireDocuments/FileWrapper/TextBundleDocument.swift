@@ -22,7 +22,11 @@ open class TextBundleDocument: MarkdownDocument {
   /// The bundle: its text file is brought up to date with the document's text when saving.
   public private(set) var bundle = TextBundle()
 
+  /// Makes a closed TextBundle document; declares the TextBundle types in the shared
+  /// registry first (see ``declareTypes(in:)``), so a `.textbundle` is known as a package
+  /// even without a ``DocumentController``.
   public required init(fileURL: URL, fileType: UTType? = nil) {
+    Self.declareTypes()
     super.init(fileURL: fileURL, fileType: fileType)
   }
 

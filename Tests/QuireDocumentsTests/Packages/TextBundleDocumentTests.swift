@@ -228,6 +228,35 @@ final class TextBundleDocumentTests {
     #expect(keptOld > 5)
   }
 
+  /// Kills a process that saves a TextBundleDocument over and over through Document.save():
+  /// the package on disk is always one generation, whole.
+  @Test func killDuringADocumentSaveLeavesOldOrNewWhole() throws {
+    let url = folder.file("Killed.textbundle")
+    let files = 30, size = 16 * 1024
+    let bundle = TextBundle(text: "generation 2\n")
+    for index in 0..<files { bundle.addAsset(Data(repeating: 2, count: size), preferredFilename: "file-\(index).bin") }
+    try bundle.write(to: url)
+    var killedMidSave = 0
+    for round in 0..<6 {
+      guard let (process, pipe) = try TestHelper.start(["save-bundle-document", url.path, "\(files)", "\(size)"]) else { return }
+      _ = pipe.fileHandleForReading.availableData  // at least one save finished
+      usleep(UInt32(1_000 + round * 7_000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      let read = try TextBundle(url: url)
+      let generation: UInt8 = read.text == "generation 1\n" ? 1 : 2
+      #expect(read.text == "generation \(generation)\n", "round \(round)")
+      #expect(read.assetNames.count == files)
+      for name in read.assetNames {
+        #expect(read.asset(named: name) == Data(repeating: generation, count: size), "\(name) in round \(round)")
+      }
+      if !FileWrapper.removeLeftovers(besides: url).isEmpty { killedMidSave += 1 }
+      #expect(names(in: folder.url) == ["Killed.textbundle"])
+    }
+    print("document kill during save: \(killedMidSave) of 6 kills landed mid-save")
+    #expect(killedMidSave >= 2)
+  }
+
   @Test func aPackageChangedOnDiskReloadsWhenClean() async throws {
     let url = try makeBundle()
     let document = try #require(try await controller().openDocument(at: url) as? TextBundleDocument)
