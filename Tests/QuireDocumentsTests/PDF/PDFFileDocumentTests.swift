@@ -127,6 +127,52 @@ final class PDFFileDocumentTests {
     #expect(throws: QuireError.self) { try document.removePages(in: 0..<1) }
   }
 
+  /// Acceptance 1 through the Document API: a corpus PDF copied, edited, saved with
+  /// Document.save(), reopened by poppler and checked by qpdf.
+  @Test func corpusPDFRoundTripThroughTheDocument() async throws {
+    guard let corpus = sharedCorpus("pdf") else {
+      print("skipping: ../shared/corpus/pdf is absent")
+      return
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasSuffix(".pdf") }.sorted()
+    var chosen: URL?
+    for name in names {
+      let url = corpus.appendingPathComponent(name)
+      guard let pdf = try? PDFDocument(url: url, temporaryFolder: folder.url), (4...40).contains(pdf.pageCount),
+        pdf.allowsDocumentAssembly, !pdf.isEncrypted,
+        (try? (0..<4).allSatisfy { !(try pdf.text(ofPage: $0)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true
+      else { continue }
+      chosen = url
+      break
+    }
+    let original = try #require(chosen)
+    let url = folder.file("copy.pdf")
+    try Data(contentsOf: original).write(to: url)  // a writable copy (the corpus is read-only)
+    let source = try PDFDocument(url: original)
+    let count = source.pageCount
+    let controller = controller()
+    let document = try #require(try await controller.openDocument(at: url) as? PDFFileDocument)
+    try document.movePage(at: 0, to: 2)  // 2 3 1 4…
+    try document.rotatePages(in: 1..<2, by: 90)
+    try await document.save()
+    #expect(Double(try Data(contentsOf: url).count) <= 1.1 * Double(try Data(contentsOf: original).count))
+    try document.removePages(in: (count - 1)..<count)
+    try await document.save()
+    try await controller.close(document)
+    let reopened = try PDFDocument(url: url)
+    #expect(reopened.pageCount == count - 1)
+    for (index, from) in [1, 2, 0, 3].enumerated() where index != 1 {
+      #expect(try reopened.text(ofPage: index) == source.text(ofPage: from), "page \(index + 1) of \(original.lastPathComponent)")
+    }
+    #expect(try reopened.rotation(ofPage: 1) == QPDFRotation.add(90, to: source.rotation(ofPage: 2)))
+    // Each save kept the previous file as a version.
+    #expect(try controller.versionStore.versions(ofItemAt: url).count == 2)
+    if let check = try runTool("qpdf", ["--check", url.path]) {
+      #expect(check.status == 0 || check.status == 3, "\(check.output)")
+      #expect(!check.output.contains("ERROR"), "\(check.output)")
+    }
+  }
+
   @Test func brokenCorpusFilesOpenOrFailClearly() async throws {
     guard let corpus = sharedCorpus("broken-pdf") else {
       print("skipping: ../shared/corpus/broken-pdf is absent")
