@@ -345,13 +345,18 @@ open class Document {
     isPackageType(type) ? .package(try fileWrapper(ofType: type).copyForWriting()) : .file(try contents(forType: type))
   }
 
+  /// Reads the file, or the package folder when the document's type is a package type (a
+  /// folder is otherwise refused at once, never walked).
   private func readFile() async throws -> (FileFingerprint, StoredContents) {
-    let (fingerprint, contents) = try await Self.read(fileURL, access: fileAccess)
+    let packages = (try? resolvedType()).map(isPackageType) ?? false
+    let (fingerprint, contents) = try await Self.read(fileURL, packages: packages, access: fileAccess)
     return (fingerprint, contents.value)
   }
 
-  private nonisolated static func read(_ url: URL, access: any DocumentFileAccess) async throws -> (FileFingerprint, Handoff<StoredContents>) {
-    try await access.coordinate(readingItemAt: url) { url in try StoredContents.read(url) }
+  private nonisolated static func read(
+    _ url: URL, packages: Bool, access: any DocumentFileAccess
+  ) async throws -> (FileFingerprint, Handoff<StoredContents>) {
+    try await access.coordinate(readingItemAt: url) { url in try StoredContents.read(url, packages: packages) }
   }
 
   /// Writes `contents` to `url` inside a coordinated write, first keeping what is there as a
@@ -362,7 +367,8 @@ open class Document {
   ) async throws -> (SaveResult, QuireError?) {
     try await access.coordinate(writingItemAt: url) { url in
       var versioningError: QuireError?
-      if let versions {
+      // Only what this save replaces is kept: a file before a file, a package before a package.
+      if let versions, contents.value.isSameKind(as: FileSaver.resolvedTarget(of: url)) {
         do { try versions.keepVersion(of: FileSaver.resolvedTarget(of: url)) } catch let error as QuireError {
           versioningError = error
         } catch {

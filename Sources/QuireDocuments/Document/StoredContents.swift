@@ -14,16 +14,27 @@ enum StoredContents {
   case package(FileWrapper)
 
   /// Reads the item at `url` (symbolic links followed to their end): a folder lazily as a
-  /// wrapper tree, a regular file whole.
-  static func read(_ url: URL) throws -> (fingerprint: FileFingerprint, contents: Handoff<StoredContents>) {
+  /// wrapper tree when `packages`, a regular file whole. A folder when not `packages` is
+  /// refused by ``FileReader`` ("it is a folder") without walking it.
+  static func read(_ url: URL, packages: Bool) throws -> (fingerprint: FileFingerprint, contents: Handoff<StoredContents>) {
     let target = FileSaver.resolvedTarget(of: url)
-    if case .success(let info) = FileWrapperSyscalls.lstat(target.path), info.st_mode & S_IFMT == S_IFDIR {
+    if packages, case .success(let info) = FileWrapperSyscalls.lstat(target.path), info.st_mode & S_IFMT == S_IFDIR {
       let wrapper = try FileWrapper(url: target)
       let fingerprint = try PackageFingerprint.read(target, url: url)
       return (fingerprint, Handoff(.package(wrapper)))
     }
     let (fingerprint, data) = try FileReader.read(url)
     return (fingerprint, Handoff(.file(data)))
+  }
+
+  /// Whether the item at `url` is what these contents replace: a regular file for `.file`,
+  /// a folder for `.package` (symbolic links not followed).
+  func isSameKind(as url: URL) -> Bool {
+    guard case .success(let info) = FileWrapperSyscalls.lstat(url.path) else { return false }
+    switch self {
+    case .file: return info.st_mode & S_IFMT == S_IFREG
+    case .package: return info.st_mode & S_IFMT == S_IFDIR
+    }
   }
 
   /// Writes `self` to `url`: a file through ``FileSaver``, a package with

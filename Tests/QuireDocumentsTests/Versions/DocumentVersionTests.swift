@@ -155,3 +155,66 @@ final class DocumentVersionTests {
     #expect(document.pageCount == 3)
   }
 }
+
+@Suite("Document versions, bad input")
+@MainActor
+final class DocumentVersionBadInputTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-docversions-bad") }
+  deinit { folder.remove() }
+
+  @Test func aFolderIsRefusedByATextDocumentWithoutBeingRead() async throws {
+    let url = folder.file("notes.txt")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    do {
+      try await document.open()
+      Issue.record("a folder opened as text")
+    } catch let error as QuireError {
+      #expect(error.code == .unsupportedType)
+      #expect(error.reason.contains("notes.txt"))
+    }
+  }
+
+  @Test func aDamagedHistoryOrAMissingVersionGivesAClearError() async throws {
+    let controller = DocumentController(stateFolder: folder.file("state"))
+    controller.autosavePolicy = nil
+    let url = try folder.write("one", to: "notes.txt")
+    let document = try #require(try await controller.openDocument(at: url) as? PlainTextDocument)
+    try document.replaceText(with: "two")
+    try await document.save()
+    let version = try #require(try document.versions().first)
+    // The stored content disappears: opening or restoring it says so, and nothing changes.
+    try FileManager.default.removeItem(at: controller.versionStore.readOnlyURL(of: version))
+    let steps = document.undoManager.undoCount
+    #expect(throws: QuireError.self) { try document.openVersion(version) }
+    #expect(throws: QuireError.self) { try document.restoreVersion(version) }
+    #expect(document.text == "two")
+    #expect(document.undoManager.undoCount == steps)
+    // The history itself is damaged.
+    let items = controller.versionStore.root.appendingPathComponent("items")
+    for name in try FileManager.default.contentsOfDirectory(atPath: items.path) {
+      try Data("{broken".utf8).write(to: items.appendingPathComponent(name))
+    }
+    #expect(throws: QuireError.self) { try document.versions() }
+    // A version of another document's type cannot be restored into this one.
+    let pdfDocument = PDFFileDocument(fileURL: folder.file("x.pdf"))
+    pdfDocument.versionStore = controller.versionStore
+    #expect(throws: QuireError.self) { try pdfDocument.restoreVersion(version) }
+  }
+
+  @Test func versionsOfADeletedFileAreStillListed() async throws {
+    let controller = DocumentController(stateFolder: folder.file("state"))
+    controller.autosavePolicy = nil
+    let url = try folder.write("one", to: "gone.txt")
+    let document = try #require(try await controller.openDocument(at: url) as? PlainTextDocument)
+    try document.replaceText(with: "two")
+    try await document.save()
+    try FileManager.default.removeItem(at: url)
+    #expect(try document.versions().count == 1)
+    try document.restoreVersion(try #require(try document.versions().first))
+    #expect(document.text == "one")
+  }
+}
