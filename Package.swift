@@ -51,6 +51,7 @@ let package = Package(
     // MARK: Capability modules
     .target(
       name: "QuireTypes",
+      dependencies: [.product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
@@ -95,6 +96,11 @@ let package = Package(
     .executableTarget(
       name: "quire",
       dependencies: ["QuireCLI"],
+      swiftSettings: swiftSettings),
+    // Spawned by QuireCoordinationTests as another process; not part of any product.
+    .executableTarget(
+      name: "quire-coordination-helper",
+      dependencies: ["QuireCoordination"],
       swiftSettings: swiftSettings),
 
     // MARK: Tests: one target per module

@@ -6,6 +6,7 @@
 const int cquire_F_OFD_SETLK = F_OFD_SETLK;
 const int cquire_F_OFD_SETLKW = F_OFD_SETLKW;
 const int cquire_F_OFD_GETLK = F_OFD_GETLK;
+const int cquire_O_PATH = O_PATH;
 const unsigned int cquire_RENAME_EXCHANGE = RENAME_EXCHANGE;
 const unsigned int cquire_RENAME_NOREPLACE = RENAME_NOREPLACE;
 

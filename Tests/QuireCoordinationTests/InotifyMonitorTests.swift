@@ -4,7 +4,7 @@ import QuireTestSupport
 import QuireTypes
 import Testing
 
-@Suite("libinotifytools: file changes as an async sequence")
+@Suite("inotify: file changes as an async sequence")
 final class InotifyMonitorTests {
   let folder: TemporaryFolder
   init() throws { folder = try TemporaryFolder() }

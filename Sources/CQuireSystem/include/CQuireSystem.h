@@ -7,6 +7,8 @@
 extern const int cquire_F_OFD_SETLK;
 extern const int cquire_F_OFD_SETLKW;
 extern const int cquire_F_OFD_GETLK;
+/* O_PATH: open a file or folder only to name it (follow it through renames via /proc/self/fd). */
+extern const int cquire_O_PATH;
 extern const unsigned int cquire_RENAME_EXCHANGE;
 extern const unsigned int cquire_RENAME_NOREPLACE;
 

@@ -2,6 +2,7 @@ import Foundation
 import QuireTypes
 internal import CInotifyTools
 import Synchronization
+import SystemPackage
 
 /// What happened to a watched path, from inotify(7).
 public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
@@ -39,7 +40,7 @@ public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
     ]
   }
 
-  /// The watched path.
+  /// The watched path (as it was named when the watch was made; inotify follows the inode).
   public var watchedPath: String
   /// For events inside a watched folder, the name of the entry concerned.
   public var name: String?
@@ -54,38 +55,47 @@ public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// The process's one connection to inotify, through libinotifytools.
+/// The process's one inotify instance, owned by one thread.
 ///
-/// libinotifytools keeps process-global state and is not thread-safe, so exactly one thread
-/// (started on first use) calls into it. Other threads send it requests through a queue and
-/// wake it by touching a private file it watches; it delivers events to each subscriber's
-/// `AsyncStream`. A watch is armed before ``events(at:kinds:)`` returns, so a change made
-/// right after is seen.
+/// Exactly one thread (started on first use) reads the inotify descriptor and adds or removes
+/// watches; other threads send it requests through a queue and wake it through a pipe. It
+/// delivers events to each subscriber's `AsyncStream` (or, inside this module, a handler).
+/// A watch is armed before ``events(at:kinds:)`` returns, so a change made right after is seen.
+///
+/// The skeleton drove libinotifytools here. Its watch table is keyed by file name and is not
+/// updated when a watched item is renamed or replaced, so a path watched again after an atomic
+/// save mapped to the old, dead watch descriptor; and `inotifytools_set_filename_by_wd`
+/// rewrites a red-black-tree key in place. Following items through renames needs the real
+/// watch descriptors, so the owner thread now calls inotify(7) itself (`inotify_init1`,
+/// `inotify_add_watch`, `read`) through the same `CInotifyTools` shim header, keeping the
+/// design: one owner thread, an async sequence for the rest.
 public final class InotifyMonitor: Sendable {
   /// The process-wide monitor.
   public static let shared = InotifyMonitor()
 
-  private struct Subscriber {
+  struct Subscriber {
     let id: UInt64
     let kinds: FileSystemEvent.Kind
-    let continuation: AsyncStream<FileSystemEvent>.Continuation
+    let path: String
+    let deliver: @Sendable (FileSystemEvent) -> Void
+    let finish: @Sendable () -> Void
   }
 
   private enum Request {
-    case watch(path: String, subscriber: Subscriber, reply: @Sendable (QuireError?) -> Void)
-    case unwatch(path: String, id: UInt64)
+    case watch(Subscriber, reply: @Sendable (QuireError?) -> Void)
+    case unwatch(id: UInt64)
+    case simulateOverflow(prefix: String)
   }
 
   private struct State {
     var started = false
     var startError: QuireError?
     var requests: [Request] = []
-    var wakePath: String?
+    var wakeFD: Int32 = -1
     var nextID: UInt64 = 1
   }
 
-  // `Request` holds continuations (Sendable) and closures marked @Sendable; the queue is
-  // only touched under the mutex.
+  // `Request` holds only @Sendable closures and values; the queue is touched under the mutex.
   private let state = Mutex<State>(State())
 
   private init() {}
@@ -96,34 +106,56 @@ public final class InotifyMonitor: Sendable {
   /// - Throws: ``QuireError`` naming `path` when it does not exist, inotify's watch limit
   ///   (`fs.inotify.max_user_watches`) is reached, or inotify cannot start.
   public func events(at path: String, kinds: FileSystemEvent.Kind = .everything) throws -> AsyncStream<FileSystemEvent> {
-    try startIfNeeded()
     let (stream, continuation) = AsyncStream<FileSystemEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+    let id = try subscribe(
+      path: path, kinds: kinds,
+      deliver: { continuation.yield($0) },
+      finish: { continuation.finish() })
+    continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+    return stream
+  }
+
+  /// Watches `path` and calls `deliver` on the owner thread for each event (keep it short).
+  /// Returns an id for ``unsubscribe(_:)``.
+  func subscribe(
+    path: String, kinds: FileSystemEvent.Kind = .everything,
+    deliver: @escaping @Sendable (FileSystemEvent) -> Void, finish: @escaping @Sendable () -> Void = {}
+  ) throws -> UInt64 {
+    try startIfNeeded()
     let id = state.withLock { state -> UInt64 in
       defer { state.nextID += 1 }
       return state.nextID
     }
     let done = DispatchSemaphore(value: 0)
     let result = Mutex<QuireError?>(nil)
-    submit(.watch(path: path, subscriber: Subscriber(id: id, kinds: kinds, continuation: continuation)) { error in
+    submit(.watch(Subscriber(id: id, kinds: kinds, path: path, deliver: deliver, finish: finish)) { error in
       result.withLock { $0 = error }
       done.signal()
     })
     done.wait()
-    if let error = result.withLock({ $0 }) {
-      continuation.finish()
-      throw error
-    }
-    continuation.onTermination = { [weak self] _ in self?.submit(.unwatch(path: path, id: id)) }
-    return stream
+    if let error = result.withLock({ $0 }) { throw error }
+    return id
+  }
+
+  /// Stops the subscription `id`; the kernel watch goes when its last subscriber does.
+  func unsubscribe(_ id: UInt64) {
+    submit(.unwatch(id: id))
+  }
+
+  /// Delivers an `IN_Q_OVERFLOW` to the subscribers of paths under `prefix`, as the kernel
+  /// does to all when its queue (`fs.inotify.max_queued_events`) fills, so tests can check
+  /// that subscribers rescan without disturbing other tests.
+  @_spi(Testing) public func simulateOverflow(under prefix: String) {
+    submit(.simulateOverflow(prefix: prefix))
   }
 
   private func submit(_ request: Request) {
-    let wake = state.withLock { state -> String? in
+    let wake = state.withLock { state -> Int32 in
       state.requests.append(request)
-      return state.wakePath
+      return state.wakeFD
     }
-    // Touching the wake file makes the owner thread's inotifytools_next_event return.
-    if let wake { _ = utimes(wake, nil) }
+    var byte: UInt8 = 1
+    if wake >= 0 { _ = write(wake, &byte, 1) }
   }
 
   private func startIfNeeded() throws {
@@ -142,33 +174,36 @@ public final class InotifyMonitor: Sendable {
     if let error = state.withLock({ $0.startError }) { throw error }
   }
 
-  // MARK: Owner thread: the only code that calls libinotifytools.
+  // MARK: Owner thread: the only code that touches the inotify descriptor.
 
   private func run(ready: DispatchSemaphore) {
-    guard inotifytools_initialize() != 0 else {
-      let code = inotifytools_error()
+    let inotifyFD = inotify_init1(Int32(IN_CLOEXEC))
+    var pipeFDs: [Int32] = [-1, -1]
+    guard inotifyFD >= 0, pipe(&pipeFDs) == 0 else {
+      let code = errno
       state.withLock {
         $0.startError = QuireError(
           .systemCallFailed,
-          "Cannot watch files: inotify could not start (\(String(cString: strerror(code)))). Raise fs.inotify.max_user_instances or close other watchers.")
+          "Cannot watch files: inotify could not start (\(String(cString: strerror(code)))). Raise fs.inotify.max_user_instances or close other watchers.",
+          cause: Errno(rawValue: code))
       }
       ready.signal()
       return
     }
-    var template = Array((NSTemporaryDirectory() + "/quire-inotify-XXXXXX").utf8CString)
-    guard let folder = mkdtemp(&template) else {
-      state.withLock { $0.startError = QuireError(.systemCallFailed, "Cannot watch files: no private temporary folder could be made in \(NSTemporaryDirectory()).") }
-      ready.signal()
-      return
+    for fd in pipeFDs {
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(fd, F_SETFL, O_NONBLOCK)
     }
-    let wakePath = String(cString: folder) + "/wake"
-    let fd = open(wakePath, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
-    if fd >= 0 { close(fd) }
-    let wakeWD = inotifytools_watch_file(wakePath, Int32(IN_ATTRIB)) != 0 ? inotifytools_wd_from_filename(wakePath) : -1
-    state.withLock { $0.wakePath = wakePath }
+    state.withLock { $0.wakeFD = pipeFDs[1] }
     ready.signal()
 
-    var subscribers: [Int32: (path: String, list: [Subscriber])] = [:]
+    var watches: [Int32: [Subscriber]] = [:]
+    var watchOf: [UInt64: Int32] = [:]
+    let bufferSize = 64 * 1024
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
+    defer { buffer.deallocate() }
+    var polls = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0), pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)]
+
     while true {
       let requests = state.withLock { state -> [Request] in
         defer { state.requests.removeAll() }
@@ -176,65 +211,99 @@ public final class InotifyMonitor: Sendable {
       }
       for request in requests {
         switch request {
-        case .watch(let path, let subscriber, let reply):
+        case .watch(let subscriber, let reply):
           // IN_ALL_EVENTS is a compound macro Swift does not import; every event bit is below 0x1000.
-          let mask = Int32(bitPattern: 0x0000_0fff | UInt32(IN_DONT_FOLLOW))
-          if inotifytools_watch_file(path, mask) == 0 {
-            let code = inotifytools_error()
-            let reason = code == ENOSPC
-              ? "Cannot watch '\(path)': the inotify watch limit is reached. Raise fs.inotify.max_user_watches (sysctl) or watch fewer files."
-              : code == ENOENT
-                ? "Cannot watch '\(path)': it does not exist. Check the path."
-                : "Cannot watch '\(path)': \(String(cString: strerror(code)))."
-            reply(QuireError(code == ENOENT ? .fileMissing : .systemCallFailed, reason, url: URL(fileURLWithPath: path), cause: POSIXErrorCode(rawValue: code).map { POSIXError($0) }))
+          let mask = UInt32(0x0000_0fff) | UInt32(IN_DONT_FOLLOW)
+          let wd: Int32
+          if let forced = SyscallFaults.error(for: subscriber.path) {
+            errno = forced.rawValue
+            wd = -1
+          } else {
+            wd = inotify_add_watch(inotifyFD, subscriber.path, mask)
+          }
+          if wd < 0 {
+            reply(Self.watchError(subscriber.path, errno))
             continue
           }
-          let wd = Self.watchDescriptor(for: path)
-          subscribers[wd, default: (path, [])].list.append(subscriber)
+          watches[wd, default: []].append(subscriber)
+          watchOf[subscriber.id] = wd
           reply(nil)
-        case .unwatch(let path, let id):
-          let wd = Self.watchDescriptor(for: path)
-          subscribers[wd]?.list.removeAll { $0.id == id }
-          if subscribers[wd]?.list.isEmpty == true {
-            subscribers[wd] = nil
-            _ = inotifytools_remove_watch_by_wd(wd)
+        case .simulateOverflow(let prefix):
+          for (_, list) in watches {
+            for s in list where s.path.hasPrefix(prefix) {
+              s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0))
+            }
+          }
+        case .unwatch(let id):
+          guard let wd = watchOf.removeValue(forKey: id) else { continue }
+          watches[wd]?.removeAll { $0.id == id }
+          if watches[wd]?.isEmpty == true {
+            watches[wd] = nil
+            _ = inotify_rm_watch(inotifyFD, wd)
           }
         }
       }
-      guard let event = inotifytools_next_event(-1) else { continue }
-      let wd = event.pointee.wd
-      if wd == wakeWD { continue }
-      let mask = event.pointee.mask
-      // The entry name is a NUL-padded flexible array right after the fixed header.
-      let name: String? = event.pointee.len > 0
-        ? String(cString: UnsafeRawPointer(event).advanced(by: MemoryLayout<inotify_event>.size).assumingMemoryBound(to: CChar.self))
-        : nil
-      if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-        for (_, entry) in subscribers {
-          for s in entry.list {
-            s.continuation.yield(FileSystemEvent(watchedPath: entry.path, name: nil, kind: .overflow, cookie: 0))
-          }
+
+      polls[0].revents = 0
+      polls[1].revents = 0
+      if poll(&polls, 2, -1) < 0 { continue }
+      if polls[1].revents != 0 {
+        var drain = [UInt8](repeating: 0, count: 256)
+        while read(pipeFDs[0], &drain, drain.count) > 0 {}
+      }
+      guard polls[0].revents != 0 else { continue }
+      let count = read(inotifyFD, buffer, bufferSize)
+      guard count > 0 else { continue }
+      var offset = 0
+      let header = MemoryLayout<inotify_event>.size
+      while offset + header <= count {
+        let event = (buffer + offset).loadUnaligned(as: inotify_event.self)
+        var name: String?
+        if event.len > 0 {
+          let bytes = UnsafeRawBufferPointer(start: buffer + offset + header, count: Int(event.len))
+          name = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
-        continue
-      }
-      guard let entry = subscribers[wd] else { continue }
-      let kind = FileSystemEvent.Kind(rawValue: mask)
-      for s in entry.list where !s.kinds.intersection(kind).isEmpty {
-        s.continuation.yield(FileSystemEvent(watchedPath: entry.path, name: name, kind: kind, cookie: event.pointee.cookie))
-      }
-      if kind.contains(.watchRemoved) {
-        for s in entry.list { s.continuation.finish() }
-        subscribers[wd] = nil
+        offset += header + Int(event.len)
+        let kind = FileSystemEvent.Kind(rawValue: event.mask)
+        if kind.contains(.overflow) {
+          for (_, list) in watches {
+            for s in list { s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0)) }
+          }
+          continue
+        }
+        guard let list = watches[event.wd] else { continue }
+        for s in list where !s.kinds.intersection(kind).isEmpty {
+          s.deliver(FileSystemEvent(watchedPath: s.path, name: name, kind: kind, cookie: event.cookie))
+        }
+        if kind.contains(.watchRemoved) {
+          for s in list {
+            watchOf[s.id] = nil
+            s.finish()
+          }
+          watches[event.wd] = nil
+        }
       }
     }
   }
-}
 
-extension InotifyMonitor {
-  /// libinotifytools records folders with a trailing slash, files without.
-  private static func watchDescriptor(for path: String) -> Int32 {
-    let wd = inotifytools_wd_from_filename(path)
-    return wd >= 0 ? wd : inotifytools_wd_from_filename(path + "/")
+  private static func watchError(_ path: String, _ code: Int32) -> QuireError {
+    let url = URL(fileURLWithPath: path)
+    let cause = Errno(rawValue: code)
+    switch code {
+    case ENOSPC:
+      let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+      return QuireError(
+        .limitExceeded,
+        "Cannot watch '\(path)': the inotify watch limit (fs.inotify.max_user_watches = \(limit)) is reached. Raise it with sysctl, or watch fewer files.",
+        url: url, cause: cause)
+    case ENOENT, ENOTDIR:
+      return QuireError(.fileMissing, "Cannot watch '\(path)': it does not exist. Check the path.", url: url, cause: cause)
+    case EACCES, EPERM:
+      return QuireError(.permissionDenied, "Cannot watch '\(path)': permission denied. Check the folder's permissions.", url: url, cause: cause)
+    default:
+      return QuireError(.systemCallFailed, "Cannot watch '\(path)': \(String(cString: strerror(code))).", url: url, cause: cause)
+    }
   }
 }
 

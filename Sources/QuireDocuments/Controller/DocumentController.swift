@@ -102,10 +102,18 @@ public final class DocumentController {
     return best.last?.element.documentClass
   }
 
-  /// The type of the file at `url`: from its extension, and plain text for a file without one.
+  /// The type of the file at `url`.
+  ///
+  /// A type declared for the file's extension wins (the name is what the user chose, and a
+  /// file that does not exist yet has nothing else); otherwise the registry identifies the
+  /// file from its content; a file with no extension and no recognisable content is plain text.
   public func type(forFileAt url: URL) -> UTType? {
-    if let type = registry.type(forFileAt: url) { return type }
-    return url.pathExtension.isEmpty ? registry.type(withIdentifier: UTType.plainText.identifier) : nil
+    let ext = url.pathExtension
+    if !ext.isEmpty, let declared = registry.type(forTag: ext, tagClass: .filenameExtension), !declared.isDynamic {
+      return declared
+    }
+    if let identified = registry.type(forFileAt: url), !identified.isDynamic, identified != .data { return identified }
+    return ext.isEmpty ? registry.type(withIdentifier: UTType.plainText.identifier) : nil
   }
 
   // MARK: Opening

@@ -53,6 +53,8 @@ public struct QuireError: Error, Sendable, CustomStringConvertible {
     public static let unsavedChanges = Code("unsaved changes")
     /// The file or folder already exists where a new one was to be made.
     public static let fileExists = Code("file exists")
+    /// The item is held by another process or another editor (a lock, a swap file).
+    public static let inUse = Code("in use")
   }
 
   /// What kind of failure this is.

@@ -1,0 +1,219 @@
+import ArgumentParser
+import Foundation
+import QuireTypes
+import SystemPackage
+
+/// `quire type`: identify files, or look up the type of an extension or MIME type.
+struct TypeCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "type",
+    abstract: "Identify the type of files, or of an extension or MIME type.",
+    discussion: """
+      For each file: its type identifier, preferred MIME type, conformance chain and how it \
+      was identified (file name, content or file system; the glob or magic rule; confidence; \
+      disagreement between name and content). Exit codes: 0 all identified, 1 some file \
+      could not be, 2 usage error.
+      """)
+
+  @Argument(help: "Files to identify.") var files: [String] = []
+  @Option(name: .customLong("extension"), help: "Show the type of this filename extension instead.") var filenameExtension: String?
+  @Option(name: .customLong("mime"), help: "Show the type of this MIME type instead.") var mimeType: String?
+  @Flag(help: "Print JSON.") var json = false
+  @Flag(name: .customLong("no-content"), help: "Judge by name and file system only; read no content.") var noContent = false
+  @Flag(name: .customLong("no-follow"), help: "Report symbolic links as links instead of identifying their targets.") var noFollow = false
+
+  func validate() throws {
+    let modes = (files.isEmpty ? 0 : 1) + (filenameExtension == nil ? 0 : 1) + (mimeType == nil ? 0 : 1)
+    if modes == 0 { throw ValidationError("Give files to identify, or --extension EXT, or --mime TYPE.") }
+    if modes > 1 { throw ValidationError("Give files, --extension or --mime, not several.") }
+    if filenameExtension?.isEmpty == true || mimeType?.isEmpty == true { throw ValidationError("The tag must not be empty.") }
+  }
+
+  func run() async throws {
+    let registry = TypeRegistry.shared
+    if let tag = filenameExtension ?? mimeType {
+      let tagClass: UTTagClass = filenameExtension != nil ? .filenameExtension : .mimeType
+      let cleaned = tagClass == .filenameExtension && tag.hasPrefix(".") ? String(tag.dropFirst()) : tag
+      // The declared type of any kind (a package extension too), else the dynamic type
+      // `UTType(filenameExtension:)` / `UTType(mimeType:)` give.
+      guard let type = registry.type(forTag: cleaned, tagClass: tagClass) ?? registry.preferredType(forTag: cleaned, tagClass: tagClass, conformingTo: .data) else {
+        throw ValidationError("'\(tag)' is not a tag.")
+      }
+      let others = registry.types(forTag: cleaned, tagClass: tagClass).filter { $0 != type }
+      if json {
+        var report = TypeReport(type, registry: registry)
+        report.otherTypesWithTag = others.isEmpty ? nil : others.map(\.identifier)
+        print(try Self.encode(report))
+      } else {
+        print(Self.describe(type, registry: registry))
+        if !others.isEmpty { print("  also declared by: \(others.map(\.identifier).joined(separator: ", "))") }
+      }
+      return
+    }
+    let options = IdentificationOptions(readsContent: !noContent, followsSymbolicLinks: !noFollow)
+    var reports: [FileReport] = []
+    var failures = 0
+    for file in files {
+      let path = Self.rawPath(for: file)
+      let shown = Self.escaped(path)
+      do {
+        let identification = try registry.identifyFile(at: path, options: options)
+        let report = FileReport(path: shown, identification: identification, registry: registry)
+        if json { reports.append(report) } else { print(Self.describe(report)) }
+      } catch {
+        failures += 1
+        let message = (error as? QuireError)?.reason ?? "\(error)"
+        if json { reports.append(FileReport(path: shown, error: message)) }
+        FileHandle.standardError.write(Data("quire: \(message)\n".utf8))
+      }
+    }
+    if json { print(try Self.encode(reports)) }
+    if failures > 0 { throw ExitCode(ExitStatus.failure) }
+  }
+
+  // MARK: Output
+
+  static func encode<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  }
+
+  static func describe(_ type: UTType, registry: TypeRegistry) -> String {
+    var lines = ["\(type.identifier) (\(type.preferredMIMEType ?? "no MIME type"))"]
+    if let text = type.localizedDescription { lines.append("  description: \(text)") }
+    lines.append("  conforms to: \(chain(type))")
+    let kind = type.isDynamic ? "dynamic (no declaration)" : registry.origin(ofTypeWithIdentifier: type.identifier).map { "declared (\($0))" } ?? "declared"
+    lines.append("  kind: \(kind)")
+    let extensions = type.tags[.filenameExtension] ?? [], mimes = type.tags[.mimeType] ?? []
+    if !extensions.isEmpty { lines.append("  extensions: \(extensions.map { ".\($0)" }.joined(separator: " "))") }
+    if !mimes.isEmpty { lines.append("  MIME types: \(mimes.joined(separator: " "))") }
+    return lines.joined(separator: "\n")
+  }
+
+  static func chain(_ type: UTType) -> String {
+    let chain = type.conformanceChain.map(\.identifier)
+    return chain.isEmpty ? "nothing" : chain.joined(separator: ", ")
+  }
+
+  static func describe(_ report: FileReport) -> String {
+    var lines = ["\(report.path): \(report.identifier ?? "?") (\(report.mimeType ?? "no MIME type"))"]
+    lines.append("  conforms to: \((report.conformsTo ?? []).isEmpty ? "nothing" : (report.conformsTo ?? []).joined(separator: ", "))")
+    lines.append("  identified by: \(report.source ?? "?"), confidence \(String(format: "%.2f", report.confidence ?? 0)), \(report.bytesRead ?? 0) bytes read")
+    for evidence in report.evidence ?? [] { lines.append("  evidence: \(evidence.detail)") }
+    if let disagreement = report.disagreement { lines.append("  disagreement: \(disagreement)") }
+    return lines.joined(separator: "\n")
+  }
+
+  /// The path as the bytes given on the command line: Swift repairs invalid UTF-8 in
+  /// arguments to U+FFFD, so such an argument is looked up again in the raw `argv`.
+  static func rawPath(for argument: String) -> FilePath {
+    guard argument.contains("\u{FFFD}") else { return FilePath(argument) }
+    for index in 0..<Int(CommandLine.argc) {
+      guard let raw = CommandLine.unsafeArgv[index] else { continue }
+      if String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self) == argument {
+        return FilePath(platformString: raw)
+      }
+    }
+    return FilePath(argument)
+  }
+
+  /// The path for a terminal: control characters and invalid bytes as escapes.
+  static func escaped(_ path: FilePath) -> String {
+    path.withPlatformString { raw in
+      let bytes = UnsafeRawBufferPointer(start: raw, count: strlen(raw))
+      var text = ""
+      var index = 0
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte < 0x20 || byte == 0x7F {
+          switch byte {
+          case 0x0A: text += "\\n"
+          case 0x09: text += "\\t"
+          default: text += String(format: "\\x%02x", byte)
+          }
+          index += 1
+          continue
+        }
+        if byte < 0x80 { text.unicodeScalars.append(Unicode.Scalar(byte)); index += 1; continue }
+        // A valid UTF-8 sequence is kept; a stray byte becomes \xNN.
+        let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+        if length > 1, index + length <= bytes.count, let scalar = String(validating: bytes[index..<index + length], as: UTF8.self) {
+          text += scalar
+          index += length
+        } else {
+          text += String(format: "\\x%02x", byte)
+          index += 1
+        }
+      }
+      return text
+    }
+  }
+}
+
+/// One type, for `--json`.
+struct TypeReport: Encodable {
+  var identifier: String
+  var preferredMIMEType: String?
+  var preferredFilenameExtension: String?
+  var description: String?
+  var conformsTo: [String]
+  var isDynamic: Bool
+  var origin: String?
+  var filenameExtensions: [String]
+  var mimeTypes: [String]
+  var otherTypesWithTag: [String]?
+
+  init(_ type: UTType, registry: TypeRegistry) {
+    identifier = type.identifier
+    preferredMIMEType = type.preferredMIMEType
+    preferredFilenameExtension = type.preferredFilenameExtension
+    description = type.localizedDescription
+    conformsTo = type.conformanceChain.map(\.identifier)
+    isDynamic = type.isDynamic
+    origin = registry.origin(ofTypeWithIdentifier: type.identifier)?.description
+    filenameExtensions = type.tags[.filenameExtension] ?? []
+    mimeTypes = type.tags[.mimeType] ?? []
+  }
+}
+
+/// One file, for `--json` and the text output.
+struct FileReport: Encodable {
+  struct EvidenceReport: Encodable {
+    var kind: String
+    var detail: String
+    var mimeType: String?
+    var rule: String?
+    var weight: Int?
+    var priority: Int?
+  }
+  var path: String
+  var identifier: String?
+  var mimeType: String?
+  var conformsTo: [String]?
+  var source: String?
+  var confidence: Double?
+  var bytesRead: Int?
+  var evidence: [EvidenceReport]?
+  var disagreement: String?
+  var error: String?
+
+  init(path: String, error: String) {
+    self.path = path
+    self.error = error
+  }
+
+  init(path: String, identification: TypeIdentification, registry: TypeRegistry) {
+    self.path = path
+    identifier = identification.type.identifier
+    mimeType = identification.mimeType
+    conformsTo = identification.type.conformanceChain.map(\.identifier)
+    source = identification.source.rawValue
+    confidence = (identification.confidence * 100).rounded() / 100
+    bytesRead = identification.bytesRead
+    evidence = identification.evidence.map {
+      EvidenceReport(kind: $0.kind.rawValue, detail: $0.detail, mimeType: $0.mimeType, rule: $0.rule, weight: $0.weight, priority: $0.priority)
+    }
+    disagreement = identification.disagreement?.description
+  }
+}

@@ -1,0 +1,528 @@
+public import Foundation
+import QuireTypes
+import Synchronization
+import SystemPackage
+
+/// Coordinated reading and writing of files and folders between the threads and processes
+/// of one user: the analogue of Apple's `NSFileCoordinator`.
+///
+/// Semantics, across processes that use the same ``CoordinationLocation``:
+/// - readers of an item share it; a writer excludes readers and writers of the same item;
+/// - writing a folder excludes coordinated access to anything inside it, and the other way
+///   round (multi-granularity locking: intention modes on every folder above the item);
+/// - a writer waiting for readers is not overtaken by readers that come later;
+/// - requests for several items take their locks in one global order (folders before what
+///   they contain, then by path), so they never deadlock one another;
+/// - a process that dies holding access releases it: the locks are `fcntl(2)` open file
+///   description locks (`F_OFD_SETLK`) on lock files under `XDG_RUNTIME_DIR/quire/locks`,
+///   which the kernel drops with the last descriptor. No daemon is involved.
+///
+/// Before taking its lock, a coordinated access tells the ``FilePresenter``s of the item and
+/// of items inside it (in this process and in others) what is about to happen and waits for
+/// them, up to ``presenterResponseTimeout`` each round: save before a read, relinquish before
+/// a read or a write, accommodate a deletion. After the access it tells them it is over
+/// (reacquire) and what changed; presenters of folders above a written item hear of it as a
+/// subitem change. The coordinator's own presenter is not told about its own accesses.
+///
+/// Every access can take a `timeout`; when it expires the ``QuireError`` (code `timedOut`)
+/// names who holds the item: process id, program and since when. A coordinated write also
+/// refuses (code `inUse`) a file that Emacs, Vim or LibreOffice holds open, unless the
+/// options say ``WritingOptions/ignoringForeignEditorLocks``.
+///
+/// Coordinating again from inside an accessor of the same coordinator (in the same thread or
+/// task) runs at once when the outer access already covers the items (a read under any access
+/// to the item or a folder above it, a write under a write), as Apple's coordinators allow.
+/// A nested access the outer one does not cover and that conflicts with it (a write inside a
+/// read, or a conflicting access through another coordinator) waits for itself until its
+/// timeout. A nested access that does not conflict (reading another file of the same folder,
+/// through any coordinator) goes ahead even when a writer is queued behind the outer access.
+public final class FileCoordinator: Sendable {
+  /// How a coordinated read behaves.
+  public struct ReadingOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Do not ask presenters to save their unsaved changes first (`NSFileCoordinator`'s
+    /// `.withoutChanges`): read what is on disk now.
+    public static let withoutChanges = ReadingOptions(rawValue: 1 << 0)
+    /// Coordinate the file a symbolic link points to (`realpath(3)`), not the link itself.
+    public static let resolvesSymbolicLink = ReadingOptions(rawValue: 1 << 1)
+  }
+
+  /// How a coordinated write behaves; the presenters' messages depend on it.
+  public struct WritingOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The item will be deleted: presenters get `accommodatePresentedItemDeletion`.
+    public static let forDeleting = WritingOptions(rawValue: 1 << 0)
+    /// The item will be moved; call ``FileCoordinator/item(at:didMoveTo:)`` once it has.
+    public static let forMoving = WritingOptions(rawValue: 1 << 1)
+    /// The new contents merge the old: presenters save their changes first.
+    public static let forMerging = WritingOptions(rawValue: 1 << 2)
+    /// The item will be replaced entirely.
+    public static let forReplacing = WritingOptions(rawValue: 1 << 3)
+    /// Write even when Emacs, Vim or LibreOffice holds a live lock file for the item.
+    public static let ignoringForeignEditorLocks = WritingOptions(rawValue: 1 << 4)
+  }
+
+  /// The presenter on whose behalf this coordinator works: it gets no messages about this
+  /// coordinator's own accesses.
+  public let filePresenter: (any FilePresenter)?
+  /// Where this coordinator meets other processes.
+  public let location: CoordinationLocation
+  /// How long a presenter may take to answer before it is skipped (default 2 s).
+  public let presenterResponseTimeout: Duration
+
+  private let cancelled = Mutex(false)
+
+  /// Makes a coordinator.
+  ///
+  /// - Parameters:
+  ///   - filePresenter: The presenter this coordinator works for, if any.
+  ///   - location: Where processes meet; `$XDG_RUNTIME_DIR` by default.
+  ///   - presenterResponseTimeout: How long each round of presenter messages may take.
+  public init(
+    filePresenter: (any FilePresenter)? = nil, location: CoordinationLocation = .default,
+    presenterResponseTimeout: Duration = .seconds(2)
+  ) {
+    self.filePresenter = filePresenter
+    self.location = location
+    self.presenterResponseTimeout = presenterResponseTimeout
+  }
+
+  /// Cancels this coordinator: accesses waiting for their locks throw ``QuireError`` with code
+  /// `cancelled`, and so does every later access. Accessors already running are not stopped.
+  public func cancel() {
+    cancelled.withLock { $0 = true }
+  }
+
+  private var isCancelled: Bool { cancelled.withLock { $0 } }
+
+  // MARK: Presenters
+
+  /// Registers `presenter` so that coordinated accesses (of any process of this user) and
+  /// uncoordinated changes reach it.
+  ///
+  /// - Throws: ``QuireError`` when the presented item's folder does not exist, the inotify
+  ///   watch limit is reached, or the registry under `location` cannot be used.
+  public static func addFilePresenter(_ presenter: any FilePresenter, location: CoordinationLocation = .default) throws {
+    try PresenterRegistry.shared(for: location).add(presenter)
+  }
+
+  /// Unregisters `presenter`; it gets no messages afterwards. Call it before the presenter goes.
+  public static func removeFilePresenter(_ presenter: any FilePresenter) {
+    for registry in PresenterRegistry.all { registry.remove(presenter) }
+  }
+
+  /// The presenters registered in this process.
+  public static var filePresenters: [any FilePresenter] {
+    PresenterRegistry.all.flatMap { $0.registrations.map(\.presenter) }
+  }
+
+  // MARK: Coordinated access (blocking)
+
+  /// Reads the item at `url` once no writer holds it (or a folder above or an item inside it).
+  ///
+  /// - Parameters:
+  ///   - url: The file or folder to read.
+  ///   - options: See ``ReadingOptions``.
+  ///   - timeout: How long to wait for the lock; nil waits as long as it takes.
+  ///   - reader: Reads the item at the URL it is given (resolved when asked to).
+  /// - Returns: What `reader` returns.
+  /// - Throws: ``QuireError`` when the item does not exist (`fileMissing`), the wait times out
+  ///   (`timedOut`, naming the holders), the coordinator is cancelled, or the lock folder is
+  ///   unusable; and whatever `reader` throws.
+  public func coordinate<T>(
+    readingItemAt url: URL, options: ReadingOptions = [], timeout: Duration? = nil, byAccessor reader: (URL) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [(url, options)], writes: [])
+    return try run(access, timeout: timeout) { try reader($0[0]) }
+  }
+
+  /// Writes the item at `url` once no one else reads or writes it (or a folder above or an
+  /// item inside it).
+  ///
+  /// - Parameters:
+  ///   - url: The file or folder to write (its folder must exist).
+  ///   - options: See ``WritingOptions``.
+  ///   - timeout: How long to wait for the lock; nil waits as long as it takes.
+  ///   - writer: Writes the item at the URL it is given.
+  /// - Throws: ``QuireError`` when the item's folder does not exist, another editor holds the
+  ///   file (`inUse`), the wait times out (`timedOut`, naming the holders), the coordinator is
+  ///   cancelled, or the lock folder is unusable; and whatever `writer` throws.
+  public func coordinate<T>(
+    writingItemAt url: URL, options: WritingOptions = [], timeout: Duration? = nil, byAccessor writer: (URL) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [], writes: [(url, options)])
+    return try run(access, timeout: timeout) { try writer($0[0]) }
+  }
+
+  /// Reads one item and writes another in one coordinated access (both locks taken in the
+  /// global order, so this never deadlocks against other multi-item requests).
+  public func coordinate<T>(
+    readingItemAt readingURL: URL, options readingOptions: ReadingOptions = [],
+    writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
+    timeout: Duration? = nil, byAccessor body: (URL, URL) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [(readingURL, readingOptions)], writes: [(writingURL, writingOptions)])
+    return try run(access, timeout: timeout) { try body($0[0], $0[1]) }
+  }
+
+  /// Writes two items in one coordinated access: the shape of a move (`.forMoving` on the
+  /// first, `.forReplacing` on the second), after which the mover calls ``item(at:didMoveTo:)``.
+  public func coordinate<T>(
+    writingItemAt url1: URL, options options1: WritingOptions = [],
+    writingItemAt url2: URL, options options2: WritingOptions = [],
+    timeout: Duration? = nil, byAccessor body: (URL, URL) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [], writes: [(url1, options1), (url2, options2)])
+    return try run(access, timeout: timeout) { try body($0[0], $0[1]) }
+  }
+
+  /// Tells the presenters of `oldURL` (and of items inside it), here and in other processes,
+  /// that it moved to `newURL`. Call it inside a coordinated move.
+  public func item(at oldURL: URL, didMoveTo newURL: URL) {
+    let from = oldURL.standardizedFileURL.path
+    let to = newURL.standardizedFileURL.path
+    let registry = PresenterRegistry.shared(for: location)
+    let own = filePresenter.flatMap { registry.registration(for: $0) }
+    if let own, [.same, .descendant].contains(Relation(presenter: own.path, item: from)) {
+      own.follow(to: to + own.path.dropFirst(from.count))
+    }
+    registry.broadcast(WireMessage(kind: .move, paths: [from, to], token: ""), excluding: own, timeout: presenterResponseTimeout)
+  }
+
+  // MARK: Coordinated access (async)
+
+  /// The async form of ``coordinate(readingItemAt:options:timeout:byAccessor:)``: waits
+  /// without blocking a thread and throws `cancelled` when the task is cancelled while waiting.
+  public func coordinate<T: Sendable>(
+    readingItemAt url: URL, options: ReadingOptions = [], timeout: Duration? = nil,
+    byAccessor reader: (URL) async throws -> T
+  ) async throws -> T {
+    let access = try await prepareAsync(reads: [(url, options)], writes: [])
+    return try await runAsync(access, timeout: timeout) { try await reader($0[0]) }
+  }
+
+  /// The async form of ``coordinate(writingItemAt:options:timeout:byAccessor:)``.
+  public func coordinate<T: Sendable>(
+    writingItemAt url: URL, options: WritingOptions = [], timeout: Duration? = nil,
+    byAccessor writer: (URL) async throws -> T
+  ) async throws -> T {
+    let access = try await prepareAsync(reads: [], writes: [(url, options)])
+    return try await runAsync(access, timeout: timeout) { try await writer($0[0]) }
+  }
+
+  /// The async form of the read-one-write-another access.
+  public func coordinate<T: Sendable>(
+    readingItemAt readingURL: URL, options readingOptions: ReadingOptions = [],
+    writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
+    timeout: Duration? = nil, byAccessor body: (URL, URL) async throws -> T
+  ) async throws -> T {
+    let access = try await prepareAsync(reads: [(readingURL, readingOptions)], writes: [(writingURL, writingOptions)])
+    return try await runAsync(access, timeout: timeout) { try await body($0[0], $0[1]) }
+  }
+
+  /// The async form of the two-item write (a move).
+  public func coordinate<T: Sendable>(
+    writingItemAt url1: URL, options options1: WritingOptions = [],
+    writingItemAt url2: URL, options options2: WritingOptions = [],
+    timeout: Duration? = nil, byAccessor body: (URL, URL) async throws -> T
+  ) async throws -> T {
+    let access = try await prepareAsync(reads: [], writes: [(url1, options1), (url2, options2)])
+    return try await runAsync(access, timeout: timeout) { try await body($0[0], $0[1]) }
+  }
+
+  // MARK: The steps of an access
+
+  private struct Access: Sendable {
+    var urls: [URL]
+    var reads: [String]
+    var writes: [(path: String, options: WritingOptions)]
+    var targets: [LockTarget]
+    var folder: String
+    var token: String
+    var own: PresenterRegistration?
+    var registry: PresenterRegistry
+    var readsWithoutChanges = false
+    var rounds: [PresenterRegistry.Round] = []
+    /// Inside an accessor of this coordinator that already holds these items: run at once.
+    var isNested = false
+    var writing: Bool { !writes.isEmpty }
+    var heldItems: [HeldItem] { reads.map { HeldItem(path: $0, writing: false) } + writes.map { HeldItem(path: $0.path, writing: true) } }
+    var description: URL { urls.last ?? URL(fileURLWithPath: "/") }
+  }
+
+  /// An item an accessor of a coordinator holds, for nested accesses.
+  struct HeldItem: Sendable {
+    var path: String
+    var writing: Bool
+  }
+
+  /// The items each coordinator's running accessors hold, in this task or thread.
+  @TaskLocal static var heldItems: [ObjectIdentifier: [HeldItem]] = [:]
+
+  /// The lock files this task or thread holds through any coordinator. An access that needs
+  /// one of them again does not queue behind a waiting writer there: that writer waits for
+  /// this task, so queueing behind it would deadlock (as recursive reads do with any fair
+  /// reader-writer lock).
+  @TaskLocal static var heldLockPaths: Set<String> = []
+
+  /// Whether the items are already held by an accessor of this coordinator further up: a read
+  /// is covered by any access to the item or a folder above it, a write by a write.
+  private static func isCovered(reads: [String], writes: [String], by held: [HeldItem]) -> Bool {
+    guard !held.isEmpty else { return false }
+    func covers(_ holder: HeldItem, _ path: String) -> Bool {
+      Relation(presenter: holder.path, item: path) == .same || Relation(presenter: holder.path, item: path) == .ancestor
+    }
+    return reads.allSatisfy { path in held.contains { covers($0, path) } }
+      && writes.allSatisfy { path in held.contains { $0.writing && covers($0, path) } }
+  }
+
+  private func prepare(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)]) throws -> Access {
+    try prepare(reads: reads, writes: writes, held: Self.heldItems[ObjectIdentifier(self)] ?? [])
+  }
+
+  /// Resolves and checks the items, asks the presenters to get ready, and plans the locks.
+  private func prepare(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)], held: [HeldItem]) throws -> Access {
+    if isCancelled { throw cancelledError(reads.first?.0 ?? writes.first?.0) }
+    var urls: [URL] = []
+    var readPaths: [String] = []
+    var writePaths: [(String, WritingOptions)] = []
+    for (url, options) in reads {
+      var resolved = url.standardizedFileURL
+      if options.contains(.resolvesSymbolicLink) { resolved = resolved.resolvingSymlinksInPath() }
+      if case .failure(let code) = Syscalls.lstat(resolved.path) {
+        throw Self.pathError("read", url, resolved.path, code)
+      }
+      urls.append(resolved)
+      readPaths.append(resolved.path)
+    }
+    for (url, options) in writes {
+      let resolved = url.standardizedFileURL
+      let folder = resolved.deletingLastPathComponent()
+      switch Syscalls.lstat(folder.path) {
+      case .failure(.noSuchFileOrDirectory):
+        throw QuireError(
+          .fileMissing,
+          "Cannot write \(QuireError.name(url)): its folder '\(folder.path)' does not exist (was it moved or deleted?). Choose another place.",
+          url: url, cause: Errno.noSuchFileOrDirectory)
+      case .failure(let code):
+        throw Self.pathError("write", url, folder.path, code)
+      case .success(let info) where info.st_mode & S_IFMT != S_IFDIR:
+        throw QuireError(
+          .fileMissing,
+          "Cannot write \(QuireError.name(url)): '\(folder.path)' is not a folder. Choose another place.",
+          url: url, cause: Errno.notDirectory)
+      case .success:
+        break
+      }
+      if !options.contains(.ignoringForeignEditorLocks) {
+        let live = ForeignEditorLock.locks(for: resolved).filter { !$0.isStale }
+        if !live.isEmpty {
+          throw QuireError(
+            .inUse,
+            "Cannot write \(QuireError.name(url)): another editor has it open (\(live.map(\.description).joined(separator: "; "))). Close it there first, or save under another name.",
+            url: url)
+        }
+      }
+      urls.append(resolved)
+      writePaths.append((resolved.path, options))
+    }
+    let registry = PresenterRegistry.shared(for: location)
+    let own = filePresenter.flatMap { registry.registration(for: $0) }
+    if Self.isCovered(reads: readPaths, writes: writePaths.map(\.0), by: held) {
+      var access = Access(
+        urls: urls, reads: readPaths, writes: writePaths, targets: [], folder: "", token: "", own: own, registry: registry)
+      access.isNested = true
+      return access
+    }
+    let folder = try ItemLocks.folder(location, for: urls.first)
+    var access = Access(
+      urls: urls, reads: readPaths, writes: writePaths,
+      targets: ItemLocks.plan(reading: readPaths, writing: writePaths.map(\.0)),
+      folder: folder, token: UUID().uuidString, own: own, registry: registry)
+    access.readsWithoutChanges = reads.allSatisfy { $0.1.contains(.withoutChanges) }
+    access.rounds = notifyBefore(access)
+    return access
+  }
+
+  private func prepareAsync(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)]) async throws -> Access {
+    // The presenter round trip blocks; keep it off the cooperative pool.
+    let held = Self.heldItems[ObjectIdentifier(self)] ?? []
+    return try await withCheckedThrowingContinuation { continuation in
+      Blocking.queue.async {
+        continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes, held: held) })
+      }
+    }
+  }
+
+  private func notifyBefore(_ access: Access) -> [PresenterRegistry.Round] {
+    var rounds: [PresenterRegistry.Round] = []
+    if !access.reads.isEmpty {
+      var message = WireMessage(kind: .read, paths: access.reads, token: access.token)
+      message.withoutChanges = access.readsWithoutChanges
+      rounds.append(access.registry.broadcast(message, excluding: access.own, timeout: presenterResponseTimeout))
+    }
+    for (path, options) in access.writes {
+      let kind: WireMessage.Kind =
+        options.contains(.forDeleting) ? .delete : options.contains(.forMerging) ? .merge : .write
+      rounds.append(access.registry.broadcast(
+        WireMessage(kind: kind, paths: [path], token: access.token), excluding: access.own, timeout: presenterResponseTimeout))
+    }
+    for who in rounds.flatMap(\.late) {
+      FileHandle.standardError.write(Data(
+        "quire: the presenter of \(QuireError.name(access.description)) in \(who) did not answer within \(presenterResponseTimeout); going ahead without it.\n".utf8))
+    }
+    if let own = access.own, access.writing { own.beginOwnAccess() }
+    return rounds
+  }
+
+  private func notifyAfter(_ access: Access) {
+    let registry = access.registry
+    for round in access.rounds {
+      registry.finish(round, token: access.token, paths: access.reads + access.writes.map(\.path), excluding: access.own)
+    }
+    if access.writing {
+      registry.broadcast(WireMessage(kind: .change, paths: access.writes.map(\.path), token: access.token), excluding: access.own, timeout: presenterResponseTimeout)
+      access.own?.endOwnAccess()
+    }
+  }
+
+  private func run<T>(_ access: Access, timeout: Duration?, body: ([URL]) throws -> T) throws -> T {
+    if access.isNested { return try body(access.urls) }
+    let held: HeldLocks
+    do {
+      held = try acquire(access, timeout: timeout)
+    } catch {
+      notifyAfter(access)
+      throw error
+    }
+    defer {
+      held.release()
+      notifyAfter(access)
+    }
+    var holding = Self.heldItems
+    holding[ObjectIdentifier(self), default: []] += access.heldItems
+    return try Self.$heldItems.withValue(holding) {
+      try Self.$heldLockPaths.withValue(Self.heldLockPaths.union(access.targets.map(\.path))) { try body(access.urls) }
+    }
+  }
+
+  private func runAsync<T: Sendable>(_ access: Access, timeout: Duration?, body: ([URL]) async throws -> T) async throws -> T {
+    if access.isNested { return try await body(access.urls) }
+    let held: HeldLocks
+    do {
+      held = try await acquireAsync(access, timeout: timeout)
+    } catch {
+      await afterAsync(access)
+      throw error
+    }
+    let result: Result<T, any Error>
+    var holding = Self.heldItems
+    holding[ObjectIdentifier(self), default: []] += access.heldItems
+    do {
+      let lockPaths = Self.heldLockPaths.union(access.targets.map(\.path))
+      result = .success(try await Self.$heldItems.withValue(holding) {
+        try await Self.$heldLockPaths.withValue(lockPaths) { try await body(access.urls) }
+      })
+    } catch {
+      result = .failure(error)
+    }
+    held.release()
+    await afterAsync(access)
+    return try result.get()
+  }
+
+  private func afterAsync(_ access: Access) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      Blocking.queue.async {
+        self.notifyAfter(access)
+        continuation.resume()
+      }
+    }
+  }
+
+  /// The longest pause, in microseconds, between two looks at a busy lock. Waiting polls
+  /// (`F_OFD_SETLK`, then a pause that doubles from 20 µs) rather than blocking in
+  /// `F_OFD_SETLKW`, because a blocked `fcntl` cannot honour a deadline or a cancellation
+  /// without signals; this bounds how late a waiter notices that the lock is free.
+  static let longestPause: UInt32 = 400
+
+  private func acquire(_ access: Access, timeout: Duration?) throws -> HeldLocks {
+    let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description, heldByThisTask: Self.heldLockPaths)
+    let clock = ContinuousClock()
+    let deadline = timeout.map { clock.now + $0 }
+    var pause: UInt32 = 20
+    while true {
+      if let held = try acquisition.step() { return held }
+      if isCancelled {
+        acquisition.abandon()
+        throw cancelledError(access.description)
+      }
+      if let deadline, clock.now >= deadline {
+        let error = timedOut(access, acquisition, after: timeout ?? .zero)
+        acquisition.abandon()
+        throw error
+      }
+      usleep(pause)
+      pause = min(pause * 2, Self.longestPause)
+    }
+  }
+
+  private func acquireAsync(_ access: Access, timeout: Duration?) async throws -> HeldLocks {
+    let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description, heldByThisTask: Self.heldLockPaths)
+    let clock = ContinuousClock()
+    let deadline = timeout.map { clock.now + $0 }
+    var pause = 20
+    while true {
+      if let held = try acquisition.step() { return held }
+      if isCancelled || Task.isCancelled {
+        acquisition.abandon()
+        throw cancelledError(access.description)
+      }
+      if let deadline, clock.now >= deadline {
+        let error = timedOut(access, acquisition, after: timeout ?? .zero)
+        acquisition.abandon()
+        throw error
+      }
+      try? await Task.sleep(for: .microseconds(pause))
+      pause = min(pause * 2, Int(Self.longestPause))
+    }
+  }
+
+  private func timedOut(_ access: Access, _ acquisition: LockAcquisition, after timeout: Duration) -> QuireError {
+    let holders = acquisition.blockingHolders()
+    let verb = access.writing ? "write" : "read"
+    var reason = "Cannot \(verb) \(QuireError.name(access.description)): still held after \(timeout)"
+    if holders.isEmpty {
+      reason += " by a process that left no record (it may itself be waiting to write '\(acquisition.waitingOn ?? access.description.path)')"
+    } else {
+      reason += " by " + holders.map(\.description).joined(separator: "; ")
+    }
+    if acquisition.isQueuedBehindAnother {
+      reason += ", with another access queued ahead of this one"
+    }
+    let foreign = access.urls.flatMap { ForeignEditorLock.locks(for: $0) }
+    if !foreign.isEmpty { reason += "; also " + foreign.map(\.description).joined(separator: "; ") }
+    reason += ". Try again later, or end that process."
+    return QuireError(.timedOut, reason, url: access.description)
+  }
+
+  /// The error for a path that cannot be looked at, by errno.
+  private static func pathError(_ verb: String, _ url: URL, _ path: String, _ code: Errno) -> QuireError {
+    switch code {
+    case .noSuchFileOrDirectory, .notDirectory:
+      return QuireError(.fileMissing, "Cannot \(verb) \(QuireError.name(url)): '\(path)' does not exist. Check the path.", url: url, cause: code)
+    case .fileNameTooLong:
+      return QuireError(.invalidArgument, "Cannot \(verb) \(QuireError.name(url)): the path is longer than the system allows (\(code)). Use a shorter path.", url: url, cause: code)
+    case .permissionDenied:
+      return QuireError(.permissionDenied, "Cannot \(verb) \(QuireError.name(url)): a folder on the way to '\(path)' cannot be searched. Check its permissions.", url: url, cause: code)
+    default:
+      return QuireError(.systemCallFailed, "Cannot \(verb) \(QuireError.name(url)): looking at '\(path)' failed (\(code)).", url: url, cause: code)
+    }
+  }
+
+  private func cancelledError(_ url: URL?) -> QuireError {
+    QuireError(.cancelled, "Coordinated access to \(url.map(QuireError.name) ?? "the item") was cancelled.", url: url)
+  }
+}

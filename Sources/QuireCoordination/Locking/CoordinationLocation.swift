@@ -1,0 +1,98 @@
+public import Foundation
+import QuireTypes
+import SystemPackage
+
+/// Where the processes of one user meet to coordinate: the folder that holds the lock files
+/// (`quire/locks`) and the presenter registry (`quire/presenters`).
+///
+/// By default this is `$XDG_RUNTIME_DIR` (a per-user tmpfs that systemd-logind empties at
+/// logout). When `XDG_RUNTIME_DIR` is unset or not absolute, as in containers, cron jobs and
+/// `su` sessions, Quire falls back to `/tmp/quire-runtime-UID` (created 0700, refused when it
+/// is a symlink or owned by another user) and says so in ``fallbackNote``. Processes only
+/// coordinate with processes that use the same location.
+///
+/// Folders are created 0700 and files 0600; no symlink is followed inside the location.
+public struct CoordinationLocation: Sendable, Hashable {
+  /// The runtime folder (`$XDG_RUNTIME_DIR` or the fallback).
+  public let runtimeFolder: URL
+  /// Why the fallback is used, when it is; nil when `$XDG_RUNTIME_DIR` is used or the folder was given.
+  public let fallbackNote: String?
+
+  /// A location under `runtimeFolder` (tests and embedding tools pass their own).
+  public init(runtimeFolder: URL) {
+    self.runtimeFolder = runtimeFolder.standardizedFileURL
+    self.fallbackNote = nil
+  }
+
+  private init(runtimeFolder: URL, fallbackNote: String?) {
+    self.runtimeFolder = runtimeFolder
+    self.fallbackNote = fallbackNote
+  }
+
+  /// The user's location: `$XDG_RUNTIME_DIR`, or `/tmp/quire-runtime-UID` when it is unset.
+  public static var `default`: CoordinationLocation {
+    if let value = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], value.hasPrefix("/") {
+      return CoordinationLocation(runtimeFolder: URL(fileURLWithPath: value, isDirectory: true))
+    }
+    let fallback = "/tmp/quire-runtime-\(getuid())"
+    return CoordinationLocation(
+      runtimeFolder: URL(fileURLWithPath: fallback, isDirectory: true),
+      fallbackNote: "XDG_RUNTIME_DIR is not set; coordinating through \(fallback) instead. Processes of this user that see XDG_RUNTIME_DIR will not coordinate with this one.")
+  }
+
+  /// `runtimeFolder/quire/locks`.
+  var locksPath: String { runtimeFolder.path + "/quire/locks" }
+  /// `runtimeFolder/quire/presenters`.
+  var presentersPath: String { runtimeFolder.path + "/quire/presenters" }
+
+  /// Creates `quire/NAME` under the runtime folder (and the runtime folder itself when it is
+  /// the fallback), 0700, refusing symlinks and folders of other users.
+  ///
+  /// - Throws: ``QuireError`` naming the folder when it cannot be created or is unsafe.
+  func prepareFolder(_ name: String, for item: URL?) throws -> String {
+    let runtime = runtimeFolder.path
+    var paths = [runtime + "/quire", runtime + "/quire/" + name]
+    if fallbackNote != nil { paths.insert(runtime, at: 0) }
+    for path in paths {
+      if case .failure(let code) = Syscalls.makeFolder(path) {
+        throw unusable(path, code, item: item)
+      }
+      switch Syscalls.lstat(path) {
+      case .failure(let code):
+        throw unusable(path, code, item: item)
+      case .success(let info):
+        if info.st_mode & S_IFMT == S_IFLNK {
+          throw QuireError(
+            .permissionDenied,
+            "Cannot coordinate\(Self.about(item)): '\(path)' is a symbolic link, which Quire never follows for its lock folder. Remove it, or set XDG_RUNTIME_DIR to a folder of your own.",
+            url: item)
+        }
+        if info.st_mode & S_IFMT != S_IFDIR {
+          throw unusable(path, .notDirectory, item: item)
+        }
+        if info.st_uid != geteuid() {
+          throw QuireError(
+            .permissionDenied,
+            "Cannot coordinate\(Self.about(item)): '\(path)' belongs to another user. Set XDG_RUNTIME_DIR to a folder of your own.",
+            url: item)
+        }
+        // Quire's own folders are owner-only, whatever the umask was when they were made.
+        if path != runtime || fallbackNote != nil, info.st_mode & 0o077 != 0 {
+          _ = chmod(path, 0o700)
+        }
+      }
+    }
+    return runtime + "/quire/" + name
+  }
+
+  private func unusable(_ path: String, _ code: Errno, item: URL?) -> QuireError {
+    QuireError(
+      code == .permissionDenied || code == .notPermitted || code == .readOnlyFileSystem ? .permissionDenied : .systemCallFailed,
+      "Cannot coordinate\(Self.about(item)): the lock folder '\(path)' cannot be used (\(code)). Make it writable, or set XDG_RUNTIME_DIR to a writable folder of your own.",
+      url: item, cause: code)
+  }
+
+  static func about(_ item: URL?) -> String {
+    item.map { " access to \(QuireError.name($0))" } ?? ""
+  }
+}

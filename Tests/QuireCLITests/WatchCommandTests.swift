@@ -1,0 +1,41 @@
+import Foundation
+import QuireTestSupport
+import Testing
+
+@testable import QuireCLI
+
+@Suite("quire watch")
+final class WatchCommandTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  @Test func aMissingPathFailsWithOne() async {
+    let status = await QuireCommand.run(arguments: ["watch", "--runtime-folder", folder.url.path, folder.file("absent.md").path])
+    #expect(status == ExitStatus.failure)
+  }
+
+  @Test func noPathIsAUsageError() async {
+    #expect(await QuireCommand.run(arguments: ["watch"]) == ExitStatus.usage)
+  }
+
+  @Test func stopsAfterTheAskedNumberOfMessages() async throws {
+    let file = try folder.write("one\n", to: "watched.txt")
+    let writer = Task.detached {
+      for _ in 0..<2000 {
+        try? await Task.sleep(for: .milliseconds(30))
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("more\n".utf8))
+        try handle.close()
+      }
+    }
+    defer { writer.cancel() }
+    let start = ContinuousClock.now
+    let status = await QuireCommand.run(arguments: ["watch", "--count", "1", "--seconds", "60", "--runtime-folder", folder.url.path, file.path])
+    #expect(status == ExitStatus.success)
+    // It stopped on the message, not on the 60-second limit (far apart, so a loaded machine
+    // cannot blur the two).
+    #expect(ContinuousClock.now - start < .seconds(45))
+  }
+}

@@ -1,0 +1,157 @@
+import Foundation
+@_spi(Testing) import QuireCoordination
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+@Suite("Bad conditions give clear errors and no hang")
+final class BadConditionTests {
+  let folder: TemporaryFolder
+  let location: CoordinationLocation
+  init() throws {
+    folder = try TemporaryFolder()
+    let runtime = folder.file("run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    location = CoordinationLocation(runtimeFolder: runtime)
+  }
+  deinit { folder.remove() }
+
+  @Test func aLockLocationBlockedByAFileFailsClearly() throws {
+    let file = try folder.write("x\n", to: "doc.txt")
+    let blocked = try folder.write("not a folder\n", to: "blocked")
+    let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: blocked))
+    #expect {
+      try coordinator.coordinate(readingItemAt: file) { _ in }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.reason.contains("lock folder") == true && error?.reason.contains("XDG_RUNTIME_DIR") == true
+    }
+  }
+
+  @Test func aLockLocationThatRefusesWritesFailsClearly() throws {
+    let file = try folder.write("x\n", to: "doc.txt")
+    let runtime = folder.file("readonly-run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
+    SyscallFaults.inject(errno: EACCES, under: runtime.path)
+    defer { SyscallFaults.clear(under: runtime.path) }
+    let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: runtime))
+    #expect {
+      try coordinator.coordinate(writingItemAt: file) { _ in }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .permissionDenied && error?.reason.contains("writable") == true
+    }
+  }
+
+  @Test func aSymlinkedLockFolderIsRefused() throws {
+    let file = try folder.write("x\n", to: "doc.txt")
+    let runtime = folder.file("linked-run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
+    try FileManager.default.createDirectory(at: folder.file("elsewhere"), withIntermediateDirectories: false)
+    try FileManager.default.createSymbolicLink(at: runtime.appendingPathComponent("quire"), withDestinationURL: folder.file("elsewhere"))
+    let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: runtime))
+    #expect {
+      try coordinator.coordinate(readingItemAt: file) { _ in }
+    } throws: { error in
+      (error as? QuireError)?.reason.contains("symbolic link") == true
+    }
+  }
+
+  @Test func lockFilesAndFoldersAreOwnerOnly() throws {
+    let file = try folder.write("x\n", to: "doc.txt")
+    try FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in }
+    let locks = location.runtimeFolder.appendingPathComponent("quire/locks")
+    let folderMode = try FileManager.default.attributesOfItem(atPath: locks.path)[.posixPermissions] as? Int
+    #expect(folderMode == 0o700)
+    for name in try FileManager.default.contentsOfDirectory(atPath: locks.path) {
+      let mode = try FileManager.default.attributesOfItem(atPath: locks.appendingPathComponent(name).path)[.posixPermissions] as? Int
+      #expect(mode == 0o600)
+    }
+  }
+
+  @Test func readingAPathThatDoesNotExistFailsClearly() throws {
+    let missing = folder.file("absent.md")
+    #expect {
+      try FileCoordinator(location: location).coordinate(readingItemAt: missing) { _ in }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .fileMissing && error?.reason.contains("absent.md") == true
+    }
+  }
+
+  @Test func writingIntoAMissingFolderFailsClearly() throws {
+    let missing = folder.file("no-such-folder/new.md")
+    #expect {
+      try FileCoordinator(location: location).coordinate(writingItemAt: missing) { _ in }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .fileMissing && error?.reason.contains("no-such-folder") == true
+    }
+  }
+
+  @Test func presentingInAMissingFolderFailsClearly() throws {
+    let presenter = RecordingPresenter(folder.file("no-such-folder/new.md"), location: location)
+    #expect {
+      try FileCoordinator.addFilePresenter(presenter, location: location)
+    } throws: { error in
+      (error as? QuireError)?.code == .fileMissing
+    }
+  }
+
+  @Test func deletingThePresentedItemsFolderReachesThePresenterAndLaterAccessFailsClearly() async throws {
+    let inner = folder.file("project")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+    let file = try folder.write("x\n", to: "project/notes.md")
+    let presenter = RecordingPresenter(file, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    try runTool("/bin/rm", ["-r", inner.path])
+    #expect(await presenter.waitFor("deleted") != nil)
+    #expect {
+      try FileCoordinator(filePresenter: presenter, location: location).coordinate(writingItemAt: file, timeout: .seconds(2)) { _ in }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .fileMissing && error?.reason.contains("project") == true
+    }
+  }
+
+  @Test func reachingTheInotifyWatchLimitFailsClearly() throws {
+    let file = try folder.write("x\n", to: "watched.md")
+    SyscallFaults.inject(errno: ENOSPC, under: file.path)
+    defer { SyscallFaults.clear(under: file.path) }
+    let presenter = RecordingPresenter(file, location: location)
+    #expect {
+      try FileCoordinator.addFilePresenter(presenter, location: location)
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .limitExceeded && error?.reason.contains("max_user_watches") == true
+    }
+    #expect(!FileCoordinator.filePresenters.contains { $0 === presenter })
+  }
+
+  @Test func aPresenterThatNeverAnswersIsSkippedAfterTheBound() throws {
+    let file = try folder.write("disk\n", to: "slow.md")
+    let presenter = RecordingPresenter(file, location: location, answers: false)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    let start = ContinuousClock.now
+    let text = try FileCoordinator(location: location, presenterResponseTimeout: .milliseconds(200))
+      .coordinate(readingItemAt: file) { url in try String(contentsOf: url, encoding: .utf8) }
+    let elapsed = ContinuousClock.now - start
+    #expect(text == "disk\n")
+    #expect(elapsed >= .milliseconds(200) && elapsed < .seconds(2))
+    #expect(presenter.texts.contains("save"))
+  }
+
+  @Test func deadStaleRegistryEntriesAreCleanedUp() async throws {
+    let file = try folder.write("x\n", to: "doc.md")
+    let helper = try HelperProcess([location.runtimeFolder.path, "present", file.path, ""])
+    #expect(await helper.waitForLine(startingWith: "ready") != nil)
+    let entry = location.runtimeFolder.appendingPathComponent("quire/presenters/\(helper.pid).json")
+    #expect(FileManager.default.fileExists(atPath: entry.path))
+    helper.kill()
+    _ = await helper.waitForExit()
+    try await FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .seconds(2)) { _ in }
+    #expect(!FileManager.default.fileExists(atPath: entry.path))
+  }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import QuireCoordination
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+@Suite("FileCoordinator across processes")
+final class CrossProcessTests {
+  let folder: TemporaryFolder
+  let location: CoordinationLocation
+  init() throws {
+    folder = try TemporaryFolder()
+    let runtime = folder.file("run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    location = CoordinationLocation(runtimeFolder: runtime)
+  }
+  deinit { folder.remove() }
+
+  var runtime: String { location.runtimeFolder.path }
+
+  @Test func eightProcessesIncrementingACounterLoseNoUpdate() async throws {
+    let counter = try folder.write("0\n", to: "counter.txt")
+    let start = ContinuousClock.now
+    let helpers = try (0..<8).map { _ in try HelperProcess([runtime, "increment", counter.path, "500"]) }
+    for helper in helpers {
+      #expect(await helper.waitForExit(within: 120) == 0)
+    }
+    let elapsed = ContinuousClock.now - start
+    print("8 processes × 500 coordinated increments took \(elapsed)")
+    let value = try String(contentsOf: counter, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(value == "4000")
+  }
+
+  @Test func aReaderNeverSeesAHalfWrittenFile() async throws {
+    let file = try folder.write(String(repeating: "A", count: 64 * 1024), to: "big.txt")
+    let writer = try HelperProcess([runtime, "write-loop", file.path, "300"])
+    let coordinator = FileCoordinator(location: location)
+    var reads = 0
+    var torn = 0
+    while writer.process.isRunning || reads < 20 {
+      let data = try await coordinator.coordinate(readingItemAt: file) { url in try Data(contentsOf: url) }
+      reads += 1
+      if data.count != 64 * 1024 || Set(data).count != 1 { torn += 1 }
+    }
+    #expect(await writer.waitForExit() == 0)
+    #expect(torn == 0, "\(torn) of \(reads) coordinated reads saw a half-written file")
+    #expect(reads >= 20)
+  }
+
+  @Test func aPresenterInAnotherProcessSavesBeforeThisOneReads() async throws {
+    let file = try folder.write("on disk\n", to: "shared.md")
+    let presenter = try HelperProcess([runtime, "present", file.path, "from B\n"])
+    #expect(await presenter.waitForLine(startingWith: "ready") != nil)
+    let text = try await FileCoordinator(location: location).coordinate(readingItemAt: file) { url in
+      try String(contentsOf: url, encoding: .utf8)
+    }
+    #expect(text == "from B\n")
+    #expect(await presenter.waitForLine(startingWith: "reacquire") != nil)
+    let heard = presenter.output
+    #expect(heard.firstIndex(of: "saved") ?? 99 < heard.firstIndex(of: "relinquish-to-reader") ?? -1)
+    presenter.closeInput()
+    #expect(await presenter.waitForExit() == 0)
+  }
+
+  @Test func readingWithoutChangesDoesNotAskToSave() async throws {
+    let file = try folder.write("on disk\n", to: "shared.md")
+    let presenter = try HelperProcess([runtime, "present", file.path, "from B\n"])
+    #expect(await presenter.waitForLine(startingWith: "ready") != nil)
+    let text = try await FileCoordinator(location: location).coordinate(readingItemAt: file, options: .withoutChanges) { url in
+      try String(contentsOf: url, encoding: .utf8)
+    }
+    #expect(text == "on disk\n")
+    #expect(await presenter.waitForLine(startingWith: "relinquish-to-reader") != nil)
+    #expect(!presenter.output.contains("save"))
+    presenter.closeInput()
+  }
+
+  @Test func coordinatedRenameAndDeleteReachAPresenterInAnotherProcess() async throws {
+    let file = try folder.write("text\n", to: "before.md")
+    let moved = folder.file("after.md")
+    let presenter = try HelperProcess([runtime, "present", file.path, ""])
+    #expect(await presenter.waitForLine(startingWith: "ready") != nil)
+    let coordinator = FileCoordinator(location: location)
+    try await coordinator.coordinate(writingItemAt: file, options: .forMoving, writingItemAt: moved, options: .forReplacing) { from, to in
+      try FileManager.default.moveItem(at: from, to: to)
+      coordinator.item(at: from, didMoveTo: to)
+    }
+    #expect(await presenter.waitForLine(startingWith: "moved") == "moved \(moved.path)")
+    try await coordinator.coordinate(writingItemAt: moved, options: .forDeleting) { url in
+      try FileManager.default.removeItem(at: url)
+    }
+    #expect(await presenter.waitForLine(startingWith: "deleted") != nil)
+    // The deletion is reported once, though inotify saw it too.
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(presenter.output.filter { $0 == "deleted" }.count == 1)
+    presenter.closeInput()
+  }
+
+  @Test func aCoordinatedWriteInAnotherProcessReachesAPresenterHere() async throws {
+    let file = try folder.write("0\n", to: "watched.txt")
+    let presenter = RecordingPresenter(file, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    let writer = try HelperProcess([runtime, "increment", file.path, "1"])
+    #expect(await writer.waitForExit() == 0)
+    #expect(await presenter.waitFor("relinquish-to-writer") != nil)
+    #expect(await presenter.waitFor("reacquire") != nil)
+    #expect(await presenter.waitFor("changed") != nil)
+  }
+
+  @Test func aWriterKilledMidWriteReleasesItsAccess() async throws {
+    let file = try folder.write("whole\n", to: "victim.txt")
+    let holder = try HelperProcess([runtime, "hold-write", file.path])
+    #expect(await holder.waitForLine(startingWith: "holding") != nil)
+    // While it holds the item, a reader times out and is told who holds it.
+    let coordinator = FileCoordinator(location: location)
+    #expect {
+      try coordinator.coordinate(readingItemAt: file, timeout: .milliseconds(150)) { _ in }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .timedOut && error?.reason.contains("process \(holder.pid)") == true
+        && error?.reason.contains("quire-coordinat") == true && error?.reason.contains("writing") == true
+        && error?.reason.contains("since") == true
+    }
+    holder.kill()
+    _ = await holder.waitForExit()
+    let text = try await coordinator.coordinate(writingItemAt: file, timeout: .seconds(5)) { url in
+      try Data("repaired\n".utf8).write(to: url)
+      return try String(contentsOf: url, encoding: .utf8)
+    }
+    #expect(text == "repaired\n")
+  }
+
+  @Test func aPresenterReacquiresWhenTheWriterInAnotherProcessDies() async throws {
+    let file = try folder.write("x\n", to: "presented.txt")
+    let presenter = RecordingPresenter(file, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    let holder = try HelperProcess([runtime, "hold-write", file.path])
+    #expect(await holder.waitForLine(startingWith: "holding") != nil)
+    #expect(presenter.texts.contains("relinquish-to-writer"))
+    #expect(!presenter.texts.contains("reacquire"))
+    holder.kill()
+    #expect(await presenter.waitFor("reacquire") != nil)
+  }
+
+  @Test func aFolderPresenterInAnotherProcessHearsOfACoordinatedWriteInside() async throws {
+    let box = folder.file("box")
+    try FileManager.default.createDirectory(at: box, withIntermediateDirectories: false)
+    let presenter = try HelperProcess([runtime, "present", box.path, ""])
+    #expect(await presenter.waitForLine(startingWith: "ready") != nil)
+    let file = box.appendingPathComponent("inside.md")
+    try await FileCoordinator(location: location).coordinate(writingItemAt: file) { url in
+      try Data("new\n".utf8).write(to: url)
+    }
+    #expect(await presenter.waitForLine(startingWith: "subitem") == "subitem \(file.path)")
+    presenter.closeInput()
+  }
+}

@@ -1,0 +1,337 @@
+import Foundation
+import QuireCoordination
+import QuireTestSupport
+import QuireTypes
+import Synchronization
+import Testing
+
+/// Reader/writer exclusion, hierarchy, fairness, ordering, deadlines and cancellation. Each
+/// access is its own open file description, so threads of one process contend as processes do.
+@Suite("FileCoordinator locking")
+final class LockingTests {
+  let folder: TemporaryFolder
+  let location: CoordinationLocation
+  init() throws {
+    folder = try TemporaryFolder()
+    let runtime = folder.file("run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    location = CoordinationLocation(runtimeFolder: runtime)
+  }
+  deinit { folder.remove() }
+
+  /// Runs `body` on a new thread, returning at once.
+  func onThread(_ body: @escaping @Sendable () -> Void) { Thread.detachNewThread(body) }
+
+  @Test func readersShareAnItem() throws {
+    let file = try folder.write("x\n", to: "shared.txt")
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let location = self.location
+    onThread {
+      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in
+        inside.signal()
+        release.wait()
+      }
+    }
+    inside.wait()
+    defer { release.signal() }
+    let read = try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(500)) { _ in true }
+    #expect(read)
+  }
+
+  @Test(arguments: [(true, false), (false, true), (true, true)])
+  func aWriterExcludesReadersAndWriters(holderWrites: Bool, waiterWrites: Bool) throws {
+    let file = try folder.write("x\n", to: "item.txt")
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let location = self.location
+    onThread {
+      let coordinator = FileCoordinator(location: location)
+      if holderWrites {
+        try? coordinator.coordinate(writingItemAt: file) { _ in inside.signal(); release.wait() }
+      } else {
+        try? coordinator.coordinate(readingItemAt: file) { _ in inside.signal(); release.wait() }
+      }
+    }
+    inside.wait()
+    let coordinator = FileCoordinator(location: location)
+    #expect {
+      if waiterWrites {
+        try coordinator.coordinate(writingItemAt: file, timeout: .milliseconds(100)) { _ in }
+      } else {
+        try coordinator.coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
+      }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .timedOut && error?.reason.contains("process \(getpid())") == true
+    }
+    release.signal()
+    let done = try coordinator.coordinate(writingItemAt: file, timeout: .seconds(5)) { _ in true }
+    #expect(done)
+  }
+
+  @Test func writingAFolderExcludesReadingAFileInsideIt() throws {
+    let inner = folder.file("project")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+    let file = try folder.write("x\n", to: "project/notes.md")
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let location = self.location
+    onThread {
+      try? FileCoordinator(location: location).coordinate(writingItemAt: inner) { _ in inside.signal(); release.wait() }
+    }
+    inside.wait()
+    #expect {
+      try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
+    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    // A file beside the folder is not affected.
+    let beside = try folder.write("y\n", to: "beside.md")
+    #expect(try FileCoordinator(location: location).coordinate(writingItemAt: beside, timeout: .milliseconds(500)) { _ in true })
+    release.signal()
+  }
+
+  @Test func readingAFileExcludesWritingItsFolder() throws {
+    let inner = folder.file("project")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+    let file = try folder.write("x\n", to: "project/notes.md")
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let location = self.location
+    onThread {
+      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in inside.signal(); release.wait() }
+    }
+    inside.wait()
+    #expect {
+      try FileCoordinator(location: location).coordinate(writingItemAt: inner, timeout: .milliseconds(100)) { _ in }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .timedOut && error?.reason.contains("notes.md") == true
+    }
+    // Reading the folder is fine alongside.
+    #expect(try FileCoordinator(location: location).coordinate(readingItemAt: inner, timeout: .milliseconds(500)) { _ in true })
+    release.signal()
+  }
+
+  @Test func aWaitingWriterIsNotOvertakenByLaterReaders() async throws {
+    let file = try folder.write("x\n", to: "busy.txt")
+    let location = self.location
+    let stop = Atomic<Bool>(false)
+    // Readers that overlap one another keep the file read-locked at every instant.
+    for _ in 0..<4 {
+      onThread {
+        let coordinator = FileCoordinator(location: location)
+        while !stop.load(ordering: .relaxed) {
+          _ = try? coordinator.coordinate(readingItemAt: file) { _ in usleep(3000) }
+        }
+      }
+    }
+    try await Task.sleep(for: .milliseconds(30))
+    let wrote = try await FileCoordinator(location: location).coordinate(writingItemAt: file, timeout: .seconds(5)) { url in
+      try Data("written\n".utf8).write(to: url)
+      return true
+    }
+    stop.store(true, ordering: .relaxed)
+    #expect(wrote)
+  }
+
+  @Test func aReaderArrivingAfterAWaitingWriterQueuesBehindIt() async throws {
+    let file = try folder.write("x\n", to: "queue.txt")
+    let location = self.location
+    let firstInside = DispatchSemaphore(value: 0)
+    let releaseFirst = DispatchSemaphore(value: 0)
+    let writerDone = DispatchSemaphore(value: 0)
+    onThread {
+      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in firstInside.signal(); releaseFirst.wait() }
+    }
+    await waitOffPool(firstInside)
+    onThread {
+      _ = try? FileCoordinator(location: location).coordinate(writingItemAt: file, timeout: .seconds(10)) { url in
+        try Data("w\n".utf8).write(to: url)
+      }
+      writerDone.signal()
+    }
+    try await Task.sleep(for: .milliseconds(50))  // the writer is now waiting, holding the turnstile
+    // A second reader is compatible with the first, but must not overtake the waiting writer.
+    #expect {
+      try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
+    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    releaseFirst.signal()
+    await waitOffPool(writerDone)
+    let text = try await FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .seconds(5)) { url in
+      try String(contentsOf: url, encoding: .utf8)
+    }
+    #expect(text == "w\n")
+  }
+
+  @Test func aNestedReadDoesNotQueueBehindAWriterWaitingForTheOuterRead() async throws {
+    let box = folder.file("box")
+    try FileManager.default.createDirectory(at: box, withIntermediateDirectories: false)
+    let first = try folder.write("1\n", to: "box/first.txt")
+    let second = try folder.write("2\n", to: "box/second.txt")
+    let location = self.location
+    let reading = DispatchSemaphore(value: 0)
+    let writerWaits = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Mutex<String?>(nil)
+    onThread {
+      let result = Result {
+        try FileCoordinator(location: location).coordinate(readingItemAt: first) { _ in
+          reading.signal()
+          writerWaits.wait()
+          // The writer of `box` now waits for this read, holding box's turnstile. Reading
+          // another file in `box` needs box's intention lock again: it must not queue.
+          return try FileCoordinator(location: location).coordinate(readingItemAt: second, timeout: .seconds(2)) { url in
+            try String(contentsOf: url, encoding: .utf8)
+          }
+        }
+      }
+      outcome.withLock { $0 = (try? result.get()) ?? "failed: \(result)" }
+      done.signal()
+    }
+    await waitOffPool(reading)
+    onThread {
+      _ = try? FileCoordinator(location: location).coordinate(writingItemAt: box, timeout: .seconds(10)) { _ in }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    writerWaits.signal()
+    await waitOffPool(done)
+    #expect(outcome.withLock { $0 } == "2\n")
+  }
+
+  @Test func nestedAccessesCoveredByTheOuterOneRunAtOnce() async throws {
+    let inner = folder.file("project")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+    let file = try folder.write("x\n", to: "project/a.md")
+    let coordinator = FileCoordinator(location: location)
+    #expect(try nestedBlocking(coordinator, folder: inner, file: file) == "nested\n")
+    let asyncText = try await coordinator.coordinate(readingItemAt: file, timeout: .seconds(1)) { url in
+      try await coordinator.coordinate(readingItemAt: url, timeout: .milliseconds(200)) { url in
+        try String(contentsOf: url, encoding: .utf8)
+      }
+    }
+    #expect(asyncText == "nested\n")
+    // A write inside a read is not covered: it waits for the outer read until its timeout.
+    await #expect {
+      try await coordinator.coordinate(readingItemAt: file) { url in
+        try await coordinator.coordinate(writingItemAt: url, timeout: .milliseconds(100)) { _ in }
+      }
+    } throws: { ($0 as? QuireError)?.code == .timedOut }
+  }
+
+  /// Blocking nested accesses: a write and a read of a file inside a folder being written.
+  func nestedBlocking(_ coordinator: FileCoordinator, folder: URL, file: URL) throws -> String {
+    try coordinator.coordinate(writingItemAt: folder, timeout: .seconds(1)) { _ in
+      try coordinator.coordinate(writingItemAt: file, timeout: .milliseconds(200)) { url in
+        try Data("nested\n".utf8).write(to: url)
+      }
+      return try coordinator.coordinate(readingItemAt: file, timeout: .milliseconds(200)) { url in
+        try String(contentsOf: url, encoding: .utf8)
+      }
+    }
+  }
+
+  @Test func multiItemRequestsInOppositeOrdersDoNotDeadlock() async throws {
+    let finished = DispatchSemaphore(value: 0)
+    let a = try folder.write("a\n", to: "a.txt")
+    let b = try folder.write("b\n", to: "b.txt")
+    let location = self.location
+    let failures = Atomic<Int>(0)
+    for index in 0..<4 {
+      onThread {
+        defer { finished.signal() }
+        let coordinator = FileCoordinator(location: location)
+        for _ in 0..<100 {
+          do {
+            if index % 2 == 0 {
+              try coordinator.coordinate(writingItemAt: a, writingItemAt: b, timeout: .seconds(10)) { _, _ in }
+            } else {
+              try coordinator.coordinate(readingItemAt: b, writingItemAt: a, timeout: .seconds(10)) { _, _ in }
+            }
+          } catch {
+            failures.add(1, ordering: .relaxed)
+          }
+        }
+      }
+    }
+    for _ in 0..<4 { await waitOffPool(finished) }
+    #expect(failures.load(ordering: .relaxed) == 0)
+  }
+
+  @Test func cancelStopsAWaitingAccess() throws {
+    let file = try folder.write("x\n", to: "held.txt")
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let location = self.location
+    onThread {
+      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in inside.signal(); release.wait() }
+    }
+    inside.wait()
+    defer { release.signal() }
+    let coordinator = FileCoordinator(location: location)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { coordinator.cancel() }
+    #expect {
+      try coordinator.coordinate(readingItemAt: file, timeout: .seconds(10)) { _ in }
+    } throws: { ($0 as? QuireError)?.code == .cancelled }
+  }
+
+  @Test func cancellingTheTaskStopsAnAsyncWait() async throws {
+    let file = try folder.write("x\n", to: "held.txt")
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let location = self.location
+    onThread {
+      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in inside.signal(); release.wait() }
+    }
+    await waitOffPool(inside)
+    defer { release.signal() }
+    let task = Task {
+      try await FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in "read" }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    task.cancel()
+    let result = await task.result
+    #expect(throws: QuireError.self) { try result.get() }
+    if case .failure(let error) = result { #expect((error as? QuireError)?.code == .cancelled) }
+  }
+
+  @Test func asyncAccessesReadAndWrite() async throws {
+    let file = try folder.write("1\n", to: "async.txt")
+    let coordinator = FileCoordinator(location: location)
+    try await coordinator.coordinate(writingItemAt: file) { url in
+      try await Task.sleep(for: .milliseconds(1))
+      try Data("2\n".utf8).write(to: url)
+    }
+    let text = try await coordinator.coordinate(readingItemAt: file) { url in try String(contentsOf: url, encoding: .utf8) }
+    #expect(text == "2\n")
+  }
+
+  @Test func resolvingSymbolicLinksCoordinatesTheTarget() throws {
+    let target = try folder.write("t\n", to: "target.txt")
+    let link = folder.file("link.txt")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+    let seen = try FileCoordinator(location: location).coordinate(readingItemAt: link, options: .resolvesSymbolicLink) { $0 }
+    #expect(seen.path == target.path)
+    let unresolved = try FileCoordinator(location: location).coordinate(readingItemAt: link) { $0 }
+    #expect(unresolved.path == link.path)
+  }
+
+  @Test func anErrorInTheAccessorReleasesTheLock() throws {
+    let file = try folder.write("x\n", to: "err.txt")
+    let coordinator = FileCoordinator(location: location)
+    #expect(throws: CocoaError.self) {
+      try coordinator.coordinate(writingItemAt: file) { _ in throw CocoaError(.fileWriteUnknown) }
+    }
+    #expect(try coordinator.coordinate(writingItemAt: file, timeout: .milliseconds(500)) { _ in true })
+  }
+
+  @Test func theDefaultLocationIsTheRuntimeFolderOrASaidFallback() {
+    let location = CoordinationLocation.default
+    if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+      #expect(location.runtimeFolder.path == URL(fileURLWithPath: runtime).standardizedFileURL.path)
+      #expect(location.fallbackNote == nil)
+    } else {
+      #expect(location.runtimeFolder.path == "/tmp/quire-runtime-\(getuid())")
+      #expect(location.fallbackNote?.contains("XDG_RUNTIME_DIR") == true)
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import Foundation
+@_spi(Testing) import QuireCoordination
+import QuireTestSupport
+import QuireTypes
+import Synchronization
+import Testing
+
+/// Changes made by programs that do not coordinate reach presenters through inotify.
+@Suite("Uncoordinated changes reach presenters")
+final class UncoordinatedChangeTests {
+  let folder: TemporaryFolder
+  let location: CoordinationLocation
+  init() throws {
+    folder = try TemporaryFolder()
+    let runtime = folder.file("run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    location = CoordinationLocation(runtimeFolder: runtime)
+  }
+  deinit { folder.remove() }
+
+  /// Presents `url`, runs `change`, and returns the first message starting with `prefix`
+  /// and how long after the tool finished it arrived.
+  func present(
+    _ url: URL, expecting prefix: String, after change: () throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> (RecordingPresenter, RecordingPresenter.Message?, Duration) {
+    let presenter = RecordingPresenter(url, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    try change()
+    let done = ContinuousClock.now
+    let message = await presenter.waitFor(prefix, after: nil, within: 2)
+    let latency = (message?.at ?? .now) - done
+    #expect(message != nil, "no '\(prefix)' message; heard \(presenter.texts)", sourceLocation: sourceLocation)
+    #expect(latency < .milliseconds(100), "'\(prefix)' took \(latency)", sourceLocation: sourceLocation)
+    return (presenter, message, latency)
+  }
+
+  @Test func anInPlaceAppendWithEchoReachesThePresenter() async throws {
+    let file = try folder.write("one\n", to: "log.txt")
+    let (presenter, _, _) = try await present(file, expecting: "changed") {
+      try runTool("/bin/sh", ["-c", "echo two >> \"$1\"", "sh", file.path])
+    }
+    FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  @Test func copyingOverTheFileWithCpReachesThePresenter() async throws {
+    let file = try folder.write("old\n", to: "target.txt")
+    let source = try folder.write("new contents\n", to: "source.txt")
+    let (presenter, _, _) = try await present(file, expecting: "changed") {
+      try runTool("/bin/cp", [source.path, file.path])
+    }
+    FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  @Test func movingTheFileWithMvReachesThePresenterWithItsNewPlace() async throws {
+    let file = try folder.write("text\n", to: "a.txt")
+    let destination = folder.file("b.txt")
+    let (presenter, message, _) = try await present(file, expecting: "moved") {
+      try runTool("/bin/mv", [file.path, destination.path])
+    }
+    #expect(message?.text == "moved \(destination.path)")
+    #expect(presenter.presentedItemURL?.path == destination.path)
+    // The presenter follows: a later append at the new place is seen.
+    let since = ContinuousClock.now
+    try runTool("/bin/sh", ["-c", "echo more >> \"$1\"", "sh", destination.path])
+    #expect(await presenter.waitFor("changed", after: since) != nil)
+    FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  @Test func replacingTheFileByRenameReachesThePresenterAndRearmsTheWatch() async throws {
+    let file = try folder.write("v1\n", to: "doc.txt")
+    let replacement = try folder.write("v2\n", to: ".doc.txt.tmp")
+    let (presenter, _, _) = try await present(file, expecting: "changed") {
+      try runTool("/bin/mv", [replacement.path, file.path])
+    }
+    #expect(!presenter.texts.contains { $0.hasPrefix("moved") || $0 == "deleted" })
+    let since = ContinuousClock.now
+    try runTool("/bin/sh", ["-c", "echo v3 >> \"$1\"", "sh", file.path])
+    #expect(await presenter.waitFor("changed", after: since) != nil, "the watch was not re-armed on the new inode")
+    FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  @Test func removingTheFileWithRmReachesThePresenter() async throws {
+    let file = try folder.write("bye\n", to: "gone.txt")
+    let (presenter, _, _) = try await present(file, expecting: "deleted") {
+      try runTool("/bin/rm", [file.path])
+    }
+    FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  @Test func movingAFolderAboveTheItemReachesThePresenter() async throws {
+    let inner = folder.file("project")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+    let file = try folder.write("x\n", to: "project/notes.md")
+    let (presenter, message, _) = try await present(file, expecting: "moved") {
+      try runTool("/bin/mv", [inner.path, folder.file("renamed").path])
+    }
+    #expect(message?.text == "moved \(folder.file("renamed/notes.md").path)")
+    FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  @Test func aFolderPresenterHearsOfItsEntries() async throws {
+    let inner = folder.file("box")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+    let (presenter, _, _) = try await present(inner, expecting: "subitem new.txt") {
+      try runTool("/bin/cp", ["/etc/hostname", inner.appendingPathComponent("new.txt").path])
+    }
+    FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  @Test func aBurstOfWritesIsCoalesced() async throws {
+    let file = try folder.write("", to: "burst.txt")
+    let presenter = RecordingPresenter(file, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    let handle = try FileHandle(forWritingTo: file)
+    for index in 0..<200 { try handle.write(contentsOf: Data("line \(index)\n".utf8)) }
+    try handle.close()
+    #expect(await presenter.waitFor("changed") != nil)
+    try await Task.sleep(for: .milliseconds(60))
+    let changes = presenter.texts.filter { $0 == "changed" }.count
+    #expect(changes >= 1 && changes < 20, "200 writes gave \(changes) change messages")
+  }
+
+  @Test func ownCoordinatedWritesAreNotReportedBack() async throws {
+    let file = try folder.write("mine\n", to: "own.txt")
+    let presenter = RecordingPresenter(file, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    try await FileCoordinator(filePresenter: presenter, location: location).coordinate(writingItemAt: file) { url in
+      try Data("saved by me\n".utf8).write(to: url, options: .atomic)
+    }
+    try await Task.sleep(for: .milliseconds(80))
+    #expect(presenter.texts.isEmpty, "heard \(presenter.texts)")
+    // …but the watch follows the new inode the atomic save made.
+    try runTool("/bin/sh", ["-c", "echo other >> \"$1\"", "sh", file.path])
+    #expect(await presenter.waitFor("changed") != nil)
+  }
+
+  @Test func aQueueOverflowMakesPresentersRescan() async throws {
+    let file = try folder.write("x\n", to: "overflowed.txt")
+    let presenter = RecordingPresenter(file, location: location)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    InotifyMonitor.shared.simulateOverflow(under: file.path)
+    // Events may have been lost, so the presenter is told its item may have changed.
+    #expect(await presenter.waitFor("changed", within: 2) != nil)
+  }
+
+  @Test func aPresenterOfAnItemThatDoesNotExistYetHearsItAppear() async throws {
+    let file = folder.file("later.md")
+    let (presenter, _, _) = try await present(file, expecting: "changed") {
+      try runTool("/bin/sh", ["-c", "echo first > \"$1\"", "sh", file.path])
+    }
+    let since = ContinuousClock.now
+    try runTool("/bin/sh", ["-c", "echo second >> \"$1\"", "sh", file.path])
+    #expect(await presenter.waitFor("changed", after: since) != nil, "the watch was not armed on the new file")
+    FileCoordinator.removeFilePresenter(presenter)
+  }
+
+  final class QueuePresenter: FilePresenter {
+    let url: URL
+    let queue = OperationQueue()
+    let ranOnQueue = Mutex<[Bool]>([])
+    init(url: URL) {
+      self.url = url
+      queue.maxConcurrentOperationCount = 1
+    }
+    var presentedItemURL: URL? { url }
+    var presentedItemOperationQueue: OperationQueue? { queue }
+    func presentedItemDidChange() {
+      let onQueue = OperationQueue.current === queue
+      ranOnQueue.withLock { $0.append(onQueue) }
+    }
+  }
+
+  @Test func messagesRunOnThePresentersOperationQueue() async throws {
+    let file = try folder.write("x\n", to: "queued.txt")
+    let presenter = QueuePresenter(url: file)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    try runTool("/bin/sh", ["-c", "echo y >> \"$1\"", "sh", file.path])
+    let deadline = ContinuousClock.now + .seconds(2)
+    while presenter.ranOnQueue.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(2))
+    }
+    #expect(presenter.ranOnQueue.withLock { $0 } == [true])
+  }
+}
