@@ -159,11 +159,21 @@ public final class DocumentController {
     document.autosavePolicy = autosavePolicy
   }
 
-  /// Creates an empty file of `type` at `url` and opens it.
+  /// Creates an empty file of `type` at `url` and opens it. For a package type (a
+  /// TextBundle), the document class writes its own empty package (text, `info.json`,
+  /// `assets/`), as UIDocument's save "for creating".
   ///
   /// - Throws: ``QuireError/Code/fileExists`` when `url` exists; other errors of writing.
   @discardableResult
   public func makeDocument(ofType type: UTType, at url: URL) async throws -> Document {
+    if type.conforms(to: .package), let documentClass = documentClass(for: type) {
+      let document = documentClass.init(fileURL: url, fileType: type)
+      configure(document)
+      try await document.createNewPackage()
+      documents.append(document)
+      noteNewRecentDocumentURL(document.fileURL)
+      return document
+    }
     try FileSaver.write(Data(), to: url, options: SaveOptions(requiresNewFile: true))
     return try await openDocument(at: url, ofType: type)
   }

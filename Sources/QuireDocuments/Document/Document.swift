@@ -323,6 +323,25 @@ open class Document {
     documentState = .closed
   }
 
+  /// Writes the closed document's empty contents as a new package at ``fileURL`` (which must
+  /// not exist) and opens it; on failure it stays closed.
+  func createNewPackage() async throws {
+    guard documentState.contains(.closed) else { return }
+    let options = saveOptions
+    saveOptions.requiresNewFile = true
+    documentState.remove(.closed)
+    defer { saveOptions = options }
+    do {
+      try await save(to: fileURL, ofType: try resolvedType(), for: .saveAsOperation)
+    } catch {
+      documentState = .closed
+      throw error
+    }
+    undoManager.removeAllActions()
+    updateChangeCount(.cleared)
+    documentDidReadFromDisk()
+  }
+
   private func resolvedType() throws(QuireError) -> UTType {
     if let fileType { return fileType }
     if let type = typeRegistry.type(forFileAt: fileURL) ?? fallbackType { return type }

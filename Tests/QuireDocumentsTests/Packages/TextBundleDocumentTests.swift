@@ -53,6 +53,28 @@ final class TextBundleDocumentTests {
     #expect(pack.text == "packed")
   }
 
+  @Test func aNewTextBundleIsCreatedAsAPackage() async throws {
+    let controller = controller()
+    let type = try #require(UTType("org.textbundle.package"))
+    let url = folder.file("New.textbundle")
+    let document = try #require(try await controller.makeDocument(ofType: type, at: url) as? TextBundleDocument)
+    #expect(document.text == "")
+    #expect(!document.hasUnsavedChanges)
+    #expect(names(in: url) == ["assets", "info.json", "text.md"])
+    try document.insertLines(["Hello"], at: 0)
+    try await document.save()
+    #expect(try TextBundle(url: url).text == "Hello\n")
+    // It exists now: creating it again is refused, and nothing changes.
+    do {
+      _ = try await controller.makeDocument(ofType: type, at: url)
+      Issue.record("created over an existing package")
+    } catch let error as QuireError {
+      #expect(error.code == .fileExists)
+    }
+    #expect(try TextBundle(url: url).text == "Hello\n")
+    #expect(controller.documents.count == 1)
+  }
+
   @Test func editsUndoAndSaveThePackageReusingUnchangedAssets() async throws {
     let url = try makeBundle()
     let document = try #require(try await controller().openDocument(at: url) as? TextBundleDocument)
