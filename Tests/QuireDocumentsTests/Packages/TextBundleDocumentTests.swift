@@ -292,5 +292,17 @@ final class TextBundleDocumentTests {
     #expect(document.documentState.contains(.inConflict))
     try await document.resolveConflict(.takeTheirs)
     #expect(document.text == "theirs")
+    // Keep both: their package is copied beside, whole; merging a package is refused.
+    try document.replaceText(with: "mine again")
+    try Data("theirs again".utf8).write(to: url.appendingPathComponent("text.md"))
+    await #expect(throws: QuireError.self) { try await document.save() }
+    await #expect(throws: QuireError.self) { try await document.resolveConflict(.merge) }
+    let outcome = try await document.resolveConflict(.keepBoth)
+    let copy = try #require(outcome.copyURL)
+    #expect(copy.lastPathComponent.hasPrefix("Trip (conflicted copy "))
+    #expect(try TextBundle(url: copy).text == "theirs again")
+    #expect(try TextBundle(url: copy).asset(named: "photo.png") == png)
+    try await document.save()
+    #expect(try TextBundle(url: url).text == "mine again")
   }
 }
