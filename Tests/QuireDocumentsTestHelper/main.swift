@@ -37,6 +37,32 @@ case "write-generations":
     FileHandle.standardOutput.write(Data("wrote \(generation)\n".utf8))
     generation = generation == 1 ? 2 : 1
   }
+case "save-bundle-document":
+  // save-bundle-document DEST FILES SIZE: opens the TextBundle DEST as a TextBundleDocument
+  // and saves generations 1, 2, 1, 2, … of its text and assets through Document.save()
+  // until killed.
+  let values = Array(arguments.dropFirst())
+  guard values.count == 3, let files = Int(values[1]), let size = Int(values[2]) else { exit(2) }
+  let document = TextBundleDocument(fileURL: URL(fileURLWithPath: values[0]))
+  document.autosavePolicy = nil
+  document.recoveryStore = nil
+  do {
+    try await document.open()
+    var generation = 1
+    while true {
+      try document.replaceText(with: "generation \(generation)\n")
+      for index in 0..<files {
+        document.bundle.removeAsset(named: "file-\(index).bin")
+        document.bundle.addAsset(Data(repeating: UInt8(generation), count: size), preferredFilename: "file-\(index).bin")
+      }
+      try await document.save()
+      FileHandle.standardOutput.write(Data("wrote \(generation)\n".utf8))
+      generation = generation == 1 ? 2 : 1
+    }
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
 case "probe-pdf":
   // probe-pdf FILE: opens it as a PDFDocument and reads everything but pixels.
   guard let path = arguments.dropFirst().first else { exit(2) }

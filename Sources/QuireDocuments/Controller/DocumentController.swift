@@ -50,8 +50,10 @@ public final class DocumentController {
 
   private var registrations: [(type: UTType, documentClass: Document.Type)] = []
 
-  /// Makes a controller with ``PlainTextDocument`` for `public.plain-text` and
-  /// ``MarkdownDocument`` for `net.daringfireball.markdown`.
+  /// Makes a controller with ``PlainTextDocument`` for `public.plain-text`,
+  /// ``MarkdownDocument`` for `net.daringfireball.markdown`, ``TextBundleDocument`` for
+  /// `org.textbundle.package` and `org.textbundle.textpack` (declared in `registry` when it
+  /// does not declare them yet) and ``PDFFileDocument`` for `com.adobe.pdf`.
   ///
   /// - Parameters:
   ///   - registry: The type registry to judge files with.
@@ -64,6 +66,16 @@ public final class DocumentController {
     self.templatesFolder = templatesFolder
     register(PlainTextDocument.self, for: .plainText)
     register(MarkdownDocument.self, for: .markdown)
+    TextBundleDocument.declareTypes(in: registry)
+    for identifier in [TextBundle.packageTypeIdentifier, TextBundle.textpackTypeIdentifier] {
+      if let type = registry.type(withIdentifier: identifier) { register(TextBundleDocument.self, for: type) }
+    }
+    register(PDFFileDocument.self, for: .pdf)
+  }
+
+  /// The version store given to documents this controller opens: `STATE/versions`.
+  public var versionStore: VersionStore {
+    VersionStore(root: stateFolder.appendingPathComponent("versions", isDirectory: true))
   }
 
   /// The recovery store given to documents this controller opens.
@@ -143,14 +155,25 @@ public final class DocumentController {
   private func configure(_ document: Document) {
     document.typeRegistry = registry
     document.recoveryStore = recoveryStore
+    document.versionStore = versionStore
     document.autosavePolicy = autosavePolicy
   }
 
-  /// Creates an empty file of `type` at `url` and opens it.
+  /// Creates an empty file of `type` at `url` and opens it. For a package type (a
+  /// TextBundle), the document class writes its own empty package (text, `info.json`,
+  /// `assets/`), as UIDocument's save "for creating".
   ///
   /// - Throws: ``QuireError/Code/fileExists`` when `url` exists; other errors of writing.
   @discardableResult
   public func makeDocument(ofType type: UTType, at url: URL) async throws -> Document {
+    if type.conforms(to: .package), let documentClass = documentClass(for: type) {
+      let document = documentClass.init(fileURL: url, fileType: type)
+      configure(document)
+      try await document.createNewPackage()
+      documents.append(document)
+      noteNewRecentDocumentURL(document.fileURL)
+      return document
+    }
     try FileSaver.write(Data(), to: url, options: SaveOptions(requiresNewFile: true))
     return try await openDocument(at: url, ofType: type)
   }

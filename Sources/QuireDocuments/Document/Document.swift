@@ -12,6 +12,18 @@ public import QuireTypes
 /// lets ``MarkdownDocument`` extend ``PlainTextDocument``. Subclasses override
 /// ``read(from:ofType:)`` and ``contents(forType:)``, and may override ``merge(with:ofType:)``.
 ///
+/// **Packages.** As with NSDocument, contents are bytes or a ``FileWrapper``: a document
+/// whose type conforms to `com.apple.package` (``isPackageType(_:)``) is saved from
+/// ``fileWrapper(ofType:)`` — atomically, the new folder built beside and swapped in with
+/// `renameat2(RENAME_EXCHANGE)`, unchanged files hard-linked from the last save — and a
+/// folder on disk is read through ``read(from:ofType:)-(FileWrapper,_)``. The defaults bridge
+/// the two forms, so a subclass overrides only the pair it needs (``TextBundleDocument``).
+///
+/// **Versions.** With a ``versionStore`` (``DocumentController`` gives one), every save first
+/// keeps what the file (or package) held as a version; ``versions()`` lists them,
+/// ``openVersion(_:)`` opens one read-only and ``restoreVersion(_:)`` brings one back as an
+/// undoable change.
+///
 /// **Isolation.** Main-actor isolated, as UIDocument is: a document and its undo manager are
 /// used from one place. File reads and writes run off the main actor, inside the
 /// ``fileAccess`` seam.
@@ -80,6 +92,18 @@ open class Document {
   public var saveOptions: SaveOptions = .standard
   /// The registry used to find the type of the file.
   public var typeRegistry: TypeRegistry = .shared
+  /// Where each save keeps the previous content as a version; `nil` keeps none. `nil` for a
+  /// document made directly (so tests and embedders never write the user's real state
+  /// folder unasked); ``DocumentController`` sets `STATE/versions`.
+  public var versionStore: VersionStore?
+  /// Why keeping a version failed at the last save, if it did; the save itself went ahead
+  /// (a broken state folder must not stop the user from saving).
+  public private(set) var lastVersioningError: QuireError?
+  /// Whether this is a kept version opened read-only (``openVersion(_:)``): edits and saves
+  /// are refused.
+  public private(set) var isReadOnlyVersion = false
+  /// The other version's contents while ``State/inConflict`` (a package's tree, or bytes).
+  private var conflictContents: StoredContents?
 
   private var stateObservers: [Int: @MainActor (State) -> Void] = [:]
   private var nextObserver = 0
@@ -131,6 +155,50 @@ open class Document {
   /// The document's contents as the bytes of a file of `type`. Override; the default refuses.
   open func contents(forType type: UTType) throws -> Data {
     throw QuireError(.notImplemented, "\(Self.self) does not override contents(forType:).")
+  }
+
+  /// Loads the document's contents from a file wrapper: what ``open()`` calls when the file is
+  /// a folder (a package), as NSDocument's `read(from:ofType:)` for file wrappers. The
+  /// default passes a regular file's bytes to ``read(from:ofType:)-(Data,_)`` and refuses a
+  /// folder; package documents override it.
+  ///
+  /// - Throws: ``QuireError`` (``QuireError/Code/invalidContent`` for a tree that is not what
+  ///   the type promises); the document then stays as it was.
+  open func read(from fileWrapper: FileWrapper, ofType type: UTType) throws {
+    guard fileWrapper.isRegularFile else {
+      throw QuireError(.unsupportedType, "it is a folder, and \(Self.self) reads files, not packages. Open a file instead.")
+    }
+    try read(from: fileWrapper.contents(), ofType: type)
+  }
+
+  /// The document's contents as a file wrapper: what a save writes for a package type
+  /// (``isPackageType(_:)``), as NSDocument's `fileWrapper(ofType:)`. The default wraps
+  /// ``contents(forType:)`` in a regular file.
+  ///
+  /// The document may return a tree it keeps: a save writes a copy
+  /// (``FileWrapper/copyForWriting()``, no bytes copied), so edits can go on meanwhile.
+  open func fileWrapper(ofType type: UTType) throws -> FileWrapper {
+    FileWrapper(regularFileWithContents: try contents(forType: type))
+  }
+
+  /// Whether files of `type` are packages, saved from ``fileWrapper(ofType:)``: types
+  /// conforming to `com.apple.package`.
+  public func isPackageType(_ type: UTType) -> Bool { type.conforms(to: .package) }
+
+  /// The document's state, kept to undo ``restoreVersion(_:)``. The default is its contents
+  /// in stored form; a document whose own model keeps undo state (``PDFFileDocument``)
+  /// returns that model instead, so its earlier undo steps still apply after the restore is
+  /// undone.
+  open func stateForUndoingRestore() throws -> Any {
+    try storedContents(forType: try resolvedType())
+  }
+
+  /// Puts back a state from ``stateForUndoingRestore()``.
+  open func restoreState(forUndoingRestore state: Any) throws {
+    guard let contents = state as? StoredContents else {
+      throw QuireError(.invalidArgument, "\(Self.self) was given an undo state it did not make.")
+    }
+    try load(contents, type: try resolvedType())
   }
 
   /// Merges `theirs` (the file changed on disk) into the document's contents, three-way
@@ -218,8 +286,8 @@ open class Document {
   public func open() async throws {
     guard documentState.contains(.closed) else { return }
     let type = try resolvedType()
-    let (fingerprint, data) = try await readFile()
-    try load(data, type: type)
+    let (fingerprint, contents) = try await readFile()
+    try load(contents, type: type)
     fileType = type
     fileFingerprint = fingerprint
     undoManager.removeAllActions()
@@ -255,32 +323,79 @@ open class Document {
     documentState = .closed
   }
 
+  /// Writes the closed document's empty contents as a new package at ``fileURL`` (which must
+  /// not exist) and opens it; on failure it stays closed.
+  func createNewPackage() async throws {
+    guard documentState.contains(.closed) else { return }
+    let options = saveOptions
+    saveOptions.requiresNewFile = true
+    documentState.remove(.closed)
+    defer { saveOptions = options }
+    do {
+      try await save(to: fileURL, ofType: try resolvedType(), for: .saveAsOperation)
+    } catch {
+      documentState = .closed
+      throw error
+    }
+    undoManager.removeAllActions()
+    updateChangeCount(.cleared)
+    documentDidReadFromDisk()
+  }
+
   private func resolvedType() throws(QuireError) -> UTType {
     if let fileType { return fileType }
     if let type = typeRegistry.type(forFileAt: fileURL) ?? fallbackType { return type }
     throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(fileURL)): its type is unknown. Give it an extension such as .txt or .md.", url: fileURL)
   }
 
-  private func load(_ data: Data, type: UTType) throws {
+  private func load(_ contents: StoredContents, type: UTType) throws {
     do {
-      try read(from: data, ofType: type)
+      switch contents {
+      case .file(let data): try read(from: data, ofType: type)
+      case .package(let wrapper): try read(from: wrapper, ofType: type)
+      }
     } catch let error as QuireError where error.url == nil {
       throw QuireError(error.code, "Cannot open \(QuireError.name(fileURL)): \(error.reason)", url: fileURL, cause: error)
     }
   }
 
-  private func readFile() async throws -> (FileFingerprint, Data) {
-    try await Self.read(fileURL, access: fileAccess)
+  /// The contents to write for `type`: a copy of the package tree, or the file's bytes.
+  private func storedContents(forType type: UTType) throws -> StoredContents {
+    isPackageType(type) ? .package(try fileWrapper(ofType: type).copyForWriting()) : .file(try contents(forType: type))
   }
 
-  private nonisolated static func read(_ url: URL, access: any DocumentFileAccess) async throws -> (FileFingerprint, Data) {
-    try await access.coordinate(readingItemAt: url) { url in try FileReader.read(url) }
+  /// Reads the file, or the package folder when the document's type is a package type (a
+  /// folder is otherwise refused at once, never walked).
+  private func readFile() async throws -> (FileFingerprint, StoredContents) {
+    let packages = (try? resolvedType()).map(isPackageType) ?? false
+    let (fingerprint, contents) = try await Self.read(fileURL, packages: packages, access: fileAccess)
+    return (fingerprint, contents.value)
   }
 
+  private nonisolated static func read(
+    _ url: URL, packages: Bool, access: any DocumentFileAccess
+  ) async throws -> (FileFingerprint, Handoff<StoredContents>) {
+    try await access.coordinate(readingItemAt: url) { url in try StoredContents.read(url, packages: packages) }
+  }
+
+  /// Writes `contents` to `url` inside a coordinated write, first keeping what is there as a
+  /// version when `versions` is given. A failure to keep the version is returned, not thrown.
   private nonisolated static func write(
-    _ data: Data, to url: URL, options: SaveOptions, access: any DocumentFileAccess
-  ) async throws -> SaveResult {
-    try await access.coordinate(writingItemAt: url) { url in try FileSaver.write(data, to: url, options: options) }
+    _ contents: Handoff<StoredContents>, to url: URL, original: URL?, options: SaveOptions,
+    versions: VersionStore?, access: any DocumentFileAccess
+  ) async throws -> (SaveResult, QuireError?) {
+    try await access.coordinate(writingItemAt: url) { url in
+      var versioningError: QuireError?
+      // Only what this save replaces is kept: a file before a file, a package before a package.
+      if let versions, contents.value.isSameKind(as: FileSaver.resolvedTarget(of: url)) {
+        do { try versions.keepVersion(of: FileSaver.resolvedTarget(of: url)) } catch let error as QuireError {
+          versioningError = error
+        } catch {
+          versioningError = QuireError(.systemCallFailed, "Cannot keep a version of \(QuireError.name(url)).", url: url, cause: error)
+        }
+      }
+      return (try contents.value.write(to: url, original: original, options: options), versioningError)
+    }
   }
 
   // MARK: Saving
@@ -326,19 +441,26 @@ open class Document {
           url: fileURL)
       }
     }
+    if isReadOnlyVersion {
+      throw QuireError(.permissionDenied, "This is a kept version of \(QuireError.name(fileURL)), open read-only. Restore it into the document to save it.", url: fileURL)
+    }
     let saveType = try type ?? fileType ?? resolvedType()
-    let data = try contents(forType: saveType)
+    let contents = try storedContents(forType: saveType)
     let countAtSnapshot = changeCount
     isSaving = true
     defer { isSaving = false }
     let result: SaveResult
     do {
-      result = try await Self.write(data, to: target, options: saveOptions, access: fileAccess)
+      (result, lastVersioningError) = try await Self.write(
+        Handoff(contents), to: target, original: writesOwnFile && fileFingerprint != nil ? fileURL : nil, options: saveOptions,
+        versions: versionStore, access: fileAccess)
     } catch let error as QuireError {
       lastSaveError = error
       documentState.insert(.savingError)
       throw error
     }
+    // The copy written is back in this actor's hands: its files are the tree's files now.
+    if case .package(let written) = contents { written.handWrittenSourcesBack() }
     lastSaveError = nil
     documentState.remove(.savingError)
     guard operation != .saveToOperation else { return }
@@ -370,10 +492,10 @@ open class Document {
     let previous = fileURL
     fileURL = url.standardizedFileURL
     let fingerprint: FileFingerprint
-    let data: Data
+    let contents: StoredContents
     do {
-      (fingerprint, data) = try await readFile()
-      try load(data, type: type)
+      (fingerprint, contents) = try await readFile()
+      try load(contents, type: type)
     } catch {
       fileURL = previous
       throw error
@@ -382,6 +504,7 @@ open class Document {
     undoManager.removeAllActions()
     updateChangeCount(.cleared)
     conflictVersion = nil
+    conflictContents = nil
     documentState.remove([.inConflict, .savingError])
     recoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
@@ -441,7 +564,10 @@ open class Document {
       return
     }
     guard let recoveryStore else { return }
-    let data = try contents(forType: try fileType ?? resolvedType())
+    let type = try fileType ?? resolvedType()
+    // Recovery files are single files; a package is autosaved only in place.
+    guard !isPackageType(type) else { return }
+    let data = try contents(forType: type)
     let countAtSnapshot = changeCount
     let documentURL = fileURL
     let typeName = fileType?.identifier
@@ -460,7 +586,7 @@ open class Document {
     do { data = try Data(contentsOf: recoveredVersion.url) } catch {
       throw QuireError(.fileMissing, "Cannot read the recovered version of \(QuireError.name(fileURL)).", url: recoveredVersion.url)
     }
-    try load(data, type: try resolvedType())
+    try load(.file(data), type: try resolvedType())
     undoManager.removeAllActions()
     updateChangeCount(.done)
     self.recoveredVersion = nil
@@ -482,9 +608,9 @@ open class Document {
   public func checkForChangesOnDisk() async throws -> DiskChange {
     guard !documentState.contains(.closed), let known = fileFingerprint else { return .unchanged }
     let fingerprint: FileFingerprint
-    let data: Data
+    let contents: StoredContents
     do {
-      (fingerprint, data) = try await readFile()
+      (fingerprint, contents) = try await readFile()
     } catch let error as QuireError where error.code == .fileMissing {
       savedVersionUnreachable = true
       return .deleted
@@ -495,14 +621,19 @@ open class Document {
     }
     if let conflictVersion, conflictVersion.fingerprint.hasSameContent(as: fingerprint) { return .conflict }
     if !hasUnsavedChanges {
-      try load(data, type: try resolvedType())
+      try load(contents, type: try resolvedType())
       fileFingerprint = fingerprint
       undoManager.removeAllActions()
       updateChangeCount(.cleared)
       documentDidReadFromDisk()
       return .reloaded
     }
-    conflictVersion = ConflictVersion(contents: data, fingerprint: fingerprint, detectionDate: Date())
+    if case .file(let data) = contents {
+      conflictVersion = ConflictVersion(contents: data, fingerprint: fingerprint, detectionDate: Date())
+    } else {
+      conflictVersion = ConflictVersion(contents: Data(), fingerprint: fingerprint, detectionDate: Date())
+    }
+    conflictContents = contents
     documentState.insert(.inConflict)
     return .conflict
   }
@@ -515,7 +646,7 @@ open class Document {
   ///   merge fails (the conflict then stays).
   @discardableResult
   public func resolveConflict(_ resolution: ConflictResolution) async throws -> ConflictOutcome {
-    guard let theirs = conflictVersion else {
+    guard let theirs = conflictVersion, let theirContents = conflictContents else {
       throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) is not in conflict.", url: fileURL)
     }
     var outcome = ConflictOutcome(copyURL: nil, mergeConflicts: 0)
@@ -523,21 +654,24 @@ open class Document {
     case .keepMine:
       break
     case .takeTheirs:
-      try load(theirs.contents, type: try resolvedType())
+      try load(theirContents, type: try resolvedType())
       undoManager.removeAllActions()
       updateChangeCount(.cleared)
       documentDidReadFromDisk()
     case .keepBoth:
       let copy = conflictedCopyURL(date: theirs.detectionDate)
-      let contents = theirs.contents
       let options = SaveOptions(syncsParentDirectory: saveOptions.syncsParentDirectory, requiresNewFile: true)
-      _ = try await Self.write(contents, to: copy, options: options, access: fileAccess)
+      _ = try await Self.write(Handoff(theirContents), to: copy, original: nil, options: options, versions: nil, access: fileAccess)
       outcome.copyURL = copy
     case .merge:
-      outcome.mergeConflicts = try merge(with: theirs.contents, ofType: try resolvedType()).conflicts
+      guard case .file(let data) = theirContents else {
+        throw QuireError(.unsupportedType, "\(QuireError.name(fileURL)) is a package and cannot be merged. Choose keep mine, take theirs or keep both.", url: fileURL)
+      }
+      outcome.mergeConflicts = try merge(with: data, ofType: try resolvedType()).conflicts
     }
     fileFingerprint = theirs.fingerprint
     conflictVersion = nil
+    conflictContents = nil
     documentState.remove(.inConflict)
     return outcome
   }
@@ -557,6 +691,69 @@ open class Document {
       if !FileManager.default.fileExists(atPath: candidate.path) { return candidate }
     }
     return folder.appendingPathComponent("\(localizedName) (conflicted copy \(day) \(UUID().uuidString))" + (ext.isEmpty ? "" : ".\(ext)"))
+  }
+
+  // MARK: Versions
+
+  private func requireVersionStore() throws(QuireError) -> VersionStore {
+    guard let versionStore else {
+      throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) keeps no versions: it has no version store. Open it through a DocumentController, or set versionStore.", url: fileURL)
+    }
+    return versionStore
+  }
+
+  /// The versions kept of the document's file, oldest first: one per save, holding what the
+  /// file had before that save. Also listed after the file was deleted.
+  ///
+  /// - Throws: ``QuireError`` when there is no ``versionStore`` or its index is damaged.
+  public func versions() throws -> [FileVersion] {
+    try requireVersionStore().versions(ofItemAt: FileSaver.resolvedTarget(of: fileURL))
+  }
+
+  /// Opens `version` as a separate read-only document of the same class: same file URL and
+  /// type, editing disabled, ``isReadOnlyVersion`` set (saving it is refused), no autosave,
+  /// recovery or versions. Read its contents as the document's own (its text, its pages).
+  ///
+  /// - Throws: ``QuireError`` when the version's stored content is gone or cannot be read as
+  ///   this document's type.
+  public func openVersion(_ version: FileVersion) throws -> Document {
+    let contents = try requireVersionStore().storedContents(of: version)
+    let type = try resolvedType()
+    let copy = Swift.type(of: self).init(fileURL: fileURL, fileType: type)
+    copy.autosavePolicy = nil
+    copy.recoveryStore = nil
+    copy.typeRegistry = typeRegistry
+    try copy.load(contents, type: type)
+    copy.isReadOnlyVersion = true
+    copy.documentState = .editingDisabled
+    copy.undoManager.removeAllActions()
+    copy.updateChangeCount(.cleared)
+    return copy
+  }
+
+  /// Replaces the document's contents with `version`'s, as one undoable change named
+  /// "Restore Version": undo puts back what the document held, redo restores again. The
+  /// file changes only when the document is saved (and that save keeps the file's content
+  /// as a version too).
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable, has no ``versionStore``,
+  ///   or the version cannot be read as the document's type; the document is then unchanged.
+  public func restoreVersion(_ version: FileVersion) throws {
+    try checkEditable()
+    let contents = try requireVersionStore().storedContents(of: version)
+    let type = try resolvedType()
+    let before = try stateForUndoingRestore()
+    try load(contents, type: type)
+    undoManager.groupUndo(named: "Restore Version") {
+      undoManager.registerUndo(withTarget: self) { document in document.swapState(to: before) }
+    }
+  }
+
+  /// Puts `state` back and registers the way back to the current state (undo and redo of a
+  /// restore).
+  private func swapState(to state: Any) {
+    guard let current = try? stateForUndoingRestore(), (try? restoreState(forUndoingRestore: state)) != nil else { return }
+    undoManager.registerUndo(withTarget: self) { document in document.swapState(to: current) }
   }
 
   // MARK: Presenter callbacks (the coordination seam)

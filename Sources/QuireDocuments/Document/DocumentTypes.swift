@@ -106,7 +106,8 @@ extension Document {
 
   /// The version on disk that conflicts with the document's edits.
   public struct ConflictVersion: Sendable, Hashable {
-    /// Its bytes.
+    /// Its bytes; empty for a package (a folder), which the document keeps as a tree for
+    /// ``ConflictResolution/takeTheirs`` and ``ConflictResolution/keepBoth``.
     public var contents: Data
     /// Its fingerprint.
     public var fingerprint: FileFingerprint

@@ -101,6 +101,9 @@ public final class FileWrapper: CustomDebugStringConvertible {
 
   private var storage: Storage
   private var mapsContents = true
+  /// The wrapper this one was copied from by ``copyForWriting()``; only the copier reads it.
+  private var copiedFrom: FileWrapper?
+  private var sourcePathWhenCopied: String?
 
   /// The name the wrapper would like to have in its parent folder.
   public var preferredFilename: String?
@@ -343,6 +346,46 @@ public final class FileWrapper: CustomDebugStringConvertible {
     return "\(stem) \(number)\(suffix)"
   }
 
+  // MARK: Copies for saving
+
+  /// A copy of the tree that shares no mutable object with it: folders and links are new
+  /// objects, regular files carry the same contents (`Data` is copied on write) or the same
+  /// lazy source, so no byte is copied. A document hands the copy to a save running off its
+  /// actor and keeps editing the original meanwhile.
+  func copyForWriting() -> FileWrapper {
+    let copy = FileWrapper(regularFileWithContents: Data())
+    switch storage {
+    case .file(let contents, let source): copy.storage = .file(contents: contents, source: source)
+    case .link(let destination): copy.storage = .link(destination)
+    case .directory(let children): copy.storage = .directory(children.mapValues { $0.copyForWriting() })
+    }
+    copy.mapsContents = mapsContents
+    copy.preferredFilename = preferredFilename
+    copy.filename = filename
+    copy.fileAttributes = fileAttributes
+    copy.copiedFrom = self
+    if case .file(_, let source) = storage { copy.sourcePathWhenCopied = source?.path }
+    return copy
+  }
+
+  /// After `self` (a ``copyForWriting()`` copy) was written, points each original regular
+  /// file whose contents did not change since the copy at the file just written, so its lazy
+  /// contents are read from there and the next save reuses it (the old tree is gone).
+  func handWrittenSourcesBack() {
+    if let original = copiedFrom {
+      switch (storage, original.storage) {
+      case (.file(let mine, let written), .file(let theirs, let old)):
+        let unchanged = old?.path == sourcePathWhenCopied && (mine == nil || theirs == nil || mine == theirs)
+        if unchanged, let written { original.storage = .file(contents: theirs, source: written) }
+      case (.directory(let children), .directory):
+        for child in children.values { child.handWrittenSourcesBack() }
+      default:
+        break
+      }
+    }
+    copiedFrom = nil
+  }
+
   // MARK: Comparing
 
   /// Whether the item at `url` holds the same tree as this wrapper: the same kinds, names,
@@ -435,6 +478,16 @@ public final class FileWrapper: CustomDebugStringConvertible {
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(error, step: "swapping the new item into place", url: url)
       }
+      // Make the swap durable; if that fails, swap back, so a failed save leaves the old item.
+      if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
+        let swappedBack: Bool
+        if case .success = FileWrapperSyscalls.exchange(parent, temporaryName, name) { swappedBack = true } else { swappedBack = false }
+        // The temporary name holds the new tree when swapped back, else the old one.
+        Self.removeTree(in: parent, name: temporaryName)
+        throw saveError(
+          error, step: swappedBack ? "flushing the folder after the swap" : "flushing the folder after the swap (the new contents are in place but may not be on disk yet)",
+          url: url)
+      }
       // The old tree is no longer visible under `name`; removing it may fail without harm.
       Self.removeTree(in: parent, name: temporaryName)
     } else {
@@ -442,10 +495,10 @@ public final class FileWrapper: CustomDebugStringConvertible {
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(error, step: "moving the new item into place", url: url)
       }
-    }
-    // Make the rename itself durable.
-    if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
-      throw saveError(error, step: "flushing the folder after the swap (the new contents are in place but may not be on disk yet)", url: url)
+      if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
+        Self.removeTree(in: parent, name: name)
+        throw saveError(error, step: "flushing the folder after creating the item", url: url)
+      }
     }
     if options.contains(.withNameUpdating) { filename = name }
     finish(context, at: target.path)

@@ -193,3 +193,11 @@ enum FileWrapperSyscalls {
 @_spi(Testing) public func withInjectedFaults<R>(_ faults: FileWrapperFaults, _ body: () throws -> R) rethrows -> R {
   try FileWrapperSyscalls.$faults.withValue(faults, operation: body)
 }
+
+/// Runs the async `body` with `faults` injected into this task's file wrapper and version
+/// store writes (a document's save runs them in the calling task).
+@_spi(Testing) public func withInjectedFaults<R>(
+  _ faults: FileWrapperFaults, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+) async rethrows -> R {
+  try await FileWrapperSyscalls.$faults.withValue(faults, operation: body, isolation: isolation)
+}

@@ -25,6 +25,21 @@ enum TextPackArchive {
       }
       throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)) as a textpack: it is not a zip archive. The file may be damaged.", url: url, cause: error)
     }
+    return try read(archive, url: url)
+  }
+
+  /// Reads the archive held in `data` (the bytes of the textpack `url`, named in errors).
+  static func read(data: Data, url: URL) throws -> FileWrapper {
+    let archive: Archive
+    do {
+      archive = try Archive(data: data, accessMode: .read)
+    } catch {
+      throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)) as a textpack: it is not a zip archive. The file may be damaged.", url: url, cause: error)
+    }
+    return try read(archive, url: url)
+  }
+
+  private static func read(_ archive: Archive, url: URL) throws -> FileWrapper {
     let root = FileWrapper(directoryWithFileWrappers: [:])
     var count = 0
     var total: Int64 = 0

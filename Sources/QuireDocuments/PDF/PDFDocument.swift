@@ -107,6 +107,24 @@ public final class PDFDocument {
     }
   }
 
+  /// Opens the PDF held in `data`: the contents of `url`, which names it in messages and
+  /// becomes ``documentURL`` (``PDFFileDocument`` reads its file's bytes this way, inside its
+  /// coordinated read). The bytes are written to the private snapshot folder (0600).
+  init(data: Data, url: URL, password: String? = nil, temporaryFolder: URL? = nil) throws {
+    documentURL = url.standardizedFileURL
+    snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
+    pages = []
+    savedPages = []
+    do {
+      let source = try addSource(url: documentURL, password: password, data: data)
+      pages = (0..<source.file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
+      savedPages = pages
+    } catch {
+      try? FileManager.default.removeItem(at: snapshotFolder)
+      throw error
+    }
+  }
+
   deinit { try? FileManager.default.removeItem(at: snapshotFolder) }
 
   private static func makeSnapshotFolder(in folder: URL?) throws -> URL {
@@ -119,13 +137,16 @@ public final class PDFDocument {
   }
 
   @discardableResult
-  private func addSource(url: URL, password: String?) throws -> Source {
-    guard FileManager.default.fileExists(atPath: url.path) else {
-      throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
-    }
+  private func addSource(url: URL, password: String?, data: Data? = nil) throws -> Source {
     let snapshot = snapshotFolder.appendingPathComponent("\(sources.count).pdf")
-    // A hard link costs nothing and keeps the bytes even when the original is replaced.
-    if link(url.path, snapshot.path) != 0 {
+    if let data {
+      let file = FileWrapper(regularFileWithContents: data)
+      file.fileAttributes.posixPermissions = 0o600
+      try file.write(to: snapshot)
+    } else if !FileManager.default.fileExists(atPath: url.path) {
+      throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+    } else if link(url.path, snapshot.path) != 0 {
+      // A hard link costs nothing and keeps the bytes even when the original is replaced.
       do {
         try FileManager.default.copyItem(at: url, to: snapshot)
       } catch {
@@ -367,15 +388,7 @@ public final class PDFDocument {
     let folder = target.deletingLastPathComponent()
     let temporary = folder.appendingPathComponent(".\(target.lastPathComponent.prefix(200)).quire-\(FileWrapper.randomSuffix())")
     defer { unlink(temporary.path) }
-    // Fresh handles: a write rearranges the handle's pages in memory.
-    var files: [Int: QPDFFile] = [:]
-    for number in Set(pages.map(\.source)).union([0]) {
-      files[number] = try QPDFFile(path: sources[number].snapshot.path, url: sources[number].original, password: sources[number].password)
-    }
-    guard let primary = files[0] else { return }
-    try primary.write(
-      pages: pages.compactMap { page in files[page.source].map { ($0, page.index, page.addedRotation) } },
-      to: temporary.path)
+    try writePages(to: temporary.path)
     let fd: Int32
     switch FileWrapperSyscalls.openat(AT_FDCWD, temporary.path, O_RDONLY) {
     case .success(let value): fd = value
@@ -401,6 +414,35 @@ public final class PDFDocument {
       if case .failure(let error) = FileWrapperSyscalls.fsync(dir) { throw saveError(error, url: url) }
     }
   }
+
+  /// Lays the pages out through libqpdf into the new file `path`.
+  private func writePages(to path: String) throws {
+    // Fresh handles: a write rearranges the handle's pages in memory.
+    var files: [Int: QPDFFile] = [:]
+    for number in Set(pages.map(\.source)).union([0]) {
+      files[number] = try QPDFFile(path: sources[number].snapshot.path, url: sources[number].original, password: sources[number].password)
+    }
+    guard let primary = files[0] else { return }
+    try primary.write(
+      pages: pages.compactMap { page in files[page.source].map { ($0, page.index, page.addedRotation) } },
+      to: path)
+  }
+
+  /// The PDF with its page operations applied, as bytes: libqpdf writes it into the private
+  /// snapshot folder, and the bytes are read back (mapped) for the document's safe save.
+  func pdfData() throws -> Data {
+    let temporary = snapshotFolder.appendingPathComponent("written-\(FileWrapper.randomSuffix()).pdf")
+    defer { unlink(temporary.path) }
+    try writePages(to: temporary.path)
+    do {
+      return try Data(contentsOf: temporary)
+    } catch {
+      throw QuireError(.systemCallFailed, "Cannot save \(QuireError.name(documentURL)): the PDF libqpdf wrote could not be read back from '\(snapshotFolder.path)'.", url: documentURL, cause: error)
+    }
+  }
+
+  /// Marks the current pages as saved (``hasUnsavedChanges`` becomes false).
+  func noteSaved() { savedPages = pages }
 
   private func saveError(_ error: Errno, url: URL) -> QuireError {
     switch error {

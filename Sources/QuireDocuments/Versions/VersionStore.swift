@@ -17,8 +17,25 @@ public struct FileVersion: Sendable, Hashable, Identifiable, Codable {
   public let savedDate: Date
   /// The content's size in bytes.
   public let size: Int
-  /// The SHA-256 of the content; versions with the same content share one stored copy.
+  /// The SHA-256 of the content; versions with the same content share one stored copy. For
+  /// a package, the SHA-256 of its manifest (names, kinds, modes and each file's SHA-256).
   public let contentHash: String
+  /// Whether the version is a package (a folder) rather than a file; absent in indexes
+  /// written before packages were versioned.
+  private var package: Bool?
+
+  /// Whether the version is a package (a folder), stored as a manifest and its files.
+  public var isPackage: Bool { package ?? false }
+
+  init(id: String, originalPath: String, modificationDate: Date, savedDate: Date, size: Int, contentHash: String, isPackage: Bool) {
+    self.id = id
+    self.originalPath = originalPath
+    self.modificationDate = modificationDate
+    self.savedDate = savedDate
+    self.size = size
+    self.contentHash = contentHash
+    self.package = isPackage ? true : nil
+  }
 
   /// The file the version was kept from.
   public var originalURL: URL { URL(fileURLWithPath: originalPath) }
@@ -36,6 +53,12 @@ public struct VersionRestoration: Sendable, Hashable {
 }
 
 /// The saved versions of documents, kept under `$XDG_STATE_HOME/quire/versions`.
+///
+/// A package (a folder such as a `.textbundle`) is kept as a tree of content-addressed
+/// files: each regular file is stored once by its SHA-256, like any file's content, and the
+/// version is a manifest (JSON, names in order: path, kind, mode, SHA-256 or link
+/// destination) stored the same way. The same package saved twice is one manifest; an asset
+/// shared by every version of a package is stored once.
 ///
 /// Call ``keepVersion(of:)`` before each save: it keeps the content the file has now.
 /// Content is stored once per SHA-256 (``ContentDigest``) however many versions or files
@@ -103,7 +126,9 @@ public struct VersionStore: Sendable {
 
   private func keepVersionLocked(of url: URL) throws -> FileVersion? {
     let path = url.standardizedFileURL.path
-    guard case .success(let info) = FileWrapperSyscalls.lstat(path), info.st_mode & S_IFMT == S_IFREG else { return nil }
+    guard case .success(let info) = FileWrapperSyscalls.lstat(path) else { return nil }
+    if info.st_mode & S_IFMT == S_IFDIR { return try keepPackageVersionLocked(of: url, path: path, info: info) }
+    guard info.st_mode & S_IFMT == S_IFREG else { return nil }
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -121,7 +146,11 @@ public struct VersionStore: Sendable {
     let version = FileVersion(
       id: "\(Int64(now.timeIntervalSince1970 * 1e6))-\(hash.prefix(8))", originalPath: path,
       modificationDate: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
-      savedDate: now, size: data.count, contentHash: hash)
+      savedDate: now, size: data.count, contentHash: hash, isPackage: false)
+    return try append(version, to: &index)
+  }
+
+  private func append(_ version: FileVersion, to index: inout Index) throws -> FileVersion {
     index.versions.append(version)
     if index.versions.count > limits.maximumVersionsPerFile {
       index.versions.removeFirst(index.versions.count - limits.maximumVersionsPerFile)
@@ -129,6 +158,134 @@ public struct VersionStore: Sendable {
     try writeIndex(index)
     try prune(keeping: version)
     return version
+  }
+
+  // MARK: Packages
+
+  /// One item of a kept package.
+  struct ManifestEntry: Codable, Equatable {
+    enum Kind: String, Codable { case file, folder, link }
+    var path: String
+    var kind: Kind
+    var mode: UInt16?
+    var sha256: String?
+    var size: Int?
+    var destination: String?
+  }
+
+  private func keepPackageVersionLocked(of url: URL, path: String, info: stat) throws -> FileVersion? {
+    var entries: [ManifestEntry] = []
+    var total = 0
+    try collect(path, relative: "", depth: 0, url: url, into: &entries, total: &total)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let manifest = try encoder.encode(entries)
+    let hash = ContentDigest.sha256(manifest)
+    var index = try readIndex(forPath: path)
+    if let latest = index.versions.last, latest.contentHash == hash { return latest }
+    let object = objects.appendingPathComponent(hash)
+    if case .failure = FileWrapperSyscalls.lstat(object.path) {
+      try writePrivately(manifest, to: object, permissions: 0o400)
+    }
+    let now = Date()
+    let version = FileVersion(
+      id: "\(Int64(now.timeIntervalSince1970 * 1e6))-\(hash.prefix(8))", originalPath: path,
+      modificationDate: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
+      savedDate: now, size: total + manifest.count, contentHash: hash, isPackage: true)
+    return try append(version, to: &index)
+  }
+
+  /// Walks the package (never following symbolic links), storing each file's content.
+  private func collect(_ path: String, relative: String, depth: Int, url: URL, into entries: inout [ManifestEntry], total: inout Int) throws {
+    guard depth < 256 else {
+      throw QuireError(.limitExceeded, "Cannot keep a version of \(QuireError.name(url)): its folders nest more than 256 deep.", url: url)
+    }
+    let names: [String]
+    do { names = try FileManager.default.contentsOfDirectory(atPath: path).sorted() } catch {
+      throw QuireError(.permissionDenied, "Cannot keep a version of \(QuireError.name(url)): '\(path)' cannot be listed. Check its permissions; the save did not start.", url: url, cause: error)
+    }
+    for name in names {
+      let childPath = path + "/" + name
+      let childRelative = relative.isEmpty ? name : relative + "/" + name
+      guard case .success(let info) = FileWrapperSyscalls.lstat(childPath) else { continue }
+      let mode = UInt16(info.st_mode & 0o7777)
+      switch info.st_mode & S_IFMT {
+      case S_IFDIR:
+        entries.append(ManifestEntry(path: childRelative, kind: .folder, mode: mode))
+        try collect(childPath, relative: childRelative, depth: depth + 1, url: url, into: &entries, total: &total)
+      case S_IFLNK:
+        let destination = (try? FileManager.default.destinationOfSymbolicLink(atPath: childPath)) ?? ""
+        entries.append(ManifestEntry(path: childRelative, kind: .link, destination: destination))
+      case S_IFREG:
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: childPath), options: .mappedIfSafe) } catch {
+          throw QuireError(.permissionDenied, "Cannot keep a version of \(QuireError.name(url)): '\(childPath)' is not readable. Check its permissions; the save did not start.", url: url, cause: error)
+        }
+        let hash = ContentDigest.sha256(data)
+        let object = objects.appendingPathComponent(hash)
+        if case .failure = FileWrapperSyscalls.lstat(object.path) {
+          try writePrivately(data, to: object, permissions: 0o400)
+        }
+        total += data.count
+        entries.append(ManifestEntry(path: childRelative, kind: .file, mode: mode, sha256: hash, size: data.count))
+      default:
+        continue  // devices, sockets, pipes: nothing a document holds
+      }
+    }
+  }
+
+  private func manifest(of version: FileVersion) throws -> [ManifestEntry] {
+    do {
+      return try JSONDecoder().decode([ManifestEntry].self, from: contents(of: version))
+    } catch let error as QuireError {
+      throw error
+    } catch {
+      throw QuireError(.invalidContent, "The kept version of '\(version.originalURL.lastPathComponent)' from \(version.savedDate) is damaged: its manifest cannot be read. Choose another version.", url: version.originalURL, cause: error)
+    }
+  }
+
+  /// The stored files a package version refers to (empty for a file version).
+  private func members(of version: FileVersion) -> [String] {
+    guard version.isPackage, let entries = try? manifest(of: version) else { return [] }
+    return entries.compactMap(\.sha256)
+  }
+
+  /// A package version as a file wrapper tree (files read from the store when used).
+  public func fileWrapper(of version: FileVersion) throws -> FileWrapper {
+    guard version.isPackage else { return FileWrapper(regularFileWithContents: try contents(of: version)) }
+    let root = FileWrapper(directoryWithFileWrappers: [:])
+    for entry in try manifest(of: version) {
+      let parts = entry.path.split(separator: "/").map(String.init)
+      guard let name = parts.last, !parts.contains(".."), !parts.contains(".") else { continue }
+      var folder = root
+      for part in parts.dropLast() {
+        guard let next = folder.fileWrappers?[part], next.isDirectory else { folder = root; break }
+        folder = next
+      }
+      let child: FileWrapper
+      switch entry.kind {
+      case .folder:
+        child = FileWrapper(directoryWithFileWrappers: [:])
+      case .link:
+        child = FileWrapper(symbolicLinkWithDestinationURL: URL(fileURLWithPath: entry.destination ?? "", relativeTo: nil))
+      case .file:
+        guard let hash = entry.sha256, hash.allSatisfy(\.isHexDigit) else { continue }
+        let data: Data
+        do { data = try Data(contentsOf: objects.appendingPathComponent(hash), options: .mappedIfSafe) } catch {
+          throw QuireError(.fileMissing, "Cannot open the version of '\(version.originalURL.lastPathComponent)' kept \(version.savedDate): its file '\(entry.path)' is gone from the store. Choose another version.", url: version.originalURL, cause: error)
+        }
+        child = FileWrapper(regularFileWithContents: data)
+      }
+      child.preferredFilename = name
+      if entry.kind != .link { child.fileAttributes.posixPermissions = entry.mode.map { $0 & 0o777 } }
+      folder.addFileWrapper(child)
+    }
+    return root
+  }
+
+  /// A version's content in the form a document reads.
+  func storedContents(of version: FileVersion) throws -> StoredContents {
+    version.isPackage ? .package(try fileWrapper(of: version)) : .file(try contents(of: version))
   }
 
   // MARK: Listing and reading
@@ -173,9 +330,9 @@ public struct VersionStore: Sendable {
   public func restore(_ version: FileVersion, to url: URL? = nil) throws -> VersionRestoration {
     let target = (url ?? version.originalURL).standardizedFileURL
     return try withLock {
-      let data = try contents(of: version)
+      let wrapper = try fileWrapper(of: version)
       let previous = try keepVersionLocked(of: target)
-      try FileWrapper(regularFileWithContents: data).write(to: target, options: .atomic)
+      try wrapper.write(to: target, options: .atomic)
       return VersionRestoration(url: target, restored: version, previous: previous)
     }
   }
@@ -232,7 +389,8 @@ public struct VersionStore: Sendable {
       total = sizes.filter { referenced.contains($0.key) }.values.reduce(0, +)
     }
     for i in changed { try writeIndex(indexes[i]) }
-    let referenced = Set(indexes.flatMap(\.versions).map(\.contentHash))
+    let kept = indexes.flatMap(\.versions)
+    let referenced = Set(kept.map(\.contentHash) + kept.flatMap(members(of:)))
     for name in (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? [] where !referenced.contains(name) {
       _ = unlink(objects.path + "/" + name)
     }

@@ -1,0 +1,130 @@
+public import Foundation
+public import QuireTypes
+
+/// A PDF file as a ``Document``: a ``PDFDocument`` for reading and page operations, with the
+/// document's undo manager, change count, safe save, conflicts and versions.
+///
+/// **Why a wrapper, not a subclass.** ``PDFDocument`` mirrors PDFKit's class of that name: a
+/// standalone model made from a URL (or bytes) and usable from any one task, as PDFKit's is
+/// used outside any `UIDocument`. ``Document`` is a main-actor object with a life cycle
+/// (closed, open, in conflict) and a required `init(fileURL:fileType:)` that reads nothing.
+/// Making the model a `Document` would tie every PDF reader (Quick Look, search, the CLI's
+/// `pdf` commands) to the main actor and to that life cycle. So the document owns a model —
+/// as an app's `UIDocument` subclass owns PDFKit's `PDFDocument` — and replaces it whenever
+/// its file is read.
+///
+/// **Undo.** Each page operation is applied to the model and registered on the document's
+/// ``Document/undoManager`` under the operation's name ("Delete Page 2"); undo and redo call
+/// the model's own ``PDFDocument/undo()`` / ``PDFDocument/redo()``, which keep the page
+/// lists. So the change count follows undo and redo as for text.
+///
+/// **Saving.** ``contents(forType:)`` has libqpdf write the pages losslessly to a private
+/// temporary file and hands the bytes to the document's safe save (beside the file, `fsync`,
+/// `renameat2(RENAME_EXCHANGE)`, folder `fsync`): the PDF on disk is always the old or the
+/// new one. The model keeps reading from its private snapshot, so pages are never pulled
+/// from under an undo by a save.
+open class PDFFileDocument: Document {
+  /// The PDF model; `nil` until the document is opened.
+  public private(set) var pdf: PDFDocument?
+  /// The password used to open an encrypted PDF; set before ``Document/open()``.
+  public var password: String?
+  /// Where the model keeps its private snapshots (default: the system's temporary folder).
+  public var temporaryFolder: URL?
+
+  public required init(fileURL: URL, fileType: UTType? = nil) {
+    super.init(fileURL: fileURL, fileType: fileType)
+  }
+
+  open override var fallbackType: UTType? { .pdf }
+
+  open override func read(from data: Data, ofType type: UTType) throws {
+    pdf = try PDFDocument(data: data, url: fileURL, password: password, temporaryFolder: temporaryFolder)
+  }
+
+  open override func contents(forType type: UTType) throws -> Data {
+    try model().pdfData()
+  }
+
+  open override func documentDidSave(_ operation: SaveOperation) {
+    if operation != .saveToOperation { pdf?.noteSaved() }
+  }
+
+  /// Undoing a restore puts the previous model back, with its own page history, so the
+  /// page operations made before the restore can still be undone.
+  open override func stateForUndoingRestore() throws -> Any { try model() }
+
+  open override func restoreState(forUndoingRestore state: Any) throws {
+    guard let model = state as? PDFDocument else { return try super.restoreState(forUndoingRestore: state) }
+    pdf = model
+  }
+
+  private func model() throws(QuireError) -> PDFDocument {
+    guard let pdf else {
+      throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) is closed. Open it first.", url: fileURL)
+    }
+    return pdf
+  }
+
+  // MARK: Reading
+
+  /// The number of pages, with the page operations applied.
+  public var pageCount: Int { pdf?.pageCount ?? 0 }
+
+  /// The text of page `index` (0-based).
+  /// - Throws: ``QuireError`` for a page that does not exist or poppler cannot read.
+  public func text(ofPage index: Int) throws -> String { try model().text(ofPage: index) }
+
+  /// The size of page `index` in points as displayed.
+  public func pageSize(at index: Int) throws -> (width: Double, height: Double) { try model().pageSize(at: index) }
+
+  /// The rotation of page `index`: 0, 90, 180 or 270.
+  public func rotation(ofPage index: Int) throws -> Int { try model().rotation(ofPage: index) }
+
+  /// The page operations applied since opening (undone ones excluded).
+  public var operations: [PDFPageOperation] { pdf?.operations ?? [] }
+
+  // MARK: Page operations
+
+  /// Applies `operation` to the model and registers its undo under its name.
+  private func perform(_ change: (PDFDocument) throws -> Void) throws {
+    try checkEditable()
+    let model = try model()
+    let before = model.operations.count
+    try change(model)
+    guard model.operations.count > before, let name = model.undoActionName else { return }  // a no-op (same place)
+    undoManager.groupUndo(named: name) {
+      undoManager.registerUndo(withTarget: self) { document in document.undoPageOperation(on: model) }
+    }
+  }
+
+  private func undoPageOperation(on model: PDFDocument) {
+    model.undo()
+    undoManager.registerUndo(withTarget: self) { document in document.redoPageOperation(on: model) }
+  }
+
+  private func redoPageOperation(on model: PDFDocument) {
+    model.redo()
+    undoManager.registerUndo(withTarget: self) { document in document.undoPageOperation(on: model) }
+  }
+
+  /// Removes pages `range` (0-based); see ``PDFDocument/removePages(in:)``.
+  public func removePages(in range: Range<Int>) throws { try perform { try $0.removePages(in: range) } }
+
+  /// Moves page `from` to `to` (0-based).
+  public func movePage(at from: Int, to: Int) throws { try perform { try $0.movePage(at: from, to: to) } }
+
+  /// Swaps two pages (0-based).
+  public func exchangePage(at first: Int, withPageAt second: Int) throws {
+    try perform { try $0.exchangePage(at: first, withPageAt: second) }
+  }
+
+  /// Turns pages `range` clockwise by `degrees` (a multiple of 90).
+  public func rotatePages(in range: Range<Int>, by degrees: Int) throws {
+    try perform { try $0.rotatePages(in: range, by: degrees) }
+  }
+
+  /// Inserts every page of the PDF at `url` before page `index` (`pageCount` appends).
+  public func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
+    try perform { try $0.insertPages(from: url, at: index, password: password) }
+  }
+}

@@ -1,0 +1,308 @@
+import Foundation
+@_spi(Testing) import QuireDocuments
+import QuireTestSupport
+import QuireTypes
+import SystemPackage
+import Testing
+
+@Suite("TextBundle documents")
+@MainActor
+final class TextBundleDocumentTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-bundledoc") }
+  deinit { folder.remove() }
+
+  let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 7, 7, 7])
+
+  func controller() -> DocumentController {
+    let controller = DocumentController(stateFolder: folder.file("state"))
+    controller.autosavePolicy = nil
+    return controller
+  }
+
+  /// A TextBundle package on disk with an image asset.
+  func makeBundle(_ name: String = "Trip.textbundle", text: String = "# Trip\n\nDay one.\n") throws -> URL {
+    let url = folder.file(name)
+    let bundle = TextBundle(text: text)
+    bundle.addAsset(png, preferredFilename: "photo.png")
+    try bundle.write(to: url)
+    return url
+  }
+
+  func inode(_ url: URL) -> UInt64 {
+    var info = stat()
+    lstat(url.path, &info)
+    return UInt64(info.st_ino)
+  }
+
+  @Test func theControllerOpensPackagesAndTextpacksAsTextBundleDocuments() async throws {
+    let controller = controller()
+    let package = try #require(try await controller.openDocument(at: makeBundle()) as? TextBundleDocument)
+    #expect(package.fileType?.identifier == "org.textbundle.package")
+    #expect(package.text == "# Trip\n\nDay one.\n")
+    #expect(package.assetNames == ["photo.png"])
+    #expect(package.asset(named: "photo.png") == png)
+    #expect(UTType("org.textbundle.package")?.conforms(to: .package) == true)
+    // Declaring the types again changes nothing.
+    TextBundleDocument.declareTypes()
+    #expect(UTType("org.textbundle.package")?.conforms(to: .package) == true)
+    let packURL = folder.file("Trip.textpack")
+    try TextBundle(text: "packed").write(to: packURL)
+    let pack = try #require(try await controller.openDocument(at: packURL) as? TextBundleDocument)
+    #expect(pack.fileType?.identifier == "org.textbundle.textpack")
+    #expect(pack.text == "packed")
+  }
+
+  @Test func aNewTextBundleIsCreatedAsAPackage() async throws {
+    let controller = controller()
+    let type = try #require(UTType("org.textbundle.package"))
+    let url = folder.file("New.textbundle")
+    let document = try #require(try await controller.makeDocument(ofType: type, at: url) as? TextBundleDocument)
+    #expect(document.text == "")
+    #expect(!document.hasUnsavedChanges)
+    #expect(names(in: url) == ["assets", "info.json", "text.md"])
+    try document.insertLines(["Hello"], at: 0)
+    try await document.save()
+    #expect(try TextBundle(url: url).text == "Hello\n")
+    // It exists now: creating it again is refused, and nothing changes.
+    do {
+      _ = try await controller.makeDocument(ofType: type, at: url)
+      Issue.record("created over an existing package")
+    } catch let error as QuireError {
+      #expect(error.code == .fileExists)
+    }
+    #expect(try TextBundle(url: url).text == "Hello\n")
+    #expect(controller.documents.count == 1)
+  }
+
+  @Test func editsUndoAndSaveThePackageReusingUnchangedAssets() async throws {
+    let url = try makeBundle()
+    let document = try #require(try await controller().openDocument(at: url) as? TextBundleDocument)
+    let assetInode = inode(url.appendingPathComponent("assets/photo.png"))
+    try document.replaceLines(in: 2..<3, with: ["Day one, by train."])
+    try document.insertLines(["", "Day two."], at: document.lineCount)
+    #expect(document.changeCount == 2)
+    document.undoManager.undo()
+    #expect(document.text == "# Trip\n\nDay one, by train.\n")
+    #expect(document.hasUnsavedChanges)
+    try await document.save()
+    #expect(!document.hasUnsavedChanges)
+    let read = try TextBundle(url: url)
+    #expect(read.text == "# Trip\n\nDay one, by train.\n")
+    #expect(read.asset(named: "photo.png") == png)
+    // The unchanged asset was hard-linked from the previous package, not rewritten.
+    #expect(inode(url.appendingPathComponent("assets/photo.png")) == assetInode)
+    // A second save still reuses it (the document's tree now points at the new package).
+    try document.replaceText(with: "Second")
+    try await document.save()
+    #expect(inode(url.appendingPathComponent("assets/photo.png")) == assetInode)
+    #expect(try TextBundle(url: url).text == "Second")
+    #expect(names(in: folder.url).filter { $0.hasPrefix(".") }.isEmpty)
+  }
+
+  @Test func addingAnAssetInsertsAReferenceAsOneUndoableStep() async throws {
+    let url = try makeBundle()
+    let document = try #require(try await controller().openDocument(at: url) as? TextBundleDocument)
+    let reference = try document.addAsset(png, named: "photo.png")
+    #expect(reference.name == "photo 2.png")
+    #expect(document.assetNames == ["photo 2.png", "photo.png"])
+    #expect(document.text == "# Trip\n\nDay one.\n![photo 2](assets/photo%202.png)\n")
+    #expect(document.undoManager.undoActionName == "Add Asset")
+    #expect(document.changeCount == 1)
+    document.undoManager.undo()
+    #expect(document.assetNames == ["photo.png"])
+    #expect(document.text == "# Trip\n\nDay one.\n")
+    document.undoManager.redo()
+    #expect(document.assetNames == ["photo 2.png", "photo.png"])
+    #expect(document.text.hasSuffix("![photo 2](assets/photo%202.png)\n"))
+    // Inserted at an offset, a non-image becomes a plain link.
+    try document.addAsset(Data("x".utf8), named: "data.csv", at: 0)
+    #expect(document.text.hasPrefix("[data](assets/data.csv)# Trip"))
+    try await document.save()
+    let read = try TextBundle(url: url)
+    #expect(read.assetNames == ["data.csv", "photo 2.png", "photo.png"])
+    #expect(read.asset(named: "photo 2.png") == png)
+  }
+
+  @Test func badAssetsAreRefusedAndChangeNothing() async throws {
+    let document = try #require(try await controller().openDocument(at: makeBundle()) as? TextBundleDocument)
+    for name in ["", ".", "..", "a/b.png", "nul\0.png", String(repeating: "x", count: 300)] {
+      #expect(throws: QuireError.self) { try document.addAsset(png, named: name) }
+    }
+    #expect(throws: QuireError.self) { try document.addAsset(png, named: "a.png", at: 10_000) }
+    #expect(throws: QuireError.self) { try document.addAsset(png, named: "a.png", at: -1) }
+    #expect(document.assetNames == ["photo.png"])
+    #expect(document.changeCount == 0)
+    #expect(!document.undoManager.canUndo)
+    document.disableEditing()
+    #expect(throws: QuireError.self) { try document.addAsset(png, named: "a.png") }
+  }
+
+  @Test func aTextpackDocumentRoundTrips() async throws {
+    let url = folder.file("Notes.textpack")
+    let bundle = TextBundle(text: "packed 旅行\n")
+    bundle.addAsset(png, preferredFilename: "p.png")
+    try bundle.write(to: url)
+    let controller = controller()
+    let document = try #require(try await controller.openDocument(at: url) as? TextBundleDocument)
+    try document.addAsset(Data("more".utf8), named: "notes.txt")
+    try await document.save()
+    try await controller.close(document)
+    let read = try TextBundle(url: url)
+    #expect(read.text == "packed 旅行\n[notes](assets/notes.txt)\n")
+    #expect(read.assetNames == ["notes.txt", "p.png"])
+    #expect(read.asset(named: "p.png") == png)
+    let reopened = try #require(try await controller.openDocument(at: url) as? TextBundleDocument)
+    #expect(reopened.text == read.text)
+    #expect(TextBundle(text: reopened.text).text == read.text)
+  }
+
+  @Test func badPackagesGiveClearErrors() async throws {
+    let controller = controller()
+    // Missing.
+    await #expect(throws: QuireError.self) { try await controller.openDocument(at: self.folder.file("none.textbundle")) }
+    // A folder without text.
+    let empty = folder.file("Empty.textbundle")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: false)
+    do {
+      _ = try await controller.openDocument(at: empty)
+      Issue.record("an empty bundle opened")
+    } catch let error as QuireError {
+      #expect(error.code == .invalidContent)
+      #expect(error.reason.contains("Empty.textbundle"))
+    }
+    // Text that is not UTF-8.
+    let latin = folder.file("Latin.textbundle")
+    try FileManager.default.createDirectory(at: latin, withIntermediateDirectories: false)
+    try Data([0x63, 0x61, 0x66, 0xE9]).write(to: latin.appendingPathComponent("text.md"))
+    await #expect(throws: QuireError.self) { try await controller.openDocument(at: latin) }
+    // A damaged info.json.
+    let info = folder.file("Info.textbundle")
+    try FileManager.default.createDirectory(at: info, withIntermediateDirectories: false)
+    try Data("ok".utf8).write(to: info.appendingPathComponent("text.md"))
+    try Data("{not json".utf8).write(to: info.appendingPathComponent("info.json"))
+    await #expect(throws: QuireError.self) { try await controller.openDocument(at: info) }
+    // A regular file named .textbundle, and a textpack that is not a zip (or is empty or truncated).
+    let file = try folder.write("plain", to: "File.textbundle")
+    await #expect(throws: QuireError.self) { try await controller.openDocument(at: file) }
+    for (name, bytes) in [("Bad.textpack", Data("not a zip".utf8)), ("Empty.textpack", Data())] {
+      let url = folder.file(name)
+      try bytes.write(to: url)
+      await #expect(throws: QuireError.self) { try await controller.openDocument(at: url) }
+    }
+    let good = folder.file("Good.textpack")
+    try TextBundle(text: "t").write(to: good)
+    let truncated = folder.file("Truncated.textpack")
+    try Data(try Data(contentsOf: good).prefix(40)).write(to: truncated)
+    await #expect(throws: QuireError.self) { try await controller.openDocument(at: truncated) }
+    #expect(controller.documents.isEmpty)
+  }
+
+  /// A document opened directly: no version store, so injected faults hit only the package write.
+  func openDirectly(_ url: URL) async throws -> TextBundleDocument {
+    let document = TextBundleDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try await document.open()
+    try document.replaceText(with: "new text")
+    try document.addAsset(Data("extra".utf8), named: "extra.txt")
+    return document
+  }
+
+  @Test func aFailedPackageSaveLeavesTheOldOrTheNewPackageWhole() async throws {
+    // Count the calls of one clean save, then fail each of them in turn.
+    let counter = FileWrapperFaults()
+    let probe = try await openDirectly(try makeBundle("Probe.textbundle"))
+    try await withInjectedFaults(counter) { try await probe.save() }
+    var keptOld = 0
+    for operation in FileWrapperFaults.Operation.allCases where operation != .stat {
+      for occurrence in 1...max(1, counter.callCounts[operation] ?? 0) {
+        let url = try makeBundle("Trip-\(operation)-\(occurrence).textbundle")
+        let document = try await openDirectly(url)
+        let faults = FileWrapperFaults(failing: operation, onCall: occurrence, with: .noSpace)
+        var failed = false
+        do {
+          try await withInjectedFaults(faults) { try await document.save() }
+        } catch let error as QuireError {
+          failed = true
+          #expect(error.reason.contains("Trip-"))
+          #expect(document.documentState.contains(.savingError))
+          #expect(document.hasUnsavedChanges)
+        }
+        let onDisk = try TextBundle(url: url)
+        if onDisk.text == "# Trip\n\nDay one.\n" {
+          #expect(failed, "\(operation) #\(occurrence): the save reported success but the old package is there")
+          #expect(onDisk.assetNames == ["photo.png"])
+          #expect(onDisk.asset(named: "photo.png") == png)
+          keptOld += 1
+        } else {
+          #expect(onDisk.text == document.text, "\(operation) #\(occurrence)")
+          #expect(onDisk.assetNames == ["extra.txt", "photo.png"])
+        }
+        #expect(names(in: folder.url).filter { $0.hasPrefix(".Trip") }.isEmpty, "leftovers after \(operation) #\(occurrence)")
+        // The edits are kept: saving again (no fault) writes them.
+        if failed {
+          try await document.save()
+          #expect(try TextBundle(url: url).text == "new text\n[extra](assets/extra.txt)\n")
+        }
+      }
+    }
+    #expect(keptOld > 5)
+  }
+
+  /// Kills a process that saves a TextBundleDocument over and over through Document.save():
+  /// the package on disk is always one generation, whole.
+  @Test func killDuringADocumentSaveLeavesOldOrNewWhole() throws {
+    let url = folder.file("Killed.textbundle")
+    let files = 30, size = 16 * 1024
+    let bundle = TextBundle(text: "generation 2\n")
+    for index in 0..<files { bundle.addAsset(Data(repeating: 2, count: size), preferredFilename: "file-\(index).bin") }
+    try bundle.write(to: url)
+    var killedMidSave = 0
+    for round in 0..<6 {
+      guard let (process, pipe) = try TestHelper.start(["save-bundle-document", url.path, "\(files)", "\(size)"]) else { return }
+      _ = pipe.fileHandleForReading.availableData  // at least one save finished
+      usleep(UInt32(1_000 + round * 7_000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      let read = try TextBundle(url: url)
+      let generation: UInt8 = read.text == "generation 1\n" ? 1 : 2
+      #expect(read.text == "generation \(generation)\n", "round \(round)")
+      #expect(read.assetNames.count == files)
+      for name in read.assetNames {
+        #expect(read.asset(named: name) == Data(repeating: generation, count: size), "\(name) in round \(round)")
+      }
+      if !FileWrapper.removeLeftovers(besides: url).isEmpty { killedMidSave += 1 }
+      #expect(names(in: folder.url) == ["Killed.textbundle"])
+    }
+    print("document kill during save: \(killedMidSave) of 6 kills landed mid-save")
+    #expect(killedMidSave >= 2)
+  }
+
+  @Test func aPackageChangedOnDiskReloadsWhenClean() async throws {
+    let url = try makeBundle()
+    let document = try #require(try await controller().openDocument(at: url) as? TextBundleDocument)
+    #expect(try await document.checkForChangesOnDisk() == .unchanged)
+    try Data("changed elsewhere".utf8).write(to: url.appendingPathComponent("text.md"))
+    #expect(try await document.checkForChangesOnDisk() == .reloaded)
+    #expect(document.text == "changed elsewhere")
+    try document.replaceText(with: "mine")
+    try Data("theirs".utf8).write(to: url.appendingPathComponent("text.md"))
+    await #expect(throws: QuireError.self) { try await document.save() }
+    #expect(document.documentState.contains(.inConflict))
+    try await document.resolveConflict(.takeTheirs)
+    #expect(document.text == "theirs")
+    // Keep both: their package is copied beside, whole; merging a package is refused.
+    try document.replaceText(with: "mine again")
+    try Data("theirs again".utf8).write(to: url.appendingPathComponent("text.md"))
+    await #expect(throws: QuireError.self) { try await document.save() }
+    await #expect(throws: QuireError.self) { try await document.resolveConflict(.merge) }
+    let outcome = try await document.resolveConflict(.keepBoth)
+    let copy = try #require(outcome.copyURL)
+    #expect(copy.lastPathComponent.hasPrefix("Trip (conflicted copy "))
+    #expect(try TextBundle(url: copy).text == "theirs again")
+    #expect(try TextBundle(url: copy).asset(named: "photo.png") == png)
+    try await document.save()
+    #expect(try TextBundle(url: url).text == "mine again")
+  }
+}
