@@ -77,13 +77,17 @@ public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
 ///
 /// So Quire keys everything on watch descriptors in its own tables and asks libinotifytools
 /// only for the descriptor of a name it has just added, under a name nobody has used yet.
-/// A watch whose last subscriber leaves is removed with `inotifytools_remove_watch_by_wd`
-/// after the events already queued have been read (so a watch the kernel has dropped is not
-/// removed twice), which frees its name. A name whose watch the kernel dropped stays taken
-/// in libinotifytools' table for the life of the process; the next watch on that path is
-/// made under another spelling of the same path (`dir/./name`, `dir/.//name`, … a binary
-/// count of `./` and `/` steps), which the kernel resolves to the same file. Each deletion or
-/// replacement of a watched item thus leaves about 200 bytes in libinotifytools' tables.
+/// A file that is watched already (same device and inode) shares its watch. A watch whose
+/// last subscriber leaves stays 50 ms (a presenter re-arming takes it up again); then the
+/// events already queued are read, so a watch the kernel has dropped is not removed twice,
+/// and a live one is removed with `inotifytools_remove_watch_by_wd`, which frees its name.
+/// A name whose watch the kernel dropped stays taken in libinotifytools' tables for the life
+/// of the process; the next watch on that path is made under another spelling of the same
+/// path (`dir/./name`, `dir/.//name`, `dir/././name`, … a binary count of `./` and `/`
+/// steps), which the kernel resolves to the same file. Each deletion or replacement of a
+/// watched item thus leaves an entry of about 200 bytes in libinotifytools' tables.
+/// libinotifytools opens its inotify descriptor without close-on-exec and does not expose
+/// it, so child processes inherit it (they cannot read it: they do not know it).
 public final class InotifyMonitor: Sendable {
   /// The process-wide monitor.
   public static let shared = InotifyMonitor()
@@ -99,7 +103,9 @@ public final class InotifyMonitor: Sendable {
   fileprivate enum Request {
     case watch(Subscriber, reply: @Sendable (QuireError?) -> Void)
     case unwatch(id: UInt64)
+    case removeUnusedWatches
     case simulateOverflow(prefix: String)
+    case describe(path: String, reply: @Sendable (LibraryWatch?) -> Void)
   }
 
   private struct State {
@@ -164,6 +170,31 @@ public final class InotifyMonitor: Sendable {
     submit(.simulateOverflow(prefix: prefix))
   }
 
+  /// What libinotifytools records for the newest live watch subscribed at `path`: the name it
+  /// files the watch under, and whether its own tables map that name and the watch
+  /// descriptor to each other. Tests use it to check that watches go through libinotifytools.
+  @_spi(Testing) public func libraryWatch(at path: String) throws -> LibraryWatch? {
+    try startIfNeeded()
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<LibraryWatch?>(nil)
+    submit(.describe(path: path) { watch in
+      result.withLock { $0 = watch }
+      done.signal()
+    })
+    done.wait()
+    return result.withLock { $0 }
+  }
+
+  /// A watch as libinotifytools records it (see ``libraryWatch(at:)``).
+  @_spi(Testing) public struct LibraryWatch: Sendable, Hashable {
+    /// The kernel's watch descriptor, as Quire's own table has it.
+    public var descriptor: Int32
+    /// The name libinotifytools files it under (`inotifytools_filename_from_wd`).
+    public var name: String
+    /// What `inotifytools_wd_from_filename(name)` answers: `descriptor` when its tables agree.
+    public var descriptorForName: Int32
+  }
+
   private func submit(_ request: Request) {
     let wake = state.withLock { state -> Int32 in
       state.requests.append(request)
@@ -195,7 +226,13 @@ public final class InotifyMonitor: Sendable {
 
   private func run(ready: DispatchSemaphore) {
     let owner: LibInotifyToolsOwner
-    switch LibInotifyToolsOwner.start() {
+    // The owner thread runs for the life of the process, so it may hold the monitor.
+    let removeLater: @Sendable () -> Void = { [self] in
+      DispatchQueue.global().asyncAfter(deadline: .now() + LibInotifyToolsOwner.removalDelay) {
+        self.submit(.removeUnusedWatches)
+      }
+    }
+    switch LibInotifyToolsOwner.start(removeLater: removeLater) {
     case .failure(let error):
       state.withLock { $0.startError = error }
       ready.signal()
@@ -284,8 +321,18 @@ private final class LibInotifyToolsOwner {
   private var watchOfIdentity: [FileIdentity: Int32] = [:]
   /// Names in libinotifytools' name table, live or left behind by a watch the kernel dropped.
   private var takenNames: Set<String> = []
+  /// Watches whose last subscriber left, removed together after ``removalDelay``.
+  private var unused: Set<Int32> = []
+  /// Asks for a `removeUnusedWatches` request after ``removalDelay``.
+  private let removeLater: @Sendable () -> Void
 
-  private init(wakeFD: Int32, wakeWD: Int32, flushFD: Int32, flushWD: Int32) {
+  /// How long a watch without subscribers stays. A presenter re-arming takes its watches up
+  /// again within this time, and the item's last holder (a presenter's descriptor, closed
+  /// just after unsubscribing) has let go, so a watch the kernel drops is seen as dropped.
+  static let removalDelay = DispatchTimeInterval.milliseconds(50)
+
+  private init(wakeFD: Int32, wakeWD: Int32, flushFD: Int32, flushWD: Int32, removeLater: @escaping @Sendable () -> Void) {
+    self.removeLater = removeLater
     self.wakeFD = wakeFD
     self.wakeWD = wakeWD
     self.flushFD = flushFD
@@ -295,7 +342,7 @@ private final class LibInotifyToolsOwner {
   /// Starts libinotifytools and makes the two private files the owner thread watches: they
   /// are made in a fresh temporary folder, watched, then unlinked (with the folder) while
   /// kept open, so nothing is left on disk and nobody else can touch them.
-  static func start() -> Result<LibInotifyToolsOwner, QuireError> {
+  static func start(removeLater: @escaping @Sendable () -> Void) -> Result<LibInotifyToolsOwner, QuireError> {
     guard inotifytools_init(0, 0, 0) != 0 else {
       let code = inotifytools_error()
       return .failure(
@@ -335,21 +382,28 @@ private final class LibInotifyToolsOwner {
           "Cannot watch files: the private wake-up file in '\(folder)' could not be watched (\(String(cString: strerror(code)))).",
           cause: Errno(rawValue: code)))
     }
-    return .success(LibInotifyToolsOwner(wakeFD: wake.fd, wakeWD: wake.wd, flushFD: flush.fd, flushWD: flush.wd))
+    return .success(LibInotifyToolsOwner(wakeFD: wake.fd, wakeWD: wake.wd, flushFD: flush.fd, flushWD: flush.wd, removeLater: removeLater))
   }
 
   // MARK: Requests
 
   fileprivate func handle(_ requests: [InotifyMonitor.Request]) {
-    // Before watches go, read what is already queued: a watch the kernel dropped (IN_IGNORED)
-    // must not be removed again (libinotifytools would fail and print to standard error).
-    if requests.contains(where: { if case .unwatch = $0 { true } else { false } }) { flush() }
     for request in requests {
       switch request {
       case .watch(let subscriber, let reply):
         reply(watch(subscriber))
       case .unwatch(let id):
         unwatch(id)
+      case .removeUnusedWatches:
+        removeUnusedWatches()
+      case .describe(let path, let reply):
+        let wd = watches.filter { $0.value.subscribers.contains { $0.path == path } }.keys.max()
+        reply(
+          wd.map { wd in
+            let name = inotifytools_filename_from_wd(wd).map { String(cString: $0) } ?? ""
+            return InotifyMonitor.LibraryWatch(
+              descriptor: wd, name: name, descriptorForName: inotifytools_wd_from_filename(name))
+          })
       case .simulateOverflow(let prefix):
         for (_, watch) in watches {
           for s in watch.subscribers where s.path.hasPrefix(prefix) {
@@ -413,20 +467,32 @@ private final class LibInotifyToolsOwner {
   }
 
   private func unwatch(_ id: UInt64) {
-    guard let wd = watchOf.removeValue(forKey: id), var watch = watches[wd] else { return }
-    watch.subscribers.removeAll { $0.id == id }
-    guard watch.subscribers.isEmpty else {
-      watches[wd] = watch
-      return
+    guard let wd = watchOf.removeValue(forKey: id), watches[wd] != nil else { return }
+    watches[wd]?.subscribers.removeAll { $0.id == id }
+    if watches[wd]?.subscribers.isEmpty == true {
+      if unused.isEmpty { removeLater() }
+      unused.insert(wd)
     }
-    forget(wd)
-    // The kernel watch is alive (its IN_IGNORED was not queued when we flushed): removing it
-    // drops its entry from libinotifytools' tables and frees its name.
-    if inotifytools_remove_watch_by_wd(wd) != 0 { takenNames.remove(watch.name) }
+  }
+
+  /// Removes the watches that found no new subscriber since their last one left.
+  private func removeUnusedWatches() {
+    // Read what is queued first: a watch the kernel has dropped (IN_IGNORED) must not be
+    // removed again, or libinotifytools fails and prints to standard error.
+    flush()
+    for wd in unused {
+      guard let watch = watches[wd], watch.subscribers.isEmpty else { continue }
+      forget(wd)
+      // The kernel watch is alive: removing it drops its entry from libinotifytools' tables
+      // and frees its name.
+      if inotifytools_remove_watch_by_wd(wd) != 0 { takenNames.remove(watch.name) }
+    }
+    unused = []
   }
 
   private func forget(_ wd: Int32) {
     guard let watch = watches.removeValue(forKey: wd) else { return }
+    unused.remove(wd)
     if let identity = watch.identity, watchOfIdentity[identity] == wd { watchOfIdentity[identity] = nil }
     for s in watch.subscribers { watchOf[s.id] = nil }
   }
