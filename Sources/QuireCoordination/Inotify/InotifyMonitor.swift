@@ -60,7 +60,9 @@ public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
 /// libinotifytools keeps process-global state (one inotify descriptor, its watch tables, a
 /// static event buffer) and is not thread-safe, so exactly one thread (started on first use)
 /// calls into it. Other threads send it requests through a queue and wake it by writing a
-/// byte to a private file it watches, which returns it from `inotifytools_next_event`. It
+/// byte to a private file it watches, which returns it from `inotifytools_next_event`
+/// (whose timeout is in whole seconds, and which does not expose the descriptor it waits
+/// on). The file is unlinked once watched and kept open, so nothing is left on disk. It
 /// delivers events to each subscriber's `AsyncStream` (or, inside this module, a handler).
 /// A watch is armed before ``events(at:kinds:)`` returns, so a change made right after is seen.
 ///
