@@ -55,20 +55,41 @@ public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// The process's one inotify instance, owned by one thread.
+/// The process's one connection to inotify, through libinotifytools, owned by one thread.
 ///
-/// Exactly one thread (started on first use) reads the inotify descriptor and adds or removes
-/// watches; other threads send it requests through a queue and wake it through a pipe. It
+/// libinotifytools keeps process-global state (one inotify descriptor, its watch tables, a
+/// static event buffer) and is not thread-safe, so exactly one thread (started on first use)
+/// calls into it. Other threads send it requests through a queue and wake it by writing a
+/// byte to a private file it watches, which returns it from `inotifytools_next_event`
+/// (whose timeout is in whole seconds, and which does not expose the descriptor it waits
+/// on). The file is unlinked once watched and kept open, so nothing is left on disk. It
 /// delivers events to each subscriber's `AsyncStream` (or, inside this module, a handler).
 /// A watch is armed before ``events(at:kinds:)`` returns, so a change made right after is seen.
 ///
-/// The skeleton drove libinotifytools here. Its watch table is keyed by file name and is not
-/// updated when a watched item is renamed or replaced, so a path watched again after an atomic
-/// save mapped to the old, dead watch descriptor; and `inotifytools_set_filename_by_wd`
-/// rewrites a red-black-tree key in place. Following items through renames needs the real
-/// watch descriptors, so the owner thread now calls inotify(7) itself (`inotify_init1`,
-/// `inotify_add_watch`, `read`) through the same `CInotifyTools` shim header, keeping the
-/// design: one owner thread, an async sequence for the rest.
+/// libinotifytools files each watch under the name it was made with and never updates that
+/// table when the item is renamed, replaced or deleted. Two of its behaviours shape the owner
+/// thread (libinotifytools 3.22):
+/// - When the kernel drops a watch by itself (the item was deleted or replaced, `IN_IGNORED`),
+///   `inotifytools_remove_watch_by_wd` fails (`inotify_rm_watch` says `EINVAL`), prints
+///   "Failed to remove watch" on standard error and leaves the entry in both tables. Watching
+///   the same name again then adds a kernel watch whose entry the name table rejects, so
+///   `inotifytools_wd_from_filename` answers the old, dead descriptor.
+/// - Renaming an entry with `inotifytools_set_filename_by_wd` rewrites a red-black-tree key
+///   in place, so Quire never calls it (nor `inotifytools_replace_filename`).
+///
+/// So Quire keys everything on watch descriptors in its own tables and asks libinotifytools
+/// only for the descriptor of a name it has just added, under a name nobody has used yet.
+/// A file that is watched already (same device and inode) shares its watch. A watch whose
+/// last subscriber leaves stays 50 ms (a presenter re-arming takes it up again); then the
+/// events already queued are read, so a watch the kernel has dropped is not removed twice,
+/// and a live one is removed with `inotifytools_remove_watch_by_wd`, which frees its name.
+/// A name whose watch the kernel dropped stays taken in libinotifytools' tables for the life
+/// of the process; the next watch on that path is made under another spelling of the same
+/// path (`dir/./name`, `dir/.//name`, `dir/././name`, … a binary count of `./` and `/`
+/// steps), which the kernel resolves to the same file. Each deletion or replacement of a
+/// watched item thus leaves an entry of about 200 bytes in libinotifytools' tables.
+/// libinotifytools opens its inotify descriptor without close-on-exec and does not expose
+/// it, so child processes inherit it (they cannot read it: they do not know it).
 public final class InotifyMonitor: Sendable {
   /// The process-wide monitor.
   public static let shared = InotifyMonitor()
@@ -81,10 +102,12 @@ public final class InotifyMonitor: Sendable {
     let finish: @Sendable () -> Void
   }
 
-  private enum Request {
+  fileprivate enum Request {
     case watch(Subscriber, reply: @Sendable (QuireError?) -> Void)
     case unwatch(id: UInt64)
+    case removeUnusedWatches
     case simulateOverflow(prefix: String)
+    case describe(path: String, reply: @Sendable (LibraryWatch?) -> Void)
   }
 
   private struct State {
@@ -149,13 +172,40 @@ public final class InotifyMonitor: Sendable {
     submit(.simulateOverflow(prefix: prefix))
   }
 
+  /// What libinotifytools records for the newest live watch subscribed at `path`: the name it
+  /// files the watch under, and whether its own tables map that name and the watch
+  /// descriptor to each other. Tests use it to check that watches go through libinotifytools.
+  @_spi(Testing) public func libraryWatch(at path: String) throws -> LibraryWatch? {
+    try startIfNeeded()
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<LibraryWatch?>(nil)
+    submit(.describe(path: path) { watch in
+      result.withLock { $0 = watch }
+      done.signal()
+    })
+    done.wait()
+    return result.withLock { $0 }
+  }
+
+  /// A watch as libinotifytools records it (see ``libraryWatch(at:)``).
+  @_spi(Testing) public struct LibraryWatch: Sendable, Hashable {
+    /// The kernel's watch descriptor, as Quire's own table has it.
+    public var descriptor: Int32
+    /// The name libinotifytools files it under (`inotifytools_filename_from_wd`).
+    public var name: String
+    /// What `inotifytools_wd_from_filename(name)` answers: `descriptor` when its tables agree.
+    public var descriptorForName: Int32
+  }
+
   private func submit(_ request: Request) {
     let wake = state.withLock { state -> Int32 in
       state.requests.append(request)
       return state.wakeFD
     }
+    // The owner thread watches this (unlinked) file for IN_MODIFY: the write returns it from
+    // inotifytools_next_event. Writes queued before it reads are merged into one event.
     var byte: UInt8 = 1
-    if wake >= 0 { _ = write(wake, &byte, 1) }
+    if wake >= 0 { _ = pwrite(wake, &byte, 1, 0) }
   }
 
   private func startIfNeeded() throws {
@@ -174,136 +224,341 @@ public final class InotifyMonitor: Sendable {
     if let error = state.withLock({ $0.startError }) { throw error }
   }
 
-  // MARK: Owner thread: the only code that touches the inotify descriptor.
+  // MARK: Owner thread: the only code that calls libinotifytools.
 
   private func run(ready: DispatchSemaphore) {
-    let inotifyFD = inotify_init1(Int32(IN_CLOEXEC))
-    var pipeFDs: [Int32] = [-1, -1]
-    guard inotifyFD >= 0, pipe(&pipeFDs) == 0 else {
-      let code = errno
-      state.withLock {
-        $0.startError = QuireError(
-          .systemCallFailed,
-          "Cannot watch files: inotify could not start (\(String(cString: strerror(code)))). Raise fs.inotify.max_user_instances or close other watchers.",
-          cause: Errno(rawValue: code))
+    let owner: LibInotifyToolsOwner
+    // The owner thread runs for the life of the process, so it may hold the monitor.
+    let removeLater: @Sendable () -> Void = { [self] in
+      DispatchQueue.global().asyncAfter(deadline: .now() + LibInotifyToolsOwner.removalDelay) {
+        self.submit(.removeUnusedWatches)
       }
+    }
+    switch LibInotifyToolsOwner.start(removeLater: removeLater) {
+    case .failure(let error):
+      state.withLock { $0.startError = error }
       ready.signal()
       return
+    case .success(let started):
+      owner = started
     }
-    for fd in pipeFDs {
-      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-    }
-    state.withLock { $0.wakeFD = pipeFDs[1] }
+    state.withLock { $0.wakeFD = owner.wakeFD }
     ready.signal()
-
-    var watches: [Int32: [Subscriber]] = [:]
-    var watchOf: [UInt64: Int32] = [:]
-    let bufferSize = 64 * 1024
-    let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
-    defer { buffer.deallocate() }
-    var polls = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0), pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)]
 
     while true {
       let requests = state.withLock { state -> [Request] in
         defer { state.requests.removeAll() }
         return state.requests
       }
-      for request in requests {
-        switch request {
-        case .watch(let subscriber, let reply):
-          // IN_ALL_EVENTS is a compound macro Swift does not import; every event bit is below 0x1000.
-          let mask = UInt32(0x0000_0fff) | UInt32(IN_DONT_FOLLOW)
-          let wd: Int32
-          if let forced = SyscallFaults.error(for: subscriber.path) {
-            errno = forced.rawValue
-            wd = -1
-          } else {
-            wd = inotify_add_watch(inotifyFD, subscriber.path, mask)
-          }
-          if wd < 0 {
-            reply(Self.watchError(subscriber.path, errno))
-            continue
-          }
-          watches[wd, default: []].append(subscriber)
-          watchOf[subscriber.id] = wd
-          reply(nil)
-        case .simulateOverflow(let prefix):
-          for (_, list) in watches {
-            for s in list where s.path.hasPrefix(prefix) {
-              s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0))
-            }
-          }
-        case .unwatch(let id):
-          guard let wd = watchOf.removeValue(forKey: id) else { continue }
-          watches[wd]?.removeAll { $0.id == id }
-          if watches[wd]?.isEmpty == true {
-            watches[wd] = nil
-            _ = inotify_rm_watch(inotifyFD, wd)
-          }
-        }
+      // Requests first, and look again before blocking: a flush below may read the wake
+      // event of a request queued meanwhile.
+      if !requests.isEmpty {
+        owner.handle(requests)
+        continue
       }
-
-      polls[0].revents = 0
-      polls[1].revents = 0
-      if poll(&polls, 2, -1) < 0 { continue }
-      if polls[1].revents != 0 {
-        var drain = [UInt8](repeating: 0, count: 256)
-        while read(pipeFDs[0], &drain, drain.count) > 0 {}
-      }
-      guard polls[0].revents != 0 else { continue }
-      let count = read(inotifyFD, buffer, bufferSize)
-      guard count > 0 else { continue }
-      var offset = 0
-      let header = MemoryLayout<inotify_event>.size
-      while offset + header <= count {
-        let event = (buffer + offset).loadUnaligned(as: inotify_event.self)
-        var name: String?
-        if event.len > 0 {
-          let bytes = UnsafeRawBufferPointer(start: buffer + offset + header, count: Int(event.len))
-          name = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        offset += header + Int(event.len)
-        let kind = FileSystemEvent.Kind(rawValue: event.mask)
-        if kind.contains(.overflow) {
-          for (_, list) in watches {
-            for s in list { s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0)) }
-          }
-          continue
-        }
-        guard let list = watches[event.wd] else { continue }
-        for s in list where !s.kinds.intersection(kind).isEmpty {
-          s.deliver(FileSystemEvent(watchedPath: s.path, name: name, kind: kind, cookie: event.cookie))
-        }
-        if kind.contains(.watchRemoved) {
-          for s in list {
-            watchOf[s.id] = nil
-            s.finish()
-          }
-          watches[event.wd] = nil
-        }
-      }
+      owner.waitForEvent()
     }
   }
 
-  private static func watchError(_ path: String, _ code: Int32) -> QuireError {
+  fileprivate static func watchError(_ path: String, _ code: Int32) -> QuireError {
     let url = URL(fileURLWithPath: path)
     let cause = Errno(rawValue: code)
     switch code {
     case ENOSPC:
-      let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8))?
-        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+      let limit = inotifytools_get_max_user_watches()
       return QuireError(
         .limitExceeded,
-        "Cannot watch '\(path)': the inotify watch limit (fs.inotify.max_user_watches = \(limit)) is reached. Raise it with sysctl, or watch fewer files.",
+        "Cannot watch '\(path)': the inotify watch limit (fs.inotify.max_user_watches = \(limit >= 0 ? String(limit) : "?")) is reached. Raise it with sysctl, or watch fewer files.",
         url: url, cause: cause)
     case ENOENT, ENOTDIR:
       return QuireError(.fileMissing, "Cannot watch '\(path)': it does not exist. Check the path.", url: url, cause: cause)
     case EACCES, EPERM:
       return QuireError(.permissionDenied, "Cannot watch '\(path)': permission denied. Check the folder's permissions.", url: url, cause: cause)
     default:
-      return QuireError(.systemCallFailed, "Cannot watch '\(path)': \(String(cString: strerror(code))).", url: url, cause: cause)
+      let reason = code > 0 ? String(cString: strerror(code)) : "libinotifytools failed (\(code))"
+      return QuireError(.systemCallFailed, "Cannot watch '\(path)': \(reason).", url: url, cause: code > 0 ? cause : nil)
     }
+  }
+}
+
+/// Everything the owner thread knows; only the owner thread touches it (it is not Sendable).
+private final class LibInotifyToolsOwner {
+  /// A file as the kernel knows it, to tell whether a path still names the watched file.
+  struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(path: String) {
+      var info = stat()
+      guard lstat(path, &info) == 0 else { return nil }
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+    }
+  }
+
+  /// One kernel watch, keyed by its descriptor in `watches`.
+  struct Watch {
+    /// The path the first subscriber asked for.
+    let path: String
+    /// The name libinotifytools files the watch under (a spelling of `path`).
+    let name: String
+    /// The watched file, when it did not change while the watch was made.
+    let identity: FileIdentity?
+    var subscribers: [InotifyMonitor.Subscriber]
+  }
+
+  /// Every watch's event mask: all events (IN_ALL_EVENTS is a compound macro Swift does not
+  /// import; every event bit is below 0x1000), not following a symbolic link at the end.
+  static let mask = Int32(bitPattern: UInt32(0x0000_0fff) | UInt32(IN_DONT_FOLLOW))
+
+  /// A byte written here by any thread wakes the owner thread (watched for IN_MODIFY).
+  let wakeFD: Int32
+  private let wakeWD: Int32
+  /// Written only by the owner thread: its event marks the end of what was queued before.
+  private let flushFD: Int32
+  private let flushWD: Int32
+
+  private var watches: [Int32: Watch] = [:]
+  private var watchOf: [UInt64: Int32] = [:]
+  private var watchOfIdentity: [FileIdentity: Int32] = [:]
+  /// Names in libinotifytools' name table, live or left behind by a watch the kernel dropped.
+  private var takenNames: Set<String> = []
+  /// Watches whose last subscriber left, removed together after ``removalDelay``.
+  private var unused: Set<Int32> = []
+  /// Asks for a `removeUnusedWatches` request after ``removalDelay``.
+  private let removeLater: @Sendable () -> Void
+
+  /// How long a watch without subscribers stays. A presenter re-arming takes its watches up
+  /// again within this time, and the item's last holder (a presenter's descriptor, closed
+  /// just after unsubscribing) has let go, so a watch the kernel drops is seen as dropped.
+  static let removalDelay = DispatchTimeInterval.milliseconds(50)
+
+  private init(wakeFD: Int32, wakeWD: Int32, flushFD: Int32, flushWD: Int32, removeLater: @escaping @Sendable () -> Void) {
+    self.removeLater = removeLater
+    self.wakeFD = wakeFD
+    self.wakeWD = wakeWD
+    self.flushFD = flushFD
+    self.flushWD = flushWD
+  }
+
+  /// Starts libinotifytools and makes the two private files the owner thread watches: they
+  /// are made in a fresh temporary folder, watched, then unlinked (with the folder) while
+  /// kept open, so nothing is left on disk and nobody else can touch them.
+  static func start(removeLater: @escaping @Sendable () -> Void) -> Result<LibInotifyToolsOwner, QuireError> {
+    guard inotifytools_init(0, 0, 0) != 0 else {
+      let code = inotifytools_error()
+      return .failure(
+        QuireError(
+          .systemCallFailed,
+          "Cannot watch files: inotify could not start (\(String(cString: strerror(code)))). Raise fs.inotify.max_user_instances or close other watchers.",
+          cause: Errno(rawValue: code)))
+    }
+    let temporary = NSTemporaryDirectory()
+    var template = Array(((temporary.hasSuffix("/") ? temporary : temporary + "/") + "quire-inotify-XXXXXX").utf8CString)
+    guard let made = mkdtemp(&template) else {
+      let code = errno
+      return .failure(
+        QuireError(
+          .systemCallFailed,
+          "Cannot watch files: no private folder could be made in '\(temporary)' (\(String(cString: strerror(code)))). Set TMPDIR to a writable folder.",
+          cause: Errno(rawValue: code)))
+    }
+    let folder = String(cString: made)
+    defer { rmdir(folder) }
+    func privateFile(_ name: String) -> (fd: Int32, wd: Int32)? {
+      let path = folder + "/" + name
+      let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+      guard fd >= 0 else { return nil }
+      defer { unlink(path) }
+      guard inotifytools_watch_file(path, Int32(IN_MODIFY)) != 0 else {
+        close(fd)
+        return nil
+      }
+      return (fd, inotifytools_wd_from_filename(path))
+    }
+    guard let wake = privateFile("wake"), let flush = privateFile("flush") else {
+      let code = inotifytools_error() > 0 ? inotifytools_error() : errno
+      return .failure(
+        QuireError(
+          .systemCallFailed,
+          "Cannot watch files: the private wake-up file in '\(folder)' could not be watched (\(String(cString: strerror(code)))).",
+          cause: Errno(rawValue: code)))
+    }
+    return .success(LibInotifyToolsOwner(wakeFD: wake.fd, wakeWD: wake.wd, flushFD: flush.fd, flushWD: flush.wd, removeLater: removeLater))
+  }
+
+  // MARK: Requests
+
+  fileprivate func handle(_ requests: [InotifyMonitor.Request]) {
+    for request in requests {
+      switch request {
+      case .watch(let subscriber, let reply):
+        reply(watch(subscriber))
+      case .unwatch(let id):
+        unwatch(id)
+      case .removeUnusedWatches:
+        removeUnusedWatches()
+      case .describe(let path, let reply):
+        let wd = watches.filter { $0.value.subscribers.contains { $0.path == path } }.keys.max()
+        reply(
+          wd.map { wd in
+            let name = inotifytools_filename_from_wd(wd).map { String(cString: $0) } ?? ""
+            return InotifyMonitor.LibraryWatch(
+              descriptor: wd, name: name, descriptorForName: inotifytools_wd_from_filename(name))
+          })
+      case .simulateOverflow(let prefix):
+        for (_, watch) in watches {
+          for s in watch.subscribers where s.path.hasPrefix(prefix) {
+            s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0))
+          }
+        }
+      }
+    }
+  }
+
+  private func watch(_ subscriber: InotifyMonitor.Subscriber) -> QuireError? {
+    let path = subscriber.path
+    if let forced = SyscallFaults.error(for: path) { return InotifyMonitor.watchError(path, forced.rawValue) }
+
+    // The file is watched already (through this path or another): the kernel would hand back
+    // the same descriptor, and libinotifytools would file a second entry it cannot drop.
+    let before = FileIdentity(path: path)
+    if let before, watchOfIdentity[before] != nil {
+      flush()  // an IN_IGNORED still queued would mean the watch is gone
+      if let wd = watchOfIdentity[before], watches[wd] != nil {
+        watches[wd]?.subscribers.append(subscriber)
+        watchOf[subscriber.id] = wd
+        return nil
+      }
+    }
+
+    var generation = 0
+    var name = Self.spelling(of: path, generation: 0)
+    while takenNames.contains(name) || takenNames.contains(name + "/") {
+      generation += 1
+      name = Self.spelling(of: path, generation: generation)
+    }
+    guard inotifytools_watch_file(name, Self.mask) != 0 else {
+      return InotifyMonitor.watchError(path, inotifytools_error())
+    }
+    // libinotifytools files folders with a trailing slash.
+    var filed = name
+    var wd = inotifytools_wd_from_filename(filed)
+    if wd < 0 {
+      filed = name + "/"
+      wd = inotifytools_wd_from_filename(filed)
+    }
+    guard wd >= 0 else {
+      return QuireError(
+        .systemCallFailed, "Cannot watch '\(path)': libinotifytools added the watch but does not know it. Try again.",
+        url: URL(fileURLWithPath: path))
+    }
+    takenNames.insert(filed)
+    if watches[wd] != nil {
+      // The kernel had the file watched under another name (replaced or renamed since we
+      // looked): this name stays taken, and the watch is shared.
+      watches[wd]?.subscribers.append(subscriber)
+    } else {
+      let after = FileIdentity(path: path)
+      let identity = before == after ? after : nil
+      watches[wd] = Watch(path: path, name: filed, identity: identity, subscribers: [subscriber])
+      if let identity { watchOfIdentity[identity] = wd }
+    }
+    watchOf[subscriber.id] = wd
+    return nil
+  }
+
+  private func unwatch(_ id: UInt64) {
+    guard let wd = watchOf.removeValue(forKey: id), watches[wd] != nil else { return }
+    watches[wd]?.subscribers.removeAll { $0.id == id }
+    if watches[wd]?.subscribers.isEmpty == true {
+      if unused.isEmpty { removeLater() }
+      unused.insert(wd)
+    }
+  }
+
+  /// Removes the watches that found no new subscriber since their last one left.
+  private func removeUnusedWatches() {
+    // Read what is queued first: a watch the kernel has dropped (IN_IGNORED) must not be
+    // removed again, or libinotifytools fails and prints to standard error.
+    flush()
+    for wd in unused {
+      guard let watch = watches[wd], watch.subscribers.isEmpty else { continue }
+      forget(wd)
+      // The kernel watch is alive: removing it drops its entry from libinotifytools' tables
+      // and frees its name.
+      if inotifytools_remove_watch_by_wd(wd) != 0 { takenNames.remove(watch.name) }
+    }
+    unused = []
+  }
+
+  private func forget(_ wd: Int32) {
+    guard let watch = watches.removeValue(forKey: wd) else { return }
+    unused.remove(wd)
+    if let identity = watch.identity, watchOfIdentity[identity] == wd { watchOfIdentity[identity] = nil }
+    for s in watch.subscribers { watchOf[s.id] = nil }
+  }
+
+  /// The `generation`th spelling of `path`: `path` itself, then with a binary count of
+  /// `./` (1) and `/` (0) steps before its last component, most significant first. Each
+  /// names the same file, and no two are equal.
+  static func spelling(of path: String, generation: Int) -> String {
+    guard generation > 0 else { return path }
+    let steps = String(generation, radix: 2).map { $0 == "1" ? "./" : "/" }.joined()
+    guard let slash = path.lastIndex(of: "/") else { return steps + path }
+    return String(path[...slash]) + steps + String(path[path.index(after: slash)...])
+  }
+
+  // MARK: Events
+
+  /// Blocks in libinotifytools until an event comes, and delivers it.
+  func waitForEvent() {
+    guard let event = inotifytools_next_event(-1) else { return }
+    _ = deliver(event)
+  }
+
+  /// Reads and delivers every event queued before now: writes to the flush file, then reads
+  /// up to its event (or an overflow, after which that event may be lost).
+  private func flush() {
+    var byte: UInt8 = 1
+    guard pwrite(flushFD, &byte, 1, 0) == 1 else { return }
+    while let event = inotifytools_next_event(-1) {
+      if event.pointee.wd == flushWD { return }
+      if deliver(event) == .overflow { return }
+    }
+  }
+
+  private enum Delivered { case event, overflow }
+
+  /// Delivers one event from libinotifytools' static buffer to the subscribers of its watch.
+  private func deliver(_ event: UnsafeMutablePointer<inotify_event>) -> Delivered {
+    let wd = event.pointee.wd
+    let kind = FileSystemEvent.Kind(rawValue: event.pointee.mask)
+    if kind.contains(.overflow) {
+      for (_, watch) in watches {
+        for s in watch.subscribers { s.deliver(FileSystemEvent(watchedPath: s.path, name: nil, kind: .overflow, cookie: 0)) }
+      }
+      return .overflow
+    }
+    if wd == wakeWD || wd == flushWD { return .event }
+    guard let watch = watches[wd] else { return .event }
+    // The entry name is a NUL-padded flexible array right after the fixed header.
+    var name: String?
+    if event.pointee.len > 0 {
+      let bytes = UnsafeRawBufferPointer(
+        start: UnsafeRawPointer(event).advanced(by: MemoryLayout<inotify_event>.size), count: Int(event.pointee.len))
+      name = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    let cookie = event.pointee.cookie
+    for s in watch.subscribers where !s.kinds.intersection(kind).isEmpty {
+      s.deliver(FileSystemEvent(watchedPath: s.path, name: name, kind: kind, cookie: cookie))
+    }
+    if kind.contains(.watchRemoved) {
+      // The kernel dropped the watch; libinotifytools keeps its name (see InotifyMonitor).
+      forget(wd)
+      for s in watch.subscribers { s.finish() }
+    }
+    return .event
   }
 }
 
