@@ -45,3 +45,7 @@ static inline int cedit_history_save(History *h, HistEvent *ev, const char *path
 static inline int cedit_history_count(History *h, HistEvent *ev) {
   return history(h, ev, H_GETSIZE);
 }
+/* History saved to a stream the caller opened (O_NOFOLLOW, mode 0600) rather than a path. */
+static inline int cedit_history_save_fp(History *h, HistEvent *ev, FILE *fp) {
+  return history(h, ev, H_SAVE_FP, fp);
+}

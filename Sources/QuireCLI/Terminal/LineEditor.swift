@@ -15,6 +15,9 @@ final class LineEditor {
   private let output: UnsafeMutablePointer<FILE>
   /// The prompt as a C string that stays alive while libedit may read it.
   private var promptStorage: [CChar] = [0]
+  /// Completes the text before the cursor: returns the candidate words that may replace the
+  /// word being typed (set with ``enableCompletion(_:)``).
+  private var completer: ((String) -> [String])?
 
   /// Starts libedit on file descriptors `input` and `output` (duplicated; the originals stay open).
   ///
@@ -71,6 +74,53 @@ final class LineEditor {
     return text
   }
 
+  /// Binds the tab key to `completer`, which gets the line up to the cursor and returns the
+  /// candidates for the word being typed there.
+  ///
+  /// One candidate is inserted; several insert their common prefix, or are listed when there is
+  /// none to insert.
+  func enableCompletion(_ completer: @escaping (String) -> [String]) {
+    self.completer = completer
+    _ = cedit_add_function(editLine, "quire-complete", "Complete commands, paths and names") { el, _ in
+      guard let el, let data = cedit_get_clientdata(el) else { return UInt8(CC_ERROR) }
+      let editor = Unmanaged<LineEditor>.fromOpaque(data).takeUnretainedValue()
+      return editor.complete()
+    }
+    _ = cedit_bind(editLine, "^I", "quire-complete")
+  }
+
+  private func complete() -> UInt8 {
+    guard let completer, let info = el_line(editLine) else { return UInt8(CC_ERROR) }
+    guard let start = UnsafeRawPointer(info.pointee.buffer), let cursor = UnsafeRawPointer(info.pointee.cursor) else {
+      return UInt8(CC_ERROR)
+    }
+    let length = cursor - start
+    let before = String(decoding: UnsafeRawBufferPointer(start: start, count: max(length, 0)), as: UTF8.self)
+    let word = String(before.split(separator: " ", omittingEmptySubsequences: false).last ?? "")
+    let candidates = completer(before)
+    guard !candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
+    let common = candidates.dropFirst().reduce(candidates[0]) { prefix, candidate in
+      String(zip(prefix, candidate).prefix { $0 == $1 }.map(\.0))
+    }
+    var insertion = common.hasPrefix(word) ? String(common.dropFirst(word.count)) : ""
+    if candidates.count == 1, !common.hasSuffix("/") { insertion += " " }
+    if !insertion.isEmpty {
+      _ = el_insertstr(editLine, insertion)
+      return UInt8(CC_REFRESH)
+    }
+    let shown: [String] = candidates.map { candidate in
+      let last: String = candidate.split(separator: "/").last.map(String.init) ?? candidate
+      return candidate.hasSuffix("/") ? last + "/" : last
+    }
+    let listing = "\n" + shown.joined(separator: "  ") + "\n"
+    fputs(listing, output)
+    fflush(output)
+    return UInt8(CC_REDISPLAY)
+  }
+
+  /// Forgets a partly typed line (after Ctrl-C).
+  func reset() { el_reset(editLine) }
+
   /// Adds `line` to the history (skipping blank lines).
   func remember(_ line: String) {
     guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
@@ -89,6 +139,20 @@ final class LineEditor {
     var event = HistEvent()
     guard cedit_history_save(history, &event, path) >= 0 else {
       throw QuireError(.systemCallFailed, "Cannot save the command history to '\(path)'.")
+    }
+  }
+
+  /// Saves the history to the open stream of `fd` (which the caller opened without following
+  /// symbolic links, mode 0600); `fd` is closed.
+  func saveHistory(toDescriptor fd: Int32) throws {
+    guard let stream = fdopen(fd, "w") else {
+      close(fd)
+      throw QuireError(.systemCallFailed, "Cannot save the command history: \(String(cString: strerror(errno))).")
+    }
+    defer { fclose(stream) }
+    var event = HistEvent()
+    guard cedit_history_save_fp(history, &event, stream) >= 0 else {
+      throw QuireError(.systemCallFailed, "Cannot save the command history.")
     }
   }
 
