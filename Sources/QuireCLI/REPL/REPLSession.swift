@@ -194,7 +194,7 @@ final class REPLSession {
   /// Opens `path` (or switches to it when it is open already); a missing file becomes a new
   /// document that is created on the first save.
   func open(_ path: String) throws {
-    let url = URL(fileURLWithPath: path).standardizedFileURL
+    let url = URL(fileURLWithPath: path)
     if let index = documents.firstIndex(where: { $0.fileURL?.standardizedFileURL == url }) {
       currentIndex = index
       say("switched to '\(documents[index].displayName)' (already open)")
@@ -244,7 +244,7 @@ final class REPLSession {
     }
     var url: URL?
     if let path {
-      let target = URL(fileURLWithPath: path).standardizedFileURL
+      let target = URL(fileURLWithPath: path)
       if FileManager.default.fileExists(atPath: target.path) {
         throw EdError("'\(path)' already exists; open it with 'open \(path)', or choose another name")
       }
@@ -334,10 +334,7 @@ final class REPLSession {
   /// Saves the current document to `path` and makes `path` its file.
   func saveAs(_ path: String) throws {
     let document = try requireDocument()
-    let url = URL(fileURLWithPath: path).standardizedFileURL
-    if FileManager.default.fileExists(atPath: url.path), url != document.fileURL?.standardizedFileURL {
-      // Saving as an existing file replaces it; that is what the person asked for by naming it.
-    }
+    let url = URL(fileURLWithPath: path)
     let previous = document.fileURL
     document.fileURL = url
     document.diskFingerprint = configuration.files.fingerprint(of: url)
