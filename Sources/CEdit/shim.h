@@ -49,3 +49,9 @@ static inline int cedit_history_count(History *h, HistEvent *ev) {
 static inline int cedit_history_save_fp(History *h, HistEvent *ev, FILE *fp) {
   return history(h, ev, H_SAVE_FP, fp);
 }
+
+/* A read function of our own, so that Ctrl-C (read(2) failing with EINTR) ends el_gets
+   instead of being retried by libedit. */
+static inline int cedit_set_getcfn(EditLine *el, int (*fn)(EditLine *, wchar_t *)) {
+  return el_set(el, EL_GETCFN, fn);
+}

@@ -17,6 +17,8 @@ struct REPLCommand: AsyncParsableCommand {
 
   /// Runs a REPL session on the process's standard input and output; returns the exit status.
   static func runSession(files: [String]) -> Int32 {
+    // libedit and regcomp read LC_CTYPE: files and terminals are UTF-8 here.
+    setlocale(LC_CTYPE, "C.UTF-8")
     let environment = ProcessInfo.processInfo.environment
     let isInteractive = isatty(STDIN_FILENO) == 1
     let home = NSHomeDirectory()
@@ -50,6 +52,7 @@ struct REPLCommand: AsyncParsableCommand {
       return ExitStatus.failure
     }
     Interrupt.install()
+    editor.cancelLineOnControlC(isInterrupted: { Interrupt.isPending }, interrupt: { Interrupt.raise() })
     let history = History(stateHome: xdg("XDG_STATE_HOME", ".local/state"))
     history.load(into: editor)
     let session = REPLSession(

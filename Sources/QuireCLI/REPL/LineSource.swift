@@ -68,5 +68,8 @@ enum Interrupt {
   /// Whether Ctrl-C was pressed since the last ``clear()``.
   static var isPending: Bool { flag.load(ordering: .relaxed) }
 
+  /// Records an interrupt without a signal (Ctrl-C read as a key while editing a line).
+  static func raise() { flag.store(true, ordering: .relaxed) }
+
   static func clear() { flag.store(false, ordering: .relaxed) }
 }

@@ -91,6 +91,7 @@ final class REPLSession {
       }
       let commandLine = lineNumber
       source.remember(line)
+      if configuration.isInteractive { announceDiskChanges() }
       do {
         if try handle(line) == .quit { return ExitStatus.success }
       } catch {
@@ -155,7 +156,12 @@ final class REPLSession {
     }
     let document = ensureDocument()
     engine.document = document
-    return try engine.execute(line) { [unowned self] in nextLine(prompt: "") }
+    return try engine.execute(line) { [unowned self] in
+      let text = nextLine(prompt: "")
+      // Ctrl-C in text input: end the half-typed line before the message.
+      if text == nil && configuration.isInteractive && Interrupt.isPending { output("") }
+      return text
+    }
   }
 
   /// The current document, making an untitled one when none is open (ed starts that way).

@@ -118,6 +118,82 @@ final class LineEditor {
     return UInt8(CC_REDISPLAY)
   }
 
+  /// Binds Ctrl-C to `interrupt` and ends the line being read (``readLine(prompt:)`` returns
+  /// `nil`), so Ctrl-C cancels a line or text input; libedit's terminal mode turns `ISIG`
+  /// off while reading, so no SIGINT arrives then.
+  func cancelLineOnControlC(isInterrupted: @escaping () -> Bool, interrupt: @escaping () -> Void) {
+    self.interrupt = interrupt
+    self.isInterrupted = isInterrupted
+    _ = cedit_add_function(editLine, "quire-cancel", "Cancel the line (Ctrl-C)") { el, _ in
+      guard let el, let data = cedit_get_clientdata(el) else { return UInt8(CC_EOF) }
+      let editor = Unmanaged<LineEditor>.fromOpaque(data).takeUnretainedValue()
+      editor.interrupt?()
+      return UInt8(CC_EOF)
+    }
+    _ = cedit_bind(editLine, "^C", "quire-cancel")
+    _ = cedit_set_getcfn(editLine) { el, character in
+      guard let el, let character, let data = cedit_get_clientdata(el) else { return -1 }
+      let editor = Unmanaged<LineEditor>.fromOpaque(data).takeUnretainedValue()
+      return editor.readCharacter(into: character)
+    }
+  }
+
+  /// Reads one UTF-8 character from the input for libedit: 1 with a character, 0 at the end
+  /// of input, -1 on an error or when a signal (Ctrl-C) interrupts the read.
+  private func readCharacter(into character: UnsafeMutablePointer<wchar_t>) -> Int32 {
+    let fd = fileno(input)
+    /// A byte, or -1 at the end, -2 when interrupted, -3 on an error.
+    func readByte() -> Int {
+      var byte: UInt8 = 0
+      while true {
+        // SIGINT may be delivered to any thread, so a read on this one is not always
+        // interrupted: wait in short polls and look at the interrupt flag between them.
+        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&request, 1, 100)
+        if isInterrupted() { return -2 }
+        if ready == 0 || (ready < 0 && errno == EINTR) { continue }
+        let count = Glibc.read(fd, &byte, 1)
+        if count == 1 { return Int(byte) }
+        if count == 0 { return -1 }
+        if errno == EINTR { return -2 }
+        return -3
+      }
+    }
+    let first = readByte()
+    if first == 3, let interrupt {
+      // Ctrl-C arrives as a byte while libedit has the terminal (its mode turns ISIG off, and
+      // it binds the key to a no-op): end the read so the line is cancelled.
+      interrupt()
+      return -1
+    }
+    if first == -1 { return 0 }
+    if first < 0 { return -1 }
+    var scalar = first
+    var remaining = 0
+    if first >= 0xF0 {
+      scalar = first & 0x07
+      remaining = 3
+    } else if first >= 0xE0 {
+      scalar = first & 0x0F
+      remaining = 2
+    } else if first >= 0xC0 {
+      scalar = first & 0x1F
+      remaining = 1
+    }
+    while remaining > 0 {
+      let next = readByte()
+      if next == -1 { return 0 }
+      if next < 0 { return -1 }
+      scalar = (scalar << 6) | (next & 0x3F)
+      remaining -= 1
+    }
+    character.pointee = wchar_t(truncatingIfNeeded: scalar)
+    return 1
+  }
+
+  private var interrupt: (() -> Void)?
+  private var isInterrupted: () -> Bool = { false }
+
   /// Forgets a partly typed line (after Ctrl-C).
   func reset() { el_reset(editLine) }
 
