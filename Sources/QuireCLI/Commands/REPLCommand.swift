@@ -28,10 +28,11 @@ struct REPLCommand: AsyncParsableCommand {
     }
     let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     let templates = here.appendingPathComponent("Templates")
-    let configuration = REPLSession.Configuration(
+    var configuration = REPLSession.Configuration(
       isInteractive: isInteractive, documentsFolder: DocumentsFolder.locate(),
       templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
       cacheHome: xdg("XDG_CACHE_HOME", ".cache"))
+    configuration.interrupt = Interrupt.shared
     let out = OutputStream(fd: STDOUT_FILENO)
     let err = OutputStream(fd: STDERR_FILENO)
     defer {
@@ -52,7 +53,7 @@ struct REPLCommand: AsyncParsableCommand {
       return ExitStatus.failure
     }
     Interrupt.install()
-    editor.cancelLineOnControlC(isInterrupted: { Interrupt.isPending }, interrupt: { Interrupt.raise() })
+    editor.cancelLineOnControlC(isInterrupted: { Interrupt.shared.isPending }, interrupt: { Interrupt.shared.raise() })
     let history = History(stateHome: xdg("XDG_STATE_HOME", ".local/state"))
     history.load(into: editor)
     let session = REPLSession(

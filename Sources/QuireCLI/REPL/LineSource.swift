@@ -51,25 +51,33 @@ final class ArrayLineSource: LineSource {
   func remember(_ line: String) {}
 }
 
-/// Ctrl-C: a SIGINT handler that records the interrupt, which the REPL polls to cancel the
-/// current command (never the session).
+/// A Ctrl-C flag: raised by the SIGINT handler (or by the Ctrl-C key while a line is read),
+/// polled by the REPL to cancel the current command, never the session.
+final class InterruptFlag: Sendable {
+  private let flag = Atomic<Bool>(false)
+
+  init() {}
+
+  /// Whether Ctrl-C was pressed since the last ``clear()``.
+  var isPending: Bool { flag.load(ordering: .relaxed) }
+
+  /// Records an interrupt.
+  func raise() { flag.store(true, ordering: .relaxed) }
+
+  func clear() { flag.store(false, ordering: .relaxed) }
+}
+
+/// The process's SIGINT handling.
 enum Interrupt {
-  private static let flag = Atomic<Bool>(false)
+  /// The flag the SIGINT handler raises.
+  static let shared = InterruptFlag()
 
   /// Installs the handler (without `SA_RESTART`, so a read waiting for a line returns).
   static func install() {
     var action = sigaction()
-    action.__sigaction_handler.sa_handler = { _ in Interrupt.flag.store(true, ordering: .relaxed) }
+    action.__sigaction_handler.sa_handler = { _ in Interrupt.shared.raise() }
     sigemptyset(&action.sa_mask)
     action.sa_flags = 0
     sigaction(SIGINT, &action, nil)
   }
-
-  /// Whether Ctrl-C was pressed since the last ``clear()``.
-  static var isPending: Bool { flag.load(ordering: .relaxed) }
-
-  /// Records an interrupt without a signal (Ctrl-C read as a key while editing a line).
-  static func raise() { flag.store(true, ordering: .relaxed) }
-
-  static func clear() { flag.store(false, ordering: .relaxed) }
 }

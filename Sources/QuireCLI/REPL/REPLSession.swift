@@ -19,6 +19,8 @@ final class REPLSession {
     /// `$XDG_CACHE_HOME`, where previews are written.
     var cacheHome: URL
     var files = TextFileSystem()
+    /// Ctrl-C; the executable passes ``Interrupt/shared``.
+    var interrupt = InterruptFlag()
   }
 
   let configuration: Configuration
@@ -45,7 +47,8 @@ final class REPLSession {
     engine.otherUnsavedDocuments = { [unowned self] in
       documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
     }
-    engine.isInterrupted = { Interrupt.isPending }
+    let interrupt = configuration.interrupt
+    engine.isInterrupted = { interrupt.isPending }
   }
 
   /// The document ed commands apply to.
@@ -78,11 +81,11 @@ final class REPLSession {
     }
     while true {
       if configuration.isInteractive { announceDiskChanges() }
-      Interrupt.clear()
+      configuration.interrupt.clear()
       guard let line = nextLine(prompt: configuration.isInteractive ? prompt : "") else {
-        if configuration.isInteractive && Interrupt.isPending {
+        if configuration.isInteractive && configuration.interrupt.isPending {
           // Ctrl-C at the prompt drops the line being typed; the session goes on.
-          Interrupt.clear()
+          configuration.interrupt.clear()
           output("")
           (source as? FlushingSource)?.reset()
           continue
@@ -95,7 +98,7 @@ final class REPLSession {
       do {
         if try handle(line) == .quit { return ExitStatus.success }
       } catch {
-        if Interrupt.isPending { Interrupt.clear() }
+        if configuration.interrupt.isPending { configuration.interrupt.clear() }
         if report(error, line: commandLine) { return ExitStatus.failure }
       }
     }
@@ -159,7 +162,7 @@ final class REPLSession {
     return try engine.execute(line) { [unowned self] in
       let text = nextLine(prompt: "")
       // Ctrl-C in text input: end the half-typed line before the message.
-      if text == nil && configuration.isInteractive && Interrupt.isPending { output("") }
+      if text == nil && configuration.isInteractive && configuration.interrupt.isPending { output("") }
       return text
     }
   }
