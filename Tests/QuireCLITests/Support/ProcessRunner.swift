@@ -22,7 +22,9 @@ enum ProcessRunner {
   }
 
   /// Runs `program` with `arguments` in `folder`, feeding `input` on standard input.
-  static func run(_ program: URL, _ arguments: [String], in folder: URL, input: String, environment extra: [String: String] = [:]) throws -> ProcessResult {
+  static func run(
+    _ program: URL, _ arguments: [String], in folder: URL, input: String, environment extra: [String: String] = [:]
+  ) throws -> ProcessResult {
     let process = Process()
     process.executableURL = program
     process.arguments = arguments
