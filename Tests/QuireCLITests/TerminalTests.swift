@@ -68,6 +68,17 @@ final class TerminalTests {
     return last
   }
 
+  /// How often `text` is on the screen now.
+  private func occurrences(_ text: String) throws -> Int { try screen().components(separatedBy: text).count - 1 }
+
+  /// Sends `keys`, then waits until the screen shows `text` once more than before.
+  @discardableResult
+  private func type(_ keys: [String], expecting text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    let before = try occurrences(text)
+    try tmux(["send-keys", "-t", "main:0"] + keys)
+    return try waitFor(text, count: before + 1, sourceLocation: sourceLocation)
+  }
+
   private var isRunning: Bool { (try? tmux(["has-session", "-t", "main"]).status) == 0 }
 
   @Test func editUndoSaveReloadConflictAndQuit() throws {
@@ -86,50 +97,39 @@ final class TerminalTests {
     try waitFor("notes.txt> ")
 
     // Look, edit, undo.
-    try send(",n", "Enter")
-    try waitFor("3       three")
-    try send("2d", "Enter")
-    try waitFor("notes.txt*> ")
-    try send("u", "Enter")
-    try waitFor("notes.txt> ", count: 3)
+    try type([",n", "Enter"], expecting: "3       three")
+    try type(["2d", "Enter"], expecting: "notes.txt*> ")
+    try type(["u", "Enter"], expecting: "notes.txt> ")
 
     // Edit and save: ed prints the byte count.
-    try send("$a", "Enter", "four", "Enter", ".", "Enter", "1d", "Enter", "w", "Enter")
-    try waitFor("\n15\n")
+    try type(["$a", "Enter", "four", "Enter", ".", "Enter", "1d", "Enter", "w", "Enter"], expecting: "\n15\n")
     #expect(try String(contentsOf: notes, encoding: .utf8) == "two\nthree\nfour\n")
 
     // Tab completes a word command.
-    try send("sta", "Tab", "Enter")
-    try waitFor("undo: ")
+    try type(["sta", "Tab", "Enter"], expecting: "undo: ")
 
     // Ctrl-C drops a half-typed line; the session goes on.
-    try send("junk that is not a command")
-    try waitFor("junk that is not a command")
+    try type(["junk that is not a command"], expecting: "junk that is not a command")
     try send("C-c")
-    try send("=", "Enter")
-    let afterInterrupt = try waitFor("\n3\n")
+    let afterInterrupt = try type(["=", "Enter"], expecting: "\n3\n")
     #expect(!afterInterrupt.contains("? unknown command"))
 
     // Another shell changes the file while it is open and unchanged here: reloaded.
     try tmux(["new-window", "-d", "-t", "main:", "-c", folder.url.path, "/bin/sh", "-c", "printf 'from another shell\\n' >> notes.txt"])
     try waitForFile(notes, toContain: "from another shell")
-    try send("$p", "Enter")
-    try waitFor("changed on disk; reloaded")
-    try waitFor("\nfrom another shell\n")
+    try type(["$p", "Enter"], expecting: "\nfrom another shell\n")
+    #expect(try screen().contains("changed on disk; reloaded"))
 
     // Now with unsaved edits here: the change is announced, and w refuses to overwrite it.
-    try send("1s/two/TWO/", "Enter")
-    try waitFor("notes.txt*> ")
+    try type(["1s/two/TWO/", "Enter"], expecting: "notes.txt*> ")
     try tmux(["new-window", "-d", "-t", "main:", "-c", folder.url.path, "/bin/sh", "-c", "printf 'second change\\n' >> notes.txt"])
     try waitForFile(notes, toContain: "second change")
-    try send("w", "Enter")
-    try waitFor("has unsaved changes here")
-    try waitFor("? conflict: 'notes.txt' was changed on disk")
+    try type(["w", "Enter"], expecting: "? conflict: 'notes.txt' was changed on disk")
+    #expect(try screen().contains("has unsaved changes here"))
     #expect(try String(contentsOf: notes, encoding: .utf8).hasSuffix("second change\n"))
 
     // Quit with unsaved changes: the first q warns, the second quits without saving.
-    try send("q", "Enter")
-    try waitFor("? unsaved changes in 'notes.txt'")
+    try type(["q", "Enter"], expecting: "? unsaved changes in 'notes.txt'")
     #expect(isRunning)
     try send("q", "Enter")
     for _ in 0..<100 where isRunning { usleep(50_000) }
