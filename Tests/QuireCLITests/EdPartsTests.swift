@@ -179,3 +179,31 @@ final class CompletionTests {
     #expect(completion.candidates(forLineBefore: "1,2p") == [])
   }
 }
+
+@Suite("Command history file")
+final class HistoryFileTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-history") }
+  deinit { folder.remove() }
+
+  @Test func ownerOnlyAndNeverThroughALink() throws {
+    let devNull = open("/dev/null", O_RDWR)
+    defer { close(devNull) }
+    let editor = try LineEditor(program: "quire-test", input: devNull, output: devNull)
+    editor.remember("1,$p")
+    let history = History(stateHome: folder.file("state"))
+    history.save(from: editor)
+    var info = stat()
+    #expect(lstat(history.file.path, &info) == 0)
+    #expect(info.st_mode & 0o777 == 0o600)
+    #expect(lstat(history.folder.path, &info) == 0)
+    #expect(info.st_mode & 0o777 == 0o700)
+
+    // A symbolic link planted at the history path is not written through.
+    let victim = try folder.write("precious\n", to: "victim.txt")
+    unlink(history.file.path)
+    try FileManager.default.createSymbolicLink(atPath: history.file.path, withDestinationPath: victim.path)
+    history.save(from: editor)
+    #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
+  }
+}

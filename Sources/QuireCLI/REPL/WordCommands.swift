@@ -212,20 +212,12 @@ struct RecoverWord: SessionCommand {
   }
 }
 
-/// Per-user folders: created 0700, never through a symbolic link.
+/// Per-user folders: created 0700; the folder itself is never used through a symbolic link.
 enum PrivateFolder {
   static func create(_ url: URL) throws {
     var path = ""
-    for component in url.standardizedFileURL.pathComponents {
-      path = component == "/" ? "/" : (path == "/" ? "/" : path + "/") + component
-      if path == "/" { continue }
-      var info = stat()
-      if lstat(path, &info) == 0 {
-        if (info.st_mode & S_IFMT) == S_IFLNK && url.path.hasPrefix(path + "/") == false && path == url.path {
-          throw EdError("refusing to use '\(path)': it is a symbolic link")
-        }
-        continue
-      }
+    for component in url.standardizedFileURL.pathComponents where component != "/" {
+      path += "/" + component
       if mkdir(path, 0o700) != 0 && errno != EEXIST {
         throw EdError("cannot create the folder '\(path)': \(String(cString: strerror(errno)))")
       }
