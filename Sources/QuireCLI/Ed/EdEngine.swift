@@ -42,6 +42,9 @@ final class EdEngine {
   /// Inside `g`/`v`: the lines still to visit, kept in step with edits.
   private var globalLines: [Int]?
   private var globalCursor = 0
+  /// Added to every line of `globalLines` from `globalCursor` on: an edit above all the lines
+  /// still to visit shifts them in O(1) instead of rewriting the list.
+  private var globalOffset = 0
 
   private static let localeReady: Bool = {
     // regcomp/regexec read LC_CTYPE: UTF-8 so that `.` matches a character, not a byte, as in
@@ -580,28 +583,46 @@ final class EdEngine {
     buffer.replaceLines(in: range, with: lines)
     let delta = lines.count - range.count
     let inPlace = range.count == 1 && !lines.isEmpty
-    remapLines { line in
+    let map: (Int) -> Int? = { line in
       let index = line - 1
       if index < range.lowerBound { return line }
       if index >= range.upperBound { return line + delta }
       return inPlace ? line : nil
     }
+    if let next = nextGlobalLine, next - 1 >= range.upperBound {
+      // The edit is above every line g has still to visit (the usual case: g edits the line
+      // it is on): they all shift by the same amount.
+      globalOffset += delta
+      remapMarks(map)
+    } else {
+      remapLines(map)
+    }
+  }
+
+  /// The next line `g` will visit, if any.
+  private var nextGlobalLine: Int? {
+    guard let lines = globalLines, globalCursor < lines.count else { return nil }
+    return lines[globalCursor] + globalOffset
+  }
+
+  private func remapMarks(_ map: (Int) -> Int?) {
+    if !document.marks.isEmpty {
+      document.marks = document.marks.compactMapValues(map)
+    }
   }
 
   /// Applies `map` (1-based line → new line, or nil when it is gone) to marks and `g`'s lines.
   private func remapLines(_ map: (Int) -> Int?) {
-    if !document.marks.isEmpty {
-      document.marks = document.marks.compactMapValues(map)
-    }
-    if var lines = globalLines {
+    remapMarks(map)
+    if let lines = globalLines {
       var kept: [Int] = []
       kept.reserveCapacity(lines.count - globalCursor)
       for line in lines[globalCursor...] {
-        if let moved = map(line) { kept.append(moved) }
+        if let moved = map(line + globalOffset) { kept.append(moved) }
       }
-      lines = kept
-      globalLines = lines
+      globalLines = kept
       globalCursor = 0
+      globalOffset = 0
     }
   }
 
@@ -627,7 +648,13 @@ final class EdEngine {
       }
       buffer.replaceLines(in: (first - 1)..<second, with: [])
       buffer.replaceLines(in: target..<target, with: lines)
-      remapLines(map)
+      // A move renumbers only the lines between its source and its destination.
+      let spanEnd = max(second, target + count)
+      if let next = nextGlobalLine, next > spanEnd {
+        remapMarks(map)
+      } else {
+        remapLines(map)
+      }
       document.currentLine = target + count
     }
   }
@@ -843,11 +870,12 @@ final class EdEngine {
     }
     globalLines = lines
     globalCursor = 0
+    globalOffset = 0
     defer { globalLines = nil }
     try edit("global") { () throws(EdError) in
       while let lines = globalLines, globalCursor < lines.count {
         if isInterrupted() { throw EdError.interrupted }
-        let line = lines[globalCursor]
+        let line = lines[globalCursor] + globalOffset
         globalCursor += 1
         document.currentLine = line
         var next = 0
