@@ -90,6 +90,11 @@ let edScripts: [EdScript] = [
   EdScript("g deletes", "g/o/d\nw\nq"),
   EdScript("g no match", "g/zzz/d\nw\nq"),
   EdScript("v deletes others", "v/o/d\nw\nq"),
+  EdScript("g deletes lines it has still to visit", "g/t/+1d\n,p\nw\nq"),
+  EdScript("g moves lines to the end", "g/o/m$\n,p\nw\nq"),
+  EdScript("g splits lines with s", "g/./s/$/\\\nX/\n,p\nw\nq"),
+  EdScript("g splits and prints", "g/o/s/o/\\\n/\\\np\nw\nq"),
+  EdScript("v inserts", "v/x/i\\\n--\n,p\nw\nq"),
   EdScript("v substitutes", "v/e/s/.*/[&]/\nw\nq"),
   // u
   EdScript("undo restores lines and current line", "2d\nu\n.=\n,p\nq"),

@@ -5,6 +5,10 @@ struct CommandScanner {
   private(set) var position = 0
   /// Supplies the next input line when a command continues past the end of its line.
   let continuation: () -> String?
+  /// The text ended in a backslash that was taken off (a `g` command list's continuation).
+  var endsWithEscapedNewline = false
+  /// Whether the line ``pullContinuation()`` appended also ended in a backslash.
+  var continuedAfterPull: () -> Bool = { false }
 
   init(_ text: String, continuation: @escaping () -> String? = { nil }) {
     bytes = Array(text.utf8)
@@ -35,6 +39,7 @@ struct CommandScanner {
     guard let line = continuation() else { return false }
     bytes.append(UInt8(ascii: "\n"))
     bytes.append(contentsOf: line.utf8)
+    endsWithEscapedNewline = continuedAfterPull()
     return true
   }
 

@@ -756,6 +756,8 @@ final class EdEngine {
     var replacement: [UInt8] = []
     while true {
       guard let byte = s.peek else {
+        // In a g command list, a line ending in a backslash continues the replacement.
+        if s.endsWithEscapedNewline, s.pullContinuation() { continue }
         lastReplacement = replacement
         return (replacement, true)
       }
@@ -855,9 +857,11 @@ final class EdEngine {
     let (pattern, closed) = try s.readPattern(delimiter: delimiter)
     guard closed else { throw EdError("missing delimiter: write g/regular expression/command") }
     let compiled = try regex(for: pattern)
+    // The command list: lines ending in a backslash continue it. They are kept as typed; each
+    // is handed out without its backslash, and `continued` says whether it had one (an `s`
+    // replacement then goes on to the next line, as in GNU ed).
     var commands = [String(decoding: s.rest(), as: UTF8.self)]
     while let last = commands.last, last.hasSuffix("\\") {
-      commands[commands.count - 1] = String(last.dropLast())
       guard let next = s.continuation() else { break }
       commands.append(next)
     }
@@ -879,13 +883,19 @@ final class EdEngine {
         globalCursor += 1
         document.currentLine = line
         var next = 0
+        var continued = false
         let listInput: () -> String? = {
           guard next < commands.count else { return nil }
-          defer { next += 1 }
-          return commands[next]
+          var line = commands[next]
+          next += 1
+          continued = line.hasSuffix("\\")
+          if continued { line.removeLast() }
+          return line
         }
         while let command = listInput() {
           var scanner = CommandScanner(command, continuation: listInput)
+          scanner.endsWithEscapedNewline = continued
+          scanner.continuedAfterPull = { continued }
           _ = try run(&scanner, input: listInput)
         }
       }
