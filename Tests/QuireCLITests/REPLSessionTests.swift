@@ -56,6 +56,12 @@ final class REPLSessionTests {
     #expect(contents(file) == "one\ntwo\nthree\n")
   }
 
+  @Test func endOfInputWithUnsavedChangesAsksFirst() throws {
+    let (session, transcript) = makeSession(["1d"], in: folder)
+    #expect(session.run(opening: [file.path]) == 0)
+    #expect(transcript.output.contains { $0.hasPrefix("? unsaved changes in 't.txt': Ctrl-D again quits") })
+  }
+
   @Test func promptShowsDocumentAndUnsavedMarker() throws {
     let (session, _) = makeSession([], in: folder)
     #expect(session.prompt == "quire> ")

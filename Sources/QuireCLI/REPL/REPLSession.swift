@@ -33,6 +33,8 @@ final class REPLSession {
   private let engine: EdEngine
   /// The input line number of the command running now (script mode names it on failure).
   private(set) var lineNumber = 0
+  /// Set when Ctrl-D with unsaved changes has warned once.
+  private var warnedAtEndOfInput = false
   /// The first failing line in script mode.
   private(set) var firstFailure: (line: Int, message: String)?
 
@@ -90,8 +92,16 @@ final class REPLSession {
           (source as? FlushingSource)?.reset()
           continue
         }
+        if configuration.isInteractive, !warnedAtEndOfInput, case let unsaved = documents.filter(\.isEdited).map(\.displayName), !unsaved.isEmpty {
+          // Ctrl-D with unsaved changes asks first, as q does.
+          warnedAtEndOfInput = true
+          output("")
+          output("? unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")): Ctrl-D again quits without saving, 'w' saves")
+          continue
+        }
         return endOfInput()
       }
+      warnedAtEndOfInput = false
       let commandLine = lineNumber
       source.remember(line)
       if configuration.isInteractive { announceDiskChanges() }
