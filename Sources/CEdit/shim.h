@@ -45,3 +45,13 @@ static inline int cedit_history_save(History *h, HistEvent *ev, const char *path
 static inline int cedit_history_count(History *h, HistEvent *ev) {
   return history(h, ev, H_GETSIZE);
 }
+/* History saved to a stream the caller opened (O_NOFOLLOW, mode 0600) rather than a path. */
+static inline int cedit_history_save_fp(History *h, HistEvent *ev, FILE *fp) {
+  return history(h, ev, H_SAVE_FP, fp);
+}
+
+/* A read function of our own, so that Ctrl-C (read(2) failing with EINTR) ends el_gets
+   instead of being retried by libedit. */
+static inline int cedit_set_getcfn(EditLine *el, int (*fn)(EditLine *, wchar_t *)) {
+  return el_set(el, EL_GETCFN, fn);
+}

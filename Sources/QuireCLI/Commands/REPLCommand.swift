@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import QuireTypes
 
-/// `quire [FILE…]`: the REPL. Until the editor lands (issue 6) it lists the documents it
-/// would open and says so.
+/// `quire [FILE…]`: the REPL. With a terminal on standard input it edits interactively through
+/// libedit; otherwise it reads commands as a script (no prompt, stops at the first error).
 struct REPLCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "repl", abstract: "Open the REPL on files, or on Documents/ when none are given.")
@@ -11,15 +11,133 @@ struct REPLCommand: AsyncParsableCommand {
   @Argument(help: "Files to open.") var files: [String] = []
 
   func run() async throws {
-    let folder = DocumentsFolder.locate()
-    if files.isEmpty, let folder {
-      print("Documents in \(folder.path):")
-      for entry in try DocumentsFolder.entries(in: folder) { print("  \(entry)") }
+    let status = REPLCommand.runSession(files: files)
+    if status != ExitStatus.success { throw ExitCode(status) }
+  }
+
+  /// Runs a REPL session on the process's standard input and output; returns the exit status.
+  static func runSession(files: [String]) -> Int32 {
+    // libedit and regcomp read LC_CTYPE: files and terminals are UTF-8 here.
+    setlocale(LC_CTYPE, "C.UTF-8")
+    let environment = ProcessInfo.processInfo.environment
+    let isInteractive = isatty(STDIN_FILENO) == 1
+    let home = NSHomeDirectory()
+    func xdg(_ name: String, _ fallback: String) -> URL {
+      let value = environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? (home + "/" + fallback)
+      return URL(fileURLWithPath: value)
     }
-    throw notBuiltYet("repl", issue: 6)
+    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    let templates = here.appendingPathComponent("Templates")
+    var configuration = REPLSession.Configuration(
+      isInteractive: isInteractive, documentsFolder: DocumentsFolder.locate(),
+      templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
+      cacheHome: xdg("XDG_CACHE_HOME", ".cache"))
+    configuration.interrupt = Interrupt.shared
+    let out = OutputStream(fd: STDOUT_FILENO)
+    let err = OutputStream(fd: STDERR_FILENO)
+    defer {
+      out.flush()
+      err.flush()
+    }
+    guard isInteractive else {
+      let session = REPLSession(
+        configuration: configuration, source: DescriptorLineSource(), output: { out.writeLine($0) },
+        errorOutput: { out.flush(); err.writeLine($0); err.flush() })
+      return session.run(opening: files)
+    }
+    let editor: LineEditor
+    do {
+      editor = try LineEditor(program: "quire")
+    } catch {
+      FileHandle.standardError.write(Data("quire: \(error)\n".utf8))
+      return ExitStatus.failure
+    }
+    Interrupt.install()
+    editor.cancelLineOnControlC(isInterrupted: { Interrupt.shared.isPending }, interrupt: { Interrupt.shared.raise() })
+    let history = History(stateHome: xdg("XDG_STATE_HOME", ".local/state"))
+    history.load(into: editor)
+    let session = REPLSession(
+      configuration: configuration, source: FlushingSource(editor: editor, output: out, history: history),
+      output: { out.writeLine($0) }, errorOutput: { out.flush(); err.writeLine($0); err.flush() })
+    editor.enableCompletion { [unowned session] line in session.completion.candidates(forLineBefore: line) }
+    let status = session.run(opening: files)
+    history.save(from: editor)
+    return status
   }
 }
 
+/// Lines written to a file descriptor through a buffer, flushed before input is read.
+final class OutputStream {
+  private let fd: Int32
+  private var pending: [UInt8] = []
+  init(fd: Int32) { self.fd = fd }
+
+  func writeLine(_ line: String) {
+    pending.append(contentsOf: line.utf8)
+    pending.append(UInt8(ascii: "\n"))
+    if pending.count > 1 << 16 { flush() }
+  }
+
+  func flush() {
+    var offset = 0
+    while offset < pending.count {
+      let count = pending.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        break
+      }
+      offset += count
+    }
+    pending.removeAll(keepingCapacity: true)
+  }
+}
+
+/// The terminal's line source: flushes output before prompting and saves history as it goes.
+final class FlushingSource: LineSource {
+  private let editor: LineEditor
+  private let output: OutputStream
+  private let history: History
+  init(editor: LineEditor, output: OutputStream, history: History) {
+    self.editor = editor
+    self.output = output
+    self.history = history
+  }
+
+  func readLine(prompt: String) -> String? {
+    output.flush()
+    return editor.readLine(prompt: prompt)
+  }
+
+  func remember(_ line: String) {
+    editor.remember(line)
+    history.save(from: editor)
+  }
+
+  func reset() { editor.reset() }
+}
+
+/// The command history file: `$XDG_STATE_HOME/quire/history`, folder 0700, file 0600, never
+/// read or written through a symbolic link.
+struct History {
+  let folder: URL
+  var file: URL { folder.appendingPathComponent("history") }
+
+  init(stateHome: URL) { folder = stateHome.appendingPathComponent("quire") }
+
+  func load(into editor: LineEditor) {
+    var info = stat()
+    guard lstat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+    editor.loadHistory(from: file.path)
+  }
+
+  func save(from editor: LineEditor) {
+    guard (try? PrivateFolder.create(folder)) != nil else { return }
+    let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { return }
+    fchmod(fd, 0o600)
+    try? editor.saveHistory(toDescriptor: fd)
+  }
+}
 /// Where `quire` finds its sample documents: `./Documents`, else next to the executable's
 /// package checkout.
 enum DocumentsFolder {

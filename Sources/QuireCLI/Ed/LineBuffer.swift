@@ -1,0 +1,191 @@
+import Foundation
+
+/// The text the line editor works on: numbered lines, grouped undoable edits, and the file the
+/// lines came from.
+///
+/// This is the seam between the ed engine and the document layer. Today
+/// ``InMemoryLineBuffer`` implements it with an array of lines and its own undo stack; when
+/// `Document`, `TextStorage` and `UndoManager` land (issue 4), a document-backed buffer will
+/// implement the same protocol (`replaceLines` becomes a text-storage edit registered with the
+/// document's undo manager, `beginEditGroup`/`endEditGroup` become undo groups, and
+/// `fileURL`/`isEdited` come from the document), and the engine will not change.
+///
+/// Line numbers here are 0-based indices; the engine converts from ed's 1-based addresses.
+protocol LineBuffer: AnyObject {
+  /// How many lines the buffer holds.
+  var lineCount: Int { get }
+  /// The text of the line at `index` (0-based), without its newline.
+  func line(at index: Int) -> String
+  /// Replaces the lines in `range` with `lines` (either may be empty: an insertion or a deletion).
+  ///
+  /// Recorded for undo in the open edit group.
+  func replaceLines(in range: Range<Int>, with lines: [String])
+
+  /// Opens an undoable group; nested groups join the outermost one.
+  ///
+  /// - Parameters:
+  ///   - name: What the group does, for `status` and menus ("substitute", "delete").
+  ///   - cursor: The current line (1-based) before the edit, restored by undo.
+  func beginEditGroup(named name: String, cursor: Int)
+  /// Closes the group opened last; `cursor` (1-based) is restored by redo.
+  func endEditGroup(cursor: Int)
+  /// Undoes the last group and returns the current line to restore, or `nil` when there is
+  /// nothing to undo.
+  func undo() -> Int?
+  /// Redoes the last undone group and returns the current line to restore, or `nil`.
+  func redo() -> Int?
+  /// How many groups can be undone and redone.
+  var undoCount: Int { get }
+  var redoCount: Int { get }
+
+  /// Whether the lines differ from what was last read or written.
+  var isEdited: Bool { get }
+  /// Marks the current lines as matching the file (after a whole-buffer write).
+  func markSaved()
+  /// Replaces every line without recording undo (ed's `e`): the undo history is cleared and
+  /// the buffer is unedited.
+  func reset(lines: [String])
+}
+
+extension LineBuffer {
+  /// All lines, in order.
+  var allLines: [String] { (0..<lineCount).map { line(at: $0) } }
+
+  /// The lines at `range` (0-based).
+  func lines(in range: Range<Int>) -> [String] { range.map { line(at: $0) } }
+
+  /// Inserts `lines` before `index` (`index == lineCount` appends).
+  func insertLines(_ lines: [String], at index: Int) { replaceLines(in: index..<index, with: lines) }
+
+  /// Deletes the lines in `range`.
+  func deleteLines(in range: Range<Int>) { replaceLines(in: range, with: []) }
+}
+
+/// A ``LineBuffer`` over an array of lines with a multi-level undo stack of recorded edits.
+///
+/// Each edit records what it removed and inserted, so undo applies the inverse edits in reverse
+/// order and redo applies them again: memory grows with the edits, not with the file.
+/// To be replaced by a document-backed buffer (issue 4). Not `Sendable`: one REPL owns it.
+final class InMemoryLineBuffer: LineBuffer {
+  private struct Edit {
+    var start: Int
+    var removed: [String]
+    var inserted: [String]
+  }
+
+  private struct Group {
+    var name: String
+    var edits: [Edit] = []
+    var cursorBefore: Int
+    var cursorAfter: Int = 0
+    /// A number unique to this group, so "the state after this group" has an identity.
+    var generation: Int
+  }
+
+  private var storage: [String]
+  private var undoStack: [Group] = []
+  private var redoStack: [Group] = []
+  private var openGroup: Group?
+  private var nesting = 0
+  private var nextGeneration = 1
+  /// The generation of the state last saved (0: the state as loaded).
+  private var savedGeneration = 0
+  /// The generation of the state with an empty undo stack.
+  private var baseGeneration = 0
+  /// Most undo levels kept; older groups are dropped.
+  let undoLimit: Int
+
+  init(lines: [String] = [], undoLimit: Int = 1000) {
+    storage = lines
+    self.undoLimit = undoLimit
+  }
+
+  var lineCount: Int { storage.count }
+
+  func line(at index: Int) -> String { storage[index] }
+
+  func replaceLines(in range: Range<Int>, with lines: [String]) {
+    let removed = Array(storage[range])
+    if removed.isEmpty && lines.isEmpty { return }
+    storage.replaceSubrange(range, with: lines)
+    let edit = Edit(start: range.lowerBound, removed: removed, inserted: lines)
+    if openGroup != nil {
+      openGroup?.edits.append(edit)
+    } else {
+      // An edit outside any group is its own group.
+      var group = Group(name: "edit", cursorBefore: 0, generation: takeGeneration())
+      group.edits = [edit]
+      push(group)
+    }
+  }
+
+  func beginEditGroup(named name: String, cursor: Int) {
+    nesting += 1
+    if nesting == 1 {
+      openGroup = Group(name: name, cursorBefore: cursor, generation: 0)
+    }
+  }
+
+  func endEditGroup(cursor: Int) {
+    guard nesting > 0 else { return }
+    nesting -= 1
+    guard nesting == 0, var group = openGroup else { return }
+    openGroup = nil
+    guard !group.edits.isEmpty else { return }
+    group.cursorAfter = cursor
+    group.generation = takeGeneration()
+    push(group)
+  }
+
+  func undo() -> Int? {
+    guard let group = undoStack.popLast() else { return nil }
+    for edit in group.edits.reversed() {
+      storage.replaceSubrange(edit.start..<(edit.start + edit.inserted.count), with: edit.removed)
+    }
+    redoStack.append(group)
+    return group.cursorBefore
+  }
+
+  func redo() -> Int? {
+    guard let group = redoStack.popLast() else { return nil }
+    for edit in group.edits {
+      storage.replaceSubrange(edit.start..<(edit.start + edit.removed.count), with: edit.inserted)
+    }
+    undoStack.append(group)
+    return group.cursorAfter
+  }
+
+  var undoCount: Int { undoStack.count }
+  var redoCount: Int { redoStack.count }
+
+  /// The name of the group `undo` would undo.
+  var undoActionName: String? { undoStack.last?.name }
+
+  var isEdited: Bool { currentGeneration != savedGeneration }
+
+  func markSaved() { savedGeneration = currentGeneration }
+
+  func reset(lines: [String]) {
+    storage = lines
+    undoStack = []
+    redoStack = []
+    baseGeneration = takeGeneration()
+    savedGeneration = baseGeneration
+  }
+
+  private var currentGeneration: Int { undoStack.last?.generation ?? baseGeneration }
+
+  private func takeGeneration() -> Int {
+    defer { nextGeneration += 1 }
+    return nextGeneration
+  }
+
+  private func push(_ group: Group) {
+    undoStack.append(group)
+    redoStack.removeAll()
+    if undoStack.count > undoLimit {
+      // The state before the dropped group can no longer be reached by undo.
+      baseGeneration = undoStack.removeFirst().generation
+    }
+  }
+}

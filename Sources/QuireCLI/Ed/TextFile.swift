@@ -1,0 +1,228 @@
+import Foundation
+import Glibc
+
+/// What a file held when quire last read or wrote it: size and a content hash.
+///
+/// A `w` compares the file's current fingerprint with this one to notice a save by someone
+/// else (a size + hash comparison, so a `touch` is not a change and a same-size rewrite is).
+struct FileFingerprint: Equatable, Sendable {
+  var size: Int
+  /// FNV-1a, 64 bits, over the bytes: enough to notice a change, not a security measure.
+  var hash: UInt64
+
+  init(of bytes: some Sequence<UInt8>) {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var size = 0
+    for byte in bytes {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x0000_0100_0000_01b3
+      size += 1
+    }
+    self.size = size
+    self.hash = hash
+  }
+}
+
+/// The cheap identity of a file on disk (device, inode, size, modification time), checked before
+/// every REPL command; a difference leads to the full ``FileFingerprint`` comparison.
+struct FileStamp: Equatable, Sendable {
+  var device: UInt64
+  var inode: UInt64
+  var size: Int64
+  var modified: timespec
+
+  static func == (lhs: FileStamp, rhs: FileStamp) -> Bool {
+    lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+      && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+  }
+}
+
+/// A text file's lines as ed sees them.
+struct TextFileContents {
+  var lines: [String]
+  /// Bytes read, as ed reports them.
+  var byteCount: Int
+  /// The last line had no newline (ed adds one when writing).
+  var lacksFinalNewline: Bool
+  var fingerprint: FileFingerprint
+  var stamp: FileStamp?
+}
+
+/// Reading and writing text files for the line editor.
+///
+/// FIRST VERSION, to be replaced by the document layer's safe save (issue 4): writes go to a
+/// temporary file beside the target, are flushed with `fsync(2)`, renamed over the target with
+/// `rename(2)`, and the folder is flushed. Mode is kept; owner is not (the document layer will).
+///
+/// `openFile` is the syscall seam: tests make it fail with `EACCES` (CI runs as root, where
+/// `chmod 000` does not stop a read).
+struct TextFileSystem: Sendable {
+  /// Opens a path for reading; returns a file descriptor or -1 with `errno` set.
+  var openForReading: @Sendable (String) -> Int32 = { path in open(path, O_RDONLY | O_CLOEXEC) }
+
+  init() {}
+
+  /// Reads `url` as UTF-8 text lines.
+  ///
+  /// - Throws: ``EdError`` naming the file: missing, a folder, not readable, binary (NUL bytes)
+  ///   or not UTF-8.
+  func read(_ url: URL) throws(EdError) -> TextFileContents {
+    let name = displayName(url)
+    var info = stat()
+    if stat(url.path, &info) != 0 {
+      throw EdError("cannot open '\(name)': \(describe(errno))")
+    }
+    if (info.st_mode & S_IFMT) == S_IFDIR {
+      throw EdError("'\(name)' is a folder, not a file; open a file inside it")
+    }
+    if (info.st_mode & S_IFMT) != S_IFREG {
+      throw EdError("'\(name)' is not a regular file (a device, socket or pipe); quire edits text files")
+    }
+    let fd = openForReading(url.path)
+    if fd < 0 { throw EdError("cannot read '\(name)': \(describe(errno))") }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(info.st_size))
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw EdError("cannot read '\(name)': \(describe(errno))")
+      }
+      if count == 0 { break }
+      bytes.append(contentsOf: chunk[0..<count])
+    }
+    if bytes.contains(0) {
+      throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
+    }
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let lacksNewline = !(lines.last?.isEmpty ?? true)
+    if !lacksNewline { lines.removeLast() }
+    return TextFileContents(
+      lines: lines, byteCount: bytes.count, lacksFinalNewline: lacksNewline,
+      fingerprint: FileFingerprint(of: bytes), stamp: stamp(of: url))
+  }
+
+  /// The fingerprint of what is at `url` now, or `nil` when nothing is there.
+  func fingerprint(of url: URL) -> FileFingerprint? {
+    guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+    return FileFingerprint(of: data)
+  }
+
+  /// The cheap identity of `url`, or `nil` when it does not exist.
+  func stamp(of url: URL) -> FileStamp? {
+    var info = stat()
+    guard stat(url.path, &info) == 0 else { return nil }
+    return FileStamp(
+      device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: info.st_mtim)
+  }
+
+  /// The bytes ed writes for `lines`: each line followed by a newline.
+  static func bytes(of lines: some Collection<String>) -> [UInt8] {
+    var bytes: [UInt8] = []
+    for line in lines {
+      bytes.append(contentsOf: line.utf8)
+      bytes.append(UInt8(ascii: "\n"))
+    }
+    return bytes
+  }
+
+  /// Replaces `url` with `bytes` without ever leaving a partial file.
+  ///
+  /// FIRST VERSION: to be replaced by the document layer's safe save (issue 4).
+  /// - Throws: ``EdError`` naming the file and the failed step; the old file is untouched.
+  func writeAtomically(_ bytes: [UInt8], to url: URL) throws(EdError) {
+    // Write through a symbolic link to its target, as ed does, rather than replacing the link.
+    let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)).map { destination in
+      destination.hasPrefix("/") ? URL(fileURLWithPath: destination) : url.deletingLastPathComponent().appendingPathComponent(destination)
+    } ?? url
+    let name = displayName(url)
+    let folder = target.deletingLastPathComponent().path
+    var info = stat()
+    if stat(target.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+      throw EdError("cannot write '\(name)': it is a folder")
+    }
+    let oldMode: mode_t? = stat(target.path, &info) == 0 ? info.st_mode & 0o7777 : nil
+    // The temporary file sits beside the target so that rename(2) stays within one file system.
+    var template = Array("\(folder)/.\(target.lastPathComponent).quire-XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+      guard let base = buffer.baseAddress else { return -1 }
+      return mkstemp(base)
+    }
+    if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    if fd < 0 { throw EdError("cannot write '\(name)': cannot create a file in '\(folder)': \(describe(errno))") }
+    let tempPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    func fail(_ step: String, _ code: Int32) -> EdError {
+      close(fd)
+      unlink(tempPath)
+      return EdError("cannot write '\(name)': \(step) failed: \(describe(code)); the file on disk is unchanged")
+    }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw fail("writing", errno)
+      }
+      written += count
+    }
+    // Keep the mode of the file being replaced; a new file gets 0666 less the umask, as ed's would.
+    if fchmod(fd, oldMode ?? (0o666 & ~currentUmask())) != 0 { throw fail("setting the mode", errno) }
+    // The data must be on disk before the rename makes it the file.
+    if fsync(fd) != 0 { throw fail("flushing", errno) }
+    close(fd)
+    if rename(tempPath, target.path) != 0 {
+      let code = errno
+      unlink(tempPath)
+      throw EdError("cannot write '\(name)': replacing it failed: \(describe(code)); the file on disk is unchanged")
+    }
+    // Flush the folder so the rename itself survives a crash.
+    let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if folderFD >= 0 {
+      _ = fsync(folderFD)
+      close(folderFD)
+    }
+  }
+
+  /// Appends `bytes` to `url` (ed's `W`), creating it when missing.
+  func append(_ bytes: [UInt8], to url: URL) throws(EdError) {
+    let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
+    if fd < 0 { throw EdError("cannot append to '\(displayName(url))': \(describe(errno))") }
+    defer { close(fd) }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw EdError("cannot append to '\(displayName(url))': \(describe(errno))")
+      }
+      written += count
+    }
+  }
+
+  private func displayName(_ url: URL) -> String { url.path }
+
+  private func describe(_ code: Int32) -> String {
+    switch code {
+    case ENOENT: return "no such file or folder"
+    case EACCES, EPERM: return "permission denied"
+    case EISDIR: return "it is a folder"
+    case ENOSPC: return "the disk is full"
+    case EROFS: return "the file system is read-only"
+    default: return String(cString: strerror(code)).lowercased()
+    }
+  }
+
+  /// The process's umask, read from /proc (calling umask(2) to read it would race with threads).
+  private func currentUmask() -> mode_t {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+      let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
+    else { return 0o022 }
+    return value
+  }
+}

@@ -1,0 +1,66 @@
+/// The `help` text: every command with one line.
+enum REPLHelp {
+  /// (name, one line) for every ed command and word command.
+  static let entries: [(String, String)] = [
+    ("(.)a", "append text after the line; end the text with a line holding only ."),
+    ("(.)i", "insert text before the line"),
+    ("(.,.)c", "change (replace) the lines with text"),
+    ("(.,.)d", "delete the lines"),
+    ("(.,.+1)j", "join the lines into one"),
+    ("(.,.)m(.)", "move the lines after the destination line"),
+    ("(.,.)t(.)", "copy (transfer) the lines after the destination line"),
+    ("(.,.)p", "print the lines"),
+    ("(.,.)n", "print the lines with their numbers"),
+    ("(.,.)l", "print the lines unambiguously ($ at the end, escapes for tabs and bytes)"),
+    ("($)=", "print the line number (of the last line by default)"),
+    ("(.,.)s/re/rep/[g|N][p]", "substitute: & is the match, \\1-\\9 groups, // the last re, % the last rep"),
+    ("(1,$)g/re/cmds", "run the commands on every line matching re (p by default; \\ continues the list)"),
+    ("(1,$)v/re/cmds", "run the commands on every line NOT matching re"),
+    ("(.)kx", "mark the line with the letter x; 'x addresses it"),
+    ("(1,$)w [file]", "write the lines to the file (the document's own by default); wq writes and quits"),
+    ("(1,$)W file", "append the lines to the file"),
+    ("($)r file", "read the file in after the line"),
+    ("e [file]", "edit the file instead (twice when there are unsaved changes); E does not ask"),
+    ("f [file]", "print or set the document's file name"),
+    ("u", "undo the last command; quire's u is multi-level (ed's only toggles one level)"),
+    ("q", "quit (twice when there are unsaved changes, as in ed); Q quits without asking"),
+    ("h", "print the last error again"),
+    ("open FILE…", "open files; a missing file is created when first saved"),
+    ("new [--template NAME] [PATH]", "start a new document, empty or from a template"),
+    ("templates", "list the templates for new --template"),
+    ("docs", "list open documents and their state (unsaved, in conflict, autosave)"),
+    ("switch NAME|N", "make another open document current"),
+    ("save", "save the current document (refuses to overwrite a change made on disk by others)"),
+    ("save as PATH", "save the current document under a new name, which becomes its file"),
+    ("revert", "load the disk version; your version stays one u away"),
+    ("keep", "after a change on disk: keep your version, so the next w replaces theirs"),
+    ("close", "close the current document (twice when there are unsaved changes)"),
+    ("undo", "undo the last change (as u)"),
+    ("redo", "redo the last undone change (ed has no redo)"),
+    ("status", "show the current document's file, type, size, undo levels and state"),
+    ("outline", "list the Markdown headings with their line numbers"),
+    ("preview [FILE] [--output F]", "write an HTML preview of a Markdown document (unsaved edits included)"),
+    ("thumbnail FILE", "make a thumbnail (not available yet: previews, issue 9)"),
+    ("type [FILE…]", "show the type (UTI) of files or of the current document"),
+    ("recover", "recover autosaved edits (not available yet: document layer, issue 4)"),
+    ("help [command]", "list the commands, or explain one"),
+  ]
+
+  static var summary: [String] {
+    ["Addresses: N . $ , ; +N -N /re/ ?re? 'x, offsets like /re/+2; (.,.) shows a command's default.",
+     "Ed commands:"]
+      + entries.prefix { !$0.0.hasPrefix("open") }.map { "  \($0.0.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.1)" }
+      + ["Word commands:"]
+      + entries.drop { !$0.0.hasPrefix("open") }.map { "  \($0.0.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.1)" }
+  }
+
+  /// The help line of `name` ("s", "save", "g").
+  static func line(for name: String) -> String? {
+    let entry = entries.first { entry in
+      let head = entry.0.split(separator: " ").first.map(String.init) ?? entry.0
+      let bare = head.drop { "(.,$+1)".contains($0) }
+      return head == name || bare == name || bare.hasPrefix(name) && name.count == 1 && bare.first == name.first
+    }
+    return entry.map { "\($0.0)  \($0.1)" }
+  }
+}

@@ -1,0 +1,517 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// The quire REPL: open documents, ed commands on the current one, word commands for the rest.
+///
+/// Input and output are injected (a ``LineSource`` and two line writers), so tests drive a
+/// session in-process; the `quire` executable wires it to libedit or standard input.
+/// Not `Sendable`: one thread runs a session.
+final class REPLSession {
+  /// How the session talks to the world.
+  struct Configuration {
+    /// A terminal session (prompt, banner, byte counts, disk-change notices) or a script.
+    var isInteractive: Bool
+    /// Where `quire` with no files looks (Documents/).
+    var documentsFolder: URL?
+    /// Where `new --template` finds templates (Templates/, described by templates.json).
+    var templatesFolder: URL?
+    /// `$XDG_CACHE_HOME`, where previews are written.
+    var cacheHome: URL
+    var files = TextFileSystem()
+    /// Ctrl-C; the executable passes ``Interrupt/shared``.
+    var interrupt = InterruptFlag()
+  }
+
+  let configuration: Configuration
+  private let source: any LineSource
+  private let output: (String) -> Void
+  private let errorOutput: (String) -> Void
+  /// The open documents, in the order they were opened.
+  private(set) var documents: [EdDocument] = []
+  private(set) var currentIndex: Int?
+  private let engine: EdEngine
+  /// The input line number of the command running now (script mode names it on failure).
+  private(set) var lineNumber = 0
+  /// Set when Ctrl-D with unsaved changes has warned once.
+  private var warnedAtEndOfInput = false
+  /// The first failing line in script mode.
+  private(set) var firstFailure: (line: Int, message: String)?
+
+  init(configuration: Configuration, source: any LineSource, output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
+    self.configuration = configuration
+    self.source = source
+    self.output = output
+    self.errorOutput = errorOutput
+    engine = EdEngine(
+      document: EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil), files: configuration.files,
+      printsByteCounts: configuration.isInteractive, output: output)
+    engine.otherUnsavedDocuments = { [unowned self] in
+      documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
+    }
+    let interrupt = configuration.interrupt
+    engine.isInterrupted = { interrupt.isPending }
+  }
+
+  /// The document ed commands apply to.
+  var currentDocument: EdDocument? { currentIndex.map { documents[$0] } }
+
+  /// The prompt: the current document's name, `*` when it has unsaved changes.
+  var prompt: String {
+    guard let document = currentDocument else { return "quire> " }
+    return "\(document.displayName)\(document.isEdited ? "*" : "")> "
+  }
+
+  // MARK: Running
+
+  /// Runs the session until `q`, `Q` or the end of input; returns the exit status.
+  ///
+  /// - Parameter files: Files to open first (`quire FILE…`).
+  /// - Returns: 0, or 1 when a command failed in script mode (or the script ended with unsaved
+  ///   changes).
+  func run(opening files: [String]) -> Int32 {
+    if configuration.isInteractive {
+      output("quire \(quireVersion): ed-style editing plus word commands; 'help' lists them, 'q' quits.")
+      if files.isEmpty { listDocumentsFolder() }
+    }
+    for file in files {
+      do {
+        try open(file)
+      } catch {
+        if report(error) { return ExitStatus.failure }
+      }
+    }
+    while true {
+      if configuration.isInteractive { announceDiskChanges() }
+      configuration.interrupt.clear()
+      guard let line = nextLine(prompt: configuration.isInteractive ? prompt : "") else {
+        if configuration.isInteractive && configuration.interrupt.isPending {
+          // Ctrl-C at the prompt drops the line being typed; the session goes on.
+          configuration.interrupt.clear()
+          output("")
+          (source as? FlushingSource)?.reset()
+          continue
+        }
+        if configuration.isInteractive, !warnedAtEndOfInput, case let unsaved = documents.filter(\.isEdited).map(\.displayName), !unsaved.isEmpty {
+          // Ctrl-D with unsaved changes asks first, as q does.
+          warnedAtEndOfInput = true
+          output("")
+          output("? unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")): Ctrl-D again quits without saving, 'w' saves")
+          continue
+        }
+        return endOfInput()
+      }
+      warnedAtEndOfInput = false
+      let commandLine = lineNumber
+      source.remember(line)
+      if configuration.isInteractive { announceDiskChanges() }
+      do {
+        if try handle(line) == .quit { return ExitStatus.success }
+      } catch {
+        if configuration.interrupt.isPending { configuration.interrupt.clear() }
+        if report(error, line: commandLine) { return ExitStatus.failure }
+      }
+    }
+  }
+
+  /// Reads a line and counts it.
+  private func nextLine(prompt: String) -> String? {
+    guard let line = source.readLine(prompt: prompt) else { return nil }
+    lineNumber += 1
+    return line
+  }
+
+  private func endOfInput() -> Int32 {
+    if configuration.isInteractive {
+      output("")
+      let unsaved = documents.filter(\.isEdited).map(\.displayName)
+      if !unsaved.isEmpty {
+        errorOutput("quire: quit with unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")) (end of input)")
+      }
+      return ExitStatus.success
+    }
+    let unsaved = documents.filter(\.isEdited).map(\.displayName)
+    guard unsaved.isEmpty else {
+      errorOutput("quire: end of script with unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")); end the script with w (save) or Q (discard)")
+      return ExitStatus.failure
+    }
+    return ExitStatus.success
+  }
+
+  /// Prints `error`; returns whether the session must stop (script mode).
+  private func report(_ error: any Error, line: Int? = nil) -> Bool {
+    let message = Self.message(for: error)
+    if configuration.isInteractive {
+      output("? \(message)")
+      return false
+    }
+    let where_ = line.map { "line \($0): " } ?? ""
+    errorOutput("quire: \(where_)\(message)")
+    firstFailure = (line ?? 0, message)
+    return true
+  }
+
+  static func message(for error: any Error) -> String {
+    if let error = error as? EdError { return error.message }
+    if let error = error as? QuireError { return error.reason }
+    let text = REPLWordCommand.message(for: error)
+    return text.split(separator: "\n").first.map(String.init) ?? text
+  }
+
+  /// Runs one command line: a word command, or an ed command on the current document.
+  func handle(_ line: String) throws -> EdEngine.Outcome {
+    engine.beginCommand()
+    defer { engine.endCommand() }
+    let words = Self.splitWords(line)
+    if let first = words.first, REPLWordCommand.names.contains(first) {
+      try runWordCommand(words)
+      return .proceed
+    }
+    let document = ensureDocument()
+    engine.document = document
+    return try engine.execute(line) { [unowned self] in
+      let text = nextLine(prompt: "")
+      // Ctrl-C in text input: end the half-typed line before the message.
+      if text == nil && configuration.isInteractive && configuration.interrupt.isPending { output("") }
+      return text
+    }
+  }
+
+  /// The current document, making an untitled one when none is open (ed starts that way).
+  private func ensureDocument() -> EdDocument {
+    if let currentDocument { return currentDocument }
+    let document = EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil)
+    documents.append(document)
+    currentIndex = documents.count - 1
+    return document
+  }
+
+  private func runWordCommand(_ words: [String]) throws {
+    if words.first == "help" {
+      try help(Array(words.dropFirst()))
+      return
+    }
+    let parsed: any ParsableCommand
+    do {
+      parsed = try REPLWordCommand.parseAsRoot(words)
+    } catch {
+      let text = REPLWordCommand.fullMessage(for: error)
+      if REPLWordCommand.exitCode(for: error) == .success {
+        output(text)
+        return
+      }
+      throw EdError(text.split(separator: "\n").first.map(String.init) ?? text)
+    }
+    guard let command = parsed as? any SessionCommand else {
+      throw EdError("'\(words.joined(separator: " "))' is not a command; type 'help' for the list")
+    }
+    try command.run(in: self)
+  }
+
+  // MARK: Documents
+
+  /// Opens `path` (or switches to it when it is open already); a missing file becomes a new
+  /// document that is created on the first save.
+  func open(_ path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    if let index = documents.firstIndex(where: { $0.fileURL?.standardizedFileURL == url }) {
+      currentIndex = index
+      say("switched to '\(documents[index].displayName)' (already open)")
+      return
+    }
+    let document: EdDocument
+    if FileManager.default.fileExists(atPath: url.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) != nil {
+      let contents = try configuration.files.read(url)
+      document = EdDocument(buffer: InMemoryLineBuffer(lines: contents.lines), fileURL: url)
+      document.diskFingerprint = contents.fingerprint
+      document.diskStamp = contents.stamp
+      if configuration.isInteractive {
+        say("opened '\(document.displayName)': \(contents.lines.count) lines, \(contents.byteCount) bytes")
+        if contents.lacksFinalNewline { say("note: the last line has no newline; saving adds one (as ed does)") }
+      }
+    } else {
+      let folder = url.deletingLastPathComponent()
+      guard DocumentsFolder.isFolder(folder) else {
+        throw EdError("cannot open '\(path)': the folder '\(folder.path)' does not exist")
+      }
+      document = EdDocument(buffer: InMemoryLineBuffer(), fileURL: url)
+      say("'\(document.displayName)' is a new file; it is created when you save (w)")
+    }
+    documents.append(document)
+    currentIndex = documents.count - 1
+  }
+
+  /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
+  func say(_ text: String) {
+    if configuration.isInteractive { output(text) }
+  }
+
+  /// Prints output that a command was asked for (listings, outlines), in both modes.
+  func print(_ text: String) { output(text) }
+
+  func requireDocument() throws -> EdDocument {
+    guard let currentDocument else { throw EdError("no document is open; open one with 'open FILE' or 'new'") }
+    return currentDocument
+  }
+
+  /// Makes a new document, from a template when `template` is given.
+  func newDocument(path: String?, template: String?) throws {
+    var lines: [String] = []
+    if let template {
+      let url = try templateURL(named: template)
+      lines = try configuration.files.read(url).lines
+    }
+    var url: URL?
+    if let path {
+      let target = URL(fileURLWithPath: path)
+      if FileManager.default.fileExists(atPath: target.path) {
+        throw EdError("'\(path)' already exists; open it with 'open \(path)', or choose another name")
+      }
+      url = target
+    }
+    let buffer = InMemoryLineBuffer()
+    let document = EdDocument(buffer: buffer, fileURL: url)
+    if !lines.isEmpty {
+      buffer.beginEditGroup(named: "new from template", cursor: 0)
+      buffer.replaceLines(in: 0..<0, with: lines)
+      buffer.endEditGroup(cursor: lines.count)
+    }
+    document.currentLine = lines.count
+    documents.append(document)
+    currentIndex = documents.count - 1
+    say("new document '\(document.displayName)'\(template.map { " from template '\($0)'" } ?? ""): \(lines.count) lines; save with w\(url == nil ? " FILE" : "")")
+  }
+
+  /// The template file called `name` (with or without its extension).
+  func templateURL(named name: String) throws -> URL {
+    let names = templateNames()
+    guard let folder = configuration.templatesFolder else {
+      throw EdError("no Templates/ folder here; start quire from the project's folder")
+    }
+    if let match = names.first(where: { $0 == name }) ?? names.first(where: { ($0 as NSString).deletingPathExtension == name }) {
+      return folder.appendingPathComponent(match)
+    }
+    throw EdError("no template '\(name)'; templates: \(names.joined(separator: ", "))")
+  }
+
+  /// The templates' file names, from templates.json (or the folder's files).
+  func templateNames() -> [String] {
+    guard let folder = configuration.templatesFolder else { return [] }
+    return templateDescriptions(in: folder).map(\.name)
+  }
+
+  func templateDescriptions(in folder: URL) -> [(name: String, description: String)] {
+    if let data = FileManager.default.contents(atPath: folder.appendingPathComponent("templates.json").path),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: String]
+    {
+      return object.keys.sorted().map { ($0, object[$0] ?? "") }
+    }
+    let names = (try? DocumentsFolder.entries(in: folder)) ?? []
+    return names.filter { $0 != "templates.json" }.map { ($0, "") }
+  }
+
+  func switchTo(_ name: String) throws {
+    if let number = Int(name), number >= 1, number <= documents.count {
+      currentIndex = number - 1
+    } else if let index = documents.firstIndex(where: { $0.displayName == name || $0.fileURL?.path == name || $0.fileURL?.relativePath == name }) {
+      currentIndex = index
+    } else {
+      throw EdError("no open document '\(name)'; 'docs' lists them")
+    }
+    say("now editing '\(documents[currentIndex ?? 0].displayName)'")
+  }
+
+  func closeCurrent() throws {
+    let document = try requireDocument()
+    try engine.confirm(
+      "close", unsaved: document.isEdited ? [document.displayName] : [],
+      warning: "'\(document.displayName)' has unsaved changes: 'close' again discards them, 'save' keeps them")
+    guard let index = currentIndex else { return }
+    documents.remove(at: index)
+    currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
+    say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
+  }
+
+  /// Runs an ed command on the current document (the word commands `save`, `undo`, …).
+  func runEd(_ command: String) throws {
+    engine.document = try requireDocument()
+    _ = try engine.execute(command) { nil }
+  }
+
+  func undo() throws {
+    engine.document = try requireDocument()
+    try engine.undo()
+    say("undone; \(currentDocument?.buffer.undoCount ?? 0) more level(s) of undo")
+  }
+
+  func redo() throws {
+    engine.document = try requireDocument()
+    try engine.redo()
+    say("redone")
+  }
+
+  /// Saves the current document to `path` and makes `path` its file.
+  func saveAs(_ path: String) throws {
+    let document = try requireDocument()
+    let url = URL(fileURLWithPath: path)
+    let previous = document.fileURL
+    document.fileURL = url
+    document.diskFingerprint = configuration.files.fingerprint(of: url)
+    do {
+      engine.document = document
+      _ = try engine.execute("w") { nil }
+    } catch {
+      document.fileURL = previous
+      throw error
+    }
+    say("saved as '\(path)'")
+  }
+
+  /// Loads the disk version of the current document as one undoable edit.
+  func revert() throws {
+    let document = try requireDocument()
+    guard let url = document.fileURL else { throw EdError("'\(document.displayName)' has no file to revert to") }
+    let contents = try configuration.files.read(url)
+    replaceWithDiskVersion(document, contents)
+    say("reverted '\(document.displayName)' to the disk version (\(contents.lines.count) lines); u brings your version back")
+  }
+
+  private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents) {
+    let buffer = document.buffer
+    buffer.beginEditGroup(named: "revert", cursor: document.currentLine)
+    buffer.replaceLines(in: 0..<buffer.lineCount, with: contents.lines)
+    document.currentLine = buffer.lineCount
+    buffer.endEditGroup(cursor: document.currentLine)
+    buffer.markSaved()
+    document.diskFingerprint = contents.fingerprint
+    document.diskStamp = contents.stamp
+    document.announcedDiskChange = nil
+    document.mayOverwriteDiskChange = false
+    document.marks = [:]
+  }
+
+  /// `keep`: the next `w` may replace the version someone else saved.
+  func keepMine() throws {
+    let document = try requireDocument()
+    document.mayOverwriteDiskChange = true
+    say("keeping your version of '\(document.displayName)'; the next w replaces the disk version")
+  }
+
+  /// Says, once per change, which open files changed on disk; reloads clean ones.
+  func announceDiskChanges() {
+    for document in documents {
+      guard let url = document.fileURL, document.diskFingerprint != nil else { continue }
+      let stamp = configuration.files.stamp(of: url)
+      guard stamp != document.diskStamp else { continue }
+      document.diskStamp = stamp
+      guard stamp != nil else {
+        output("! '\(document.displayName)' was deleted or moved on disk; w writes it again")
+        continue
+      }
+      guard let onDisk = configuration.files.fingerprint(of: url), onDisk != document.diskFingerprint,
+        onDisk != document.announcedDiskChange
+      else { continue }
+      if !document.isEdited, let contents = try? configuration.files.read(url) {
+        replaceWithDiskVersion(document, contents)
+        output("! '\(document.displayName)' changed on disk; reloaded it (no unsaved changes here; u undoes the reload)")
+        continue
+      }
+      document.announcedDiskChange = onDisk
+      output(
+        "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs); merging arrives with the document layer")
+    }
+  }
+
+  // MARK: Listing
+
+  func listDocumentsFolder() {
+    guard let folder = configuration.documentsFolder, let entries = try? DocumentsFolder.entries(in: folder) else {
+      output("No Documents/ folder here; open files with 'open FILE' or 'new'.")
+      return
+    }
+    output("Documents in \(folder.path) (open one with 'open Documents/NAME'):")
+    for entry in entries { output("  \(entry)") }
+  }
+
+  /// One line per open document, with its state.
+  func documentLines() -> [String] {
+    documents.enumerated().map { index, document in
+      let marker = index == currentIndex ? "*" : " "
+      return "\(marker) \(index + 1)  \(document.displayName)  \(document.buffer.lineCount) lines  \(state(of: document))"
+    }
+  }
+
+  func state(of document: EdDocument) -> String {
+    var parts: [String] = []
+    parts.append(document.isEdited ? "unsaved changes" : (document.fileURL == nil ? "untitled" : "saved"))
+    if let url = document.fileURL {
+      if document.diskFingerprint == nil && !FileManager.default.fileExists(atPath: url.path) {
+        parts.append("new file")
+      } else if let onDisk = configuration.files.fingerprint(of: url), let known = document.diskFingerprint, onDisk != known {
+        parts.append(document.isEdited ? "in conflict (changed on disk)" : "changed on disk")
+      }
+    }
+    parts.append("autosave: not available yet")
+    return parts.joined(separator: ", ")
+  }
+
+  // MARK: Help
+
+  private func help(_ topic: [String]) throws {
+    guard let name = topic.first else {
+      for line in REPLHelp.summary { output(line) }
+      return
+    }
+    if let line = REPLHelp.line(for: name) {
+      output(line)
+      if let type = REPLWordCommand.subcommand(named: name) {
+        output(REPLWordCommand.helpMessage(for: type).trimmingCharacters(in: .whitespacesAndNewlines))
+      }
+      return
+    }
+    throw EdError("no command '\(name)'; 'help' lists them all")
+  }
+
+  // MARK: Words
+
+  /// Splits a word command into words: blanks separate, quotes ('…' "…") and backslashes keep
+  /// blanks inside a word.
+  static func splitWords(_ line: String) -> [String] {
+    var words: [String] = []
+    var current = ""
+    var inWord = false
+    var quote: Character?
+    var escaping = false
+    for character in line {
+      if escaping {
+        current.append(character)
+        escaping = false
+        continue
+      }
+      if character == "\\" && quote != "'" {
+        escaping = true
+        inWord = true
+        continue
+      }
+      if let open = quote {
+        if character == open { quote = nil } else { current.append(character) }
+        continue
+      }
+      if character == "'" || character == "\"" {
+        quote = character
+        inWord = true
+      } else if character == " " || character == "\t" {
+        if inWord {
+          words.append(current)
+          current = ""
+          inWord = false
+        }
+      } else {
+        current.append(character)
+        inWord = true
+      }
+    }
+    if inWord { words.append(current) }
+    return words
+  }
+}

@@ -1,0 +1,230 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// A word command of the REPL, run against the session.
+protocol SessionCommand: ParsableCommand {
+  func run(in session: REPLSession) throws
+}
+
+/// The REPL's word commands, parsed with argument-parser (`parseAsRoot`); each line whose first
+/// word is one of ``names`` is a word command, every other line is an ed command.
+struct REPLWordCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "",
+    abstract: "Word commands of the quire REPL.",
+    subcommands: [
+      OpenWord.self, NewWord.self, DocsWord.self, SwitchWord.self, SaveWord.self, RevertWord.self,
+      KeepWord.self, CloseWord.self, UndoWord.self, RedoWord.self, StatusWord.self, OutlineWord.self,
+      PreviewWord.self, ThumbnailWord.self, TypeWord.self, RecoverWord.self, TemplatesWord.self,
+    ])
+
+  /// The first words that make a line a word command.
+  static let names: Set<String> = Set(configuration.subcommands.map { ($0.configuration.commandName ?? "") } + ["help"])
+
+  static func subcommand(named name: String) -> (any ParsableCommand.Type)? {
+    configuration.subcommands.first { ($0.configuration.commandName ?? "") == name }
+  }
+}
+
+struct OpenWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "open", abstract: "Open files (a missing file is created on first save).")
+  @Argument(help: "Files to open.") var paths: [String]
+  func run(in session: REPLSession) throws {
+    guard !paths.isEmpty else { throw EdError("open what? give a file: open notes.md") }
+    for path in paths { try session.open(path) }
+  }
+}
+
+struct NewWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "new", abstract: "Start a new document, empty or from a template.")
+  @Option(help: "A template of Templates/ ('templates' lists them).") var template: String?
+  @Argument(help: "Where the document will be saved.") var path: String?
+  func run(in session: REPLSession) throws { try session.newDocument(path: path, template: template) }
+}
+
+struct TemplatesWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "templates", abstract: "List the templates for 'new --template'.")
+  func run(in session: REPLSession) throws {
+    guard let folder = session.configuration.templatesFolder else { throw EdError("no Templates/ folder here") }
+    for (name, description) in session.templateDescriptions(in: folder) { session.print("  \(name)  \(description)") }
+  }
+}
+
+struct DocsWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "docs", abstract: "List open documents with their state.")
+  func run(in session: REPLSession) throws {
+    let lines = session.documentLines()
+    if lines.isEmpty { session.print("no documents open; 'open FILE' or 'new'") }
+    for line in lines { session.print(line) }
+  }
+}
+
+struct SwitchWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "switch", abstract: "Make another open document current (by name or number).")
+  @Argument(help: "A name or number from 'docs'.") var document: String
+  func run(in session: REPLSession) throws { try session.switchTo(document) }
+}
+
+struct SaveWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "save", abstract: "Save the current document; 'save as PATH' saves it under a new name.")
+  @Argument(help: "'as PATH' to save under a new name.") var words: [String] = []
+  func run(in session: REPLSession) throws {
+    switch words.count {
+    case 0:
+      try session.runEd("w")
+      session.say("saved '\(session.currentDocument?.displayName ?? "")'")
+    case 2 where words[0] == "as":
+      try session.saveAs(words[1])
+    default:
+      throw EdError("write 'save' or 'save as PATH'")
+    }
+  }
+}
+
+struct RevertWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "revert", abstract: "Load the disk version (undoable: u brings yours back).")
+  func run(in session: REPLSession) throws { try session.revert() }
+}
+
+struct KeepWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "keep", abstract: "Keep your version after a change on disk; the next w replaces theirs.")
+  func run(in session: REPLSession) throws { try session.keepMine() }
+}
+
+struct CloseWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "close", abstract: "Close the current document (twice to discard unsaved changes).")
+  func run(in session: REPLSession) throws { try session.closeCurrent() }
+}
+
+struct UndoWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "undo", abstract: "Undo the last change (as u; repeat to go further back).")
+  func run(in session: REPLSession) throws { try session.undo() }
+}
+
+struct RedoWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "redo", abstract: "Redo the last undone change.")
+  func run(in session: REPLSession) throws { try session.redo() }
+}
+
+struct StatusWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the current document's file, type, size and state.")
+  func run(in session: REPLSession) throws {
+    let document = try session.requireDocument()
+    session.print("document: \(document.fileURL?.path ?? "untitled")")
+    if let url = document.fileURL, let type = TypeRegistry.shared.type(forFileAt: url) ?? UTType(filenameExtension: url.pathExtension) {
+      session.print("type: \(type.identifier)")
+    }
+    let bytes = TextFileSystem.bytes(of: document.buffer.allLines).count
+    session.print("lines: \(document.buffer.lineCount), bytes: \(bytes), current line: \(document.currentLine)")
+    session.print("state: \(session.state(of: document))")
+    session.print("undo: \(document.buffer.undoCount) level(s), redo: \(document.buffer.redoCount)")
+  }
+}
+
+struct OutlineWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "outline", abstract: "List the Markdown headings with their line numbers.")
+  func run(in session: REPLSession) throws {
+    let document = try session.requireDocument()
+    let outline: MarkdownOutline
+    do {
+      outline = try MarkdownOutline(markdown: document.text)
+    } catch {
+      throw EdError("cannot outline '\(document.displayName)': \(REPLSession.message(for: error))")
+    }
+    if outline.headings.isEmpty { session.print("no headings in '\(document.displayName)'") }
+    for heading in outline.headings {
+      session.print("\(String(format: "%5d", heading.line))  \(String(repeating: "  ", count: heading.level - 1))\(heading.title)")
+    }
+  }
+}
+
+struct PreviewWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "preview", abstract: "Write an HTML preview of a Markdown document (with unsaved edits).")
+  @Argument(help: "A file to preview instead of the current document.") var path: String?
+  @Option(help: "Where to write the preview.") var output: String?
+  func run(in session: REPLSession) throws {
+    let text: String
+    let name: String
+    if let path {
+      let url = URL(fileURLWithPath: path)
+      if TypeRegistry.shared.type(forFileAt: url)?.conforms(to: .pdf) == true {
+        throw EdError("PDF previews arrive with the previews issue (9); 'quire demo' renders page 1 today")
+      }
+      text = try session.configuration.files.read(url).lines.map { $0 + "\n" }.joined()
+      name = url.lastPathComponent
+    } else {
+      let document = try session.requireDocument()
+      text = document.text
+      name = document.displayName
+    }
+    let page: String
+    do {
+      page = try MarkdownPreview.htmlPage(markdown: text, title: name)
+    } catch {
+      throw EdError("cannot preview '\(name)': \(REPLSession.message(for: error))")
+    }
+    let target: URL
+    if let output {
+      target = URL(fileURLWithPath: output)
+    } else {
+      let folder = session.configuration.cacheHome.appendingPathComponent("quire/previews")
+      try PrivateFolder.create(folder)
+      target = folder.appendingPathComponent((name as NSString).deletingPathExtension + ".html")
+    }
+    try session.configuration.files.writeAtomically(Array(page.utf8), to: target)
+    session.print("preview: \(target.path)")
+  }
+}
+
+struct ThumbnailWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "thumbnail", abstract: "Make a thumbnail (not available yet: previews issue 9).")
+  @Argument(help: "Files.") var paths: [String] = []
+  func run(in session: REPLSession) throws {
+    throw EdError("thumbnail is not available yet: thumbnails arrive with the previews issue (9)")
+  }
+}
+
+struct TypeWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "type", abstract: "Show the type (UTI) of a file or the current document.")
+  @Argument(help: "Files (default: the current document).") var paths: [String] = []
+  func run(in session: REPLSession) throws {
+    var urls = paths.map { URL(fileURLWithPath: $0) }
+    if urls.isEmpty {
+      guard let url = try session.requireDocument().fileURL else { throw EdError("the document is untitled; give a file: type FILE") }
+      urls = [url]
+    }
+    for url in urls {
+      if let type = TypeRegistry.shared.type(forFileAt: url) ?? UTType(filenameExtension: url.pathExtension) {
+        let parents = type.supertypes.map(\.identifier).sorted().joined(separator: ", ")
+        session.print("\(url.lastPathComponent): \(type.identifier)\(parents.isEmpty ? "" : " (conforms to \(parents))")")
+      } else {
+        session.print("\(url.lastPathComponent): unknown type")
+      }
+    }
+  }
+}
+
+struct RecoverWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "recover", abstract: "Recover autosaved edits (not available yet: document layer, issue 4).")
+  func run(in session: REPLSession) throws {
+    throw EdError("recover is not available yet: autosave and recovery arrive with the document layer (issue 4)")
+  }
+}
+
+/// Per-user folders: created 0700; the folder itself is never used through a symbolic link.
+enum PrivateFolder {
+  static func create(_ url: URL) throws {
+    var path = ""
+    for component in url.standardizedFileURL.pathComponents where component != "/" {
+      path += "/" + component
+      if mkdir(path, 0o700) != 0 && errno != EEXIST {
+        throw EdError("cannot create the folder '\(path)': \(String(cString: strerror(errno)))")
+      }
+    }
+    var info = stat()
+    guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+      throw EdError("refusing to use '\(url.path)': it is not a folder (a symbolic link?)")
+    }
+  }
+}

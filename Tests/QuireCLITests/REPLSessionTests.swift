@@ -1,0 +1,327 @@
+import Foundation
+import QuireTestSupport
+import Testing
+
+@testable import QuireCLI
+
+/// Collects what a session prints.
+final class Transcript: @unchecked Sendable {
+  // Only the test's own thread touches this (a session runs synchronously).
+  var output: [String] = []
+  var errors: [String] = []
+}
+
+/// A session over `lines`, in `folder`, interactive or as a script.
+func makeSession(
+  _ lines: [String], in folder: TemporaryFolder, interactive: Bool = true, files: TextFileSystem = TextFileSystem()
+) -> (REPLSession, Transcript) {
+  let transcript = Transcript()
+  var configuration = REPLSession.Configuration(
+    isInteractive: interactive, documentsFolder: nil, templatesFolder: folder.file("Templates"),
+    cacheHome: folder.file(".cache"))
+  configuration.files = files
+  let session = REPLSession(
+    configuration: configuration, source: ArrayLineSource(lines), output: { transcript.output.append($0) },
+    errorOutput: { transcript.errors.append($0) })
+  return (session, transcript)
+}
+
+@Suite("REPL session")
+final class REPLSessionTests {
+  let folder: TemporaryFolder
+  let file: URL
+
+  init() throws {
+    folder = try TemporaryFolder(prefix: "quire-repl")
+    file = try folder.write("one\ntwo\nthree\n", to: "t.txt")
+  }
+  deinit { folder.remove() }
+
+  private func contents(_ url: URL) -> String? { try? String(contentsOf: url, encoding: .utf8) }
+
+  @Test func undoIsMultiLevelAndRedoRedoes() throws {
+    let (session, transcript) = makeSession(["1d", "1d", "u", "u", ",p", "redo", ",p", "undo", "w", "q"], in: folder)
+    #expect(session.run(opening: [file.path]) == 0)
+    let printed = transcript.output.filter { !$0.hasPrefix("opened") && !$0.hasPrefix("quire ") && !$0.hasPrefix("undone") && $0 != "redone" }
+    #expect(printed == ["one", "two", "three", "two", "three", "14"])
+    #expect(contents(file) == "one\ntwo\nthree\n")
+  }
+
+  @Test func quitWithUnsavedChangesAsksOnce() throws {
+    let (session, transcript) = makeSession(["1d", "q", "2p", "q", "q"], in: folder)
+    #expect(session.run(opening: [file.path]) == 0)
+    let warnings = transcript.output.filter { $0.hasPrefix("? unsaved changes in 't.txt'") }
+    // The 2p between resets the warning, so the first q after it asks again.
+    #expect(warnings.count == 2)
+    #expect(contents(file) == "one\ntwo\nthree\n")
+  }
+
+  @Test func endOfInputWithUnsavedChangesAsksFirst() throws {
+    let (session, transcript) = makeSession(["1d"], in: folder)
+    #expect(session.run(opening: [file.path]) == 0)
+    #expect(transcript.output.contains { $0.hasPrefix("? unsaved changes in 't.txt': Ctrl-D again quits") })
+  }
+
+  @Test func promptShowsDocumentAndUnsavedMarker() throws {
+    let (session, _) = makeSession([], in: folder)
+    #expect(session.prompt == "quire> ")
+    try session.open(file.path)
+    #expect(session.prompt == "t.txt> ")
+    _ = try session.handle("1d")
+    #expect(session.prompt == "t.txt*> ")
+  }
+
+  @Test func writeRefusesToOverwriteAChangeOnDisk() throws {
+    let (session, _) = makeSession([], in: folder)
+    try session.open(file.path)
+    _ = try session.handle("1d")
+    try "someone else's save\n".write(to: file, atomically: true, encoding: .utf8)
+    #expect(throws: EdError.self) { try session.handle("w") }
+    do {
+      _ = try session.handle("w")
+    } catch let error as EdError {
+      #expect(error.message.hasPrefix("conflict: 't.txt' was changed on disk"))
+    }
+    #expect(contents(file) == "someone else's save\n")
+    _ = try session.handle("keep")
+    _ = try session.handle("w")
+    #expect(contents(file) == "two\nthree\n")
+  }
+
+  @Test func cleanDocumentReloadsAndDirtyOneIsAnnounced() throws {
+    let (session, transcript) = makeSession([], in: folder)
+    try session.open(file.path)
+    try "new text\n".write(to: file, atomically: true, encoding: .utf8)
+    session.announceDiskChanges()
+    #expect(transcript.output.last?.contains("changed on disk; reloaded") == true)
+    #expect(session.currentDocument?.buffer.allLines == ["new text"])
+    _ = try session.handle("u")
+    #expect(session.currentDocument?.buffer.allLines == ["one", "two", "three"])
+    try "third version\n".write(to: file, atomically: true, encoding: .utf8)
+    session.announceDiskChanges()
+    #expect(transcript.output.last?.contains("has unsaved changes here") == true)
+    let count = transcript.output.count
+    session.announceDiskChanges()
+    #expect(transcript.output.count == count, "a change is announced once")
+    _ = try session.handle("revert")
+    #expect(session.currentDocument?.buffer.allLines == ["third version"])
+    #expect(session.currentDocument?.isEdited == false)
+  }
+
+  @Test func missingFileIsCreatedOnFirstSave() throws {
+    let target = folder.file("new.txt")
+    let (session, _) = makeSession(["a", "hello", ".", "w", "q"], in: folder)
+    #expect(session.run(opening: [target.path]) == 0)
+    #expect(contents(target) == "hello\n")
+  }
+
+  @Test func saveAsMakesTheNewFileTheDocuments() throws {
+    let (session, _) = makeSession([], in: folder)
+    try session.open(file.path)
+    _ = try session.handle("1d")
+    _ = try session.handle("save as \(folder.file("copy.txt").path)")
+    #expect(contents(folder.file("copy.txt")) == "two\nthree\n")
+    #expect(session.currentDocument?.fileURL?.lastPathComponent == "copy.txt")
+    #expect(session.currentDocument?.isEdited == false)
+    #expect(contents(file) == "one\ntwo\nthree\n")
+  }
+
+  @Test func newFromTemplate() throws {
+    try FileManager.default.createDirectory(at: folder.file("Templates"), withIntermediateDirectories: true)
+    try folder.write("# Title\n\nBody\n", to: "Templates/blank-note.md")
+    try folder.write("{\"blank-note.md\": \"An empty note.\"}", to: "Templates/templates.json")
+    let target = folder.file("note.md")
+    let (session, transcript) = makeSession(["new --template blank-note \(target.path)", "outline", "w", "docs", "q"], in: folder)
+    #expect(session.run(opening: []) == 0)
+    #expect(contents(target) == "# Title\n\nBody\n")
+    #expect(transcript.output.contains("    1  Title"))
+    #expect(transcript.output.contains { $0.hasPrefix("* 1  note.md  3 lines  saved") })
+  }
+
+  @Test func docsAndSwitch() throws {
+    let other = try folder.write("x\n", to: "other.txt")
+    let (session, transcript) = makeSession([], in: folder)
+    try session.open(file.path)
+    try session.open(other.path)
+    _ = try session.handle("switch t.txt")
+    #expect(session.currentDocument?.displayName == "t.txt")
+    _ = try session.handle("2d")
+    _ = try session.handle("docs")
+    #expect(transcript.output.suffix(2) == [
+      "* 1  t.txt  2 lines  unsaved changes, autosave: not available yet",
+      "  2  other.txt  1 lines  saved, autosave: not available yet",
+    ])
+    _ = try session.handle("switch 2")
+    #expect(session.currentDocument?.displayName == "other.txt")
+  }
+
+  @Test func closeAsksWhenUnsaved() throws {
+    let (session, _) = makeSession([], in: folder)
+    try session.open(file.path)
+    _ = try session.handle("1d")
+    #expect(throws: EdError.self) { try session.handle("close") }
+    _ = try session.handle("close")
+    #expect(session.documents.isEmpty)
+  }
+
+  @Test func unbuiltLayersSaySo() throws {
+    let (session, _) = makeSession([], in: folder)
+    try session.open(file.path)
+    for command in ["thumbnail t.txt", "recover"] {
+      do {
+        _ = try session.handle(command)
+        Issue.record("\(command) should fail")
+      } catch let error as EdError {
+        #expect(error.message.contains("not available yet"))
+      }
+    }
+  }
+
+  @Test func previewWritesAnHTMLPage() throws {
+    let markdown = try folder.write("# Hi\n\n<script>x</script>\n", to: "n.md")
+    let (session, transcript) = makeSession([], in: folder)
+    try session.open(markdown.path)
+    _ = try session.handle("preview")
+    let path = try #require(transcript.output.last?.replacingOccurrences(of: "preview: ", with: ""))
+    let html = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(html.contains("<h1>Hi</h1>"))
+    #expect(!html.contains("<script>x"))
+  }
+
+  @Test func helpListsEveryCommandOnOneLineEach() throws {
+    let (session, transcript) = makeSession([], in: folder)
+    _ = try session.handle("help")
+    let text = transcript.output
+    for word in REPLWordCommand.names {
+      #expect(text.contains { $0.hasPrefix("  \(word)") }, "help does not list \(word)")
+    }
+    for letter in ["a", "i", "c", "d", "j", "m", "t", "p", "n", "l", "=", "s/", "g/", "v/", "k", "w", "W", "r", "e", "f", "u", "q", "h"] {
+      #expect(text.contains { $0.hasPrefix("  ") && $0.dropFirst(2).split(separator: " ").first.map { $0.drop { "(.,$+1)".contains($0) }.hasPrefix(letter) } == true }, "help does not list \(letter)")
+    }
+    #expect(text.contains { $0.contains("multi-level") }, "help says u differs from ed")
+    #expect(text.allSatisfy { !$0.contains("\n") })
+    _ = try session.handle("help save")
+    #expect(transcript.output.contains { $0.hasPrefix("save ") })
+  }
+
+  @Test func wordCommandUsageErrorsAreOneLine() throws {
+    let (session, transcript) = makeSession(["switch", "open", "new --nope", "=", "q"], in: folder)
+    #expect(session.run(opening: []) == 0)
+    let errors = transcript.output.filter { $0.hasPrefix("? ") }
+    #expect(errors.count == 3)
+    #expect(transcript.output.contains("0"))
+  }
+
+  @Test func interruptCancelsALongCommand() throws {
+    let (session, _) = makeSession([], in: folder)
+    try session.open(file.path)
+    session.configuration.interrupt.raise()
+    #expect(throws: EdError.interrupted) { try session.handle("g/./d") }
+    session.configuration.interrupt.clear()
+    #expect(session.currentDocument?.buffer.allLines == ["one", "two", "three"])
+  }
+}
+
+/// Bad input: one clear line each; an interactive session goes on, a script stops naming the line.
+@Suite("REPL bad input")
+final class REPLBadInputTests {
+  enum BadInput: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case unknownCommand, badAddress, badRegex, binaryFile, invalidUTF8, folder, unreadable, missingForRead, emptyCommandWord
+    var testDescription: String { rawValue }
+  }
+
+  let folder: TemporaryFolder
+  init() throws {
+    folder = try TemporaryFolder(prefix: "quire-bad")
+    try folder.write("one\ntwo\n", to: "t.txt")
+    try Data([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff]).write(to: folder.file("binary.dat"))
+    try Data([0x61, 0xff, 0xfe, 0x0a]).write(to: folder.file("latin1.txt"))
+    try folder.write("secret\n", to: "locked.txt")
+    try FileManager.default.createDirectory(at: folder.file("sub"), withIntermediateDirectories: true)
+  }
+  deinit { folder.remove() }
+
+  func command(_ input: BadInput) -> String {
+    switch input {
+    case .unknownCommand: return "x"
+    case .badAddress: return "40p"
+    case .badRegex: return "s/\\(/x/"
+    case .binaryFile: return "open \(folder.file("binary.dat").path)"
+    case .invalidUTF8: return "open \(folder.file("latin1.txt").path)"
+    case .folder: return "open \(folder.file("sub").path)"
+    case .unreadable: return "open \(folder.file("locked.txt").path)"
+    case .missingForRead: return "r \(folder.file("missing.txt").path)"
+    case .emptyCommandWord: return "save as"
+    }
+  }
+
+  /// Makes `locked.txt` fail to open with EACCES through the syscall seam (CI runs as root).
+  var files: TextFileSystem {
+    var files = TextFileSystem()
+    files.openForReading = { path in
+      if path.hasSuffix("locked.txt") {
+        errno = EACCES
+        return -1
+      }
+      return open(path, O_RDONLY | O_CLOEXEC)
+    }
+    return files
+  }
+
+  @Test(arguments: BadInput.allCases)
+  func interactiveSessionPrintsOneLineAndGoesOn(_ input: BadInput) throws {
+    let (session, transcript) = makeSession(
+      ["open \(folder.file("t.txt").path)", command(input), "=", "q"], in: folder, files: files)
+    #expect(session.run(opening: []) == 0)
+    let errors = transcript.output.filter { $0.hasPrefix("? ") }
+    #expect(errors.count == 1, "\(transcript.output)")
+    #expect(transcript.output.last == "2", "the session went on to run '='")
+    #expect(try String(contentsOf: folder.file("t.txt"), encoding: .utf8) == "one\ntwo\n")
+  }
+
+  @Test(arguments: BadInput.allCases)
+  func scriptStopsNamingTheLine(_ input: BadInput) throws {
+    let (session, transcript) = makeSession(
+      ["open \(folder.file("t.txt").path)", "1p", command(input), "2p"], in: folder, interactive: false, files: files)
+    #expect(session.run(opening: []) == 1)
+    #expect(transcript.output == ["one"])
+    #expect(transcript.errors.count == 1)
+    #expect(transcript.errors.first?.hasPrefix("quire: line 3: ") == true, "\(transcript.errors)")
+  }
+
+  @Test func messagesNameTheProblem() throws {
+    let (session, transcript) = makeSession(
+      BadInput.allCases.map(command) + ["q"], in: folder, files: files)
+    _ = session.run(opening: [folder.file("t.txt").path])
+    let errors = transcript.output.filter { $0.hasPrefix("? ") }
+    #expect(errors == [
+      "? unknown command 'x'; type 'help' for the list",
+      "? invalid address: line 40 is past the end (2 lines)",
+      "? invalid regular expression '\\(': unmatched ( or \\(",
+      "? '\(folder.file("binary.dat").path)' is a binary file (it contains NUL bytes); quire edits text files only",
+      "? '\(folder.file("latin1.txt").path)' is not UTF-8 text; convert it first (e.g. with iconv)",
+      "? '\(folder.file("sub").path)' is a folder, not a file; open a file inside it",
+      "? cannot read '\(folder.file("locked.txt").path)': permission denied",
+      "? cannot open '\(folder.file("missing.txt").path)': no such file or folder",
+      "? write 'save' or 'save as PATH'",
+    ])
+  }
+
+  @Test func startingOnABadFileInScriptModeFails() throws {
+    let (session, transcript) = makeSession(["1p"], in: folder, interactive: false, files: files)
+    #expect(session.run(opening: [folder.file("binary.dat").path]) == 1)
+    #expect(transcript.errors.count == 1)
+  }
+
+  @Test func realPermissionDenied() throws {
+    if isRunningAsRoot {
+      print("note: running as root, where chmod 000 does not stop a read; the syscall seam covers EACCES")
+      return
+    }
+    let locked = try folder.write("x\n", to: "real-locked.txt")
+    chmod(locked.path, 0)
+    let (session, transcript) = makeSession(["open \(locked.path)", "q"], in: folder)
+    _ = session.run(opening: [])
+    #expect(transcript.output.contains { $0.contains("permission denied") })
+  }
+}
