@@ -1,4 +1,5 @@
 import Foundation
+import Quire
 import QuireTestSupport
 import Testing
 
@@ -13,13 +14,15 @@ final class Transcript: @unchecked Sendable {
 
 /// A session over `lines`, in `folder`, interactive or as a script.
 func makeSession(
-  _ lines: [String], in folder: TemporaryFolder, interactive: Bool = true, files: TextFileSystem = TextFileSystem()
+  _ lines: [String], in folder: TemporaryFolder, interactive: Bool = true, files: TextFileSystem = TextFileSystem(),
+  autosaver: Autosaver? = nil
 ) -> (REPLSession, Transcript) {
   let transcript = Transcript()
   var configuration = REPLSession.Configuration(
     isInteractive: interactive, documentsFolder: nil, templatesFolder: folder.file("Templates"),
     cacheHome: folder.file(".cache"))
   configuration.files = files
+  configuration.autosaver = autosaver
   let session = REPLSession(
     configuration: configuration, source: ArrayLineSource(lines), output: { transcript.output.append($0) },
     errorOutput: { transcript.errors.append($0) })
@@ -148,8 +151,8 @@ final class REPLSessionTests {
     _ = try session.handle("2d")
     _ = try session.handle("docs")
     #expect(transcript.output.suffix(2) == [
-      "* 1  t.txt  2 lines  unsaved changes, autosave: not available yet",
-      "  2  other.txt  1 lines  saved, autosave: not available yet",
+      "* 1  t.txt  2 lines  unsaved changes, autosave: off",
+      "  2  other.txt  1 lines  saved, autosave: off",
     ])
     _ = try session.handle("switch 2")
     #expect(session.currentDocument?.displayName == "other.txt")
@@ -167,7 +170,7 @@ final class REPLSessionTests {
   @Test func unbuiltLayersSaySo() throws {
     let (session, _) = makeSession([], in: folder)
     try session.open(file.path)
-    for command in ["thumbnail t.txt", "recover"] {
+    for command in ["thumbnail t.txt"] {
       do {
         _ = try session.handle(command)
         Issue.record("\(command) should fail")
@@ -175,6 +178,82 @@ final class REPLSessionTests {
         #expect(error.message.contains("not available yet"))
       }
     }
+  }
+
+  // MARK: Autosave and recovery
+
+  private var store: RecoveryStore { RecoveryStore(folder: folder.file(".state/quire/recovery")) }
+
+  @Test func autosaveWritesARecoveryFileAndSavingRemovesIt() throws {
+    let autosaver = Autosaver(store: store, idleDelay: 0.05, maximumInterval: 1)
+    let (session, _) = makeSession([], in: folder, autosaver: autosaver)
+    try session.open(file.path)
+    _ = try session.handle("2s/two/TWO/")
+    session.autosaveEdits()
+    var version: RecoveredVersion?
+    for _ in 0..<200 where version == nil {
+      usleep(10_000)
+      version = store.recoveredVersion(for: file)
+    }
+    let written = try #require(version, "autosave never wrote a recovery file")
+    #expect(contents(written.url) == "one\nTWO\nthree\n")
+    #expect(session.state(of: try session.requireDocument()).contains("autosaved "))
+    var info = stat()
+    #expect(lstat(written.url.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    // Undo back to the saved state drops it; a new edit and a write drop it again.
+    _ = try session.handle("u")
+    session.autosaveEdits()
+    #expect(store.recoveredVersion(for: file) == nil)
+    _ = try session.handle("1d")
+    session.autosaveEdits()
+    _ = try session.handle("w")
+    session.autosaveEdits()
+    usleep(100_000)
+    #expect(store.recoveredVersion(for: file) == nil)
+    #expect(contents(file) == "two\nthree\n")
+  }
+
+  @Test func recoveredEditsAreOfferedRestoredAndUndoable() throws {
+    try store.write(Data("one\nrecovered\n".utf8), for: file)
+    let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
+    let (session, transcript) = makeSession(["docs", "recover", ",p", "u", ",p", "redo", "w", "recover", "q"], in: folder, autosaver: autosaver)
+    #expect(session.run(opening: [file.path]) == 0)
+    #expect(transcript.output.contains { $0.hasPrefix("'t.txt' has autosaved edits from ") && $0.hasSuffix("'recover' restores them, 'recover discard' drops them") })
+    #expect(transcript.output.contains { $0.contains("t.txt") && $0.contains("to recover ('recover')") })
+    let printed = transcript.output.filter { ["one", "two", "three", "recovered"].contains($0) }
+    #expect(printed == ["one", "recovered", "one", "two", "three"])
+    #expect(transcript.output.contains("? 't.txt' has no autosaved edits to recover"))
+    #expect(contents(file) == "one\nrecovered\n")
+    #expect(store.recoveredVersion(for: file) == nil)
+  }
+
+  @Test func recoverDiscardDropsTheAutosavedEdits() throws {
+    try store.write(Data("other\n".utf8), for: file)
+    let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
+    let (session, transcript) = makeSession(["recover later", "recover discard", "recover", "q"], in: folder, autosaver: autosaver)
+    #expect(session.run(opening: [file.path]) == 0)
+    #expect(transcript.output.contains("? write 'recover' or 'recover discard', not 'recover later'"))
+    #expect(transcript.output.contains("dropped the autosaved edits of 't.txt'"))
+    #expect(transcript.output.contains("? 't.txt' has no autosaved edits to recover"))
+    #expect(store.recoveredVersion(for: file) == nil)
+    #expect(contents(file) == "one\ntwo\nthree\n")
+  }
+
+  @Test func anAutosaveThatMatchesTheFileIsNotOfferedAndABadOneIsLeftAlone() throws {
+    try store.write(Data("one\ntwo\nthree\n".utf8), for: file)
+    let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
+    let (session, transcript) = makeSession([], in: folder, autosaver: autosaver)
+    try session.open(file.path)
+    #expect(!transcript.output.contains { $0.contains("autosaved edits") })
+    #expect(store.recoveredVersion(for: file) == nil)
+
+    // A recovery file that is not text is reported, kept, and not offered.
+    let other = try folder.write("a\n", to: "u.txt")
+    try store.write(Data([0x66, 0x00, 0xff, 0x0a]), for: other)
+    try session.open(other.path)
+    #expect(transcript.output.contains { $0.contains("autosaved edits of 'u.txt'") && $0.contains("cannot be read") })
+    #expect(store.recoveredVersion(for: other) != nil)
+    #expect(throws: EdError.self) { try session.recover(discarding: false) }
   }
 
   @Test func previewWritesAnHTMLPage() throws {

@@ -144,6 +144,67 @@ final class TerminalTests {
     #expect(info.st_mode & 0o777 == 0o700)
   }
 
+  /// Acceptance 3: SIGKILL mid-edit, start again on the same file, the autosaved edits are
+  /// offered, and `recover` then `w` puts them into the file.
+  @Test func autosavedEditsSurviveSIGKILL() throws {
+    guard Self.tmuxPath != nil else {
+      print("note: tmux is not installed (apt-get install tmux); skipping the terminal test")
+      return
+    }
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
+    let notes = try folder.write("one\ntwo\nthree\n", to: "notes.txt")
+    let state = folder.file(".state")
+    func start(session: String) throws {
+      try tmux([
+        "new-session", "-d", "-s", session, "-x", "150", "-y", "50", "-c", folder.url.path,
+        "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(state.path)", "HOME=\(folder.url.path)",
+        "QUIRE_AUTOSAVE_DELAY=0.3", quire.path, "notes.txt",
+      ])
+    }
+    try start(session: "main")
+    try waitFor("notes.txt> ")
+    try type(["2s/two/TWO/", "Enter"], expecting: "notes.txt*> ")
+    try type(["$a", "Enter", "four", "Enter", ".", "Enter"], expecting: "notes.txt*> ")
+    // Past the autosave delay, `status` reports the autosave.
+    var autosaved = false
+    for _ in 0..<100 where !autosaved {
+      usleep(100_000)
+      autosaved = try type(["status", "Enter"], expecting: "undo: ").contains("autosaved ")
+    }
+    #expect(autosaved, "status never reported an autosave")
+    let recovery = state.appendingPathComponent("quire/recovery")
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: recovery.path)) ?? []
+    #expect(files.contains { $0.hasSuffix(".recovery") })
+    var info = stat()
+    #expect(lstat(recovery.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+
+    // SIGKILL: no chance to clean up. The file on disk is untouched.
+    let pidText = try tmux(["display-message", "-p", "-t", "main:0", "#{pane_pid}"]).output
+    let pid = try #require(pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(kill(pid, SIGKILL) == 0)
+    for _ in 0..<100 where isRunning { usleep(50_000) }
+    #expect(!isRunning)
+    #expect(try String(contentsOf: notes, encoding: .utf8) == "one\ntwo\nthree\n")
+
+    // Start again: the autosaved edits are offered; recover, then w, restores them.
+    try start(session: "main")
+    let offer = try waitFor("notes.txt> ")
+    #expect(offer.contains("'notes.txt' has autosaved edits from "))
+    #expect(offer.contains("'recover' restores them, 'recover discard' drops them"))
+    try type(["docs", "Enter"], expecting: "to recover ('recover')")
+    try type(["recover", "Enter"], expecting: "recovered the autosaved edits of 'notes.txt'")
+    try type([",p", "Enter"], expecting: "\nfour\n")
+    try type(["w", "Enter"], expecting: "\n19\n")
+    #expect(try String(contentsOf: notes, encoding: .utf8) == "one\nTWO\nthree\nfour\n")
+    // Saved: the recovery file is gone, and a second recover has nothing to offer.
+    let left = (try? FileManager.default.contentsOfDirectory(atPath: recovery.path)) ?? []
+    #expect(!left.contains { $0.hasSuffix(".recovery") }, "the recovery file outlived the save: \(left)")
+    try type(["recover", "Enter"], expecting: "has no autosaved edits to recover")
+    try send("q", "Enter")
+    for _ in 0..<100 where isRunning { usleep(50_000) }
+    #expect(!isRunning)
+  }
+
   private func waitForFile(_ url: URL, toContain text: String) throws {
     for _ in 0..<100 {
       if (try? String(contentsOf: url, encoding: .utf8))?.contains(text) == true { return }

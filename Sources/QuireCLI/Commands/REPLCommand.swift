@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Quire
 import QuireTypes
 
 /// `quire [FILE…]`: the REPL. With a terminal on standard input it edits interactively through
@@ -33,6 +34,13 @@ struct REPLCommand: AsyncParsableCommand {
       templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
       cacheHome: xdg("XDG_CACHE_HOME", ".cache"))
     configuration.interrupt = Interrupt.shared
+    if isInteractive {
+      // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle
+      // input before an autosave, default 5) lets tests wait less.
+      let delay = environment["QUIRE_AUTOSAVE_DELAY"].flatMap(Double.init).flatMap { $0 >= 0 && $0 <= 3600 ? $0 : nil } ?? 5
+      let store = RecoveryStore(folder: xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("quire/recovery"))
+      configuration.autosaver = Autosaver(store: store, idleDelay: delay, maximumInterval: max(30, delay))
+    }
     let out = OutputStream(fd: STDOUT_FILENO)
     let err = OutputStream(fd: STDERR_FILENO)
     defer {

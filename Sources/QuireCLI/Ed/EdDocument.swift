@@ -1,11 +1,13 @@
 import Foundation
+import Quire
 
 /// One file open in the line editor: its lines, ed's per-buffer state (current line, marks,
 /// file name) and what the file held on disk when it was last read or written.
 ///
 /// When the document layer lands (issue 4), this wraps a `Document`: `buffer` becomes the
 /// document's text storage with its undo manager, `w` becomes `save`, `diskFingerprint` the
-/// document's file version, and ``autosaveState`` reports the document's autosave.
+/// document's file version. Until then the session autosaves snapshots of the lines to the
+/// document layer's recovery files (``Autosaver``).
 final class EdDocument {
   /// The lines and their undo history.
   let buffer: any LineBuffer
@@ -46,6 +48,13 @@ final class EdDocument {
     return text
   }
 
-  /// What autosave has done for this document. Autosave arrives with the document layer.
-  var autosaveState: String { "not available yet (arrives with the document layer, issue 4)" }
+  /// Autosaved edits left by an earlier session that was killed, offered by `recover`.
+  var recoveredVersion: RecoveredVersion?
+  /// The lines of ``recoveredVersion``, read when the file was opened (autosave may replace the
+  /// recovery file before the person decides).
+  var recoveredLines: [String]?
+  /// The buffer state last handed to autosave (from ``LineBuffer/changeToken`` and
+  /// ``isEdited``) and for which file.
+  var autosavedToken: Int?
+  var autosavedURL: URL?
 }

@@ -40,6 +40,9 @@ protocol LineBuffer: AnyObject {
 
   /// Whether the lines differ from what was last read or written.
   var isEdited: Bool { get }
+  /// A number that names the current state of the lines: it changes with every edit, undo,
+  /// redo and reset, and comes back when undo or redo returns to an earlier state.
+  var changeToken: Int { get }
   /// Marks the current lines as matching the file (after a whole-buffer write).
   func markSaved()
   /// Replaces every line without recording undo (ed's `e`): the undo history is cleared and
@@ -162,6 +165,8 @@ final class InMemoryLineBuffer: LineBuffer {
   var undoActionName: String? { undoStack.last?.name }
 
   var isEdited: Bool { currentGeneration != savedGeneration }
+
+  var changeToken: Int { currentGeneration }
 
   func markSaved() { savedGeneration = currentGeneration }
 

@@ -42,7 +42,7 @@ enum REPLHelp {
     ("preview [FILE] [--output F]", "write an HTML preview of a Markdown document (unsaved edits included)"),
     ("thumbnail FILE", "make a thumbnail (not available yet: previews, issue 9)"),
     ("type [FILE…]", "show the type (UTI) of files or of the current document"),
-    ("recover", "recover autosaved edits (not available yet: document layer, issue 4)"),
+    ("recover", "restore autosaved edits left by a killed session; 'recover discard' drops them"),
     ("help [command]", "list the commands, or explain one"),
   ]
 

@@ -21,6 +21,8 @@ final class REPLSession {
     var files = TextFileSystem()
     /// Ctrl-C; the executable passes ``Interrupt/shared``.
     var interrupt = InterruptFlag()
+    /// Writes recovery files of unsaved edits; `nil` turns autosave and recovery off.
+    var autosaver: Autosaver?
   }
 
   let configuration: Configuration
@@ -70,6 +72,7 @@ final class REPLSession {
   /// - Returns: 0, or 1 when a command failed in script mode (or the script ended with unsaved
   ///   changes).
   func run(opening files: [String]) -> Int32 {
+    defer { finishAutosave() }
     if configuration.isInteractive {
       output("quire \(quireVersion): ed-style editing plus word commands; 'help' lists them, 'q' quits.")
       if files.isEmpty { listDocumentsFolder() }
@@ -106,6 +109,7 @@ final class REPLSession {
       source.remember(line)
       if configuration.isInteractive { announceDiskChanges() }
       do {
+        defer { autosaveEdits() }
         if try handle(line) == .quit { return ExitStatus.success }
       } catch {
         if configuration.interrupt.isPending { configuration.interrupt.clear() }
@@ -237,6 +241,7 @@ final class REPLSession {
       document = EdDocument(buffer: InMemoryLineBuffer(), fileURL: url)
       say("'\(document.displayName)' is a new file; it is created when you save (w)")
     }
+    offerRecoveredVersion(of: document)
     documents.append(document)
     currentIndex = documents.count - 1
   }
@@ -328,6 +333,7 @@ final class REPLSession {
       warning: "'\(document.displayName)' has unsaved changes: 'close' again discards them, 'save' keeps them")
     guard let index = currentIndex else { return }
     documents.remove(at: index)
+    if let url = document.autosavedURL { configuration.autosaver?.discard(for: url) }
     currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
     say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
   }
@@ -388,6 +394,93 @@ final class REPLSession {
     document.announcedDiskChange = nil
     document.mayOverwriteDiskChange = false
     document.marks = [:]
+  }
+
+  // MARK: Autosave and recovery
+
+  /// Offers the autosaved edits a killed session left for `document`'s file.
+  private func offerRecoveredVersion(of document: EdDocument) {
+    guard let autosaver = configuration.autosaver, let url = document.fileURL,
+      let version = autosaver.store.recoveredVersion(for: url)
+    else { return }
+    guard let recovered = try? configuration.files.read(version.url) else {
+      say("note: the autosaved edits of '\(document.displayName)' in '\(version.url.path)' cannot be read; they are left there")
+      return
+    }
+    if recovered.lines == document.buffer.allLines {
+      // The autosave holds what the file holds: nothing to offer.
+      autosaver.discard(for: url)
+      return
+    }
+    document.recoveredVersion = version
+    document.recoveredLines = recovered.lines
+    say("'\(document.displayName)' has autosaved edits from \(Autosaver.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them")
+  }
+
+  /// `recover`: replaces the current document's lines with its autosaved edits, as one
+  /// undoable change; `recover discard` drops them.
+  func recover(discarding: Bool) throws {
+    let document = try requireDocument()
+    guard let version = document.recoveredVersion, let lines = document.recoveredLines else {
+      throw EdError("'\(document.displayName)' has no autosaved edits to recover")
+    }
+    document.recoveredVersion = nil
+    document.recoveredLines = nil
+    if discarding {
+      // A recovery file that autosave has since replaced holds newer edits: keep it.
+      if document.autosavedURL == nil { configuration.autosaver?.discard(for: version.documentURL) }
+      say("dropped the autosaved edits of '\(document.displayName)'")
+      return
+    }
+    let buffer = document.buffer
+    buffer.beginEditGroup(named: "recover", cursor: document.currentLine)
+    buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
+    document.currentLine = buffer.lineCount
+    buffer.endEditGroup(cursor: document.currentLine)
+    say("recovered the autosaved edits of '\(document.displayName)' from \(Autosaver.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery")
+  }
+
+  /// After each command: hands the lines of every document whose state changed to autosave,
+  /// or drops the recovery file of one that is back to its saved state.
+  func autosaveEdits() {
+    guard let autosaver = configuration.autosaver else { return }
+    for document in documents {
+      if let old = document.autosavedURL, old != document.fileURL {
+        autosaver.discard(for: old)
+        document.autosavedURL = nil
+        document.autosavedToken = nil
+      }
+      guard let url = document.fileURL else { continue }
+      // A write changes whether the lines are edited but not the lines: both make the state.
+      let token = document.buffer.changeToken * 2 + (document.isEdited ? 1 : 0)
+      guard token != document.autosavedToken else { continue }
+      document.autosavedToken = token
+      if document.isEdited {
+        autosaver.schedule(Data(document.text.utf8), for: url)
+        document.autosavedURL = url
+      } else if document.autosavedURL != nil {
+        autosaver.discard(for: url)
+        document.autosavedURL = nil
+      }
+    }
+  }
+
+  /// At the end of the session: edits the person chose not to save leave no recovery file.
+  private func finishAutosave() {
+    guard let autosaver = configuration.autosaver else { return }
+    autosaver.stop()
+    for document in documents {
+      if let url = document.autosavedURL { autosaver.discard(for: url) }
+    }
+  }
+
+  func autosaveState(of document: EdDocument) -> String {
+    guard let autosaver = configuration.autosaver else { return "autosave: off" }
+    if let version = document.recoveredVersion {
+      return "autosaved edits from \(Autosaver.time(version.date)) to recover ('recover')"
+    }
+    guard let url = document.fileURL else { return "autosave: none until it has a file name" }
+    return autosaver.state(for: url)
   }
 
   /// `keep`: the next `w` may replace the version someone else saved.
@@ -451,7 +544,7 @@ final class REPLSession {
         parts.append(document.isEdited ? "in conflict (changed on disk)" : "changed on disk")
       }
     }
-    parts.append("autosave: not available yet")
+    parts.append(autosaveState(of: document))
     return parts.joined(separator: ", ")
   }
 

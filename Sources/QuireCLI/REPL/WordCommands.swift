@@ -206,9 +206,14 @@ struct TypeWord: SessionCommand {
 }
 
 struct RecoverWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "recover", abstract: "Recover autosaved edits (not available yet: document layer, issue 4).")
+  static let configuration = CommandConfiguration(commandName: "recover", abstract: "Restore the autosaved edits a killed session left ('recover discard' drops them).")
+  @Argument(help: "'discard' to drop the autosaved edits instead.") var action: String?
   func run(in session: REPLSession) throws {
-    throw EdError("recover is not available yet: autosave and recovery arrive with the document layer (issue 4)")
+    switch action {
+    case nil: try session.recover(discarding: false)
+    case "discard": try session.recover(discarding: true)
+    case let other?: throw EdError("write 'recover' or 'recover discard', not 'recover \(other)'")
+    }
   }
 }
 
