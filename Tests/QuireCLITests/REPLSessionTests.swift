@@ -91,6 +91,55 @@ final class REPLSessionTests {
     #expect(contents(file) == "two\nthree\n")
   }
 
+  @Test func mergeCombinesEditsThatDoNotOverlapAndMarksThoseThatDo() throws {
+    let (session, transcript) = makeSession([], in: folder)
+    let long = try folder.write("a\nb\nc\nd\ne\nf\ng\nh\n", to: "m.txt")
+    try session.open(long.path)
+    _ = try session.handle("1s/a/A/")
+    try "a\nb\nc\nd\ne\nf\ng\nH\n".write(to: long, atomically: true, encoding: .utf8)
+    #expect(throws: EdError.self) { try session.handle("w") }
+    _ = try session.handle("merge")
+    #expect(session.currentDocument?.buffer.allLines == ["A", "b", "c", "d", "e", "f", "g", "H"])
+    #expect(transcript.output.last?.hasPrefix("merged the disk version of 'm.txt' with yours (8 lines)") == true)
+    // Undo brings back yours alone; redo the merge, and w now saves without a conflict.
+    _ = try session.handle("u")
+    #expect(session.currentDocument?.buffer.allLines.last == "h")
+    _ = try session.handle("redo")
+    _ = try session.handle("w")
+    #expect(contents(long) == "A\nb\nc\nd\ne\nf\ng\nH\n")
+
+    // Both change line 2: the merge keeps both between markers and says so.
+    _ = try session.handle("2s/b/mine/")
+    try "A\ntheirs\nc\nd\ne\nf\ng\nH\n".write(to: long, atomically: true, encoding: .utf8)
+    _ = try session.handle("merge")
+    let lines = session.currentDocument?.buffer.allLines ?? []
+    #expect(lines.contains("mine") && lines.contains("theirs") && lines.contains("=======")
+      && lines.contains { $0.hasPrefix("<<<<<<< ") } && lines.contains { $0.hasPrefix(">>>>>>> ") })
+    #expect(transcript.output.last?.contains("1 conflict(s)") == true)
+    #expect(contents(long) == "A\ntheirs\nc\nd\ne\nf\ng\nH\n", "merge does not write")
+  }
+
+  @Test func mergeWithoutAFileOrABaseFailsClearly() throws {
+    let (session, _) = makeSession([], in: folder)
+    #expect(throws: EdError.self) { try session.handle("merge") }
+    _ = try session.handle("a")
+    try session.newDocument(path: nil, template: nil)
+    do {
+      try session.mergeWithDiskVersion()
+      Issue.record("merge of an untitled document should fail")
+    } catch let error as EdError {
+      #expect(error.message == "'untitled' has no file to merge with")
+    }
+    try session.open(file.path)
+    _ = try session.handle("f \(folder.file("elsewhere.txt").path)")
+    do {
+      try session.mergeWithDiskVersion()
+      Issue.record("merge without a known base should fail")
+    } catch let error as EdError {
+      #expect(error.message.contains("does not know the version it last read or wrote"))
+    }
+  }
+
   @Test func cleanDocumentReloadsAndDirtyOneIsAnnounced() throws {
     let (session, transcript) = makeSession([], in: folder)
     try session.open(file.path)

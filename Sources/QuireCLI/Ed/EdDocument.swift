@@ -19,6 +19,9 @@ final class EdDocument {
   var marks: [UInt8: Int] = [:]
   /// What the file held when last read or written; `nil` when it has never been read (a new file).
   var diskFingerprint: FileFingerprint?
+  /// The lines the file held when last read or written here: the base of `merge`'s
+  /// three-way merge; `nil` when unknown (a new file, or after `f`).
+  var diskLines: [String]?
   /// The cheap identity of the file when last read, written or checked.
   var diskStamp: FileStamp?
   /// The fingerprint of a change on disk the person has already been told about.

@@ -176,6 +176,7 @@ final class EdEngine {
       document.buffer.reset(lines: contents.lines)
       document.fileURL = url
       document.diskFingerprint = contents.fingerprint
+      document.diskLines = contents.lines
       document.diskStamp = contents.stamp
       document.announcedDiskChange = nil
       document.mayOverwriteDiskChange = false
@@ -188,6 +189,7 @@ final class EdEngine {
       if let name = try readFileName(&s) {
         document.fileURL = URL(fileURLWithPath: name)
         document.diskFingerprint = files.fingerprint(of: URL(fileURLWithPath: name))
+        document.diskLines = nil
       }
       guard let url = document.fileURL else { throw EdError("no current file name; give one: f FILE") }
       output(url.relativePath)
@@ -917,7 +919,7 @@ final class EdEngine {
         if let onDisk, onDisk != document.diskFingerprint {
           throw EdError(
             "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
-              + "'revert' loads the disk version (your edits stay undoable), 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere")
+              + "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere")
         }
       }
       try files.writeAtomically(bytes, to: url)
@@ -926,6 +928,7 @@ final class EdEngine {
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
     if isOwnFile && !appending {
       document.diskFingerprint = FileFingerprint(of: bytes)
+      document.diskLines = lines
       document.diskStamp = files.stamp(of: url)
       document.announcedDiskChange = nil
       document.mayOverwriteDiskChange = false

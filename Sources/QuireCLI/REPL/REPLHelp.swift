@@ -34,6 +34,7 @@ enum REPLHelp {
     ("save as PATH", "save the current document under a new name, which becomes its file"),
     ("revert", "load the disk version; your version stays one u away"),
     ("keep", "after a change on disk: keep your version, so the next w replaces theirs"),
+    ("merge", "after a change on disk: merge theirs into yours, three-way (conflicts get markers; undoable)"),
     ("close", "close the current document (twice when there are unsaved changes)"),
     ("undo", "undo the last change (as u)"),
     ("redo", "redo the last undone change (ed has no redo)"),

@@ -228,6 +228,7 @@ final class REPLSession {
       let contents = try configuration.files.read(url)
       document = EdDocument(buffer: InMemoryLineBuffer(lines: contents.lines), fileURL: url)
       document.diskFingerprint = contents.fingerprint
+      document.diskLines = contents.lines
       document.diskStamp = contents.stamp
       if configuration.isInteractive {
         say("opened '\(document.displayName)': \(contents.lines.count) lines, \(contents.byteCount) bytes")
@@ -362,12 +363,15 @@ final class REPLSession {
     let url = URL(fileURLWithPath: path)
     let previous = document.fileURL
     document.fileURL = url
+    let previousLines = document.diskLines
     document.diskFingerprint = configuration.files.fingerprint(of: url)
+    document.diskLines = nil
     do {
       engine.document = document
       _ = try engine.execute("w") { nil }
     } catch {
       document.fileURL = previous
+      document.diskLines = previousLines
       throw error
     }
     say("saved as '\(path)'")
@@ -390,10 +394,48 @@ final class REPLSession {
     buffer.endEditGroup(cursor: document.currentLine)
     buffer.markSaved()
     document.diskFingerprint = contents.fingerprint
+    document.diskLines = contents.lines
     document.diskStamp = contents.stamp
     document.announcedDiskChange = nil
     document.mayOverwriteDiskChange = false
     document.marks = [:]
+  }
+
+  /// `merge`: combines the disk version with this one, three-way against the version last
+  /// read or written here (libgit2's merge, through the document layer's ``TextMerge``), as one
+  /// undoable edit. Overlapping edits are kept both between conflict markers.
+  func mergeWithDiskVersion() throws {
+    let document = try requireDocument()
+    guard let url = document.fileURL else { throw EdError("'\(document.displayName)' has no file to merge with") }
+    guard let base = document.diskLines else {
+      throw EdError("cannot merge '\(document.displayName)': quire does not know the version it last read or wrote; 'revert' or 'keep' instead")
+    }
+    let contents = try configuration.files.read(url)
+    func text(_ lines: [String]) -> String { lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
+    let result: TextMerge.Result
+    do {
+      result = try TextMerge.merge(base: text(base), mine: document.text, theirs: text(contents.lines))
+    } catch {
+      throw EdError("cannot merge '\(document.displayName)': \(error.reason)")
+    }
+    var merged = result.text.components(separatedBy: "\n")
+    if merged.last == "" { merged.removeLast() }
+    let buffer = document.buffer
+    buffer.beginEditGroup(named: "merge", cursor: document.currentLine)
+    buffer.replaceLines(in: 0..<buffer.lineCount, with: merged)
+    document.currentLine = buffer.lineCount
+    buffer.endEditGroup(cursor: document.currentLine)
+    // The disk version is now part of this one: the next w replaces it without a conflict.
+    document.diskFingerprint = contents.fingerprint
+    document.diskLines = contents.lines
+    document.diskStamp = contents.stamp
+    document.announcedDiskChange = nil
+    document.mayOverwriteDiskChange = false
+    if result.conflicts == 0 {
+      say("merged the disk version of '\(document.displayName)' with yours (\(merged.count) lines); w saves the result, u undoes the merge")
+    } else {
+      say("merged the disk version of '\(document.displayName)' with yours: \(result.conflicts) conflict(s) kept both between <<<<<<< mine and >>>>>>> lines; edit them, then w (u undoes the merge)")
+    }
   }
 
   // MARK: Autosave and recovery
@@ -511,7 +553,7 @@ final class REPLSession {
       }
       document.announcedDiskChange = onDisk
       output(
-        "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs); merging arrives with the document layer")
+        "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both")
     }
   }
 

@@ -15,7 +15,7 @@ struct REPLWordCommand: ParsableCommand {
     abstract: "Word commands of the quire REPL.",
     subcommands: [
       OpenWord.self, NewWord.self, DocsWord.self, SwitchWord.self, SaveWord.self, RevertWord.self,
-      KeepWord.self, CloseWord.self, UndoWord.self, RedoWord.self, StatusWord.self, OutlineWord.self,
+      KeepWord.self, MergeWord.self, CloseWord.self, UndoWord.self, RedoWord.self, StatusWord.self, OutlineWord.self,
       PreviewWord.self, ThumbnailWord.self, TypeWord.self, RecoverWord.self, TemplatesWord.self,
     ])
 
@@ -90,6 +90,11 @@ struct RevertWord: SessionCommand {
 struct KeepWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "keep", abstract: "Keep your version after a change on disk; the next w replaces theirs.")
   func run(in session: REPLSession) throws { try session.keepMine() }
+}
+
+struct MergeWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "merge", abstract: "Merge the disk version with yours, three-way (undoable; overlaps get conflict markers).")
+  func run(in session: REPLSession) throws { try session.mergeWithDiskVersion() }
 }
 
 struct CloseWord: SessionCommand {
