@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Quire
 
 /// What a file held when quire last read or wrote it: size and a content hash.
 ///
@@ -131,60 +132,21 @@ struct TextFileSystem: Sendable {
     return bytes
   }
 
-  /// Replaces `url` with `bytes` without ever leaving a partial file.
+  /// Replaces `url` with `bytes` without ever leaving a partial file, through the document
+  /// layer's safe save (``FileSaver``): a temporary file beside the target, `fsync`, the old
+  /// mode and owner, `renameat2(RENAME_EXCHANGE)`, `fsync` of the folder; symbolic links are
+  /// saved through to their target (as ed does) and hard-linked files are written in place.
   ///
-  /// FIRST VERSION: to be replaced by the document layer's safe save (issue 4).
-  /// - Throws: ``EdError`` naming the file and the failed step; the old file is untouched.
+  /// - Throws: ``EdError`` naming the file and what failed; the old file is untouched.
   func writeAtomically(_ bytes: [UInt8], to url: URL) throws(EdError) {
-    // Write through a symbolic link to its target, as ed does, rather than replacing the link.
-    let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)).map { destination in
-      destination.hasPrefix("/") ? URL(fileURLWithPath: destination) : url.deletingLastPathComponent().appendingPathComponent(destination)
-    } ?? url
-    let name = displayName(url)
-    let folder = target.deletingLastPathComponent().path
     var info = stat()
-    if stat(target.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-      throw EdError("cannot write '\(name)': it is a folder")
+    if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+      throw EdError("cannot write '\(displayName(url))': it is a folder")
     }
-    let oldMode: mode_t? = stat(target.path, &info) == 0 ? info.st_mode & 0o7777 : nil
-    // The temporary file sits beside the target so that rename(2) stays within one file system.
-    var template = Array("\(folder)/.\(target.lastPathComponent).quire-XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-      guard let base = buffer.baseAddress else { return -1 }
-      return mkstemp(base)
-    }
-    if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    if fd < 0 { throw EdError("cannot write '\(name)': cannot create a file in '\(folder)': \(describe(errno))") }
-    let tempPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    func fail(_ step: String, _ code: Int32) -> EdError {
-      close(fd)
-      unlink(tempPath)
-      return EdError("cannot write '\(name)': \(step) failed: \(describe(code)); the file on disk is unchanged")
-    }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw fail("writing", errno)
-      }
-      written += count
-    }
-    // Keep the mode of the file being replaced; a new file gets 0666 less the umask, as ed's would.
-    if fchmod(fd, oldMode ?? (0o666 & ~currentUmask())) != 0 { throw fail("setting the mode", errno) }
-    // The data must be on disk before the rename makes it the file.
-    if fsync(fd) != 0 { throw fail("flushing", errno) }
-    close(fd)
-    if rename(tempPath, target.path) != 0 {
-      let code = errno
-      unlink(tempPath)
-      throw EdError("cannot write '\(name)': replacing it failed: \(describe(code)); the file on disk is unchanged")
-    }
-    // Flush the folder so the rename itself survives a crash.
-    let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if folderFD >= 0 {
-      _ = fsync(folderFD)
-      close(folderFD)
+    do {
+      _ = try FileSaver.write(Data(bytes), to: url)
+    } catch {
+      throw EdError("cannot write '\(displayName(url))': \(error.reason)")
     }
   }
 
