@@ -119,6 +119,29 @@ final class REPLSessionTests {
     #expect(contents(long) == "A\ntheirs\nc\nd\ne\nf\ng\nH\n", "merge does not write")
   }
 
+  @Test func scriptWriteMergesEditsThatDoNotOverlapAndRefusesThoseThatDo() throws {
+    let (session, _) = makeSession([], in: folder, interactive: false)
+    let long = try folder.write("a\nb\nc\nd\ne\nf\ng\nh\n", to: "s.txt")
+    try session.open(long.path)
+    _ = try session.handle("1s/a/A/")
+    try "a\nb\nc\nd\ne\nf\ng\nH\n".write(to: long, atomically: true, encoding: .utf8)
+    _ = try session.handle("w")
+    #expect(contents(long) == "A\nb\nc\nd\ne\nf\ng\nH\n")
+    #expect(session.currentDocument?.isEdited == false)
+
+    _ = try session.handle("2s/b/mine/")
+    try "A\ntheirs\nc\nd\ne\nf\ng\nH\n".write(to: long, atomically: true, encoding: .utf8)
+    do {
+      _ = try session.handle("w")
+      Issue.record("w should refuse overlapping changes")
+    } catch let error as EdError {
+      #expect(error.message.hasPrefix("conflict: 's.txt' was changed on disk"))
+      #expect(error.message.contains("1 of its changes overlap yours; nothing written"))
+    }
+    #expect(contents(long) == "A\ntheirs\nc\nd\ne\nf\ng\nH\n")
+    #expect(session.currentDocument?.buffer.line(at: 1) == "mine", "a refused merge leaves the buffer alone")
+  }
+
   @Test func mergeWithoutAFileOrABaseFailsClearly() throws {
     let (session, _) = makeSession([], in: folder)
     #expect(throws: EdError.self) { try session.handle("merge") }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Quire
 
 /// The line editor: GNU ed's addresses and commands over a ``LineBuffer``.
 ///
@@ -30,6 +31,10 @@ final class EdEngine {
   var otherUnsavedDocuments: () -> [String] = { [] }
   /// Polled in long loops; `true` cancels the command (Ctrl-C).
   var isInterrupted: () -> Bool = { false }
+  /// Whether a whole-buffer `w` that finds the file changed on disk merges (three-way, against
+  /// the version last read or written) when the edits do not overlap, instead of failing.
+  /// Script mode sets it; a terminal session asks the person (`merge`, `revert`, `keep`).
+  var mergesOnWriteConflict = false
 
   /// The last error's message, for `h`.
   private(set) var lastError: String?
@@ -909,23 +914,28 @@ final class EdEngine {
   private func write(_ addresses: Addresses, to name: String?, appending: Bool) throws(EdError) {
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
-    let lines = lastLine == 0 ? [] : buffer.lines(in: (addresses.first - 1)..<addresses.second)
-    let bytes = TextFileSystem.bytes(of: lines)
+    var lines = lastLine == 0 ? [] : buffer.lines(in: (addresses.first - 1)..<addresses.second)
+    var bytes = TextFileSystem.bytes(of: lines)
+    let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
     if appending {
       try files.append(bytes, to: url)
     } else {
       if isOwnFile, document.fileURL != nil, !document.mayOverwriteDiskChange {
         let onDisk = files.fingerprint(of: url)
         if let onDisk, onDisk != document.diskFingerprint {
-          throw EdError(
-            "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
-              + "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere")
+          if mergesOnWriteConflict, wholeBuffer, let merged = try mergeWithDisk(url) {
+            lines = merged
+            bytes = TextFileSystem.bytes(of: lines)
+          } else {
+            throw EdError(
+              "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
+                + "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere")
+          }
         }
       }
       try files.writeAtomically(bytes, to: url)
     }
     if document.fileURL == nil { document.fileURL = url }
-    let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
     if isOwnFile && !appending {
       document.diskFingerprint = FileFingerprint(of: bytes)
       document.diskLines = lines
@@ -936,5 +946,32 @@ final class EdEngine {
     // As in ed, writing the whole buffer anywhere counts as saving it.
     if wholeBuffer { buffer.markSaved() }
     if printsByteCounts { output("\(bytes.count)") }
+  }
+
+  /// Merges the disk version of `url` into the buffer, three-way against the version last read
+  /// or written, as one undoable edit; returns the merged lines, or `nil` when the base is
+  /// unknown or the file cannot be read. Throws naming the conflict when the edits overlap
+  /// (the buffer is then unchanged).
+  private func mergeWithDisk(_ url: URL) throws(EdError) -> [String]? {
+    guard let base = document.diskLines, let theirs = try? files.read(url) else { return nil }
+    let result: TextMerge.Result
+    do {
+      result = try TextMerge.merge(
+        base: TextFileSystem.text(of: base), mine: TextFileSystem.text(of: buffer.allLines),
+        theirs: TextFileSystem.text(of: theirs.lines))
+    } catch {
+      return nil
+    }
+    guard result.conflicts == 0 else {
+      throw EdError(
+        "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it, and \(result.conflicts) of its changes overlap yours; nothing written")
+    }
+    var merged = result.text.components(separatedBy: "\n")
+    if merged.last == "" { merged.removeLast() }
+    buffer.beginEditGroup(named: "merge", cursor: document.currentLine)
+    buffer.replaceLines(in: 0..<buffer.lineCount, with: merged)
+    document.currentLine = buffer.lineCount
+    buffer.endEditGroup(cursor: document.currentLine)
+    return merged
   }
 }

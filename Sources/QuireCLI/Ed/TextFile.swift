@@ -123,6 +123,11 @@ struct TextFileSystem: Sendable {
   }
 
   /// The bytes ed writes for `lines`: each line followed by a newline.
+  /// `lines` as text, each followed by a newline.
+  static func text(of lines: some Collection<String>) -> String {
+    String(decoding: bytes(of: lines), as: UTF8.self)
+  }
+
   static func bytes(of lines: some Collection<String>) -> [UInt8] {
     var bytes: [UInt8] = []
     for line in lines {

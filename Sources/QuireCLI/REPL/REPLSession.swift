@@ -51,6 +51,7 @@ final class REPLSession {
     engine.otherUnsavedDocuments = { [unowned self] in
       documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
     }
+    engine.mergesOnWriteConflict = !configuration.isInteractive
     let interrupt = configuration.interrupt
     engine.isInterrupted = { interrupt.isPending }
   }
