@@ -285,6 +285,20 @@ final class REPLSessionTests {
     #expect(contents(file) == "two\nthree\n")
   }
 
+  @Test func quittingDropsTheAutosaveAndEndOfInputKeepsIt() throws {
+    let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
+    let (quitting, _) = makeSession(["2d", "q", "q"], in: folder, autosaver: autosaver)
+    #expect(quitting.run(opening: [file.path]) == 0)
+    #expect(store.recoveredVersion(for: file) == nil, "q twice discards the edits and their autosave")
+
+    // Input that ends (a terminal that went away) writes the pending autosave at once.
+    let (ending, _) = makeSession(["2d"], in: folder, autosaver: autosaver)
+    #expect(ending.run(opening: [file.path]) == 0)
+    let version = try #require(store.recoveredVersion(for: file))
+    #expect(contents(version.url) == "one\nthree\n")
+    #expect(contents(file) == "one\ntwo\nthree\n")
+  }
+
   @Test func recoveredEditsAreOfferedRestoredAndUndoable() throws {
     try store.write(Data("one\nrecovered\n".utf8), for: file)
     let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)

@@ -49,15 +49,27 @@ final class Autosaver: @unchecked Sendable {
       let intervalDue = first + maximumInterval
       queue.asyncAfter(deadline: min(idleDue, intervalDue)) { [self] in
         guard let snapshot = pending[url], snapshot.token == token else { return }
-        pending[url] = nil
-        do {
-          try store.write(snapshot.contents, for: url)
-          written[url] = Date()
-          lastError[url] = nil
-        } catch {
-          lastError[url] = REPLSession.message(for: error)
-        }
+        write(snapshot, for: url)
       }
+    }
+  }
+
+  /// Writes every pending snapshot now (the session ends without the person quitting).
+  func flush() {
+    queue.sync {
+      for (url, snapshot) in pending { write(snapshot, for: url) }
+    }
+  }
+
+  /// On `queue`: writes `snapshot` as the recovery file of `url`.
+  private func write(_ snapshot: Pending, for url: URL) {
+    pending[url] = nil
+    do {
+      try store.write(snapshot.contents, for: url)
+      written[url] = Date()
+      lastError[url] = nil
+    } catch {
+      lastError[url] = REPLSession.message(for: error)
     }
   }
 

@@ -37,6 +37,8 @@ final class REPLSession {
   private(set) var lineNumber = 0
   /// Set when Ctrl-D with unsaved changes has warned once.
   private var warnedAtEndOfInput = false
+  /// Set when the session ends at the end of its input rather than by `q` or `Q`.
+  private var endedAtEndOfInput = false
   /// The first failing line in script mode.
   private(set) var firstFailure: (line: Int, message: String)?
 
@@ -127,6 +129,7 @@ final class REPLSession {
   }
 
   private func endOfInput() -> Int32 {
+    endedAtEndOfInput = true
     if configuration.isInteractive {
       output("")
       let unsaved = documents.filter(\.isEdited).map(\.displayName)
@@ -508,9 +511,15 @@ final class REPLSession {
     }
   }
 
-  /// At the end of the session: edits the person chose not to save leave no recovery file.
+  /// At the end of the session: edits the person chose not to save (`q` twice, `Q`) leave no
+  /// recovery file. Input that ends (Ctrl-D twice, or a terminal that went away) cannot be told
+  /// apart from a lost connection, so there the unsaved edits are autosaved now and kept.
   private func finishAutosave() {
     guard let autosaver = configuration.autosaver else { return }
+    if endedAtEndOfInput {
+      autosaver.flush()
+      return
+    }
     autosaver.stop()
     for document in documents {
       if let url = document.autosavedURL { autosaver.discard(for: url) }
