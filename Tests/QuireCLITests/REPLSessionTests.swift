@@ -167,7 +167,7 @@ final class REPLSessionTests {
   @Test func unbuiltLayersSaySo() throws {
     let (session, _) = makeSession([], in: folder)
     try session.open(file.path)
-    for command in ["thumbnail t.txt", "recover"] {
+    for command in ["recover"] {
       do {
         _ = try session.handle(command)
         Issue.record("\(command) should fail")
