@@ -7,12 +7,10 @@ import Quire
 /// - 0: everything asked for was done.
 /// - 1: some work failed (the rest was still done); the message names the file.
 /// - 2: usage error: unknown option, missing argument, bad value.
-/// - 3: the command exists in the design but is not built yet.
 public enum ExitStatus {
   public static let success: Int32 = 0
   public static let failure: Int32 = 1
   public static let usage: Int32 = 2
-  public static let notBuilt: Int32 = 3
 }
 
 /// The `quire` command: the REPL by default, and one subcommand per tool.
@@ -22,7 +20,7 @@ public struct QuireCommand: AsyncParsableCommand {
     abstract: "Open, edit, preview and thumbnail documents.",
     discussion: """
       With no subcommand, opens the REPL on the given files, or on Documents/ when none are \
-      given. Exit codes: 0 done, 1 some work failed, 2 usage error, 3 not built yet.
+      given. Exit codes: 0 done, 1 some work failed, 2 usage error.
       """,
     version: quireVersion,
     subcommands: [
@@ -73,7 +71,7 @@ public struct QuireCommand: AsyncParsableCommand {
   static func report(_ error: any Error) -> Int32 {
     if let quireError = error as? QuireError {
       FileHandle.standardError.write(Data("quire: \(quireError.description)\n".utf8))
-      return quireError.code == .notImplemented ? ExitStatus.notBuilt : ExitStatus.failure
+      return ExitStatus.failure
     }
     let code = exitCode(for: error)
     let message = fullMessage(for: error)
@@ -85,10 +83,4 @@ public struct QuireCommand: AsyncParsableCommand {
     if error is ExitCode { return code.rawValue }
     return code == .validationFailure ? ExitStatus.usage : code.rawValue
   }
-}
-
-/// Throws the honest "not built yet" error for a command that the design has but this
-/// version lacks.
-func notBuiltYet(_ command: String, issue: Int) -> QuireError {
-  QuireError(.notImplemented, "'quire \(command)' is not built yet (tracked as issue \(issue)). Run 'quire --help' for what works now.")
 }

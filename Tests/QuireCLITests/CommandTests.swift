@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import Quire
+import QuireTestSupport
 
 @testable import QuireCLI
 
@@ -95,5 +97,39 @@ final class ThumbnailCommandTests {
     if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
     print("note: no built 'quire' beside \(me.path); skipping the batch exit-code check")
     return nil
+  }
+}
+
+@Suite("quire demo")
+final class DemoCommandTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-demo") }
+  deinit { folder.remove() }
+
+  @Test func toursAFolderAndWritesPrivatePreviewsAndThumbnails() async throws {
+    let input = folder.file("in"), output = folder.file("out")
+    try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+    try Data("# Hello\n\n日本語\n".utf8).write(to: input.appendingPathComponent("note.md"))
+    let writer = try PDFWriter(url: input.appendingPathComponent("doc.pdf"), width: 200, height: 300)
+    try writer.addPage(markup: "page one")
+    try writer.finish()
+    #expect(await QuireCommand.run(arguments: ["demo", input.path, "--output", output.path]) == ExitStatus.success)
+    for name in ["note.html", "note.png", "doc.html", "doc.png"] {
+      let attributes = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent(name).path)
+      #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(name)")
+    }
+  }
+
+  @Test func aBrokenFileFailsTheRunButTheOthersAreDone() async throws {
+    let input = folder.file("in"), output = folder.file("out")
+    try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+    try Data("not a pdf at all".utf8).write(to: input.appendingPathComponent("broken.pdf"))
+    try Data("plain\n".utf8).write(to: input.appendingPathComponent("a.txt"))
+    #expect(await QuireCommand.run(arguments: ["demo", input.path, "--output", output.path]) == ExitStatus.failure)
+    #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("a.png").path))
+  }
+
+  @Test func aMissingFolderIsAClearFailure() async {
+    #expect(await QuireCommand.run(arguments: ["demo", folder.file("absent").path, "--output", folder.file("o").path]) == ExitStatus.failure)
   }
 }

@@ -239,19 +239,6 @@ final class REPLSessionTests {
     #expect(session.documents.isEmpty)
   }
 
-  @Test func unbuiltLayersSaySo() throws {
-    let (session, _) = makeSession([], in: folder)
-    try session.open(file.path)
-    for command in ["thumbnail t.txt"] {
-      do {
-        _ = try session.handle(command)
-        Issue.record("\(command) should fail")
-      } catch let error as EdError {
-        #expect(error.message.contains("not available yet"))
-      }
-    }
-  }
-
   // MARK: Autosave and recovery
 
   private var store: RecoveryStore { RecoveryStore(folder: folder.file(".state/quire/recovery")) }

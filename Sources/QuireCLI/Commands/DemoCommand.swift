@@ -29,7 +29,7 @@ struct DemoCommand: AsyncParsableCommand {
         print("\(name): failed: \(error)")
       }
     }
-    print("Wrote previews and page images to \(outputURL.path)")
+    print("Wrote previews and thumbnails to \(outputURL.path)")
     if failures > 0 { throw ExitCode(ExitStatus.failure) }
   }
 
@@ -40,35 +40,35 @@ struct DemoCommand: AsyncParsableCommand {
   }
 
   private func tour(_ url: URL, into output: URL) throws {
-    let type = TypeRegistry.shared.type(forFileAt: url)
     let name = url.lastPathComponent
+    let identification = try TypeRegistry.shared.identifyFile(at: url)
+    let type = identification.type
+    print("\(name): \(type.localizedDescription ?? type.identifier) — \(identification)")
     let base = output.appendingPathComponent(url.deletingPathExtension().lastPathComponent)
-    switch type {
-    case let type? where type.conforms(to: .markdown):
+    if type.conforms(to: .markdown) {
       let text = try String(contentsOf: url, encoding: .utf8)
       let outline = try MarkdownOutline(markdown: text)
-      print("\(name): Markdown, \(text.split(separator: "\n", omittingEmptySubsequences: false).count) lines, \(outline.headings.count) headings")
       for heading in outline.headings.prefix(6) {
         print("    \(String(repeating: "  ", count: heading.level - 1))\(heading.title)  (line \(heading.line))")
       }
-      let html = try MarkdownPreview.htmlPage(markdown: text, title: name)
-      try Data(html.utf8).write(to: base.appendingPathExtension("html"))
-      print("    preview: \(base.lastPathComponent).html")
-    case let type? where type.conforms(to: .pdf):
+    } else if type.conforms(to: .pdf) {
       let pdf = try PDFFile(contentsOf: url)
-      let size = try pdf.pageSize(at: 0)
-      print("\(name): PDF, \(pdf.pageCount) pages, page 1 is \(Int(size.width))×\(Int(size.height)) pt, title \(pdf.title.map { "'\($0)'" } ?? "none")")
-      let scale = 256 / max(size.width, size.height)
-      let png = try pdf.render(page: 0, scale: scale).pngData()
-      try png.write(to: base.appendingPathExtension("png"))
-      print("    page 1: \(base.lastPathComponent).png")
-    case let type? where type.conforms(to: .plainText):
-      let text = try String(contentsOf: url, encoding: .utf8)
-      print("\(name): plain text, \(text.split(separator: "\n", omittingEmptySubsequences: false).count) lines, \(text.split(whereSeparator: \.isWhitespace).count) words")
-    case let type?:
-      print("\(name): \(type.identifier)")
-    case nil:
-      print("\(name): unknown type")
+      print("    \(pdf.pageCount) pages, title \(pdf.title.map { "'\($0)'" } ?? "none"), \(pdf.outline.count) outline entries")
     }
+    if type.conforms(to: .markdown) || type.conforms(to: .pdf) || type.conforms(to: .plainText) {
+      let preview = try PreviewGenerator().preview(of: url, format: .html)
+      try Self.writePrivately(Data(preview.utf8), to: base.appendingPathExtension("html"))
+      let generator = ThumbnailGenerator()
+      let bitmap = try generator.generateBestRepresentation(
+        for: ThumbnailRequest(fileURL: url, contentType: try generator.contentType(of: url), maximumSize: 256))
+      try Self.writePrivately(try bitmap.pngData(), to: base.appendingPathExtension("png"))
+      print("    preview \(base.lastPathComponent).html, thumbnail \(base.lastPathComponent).png (\(bitmap.width)×\(bitmap.height))")
+    }
+  }
+
+  /// Writes `data` atomically with mode 0600 (the output folder is per-user state).
+  static func writePrivately(_ data: Data, to url: URL) throws {
+    try data.write(to: url, options: .atomic)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
   }
 }

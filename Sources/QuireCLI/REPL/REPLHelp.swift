@@ -41,7 +41,7 @@ enum REPLHelp {
     ("status", "show the current document's file, type, size, undo levels and state"),
     ("outline", "list the Markdown headings with their line numbers"),
     ("preview [FILE] [--output F]", "write an HTML preview of a Markdown document (unsaved edits included)"),
-    ("thumbnail FILE", "make a thumbnail (not available yet: previews, issue 9)"),
+    ("thumbnail [FILE…]", "make a PNG thumbnail of files or of the current document as saved"),
     ("type [FILE…]", "show the type (UTI) of files or of the current document"),
     ("recover", "restore autosaved edits left by a killed session; 'recover discard' drops them"),
     ("help [command]", "list the commands, or explain one"),

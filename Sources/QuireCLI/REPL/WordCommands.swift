@@ -154,7 +154,17 @@ struct PreviewWord: SessionCommand {
     if let path {
       let url = URL(fileURLWithPath: path)
       if TypeRegistry.shared.type(forFileAt: url)?.conforms(to: .pdf) == true {
-        throw EdError("PDF previews arrive with the previews issue (9); 'quire demo' renders page 1 today")
+        // A PDF preview: metadata, outline, text and page images, as `quire preview` makes it.
+        let html: String
+        do {
+          html = try PreviewGenerator().preview(of: url, format: .html)
+        } catch {
+          throw EdError("cannot preview '\(url.lastPathComponent)': \(REPLSession.message(for: error))")
+        }
+        let target = try output.map { URL(fileURLWithPath: $0) } ?? Self.defaultTarget(for: url.lastPathComponent, in: session)
+        try session.configuration.files.writeAtomically(Array(html.utf8), to: target)
+        session.print("preview: \(target.path)")
+        return
       }
       text = try session.configuration.files.read(url).lines.map { $0 + "\n" }.joined()
       name = url.lastPathComponent
@@ -169,24 +179,54 @@ struct PreviewWord: SessionCommand {
     } catch {
       throw EdError("cannot preview '\(name)': \(REPLSession.message(for: error))")
     }
-    let target: URL
-    if let output {
-      target = URL(fileURLWithPath: output)
-    } else {
-      let folder = session.configuration.cacheHome.appendingPathComponent("quire/previews")
-      try PrivateFolder.create(folder)
-      target = folder.appendingPathComponent((name as NSString).deletingPathExtension + ".html")
-    }
+    let target = try output.map { URL(fileURLWithPath: $0) } ?? Self.defaultTarget(for: name, in: session)
     try session.configuration.files.writeAtomically(Array(page.utf8), to: target)
     session.print("preview: \(target.path)")
+  }
+
+  /// `$XDG_CACHE_HOME/quire/previews/NAME.html`, the folder made private.
+  static func defaultTarget(for name: String, in session: REPLSession) throws -> URL {
+    let folder = session.configuration.cacheHome.appendingPathComponent("quire/previews")
+    try PrivateFolder.create(folder)
+    return folder.appendingPathComponent((name as NSString).deletingPathExtension + ".html")
   }
 }
 
 struct ThumbnailWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "thumbnail", abstract: "Make a thumbnail (not available yet: previews issue 9).")
-  @Argument(help: "Files.") var paths: [String] = []
+  static let configuration = CommandConfiguration(commandName: "thumbnail", abstract: "Make a PNG thumbnail of files or of the current document as saved.")
+  @Argument(help: "Files (default: the current document's file).") var paths: [String] = []
+  @Option(help: "The longest side in pixels.") var size: Int = 256
+  @Option(help: "The folder to write NAME.png into (default: $XDG_CACHE_HOME/quire/thumbnails-repl).") var output: String?
   func run(in session: REPLSession) throws {
-    throw EdError("thumbnail is not available yet: thumbnails arrive with the previews issue (9)")
+    guard (16...2048).contains(size) else { throw EdError("thumbnail size must be 16 to 2048 pixels, not \(size)") }
+    var urls = paths.map { URL(fileURLWithPath: $0) }
+    if urls.isEmpty {
+      let document = try session.requireDocument()
+      guard let url = document.fileURL else { throw EdError("the document is untitled; save it first or give a file: thumbnail FILE") }
+      if document.isEdited { session.print("note: the thumbnail shows the file as saved, not the unsaved edits") }
+      urls = [url]
+    }
+    let folder: URL
+    if let output {
+      folder = URL(fileURLWithPath: output)
+    } else {
+      folder = session.configuration.cacheHome.appendingPathComponent("quire/thumbnails-repl")
+      try PrivateFolder.create(folder)
+    }
+    let generator = ThumbnailGenerator()
+    for url in urls {
+      do {
+        let type = try generator.contentType(of: url)
+        let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: type, maximumSize: size))
+        let target = folder.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png")
+        try session.configuration.files.writeAtomically(Array(try bitmap.pngData()), to: target)
+        session.print("thumbnail: \(target.path) (\(bitmap.width)×\(bitmap.height))")
+      } catch let error as EdError {
+        throw error
+      } catch {
+        throw EdError("cannot make a thumbnail of '\(url.lastPathComponent)': \(REPLSession.message(for: error))")
+      }
+    }
   }
 }
 

@@ -9,7 +9,7 @@ internal import CPoppler
 /// the fast end: zlib level 1 and the `Sub` filter only (`png_set_compression_level`,
 /// `png_set_filter(PNG_FILTER_SUB)`). Measured on 256 px PDF thumbnails this encodes several
 /// times faster than libpng's defaults (level 6, adaptive filtering) for files about a third
-/// larger; see Benchmarks/results-thumbnails.md.
+/// larger; see Benchmarks/RESULTS.md (thumbnails).
 public struct PNGOptions: Sendable, Hashable {
   /// The row filter libpng applies before compression (`PNG_FILTER_*`).
   public enum Filter: Sendable, Hashable {

@@ -116,18 +116,8 @@ public enum MarkdownPreview {
     """
 
   /// Escapes text for an HTML element or attribute.
-  public static func escapeHTML(_ text: String) -> String {
-    var out = ""
-    for ch in text {
-      switch ch {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default: out.append(ch)
-      }
-    }
-    return out
-  }
+  ///
+  /// HTML, XML and Pango markup escape the same five characters, so this is
+  /// ``TextLayout/escapeMarkup(_:)``.
+  public static func escapeHTML(_ text: String) -> String { TextLayout.escapeMarkup(text) }
 }
