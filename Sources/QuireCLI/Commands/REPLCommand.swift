@@ -13,6 +13,8 @@ struct REPLCommand: AsyncParsableCommand {
 
   func run() async throws {
     let status = REPLCommand.runSession(files: files)
+    // Lines copied in the session stay pasteable by other processes after it ends.
+    try? await Pasteboard.materializePromises()
     if status != ExitStatus.success { throw ExitCode(status) }
   }
 

@@ -32,7 +32,7 @@ struct Completion {
     case "save":
       if words.count == 2 { return ["as"].filter { $0.hasPrefix(partial) } }
       return paths(partial)
-    case "open", "preview", "type", "thumbnail":
+    case "open", "preview", "type", "thumbnail", "pdf", "pages", "insert-pages", "pdf-save":
       return paths(partial)
     default:
       // ed's e, E, r, w, W and f (after any addresses) take a file name.

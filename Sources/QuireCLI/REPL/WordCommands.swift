@@ -17,6 +17,9 @@ struct REPLWordCommand: ParsableCommand {
       OpenWord.self, NewWord.self, DocsWord.self, SwitchWord.self, SaveWord.self, RevertWord.self,
       KeepWord.self, MergeWord.self, CloseWord.self, UndoWord.self, RedoWord.self, StatusWord.self, OutlineWord.self,
       PreviewWord.self, ThumbnailWord.self, TypeWord.self, RecoverWord.self, TemplatesWord.self,
+      CopyWord.self, CutWord.self, PasteWord.self, DragWord.self, DropWord.self,
+      PDFWord.self, PagesWord.self, PageWord.self, DeletePageWord.self, MovePageWord.self, RotateWord.self,
+      InsertPagesWord.self, PDFSaveWord.self, PDFUndoWord.self, PDFRedoWord.self, VersionsWord.self, RestoreWord.self,
     ])
 
   /// The first words that make a line a word command.

@@ -1,0 +1,188 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// The page words work on the session's open PDF (`pdf FILE.pdf` or `pages FILE.pdf` opens
+/// it), beside the text documents: ed commands, `u` and `w` stay with the text documents, and
+/// the PDF has its own `pdf-undo`, `pdf-redo` and `pdf-save`.
+enum PDFWords {
+  /// Opens `path` as the session's PDF; refuses to drop unsaved page changes unless `discarding`.
+  static func open(_ path: String, in session: REPLSession, discarding: Bool = false) throws {
+    let state = REPLWordState.of(session)
+    if let current = state.pdf, current.hasUnsavedChanges, !discarding {
+      throw EdError("'\(current.documentURL.lastPathComponent)' has unsaved page changes: 'pdf-save' keeps them, 'pdf \(path) --discard' drops them")
+    }
+    let url = URL(fileURLWithPath: path)
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw EdError("cannot open '\(path)': it does not exist")
+    }
+    do {
+      state.pdf = try PDFDocument(url: url)
+    } catch {
+      throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: \(REPLSession.message(for: error))")
+    }
+    session.say("opened PDF '\(url.lastPathComponent)': \(state.pdf?.pageCount ?? 0) pages; 'pages' lists them")
+  }
+
+  static func require(_ session: REPLSession) throws -> PDFDocument {
+    guard let pdf = REPLWordState.of(session).pdf else {
+      throw EdError("no PDF is open; open one with 'pdf FILE.pdf'")
+    }
+    return pdf
+  }
+
+  /// Page `text` (1-based) as a 0-based index.
+  static func page(_ text: String, of pdf: PDFDocument) throws -> Int {
+    guard let number = Int(text) else { throw EdError("'\(text)' is not a page number") }
+    guard number >= 1, number <= pdf.pageCount else {
+      throw EdError("there is no page \(number): '\(pdf.documentURL.lastPathComponent)' has \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")")
+    }
+    return number - 1
+  }
+
+  /// Pages `N` or `N-M` (1-based) as 0-based indexes.
+  static func pages(_ text: String, of pdf: PDFDocument) throws -> Range<Int> {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+    guard parts.count <= 2 else { throw EdError("'\(text)' is not a page or page range (N or N-M)") }
+    let first = try page(parts[0], of: pdf)
+    let last = try parts.count == 2 ? page(parts[1], of: pdf) : first
+    guard first <= last else { throw EdError("invalid page range '\(text)': page \(first + 1) comes after page \(last + 1)") }
+    return first..<(last + 1)
+  }
+
+  /// Runs a page operation, with its errors as one line.
+  static func change(_ pdf: PDFDocument, in session: REPLSession, _ body: (PDFDocument) throws -> Void) throws {
+    do {
+      try body(pdf)
+    } catch let error as EdError {
+      throw error
+    } catch {
+      throw EdError(REPLSession.message(for: error))
+    }
+    session.say("\(pdf.undoActionName ?? "done"); \(pdf.pageCount) pages; pdf-undo undoes it, pdf-save saves")
+  }
+}
+
+struct PDFWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "pdf", abstract: "Open a PDF for the page commands (pages, page, delete-page, …).")
+  @Argument(help: "The PDF file.") var path: String
+  @Flag(help: "Drop the unsaved page changes of the PDF open now.") var discard = false
+  func run(in session: REPLSession) throws { try PDFWords.open(path, in: session, discarding: discard) }
+}
+
+struct PagesWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "pages", abstract: "List the PDF's pages with their sizes and rotation.")
+  @Argument(help: "A PDF to open first (default: the open PDF).") var path: String?
+  func run(in session: REPLSession) throws {
+    if let path { try PDFWords.open(path, in: session) }
+    let pdf = try PDFWords.require(session)
+    session.print("\(pdf.documentURL.lastPathComponent): \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")\(pdf.hasUnsavedChanges ? " (unsaved changes)" : "")")
+    for index in 0..<pdf.pageCount {
+      do {
+        let size = try pdf.pageSize(at: index)
+        let rotation = try pdf.rotation(ofPage: index)
+        session.print(String(format: "%5d  %.0f×%.0f pt  rotated %d°", index + 1, size.width, size.height, rotation))
+      } catch {
+        session.print(String(format: "%5d  unreadable: ", index + 1) + REPLSession.message(for: error))
+      }
+    }
+  }
+}
+
+struct PageWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "page", abstract: "Print the text of a page of the PDF.")
+  @Argument(help: "The page number (1 is the first).") var number: String
+  func run(in session: REPLSession) throws {
+    let pdf = try PDFWords.require(session)
+    let index = try PDFWords.page(number, of: pdf)
+    let text: String
+    do { text = try pdf.text(ofPage: index) } catch { throw EdError(REPLSession.message(for: error)) }
+    for line in REPLWords.lines(of: text) { session.print(line) }
+  }
+}
+
+struct DeletePageWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "delete-page", abstract: "Delete pages N or N-M of the PDF (pdf-undo brings them back).")
+  @Argument(help: "N or N-M.") var pages: String
+  func run(in session: REPLSession) throws {
+    let pdf = try PDFWords.require(session)
+    let range = try PDFWords.pages(pages, of: pdf)
+    try PDFWords.change(pdf, in: session) { try $0.removePages(in: range) }
+  }
+}
+
+struct MovePageWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "move-page", abstract: "Move page N of the PDF so that it becomes page TO.")
+  @Argument(help: "The page to move.") var page: String
+  @Argument(help: "Where it ends up.") var to: String
+  func run(in session: REPLSession) throws {
+    let pdf = try PDFWords.require(session)
+    let from = try PDFWords.page(page, of: pdf), target = try PDFWords.page(to, of: pdf)
+    try PDFWords.change(pdf, in: session) { try $0.movePage(at: from, to: target) }
+  }
+}
+
+struct RotateWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Turn pages N or N-M of the PDF clockwise by DEGREES (a multiple of 90).")
+  @Argument(help: "N or N-M.") var pages: String
+  @Argument(help: "Degrees, a multiple of 90 (negative turns left).") var degrees: String
+  func run(in session: REPLSession) throws {
+    let pdf = try PDFWords.require(session)
+    let range = try PDFWords.pages(pages, of: pdf)
+    guard let turn = Int(degrees), turn % 90 == 0 else { throw EdError("rotate by a multiple of 90 degrees, not '\(degrees)'") }
+    try PDFWords.change(pdf, in: session) { try $0.rotatePages(in: range, by: turn) }
+  }
+}
+
+struct InsertPagesWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "insert-pages", abstract: "Insert every page of another PDF after page AT (0: at the front; default: at the end).")
+  @Argument(help: "The PDF whose pages are inserted.") var path: String
+  @Argument(help: "Insert after this page (0: at the front).") var at: String?
+  func run(in session: REPLSession) throws {
+    let pdf = try PDFWords.require(session)
+    var index = pdf.pageCount
+    if let at {
+      guard let number = Int(at), number >= 0, number <= pdf.pageCount else {
+        throw EdError("cannot insert after page '\(at)': give 0 to \(pdf.pageCount)")
+      }
+      index = number
+    }
+    let url = URL(fileURLWithPath: path)
+    guard FileManager.default.fileExists(atPath: url.path) else { throw EdError("cannot insert pages from '\(path)': it does not exist") }
+    try PDFWords.change(pdf, in: session) { try $0.insertPages(from: url, at: index) }
+  }
+}
+
+struct PDFSaveWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "pdf-save", abstract: "Save the PDF's page changes (losslessly, through libqpdf), or save a copy to PATH.")
+  @Argument(help: "Write a copy here instead of over the PDF.") var path: String?
+  func run(in session: REPLSession) throws {
+    let pdf = try PDFWords.require(session)
+    do {
+      if let path { try pdf.write(to: URL(fileURLWithPath: path)) } else { try pdf.save() }
+    } catch {
+      throw EdError(REPLSession.message(for: error))
+    }
+    session.say("saved \(pdf.pageCount) pages to '\(path ?? pdf.documentURL.path)'")
+  }
+}
+
+struct PDFUndoWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "pdf-undo", abstract: "Undo the PDF's last page operation.")
+  func run(in session: REPLSession) throws {
+    let pdf = try PDFWords.require(session)
+    guard pdf.canUndo, let name = pdf.undoActionName else { throw EdError("nothing to undo in '\(pdf.documentURL.lastPathComponent)'") }
+    pdf.undo()
+    session.say("undid \(name); \(pdf.pageCount) pages")
+  }
+}
+
+struct PDFRedoWord: SessionCommand {
+  static let configuration = CommandConfiguration(commandName: "pdf-redo", abstract: "Redo the PDF's last undone page operation.")
+  func run(in session: REPLSession) throws {
+    let pdf = try PDFWords.require(session)
+    guard pdf.canRedo, let name = pdf.redoActionName else { throw EdError("nothing to redo in '\(pdf.documentURL.lastPathComponent)'") }
+    pdf.redo()
+    session.say("redid \(name); \(pdf.pageCount) pages")
+  }
+}

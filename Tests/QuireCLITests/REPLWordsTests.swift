@@ -1,0 +1,254 @@
+import Foundation
+import Quire
+import QuireTestSupport
+import Testing
+
+@testable import QuireCLI
+
+/// The REPL's transfer, PDF and version words. Each session runs on a thread of its own (see
+/// `run(_:opening:)`).
+@Suite("REPL transfer, PDF and version words")
+final class REPLWordsTests {
+  let folder: TemporaryFolder
+  let pasteboards: URL
+
+  init() throws {
+    folder = try TemporaryFolder(prefix: "quire-repl-words")
+    pasteboards = folder.file("runtime")
+  }
+  deinit { folder.remove() }
+
+  private func contents(_ url: URL) -> String? { try? String(contentsOf: url, encoding: .utf8) }
+
+  /// A session whose pasteboards and versions live in this test's folder.
+  private func session(_ lines: [String], interactive: Bool = false) -> (REPLSession, Transcript) {
+    let (session, transcript) = makeSession(lines, in: folder, interactive: interactive)
+    let state = REPLWordState.of(session)
+    state.pasteboardRoot = pasteboards
+    state.versionRoot = folder.file("versions")
+    return (session, transcript)
+  }
+
+  /// Runs `session` on a thread of its own, as `quire` runs it beside the task pool: its
+  /// paste and drop wait for item loads that need the pool, so it must not hold a pool thread.
+  private func run(_ session: REPLSession, opening files: [String]) async -> Int32 {
+    let box = SessionBox(session)
+    return await withCheckedContinuation { continuation in
+      let thread = Thread { continuation.resume(returning: box.session.run(opening: files)) }
+      thread.stackSize = 8 << 20
+      thread.start()
+    }
+  }
+
+  private func errors(_ transcript: Transcript) -> [String] { transcript.output.filter { $0.hasPrefix("? ") } }
+
+  // MARK: Copy, cut, paste
+
+  @Test func copyInOneSessionPastesInAnother() async throws {
+    let source = try folder.write("# Title\nsome *words*\nthird\n", to: "a.md")
+    let target = try folder.write("x\n", to: "b.md")
+    let (first, _) = session(["copy 1,2", "q"])
+    #expect(await run(first, opening: [source.path]) == 0)
+    let (second, transcript) = session(["paste 0", "w", "q"])
+    #expect(await run(second, opening: [target.path]) == 0, "\(transcript.errors)")
+    // Markdown into Markdown keeps the Markdown.
+    #expect(contents(target) == "# Title\nsome *words*\nx\n")
+    #expect(contents(source) == "# Title\nsome *words*\nthird\n")
+  }
+
+  @Test func markdownPastedIntoPlainTextTakesThePlainText() async throws {
+    let source = try folder.write("# Title\nsome *words*\n", to: "a.md")
+    let target = try folder.write("x\n", to: "b.txt")
+    let (first, _) = session(["copy ,", "q"])
+    #expect(await run(first, opening: [source.path]) == 0)
+    let (second, transcript) = session(["paste", "w", "q"])
+    #expect(await run(second, opening: [target.path]) == 0, "\(transcript.errors)")
+    let text = try #require(contents(target))
+    #expect(text.hasPrefix("x\nTitle\n"))
+    #expect(text.contains("some words"))
+    #expect(!text.contains("#") && !text.contains("*"))
+  }
+
+  @Test func pasteWithATypeTakesThatRepresentation() async throws {
+    let source = try folder.write("some *words*\n", to: "a.md")
+    let target = try folder.write("x\n", to: "b.md")
+    let (first, _) = session(["copy", "q"])
+    #expect(await run(first, opening: [source.path]) == 0)
+    let (second, transcript) = session(["paste --type public.html", "w", "q"])
+    #expect(await run(second, opening: [target.path]) == 0, "\(transcript.errors)")
+    #expect(contents(target)?.contains("<em>words</em>") == true)
+  }
+
+  @Test func aTypeTheDocumentCannotTakeIsRefusedWithTheReason() async throws {
+    let board = try Pasteboard(name: Pasteboard.generalName, rootFolder: pasteboards)
+    let provider = ItemProvider(suggestedName: "picture")
+    provider.registerDataRepresentation(for: .png) { Data([0x89, 0x50, 0x4E, 0x47]) }
+    try board.setItemProviders([provider])
+    let target = try folder.write("x\n", to: "b.txt")
+    let (second, transcript) = session(["paste", "paste --type public.png", "w", "q"], interactive: true)
+    #expect(await run(second, opening: [target.path]) == 0)
+    let refusals = errors(transcript)
+    #expect(refusals.count == 2)
+    #expect(refusals.first?.contains("Cannot paste into 'b.txt'") == true)
+    #expect(refusals.first?.contains("public.png") == true)
+    #expect(refusals.last?.contains("text types only") == true)
+    #expect(contents(target) == "x\n")
+  }
+
+  @Test func cutDeletesAndUndoBringsTheLinesBack() async throws {
+    let file = try folder.write("one\ntwo\nthree\n", to: "t.txt")
+    let (session, transcript) = session(["cut 2", ",p", "u", "paste $", "w", "q"])
+    #expect(await run(session, opening: [file.path]) == 0, "\(transcript.errors)")
+    #expect(transcript.output.prefix(2) == ["one", "three"])
+    #expect(contents(file) == "one\ntwo\nthree\ntwo\n")
+  }
+
+  @Test func pasteIsOneUndoableEdit() async throws {
+    let file = try folder.write("one\ntwo\n", to: "t.txt")
+    let (session, transcript) = session(["copy ,", "paste", "paste 0", "u", "w", "q"])
+    #expect(await run(session, opening: [file.path]) == 0, "\(transcript.errors)")
+    #expect(contents(file) == "one\ntwo\none\ntwo\n")
+  }
+
+  @Test func copyInOneQuireProcessPastesInAnother() async throws {
+    guard let quire = ProcessRunner.quire else {
+      print("skipped: the quire executable is not built beside the tests")
+      return
+    }
+    let runtime = folder.file("xdg-runtime")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let environment = ["XDG_RUNTIME_DIR": runtime.path]
+    let source = try folder.write("# Title\nsome *words*\n", to: "a.md")
+    let target = try folder.write("x\n", to: "b.txt")
+    let first = try ProcessRunner.run(quire, [source.path], in: folder.url, input: "copy 1,2\nq\n", environment: environment)
+    #expect(first.status == 0, "\(first.error)")
+    // The first process has ended: its lines were written into the pasteboard as it left.
+    let second = try ProcessRunner.run(quire, [target.path], in: folder.url, input: "paste 0\nw\nq\n", environment: environment)
+    #expect(second.status == 0, "\(second.error)")
+    let text = try #require(contents(target))
+    #expect(text.hasPrefix("Title\n") && text.contains("some words") && text.hasSuffix("\nx\n"), "\(text)")
+    #expect(!text.contains("#") && !text.contains("*"))
+  }
+
+  // MARK: Drag and drop
+
+  @Test func dropCopiesIntoAnotherDocument() async throws {
+    let a = try folder.write("a1\na2\na3\n", to: "a.txt")
+    let b = try folder.write("b1\n", to: "b.txt")
+    let (session, transcript) = session(["switch a.txt", "drag 1,2", "switch b.txt", "drop 0", "w", "switch a.txt", "w", "q"])
+    #expect(await run(session, opening: [a.path, b.path]) == 0, "\(transcript.errors)")
+    #expect(contents(b) == "a1\na2\nb1\n")
+    #expect(contents(a) == "a1\na2\na3\n")
+  }
+
+  @Test func dropMoveDeletesFromTheSourceUndoablyThere() async throws {
+    let a = try folder.write("a1\na2\na3\n", to: "a.txt")
+    let b = try folder.write("b1\n", to: "b.txt")
+    let (session, transcript) = session([
+      "switch a.txt", "drag 2,3", "switch b.txt", "drop --move", "w", "switch a.txt", ",p", "u", "w", "q",
+    ])
+    #expect(await run(session, opening: [a.path, b.path]) == 0, "\(transcript.errors)")
+    #expect(contents(b) == "b1\na2\na3\n")
+    #expect(transcript.output == ["a1"])
+    // u in the source document brought its lines back.
+    #expect(contents(a) == "a1\na2\na3\n")
+  }
+
+  @Test func dropMoveWithinOneDocumentIsOneEdit() async throws {
+    let a = try folder.write("1\n2\n3\n4\n", to: "a.txt")
+    let (session, transcript) = session(["drag 1", "drop $ --move", "w", ",p", "u", ",p", "Q"])
+    #expect(await run(session, opening: [a.path]) == 0, "\(transcript.errors)")
+    #expect(contents(a) == "2\n3\n4\n1\n")
+    #expect(transcript.output.suffix(8) == ["2", "3", "4", "1", "1", "2", "3", "4"])
+  }
+
+  // MARK: PDF
+
+  private func makePDF(_ name: String, pages: [String]) throws -> URL {
+    let url = folder.file(name)
+    let writer = try PDFWriter(url: url, width: 300, height: 400)
+    for page in pages { try writer.addPage(markup: page) }
+    try writer.finish()
+    return url
+  }
+
+  @Test func pageOperationsAreSavedAndReopenInOrder() async throws {
+    let pdf = try makePDF("doc.pdf", pages: ["Otters page", "Herons page", "Cranes page"])
+    let extra = try makePDF("extra.pdf", pages: ["Extra page"])
+    let (session, transcript) = session([
+      "pdf \(pdf.path)", "delete-page 1", "move-page 2 1", "rotate 1 90", "insert-pages \(extra.path) 0",
+      "pdf-undo", "pdf-redo", "pages", "page 2", "pdf-save", "q",
+    ])
+    #expect(await run(session, opening: []) == 0, "\(transcript.errors)")
+    #expect(transcript.output.first == "doc.pdf: 3 pages (unsaved changes)")
+    #expect(transcript.output.contains { $0.contains("Cranes page") })
+    let reopened = try PDFDocument(url: pdf)
+    #expect(reopened.pageCount == 3)
+    let texts = try (0..<3).map { try reopened.text(ofPage: $0) }
+    #expect(texts[0].contains("Extra"))
+    #expect(texts[1].contains("Cranes"))
+    #expect(texts[2].contains("Herons"))
+    #expect(try reopened.rotation(ofPage: 1) == 90)
+    #expect(try reopened.rotation(ofPage: 0) == 0)
+  }
+
+  @Test func undoneDeletionIsNotSaved() async throws {
+    let pdf = try makePDF("doc.pdf", pages: ["One", "Two"])
+    let copy = folder.file("copy.pdf")
+    let (session, transcript) = session(["pages \(pdf.path)", "delete-page 1-2", "delete-page 2", "pdf-undo", "pdf-save \(copy.path)", "q"], interactive: true)
+    #expect(await run(session, opening: []) == 0)
+    // Removing every page is refused; the second deletion is undone before saving.
+    #expect(errors(transcript).count == 1)
+    #expect(errors(transcript).first?.contains("at least one page") == true)
+    #expect(try PDFDocument(url: copy).pageCount == 2)
+  }
+
+  // MARK: Versions
+
+  @Test func restorePutsAVersionInTheBufferUndoably() async throws {
+    let file = try folder.write("first\n", to: "v.txt")
+    let store = VersionStore(root: folder.file("versions"))
+    try store.keepVersion(of: file)
+    try "second\n".write(to: file, atomically: true, encoding: .utf8)
+    try store.keepVersion(of: file)
+    try "third\n".write(to: file, atomically: true, encoding: .utf8)
+    let (session, transcript) = session(["versions", "restore 1", ",p", "u", ",p", "restore 2", "w", "q"])
+    #expect(await run(session, opening: [file.path]) == 0, "\(transcript.errors)")
+    #expect(transcript.output.count == 4)
+    #expect(transcript.output.prefix(2).allSatisfy { $0.contains("saved ") && $0.contains("bytes") })
+    #expect(transcript.output.suffix(2) == ["first", "third"])
+    #expect(contents(file) == "second\n")
+  }
+
+  // MARK: Bad input
+
+  @Test func badInputGivesOneClearLineEach() async throws {
+    let file = try folder.write("one\ntwo\nthree\n", to: "t.txt")
+    let pdf = try makePDF("doc.pdf", pages: ["One"])
+    let commands = [
+      "copy 5", "cut 3,1", "copy x", "paste 9", "drop", "page 1", "pdf \(folder.file("missing.pdf").path)",
+      "pdf \(file.path)", "pdf \(pdf.path)", "page 9", "delete-page 1-x", "rotate 1 45", "move-page 1 2",
+      "insert-pages \(folder.file("missing.pdf").path)", "insert-pages \(file.path)", "restore 3", "pdf-undo",
+    ]
+    let (session, transcript) = session(commands + ["Q"], interactive: true)
+    #expect(await run(session, opening: [file.path]) == 0)
+    let messages = errors(transcript)
+    #expect(messages.count == commands.count - 1, "\(messages)")  // `pdf doc.pdf` succeeds
+    let expected = [
+      "past the end", "comes after", "invalid address 'x'", "past the end", "nothing is being dragged", "no PDF is open",
+      "does not exist", "as a PDF", "there is no page 9", "not a page number", "multiple of 90", "there is no page 2",
+      "does not exist", "t.txt", "no version '3'", "nothing to undo",
+    ]
+    for (message, fragment) in zip(messages, expected) {
+      #expect(message.contains(fragment), "\(message) should say \(fragment)")
+    }
+    #expect(contents(file) == "one\ntwo\nthree\n")
+  }
+}
+
+/// Hands a session to the thread that runs it.
+/// `@unchecked Sendable`: the test does not touch the session while that thread runs it.
+private final class SessionBox: @unchecked Sendable {
+  let session: REPLSession
+  init(_ session: REPLSession) { self.session = session }
+}
