@@ -16,15 +16,22 @@ private func itemProvider(for range: Range<Int>, of document: EdDocument) -> (It
   return (TextTransfer.itemProvider(forText: text, documentType: REPLWords.contentType(of: document), suggestedName: name), lines)
 }
 
+/// Puts lines `range` (ed syntax; default the current line) of the current document on the
+/// pasteboard `name`: what `copy` and `cut` share.
+private func copyLines(_ range: String?, toPasteboard name: String, in session: REPLSession) throws -> (EdDocument, Range<Int>) {
+  let document = try session.requireDocument()
+  let lines = try REPLWords.range(range, in: document)
+  let (provider, _) = itemProvider(for: lines, of: document)
+  try transferPasteboard(named: name, in: session).setItemProviders([provider])
+  return (document, lines)
+}
+
 struct CopyWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "copy", abstract: "Copy lines to the pasteboard (shared with other quire processes).")
   @Argument(help: "The lines, in ed syntax: N, A,B, ',' for all (default: the current line).") var range: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
   func run(in session: REPLSession) throws {
-    let document = try session.requireDocument()
-    let lines = try REPLWords.range(range, in: document)
-    let (provider, _) = itemProvider(for: lines, of: document)
-    try transferPasteboard(named: pasteboard, in: session).setItemProviders([provider])
+    let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session)
     session.say("copied \(lines.count) line\(lines.count == 1 ? "" : "s") of '\(document.displayName)'")
   }
 }
@@ -34,10 +41,7 @@ struct CutWord: SessionCommand {
   @Argument(help: "The lines, in ed syntax (default: the current line).") var range: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
   func run(in session: REPLSession) throws {
-    let document = try session.requireDocument()
-    let lines = try REPLWords.range(range, in: document)
-    let (provider, _) = itemProvider(for: lines, of: document)
-    try transferPasteboard(named: pasteboard, in: session).setItemProviders([provider])
+    let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session)
     // The deletion is ed's d, so undo, marks and the current line behave as for d.
     try session.runEd("\(lines.lowerBound + 1),\(lines.upperBound)d")
     session.say("cut \(lines.count) line\(lines.count == 1 ? "" : "s") of '\(document.displayName)'; u brings them back")
