@@ -135,18 +135,24 @@ public struct VersionStore: Sendable {
     } catch {
       throw QuireError(.permissionDenied, "Cannot keep a version of \(QuireError.name(url)): it is not readable. Check its permissions; the save did not start.", url: url, cause: error)
     }
-    let hash = ContentDigest.sha256(data)
+    return try record(data, ofItemAt: path, info: info, size: data.count, isPackage: false)
+  }
+
+  /// Stores `object` (a file's bytes, or a package's manifest) once under its SHA-256 and
+  /// appends a version of `path` naming it, unless the latest version already has that content.
+  private func record(_ object: Data, ofItemAt path: String, info: stat, size: Int, isPackage: Bool) throws -> FileVersion {
+    let hash = ContentDigest.sha256(object)
     var index = try readIndex(forPath: path)
     if let latest = index.versions.last, latest.contentHash == hash { return latest }
-    let object = objects.appendingPathComponent(hash)
-    if case .failure = FileWrapperSyscalls.lstat(object.path) {
-      try writePrivately(data, to: object, permissions: 0o400)
+    let objectURL = objects.appendingPathComponent(hash)
+    if case .failure = FileWrapperSyscalls.lstat(objectURL.path) {
+      try writePrivately(object, to: objectURL, permissions: 0o400)
     }
     let now = Date()
     let version = FileVersion(
       id: "\(Int64(now.timeIntervalSince1970 * 1e6))-\(hash.prefix(8))", originalPath: path,
       modificationDate: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
-      savedDate: now, size: data.count, contentHash: hash, isPackage: false)
+      savedDate: now, size: size, contentHash: hash, isPackage: isPackage)
     return try append(version, to: &index)
   }
 
@@ -180,19 +186,7 @@ public struct VersionStore: Sendable {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let manifest = try encoder.encode(entries)
-    let hash = ContentDigest.sha256(manifest)
-    var index = try readIndex(forPath: path)
-    if let latest = index.versions.last, latest.contentHash == hash { return latest }
-    let object = objects.appendingPathComponent(hash)
-    if case .failure = FileWrapperSyscalls.lstat(object.path) {
-      try writePrivately(manifest, to: object, permissions: 0o400)
-    }
-    let now = Date()
-    let version = FileVersion(
-      id: "\(Int64(now.timeIntervalSince1970 * 1e6))-\(hash.prefix(8))", originalPath: path,
-      modificationDate: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
-      savedDate: now, size: total + manifest.count, contentHash: hash, isPackage: true)
-    return try append(version, to: &index)
+    return try record(manifest, ofItemAt: path, info: info, size: total + manifest.count, isPackage: true)
   }
 
   /// Walks the package (never following symbolic links), storing each file's content.
