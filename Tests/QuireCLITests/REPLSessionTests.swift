@@ -15,7 +15,7 @@ final class Transcript: @unchecked Sendable {
 /// A session over `lines`, in `folder`, interactive or as a script.
 func makeSession(
   _ lines: [String], in folder: TemporaryFolder, interactive: Bool = true, files: TextFileSystem = TextFileSystem(),
-  autosaver: Autosaver? = nil
+  autosaver: Autosaver? = nil, versionStore: VersionStore? = nil
 ) -> (REPLSession, Transcript) {
   let transcript = Transcript()
   var configuration = REPLSession.Configuration(
@@ -23,6 +23,7 @@ func makeSession(
     cacheHome: folder.file(".cache"))
   configuration.files = files
   configuration.autosaver = autosaver
+  configuration.versionStore = versionStore
   let session = REPLSession(
     configuration: configuration, source: ArrayLineSource(lines), output: { transcript.output.append($0) },
     errorOutput: { transcript.errors.append($0) })
@@ -224,7 +225,7 @@ final class REPLSessionTests {
     _ = try session.handle("docs")
     #expect(transcript.output.suffix(2) == [
       "* 1  t.txt  2 lines  unsaved changes, autosave: off",
-      "  2  other.txt  1 lines  saved, autosave: off",
+      "  2  other.txt  1 line  saved, autosave: off",
     ])
     _ = try session.handle("switch 2")
     #expect(session.currentDocument?.displayName == "other.txt")

@@ -22,10 +22,8 @@ final class REPLWordsTests {
 
   /// A session whose pasteboards and versions live in this test's folder.
   private func session(_ lines: [String], interactive: Bool = false) -> (REPLSession, Transcript) {
-    let (session, transcript) = makeSession(lines, in: folder, interactive: interactive)
-    let state = REPLWordState.of(session)
-    state.pasteboardRoot = pasteboards
-    state.versionRoot = folder.file("versions")
+    let (session, transcript) = makeSession(lines, in: folder, interactive: interactive, versionStore: VersionStore(root: folder.file("versions")))
+    REPLWordState.of(session).pasteboardRoot = pasteboards
     return (session, transcript)
   }
 
@@ -176,8 +174,8 @@ final class REPLWordsTests {
     let pdf = try makePDF("doc.pdf", pages: ["Otters page", "Herons page", "Cranes page"])
     let extra = try makePDF("extra.pdf", pages: ["Extra page"])
     let (session, transcript) = session([
-      "pdf \(pdf.path)", "delete-page 1", "move-page 2 1", "rotate 1 90", "insert-pages \(extra.path) 0",
-      "pdf-undo", "pdf-redo", "pages", "page 2", "pdf-save", "q",
+      "open \(pdf.path)", "delete-page 1", "move-page 2 1", "rotate 1 90", "insert-pages \(extra.path) 0",
+      "u", "redo", "pages", "page 2", "w", "q",
     ])
     #expect(await run(session, opening: []) == 0, "\(transcript.errors)")
     #expect(transcript.output.first == "doc.pdf: 3 pages (unsaved changes)")
@@ -195,7 +193,7 @@ final class REPLWordsTests {
   @Test func undoneDeletionIsNotSaved() async throws {
     let pdf = try makePDF("doc.pdf", pages: ["One", "Two"])
     let copy = folder.file("copy.pdf")
-    let (session, transcript) = session(["pages \(pdf.path)", "delete-page 1-2", "delete-page 2", "pdf-undo", "pdf-save \(copy.path)", "q"], interactive: true)
+    let (session, transcript) = session(["pages \(pdf.path)", "delete-page 1-2", "delete-page 2", "undo", "w \(copy.path)", "q"], interactive: true)
     #expect(await run(session, opening: []) == 0)
     // Removing every page is refused; the second deletion is undone before saving.
     #expect(errors(transcript).count == 1)
@@ -228,14 +226,14 @@ final class REPLWordsTests {
     let commands = [
       "copy 5", "cut 3,1", "copy x", "paste 9", "drop", "page 1", "pdf \(folder.file("missing.pdf").path)",
       "pdf \(file.path)", "pdf \(pdf.path)", "page 9", "delete-page 1-x", "rotate 1 45", "move-page 1 2",
-      "insert-pages \(folder.file("missing.pdf").path)", "insert-pages \(file.path)", "restore 3", "pdf-undo",
+      "insert-pages \(folder.file("missing.pdf").path)", "insert-pages \(file.path)", "restore 3", "u",
     ]
     let (session, transcript) = session(commands + ["Q"], interactive: true)
     #expect(await run(session, opening: [file.path]) == 0)
     let messages = errors(transcript)
     #expect(messages.count == commands.count - 1, "\(messages)")  // `pdf doc.pdf` succeeds
     let expected = [
-      "past the end", "comes after", "invalid address 'x'", "past the end", "nothing is being dragged", "no PDF is open",
+      "past the end", "comes after", "invalid address 'x'", "past the end", "nothing is being dragged", "is not a PDF",
       "does not exist", "as a PDF", "there is no page 9", "not a page number", "multiple of 90", "there is no page 2",
       "does not exist", "t.txt", "no version '3'", "nothing to undo",
     ]

@@ -36,6 +36,8 @@ struct REPLCommand: AsyncParsableCommand {
       templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
       cacheHome: xdg("XDG_CACHE_HOME", ".cache"))
     configuration.interrupt = Interrupt.shared
+    // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
+    configuration.versionStore = VersionStore(root: xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("quire/versions"))
     if isInteractive {
       // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle
       // input before an autosave, default 5) lets tests wait less.

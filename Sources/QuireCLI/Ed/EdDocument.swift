@@ -1,16 +1,31 @@
 import Foundation
 import Quire
 
-/// One file open in the line editor: its lines, ed's per-buffer state (current line, marks,
-/// file name) and what the file held on disk when it was last read or written.
+/// One document open in the REPL: its lines, ed's per-buffer state (current line, marks,
+/// file name), what the file held on disk when it was last read or written, and the form it is
+/// stored in (``Form``): a text file, a TextBundle whose text the lines are, or a PDF whose pages
+/// the page commands change.
 ///
-/// When the document layer lands (issue 4), this wraps a `Document`: `buffer` becomes the
-/// document's text storage with its undo manager, `w` becomes `save`, `diskFingerprint` the
-/// document's file version. Until then the session autosaves snapshots of the lines to the
-/// document layer's recovery files (``Autosaver``).
+/// The lines, their undo and the save go through the document layer's parts: ``FileSaver``'s
+/// safe save, ``VersionStore`` versions, ``RecoveryStore`` autosave (``Autosaver``),
+/// ``TextBundle`` packages and ``PDFDocument``'s lossless page operations.
 final class EdDocument {
-  /// The lines and their undo history.
+  /// What a document is stored as, and so what `w`, `u` and `redo` act on.
+  enum Form {
+    /// A text file: the lines are the file.
+    case textFile
+    /// A TextBundle (`.textbundle` folder or `.textpack` archive): the lines are its text;
+    /// its assets and `info.json` are written with it.
+    case textBundle(TextBundle)
+    /// A PDF: pages rather than lines. The page commands change it; `w`, `u` and `redo` save,
+    /// undo and redo page operations; ed's line commands do not apply.
+    case pdf(PDFDocument)
+  }
+
+  /// The lines and their undo history (empty for a PDF).
   let buffer: any LineBuffer
+  /// How the document is stored (a `revert` reads a TextBundle or PDF anew).
+  var form: Form
   /// ed's current file name (`f`): where `w` writes by default. `nil` for an untitled buffer.
   var fileURL: URL?
   /// The current line, 1-based; 0 when the buffer is empty.
@@ -29,17 +44,35 @@ final class EdDocument {
   /// Set by `keep`: the next `w` may replace a version saved by someone else.
   var mayOverwriteDiskChange = false
 
-  init(buffer: any LineBuffer, fileURL: URL?) {
+  init(buffer: any LineBuffer, fileURL: URL?, form: Form = .textFile) {
     self.buffer = buffer
     self.fileURL = fileURL
+    self.form = form
     currentLine = buffer.lineCount
   }
+
+  /// The PDF, when the document is one.
+  var pdf: PDFDocument? {
+    if case .pdf(let pdf) = form { return pdf }
+    return nil
+  }
+
+  /// The TextBundle, when the document is one.
+  var textBundle: TextBundle? {
+    if case .textBundle(let bundle) = form { return bundle }
+    return nil
+  }
+
+  /// Assets added to the TextBundle in this session (`assets add`), by name, with the path
+  /// their reference uses. One whose path is no longer in the text when the bundle is saved (the
+  /// insertion was undone or deleted) is left out of the save.
+  var addedAssets: [String: String] = [:]
 
   /// The name shown in prompts and lists.
   var displayName: String { fileURL?.lastPathComponent ?? "untitled" }
 
   /// Whether there are changes not yet written.
-  var isEdited: Bool { buffer.isEdited }
+  var isEdited: Bool { pdf?.hasUnsavedChanges ?? buffer.isEdited }
 
   /// The document text, each line followed by a newline.
   var text: String {

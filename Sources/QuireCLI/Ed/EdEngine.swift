@@ -35,6 +35,11 @@ final class EdEngine {
   /// the version last read or written) when the edits do not overlap, instead of failing.
   /// Script mode sets it; a terminal session asks the person (`merge`, `revert`, `keep`).
   var mergesOnWriteConflict = false
+  /// Where a `w` over the document's own file first keeps the file's previous content (as a
+  /// `Document` does on save); `nil` keeps no versions.
+  var versionStore: VersionStore?
+  /// Says what the command did beyond ed's own output (a version that could not be kept).
+  var note: (String) -> Void = { _ in }
 
   /// The last error's message, for `h`.
   private(set) var lastError: String?
@@ -88,8 +93,14 @@ final class EdEngine {
     }
   }
 
-  /// Undoes the last command's edits (the `u` command and the word command `undo`).
+  /// Undoes the last command's edits (the `u` command and the word command `undo`); in a PDF,
+  /// the last page operation.
   func undo() throws(EdError) {
+    if let pdf = document.pdf {
+      guard pdf.canUndo else { throw EdError("nothing to undo in '\(document.displayName)'") }
+      pdf.undo()
+      return
+    }
     guard let cursor = buffer.undo() else { throw EdError("nothing to undo") }
     document.currentLine = min(max(cursor, 0), lastLine)
     if document.currentLine == 0 && lastLine > 0 { document.currentLine = 1 }
@@ -97,6 +108,11 @@ final class EdEngine {
 
   /// Redoes the last undone command's edits (the word command `redo`).
   func redo() throws(EdError) {
+    if let pdf = document.pdf {
+      guard pdf.canRedo else { throw EdError("nothing to redo in '\(document.displayName)'") }
+      pdf.redo()
+      return
+    }
     guard let cursor = buffer.redo() else { throw EdError("nothing to redo") }
     document.currentLine = min(max(cursor, 0), lastLine)
   }
@@ -117,6 +133,7 @@ final class EdEngine {
   }
 
   private func run(_ s: inout CommandScanner, input: @escaping () -> String?) throws(EdError) -> Outcome {
+    if document.pdf != nil { try checkAppliesToPDF(s.peek) }
     var addresses = try parseAddresses(&s)
     let command = s.next()
     switch command {
@@ -177,6 +194,9 @@ final class EdEngine {
           warning: "'\(document.displayName)' has unsaved changes: 'e' again discards them, or 'w' saves them first")
       }
       let url = try fileURL(name)
+      guard case .textFile = document.form, !EdDocument.isTextBundle(url) else {
+        throw EdError("e reads a text file into a text document; open TextBundles and PDFs with 'open \(name ?? url.lastPathComponent)'")
+      }
       let contents = try files.read(url)
       document.buffer.reset(lines: contents.lines)
       document.fileURL = url
@@ -192,8 +212,14 @@ final class EdEngine {
     case UInt8(ascii: "f"):
       try requireNoAddress(addresses)
       if let name = try readFileName(&s) {
+        if document.pdf != nil {
+          throw EdError("'\(document.displayName)' is a PDF: save it under a new name with 'save as PATH'")
+        }
+        if document.textBundle != nil, !EdDocument.isTextBundle(URL(fileURLWithPath: name)) {
+          throw EdError("'\(document.displayName)' is a TextBundle: its name ends in .textbundle or .textpack")
+        }
         document.fileURL = URL(fileURLWithPath: name)
-        document.diskFingerprint = files.fingerprint(of: URL(fileURLWithPath: name))
+        document.diskFingerprint = document.fingerprintOnDisk(files)
         document.diskLines = nil
       }
       guard let url = document.fileURL else { throw EdError("no current file name; give one: f FILE") }
@@ -909,9 +935,76 @@ final class EdEngine {
     }
   }
 
+  // MARK: PDFs
+
+  /// The ed commands that apply to a PDF, without addresses (it has pages, not lines): `w`
+  /// (save), `u` (undo a page operation), `q`, `Q`, `h` and `f` (print the file name).
+  private func checkAppliesToPDF(_ command: UInt8?) throws(EdError) {
+    let applies: Set<UInt8> = Set("wqQuhHf#".utf8)
+    guard let command, applies.contains(command) else {
+      throw EdError(
+        "'\(document.displayName)' is a PDF: ed's line commands do not apply to it; 'pages' lists its pages, "
+          + "delete-page, move-page, rotate and insert-pages change them, w saves, u and redo undo and redo")
+    }
+  }
+
+  /// `w` for a PDF: saves the page operations to its file through libqpdf (keeping the
+  /// previous file as a version), or writes a copy to another file.
+  private func writePDF(_ pdf: PDFDocument, to name: String?, appending: Bool) throws(EdError) {
+    if appending { throw EdError("'\(document.displayName)' is a PDF: W appends lines; use w to save it") }
+    let url = try fileURL(name)
+    let isOwnFile = document.fileURL?.standardizedFileURL == url.standardizedFileURL
+    do {
+      if isOwnFile {
+        try checkNoConflict(url)
+        keepVersion(of: url)
+        try pdf.save(to: url)
+        document.diskFingerprint = files.fingerprint(of: url)
+        document.diskStamp = files.stamp(of: url)
+        document.announcedDiskChange = nil
+        document.mayOverwriteDiskChange = false
+      } else {
+        try pdf.write(to: url)
+      }
+    } catch let error as EdError {
+      throw error
+    } catch {
+      throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
+    }
+    if printsByteCounts { output("\(files.stamp(of: url)?.size ?? 0)") }
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    (error as? QuireError)?.reason ?? "\(error)"
+  }
+
   // MARK: w
 
+  /// Keeps what `url` holds now as a version before it is replaced; a failure is said, not
+  /// thrown: the save goes on (a `Document` records it as `lastVersioningError`).
+  private func keepVersion(of url: URL) {
+    guard let versionStore else { return }
+    do {
+      try versionStore.keepVersion(of: url.resolvingSymlinksInPath())
+    } catch {
+      note("note: the previous version of '\(url.lastPathComponent)' could not be kept: \(Self.reason(error))")
+    }
+  }
+
+  /// Throws when someone else saved `url` since it was read here (unless `keep` allowed it).
+  private func checkNoConflict(_ url: URL) throws(EdError) {
+    guard document.fileURL != nil, !document.mayOverwriteDiskChange else { return }
+    let onDisk = document.fingerprintOnDisk(files)
+    guard let onDisk, onDisk != document.diskFingerprint else { return }
+    throw EdError(
+      "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
+        + (document.pdf == nil
+          ? "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere"
+          : "'revert' loads the disk version (your page changes are dropped), 'keep' then 'w' replaces it, 'w OTHER.pdf' saves yours elsewhere"))
+  }
+
   private func write(_ addresses: Addresses, to name: String?, appending: Bool) throws(EdError) {
+    if let pdf = document.pdf { return try writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
     var lines = lastLine == 0 ? [] : buffer.lines(in: (addresses.first - 1)..<addresses.second)
@@ -921,23 +1014,26 @@ final class EdEngine {
       try files.append(bytes, to: url)
     } else {
       if isOwnFile, document.fileURL != nil, !document.mayOverwriteDiskChange {
-        let onDisk = files.fingerprint(of: url)
+        let onDisk = document.fingerprintOnDisk(files)
         if let onDisk, onDisk != document.diskFingerprint {
           if mergesOnWriteConflict, wholeBuffer, let merged = try mergeWithDisk(url) {
             lines = merged
             bytes = TextFileSystem.bytes(of: lines)
           } else {
-            throw EdError(
-              "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
-                + "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere")
+            try checkNoConflict(url)
           }
         }
       }
-      try files.writeAtomically(bytes, to: url)
+      if isOwnFile { keepVersion(of: url) }
+      if isOwnFile, let bundle = document.textBundle {
+        try writeTextBundle(bundle, text: TextFileSystem.text(of: lines), to: url)
+      } else {
+        try files.writeAtomically(bytes, to: url)
+      }
     }
     if document.fileURL == nil { document.fileURL = url }
     if isOwnFile && !appending {
-      document.diskFingerprint = FileFingerprint(of: bytes)
+      document.diskFingerprint = document.textBundle == nil ? FileFingerprint(of: bytes) : document.fingerprintOnDisk(files)
       document.diskLines = lines
       document.diskStamp = files.stamp(of: url)
       document.announcedDiskChange = nil
@@ -948,12 +1044,35 @@ final class EdEngine {
     if printsByteCounts { output("\(bytes.count)") }
   }
 
+  /// Writes a TextBundle with `text` as its text: the package is swapped whole (unchanged
+  /// assets are linked, not copied), a textpack is written as a new archive. Assets added in
+  /// this session whose reference is no longer in the text are left out.
+  private func writeTextBundle(_ bundle: TextBundle, text: String, to url: URL) throws(EdError) {
+    if bundle.text != text { bundle.text = text }
+    let assets = bundle.fileWrapper.fileWrappers?["assets"]
+    var withheld: [FileWrapper] = []
+    for (name, path) in document.addedAssets where !text.contains(path) {
+      if let child = assets?.fileWrappers?[name] {
+        assets?.removeFileWrapper(child)
+        withheld.append(child)
+      }
+    }
+    defer { for child in withheld { assets?.addFileWrapper(child) } }
+    var isFolder: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+    do {
+      try bundle.write(to: url, originalContentsURL: exists && isFolder.boolValue ? url.resolvingSymlinksInPath() : nil)
+    } catch {
+      throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
+    }
+  }
+
   /// Merges the disk version of `url` into the buffer, three-way against the version last read
   /// or written, as one undoable edit; returns the merged lines, or `nil` when the base is
   /// unknown or the file cannot be read. Throws naming the conflict when the edits overlap
   /// (the buffer is then unchanged).
   private func mergeWithDisk(_ url: URL) throws(EdError) -> [String]? {
-    guard let base = document.diskLines, let theirs = try? files.read(url) else { return nil }
+    guard let base = document.diskLines, let theirs = try? document.readDiskVersion(files).0 else { return nil }
     let result: TextMerge.Result
     do {
       result = try TextMerge.merge(

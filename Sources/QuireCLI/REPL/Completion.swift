@@ -23,6 +23,10 @@ struct Completion {
     switch command {
     case "switch", "close":
       return documents.filter { $0.hasPrefix(partial) }.sorted()
+    case "assets":
+      if words.count == 2 { return ["add"].filter { $0.hasPrefix(partial) } }
+      if words.count == 3 && words[1] == "add" { return paths(partial) }
+      return []
     case "help":
       return commands.filter { $0.hasPrefix(partial) }.sorted()
     case "new":
@@ -32,7 +36,7 @@ struct Completion {
     case "save":
       if words.count == 2 { return ["as"].filter { $0.hasPrefix(partial) } }
       return paths(partial)
-    case "open", "preview", "type", "thumbnail", "pdf", "pages", "insert-pages", "pdf-save":
+    case "open", "preview", "type", "thumbnail", "pdf", "pages", "insert-pages":
       return paths(partial)
     default:
       // ed's e, E, r, w, W and f (after any addresses) take a file name.

@@ -2,31 +2,29 @@ import ArgumentParser
 import Foundation
 import Quire
 
-/// The page words work on the session's open PDF (`pdf FILE.pdf` or `pages FILE.pdf` opens
-/// it), beside the text documents: ed commands, `u` and `w` stay with the text documents, and
-/// the PDF has its own `pdf-undo`, `pdf-redo` and `pdf-save`.
+/// The page words work on the current document when it is a PDF (`open FILE.pdf`, or
+/// `pdf FILE.pdf`, or `pages FILE.pdf`). `w` saves the page operations losslessly through
+/// libqpdf, `u` and `redo` undo and redo them, as for text.
 enum PDFWords {
-  /// Opens `path` as the session's PDF; refuses to drop unsaved page changes unless `discarding`.
-  static func open(_ path: String, in session: REPLSession, discarding: Bool = false) throws {
-    let state = REPLWordState.of(session)
-    if let current = state.pdf, current.hasUnsavedChanges, !discarding {
-      throw EdError("'\(current.documentURL.lastPathComponent)' has unsaved page changes: 'pdf-save' keeps them, 'pdf \(path) --discard' drops them")
-    }
+  /// Opens `path` (which must be a PDF) as a document of the session, or switches to it.
+  static func open(_ path: String, in session: REPLSession) throws {
     let url = URL(fileURLWithPath: path)
     guard FileManager.default.fileExists(atPath: url.path) else {
       throw EdError("cannot open '\(path)': it does not exist")
     }
-    do {
-      state.pdf = try PDFDocument(url: url)
-    } catch {
-      throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: \(REPLSession.message(for: error))")
+    guard EdDocument.isPDF(url) else {
+      throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: it is not one (open it with 'open \(path)')")
     }
-    session.say("opened PDF '\(url.lastPathComponent)': \(state.pdf?.pageCount ?? 0) pages; 'pages' lists them")
+    try session.open(path)
   }
 
+  /// The current document's PDF.
   static func require(_ session: REPLSession) throws -> PDFDocument {
-    guard let pdf = REPLWordState.of(session).pdf else {
-      throw EdError("no PDF is open; open one with 'pdf FILE.pdf'")
+    guard let document = session.currentDocument else {
+      throw EdError("no PDF is open; open one with 'open FILE.pdf'")
+    }
+    guard let pdf = document.pdf else {
+      throw EdError("'\(document.displayName)' is not a PDF: the page commands work on a PDF; open one with 'open FILE.pdf'")
     }
     return pdf
   }
@@ -59,15 +57,14 @@ enum PDFWords {
     } catch {
       throw EdError(REPLSession.message(for: error))
     }
-    session.say("\(pdf.undoActionName ?? "done"); \(pdf.pageCount) pages; pdf-undo undoes it, pdf-save saves")
+    session.say("\(pdf.undoActionName ?? "done"); \(pdf.pageCount) pages; u undoes it, w saves")
   }
 }
 
 struct PDFWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "pdf", abstract: "Open a PDF for the page commands (pages, page, delete-page, …).")
+  static let configuration = CommandConfiguration(commandName: "pdf", abstract: "Open a PDF for the page commands (as 'open FILE.pdf').")
   @Argument(help: "The PDF file.") var path: String
-  @Flag(help: "Drop the unsaved page changes of the PDF open now.") var discard = false
-  func run(in session: REPLSession) throws { try PDFWords.open(path, in: session, discarding: discard) }
+  func run(in session: REPLSession) throws { try PDFWords.open(path, in: session) }
 }
 
 struct PagesWord: SessionCommand {
@@ -102,7 +99,7 @@ struct PageWord: SessionCommand {
 }
 
 struct DeletePageWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "delete-page", abstract: "Delete pages N or N-M of the PDF (pdf-undo brings them back).")
+  static let configuration = CommandConfiguration(commandName: "delete-page", abstract: "Delete pages N or N-M of the PDF (u brings them back).")
   @Argument(help: "N or N-M.") var pages: String
   func run(in session: REPLSession) throws {
     let pdf = try PDFWords.require(session)
@@ -150,39 +147,5 @@ struct InsertPagesWord: SessionCommand {
     let url = URL(fileURLWithPath: path)
     guard FileManager.default.fileExists(atPath: url.path) else { throw EdError("cannot insert pages from '\(path)': it does not exist") }
     try PDFWords.change(pdf, in: session) { try $0.insertPages(from: url, at: index) }
-  }
-}
-
-struct PDFSaveWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "pdf-save", abstract: "Save the PDF's page changes (losslessly, through libqpdf), or save a copy to PATH.")
-  @Argument(help: "Write a copy here instead of over the PDF.") var path: String?
-  func run(in session: REPLSession) throws {
-    let pdf = try PDFWords.require(session)
-    do {
-      if let path { try pdf.write(to: URL(fileURLWithPath: path)) } else { try pdf.save() }
-    } catch {
-      throw EdError(REPLSession.message(for: error))
-    }
-    session.say("saved \(pdf.pageCount) pages to '\(path ?? pdf.documentURL.path)'")
-  }
-}
-
-struct PDFUndoWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "pdf-undo", abstract: "Undo the PDF's last page operation.")
-  func run(in session: REPLSession) throws {
-    let pdf = try PDFWords.require(session)
-    guard pdf.canUndo, let name = pdf.undoActionName else { throw EdError("nothing to undo in '\(pdf.documentURL.lastPathComponent)'") }
-    pdf.undo()
-    session.say("undid \(name); \(pdf.pageCount) pages")
-  }
-}
-
-struct PDFRedoWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "pdf-redo", abstract: "Redo the PDF's last undone page operation.")
-  func run(in session: REPLSession) throws {
-    let pdf = try PDFWords.require(session)
-    guard pdf.canRedo, let name = pdf.redoActionName else { throw EdError("nothing to redo in '\(pdf.documentURL.lastPathComponent)'") }
-    pdf.redo()
-    session.say("redid \(name); \(pdf.pageCount) pages")
   }
 }

@@ -23,6 +23,9 @@ final class REPLSession {
     var interrupt = InterruptFlag()
     /// Writes recovery files of unsaved edits; `nil` turns autosave and recovery off.
     var autosaver: Autosaver?
+    /// Where each save keeps the file's previous content (`versions`, `restore`); `nil` keeps
+    /// none. `quire` uses `$XDG_STATE_HOME/quire/versions`.
+    var versionStore: VersionStore?
   }
 
   let configuration: Configuration
@@ -54,6 +57,10 @@ final class REPLSession {
       documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
     }
     engine.mergesOnWriteConflict = !configuration.isInteractive
+    engine.versionStore = configuration.versionStore
+    engine.note = { [unowned self] text in
+      if self.configuration.isInteractive { self.output(text) } else { self.errorOutput("quire: \(text)") }
+    }
     let interrupt = configuration.interrupt
     engine.isInterrupted = { interrupt.isPending }
   }
@@ -218,33 +225,39 @@ final class REPLSession {
 
   // MARK: Documents
 
-  /// Opens `path` (or switches to it when it is open already); a missing file becomes a new
-  /// document that is created on the first save.
+  /// Opens `path` (or switches to it when it is open already): a text file, a TextBundle
+  /// (`.textbundle`, `.textpack`) or a PDF. A missing file becomes a new document that is
+  /// created on the first save.
   func open(_ path: String) throws {
     let url = URL(fileURLWithPath: path)
-    if let index = documents.firstIndex(where: { $0.fileURL?.standardizedFileURL == url }) {
+    if let index = documents.firstIndex(where: { $0.fileURL?.standardizedFileURL == url.standardizedFileURL }) {
       currentIndex = index
       say("switched to '\(documents[index].displayName)' (already open)")
       return
     }
     let document: EdDocument
     if FileManager.default.fileExists(atPath: url.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) != nil {
-      let contents = try configuration.files.read(url)
-      document = EdDocument(buffer: InMemoryLineBuffer(lines: contents.lines), fileURL: url)
-      document.diskFingerprint = contents.fingerprint
-      document.diskLines = contents.lines
-      document.diskStamp = contents.stamp
-      if configuration.isInteractive {
-        say("opened '\(document.displayName)': \(contents.lines.count) lines, \(contents.byteCount) bytes")
-        if contents.lacksFinalNewline { say("note: the last line has no newline; saving adds one (as ed does)") }
+      let (opened, contents) = try EdDocument.open(url, files: configuration.files)
+      document = opened
+      switch document.form {
+      case .pdf(let pdf):
+        say("opened PDF '\(document.displayName)': \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s"); 'pages' lists them, delete-page, move-page, rotate and insert-pages change them, w saves, u undoes")
+      case .textBundle(let bundle):
+        say("opened TextBundle '\(document.displayName)': \(document.buffer.lineCount) lines of \(bundle.textFilename), \(bundle.assetNames.count) asset\(bundle.assetNames.count == 1 ? "" : "s") ('assets' lists them)")
+      case .textFile:
+        if let contents { say("opened '\(document.displayName)': \(contents.lines.count) lines, \(contents.byteCount) bytes") }
       }
+      if contents?.lacksFinalNewline == true { say("note: the last line has no newline; saving adds one (as ed does)") }
     } else {
       let folder = url.deletingLastPathComponent()
       guard DocumentsFolder.isFolder(folder) else {
         throw EdError("cannot open '\(path)': the folder '\(folder.path)' does not exist")
       }
-      document = EdDocument(buffer: InMemoryLineBuffer(), fileURL: url)
-      say("'\(document.displayName)' is a new file; it is created when you save (w)")
+      if EdDocument.isPDF(url) {
+        throw EdError("cannot open '\(path)': it does not exist (quire changes the pages of PDFs that exist)")
+      }
+      document = try EdDocument.new(at: url)
+      say("'\(document.displayName)' is a new \(document.textBundle == nil ? "file" : "TextBundle"); it is created when you save (w)")
     }
     offerRecoveredVersion(of: document)
     documents.append(document)
@@ -264,6 +277,17 @@ final class REPLSession {
     return currentDocument
   }
 
+  /// The current document when it has lines (a text file or a TextBundle, not a PDF).
+  ///
+  /// - Parameter action: What needs the lines, for the message ("copy").
+  func requireTextDocument(for action: String) throws -> EdDocument {
+    let document = try requireDocument()
+    if document.pdf != nil {
+      throw EdError("'\(document.displayName)' is a PDF: '\(action)' works on lines of text; switch to a text document ('docs' lists them)")
+    }
+    return document
+  }
+
   /// Makes a new document, from a template when `template` is given.
   func newDocument(path: String?, template: String?) throws {
     var lines: [String] = []
@@ -279,8 +303,8 @@ final class REPLSession {
       }
       url = target
     }
-    let buffer = InMemoryLineBuffer()
-    let document = EdDocument(buffer: buffer, fileURL: url)
+    let document = try EdDocument.new(at: url)
+    let buffer = document.buffer
     if !lines.isEmpty {
       buffer.beginEditGroup(named: "new from template", cursor: 0)
       buffer.replaceLines(in: 0..<0, with: lines)
@@ -350,25 +374,41 @@ final class REPLSession {
   }
 
   func undo() throws {
-    engine.document = try requireDocument()
+    let document = try requireDocument()
+    engine.document = document
+    let name = document.pdf?.undoActionName
     try engine.undo()
-    say("undone; \(currentDocument?.buffer.undoCount ?? 0) more level(s) of undo")
+    if let pdf = document.pdf {
+      say("undid \(name ?? "the page operation"); \(pdf.pageCount) pages")
+    } else {
+      say("undone; \(document.buffer.undoCount) more level(s) of undo")
+    }
   }
 
   func redo() throws {
-    engine.document = try requireDocument()
+    let document = try requireDocument()
+    engine.document = document
+    let name = document.pdf?.redoActionName
     try engine.redo()
-    say("redone")
+    if let pdf = document.pdf {
+      say("redid \(name ?? "the page operation"); \(pdf.pageCount) pages")
+    } else {
+      say("redone")
+    }
   }
 
   /// Saves the current document to `path` and makes `path` its file.
   func saveAs(_ path: String) throws {
     let document = try requireDocument()
     let url = URL(fileURLWithPath: path)
+    if document.textBundle != nil, !EdDocument.isTextBundle(url) {
+      throw EdError("'\(document.displayName)' is a TextBundle: save it as NAME.textbundle (a folder) or NAME.textpack (an archive)")
+    }
     let previous = document.fileURL
+    let previousFingerprint = document.diskFingerprint
     document.fileURL = url
     let previousLines = document.diskLines
-    document.diskFingerprint = configuration.files.fingerprint(of: url)
+    document.diskFingerprint = document.fingerprintOnDisk(configuration.files)
     document.diskLines = nil
     do {
       engine.document = document
@@ -376,30 +416,54 @@ final class REPLSession {
     } catch {
       document.fileURL = previous
       document.diskLines = previousLines
+      document.diskFingerprint = previousFingerprint
       throw error
     }
     say("saved as '\(path)'")
   }
 
-  /// Loads the disk version of the current document as one undoable edit.
+  /// Loads the disk version of the current document: as one undoable edit for text; a PDF is
+  /// read again (asking first when that drops page changes, which cannot be undone).
   func revert() throws {
     let document = try requireDocument()
-    guard let url = document.fileURL else { throw EdError("'\(document.displayName)' has no file to revert to") }
-    let contents = try configuration.files.read(url)
-    replaceWithDiskVersion(document, contents)
+    guard document.fileURL != nil else { throw EdError("'\(document.displayName)' has no file to revert to") }
+    if let pdf = document.pdf {
+      try engine.confirm(
+        "revert", unsaved: pdf.hasUnsavedChanges ? [document.displayName] : [],
+        warning: "'\(document.displayName)' has unsaved page changes: 'revert' again drops them (this cannot be undone), 'w' saves them")
+      try reloadPDF(document)
+      say("reverted '\(document.displayName)' to the disk version (\(document.pdf?.pageCount ?? 0) pages)")
+      return
+    }
+    let (contents, bundle) = try document.readDiskVersion(configuration.files)
+    replaceWithDiskVersion(document, contents, bundle: bundle)
     say("reverted '\(document.displayName)' to the disk version (\(contents.lines.count) lines); u brings your version back")
   }
 
-  private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents) {
+  /// Reads a PDF document's file again, dropping its page operations.
+  func reloadPDF(_ document: EdDocument) throws {
+    guard let url = document.fileURL else { return }
+    let (reopened, _) = try EdDocument.open(url, files: configuration.files)
+    guard let pdf = reopened.pdf else { throw EdError("'\(document.displayName)' is no longer a PDF on disk") }
+    document.form = .pdf(pdf)
+    document.diskFingerprint = reopened.diskFingerprint
+    document.diskStamp = reopened.diskStamp
+    document.announcedDiskChange = nil
+    document.mayOverwriteDiskChange = false
+  }
+
+  private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents, bundle: TextBundle?) {
+    if let bundle {
+      document.form = .textBundle(bundle)
+      document.addedAssets = [:]
+    }
     let buffer = document.buffer
     buffer.beginEditGroup(named: "revert", cursor: document.currentLine)
     buffer.replaceLines(in: 0..<buffer.lineCount, with: contents.lines)
     document.currentLine = buffer.lineCount
     buffer.endEditGroup(cursor: document.currentLine)
     buffer.markSaved()
-    document.diskFingerprint = contents.fingerprint
-    document.diskLines = contents.lines
-    document.diskStamp = contents.stamp
+    document.noteDiskVersion(contents)
     document.announcedDiskChange = nil
     document.mayOverwriteDiskChange = false
     document.marks = [:]
@@ -410,11 +474,14 @@ final class REPLSession {
   /// undoable edit. Overlapping edits are kept both between conflict markers.
   func mergeWithDiskVersion() throws {
     let document = try requireDocument()
-    guard let url = document.fileURL else { throw EdError("'\(document.displayName)' has no file to merge with") }
+    guard document.fileURL != nil else { throw EdError("'\(document.displayName)' has no file to merge with") }
+    if document.pdf != nil {
+      throw EdError("cannot merge '\(document.displayName)': page changes of PDFs are not merged; 'revert' loads the disk version, 'keep' keeps yours")
+    }
     guard let base = document.diskLines else {
       throw EdError("cannot merge '\(document.displayName)': quire does not know the version it last read or wrote; 'revert' or 'keep' instead")
     }
-    let contents = try configuration.files.read(url)
+    let (contents, _) = try document.readDiskVersion(configuration.files)
     func text(_ lines: [String]) -> String { lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
     let result: TextMerge.Result
     do {
@@ -430,9 +497,7 @@ final class REPLSession {
     document.currentLine = buffer.lineCount
     buffer.endEditGroup(cursor: document.currentLine)
     // The disk version is now part of this one: the next w replaces it without a conflict.
-    document.diskFingerprint = contents.fingerprint
-    document.diskLines = contents.lines
-    document.diskStamp = contents.stamp
+    document.noteDiskVersion(contents)
     document.announcedDiskChange = nil
     document.mayOverwriteDiskChange = false
     if result.conflicts == 0 {
@@ -446,7 +511,7 @@ final class REPLSession {
 
   /// Offers the autosaved edits a killed session left for `document`'s file.
   private func offerRecoveredVersion(of document: EdDocument) {
-    guard let autosaver = configuration.autosaver, let url = document.fileURL,
+    guard document.pdf == nil, let autosaver = configuration.autosaver, let url = document.fileURL,
       let version = autosaver.store.recoveredVersion(for: url)
     else { return }
     guard let recovered = try? configuration.files.read(version.url) else {
@@ -466,7 +531,7 @@ final class REPLSession {
   /// `recover`: replaces the current document's lines with its autosaved edits, as one
   /// undoable change; `recover discard` drops them.
   func recover(discarding: Bool) throws {
-    let document = try requireDocument()
+    let document = try requireTextDocument(for: "recover")
     guard let version = document.recoveredVersion, let lines = document.recoveredLines else {
       throw EdError("'\(document.displayName)' has no autosaved edits to recover")
     }
@@ -496,7 +561,8 @@ final class REPLSession {
         document.autosavedURL = nil
         document.autosavedToken = nil
       }
-      guard let url = document.fileURL else { continue }
+      // A PDF's page operations are not autosaved: they are small and quick to do again.
+      guard let url = document.fileURL, document.pdf == nil else { continue }
       // A write changes whether the lines are edited but not the lines: both make the state.
       let token = document.buffer.changeToken * 2 + (document.isEdited ? 1 : 0)
       guard token != document.autosavedToken else { continue }
@@ -528,6 +594,7 @@ final class REPLSession {
 
   func autosaveState(of document: EdDocument) -> String {
     guard let autosaver = configuration.autosaver else { return "autosave: off" }
+    if document.pdf != nil { return "page changes are not autosaved" }
     if let version = document.recoveredVersion {
       return "autosaved edits from \(Autosaver.time(version.date)) to recover ('recover')"
     }
@@ -553,17 +620,28 @@ final class REPLSession {
         output("! '\(document.displayName)' was deleted or moved on disk; w writes it again")
         continue
       }
-      guard let onDisk = configuration.files.fingerprint(of: url), onDisk != document.diskFingerprint,
+      guard let onDisk = document.fingerprintOnDisk(configuration.files), onDisk != document.diskFingerprint,
         onDisk != document.announcedDiskChange
       else { continue }
-      if !document.isEdited, let contents = try? configuration.files.read(url) {
-        replaceWithDiskVersion(document, contents)
-        output("! '\(document.displayName)' changed on disk; reloaded it (no unsaved changes here; u undoes the reload)")
-        continue
+      if !document.isEdited {
+        if document.pdf != nil, (try? reloadPDF(document)) != nil {
+          output("! '\(document.displayName)' changed on disk; reloaded it (\(document.pdf?.pageCount ?? 0) pages; there were no unsaved page changes here)")
+          continue
+        }
+        if document.pdf == nil, let disk = try? document.readDiskVersion(configuration.files) {
+          replaceWithDiskVersion(document, disk.0, bundle: disk.1)
+          output("! '\(document.displayName)' changed on disk; reloaded it (no unsaved changes here; u undoes the reload)")
+          continue
+        }
       }
       document.announcedDiskChange = onDisk
-      output(
-        "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both")
+      if document.pdf != nil {
+        output(
+          "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)")
+      } else {
+        output(
+          "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both")
+      }
     }
   }
 
@@ -582,7 +660,7 @@ final class REPLSession {
   func documentLines() -> [String] {
     documents.enumerated().map { index, document in
       let marker = index == currentIndex ? "*" : " "
-      return "\(marker) \(index + 1)  \(document.displayName)  \(document.buffer.lineCount) lines  \(state(of: document))"
+      return "\(marker) \(index + 1)  \(document.displayName)  \(document.extent)  \(state(of: document))"
     }
   }
 
@@ -592,7 +670,7 @@ final class REPLSession {
     if let url = document.fileURL {
       if document.diskFingerprint == nil && !FileManager.default.fileExists(atPath: url.path) {
         parts.append("new file")
-      } else if let onDisk = configuration.files.fingerprint(of: url), let known = document.diskFingerprint, onDisk != known {
+      } else if let onDisk = document.fingerprintOnDisk(configuration.files), let known = document.diskFingerprint, onDisk != known {
         parts.append(document.isEdited ? "in conflict (changed on disk)" : "changed on disk")
       }
     }

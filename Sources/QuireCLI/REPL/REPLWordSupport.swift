@@ -14,12 +14,8 @@ final class REPLWordState: @unchecked Sendable {
   weak var session: REPLSession?
   /// Where the pasteboards live (nil: `$XDG_RUNTIME_DIR/quire/pasteboards`). Tests set it.
   var pasteboardRoot: URL?
-  /// Where versions are kept (nil: `$XDG_STATE_HOME/quire/versions`). Tests set it.
-  var versionRoot: URL?
   /// The lines being dragged (`drag`), until a `drop`.
   var drag: LineDrag?
-  /// The PDF the page words work on.
-  var pdf: PDFDocument?
 
   init(session: REPLSession) { self.session = session }
 

@@ -18,8 +18,8 @@ private func itemProvider(for range: Range<Int>, of document: EdDocument) -> (It
 
 /// Puts lines `range` (ed syntax; default the current line) of the current document on the
 /// pasteboard `name`: what `copy` and `cut` share.
-private func copyLines(_ range: String?, toPasteboard name: String, in session: REPLSession) throws -> (EdDocument, Range<Int>) {
-  let document = try session.requireDocument()
+private func copyLines(_ range: String?, toPasteboard name: String, in session: REPLSession, for word: String) throws -> (EdDocument, Range<Int>) {
+  let document = try session.requireTextDocument(for: word)
   let lines = try REPLWords.range(range, in: document)
   let (provider, _) = itemProvider(for: lines, of: document)
   try transferPasteboard(named: name, in: session).setItemProviders([provider])
@@ -31,7 +31,7 @@ struct CopyWord: SessionCommand {
   @Argument(help: "The lines, in ed syntax: N, A,B, ',' for all (default: the current line).") var range: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
   func run(in session: REPLSession) throws {
-    let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session)
+    let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session, for: "copy")
     session.say("copied \(lines.count) line\(lines.count == 1 ? "" : "s") of '\(document.displayName)'")
   }
 }
@@ -41,7 +41,7 @@ struct CutWord: SessionCommand {
   @Argument(help: "The lines, in ed syntax (default: the current line).") var range: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
   func run(in session: REPLSession) throws {
-    let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session)
+    let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session, for: "cut")
     // The deletion is ed's d, so undo, marks and the current line behave as for d.
     try session.runEd("\(lines.lowerBound + 1),\(lines.upperBound)d")
     session.say("cut \(lines.count) line\(lines.count == 1 ? "" : "s") of '\(document.displayName)'; u brings them back")
@@ -54,7 +54,7 @@ struct PasteWord: SessionCommand {
   @Option(help: "The type to paste, as a type identifier (default: the best the document takes).") var type: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
   func run(in session: REPLSession) throws {
-    let document = try session.requireDocument()
+    let document = try session.requireTextDocument(for: "paste")
     let after = try address.map { try REPLWords.line($0, in: document, allowsZero: true) } ?? document.currentLine
     let board = try transferPasteboard(named: pasteboard, in: session)
     let providers = try board.itemProviders
@@ -90,7 +90,7 @@ struct DragWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "drag", abstract: "Start dragging lines; 'drop' puts them into the current document.")
   @Argument(help: "The lines, in ed syntax.") var range: String
   func run(in session: REPLSession) throws {
-    let document = try session.requireDocument()
+    let document = try session.requireTextDocument(for: "drag")
     let lines = try REPLWords.range(range, in: document)
     let (provider, taken) = itemProvider(for: lines, of: document)
     let drag = DragSession(items: [DragItem(itemProvider: provider)], allowsMoveOperation: true)
@@ -106,7 +106,7 @@ struct DropWord: SessionCommand {
   func run(in session: REPLSession) throws {
     let state = REPLWordState.of(session)
     guard let drag = state.drag else { throw EdError("nothing is being dragged; start with 'drag RANGE'") }
-    let document = try session.requireDocument()
+    let document = try session.requireTextDocument(for: "drop")
     let after = try address.map { try REPLWords.line($0, in: document, allowsZero: true) } ?? document.currentLine
     let configuration = TextTransfer.pasteConfiguration(forDocumentType: REPLWords.contentType(of: document))
     let drop = DropSession(localDragSession: drag.session)

@@ -2,27 +2,32 @@ import ArgumentParser
 import Foundation
 import Quire
 
-/// The version store of a session: `$XDG_STATE_HOME/quire/versions` unless a test set one.
-private func versionStore(for session: REPLSession) -> VersionStore {
-  VersionStore(root: REPLWordState.of(session).versionRoot)
+/// The session's version store, or an error saying versions are not kept.
+private func versionStore(of session: REPLSession) throws -> VersionStore {
+  guard let store = session.configuration.versionStore else {
+    throw EdError("this session keeps no versions (quire keeps them under $XDG_STATE_HOME/quire/versions)")
+  }
+  return store
 }
 
 /// The versions kept of the current document's file, oldest first.
-private func keptVersions(of document: EdDocument, in session: REPLSession) throws -> (URL, [FileVersion]) {
+private func keptVersions(of document: EdDocument, in session: REPLSession) throws -> (VersionStore, [FileVersion]) {
   guard let url = document.fileURL else { throw EdError("'\(document.displayName)' is untitled: it has no saved versions") }
+  let store = try versionStore(of: session)
   do {
-    return (url, try versionStore(for: session).versions(ofItemAt: url))
+    return (store, try store.versions(ofItemAt: url.resolvingSymlinksInPath()))
   } catch {
     throw EdError("cannot list the versions of '\(document.displayName)': \(REPLSession.message(for: error))")
   }
 }
 
 struct VersionsWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "versions", abstract: "List the saved versions of the current document's file, with dates.")
+  static let configuration = CommandConfiguration(
+    commandName: "versions", abstract: "List the saved versions of the current document's file, with dates (each w keeps one).")
   func run(in session: REPLSession) throws {
     let document = try session.requireDocument()
     let (_, versions) = try keptVersions(of: document, in: session)
-    if versions.isEmpty { session.print("no versions of '\(document.displayName)' are kept") }
+    if versions.isEmpty { session.print("no versions of '\(document.displayName)' are kept yet: each w keeps the version it replaces") }
     let format = ISO8601DateFormatter()
     for (index, version) in versions.enumerated() {
       session.print("\(String(format: "%4d", index + 1))  saved \(format.string(from: version.savedDate))  modified \(format.string(from: version.modificationDate))  \(version.size) bytes")
@@ -31,18 +36,28 @@ struct VersionsWord: SessionCommand {
 }
 
 struct RestoreWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "restore", abstract: "Put version N into the buffer (u brings the current text back; w saves it).")
+  static let configuration = CommandConfiguration(
+    commandName: "restore",
+    abstract: "Put version N into the buffer (u brings the current text back; w saves it); for a PDF, put version N back into its file.")
   @Argument(help: "The number from 'versions'.") var number: String
   func run(in session: REPLSession) throws {
     let document = try session.requireDocument()
-    let (_, versions) = try keptVersions(of: document, in: session)
+    let (store, versions) = try keptVersions(of: document, in: session)
     guard let index = Int(number), index >= 1, index <= versions.count else {
       throw EdError("there is no version '\(number)': '\(document.displayName)' has \(versions.count) kept version\(versions.count == 1 ? "" : "s"); 'versions' lists them")
     }
-    let data: Data
-    do { data = try versionStore(for: session).contents(of: versions[index - 1]) } catch { throw EdError(REPLSession.message(for: error)) }
-    guard let text = String(data: data, encoding: .utf8) else {
-      throw EdError("version \(index) of '\(document.displayName)' is not UTF-8 text")
+    let version = versions[index - 1]
+    if document.pdf != nil {
+      try restorePDF(version, number: index, of: document, from: store, in: session)
+      return
+    }
+    let text: String
+    do {
+      text = try Self.text(of: version, in: store, for: document)
+    } catch let error as EdError {
+      throw error
+    } catch {
+      throw EdError(REPLSession.message(for: error))
     }
     let lines = REPLWords.lines(of: text)
     let buffer = document.buffer
@@ -51,5 +66,38 @@ struct RestoreWord: SessionCommand {
     document.currentLine = buffer.lineCount
     buffer.endEditGroup(cursor: document.currentLine)
     session.say("restored version \(index) of '\(document.displayName)' (\(lines.count) lines) into the buffer; u undoes it, w saves it")
+  }
+
+  /// The text of a version: the file's, or the text of a TextBundle kept as a package or textpack.
+  private static func text(of version: FileVersion, in store: VersionStore, for document: EdDocument) throws -> String {
+    guard document.textBundle != nil else {
+      guard let text = String(data: try store.contents(of: version), encoding: .utf8) else {
+        throw EdError("the version of '\(document.displayName)' saved \(version.savedDate) is not UTF-8 text")
+      }
+      return text
+    }
+    do {
+      // A .textbundle is kept as a package; a .textpack as its archive file.
+      let bundle = try version.isPackage ? TextBundle(fileWrapper: store.fileWrapper(of: version)) : TextBundle(url: store.readOnlyURL(of: version))
+      return bundle.text
+    } catch {
+      throw EdError("cannot read the version of '\(document.displayName)' saved \(version.savedDate) as a TextBundle: \(REPLSession.message(for: error))")
+    }
+  }
+
+  /// Puts version `number` back into a PDF's file (keeping what the file held as a version
+  /// first, so `restore` of that version takes it back) and reads the PDF again.
+  private func restorePDF(_ version: FileVersion, number: Int, of document: EdDocument, from store: VersionStore, in session: REPLSession) throws {
+    if document.isEdited {
+      throw EdError("'\(document.displayName)' has unsaved page changes: 'w' saves them (as a version too) or 'revert' drops them before restoring")
+    }
+    do {
+      try store.restore(version, to: document.fileURL?.resolvingSymlinksInPath())
+    } catch {
+      throw EdError("cannot restore version \(number) of '\(document.displayName)': \(REPLSession.message(for: error))")
+    }
+    try session.reloadPDF(document)
+    session.say("restored version \(number) of '\(document.displayName)' (\(document.extent))")
+    session.say("the file holds version \(number) now; the version it replaced is kept: 'versions' lists it, 'restore' takes it back")
   }
 }

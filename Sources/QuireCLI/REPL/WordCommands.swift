@@ -19,7 +19,7 @@ struct REPLWordCommand: ParsableCommand {
       PreviewWord.self, ThumbnailWord.self, TypeWord.self, RecoverWord.self, TemplatesWord.self,
       CopyWord.self, CutWord.self, PasteWord.self, DragWord.self, DropWord.self,
       PDFWord.self, PagesWord.self, PageWord.self, DeletePageWord.self, MovePageWord.self, RotateWord.self,
-      InsertPagesWord.self, PDFSaveWord.self, PDFUndoWord.self, PDFRedoWord.self, VersionsWord.self, RestoreWord.self,
+      InsertPagesWord.self, VersionsWord.self, RestoreWord.self, AssetsWord.self,
     ])
 
   /// The first words that make a line a word command.
@@ -123,8 +123,17 @@ struct StatusWord: SessionCommand {
     if let url = document.fileURL, let type = TypeRegistry.shared.type(forFileAt: url) ?? UTType(filenameExtension: url.pathExtension) {
       session.print("type: \(type.identifier)")
     }
+    if let pdf = document.pdf {
+      session.print("pages: \(pdf.pageCount)\(pdf.isEncrypted ? ", encrypted" : "")")
+      session.print("state: \(session.state(of: document))")
+      session.print("page operations: \(pdf.operations.map(\.description).joined(separator: "; ").nonEmpty ?? "none")\(pdf.canRedo ? " (redo available)" : "")")
+      return
+    }
     let bytes = TextFileSystem.bytes(of: document.buffer.allLines).count
     session.print("lines: \(document.buffer.lineCount), bytes: \(bytes), current line: \(document.currentLine)")
+    if let bundle = document.textBundle {
+      session.print("TextBundle: text in \(bundle.textFilename), \(bundle.assetNames.count) asset(s)")
+    }
     session.print("state: \(session.state(of: document))")
     session.print("undo: \(document.buffer.undoCount) level(s), redo: \(document.buffer.redoCount)")
   }
@@ -133,7 +142,7 @@ struct StatusWord: SessionCommand {
 struct OutlineWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "outline", abstract: "List the Markdown headings with their line numbers.")
   func run(in session: REPLSession) throws {
-    let document = try session.requireDocument()
+    let document = try session.requireTextDocument(for: "outline")
     let outline: MarkdownOutline
     do {
       outline = try MarkdownOutline(markdown: document.text)
@@ -154,6 +163,12 @@ struct PreviewWord: SessionCommand {
   func run(in session: REPLSession) throws {
     let text: String
     let name: String
+    var path = path
+    if path == nil, let document = session.currentDocument, document.pdf != nil, let url = document.fileURL {
+      // A PDF document is previewed as saved.
+      if document.isEdited { session.print("note: the preview shows the PDF as saved, not the unsaved page changes") }
+      path = url.path
+    }
     if let path {
       let url = URL(fileURLWithPath: path)
       if TypeRegistry.shared.type(forFileAt: url)?.conforms(to: .pdf) == true {
@@ -280,4 +295,9 @@ enum PrivateFolder {
       throw EdError("refusing to use '\(url.path)': it is not a folder (a symbolic link?)")
     }
   }
+}
+
+extension String {
+  /// The string, or `nil` when it is empty.
+  var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -51,12 +51,12 @@ public struct PDFSelection: Sendable, Equatable {
 /// page objects are moved, not rebuilt, so fonts, images, links, forms, outline entries that
 /// still apply and metadata stay as they were.
 ///
-/// The document reads from private snapshots of its files (a hard link, or a copy when a link
-/// is not possible, in a 0700 temporary folder), so saving over the original never pulls
-/// pages from under an undo. Not `Sendable`: poppler and qpdf handles are used by one task.
+/// The document reads from private snapshots of its files (a copy-on-write clone, or a copy
+/// made inside the kernel, in a 0700 temporary folder), so saving over the original, or
+/// another program rewriting it, never pulls pages from under an undo. Not `Sendable`: poppler and qpdf handles are used by one task.
 public final class PDFDocument {
-  /// The file the document was opened from.
-  public let documentURL: URL
+  /// The file the document was opened from, or last saved to with ``save(to:)``.
+  public private(set) var documentURL: URL
 
   private struct Source {
     let name: String
@@ -136,6 +136,30 @@ public final class PDFDocument {
     return URL(fileURLWithPath: String(cString: path), isDirectory: true)
   }
 
+  /// Copies the file at `url` to `snapshot` (0600): a copy-on-write clone where the file
+  /// system can make one, else a copy inside the kernel. Not a hard link: a program that
+  /// rewrites the original in place (rather than replacing it) would change a linked snapshot
+  /// under the document's pages.
+  private static func copySnapshot(of url: URL, to snapshot: URL) throws {
+    let source: Int32
+    switch FileWrapperSyscalls.openat(AT_FDCWD, url.path, O_RDONLY) {
+    case .success(let fd): source = fd
+    case .failure(let error):
+      throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): it cannot be read. Check its permissions.", url: url, cause: error)
+    }
+    defer { FileWrapperSyscalls.close(source) }
+    let destination: Int32
+    switch FileWrapperSyscalls.openat(AT_FDCWD, snapshot.path, O_WRONLY | O_CREAT | O_EXCL, 0o600) {
+    case .success(let fd): destination = fd
+    case .failure(let error):
+      throw QuireError(.systemCallFailed, "Cannot open \(QuireError.name(url)): its private copy in '\(snapshot.deletingLastPathComponent().path)' cannot be made. Check that the temporary folder is writable.", url: url, cause: error)
+    }
+    defer { FileWrapperSyscalls.close(destination) }
+    if case .failure(let error) = FileWrapperSyscalls.cloneOrCopy(from: source, to: destination) {
+      throw QuireError(.systemCallFailed, "Cannot open \(QuireError.name(url)): copying it to '\(snapshot.deletingLastPathComponent().path)' failed (is the disk full?). Free some space and open it again.", url: url, cause: error)
+    }
+  }
+
   @discardableResult
   private func addSource(url: URL, password: String?, data: Data? = nil) throws -> Source {
     let snapshot = snapshotFolder.appendingPathComponent("\(sources.count).pdf")
@@ -145,13 +169,8 @@ public final class PDFDocument {
       try file.write(to: snapshot)
     } else if !FileManager.default.fileExists(atPath: url.path) {
       throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
-    } else if link(url.path, snapshot.path) != 0 {
-      // A hard link costs nothing and keeps the bytes even when the original is replaced.
-      do {
-        try FileManager.default.copyItem(at: url, to: snapshot)
-      } catch {
-        throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): it cannot be read. Check its permissions.", url: url, cause: error)
-      }
+    } else {
+      try Self.copySnapshot(of: url, to: snapshot)
     }
     let file: PDFFile
     do {
@@ -375,6 +394,15 @@ public final class PDFDocument {
   public func save() throws {
     try write(to: documentURL)
     savedPages = pages
+  }
+
+  /// Saves the pages to `url`, which becomes ``documentURL`` ("save as"); see ``write(to:)``.
+  /// - Throws: ``QuireError`` naming `url`; the document then keeps its file and its
+  ///   unsaved changes.
+  public func save(to url: URL) throws {
+    try write(to: url)
+    savedPages = pages
+    documentURL = url.standardizedFileURL
   }
 
   /// Writes the document with its page operations applied to `url`, through libqpdf.

@@ -148,6 +148,24 @@ final class PDFDocumentTests {
     #expect(try pageWords(PDFDocument(url: url)) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
   }
 
+  @Test func rewritingTheOriginalInPlaceLeavesTheOpenDocumentWhole() throws {
+    let url = try makePDF(pages: 3)
+    let document = try PDFDocument(url: url)
+    try document.removePage(at: 0)
+    // Another program truncates and rewrites the same file (same inode), not a rename.
+    let other = try Data(contentsOf: try makePDF("other.pdf", pages: 1, word: "OTHER"))
+    let handle = try FileHandle(forWritingTo: url)
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: other)
+    try handle.close()
+    let copy = folder.file("copy.pdf")
+    try document.write(to: copy)
+    #expect(try pageWords(PDFDocument(url: copy)) == ["PAGE2", "PAGE3"])
+    try document.save(to: url)
+    #expect(document.documentURL == url.standardizedFileURL)
+    #expect(try pageWords(PDFDocument(url: url)) == ["PAGE2", "PAGE3"])
+  }
+
   @Test func poppler_utilsAndQpdfAgree() throws {
     let url = try makePDF()
     let originalSize = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0

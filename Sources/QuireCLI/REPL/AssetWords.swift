@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// `assets`: the files of a TextBundle's `assets/` folder, and adding one with its reference.
+struct AssetsWord: SessionCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "assets",
+    abstract: "List the TextBundle's assets; 'assets add FILE [NAME]' copies FILE into assets/ and puts its reference after the current line.")
+  @Argument(help: "Nothing to list; 'add FILE [NAME]' to add a file.") var words: [String] = []
+
+  /// The largest file `assets add` copies in (a bundle is held in memory while it is edited).
+  static let maximumAssetSize = 256 << 20
+
+  func run(in session: REPLSession) throws {
+    let document = try session.requireDocument()
+    guard let bundle = document.textBundle else {
+      throw EdError("'\(document.displayName)' is not a TextBundle: assets belong to .textbundle and .textpack documents ('new NAME.textbundle' makes one)")
+    }
+    switch words.first {
+    case nil:
+      list(bundle, of: document, in: session)
+    case "add" where (2...3).contains(words.count):
+      try add(URL(fileURLWithPath: words[1]), named: words.count == 3 ? words[2] : nil, to: bundle, of: document, in: session)
+    default:
+      throw EdError("write 'assets' to list them, or 'assets add FILE [NAME]'")
+    }
+  }
+
+  private func list(_ bundle: TextBundle, of document: EdDocument, in session: REPLSession) {
+    let names = bundle.assetNames
+    if names.isEmpty { session.print("no assets in '\(document.displayName)'; 'assets add FILE' adds one") }
+    let text = TextFileSystem.text(of: document.buffer.allLines)
+    for name in names {
+      let size = bundle.asset(named: name)?.count ?? 0
+      var line = "  assets/\(name)  \(size) bytes"
+      if let path = document.addedAssets[name], !text.contains(path) {
+        line += "  (its reference was removed: not saved)"
+      }
+      session.print(line)
+    }
+  }
+
+  private func add(_ url: URL, named name: String?, to bundle: TextBundle, of document: EdDocument, in session: REPLSession) throws {
+    let name = name ?? url.lastPathComponent
+    guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"), name.utf8.count <= 255 else {
+      throw EdError("'\(name)' is not a file name for an asset: give a plain name such as photo.png")
+    }
+    let data = try Self.read(url)
+    let line = document.currentLine
+    let reference = bundle.addAsset(data, preferredFilename: name)
+    document.addedAssets[reference.name] = reference.path
+    REPLWords.insert([reference.markdown], after: line, in: document, named: "add asset")
+    session.say("added 'assets/\(reference.name)' (\(data.count) bytes) and its reference as line \(line + 1); u takes both back, w saves")
+  }
+
+  /// The bytes of the file to add, or an error naming it.
+  static func read(_ url: URL) throws -> Data {
+    let name = url.path
+    var info = stat()
+    guard stat(url.path, &info) == 0 else {
+      throw EdError("cannot add '\(name)': \(errno == ENOENT ? "it does not exist" : String(cString: strerror(errno)))")
+    }
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+      throw EdError("cannot add '\(name)': it is not a regular file (a folder?); add the files inside it one by one")
+    }
+    guard Int(info.st_size) <= maximumAssetSize else {
+      throw EdError("cannot add '\(name)': it is \(info.st_size >> 20) MB; assets of a TextBundle edited here are at most \(maximumAssetSize >> 20) MB")
+    }
+    do {
+      return try Data(contentsOf: url, options: .mappedIfSafe)
+    } catch {
+      throw EdError("cannot add '\(name)': it cannot be read (\((error as NSError).localizedDescription))")
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Quire
+
+/// Opening, reading back and fingerprinting REPL documents in each of their forms (a text
+/// file, a TextBundle, a PDF): what differs between the forms lives here, so the session and
+/// the ed engine ask the document rather than switch on its form.
+extension EdDocument {
+  /// Whether `url` names a TextBundle (`.textbundle` folder or `.textpack` archive).
+  static func isTextBundle(_ url: URL) -> Bool {
+    ["textbundle", "textpack"].contains(url.pathExtension.lowercased())
+  }
+
+  /// Whether the file at `url` is a PDF (by its contents, or by its name when it cannot be read).
+  static func isPDF(_ url: URL) -> Bool {
+    if let type = TypeRegistry.shared.type(forFileAt: url) { return type.conforms(to: .pdf) }
+    return url.pathExtension.lowercased() == "pdf"
+  }
+
+  /// Opens the document at `url` in the form its type calls for.
+  ///
+  /// - Returns: The document and, for the text forms, what was read (for the byte counts the
+  ///   REPL reports).
+  /// - Throws: ``EdError`` naming the file: missing, unreadable, not text, not a TextBundle,
+  ///   a damaged PDF.
+  static func open(_ url: URL, files: TextFileSystem) throws(EdError) -> (EdDocument, TextFileContents?) {
+    if isTextBundle(url) {
+      let (contents, bundle) = try readTextBundle(at: url, files: files)
+      let document = EdDocument(buffer: InMemoryLineBuffer(lines: contents.lines), fileURL: url, form: .textBundle(bundle))
+      document.noteDiskVersion(contents)
+      return (document, contents)
+    }
+    if isPDF(url) {
+      let pdf: PDFDocument
+      do {
+        pdf = try PDFDocument(url: url)
+      } catch {
+        throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: \(REPLSession.message(for: error))")
+      }
+      let document = EdDocument(buffer: InMemoryLineBuffer(), fileURL: url, form: .pdf(pdf))
+      document.diskFingerprint = files.fingerprint(of: url)
+      document.diskStamp = files.stamp(of: url)
+      return (document, nil)
+    }
+    let contents = try files.read(url)
+    let document = EdDocument(buffer: InMemoryLineBuffer(lines: contents.lines), fileURL: url)
+    document.noteDiskVersion(contents)
+    return (document, contents)
+  }
+
+  /// A document for `url`, which does not exist yet: created by the first `w`.
+  static func new(at url: URL?) throws(EdError) -> EdDocument {
+    guard let url else { return EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil) }
+    if isTextBundle(url) {
+      return EdDocument(buffer: InMemoryLineBuffer(), fileURL: url, form: .textBundle(TextBundle(creatorIdentifier: "org.quire.repl")))
+    }
+    if url.pathExtension.lowercased() == "pdf" {
+      throw EdError("cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'")
+    }
+    return EdDocument(buffer: InMemoryLineBuffer(), fileURL: url)
+  }
+
+  /// Its size in the unit it is edited in: "12 lines", "3 pages".
+  var extent: String {
+    if let pdf { return "\(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")" }
+    return "\(buffer.lineCount) line\(buffer.lineCount == 1 ? "" : "s")"
+  }
+
+  /// Remembers `contents` as the version on disk: the base of `merge` and of conflict checks.
+  func noteDiskVersion(_ contents: TextFileContents) {
+    diskFingerprint = contents.fingerprint
+    diskLines = contents.lines
+    diskStamp = contents.stamp
+  }
+
+  /// What the document's file holds now, for conflict checks: a text file's or textpack's
+  /// bytes, a TextBundle folder's text file, a PDF's bytes; `nil` when there is nothing there.
+  func fingerprintOnDisk(_ files: TextFileSystem) -> FileFingerprint? {
+    guard let url = fileURL else { return nil }
+    if let bundle = textBundle, DocumentsFolder.isFolder(url) {
+      return files.fingerprint(of: url.appendingPathComponent(bundle.textFilename))
+    }
+    return files.fingerprint(of: url)
+  }
+
+  /// Reads the text the document's file holds now (a text file, or a TextBundle's text).
+  ///
+  /// - Returns: The lines and, for a TextBundle, the bundle as it is on disk.
+  /// - Throws: ``EdError`` naming the file; for a PDF, which has no lines.
+  func readDiskVersion(_ files: TextFileSystem) throws(EdError) -> (TextFileContents, TextBundle?) {
+    guard let url = fileURL else { throw EdError("'\(displayName)' has no file") }
+    switch form {
+    case .textFile: return (try files.read(url), nil)
+    case .textBundle: return try Self.readTextBundle(at: url, files: files)
+    case .pdf: throw EdError("'\(displayName)' is a PDF: it has pages, not lines")
+    }
+  }
+
+  /// Reads the TextBundle at `url`, with its text as lines.
+  private static func readTextBundle(at url: URL, files: TextFileSystem) throws(EdError) -> (TextFileContents, TextBundle) {
+    let bundle: TextBundle
+    do {
+      bundle = try TextBundle(url: url)
+    } catch {
+      throw EdError("cannot open '\(url.lastPathComponent)' as a TextBundle: \(REPLSession.message(for: error))")
+    }
+    let text = bundle.text
+    if text.utf8.contains(0) {
+      throw EdError("cannot open '\(url.lastPathComponent)': its \(bundle.textFilename) contains NUL bytes; quire edits text")
+    }
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let lacksNewline = !(lines.last?.isEmpty ?? true)
+    if !lacksNewline { lines.removeLast() }
+    let fingerprint =
+      DocumentsFolder.isFolder(url) ? FileFingerprint(of: Array(text.utf8)) : (files.fingerprint(of: url) ?? FileFingerprint(of: Array(text.utf8)))
+    let contents = TextFileContents(
+      lines: lines, byteCount: text.utf8.count, lacksFinalNewline: lacksNewline, fingerprint: fingerprint, stamp: files.stamp(of: url))
+    return (contents, bundle)
+  }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import Quire
+import QuireTestSupport
+import Testing
+
+@testable import QuireCLI
+
+/// The REPL's documents in their three forms: PDFs (page commands with `w`, `u`, `redo`),
+/// TextBundles (`assets`, package and textpack saves) and the versions every `w` keeps.
+@Suite("REPL documents: PDFs, TextBundles, versions")
+final class REPLDocumentFormsTests {
+  let folder: TemporaryFolder
+  let versions: VersionStore
+
+  init() throws {
+    folder = try TemporaryFolder(prefix: "quire-repl-forms")
+    versions = VersionStore(root: folder.file("versions"))
+  }
+  deinit { folder.remove() }
+
+  private func session(_ lines: [String], interactive: Bool = false) -> (REPLSession, Transcript) {
+    makeSession(lines, in: folder, interactive: interactive, versionStore: versions)
+  }
+
+  private func errors(_ transcript: Transcript) -> [String] { transcript.output.filter { $0.hasPrefix("? ") } }
+
+  private func makePDF(_ name: String, pages: [String]) throws -> URL {
+    let url = folder.file(name)
+    let writer = try PDFWriter(url: url, width: 300, height: 400)
+    for page in pages { try writer.addPage(markup: page) }
+    try writer.finish()
+    return url
+  }
+
+  private func pageTexts(_ url: URL) throws -> [String] {
+    let pdf = try PDFDocument(url: url)
+    return try (0..<pdf.pageCount).map { try pdf.text(ofPage: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
+  }
+
+  private let picture = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4])
+
+  private func makeBundle(_ name: String, text: String, assets: [String: Data] = [:]) throws -> URL {
+    let bundle = TextBundle(text: text)
+    for (asset, data) in assets.sorted(by: { $0.key < $1.key }) { bundle.addAsset(data, preferredFilename: asset) }
+    let url = folder.file(name)
+    try bundle.write(to: url)
+    return url
+  }
+
+  // MARK: PDFs
+
+  @Test func pdfPageChangesAreSavedWithWAndUndoneWithU() throws {
+    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo", "Charlie"])
+    let (session, transcript) = session(["open \(pdf.path)", "delete-page 2", "rotate 1 90", "u", "redo", "u", "docs", "w", "versions", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(try pageTexts(pdf) == ["Alpha", "Charlie"])
+    #expect(try PDFDocument(url: pdf).rotation(ofPage: 0) == 0)
+    #expect(transcript.output.contains { $0.contains("doc.pdf  2 pages  unsaved changes") })
+    // The w kept the three-page original as a version.
+    let kept = try versions.versions(ofItemAt: pdf)
+    #expect(kept.count == 1)
+    #expect(try PDFDocument(url: versions.readOnlyURL(of: kept[0])).pageCount == 3)
+    #expect(transcript.output.last?.contains("bytes") == true)
+  }
+
+  @Test func pdfSaveAsMakesTheNewFileTheDocument() throws {
+    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
+    let copy = folder.file("copy.pdf")
+    let (session, transcript) = session(["open \(pdf.path)", "move-page 2 1", "save as \(copy.path)", "rotate 2 180", "w", "f", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(try pageTexts(pdf) == ["Alpha", "Bravo"])
+    #expect(try pageTexts(copy) == ["Bravo", "Alpha"])
+    #expect(try PDFDocument(url: copy).rotation(ofPage: 1) == 180)
+    #expect(transcript.output.last?.hasSuffix("copy.pdf") == true)
+  }
+
+  @Test func lineCommandsOnAPDFAreRefusedAndChangeNothing() throws {
+    let pdf = try makePDF("doc.pdf", pages: ["Alpha"])
+    let before = try Data(contentsOf: pdf)
+    let commands = ["p", "1d", "a", ",s/A/B/", "copy", "paste", "drag 1", "outline", "recover", "merge", "f other.pdf", "W \(folder.file("x").path)", "1w", "assets"]
+    let (session, transcript) = session(["open \(pdf.path)"] + commands + ["u", "Q"], interactive: true)
+    #expect(session.run(opening: []) == 0)
+    let messages = errors(transcript)
+    #expect(messages.count == commands.count + 1, "\(messages)")
+    #expect(messages.prefix(4).allSatisfy { $0.contains("is a PDF") })
+    #expect(messages.last?.contains("nothing to undo in 'doc.pdf'") == true)
+    #expect(try Data(contentsOf: pdf) == before)
+    #expect(!FileManager.default.fileExists(atPath: folder.file("x").path))
+  }
+
+  @Test func quittingWithUnsavedPageChangesAsksFirst() throws {
+    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
+    let (session, transcript) = session(["open \(pdf.path)", "delete-page 1", "q", "q"], interactive: true)
+    #expect(session.run(opening: []) == 0)
+    #expect(transcript.output.contains { $0.hasPrefix("? unsaved changes in 'doc.pdf'") })
+    #expect(try pageTexts(pdf) == ["Alpha", "Bravo"])
+  }
+
+  @Test func pdfChangedOnDiskIsNotOverwrittenWithoutKeep() throws {
+    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
+    let (session, _) = session([])
+    try session.open(pdf.path)
+    _ = try session.handle("delete-page 1")
+    // Someone else saves the file meanwhile.
+    let theirs = try Data(contentsOf: try makePDF("theirs.pdf", pages: ["Theirs"]))
+    try theirs.write(to: pdf)
+    #expect(throws: EdError.self) { try session.handle("w") }
+    #expect(try Data(contentsOf: pdf) == theirs)
+    _ = try session.handle("keep")
+    _ = try session.handle("w")
+    #expect(try pageTexts(pdf) == ["Bravo"])
+  }
+
+  @Test func pdfVersionIsRestoredIntoTheFile() throws {
+    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo", "Charlie"])
+    let (session, transcript) = session(["open \(pdf.path)", "delete-page 1", "w", "restore 1", "pages", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(try pageTexts(pdf) == ["Alpha", "Bravo", "Charlie"])
+    #expect(transcript.output.first == "doc.pdf: 3 pages")
+    // The two-page file the restore replaced is kept too.
+    #expect(try versions.versions(ofItemAt: pdf).count == 2)
+  }
+
+  @Test func brokenPDFsGiveOneClearLineOrOpen() throws {
+    let good = try Data(contentsOf: try makePDF("good.pdf", pages: ["Alpha", "Bravo"]))
+    let files: [(String, Data)] = [
+      ("empty.pdf", Data()), ("garbage.pdf", Data("%PDF-1.7\nthis is not a PDF at all\n%%EOF\n".utf8)),
+      ("truncated.pdf", good.prefix(good.count / 2)), ("binary.pdf", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) })),
+    ]
+    for (name, data) in files { try data.write(to: folder.file(name)) }
+    let (session, transcript) = session(files.map { "open \(folder.file($0.0).path)" } + ["Q"], interactive: true)
+    #expect(session.run(opening: []) == 0)
+    let messages = errors(transcript)
+    let opened = transcript.output.filter { $0.hasPrefix("opened PDF") }
+    // Each file either opens (poppler repairs some damage) or says it is not a readable PDF.
+    #expect(messages.count + opened.count == files.count, "\(transcript.output)")
+    #expect(messages.count >= 3)
+    #expect(messages.allSatisfy { $0.contains("as a PDF") || $0.contains("binary file") }, "\(messages)")
+  }
+
+  // MARK: TextBundles
+
+  @Test func textBundleTextIsEditedAndAnAssetAddedWithItsReference() throws {
+    let bundle = try makeBundle("notes.textbundle", text: "# Notes\nfirst line\n", assets: ["old.png": picture])
+    let image = folder.file("pic.png")
+    try picture.write(to: image)
+    let (session, transcript) = session(["open \(bundle.path)", "$a", "added line", ".", "assets add \(image.path)", "assets", "w", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    let saved = try TextBundle(url: bundle)
+    #expect(saved.text == "# Notes\nfirst line\nadded line\n![pic](assets/pic.png)\n")
+    #expect(saved.assetNames == ["old.png", "pic.png"])
+    #expect(saved.asset(named: "pic.png") == picture)
+    #expect(saved.asset(named: "old.png") == picture)
+    #expect(transcript.output.filter { $0.hasPrefix("  assets/") }.count == 2)
+  }
+
+  @Test func anAssetWhoseReferenceWasUndoneIsNotSaved() throws {
+    let bundle = try makeBundle("notes.textbundle", text: "text\n")
+    let image = folder.file("pic.png")
+    try picture.write(to: image)
+    let (session, transcript) = session(["open \(bundle.path)", "assets add \(image.path) photo.png", "u", "assets", "w", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(transcript.output.contains { $0.contains("assets/photo.png") && $0.contains("not saved") })
+    let saved = try TextBundle(url: bundle)
+    #expect(saved.text == "text\n")
+    #expect(saved.assetNames.isEmpty)
+  }
+
+  @Test func textpackIsReadAndWrittenAsAnArchive() throws {
+    let pack = try makeBundle("diary.textpack", text: "# Notes\nday one\n", assets: ["map.png": picture])
+    let (session, transcript) = session(["open \(pack.path)", "1s/Notes/Diary/", "w", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(try Data(contentsOf: pack).prefix(2) == Data("PK".utf8))
+    let saved = try TextBundle(url: pack)
+    #expect(saved.text == "# Diary\nday one\n")
+    #expect(saved.asset(named: "map.png") == picture)
+  }
+
+  @Test func aNewTextBundleIsCreatedOnTheFirstSave() throws {
+    let url = folder.file("fresh.textbundle")
+    let (session, transcript) = session(["new \(url.path)", "a", "hello", ".", "w", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(try String(contentsOf: url.appendingPathComponent("text.md"), encoding: .utf8) == "hello\n")
+    #expect(FileManager.default.fileExists(atPath: url.appendingPathComponent("info.json").path))
+    #expect(try TextBundle(url: url).text == "hello\n")
+  }
+
+  @Test func badTextBundleInputGivesOneClearLineEach() throws {
+    let bundle = try makeBundle("notes.textbundle", text: "kept\n", assets: ["a.png": picture])
+    let text = try folder.write("plain\n", to: "t.txt")
+    try FileManager.default.createDirectory(at: folder.file("empty.textbundle"), withIntermediateDirectories: false)
+    try FileManager.default.createDirectory(at: folder.file("bad.textbundle"), withIntermediateDirectories: false)
+    try Data([0x66, 0xFF, 0xFE, 0x0A]).write(to: folder.file("bad.textbundle/text.md"))
+    try Data("not a zip archive".utf8).write(to: folder.file("junk.textpack"))
+    try Data().write(to: folder.file("zero.textpack"))
+    try FileManager.default.createDirectory(at: folder.file("pictures"), withIntermediateDirectories: false)
+    let image = folder.file("pic.png")
+    try picture.write(to: image)
+    let commands: [(String, String)] = [
+      ("assets", "is not a TextBundle"),
+      ("open \(folder.file("empty.textbundle").path)", "no text.md"),
+      ("open \(folder.file("bad.textbundle").path)", "UTF-8"),
+      ("open \(folder.file("junk.textpack").path)", "as a TextBundle"),
+      ("open \(folder.file("zero.textpack").path)", "as a TextBundle"),
+      ("new \(folder.file("x.pdf").path)", "cannot make the new PDF"),
+      ("open \(folder.file("missing.pdf").path)", "does not exist"),
+      ("open \(bundle.path)", ""),
+      ("assets add \(folder.file("missing.png").path)", "does not exist"),
+      ("assets add \(folder.file("pictures").path)", "not a regular file"),
+      ("assets add \(image.path) a/b.png", "not a file name"),
+      ("assets remove a.png", "write 'assets'"),
+      ("f \(folder.file("notes.md").path)", "is a TextBundle"),
+      ("e \(text.path)", "open TextBundles and PDFs"),
+      ("save as \(folder.file("other.md").path)", "is a TextBundle"),
+    ]
+    let (session, transcript) = session(["open \(text.path)"] + commands.map(\.0) + ["Q"], interactive: true)
+    #expect(session.run(opening: []) == 0)
+    let messages = errors(transcript)
+    let expected = commands.map(\.1).filter { !$0.isEmpty }
+    #expect(messages.count == expected.count, "\(messages)")
+    for (message, fragment) in zip(messages, expected) {
+      #expect(message.contains(fragment), "\(message) should say \(fragment)")
+    }
+    let after = try TextBundle(url: bundle)
+    #expect(after.text == "kept\n")
+    #expect(after.assetNames == ["a.png"])
+    #expect(!FileManager.default.fileExists(atPath: folder.file("other.md").path))
+    #expect(try String(contentsOf: text, encoding: .utf8) == "plain\n")
+  }
+
+  // MARK: Versions
+
+  @Test func fiveSavesKeepFiveVersionsAndRestoreIsUndoable() throws {
+    let file = try folder.write("0\n", to: "v.txt")
+    var lines = ["open \(file.path)"]
+    for number in 1...5 { lines += ["1c", "\(number)", ".", "w"] }
+    lines += ["versions", "restore 2", ",p", "u", ",p", "q"]
+    let (session, transcript) = session(lines)
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    let listed = transcript.output.filter { $0.contains("saved ") && $0.contains("bytes") }
+    #expect(listed.count == 5)
+    // Version 2 is what the second save replaced; u brings the text back.
+    #expect(transcript.output.suffix(2) == ["1", "5"])
+    #expect(try String(contentsOf: file, encoding: .utf8) == "5\n")
+    #expect(try versions.versions(ofItemAt: file).count == 5)
+  }
+
+  @Test func textBundleVersionIsRestoredIntoTheBuffer() throws {
+    let bundle = try makeBundle("b.textbundle", text: "one\n")
+    let (session, transcript) = session(["open \(bundle.path)", "1c", "two", ".", "w", "1c", "three", ".", "w", "versions", "restore 1", "w", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(transcript.output.filter { $0.contains("bytes") }.count == 2)
+    #expect(try TextBundle(url: bundle).text == "one\n")
+    let kept = try versions.versions(ofItemAt: bundle)
+    #expect(kept.count == 3)
+    #expect(kept.filter(\.isPackage).count == 3)
+  }
+
+  @Test func sessionWithoutAVersionStoreSaysSo() throws {
+    let file = try folder.write("x\n", to: "v.txt")
+    let (session, transcript) = makeSession(["versions", "Q"], in: folder, interactive: true)
+    #expect(session.run(opening: [file.path]) == 0)
+    #expect(errors(transcript).first?.contains("keeps no versions") == true)
+  }
+}
