@@ -245,6 +245,17 @@ final class REPLDocumentFormsTests {
     #expect(try versions.versions(ofItemAt: file).count == 5)
   }
 
+  @Test func versionsOfADeletedFileAreListedAndRestored() throws {
+    let file = try folder.write("first\n", to: "gone.txt")
+    let (saving, saved) = session(["open \(file.path)", "1c", "second", ".", "w", "q"])
+    #expect(saving.run(opening: []) == 0, "\(saved.errors)")
+    try FileManager.default.removeItem(at: file)
+    let (session, transcript) = session(["open \(file.path)", "versions", "restore 1", "w", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(transcript.output.count == 1)
+    #expect(try String(contentsOf: file, encoding: .utf8) == "first\n")
+  }
+
   @Test func textBundleVersionIsRestoredIntoTheBuffer() throws {
     let bundle = try makeBundle("b.textbundle", text: "one\n")
     let (session, transcript) = session(["open \(bundle.path)", "1c", "two", ".", "w", "1c", "three", ".", "w", "versions", "restore 1", "w", "q"])

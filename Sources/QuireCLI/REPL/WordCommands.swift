@@ -31,7 +31,7 @@ struct REPLWordCommand: ParsableCommand {
 }
 
 struct OpenWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "open", abstract: "Open files (a missing file is created on first save).")
+  static let configuration = CommandConfiguration(commandName: "open", abstract: "Open text files, TextBundles (.textbundle, .textpack) and PDFs (a missing file is created on first save).")
   @Argument(help: "Files to open.") var paths: [String]
   func run(in session: REPLSession) throws {
     guard !paths.isEmpty else { throw EdError("open what? give a file: open notes.md") }
