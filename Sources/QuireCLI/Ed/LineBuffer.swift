@@ -3,12 +3,12 @@ import Foundation
 /// The text the line editor works on: numbered lines, grouped undoable edits, and the file the
 /// lines came from.
 ///
-/// This is the seam between the ed engine and the document layer. Today
-/// ``InMemoryLineBuffer`` implements it with an array of lines and its own undo stack; when
-/// `Document`, `TextStorage` and `UndoManager` land (issue 4), a document-backed buffer will
-/// implement the same protocol (`replaceLines` becomes a text-storage edit registered with the
-/// document's undo manager, `beginEditGroup`/`endEditGroup` become undo groups, and
-/// `fileURL`/`isEdited` come from the document), and the engine will not change.
+/// This is the seam between the ed engine and what holds the lines. ``InMemoryLineBuffer``
+/// implements it with an array of lines and an undo stack of recorded edits, which is what
+/// ed's line-addressed commands need (a line edit is an array splice, and undo restores the
+/// current line); the document layer's `TextStorage` and `UndoManager` serve the library's
+/// character-addressed `Document`s. Saving, versions, autosave and TextBundles go through the
+/// document layer (see ``EdDocument``).
 ///
 /// Line numbers here are 0-based indices; the engine converts from ed's 1-based addresses.
 protocol LineBuffer: AnyObject {
@@ -68,7 +68,7 @@ extension LineBuffer {
 ///
 /// Each edit records what it removed and inserted, so undo applies the inverse edits in reverse
 /// order and redo applies them again: memory grows with the edits, not with the file.
-/// To be replaced by a document-backed buffer (issue 4). Not `Sendable`: one REPL owns it.
+/// Not `Sendable`: one REPL owns it.
 final class InMemoryLineBuffer: LineBuffer {
   private struct Edit {
     var start: Int

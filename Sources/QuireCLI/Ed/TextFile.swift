@@ -51,11 +51,10 @@ struct TextFileContents {
 
 /// Reading and writing text files for the line editor.
 ///
-/// FIRST VERSION, to be replaced by the document layer's safe save (issue 4): writes go to a
-/// temporary file beside the target, are flushed with `fsync(2)`, renamed over the target with
-/// `rename(2)`, and the folder is flushed. Mode is kept; owner is not (the document layer will).
+/// Reads check what the file is (a folder, a device, binary, not UTF-8) and say so; writes go
+/// through the document layer's safe save (``writeAtomically(_:to:)``).
 ///
-/// `openFile` is the syscall seam: tests make it fail with `EACCES` (CI runs as root, where
+/// `openForReading` is the syscall seam: tests make it fail with `EACCES` (CI runs as root, where
 /// `chmod 000` does not stop a read).
 struct TextFileSystem: Sendable {
   /// Opens a path for reading; returns a file descriptor or -1 with `errno` set.
@@ -182,14 +181,5 @@ struct TextFileSystem: Sendable {
     case EROFS: return "the file system is read-only"
     default: return String(cString: strerror(code)).lowercased()
     }
-  }
-
-  /// The process's umask, read from /proc (calling umask(2) to read it would race with threads).
-  private func currentUmask() -> mode_t {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-      let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
-    else { return 0o022 }
-    return value
   }
 }
