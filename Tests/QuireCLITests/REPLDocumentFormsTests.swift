@@ -25,11 +25,7 @@ final class REPLDocumentFormsTests {
   private func errors(_ transcript: Transcript) -> [String] { transcript.output.filter { $0.hasPrefix("? ") } }
 
   private func makePDF(_ name: String, pages: [String]) throws -> URL {
-    let url = folder.file(name)
-    let writer = try PDFWriter(url: url, width: 300, height: 400)
-    for page in pages { try writer.addPage(markup: page) }
-    try writer.finish()
-    return url
+    try QuireCLITests.makePDF(name, pages: pages, in: folder)
   }
 
   private func pageTexts(_ url: URL) throws -> [String] {

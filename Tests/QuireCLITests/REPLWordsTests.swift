@@ -163,11 +163,7 @@ final class REPLWordsTests {
   // MARK: PDF
 
   private func makePDF(_ name: String, pages: [String]) throws -> URL {
-    let url = folder.file(name)
-    let writer = try PDFWriter(url: url, width: 300, height: 400)
-    for page in pages { try writer.addPage(markup: page) }
-    try writer.finish()
-    return url
+    try QuireCLITests.makePDF(name, pages: pages, in: folder)
   }
 
   @Test func pageOperationsAreSavedAndReopenInOrder() async throws {

@@ -68,6 +68,15 @@ final class EdDocument {
   /// insertion was undone or deleted) is left out of the save.
   var addedAssets: [String: String] = [:]
 
+  /// Replaces every line with `lines` as one undoable edit named `name` (revert, merge,
+  /// recover, restore); the current line becomes the last.
+  func replaceAllLines(with lines: [String], named name: String) {
+    buffer.beginEditGroup(named: name, cursor: currentLine)
+    buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
+    currentLine = buffer.lineCount
+    buffer.endEditGroup(cursor: currentLine)
+  }
+
   /// The name shown in prompts and lists.
   var displayName: String { fileURL?.lastPathComponent ?? "untitled" }
 

@@ -1087,10 +1087,7 @@ final class EdEngine {
     }
     var merged = result.text.components(separatedBy: "\n")
     if merged.last == "" { merged.removeLast() }
-    buffer.beginEditGroup(named: "merge", cursor: document.currentLine)
-    buffer.replaceLines(in: 0..<buffer.lineCount, with: merged)
-    document.currentLine = buffer.lineCount
-    buffer.endEditGroup(cursor: document.currentLine)
+    document.replaceAllLines(with: merged, named: "merge")
     return merged
   }
 }

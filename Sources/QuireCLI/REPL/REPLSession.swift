@@ -457,12 +457,8 @@ final class REPLSession {
       document.form = .textBundle(bundle)
       document.addedAssets = [:]
     }
-    let buffer = document.buffer
-    buffer.beginEditGroup(named: "revert", cursor: document.currentLine)
-    buffer.replaceLines(in: 0..<buffer.lineCount, with: contents.lines)
-    document.currentLine = buffer.lineCount
-    buffer.endEditGroup(cursor: document.currentLine)
-    buffer.markSaved()
+    document.replaceAllLines(with: contents.lines, named: "revert")
+    document.buffer.markSaved()
     document.noteDiskVersion(contents)
     document.announcedDiskChange = nil
     document.mayOverwriteDiskChange = false
@@ -491,11 +487,7 @@ final class REPLSession {
     }
     var merged = result.text.components(separatedBy: "\n")
     if merged.last == "" { merged.removeLast() }
-    let buffer = document.buffer
-    buffer.beginEditGroup(named: "merge", cursor: document.currentLine)
-    buffer.replaceLines(in: 0..<buffer.lineCount, with: merged)
-    document.currentLine = buffer.lineCount
-    buffer.endEditGroup(cursor: document.currentLine)
+    document.replaceAllLines(with: merged, named: "merge")
     // The disk version is now part of this one: the next w replaces it without a conflict.
     document.noteDiskVersion(contents)
     document.announcedDiskChange = nil
@@ -543,11 +535,7 @@ final class REPLSession {
       say("dropped the autosaved edits of '\(document.displayName)'")
       return
     }
-    let buffer = document.buffer
-    buffer.beginEditGroup(named: "recover", cursor: document.currentLine)
-    buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
-    document.currentLine = buffer.lineCount
-    buffer.endEditGroup(cursor: document.currentLine)
+    document.replaceAllLines(with: lines, named: "recover")
     say("recovered the autosaved edits of '\(document.displayName)' from \(Autosaver.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery")
   }
 

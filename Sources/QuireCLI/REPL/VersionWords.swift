@@ -60,11 +60,7 @@ struct RestoreWord: SessionCommand {
       throw EdError(REPLSession.message(for: error))
     }
     let lines = REPLWords.lines(of: text)
-    let buffer = document.buffer
-    buffer.beginEditGroup(named: "restore version \(index)", cursor: document.currentLine)
-    buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
-    document.currentLine = buffer.lineCount
-    buffer.endEditGroup(cursor: document.currentLine)
+    document.replaceAllLines(with: lines, named: "restore version \(index)")
     session.say("restored version \(index) of '\(document.displayName)' (\(lines.count) lines) into the buffer; u undoes it, w saves it")
   }
 
