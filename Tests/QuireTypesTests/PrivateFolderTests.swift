@@ -177,7 +177,7 @@ final class PrivateFolderTests {
     let target = folder.file("a/b")
     let failing = folder.file("a").path
     #expect {
-      try PrivateFolder.make(target, below: folder.url, faults: { call, path in call == "mkdirat" && path == failing ? .permissionDenied : nil })
+      try PrivateFolder.make(target, below: folder.url, faults: { call, path in call == "mkdirat" && path == failing ? EACCES : nil })
     } throws: { error in
       guard let failure = error as? PrivateFolder.Failure else { return false }
       let quire = failure.error(role: "the thumbnail cache folder", alternative: "pass another cache folder")

@@ -25,8 +25,8 @@ package enum PrivateFolder {
   }
 
   /// Lets tests make a call fail: given the call (`"openat"`, `"mkdirat"`) and the full
-  /// path, returns the `errno` to report instead of calling, or `nil` to call.
-  package typealias FaultHook = @Sendable (_ call: String, _ path: String) -> Errno?
+  /// path, returns the `errno` value to report instead of calling, or `nil` to call.
+  package typealias FaultHook = @Sendable (_ call: String, _ path: String) -> Int32?
 
   /// Why a private folder cannot be used, with the path of the component at fault.
   package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -193,7 +193,7 @@ package enum PrivateFolder {
   private static func openChild(_ name: String, in folder: Int32, path: String, faults: FaultHook?) throws(Failure) -> Int32 {
     var madeIt = false
     while true {
-      if let forced = faults?("openat", path) { throw Failure(path: path, kind: .systemCall("openat", forced)) }
+      if let forced = faults?("openat", path) { throw Failure(path: path, kind: .systemCall("openat", Errno(rawValue: forced))) }
       let child = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
       if child >= 0 { return child }
       let code = errno
@@ -201,7 +201,7 @@ package enum PrivateFolder {
       case EINTR:
         continue
       case ENOENT where !madeIt:
-        if let forced = faults?("mkdirat", path) { throw Failure(path: path, kind: .systemCall("mkdirat", forced)) }
+        if let forced = faults?("mkdirat", path) { throw Failure(path: path, kind: .systemCall("mkdirat", Errno(rawValue: forced))) }
         // Another process may make it at the same moment: EEXIST is fine, the next openat checks it.
         if mkdirat(folder, name, 0o700) != 0, errno != EEXIST {
           throw Failure(path: path, kind: .systemCall("mkdirat", Errno(rawValue: errno)))
