@@ -32,12 +32,7 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     /// specification: `$XDG_DATA_HOME` (default `~/.local/share`), then each of
     /// `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`).
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
-      var folders: [URL] = []
-      if let home = environment["XDG_DATA_HOME"], home.hasPrefix("/") {
-        folders.append(URL(fileURLWithPath: home, isDirectory: true))
-      } else if let home = environment["HOME"], home.hasPrefix("/") {
-        folders.append(URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true))
-      }
+      var folders = [XDGBaseDirectory.dataHome.url(in: environment)]
       let dirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
       for dir in dirs.split(separator: ":") where dir.hasPrefix("/") {
         folders.append(URL(fileURLWithPath: String(dir), isDirectory: true))

@@ -17,8 +17,16 @@ struct DemoCommand: AsyncParsableCommand {
     guard let folderURL = folder.map({ URL(fileURLWithPath: $0) }) ?? DocumentsFolder.locate() else {
       throw QuireError(.fileMissing, "No Documents/ folder here. Run 'quire demo FOLDER' or start from the project's folder.")
     }
-    let outputURL = try output.map { URL(fileURLWithPath: $0) } ?? Self.defaultOutput()
-    try FileManager.default.createDirectory(at: outputURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let outputURL: URL
+    if let output {
+      // The user's folder is used as it is; only missing folders are made (0700).
+      outputURL = URL(fileURLWithPath: output).standardizedFileURL
+      try PrivateFolder.make(outputURL, below: outputURL, role: "the output folder")
+    } else {
+      let cache = XDGBaseDirectory.cacheHome.location()
+      outputURL = cache.url.appendingPathComponent("quire/demo", isDirectory: true)
+      try PrivateFolder.make(outputURL, below: cache.trustedFolder, role: "the demo folder", alternative: "pass --output")
+    }
     var failures = 0
     for name in try DocumentsFolder.entries(in: folderURL) {
       let url = folderURL.appendingPathComponent(name)
@@ -31,12 +39,6 @@ struct DemoCommand: AsyncParsableCommand {
     }
     print("Wrote previews and thumbnails to \(outputURL.path)")
     if failures > 0 { throw ExitCode(ExitStatus.failure) }
-  }
-
-  static func defaultOutput() throws -> URL {
-    let base = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (NSHomeDirectory() + "/.cache")
-    return URL(fileURLWithPath: base).appendingPathComponent("quire/demo")
   }
 
   private func tour(_ url: URL, into output: URL) throws {

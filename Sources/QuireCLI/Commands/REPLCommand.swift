@@ -36,25 +36,21 @@ struct REPLCommand: AsyncParsableCommand {
     setlocale(LC_CTYPE, "C.UTF-8")
     let environment = ProcessInfo.processInfo.environment
     let isInteractive = isatty(STDIN_FILENO) == 1
-    let home = NSHomeDirectory()
-    func xdg(_ name: String, _ fallback: String) -> URL {
-      let value = environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? (home + "/" + fallback)
-      return URL(fileURLWithPath: value)
-    }
+    let stateHome = XDGBaseDirectory.stateHome.url(in: environment)
     let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     let templates = here.appendingPathComponent("Templates")
     var configuration = REPLSession.Configuration(
       isInteractive: isInteractive, documentsFolder: DocumentsFolder.locate(),
       templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
-      cacheHome: xdg("XDG_CACHE_HOME", ".cache"))
+      cacheHome: XDGBaseDirectory.cacheHome.url(in: environment))
     configuration.interrupt = Interrupt.shared
     // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
-    configuration.versionStore = VersionStore(root: xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("quire/versions"))
+    configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
     if isInteractive {
       // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle
       // input before an autosave, default 5) lets tests wait less.
       let delay = environment["QUIRE_AUTOSAVE_DELAY"].flatMap(Double.init).flatMap { $0 >= 0 && $0 <= 3600 ? $0 : nil } ?? 5
-      let store = RecoveryStore(folder: xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("quire/recovery"))
+      let store = RecoveryStore(folder: stateHome.appendingPathComponent("quire/recovery"))
       configuration.autosaver = Autosaver(store: store, idleDelay: delay, maximumInterval: max(30, delay))
     }
     let out = OutputStream(fd: STDOUT_FILENO)
@@ -78,7 +74,7 @@ struct REPLCommand: AsyncParsableCommand {
     }
     Interrupt.install()
     editor.cancelLineOnControlC(isInterrupted: { Interrupt.shared.isPending }, interrupt: { Interrupt.shared.raise() })
-    let history = History(stateHome: xdg("XDG_STATE_HOME", ".local/state"))
+    let history = History(stateHome: stateHome)
     history.load(into: editor)
     let session = REPLSession(
       configuration: configuration, source: FlushingSource(editor: editor, output: out, history: history),
@@ -143,10 +139,11 @@ final class FlushingSource: LineSource {
 /// The command history file: `$XDG_STATE_HOME/quire/history`, folder 0700, file 0600, never
 /// read or written through a symbolic link.
 struct History {
-  let folder: URL
+  let stateHome: URL
+  var folder: URL { stateHome.appendingPathComponent("quire") }
   var file: URL { folder.appendingPathComponent("history") }
 
-  init(stateHome: URL) { folder = stateHome.appendingPathComponent("quire") }
+  init(stateHome: URL) { self.stateHome = stateHome }
 
   func load(into editor: LineEditor) {
     var info = stat()
@@ -155,7 +152,7 @@ struct History {
   }
 
   func save(from editor: LineEditor) {
-    guard (try? PrivateFolder.create(folder)) != nil else { return }
+    guard (try? PrivateFolder.make(folder, below: stateHome)) != nil else { return }
     let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else { return }
     fchmod(fd, 0o600)

@@ -173,9 +173,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     } else if geteuid() == 0 {
       data = URL(fileURLWithPath: "/usr/local/share", isDirectory: true)
     } else {
-      let env = ProcessInfo.processInfo.environment
-      data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
-        ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+      data = XDGBaseDirectory.dataHome.url()
     }
     let folder = data.appendingPathComponent("thumbnailers", isDirectory: true)
     let file = folder.appendingPathComponent("quire.thumbnailer")

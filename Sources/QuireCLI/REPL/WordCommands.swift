@@ -205,7 +205,7 @@ struct PreviewWord: SessionCommand {
   /// `$XDG_CACHE_HOME/quire/previews/NAME.html`, the folder made private.
   static func defaultTarget(for name: String, in session: REPLSession) throws -> URL {
     let folder = session.configuration.cacheHome.appendingPathComponent("quire/previews")
-    try PrivateFolder.create(folder)
+    try PrivateFolder.make(folder, below: session.configuration.cacheHome, role: "the preview folder", alternative: "pass --output")
     return folder.appendingPathComponent((name as NSString).deletingPathExtension + ".html")
   }
 }
@@ -229,7 +229,7 @@ struct ThumbnailWord: SessionCommand {
       folder = URL(fileURLWithPath: output)
     } else {
       folder = session.configuration.cacheHome.appendingPathComponent("quire/thumbnails-repl")
-      try PrivateFolder.create(folder)
+      try PrivateFolder.make(folder, below: session.configuration.cacheHome, role: "the thumbnail folder", alternative: "pass --output")
     }
     let generator = ThumbnailGenerator()
     for url in urls {
@@ -276,23 +276,6 @@ struct RecoverWord: SessionCommand {
     case nil: try session.recover(discarding: false)
     case "discard": try session.recover(discarding: true)
     case let other?: throw EdError("write 'recover' or 'recover discard', not 'recover \(other)'")
-    }
-  }
-}
-
-/// Per-user folders: created 0700; the folder itself is never used through a symbolic link.
-enum PrivateFolder {
-  static func create(_ url: URL) throws {
-    var path = ""
-    for component in url.standardizedFileURL.pathComponents where component != "/" {
-      path += "/" + component
-      if mkdir(path, 0o700) != 0 && errno != EEXIST {
-        throw EdError("cannot create the folder '\(path)': \(String(cString: strerror(errno)))")
-      }
-    }
-    var info = stat()
-    guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-      throw EdError("refusing to use '\(url.path)': it is not a folder (a symbolic link?)")
     }
   }
 }

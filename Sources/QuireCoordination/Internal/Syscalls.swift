@@ -33,13 +33,6 @@ enum Syscalls {
     }
   }
 
-  /// `mkdir(2)` of one folder with mode 0700; an existing folder is fine.
-  static func makeFolder(_ path: String) -> Result<Void, Errno> {
-    if let forced = SyscallFaults.error(for: path) { return .failure(forced) }
-    if mkdir(path, 0o700) == 0 || errno == EEXIST { return .success(()) }
-    return .failure(Errno(rawValue: errno))
-  }
-
   /// `lstat(2)`.
   static func lstat(_ path: String) -> Result<stat, Errno> {
     var info = stat()
@@ -156,8 +149,8 @@ enum Syscalls {
 @_spi(Testing) public enum SyscallFaults {
   private static let faults = Mutex<[(prefix: String, errno: Errno)]>([])
 
-  /// Makes `open` (except `O_PATH` opens), `mkdir` and inotify watches of every path under
-  /// `prefix` fail with `code`.
+  /// Makes `open` (except `O_PATH` opens), the `openat`/`mkdirat` that make the lock and
+  /// presenter folders, and inotify watches of every path under `prefix` fail with `code`.
   public static func inject(errno code: Int32, under prefix: String) {
     faults.withLock { $0.append((prefix, Errno(rawValue: code))) }
   }

@@ -31,13 +31,11 @@ public struct CoordinationLocation: Sendable, Hashable {
 
   /// The user's location: `$XDG_RUNTIME_DIR`, or `/tmp/quire-runtime-UID` when it is unset.
   public static var `default`: CoordinationLocation {
-    if let value = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], value.hasPrefix("/") {
-      return CoordinationLocation(runtimeFolder: URL(fileURLWithPath: value, isDirectory: true))
-    }
-    let fallback = "/tmp/quire-runtime-\(getuid())"
+    let runtime = XDGBaseDirectory.runtimeDirectory.location()
+    guard runtime.isFallback else { return CoordinationLocation(runtimeFolder: runtime.url) }
     return CoordinationLocation(
-      runtimeFolder: URL(fileURLWithPath: fallback, isDirectory: true),
-      fallbackNote: "XDG_RUNTIME_DIR is not set; coordinating through \(fallback) instead. Processes of this user that see XDG_RUNTIME_DIR will not coordinate with this one.")
+      runtimeFolder: runtime.url,
+      fallbackNote: "XDG_RUNTIME_DIR is not set; coordinating through \(runtime.url.path) instead. Processes of this user that see XDG_RUNTIME_DIR will not coordinate with this one.")
   }
 
   /// `runtimeFolder/quire/locks`.
@@ -50,39 +48,32 @@ public struct CoordinationLocation: Sendable, Hashable {
   ///
   /// - Throws: ``QuireError`` naming the folder when it cannot be created or is unsafe.
   func prepareFolder(_ name: String, for item: URL?) throws -> String {
-    let runtime = runtimeFolder.path
-    var paths = [runtime + "/quire", runtime + "/quire/" + name]
-    if fallbackNote != nil { paths.insert(runtime, at: 0) }
-    for path in paths {
-      if case .failure(let code) = Syscalls.makeFolder(path) {
-        throw unusable(path, code, item: item)
-      }
-      switch Syscalls.lstat(path) {
-      case .failure(let code):
-        throw unusable(path, code, item: item)
-      case .success(let info):
-        if info.st_mode & S_IFMT == S_IFLNK {
-          throw QuireError(
-            .permissionDenied,
-            "Cannot coordinate\(Self.about(item)): '\(path)' is a symbolic link, which Quire never follows for its lock folder. Remove it, or set XDG_RUNTIME_DIR to a folder of your own.",
-            url: item)
-        }
-        if info.st_mode & S_IFMT != S_IFDIR {
-          throw unusable(path, .notDirectory, item: item)
-        }
-        if info.st_uid != geteuid() {
-          throw QuireError(
-            .permissionDenied,
-            "Cannot coordinate\(Self.about(item)): '\(path)' belongs to another user. Set XDG_RUNTIME_DIR to a folder of your own.",
-            url: item)
-        }
-        // Quire's own folders are owner-only, whatever the umask was when they were made.
-        if path != runtime || fallbackNote != nil, info.st_mode & 0o077 != 0 {
-          _ = chmod(path, 0o700)
-        }
+    let folder = runtimeFolder.appendingPathComponent("quire/" + name, isDirectory: true)
+    // The fallback lives in the shared /tmp, so it is checked like Quire's own folders.
+    let trusted = fallbackNote == nil ? runtimeFolder : runtimeFolder.deletingLastPathComponent()
+    do {
+      try PrivateFolder.make(folder, below: trusted, faults: { _, path in SyscallFaults.error(for: path)?.rawValue })
+    } catch {
+      switch error.kind {
+      case .symbolicLink:
+        throw QuireError(
+          .permissionDenied,
+          "Cannot coordinate\(Self.about(item)): '\(error.path)' is a symbolic link, which Quire never follows for its lock folder. Remove it, or set XDG_RUNTIME_DIR to a folder of your own.",
+          url: item)
+      case .ownedByAnotherUser:
+        throw QuireError(
+          .permissionDenied,
+          "Cannot coordinate\(Self.about(item)): '\(error.path)' belongs to another user. Set XDG_RUNTIME_DIR to a folder of your own.",
+          url: item)
+      case .notAFolder:
+        throw unusable(error.path, .notDirectory, item: item)
+      case .loosePermissions:
+        throw unusable(error.path, .permissionDenied, item: item)  // not asked for: loose folders are tightened
+      case .systemCall(_, let code):
+        throw unusable(error.path, code, item: item)
       }
     }
-    return runtime + "/quire/" + name
+    return folder.path
   }
 
   private func unusable(_ path: String, _ code: Errno, item: URL?) -> QuireError {

@@ -9,44 +9,19 @@ public import QuireTypes
 public enum StateFolder {
   /// The default state folder from the environment; not created until used.
   public static var standard: URL {
-    let env = ProcessInfo.processInfo.environment
-    if let state = env["XDG_STATE_HOME"], state.hasPrefix("/") {
-      return URL(fileURLWithPath: state).appendingPathComponent("quire", isDirectory: true)
-    }
-    let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-    return URL(fileURLWithPath: home).appendingPathComponent(".local/state/quire", isDirectory: true)
+    XDGBaseDirectory.stateHome.url().appendingPathComponent("quire", isDirectory: true)
   }
 
   /// Makes `url` and missing parents as owner-only (`0700`) folders. The last two levels
-  /// (the ones Quire owns) must be real folders owned by this user, never symlinks.
+  /// (the ones Quire owns) must be real folders owned by this user, never symlinks, and are
+  /// made `0700` when they let others in (see `PrivateFolder` in QuireTypes).
   ///
   /// - Throws: ``QuireError`` naming the folder when it cannot be made or is not safe.
   public static func prepare(_ url: URL) throws(QuireError) {
-    let path = url.standardizedFileURL.path
-    var built = ""
-    for component in path.split(separator: "/") {
-      built += "/" + component
-      var info = stat()
-      if lstat(built, &info) == 0 { continue }
-      if mkdir(built, 0o700) != 0, errno != EEXIST {
-        let code = errno
-        throw QuireError(
-          code == EACCES ? .permissionDenied : .systemCallFailed,
-          "Cannot make the state folder '\(built)': \(String(cString: strerror(code))). Check XDG_STATE_HOME.",
-          url: url)
-      }
-    }
-    for level in [url.deletingLastPathComponent(), url] {
-      var info = stat()
-      guard lstat(level.path, &info) == 0 else { continue }
-      guard (info.st_mode & S_IFMT) == S_IFDIR else {
-        throw QuireError(.invalidArgument, "The state folder '\(level.path)' is not a folder (a symlink or a file). Remove it.", url: level)
-      }
-      guard info.st_uid == geteuid() else {
-        throw QuireError(.permissionDenied, "The state folder '\(level.path)' belongs to another user. Remove it or set XDG_STATE_HOME.", url: level)
-      }
-    }
-    chmod(path, 0o700)
+    let url = url.standardizedFileURL
+    try PrivateFolder.make(
+      url, below: url.deletingLastPathComponent().deletingLastPathComponent(), role: "the state folder",
+      alternative: "set XDG_STATE_HOME to a folder of your own")
   }
 }
 

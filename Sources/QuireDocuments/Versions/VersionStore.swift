@@ -96,11 +96,7 @@ public struct VersionStore: Sendable {
   /// `$XDG_STATE_HOME/quire/versions`, or `~/.local/state/quire/versions` when it is unset
   /// or not absolute (as the XDG Base Directory specification says).
   public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-      return URL(fileURLWithPath: state).appendingPathComponent("quire/versions", isDirectory: true)
-    }
-    let home = environment["HOME"] ?? NSHomeDirectory()
-    return URL(fileURLWithPath: home).appendingPathComponent(".local/state/quire/versions", isDirectory: true)
+    XDGBaseDirectory.stateHome.url(in: environment).appendingPathComponent("quire/versions", isDirectory: true)
   }
 
   private struct Index: Codable {
@@ -444,19 +440,18 @@ public struct VersionStore: Sendable {
     return try body()
   }
 
+  /// Makes `url` (0700) below the store root's parent, refusing symbolic links and folders
+  /// of other users in the store's own levels.
   private func makePrivateFolder(_ url: URL) throws {
-    let path = url.path
-    if case .success(let info) = FileWrapperSyscalls.lstat(path) {
-      guard info.st_mode & S_IFMT == S_IFDIR else {
-        throw QuireError(.permissionDenied, "Cannot use the version store: '\(path)' is not a folder (a symbolic link or a file). Remove it.", url: url)
-      }
-      return
-    }
     do {
-      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-      _ = chmod(path, 0o700)
+      try PrivateFolder.make(url, below: root.deletingLastPathComponent())
     } catch {
-      throw QuireError(.permissionDenied, "Cannot create the version store folder '\(path)'. Check that its parent is writable.", url: url, cause: error)
+      switch error.kind {
+      case .symbolicLink, .notAFolder:
+        throw QuireError(.permissionDenied, "Cannot use the version store: '\(error.path)' is not a folder (a symbolic link or a file). Remove it.", url: url)
+      default:
+        throw error.error(role: "the version store folder", alternative: "set XDG_STATE_HOME to a folder of your own", url: url)
+      }
     }
   }
 }

@@ -86,11 +86,7 @@ public struct ThumbnailCache: Sendable {
   /// `$XDG_CACHE_HOME/thumbnails`, with `XDG_CACHE_HOME` defaulting to `$HOME/.cache` (and
   /// ignored unless absolute, as the XDG Base Directory spec says).
   public static func defaultRoot(environment: [String: String]) -> URL {
-    if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
-      return URL(fileURLWithPath: cache, isDirectory: true).appendingPathComponent("thumbnails", isDirectory: true)
-    }
-    let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
-    return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache/thumbnails", isDirectory: true)
+    XDGBaseDirectory.cacheHome.url(in: environment).appendingPathComponent("thumbnails", isDirectory: true)
   }
 
   /// The facts about `fileURL` that the cache compares (follows a symbolic link to its file).
@@ -179,13 +175,15 @@ public struct ThumbnailCache: Sendable {
 
   /// Writes `data` to `root/folders…/name` through a temporary file and `renameat(2)`.
   func write(_ data: Data, folders: [String], name: String) throws {
-    var folder = try Self.openFolder(root, create: true)
-    defer { close(folder) }
-    for component in folders {
-      let next = try Self.openFolder(component, in: folder, display: root.path, create: true)
-      close(folder)
-      folder = next
+    // The root and the folders under it are private (0700, this user's, never through a link).
+    let target = folders.reduce(root) { $0.appendingPathComponent($1, isDirectory: true) }
+    let folder: Int32
+    do {
+      folder = try PrivateFolder.open(target, below: root.deletingLastPathComponent()).rawValue
+    } catch {
+      throw error.error(role: "the thumbnail cache folder", alternative: "pass another cache folder")
     }
+    defer { close(folder) }
     // A unique temporary name in the same folder, so the rename is atomic.
     var temporaryName = ""
     var fd: Int32 = -1
@@ -225,63 +223,5 @@ public struct ThumbnailCache: Sendable {
       code == EACCES || code == EPERM ? .permissionDenied : .systemCallFailed,
       "Cannot \(what) the thumbnail cache '\(root.path)': \(String(cString: strerror(code))). Check that it is yours and writable, or pass another cache folder.",
       cause: Errno(rawValue: code))
-  }
-
-  /// Opens (making it 0700 when missing, with its parents) the cache root, refusing symlinks.
-  static func openFolder(_ url: URL, create: Bool) throws -> Int32 {
-    let path = url.path
-    if create {
-      // Parents of the root (e.g. ~/.cache) are made 0700 when missing; existing ones are used as they are.
-      var prefix = ""
-      for component in path.split(separator: "/") {
-        prefix += "/" + component
-        if mkdir(prefix, 0o700) != 0, errno != EEXIST {
-          let code = errno
-          throw folderError(path, code)
-        }
-      }
-    }
-    let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { throw folderError(path, errno) }
-    try tighten(fd, display: path)
-    return fd
-  }
-
-  /// Opens `name` inside the folder `parent`, making it 0700 when missing; never follows a symlink.
-  static func openFolder(_ name: String, in parent: Int32, display: String, create: Bool) throws -> Int32 {
-    if create, mkdirat(parent, name, 0o700) != 0, errno != EEXIST {
-      throw folderError(display + "/" + name, errno)
-    }
-    let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { throw folderError(display + "/" + name, errno) }
-    do { try tighten(fd, display: display + "/" + name) } catch {
-      close(fd)
-      throw error
-    }
-    return fd
-  }
-
-  /// Cache folders are private: 0700 when ours, refused when someone else's.
-  private static func tighten(_ fd: Int32, display: String) throws {
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw folderError(display, errno) }
-    guard info.st_uid == geteuid() else {
-      close(fd)
-      throw QuireError(
-        .permissionDenied, "The thumbnail cache folder '\(display)' belongs to another user. Remove it or pass another cache folder.")
-    }
-    if info.st_mode & 0o777 != 0o700 { _ = fchmod(fd, 0o700) }
-  }
-
-  private static func folderError(_ path: String, _ code: Int32) -> QuireError {
-    if code == ELOOP || code == ENOTDIR {
-      return QuireError(
-        .permissionDenied,
-        "The thumbnail cache folder '\(path)' is a symbolic link or not a folder; Quire does not write through links. Remove it or pass another cache folder.",
-        cause: Errno(rawValue: code))
-    }
-    return QuireError(
-      code == EACCES || code == EPERM ? .permissionDenied : .systemCallFailed,
-      "Cannot open the thumbnail cache folder '\(path)': \(String(cString: strerror(code))).", cause: Errno(rawValue: code))
   }
 }

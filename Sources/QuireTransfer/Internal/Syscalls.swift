@@ -22,6 +22,12 @@ enum Syscalls {
   /// tests; keyed by path so that tests running in parallel do not disturb each other.
   static let failures = Mutex<[String: (call: String, code: Int32)]>([:])
 
+  /// The errno a test asked `call` to fail with for `path`, if any, for calls made outside
+  /// this file (`PrivateFolder`'s `mkdirat`, which tests name "mkdir").
+  static func injectedFailure(_ call: String, _ path: String) -> Int32? {
+    injected(call, path)?.code
+  }
+
   private static func injected(_ call: String, _ path: String? = nil) -> SystemCallError? {
     #if DEBUG
       return failures.withLock { failures -> SystemCallError? in
@@ -64,10 +70,6 @@ enum Syscalls {
     var info = stat()
     if Glibc.fstat(fd, &info) != 0 { return .failure(SystemCallError(call: "fstat", code: errno)) }
     return .success(info)
-  }
-
-  static func mkdir(_ path: String, _ mode: mode_t) -> Result<Void, SystemCallError> {
-    retrying("mkdir", path: path) { Glibc.mkdir(path, mode) }.map { _ in () }
   }
 
   /// `flock(2)` polled with `LOCK_NB` until it succeeds or `deadline` passes.

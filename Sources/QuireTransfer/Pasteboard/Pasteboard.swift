@@ -80,22 +80,19 @@ public final class Pasteboard: Sendable {
   /// - Parameter environment: Where to read `XDG_RUNTIME_DIR`; when unset, a private
   ///   `/tmp/quire-runtime-<uid>` stands in, as the XDG base directory spec allows.
   public static func defaultRootFolder(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL {
-    let runtime: URL
-    if let value = environment["XDG_RUNTIME_DIR"], value.hasPrefix("/") {
-      runtime = URL(fileURLWithPath: value, isDirectory: true)
+    let runtime = XDGBaseDirectory.runtimeDirectory.location(in: environment)
+    if !runtime.isFallback {
       var isFolder: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: value, isDirectory: &isFolder), isFolder.boolValue else {
+      guard FileManager.default.fileExists(atPath: runtime.url.path, isDirectory: &isFolder), isFolder.boolValue else {
         throw QuireError(
           .fileMissing,
-          "XDG_RUNTIME_DIR is '\(value)', which is not a folder. Log in again (the session manager makes it) or unset it.",
-          url: runtime)
+          "XDG_RUNTIME_DIR is '\(runtime.url.path)', which is not a folder. Log in again (the session manager makes it) or unset it.",
+          url: runtime.url)
       }
-    } else {
-      runtime = URL(fileURLWithPath: "/tmp/quire-runtime-\(geteuid())", isDirectory: true)
-      try PasteboardFolder.checkPrivateFolder(runtime, create: true)
     }
-    let quire = runtime.appendingPathComponent("quire", isDirectory: true)
-    try PasteboardFolder.checkPrivateFolder(quire, create: true)
+    // The fallback /tmp/quire-runtime-<uid> is checked with `quire`, being below /tmp.
+    let quire = runtime.url.appendingPathComponent("quire", isDirectory: true)
+    try PasteboardFolder.checkPrivateFolder(quire, below: runtime.trustedFolder)
     return quire.appendingPathComponent("pasteboards", isDirectory: true)
   }
 
@@ -255,7 +252,7 @@ public final class Pasteboard: Sendable {
               guard case .success(let info) = Syscalls.lstat(file.path), info.st_mode & S_IFMT == S_IFREG else {
                 throw QuireError(.fileMissing, "The pasted \(identifier) is missing from the pasteboard folder. Copy it again.", url: file)
               }
-              try PasteboardFolder.checkPrivateFolder(reading, create: true)
+              try PasteboardFolder.checkPrivateFolder(reading)
               let linked = reading.appendingPathComponent(fileName)
               guard link(file.path, linked.path) == 0 else {
                 throw TransferErrors.opening(file, SystemCallError(call: "link", code: errno))
@@ -340,7 +337,7 @@ public final class Pasteboard: Sendable {
     //    processes must not wait for them.
     let staging = folder.file("staging-\(local.generation.prefix(8))-\(getpid())")
     try? FileManager.default.removeItem(at: staging)
-    try PasteboardFolder.checkPrivateFolder(staging, create: true)
+    try PasteboardFolder.checkPrivateFolder(staging)
     defer { try? FileManager.default.removeItem(at: staging) }
     let now = Date()
     var written: Set<String> = []
@@ -360,7 +357,7 @@ public final class Pasteboard: Sendable {
     try folder.withLock(exclusive: true) {
       guard var state = try folder.readState(), state.generation == local.generation else { return }
       let dataFolder = folder.file(state.generation)
-      try PasteboardFolder.checkPrivateFolder(dataFolder, create: true)
+      try PasteboardFolder.checkPrivateFolder(dataFolder)
       var kept: [PasteboardState.StoredItem] = []
       for (index, item) in state.items.enumerated() where !item.isExpired(at: now) {
         var item = item

@@ -52,49 +52,26 @@ struct PasteboardFolder: Sendable {
 
   func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
-  /// Makes `path` when absent (0700) and checks it is a private folder of this user.
-  static func checkPrivateFolder(_ path: URL, create: Bool) throws {
-    var info: stat
-    switch Syscalls.lstat(path.path) {
-    case .success(let found): info = found
-    case .failure(let error) where error.code == ENOENT && create:
-      if case .failure(let error) = Syscalls.mkdir(path.path, 0o700), error.code != EEXIST {
-        throw TransferErrors.writing(path, error)
-      }
-      switch Syscalls.lstat(path.path) {
-      case .success(let found): info = found
-      case .failure(let error): throw TransferErrors.opening(path, error)
-      }
-    case .failure(let error): throw TransferErrors.opening(path, error)
-    }
-    let kind = info.st_mode & S_IFMT
-    if kind == S_IFLNK {
-      throw QuireError(
-        .permissionDenied,
-        "Refusing the pasteboard folder '\(path.path)': it is a symbolic link. Remove it; Quire makes a real folder.",
-        url: path)
-    }
-    guard kind == S_IFDIR else {
-      throw QuireError(.permissionDenied, "Refusing the pasteboard folder '\(path.path)': it is not a folder. Remove it.", url: path)
-    }
-    guard info.st_uid == geteuid() else {
-      throw QuireError(
-        .permissionDenied,
-        "Refusing the pasteboard folder '\(path.path)': it belongs to user \(info.st_uid), not to you (\(geteuid())). Another user could read or change what you paste; remove it.",
-        url: path)
-    }
-    guard info.st_mode & 0o077 == 0 else {
-      throw QuireError(
-        .permissionDenied,
-        "Refusing the pasteboard folder '\(path.path)': its permissions (\(String(info.st_mode & 0o777, radix: 8))) let other users in. Run 'chmod 700' on it.",
-        url: path)
+  /// Makes `path` and the folders between it and `trusted` (by default its parent) when
+  /// absent (0700), and checks each is a private folder of this user, never a symbolic link.
+  /// Loose permissions are refused, not tightened: another user may already have written
+  /// into such a folder.
+  static func checkPrivateFolder(_ path: URL, below trusted: URL? = nil) throws {
+    do {
+      try PrivateFolder.make(
+        path, below: trusted ?? path.deletingLastPathComponent(), loosePermissions: .refuse,
+        faults: { call, path in call == "mkdirat" ? Syscalls.injectedFailure("mkdir", path) : nil })
+    } catch {
+      guard case .systemCall(let call, let code) = error.kind else { throw error.error(role: "the pasteboard folder") }
+      let url = URL(fileURLWithPath: error.path, isDirectory: true)
+      let failure = SystemCallError(call: call, code: code.rawValue)
+      throw call == "mkdirat" ? TransferErrors.writing(url, failure) : TransferErrors.opening(url, failure)
     }
   }
 
   /// Checks (and makes) the root and the folder.
   func prepare() throws {
-    try Self.checkPrivateFolder(root, create: true)
-    try Self.checkPrivateFolder(url, create: true)
+    try Self.checkPrivateFolder(url, below: root.deletingLastPathComponent())
   }
 
   /// Runs `body` holding the folder's lock, shared or exclusive.

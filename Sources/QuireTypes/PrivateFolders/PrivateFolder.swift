@@ -1,0 +1,241 @@
+package import Foundation
+package import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Per-user private folders (caches, state, locks, pasteboards): made component by component
+/// with `openat(2)`/`mkdirat(2)`, folders `0700`, never through a symbolic link.
+///
+/// A folder is made *below a trusted folder*: usually the XDG base directory it lives in
+/// (``XDGBaseDirectory/Location/trustedFolder``), which is the user's or the session's
+/// choice and is used as it is. The trusted folder is opened first (made, when missing, from
+/// its deepest existing ancestor on, each new level `0700`); every component below it is
+/// then opened with `O_NOFOLLOW | O_DIRECTORY`, made with `mkdirat(2)` when missing, and
+/// must be a real folder owned by this user whose permissions let no one else in (tightened
+/// to `0700`, or refused with ``LoosePermissions/refuse``).
+package enum PrivateFolder {
+  /// What to do with a folder of this user whose permissions let group or others in.
+  package enum LoosePermissions: Sendable {
+    /// Change it to `0700` (`fchmod(2)`).
+    case tighten
+    /// Refuse it: someone else may already have written into it.
+    case refuse
+  }
+
+  /// Lets tests make a call fail: given the call (`"openat"`, `"mkdirat"`) and the full
+  /// path, returns the `errno` value to report instead of calling, or `nil` to call.
+  package typealias FaultHook = @Sendable (_ call: String, _ path: String) -> Int32?
+
+  /// Why a private folder cannot be used, with the path of the component at fault.
+  package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
+      /// The component is a symbolic link.
+      case symbolicLink
+      /// The component exists and is not a folder.
+      case notAFolder
+      /// The component belongs to the user with this id.
+      case ownedByAnotherUser(uid: UInt32)
+      /// The component's permissions (the low nine bits) let group or others in.
+      case loosePermissions(mode: UInt32)
+      /// A system call failed.
+      case systemCall(String, Errno)
+    }
+
+    /// The component at fault, as an absolute path.
+    package var path: String
+    package var kind: Kind
+
+    package init(path: String, kind: Kind) {
+      self.path = path
+      self.kind = kind
+    }
+
+    package var description: String { error(role: "the private folder").description }
+
+    /// The failure as a ``QuireError``: which folder, what failed and what to do.
+    ///
+    /// - Parameters:
+    ///   - role: What the folder is for, e.g. `"the version store folder"`.
+    ///   - alternative: A second way out, e.g. `"set XDG_STATE_HOME to a folder of your own"`.
+    ///   - url: The file the error concerns; by default the component at fault.
+    package func error(role: String, alternative: String? = nil, url: URL? = nil) -> QuireError {
+      let orElse = alternative.map { ", or \($0)" } ?? ""
+      let url = url ?? URL(fileURLWithPath: path)
+      switch kind {
+      case .symbolicLink:
+        return QuireError(
+          .permissionDenied,
+          "Cannot use \(role) '\(path)': it is a symbolic link, which Quire never follows for its private folders. Remove it\(orElse).",
+          url: url)
+      case .notAFolder:
+        return QuireError(
+          .permissionDenied, "Cannot use \(role) '\(path)': it is not a folder. Remove or move it\(orElse).", url: url)
+      case .ownedByAnotherUser(let uid):
+        return QuireError(
+          .permissionDenied,
+          "Cannot use \(role) '\(path)': it belongs to user \(uid), not to you (\(geteuid())). Remove it\(orElse).",
+          url: url)
+      case .loosePermissions(let mode):
+        return QuireError(
+          .permissionDenied,
+          "Cannot use \(role) '\(path)': its permissions (\(String(mode, radix: 8))) let other users in. Run 'chmod 700' on it\(orElse).",
+          url: url)
+      case .systemCall(let call, let code):
+        return QuireError(
+          Self.code(for: code),
+          "Cannot make or open \(role) '\(path)': \(String(cString: strerror(code.rawValue))). Check that its parent folder is writable\(orElse).",
+          url: url, cause: Self.Cause(call: call, code: code))
+      }
+    }
+
+    /// The ``QuireError/Code`` for a failed call's `errno`.
+    package static func code(for code: Errno) -> QuireError.Code {
+      switch code {
+      case .permissionDenied, .notPermitted, .readOnlyFileSystem: .permissionDenied
+      case .noSpace, .diskQuotaExceeded: .diskFull
+      case .noSuchFileOrDirectory: .fileMissing
+      default: .systemCallFailed
+      }
+    }
+
+    /// A failed call as a cause: `'mkdirat' failed: (13) Permission denied`.
+    struct Cause: Error, Sendable, CustomStringConvertible {
+      let call: String
+      let code: Errno
+      var description: String { "'\(call)' failed: (\(code.rawValue)) \(String(cString: strerror(code.rawValue)))" }
+    }
+  }
+
+  /// Opens the private folder `url`, making what is missing.
+  ///
+  /// - Parameters:
+  ///   - url: An absolute path to the folder; `.` and `..` components are resolved first.
+  ///   - trusted: A folder that is `url` or one of its ancestors, used as it is (symbolic
+  ///     links in its path are followed). When `url` is not below it, `url`'s parent is
+  ///     trusted instead.
+  ///   - loosePermissions: What to do with a folder below `trusted` that lets others in.
+  ///   - faults: For tests: failures to report from `openat` and `mkdirat` of the
+  ///     components below the deepest existing ancestor of `trusted`.
+  /// - Returns: A descriptor of the folder (`O_DIRECTORY`), which the caller closes.
+  /// - Throws: ``Failure`` naming the component at fault.
+  package static func open(
+    _ url: URL, below trusted: URL, loosePermissions: LoosePermissions = .tighten, faults: FaultHook? = nil
+  ) throws(Failure) -> FileDescriptor {
+    let target = components(of: url)
+    var base = components(of: trusted)
+    if base.count > target.count || Array(target.prefix(base.count)) != base { base = Array(target.dropLast()) }
+
+    // The trusted folder, or its deepest existing ancestor, opened following links.
+    var depth = base.count
+    var folder: Int32
+    while true {
+      let path = joined(base.prefix(depth))
+      let opened = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      if opened >= 0 {
+        folder = opened
+        break
+      }
+      let code = errno
+      if code == EINTR { continue }
+      if code == ENOENT && depth > 0 {
+        depth -= 1
+        continue
+      }
+      throw Failure(path: path, kind: code == ENOTDIR ? .notAFolder : .systemCall("open", Errno(rawValue: code)))
+    }
+
+    // Each further component: opened without following a link, made when missing.
+    for index in depth..<target.count {
+      let name = target[index]
+      let path = joined(target.prefix(index + 1))
+      let child: Int32
+      do {
+        child = try openChild(name, in: folder, path: path, faults: faults)
+      } catch {
+        _ = Glibc.close(folder)
+        throw error
+      }
+      _ = Glibc.close(folder)
+      folder = child
+      // Below the trusted folder, every level is Quire's own: this user's, and private.
+      guard index >= base.count else { continue }
+      if let failure = checkOwnFolder(folder, path: path, loosePermissions: loosePermissions) {
+        _ = Glibc.close(folder)
+        throw failure
+      }
+    }
+    return FileDescriptor(rawValue: folder)
+  }
+
+  /// Makes (or checks) the private folder `url`; see ``open(_:below:loosePermissions:faults:)``.
+  ///
+  /// - Throws: ``Failure`` naming the component at fault.
+  package static func make(
+    _ url: URL, below trusted: URL, loosePermissions: LoosePermissions = .tighten, faults: FaultHook? = nil
+  ) throws(Failure) {
+    let folder = try open(url, below: trusted, loosePermissions: loosePermissions, faults: faults)
+    try? folder.close()
+  }
+
+  /// Makes (or checks) the private folder `url`, throwing a ``QuireError`` in
+  /// ``Failure/error(role:alternative:url:)``'s words.
+  package static func make(_ url: URL, below trusted: URL, role: String, alternative: String? = nil) throws(QuireError) {
+    do {
+      try make(url, below: trusted)
+    } catch {
+      throw error.error(role: role, alternative: alternative)
+    }
+  }
+
+  /// Opens `name` in `folder` with `O_NOFOLLOW | O_DIRECTORY`, making it (0700) when missing.
+  private static func openChild(_ name: String, in folder: Int32, path: String, faults: FaultHook?) throws(Failure) -> Int32 {
+    var madeIt = false
+    while true {
+      if let forced = faults?("openat", path) { throw Failure(path: path, kind: .systemCall("openat", Errno(rawValue: forced))) }
+      let child = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      if child >= 0 { return child }
+      let code = errno
+      switch code {
+      case EINTR:
+        continue
+      case ENOENT where !madeIt:
+        if let forced = faults?("mkdirat", path) { throw Failure(path: path, kind: .systemCall("mkdirat", Errno(rawValue: forced))) }
+        // Another process may make it at the same moment: EEXIST is fine, the next openat checks it.
+        if mkdirat(folder, name, 0o700) != 0, errno != EEXIST {
+          throw Failure(path: path, kind: .systemCall("mkdirat", Errno(rawValue: errno)))
+        }
+        madeIt = true
+      case ELOOP, ENOTDIR:
+        // O_NOFOLLOW reports a link as ELOOP (or ENOTDIR with O_DIRECTORY): say which it is.
+        var info = stat()
+        let isLink = fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFLNK
+        throw Failure(path: path, kind: isLink ? .symbolicLink : .notAFolder)
+      default:
+        throw Failure(path: path, kind: .systemCall("openat", Errno(rawValue: code)))
+      }
+    }
+  }
+
+  /// Checks that the open folder is this user's and private, tightening it when allowed.
+  private static func checkOwnFolder(_ folder: Int32, path: String, loosePermissions: LoosePermissions) -> Failure? {
+    var info = stat()
+    guard fstat(folder, &info) == 0 else { return Failure(path: path, kind: .systemCall("fstat", Errno(rawValue: errno))) }
+    guard info.st_uid == geteuid() else { return Failure(path: path, kind: .ownedByAnotherUser(uid: info.st_uid)) }
+    let mode = UInt32(info.st_mode) & 0o777
+    guard mode != 0o700 else { return nil }
+    if mode & 0o077 != 0 && loosePermissions == .refuse { return Failure(path: path, kind: .loosePermissions(mode: mode)) }
+    // The owner needs all three bits to use it; group and others get none, whatever the umask was.
+    guard fchmod(folder, 0o700) == 0 else { return Failure(path: path, kind: .systemCall("fchmod", Errno(rawValue: errno))) }
+    return nil
+  }
+
+  private static func components(of url: URL) -> [String] {
+    url.standardizedFileURL.path.split(separator: "/").map(String.init).filter { $0 != "." }
+  }
+
+  private static func joined(_ components: some Sequence<String>) -> String {
+    "/" + components.joined(separator: "/")
+  }
+}
