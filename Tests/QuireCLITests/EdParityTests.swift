@@ -141,14 +141,14 @@ let failingEdScripts: [EdScript] = [
 @Suite("ed parity: the same scripts through GNU ed -s and quire")
 struct EdParityTests {
   @Test(arguments: edScripts)
-  func scriptMatchesEd(_ script: EdScript) throws {
+  func scriptMatchesEd(_ script: EdScript) async throws {
     guard let (ed, quire) = try tools() else { return }
     let edRun = try Fixture(script)
     defer { edRun.folder.remove() }
     let quireRun = try Fixture(script)
     defer { quireRun.folder.remove() }
-    let edResult = try ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script.script + "\n")
-    let quireResult = try ProcessRunner.run(quire, ["t.txt"], in: quireRun.folder.url, input: script.script + "\n")
+    let edResult = try await ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script.script + "\n")
+    let quireResult = try await ProcessRunner.run(quire, ["t.txt"], in: quireRun.folder.url, input: script.script + "\n")
     #expect(edResult.status == 0, "ed itself failed on \(script.name): \(edResult.output)")
     #expect(quireResult.status == 0, "quire failed: \(quireResult.error)")
     #expect(quireResult.output == edResult.output)
@@ -157,14 +157,14 @@ struct EdParityTests {
   }
 
   @Test(arguments: failingEdScripts)
-  func failingScriptFailsLikeEd(_ script: EdScript) throws {
+  func failingScriptFailsLikeEd(_ script: EdScript) async throws {
     guard let (ed, quire) = try tools() else { return }
     let edRun = try Fixture(script)
     defer { edRun.folder.remove() }
     let quireRun = try Fixture(script)
     defer { quireRun.folder.remove() }
-    let edResult = try ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script.script + "\n")
-    let quireResult = try ProcessRunner.run(quire, ["t.txt"], in: quireRun.folder.url, input: script.script + "\n")
+    let edResult = try await ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script.script + "\n")
+    let quireResult = try await ProcessRunner.run(quire, ["t.txt"], in: quireRun.folder.url, input: script.script + "\n")
     #expect(edResult.status != 0)
     #expect(quireResult.status != 0)
     // ed prints a bare "?" on standard output; quire prints one line naming the failure on
@@ -177,11 +177,11 @@ struct EdParityTests {
     #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url))
   }
 
-  @Test func failureNamesTheLine() throws {
+  @Test func failureNamesTheLine() async throws {
     guard let (_, quire) = try tools() else { return }
     let run = try Fixture(EdScript("", ""))
     defer { run.folder.remove() }
-    let result = try ProcessRunner.run(quire, ["t.txt"], in: run.folder.url, input: "1p\n2p\n40p\n3p\n")
+    let result = try await ProcessRunner.run(quire, ["t.txt"], in: run.folder.url, input: "1p\n2p\n40p\n3p\n")
     #expect(result.status == 1)
     #expect(result.output == "one\ntwo\n")
     #expect(result.error == "quire: line 3: invalid address: line 40 is past the end (5 lines)\n")

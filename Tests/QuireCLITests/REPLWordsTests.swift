@@ -118,10 +118,10 @@ final class REPLWordsTests {
     let environment = ["XDG_RUNTIME_DIR": runtime.path]
     let source = try folder.write("# Title\nsome *words*\n", to: "a.md")
     let target = try folder.write("x\n", to: "b.txt")
-    let first = try ProcessRunner.run(quire, [source.path], in: folder.url, input: "copy 1,2\nq\n", environment: environment)
+    let first = try await ProcessRunner.run(quire, [source.path], in: folder.url, input: "copy 1,2\nq\n", environment: environment)
     #expect(first.status == 0, "\(first.error)")
     // The first process has ended: its lines were written into the pasteboard as it left.
-    let second = try ProcessRunner.run(quire, [target.path], in: folder.url, input: "paste 0\nw\nq\n", environment: environment)
+    let second = try await ProcessRunner.run(quire, [target.path], in: folder.url, input: "paste 0\nw\nq\n", environment: environment)
     #expect(second.status == 0, "\(second.error)")
     let text = try #require(contents(target))
     #expect(text.hasPrefix("Title\n") && text.contains("some words") && text.hasSuffix("\nx\n"), "\(text)")

@@ -3,6 +3,12 @@ import QuireTestSupport
 import Testing
 
 /// Drives the real `quire` in a tmux terminal as a person would, and reads the screen.
+///
+/// The tests are async and wait with `Task.sleep`: a synchronous test that polls the screen
+/// holds a thread of the cooperative pool (two on CI) for all its seconds, and the two of them
+/// together starved the async tests running beside them. Every wait polls a condition until a
+/// generous deadline (``patience``): a loaded machine makes quire slower to start and answer,
+/// never wrong, and a test that passes waits no longer than the condition takes.
 @Suite("REPL in a terminal (tmux)")
 final class TerminalTests {
   let folder: TemporaryFolder
@@ -14,6 +20,16 @@ final class TerminalTests {
     _ = try? tmux(["kill-server"])
     folder.remove()
   }
+
+  /// How long any one wait for the screen, a file or quire's exit may take.
+  private static let patience: Duration = .seconds(60)
+
+  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+  /// module does not declare.
+  private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+  }()
 
   private static var tmuxPath: URL? {
     ["/usr/bin/tmux", "/bin/tmux"].map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
@@ -37,6 +53,9 @@ final class TerminalTests {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    // Nothing else this process has open reaches tmux: its server outlives the client and
+    // would otherwise keep, say, the write end of another test's pipe open.
+    if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
     let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     let variables: [String] = ["PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "TERM=xterm"]
@@ -55,14 +74,27 @@ final class TerminalTests {
 
   private func screen() throws -> String { try tmux(["capture-pane", "-p", "-J", "-t", "main:0", "-S", "-200"]).output }
 
-  /// Waits until the screen shows `text` (up to 10 s); returns the screen.
+  /// Polls `condition` every 50 ms until it holds or ``patience`` has passed (looking once
+  /// more after the deadline, since the task may have slept past it); returns whether it held.
+  private func eventually(_ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + Self.patience
+    while true {
+      let late = ContinuousClock.now >= deadline
+      if try condition() { return true }
+      if late { return false }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+  }
+
+  /// Waits until the screen shows `text` `count` times (up to ``patience``); returns the screen.
   @discardableResult
-  private func waitFor(_ text: String, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+  private func waitFor(_ text: String, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
     var last = ""
-    for _ in 0..<200 {
+    if try await eventually({
       last = try screen()
-      if last.components(separatedBy: text).count - 1 >= count { return last }
-      usleep(50_000)
+      return last.components(separatedBy: text).count - 1 >= count
+    }) {
+      return last
     }
     Issue.record("the screen never showed \(text.debugDescription) (\(count)×); it shows:\n\(last)", sourceLocation: sourceLocation)
     return last
@@ -73,15 +105,18 @@ final class TerminalTests {
 
   /// Sends `keys`, then waits until the screen shows `text` once more than before.
   @discardableResult
-  private func type(_ keys: [String], expecting text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+  private func type(_ keys: [String], expecting text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
     let before = try occurrences(text)
     try tmux(["send-keys", "-t", "main:0"] + keys)
-    return try waitFor(text, count: before + 1, sourceLocation: sourceLocation)
+    return try await waitFor(text, count: before + 1, sourceLocation: sourceLocation)
   }
 
   private var isRunning: Bool { (try? tmux(["has-session", "-t", "main"]).status) == 0 }
 
-  @Test func editUndoSaveReloadConflictAndQuit() throws {
+  /// Waits (up to ``patience``) until the tmux session, and so quire in it, has ended.
+  private func waitUntilQuit() async throws { _ = try await eventually { !isRunning } }
+
+  @Test func editUndoSaveReloadConflictAndQuit() async throws {
     guard Self.tmuxPath != nil else {
       print("note: tmux is not installed (apt-get install tmux); skipping the terminal test")
       return
@@ -94,45 +129,45 @@ final class TerminalTests {
       "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(state.path)", "HOME=\(folder.url.path)",
       quire.path, "notes.txt",
     ])
-    try waitFor("notes.txt> ")
+    try await waitFor("notes.txt> ")
 
     // Look, edit, undo.
-    try type([",n", "Enter"], expecting: "3       three")
-    try type(["2d", "Enter"], expecting: "notes.txt*> ")
-    try type(["u", "Enter"], expecting: "notes.txt> ")
+    try await type([",n", "Enter"], expecting: "3       three")
+    try await type(["2d", "Enter"], expecting: "notes.txt*> ")
+    try await type(["u", "Enter"], expecting: "notes.txt> ")
 
     // Edit and save: ed prints the byte count.
-    try type(["$a", "Enter", "four", "Enter", ".", "Enter", "1d", "Enter", "w", "Enter"], expecting: "\n15\n")
+    try await type(["$a", "Enter", "four", "Enter", ".", "Enter", "1d", "Enter", "w", "Enter"], expecting: "\n15\n")
     #expect(try String(contentsOf: notes, encoding: .utf8) == "two\nthree\nfour\n")
 
     // Tab completes a word command.
-    try type(["sta", "Tab", "Enter"], expecting: "undo: ")
+    try await type(["sta", "Tab", "Enter"], expecting: "undo: ")
 
     // Ctrl-C drops a half-typed line; the session goes on.
-    try type(["junk that is not a command"], expecting: "junk that is not a command")
+    try await type(["junk that is not a command"], expecting: "junk that is not a command")
     try send("C-c")
-    let afterInterrupt = try type(["=", "Enter"], expecting: "\n3\n")
+    let afterInterrupt = try await type(["=", "Enter"], expecting: "\n3\n")
     #expect(!afterInterrupt.contains("? unknown command"))
 
     // Another shell changes the file while it is open and unchanged here: reloaded.
     try tmux(["new-window", "-d", "-t", "main:", "-c", folder.url.path, "/bin/sh", "-c", "printf 'from another shell\\n' >> notes.txt"])
-    try waitForFile(notes, toContain: "from another shell")
-    try type(["$p", "Enter"], expecting: "\nfrom another shell\n")
+    try await waitForFile(notes, toContain: "from another shell")
+    try await type(["$p", "Enter"], expecting: "\nfrom another shell\n")
     #expect(try screen().contains("changed on disk; reloaded"))
 
     // Now with unsaved edits here: the change is announced, and w refuses to overwrite it.
-    try type(["1s/two/TWO/", "Enter"], expecting: "notes.txt*> ")
+    try await type(["1s/two/TWO/", "Enter"], expecting: "notes.txt*> ")
     try tmux(["new-window", "-d", "-t", "main:", "-c", folder.url.path, "/bin/sh", "-c", "printf 'second change\\n' >> notes.txt"])
-    try waitForFile(notes, toContain: "second change")
-    try type(["w", "Enter"], expecting: "? conflict: 'notes.txt' was changed on disk")
+    try await waitForFile(notes, toContain: "second change")
+    try await type(["w", "Enter"], expecting: "? conflict: 'notes.txt' was changed on disk")
     #expect(try screen().contains("has unsaved changes here"))
     #expect(try String(contentsOf: notes, encoding: .utf8).hasSuffix("second change\n"))
 
     // Quit with unsaved changes: the first q warns, the second quits without saving.
-    try type(["q", "Enter"], expecting: "? unsaved changes in 'notes.txt'")
+    try await type(["q", "Enter"], expecting: "? unsaved changes in 'notes.txt'")
     #expect(isRunning)
     try send("q", "Enter")
-    for _ in 0..<100 where isRunning { usleep(50_000) }
+    try await waitUntilQuit()
     #expect(!isRunning, "quire should have quit after the second q")
     #expect(try String(contentsOf: notes, encoding: .utf8) == "two\nthree\nfour\nfrom another shell\nsecond change\n")
 
@@ -146,7 +181,7 @@ final class TerminalTests {
 
   /// Acceptance 3: SIGKILL mid-edit, start again on the same file, the autosaved edits are
   /// offered, and `recover` then `w` puts them into the file.
-  @Test func autosavedEditsSurviveSIGKILL() throws {
+  @Test func autosavedEditsSurviveSIGKILL() async throws {
     guard Self.tmuxPath != nil else {
       print("note: tmux is not installed (apt-get install tmux); skipping the terminal test")
       return
@@ -162,19 +197,17 @@ final class TerminalTests {
       ])
     }
     try start(session: "main")
-    try waitFor("notes.txt> ")
-    try type(["2s/two/TWO/", "Enter"], expecting: "notes.txt*> ")
-    try type(["$a", "Enter", "four", "Enter", ".", "Enter"], expecting: "notes.txt*> ")
-    // Past the autosave delay, `status` reports the autosave.
-    var autosaved = false
-    for _ in 0..<100 where !autosaved {
-      usleep(100_000)
-      autosaved = try type(["status", "Enter"], expecting: "undo: ").contains("autosaved ")
-    }
-    #expect(autosaved, "status never reported an autosave")
+    try await waitFor("notes.txt> ")
+    try await type(["2s/two/TWO/", "Enter"], expecting: "notes.txt*> ")
+    try await type(["$a", "Enter", "four", "Enter", ".", "Enter"], expecting: "notes.txt*> ")
+    // Past the autosave delay the recovery file is written, and `status` reports the autosave.
     let recovery = state.appendingPathComponent("quire/recovery")
-    let files = (try? FileManager.default.contentsOfDirectory(atPath: recovery.path)) ?? []
-    #expect(files.contains { $0.hasSuffix(".recovery") })
+    let written = try await eventually {
+      ((try? FileManager.default.contentsOfDirectory(atPath: recovery.path)) ?? []).contains { $0.hasSuffix(".recovery") }
+    }
+    #expect(written, "autosave never wrote a recovery file")
+    let status = try await type(["status", "Enter"], expecting: "undo: ")
+    #expect(status.contains("autosaved "), "status did not report the autosave")
     var info = stat()
     #expect(lstat(recovery.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
 
@@ -182,34 +215,31 @@ final class TerminalTests {
     let pidText = try tmux(["display-message", "-p", "-t", "main:0", "#{pane_pid}"]).output
     let pid = try #require(pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)))
     #expect(kill(pid, SIGKILL) == 0)
-    for _ in 0..<100 where isRunning { usleep(50_000) }
+    try await waitUntilQuit()
     #expect(!isRunning)
     #expect(try String(contentsOf: notes, encoding: .utf8) == "one\ntwo\nthree\n")
 
     // Start again: the autosaved edits are offered; recover, then w, restores them.
     try start(session: "main")
-    let offer = try waitFor("notes.txt> ")
+    let offer = try await waitFor("notes.txt> ")
     #expect(offer.contains("'notes.txt' has autosaved edits from "))
     #expect(offer.contains("'recover' restores them, 'recover discard' drops them"))
-    try type(["docs", "Enter"], expecting: "to recover ('recover')")
-    try type(["recover", "Enter"], expecting: "recovered the autosaved edits of 'notes.txt'")
-    try type([",p", "Enter"], expecting: "\nfour\n")
-    try type(["w", "Enter"], expecting: "\n19\n")
+    try await type(["docs", "Enter"], expecting: "to recover ('recover')")
+    try await type(["recover", "Enter"], expecting: "recovered the autosaved edits of 'notes.txt'")
+    try await type([",p", "Enter"], expecting: "\nfour\n")
+    try await type(["w", "Enter"], expecting: "\n19\n")
     #expect(try String(contentsOf: notes, encoding: .utf8) == "one\nTWO\nthree\nfour\n")
     // Saved: the recovery file is gone, and a second recover has nothing to offer.
     let left = (try? FileManager.default.contentsOfDirectory(atPath: recovery.path)) ?? []
     #expect(!left.contains { $0.hasSuffix(".recovery") }, "the recovery file outlived the save: \(left)")
-    try type(["recover", "Enter"], expecting: "has no autosaved edits to recover")
+    try await type(["recover", "Enter"], expecting: "has no autosaved edits to recover")
     try send("q", "Enter")
-    for _ in 0..<100 where isRunning { usleep(50_000) }
+    try await waitUntilQuit()
     #expect(!isRunning)
   }
 
-  private func waitForFile(_ url: URL, toContain text: String) throws {
-    for _ in 0..<100 {
-      if (try? String(contentsOf: url, encoding: .utf8))?.contains(text) == true { return }
-      usleep(50_000)
-    }
+  private func waitForFile(_ url: URL, toContain text: String) async throws {
+    if try await eventually({ (try? String(contentsOf: url, encoding: .utf8))?.contains(text) == true }) { return }
     Issue.record("\(url.lastPathComponent) never contained \(text)")
   }
 }

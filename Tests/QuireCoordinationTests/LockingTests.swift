@@ -22,6 +22,31 @@ final class LockingTests {
   /// Runs `body` on a new thread, returning at once.
   func onThread(_ body: @escaping @Sendable () -> Void) { Thread.detachNewThread(body) }
 
+  /// Waits (up to 30 s) until some access holds the turnstile of a lock file (byte 0 of a
+  /// file in `<runtime>/quire/locks`, see ItemLocks): an acquirer met a conflict and now
+  /// waits, keeping later arrivals behind it. A fixed 50 ms pause stood in for this, and a
+  /// loaded machine could start the waiting thread after the pause.
+  func waitForAQueuedAcquirer() async -> Bool {
+    let locks = location.runtimeFolder.appendingPathComponent("quire/locks")
+    let offsetGetLock: Int32 = 36  // F_OFD_GETLK, which Swift's Glibc module does not declare
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: locks.path)) ?? [] where name.hasSuffix(".lock") {
+        let fd = open(locks.appendingPathComponent(name).path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { continue }
+        defer { close(fd) }
+        var region = flock()
+        region.l_type = Int16(F_WRLCK)
+        region.l_whence = Int16(SEEK_SET)
+        region.l_start = 0
+        region.l_len = 1
+        if fcntl(fd, offsetGetLock, &region) == 0, region.l_type != Int16(F_UNLCK) { return true }
+      }
+      try? await Task.sleep(for: .milliseconds(2))
+    }
+    return false
+  }
+
   @Test func readersShareAnItem() throws {
     let file = try folder.write("x\n", to: "shared.txt")
     let inside = DispatchSemaphore(value: 0)
@@ -150,7 +175,7 @@ final class LockingTests {
       }
       writerDone.signal()
     }
-    try await Task.sleep(for: .milliseconds(50))  // the writer is now waiting, holding the turnstile
+    #expect(await waitForAQueuedAcquirer(), "the writer never queued for the file")  // it waits, holding the turnstile
     // A second reader is compatible with the first, but must not overtake the waiting writer.
     #expect {
       try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
@@ -192,7 +217,7 @@ final class LockingTests {
     onThread {
       _ = try? FileCoordinator(location: location).coordinate(writingItemAt: box, timeout: .seconds(10)) { _ in }
     }
-    try await Task.sleep(for: .milliseconds(50))
+    #expect(await waitForAQueuedAcquirer(), "the writer of the folder never queued")
     writerWaits.signal()
     await waitOffPool(done)
     #expect(outcome.withLock { $0 } == "2\n")

@@ -51,8 +51,10 @@ final class ThumbnailBatchTests {
     guard let quire = builtQuire() else { return }
     let input = try makeHostileFolder()
     let output = folder.file("out")
+    // A time limit far above what any of these files takes even on a loaded machine: this
+    // test is about how each file ends, aHangingWorkerIsKilledAtTheTimeLimit about the limit.
     let (results, summary) = run(
-      [input], options: ThumbnailBatch.Options(size: 128, destination: .folder(output), jobs: 2, timeLimit: 10, workerExecutable: quire, version: "test"))
+      [input], options: ThumbnailBatch.Options(size: 128, destination: .folder(output), jobs: 2, timeLimit: 60, workerExecutable: quire, version: "test"))
     let byName = Dictionary(uniqueKeysWithValues: results.map { (URL(fileURLWithPath: $0.file).lastPathComponent, $0) })
     #expect(Set(byName.keys) == ["good.pdf", "empty.pdf", "truncated.pdf", "garbage.pdf", "huge-mediabox.pdf", "zero-area.pdf", "loop.pdf", "note.md"])
     #expect(byName["good.pdf"]?.status == .made)
@@ -123,9 +125,11 @@ final class ThumbnailBatchTests {
       try? input.fileHandleForWriting.close()
       process.waitUntilExit()
     }
-    // The limit is set first thing; poll briefly until the worker has started.
+    // The limit is set first thing; poll until the worker has started (up to 30 s: a debug
+    // build of quire starts slowly on a loaded machine).
     var line = ""
-    for _ in 0..<100 {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
       let limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
       line = limits.split(separator: "\n").first { $0.hasPrefix("Max address space") }.map(String.init) ?? ""
       if line.contains("1073741824") { break }
@@ -165,7 +169,9 @@ final class ThumbnailBatchTests {
     for url in [good, bad] {
       try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: url.path)
     }
-    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test", settleInterval: 2)
+    // fresh.md must still count as just written when the batch looks at it: a settle interval
+    // of 30 s (the others were modified 60 s ago) leaves room for a slow, loaded machine.
+    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test", settleInterval: 30)
     let options = ThumbnailBatch.Options(size: 256, destination: .cache(cache), jobs: 2, workerExecutable: quire, version: "test")
     let (first, _) = run([good, bad, fresh], options: options)
     let status = Dictionary(uniqueKeysWithValues: first.map { (URL(fileURLWithPath: $0.file).lastPathComponent, $0.status) })

@@ -24,7 +24,7 @@ final class Box<Value: Sendable>: Sendable {
 
 /// Waits for a completion-handler result, failing the test instead of hanging.
 func awaitCompletion<Value: Sendable>(
-  timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+  timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
   _ start: (@escaping @Sendable (Value) -> Void) -> Void
 ) async -> Value? {
   let box = Box<Value?>(nil)

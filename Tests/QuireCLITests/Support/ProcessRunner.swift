@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The result of running a program with a script on standard input.
 struct ProcessResult {
@@ -22,8 +23,32 @@ enum ProcessRunner {
   }
 
   /// Runs `program` with `arguments` in `folder`, feeding `input` on standard input.
+  ///
+  /// The waiting happens on a thread of its own, never on a thread of the cooperative pool:
+  /// the tests run in parallel on a pool as wide as the machine has cores (two on CI), and
+  /// a synchronous test that waits for processes holds a pool thread all that time. The 93
+  /// ed parity cases did that one after another, and async tests queued behind them (a
+  /// paste waiting for its item load, `quire watch` counting messages) waited long enough
+  /// on a loaded machine to run into their time limits. At most ``runSlots`` runs go at once,
+  /// so that a parameterised test's cases do not all start their processes together.
   static func run(
     _ program: URL, _ arguments: [String], in folder: URL, input: String, environment extra: [String: String] = [:]
+  ) async throws -> ProcessResult {
+    await runSlots.acquire()
+    defer { runSlots.release() }
+    return try await withCheckedThrowingContinuation { continuation in
+      Thread {
+        continuation.resume(with: Result { try runBlocking(program, arguments, in: folder, input: input, environment: extra) })
+      }.start()
+    }
+  }
+
+  /// How many processes ``run(_:_:in:input:environment:)`` runs at once.
+  static let runSlots = AsyncSlots(ProcessInfo.processInfo.activeProcessorCount * 2)
+
+  /// `run(_:_:in:input:environment:)`, waiting on the calling thread.
+  private static func runBlocking(
+    _ program: URL, _ arguments: [String], in folder: URL, input: String, environment extra: [String: String]
   ) throws -> ProcessResult {
     let process = Process()
     process.executableURL = program
@@ -76,5 +101,42 @@ enum DocumentsFolderProbe {
   static func isFolder(_ url: URL) -> Bool {
     var isDirectory: ObjCBool = false
     return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+  }
+}
+
+/// A counting semaphore for async code: `acquire` suspends (freeing its thread) while all
+/// slots are taken.
+final class AsyncSlots: Sendable {
+  private struct State {
+    var free: Int
+    var waiting: [CheckedContinuation<Void, Never>] = []
+  }
+  private let state: Mutex<State>
+
+  init(_ count: Int) { state = Mutex(State(free: max(1, count))) }
+
+  func acquire() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let granted = state.withLock { state in
+        guard state.free > 0 else {
+          state.waiting.append(continuation)
+          return false
+        }
+        state.free -= 1
+        return true
+      }
+      if granted { continuation.resume() }
+    }
+  }
+
+  func release() {
+    let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      guard !state.waiting.isEmpty else {
+        state.free += 1
+        return nil
+      }
+      return state.waiting.removeFirst()
+    }
+    next?.resume()
   }
 }

@@ -12,9 +12,11 @@ final class AutosaveTests {
 
   var store: RecoveryStore { RecoveryStore(folder: folder.file("state/quire/recovery")) }
 
-  /// Waits (up to 5 s) until `condition` holds.
+  /// Waits (up to 30 s) until `condition` holds. The timers fire after tens of
+  /// milliseconds; the generous deadline only matters on a loaded machine.
   func eventually(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<500 {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
       if condition() { return true }
       try await Task.sleep(for: .milliseconds(10))
     }

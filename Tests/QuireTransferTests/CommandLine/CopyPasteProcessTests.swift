@@ -66,7 +66,10 @@ final class PromisingProcess: Sendable {
   let process: Process
   private let input: Pipe
 
-  init(_ executable: QuireExecutable, _ arguments: [String]) throws {
+  /// Starts the process and waits (up to 30 s) until it says "ready". The wait sleeps
+  /// between looks instead of holding a thread of the cooperative pool, which the tests
+  /// running beside this one need.
+  init(_ executable: QuireExecutable, _ arguments: [String]) async throws {
     process = executable.process(arguments + ["--promise"])
     input = Pipe()
     let output = Pipe()
@@ -86,7 +89,7 @@ final class PromisingProcess: Sendable {
       ready.set(String(decoding: seen, as: UTF8.self).hasPrefix("ready"))
     }.start()
     let deadline = Date().addingTimeInterval(30)
-    while !ready.current && Date() < deadline && process.isRunning { usleep(2_000) }
+    while !ready.current && Date() < deadline && process.isRunning { try? await Task.sleep(for: .milliseconds(2)) }
     guard ready.current else {
       process.terminate()
       throw CocoaError(.executableLoad)
@@ -161,7 +164,7 @@ final class CopyPasteProcessTests {
   @Test func aPromiseIsFetchedFromTheLiveProcessThenMaterializedWhenItExits() async throws {
     let quire = try executable()
     let notes = try folder.write("# Plans\n\nShip the *pasteboard*.\n", to: "notes.md")
-    let promiser = try PromisingProcess(quire, ["copy", notes.path])
+    let promiser = try await PromisingProcess(quire, ["copy", notes.path])
     // Only promises are on disk: the representations come from the live process.
     #expect(try storedRepresentations().isEmpty)
     #expect(try FileManager.default.contentsOfDirectory(atPath: general.path).contains { $0.hasSuffix(".sock") })
@@ -187,7 +190,7 @@ final class CopyPasteProcessTests {
 
   @Test func aPromiserThatDiesWithoutMaterializingGivesAClearError() async throws {
     let quire = try executable()
-    let promiser = try PromisingProcess(quire, ["copy", "--text", "gone soon"])
+    let promiser = try await PromisingProcess(quire, ["copy", "--text", "gone soon"])
     promiser.kill()
     let pasted = try await quire.run(["paste"])
     #expect(pasted.status == 1)
