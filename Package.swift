@@ -115,8 +115,11 @@ let package = Package(
     .testTarget(name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
-    .executableTarget(name: "quire-documents-test-helper", dependencies: ["QuireDocuments"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings),
-    .testTarget(name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"], swiftSettings: swiftSettings),
+    .executableTarget(
+      name: "quire-documents-test-helper", dependencies: ["QuireDocuments"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
+      swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
     .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),

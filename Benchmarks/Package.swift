@@ -19,15 +19,16 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
   ],
   targets: [
-    .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
-  ] + benchmarkNames.map { name in
-    .executableTarget(
-      name: name,
-      dependencies: [
-        "BenchmarkSupport",
-        .product(name: "Quire", package: "Quire"),
-      ] + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
-      path: "Sources/\(name)")
-  },
+    .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport")
+  ]
+    + benchmarkNames.map { name in
+      .executableTarget(
+        name: name,
+        dependencies: [
+          "BenchmarkSupport",
+          .product(name: "Quire", package: "Quire"),
+        ] + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
+        path: "Sources/\(name)")
+    },
   swiftLanguageModes: [.v6]
 )

@@ -1,10 +1,10 @@
-// The umbrella module: `import Quire` brings in every capability module.
-@_exported public import QuireTypes
 @_exported public import QuireCoordination
 @_exported public import QuireDocuments
+@_exported public import QuireFormats
 @_exported public import QuirePreviews
 @_exported public import QuireTransfer
-@_exported public import QuireFormats
+// The umbrella module: `import Quire` brings in every capability module.
+@_exported public import QuireTypes
 
 /// Quire's version, as `quire --version` prints it and thumbnails record in `Software`.
 public let quireVersion = "0.1.0"

@@ -1,7 +1,7 @@
 public import ArgumentParser
 import Foundation
-import Synchronization
 import Quire
+import Synchronization
 
 /// Exit codes of every `quire` command (documented in README):
 /// - 0: everything asked for was done.

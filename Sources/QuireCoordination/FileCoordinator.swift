@@ -366,12 +366,15 @@ public final class FileCoordinator: Sendable {
     for (path, options) in access.writes {
       let kind: WireMessage.Kind =
         options.contains(.forDeleting) ? .delete : options.contains(.forMerging) ? .merge : .write
-      rounds.append(access.registry.broadcast(
-        WireMessage(kind: kind, paths: [path], token: access.token), excluding: access.own, timeout: presenterResponseTimeout))
+      rounds.append(
+        access.registry.broadcast(
+          WireMessage(kind: kind, paths: [path], token: access.token), excluding: access.own, timeout: presenterResponseTimeout))
     }
     for who in rounds.flatMap(\.late) {
-      FileHandle.standardError.write(Data(
-        "quire: the presenter of \(QuireError.name(access.description)) in \(who) did not answer within \(presenterResponseTimeout); going ahead without it.\n".utf8))
+      FileHandle.standardError.write(
+        Data(
+          "quire: the presenter of \(QuireError.name(access.description)) in \(who) did not answer within \(presenterResponseTimeout); going ahead without it.\n"
+            .utf8))
     }
     if let own = access.own, access.writing { own.beginOwnAccess() }
     return rounds
@@ -383,7 +386,8 @@ public final class FileCoordinator: Sendable {
       registry.finish(round, token: access.token, paths: access.reads + access.writes.map(\.path), excluding: access.own)
     }
     if access.writing {
-      registry.broadcast(WireMessage(kind: .change, paths: access.writes.map(\.path), token: access.token), excluding: access.own, timeout: presenterResponseTimeout)
+      registry.broadcast(
+        WireMessage(kind: .change, paths: access.writes.map(\.path), token: access.token), excluding: access.own, timeout: presenterResponseTimeout)
       access.own?.endOwnAccess()
     }
   }
@@ -422,9 +426,10 @@ public final class FileCoordinator: Sendable {
     holding[ObjectIdentifier(self), default: []] += access.heldItems
     do {
       let lockPaths = Self.heldLockPaths.union(access.targets.map(\.path))
-      result = .success(try await Self.$heldItems.withValue(holding) {
-        try await Self.$heldLockPaths.withValue(lockPaths) { try await body(access.urls) }
-      })
+      result = .success(
+        try await Self.$heldItems.withValue(holding) {
+          try await Self.$heldLockPaths.withValue(lockPaths) { try await body(access.urls) }
+        })
     } catch {
       result = .failure(error)
     }
@@ -514,9 +519,13 @@ public final class FileCoordinator: Sendable {
     case .noSuchFileOrDirectory, .notDirectory:
       return QuireError(.fileMissing, "Cannot \(verb) \(QuireError.name(url)): '\(path)' does not exist. Check the path.", url: url, cause: code)
     case .fileNameTooLong:
-      return QuireError(.invalidArgument, "Cannot \(verb) \(QuireError.name(url)): the path is longer than the system allows (\(code)). Use a shorter path.", url: url, cause: code)
+      return QuireError(
+        .invalidArgument, "Cannot \(verb) \(QuireError.name(url)): the path is longer than the system allows (\(code)). Use a shorter path.", url: url,
+        cause: code)
     case .permissionDenied:
-      return QuireError(.permissionDenied, "Cannot \(verb) \(QuireError.name(url)): a folder on the way to '\(path)' cannot be searched. Check its permissions.", url: url, cause: code)
+      return QuireError(
+        .permissionDenied, "Cannot \(verb) \(QuireError.name(url)): a folder on the way to '\(path)' cannot be searched. Check its permissions.", url: url,
+        cause: code)
     default:
       return QuireError(.systemCallFailed, "Cannot \(verb) \(QuireError.name(url)): looking at '\(path)' failed (\(code)).", url: url, cause: code)
     }

@@ -80,9 +80,13 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
 
     mutating func add(_ identifier: String, for key: String, tagClass: UTTagClass) {
       func append(_ list: inout [String]) { if !list.contains(identifier) { list.append(identifier) } }
-      if tagClass == .filenameExtension { append(&extensions[key, default: []]) } else if tagClass == .mimeType {
+      if tagClass == .filenameExtension {
+        append(&extensions[key, default: []])
+      } else if tagClass == .mimeType {
         append(&mimeTypes[key, default: []])
-      } else { append(&others[tagClass, default: [:]][key, default: []]) }
+      } else {
+        append(&others[tagClass, default: [:]][key, default: []])
+      }
     }
 
     func identifiers(for key: String, tagClass: UTTagClass) -> [String] {
@@ -335,7 +339,8 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     var diagnostics = file.diagnostics
     func reject(_ candidate: Candidate, _ message: String) {
       diagnostics.append(
-        TypeDeclarationDiagnostic(file: file.file, list: candidate.list, index: candidate.index, identifier: candidate.declaration.identifier, message: message))
+        TypeDeclarationDiagnostic(file: file.file, list: candidate.list, index: candidate.index, identifier: candidate.declaration.identifier, message: message)
+      )
     }
     withLoadedState { state in
       // Checks done here too, so declarations built in code get them as well.
@@ -356,7 +361,10 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
             state.foldedIdentifiers[$0.asciiLowercased()] == nil && !batch.contains($0.asciiLowercased()) && DynamicTypeIdentifier.decode($0) == nil
           }
           guard unknown.isEmpty else {
-            reject(candidate, "it conforms to \(unknown.map { "'\($0)'" }.joined(separator: ", ")), which no declaration defines. Declare the parent (as an imported type) or fix the name.")
+            reject(
+              candidate,
+              "it conforms to \(unknown.map { "'\($0)'" }.joined(separator: ", ")), which no declaration defines. Declare the parent (as an imported type) or fix the name."
+            )
             changed = true
             return false
           }
@@ -365,20 +373,30 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
       }
       // Cycles: a candidate must not be reachable from its own parents.
       var parentsOf: [String: [String]] = [:]
-      for entry in state.entries.values { parentsOf[entry.declaration.identifier.asciiLowercased()] = entry.declaration.conformsTo.map { $0.asciiLowercased() } }
-      for candidate in candidates { parentsOf[candidate.declaration.identifier.asciiLowercased()] = candidate.declaration.conformsTo.map { $0.asciiLowercased() } }
+      for entry in state.entries.values {
+        parentsOf[entry.declaration.identifier.asciiLowercased()] = entry.declaration.conformsTo.map { $0.asciiLowercased() }
+      }
+      for candidate in candidates {
+        parentsOf[candidate.declaration.identifier.asciiLowercased()] = candidate.declaration.conformsTo.map { $0.asciiLowercased() }
+      }
       var cyclic: Set<String> = []
       for candidate in candidates {
         let start = candidate.declaration.identifier.asciiLowercased()
-        var stack = parentsOf[start] ?? [], seen: Set<String> = []
+        var stack = parentsOf[start] ?? []
+        var seen: Set<String> = []
         while let next = stack.popLast() {
-          if next == start { cyclic.insert(start); break }
+          if next == start {
+            cyclic.insert(start)
+            break
+          }
           if seen.insert(next).inserted { stack.append(contentsOf: parentsOf[next] ?? []) }
         }
       }
       candidates = candidates.filter { candidate in
         guard cyclic.contains(candidate.declaration.identifier.asciiLowercased()) else { return true }
-        reject(candidate, "its conformances form a cycle (it conforms to itself through \(candidate.declaration.conformsTo.joined(separator: ", "))). Remove one conformance.")
+        reject(
+          candidate,
+          "its conformances form a cycle (it conforms to itself through \(candidate.declaration.conformsTo.joined(separator: ", "))). Remove one conformance.")
         return false
       }
       for candidate in candidates { Self.insert(candidate.declaration, origin: candidate.origin, into: &state) }
@@ -464,7 +482,8 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
         ids = state.tagIndex.identifiers(for: canonical, tagClass: tagClass)
       }
       let ranked = ids.enumerated().compactMap { position, id -> (Int, Int, String)? in
-        guard let entry = state.entries[id], entry.declaration.tags[tagClass]?.contains(where: { $0.asciiLowercased() == key || state.database?.canonical($0) == key }) ?? false
+        guard let entry = state.entries[id],
+          entry.declaration.tags[tagClass]?.contains(where: { $0.asciiLowercased() == key || state.database?.canonical($0) == key }) ?? false
         else { return nil }
         return (entry.origin.rawValue, position, id)
       }
@@ -508,7 +527,10 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
       func parents(_ id: String) -> [String] {
         entries[id]?.declaration.conformsTo ?? DynamicTypeIdentifier.decode(id)?.conformsTo ?? []
       }
-      var seen: Set<String> = [start], order: [String] = [], queue = parents(start), index = 0
+      var seen: Set<String> = [start]
+      var order: [String] = []
+      var queue = parents(start)
+      var index = 0
       while index < queue.count {
         let next = queue[index]
         index += 1
@@ -535,7 +557,8 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     var key = tag.asciiLowercased()
     if tagClass == .filenameExtension, key.hasPrefix(".") { key.removeFirst() }
     let candidates = withDatabaseState { state -> [(String, TypeDeclarationOrigin)] in
-      let ranked = state.tagIndex.identifiers(for: key, tagClass: tagClass).enumerated().compactMap { position, id -> (Int, Int, String, TypeDeclarationOrigin)? in
+      let ranked = state.tagIndex.identifiers(for: key, tagClass: tagClass).enumerated().compactMap {
+        position, id -> (Int, Int, String, TypeDeclarationOrigin)? in
         guard let entry = state.entries[id], entry.origin <= .system,
           entry.declaration.tags[tagClass]?.contains(where: { $0.asciiLowercased() == key }) ?? false
         else { return nil }

@@ -118,7 +118,7 @@ do {
     let presenter = HelperPresenter(url: file, unsaved: arguments.count > 4 ? arguments[4] : "", location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     say("ready")
-    while let _ = readLine() {}
+    while readLine() != nil {}
     FileCoordinator.removeFilePresenter(presenter)
   case "hold-write":
     let coordinator = FileCoordinator(location: location)

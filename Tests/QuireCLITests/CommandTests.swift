@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import Quire
 import QuireTestSupport
+import Testing
 
 @testable import QuireCLI
 
@@ -107,7 +107,8 @@ final class DemoCommandTests {
   deinit { folder.remove() }
 
   @Test func toursAFolderAndWritesPrivatePreviewsAndThumbnails() async throws {
-    let input = folder.file("in"), output = folder.file("out")
+    let input = folder.file("in")
+    let output = folder.file("out")
     try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     try Data("# Hello\n\n日本語\n".utf8).write(to: input.appendingPathComponent("note.md"))
     let writer = try PDFWriter(url: input.appendingPathComponent("doc.pdf"), width: 200, height: 300)
@@ -121,7 +122,8 @@ final class DemoCommandTests {
   }
 
   @Test func aBrokenFileFailsTheRunButTheOthersAreDone() async throws {
-    let input = folder.file("in"), output = folder.file("out")
+    let input = folder.file("in")
+    let output = folder.file("out")
     try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     try Data("not a pdf at all".utf8).write(to: input.appendingPathComponent("broken.pdf"))
     try Data("plain\n".utf8).write(to: input.appendingPathComponent("a.txt"))

@@ -12,7 +12,10 @@ struct LineEditorTests {
     _ = input.withCString { write(fds[1], $0, strlen($0)) }
     close(fds[1])
     let devNull = open("/dev/null", O_WRONLY)
-    defer { close(devNull); close(fds[0]) }
+    defer {
+      close(devNull)
+      close(fds[0])
+    }
     let editor = try LineEditor(program: "quire-test", input: fds[0], output: devNull)
     #expect(editor.readLine(prompt: "> ") == "open notes.md")
     #expect(editor.readLine(prompt: "> ") == "1,$p")

@@ -73,7 +73,9 @@ final class REPLDocumentFormsTests {
   @Test func lineCommandsOnAPDFAreRefusedAndChangeNothing() throws {
     let pdf = try makePDF("doc.pdf", pages: ["Alpha"])
     let before = try Data(contentsOf: pdf)
-    let commands = ["p", "1d", "a", ",s/A/B/", "copy", "paste", "drag 1", "outline", "recover", "merge", "f other.pdf", "W \(folder.file("x").path)", "1w", "assets"]
+    let commands = [
+      "p", "1d", "a", ",s/A/B/", "copy", "paste", "drag 1", "outline", "recover", "merge", "f other.pdf", "W \(folder.file("x").path)", "1w", "assets",
+    ]
     let (session, transcript) = session(["open \(pdf.path)"] + commands + ["u", "Q"], interactive: true)
     #expect(session.run(opening: []) == 0)
     let messages = errors(transcript)

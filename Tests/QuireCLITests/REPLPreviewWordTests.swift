@@ -30,7 +30,8 @@ final class REPLPreviewWordTests {
     let png = try Data(contentsOf: out.appendingPathComponent("note.png"))
     #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     // IHDR width and height, big-endian, at bytes 16…23: the longest side is exactly 128.
-    let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
+    let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }
+    let height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
     #expect(max(width, height) == 128)
     #expect(transcript.output.contains { $0.hasPrefix("thumbnail: ") && $0.hasSuffix("note.png (\(width)×\(height))") })
   }

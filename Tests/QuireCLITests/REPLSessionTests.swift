@@ -114,8 +114,9 @@ final class REPLSessionTests {
     try "A\ntheirs\nc\nd\ne\nf\ng\nH\n".write(to: long, atomically: true, encoding: .utf8)
     _ = try session.handle("merge")
     let lines = session.currentDocument?.buffer.allLines ?? []
-    #expect(lines.contains("mine") && lines.contains("theirs") && lines.contains("=======")
-      && lines.contains { $0.hasPrefix("<<<<<<< ") } && lines.contains { $0.hasPrefix(">>>>>>> ") })
+    #expect(
+      lines.contains("mine") && lines.contains("theirs") && lines.contains("=======")
+        && lines.contains { $0.hasPrefix("<<<<<<< ") } && lines.contains { $0.hasPrefix(">>>>>>> ") })
     #expect(transcript.output.last?.contains("1 conflict(s)") == true)
     #expect(contents(long) == "A\ntheirs\nc\nd\ne\nf\ng\nH\n", "merge does not write")
   }
@@ -223,10 +224,11 @@ final class REPLSessionTests {
     #expect(session.currentDocument?.displayName == "t.txt")
     _ = try session.handle("2d")
     _ = try session.handle("docs")
-    #expect(transcript.output.suffix(2) == [
-      "* 1  t.txt  2 lines  unsaved changes, autosave: off",
-      "  2  other.txt  1 line  saved, autosave: off",
-    ])
+    #expect(
+      transcript.output.suffix(2) == [
+        "* 1  t.txt  2 lines  unsaved changes, autosave: off",
+        "  2  other.txt  1 line  saved, autosave: off",
+      ])
     _ = try session.handle("switch 2")
     #expect(session.currentDocument?.displayName == "other.txt")
   }
@@ -293,7 +295,8 @@ final class REPLSessionTests {
     let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
     let (session, transcript) = makeSession(["docs", "recover", ",p", "u", ",p", "redo", "w", "recover", "q"], in: folder, autosaver: autosaver)
     #expect(session.run(opening: [file.path]) == 0)
-    #expect(transcript.output.contains { $0.hasPrefix("'t.txt' has autosaved edits from ") && $0.hasSuffix("'recover' restores them, 'recover discard' drops them") })
+    #expect(
+      transcript.output.contains { $0.hasPrefix("'t.txt' has autosaved edits from ") && $0.hasSuffix("'recover' restores them, 'recover discard' drops them") })
     #expect(transcript.output.contains { $0.contains("t.txt") && $0.contains("to recover ('recover')") })
     let printed = transcript.output.filter { ["one", "two", "three", "recovered"].contains($0) }
     #expect(printed == ["one", "recovered", "one", "two", "three"])
@@ -350,7 +353,10 @@ final class REPLSessionTests {
       #expect(text.contains { $0.hasPrefix("  \(word)") }, "help does not list \(word)")
     }
     for letter in ["a", "i", "c", "d", "j", "m", "t", "p", "n", "l", "=", "s/", "g/", "v/", "k", "w", "W", "r", "e", "f", "u", "q", "h"] {
-      #expect(text.contains { $0.hasPrefix("  ") && $0.dropFirst(2).split(separator: " ").first.map { $0.drop { "(.,$+1)".contains($0) }.hasPrefix(letter) } == true }, "help does not list \(letter)")
+      #expect(
+        text.contains {
+          $0.hasPrefix("  ") && $0.dropFirst(2).split(separator: " ").first.map { $0.drop { "(.,$+1)".contains($0) }.hasPrefix(letter) } == true
+        }, "help does not list \(letter)")
     }
     #expect(text.contains { $0.contains("multi-level") }, "help says u differs from ed")
     #expect(text.allSatisfy { !$0.contains("\n") })
@@ -448,17 +454,18 @@ final class REPLBadInputTests {
       BadInput.allCases.map(command) + ["q"], in: folder, files: files)
     _ = session.run(opening: [folder.file("t.txt").path])
     let errors = transcript.output.filter { $0.hasPrefix("? ") }
-    #expect(errors == [
-      "? unknown command 'x'; type 'help' for the list",
-      "? invalid address: line 40 is past the end (2 lines)",
-      "? invalid regular expression '\\(': unmatched ( or \\(",
-      "? '\(folder.file("binary.dat").path)' is a binary file (it contains NUL bytes); quire edits text files only",
-      "? '\(folder.file("latin1.txt").path)' is not UTF-8 text; convert it first (e.g. with iconv)",
-      "? '\(folder.file("sub").path)' is a folder, not a file; open a file inside it",
-      "? cannot read '\(folder.file("locked.txt").path)': permission denied",
-      "? cannot open '\(folder.file("missing.txt").path)': no such file or folder",
-      "? write 'save' or 'save as PATH'",
-    ])
+    #expect(
+      errors == [
+        "? unknown command 'x'; type 'help' for the list",
+        "? invalid address: line 40 is past the end (2 lines)",
+        "? invalid regular expression '\\(': unmatched ( or \\(",
+        "? '\(folder.file("binary.dat").path)' is a binary file (it contains NUL bytes); quire edits text files only",
+        "? '\(folder.file("latin1.txt").path)' is not UTF-8 text; convert it first (e.g. with iconv)",
+        "? '\(folder.file("sub").path)' is a folder, not a file; open a file inside it",
+        "? cannot read '\(folder.file("locked.txt").path)': permission denied",
+        "? cannot open '\(folder.file("missing.txt").path)': no such file or folder",
+        "? write 'save' or 'save as PATH'",
+      ])
   }
 
   @Test func startingOnABadFileInScriptModeFails() throws {

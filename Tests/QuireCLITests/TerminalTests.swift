@@ -57,10 +57,10 @@ final class TerminalTests {
     // would otherwise keep, say, the write end of another test's pipe open.
     if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
     let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for argument in argv { free(argument) } }
     let variables: [String] = ["PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "TERM=xterm"]
     var environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
-    defer { environment.forEach { free($0) } }
+    defer { for variable in environment { free(variable) } }
     var pid: pid_t = 0
     let status = posix_spawn(&pid, program, &actions, nil, argv, &environment)
     guard status == 0 else { return ProcessResult(status: 127, output: "", error: "posix_spawn failed: \(status)") }

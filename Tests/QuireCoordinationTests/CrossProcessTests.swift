@@ -26,14 +26,17 @@ final class CrossProcessTests {
     // machine is (3 s idle on two cores, up to 30 s beside two busy loops, 150-170 s beside
     // eight, when a fixed 120 s limit failed the test), while a lost wake-up or a deadlock
     // stops the counter: no change for 60 s (or 10 minutes in all) ends the wait.
-    var seen = "", lastChange = ContinuousClock.now
+    var seen = ""
+    var lastChange = ContinuousClock.now
     while helpers.contains(where: { $0.process.isRunning }) {
       let now = (try? String(contentsOf: counter, encoding: .utf8)) ?? seen
       if now != seen {
         seen = now
         lastChange = .now
       } else if ContinuousClock.now - lastChange > .seconds(60) || ContinuousClock.now - start > .seconds(600) {
-        Issue.record("the counter was at \(seen.trimmingCharacters(in: .whitespacesAndNewlines)) after \(ContinuousClock.now - start), unchanged for \(ContinuousClock.now - lastChange)")
+        Issue.record(
+          "the counter was at \(seen.trimmingCharacters(in: .whitespacesAndNewlines)) after \(ContinuousClock.now - start), unchanged for \(ContinuousClock.now - lastChange)"
+        )
         break
       }
       try await Task.sleep(for: .milliseconds(50))

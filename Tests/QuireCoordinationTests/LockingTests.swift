@@ -73,9 +73,15 @@ final class LockingTests {
     onThread {
       let coordinator = FileCoordinator(location: location)
       if holderWrites {
-        try? coordinator.coordinate(writingItemAt: file) { _ in inside.signal(); release.wait() }
+        try? coordinator.coordinate(writingItemAt: file) { _ in
+          inside.signal()
+          release.wait()
+        }
       } else {
-        try? coordinator.coordinate(readingItemAt: file) { _ in inside.signal(); release.wait() }
+        try? coordinator.coordinate(readingItemAt: file) { _ in
+          inside.signal()
+          release.wait()
+        }
       }
     }
     inside.wait()
@@ -103,7 +109,10 @@ final class LockingTests {
     let release = DispatchSemaphore(value: 0)
     let location = self.location
     onThread {
-      try? FileCoordinator(location: location).coordinate(writingItemAt: inner) { _ in inside.signal(); release.wait() }
+      try? FileCoordinator(location: location).coordinate(writingItemAt: inner) { _ in
+        inside.signal()
+        release.wait()
+      }
     }
     inside.wait()
     #expect {
@@ -123,7 +132,10 @@ final class LockingTests {
     let release = DispatchSemaphore(value: 0)
     let location = self.location
     onThread {
-      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in inside.signal(); release.wait() }
+      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in
+        inside.signal()
+        release.wait()
+      }
     }
     inside.wait()
     #expect {
@@ -166,7 +178,10 @@ final class LockingTests {
     let releaseFirst = DispatchSemaphore(value: 0)
     let writerDone = DispatchSemaphore(value: 0)
     onThread {
-      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in firstInside.signal(); releaseFirst.wait() }
+      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in
+        firstInside.signal()
+        releaseFirst.wait()
+      }
     }
     await waitOffPool(firstInside)
     onThread {
@@ -288,7 +303,10 @@ final class LockingTests {
     let release = DispatchSemaphore(value: 0)
     let location = self.location
     onThread {
-      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in inside.signal(); release.wait() }
+      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in
+        inside.signal()
+        release.wait()
+      }
     }
     inside.wait()
     defer { release.signal() }
@@ -305,7 +323,10 @@ final class LockingTests {
     let release = DispatchSemaphore(value: 0)
     let location = self.location
     onThread {
-      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in inside.signal(); release.wait() }
+      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in
+        inside.signal()
+        release.wait()
+      }
     }
     await waitOffPool(inside)
     defer { release.signal() }

@@ -35,7 +35,8 @@ final class TextLayoutTests {
       try TextLayout.draw(markup: text, in: bitmap, x: 4, y: 4, width: 110, style: TextStyle(font: "Sans 28"))
       return inkedPixels(bitmap)
     }
-    let one = try ink("一"), many = try ink("驚")
+    let one = try ink("一")
+    let many = try ink("驚")
     #expect(one > 10)
     #expect(many > one * 2)
   }

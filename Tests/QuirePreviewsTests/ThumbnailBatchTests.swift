@@ -40,8 +40,11 @@ final class ThumbnailBatchTests {
       .write(to: input.appendingPathComponent("huge-mediabox.pdf"))
     try PDFFixtures.onePage(mediaBox: "[0 0 -50 0]", content: "").write(to: input.appendingPathComponent("zero-area.pdf"))
     // A page tree whose kid is itself.
-    try Data("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [2 0 R] /Count 1 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".utf8)
-      .write(to: input.appendingPathComponent("loop.pdf"))
+    try Data(
+      "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [2 0 R] /Count 1 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+        .utf8
+    )
+    .write(to: input.appendingPathComponent("loop.pdf"))
     try Data("# Hello\n\nWorld\n".utf8).write(to: input.appendingPathComponent("sub/note.md"))
     try Data("hidden".utf8).write(to: input.appendingPathComponent(".hidden.md"))
     return input
@@ -187,7 +190,8 @@ final class ThumbnailBatchTests {
     guard let quire = builtQuire() else { return }
     let limit = 10.0
     let (results, summary) = run(
-      [corpus], options: ThumbnailBatch.Options(size: 128, destination: .folder(folder.file("out")), jobs: 2, timeLimit: limit, workerExecutable: quire, version: "test"))
+      [corpus],
+      options: ThumbnailBatch.Options(size: 128, destination: .folder(folder.file("out")), jobs: 2, timeLimit: limit, workerExecutable: quire, version: "test"))
     let pdfs = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasSuffix(".pdf") }
     let seen = Set(results.map { URL(fileURLWithPath: $0.file).lastPathComponent })
     #expect(Set(pdfs).isSubset(of: seen))

@@ -100,7 +100,8 @@ final class ThumbnailDrawingTests {
   @Test func headingsAreTallerThanBodyText() throws {
     let heading = try thumbnail(folder.write("# Heading\n", to: "h.md"))
     let body = try thumbnail(folder.write("Heading\n", to: "p.md"))
-    let headingRows = inkRows(heading), bodyRows = inkRows(body)
+    let headingRows = inkRows(heading)
+    let bodyRows = inkRows(body)
     let headingHeight = (headingRows.last ?? 0) - (headingRows.first ?? 0)
     let bodyHeight = (bodyRows.last ?? 0) - (bodyRows.first ?? 0)
     #expect(headingHeight > bodyHeight + 3)
@@ -126,7 +127,8 @@ final class ThumbnailDrawingTests {
     // The quote bar sits at the left margin; code and image placeholders have grey boxes.
     let margin = Int((24.0 * 512 / 481).rounded())
     #expect(bitmap.pixel(x: margin + 1, y: inkRows(bitmap).first! + 2).red < 235)
-    var greyRows = 0, blueLink = false
+    var greyRows = 0
+    var blueLink = false
     for y in 0..<bitmap.height {
       let p = bitmap.pixel(x: bitmap.width - margin - 4, y: y)
       if p.red > 225 && p.red < 250 && abs(Int(p.red) - Int(p.blue)) < 8 { greyRows += 1 }
@@ -201,7 +203,10 @@ final class ThumbnailDrawingTests {
       url = try folder.write("# x\n", to: "huge.md")
       size = 100_000
     case .noPages:
-      try Data("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj 2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".utf8).write(to: url)
+      try Data(
+        "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj 2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+          .utf8
+      ).write(to: url)
     }
     #expect(throws: QuireError.self) {
       try generator.generateBestRepresentation(

@@ -55,7 +55,8 @@ struct CoreTypesTests {
     .init(identifier: "public.utf8-tab-separated-values-text", parents: ["public.tab-separated-values-text", "public.utf8-plain-text"]),
     .init(identifier: "public.delimited-values-text", parents: ["public.text"]),
     .init(identifier: "public.comma-separated-values-text", parents: ["public.delimited-values-text"], extensions: ["csv"], mimeTypes: ["text/csv"]),
-    .init(identifier: "public.tab-separated-values-text", parents: ["public.delimited-values-text"], extensions: ["tsv"], mimeTypes: ["text/tab-separated-values"]),
+    .init(
+      identifier: "public.tab-separated-values-text", parents: ["public.delimited-values-text"], extensions: ["tsv"], mimeTypes: ["text/tab-separated-values"]),
     .init(identifier: "public.rtf", parents: ["public.text"], extensions: ["rtf"], mimeTypes: ["text/rtf"]),
     .init(identifier: "public.xml", parents: ["public.text"], extensions: ["xml"], mimeTypes: ["application/xml"]),
     .init(identifier: "public.yaml", parents: ["public.text"], extensions: ["yaml"], mimeTypes: ["application/x-yaml"]),
@@ -140,15 +141,33 @@ struct CoreTypesTests {
     ("cpp", ["public.c-plus-plus-source", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item", "public.content"]),
     ("m", ["public.objective-c-source", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item", "public.content"]),
     ("mm", ["public.objective-c-plus-plus-source", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item", "public.content"]),
-    ("php", ["public.php-script", "public.shell-script", "public.script", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item", "public.content"]),
-    ("py", ["public.python-script", "public.shell-script", "public.script", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item", "public.content"]),
+    (
+      "php",
+      [
+        "public.php-script", "public.shell-script", "public.script", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item",
+        "public.content",
+      ]
+    ),
+    (
+      "py",
+      [
+        "public.python-script", "public.shell-script", "public.script", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item",
+        "public.content",
+      ]
+    ),
     ("html", ["public.html", "public.text", "public.data", "public.item", "public.content"]),
     ("xhtml", ["public.xhtml", "public.xml", "public.text", "public.data", "public.item", "public.content"]),
     ("css", ["public.css", "public.text", "public.data", "public.item", "public.content"]),
     ("json", ["public.json", "public.text", "public.data", "public.item", "public.content"]),
     ("md", ["net.daringfireball.markdown", "public.plain-text", "public.text", "public.data", "public.item", "public.content"]),
     ("markdown", ["net.daringfireball.markdown", "public.plain-text", "public.text", "public.data", "public.item", "public.content"]),
-    ("js", ["com.netscape.javascript-source", "public.script", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item", "public.content", "public.executable"]),
+    (
+      "js",
+      [
+        "com.netscape.javascript-source", "public.script", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item",
+        "public.content", "public.executable",
+      ]
+    ),
     ("java", ["com.sun.java-source", "public.source-code", "public.plain-text", "public.text", "public.data", "public.item", "public.content"]),
   ]
 
@@ -163,7 +182,11 @@ struct CoreTypesTests {
   /// Every `UTType` constant names a declared type (a typo would make a constant nobody knows).
   @Test func everyConstantIsDeclared() {
     let constants: [UTType] = [
-      .item, .content, .compositeContent, .data, .directory, .folder, .volume, .package, .bundle, .symbolicLink, .resolvable, .executable, .unixExecutable, .archive, .diskImage, .text, .plainText, .utf8PlainText, .utf16PlainText, .delimitedText, .commaSeparatedText, .tabSeparatedText, .rtf, .html, .xml, .yaml, .json, .css, .markdown, .sourceCode, .swiftSource, .cSource, .script, .shellScript, .pythonScript, .javaScript, .propertyList, .pdf, .rtfd, .epub, .image, .png, .jpeg, .gif, .tiff, .bmp, .svg, .webP, .heic, .audiovisualContent, .movie, .video, .audio, .mp3, .mpeg4Movie, .quickTimeMovie, .zip, .gzip, .tarArchive, .url, .fileURL, .font, .textBundle, .textPack,
+      .item, .content, .compositeContent, .data, .directory, .folder, .volume, .package, .bundle, .symbolicLink, .resolvable, .executable, .unixExecutable,
+      .archive, .diskImage, .text, .plainText, .utf8PlainText, .utf16PlainText, .delimitedText, .commaSeparatedText, .tabSeparatedText, .rtf, .html, .xml,
+      .yaml, .json, .css, .markdown, .sourceCode, .swiftSource, .cSource, .script, .shellScript, .pythonScript, .javaScript, .propertyList, .pdf, .rtfd, .epub,
+      .image, .png, .jpeg, .gif, .tiff, .bmp, .svg, .webP, .heic, .audiovisualContent, .movie, .video, .audio, .mp3, .mpeg4Movie, .quickTimeMovie, .zip, .gzip,
+      .tarArchive, .url, .fileURL, .font, .textBundle, .textPack,
     ]
     #expect(constants.count >= 60)
     for constant in constants {

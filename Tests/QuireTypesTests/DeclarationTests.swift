@@ -61,10 +61,12 @@ final class DeclarationTests {
   @Test func loadsABinaryPropertyList() throws {
     let registry = coreRegistry()
     let plist: [String: Any] = [
-      "UTExportedTypeDeclarations": [[
-        "UTTypeIdentifier": "com.example.binary", "UTTypeConformsTo": ["public.data"],
-        "UTTypeTagSpecification": ["public.filename-extension": ["bin-example"]],
-      ]]
+      "UTExportedTypeDeclarations": [
+        [
+          "UTTypeIdentifier": "com.example.binary", "UTTypeConformsTo": ["public.data"],
+          "UTTypeTagSpecification": ["public.filename-extension": ["bin-example"]],
+        ]
+      ]
     ]
     let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
     let url = folder.file("Info-binary.plist")
@@ -129,8 +131,9 @@ final class DeclarationTests {
         TypeDeclaration(identifier: "com.adobe.pdf", conformsTo: ["public.data"], description: "imported PDF", tags: [.filenameExtension: ["pdf"]]),
       ])
     #expect(registry.register(file).isEmpty)
-    #expect(registry.types(forTag: "md", tagClass: .filenameExtension).map(\.identifier)
-      == ["com.example.markdown", "org.example.imported-markdown", "net.daringfireball.markdown"])
+    #expect(
+      registry.types(forTag: "md", tagClass: .filenameExtension).map(\.identifier)
+        == ["com.example.markdown", "org.example.imported-markdown", "net.daringfireball.markdown"])
     #expect(registry.type(withIdentifier: "com.adobe.pdf")?.localizedDescription == "imported PDF")
   }
 
@@ -162,14 +165,15 @@ final class DeclarationTests {
       TypeDeclaration(identifier: "public.text", conformsTo: ["public.data", "public.content"], tags: [.mimeType: ["text/plain"]]),
       TypeDeclaration(identifier: "public.plain-text", conformsTo: ["public.text"], tags: [.filenameExtension: ["txt"]]),
     ])
-    #expect(registry.debugDescription == """
-      public.content
-      └─ public.text (text/plain)
-         └─ public.plain-text (.txt)
-      public.item
-      └─ public.data
-         └─ public.text … (see above)
-      """)
+    #expect(
+      registry.debugDescription == """
+        public.content
+        └─ public.text (text/plain)
+           └─ public.plain-text (.txt)
+        public.item
+        └─ public.data
+           └─ public.text … (see above)
+        """)
   }
 
   @Test func registryIsSafeFromManyThreads() async {

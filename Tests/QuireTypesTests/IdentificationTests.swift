@@ -25,7 +25,10 @@ final class IdentificationTests {
   }
 
   @Test func contentDecidesWithoutAName() throws {
-    guard hasSystemDatabase else { print("note: no shared-mime-info; skipped"); return }
+    guard hasSystemDatabase else {
+      print("note: no shared-mime-info; skipped")
+      return
+    }
     let url = folder.file("no-extension")
     try Data("%PDF-1.7\n%âãÏÓ\n1 0 obj\n".utf8).write(to: url)
     let result = try registry.identifyFile(at: url)
@@ -35,7 +38,10 @@ final class IdentificationTests {
   }
 
   @Test func extensionAndContentDisagreement() throws {
-    guard hasSystemDatabase else { print("note: no shared-mime-info; skipped"); return }
+    guard hasSystemDatabase else {
+      print("note: no shared-mime-info; skipped")
+      return
+    }
     let url = folder.file("really-a-png.pdf")
     try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)).write(to: url)
     let result = try registry.identifyFile(at: url)

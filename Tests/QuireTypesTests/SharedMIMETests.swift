@@ -13,10 +13,12 @@ final class SharedMIMETests {
   func makeDatabase() throws -> TypeRegistry {
     let mime = folder.url.appendingPathComponent("data/mime", isDirectory: true)
     try FileManager.default.createDirectory(at: mime, withIntermediateDirectories: true)
-    try Data("application/x-quire-test\ntext/x-quire-notes\nimage/x-quire-picture\ntext/plain\nimage/png\n".utf8).write(to: mime.appendingPathComponent("types"))
+    try Data("application/x-quire-test\ntext/x-quire-notes\nimage/x-quire-picture\ntext/plain\nimage/png\n".utf8).write(
+      to: mime.appendingPathComponent("types"))
     try Data("application/x-quire-alias application/x-quire-test\n".utf8).write(to: mime.appendingPathComponent("aliases"))
     try Data("text/x-quire-notes text/plain\n".utf8).write(to: mime.appendingPathComponent("subclasses"))
-    try Data("""
+    try Data(
+      """
       # generated
       60:text/x-quire-notes:*.qnotes
       50:application/x-quire-test:*.qtest
@@ -25,7 +27,8 @@ final class SharedMIMETests {
       50:image/x-quire-picture:*.qpic
       50:image/png:*.png
 
-      """.utf8).write(to: mime.appendingPathComponent("globs2"))
+      """.utf8
+    ).write(to: mime.appendingPathComponent("globs2"))
     var magic = Array("MIME-Magic\0\n".utf8)
     // Priority 60: "QUIRE" at offset 0, with a nested rule "!" somewhere in 4..9.
     magic += Array("[60:application/x-quire-test]\n>0=".utf8) + [0, 5] + Array("QUIRE".utf8) + Array("\n1>4=".utf8) + [0, 1] + Array("!+6\n".utf8)

@@ -90,9 +90,10 @@ do {
   var coordinated: [Double] = []
   for _ in 0..<5 {
     plain.append(seconds { for _ in 0..<iterations { writeSmall(data, to: file) } } / Double(iterations))
-    coordinated.append(try seconds {
-      for _ in 0..<iterations { try coordinator.coordinate(writingItemAt: file) { writeSmall(data, to: $0) } }
-    } / Double(iterations))
+    coordinated.append(
+      try seconds {
+        for _ in 0..<iterations { try coordinator.coordinate(writingItemAt: file) { writeSmall(data, to: $0) } }
+      } / Double(iterations))
   }
   print("\n1. Small write (\(data.count) bytes), median of 5 × \(iterations):")
   report("uncoordinated open+pwrite+close (floor)", median(plain) * 1e6, unit: "µs")
@@ -125,7 +126,8 @@ do {
     }
     quireRates.append(Double(handoffs) / quire)
     func floorRate(_ mode: String) throws -> Double {
-      let output = try run(floor, [mode, folder.appendingPathComponent("lock-\(mode)").path, folder.appendingPathComponent("counter-\(mode)").path, "\(handoffs)"])
+      let output = try run(
+        floor, [mode, folder.appendingPathComponent("lock-\(mode)").path, folder.appendingPathComponent("counter-\(mode)").path, "\(handoffs)"])
       return Double(handoffs) / (Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .infinity)
     }
     ofdRates.append(try floorRate("ofd"))

@@ -36,7 +36,10 @@ func editText(_ root: FileWrapper, _ round: Int) {
 }
 
 try makePackage().write(to: package, options: .atomic)
-var reuse: [Double] = [], kernel: [Double] = [], rewrite: [Double] = [], peer: [Double] = []
+var reuse: [Double] = []
+var kernel: [Double] = []
+var rewrite: [Double] = []
+var peer: [Double] = []
 var methods: [FileWrapper.ReuseMethod: Int] = [:]
 for round in 0..<runs {
   // 1. Read, edit the text, save with originalContentsURL: unchanged assets are hard-linked.
@@ -57,10 +60,11 @@ for round in 0..<runs {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/bin/cp")
   process.arguments = ["-a", package.path, copy.path]
-  peer.append(try seconds {
-    try process.run()
-    process.waitUntilExit()
-  })
+  peer.append(
+    try seconds {
+      try process.run()
+      process.waitUntilExit()
+    })
   try FileManager.default.removeItem(at: copy)
 }
 print("package: \(files) files × \(mebibytes) MiB, text edited, saved atomically with fsync; median of \(runs)")

@@ -8,7 +8,8 @@ import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()
 let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-let quire = arguments.first.map { URL(fileURLWithPath: $0) }
+let quire =
+  arguments.first.map { URL(fileURLWithPath: $0) }
   ?? here.appendingPathComponent("../../../.build/release/quire").standardizedFileURL
 let lineCount = arguments.dropFirst().first.flatMap { Int($0) } ?? 200_000
 let ed = URL(fileURLWithPath: "/usr/bin/ed")

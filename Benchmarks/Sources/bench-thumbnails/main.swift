@@ -50,7 +50,7 @@ func spawn(_ argv: [String], stdin input: Data? = nil, quiet: Bool = true) -> (s
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
   }
   let cArgs = argv.map { strdup($0) } + [nil]
-  defer { cArgs.forEach { free($0) } }
+  defer { for argument in cArgs { free(argument) } }
   var pid: pid_t = 0
   let start = ContinuousClock.now
   guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return (0, 0, -1, 0) }
@@ -92,9 +92,14 @@ let pkgOut = Pipe()
 pkg.standardOutput = pkgOut
 try pkg.run()
 pkg.waitUntilExit()
-let flags = String(decoding: pkgOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+let flags = String(decoding: pkgOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ").map {
+  String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+}.filter { !$0.isEmpty }
 let cc = spawn(["cc", "-O2", "-o", floorBinary, floorSource] + flags, quiet: false)
-guard cc.status == 0 else { print("could not compile the floor"); exit(1) }
+guard cc.status == 0 else {
+  print("could not compile the floor")
+  exit(1)
+}
 
 print("PDF page-1 thumbnails, \(size) px, \(files.count) files of corpus/pdf (without \(stalling)), \(cores) cores, median of \(rounds) rounds")
 print("quire: \(quire)")
@@ -106,43 +111,71 @@ let fileData = Data(files.joined(separator: "\0").utf8 + [0])
 let cacheDir = work.appendingPathComponent("cache").path
 
 let tools: [Tool] = [
-  ("Quire batch --jobs \(cores) (output folder)", {
-    spawn([quire, "thumbnail", "--size", "\(size)", "--jobs", "\(cores)", "--output", freshFolder("quire")] + files)
-  }),
-  ("Quire batch --jobs 1 (output folder)", {
-    spawn([quire, "thumbnail", "--size", "\(size)", "--jobs", "1", "--output", freshFolder("quire1")] + files)
-  }),
-  ("Quire batch --cache, cold", {
-    try? FileManager.default.removeItem(atPath: cacheDir)
-    return spawn([quire, "thumbnail", "--size", "\(size)", "--cache-dir", cacheDir, "--settle-time", "0"] + files)
-  }),
-  ("Quire batch --cache, warm (same cache again)", {
-    spawn([quire, "thumbnail", "--size", "\(size)", "--cache-dir", cacheDir, "--settle-time", "0"] + files)
-  }),
-  ("pdftoppm loop, sequential", {
-    let out = freshFolder("pdftoppm")
-    let start = ContinuousClock.now
-    var peak = 0.0, cpu = 0.0
-    for (index, file) in files.enumerated() {
-      let r = spawn(["pdftoppm", "-png", "-f", "1", "-l", "1", "-scale-to", "\(size)", "-singlefile", file, "\(out)/\(index)"])
-      peak = max(peak, r.peakMiB)
-      cpu += r.cpu
+  (
+    "Quire batch --jobs \(cores) (output folder)",
+    {
+      spawn([quire, "thumbnail", "--size", "\(size)", "--jobs", "\(cores)", "--output", freshFolder("quire")] + files)
     }
-    let e = ContinuousClock.now - start
-    return (Double(e.components.seconds) + Double(e.components.attoseconds) / 1e18, peak, 0, cpu)
-  }),
-  ("pdftoppm, xargs -P \(cores)", {
-    _ = freshFolder("xargs")
-    return spawn(["xargs", "-0", "-P", "\(cores)", "-n", "2", "pdftoppm", "-png", "-f", "1", "-l", "1", "-scale-to", "\(size)", "-singlefile"], stdin: pairData)
-  }),
-  ("vipsthumbnail, one call", {
-    let out = freshFolder("vips")
-    return spawn(["vipsthumbnail", "-s", "\(size)", "-o", "\(out)/%s.png"] + files)
-  }),
-  ("vipsthumbnail, xargs -P \(cores)", {
-    let out = freshFolder("vips2")
-    return spawn(["xargs", "-0", "-P", "\(cores)", "-n", "\((files.count + cores - 1) / cores)", "vipsthumbnail", "-s", "\(size)", "-o", "\(out)/%s.png"], stdin: fileData)
-  }),
+  ),
+  (
+    "Quire batch --jobs 1 (output folder)",
+    {
+      spawn([quire, "thumbnail", "--size", "\(size)", "--jobs", "1", "--output", freshFolder("quire1")] + files)
+    }
+  ),
+  (
+    "Quire batch --cache, cold",
+    {
+      try? FileManager.default.removeItem(atPath: cacheDir)
+      return spawn([quire, "thumbnail", "--size", "\(size)", "--cache-dir", cacheDir, "--settle-time", "0"] + files)
+    }
+  ),
+  (
+    "Quire batch --cache, warm (same cache again)",
+    {
+      spawn([quire, "thumbnail", "--size", "\(size)", "--cache-dir", cacheDir, "--settle-time", "0"] + files)
+    }
+  ),
+  (
+    "pdftoppm loop, sequential",
+    {
+      let out = freshFolder("pdftoppm")
+      let start = ContinuousClock.now
+      var peak = 0.0
+      var cpu = 0.0
+      for (index, file) in files.enumerated() {
+        let r = spawn(["pdftoppm", "-png", "-f", "1", "-l", "1", "-scale-to", "\(size)", "-singlefile", file, "\(out)/\(index)"])
+        peak = max(peak, r.peakMiB)
+        cpu += r.cpu
+      }
+      let e = ContinuousClock.now - start
+      return (Double(e.components.seconds) + Double(e.components.attoseconds) / 1e18, peak, 0, cpu)
+    }
+  ),
+  (
+    "pdftoppm, xargs -P \(cores)",
+    {
+      _ = freshFolder("xargs")
+      return spawn(
+        ["xargs", "-0", "-P", "\(cores)", "-n", "2", "pdftoppm", "-png", "-f", "1", "-l", "1", "-scale-to", "\(size)", "-singlefile"], stdin: pairData)
+    }
+  ),
+  (
+    "vipsthumbnail, one call",
+    {
+      let out = freshFolder("vips")
+      return spawn(["vipsthumbnail", "-s", "\(size)", "-o", "\(out)/%s.png"] + files)
+    }
+  ),
+  (
+    "vipsthumbnail, xargs -P \(cores)",
+    {
+      let out = freshFolder("vips2")
+      return spawn(
+        ["xargs", "-0", "-P", "\(cores)", "-n", "\((files.count + cores - 1) / cores)", "vipsthumbnail", "-s", "\(size)", "-o", "\(out)/%s.png"],
+        stdin: fileData)
+    }
+  ),
   ("C floor, 1 process", { spawn([floorBinary, "\(size)", freshFolder("floor1"), "1"] + files) }),
   ("C floor, \(cores) processes", { spawn([floorBinary, "\(size)", freshFolder("floor"), "\(cores)"] + files) }),
 ]
@@ -168,27 +201,43 @@ print("| tool | wall (s) | files/s | CPU s (user+sys) | peak RSS (MiB) | tool ÷
 print("|---|---|---|---|---|---|---|")
 for (index, tool) in tools.enumerated() {
   let wall = medians[index]
-  print(String(format: "| %@ | %.3f | %.1f | %.2f | %.0f | %.2f | %.2f |", tool.name, wall, Double(files.count) / wall, cpuMedians[index], peaks[index],
-    wall / quireWall, cpuMedians[index] / cpuMedians[0]))
+  print(
+    String(
+      format: "| %@ | %.3f | %.1f | %.2f | %.0f | %.2f | %.2f |", tool.name, wall, Double(files.count) / wall, cpuMedians[index], peaks[index],
+      wall / quireWall, cpuMedians[index] / cpuMedians[0]))
 }
-print(String(format: "\nQuire --jobs %d ÷ C floor %d processes: wall %.2f, CPU %.2f", cores, cores, quireWall / floorWall, cpuMedians[0] / cpuMedians[tools.count - 1]))
+print(
+  String(
+    format: "\nQuire --jobs %d ÷ C floor %d processes: wall %.2f, CPU %.2f", cores, cores, quireWall / floorWall, cpuMedians[0] / cpuMedians[tools.count - 1]))
 print(String(format: "Quire --jobs %d ÷ best peer (vipsthumbnail xargs -P %d): wall %.2f", cores, cores, quireWall / medians[7]))
-let cold = medians[2], warm = medians[3]
+let cold = medians[2]
+let warm = medians[3]
 print(String(format: "\nwarm cache: %.4f s vs cold %.3f s: %.0f× faster", warm, cold, cold / warm))
-print(String(format: "Quire --jobs 1 ÷ C floor 1 process: wall %.2f, CPU %.2f", medians[1] / medians[tools.count - 2], cpuMedians[1] / cpuMedians[tools.count - 2]))
+print(
+  String(format: "Quire --jobs 1 ÷ C floor 1 process: wall %.2f, CPU %.2f", medians[1] / medians[tools.count - 2], cpuMedians[1] / cpuMedians[tools.count - 2]))
 
 // The stalling file: Quire's batch ends it at the time limit, without a failure record.
-let stall = spawn([quire, "thumbnail", "--size", "\(size)", "--time-limit", "10", "--json", "--output", freshFolder("stall"), corpus.appendingPathComponent(stalling).path])
+let stall = spawn([
+  quire, "thumbnail", "--size", "\(size)", "--time-limit", "10", "--json", "--output", freshFolder("stall"), corpus.appendingPathComponent(stalling).path,
+])
 print(String(format: "\n%@ alone through Quire's batch (10 s limit): %.2f s, exit %d", stalling, stall.seconds, (stall.status >> 8) & 0xff))
 
 // PNG settings, in process: the same bitmaps encoded three ways.
 @MainActor func encode(_ label: String, _ body: (Bitmap) throws -> Data) {
   var bitmaps: [Bitmap] = []
   for file in files.prefix(60) {
-    if let pdf = try? PDFFile(contentsOf: URL(fileURLWithPath: file)), pdf.pageCount > 0, let b = try? pdf.render(page: 0, longestSide: size) { bitmaps.append(b) }
+    if let pdf = try? PDFFile(contentsOf: URL(fileURLWithPath: file)), pdf.pageCount > 0, let b = try? pdf.render(page: 0, longestSide: size) {
+      bitmaps.append(b)
+    }
   }
   var bytes = 0
-  let t = seconds { for _ in 0..<3 { bytes = 0; for b in bitmaps { bytes += (try? body(b))?.count ?? 0 } } } / 3
+  let t =
+    seconds {
+      for _ in 0..<3 {
+        bytes = 0
+        for b in bitmaps { bytes += (try? body(b))?.count ?? 0 }
+      }
+    } / 3
   print(String(format: "PNG %@: %.2f ms/image, %.1f KiB/image", label, t * 1000 / Double(bitmaps.count), Double(bytes) / 1024 / Double(bitmaps.count)))
 }
 print("")
@@ -204,4 +253,7 @@ let inProcess = seconds {
     _ = try? generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: .pdf, maximumSize: size)).pngData(text: [])
   }
 }
-print(String(format: "Quire library in-process, 1 thread: %.3f s = %.1f files/s (C floor 1 process: %.3f s; ratio %.2f)", inProcess, Double(files.count) / inProcess, medians[tools.count - 2], inProcess / medians[tools.count - 2]))
+print(
+  String(
+    format: "Quire library in-process, 1 thread: %.3f s = %.1f files/s (C floor 1 process: %.3f s; ratio %.2f)", inProcess, Double(files.count) / inProcess,
+    medians[tools.count - 2], inProcess / medians[tools.count - 2]))

@@ -9,8 +9,8 @@
 // sync(2), so that no step pays for the writeback of the one before.
 import BenchmarkSupport
 import Foundation
-import Synchronization
 @_spi(Testing) import QuireTransfer
+import Synchronization
 
 let mebibytes = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 256
 let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bench-transfer-\(getpid())")
@@ -59,7 +59,10 @@ func run(_ body: @escaping @Sendable () async throws -> Void) throws -> Double {
 }
 
 print("bench-transfer: \(mebibytes) MiB file, median of 5 runs each")
-var copies: [Double] = [], fetches: [Double] = [], materializations: [Double] = [], pastes: [Double] = []
+var copies: [Double] = []
+var fetches: [Double] = []
+var materializations: [Double] = []
+var pastes: [Double] = []
 for round in 0..<5 {
   let root = work.appendingPathComponent("pasteboards-\(round)")
   copies.append(try floor(work.appendingPathComponent("cp-\(round).bin")))

@@ -9,7 +9,7 @@ import Foundation
 import QuireTypes
 
 #if canImport(FoundationXML)
-import FoundationXML
+  import FoundationXML
 #endif
 
 struct Case {
@@ -49,7 +49,10 @@ let common = types.appendingPathComponent("common")
 for line in lines(common.appendingPathComponent("expected.tsv")).dropFirst() where !line.hasPrefix("#") {
   let fields = line.split(separator: "\t")
   guard fields.count >= 3 else { continue }
-  cases.append(Case(path: common.appendingPathComponent(String(fields[0])).path, expected: String(fields[1]), expectedToFail: false, set: "common", expectedUTI: String(fields[2])))
+  cases.append(
+    Case(
+      path: common.appendingPathComponent(String(fields[0])).path, expected: String(fields[1]), expectedToFail: false, set: "common",
+      expectedUTI: String(fields[2])))
 }
 for (folder, mime, ext) in [(pdf, "application/pdf", "pdf"), (markdown, "text/markdown", "md")] {
   let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
@@ -68,12 +71,17 @@ for line in lines(URL(fileURLWithPath: "/usr/share/mime/aliases")) {
 @MainActor func canonical(_ mime: String) -> String { aliases[mime] ?? mime }
 
 @MainActor func agreement(_ answers: [String]) -> (all: Double, counted: Double, perSet: [String: Double]) {
-  var right = 0, countedRight = 0, counted = 0
+  var right = 0
+  var countedRight = 0
+  var counted = 0
   var perSet: [String: (Int, Int)] = [:]
   for (answer, item) in zip(answers, cases) {
     let ok = canonical(answer) == canonical(item.expected)
     if ok { right += 1 }
-    if !item.expectedToFail { counted += 1; if ok { countedRight += 1 } }
+    if !item.expectedToFail {
+      counted += 1
+      if ok { countedRight += 1 }
+    }
     perSet[item.set, default: (0, 0)].0 += ok ? 1 : 0
     perSet[item.set, default: (0, 0)].1 += 1
   }
@@ -81,7 +89,9 @@ for line in lines(URL(fileURLWithPath: "/usr/share/mime/aliases")) {
 }
 
 // MARK: Startup cost (fresh registries, as a new process would build them)
-var firstLookup: [Double] = [], firstSniff: [Double] = [], fullImport: [Double] = []
+var firstLookup: [Double] = []
+var firstSniff: [Double] = []
+var fullImport: [Double] = []
 for _ in 0..<7 {
   let registry = TypeRegistry(configuration: .standard())
   firstLookup.append(seconds { _ = registry.type(forFilenameExtension: "md") })
@@ -91,7 +101,11 @@ for _ in 0..<7 {
 var xmlParse: [Double] = []
 if let xml = try? Data(contentsOf: URL(fileURLWithPath: "/usr/share/mime/packages/freedesktop.org.xml")) {
   for _ in 0..<5 {
-    xmlParse.append(seconds { let parser = XMLParser(data: xml); _ = parser.parse() })
+    xmlParse.append(
+      seconds {
+        let parser = XMLParser(data: xml)
+        _ = parser.parse()
+      })
   }
 }
 
@@ -101,16 +115,18 @@ var quireAnswers: [String] = []
 var quireIdentifiers: [String] = []
 var quireTimes: [Double] = []
 for _ in 0..<5 {
-  var answers: [String] = [], identifiers: [String] = []
+  var answers: [String] = []
+  var identifiers: [String] = []
   answers.reserveCapacity(cases.count)
   identifiers.reserveCapacity(cases.count)
-  quireTimes.append(seconds {
-    for item in cases {
-      let result = try? registry.identifyFile(at: URL(fileURLWithPath: item.path))
-      answers.append(result?.mimeType ?? "none")
-      identifiers.append(result?.type.identifier ?? "error")
-    }
-  })
+  quireTimes.append(
+    seconds {
+      for item in cases {
+        let result = try? registry.identifyFile(at: URL(fileURLWithPath: item.path))
+        answers.append(result?.mimeType ?? "none")
+        identifiers.append(result?.type.identifier ?? "error")
+      }
+    })
   quireAnswers = answers
   quireIdentifiers = identifiers
 }
@@ -136,14 +152,16 @@ func run(_ executable: String, _ arguments: [String], stdin: URL? = nil) -> (Str
   return (String(decoding: output, as: UTF8.self), time)
 }
 
-var fileAnswers: [String] = [], fileTimes: [Double] = []
+var fileAnswers: [String] = []
+var fileTimes: [Double] = []
 for _ in 0..<3 {
   let (out, time) = run("/usr/bin/file", ["--mime-type", "-b", "-f", listURL.path])
   fileAnswers = out.split(separator: "\n", omittingEmptySubsequences: false).prefix(cases.count).map(String.init)
   fileTimes.append(time)
 }
 
-var gioAnswers: [String] = [], gioTimes: [Double] = []
+var gioAnswers: [String] = []
+var gioTimes: [Double] = []
 let floorSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../floors/types.c").standardizedFileURL
 let floorBinary = FileManager.default.temporaryDirectory.appendingPathComponent("bench-types-gio-floor")
 let flags = run("/usr/bin/pkg-config", ["--cflags", "--libs", "gio-2.0"]).0.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -163,7 +181,9 @@ if FileManager.default.isExecutableFile(atPath: floorBinary.path) {
   let a = agreement(answers)
   let t = median(times)
   let sets = a.perSet.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value * 100))%" }.joined(separator: ", ")
-  print("| \(label) | \(String(format: "%.1f", a.all * 100))% | \(String(format: "%.1f", a.counted * 100))% | \(sets) | \(String(format: "%.1f", t * 1000)) ms | \(String(format: "%.0f", Double(cases.count) / t)) | \(String(format: "%.4f", t / Double(cases.count) * 1000)) ms |")
+  print(
+    "| \(label) | \(String(format: "%.1f", a.all * 100))% | \(String(format: "%.1f", a.counted * 100))% | \(sets) | \(String(format: "%.1f", t * 1000)) ms | \(String(format: "%.0f", Double(cases.count) / t)) | \(String(format: "%.4f", t / Double(cases.count) * 1000)) ms |"
+  )
 }
 print("")
 print("| tool | agreement (all) | agreement (without list entries marked F=x) | per set | wall (median) | files/s | per file |")
@@ -172,32 +192,47 @@ row("Quire TypeRegistry (in process, median of 5 runs)", quireAnswers, quireTime
 row("Quire, first run (includes loading the registry and magic)", quireAnswers, [quireTimes[0]])
 row("`file --mime-type -b -f` (libmagic, one process)", fileAnswers, fileTimes)
 if !gioAnswers.isEmpty { row("C floor: GIO `g_content_type_guess` (one process)", gioAnswers, gioTimes) }
-let q = median(quireTimes), f = median(fileTimes)
+let q = median(quireTimes)
+let f = median(fileTimes)
 print("")
 print(String(format: "Quire / file wall-time ratio: %.3f (Quire %.1f× faster)", q / f, f / q))
 if !gioTimes.isEmpty { print(String(format: "Quire / GIO floor wall-time ratio: %.3f", q / median(gioTimes))) }
 let sameAsGIO = zip(quireAnswers, gioAnswers).filter { canonical($0) == canonical($1) }.count
-if !gioAnswers.isEmpty { print(String(format: "Quire and GIO give the same MIME type on %d of %d files (%.1f%%)", sameAsGIO, cases.count, Double(sameAsGIO) / Double(cases.count) * 100)) }
+if !gioAnswers.isEmpty {
+  print(
+    String(format: "Quire and GIO give the same MIME type on %d of %d files (%.1f%%)", sameAsGIO, cases.count, Double(sameAsGIO) / Double(cases.count) * 100))
+}
 let utiCases = cases.indices.filter { cases[$0].expectedUTI != nil }
 let utiExact = utiCases.filter { quireIdentifiers[$0] == cases[$0].expectedUTI }.count
 let utiConforming = utiCases.filter { index in
   guard let found = UTType(quireIdentifiers[index]), let expected = cases[index].expectedUTI.flatMap({ UTType($0) }) else { return false }
   return found.conforms(to: expected)
 }.count
-print(String(format: "Apple identifiers (types/common expected_uti): %d of %d exact, %d of %d the expected type or a subtype of it", utiExact, utiCases.count, utiConforming, utiCases.count))
+print(
+  String(
+    format: "Apple identifiers (types/common expected_uti): %d of %d exact, %d of %d the expected type or a subtype of it", utiExact, utiCases.count,
+    utiConforming, utiCases.count))
 print("")
 print("Startup (fresh registry, median of 7):")
 print(String(format: "  first extension lookup (reads types, aliases, subclasses, globs2; completes Apple's types): %.2f ms", median(firstLookup) * 1000))
 print(String(format: "  first content sniff (reads and parses magic): %.2f ms", median(firstSniff) * 1000))
-print(String(format: "  first use of a type Apple does not declare (makes their entries; the registry then holds %d types): %.2f ms", registry.allTypes.count, median(fullImport) * 1000))
-if !xmlParse.isEmpty { print(String(format: "  for comparison, only parsing packages/freedesktop.org.xml with XMLParser (no extraction): %.2f ms", median(xmlParse) * 1000)) }
+print(
+  String(
+    format: "  first use of a type Apple does not declare (makes their entries; the registry then holds %d types): %.2f ms", registry.allTypes.count,
+    median(fullImport) * 1000))
+if !xmlParse.isEmpty {
+  print(String(format: "  for comparison, only parsing packages/freedesktop.org.xml with XMLParser (no extraction): %.2f ms", median(xmlParse) * 1000))
+}
 print(String(format: "  read bound per file: %d bytes", registry.defaultReadBound))
 print(String(format: "  peak memory: %.1f MiB", peakMemoryMiB()))
 
 if CommandLine.arguments.contains("--disagreements") {
   print("\nFiles where Quire differs from the expected answer:")
-  for (index, item) in cases.enumerated() where canonical(quireAnswers[index]) != canonical(item.expected) || (item.expectedUTI != nil && item.expectedUTI != quireIdentifiers[index]) {
-    print("  \(item.set)/\((item.path as NSString).lastPathComponent): expected \(item.expected) \(item.expectedUTI ?? ""), Quire \(quireAnswers[index]) \(quireIdentifiers[index]), GIO \(gioAnswers.indices.contains(index) ? gioAnswers[index] : "-"), file \(fileAnswers.indices.contains(index) ? fileAnswers[index] : "-")")
+  for (index, item) in cases.enumerated()
+  where canonical(quireAnswers[index]) != canonical(item.expected) || (item.expectedUTI != nil && item.expectedUTI != quireIdentifiers[index]) {
+    print(
+      "  \(item.set)/\((item.path as NSString).lastPathComponent): expected \(item.expected) \(item.expectedUTI ?? ""), Quire \(quireAnswers[index]) \(quireIdentifiers[index]), GIO \(gioAnswers.indices.contains(index) ? gioAnswers[index] : "-"), file \(fileAnswers.indices.contains(index) ? fileAnswers[index] : "-")"
+    )
   }
 }
 

@@ -14,21 +14,39 @@ struct MakeSamplePDFCommand: AsyncParsableCommand {
     let writer = try PDFWriter(url: URL(fileURLWithPath: output))
     writer.setTitle("A Field Guide to Quire")
     let chapters: [(String, [(String, String)])] = [
-      ("Types", [
-        ("Identifiers", "Every kind of data has a uniform type identifier such as <tt>net.daringfireball.markdown</tt>. Types conform to other types, so Markdown is plain text, and plain text is text."),
-        ("Tags", "Filename extensions and MIME types are tags. The registry maps them onto types, and unknown tags get dynamic identifiers."),
-      ]),
-      ("Documents", [
-        ("Safe save", "A save writes the new contents beside the file, flushes them, renames them over the old file and flushes the folder. A crash leaves the old file or the new one, never half of each."),
-        ("Undo", "Each document has its own undo manager with groups, action names and redo."),
-      ]),
-      ("Previews", [
-        ("Thumbnails", "Markdown is drawn as a page with pango and cairo; PDF page one comes from poppler. Japanese text such as 日本語の見出し shows real glyphs."),
-        ("The cache", "Thumbnails follow the freedesktop Thumbnail Managing Standard, so file managers find them."),
-      ]),
-      ("Coordination", [
-        ("Readers and writers", "Processes share a file for reading and take turns writing it, with locks the kernel releases when a process dies."),
-      ]),
+      (
+        "Types",
+        [
+          (
+            "Identifiers",
+            "Every kind of data has a uniform type identifier such as <tt>net.daringfireball.markdown</tt>. Types conform to other types, so Markdown is plain text, and plain text is text."
+          ),
+          ("Tags", "Filename extensions and MIME types are tags. The registry maps them onto types, and unknown tags get dynamic identifiers."),
+        ]
+      ),
+      (
+        "Documents",
+        [
+          (
+            "Safe save",
+            "A save writes the new contents beside the file, flushes them, renames them over the old file and flushes the folder. A crash leaves the old file or the new one, never half of each."
+          ),
+          ("Undo", "Each document has its own undo manager with groups, action names and redo."),
+        ]
+      ),
+      (
+        "Previews",
+        [
+          ("Thumbnails", "Markdown is drawn as a page with pango and cairo; PDF page one comes from poppler. Japanese text such as 日本語の見出し shows real glyphs."),
+          ("The cache", "Thumbnails follow the freedesktop Thumbnail Managing Standard, so file managers find them."),
+        ]
+      ),
+      (
+        "Coordination",
+        [
+          ("Readers and writers", "Processes share a file for reading and take turns writing it, with locks the kernel releases when a process dies.")
+        ]
+      ),
     ]
     for (chapter, sections) in chapters {
       var markup = "<span size='xx-large' weight='bold'>\(TextLayout.escapeMarkup(chapter))</span>\n\n"

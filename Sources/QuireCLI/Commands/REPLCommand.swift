@@ -62,7 +62,11 @@ struct REPLCommand: AsyncParsableCommand {
     guard isInteractive else {
       let session = REPLSession(
         configuration: configuration, source: DescriptorLineSource(), output: { out.writeLine($0) },
-        errorOutput: { out.flush(); err.writeLine($0); err.flush() })
+        errorOutput: {
+          out.flush()
+          err.writeLine($0)
+          err.flush()
+        })
       return session.run(opening: files)
     }
     let editor: LineEditor
@@ -78,7 +82,12 @@ struct REPLCommand: AsyncParsableCommand {
     history.load(into: editor)
     let session = REPLSession(
       configuration: configuration, source: FlushingSource(editor: editor, output: out, history: history),
-      output: { out.writeLine($0) }, errorOutput: { out.flush(); err.writeLine($0); err.flush() })
+      output: { out.writeLine($0) },
+      errorOutput: {
+        out.flush()
+        err.writeLine($0)
+        err.flush()
+      })
     editor.enableCompletion { [unowned session] line in session.completion.candidates(forLineBefore: line) }
     let status = session.run(opening: files)
     history.save(from: editor)
@@ -164,7 +173,7 @@ struct History {
 enum DocumentsFolder {
   static func locate() -> URL? {
     let candidates = [
-      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Documents"),
+      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Documents")
     ]
     return candidates.first { isFolder($0) }
   }

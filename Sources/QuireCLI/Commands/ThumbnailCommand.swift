@@ -185,7 +185,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
     }
     print("installed \(file.path) (Exec=\(executable))")
     if executable.hasPrefix("/opt/") || executable.hasPrefix(NSHomeDirectory()) {
-      FileHandle.standardError.write(Data("note: GNOME runs thumbnailers in a sandbox that sees /usr but not /opt or your home folder; install quire to /usr/local/bin.\n".utf8))
+      FileHandle.standardError.write(
+        Data("note: GNOME runs thumbnailers in a sandbox that sees /usr but not /opt or your home folder; install quire to /usr/local/bin.\n".utf8))
     }
   }
 }

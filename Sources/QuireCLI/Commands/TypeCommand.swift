@@ -36,7 +36,8 @@ struct TypeCommand: AsyncParsableCommand {
       let cleaned = tagClass == .filenameExtension && tag.hasPrefix(".") ? String(tag.dropFirst()) : tag
       // The declared type of any kind (a package extension too), else the dynamic type
       // `UTType(filenameExtension:)` / `UTType(mimeType:)` give.
-      guard let type = registry.type(forTag: cleaned, tagClass: tagClass) ?? registry.preferredType(forTag: cleaned, tagClass: tagClass, conformingTo: .data) else {
+      guard let type = registry.type(forTag: cleaned, tagClass: tagClass) ?? registry.preferredType(forTag: cleaned, tagClass: tagClass, conformingTo: .data)
+      else {
         throw ValidationError("'\(tag)' is not a tag.")
       }
       let others = registry.types(forTag: cleaned, tagClass: tagClass).filter { $0 != type }
@@ -85,7 +86,8 @@ struct TypeCommand: AsyncParsableCommand {
     lines.append("  conforms to: \(chain(type))")
     let kind = type.isDynamic ? "dynamic (no declaration)" : registry.origin(ofTypeWithIdentifier: type.identifier).map { "declared (\($0))" } ?? "declared"
     lines.append("  kind: \(kind)")
-    let extensions = type.tags[.filenameExtension] ?? [], mimes = type.tags[.mimeType] ?? []
+    let extensions = type.tags[.filenameExtension] ?? []
+    let mimes = type.tags[.mimeType] ?? []
     if !extensions.isEmpty { lines.append("  extensions: \(extensions.map { ".\($0)" }.joined(separator: " "))") }
     if !mimes.isEmpty { lines.append("  MIME types: \(mimes.joined(separator: " "))") }
     return lines.joined(separator: "\n")
@@ -135,7 +137,11 @@ struct TypeCommand: AsyncParsableCommand {
           index += 1
           continue
         }
-        if byte < 0x80 { text.unicodeScalars.append(Unicode.Scalar(byte)); index += 1; continue }
+        if byte < 0x80 {
+          text.unicodeScalars.append(Unicode.Scalar(byte))
+          index += 1
+          continue
+        }
         // A valid UTF-8 sequence is kept; a stray byte becomes \xNN.
         let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
         if length > 1, index + length <= bytes.count, let scalar = String(validating: bytes[index..<index + length], as: UTF8.self) {

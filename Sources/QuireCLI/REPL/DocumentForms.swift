@@ -54,7 +54,9 @@ extension EdDocument {
       return EdDocument(buffer: InMemoryLineBuffer(), fileURL: url, form: .textBundle(TextBundle(creatorIdentifier: "org.quire.repl")))
     }
     if url.pathExtension.lowercased() == "pdf" {
-      throw EdError("cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'")
+      throw EdError(
+        "cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'"
+      )
     }
     return EdDocument(buffer: InMemoryLineBuffer(), fileURL: url)
   }

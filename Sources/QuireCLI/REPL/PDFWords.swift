@@ -73,7 +73,8 @@ struct PagesWord: SessionCommand {
   func run(in session: REPLSession) throws {
     if let path { try PDFWords.open(path, in: session) }
     let pdf = try PDFWords.require(session)
-    session.print("\(pdf.documentURL.lastPathComponent): \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")\(pdf.hasUnsavedChanges ? " (unsaved changes)" : "")")
+    session.print(
+      "\(pdf.documentURL.lastPathComponent): \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")\(pdf.hasUnsavedChanges ? " (unsaved changes)" : "")")
     for index in 0..<pdf.pageCount {
       do {
         let size = try pdf.pageSize(at: index)
@@ -114,7 +115,8 @@ struct MovePageWord: SessionCommand {
   @Argument(help: "Where it ends up.") var to: String
   func run(in session: REPLSession) throws {
     let pdf = try PDFWords.require(session)
-    let from = try PDFWords.page(page, of: pdf), target = try PDFWords.page(to, of: pdf)
+    let from = try PDFWords.page(page, of: pdf)
+    let target = try PDFWords.page(to, of: pdf)
     try PDFWords.change(pdf, in: session) { try $0.movePage(at: from, to: target) }
   }
 }
@@ -132,7 +134,8 @@ struct RotateWord: SessionCommand {
 }
 
 struct InsertPagesWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "insert-pages", abstract: "Insert every page of another PDF after page AT (0: at the front; default: at the end).")
+  static let configuration = CommandConfiguration(
+    commandName: "insert-pages", abstract: "Insert every page of another PDF after page AT (0: at the front; default: at the end).")
   @Argument(help: "The PDF whose pages are inserted.") var path: String
   @Argument(help: "Insert after this page (0: at the front).") var at: String?
   func run(in session: REPLSession) throws {

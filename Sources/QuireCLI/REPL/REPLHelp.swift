@@ -63,8 +63,10 @@ enum REPLHelp {
   ]
 
   static var summary: [String] {
-    ["Addresses: N . $ , ; +N -N /re/ ?re? 'x, offsets like /re/+2; (.,.) shows a command's default.",
-     "Ed commands:"]
+    [
+      "Addresses: N . $ , ; +N -N /re/ ?re? 'x, offsets like /re/+2; (.,.) shows a command's default.",
+      "Ed commands:",
+    ]
       + entries.prefix { !$0.0.hasPrefix("open") }.map { "  \($0.0.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.1)" }
       + ["Word commands:"]
       + entries.drop { !$0.0.hasPrefix("open") }.map { "  \($0.0.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.1)" }

@@ -147,7 +147,8 @@ final class REPLSession {
     }
     let unsaved = documents.filter(\.isEdited).map(\.displayName)
     guard unsaved.isEmpty else {
-      errorOutput("quire: end of script with unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")); end the script with w (save) or Q (discard)")
+      errorOutput(
+        "quire: end of script with unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")); end the script with w (save) or Q (discard)")
       return ExitStatus.failure
     }
     return ExitStatus.success
@@ -160,8 +161,8 @@ final class REPLSession {
       output("? \(message)")
       return false
     }
-    let where_ = line.map { "line \($0): " } ?? ""
-    errorOutput("quire: \(where_)\(message)")
+    let location = line.map { "line \($0): " } ?? ""
+    errorOutput("quire: \(location)\(message)")
     firstFailure = (line ?? 0, message)
     return true
   }
@@ -241,9 +242,13 @@ final class REPLSession {
       document = opened
       switch document.form {
       case .pdf(let pdf):
-        say("opened PDF '\(document.displayName)': \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s"); 'pages' lists them, delete-page, move-page, rotate and insert-pages change them, w saves, u undoes")
+        say(
+          "opened PDF '\(document.displayName)': \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s"); 'pages' lists them, delete-page, move-page, rotate and insert-pages change them, w saves, u undoes"
+        )
       case .textBundle(let bundle):
-        say("opened TextBundle '\(document.displayName)': \(document.buffer.lineCount) lines of \(bundle.textFilename), \(bundle.assetNames.count) asset\(bundle.assetNames.count == 1 ? "" : "s") ('assets' lists them)")
+        say(
+          "opened TextBundle '\(document.displayName)': \(document.buffer.lineCount) lines of \(bundle.textFilename), \(bundle.assetNames.count) asset\(bundle.assetNames.count == 1 ? "" : "s") ('assets' lists them)"
+        )
       case .textFile:
         if let contents { say("opened '\(document.displayName)': \(contents.lines.count) lines, \(contents.byteCount) bytes") }
       }
@@ -313,7 +318,8 @@ final class REPLSession {
     document.currentLine = lines.count
     documents.append(document)
     currentIndex = documents.count - 1
-    say("new document '\(document.displayName)'\(template.map { " from template '\($0)'" } ?? ""): \(lines.count) lines; save with w\(url == nil ? " FILE" : "")")
+    say(
+      "new document '\(document.displayName)'\(template.map { " from template '\($0)'" } ?? ""): \(lines.count) lines; save with w\(url == nil ? " FILE" : "")")
   }
 
   /// The template file called `name` (with or without its extension).
@@ -495,7 +501,9 @@ final class REPLSession {
     if result.conflicts == 0 {
       say("merged the disk version of '\(document.displayName)' with yours (\(merged.count) lines); w saves the result, u undoes the merge")
     } else {
-      say("merged the disk version of '\(document.displayName)' with yours: \(result.conflicts) conflict(s) kept both between <<<<<<< mine and >>>>>>> lines; edit them, then w (u undoes the merge)")
+      say(
+        "merged the disk version of '\(document.displayName)' with yours: \(result.conflicts) conflict(s) kept both between <<<<<<< mine and >>>>>>> lines; edit them, then w (u undoes the merge)"
+      )
     }
   }
 
@@ -517,7 +525,9 @@ final class REPLSession {
     }
     document.recoveredVersion = version
     document.recoveredLines = recovered.lines
-    say("'\(document.displayName)' has autosaved edits from \(Autosaver.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them")
+    say(
+      "'\(document.displayName)' has autosaved edits from \(Autosaver.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them"
+    )
   }
 
   /// `recover`: replaces the current document's lines with its autosaved edits, as one
@@ -536,7 +546,9 @@ final class REPLSession {
       return
     }
     document.replaceAllLines(with: lines, named: "recover")
-    say("recovered the autosaved edits of '\(document.displayName)' from \(Autosaver.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery")
+    say(
+      "recovered the autosaved edits of '\(document.displayName)' from \(Autosaver.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery"
+    )
   }
 
   /// After each command: hands the lines of every document whose state changed to autosave,
@@ -625,10 +637,12 @@ final class REPLSession {
       document.announcedDiskChange = onDisk
       if document.pdf != nil {
         output(
-          "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)")
+          "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
+        )
       } else {
         output(
-          "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both")
+          "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both"
+        )
       }
     }
   }

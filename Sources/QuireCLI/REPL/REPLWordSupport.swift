@@ -123,7 +123,8 @@ enum REPLWords {
     } else if spec == ";" {
       (first, last) = (max(1, document.currentLine), count)
     } else if let comma = spec.firstIndex(where: { $0 == "," || $0 == ";" }) {
-      let left = String(spec[..<comma]), right = String(spec[spec.index(after: comma)...])
+      let left = String(spec[..<comma])
+      let right = String(spec[spec.index(after: comma)...])
       first = left.isEmpty ? 1 : try line(left, in: document, allowsZero: false)
       last = right.isEmpty ? count : try line(right, in: document, allowsZero: false)
     } else {

@@ -95,7 +95,8 @@ struct DragWord: SessionCommand {
     let (provider, taken) = itemProvider(for: lines, of: document)
     let drag = DragSession(items: [DragItem(itemProvider: provider)], allowsMoveOperation: true)
     REPLWordState.of(session).drag = LineDrag(session: drag, source: document, range: lines, lines: taken)
-    session.say("dragging \(lines.count) line\(lines.count == 1 ? "" : "s") of '\(document.displayName)'; 'switch' to another document and 'drop [ADDRESS] [--move]'")
+    session.say(
+      "dragging \(lines.count) line\(lines.count == 1 ? "" : "s") of '\(document.displayName)'; 'switch' to another document and 'drop [ADDRESS] [--move]'")
   }
 }
 

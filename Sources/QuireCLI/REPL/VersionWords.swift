@@ -30,7 +30,9 @@ struct VersionsWord: SessionCommand {
     if versions.isEmpty { session.print("no versions of '\(document.displayName)' are kept yet: each w keeps the version it replaces") }
     let format = ISO8601DateFormatter()
     for (index, version) in versions.enumerated() {
-      session.print("\(String(format: "%4d", index + 1))  saved \(format.string(from: version.savedDate))  modified \(format.string(from: version.modificationDate))  \(version.size) bytes")
+      session.print(
+        "\(String(format: "%4d", index + 1))  saved \(format.string(from: version.savedDate))  modified \(format.string(from: version.modificationDate))  \(version.size) bytes"
+      )
     }
   }
 }
@@ -44,7 +46,8 @@ struct RestoreWord: SessionCommand {
     let document = try session.requireDocument()
     let (store, versions) = try keptVersions(of: document, in: session)
     guard let index = Int(number), index >= 1, index <= versions.count else {
-      throw EdError("there is no version '\(number)': '\(document.displayName)' has \(versions.count) kept version\(versions.count == 1 ? "" : "s"); 'versions' lists them")
+      throw EdError(
+        "there is no version '\(number)': '\(document.displayName)' has \(versions.count) kept version\(versions.count == 1 ? "" : "s"); 'versions' lists them")
     }
     let version = versions[index - 1]
     if document.pdf != nil {

@@ -31,7 +31,8 @@ struct REPLWordCommand: ParsableCommand {
 }
 
 struct OpenWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "open", abstract: "Open text files, TextBundles (.textbundle, .textpack) and PDFs (a missing file is created on first save).")
+  static let configuration = CommandConfiguration(
+    commandName: "open", abstract: "Open text files, TextBundles (.textbundle, .textpack) and PDFs (a missing file is created on first save).")
   @Argument(help: "Files to open.") var paths: [String]
   func run(in session: REPLSession) throws {
     guard !paths.isEmpty else { throw EdError("open what? give a file: open notes.md") }
@@ -96,7 +97,8 @@ struct KeepWord: SessionCommand {
 }
 
 struct MergeWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "merge", abstract: "Merge the disk version with yours, three-way (undoable; overlaps get conflict markers).")
+  static let configuration = CommandConfiguration(
+    commandName: "merge", abstract: "Merge the disk version with yours, three-way (undoable; overlaps get conflict markers).")
   func run(in session: REPLSession) throws { try session.mergeWithDiskVersion() }
 }
 
@@ -269,7 +271,8 @@ struct TypeWord: SessionCommand {
 }
 
 struct RecoverWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "recover", abstract: "Restore the autosaved edits a killed session left ('recover discard' drops them).")
+  static let configuration = CommandConfiguration(
+    commandName: "recover", abstract: "Restore the autosaved edits a killed session left ('recover discard' drops them).")
   @Argument(help: "'discard' to drop the autosaved edits instead.") var action: String?
   func run(in session: REPLSession) throws {
     switch action {

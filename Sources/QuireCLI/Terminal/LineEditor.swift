@@ -1,5 +1,5 @@
-import Foundation
 internal import CEdit
+import Foundation
 import QuireTypes
 
 /// Line input through libedit: editing keys, history and (later) completion.

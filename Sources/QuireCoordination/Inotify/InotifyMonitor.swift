@@ -1,6 +1,6 @@
+internal import CInotifyTools
 import Foundation
 import QuireTypes
-internal import CInotifyTools
 import Synchronization
 import SystemPackage
 
@@ -151,10 +151,11 @@ public final class InotifyMonitor: Sendable {
     }
     let done = DispatchSemaphore(value: 0)
     let result = Mutex<QuireError?>(nil)
-    submit(.watch(Subscriber(id: id, kinds: kinds, path: path, deliver: deliver, finish: finish)) { error in
-      result.withLock { $0 = error }
-      done.signal()
-    })
+    submit(
+      .watch(Subscriber(id: id, kinds: kinds, path: path, deliver: deliver, finish: finish)) { error in
+        result.withLock { $0 = error }
+        done.signal()
+      })
     done.wait()
     if let error = result.withLock({ $0 }) { throw error }
     return id
@@ -179,10 +180,11 @@ public final class InotifyMonitor: Sendable {
     try startIfNeeded()
     let done = DispatchSemaphore(value: 0)
     let result = Mutex<LibraryWatch?>(nil)
-    submit(.describe(path: path) { watch in
-      result.withLock { $0 = watch }
-      done.signal()
-    })
+    submit(
+      .describe(path: path) { watch in
+        result.withLock { $0 = watch }
+        done.signal()
+      })
     done.wait()
     return result.withLock { $0 }
   }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CQuireSystem
+import Foundation
 import Synchronization
 import SystemPackage
 

@@ -35,7 +35,9 @@ public struct CoordinationLocation: Sendable, Hashable {
     guard runtime.isFallback else { return CoordinationLocation(runtimeFolder: runtime.url) }
     return CoordinationLocation(
       runtimeFolder: runtime.url,
-      fallbackNote: "XDG_RUNTIME_DIR is not set; coordinating through \(runtime.url.path) instead. Processes of this user that see XDG_RUNTIME_DIR will not coordinate with this one.")
+      fallbackNote:
+        "XDG_RUNTIME_DIR is not set; coordinating through \(runtime.url.path) instead. Processes of this user that see XDG_RUNTIME_DIR will not coordinate with this one."
+    )
   }
 
   /// `runtimeFolder/quire/locks`.

@@ -86,9 +86,10 @@ public struct ForeignEditorLock: Sendable, Hashable, CustomStringConvertible {
         let pid = Int32(bitPattern: UInt32(bytes[24]) | UInt32(bytes[25]) << 8 | UInt32(bytes[26]) << 16 | UInt32(bytes[27]) << 24)
         func text(_ range: Range<Int>) -> String { String(decoding: bytes[range].prefix { $0 != 0 }, as: UTF8.self) }
         let owner = "\(text(28..<68))@\(text(68..<108))"
-        found.append(ForeignEditorLock(
-          editor: .vim, lockFile: vim, processID: pid > 0 ? pid : nil, owner: owner,
-          isStale: isStale(pid: pid > 0 ? pid : nil, onHost: owner)))
+        found.append(
+          ForeignEditorLock(
+            editor: .vim, lockFile: vim, processID: pid > 0 ? pid : nil, owner: owner,
+            isStale: isStale(pid: pid > 0 ? pid : nil, onHost: owner)))
       } else {
         found.append(ForeignEditorLock(editor: .vim, lockFile: vim, processID: nil, owner: nil, isStale: false))
       }

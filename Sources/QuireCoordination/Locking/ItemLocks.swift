@@ -153,9 +153,10 @@ enum ItemLocks {
       let text = String(decoding: bytes.prefix { $0 != 0 && $0 != 10 }, as: UTF8.self)
       let fields = text.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
       guard fields.count == 5, let pid = Int32(fields[0]), let millis = Double(fields[3]) else { continue }
-      result.append(LockHolder(
-        processID: pid, program: fields[1], access: fields[2], item: fields[4],
-        since: Date(timeIntervalSince1970: millis / 1000)))
+      result.append(
+        LockHolder(
+          processID: pid, program: fields[1], access: fields[2], item: fields[4],
+          since: Date(timeIntervalSince1970: millis / 1000)))
     }
     return result.sorted { $0.since < $1.since }
   }

@@ -129,7 +129,10 @@ final class PresenterRegistration: Sendable {
   func stop() {
     let (subscriptions, fd) = state.withLock { state -> ([UInt64], Int32) in
       state.removed = true
-      defer { state.subscriptions = []; state.fd = -1 }
+      defer {
+        state.subscriptions = []
+        state.fd = -1
+      }
       return (state.subscriptions, state.fd)
     }
     for id in subscriptions { InotifyMonitor.shared.unsubscribe(id) }
@@ -139,7 +142,10 @@ final class PresenterRegistration: Sendable {
   /// (Re)opens the item at `path` and watches it and the folders above it. Runs on `tracking`.
   private func arm(path: String) throws {
     let old = state.withLock { state -> ([UInt64], Int32) in
-      defer { state.subscriptions = []; state.fd = -1 }
+      defer {
+        state.subscriptions = []
+        state.fd = -1
+      }
       return (state.subscriptions, state.fd)
     }
     for id in old.0 { InotifyMonitor.shared.unsubscribe(id) }
@@ -158,9 +164,10 @@ final class PresenterRegistration: Sendable {
           .modified, .attributesChanged, .closedAfterWriting, .created, .deleted, .deletedSelf, .movedSelf,
           .movedFrom, .movedTo, .overflow,
         ]
-        subscriptions.append(try InotifyMonitor.shared.subscribe(path: path, kinds: kinds) { [weak self] event in
-          self?.noteItemEvent(event)
-        })
+        subscriptions.append(
+          try InotifyMonitor.shared.subscribe(path: path, kinds: kinds) { [weak self] event in
+            self?.noteItemEvent(event)
+          })
       }
       // Every folder above: an entry named like the next step of our path moving or going
       // means the item moved or went. The parent also sees replacement by rename.
@@ -171,9 +178,10 @@ final class PresenterRegistration: Sendable {
         let name = (child as NSString).lastPathComponent
         let kinds: FileSystemEvent.Kind = [.created, .deleted, .movedFrom, .movedTo, .overflow]
         do {
-          subscriptions.append(try InotifyMonitor.shared.subscribe(path: folder, kinds: kinds) { [weak self] event in
-            if event.name == name || event.kind.contains(.overflow) { self?.noteAncestorEvent(event) }
-          })
+          subscriptions.append(
+            try InotifyMonitor.shared.subscribe(path: folder, kinds: kinds) { [weak self] event in
+              if event.name == name || event.kind.contains(.overflow) { self?.noteAncestorEvent(event) }
+            })
         } catch let error as QuireError where error.code == .fileMissing || error.code == .permissionDenied {
           // A folder that is gone or unreadable cannot be watched; the ones above still are.
         }
@@ -227,13 +235,20 @@ final class PresenterRegistration: Sendable {
 
   /// Looks at the item now and reports what changed since the last look. Runs on `tracking`.
   private func evaluate(reporting: Bool = true) {
-    enum Finding { case nothing, changed, moved(String), deleted, appeared }
+    enum Finding {
+      case nothing, changed
+      case moved(String)
+      case deleted, appeared
+    }
     let snapshot = state.withLock { state -> (path: String, fd: Int32, signature: Signature?, subitems: Set<String>, rescan: Bool)? in
       state.evaluationScheduled = false
       state.lastEvaluation = DispatchTime.now().uptimeNanoseconds
       if state.removed { return nil }
       if state.ownAccesses > 0 && reporting { return nil }  // looked at again when the access ends
-      defer { state.pendingSubitems = []; state.needsRescan = false }
+      defer {
+        state.pendingSubitems = []
+        state.needsRescan = false
+      }
       return (state.path, state.fd, state.signature, state.pendingSubitems, state.needsRescan)
     }
     guard let snapshot else { return }
@@ -337,13 +352,23 @@ final class PresenterRegistration: Sendable {
     // A presenter that calls its completion handler or reader twice must not answer twice.
     let answered = Mutex(false)
     let done: @Sendable () -> Void = {
-      if answered.withLock({ old in defer { old = true }; return !old }) { finish() }
+      if answered.withLock({ old in
+        defer { old = true }
+        return !old
+      }) {
+        finish()
+      }
     }
     perform { [self] in
       let relinquish: @Sendable () -> Void = {
         let relinquished = Mutex(false)
         let handler: @Sendable ((@Sendable () -> Void)?) -> Void = { reacquirer in
-          guard relinquished.withLock({ old in defer { old = true }; return !old }) else { return }
+          guard
+            relinquished.withLock({ old in
+              defer { old = true }
+              return !old
+            })
+          else { return }
           if let reacquirer { self.state.withLock { $0.reacquirers[token, default: []].append(reacquirer) } }
           done()
         }

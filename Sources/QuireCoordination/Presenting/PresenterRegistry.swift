@@ -198,10 +198,12 @@ final class PresenterRegistry: Sendable {
       let group = DispatchGroup()
       for registration in targets {
         let current = registration.path
-        guard message.paths.contains(where: {
-          let relation = Relation(presenter: current, item: $0)
-          return relation == .same || relation == .descendant
-        }) else { continue }
+        guard
+          message.paths.contains(where: {
+            let relation = Relation(presenter: current, item: $0)
+            return relation == .same || relation == .descendant
+          })
+        else { continue }
         group.enter()
         registration.prepare(message.kind, withoutChanges: message.withoutChanges, token: message.token) { group.leave() }
       }

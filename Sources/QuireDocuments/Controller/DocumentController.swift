@@ -192,7 +192,9 @@ public final class DocumentController {
     do {
       list = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: listURL))
     } catch {
-      throw QuireError(.invalidContent, "Cannot read the template list \(QuireError.name(listURL)): it is missing or not a JSON object of names to descriptions.", url: listURL)
+      throw QuireError(
+        .invalidContent, "Cannot read the template list \(QuireError.name(listURL)): it is missing or not a JSON object of names to descriptions.", url: listURL
+      )
     }
     return list.keys.sorted().compactMap { name in
       guard !name.contains("/"), name != "..", name != "." else { return nil }

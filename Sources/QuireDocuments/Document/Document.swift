@@ -205,7 +205,8 @@ open class Document {
   /// against the last version read or saved, as one undoable change. The default refuses:
   /// only text documents merge.
   open func merge(with theirs: Data, ofType type: UTType) throws -> MergeOutcome {
-    throw QuireError(.unsupportedType, "\(QuireError.name(fileURL)) cannot be merged: only text documents merge. Choose keep mine, take theirs or keep both.", url: fileURL)
+    throw QuireError(
+      .unsupportedType, "\(QuireError.name(fileURL)) cannot be merged: only text documents merge. Choose keep mine, take theirs or keep both.", url: fileURL)
   }
 
   /// The type assumed when neither the caller nor the file name says (a file without an
@@ -442,7 +443,8 @@ open class Document {
       }
     }
     if isReadOnlyVersion {
-      throw QuireError(.permissionDenied, "This is a kept version of \(QuireError.name(fileURL)), open read-only. Restore it into the document to save it.", url: fileURL)
+      throw QuireError(
+        .permissionDenied, "This is a kept version of \(QuireError.name(fileURL)), open read-only. Restore it into the document to save it.", url: fileURL)
     }
     let saveType = try type ?? fileType ?? resolvedType()
     let contents = try storedContents(forType: saveType)
@@ -665,7 +667,8 @@ open class Document {
       outcome.copyURL = copy
     case .merge:
       guard case .file(let data) = theirContents else {
-        throw QuireError(.unsupportedType, "\(QuireError.name(fileURL)) is a package and cannot be merged. Choose keep mine, take theirs or keep both.", url: fileURL)
+        throw QuireError(
+          .unsupportedType, "\(QuireError.name(fileURL)) is a package and cannot be merged. Choose keep mine, take theirs or keep both.", url: fileURL)
       }
       outcome.mergeConflicts = try merge(with: data, ofType: try resolvedType()).conflicts
     }
@@ -697,7 +700,9 @@ open class Document {
 
   private func requireVersionStore() throws(QuireError) -> VersionStore {
     guard let versionStore else {
-      throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) keeps no versions: it has no version store. Open it through a DocumentController, or set versionStore.", url: fileURL)
+      throw QuireError(
+        .invalidArgument, "\(QuireError.name(fileURL)) keeps no versions: it has no version store. Open it through a DocumentController, or set versionStore.",
+        url: fileURL)
     }
     return versionStore
   }

@@ -53,7 +53,8 @@ enum StoredContents {
           throw QuireError(.fileExists, "Cannot create \(QuireError.name(url)): an item with that name already exists. Choose another name.", url: url)
         }
         if info.st_mode & S_IFMT != S_IFDIR {
-          throw QuireError(.unsupportedType, "Cannot save \(QuireError.name(url)) as a package: a file that is not a folder is in the way. Save under another name.", url: url)
+          throw QuireError(
+            .unsupportedType, "Cannot save \(QuireError.name(url)) as a package: a file that is not a folder is in the way. Save under another name.", url: url)
         }
         existed = true
       case .failure: existed = false
@@ -103,7 +104,8 @@ enum PackageFingerprint {
     }
     let names: [String]
     do { names = try FileManager.default.contentsOfDirectory(atPath: path).sorted() } catch {
-      throw QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): the folder '\(path)' cannot be listed. Check its permissions.", url: url, cause: error)
+      throw QuireError(
+        .permissionDenied, "Cannot read \(QuireError.name(url)): the folder '\(path)' cannot be listed. Check its permissions.", url: url, cause: error)
     }
     for name in names {
       let childPath = path + "/" + name

@@ -189,7 +189,8 @@ public final class FileWrapper: CustomDebugStringConvertible {
       do {
         names = try FileManager.default.contentsOfDirectory(atPath: path)
       } catch {
-        throw QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): the folder '\(path)' cannot be listed. Check its permissions.", url: url, cause: error)
+        throw QuireError(
+          .permissionDenied, "Cannot read \(QuireError.name(url)): the folder '\(path)' cannot be listed. Check its permissions.", url: url, cause: error)
       }
       var children: [String: FileWrapper] = [:]
       for name in names {
@@ -229,12 +230,16 @@ public final class FileWrapper: CustomDebugStringConvertible {
   private static func readContents(of source: Source, mapped: Bool, url: URL?) throws -> Data {
     let fileURL = URL(fileURLWithPath: source.path)
     guard source.isUnchanged else {
-      throw QuireError(.invalidContent, "Cannot read '\(fileURL.lastPathComponent)': '\(source.path)' changed on disk after it was read. Read the document again.", url: url ?? fileURL)
+      throw QuireError(
+        .invalidContent, "Cannot read '\(fileURL.lastPathComponent)': '\(source.path)' changed on disk after it was read. Read the document again.",
+        url: url ?? fileURL)
     }
     do {
       return try Data(contentsOf: fileURL, options: mapped ? .mappedIfSafe : [])
     } catch {
-      throw QuireError(.permissionDenied, "Cannot read '\(fileURL.lastPathComponent)': '\(source.path)' is not readable. Check its permissions.", url: url ?? fileURL, cause: error)
+      throw QuireError(
+        .permissionDenied, "Cannot read '\(fileURL.lastPathComponent)': '\(source.path)' is not readable. Check its permissions.", url: url ?? fileURL,
+        cause: error)
     }
   }
 
@@ -485,7 +490,9 @@ public final class FileWrapper: CustomDebugStringConvertible {
         // The temporary name holds the new tree when swapped back, else the old one.
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(
-          error, step: swappedBack ? "flushing the folder after the swap" : "flushing the folder after the swap (the new contents are in place but may not be on disk yet)",
+          error,
+          step: swappedBack
+            ? "flushing the folder after the swap" : "flushing the folder after the swap (the new contents are in place but may not be on disk yet)",
           url: url)
       }
       // The old tree is no longer visible under `name`; removing it may fail without harm.
@@ -589,7 +596,8 @@ public final class FileWrapper: CustomDebugStringConvertible {
       let mode = fileAttributes.posixPermissions.map { mode_t($0) } ?? inheritedMode ?? 0o644
       if let source, let prefix = context.originalPrefix, source.path.hasPrefix(prefix),
         fileAttributes.posixPermissions == nil || fileAttributes.posixPermissions == source.mode,
-        fileAttributes.modificationDate == nil || fileAttributes.modificationDate == Date(timeIntervalSince1970: Double(source.modified.tv_sec) + Double(source.modified.tv_nsec) / 1e9),
+        fileAttributes.modificationDate == nil
+          || fileAttributes.modificationDate == Date(timeIntervalSince1970: Double(source.modified.tv_sec) + Double(source.modified.tv_nsec) / 1e9),
         source.isUnchanged,
         case .success = FileWrapperSyscalls.linkat(source.path, dir, name)
       {
@@ -641,11 +649,18 @@ public final class FileWrapper: CustomDebugStringConvertible {
     let folder = url.deletingLastPathComponent().path
     switch error {
     case .noSpace, .diskQuotaExceeded:
-      return QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): the disk is full (\(step)). Free some space and save again; the previous version is untouched.", url: url, cause: error)
+      return QuireError(
+        .systemCallFailed,
+        "Cannot save \(QuireError.name(url)): the disk is full (\(step)). Free some space and save again; the previous version is untouched.", url: url,
+        cause: error)
     case .permissionDenied, .notPermitted, .readOnlyFileSystem:
-      return QuireError(.permissionDenied, "Cannot save \(QuireError.name(url)): '\(folder)' is not writable (\(step)). Use \"save as\" to keep a copy elsewhere.", url: url, cause: error)
+      return QuireError(
+        .permissionDenied, "Cannot save \(QuireError.name(url)): '\(folder)' is not writable (\(step)). Use \"save as\" to keep a copy elsewhere.", url: url,
+        cause: error)
     case .noSuchFileOrDirectory:
-      return QuireError(.fileMissing, "Cannot save \(QuireError.name(url)): the folder '\(folder)' is gone (\(step)). Use \"save as\" to choose another place.", url: url, cause: error)
+      return QuireError(
+        .fileMissing, "Cannot save \(QuireError.name(url)): the folder '\(folder)' is gone (\(step)). Use \"save as\" to choose another place.", url: url,
+        cause: error)
     default:
       return QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): \(step) failed. The previous version is untouched.", url: url, cause: error)
     }

@@ -1,9 +1,9 @@
+internal import CQuireSystem
 import Foundation
 import Glibc
 import QuireTypes
 import Synchronization
 public import SystemPackage
-internal import CQuireSystem
 
 /// The system calls that writing a ``FileWrapper`` (and a ``VersionStore``) makes.
 ///

@@ -127,10 +127,13 @@ open class TextBundleDocument: MarkdownDocument {
   public func addAsset(_ data: Data, named name: String, at offset: Int? = nil) throws -> TextBundle.AssetReference {
     try checkEditable()
     guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"), name.utf8.count <= 255 else {
-      throw QuireError(.invalidArgument, "Cannot add '\(name)' to \(QuireError.name(fileURL)): an asset needs a plain file name such as photo.png (no '/', not empty).", url: fileURL)
+      throw QuireError(
+        .invalidArgument, "Cannot add '\(name)' to \(QuireError.name(fileURL)): an asset needs a plain file name such as photo.png (no '/', not empty).",
+        url: fileURL)
     }
     if let offset, offset < 0 || offset > storage.utf8Count {
-      throw QuireError(.invalidArgument, "Cannot add '\(name)' at offset \(offset) of \(QuireError.name(fileURL)): the text has \(storage.utf8Count) bytes.", url: fileURL)
+      throw QuireError(
+        .invalidArgument, "Cannot add '\(name)' at offset \(offset) of \(QuireError.name(fileURL)): the text has \(storage.utf8Count) bytes.", url: fileURL)
     }
     let reference = bundle.addAsset(data, preferredFilename: name)
     do {

@@ -23,7 +23,8 @@ enum TextPackArchive {
       if !FileManager.default.fileExists(atPath: url.path) {
         throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
       }
-      throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)) as a textpack: it is not a zip archive. The file may be damaged.", url: url, cause: error)
+      throw QuireError(
+        .invalidContent, "Cannot open \(QuireError.name(url)) as a textpack: it is not a zip archive. The file may be damaged.", url: url, cause: error)
     }
     return try read(archive, url: url)
   }
@@ -34,7 +35,8 @@ enum TextPackArchive {
     do {
       archive = try Archive(data: data, accessMode: .read)
     } catch {
-      throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)) as a textpack: it is not a zip archive. The file may be damaged.", url: url, cause: error)
+      throw QuireError(
+        .invalidContent, "Cannot open \(QuireError.name(url)) as a textpack: it is not a zip archive. The file may be damaged.", url: url, cause: error)
     }
     return try read(archive, url: url)
   }
@@ -47,11 +49,13 @@ enum TextPackArchive {
     for entry in archive {
       count += 1
       guard count <= maximumEntries else {
-        throw QuireError(.limitExceeded, "Cannot open \(QuireError.name(url)): it has more than \(maximumEntries) entries, more than a textpack holds.", url: url)
+        throw QuireError(
+          .limitExceeded, "Cannot open \(QuireError.name(url)): it has more than \(maximumEntries) entries, more than a textpack holds.", url: url)
       }
       let parts = entry.path.split(separator: "/").map(String.init)
       guard !entry.path.hasPrefix("/"), !parts.contains(".."), !entry.path.contains("\0") else {
-        throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)): it holds an entry named '\(entry.path)' that points outside the archive.", url: url)
+        throw QuireError(
+          .invalidContent, "Cannot open \(QuireError.name(url)): it holds an entry named '\(entry.path)' that points outside the archive.", url: url)
       }
       if parts.first == "__MACOSX" || parts.last == ".DS_Store" { continue }
       entries.append((parts, entry))
@@ -114,7 +118,8 @@ enum TextPackArchive {
     } catch let error as QuireError {
       throw error
     } catch {
-      throw QuireError(.libraryFailure, "Cannot save \(QuireError.name(url)): making its zip archive failed. The previous version is untouched.", url: url, cause: error)
+      throw QuireError(
+        .libraryFailure, "Cannot save \(QuireError.name(url)): making its zip archive failed. The previous version is untouched.", url: url, cause: error)
     }
   }
 
@@ -122,7 +127,9 @@ enum TextPackArchive {
     let date = wrapper.fileAttributes.modificationDate ?? Date()
     switch wrapper.kind {
     case .directory:
-      try archive.addEntry(with: path + "/", type: .directory, uncompressedSize: 0, modificationDate: date, permissions: 0o755) { (_: Int64, _: Int) -> Data in Data() }
+      try archive.addEntry(with: path + "/", type: .directory, uncompressedSize: 0, modificationDate: date, permissions: 0o755) { (_: Int64, _: Int) -> Data in
+        Data()
+      }
       for (name, child) in (wrapper.fileWrappers ?? [:]).sorted(by: { $0.key < $1.key }) {
         try add(child, path: path + "/" + name, to: archive)
       }

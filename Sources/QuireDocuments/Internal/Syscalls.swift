@@ -1,5 +1,6 @@
 import CQuireSystem
 import Foundation
+import Synchronization
 public import SystemPackage
 
 #if canImport(Glibc)
@@ -100,8 +101,6 @@ private final class Counter: Sendable {
   }
   var steps: [SaveStep] { state.withLock { $0 } }
 }
-
-import Synchronization
 
 /// The raw system calls of saving and reading, in one place.
 ///

@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireTypes
 import QuireFormats
+public import QuireTypes
 
 /// A Markdown document: a ``PlainTextDocument`` with an outline of its headings and a word
 /// count, both read through libcmark.

@@ -56,8 +56,11 @@ public enum TextMerge {
       text = ""
     }
     let marker = "<<<<<<< \(mineLabel)"
-    let conflicts = output.automergeable != 0 ? 0 : text.split(separator: "\n", omittingEmptySubsequences: false)
-      .count { $0.hasPrefix(marker) }
+    let conflicts =
+      output.automergeable != 0
+      ? 0
+      : text.split(separator: "\n", omittingEmptySubsequences: false)
+        .count { $0.hasPrefix(marker) }
     return Result(text: text, conflicts: conflicts)
   }
 

@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireFormats
 import Glibc
+public import QuireFormats
 import QuireTypes
 import SystemPackage
 
@@ -131,7 +131,9 @@ public final class PDFDocument {
     let base = (folder ?? URL(fileURLWithPath: NSTemporaryDirectory())).path
     var template = Array((base + "/quire-pdf-XXXXXX").utf8CString)
     guard let path = mkdtemp(&template) else {  // mkdtemp makes it 0700
-      throw QuireError(.systemCallFailed, "Cannot open a PDF: no private temporary folder could be made in '\(base)'. Check that it is writable.", cause: Errno(rawValue: errno))
+      throw QuireError(
+        .systemCallFailed, "Cannot open a PDF: no private temporary folder could be made in '\(base)'. Check that it is writable.",
+        cause: Errno(rawValue: errno))
     }
     return URL(fileURLWithPath: String(cString: path), isDirectory: true)
   }
@@ -152,11 +154,17 @@ public final class PDFDocument {
     switch FileWrapperSyscalls.openat(AT_FDCWD, snapshot.path, O_WRONLY | O_CREAT | O_EXCL, 0o600) {
     case .success(let fd): destination = fd
     case .failure(let error):
-      throw QuireError(.systemCallFailed, "Cannot open \(QuireError.name(url)): its private copy in '\(snapshot.deletingLastPathComponent().path)' cannot be made. Check that the temporary folder is writable.", url: url, cause: error)
+      throw QuireError(
+        .systemCallFailed,
+        "Cannot open \(QuireError.name(url)): its private copy in '\(snapshot.deletingLastPathComponent().path)' cannot be made. Check that the temporary folder is writable.",
+        url: url, cause: error)
     }
     defer { FileWrapperSyscalls.close(destination) }
     if case .failure(let error) = FileWrapperSyscalls.cloneOrCopy(from: source, to: destination) {
-      throw QuireError(.systemCallFailed, "Cannot open \(QuireError.name(url)): copying it to '\(snapshot.deletingLastPathComponent().path)' failed (is the disk full?). Free some space and open it again.", url: url, cause: error)
+      throw QuireError(
+        .systemCallFailed,
+        "Cannot open \(QuireError.name(url)): copying it to '\(snapshot.deletingLastPathComponent().path)' failed (is the disk full?). Free some space and open it again.",
+        url: url, cause: error)
     }
   }
 
@@ -232,7 +240,9 @@ public final class PDFDocument {
     do {
       return try body()
     } catch let error as QuireError where error.code == .invalidArgument {
-      throw QuireError(.invalidContent, "Cannot read page \(index + 1) of \(QuireError.name(documentURL)): poppler found it damaged. The other pages may still be readable.", url: documentURL, cause: error)
+      throw QuireError(
+        .invalidContent, "Cannot read page \(index + 1) of \(QuireError.name(documentURL)): poppler found it damaged. The other pages may still be readable.",
+        url: documentURL, cause: error)
     }
   }
 
@@ -295,7 +305,10 @@ public final class PDFDocument {
 
   private func apply(_ operation: PDFPageOperation, _ change: (inout [Page]) -> Void) throws {
     guard allowsDocumentAssembly else {
-      throw QuireError(.permissionDenied, "Cannot change the pages of \(QuireError.name(documentURL)): its security settings forbid assembling it. Open it with the owner password.", url: documentURL)
+      throw QuireError(
+        .permissionDenied,
+        "Cannot change the pages of \(QuireError.name(documentURL)): its security settings forbid assembling it. Open it with the owner password.",
+        url: documentURL)
     }
     let before = pages
     change(&pages)
@@ -305,7 +318,10 @@ public final class PDFDocument {
 
   private func checkRange(_ range: Range<Int>) throws {
     guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= pages.count else {
-      throw QuireError(.invalidArgument, "\(QuireError.name(documentURL)) has no pages \(range.lowerBound + 1)–\(range.upperBound): it has \(pages.count) page\(pages.count == 1 ? "" : "s").", url: documentURL)
+      throw QuireError(
+        .invalidArgument,
+        "\(QuireError.name(documentURL)) has no pages \(range.lowerBound + 1)–\(range.upperBound): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
+        url: documentURL)
     }
   }
 
@@ -358,10 +374,12 @@ public final class PDFDocument {
   /// - Throws: ``QuireError`` when `url` is not a readable PDF, or `index` is out of range.
   public func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
     guard index >= 0, index <= pages.count else {
-      throw QuireError(.invalidArgument, "Cannot insert pages at \(index + 1) in \(QuireError.name(documentURL)): it has \(pages.count) pages.", url: documentURL)
+      throw QuireError(
+        .invalidArgument, "Cannot insert pages at \(index + 1) in \(QuireError.name(documentURL)): it has \(pages.count) pages.", url: documentURL)
     }
     guard allowsDocumentAssembly else {
-      throw QuireError(.permissionDenied, "Cannot change the pages of \(QuireError.name(documentURL)): its security settings forbid assembling it.", url: documentURL)
+      throw QuireError(
+        .permissionDenied, "Cannot change the pages of \(QuireError.name(documentURL)): its security settings forbid assembling it.", url: documentURL)
     }
     let source = try addSource(url: url.standardizedFileURL, password: password)
     let number = sources.count - 1
@@ -465,7 +483,9 @@ public final class PDFDocument {
     do {
       return try Data(contentsOf: temporary)
     } catch {
-      throw QuireError(.systemCallFailed, "Cannot save \(QuireError.name(documentURL)): the PDF libqpdf wrote could not be read back from '\(snapshotFolder.path)'.", url: documentURL, cause: error)
+      throw QuireError(
+        .systemCallFailed, "Cannot save \(QuireError.name(documentURL)): the PDF libqpdf wrote could not be read back from '\(snapshotFolder.path)'.",
+        url: documentURL, cause: error)
     }
   }
 
@@ -475,11 +495,15 @@ public final class PDFDocument {
   private func saveError(_ error: Errno, url: URL) -> QuireError {
     switch error {
     case .noSpace, .diskQuotaExceeded:
-      QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): the disk is full. Free some space and save again; the original is untouched.", url: url, cause: error)
+      QuireError(
+        .systemCallFailed, "Cannot save \(QuireError.name(url)): the disk is full. Free some space and save again; the original is untouched.", url: url,
+        cause: error)
     case .permissionDenied, .notPermitted, .readOnlyFileSystem:
-      QuireError(.permissionDenied, "Cannot save \(QuireError.name(url)): its folder is not writable. Use \"save as\" to keep a copy elsewhere.", url: url, cause: error)
+      QuireError(
+        .permissionDenied, "Cannot save \(QuireError.name(url)): its folder is not writable. Use \"save as\" to keep a copy elsewhere.", url: url, cause: error)
     default:
-      QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): writing it beside the original failed. The original is untouched.", url: url, cause: error)
+      QuireError(
+        .systemCallFailed, "Cannot save \(QuireError.name(url)): writing it beside the original failed. The original is untouched.", url: url, cause: error)
     }
   }
 }

@@ -1,6 +1,6 @@
+internal import CQPDF
 import Foundation
 import QuireTypes
-internal import CQPDF
 
 /// One PDF opened with libqpdf's C API, for reading page dictionaries and writing page edits.
 ///
@@ -114,7 +114,8 @@ final class QPDFFile {
       // harmlessly and the page is not written.
       let kept = Set(pages.filter { $0.file === self }.map(\.index))
       for (index, page) in ownPages.enumerated() where !kept.contains(index) {
-        let id = qpdf_oh_get_object_id(handle, page), generation = qpdf_oh_get_generation(handle, page)
+        let id = qpdf_oh_get_object_id(handle, page)
+        let generation = qpdf_oh_get_generation(handle, page)
         if id > 0 { qpdf_replace_object(handle, id, generation, qpdf_oh_new_null(handle)) }
       }
       try check("dropping the removed pages")

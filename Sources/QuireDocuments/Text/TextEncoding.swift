@@ -29,31 +29,32 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable, CustomString
     let refusal = "It is refused for editing, so it is never rewritten; open it with a program for its type."
     let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<(TextStorage, TextEncoding), QuireError> in
       Result { () throws(QuireError) -> (TextStorage, TextEncoding) in
-      if raw.starts(with: [0xEF, 0xBB, 0xBF]) {
-        try check(UnsafeRawBufferPointer(rebasing: raw[3...]), offset: 3, refusal)
-        return (TextStorage(trustedUTF8: data, from: 3), .utf8WithBOM)
-      }
-      if raw.starts(with: [0xFF, 0xFE]) || raw.starts(with: [0xFE, 0xFF]) {
-        let little = raw[0] == 0xFF
-        let body = UnsafeRawBufferPointer(rebasing: raw[2...])
-        guard body.count % 2 == 0 else {
-          throw QuireError(.invalidContent, "it starts as UTF-16 but has an odd number of bytes. \(refusal)")
+        if raw.starts(with: [0xEF, 0xBB, 0xBF]) {
+          try check(UnsafeRawBufferPointer(rebasing: raw[3...]), offset: 3, refusal)
+          return (TextStorage(trustedUTF8: data, from: 3), .utf8WithBOM)
         }
-        var units = [UInt16](repeating: 0, count: body.count / 2)
-        for i in units.indices {
-          let a = UInt16(body[2 * i]), b = UInt16(body[2 * i + 1])
-          units[i] = little ? a | b << 8 : a << 8 | b
+        if raw.starts(with: [0xFF, 0xFE]) || raw.starts(with: [0xFE, 0xFF]) {
+          let little = raw[0] == 0xFF
+          let body = UnsafeRawBufferPointer(rebasing: raw[2...])
+          guard body.count % 2 == 0 else {
+            throw QuireError(.invalidContent, "it starts as UTF-16 but has an odd number of bytes. \(refusal)")
+          }
+          var units = [UInt16](repeating: 0, count: body.count / 2)
+          for i in units.indices {
+            let a = UInt16(body[2 * i])
+            let b = UInt16(body[2 * i + 1])
+            units[i] = little ? a | b << 8 : a << 8 | b
+          }
+          if let nul = units.firstIndex(of: 0) {
+            throw QuireError(.invalidContent, "it holds a NUL character at byte \(2 + 2 * nul), so it is binary data, not text. \(refusal)")
+          }
+          guard let string = String(validating: units, as: UTF16.self) else {
+            throw QuireError(.invalidContent, "it is not valid UTF-16 (an unpaired surrogate). \(refusal)")
+          }
+          return (TextStorage(string), little ? .utf16LittleEndian : .utf16BigEndian)
         }
-        if let nul = units.firstIndex(of: 0) {
-          throw QuireError(.invalidContent, "it holds a NUL character at byte \(2 + 2 * nul), so it is binary data, not text. \(refusal)")
-        }
-        guard let string = String(validating: units, as: UTF16.self) else {
-          throw QuireError(.invalidContent, "it is not valid UTF-16 (an unpaired surrogate). \(refusal)")
-        }
-        return (TextStorage(string), little ? .utf16LittleEndian : .utf16BigEndian)
-      }
-      try check(raw, offset: 0, refusal)
-      return (TextStorage(trustedUTF8: data, from: 0), .utf8)
+        try check(raw, offset: 0, refusal)
+        return (TextStorage(trustedUTF8: data, from: 0), .utf8)
       }
     }
     return try result.get()
@@ -87,9 +88,11 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable, CustomString
       bytes.reserveCapacity(2 + storage.utf8Count * 2)
       for unit in storage.string.utf16 {
         if little {
-          bytes.append(UInt8(unit & 0xFF)); bytes.append(UInt8(unit >> 8))
+          bytes.append(UInt8(unit & 0xFF))
+          bytes.append(UInt8(unit >> 8))
         } else {
-          bytes.append(UInt8(unit >> 8)); bytes.append(UInt8(unit & 0xFF))
+          bytes.append(UInt8(unit >> 8))
+          bytes.append(UInt8(unit & 0xFF))
         }
       }
       return Data(bytes)

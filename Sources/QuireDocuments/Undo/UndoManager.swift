@@ -293,7 +293,6 @@ public final class UndoManager {
   }
 }
 
-
 /// Keeps an observation alive until ``cancel()``.
 @MainActor
 public final class ObservationToken {

@@ -129,7 +129,9 @@ public struct VersionStore: Sendable {
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
-      throw QuireError(.permissionDenied, "Cannot keep a version of \(QuireError.name(url)): it is not readable. Check its permissions; the save did not start.", url: url, cause: error)
+      throw QuireError(
+        .permissionDenied, "Cannot keep a version of \(QuireError.name(url)): it is not readable. Check its permissions; the save did not start.", url: url,
+        cause: error)
     }
     return try record(data, ofItemAt: path, info: info, size: data.count, isPackage: false)
   }
@@ -192,7 +194,9 @@ public struct VersionStore: Sendable {
     }
     let names: [String]
     do { names = try FileManager.default.contentsOfDirectory(atPath: path).sorted() } catch {
-      throw QuireError(.permissionDenied, "Cannot keep a version of \(QuireError.name(url)): '\(path)' cannot be listed. Check its permissions; the save did not start.", url: url, cause: error)
+      throw QuireError(
+        .permissionDenied, "Cannot keep a version of \(QuireError.name(url)): '\(path)' cannot be listed. Check its permissions; the save did not start.",
+        url: url, cause: error)
     }
     for name in names {
       let childPath = path + "/" + name
@@ -209,7 +213,10 @@ public struct VersionStore: Sendable {
       case S_IFREG:
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: childPath), options: .mappedIfSafe) } catch {
-          throw QuireError(.permissionDenied, "Cannot keep a version of \(QuireError.name(url)): '\(childPath)' is not readable. Check its permissions; the save did not start.", url: url, cause: error)
+          throw QuireError(
+            .permissionDenied,
+            "Cannot keep a version of \(QuireError.name(url)): '\(childPath)' is not readable. Check its permissions; the save did not start.", url: url,
+            cause: error)
         }
         let hash = ContentDigest.sha256(data)
         let object = objects.appendingPathComponent(hash)
@@ -230,7 +237,10 @@ public struct VersionStore: Sendable {
     } catch let error as QuireError {
       throw error
     } catch {
-      throw QuireError(.invalidContent, "The kept version of '\(version.originalURL.lastPathComponent)' from \(version.savedDate) is damaged: its manifest cannot be read. Choose another version.", url: version.originalURL, cause: error)
+      throw QuireError(
+        .invalidContent,
+        "The kept version of '\(version.originalURL.lastPathComponent)' from \(version.savedDate) is damaged: its manifest cannot be read. Choose another version.",
+        url: version.originalURL, cause: error)
     }
   }
 
@@ -249,7 +259,10 @@ public struct VersionStore: Sendable {
       guard let name = parts.last, !parts.contains(".."), !parts.contains(".") else { continue }
       var folder = root
       for part in parts.dropLast() {
-        guard let next = folder.fileWrappers?[part], next.isDirectory else { folder = root; break }
+        guard let next = folder.fileWrappers?[part], next.isDirectory else {
+          folder = root
+          break
+        }
         folder = next
       }
       let child: FileWrapper
@@ -262,7 +275,10 @@ public struct VersionStore: Sendable {
         guard let hash = entry.sha256, hash.allSatisfy(\.isHexDigit) else { continue }
         let data: Data
         do { data = try Data(contentsOf: objects.appendingPathComponent(hash), options: .mappedIfSafe) } catch {
-          throw QuireError(.fileMissing, "Cannot open the version of '\(version.originalURL.lastPathComponent)' kept \(version.savedDate): its file '\(entry.path)' is gone from the store. Choose another version.", url: version.originalURL, cause: error)
+          throw QuireError(
+            .fileMissing,
+            "Cannot open the version of '\(version.originalURL.lastPathComponent)' kept \(version.savedDate): its file '\(entry.path)' is gone from the store. Choose another version.",
+            url: version.originalURL, cause: error)
         }
         child = FileWrapper(regularFileWithContents: data)
       }
@@ -297,7 +313,10 @@ public struct VersionStore: Sendable {
     do {
       return try Data(contentsOf: readOnlyURL(of: version))
     } catch {
-      throw QuireError(.fileMissing, "Cannot open the version of '\(version.originalURL.lastPathComponent)' kept \(version.savedDate): its stored content is gone from '\(objects.path)'. Choose another version.", url: version.originalURL, cause: error)
+      throw QuireError(
+        .fileMissing,
+        "Cannot open the version of '\(version.originalURL.lastPathComponent)' kept \(version.savedDate): its stored content is gone from '\(objects.path)'. Choose another version.",
+        url: version.originalURL, cause: error)
     }
   }
 
@@ -339,7 +358,9 @@ public struct VersionStore: Sendable {
     try withLock {
       _ = try keepVersionLocked(of: restoration.url)
       if unlink(restoration.url.path) != 0, errno != ENOENT {
-        throw QuireError(.systemCallFailed, "Cannot undo restoring \(QuireError.name(restoration.url)): removing it failed.", url: restoration.url, cause: Errno(rawValue: errno))
+        throw QuireError(
+          .systemCallFailed, "Cannot undo restoring \(QuireError.name(restoration.url)): removing it failed.", url: restoration.url,
+          cause: Errno(rawValue: errno))
       }
     }
   }
@@ -396,12 +417,18 @@ public struct VersionStore: Sendable {
     let url = indexURL(forPath: path)
     guard case .success(let info) = FileWrapperSyscalls.lstat(url.path) else { return Index(path: path, versions: []) }
     guard info.st_mode & S_IFMT == S_IFREG else {
-      throw QuireError(.invalidContent, "The version history of '\(URL(fileURLWithPath: path).lastPathComponent)' at '\(url.path)' is not a regular file. Remove it to start a new history.", url: url)
+      throw QuireError(
+        .invalidContent,
+        "The version history of '\(URL(fileURLWithPath: path).lastPathComponent)' at '\(url.path)' is not a regular file. Remove it to start a new history.",
+        url: url)
     }
     do {
       return try JSONDecoder().decode(Index.self, from: Data(contentsOf: url))
     } catch {
-      throw QuireError(.invalidContent, "The version history of '\(URL(fileURLWithPath: path).lastPathComponent)' at '\(url.path)' is damaged. Remove it to start a new history.", url: url, cause: error)
+      throw QuireError(
+        .invalidContent,
+        "The version history of '\(URL(fileURLWithPath: path).lastPathComponent)' at '\(url.path)' is damaged. Remove it to start a new history.", url: url,
+        cause: error)
     }
   }
 
@@ -432,7 +459,8 @@ public struct VersionStore: Sendable {
     let lockPath = root.appendingPathComponent("lock").path
     let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
-      throw QuireError(.permissionDenied, "Cannot use the version store at '\(root.path)': its lock file cannot be opened.", url: root, cause: Errno(rawValue: errno))
+      throw QuireError(
+        .permissionDenied, "Cannot use the version store at '\(root.path)': its lock file cannot be opened.", url: root, cause: Errno(rawValue: errno))
     }
     defer { close(fd) }
     while flock(fd, LOCK_EX) != 0 && errno == EINTR {}

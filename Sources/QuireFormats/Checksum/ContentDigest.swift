@@ -1,5 +1,5 @@
-public import Foundation
 internal import CPoppler
+public import Foundation
 
 /// A SHA-256 digest of content, computed with GLib's `GChecksum` (GLib is already linked
 /// through poppler-glib, so no other library is needed).

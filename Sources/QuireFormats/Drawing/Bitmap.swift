@@ -1,6 +1,6 @@
+internal import CPoppler
 public import Foundation
 import QuireTypes
-internal import CPoppler
 
 /// An ARGB image in memory, drawn by cairo: what renderers produce and PNG encoders take.
 ///
@@ -59,7 +59,10 @@ public final class Bitmap {
     let base = cairo_image_surface_get_data(surface)!
     let word = (base + y * stride + x * 4).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
     let opaqueFormat = cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24
-    let a = opaqueFormat ? 255 : UInt8(word >> 24), r = UInt8((word >> 16) & 0xff), g = UInt8((word >> 8) & 0xff), b = UInt8(word & 0xff)
+    let a = opaqueFormat ? 255 : UInt8(word >> 24)
+    let r = UInt8((word >> 16) & 0xff)
+    let g = UInt8((word >> 8) & 0xff)
+    let b = UInt8(word & 0xff)
     guard a != 0 else { return (0, 0, 0, 0) }
     func straight(_ c: UInt8) -> UInt8 { UInt8(min(255, Int(c) * 255 / Int(a))) }
     return (straight(r), straight(g), straight(b), a)
@@ -71,11 +74,13 @@ public final class Bitmap {
     final class Sink { var data = Data() }
     let sink = Sink()
     let status = withExtendedLifetime(sink) {
-      cairo_surface_write_to_png_stream(surface, { closure, bytes, length in
-        guard let closure, let bytes else { return CAIRO_STATUS_WRITE_ERROR }
-        Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().data.append(bytes, count: Int(length))
-        return CAIRO_STATUS_SUCCESS
-      }, Unmanaged.passUnretained(sink).toOpaque())
+      cairo_surface_write_to_png_stream(
+        surface,
+        { closure, bytes, length in
+          guard let closure, let bytes else { return CAIRO_STATUS_WRITE_ERROR }
+          Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().data.append(bytes, count: Int(length))
+          return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(sink).toOpaque())
     }
     guard status == CAIRO_STATUS_SUCCESS else {
       throw QuireError(.libraryFailure, "cairo could not encode a \(width)×\(height) PNG: \(String(cString: cairo_status_to_string(status))).")

@@ -1,7 +1,7 @@
-import Foundation
-import QuireTypes
 internal import CPango
 internal import CPoppler
+import Foundation
+import QuireTypes
 
 /// A rectangle in a canvas's current units.
 public struct Rect: Sendable, Hashable {

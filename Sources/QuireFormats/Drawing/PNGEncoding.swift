@@ -1,7 +1,7 @@
-public import Foundation
-import QuireTypes
 internal import CPNG
 internal import CPoppler
+public import Foundation
+import QuireTypes
 
 /// How ``Bitmap/pngData(text:options:)`` compresses.
 ///
@@ -83,8 +83,7 @@ extension Bitmap {
     let keys = text.map { strdup($0.key) }
     let values = text.map { strdup($0.value) }
     defer {
-      keys.forEach { free($0) }
-      values.forEach { free($0) }
+      for pointer in keys + values { free(pointer) }
     }
     let status: Int32 = keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { keyPointers in
       values.map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
@@ -125,20 +124,25 @@ extension Bitmap {
   /// Decodes PNG bytes into a bitmap (through cairo's PNG reader).
   /// - Throws: ``QuireError`` (`.invalidContent`) when `data` is not a PNG cairo can read.
   public convenience init(pngData data: Data) throws {
-    final class Source { let data: Data; var offset = 0; init(_ data: Data) { self.data = data } }
+    final class Source {
+      let data: Data
+      var offset = 0
+      init(_ data: Data) { self.data = data }
+    }
     let source = Source(data)
     let surface = withExtendedLifetime(source) {
-      cairo_image_surface_create_from_png_stream({ closure, buffer, length in
-        guard let closure, let buffer else { return CAIRO_STATUS_READ_ERROR }
-        let source = Unmanaged<Source>.fromOpaque(closure).takeUnretainedValue()
-        let count = Int(length)
-        guard source.offset + count <= source.data.count else { return CAIRO_STATUS_READ_ERROR }
-        source.data.withUnsafeBytes { raw in
-          buffer.update(from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + source.offset, count: count)
-        }
-        source.offset += count
-        return CAIRO_STATUS_SUCCESS
-      }, Unmanaged.passUnretained(source).toOpaque())
+      cairo_image_surface_create_from_png_stream(
+        { closure, buffer, length in
+          guard let closure, let buffer else { return CAIRO_STATUS_READ_ERROR }
+          let source = Unmanaged<Source>.fromOpaque(closure).takeUnretainedValue()
+          let count = Int(length)
+          guard source.offset + count <= source.data.count else { return CAIRO_STATUS_READ_ERROR }
+          source.data.withUnsafeBytes { raw in
+            buffer.update(from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + source.offset, count: count)
+          }
+          source.offset += count
+          return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(source).toOpaque())
     }
     guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
       if let surface { cairo_surface_destroy(surface) }

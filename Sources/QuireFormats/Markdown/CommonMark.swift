@@ -1,6 +1,6 @@
+internal import CCmark
 import Foundation
 import QuireTypes
-internal import CCmark
 
 /// Markdown through libcmark, the CommonMark reference implementation.
 ///
@@ -36,9 +36,13 @@ public enum CommonMark {
     var text = markdown
     return try text.withUTF8 { bytes in
       let flags = options.rawValue | CMARK_OPT_VALIDATE_UTF8
-      guard let html = bytes.withMemoryRebound(to: CChar.self, { raw in
-        cmark_markdown_to_html(raw.baseAddress, raw.count, flags)
-      }) else {
+      guard
+        let html = bytes.withMemoryRebound(
+          to: CChar.self,
+          { raw in
+            cmark_markdown_to_html(raw.baseAddress, raw.count, flags)
+          })
+      else {
         throw QuireError(.libraryFailure, "libcmark could not render the Markdown to HTML (out of memory).")
       }
       defer { free(html) }

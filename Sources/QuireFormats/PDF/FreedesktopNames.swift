@@ -1,6 +1,6 @@
+internal import CPoppler
 import Foundation
 import QuireTypes
-internal import CPoppler
 
 /// File URIs and MD5 names computed by GLib, exactly as GNOME's thumbnail factory does.
 ///

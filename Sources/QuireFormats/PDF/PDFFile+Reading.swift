@@ -1,6 +1,6 @@
+internal import CPoppler
 public import Foundation
 import QuireTypes
-internal import CPoppler
 
 /// A PDF's document information: the Info dictionary (and XMP) as poppler reads it.
 public struct PDFMetadata: Sendable, Hashable, Codable {
@@ -116,7 +116,8 @@ extension PDFFile {
   public func find(_ text: String, onPage index: Int, caseSensitive: Bool = false) throws -> [PDFRect] {
     guard !text.isEmpty else { return [] }
     return try withPage(index) { page in
-      var height = 0.0, width = 0.0
+      var height = 0.0
+      var width = 0.0
       poppler_page_get_size(page, &width, &height)
       let flags = caseSensitive ? POPPLER_FIND_CASE_SENSITIVE : POPPLER_FIND_DEFAULT
       guard let list = poppler_page_find_text_with_options(page, text, flags) else { return [] }

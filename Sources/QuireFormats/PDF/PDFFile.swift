@@ -1,6 +1,6 @@
+internal import CPoppler
 public import Foundation
 import QuireTypes
-internal import CPoppler
 
 /// A PDF opened with poppler-glib for reading and rendering.
 ///
@@ -45,9 +45,10 @@ public final class PDFFile {
 
   private static func error(from error: UnsafeMutablePointer<GError>?, url: URL) -> QuireError {
     let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-    let encrypted = error.map {
-      $0.pointee.domain == poppler_error_quark() && $0.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue)
-    } ?? false
+    let encrypted =
+      error.map {
+        $0.pointee.domain == poppler_error_quark() && $0.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue)
+      } ?? false
     if let error { cpoppler_error_release(error) }
     if encrypted {
       return QuireError(
@@ -98,7 +99,8 @@ public final class PDFFile {
   /// its crop box used, as it is displayed.
   public func pageSize(at index: Int) throws -> (width: Double, height: Double) {
     try withPage(index) { page in
-      var width = 0.0, height = 0.0
+      var width = 0.0
+      var height = 0.0
       poppler_page_get_size(page, &width, &height)
       return (width, height)
     }

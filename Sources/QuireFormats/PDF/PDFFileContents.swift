@@ -1,6 +1,6 @@
+internal import CPoppler
 import Foundation
 import QuireTypes
-internal import CPoppler
 
 extension PDFFile {
   /// Renders page `index` (0-based) straight into a `width` × `height` pixel bitmap on white.
@@ -22,7 +22,8 @@ extension PDFFile {
   /// Measures `page` (one poppler page lookup for size and drawing), asks `size` for the
   /// pixel size, and draws the page scaled to fill it on white.
   private func draw(_ page: OpaquePointer, index: Int, size: (Double, Double) -> (width: Int, height: Int)) throws -> Bitmap {
-    var pageWidth = 0.0, pageHeight = 0.0
+    var pageWidth = 0.0
+    var pageHeight = 0.0
     poppler_page_get_size(page, &pageWidth, &pageHeight)
     guard pageWidth > 0, pageHeight > 0, pageWidth.isFinite, pageHeight.isFinite else {
       throw QuireError(.invalidContent, "Cannot render page \(index + 1) of \(QuireError.name(url)): the page has no area.", url: url)

@@ -1,6 +1,6 @@
+internal import CPoppler
 public import Foundation
 import QuireTypes
-internal import CPoppler
 
 /// Writes a PDF with cairo's PDF surface: pages of text and an outline (bookmarks).
 ///
@@ -21,7 +21,8 @@ public final class PDFWriter {
     guard let surface = cairo_pdf_surface_create(url.path, width, height),
       cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
     else {
-      throw QuireError(.libraryFailure, "Cannot write \(QuireError.name(url)): cairo could not create a PDF there. Check that the folder exists and is writable.", url: url)
+      throw QuireError(
+        .libraryFailure, "Cannot write \(QuireError.name(url)): cairo could not create a PDF there. Check that the folder exists and is writable.", url: url)
     }
     self.surface = surface
     self.url = url
@@ -68,7 +69,8 @@ public final class PDFWriter {
     cairo_surface_finish(surface)
     let status = cairo_surface_status(surface)
     guard status == CAIRO_STATUS_SUCCESS else {
-      throw QuireError(.libraryFailure, "Cannot write \(QuireError.name(url)): cairo failed with '\(String(cString: cairo_status_to_string(status)))'.", url: url)
+      throw QuireError(
+        .libraryFailure, "Cannot write \(QuireError.name(url)): cairo failed with '\(String(cString: cairo_status_to_string(status)))'.", url: url)
     }
   }
 }

@@ -1,7 +1,7 @@
-import Foundation
-import QuireTypes
 internal import CPango
 internal import CPoppler
+import Foundation
+import QuireTypes
 
 /// Text laid out by pango and drawn by cairo.
 ///

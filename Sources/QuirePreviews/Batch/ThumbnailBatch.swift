@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireTypes
 import QuireFormats
+public import QuireTypes
 
 /// Thumbnails for many files, drawn in worker processes with a time and memory limit each.
 ///
@@ -140,8 +140,9 @@ public struct ThumbnailBatch: Sendable {
         continue
       }
       let base = path.standardizedFileURL.path
-      guard let walker = FileManager.default.enumerator(
-        at: path, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
+      guard
+        let walker = FileManager.default.enumerator(
+          at: path, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
       else { continue }
       var found: [Item] = []
       for case let file as URL in walker {
@@ -184,7 +185,10 @@ public struct ThumbnailBatch: Sendable {
       }
       guard let type = item.type else { continue }
       guard providers.provider(for: type) != nil else {
-        finish(Result(file: item.url.path, status: .failed, message: "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).", milliseconds: 0))
+        finish(
+          Result(
+            file: item.url.path, status: .failed, message: "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).",
+            milliseconds: 0))
         continue
       }
       var job = WorkerJob(id: index, path: item.url.path, typeIdentifier: type.identifier, size: options.size, software: "Quire \(options.version)")
@@ -194,7 +198,10 @@ public struct ThumbnailBatch: Sendable {
         do {
           try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-          finish(Result(file: item.url.path, status: .failed, message: "Cannot make the folder '\(output.deletingLastPathComponent().path)': \(error.localizedDescription)", milliseconds: 0))
+          finish(
+            Result(
+              file: item.url.path, status: .failed,
+              message: "Cannot make the folder '\(output.deletingLastPathComponent().path)': \(error.localizedDescription)", milliseconds: 0))
           continue
         }
         job.output = output.path
@@ -211,13 +218,20 @@ public struct ThumbnailBatch: Sendable {
           finish(Result(file: item.url.path, status: .fresh, output: url.path, milliseconds: 0))
           continue
         case .failed(let url):
-          finish(Result(file: item.url.path, status: .failedBefore, output: url.path, message: "Quire \(cacheVersion) failed on this file before; it is not tried again until it changes.", milliseconds: 0))
+          finish(
+            Result(
+              file: item.url.path, status: .failedBefore, output: url.path,
+              message: "Quire \(cacheVersion) failed on this file before; it is not tried again until it changes.", milliseconds: 0))
           continue
         case .missing:
           break
         }
         if cache.isSettling(source) {
-          finish(Result(file: item.url.path, status: .deferred, message: "\(QuireError.name(item.url)) was modified in the last \(Int(cache.settleInterval)) s and may still be being written; run again later.", milliseconds: 0))
+          finish(
+            Result(
+              file: item.url.path, status: .deferred,
+              message: "\(QuireError.name(item.url)) was modified in the last \(Int(cache.settleInterval)) s and may still be being written; run again later.",
+              milliseconds: 0))
           continue
         }
         job.cache = WorkerJob.CacheTarget(

@@ -42,7 +42,10 @@ struct WorkerPool {
         let job = queue.removeFirst()
         if workers[slot] == nil {
           do { workers[slot] = try spawn() } catch {
-            done(job, WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: (error as? QuireError)?.reason ?? "\(error)"), 0)
+            done(
+              job,
+              WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: (error as? QuireError)?.reason ?? "\(error)"),
+              0)
             continue
           }
         }
@@ -87,7 +90,8 @@ struct WorkerPool {
               worker.job = nil
               workers[slot] = worker
               active -= 1
-              let reply = (try? decoder.decode(WorkerReply.self, from: Data(line)))
+              let reply =
+                (try? decoder.decode(WorkerReply.self, from: Data(line)))
                 ?? WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: "The worker sent an unreadable reply.")
               done(job, reply, seconds)
             } else {
@@ -100,7 +104,11 @@ struct WorkerPool {
           let status = reap(worker, kill: false)
           workers[slot] = nil
           active -= 1
-          done(job, WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit)), (ContinuousClock.now - worker.started).seconds)
+          done(
+            job,
+            WorkerReply(
+              id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description,
+              message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit)), (ContinuousClock.now - worker.started).seconds)
           continue
         }
         if ContinuousClock.now - worker.started >= limit {
@@ -108,9 +116,13 @@ struct WorkerPool {
           workers[slot] = nil
           active -= 1
           let seconds = (ContinuousClock.now - worker.started).seconds
-          done(job, WorkerReply(
-            id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
-            message: "'\((job.path as NSString).lastPathComponent)' took longer than \(Self.format(options.timeLimit)) s to draw; the worker was stopped. It is not recorded as a failure, so it is tried again next time."), seconds)
+          done(
+            job,
+            WorkerReply(
+              id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
+              message:
+                "'\((job.path as NSString).lastPathComponent)' took longer than \(Self.format(options.timeLimit)) s to draw; the worker was stopped. It is not recorded as a failure, so it is tried again next time."
+            ), seconds)
         }
       }
     }
@@ -125,9 +137,11 @@ struct WorkerPool {
     if status & 0x7f != 0 {
       let signalNumber = status & 0x7f
       let signalName = String(cString: strsignal(signalNumber))
-      return "Drawing \(name) crashed the renderer (signal \(signalNumber), \(signalName))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
+      return
+        "Drawing \(name) crashed the renderer (signal \(signalNumber), \(signalName))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
     }
-    return "Drawing \(name) stopped the renderer (exit status \((status >> 8) & 0xff))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
+    return
+      "Drawing \(name) stopped the renderer (exit status \((status >> 8) & 0xff))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
   }
 
   /// Closes a worker's pipes and waits for it, killing it first when asked.
@@ -159,7 +173,8 @@ struct WorkerPool {
     guard pipe(&toWorker) == 0 else { throw spawnError(errno) }
     guard pipe(&fromWorker) == 0 else {
       let code = errno
-      close(toWorker[0]); close(toWorker[1])
+      close(toWorker[0])
+      close(toWorker[1])
       throw spawnError(code)
     }
     for fd in toWorker + fromWorker { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -174,13 +189,14 @@ struct WorkerPool {
     var arguments = [path] + options.workerArguments
     if options.memoryLimit > 0 { arguments += ["--memory-limit", String(options.memoryLimit)] }
     let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for argument in argv { free(argument) } }
     var pid: pid_t = 0
     let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
     close(toWorker[0])
     close(fromWorker[1])
     guard result == 0 else {
-      close(toWorker[1]); close(fromWorker[0])
+      close(toWorker[1])
+      close(fromWorker[0])
       throw spawnError(result)
     }
     return Worker(pid: pid, input: toWorker[1], output: fromWorker[0])
@@ -189,6 +205,7 @@ struct WorkerPool {
   func spawnError(_ code: Int32) -> QuireError {
     QuireError(
       .systemCallFailed,
-      "Cannot start a thumbnail worker '\(options.workerExecutable.path)': \(String(cString: strerror(code))). Check that the quire program is installed and runnable.")
+      "Cannot start a thumbnail worker '\(options.workerExecutable.path)': \(String(cString: strerror(code))). Check that the quire program is installed and runnable."
+    )
   }
 }

@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireTypes
 import QuireFormats
+public import QuireTypes
 
 /// One file for a worker process to draw: sent as one JSON line on the worker's stdin.
 struct WorkerJob: Codable, Sendable {
@@ -49,7 +49,7 @@ public enum ThumbnailWorker {
   public static func serve(input: Int32 = 0, output: Int32 = 1, memoryLimit: Int? = nil, generator: ThumbnailGenerator = ThumbnailGenerator()) {
     if let memoryLimit, memoryLimit > 0 {
       var limit = rlimit(rlim_cur: rlim_t(memoryLimit), rlim_max: rlim_t(memoryLimit))
-      _ = setrlimit(RLIMIT_AS_VALUE, &limit)
+      _ = setrlimit(addressSpaceLimitResource, &limit)
     }
     let decoder = JSONDecoder()
     let encoder = JSONEncoder()
@@ -123,7 +123,8 @@ public enum ThumbnailOutput {
       try png.write(to: url, options: .atomic)
     } catch {
       throw QuireError(
-        .systemCallFailed, "Cannot write the thumbnail \(QuireError.name(url)) to '\(url.deletingLastPathComponent().path)': \(error.localizedDescription). Check the folder exists and is writable.",
+        .systemCallFailed,
+        "Cannot write the thumbnail \(QuireError.name(url)) to '\(url.deletingLastPathComponent().path)': \(error.localizedDescription). Check the folder exists and is writable.",
         url: url)
     }
   }
@@ -161,7 +162,10 @@ struct LineReader {
     while true {
       let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
       if n < 0, errno == EINTR { continue }
-      if n <= 0 { isAtEnd = true; return }
+      if n <= 0 {
+        isAtEnd = true
+        return
+      }
       buffer.append(contentsOf: chunk[0..<n])
       return
     }
@@ -187,5 +191,5 @@ struct LineReader {
 /// `RLIMIT_AS` as the Int32 `setrlimit` takes on glibc (imported as an enum there).
 #if canImport(Glibc)
   import Glibc
-  let RLIMIT_AS_VALUE = __rlimit_resource_t(RLIMIT_AS.rawValue)
+  let addressSpaceLimitResource = __rlimit_resource_t(RLIMIT_AS.rawValue)
 #endif

@@ -1,6 +1,6 @@
 public import Foundation
-import QuireTypes
 public import QuireFormats
+import QuireTypes
 import SystemPackage
 
 /// The freedesktop thumbnail cache (Thumbnail Managing Standard 0.9.0), as GNOME and KDE use it.
@@ -16,7 +16,9 @@ import SystemPackage
 public struct ThumbnailCache: Sendable {
   /// The four size classes of the standard.
   public enum Flavor: String, Sendable, CaseIterable, Codable {
-    case normal, large, xLarge = "x-large", xxLarge = "xx-large"
+    case normal, large
+    case xLarge = "x-large"
+    case xxLarge = "xx-large"
     /// The longer side in pixels: 128, 256, 512, 1024.
     public var pixels: Int {
       switch self {

@@ -1,6 +1,6 @@
 import Foundation
-import QuireTypes
 import QuireFormats
+import QuireTypes
 
 /// Markdown turned into a complete HTML page, or into plain text, for previewing.
 ///
@@ -66,7 +66,8 @@ public enum MarkdownPreview {
   /// The page around an HTML `body`: UTF-8, a readable stylesheet with CJK fonts, and in safe
   /// mode a Content-Security-Policy that allows no script, frame, form or connection.
   public static func page(title: String, body: String, safety: Safety) -> String {
-    let csp = safety == .safe
+    let csp =
+      safety == .safe
       ? "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src * data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'\">\n<meta name=\"referrer\" content=\"no-referrer\">\n"
       : ""
     return """

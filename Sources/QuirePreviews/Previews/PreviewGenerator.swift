@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireTypes
 import QuireFormats
+public import QuireTypes
 
 /// Previews of whole documents (the QLPreviewingController analogue): a complete HTML page or
 /// plain text.

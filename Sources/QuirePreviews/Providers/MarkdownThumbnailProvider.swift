@@ -1,6 +1,6 @@
 import Foundation
-import QuireTypes
 public import QuireFormats
+import QuireTypes
 
 /// Draws the top of a Markdown document as a page: parsed by libcmark, laid out with pango
 /// and drawn by cairo.
@@ -93,7 +93,10 @@ struct MarkdownPainter {
     case .list(let ordered, let start, let tight):
       var number = start
       for item in node.children {
-        if y >= bottom { isFull = true; return }
+        if y >= bottom {
+          isFull = true
+          return
+        }
         let marker = ordered ? "\(number)." : "•"
         number += 1
         var style = Self.body

@@ -1,6 +1,6 @@
 import Foundation
-import QuireTypes
 public import QuireFormats
+import QuireTypes
 
 /// Draws page 1 of a PDF through poppler-glib, straight at the target size on white.
 ///

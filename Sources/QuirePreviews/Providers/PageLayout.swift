@@ -1,6 +1,6 @@
 import Foundation
-import QuireTypes
 import QuireFormats
+import QuireTypes
 
 /// The page that Markdown and text thumbnails are drawn on: A4-shaped (1 : √2), white, with
 /// margins, laid out in points on a virtual page and scaled to the requested pixels.

@@ -1,6 +1,6 @@
 import Foundation
-import QuireTypes
 public import QuireFormats
+import QuireTypes
 
 /// Draws plain text and source code as a page in a monospace face.
 ///

@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireTypes
 public import QuireFormats
+public import QuireTypes
 
 /// Makes thumbnails with the registered providers (the QLThumbnailGenerator analogue).
 ///

@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireTypes
 public import QuireFormats
+public import QuireTypes
 import Synchronization
 
 /// What a thumbnail is asked for: the file, its type, and how big.

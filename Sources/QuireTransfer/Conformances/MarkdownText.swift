@@ -1,6 +1,6 @@
 public import Foundation
-import QuireTypes
 import QuireFormats
+import QuireTypes
 
 /// Markdown text, offered as Markdown, as HTML (rendered by libcmark in safe mode) and as
 /// plain text (the text without markup), highest fidelity first.

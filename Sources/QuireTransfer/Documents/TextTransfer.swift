@@ -54,7 +54,8 @@ public enum TextTransfer {
       }.joined(separator: "; ")
       throw QuireError(
         .unsupportedType,
-        "Cannot paste into '\(documentName)': the item \(offered), and a \(documentType.localizedDescription ?? documentType.identifier) document takes \(configuration.acceptableTypeIdentifiers.joined(separator: " or ")).")
+        "Cannot paste into '\(documentName)': the item \(offered), and a \(documentType.localizedDescription ?? documentType.identifier) document takes \(configuration.acceptableTypeIdentifiers.joined(separator: " or "))."
+      )
     }
     let loaded = try await configuration.loadBestRepresentations(from: providers)
     return try loaded.map { try $0.text() }.joined(separator: "\n")

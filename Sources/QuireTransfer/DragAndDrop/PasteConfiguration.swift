@@ -1,6 +1,6 @@
 public import Foundation
-import Synchronization
 public import QuireTypes
+import Synchronization
 
 /// What a receiver (a document, a text view) accepts when pasting or dropping
 /// (`UIPasteConfiguration`): type identifiers in the order it prefers them.
@@ -99,9 +99,11 @@ extension PasteConfiguration {
     let collector = ResultCollector(count: accepted.count, completionHandler: completionHandler)
     for (index, provider) in accepted.enumerated() {
       let child = provider.loadBestRepresentation(accepting: acceptableTypeIdentifiers) { result in
-        collector.record(index, result.map {
-          TransferredRepresentation(typeIdentifier: $0.typeIdentifier, data: $0.data, suggestedName: provider.suggestedName)
-        })
+        collector.record(
+          index,
+          result.map {
+            TransferredRepresentation(typeIdentifier: $0.typeIdentifier, data: $0.data, suggestedName: provider.suggestedName)
+          })
       }
       overall.addChild(child, withPendingUnitCount: 1)
     }

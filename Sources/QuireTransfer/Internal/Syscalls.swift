@@ -111,7 +111,8 @@ enum Syscalls {
     var offset = 0
     while offset < buffer.count {
       let pointer = base + offset
-      let written = socket
+      let written =
+        socket
         ? Glibc.send(fd, pointer, buffer.count - offset, Int32(MSG_NOSIGNAL))
         : Glibc.write(fd, pointer, buffer.count - offset)
       if written < 0 {

@@ -62,7 +62,8 @@ enum TransferErrors {
     case EACCES, EPERM:
       return QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url, cause: error)
     case ELOOP:
-      return QuireError(.permissionDenied, "Refusing to read \(QuireError.name(url)): it is a symbolic link. Use the file it points to.", url: url, cause: error)
+      return QuireError(
+        .permissionDenied, "Refusing to read \(QuireError.name(url)): it is a symbolic link. Use the file it points to.", url: url, cause: error)
     default:
       return QuireError(.systemCallFailed, "Cannot open \(QuireError.name(url)).", url: url, cause: error)
     }

@@ -384,10 +384,12 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
         } catch let error as QuireError {
           completionHandler(nil, error)
         } catch {
-          completionHandler(nil, QuireError(
-            .invalidContent,
-            "The \(representation.typeIdentifier) representation of \(self.itemName) could not be read as \(objectType).",
-            cause: error))
+          completionHandler(
+            nil,
+            QuireError(
+              .invalidContent,
+              "The \(representation.typeIdentifier) representation of \(self.itemName) could not be read as \(objectType).",
+              cause: error))
         }
       case .failure(let error): completionHandler(nil, error)
       }
@@ -492,7 +494,8 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
       Thread {
         let error = QuireError(
           .timedOut,
-          "\(name.capitalizedFirst) did not deliver its \(identifier) representation within \(timeout): the program offering it may be stuck or gone. Try again, or copy the item again.")
+          "\(name.capitalizedFirst) did not deliver its \(identifier) representation within \(timeout): the program offering it may be stuck or gone. Try again, or copy the item again."
+        )
         if gate.finish(.failure(error)) { gate.stop() }
       }.start()
     }
@@ -683,32 +686,33 @@ extension ItemProvider {
     let _: Bool = try await awaitLoad { resume in
       let progress = Progress(totalUnitCount: 1)
       start(representation, progress: progress) { result in
-        resume(Swift.Result {
-          // Write beside the destination (0666 less the umask, as a new file would be),
-          // then rename over it, so a failure leaves the old file whole.
-          let temporary = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).quire-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-          switch try result.get() {
-          case .data(let data):
-            let fd = try ScratchFolder.create(temporary, mode: 0o666)
-            let written = Syscalls.writeAll(fd, data)
-            Syscalls.close(fd)
-            if case .failure(let error) = written {
+        resume(
+          Swift.Result {
+            // Write beside the destination (0666 less the umask, as a new file would be),
+            // then rename over it, so a failure leaves the old file whole.
+            let temporary = destination.deletingLastPathComponent()
+              .appendingPathComponent(".\(destination.lastPathComponent).quire-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            switch try result.get() {
+            case .data(let data):
+              let fd = try ScratchFolder.create(temporary, mode: 0o666)
+              let written = Syscalls.writeAll(fd, data)
+              Syscalls.close(fd)
+              if case .failure(let error) = written {
+                _ = unlink(temporary.path)
+                throw TransferErrors.writing(destination, error)
+              }
+            case .file(let url):
+              try self.fileReadCoordinator.coordinateReading(itemAt: url, timeout: self.loadTimeout) {
+                try ScratchFolder.copyFile($0, to: temporary, mode: 0o666) { progress.isCancelled }
+              }
+            }
+            if rename(temporary.path, destination.path) != 0 {
+              let error = SystemCallError(call: "rename", code: errno)
               _ = unlink(temporary.path)
               throw TransferErrors.writing(destination, error)
             }
-          case .file(let url):
-            try self.fileReadCoordinator.coordinateReading(itemAt: url, timeout: self.loadTimeout) {
-              try ScratchFolder.copyFile($0, to: temporary, mode: 0o666) { progress.isCancelled }
-            }
-          }
-          if rename(temporary.path, destination.path) != 0 {
-            let error = SystemCallError(call: "rename", code: errno)
-            _ = unlink(temporary.path)
-            throw TransferErrors.writing(destination, error)
-          }
-          return true
-        })
+            return true
+          })
       }
       return progress
     }

@@ -390,20 +390,21 @@ public final class Pasteboard: Sendable {
     let _: Bool = try await awaitLoad { resume in
       let progress = Progress(totalUnitCount: 1)
       provider.start(representation, progress: progress) { result in
-        resume(Result<Bool, any Error> {
-        switch result {
-        case .failure(let error): throw error
-        case .success(.data(let data)):
-          let fd = try ScratchFolder.create(target)
-          defer { Syscalls.close(fd) }
-          if case .failure(let error) = Syscalls.writeAll(fd, data) { throw TransferErrors.writing(target, error) }
-        case .success(.file(let url)):
-          try provider.fileReadCoordinator.coordinateReading(itemAt: url, timeout: provider.loadTimeout) {
-            try ScratchFolder.copyFile($0, to: target)
-          }
-        }
-        return true
-        })
+        resume(
+          Result<Bool, any Error> {
+            switch result {
+            case .failure(let error): throw error
+            case .success(.data(let data)):
+              let fd = try ScratchFolder.create(target)
+              defer { Syscalls.close(fd) }
+              if case .failure(let error) = Syscalls.writeAll(fd, data) { throw TransferErrors.writing(target, error) }
+            case .success(.file(let url)):
+              try provider.fileReadCoordinator.coordinateReading(itemAt: url, timeout: provider.loadTimeout) {
+                try ScratchFolder.copyFile($0, to: target)
+              }
+            }
+            return true
+          })
       }
       return progress
     }

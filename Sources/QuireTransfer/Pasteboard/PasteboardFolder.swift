@@ -160,7 +160,8 @@ struct PasteboardFolder: Sendable {
       if count == 0 { break }
       data.append(contentsOf: buffer[0..<count])
       if data.count > Self.maximumStateSize {
-        throw QuireError(.limitExceeded, "The pasteboard's state file '\(stateFile.path)' is too large to be real. Copy something new to replace it.", url: stateFile)
+        throw QuireError(
+          .limitExceeded, "The pasteboard's state file '\(stateFile.path)' is too large to be real. Copy something new to replace it.", url: stateFile)
       }
     }
     do {

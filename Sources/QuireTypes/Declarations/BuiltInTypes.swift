@@ -39,13 +39,15 @@ enum BuiltInTypes {
     t("com.apple.internet-location", ["public.data"], "internet location"),
     t("public.executable", ["public.item"], "executable"),
     t("public.unix-executable", ["public.data", "public.executable"], "Unix executable"),
-    t("com.microsoft.windows-executable", ["public.data", "public.executable"], "Windows executable",
+    t(
+      "com.microsoft.windows-executable", ["public.data", "public.executable"], "Windows executable",
       extensions: ["exe"], mime: ["application/x-msdownload"]),
     t("com.apple.application", ["public.executable"], "application"),
     t("com.apple.plugin", ["com.apple.bundle", "com.apple.package"], "plug-in", extensions: ["plugin"]),
     t("com.apple.framework", ["com.apple.bundle"], "framework", extensions: ["framework"]),
     t("com.apple.xpc-service", ["com.apple.bundle", "com.apple.package"], "XPC service", extensions: ["xpc"]),
-    t("com.apple.application-bundle", ["com.apple.application", "com.apple.bundle", "com.apple.package"],
+    t(
+      "com.apple.application-bundle", ["com.apple.application", "com.apple.bundle", "com.apple.package"],
       "application", extensions: ["app"]),
     t("public.url", ["public.data"], "URL"),
     t("public.file-url", ["public.url"], "file URL"),
@@ -55,9 +57,11 @@ enum BuiltInTypes {
     t("public.iso-image", ["public.disk-image", "public.data"], "ISO disk image", extensions: ["iso"]),
     t("com.pkware.zip-archive", ["public.data", "public.archive"], "zip archive"),
     t("public.zip-archive", ["com.pkware.zip-archive"], "zip archive", extensions: ["zip"], mime: ["application/zip"]),
-    t("org.gnu.gnu-zip-archive", ["public.data", "public.archive"], "gzip archive",
+    t(
+      "org.gnu.gnu-zip-archive", ["public.data", "public.archive"], "gzip archive",
       extensions: ["gz", "gzip"], mime: ["application/x-gzip", "application/gzip"]),
-    t("public.bzip2-archive", ["public.data", "public.archive"], "bzip2 archive",
+    t(
+      "public.bzip2-archive", ["public.data", "public.archive"], "bzip2 archive",
       extensions: ["bz2"], mime: ["application/x-bzip2"]),
     t("public.tar-archive", ["public.data", "public.archive"], "tar archive", extensions: ["tar"], mime: ["application/x-tar"]),
     // Text
@@ -67,9 +71,11 @@ enum BuiltInTypes {
     t("public.utf16-external-plain-text", ["public.plain-text"], "UTF-16 plain text with byte-order mark"),
     t("public.utf16-plain-text", ["public.plain-text"], "UTF-16 plain text"),
     t("public.delimited-values-text", ["public.text"], "delimited values text"),
-    t("public.comma-separated-values-text", ["public.delimited-values-text"], "comma-separated values",
+    t(
+      "public.comma-separated-values-text", ["public.delimited-values-text"], "comma-separated values",
       extensions: ["csv"], mime: ["text/csv"]),
-    t("public.tab-separated-values-text", ["public.delimited-values-text"], "tab-separated values",
+    t(
+      "public.tab-separated-values-text", ["public.delimited-values-text"], "tab-separated values",
       extensions: ["tsv"], mime: ["text/tab-separated-values"]),
     t("public.utf8-tab-separated-values-text", ["public.tab-separated-values-text", "public.utf8-plain-text"], "UTF-8 tab-separated values"),
     t("public.rtf", ["public.text"], "rich text", extensions: ["rtf"], mime: ["text/rtf", "application/rtf"]),
@@ -82,7 +88,8 @@ enum BuiltInTypes {
     t("com.apple.property-list", ["public.data"], "property list", extensions: ["plist"]),
     t("com.apple.xml-property-list", ["public.xml", "com.apple.property-list"], "XML property list"),
     t("com.apple.binary-property-list", ["com.apple.property-list"], "binary property list"),
-    t("net.daringfireball.markdown", ["public.plain-text"], "Markdown text",
+    t(
+      "net.daringfireball.markdown", ["public.plain-text"], "Markdown text",
       extensions: ["md", "markdown", "mdown"], mime: ["text/markdown"]),
     t("public.to-do-item", [], "to-do item"),
     t("public.calendar-event", [], "calendar event"),
@@ -93,9 +100,11 @@ enum BuiltInTypes {
     t("public.assembly-source", ["public.source-code"], "assembly source", extensions: ["s"]),
     t("public.c-source", ["public.source-code"], "C source", extensions: ["c"]),
     t("public.c-header", ["public.source-code"], "C header", extensions: ["h"]),
-    t("public.c-plus-plus-source", ["public.source-code"], "C++ source",
+    t(
+      "public.c-plus-plus-source", ["public.source-code"], "C++ source",
       extensions: ["cp", "cpp", "c++", "cc", "cxx"]),
-    t("public.c-plus-plus-header", ["public.source-code"], "C++ header",
+    t(
+      "public.c-plus-plus-header", ["public.source-code"], "C++ header",
       extensions: ["hpp", "hh", "hxx", "h++", "hp"]),
     t("public.objective-c-source", ["public.source-code"], "Objective-C source", extensions: ["m"]),
     t("public.objective-c-plus-plus-source", ["public.source-code"], "Objective-C++ source", extensions: ["mm"]),
@@ -105,7 +114,8 @@ enum BuiltInTypes {
     t("com.apple.applescript.text", ["public.script"], "AppleScript", extensions: ["applescript"]),
     t("com.apple.applescript.script", ["public.data", "public.script"], "compiled AppleScript", extensions: ["scpt"]),
     t("com.apple.applescript.script-bundle", ["com.apple.bundle", "com.apple.package", "public.script"], "AppleScript bundle", extensions: ["scptd"]),
-    t("com.netscape.javascript-source", ["public.script", "public.executable"], "JavaScript",
+    t(
+      "com.netscape.javascript-source", ["public.script", "public.executable"], "JavaScript",
       extensions: ["js", "jscript", "javascript", "mjs"], mime: ["text/javascript"]),
     t("public.shell-script", ["public.script"], "shell script", extensions: ["sh", "command"]),
     t("public.perl-script", ["public.shell-script"], "Perl script", extensions: ["pl", "pm"]),
@@ -113,16 +123,20 @@ enum BuiltInTypes {
     t("public.ruby-script", ["public.shell-script"], "Ruby script", extensions: ["rb", "rbw"]),
     t("public.php-script", ["public.shell-script"], "PHP script", extensions: ["php", "php3", "php4", "phtml"]),
     // Documents
-    t("com.adobe.pdf", ["public.data", "public.composite-content"], "PDF document",
+    t(
+      "com.adobe.pdf", ["public.data", "public.composite-content"], "PDF document",
       extensions: ["pdf"], mime: ["application/pdf"]),
-    t("com.apple.rtfd", ["com.apple.package", "public.composite-content"], "rich text with attachments",
+    t(
+      "com.apple.rtfd", ["com.apple.package", "public.composite-content"], "rich text with attachments",
       extensions: ["rtfd"]),
     t("com.apple.flat-rtfd", ["public.data", "public.composite-content"], "flat rich text with attachments"),
-    t("com.apple.webarchive", ["public.data", "public.composite-content"], "web archive",
+    t(
+      "com.apple.webarchive", ["public.data", "public.composite-content"], "web archive",
       extensions: ["webarchive"], mime: ["application/x-webarchive"]),
     t("public.presentation", ["public.composite-content"], "presentation"),
     t("public.spreadsheet", ["public.content"], "spreadsheet"),
-    t("org.idpf.epub-container", ["public.zip-archive", "public.composite-content"], "EPUB book",
+    t(
+      "org.idpf.epub-container", ["public.zip-archive", "public.composite-content"], "EPUB book",
       extensions: ["epub"], mime: ["application/epub+zip"]),
     // Images
     t("public.image", ["public.data", "public.content"], "image"),
@@ -139,7 +153,8 @@ enum BuiltInTypes {
     t("public.heic", ["public.heif-standard"], "HEIC image", extensions: ["heic"], mime: ["image/heic"]),
     t("public.heif", ["public.heif-standard"], "HEIF image", extensions: ["heif"], mime: ["image/heif"]),
     t("public.camera-raw-image", ["public.image"], "camera raw image"),
-    t("com.adobe.photoshop-image", ["public.image"], "Photoshop image",
+    t(
+      "com.adobe.photoshop-image", ["public.image"], "Photoshop image",
       extensions: ["psd"], mime: ["image/vnd.adobe.photoshop"]),
     t("public.3d-content", ["public.content"], "3D content"),
     t("com.pixar.universal-scene-description", ["public.3d-content", "public.data"], "Universal Scene Description", extensions: ["usd"]),
@@ -160,7 +175,8 @@ enum BuiltInTypes {
     t("public.m3u-playlist", ["public.text", "public.playlist"], "M3U playlist", extensions: ["m3u", "m3u8"]),
     t("public.mp3", ["public.audio"], "MP3 audio", extensions: ["mp3"], mime: ["audio/mpeg"]),
     t("public.avi", ["public.movie"], "AVI movie", extensions: ["avi"], mime: ["video/avi", "video/x-msvideo"]),
-    t("com.microsoft.waveform-audio", ["public.audio"], "Waveform audio",
+    t(
+      "com.microsoft.waveform-audio", ["public.audio"], "Waveform audio",
       extensions: ["wav", "wave"], mime: ["audio/vnd.wave", "audio/wav", "audio/x-wav"]),
     t("public.aifc-audio", ["public.audio"], "AIFF-C audio", extensions: ["aifc"]),
     t("public.aiff-audio", ["public.aifc-audio"], "AIFF audio", extensions: ["aiff", "aif"], mime: ["audio/aiff", "audio/x-aiff"]),

@@ -48,7 +48,8 @@ public enum DynamicTypeIdentifier: Sendable {
     for pair in split(text.dropFirst(), on: ":", keepingEscapes: true) {
       let parts = split(Substring(pair), on: "=", keepingEscapes: false)
       guard parts.count == 2 else { return nil }
-      let key = expand(parts[0]), value = expand(parts[1])
+      let key = expand(parts[0])
+      let value = expand(parts[1])
       if key == "UTTypeConformsTo" { conformsTo.append(value) } else { tags[UTTagClass(rawValue: key), default: []].append(value) }
     }
     return Contents(conformsTo: conformsTo, tags: tags)
@@ -67,14 +68,22 @@ public enum DynamicTypeIdentifier: Sendable {
 
   /// Splits on `separator` not preceded by a backslash, keeping or removing the escapes.
   private static func split(_ text: Substring, on separator: Character, keepingEscapes: Bool) -> [String] {
-    var parts: [String] = [], current = "", escaping = false
+    var parts: [String] = []
+    var current = ""
+    var escaping = false
     for character in text {
-      if escaping { current.append(character); escaping = false } else if character == "\\" {
+      if escaping {
+        current.append(character)
+        escaping = false
+      } else if character == "\\" {
         escaping = true
         if keepingEscapes { current.append(character) }
       } else if character == separator {
-        parts.append(current); current = ""
-      } else { current.append(character) }
+        parts.append(current)
+        current = ""
+      } else {
+        current.append(character)
+      }
     }
     parts.append(current)
     return parts
@@ -83,9 +92,11 @@ public enum DynamicTypeIdentifier: Sendable {
   static func encode(_ bytes: [UInt8]) -> String {
     var output: [UInt8] = []
     output.reserveCapacity(bytes.count * 8 / 5 + 1)
-    var buffer: UInt32 = 0, bits = 0
+    var buffer: UInt32 = 0
+    var bits = 0
     for byte in bytes {
-      buffer = (buffer << 8) | UInt32(byte); bits += 8
+      buffer = (buffer << 8) | UInt32(byte)
+      bits += 8
       while bits >= 5 {
         bits -= 5
         output.append(alphabet[Int((buffer >> UInt32(bits)) & 31)])
@@ -98,10 +109,12 @@ public enum DynamicTypeIdentifier: Sendable {
 
   static func decodeBytes<S: Sequence<UInt8>>(_ characters: S) -> [UInt8]? {
     var output: [UInt8] = []
-    var buffer: UInt32 = 0, bits = 0
+    var buffer: UInt32 = 0
+    var bits = 0
     for character in characters {
       guard let value = alphabet.firstIndex(of: character) else { return nil }
-      buffer = (buffer << 5) | UInt32(value); bits += 5
+      buffer = (buffer << 5) | UInt32(value)
+      bits += 5
       if bits >= 8 {
         bits -= 8
         output.append(UInt8((buffer >> UInt32(bits)) & 0xFF))

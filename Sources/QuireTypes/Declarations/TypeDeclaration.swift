@@ -141,7 +141,8 @@ public struct TypeDeclarationFile: Sendable {
     }
     guard let dictionary = root as? [String: Any] else {
       throw QuireError(
-        .invalidContent, "Cannot read type declarations from \(name): the top level must be a dictionary with UTExportedTypeDeclarations or UTImportedTypeDeclarations.",
+        .invalidContent,
+        "Cannot read type declarations from \(name): the top level must be a dictionary with UTExportedTypeDeclarations or UTImportedTypeDeclarations.",
         url: file)
     }
     for (key, origin) in [("UTExportedTypeDeclarations", TypeDeclarationOrigin.exported), ("UTImportedTypeDeclarations", .imported)] {
@@ -236,7 +237,8 @@ public struct TypeDeclarationFile: Sendable {
     for component in components {
       guard !component.isEmpty else { return false }
       for scalar in component.unicodeScalars {
-        let ok = (scalar.value >= 0x30 && scalar.value <= 0x39) || (scalar.value >= 0x41 && scalar.value <= 0x5A)
+        let ok =
+          (scalar.value >= 0x30 && scalar.value <= 0x39) || (scalar.value >= 0x41 && scalar.value <= 0x5A)
           || (scalar.value >= 0x61 && scalar.value <= 0x7A) || scalar == "-" || scalar.value >= 0x80
         if !ok { return false }
       }

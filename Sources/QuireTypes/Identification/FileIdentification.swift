@@ -1,7 +1,8 @@
 public import Foundation
 public import SystemPackage
+
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 extension TypeRegistry {
@@ -38,9 +39,11 @@ extension TypeRegistry {
     switch Syscalls.lstatInfo(path) {
     case .success(let value): info = value
     case .failure(let error):
-      let code: QuireError.Code = error == .permissionDenied ? .permissionDenied : error == .noSuchFileOrDirectory || error == .notDirectory ? .fileMissing : .systemCallFailed
+      let code: QuireError.Code =
+        error == .permissionDenied ? .permissionDenied : error == .noSuchFileOrDirectory || error == .notDirectory ? .fileMissing : .systemCallFailed
       throw QuireError(
-        code, "Cannot identify '\(Self.displayName(path))': \(error == .noSuchFileOrDirectory ? "it does not exist" : "it cannot be looked up"). Check the path.",
+        code,
+        "Cannot identify '\(Self.displayName(path))': \(error == .noSuchFileOrDirectory ? "it does not exist" : "it cannot be looked up"). Check the path.",
         url: URL(fileURLWithPath: path.string), cause: error)
     }
     var notes: [TypeIdentification.Evidence] = []
@@ -120,7 +123,8 @@ extension TypeRegistry {
   private func fileSystemAnswer(
     _ identifier: String?, mime: String, detail: String, notes: [TypeIdentification.Evidence] = []
   ) -> TypeIdentification {
-    let type = identifier.flatMap { self.type(withIdentifier: $0) } ?? self.identifier(forFreedesktopMIMEType: mime).map { UTType(identifier: $0, registry: self) }
+    let type =
+      identifier.flatMap { self.type(withIdentifier: $0) } ?? self.identifier(forFreedesktopMIMEType: mime).map { UTType(identifier: $0, registry: self) }
       ?? UTType(identifier: "public.item", registry: self)
     return TypeIdentification(
       type: type, mimeType: mime, source: .fileSystem,
@@ -129,7 +133,9 @@ extension TypeRegistry {
 
   private func identifyFolder(named name: String, notes: [TypeIdentification.Evidence]) -> TypeIdentification {
     let ext = Self.filenameExtension(of: name)
-    if !ext.isEmpty, let package = coreType(forTag: ext, tagClass: .filenameExtension, conformingTo: UTType(identifier: "com.apple.package", registry: self))?.type {
+    if !ext.isEmpty,
+      let package = coreType(forTag: ext, tagClass: .filenameExtension, conformingTo: UTType(identifier: "com.apple.package", registry: self))?.type
+    {
       return TypeIdentification(
         type: package, mimeType: package.preferredMIMEType, source: .fileSystem,
         evidence: [
@@ -166,7 +172,9 @@ extension TypeRegistry {
 
   private func sniff(_ content: UnsafeRawBufferPointer) -> ContentVerdict {
     if content.isEmpty {
-      return ContentVerdict(mime: "application/x-zerosize", evidence: .init(kind: .empty, mimeType: "application/x-zerosize", detail: "the file is empty"), priority: nil, isUnknown: true)
+      return ContentVerdict(
+        mime: "application/x-zerosize", evidence: .init(kind: .empty, mimeType: "application/x-zerosize", detail: "the file is empty"), priority: nil,
+        isUnknown: true)
     }
     if let match = magicDatabase?.match(content) {
       let rule = "offset \(match.offset)\(match.rangeLength > 1 ? "…\(match.offset + match.rangeLength - 1)" : "") = \(Self.printable(match.value))"
@@ -174,19 +182,31 @@ extension TypeRegistry {
         mime: match.mimeType,
         evidence: .init(
           kind: .magic, mimeType: match.mimeType, rule: rule, priority: match.priority,
-          detail: "shared-mime-info magic for \(match.mimeType) matched (priority \(match.priority), rule \(rule)\(match.nested > 0 ? " and \(match.nested) nested" : ""))"),
+          detail:
+            "shared-mime-info magic for \(match.mimeType) matched (priority \(match.priority), rule \(rule)\(match.nested > 0 ? " and \(match.nested) nested" : ""))"
+        ),
         priority: match.priority, isUnknown: false)
     }
     if Self.looksLikeText(content) {
-      return ContentVerdict(mime: "text/plain", evidence: .init(kind: .textHeuristic, mimeType: "text/plain", detail: "no magic rule matched; the first \(content.count) bytes look like text"), priority: nil, isUnknown: false)
+      return ContentVerdict(
+        mime: "text/plain",
+        evidence: .init(kind: .textHeuristic, mimeType: "text/plain", detail: "no magic rule matched; the first \(content.count) bytes look like text"),
+        priority: nil, isUnknown: false)
     }
-    return ContentVerdict(mime: "application/octet-stream", evidence: .init(kind: .binaryFallback, mimeType: "application/octet-stream", detail: "no magic rule matched and the bytes are not text"), priority: nil, isUnknown: true)
+    return ContentVerdict(
+      mime: "application/octet-stream",
+      evidence: .init(kind: .binaryFallback, mimeType: "application/octet-stream", detail: "no magic rule matched and the bytes are not text"), priority: nil,
+      isUnknown: true)
   }
 
   static func printable(_ bytes: [UInt8]) -> String {
     var text = "\""
     for byte in bytes.prefix(24) {
-      if byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C { text.unicodeScalars.append(Unicode.Scalar(byte)) } else { text += String(format: "\\x%02x", byte) }
+      if byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C {
+        text.unicodeScalars.append(Unicode.Scalar(byte))
+      } else {
+        text += String(format: "\\x%02x", byte)
+      }
     }
     return text + (bytes.count > 24 ? "…\"" : "\"")
   }
@@ -202,22 +222,40 @@ extension TypeRegistry {
     let declared = core?.type
     let declaredOrigin = core?.origin
     if let declared, let declaredOrigin, declaredOrigin <= .imported {
-      nameTypes = [(declared, declared.preferredMIMEType, .init(kind: .declaredExtension, rule: ext, detail: "extension '.\(ext)' is declared by the app (\(declaredOrigin)) as \(declared.identifier)"))]
+      nameTypes = [
+        (
+          declared, declared.preferredMIMEType,
+          .init(kind: .declaredExtension, rule: ext, detail: "extension '.\(ext)' is declared by the app (\(declaredOrigin)) as \(declared.identifier)")
+        )
+      ]
     } else if let database, !name.isEmpty {
       var seen: Set<String> = []
       for glob in database.globs.match(name) where seen.insert(glob.mimeType).inserted {
-        nameTypes.append((typeFor(mime: glob.mimeType), glob.mimeType, .init(kind: .glob, mimeType: glob.mimeType, rule: glob.pattern, weight: glob.weight, detail: "glob '\(glob.pattern)' (weight \(glob.weight)) names \(glob.mimeType)")))
+        nameTypes.append(
+          (
+            typeFor(mime: glob.mimeType), glob.mimeType,
+            .init(
+              kind: .glob, mimeType: glob.mimeType, rule: glob.pattern, weight: glob.weight,
+              detail: "glob '\(glob.pattern)' (weight \(glob.weight)) names \(glob.mimeType)")
+          ))
       }
     }
     if nameTypes.isEmpty, let declared, declaredOrigin == .system {
-      nameTypes = [(declared, declared.preferredMIMEType, .init(kind: .declaredExtension, rule: ext, detail: "extension '.\(ext)' is declared by \(declared.identifier)"))]
+      nameTypes = [
+        (declared, declared.preferredMIMEType, .init(kind: .declaredExtension, rule: ext, detail: "extension '.\(ext)' is declared by \(declared.identifier)"))
+      ]
     }
     // 2. The content.
     let verdict = content.map(sniff)
     let bytesRead = content?.count ?? 0
 
-    func result(_ type: UTType, mime: String?, source: TypeIdentification.Source, evidence: [TypeIdentification.Evidence], confidence: Double, disagreement: TypeIdentification.Disagreement? = nil) -> TypeIdentification {
-      TypeIdentification(type: type, mimeType: mime ?? type.preferredMIMEType, source: source, evidence: evidence + notes, confidence: confidence, disagreement: disagreement, bytesRead: bytesRead)
+    func result(
+      _ type: UTType, mime: String?, source: TypeIdentification.Source, evidence: [TypeIdentification.Evidence], confidence: Double,
+      disagreement: TypeIdentification.Disagreement? = nil
+    ) -> TypeIdentification {
+      TypeIdentification(
+        type: type, mimeType: mime ?? type.preferredMIMEType, source: source, evidence: evidence + notes, confidence: confidence, disagreement: disagreement,
+        bytesRead: bytesRead)
     }
     func agrees(_ name: (type: UTType, mime: String?, evidence: TypeIdentification.Evidence), _ verdict: ContentVerdict) -> Bool {
       if verdict.isUnknown { return true }
@@ -233,9 +271,13 @@ extension TypeRegistry {
     case (0, nil):
       // No name match and no content: a dynamic type for the extension, or plain data.
       if !ext.isEmpty, let dynamic = preferredType(forTag: ext, tagClass: .filenameExtension, conformingTo: UTType(identifier: "public.data", registry: self)) {
-        return result(dynamic, mime: nil, source: .fileName, evidence: [.init(kind: .declaredExtension, rule: ext, detail: "no type declares '.\(ext)'; a dynamic type stands for it")], confidence: 0.2)
+        return result(
+          dynamic, mime: nil, source: .fileName,
+          evidence: [.init(kind: .declaredExtension, rule: ext, detail: "no type declares '.\(ext)'; a dynamic type stands for it")], confidence: 0.2)
       }
-      return result(UTType(identifier: "public.data", registry: self), mime: "application/octet-stream", source: .fileName, evidence: [.init(kind: .note, detail: "nothing in the name and no content to read")], confidence: 0.1)
+      return result(
+        UTType(identifier: "public.data", registry: self), mime: "application/octet-stream", source: .fileName,
+        evidence: [.init(kind: .note, detail: "nothing in the name and no content to read")], confidence: 0.1)
     case (0, let verdict?):
       let confidence: Double
       switch verdict.evidence.kind {
@@ -264,15 +306,20 @@ extension TypeRegistry {
       if !verdict.isUnknown {
         if let priority = verdict.priority, priority >= 80 {
           let contentType = typeFor(mime: verdict.mime)
-          let disagreement = nameTypes.contains { agrees($0, verdict) } ? nil : TypeIdentification.Disagreement(nameType: nameTypes[0].type, contentType: contentType)
+          let disagreement =
+            nameTypes.contains { agrees($0, verdict) } ? nil : TypeIdentification.Disagreement(nameType: nameTypes[0].type, contentType: contentType)
           return result(contentType, mime: verdict.mime, source: .content, evidence: [verdict.evidence] + evidence, confidence: 0.9, disagreement: disagreement)
         }
         if let database, let pick = nameTypes.first(where: { $0.mime.map { database.isSubclass($0, of: verdict.mime) } ?? false }) {
-          return result(pick.type, mime: pick.mime, source: .fileNameAndContent, evidence: [pick.evidence, verdict.evidence] + evidence.filter { $0 != pick.evidence }, confidence: 0.8)
+          return result(
+            pick.type, mime: pick.mime, source: .fileNameAndContent, evidence: [pick.evidence, verdict.evidence] + evidence.filter { $0 != pick.evidence },
+            confidence: 0.8)
         }
       }
       let first = nameTypes[0]
-      let disagreement = verdict.isUnknown || nameTypes.contains(where: { agrees($0, verdict) }) ? nil : TypeIdentification.Disagreement(nameType: first.type, contentType: typeFor(mime: verdict.mime))
+      let disagreement =
+        verdict.isUnknown || nameTypes.contains(where: { agrees($0, verdict) })
+        ? nil : TypeIdentification.Disagreement(nameType: first.type, contentType: typeFor(mime: verdict.mime))
       return result(first.type, mime: first.mime, source: .fileName, evidence: evidence + [verdict.evidence], confidence: 0.4, disagreement: disagreement)
     }
   }

@@ -1,7 +1,8 @@
-import SystemPackage
 import Synchronization
+import SystemPackage
+
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// The raw system calls identification makes, in one place. Each returns `Result<_, Errno>`
@@ -9,8 +10,8 @@ import Glibc
 /// (CI runs as root, where `chmod 000` does not stop a read).
 enum Syscalls {
   #if DEBUG
-  /// Path → errno that `openForReading` reports instead of opening.
-  static let injectedOpenFailures = Mutex<[String: Errno]>([:])
+    /// Path → errno that `openForReading` reports instead of opening.
+    static let injectedOpenFailures = Mutex<[String: Errno]>([:])
   #endif
 
   static func lstatInfo(_ path: FilePath) -> Result<Glibc.stat, Errno> {
@@ -39,7 +40,7 @@ enum Syscalls {
   /// device) and without becoming the controlling terminal (`O_NOCTTY`).
   static func openForReading(_ path: FilePath) -> Result<Int32, Errno> {
     #if DEBUG
-    if let injected = injectedOpenFailures.withLock({ $0[path.string] }) { return .failure(injected) }
+      if let injected = injectedOpenFailures.withLock({ $0[path.string] }) { return .failure(injected) }
     #endif
     return path.withPlatformString { cPath in
       while true {
@@ -67,7 +68,10 @@ enum Syscalls {
     var total = 0
     while total < buffer.count {
       let got = pread(fd, base + total, buffer.count - total, off_t(total))
-      if got > 0 { total += got; continue }
+      if got > 0 {
+        total += got
+        continue
+      }
       if got < 0 && errno == EINTR { continue }
       break
     }

@@ -62,9 +62,12 @@ struct MagicDatabase: Sendable {
     var current: Section?
 
     func number(_ index: inout Int) -> Int? {
-      var value = 0, digits = 0
+      var value = 0
+      var digits = 0
       while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, digits < 10 {
-        value = value * 10 + Int(bytes[index] - 0x30); index += 1; digits += 1
+        value = value * 10 + Int(bytes[index] - 0x30)
+        index += 1
+        digits += 1
       }
       return digits > 0 ? value : nil
     }
@@ -88,11 +91,17 @@ struct MagicDatabase: Sendable {
       if bytes[index] == UInt8(ascii: "[") {
         finish()
         index += 1
-        guard let priority = number(&index), index < bytes.count, bytes[index] == UInt8(ascii: ":") else { skipLine(&index); continue }
+        guard let priority = number(&index), index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+          skipLine(&index)
+          continue
+        }
         index += 1
         let start = index
         while index < bytes.count, bytes[index] != UInt8(ascii: "]"), bytes[index] != 0x0A { index += 1 }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "]") else { skipLine(&index); continue }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "]") else {
+          skipLine(&index)
+          continue
+        }
         let mime = String(decoding: bytes[start..<index], as: UTF8.self)
         current = Section(priority: priority, mimeType: mime, matchlets: [], order: order)
         order += 1
@@ -101,9 +110,15 @@ struct MagicDatabase: Sendable {
       }
       // [indent]>offset=LL value [&mask] [~word] [+range] \n
       let indent = number(&index) ?? 0
-      guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else { skipLine(&index); continue }
+      guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else {
+        skipLine(&index)
+        continue
+      }
       index += 1
-      guard let offset = number(&index), index + 2 < bytes.count, bytes[index] == UInt8(ascii: "=") else { skipLine(&index); continue }
+      guard let offset = number(&index), index + 2 < bytes.count, bytes[index] == UInt8(ascii: "=") else {
+        skipLine(&index)
+        continue
+      }
       index += 1
       let length = Int(bytes[index]) << 8 | Int(bytes[index + 1])
       index += 2
@@ -118,12 +133,19 @@ struct MagicDatabase: Sendable {
         index += length
       }
       var wordSize = 1
-      if index < bytes.count, bytes[index] == UInt8(ascii: "~") { index += 1; wordSize = number(&index) ?? 1 }
+      if index < bytes.count, bytes[index] == UInt8(ascii: "~") {
+        index += 1
+        wordSize = number(&index) ?? 1
+      }
       var range = 1
-      if index < bytes.count, bytes[index] == UInt8(ascii: "+") { index += 1; range = number(&index) ?? 1 }
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") {
+        index += 1
+        range = number(&index) ?? 1
+      }
       guard index < bytes.count, bytes[index] == 0x0A else {
         // An unknown extension to the format: ignore this rule, as the spec asks.
-        skipLine(&index); continue
+        skipLine(&index)
+        continue
       }
       index += 1
       // Values with a word size are big-endian in the file: swap them for this little-endian host.
@@ -181,7 +203,10 @@ struct MagicDatabase: Sendable {
           while start < last {
             if start + count > data.count { return false }
             var ok = true
-            for j in 0..<count where (mask[j] & value[j]) != (data[start + j] & mask[j]) { ok = false; break }
+            for j in 0..<count where (mask[j] & value[j]) != (data[start + j] & mask[j]) {
+              ok = false
+              break
+            }
             if ok { return true }
             start += 1
           }
@@ -194,7 +219,13 @@ struct MagicDatabase: Sendable {
         if data[start] == first {
           var ok = true
           var j = 1
-          while j < count { if value[j] != data[start + j] { ok = false; break }; j += 1 }
+          while j < count {
+            if value[j] != data[start + j] {
+              ok = false
+              break
+            }
+            j += 1
+          }
           if ok { return true }
         }
         start += 1

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// The freedesktop shared-mime-info database of one machine, read from the files that
@@ -27,7 +28,10 @@ struct SharedMIMEDatabase: Sendable {
   /// The `mime` folders under `dataDirectories` that exist.
   static func mimeFolders(in dataDirectories: [URL]) -> [URL] {
     dataDirectories.map { $0.appendingPathComponent("mime", isDirectory: true) }
-      .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("types").path) || FileManager.default.fileExists(atPath: $0.appendingPathComponent("globs2").path) }
+      .filter {
+        FileManager.default.fileExists(atPath: $0.appendingPathComponent("types").path)
+          || FileManager.default.fileExists(atPath: $0.appendingPathComponent("globs2").path)
+      }
   }
 
   /// Loads the database from `folders`, most important first. Missing or unreadable
@@ -50,7 +54,8 @@ struct SharedMIMEDatabase: Sendable {
       for line in Self.lines(of: folder.appendingPathComponent("subclasses")) {
         let parts = Self.fields(line, " ")
         guard parts.count == 2 else { continue }
-        let child = String(parts[0]), parent = String(parts[1])
+        let child = String(parts[0])
+        let parent = String(parts[1])
         if !(parents[child]?.contains(parent) ?? false) { parents[child, default: []].append(parent) }
       }
       // A type's globs come from the most important folder that has any (spec: "globs").
@@ -58,14 +63,18 @@ struct SharedMIMEDatabase: Sendable {
       for line in Self.lines(of: folder.appendingPathComponent("globs2")) where line.utf8.first != UInt8(ascii: "#") {
         let fields = Self.fields(line, ":", maxSplits: 3)
         guard fields.count >= 3, let weight = Int(fields[0]) else { continue }
-        let type = String(fields[1]), pattern = String(fields[2])
+        let type = String(fields[1])
+        let pattern = String(fields[2])
         if globbedTypes.contains(type) { continue }
         globbedHere.insert(type)
         if pattern == "__NOGLOBS__" { continue }
         let flags = fields.count > 3 ? Self.fields(fields[3], ",") : []
         globs.add(Glob(weight: weight, mimeType: type, pattern: pattern, caseSensitive: flags.contains("cs"), order: order))
         order += 1
-        if !seen.contains(type) { seen.insert(type); types.append(type) }
+        if !seen.contains(type) {
+          seen.insert(type)
+          types.append(type)
+        }
       }
       globbedTypes.formUnion(globbedHere)
     }
@@ -81,11 +90,13 @@ struct SharedMIMEDatabase: Sendable {
   /// Whether `type` is `ancestor` or inherits from it, with the spec's implicit rules:
   /// every `text/*` is a `text/plain`, every non-`inode/` type an `application/octet-stream`.
   func isSubclass(_ type: String, of ancestor: String) -> Bool {
-    let type = canonical(type), ancestor = canonical(ancestor)
+    let type = canonical(type)
+    let ancestor = canonical(ancestor)
     if type == ancestor { return true }
     if ancestor == "text/plain" && type.hasPrefix("text/") { return true }
     if ancestor == "application/octet-stream" && !type.hasPrefix("inode/") { return true }
-    var stack = parents[type] ?? [], seen: Set<String> = []
+    var stack = parents[type] ?? []
+    var seen: Set<String> = []
     while let next = stack.popLast() {
       let next = canonical(next)
       if next == ancestor { return true }

@@ -54,9 +54,11 @@ enum ProcessRunner {
     process.executableURL = program
     process.arguments = arguments
     process.currentDirectoryURL = folder
-    var environment = ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": folder.path,
-                       "XDG_STATE_HOME": folder.appendingPathComponent(".state").path,
-                       "XDG_CACHE_HOME": folder.appendingPathComponent(".cache").path]
+    var environment = [
+      "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": folder.path,
+      "XDG_STATE_HOME": folder.appendingPathComponent(".state").path,
+      "XDG_CACHE_HOME": folder.appendingPathComponent(".cache").path,
+    ]
     environment.merge(extra) { $1 }
     process.environment = environment
     let stdin = Pipe()

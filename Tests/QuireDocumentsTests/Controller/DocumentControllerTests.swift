@@ -109,20 +109,26 @@ final class DocumentControllerTests {
     let code: QuireError.Code
     switch input {
     case .missing:
-      url = folder.file("missing.txt"); code = .fileMissing
+      url = folder.file("missing.txt")
+      code = .fileMissing
     case .folder:
-      url = folder.file("dir.txt"); code = .unsupportedType
+      url = folder.file("dir.txt")
+      code = .unsupportedType
       try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
     case .unknownType:
-      url = try folder.write("x", to: "picture.png"); code = .unsupportedType
+      url = try folder.write("x", to: "picture.png")
+      code = .unsupportedType
     case .binary:
-      url = folder.file("binary.txt"); code = .invalidContent
+      url = folder.file("binary.txt")
+      code = .invalidContent
       try Data([0x00, 0xFF, 0xFE, 0x00]).write(to: url)
     case .symlinkLoop:
-      url = folder.file("loop.txt"); code = .invalidArgument
+      url = folder.file("loop.txt")
+      code = .invalidArgument
       try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: url.path)
     case .huge:
-      url = folder.file("huge.txt"); code = .limitExceeded
+      url = folder.file("huge.txt")
+      code = .limitExceeded
       let handle = open(url.path, O_CREAT | O_WRONLY, 0o644)
       ftruncate(handle, 5 << 30)  // sparse: costs no disk
       close(handle)

@@ -1,6 +1,7 @@
 import Foundation
 import QuireDocuments
 import QuireTestSupport
+import QuireTypes
 import Testing
 
 @Suite("Autosave and recovery")
@@ -133,5 +134,3 @@ final class AutosaveTests {
     #expect(store.recoveredVersion(for: document.fileURL) == nil)
   }
 }
-
-import QuireTypes

@@ -135,20 +135,21 @@ final class ConflictTests {
       theirs: "one\ntwo\ntheir three\nfour\nfive\nsix\nSEVEN\n")
     let outcome = try await document.resolveConflict(.merge)
     #expect(outcome.mergeConflicts == 1)
-    #expect(document.text == """
-      ONE
-      two
-      <<<<<<< mine
-      my three
-      =======
-      their three
-      >>>>>>> theirs (on disk)
-      four
-      five
-      six
-      SEVEN
+    #expect(
+      document.text == """
+        ONE
+        two
+        <<<<<<< mine
+        my three
+        =======
+        their three
+        >>>>>>> theirs (on disk)
+        four
+        five
+        six
+        SEVEN
 
-      """)
+        """)
     // The merge is one undoable change back to mine.
     document.undoManager.undo()
     #expect(document.text == "ONE\ntwo\nmy three\nfour\nfive\nsix\nseven\n")

@@ -50,14 +50,15 @@ final class FileWrapperTests {
     let url = folder.file("Notes.textbundle")
     try makePackage().write(to: url, options: .atomic)
     let read = try FileWrapper(url: url)
-    #expect(read.debugDescription == """
-      Notes.textbundle/ (folder)
-      ├─ assets/ (folder)
-      │  ├─ a.png (file, 4 bytes)
-      │  └─ b.txt (file, 3 bytes)
-      ├─ cover -> assets/a.png (symbolic link)
-      └─ text.md (file, 8 bytes)
-      """)
+    #expect(
+      read.debugDescription == """
+        Notes.textbundle/ (folder)
+        ├─ assets/ (folder)
+        │  ├─ a.png (file, 4 bytes)
+        │  └─ b.txt (file, 3 bytes)
+        ├─ cover -> assets/a.png (symbolic link)
+        └─ text.md (file, 8 bytes)
+        """)
   }
 
   @Test func collidingNamesGetNumbered() {
@@ -260,7 +261,8 @@ final class FileWrapperTests {
   /// generation, whole.
   @Test func killDuringSaveLeavesOldOrNewWhole() throws {
     let url = folder.file("pkg")
-    let files = 40, size = 16 * 1024
+    let files = 40
+    let size = 16 * 1024
     var killedMidSave = 0
     for round in 0..<6 {
       guard let (process, pipe) = try TestHelper.start(["write-generations", url.path, "\(files)", "\(size)"]) else { return }

@@ -19,7 +19,8 @@ struct BrokenPDFTests {
     guard let files = try files() else { return }
     let temporary = try TemporaryFolder(prefix: "quire-broken")
     defer { temporary.remove() }
-    var opened = 0, refused = 0
+    var opened = 0
+    var refused = 0
     for url in files {
       do {
         let document = try PDFDocument(url: url, temporaryFolder: temporary.url)

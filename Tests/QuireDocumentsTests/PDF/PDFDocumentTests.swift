@@ -102,7 +102,9 @@ final class PDFDocumentTests {
     #expect(try pageWords(document) == ["PAGE3", "PAGE4", "PAGE5", "PAGE1"])
     document.redo()
     #expect(try pageWords(document) == ["PAGE4", "PAGE3", "PAGE5", "PAGE1"])
-    document.undo(); document.undo(); document.undo()
+    document.undo()
+    document.undo()
+    document.undo()
     #expect(try pageWords(document) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
     #expect(!document.canUndo && document.canRedo && !document.hasUnsavedChanges)
     // A new operation clears what could be redone.
@@ -143,7 +145,10 @@ final class PDFDocumentTests {
     }
     if let check = try runTool("qpdf", ["--check", url.path]) { #expect(check.status == 0, "\(check.output)") }
     // Undo still works after saving over the original (the document reads a snapshot).
-    document.undo(); document.undo(); document.undo(); document.undo()
+    document.undo()
+    document.undo()
+    document.undo()
+    document.undo()
     try document.save()
     #expect(try pageWords(PDFDocument(url: url)) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
   }
@@ -314,7 +319,8 @@ final class PDFDocumentTests {
     #expect(try reopened.rotation(ofPage: 1) == QPDFRotation.add(90, to: PDFDocument(url: original).rotation(ofPage: 2)))
     let source = try PDFDocument(url: original)
     for (index, from) in order.enumerated() {
-      let ours = try reopened.text(ofPage: index), theirs = try source.text(ofPage: from)
+      let ours = try reopened.text(ofPage: index)
+      let theirs = try source.text(ofPage: from)
       if index == 1 {
         // Turned a quarter: poppler reads the lines in another order, but every character is there.
         #expect(ours.filter { !$0.isWhitespace }.sorted() == theirs.filter { !$0.isWhitespace }.sorted())

@@ -80,8 +80,9 @@ final class PDFFileDocumentTests {
     try await controller.close(document)
     let reopened = try PDFDocument(url: url)
     #expect(reopened.pageCount == 7)
-    #expect(try (0..<7).map { try reopened.text(ofPage: $0).split(whereSeparator: \.isWhitespace).first.map(String.init) ?? "" }
-      == ["PAGE5", "PAGE1", "PAGE2", "PAGE3", "PAGE4", "EXTRA1", "EXTRA2"])
+    #expect(
+      try (0..<7).map { try reopened.text(ofPage: $0).split(whereSeparator: \.isWhitespace).first.map(String.init) ?? "" }
+        == ["PAGE5", "PAGE1", "PAGE2", "PAGE3", "PAGE4", "EXTRA1", "EXTRA2"])
     #expect(try reopened.rotation(ofPage: 1) == 270)
     #expect(try reopened.rotation(ofPage: 0) == 0)
     if let check = try runTool("qpdf", ["--check", url.path]) { #expect(check.status == 0, "\(check.output)") }

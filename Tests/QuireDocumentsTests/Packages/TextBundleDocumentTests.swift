@@ -254,7 +254,8 @@ final class TextBundleDocumentTests {
   /// the package on disk is always one generation, whole.
   @Test func killDuringADocumentSaveLeavesOldOrNewWhole() throws {
     let url = folder.file("Killed.textbundle")
-    let files = 30, size = 16 * 1024
+    let files = 30
+    let size = 16 * 1024
     let bundle = TextBundle(text: "generation 2\n")
     for index in 0..<files { bundle.addAsset(Data(repeating: 2, count: size), preferredFilename: "file-\(index).bin") }
     try bundle.write(to: url)

@@ -64,7 +64,8 @@ struct TextStorageTests {
     let line = "línea 日本 text\n"
     var model = Array(String(repeating: line, count: 6000).utf8)
     let original = model
-    var text = sharingFileBytes
+    var text =
+      sharingFileBytes
       ? try TextEncoding.decode(Data(model)).0 : TextStorage(String(decoding: model, as: UTF8.self))
     let untouched = text
     let pieces = ["", "x", "日", "\n", "new line\r\n", String(repeating: "long ", count: 9000)]

@@ -128,7 +128,10 @@ struct UndoManagerTests {
     let b = Counter(manager)
     a.set(1)
     b.set(1)
-    manager.groupUndo { a.set(2); b.set(2) }
+    manager.groupUndo {
+      a.set(2)
+      b.set(2)
+    }
     manager.removeAllActions(withTarget: a)
     #expect(manager.undoCount == 2)
     manager.undo()
@@ -196,11 +199,12 @@ struct UndoManagerTests {
     let manager = UndoManager()
     let counter = Counter(manager)
     manager.groupUndo(named: "Typing") { counter.set(1) }
-    #expect(manager.debugDescription == """
-      UndoManager (undo 1, redo 0)
-      ├─ undo
-      │  └─ Typing: 1 action(s)
-      └─ redo
-      """)
+    #expect(
+      manager.debugDescription == """
+        UndoManager (undo 1, redo 0)
+        ├─ undo
+        │  └─ Typing: 1 action(s)
+        └─ redo
+        """)
   }
 }

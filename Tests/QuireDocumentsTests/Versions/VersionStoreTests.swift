@@ -44,7 +44,8 @@ final class VersionStoreTests {
   }
 
   @Test func identicalContentIsStoredOnce() throws {
-    let a = folder.file("a.md"), b = folder.file("b.md")
+    let a = folder.file("a.md")
+    let b = folder.file("b.md")
     try Data(String(repeating: "same ", count: 1000).utf8).write(to: a)
     try Data(String(repeating: "same ", count: 1000).utf8).write(to: b)
     try store.keepVersion(of: a)
@@ -82,7 +83,8 @@ final class VersionStoreTests {
 
   @Test func sizeIsBoundedAcrossFiles() throws {
     let small = VersionStore(root: folder.file("small"), limits: .init(maximumTotalBytes: 2500))
-    let a = folder.file("a"), b = folder.file("b")
+    let a = folder.file("a")
+    let b = folder.file("b")
     try Data(repeating: 1, count: 1000).write(to: a)
     try small.keepVersion(of: a)
     try Data(repeating: 2, count: 1000).write(to: b)

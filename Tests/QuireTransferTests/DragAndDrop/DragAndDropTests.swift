@@ -84,7 +84,10 @@ struct DragAndDropTests {
       let provider = ItemProvider()
       provider.registerDataRepresentation(for: .plainText) {
         started.update { $0 += 1 }
-        do { try await Task.sleep(for: .seconds(20)) } catch { stopped.update { $0 += 1 }; throw error }
+        do { try await Task.sleep(for: .seconds(20)) } catch {
+          stopped.update { $0 += 1 }
+          throw error
+        }
         return Data()
       }
       return provider

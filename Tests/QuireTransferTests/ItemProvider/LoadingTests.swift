@@ -177,7 +177,10 @@ final class LoadingTests {
     let provider = ItemProvider()
     provider.registerDataRepresentation(for: .plainText) {
       started.set(true)
-      do { try await Task.sleep(for: .seconds(20)) } catch { stopped.set(true); throw error }
+      do { try await Task.sleep(for: .seconds(20)) } catch {
+        stopped.set(true)
+        throw error
+      }
       return Data()
     }
     let task = Task { try await provider.loadDataRepresentation(for: .plainText) }
