@@ -12,22 +12,13 @@ struct REPLCommand: AsyncParsableCommand {
   @Argument(help: "Files to open.") var files: [String] = []
 
   func run() async throws {
-    let status = await REPLCommand.runOnOwnThread(files: files)
+    // Off the cooperative pool: the session blocks in readLine, and paste and drop wait there
+    // for item loads that run on the pool.
+    let files = files
+    let status = try await runOnOwnThread(named: "quire REPL") { REPLCommand.runSession(files: files) }
     // Lines copied in the session stay pasteable by other processes after it ends.
     try? await Pasteboard.materializePromises()
     if status != ExitStatus.success { throw ExitCode(status) }
-  }
-
-  /// Runs the session on a thread of its own rather than on a thread of Swift's cooperative
-  /// pool: the session blocks in `readLine`, and `paste` and `drop` wait there for item loads
-  /// that run on the pool, which on a one-CPU machine has a single thread.
-  static func runOnOwnThread(files: [String]) async -> Int32 {
-    await withCheckedContinuation { continuation in
-      let thread = Thread { continuation.resume(returning: runSession(files: files)) }
-      thread.name = "quire REPL"
-      thread.stackSize = 8 << 20
-      thread.start()
-    }
   }
 
   /// Runs a REPL session on the process's standard input and output; returns the exit status.

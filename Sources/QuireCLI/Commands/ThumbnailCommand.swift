@@ -53,7 +53,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
   func run() async throws {
     if install { return try installThumbnailer() }
     if let thumbnailerSize { return try thumbnailOne(size: thumbnailerSize) }
-    try runBatch()
+    // The batch waits on its worker processes: off the cooperative pool.
+    let command = self
+    try await runOnOwnThread(named: "quire thumbnail") { try command.runBatch() }
   }
 
   // MARK: The thumbnailer form
