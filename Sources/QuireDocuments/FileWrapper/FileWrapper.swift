@@ -450,6 +450,8 @@ public final class FileWrapper: CustomDebugStringConvertible {
     defer { FileWrapperSyscalls.close(parent) }
     let originalPrefix = originalContentsURL.map { $0.standardizedFileURL.path + "/" }
     var context = WriteContext(originalPrefix: originalPrefix, updateNames: options.contains(.withNameUpdating))
+    // What a save killed mid-way left beside the item an hour or more ago goes now.
+    if options.contains(.atomic) { Self.removeLeftovers(besides: target, notModifiedFor: Self.abandonedSaveAge) }
 
     guard options.contains(.atomic) else {
       if case .success = FileWrapperSyscalls.lstat(target.path) {
@@ -511,25 +513,61 @@ public final class FileWrapper: CustomDebugStringConvertible {
     finish(context, at: target.path)
   }
 
-  /// Removes what interrupted atomic writes of `url` left beside it: hidden
-  /// `.NAME.quire-XXXXXX` items from a process killed mid-save.
+  /// Removes what interrupted saves of `url` left beside it: the hidden temporary items of a
+  /// process killed mid-save — `.NAME.quire-XXXXXXXX` (package and PDF saves) and
+  /// `.NAME.quire-XXXX.tmp` (file saves). A `.backup` file is never removed: an interrupted
+  /// in-place save may have left the only whole copy of the old content there.
   ///
-  /// Call it only while no other process writes `url` (inside a coordinated write), since
-  /// another writer's temporary item looks the same.
+  /// - Parameters:
+  ///   - url: The document whose leftovers to remove.
+  ///   - age: Remove only items not modified for this long (saves pass an hour, so that
+  ///     another process's save in progress is never touched); `nil` removes every one, which
+  ///     is safe only while no other process writes `url` (inside a coordinated write).
   /// - Returns: The names removed.
   @discardableResult
-  public static func removeLeftovers(besides url: URL) -> [String] {
+  public static func removeLeftovers(besides url: URL, notModifiedFor age: TimeInterval? = nil) -> [String] {
     let target = url.standardizedFileURL
     let parentPath = target.deletingLastPathComponent().path
-    let prefix = ".\(target.lastPathComponent.prefix(200)).quire-"
-    let names = ((try? FileManager.default.contentsOfDirectory(atPath: parentPath)) ?? []).filter {
-      $0.hasPrefix(prefix) && $0.count == prefix.count + 8
-    }
+    let name = target.lastPathComponent
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: parentPath)) ?? []).filter { isLeftover($0, of: name) }
+    guard !names.isEmpty else { return [] }
     let parent = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard parent >= 0 else { return [] }
     defer { close(parent) }
-    for name in names { removeTree(in: parent, name: name) }
-    return names
+    let now = Date().timeIntervalSince1970
+    var removed: [String] = []
+    for entry in names {
+      var info = stat()
+      guard fstatat(parent, entry, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_uid == geteuid() else { continue }
+      let kind = info.st_mode & S_IFMT
+      guard kind == S_IFREG || kind == S_IFDIR else { continue }
+      if let age, now - Double(info.st_mtim.tv_sec) < age { continue }
+      removeTree(in: parent, name: entry)
+      removed.append(entry)
+    }
+    return removed
+  }
+
+  /// How long a save's temporary item must have gone unmodified before a later save of the same
+  /// document removes it as abandoned: far longer than any save in progress writes nothing.
+  static let abandonedSaveAge: TimeInterval = 60 * 60
+
+  /// Whether `entry` is one of the temporary names saves of `name` use (see
+  /// ``removeLeftovers(besides:notModifiedFor:)``).
+  static func isLeftover(_ entry: String, of name: String) -> Bool {
+    // Package and PDF saves keep 200 characters of the name, file saves 180.
+    for length in [200, 180] {
+      let prefix = ".\(name.prefix(length)).quire-"
+      guard entry.hasPrefix(prefix) else { continue }
+      let tail = entry.dropFirst(prefix.count)
+      if tail.count == 8, tail.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) { return true }
+      if tail.hasSuffix(".tmp"), case let random = tail.dropLast(4), !random.isEmpty,
+        random.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) })
+      {
+        return true
+      }
+    }
+    return false
   }
 
   private struct WriteContext {

@@ -432,6 +432,7 @@ public final class PDFDocument {
   public func write(to url: URL) throws {
     let target = url.standardizedFileURL
     let folder = target.deletingLastPathComponent()
+    FileWrapper.removeLeftovers(besides: target, notModifiedFor: FileWrapper.abandonedSaveAge)
     let temporary = folder.appendingPathComponent(".\(target.lastPathComponent.prefix(200)).quire-\(FileWrapper.randomSuffix())")
     defer { unlink(temporary.path) }
     try writePages(to: temporary.path)

@@ -120,6 +120,8 @@ public enum FileSaver {
       return try writeInPlace(data, folder: folder, name: name, existing: existing, url: url, target: target, failure: failure)
     }
 
+    // What a save killed mid-way left beside the file an hour or more ago goes now.
+    FileWrapper.removeLeftovers(besides: target, notModifiedFor: FileWrapper.abandonedSaveAge)
     let tempName = temporaryName(for: name, suffix: "tmp")
     // O_EXCL: a fresh file nobody else can hold open; 0600 until the contents are complete.
     let temp = try Syscalls.create(in: folder, tempName, mode: 0o600).get(or: failure, "create a temporary file", call: "openat")
