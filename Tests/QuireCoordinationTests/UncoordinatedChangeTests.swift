@@ -12,9 +12,7 @@ final class UncoordinatedChangeTests {
   let location: CoordinationLocation
   init() throws {
     folder = try TemporaryFolder()
-    let runtime = folder.file("run")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-    location = CoordinationLocation(runtimeFolder: runtime)
+    location = try privateLocation(in: folder)
   }
   deinit { folder.remove() }
 
