@@ -281,10 +281,14 @@ public enum FileSaver {
     return ".\(base).quire-\(random).\(suffix)"
   }
 
+  /// The process's umask, read from `/proc/self/status`: reading it with `umask(2)` means
+  /// setting it, and another thread creating a file at that instant would get the wrong mode.
   private static func currentUmask() -> mode_t {
-    let mask = umask(0o022)
-    umask(mask)
-    return mask
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+      let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+    else { return 0o022 }
+    return value
   }
 
   static func describe(_ code: Errno) -> String {

@@ -106,9 +106,12 @@ final class SafeSaveTests {
     let plain = folder.file("new.txt")
     let result = try FileSaver.write(Data("a".utf8), to: plain)
     #expect(result.method == .created)
-    let mask = umask(0o022)
-    umask(mask)
-    #expect(mode(plain).mode == 0o666 & ~UInt32(mask))
+    // The umask as /proc shows it: reading it with umask(2) would change it for a moment
+    // under the other tests running in this process.
+    let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+    let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+    let mask = try #require(UInt32(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
+    #expect(mode(plain).mode == 0o666 & ~mask)
     let secret = folder.file("secret")
     try FileSaver.write(Data("a".utf8), to: secret, options: .privateState)
     #expect(mode(secret).mode == 0o600)
