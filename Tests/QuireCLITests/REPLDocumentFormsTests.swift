@@ -265,6 +265,22 @@ final class REPLDocumentFormsTests {
     #expect(kept.filter(\.isPackage).count == 3)
   }
 
+  @Test func restoringATextBundleVersionBringsBackItsLostAssets() throws {
+    let bundle = try makeBundle("b.textbundle", text: "![pic](assets/pic.png)\n", assets: ["pic.png": picture])
+    try versions.keepVersion(of: bundle)
+    try FileManager.default.removeItem(at: bundle)
+    try TextBundle(text: "plain\n").write(to: bundle)
+    // Restored, then undone: the asset is not saved with the current text.
+    let (undoing, undone) = session(["open \(bundle.path)", "restore 1", "u", "w", "q"])
+    #expect(undoing.run(opening: []) == 0, "\(undone.errors)")
+    #expect(try TextBundle(url: bundle).assetNames.isEmpty)
+    let (session, transcript) = session(["open \(bundle.path)", "restore 1", "w", "q"])
+    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    let saved = try TextBundle(url: bundle)
+    #expect(saved.text == "![pic](assets/pic.png)\n")
+    #expect(saved.asset(named: "pic.png") == picture)
+  }
+
   @Test func sessionWithoutAVersionStoreSaysSo() throws {
     let file = try folder.write("x\n", to: "v.txt")
     let (session, transcript) = makeSession(["versions", "Q"], in: folder, interactive: true)
