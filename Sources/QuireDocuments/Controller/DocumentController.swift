@@ -1,4 +1,5 @@
 public import Foundation
+import QuireCoordination
 public import QuireTypes
 
 /// A document template in the templates folder (`Templates/`), described by its
@@ -43,6 +44,10 @@ public final class DocumentController {
   public var templatesFolder: URL?
   /// The autosave policy given to documents this controller opens.
   public var autosavePolicy: Document.AutosavePolicy? = .standard
+  /// How documents this controller opens reach their files: by default a `FileCoordinator`,
+  /// so their reads and saves take the cross-process locks that other Quire processes (and
+  /// their presenters) respect, as NSDocumentController's documents coordinate.
+  public var fileAccess: any DocumentFileAccess = FileCoordinator()
   /// The most recent documents kept.
   public var maximumRecentDocumentCount = 20
   /// The open documents, in the order they were opened.
@@ -157,6 +162,7 @@ public final class DocumentController {
     document.recoveryStore = recoveryStore
     document.versionStore = versionStore
     document.autosavePolicy = autosavePolicy
+    document.fileAccess = fileAccess
   }
 
   /// Creates an empty file of `type` at `url` and opens it. For a package type (a

@@ -381,11 +381,26 @@ open class Document {
 
   /// Writes `contents` to `url` inside a coordinated write, first keeping what is there as a
   /// version when `versions` is given. A failure to keep the version is returned, not thrown.
+  ///
+  /// With `expected` (a save over the document's own file, checked just before), the file's
+  /// identity is checked again inside the write: a coordinated writer that saved in between
+  /// makes this throw ``QuireError/Code/fileChangedOnDisk`` instead of overwriting its save.
   private nonisolated static func write(
-    _ contents: Handoff<StoredContents>, to url: URL, original: URL?, options: SaveOptions,
+    _ contents: Handoff<StoredContents>, to url: URL, original: URL?, expected: FileFingerprint?, options: SaveOptions,
     versions: VersionStore?, access: any DocumentFileAccess
   ) async throws -> (SaveResult, QuireError?) {
     try await access.coordinate(writingItemAt: url) { url in
+      if let expected, case .file = contents.value {
+        var info = stat()
+        if stat(FileSaver.resolvedTarget(of: url).path, &info) == 0,
+          FileSaver.fingerprint(info, expected.contentHash) != expected
+        {
+          throw QuireError(
+            .fileChangedOnDisk,
+            "Cannot save \(QuireError.name(url)): someone else saved it just now. Resolve the conflict first (keep mine, take theirs, keep both or merge).",
+            url: url)
+        }
+      }
       var versioningError: QuireError?
       // Only what this save replaces is kept: a file before a file, a package before a package.
       if let versions, contents.value.isSameKind(as: FileSaver.resolvedTarget(of: url)) {
@@ -454,8 +469,14 @@ open class Document {
     let result: SaveResult
     do {
       (result, lastVersioningError) = try await Self.write(
-        Handoff(contents), to: target, original: writesOwnFile && fileFingerprint != nil ? fileURL : nil, options: saveOptions,
+        Handoff(contents), to: target, original: writesOwnFile && fileFingerprint != nil ? fileURL : nil,
+        expected: writesOwnFile && operation != .saveToOperation ? fileFingerprint : nil, options: saveOptions,
         versions: versionStore, access: fileAccess)
+    } catch let error as QuireError where error.code == .fileChangedOnDisk {
+      // Saved by someone else between the check above and the write: the same as a conflict
+      // found by the check (or a reload, when there is nothing unsaved here).
+      _ = try? await checkForChangesOnDisk()
+      throw error
     } catch let error as QuireError {
       lastSaveError = error
       documentState.insert(.savingError)
@@ -663,7 +684,7 @@ open class Document {
     case .keepBoth:
       let copy = conflictedCopyURL(date: theirs.detectionDate)
       let options = SaveOptions(syncsParentDirectory: saveOptions.syncsParentDirectory, requiresNewFile: true)
-      _ = try await Self.write(Handoff(theirContents), to: copy, original: nil, options: options, versions: nil, access: fileAccess)
+      _ = try await Self.write(Handoff(theirContents), to: copy, original: nil, expected: nil, options: options, versions: nil, access: fileAccess)
       outcome.copyURL = copy
     case .merge:
       guard case .file(let data) = theirContents else {
