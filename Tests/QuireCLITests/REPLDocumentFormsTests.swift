@@ -1,6 +1,7 @@
 import Foundation
 import Quire
 import QuireTestSupport
+import Synchronization
 import Testing
 
 @testable import QuireCLI
@@ -279,6 +280,36 @@ final class REPLDocumentFormsTests {
     let saved = try TextBundle(url: bundle)
     #expect(saved.text == "![pic](assets/pic.png)\n")
     #expect(saved.asset(named: "pic.png") == picture)
+  }
+
+  // MARK: Coordination
+
+  @Test func wWaitsForAnotherCoordinatedWriterAndDoesNotOverwriteItsSave() async throws {
+    let file = try folder.write("one\n", to: "shared.txt")
+    let runtime = folder.file("run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let location = CoordinationLocation(runtimeFolder: runtime)
+    let transcript = Transcript()
+    var configuration = REPLSession.Configuration(isInteractive: true, documentsFolder: nil, templatesFolder: nil, cacheHome: folder.file(".cache"))
+    configuration.coordinator = FileCoordinator(location: location)
+    let session = REPLSession(configuration: configuration, source: ArrayLineSource([]), output: { transcript.output.append($0) }, errorOutput: { _ in })
+    try session.open(file.path)
+    _ = try session.handle("1s/one/mine/")
+    // Another process holds a coordinated write of the file and saves in it.
+    let held = Mutex(false)
+    Thread.detachNewThread {
+      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { url in
+        held.withLock { $0 = true }
+        usleep(300_000)
+        try? Data("theirs\n".utf8).write(to: url, options: .atomic)
+      }
+    }
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !held.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(held.withLock { $0 }, "the other writer never got the lock")
+    // The w waits for that save, sees it, and refuses to overwrite it.
+    #expect(throws: EdError.self) { try session.handle("w") }
+    #expect(try String(contentsOf: file, encoding: .utf8) == "theirs\n")
   }
 
   @Test func sessionWithoutAVersionStoreSaysSo() throws {

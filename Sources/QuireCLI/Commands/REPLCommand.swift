@@ -36,6 +36,7 @@ struct REPLCommand: AsyncParsableCommand {
       cacheHome: XDGBaseDirectory.cacheHome.url(in: environment))
     configuration.interrupt = Interrupt.shared
     // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
+    configuration.coordinator = FileCoordinator()
     configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
     if isInteractive {
       // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle

@@ -38,6 +38,8 @@ final class EdEngine {
   /// Where a `w` over the document's own file first keeps the file's previous content (as a
   /// `Document` does on save); `nil` keeps no versions.
   var versionStore: VersionStore?
+  /// Takes the cross-process locks around each `w` of a file; `nil` writes uncoordinated.
+  var coordinator: FileCoordinator?
   /// Says what the command did beyond ed's own output (a version that could not be kept).
   var note: (String) -> Void = { _ in }
 
@@ -956,11 +958,13 @@ final class EdEngine {
     let isOwnFile = document.fileURL?.standardizedFileURL == url.standardizedFileURL
     do {
       if isOwnFile {
-        try checkNoConflict(url)
-        keepVersion(of: url)
-        try pdf.save(to: url)
-        document.diskFingerprint = files.fingerprint(of: url)
-        document.diskStamp = files.stamp(of: url)
+        try coordinatedWrite(url) { () throws(EdError) in
+          try checkNoConflict(url)
+          keepVersion(of: url)
+          do { try pdf.save(to: url) } catch { throw EdError("cannot write '\(url.path)': \(Self.reason(error))") }
+          document.diskFingerprint = files.fingerprint(of: url)
+          document.diskStamp = files.stamp(of: url)
+        }
         document.announcedDiskChange = nil
         document.mayOverwriteDiskChange = false
       } else {
@@ -979,6 +983,20 @@ final class EdEngine {
   }
 
   // MARK: w
+
+  /// Runs `body` inside a coordinated write of `url` when the session has a coordinator
+  /// (`quire` has one): other Quire processes' coordinated readers and writers of the file
+  /// wait, and its presenters hear of the change. Waits at most 10 s for the lock.
+  private func coordinatedWrite(_ url: URL, _ body: () throws(EdError) -> Void) throws(EdError) {
+    guard let coordinator else { return try body() }
+    do {
+      try coordinator.coordinate(writingItemAt: url, timeout: .seconds(10)) { _ in try body() }
+    } catch let error as EdError {
+      throw error
+    } catch {
+      throw EdError("cannot write '\(url.lastPathComponent)': \(Self.reason(error))")
+    }
+  }
 
   /// Keeps what `url` holds now as a version before it is replaced; a failure is said, not
   /// thrown: the save goes on (a `Document` records it as `lastVersioningError`).
@@ -1010,32 +1028,38 @@ final class EdEngine {
     var lines = lastLine == 0 ? [] : buffer.lines(in: (addresses.first - 1)..<addresses.second)
     var bytes = TextFileSystem.bytes(of: lines)
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
+    var stamp: FileStamp?
     if appending {
       try files.append(bytes, to: url)
     } else {
-      if isOwnFile, document.fileURL != nil, !document.mayOverwriteDiskChange {
-        let onDisk = document.fingerprintOnDisk(files)
-        if let onDisk, onDisk != document.diskFingerprint {
-          if mergesOnWriteConflict, wholeBuffer, let merged = try mergeWithDisk(url) {
-            lines = merged
-            bytes = TextFileSystem.bytes(of: lines)
-          } else {
-            try checkNoConflict(url)
+      // The conflict check and the write in one coordinated write: no other coordinated
+      // writer can save in between.
+      try coordinatedWrite(url) { () throws(EdError) in
+        if isOwnFile, document.fileURL != nil, !document.mayOverwriteDiskChange {
+          let onDisk = document.fingerprintOnDisk(files)
+          if let onDisk, onDisk != document.diskFingerprint {
+            if mergesOnWriteConflict, wholeBuffer, let merged = try mergeWithDisk(url) {
+              lines = merged
+              bytes = TextFileSystem.bytes(of: lines)
+            } else {
+              try checkNoConflict(url)
+            }
           }
         }
-      }
-      if isOwnFile { keepVersion(of: url) }
-      if isOwnFile, let bundle = document.textBundle {
-        try writeTextBundle(bundle, text: TextFileSystem.text(of: lines), to: url)
-      } else {
-        try files.writeAtomically(bytes, to: url)
+        if isOwnFile { keepVersion(of: url) }
+        if isOwnFile, let bundle = document.textBundle {
+          try writeTextBundle(bundle, text: TextFileSystem.text(of: lines), to: url)
+        } else {
+          try files.writeAtomically(bytes, to: url)
+        }
+        stamp = files.stamp(of: url)
       }
     }
     if document.fileURL == nil { document.fileURL = url }
     if isOwnFile && !appending {
       document.diskFingerprint = document.textBundle == nil ? FileFingerprint(of: bytes) : document.fingerprintOnDisk(files)
       document.diskLines = lines
-      document.diskStamp = files.stamp(of: url)
+      document.diskStamp = stamp
       document.announcedDiskChange = nil
       document.mayOverwriteDiskChange = false
     }

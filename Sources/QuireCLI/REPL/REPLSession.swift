@@ -26,6 +26,10 @@ final class REPLSession {
     /// Where each save keeps the file's previous content (`versions`, `restore`); `nil` keeps
     /// none. `quire` uses `$XDG_STATE_HOME/quire/versions`.
     var versionStore: VersionStore?
+    /// Takes the cross-process locks (`FileCoordinator`) around each `w`, so that the
+    /// conflict check and the write are one step for other Quire processes; `nil` writes
+    /// uncoordinated. `quire` uses `$XDG_RUNTIME_DIR/quire`.
+    var coordinator: FileCoordinator?
   }
 
   let configuration: Configuration
@@ -58,6 +62,7 @@ final class REPLSession {
     }
     engine.mergesOnWriteConflict = !configuration.isInteractive
     engine.versionStore = configuration.versionStore
+    engine.coordinator = configuration.coordinator
     engine.note = { [unowned self] text in
       if self.configuration.isInteractive { self.output(text) } else { self.errorOutput("quire: \(text)") }
     }
