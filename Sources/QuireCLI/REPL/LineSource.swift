@@ -9,18 +9,35 @@ protocol LineSource: AnyObject {
   func readLine(prompt: String) -> String?
   /// Records a command in the history (terminal only).
   func remember(_ line: String)
+  /// Called before a shell command that shares standard input starts.
+  func prepareForChildProcess()
+}
+
+extension LineSource {
+  func prepareForChildProcess() {}
 }
 
 extension LineEditor: LineSource {}
 
 /// Lines from a file descriptor, read without a terminal (script mode).
+///
+/// A shell command (`!cmd`) shares standard input with the session, as with ed: it must find
+/// the script's next line where the session stopped reading. A regular file is read in blocks
+/// and rewound to the next unread line before a command starts (``prepareForChildProcess()``);
+/// a pipe is read a byte at a time, as ed reads it, so nothing past the line is taken.
 final class DescriptorLineSource: LineSource {
-  private let handle: FileHandle
+  private let fd: Int32
   private var pending: [UInt8] = []
   private var atEnd = false
+  private let isSeekable: Bool
+  /// ed discards a last line without its newline; quire's own script mode runs it.
+  private let discardsIncompleteLastLine: Bool
 
-  init(fileDescriptor: Int32 = STDIN_FILENO) {
-    handle = FileHandle(fileDescriptor: fileDescriptor, closeOnDealloc: false)
+  init(fileDescriptor: Int32 = STDIN_FILENO, discardsIncompleteLastLine: Bool = false) {
+    fd = fileDescriptor
+    self.discardsIncompleteLastLine = discardsIncompleteLastLine
+    var info = stat()
+    isSeekable = fstat(fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
   }
 
   func readLine(prompt: String) -> String? {
@@ -33,11 +50,20 @@ final class DescriptorLineSource: LineSource {
       if atEnd {
         guard !pending.isEmpty else { return nil }
         defer { pending.removeAll() }
-        return String(decoding: pending, as: UTF8.self)
+        return discardsIncompleteLastLine ? nil : String(decoding: pending, as: UTF8.self)
       }
-      let data = handle.availableData
-      if data.isEmpty { atEnd = true } else { pending.append(contentsOf: data) }
+      var block = [UInt8](repeating: 0, count: isSeekable ? 1 << 16 : 1)
+      let count = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      if count <= 0 { atEnd = true } else { pending.append(contentsOf: block[..<count]) }
     }
+  }
+
+  /// Gives back what was read past the current line, so that a child process that reads
+  /// standard input starts at the script's next line.
+  func prepareForChildProcess() {
+    guard isSeekable, !pending.isEmpty else { return }
+    if lseek(fd, off_t(-pending.count), SEEK_CUR) >= 0 { pending.removeAll() }
   }
 
   func remember(_ line: String) {}
