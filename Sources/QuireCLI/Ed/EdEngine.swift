@@ -712,7 +712,6 @@ final class EdEngine {
       flags.insert(flag)
       s.advance()
     }
-    s.skipBlanks()
     if s.isAtEnd { return flags }
     let rest = String(decoding: s.rest(), as: UTF8.self)
     throw EdError("unexpected '\(rest)' after the command (only p, l or n may follow, each once)", ed: "Invalid command suffix")
@@ -952,7 +951,6 @@ final class EdEngine {
           break
         }
       }
-      s.skipBlanks()
       guard s.isAtEnd else { throw badSuffix }
       flags.formUnion(suffixes)
       printMask = suffixes.isEmpty ? .print : suffixes
@@ -987,7 +985,6 @@ final class EdEngine {
           if byte == UInt8(ascii: "p") { flags.formSymmetricDifference(printMask) }
         }
       }
-      s.skipBlanks()
       guard s.isAtEnd else { throw badSuffix }
       compiled = seen.contains(UInt8(ascii: "r")) ? lastRegex ?? last.regex : last.regex
     }
@@ -1206,6 +1203,8 @@ final class EdEngine {
         }
       }
     }
+    // As ed: G's and V's print suffix prints the current line once more at the end.
+    if interactive && outcome == .proceed && lastLine > 0 { try printCurrent(interactiveFlags) }
     return outcome
   }
 
