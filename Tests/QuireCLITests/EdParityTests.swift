@@ -277,13 +277,18 @@ struct EdModeParityTests {
       (["-G", "-s", "t.txt"], ["-G", "-s", "t.txt"], "1l\nQ"),
       (["-s", "--", "-dash.txt"], ["-s", "--", "-dash.txt"], ",p\nq"),
       (["-s", "!cat t.txt"], ["-s", "!cat t.txt"], ",p\nf\nQ"),
+      (["-s", "--strip-trailing-cr", "crlf.txt"], ["-s", "--strip-trailing-cr", "crlf.txt"], ",l\nr crlf.txt\n,l\nw\nq"),
+      (["-s", "crlf.txt"], ["-s", "crlf.txt"], ",l\nQ"),
     ]
     for (edArguments, quireArguments, script) in cases {
       let edRun = try Fixture(EdScript("", script))
       defer { edRun.folder.remove() }
       let quireRun = try Fixture(EdScript("", script))
       defer { quireRun.folder.remove() }
-      for run in [edRun, quireRun] { _ = try run.folder.write("dash\n", to: "-dash.txt") }
+      for run in [edRun, quireRun] {
+        _ = try run.folder.write("dash\n", to: "-dash.txt")
+        _ = try run.folder.write("one\r\ntwo\r\n", to: "crlf.txt")
+      }
       let edResult = try await ProcessRunner.run(ed, edArguments, in: edRun.folder.url, input: script + "\n")
       let quireResult = try await ProcessRunner.run(quire, quireArguments, in: quireRun.folder.url, input: script + "\n")
       #expect(quireResult.output == edResult.output, "\(quireArguments)")

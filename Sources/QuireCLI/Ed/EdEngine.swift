@@ -196,7 +196,7 @@ final class EdEngine {
     document.fileURL = url
     let contents: TextFileContents
     do {
-      contents = try files.read(url)
+      contents = try readFile(url)
     } catch {
       throw EdError(error.message, ed: Self.systemReason(for: url))
     }
@@ -204,6 +204,16 @@ final class EdEngine {
     document.noteDiskVersion(contents)
     document.currentLine = lastLine
     if printsByteCounts { output("\(contents.byteCount)") }
+  }
+
+  /// Reads a file for `e`, `r` and the file argument; `--strip-trailing-cr` drops a carriage
+  /// return at the end of each line, as ed's option does.
+  private func readFile(_ url: URL) throws(EdError) -> TextFileContents {
+    var contents = try files.read(url)
+    if edOptions?.stripsTrailingCR == true {
+      contents.lines = contents.lines.map { $0.utf8.last == UInt8(ascii: "\r") ? String(Substring($0.utf8.dropLast())) : $0 }
+    }
+    return contents
   }
 
   /// Why `url` cannot be read, in the C library's words (ed prints them after the name).
@@ -304,7 +314,7 @@ final class EdEngine {
       guard case .textFile = document.form, !EdDocument.isTextBundle(url) else {
         throw EdError("e reads a text file into a text document; open TextBundles and PDFs with 'open \(name ?? url.lastPathComponent)'")
       }
-      let contents = try files.read(url)
+      let contents = try readFile(url)
       document.buffer.reset(lines: contents.lines)
       document.fileURL = url
       document.diskFingerprint = contents.fingerprint
@@ -426,7 +436,7 @@ final class EdEngine {
       }
       let name = target?.fileName
       let url = try fileURL(name)
-      let contents = try files.read(url)
+      let contents = try readFile(url)
       if document.fileURL == nil { document.fileURL = url }
       try edit("read") {
         replace(addresses.second..<addresses.second, with: contents.lines)

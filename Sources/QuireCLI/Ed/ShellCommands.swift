@@ -101,11 +101,5 @@ extension EdEngine {
   }
 
   /// `bytes` as ed reads them into lines: split at newlines, a last line without one kept.
-  static func lines(of bytes: [UInt8]) -> [String] {
-    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
-      String(decoding: $0, as: UTF8.self)
-    }
-    if lines.last == "" { lines.removeLast() }
-    return lines
-  }
+  static func lines(of bytes: [UInt8]) -> [String] { REPLWords.lines(of: String(decoding: bytes, as: UTF8.self)) }
 }
