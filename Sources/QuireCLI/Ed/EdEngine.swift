@@ -49,6 +49,9 @@ final class EdEngine {
   var edOptions: EdOptions?
   /// `H` (or ed's `-v`): print each error's message after its `?`.
   var isVerbose = false
+  /// Writes ed's diagnostics for files (`name: No such file or directory`) to standard error;
+  /// set in ed mode unless `-q`.
+  var diagnostic: ((String) -> Void)?
   /// `P`: toggles the prompt.
   var togglePrompt: () -> Void = {}
   /// Runs before a shell command starts: flushes output, and gives standard input back to the
@@ -196,7 +199,7 @@ final class EdEngine {
     document.fileURL = url
     let contents: TextFileContents
     do {
-      contents = try readFile(url)
+      contents = try readFile(url, diagnosing: false)
     } catch {
       throw EdError(error.message, ed: Self.systemReason(for: url))
     }
@@ -208,8 +211,17 @@ final class EdEngine {
 
   /// Reads a file for `e`, `r` and the file argument; `--strip-trailing-cr` drops a carriage
   /// return at the end of each line, as ed's option does.
-  private func readFile(_ url: URL) throws(EdError) -> TextFileContents {
-    var contents = try files.read(url)
+  ///
+  /// In ed mode a file that cannot be read is named on standard error with the system's reason,
+  /// as ed does (``diagnostic``), unless `diagnosing` is off.
+  private func readFile(_ url: URL, diagnosing: Bool = true) throws(EdError) -> TextFileContents {
+    var contents: TextFileContents
+    do {
+      contents = try files.read(url)
+    } catch {
+      if diagnosing, let diagnostic { diagnostic("\(url.relativePath): \(Self.systemReason(for: url))") }
+      throw EdError(error.message, ed: "Cannot open input file")
+    }
     if edOptions?.stripsTrailingCR == true {
       contents.lines = contents.lines.map { $0.utf8.last == UInt8(ascii: "\r") ? String(Substring($0.utf8.dropLast())) : $0 }
     }
@@ -224,6 +236,18 @@ final class EdEngine {
     var info = stat()
     if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return String(cString: strerror(EISDIR)) }
     return "Cannot read input file"
+  }
+
+  /// Why `url` cannot be written, in the C library's words.
+  private static func systemWriteReason(for url: URL) -> String {
+    var info = stat()
+    if stat(url.path, &info) == 0 {
+      if (info.st_mode & S_IFMT) == S_IFDIR { return String(cString: strerror(EISDIR)) }
+      if access(url.path, W_OK) != 0 { return String(cString: strerror(errno)) }
+    } else if access(url.deletingLastPathComponent().path, W_OK) != 0 {
+      return String(cString: strerror(errno))
+    }
+    return "Cannot open output file"
   }
 
   /// Sets the current line from ed's `+LINE`, `+/RE` or `+?RE` argument.
@@ -314,7 +338,19 @@ final class EdEngine {
       guard case .textFile = document.form, !EdDocument.isTextBundle(url) else {
         throw EdError("e reads a text file into a text document; open TextBundles and PDFs with 'open \(name ?? url.lastPathComponent)'")
       }
-      let contents = try readFile(url)
+      let contents: TextFileContents
+      do {
+        contents = try readFile(url)
+      } catch {
+        if edOptions != nil {
+          // As ed: the buffer is emptied before the read, and the name is kept.
+          document.buffer.reset(lines: [])
+          document.fileURL = url
+          document.marks = [:]
+          document.currentLine = 0
+        }
+        throw error
+      }
       document.buffer.reset(lines: contents.lines)
       document.fileURL = url
       document.diskFingerprint = contents.fingerprint
@@ -474,7 +510,14 @@ final class EdEngine {
         try runShell(shellCommand, reading: false, input: bytes)
         if printsByteCounts { output("\(bytes.count)") }
       } else {
-        try write(addresses, to: target?.fileName, appending: command == UInt8(ascii: "W"))
+        do {
+          try write(addresses, to: target?.fileName, appending: command == UInt8(ascii: "W"))
+        } catch {
+          if let diagnostic, let url = try? fileURL(target?.fileName) {
+            diagnostic("\(url.relativePath): \(Self.systemWriteReason(for: url))")
+          }
+          throw edOptions == nil ? error : EdError(error.message, ed: "Cannot open output file")
+        }
       }
       if quitsUnconditionally { return .quit }
       if quits {

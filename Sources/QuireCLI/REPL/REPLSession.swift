@@ -78,6 +78,7 @@ final class REPLSession {
     if let ed = configuration.ed {
       engine.edOptions = ed
       engine.isVerbose = ed.isVerbose
+      if !ed.isQuiet { engine.diagnostic = errorOutput }
     }
     engine.otherUnsavedDocuments = { [unowned self] in
       documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
