@@ -275,7 +275,7 @@ struct EdModeParityTests {
       (["-v", "-s", "t.txt"], ["-v", "-s", "t.txt"], "9p\nq"),
       (["-r", "-s", "t.txt"], ["-r", "-s", "t.txt"], "H\n!echo no\nr /etc/hostname\nw ../x\nq"),
       (["-E", "-s", "t.txt"], ["-E", "-s", "t.txt"], "1s/(o)(n)/\\2\\1/p\n,s/e+/E/gp\nQ"),
-      (["-G", "-s", "t.txt"], ["-G", "-s", "t.txt"], "1l\nQ"),
+      (["-G", "-s", "t.txt"], ["-G", "-s", "t.txt"], "H\n1l\n2m\n2t\n!!\nQ"),
       (["-s", "--", "-dash.txt"], ["-s", "--", "-dash.txt"], ",p\nq"),
       (["-s", "!cat t.txt"], ["-s", "!cat t.txt"], ",p\nf\nQ"),
       (["-s", "--strip-trailing-cr", "crlf.txt"], ["-s", "--strip-trailing-cr", "crlf.txt"], ",l\nr crlf.txt\n,l\nw\nq"),

@@ -69,11 +69,17 @@ final class EdEngine {
   /// The change token after `u` undid a change, and the current line when it did: a `u` at
   /// that state redoes the change and goes back to that line (ed's `u` swaps both).
   private var undoneByU: (token: Int, line: Int)?
-  /// How many lines `z` prints (the terminal's height less one, or 22).
-  private var windowLines: Int = {
+  /// How many lines `z` prints, and how wide `l` lines are: as ed, the terminal on standard
+  /// input less 2 rows and 8 columns, or 22 and 72.
+  private var windowLines = EdEngine.terminalSize.lines
+  private let windowColumns = EdEngine.terminalSize.columns
+
+  private static let terminalSize: (lines: Int, columns: Int) = {
     var size = winsize()
-    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 1 { return Int(size.ws_row) - 1 }
-    return 22
+    guard ioctl(STDIN_FILENO, UInt(TIOCGWINSZ), &size) == 0 else { return (22, 72) }
+    let lines = size.ws_row > 2 && size.ws_row < 600 ? Int(size.ws_row) - 2 : 22
+    let columns = size.ws_col > 8 && size.ws_col < 1800 ? Int(size.ws_col) - 8 : 72
+    return (lines, columns)
   }()
   private var lastRegex: CompiledRegex?
   private var lastReplacement: [UInt8]?
@@ -669,6 +675,9 @@ final class EdEngine {
     let savedCurrent = document.currentLine
     let addresses = try parseAddresses(&s)
     document.currentLine = savedCurrent
+    if addresses.count == 0 && edOptions?.isTraditional == true {
+      throw EdError("m and t need a destination with -G", ed: "Destination expected")
+    }
     return addresses.count == 0 ? savedCurrent : addresses.second
   }
 
@@ -776,7 +785,8 @@ final class EdEngine {
     printLine(document.currentLine, flags: flags)
   }
 
-  /// Prints line `number` as `p`, `n` and `l` do (GNU ed's format, 72 columns for `l`).
+  /// Prints line `number` as `p`, `n` and `l` do (GNU ed's format: `l` wraps at 72 columns, or
+  /// the terminal's width less 8).
   private func printLine(_ number: Int, flags: PrintFlags) {
     let text = buffer.line(at: number - 1)
     var out = flags.contains(.numbered) ? "\(number)\t" : ""
@@ -789,7 +799,7 @@ final class EdEngine {
     let escapes: [UInt8: UInt8] = [7: 97, 8: 98, 12: 102, 10: 110, 13: 114, 9: 116, 11: 118, 92: 92]
     for byte in text.utf8 {
       column += 1
-      if column > 72 {
+      if column > windowColumns {
         column = 1
         bytes.append(contentsOf: [92, 10])
       }
