@@ -124,6 +124,7 @@ struct REPLCommand: AsyncParsableCommand {
           err.writeLine($0)
           err.flush()
         })
+      session.outputBytes = { out.writeLine(bytes: $0) }
       session.writeRaw = {
         out.writeText($0)
         out.flush()
@@ -158,6 +159,7 @@ struct REPLCommand: AsyncParsableCommand {
       out.flush()
       err.flush()
     }
+    session.outputBytes = { out.writeLine(bytes: $0) }
     let status = session.run(opening: files)
     history.save(from: editor)
     return status
@@ -172,6 +174,13 @@ final class OutputStream {
 
   func writeLine(_ line: String) {
     pending.append(contentsOf: line.utf8)
+    pending.append(UInt8(ascii: "\n"))
+    if pending.count > 1 << 16 { flush() }
+  }
+
+  /// Writes `line`'s bytes as they are, and a newline.
+  func writeLine(bytes line: [UInt8]) {
+    pending.append(contentsOf: line)
     pending.append(UInt8(ascii: "\n"))
     if pending.count > 1 << 16 { flush() }
   }

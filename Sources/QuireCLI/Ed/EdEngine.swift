@@ -26,6 +26,9 @@ final class EdEngine {
   let files: TextFileSystem
   /// Writes one line of output (the engine adds no newline).
   var output: (String) -> Void
+  /// Writes one line of output given as bytes (a printed line, exactly as the buffer holds
+  /// it); `nil` decodes them as UTF-8 for ``output``.
+  var outputBytes: (([UInt8]) -> Void)?
   /// Whether `e`, `r` and `w` print byte counts (ed without `-s`; the interactive REPL).
   var printsByteCounts: Bool
   /// Names of other open documents with unsaved changes, for `q`.
@@ -63,7 +66,7 @@ final class EdEngine {
   /// The last error's message, for `h`.
   var lastError: String? { lastFailure.map { edOptions == nil ? $0.message : $0.edMessage } }
   /// The lines `y` (and `d`, `c`, `j`) copied, which `x` puts back.
-  private var cutBuffer: [String] = []
+  private var cutBuffer: [[UInt8]] = []
   /// The last shell command, for `!!`.
   var lastShellCommand: String?
   /// The change token after `u` undid a change, and the current line when it did: a `u` at
@@ -194,8 +197,7 @@ final class EdEngine {
       let command = String(name.dropFirst())
       try checkShellAllowed()
       let bytes = try runShell(command, reading: true)
-      let lines = Self.lines(of: bytes)
-      document.buffer.reset(lines: lines)
+      document.buffer.reset(lines: Self.lines(of: bytes))
       document.currentLine = lastLine
       if printsByteCounts { output("\(bytes.count)") }
       return
@@ -290,7 +292,7 @@ final class EdEngine {
       let flags = try readSuffix(&s)
       var at = addresses.second
       if command == UInt8(ascii: "i") { at = max(at - 1, 0) }
-      let text = try readText(input)
+      let text = try readText(input).map { Array($0.utf8) }
       try edit("insert") {
         replace(at..<at, with: text)
         if text.isEmpty {
@@ -304,8 +306,8 @@ final class EdEngine {
     case UInt8(ascii: "c"):
       try requireRange(addresses)
       let flags = try readSuffix(&s)
-      let text = try readText(input)
-      cutBuffer = buffer.lines(in: (addresses.first - 1)..<addresses.second)
+      let text = try readText(input).map { Array($0.utf8) }
+      cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
       try edit("change") {
         replace((addresses.first - 1)..<addresses.second, with: text)
         document.currentLine = text.isEmpty ? min(addresses.first, lastLine) : addresses.first - 1 + text.count
@@ -315,7 +317,7 @@ final class EdEngine {
     case UInt8(ascii: "d"):
       try requireRange(addresses)
       let flags = try readSuffix(&s)
-      cutBuffer = buffer.lines(in: (addresses.first - 1)..<addresses.second)
+      cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
       try edit("delete") {
         replace((addresses.first - 1)..<addresses.second, with: [])
         document.currentLine = min(addresses.first, lastLine)
@@ -404,8 +406,8 @@ final class EdEngine {
       try requireRange(addresses)
       let flags = try readSuffix(&s)
       if addresses.first < addresses.second {
-        cutBuffer = buffer.lines(in: (addresses.first - 1)..<addresses.second)
-        let joined = cutBuffer.joined()
+        cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
+        let joined = Array(cutBuffer.joined())
         try edit("join") {
           replace((addresses.first - 1)..<addresses.second, with: [joined])
           document.currentLine = addresses.first
@@ -438,7 +440,7 @@ final class EdEngine {
       if command == UInt8(ascii: "m") {
         try move(addresses, after: destination)
       } else {
-        let lines = buffer.lines(in: (addresses.first - 1)..<addresses.second)
+        let lines = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
         try edit("copy") {
           replace(destination..<destination, with: lines)
           document.currentLine = destination + lines.count
@@ -468,7 +470,7 @@ final class EdEngine {
       let target = try readFileTarget(&s)
       if case .shell(let shellCommand) = target {
         let bytes = try runShell(shellCommand, reading: true)
-        let lines = Self.lines(of: bytes)
+        let lines = Self.lines(of: bytes).map { Array($0.utf8) }
         try edit("read") {
           replace(addresses.second..<addresses.second, with: lines)
           if !lines.isEmpty { document.currentLine = addresses.second + lines.count }
@@ -481,7 +483,7 @@ final class EdEngine {
       let contents = try readFile(url)
       if document.fileURL == nil { document.fileURL = url }
       try edit("read") {
-        replace(addresses.second..<addresses.second, with: contents.lines)
+        replace(addresses.second..<addresses.second, with: contents.lines.map { Array($0.utf8) })
         if !contents.lines.isEmpty { document.currentLine = addresses.second + contents.lines.count }
       }
       if printsByteCounts { output("\(contents.byteCount)") }
@@ -511,8 +513,7 @@ final class EdEngine {
       }
       let target = try readFileTarget(&s)
       if case .shell(let shellCommand) = target {
-        let lines = lastLine == 0 ? [] : buffer.lines(in: (addresses.first - 1)..<addresses.second)
-        let bytes = TextFileSystem.bytes(of: lines)
+        let bytes = lastLine == 0 ? [] : Self.bytes(of: buffer.lineBytes(in: (addresses.first - 1)..<addresses.second))
         try runShell(shellCommand, reading: false, input: bytes)
         if printsByteCounts { output("\(bytes.count)") }
       } else {
@@ -545,7 +546,7 @@ final class EdEngine {
     case UInt8(ascii: "y"):
       try requireRange(addresses)
       _ = try readSuffix(&s)
-      cutBuffer = buffer.lines(in: (addresses.first - 1)..<addresses.second)
+      cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
 
     case UInt8(ascii: "x"):
       try checkBounds(addresses.second)
@@ -740,7 +741,7 @@ final class EdEngine {
     for _ in 0..<max(count, 0) {
       if isInterrupted() { throw EdError.interrupted }
       line = forward ? (line % count) + 1 : (line <= 1 ? count : line - 1)
-      if compiled.regex.matches(buffer.line(at: line - 1)) { return line }
+      if compiled.regex.matches(buffer.lineBytes(at: line - 1)) { return line }
     }
     let shown = String(decoding: compiled.pattern, as: UTF8.self)
     throw EdError("no match: no line matches /\(shown)/")
@@ -785,19 +786,35 @@ final class EdEngine {
     printLine(document.currentLine, flags: flags)
   }
 
+  /// Writes one line of output given as bytes.
+  private func emit(_ line: [UInt8]) {
+    if let outputBytes { outputBytes(line) } else { output(String(decoding: line, as: UTF8.self)) }
+  }
+
+  /// The bytes ed writes for `lines`: each line followed by a newline.
+  static func bytes(of lines: [[UInt8]]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
+    for line in lines {
+      bytes.append(contentsOf: line)
+      bytes.append(UInt8(ascii: "\n"))
+    }
+    return bytes
+  }
+
   /// Prints line `number` as `p`, `n` and `l` do (GNU ed's format: `l` wraps at 72 columns, or
   /// the terminal's width less 8).
   private func printLine(_ number: Int, flags: PrintFlags) {
-    let text = buffer.line(at: number - 1)
+    let text = buffer.lineBytes(at: number - 1)
     var out = flags.contains(.numbered) ? "\(number)\t" : ""
     guard flags.contains(.list) else {
-      output(out + text)
+      emit(Array(out.utf8) + text)
       return
     }
     var column = flags.contains(.numbered) ? 8 : 0
     var bytes: [UInt8] = Array(out.utf8)
     let escapes: [UInt8: UInt8] = [7: 97, 8: 98, 12: 102, 10: 110, 13: 114, 9: 116, 11: 118, 92: 92]
-    for byte in text.utf8 {
+    for byte in text {
       column += 1
       if column > windowColumns {
         column = 1
@@ -886,8 +903,8 @@ final class EdEngine {
   }
 
   /// Replaces lines `range` (0-based) and keeps marks and the lines `g` will visit in step.
-  private func replace(_ range: Range<Int>, with lines: [String]) {
-    buffer.replaceLines(in: range, with: lines)
+  private func replace(_ range: Range<Int>, with lines: [[UInt8]]) {
+    buffer.replaceLines(in: range, withBytes: lines)
     let delta = lines.count - range.count
     let inPlace = range.count == 1 && !lines.isEmpty
     let map: (Int) -> Int? = { line in
@@ -943,7 +960,7 @@ final class EdEngine {
       document.currentLine = second
       return
     }
-    let lines = buffer.lines(in: (first - 1)..<second)
+    let lines = buffer.lineBytes(in: (first - 1)..<second)
     let count = lines.count
     try edit("move") {
       // Lines keep their marks: compute where every line ends up, then edit.
@@ -953,8 +970,8 @@ final class EdEngine {
         let afterRemoval = line > second ? line - count : line
         return afterRemoval > target ? afterRemoval + count : afterRemoval
       }
-      buffer.replaceLines(in: (first - 1)..<second, with: [])
-      buffer.replaceLines(in: target..<target, with: lines)
+      buffer.replaceLines(in: (first - 1)..<second, withBytes: [])
+      buffer.replaceLines(in: target..<target, withBytes: lines)
       // A move renumbers only the lines between its source and its destination.
       let spanEnd = max(second, target + count)
       if let next = nextGlobalLine, next > spanEnd {
@@ -1059,7 +1076,7 @@ final class EdEngine {
       var end = addresses.second
       while line <= end {
         if isInterrupted() { throw EdError.interrupted }
-        if let newLines = try substituted(buffer.line(at: line - 1), compiled.regex, replacement, global: global, occurrence: occurrence) {
+        if let newLines = try substituted(buffer.lineBytes(at: line - 1), compiled.regex, replacement, global: global, occurrence: occurrence) {
           replace((line - 1)..<line, with: newLines)
           line += newLines.count
           end += newLines.count - 1
@@ -1119,11 +1136,11 @@ final class EdEngine {
   /// line start again); an empty match right where the last one ended is allowed once with `g`
   /// (`s/^/#/g`), twice is an infinite loop.
   private func substituted(
-    _ line: String, _ regex: borrowing POSIXRegex, _ replacement: [UInt8], global: Bool, occurrence: Int
-  ) throws(EdError) -> [String]? {
+    _ line: [UInt8], _ regex: borrowing POSIXRegex, _ replacement: [UInt8], global: Bool, occurrence: Int
+  ) throws(EdError) -> [[UInt8]]? {
     let text = POSIXRegex.cString(line)
     let length = text.count - 1
-    let bytes = Array(line.utf8)
+    let bytes = line
     guard var groups = regex.firstMatch(in: text, from: 0) else { return nil }
     var result: [UInt8] = []
     var offset = 0
@@ -1152,9 +1169,7 @@ final class EdEngine {
     }
     guard replaced else { return nil }
     if offset < length { result.append(contentsOf: bytes[offset..<length]) }
-    return result.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
-      String(decoding: $0, as: UTF8.self)
-    }
+    return result.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Array($0) }
   }
 
   /// Expands `&`, `\1`…`\9`, `\&` and `\<newline>` in `replacement`.
@@ -1222,7 +1237,7 @@ final class EdEngine {
     var lines: [Int] = []
     for line in addresses.first...addresses.second {
       if isInterrupted() { throw EdError.interrupted }
-      if compiled.regex.matches(buffer.line(at: line - 1)) == matching { lines.append(line) }
+      if compiled.regex.matches(buffer.lineBytes(at: line - 1)) == matching { lines.append(line) }
     }
     globalLines = lines
     globalCursor = 0
@@ -1359,8 +1374,9 @@ final class EdEngine {
     if let pdf = document.pdf { return try writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
-    var lines = lastLine == 0 ? [] : buffer.lines(in: (addresses.first - 1)..<addresses.second)
-    var bytes = TextFileSystem.bytes(of: lines)
+    let byteLines = lastLine == 0 ? [] : buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
+    var bytes = Self.bytes(of: byteLines)
+    var lines = byteLines.map { String(decoding: $0, as: UTF8.self) }
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
     var stamp: FileStamp?
     if appending {

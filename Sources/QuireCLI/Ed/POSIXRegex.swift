@@ -59,13 +59,23 @@ struct POSIXRegex: ~Copyable {
   }
 
   /// Whether `line` has a match anywhere.
-  func matches(_ line: String) -> Bool {
+  func matches(_ line: [UInt8]) -> Bool {
     firstMatch(in: Self.cString(line)) != nil
   }
 
-  /// `line` as NUL-terminated bytes for ``firstMatch(in:from:)``.
-  static func cString(_ line: String) -> [CChar] {
-    var bytes = line.utf8.map { CChar(bitPattern: $0) }
+  /// Whether `line` has a match anywhere.
+  func matches(_ line: String) -> Bool { matches(Array(line.utf8)) }
+
+  /// `line` as NUL-terminated bytes for ``firstMatch(in:from:notAtLineStart:)``.
+  static func cString(_ line: String) -> [CChar] { cString(Array(line.utf8)) }
+
+  /// `line` as NUL-terminated bytes for ``firstMatch(in:from:notAtLineStart:)``.
+  ///
+  /// A NUL byte inside the line is given to `regexec` as a newline, which no line holds, so
+  /// the match goes on past it (GNU ed does the same with binary files); match offsets are
+  /// the line's own.
+  static func cString(_ line: [UInt8]) -> [CChar] {
+    var bytes = line.map { CChar(bitPattern: $0 == 0 ? 10 : $0) }
     bytes.append(0)
     return bytes
   }

@@ -65,6 +65,10 @@ final class REPLSession {
   var writeRaw: (String) -> Void = { _ in }
   /// Flushes both output streams (before a shell command writes to them).
   var flushOutput: () -> Void = {}
+  /// Writes a line given as bytes (printed lines, exactly as the buffer holds them).
+  var outputBytes: (([UInt8]) -> Void)? {
+    didSet { engine.outputBytes = outputBytes }
+  }
 
   init(configuration: Configuration, source: any LineSource, output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
     self.configuration = configuration
