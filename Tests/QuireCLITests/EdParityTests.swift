@@ -240,6 +240,7 @@ let edModeScripts: [EdScript] = [
   EdScript("wq and wQ", "1d\nwQ"),
   EdScript("bad suffixes", "H\nppp\n2pp\n1s/o/0/gg\n1s/o/0/3g\nw\nq"),
   EdScript("u and undo toggle", "2d\nu\nu\nu\n,p\nw\nq"),
+  EdScript("word commands that are ed commands are ed's", "1c\nrad\n.\nstatus\n2c\nsave me \n.\nsave as x\n,p\nQ"),
   EdScript("files that cannot be read or written are named on stderr", "H\nr nosuch.txt\nw nodir/x.txt\nW nodir/y.txt\n2p\ne nosuch.txt\n,p\nf\nq"),
 ]
 

@@ -43,6 +43,16 @@ extension EdEngine {
     return text
   }
 
+  /// Whether `line` is an `s` command ed would run: `s`, a delimiter, and a pattern that ends
+  /// with it (a word command such as `status` or `save as X` is one).
+  static func isSubstitute(_ line: String) -> Bool {
+    var scanner = CommandScanner(line)
+    guard scanner.next() == UInt8(ascii: "s"), let delimiter = scanner.next(),
+      delimiter != UInt8(ascii: " "), delimiter != UInt8(ascii: "\n"), !"gpr123456789".utf8.contains(delimiter)
+    else { return false }
+    return (try? scanner.readPattern(delimiter: delimiter))?.closed == true
+  }
+
   /// Throws under `-r` (ed's restricted mode, and `red`).
   func checkShellAllowed() throws(EdError) {
     if edOptions?.isRestricted == true { throw EdError("shell commands are not allowed with -r", ed: "Shell access restricted") }

@@ -295,7 +295,9 @@ final class REPLSession {
     engine.beginCommand()
     defer { engine.endCommand() }
     let words = Self.splitWords(line)
-    if let first = words.first, REPLWordCommand.names.contains(first) {
+    // A word command, unless ed would read the line as a command of its own: in ed mode
+    // "status" is s/a/us/ with t as the delimiter, and ed's meaning wins.
+    if let first = words.first, REPLWordCommand.names.contains(first), !(isEdMode && EdEngine.isSubstitute(line)) {
       try runWordCommand(words)
       return .proceed
     }
