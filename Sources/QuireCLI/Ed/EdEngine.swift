@@ -57,6 +57,8 @@ final class EdEngine {
   var diagnostic: ((String) -> Void)?
   /// `P`: toggles the prompt.
   var togglePrompt: () -> Void = {}
+  /// Flushes the output now (ed flushes after printing an expanded shell command).
+  var flushOutput: () -> Void = {}
   /// Runs before a shell command starts: flushes output, and gives standard input back to the
   /// position of the script's next line.
   var prepareForShell: () -> Void = {}
@@ -69,6 +71,14 @@ final class EdEngine {
   private var cutBuffer: [[UInt8]] = []
   /// The last shell command, for `!!`.
   var lastShellCommand: String?
+  /// The change token after a command that changed nothing: a `u` at that state has nothing
+  /// to undo (ed clears its undo record when such a command starts).
+  private var undoBarrier: Int?
+  private var editDepth = 0
+  /// Set by `u` inside `g` or `v`: the global command's changes are undone when it ends.
+  private var undoesGlobal = false
+  /// Whether the running `g` or `v` has changed a line yet.
+  private var globalHasEdited = false
   /// The change token after `u` undid a change, and the current line when it did: a `u` at
   /// that state redoes the change and goes back to that line (ed's `u` swaps both).
   private var undoneByU: (token: Int, line: Int)?
@@ -143,6 +153,7 @@ final class EdEngine {
       return
     }
     guard let cursor = buffer.undo() else { throw EdError("nothing to undo") }
+    undoBarrier = nil
     document.currentLine = min(max(cursor, 0), lastLine)
     if document.currentLine == 0 && lastLine > 0 { document.currentLine = 1 }
   }
@@ -155,6 +166,7 @@ final class EdEngine {
       return
     }
     guard let cursor = buffer.redo() else { throw EdError("nothing to redo") }
+    undoBarrier = nil
     document.currentLine = min(max(cursor, 0), lastLine)
   }
 
@@ -176,6 +188,7 @@ final class EdEngine {
   /// ed's `u`: undoes the last change; right after a `u`, redoes what it undid.
   private func toggleUndo() throws(EdError) {
     if document.pdf != nil { return try undo() }
+    if let undoBarrier, undoBarrier == buffer.changeToken { throw EdError("nothing to undo: the last command changed nothing", ed: "Nothing to undo") }
     if let undone = undoneByU, undone.token == buffer.changeToken, buffer.redoCount > 0 {
       try redo()
       document.currentLine = min(max(undone.line, 0), lastLine)
@@ -325,6 +338,11 @@ final class EdEngine {
       try printCurrent(flags)
 
     case UInt8(ascii: "e"), UInt8(ascii: "E"):
+      if globalLines != nil {
+        // The buffer cannot be replaced while g has lines to visit (ed refuses it when the
+        // buffer is modified, as it always is by then).
+        throw EdError("e cannot be used inside g or v", ed: EdError.bufferModified)
+      }
       if command == UInt8(ascii: "e") {
         try confirm(
           "e", unsaved: document.isEdited ? [document.displayName] : [],
@@ -336,6 +354,7 @@ final class EdEngine {
         guard case .textFile = document.form else { throw EdError("e !command reads into a text document", ed: "Invalid redirection") }
         let bytes = try runShell(shellCommand, reading: true)
         document.buffer.reset(lines: Self.lines(of: bytes))
+        cutBuffer = []
         document.marks = [:]
         document.currentLine = lastLine
         if printsByteCounts { output("\(bytes.count)") }
@@ -353,6 +372,7 @@ final class EdEngine {
         if edOptions != nil {
           // As ed: the buffer is emptied before the read, and the name is kept.
           document.buffer.reset(lines: [])
+          cutBuffer = []
           document.fileURL = url
           document.marks = [:]
           document.currentLine = 0
@@ -360,6 +380,7 @@ final class EdEngine {
         throw error
       }
       document.buffer.reset(lines: contents.lines)
+      cutBuffer = []
       document.fileURL = url
       document.diskFingerprint = contents.fingerprint
       document.diskLines = contents.lines
@@ -412,6 +433,8 @@ final class EdEngine {
           replace((addresses.first - 1)..<addresses.second, with: [joined])
           document.currentLine = addresses.first
         }
+      } else {
+        markUnchanged()
       }
       try printCurrent(flags)
 
@@ -480,8 +503,10 @@ final class EdEngine {
       }
       let name = target?.fileName
       let url = try fileURL(name)
-      let contents = try readFile(url)
+      // As ed: the name becomes the file name, and the undo record is cleared, before the read.
       if document.fileURL == nil { document.fileURL = url }
+      markUnchanged()
+      let contents = try readFile(url)
       try edit("read") {
         replace(addresses.second..<addresses.second, with: contents.lines.map { Array($0.utf8) })
         if !contents.lines.isEmpty { document.currentLine = addresses.second + contents.lines.count }
@@ -494,7 +519,15 @@ final class EdEngine {
     case UInt8(ascii: "u"):
       try requireNoAddress(addresses)
       let flags = try readSuffix(&s)
-      if globalLines != nil { throw EdError("u cannot be used inside g or v", ed: "Invalid command suffix") }
+      if globalLines != nil {
+        // As ed: u inside g undoes what the g changed so far, and ends it (after this line's
+        // commands).
+        guard globalHasEdited else { throw EdError("nothing to undo yet in this g command", ed: "Nothing to undo") }
+        undoesGlobal = true
+        globalLines = []
+        globalCursor = 0
+        return .proceed
+      }
       try toggleUndo()
       try printCurrent(flags)
 
@@ -551,6 +584,8 @@ final class EdEngine {
     case UInt8(ascii: "x"):
       try checkBounds(addresses.second)
       let flags = try readSuffix(&s)
+      // As ed: the undo record is cleared before the put, which may then fail.
+      markUnchanged()
       guard !cutBuffer.isEmpty else { throw EdError("nothing to put: y (or d, c, j) fills the cut buffer first", ed: "Nothing to put") }
       let lines = cutBuffer
       try edit("put") {
@@ -896,22 +931,38 @@ final class EdEngine {
   // MARK: Editing
 
   /// Runs `body` as one undoable step.
+  ///
+  /// A command that changes nothing (`g/zzz/d`, `a` with no text, an `s` that finds no match)
+  /// still counts as the last change for `u`, which then has nothing to undo, as in ed.
   private func edit(_ name: String, _ body: () throws(EdError) -> Void) throws(EdError) {
+    let before = buffer.changeToken
+    editDepth += 1
     buffer.beginEditGroup(named: name, cursor: document.currentLine)
-    defer { buffer.endEditGroup(cursor: document.currentLine) }
+    defer {
+      buffer.endEditGroup(cursor: document.currentLine)
+      editDepth -= 1
+      if editDepth == 0 && buffer.changeToken == before { markUnchanged() }
+    }
     try body()
+  }
+
+  /// Records that the last command changed nothing: `u` now has nothing to undo.
+  private func markUnchanged() {
+    if editDepth == 0 { undoBarrier = buffer.changeToken }
   }
 
   /// Replaces lines `range` (0-based) and keeps marks and the lines `g` will visit in step.
   private func replace(_ range: Range<Int>, with lines: [[UInt8]]) {
     buffer.replaceLines(in: range, withBytes: lines)
+    if globalLines != nil { globalHasEdited = true }
     let delta = lines.count - range.count
-    let inPlace = range.count == 1 && !lines.isEmpty
+    // As ed, which replaces a line by deleting it and adding a new one: a mark on a replaced
+    // line is gone, and g does not visit the new line.
     let map: (Int) -> Int? = { line in
       let index = line - 1
       if index < range.lowerBound { return line }
       if index >= range.upperBound { return line + delta }
-      return inPlace ? line : nil
+      return nil
     }
     if let next = nextGlobalLine, next - 1 >= range.upperBound {
       // The edit is above every line g has still to visit (the usual case: g edits the line
@@ -957,7 +1008,14 @@ final class EdEngine {
       throw EdError("invalid destination: line \(destination) is inside the lines being moved (\(first)-\(second))")
     }
     if destination == first - 1 || destination == second {
-      document.currentLine = second
+      // The lines stay where they are, but ed counts the move as a change (the buffer is
+      // modified) that u cannot undo: put them back in place, and leave u nothing to undo.
+      let lines = buffer.lineBytes(in: (first - 1)..<second)
+      try edit("move") {
+        buffer.replaceLines(in: (first - 1)..<second, withBytes: lines)
+        document.currentLine = second
+      }
+      markUnchanged()
       return
     }
     let lines = buffer.lineBytes(in: (first - 1)..<second)
@@ -972,6 +1030,7 @@ final class EdEngine {
       }
       buffer.replaceLines(in: (first - 1)..<second, withBytes: [])
       buffer.replaceLines(in: target..<target, withBytes: lines)
+      if globalLines != nil { globalHasEdited = true }
       // A move renumbers only the lines between its source and its destination.
       let spanEnd = max(second, target + count)
       if let next = nextGlobalLine, next > spanEnd {
@@ -994,6 +1053,7 @@ final class EdEngine {
     let compiled: CompiledRegex
     let replacement: [UInt8]
     let badSuffix = EdError("unexpected suffix after s: g or a count N, then p, l or n", ed: "Invalid command suffix")
+    var isBare = false
     if let delimiter = s.peek, !"gpr123456789".utf8.contains(delimiter) {
       guard delimiter != UInt8(ascii: " "), delimiter != UInt8(ascii: "\n") else {
         throw EdError("s needs a delimiter that is not a blank: s/re/replacement/", ed: "Invalid pattern delimiter")
@@ -1041,6 +1101,7 @@ final class EdEngine {
       guard let last = lastSubstitution else {
         throw EdError("no previous substitution to repeat")
       }
+      isBare = true
       replacement = last.replacement
       global = last.global
       occurrence = last.occurrence
@@ -1076,7 +1137,10 @@ final class EdEngine {
       var end = addresses.second
       while line <= end {
         if isInterrupted() { throw EdError.interrupted }
-        if let newLines = try substituted(buffer.lineBytes(at: line - 1), compiled.regex, replacement, global: global, occurrence: occurrence) {
+        let original = buffer.lineBytes(at: line - 1)
+        if let newLines = try substituted(original, compiled.regex, replacement, global: global, occurrence: occurrence) {
+          // As ed, which replaces a line by deleting it: the line replaced last is in the cut buffer.
+          cutBuffer = [original]
           replace((line - 1)..<line, with: newLines)
           line += newLines.count
           end += newLines.count - 1
@@ -1088,12 +1152,24 @@ final class EdEngine {
       }
     }
     if !changedAny {
-      if globalLines != nil { return }
+      if globalLines != nil {
+        try printCurrent(flags)
+        if isBare { try printNullCommandInGlobal() }
+        return
+      }
       let shown = String(decoding: compiled.pattern, as: UTF8.self)
       let place = addresses.first == addresses.second ? "line \(addresses.first)" : "lines \(addresses.first)-\(addresses.second)"
       throw EdError("no match: /\(shown)/ is not found on \(place)")
     }
     try printCurrent(flags)
+    if isBare && globalLines != nil { try printNullCommandInGlobal() }
+  }
+
+  /// ed leaves a bare `s`'s newline unread, and in a `g` command list that newline is a
+  /// command of its own: it prints the current line. Scripts see it, so quire does the same.
+  private func printNullCommandInGlobal() throws(EdError) {
+    try requireLine(document.currentLine)
+    printLine(document.currentLine, flags: [])
   }
 
   /// Reads a replacement up to `delimiter`; a missing closing delimiter means "print".
@@ -1242,6 +1318,8 @@ final class EdEngine {
     globalLines = lines
     globalCursor = 0
     globalOffset = 0
+    globalHasEdited = false
+    undoesGlobal = false
     defer { globalLines = nil }
     var outcome = Outcome.proceed
     try edit("global") { () throws(EdError) in
@@ -1280,6 +1358,11 @@ final class EdEngine {
           if outcome == .quit { return }
         }
       }
+    }
+    if undoesGlobal {
+      undoesGlobal = false
+      undoneByU = nil
+      try toggleUndo()
     }
     // As ed: G's and V's print suffix prints the current line once more at the end.
     if interactive && outcome == .proceed && lastLine > 0 { try printCurrent(interactiveFlags) }

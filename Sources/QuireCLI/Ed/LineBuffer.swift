@@ -191,6 +191,9 @@ final class InMemoryLineBuffer: LineBuffer {
     storage = lines
     undoStack = []
     redoStack = []
+    // An edit group left open would record edits of the old lines: drop it.
+    openGroup = nil
+    nesting = 0
     baseGeneration = takeGeneration()
     savedGeneration = baseGeneration
   }

@@ -39,7 +39,10 @@ extension EdEngine {
     }
     let text = String(decoding: command, as: UTF8.self)
     lastShellCommand = text
-    if expanded { output(text) }
+    if expanded {
+      output(text)
+      flushOutput()
+    }
     return text
   }
 

@@ -96,8 +96,12 @@ final class REPLSession {
     let interrupt = configuration.interrupt
     engine.isInterrupted = { interrupt.isPending }
     engine.togglePrompt = { [unowned self] in showsEdPrompt.toggle() }
+    engine.flushOutput = { [unowned self] in flushOutput() }
     engine.prepareForShell = { [unowned self] in
-      flushOutput()
+      // ed flushes its output before each command, not before a shell command: inside G or V,
+      // or after other output of the same command, the shell command's output comes first
+      // unless the output is a terminal (line-buffered there).
+      if !isEdMode || isatty(STDOUT_FILENO) == 1 { flushOutput() }
       source.prepareForChildProcess()
     }
   }
@@ -201,7 +205,17 @@ final class REPLSession {
   }
 
   /// Reads a line and counts it.
-  private func nextLine(prompt: String) -> String? {
+  ///
+  /// - Parameter prompt: The prompt; `nil` for a line that continues the command (text for
+  ///   `a`, a `G` command), before which ed does not flush its output.
+  private func nextLine(prompt: String?) -> String? {
+    guard let prompt else { return readCountedLine(prompt: "") }
+    // ed flushes its output before reading each command.
+    if isEdMode { flushOutput() }
+    return readCountedLine(prompt: prompt)
+  }
+
+  private func readCountedLine(prompt: String) -> String? {
     if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
     guard let line = source.readLine(prompt: prompt) else { return nil }
     lineNumber += 1
@@ -304,7 +318,7 @@ final class REPLSession {
     let document = ensureDocument()
     engine.document = document
     return try engine.execute(line) { [unowned self] in
-      let text = nextLine(prompt: "")
+      let text = nextLine(prompt: nil)
       // Ctrl-C in text input: end the half-typed line before the message.
       if text == nil && configuration.isInteractive && configuration.interrupt.isPending { output("") }
       return text
