@@ -179,8 +179,10 @@ final class EdEngine {
 
   /// Asks once for confirmation of `action` when `unsaved` is not empty; a second identical
   /// request goes ahead (ed's `q` twice).
+  ///
+  /// As a drop-in ed, any command right after such a warning goes ahead (ed's `e` then `q`).
   func confirm(_ action: String, unsaved: [String], warning: String) throws(EdError) {
-    guard !unsaved.isEmpty, pendingConfirmation != action else { return }
+    guard !unsaved.isEmpty, pendingConfirmation != action, edOptions == nil || pendingConfirmation == nil else { return }
     confirmationThisCommand = action
     throw EdError(warning, ed: EdError.bufferModified)
   }
@@ -339,9 +341,13 @@ final class EdEngine {
 
     case UInt8(ascii: "e"), UInt8(ascii: "E"):
       if globalLines != nil {
-        // The buffer cannot be replaced while g has lines to visit (ed refuses it when the
-        // buffer is modified, as it always is by then).
-        throw EdError("e cannot be used inside g or v", ed: EdError.bufferModified)
+        // Inside g: e refuses a modified buffer at once (there is no second e to confirm), E
+        // goes ahead; either way g has no lines left to visit in the new buffer.
+        if command == UInt8(ascii: "e") && (document.isEdited || globalHasEdited) {
+          throw EdError("'\(document.displayName)' has unsaved changes: e inside g does not discard them", ed: EdError.bufferModified)
+        }
+        globalLines = []
+        globalCursor = 0
       }
       if command == UInt8(ascii: "e") {
         try confirm(
@@ -480,7 +486,7 @@ final class EdEngine {
       try requireNoAddress(addresses)
       _ = try readSuffix(&s)
       if command == UInt8(ascii: "q") {
-        let unsaved = (document.isEdited ? [document.displayName] : []) + otherUnsavedDocuments()
+        let unsaved = (document.isEdited || globalHasEdited ? [document.displayName] : []) + otherUnsavedDocuments()
         try confirm(
           "q", unsaved: unsaved,
           warning: "unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")): 'q' again quits without saving, 'w' saves")
@@ -989,6 +995,11 @@ final class EdEngine {
   /// Applies `map` (1-based line → new line, or nil when it is gone) to marks and `g`'s lines.
   private func remapLines(_ map: (Int) -> Int?) {
     remapMarks(map)
+    remapGlobalLines(map)
+  }
+
+  /// Applies `map` to the lines `g` has still to visit.
+  private func remapGlobalLines(_ map: (Int) -> Int?) {
     if let lines = globalLines {
       var kept: [Int] = []
       kept.reserveCapacity(lines.count - globalCursor)
@@ -1008,14 +1019,12 @@ final class EdEngine {
       throw EdError("invalid destination: line \(destination) is inside the lines being moved (\(first)-\(second))")
     }
     if destination == first - 1 || destination == second {
-      // The lines stay where they are, but ed counts the move as a change (the buffer is
-      // modified) that u cannot undo: put them back in place, and leave u nothing to undo.
-      let lines = buffer.lineBytes(in: (first - 1)..<second)
-      try edit("move") {
-        buffer.replaceLines(in: (first - 1)..<second, withBytes: lines)
-        document.currentLine = second
-      }
+      // The lines stay where they are, but ed counts the move as a change that u cannot undo:
+      // the buffer is modified, and g does not visit the lines again.
+      buffer.markModified()
+      document.currentLine = second
       markUnchanged()
+      if nextGlobalLine != nil { remapGlobalLines { $0 >= first && $0 <= second ? nil : $0 } }
       return
     }
     let lines = buffer.lineBytes(in: (first - 1)..<second)
@@ -1031,12 +1040,12 @@ final class EdEngine {
       buffer.replaceLines(in: (first - 1)..<second, withBytes: [])
       buffer.replaceLines(in: target..<target, withBytes: lines)
       if globalLines != nil { globalHasEdited = true }
-      // A move renumbers only the lines between its source and its destination.
+      // A move renumbers only the lines between its source and its destination. Marks follow
+      // the moved lines; g does not visit them again (ed takes them off its list).
       let spanEnd = max(second, target + count)
-      if let next = nextGlobalLine, next > spanEnd {
-        remapMarks(map)
-      } else {
-        remapLines(map)
+      remapMarks(map)
+      if let next = nextGlobalLine, next <= spanEnd {
+        remapGlobalLines { line in line >= first && line <= second ? nil : map(line) }
       }
       document.currentLine = target + count
     }
@@ -1320,7 +1329,10 @@ final class EdEngine {
     globalOffset = 0
     globalHasEdited = false
     undoesGlobal = false
-    defer { globalLines = nil }
+    defer {
+      globalLines = nil
+      globalHasEdited = false
+    }
     var outcome = Outcome.proceed
     try edit("global") { () throws(EdError) in
       while let lines = globalLines, globalCursor < lines.count {
@@ -1365,7 +1377,7 @@ final class EdEngine {
       try toggleUndo()
     }
     // As ed: G's and V's print suffix prints the current line once more at the end.
-    if interactive && outcome == .proceed && lastLine > 0 { try printCurrent(interactiveFlags) }
+    if interactive && outcome == .proceed { try printCurrent(interactiveFlags) }
     return outcome
   }
 

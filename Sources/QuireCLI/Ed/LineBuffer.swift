@@ -51,6 +51,9 @@ protocol LineBuffer: AnyObject {
   var changeToken: Int { get }
   /// Marks the current lines as matching the file (after a whole-buffer write).
   func markSaved()
+  /// Marks the lines as differing from the file without an edit (ed's move of lines onto
+  /// themselves modifies the buffer and leaves nothing to undo).
+  func markModified()
   /// Replaces every line without recording undo (ed's `e`): the undo history is cleared and
   /// the buffer is unedited.
   func reset(lines: [String])
@@ -64,6 +67,9 @@ extension LineBuffer {
   func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) {
     replaceLines(in: range, with: lines.map { String(decoding: $0, as: UTF8.self) })
   }
+
+  /// A buffer that cannot record it stays as it is.
+  func markModified() {}
 
   /// The bytes of the lines at `range` (0-based).
   func lineBytes(in range: Range<Int>) -> [[UInt8]] { range.map { lineBytes(at: $0) } }
@@ -186,6 +192,8 @@ final class InMemoryLineBuffer: LineBuffer {
   var changeToken: Int { currentGeneration }
 
   func markSaved() { savedGeneration = currentGeneration }
+
+  func markModified() { savedGeneration = -1 }
 
   func reset(lines: [String]) {
     storage = lines
