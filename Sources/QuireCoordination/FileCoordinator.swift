@@ -118,6 +118,13 @@ public final class FileCoordinator: Sendable {
     PresenterRegistry.all.flatMap { $0.registrations.map(\.presenter) }
   }
 
+  /// Whether a presenter of any process of this user (at `location`) presents the item at
+  /// `url`: the file is open in a document. Reads the registry (cached while it is unchanged),
+  /// takes no lock.
+  public static func isItemPresented(at url: URL, location: CoordinationLocation = .default) -> Bool {
+    PresenterRegistry.shared(for: location).isPresented(url.standardizedFileURL.path)
+  }
+
   // MARK: Coordinated access (blocking)
 
   /// Reads the item at `url` once no writer holds it (or a folder above or an item inside it).
