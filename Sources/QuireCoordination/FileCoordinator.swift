@@ -104,7 +104,10 @@ public final class FileCoordinator: Sendable {
   ///
   /// - Throws: ``QuireError`` when the presented item's folder does not exist, the inotify
   ///   watch limit is reached, or the registry under `location` cannot be used.
-  public static func addFilePresenter(_ presenter: any FilePresenter, location: CoordinationLocation = .default) throws {
+  ///
+  /// Apple's form without a location, ``addFilePresenter(_:)``, never fails: it registers at
+  /// the default location and reports a failure on standard error.
+  public static func addFilePresenter(_ presenter: any FilePresenter, location: CoordinationLocation) throws {
     try PresenterRegistry.shared(for: location).add(presenter)
   }
 

@@ -16,7 +16,7 @@ import Synchronization
 /// document's own edits, which its next save writes — and ``replaceItem(at:options:)`` makes
 /// the conflict version win (the document takes it, dropping its edits). Resolution runs on
 /// the main actor; set ``isResolved`` from the main actor to see the document settled at once.
-public final class NSFileVersion: @unchecked Sendable {
+public final class NSFileVersion: @unchecked Sendable, Equatable {
   // @unchecked: every stored property is a `let`, and the mutable resolution lives in the
   // ConflictBoard (a Mutex) or the document (main actor).
   private enum Kind {
@@ -136,6 +136,18 @@ public final class NSFileVersion: @unchecked Sendable {
   /// saves stay (they are the user's history; remove them through ``VersionStore``).
   public class func removeOtherVersionsOfItem(at url: URL) throws {
     for version in unresolvedConflictVersionsOfItem(at: url) ?? [] { version.isResolved = true }
+  }
+
+  /// Two versions are equal when they are the same version of the same item: both current,
+  /// the same conflict, or the same kept version.
+  public static func == (lhs: NSFileVersion, rhs: NSFileVersion) -> Bool {
+    guard lhs.itemURL == rhs.itemURL else { return false }
+    switch (lhs.kind, rhs.kind) {
+    case (.current, .current): return true
+    case (.conflict(let a, _, _), .conflict(let b, _, _)): return a == b
+    case (.kept(let a, _), .kept(let b, _)): return a.id == b.id
+    default: return false
+    }
   }
 
   // MARK: Acting on a version

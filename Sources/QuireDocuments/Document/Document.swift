@@ -417,9 +417,16 @@ open class Document {
     startPresenting()
   }
 
+  /// The declared type of the file name's extension (for a file not written yet).
+  private var declaredTypeOfExtension: UTType? {
+    let ext = fileURL.pathExtension
+    guard !ext.isEmpty, let type = typeRegistry.type(forTag: ext, tagClass: .filenameExtension), !type.isDynamic else { return nil }
+    return type
+  }
+
   private func resolvedType() throws(QuireError) -> UTType {
     if let fileType { return fileType }
-    if let type = typeRegistry.type(forFileAt: fileURL) ?? fallbackType { return type }
+    if let type = typeRegistry.type(forFileAt: fileURL) ?? declaredTypeOfExtension ?? fallbackType { return type }
     throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(fileURL)): its type is unknown. Give it an extension such as .txt or .md.", url: fileURL)
   }
 
