@@ -151,8 +151,9 @@ def main():
         results.append(outcome)
     free = sum(1 for result in results if result["free"])
     errors = sum(len(result["framework"]) for result in results)
+    checkable = sum(1 for result in results if not result["blocked"])
     if "--json" in arguments:
-        print(json.dumps({"files": len(results), "free": free, "frameworkErrors": errors, "results": results}, indent=1))
+        print(json.dumps({"files": len(results), "checkable": checkable, "free": free, "frameworkErrors": errors, "results": results}, indent=1))
         return
     for result in results:
         state = "free" if result["free"] else ("blocked" if result["blocked"] else "errors")
@@ -160,6 +161,7 @@ def main():
         for message in result["framework"][:3]:
             print(f"           - {message}")
     print(f"{free} of {len(results)} files ({100 * free / len(results):.0f}%) free of framework errors; {errors} framework errors in all")
+    print(f"{free} of {checkable} checkable files ({100 * free / max(checkable, 1):.0f}%); {len(results) - checkable} import a third-party module that is not here")
 
 
 if __name__ == "__main__":
