@@ -37,12 +37,19 @@ public struct ThumbnailBatch: Sendable {
     public var workerArguments: [String]
     /// The Quire version, written as `Software` into output-folder thumbnails.
     public var version: String
+    /// Only this slice of the files (see ``Shard``); nil for all of them.
+    public var shard: Shard?
+    /// How many times a file may be found changed (at its settle time, or while it was
+    /// drawn) before the batch stops waiting for it and defers it; 5 by default.
+    public var settleAttempts: Int
 
     public init(
       size: Int = 256, destination: Destination, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
       timeLimit: Double = 10, memoryLimit: Int = 2 << 30, workerExecutable: URL, workerArguments: [String] = ["thumbnail-worker"],
-      version: String
+      version: String, shard: Shard? = nil, settleAttempts: Int = 5
     ) {
+      self.shard = shard
+      self.settleAttempts = max(1, settleAttempts)
       self.size = size
       self.destination = destination
       self.jobs = max(1, jobs)
@@ -63,7 +70,8 @@ public struct ThumbnailBatch: Sendable {
       case fresh
       /// The cache holds an up-to-date failure record from this version: not tried again.
       case failedBefore = "failed-before"
-      /// The file was modified in the last seconds or changed while drawn: not done, try later.
+      /// The file kept changing while the batch waited for it to settle or drew it: not
+      /// done, try later.
       case deferred
       /// Drawing failed (bad file, unsupported type, crash, memory limit).
       case failed
@@ -116,27 +124,28 @@ public struct ThumbnailBatch: Sendable {
   struct Item {
     var url: URL
     var outputName: String
-    var type: UTType?
+    /// Found by walking a folder (files no provider handles are left out silently), rather
+    /// than named directly (they get a failed entry).
+    var isWalked = false
     var error: QuireError?
   }
 
   /// Walks `paths`: files are taken as given; folders are walked (hidden names and symbolic
-  /// links to folders are skipped), keeping the files some provider handles.
+  /// links to folders are skipped). With a ``Options/shard``, only the files of that slice.
+  /// Types are not looked at here: the cache is asked first, so a warm run reads no content.
   func collect(_ paths: [URL]) -> [Item] {
     var items: [Item] = []
+    let shard = options.shard
     for path in paths {
       var isFolder: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isFolder) else {
-        items.append(Item(url: path, outputName: path.lastPathComponent, error: FileErrors.opening(path, errno: ENOENT)))
+        if shard?.contains(key: path.path) ?? true {
+          items.append(Item(url: path, outputName: path.lastPathComponent, error: FileErrors.opening(path, errno: ENOENT)))
+        }
         continue
       }
       if !isFolder.boolValue {
-        do {
-          let type = try ThumbnailGenerator.contentType(of: path, registry: types)
-          items.append(Item(url: path, outputName: path.lastPathComponent, type: type))
-        } catch {
-          items.append(Item(url: path, outputName: path.lastPathComponent, error: error as? QuireError))
-        }
+        if shard?.contains(key: path.path) ?? true { items.append(Item(url: path, outputName: path.lastPathComponent)) }
         continue
       }
       let base = path.standardizedFileURL.path
@@ -146,20 +155,39 @@ public struct ThumbnailBatch: Sendable {
       else { continue }
       var found: [Item] = []
       for case let file as URL in walker {
-        guard let values = try? file.resourceValues(forKeys: [.isRegularFileKey]), values.isRegularFile == true else { continue }
-        guard let type = try? ThumbnailGenerator.contentType(of: file, registry: types), providers.provider(for: type) != nil else {
-          continue
-        }
         var relative = file.standardizedFileURL.path
         if relative.hasPrefix(base + "/") { relative.removeFirst(base.count + 1) }
-        found.append(Item(url: file, outputName: relative, type: type))
+        // The shard key is the path below the walked folder: the same on every machine.
+        if let shard, !shard.contains(key: relative) { continue }
+        guard let values = try? file.resourceValues(forKeys: [.isRegularFileKey]), values.isRegularFile == true else { continue }
+        found.append(Item(url: file, outputName: relative, isWalked: true))
       }
       items += found.sorted { $0.url.path < $1.url.path }
     }
     return items
   }
 
+  /// The type of `item` and whether a provider draws it. A walked file is first judged by
+  /// its name alone (no read), which is enough to look it up in the cache; `readsContent`
+  /// asks for the full identification (name and content).
+  func type(of item: Item, readsContent: Bool) throws -> UTType {
+    if !readsContent, let identified = try? types.identifyFile(at: item.url, options: IdentificationOptions(readsContent: false)),
+      !identified.type.identifier.hasPrefix("dyn."), providers.provider(for: identified.type) != nil
+    {
+      return identified.type
+    }
+    return try ThumbnailGenerator.contentType(of: item.url, registry: types)
+  }
+
   /// Makes thumbnails for `paths`, calling `onResult` once per file in completion order.
+  ///
+  /// In cache mode, a file with a fresh thumbnail (its `stat` and the cached PNG's
+  /// `Thumb::URI`, `Thumb::MTime` and `Thumb::Size`) or a fresh failure record is answered
+  /// here, without starting a worker or reading the file. A file modified within the cache's
+  /// ``ThumbnailCache/settleInterval`` may still be being written: it goes back into the queue
+  /// and is drawn once it has been unmodified that long (the batch waits for it, as Nautilus
+  /// does). A file found changed again at that moment or while drawn is put back again; after
+  /// ``Options/settleAttempts`` changes it is deferred.
   ///
   /// - Parameter onProgress: Called after each file with (done, total).
   /// - Returns: The counts.
@@ -169,84 +197,120 @@ public struct ThumbnailBatch: Sendable {
     let started = ContinuousClock.now
     var summary = Summary()
     let items = collect(paths)
+    var total = items.count
     func finish(_ result: Result) {
       summary.count(result.status)
       onResult(result)
-      onProgress?(summary.total, items.count)
+      onProgress?(summary.total, total)
+    }
+    func fail(_ item: Item, _ message: String) {
+      finish(Result(file: item.url.path, status: .failed, message: message, milliseconds: 0))
     }
 
-    // Decide in this process what needs drawing: cache hits and settling files do not.
-    var jobs: [(item: Item, job: WorkerJob)] = []
+    // Decide in this process what needs drawing: cache hits do not, settling files later.
+    var jobs: [WorkerPool.QueuedJob] = []
     let cacheVersion = options.version
     for (index, item) in items.enumerated() {
       if let error = item.error {
-        finish(Result(file: item.url.path, status: .failed, message: error.reason, milliseconds: 0))
+        fail(item, error.reason)
         continue
       }
-      guard let type = item.type else { continue }
-      guard providers.provider(for: type) != nil else {
-        finish(
-          Result(
-            file: item.url.path, status: .failed, message: "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).",
-            milliseconds: 0))
-        continue
-      }
-      var job = WorkerJob(id: index, path: item.url.path, typeIdentifier: type.identifier, size: options.size, software: "Quire \(options.version)")
+      var job = WorkerJob(id: index, path: item.url.path, typeIdentifier: "", size: options.size, software: "Quire \(options.version)")
+      var notBefore: ContinuousClock.Instant?
       switch options.destination {
       case .folder(let folder):
+        let type: UTType
+        do { type = try self.type(of: item, readsContent: true) } catch {
+          fail(item, (error as? QuireError)?.reason ?? "\(error)")
+          continue
+        }
+        guard providers.provider(for: type) != nil else {
+          if item.isWalked {
+            total -= 1
+          } else {
+            fail(item, "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).")
+          }
+          continue
+        }
+        job.typeIdentifier = type.identifier
         let output = folder.appendingPathComponent(item.outputName + ".png")
         do {
           try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-          finish(
-            Result(
-              file: item.url.path, status: .failed,
-              message: "Cannot make the folder '\(output.deletingLastPathComponent().path)': \(error.localizedDescription)", milliseconds: 0))
+          fail(item, "Cannot make the folder '\(output.deletingLastPathComponent().path)': \(error.localizedDescription)")
           continue
         }
         job.output = output.path
       case .cache(let cache):
         let flavor = ThumbnailCache.Flavor(forPixels: options.size)
         job.size = flavor.pixels
+        var type: UTType
         let source: ThumbnailCache.Source
-        do { source = try ThumbnailCache.source(for: item.url) } catch {
-          finish(Result(file: item.url.path, status: .failed, message: (error as? QuireError)?.reason ?? "\(error)", milliseconds: 0))
+        do {
+          type = try self.type(of: item, readsContent: false)
+          source = try ThumbnailCache.source(for: item.url)
+        } catch {
+          fail(item, (error as? QuireError)?.reason ?? "\(error)")
           continue
         }
-        switch cache.entry(for: source, flavor: flavor) {
-        case .fresh(let url):
-          finish(Result(file: item.url.path, status: .fresh, output: url.path, milliseconds: 0))
-          continue
-        case .failed(let url):
-          finish(
-            Result(
-              file: item.url.path, status: .failedBefore, output: url.path,
-              message: "Quire \(cacheVersion) failed on this file before; it is not tried again until it changes.", milliseconds: 0))
-          continue
-        case .missing:
-          break
+        // The warm path: one stat and the cached PNG's text chunks.
+        if providers.provider(for: type) != nil {
+          switch cache.entry(for: source, flavor: flavor) {
+          case .fresh(let url):
+            finish(Result(file: item.url.path, status: .fresh, output: url.path, milliseconds: 0))
+            continue
+          case .failed(let url):
+            finish(
+              Result(
+                file: item.url.path, status: .failedBefore, output: url.path,
+                message: "Quire \(cacheVersion) failed on this file before; it is not tried again until it changes.", milliseconds: 0))
+            continue
+          case .missing:
+            break
+          }
         }
-        if cache.isSettling(source) {
-          finish(
-            Result(
-              file: item.url.path, status: .deferred,
-              message: "\(QuireError.name(item.url)) was modified in the last \(Int(cache.settleInterval)) s and may still be being written; run again later.",
-              milliseconds: 0))
+        // Drawing needs the full identification (name and content).
+        do { type = try self.type(of: item, readsContent: true) } catch {
+          fail(item, (error as? QuireError)?.reason ?? "\(error)")
           continue
         }
+        guard providers.provider(for: type) != nil else {
+          if item.isWalked {
+            total -= 1
+          } else {
+            fail(item, "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).")
+          }
+          continue
+        }
+        job.typeIdentifier = type.identifier
+        if cache.isSettling(source) { notBefore = Self.instant(of: cache.settledDate(of: source)) }
         job.cache = WorkerJob.CacheTarget(
           root: cache.root.path, version: cacheVersion, flavor: flavor, source: source, mimeType: ThumbnailOutput.mimeType(of: type))
       }
-      jobs.append((item, job))
+      jobs.append(WorkerPool.QueuedJob(job: job, notBefore: notBefore))
     }
 
     if !jobs.isEmpty {
       var pool = WorkerPool(options: options, count: min(options.jobs, jobs.count))
-      pool.run(jobs.map(\.job)) { job, reply, seconds in
+      var changes: [Int: Int] = [:]
+      pool.run(jobs) { job, reply, seconds in
         var result = Result(file: job.path, status: .failed, output: reply.output, message: reply.message, milliseconds: (seconds * 10_000).rounded() / 10)
         switch reply.status {
         case .made: result.status = .made
-        case .deferred: result.status = .deferred
+        case .deferred:
+          // Changed while drawn: still being written. Wait for it to settle again, a few times.
+          result.status = .deferred
+          if case .cache(let cache) = options.destination, var target = job.cache {
+            changes[job.id, default: 0] += 1
+            if changes[job.id]! < options.settleAttempts, let now = try? ThumbnailCache.source(for: URL(fileURLWithPath: job.path)) {
+              target.source = now
+              var again = job
+              again.cache = target
+              return WorkerPool.QueuedJob(job: again, notBefore: cache.isSettling(now) ? Self.instant(of: cache.settledDate(of: now)) : nil)
+            }
+            result.message =
+              "\(QuireError.name(URL(fileURLWithPath: job.path))) changed \(options.settleAttempts) times while the batch waited for it to settle; it is still being written. Run again later."
+          }
         case .failed:
           result.status = reply.code == QuireError.Code.timedOut.description ? .timedOut : .failed
           // Permanent failures are recorded so file managers skip the file; time-outs are not.
@@ -255,10 +319,16 @@ public struct ThumbnailBatch: Sendable {
           }
         }
         finish(result)
+        return nil
       }
     }
     summary.seconds = (ContinuousClock.now - started).seconds
     return summary
+  }
+
+  /// The moment on the continuous clock that `date` (wall time) will be.
+  static func instant(of date: Date) -> ContinuousClock.Instant {
+    ContinuousClock.now.advanced(by: .milliseconds(Int64((date.timeIntervalSinceNow * 1000).rounded(.up))))
   }
 }
 

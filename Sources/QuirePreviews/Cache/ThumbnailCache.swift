@@ -46,6 +46,13 @@ public struct ThumbnailCache: Sendable {
     public var modificationTime: Int
     /// Its size in bytes.
     public var size: Int64
+    /// The nanoseconds of its modification time (not part of the standard; the settle rule
+    /// and the changed-while-drawn check use it).
+    public var modificationTimeNanoseconds: Int = 0
+    /// Its modification time as a date, to the nanosecond.
+    public var modificationDate: Date {
+      Date(timeIntervalSince1970: Double(modificationTime) + Double(modificationTimeNanoseconds) / 1e9)
+    }
     /// The MD5 of ``uri``: the thumbnail's file name without `.png`.
     public var hash: String { FreedesktopNames.md5Hex(uri) }
   }
@@ -66,8 +73,9 @@ public struct ThumbnailCache: Sendable {
   public let software: String
   /// The folder under `fail/` for this program and version, e.g. "quire-0.1.0".
   public let failureFolderName: String
-  /// How recently a file may have been modified and still be thumbnailed: younger files
-  /// may still be being written, and are deferred. 2 seconds by default.
+  /// How long a file must have been unmodified before it is thumbnailed: a younger file may
+  /// still be being written, so a batch puts it back in its queue until it is this old (as
+  /// Nautilus does). 2 seconds by default.
   public var settleInterval: TimeInterval
 
   /// Makes a cache.
@@ -99,7 +107,7 @@ public struct ThumbnailCache: Sendable {
     guard stat(path, &info) == 0 else { throw FileErrors.opening(fileURL, errno: errno) }
     return Source(
       path: path, uri: try FreedesktopNames.fileURI(forPath: path), modificationTime: Int(info.st_mtim.tv_sec),
-      size: Int64(info.st_size))
+      size: Int64(info.st_size), modificationTimeNanoseconds: Int(info.st_mtim.tv_nsec))
   }
 
   /// Where the thumbnail of `source` at `flavor` lives.
@@ -115,7 +123,13 @@ public struct ThumbnailCache: Sendable {
   /// Whether `source` was modified so recently (within ``settleInterval`` of `now`) that it
   /// may still be being written.
   public func isSettling(_ source: Source, now: Date = Date()) -> Bool {
-    now.timeIntervalSince1970 - Double(source.modificationTime) < settleInterval
+    now < settledDate(of: source)
+  }
+
+  /// When `source`, unless it changes again, will have been unmodified for ``settleInterval``:
+  /// the batch draws a settling file then.
+  public func settledDate(of source: Source) -> Date {
+    source.modificationDate.addingTimeInterval(settleInterval)
   }
 
   /// What the cache holds for `source` at `flavor`: a fresh thumbnail, a fresh failure record
