@@ -207,6 +207,34 @@ final class ThumbnailBatchTests {
     #expect(summary.total == results.count)
   }
 
+  @Test func aWarmRunAnswersFromTheCacheWithoutStartingWorkers() throws {
+    guard let quire = builtQuire() else { return }
+    let input = folder.file("warm")
+    try FileManager.default.createDirectory(at: input.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    for name in ["a.md", "sub/b.md", "sub/c.txt"] {
+      let url = try folder.write("# \(name)\n", to: "warm/\(name)")
+      try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: url.path)
+    }
+    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test")
+    let (cold, _) = run([input], options: ThumbnailBatch.Options(size: 128, destination: .cache(cache), jobs: 1, workerExecutable: quire, version: "test"))
+    #expect(cold.map(\.status) == [.made, .made, .made])
+    // No worker program exists now: every answer must come from the cache alone.
+    let (warm, summary) = run(
+      [input],
+      options: ThumbnailBatch.Options(
+        size: 128, destination: .cache(cache), jobs: 1, workerExecutable: URL(fileURLWithPath: "/nonexistent/quire"), version: "test"))
+    #expect(warm.map(\.status) == [.fresh, .fresh, .fresh])
+    #expect(summary.allSucceeded)
+    // A changed file is not fresh any more.
+    let changed = input.appendingPathComponent("a.md")
+    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -30)], ofItemAtPath: changed.path)
+    let (after, _) = run(
+      [changed],
+      options: ThumbnailBatch.Options(
+        size: 128, destination: .cache(cache), jobs: 1, workerExecutable: URL(fileURLWithPath: "/nonexistent/quire"), version: "test"))
+    #expect(after.map(\.status) == [.failed])
+  }
+
   @Test func filesCopiedJustBeforeTheRunAreWaitedForAndMade() throws {
     guard let quire = builtQuire() else { return }
     let input = folder.file("copied")

@@ -43,6 +43,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
   @Flag(name: .long, help: "Install the .thumbnailer file so file managers use Quire for Markdown.") var install = false
   @Option(name: .customLong("data-dir"), help: "With --install: the data folder to install into (default /usr/local/share as root, else ~/.local/share).")
   var dataDirectory: String?
+  @Option(name: .customLong("exec"), help: "With --install: the quire program the entry runs (default: this one; packagers give the final path).")
+  var executablePath: String?
   @Argument(help: "Files or folders.") var paths: [String] = []
 
   func validate() throws {
@@ -138,7 +140,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
   }
 
   static func line(for result: ThumbnailBatch.Result) -> String {
-    let status = result.status.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
+    // Padded by hand: Foundation's padding(toLength:) costs more than the warm path's cache check.
+    let name = result.status.rawValue
+    let status = name.count >= 13 ? name : name + String(repeating: " ", count: 13 - name.count)
     switch result.status {
     case .made, .fresh:
       return "\(status) \(result.file) -> \(result.output ?? "")"
@@ -181,7 +185,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
   }
 
   func installThumbnailer() throws {
-    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let executable = executablePath ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    guard executable.hasPrefix("/") else { throw ValidationError("--exec must be an absolute path, not '\(executable)'.") }
     let data: URL
     if let dataDirectory {
       data = URL(fileURLWithPath: dataDirectory, isDirectory: true)

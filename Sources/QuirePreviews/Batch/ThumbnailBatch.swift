@@ -122,12 +122,14 @@ public struct ThumbnailBatch: Sendable {
 
   /// One file found by walking the paths.
   struct Item {
-    var url: URL
+    /// Absolute, without `.` or `..` components.
+    var path: String
     var outputName: String
     /// Found by walking a folder (files no provider handles are left out silently), rather
     /// than named directly (they get a failed entry).
     var isWalked = false
     var error: QuireError?
+    var url: URL { URL(fileURLWithPath: path) }
   }
 
   /// Walks `paths`: files are taken as given; folders are walked (hidden names and symbolic
@@ -137,44 +139,99 @@ public struct ThumbnailBatch: Sendable {
     var items: [Item] = []
     let shard = options.shard
     for path in paths {
-      var isFolder: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isFolder) else {
+      let absolute = path.standardizedFileURL.path
+      var info = stat()
+      guard stat(absolute, &info) == 0 else {
         if shard?.contains(key: path.path) ?? true {
-          items.append(Item(url: path, outputName: path.lastPathComponent, error: FileErrors.opening(path, errno: ENOENT)))
+          items.append(Item(path: absolute, outputName: path.lastPathComponent, error: FileErrors.opening(path, errno: errno)))
         }
         continue
       }
-      if !isFolder.boolValue {
-        if shard?.contains(key: path.path) ?? true { items.append(Item(url: path, outputName: path.lastPathComponent)) }
+      if info.st_mode & S_IFMT != S_IFDIR {
+        if shard?.contains(key: path.path) ?? true { items.append(Item(path: absolute, outputName: path.lastPathComponent)) }
         continue
       }
-      let base = path.standardizedFileURL.path
-      guard
-        let walker = FileManager.default.enumerator(
-          at: path, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
-      else { continue }
       var found: [Item] = []
-      for case let file as URL in walker {
-        var relative = file.standardizedFileURL.path
-        if relative.hasPrefix(base + "/") { relative.removeFirst(base.count + 1) }
+      Self.walk(absolute) { relative in
         // The shard key is the path below the walked folder: the same on every machine.
-        if let shard, !shard.contains(key: relative) { continue }
-        guard let values = try? file.resourceValues(forKeys: [.isRegularFileKey]), values.isRegularFile == true else { continue }
-        found.append(Item(url: file, outputName: relative, isWalked: true))
+        if let shard, !shard.contains(key: relative) { return }
+        found.append(Item(path: absolute + "/" + relative, outputName: relative, isWalked: true))
+      } failed: { relative, error in
+        found.append(Item(path: absolute + "/" + relative, outputName: relative, isWalked: true, error: error))
       }
-      items += found.sorted { $0.url.path < $1.url.path }
+      items += found.sorted { $0.path < $1.path }
     }
     return items
   }
 
-  /// The type of `item` and whether a provider draws it. A walked file is first judged by
-  /// its name alone (no read), which is enough to look it up in the cache; `readsContent`
-  /// asks for the full identification (name and content).
-  func type(of item: Item, readsContent: Bool) throws -> UTType {
-    if !readsContent, let identified = try? types.identifyFile(at: item.url, options: IdentificationOptions(readsContent: false)),
-      !identified.type.identifier.hasPrefix("dyn."), providers.provider(for: identified.type) != nil
-    {
-      return identified.type
+  /// Calls `found` with the path (below `base`) of every regular file under `base`, and of
+  /// every symbolic link to one, skipping hidden names and never entering a link to a folder.
+  /// `readdir(3)`'s entry types spare a `stat` per file. Names that are not UTF-8 cannot be
+  /// Swift strings: they are reported to `failed`, as are folders that cannot be read.
+  static func walk(_ base: String, found: (String) -> Void, failed: (String, QuireError) -> Void) {
+    var folders = [""]
+    while let relative = folders.popLast() {
+      let folderPath = relative.isEmpty ? base : base + "/" + relative
+      guard let directory = opendir(folderPath) else {
+        if !relative.isEmpty {
+          failed(
+            relative,
+            QuireError(.permissionDenied, "Cannot read the folder '\(folderPath)': \(String(cString: strerror(errno))).", url: URL(fileURLWithPath: folderPath))
+          )
+        }
+        continue
+      }
+      defer { closedir(directory) }
+      while let entry = readdir(directory) {
+        let (name, kind): (String?, UInt8) = withUnsafePointer(to: &entry.pointee.d_name) { raw in
+          raw.withMemoryRebound(to: CChar.self, capacity: 256) { (String(validatingCString: $0), entry.pointee.d_type) }
+        }
+        guard let name else {
+          let shown = withUnsafePointer(to: &entry.pointee.d_name) { raw in
+            raw.withMemoryRebound(to: CChar.self, capacity: 256) { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+          }
+          failed(
+            relative.isEmpty ? shown : relative + "/" + shown,
+            QuireError(.invalidArgument, "Cannot thumbnail '\(shown)' in '\(folderPath)': its name is not valid UTF-8. Rename it."))
+          continue
+        }
+        if name.hasPrefix(".") { continue }
+        let child = relative.isEmpty ? name : relative + "/" + name
+        var type = kind
+        if type == DT_UNKNOWN || type == DT_LNK {
+          var info = stat()
+          // A link counts as what it points to, but a link to a folder is not entered.
+          guard (type == DT_LNK ? stat(base + "/" + child, &info) : lstat(base + "/" + child, &info)) == 0 else { continue }
+          switch info.st_mode & S_IFMT {
+          case S_IFREG: type = UInt8(DT_REG)
+          case S_IFDIR: type = kind == DT_LNK ? UInt8(DT_LNK) : UInt8(DT_DIR)
+          default: type = UInt8(DT_UNKNOWN)
+          }
+        }
+        if type == DT_REG {
+          found(child)
+        } else if type == DT_DIR {
+          folders.append(child)
+        }
+      }
+    }
+  }
+
+  /// The type of `item`. With `readsContent` false, only the filename extension decides
+  /// (memoised in `extensions`), and only when it names a type some provider draws: enough to
+  /// look a file up in the cache. Otherwise the full identification (name and content).
+  func type(of item: Item, readsContent: Bool, extensions: inout [Substring: UTType?]) throws -> UTType {
+    if !readsContent, let dot = item.outputName.lastIndex(of: "."), !item.outputName[dot...].contains("/") {
+      let ext = item.outputName[item.outputName.index(after: dot)...]
+      let byName: UTType?
+      if let known = extensions[ext] {
+        byName = known
+      } else {
+        let type = types.type(forFilenameExtension: String(ext))
+        byName = type.flatMap { providers.provider(for: $0) != nil && !$0.identifier.hasPrefix("dyn.") ? $0 : nil }
+        extensions[ext] = byName
+      }
+      if let byName { return byName }
     }
     return try ThumbnailGenerator.contentType(of: item.url, registry: types)
   }
@@ -204,23 +261,32 @@ public struct ThumbnailBatch: Sendable {
       onProgress?(summary.total, total)
     }
     func fail(_ item: Item, _ message: String) {
-      finish(Result(file: item.url.path, status: .failed, message: message, milliseconds: 0))
+      finish(Result(file: item.path, status: .failed, message: message, milliseconds: 0))
     }
 
     // Decide in this process what needs drawing: cache hits do not, settling files later.
     var jobs: [WorkerPool.QueuedJob] = []
     let cacheVersion = options.version
+    var extensions: [Substring: UTType?] = [:]
+    // Whether a provider draws a type: asked once per type, not once per file.
+    var drawableTypes: [String: Bool] = [:]
+    func drawable(_ type: UTType) -> Bool {
+      if let known = drawableTypes[type.identifier] { return known }
+      let answer = providers.provider(for: type) != nil
+      drawableTypes[type.identifier] = answer
+      return answer
+    }
     for (index, item) in items.enumerated() {
       if let error = item.error {
         fail(item, error.reason)
         continue
       }
-      var job = WorkerJob(id: index, path: item.url.path, typeIdentifier: "", size: options.size, software: "Quire \(options.version)")
+      var job = WorkerJob(id: index, path: item.path, typeIdentifier: "", size: options.size, software: "Quire \(options.version)")
       var notBefore: ContinuousClock.Instant?
       switch options.destination {
       case .folder(let folder):
         let type: UTType
-        do { type = try self.type(of: item, readsContent: true) } catch {
+        do { type = try self.type(of: item, readsContent: true, extensions: &extensions) } catch {
           fail(item, (error as? QuireError)?.reason ?? "\(error)")
           continue
         }
@@ -247,22 +313,22 @@ public struct ThumbnailBatch: Sendable {
         var type: UTType
         let source: ThumbnailCache.Source
         do {
-          type = try self.type(of: item, readsContent: false)
-          source = try ThumbnailCache.source(for: item.url)
+          type = try self.type(of: item, readsContent: false, extensions: &extensions)
+          source = try ThumbnailCache.source(forPath: item.path)
         } catch {
           fail(item, (error as? QuireError)?.reason ?? "\(error)")
           continue
         }
         // The warm path: one stat and the cached PNG's text chunks.
-        if providers.provider(for: type) != nil {
+        if drawable(type) {
           switch cache.entry(for: source, flavor: flavor) {
           case .fresh(let url):
-            finish(Result(file: item.url.path, status: .fresh, output: url.path, milliseconds: 0))
+            finish(Result(file: item.path, status: .fresh, output: url.path, milliseconds: 0))
             continue
           case .failed(let url):
             finish(
               Result(
-                file: item.url.path, status: .failedBefore, output: url.path,
+                file: item.path, status: .failedBefore, output: url.path,
                 message: "Quire \(cacheVersion) failed on this file before; it is not tried again until it changes.", milliseconds: 0))
             continue
           case .missing:
@@ -270,7 +336,7 @@ public struct ThumbnailBatch: Sendable {
           }
         }
         // Drawing needs the full identification (name and content).
-        do { type = try self.type(of: item, readsContent: true) } catch {
+        do { type = try self.type(of: item, readsContent: true, extensions: &extensions) } catch {
           fail(item, (error as? QuireError)?.reason ?? "\(error)")
           continue
         }
