@@ -35,7 +35,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
   @Option(
     name: .long,
     help: ArgumentHelp(
-      "Take only slice I of N (0 ≤ I < N) of the files, by a stable hash of their paths; 'auto' reads a Kubernetes Indexed Job's or Slurm array's index.",
+      "Take only slice I of N (0 <= I < N) of the files, by a stable hash of their paths; 'auto' reads a Kubernetes Indexed Job's or Slurm array's index.",
       valueName: "I/N|auto"))
   var shard: String?
   @Option(name: .customLong("worker"), help: ArgumentHelp("The quire program to run as worker.", visibility: .hidden))
