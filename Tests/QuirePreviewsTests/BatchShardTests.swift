@@ -45,8 +45,10 @@ final class BatchShardTests {
   /// Acceptance: four shards of a 400-file folder, run at once as four `quire thumbnail`
   /// processes, make 400 thumbnails with no file made twice, and their JSON lines concatenate
   /// into one report.
-  @Test func fourShardsRunAtOnceMakeEveryFileExactlyOnce() throws {
-    guard let quire = builtQuire() else { return }
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)")) func fourShardsRunAtOnceMakeEveryFileExactlyOnce()
+    throws
+  {
+    let quire = try #require(builtQuire())
     let input = folder.file("notes")
     for index in 0..<400 {
       let sub = input.appendingPathComponent("d\(index % 10)")

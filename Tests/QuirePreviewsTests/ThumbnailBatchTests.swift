@@ -160,8 +160,9 @@ final class ThumbnailBatchTests {
     #expect(results.first?.message?.contains("/nonexistent/quire") == true)
   }
 
-  @Test func cacheRunsSkipFreshFilesWaitForNewOnesAndRecordFailures() throws {
-    guard let quire = builtQuire() else { return }
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  func cacheRunsSkipFreshFilesWaitForNewOnesAndRecordFailures() throws {
+    let quire = try #require(builtQuire())
     let good = try folder.write("# Good\n", to: "good.md")
     let bad = folder.file("bad.pdf")
     try Data("%PDF-1.4 nothing".utf8).write(to: bad)
@@ -204,8 +205,9 @@ final class ThumbnailBatchTests {
     #expect(summary.total == results.count)
   }
 
-  @Test func aWarmRunAnswersFromTheCacheWithoutStartingWorkers() throws {
-    guard let quire = builtQuire() else { return }
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  func aWarmRunAnswersFromTheCacheWithoutStartingWorkers() throws {
+    let quire = try #require(builtQuire())
     let input = folder.file("warm")
     try FileManager.default.createDirectory(at: input.appendingPathComponent("sub"), withIntermediateDirectories: true)
     for name in ["a.md", "sub/b.md", "sub/c.txt"] {
@@ -232,8 +234,10 @@ final class ThumbnailBatchTests {
     #expect(after.map(\.status) == [.failed])
   }
 
-  @Test func filesCopiedJustBeforeTheRunAreWaitedForAndMade() throws {
-    guard let quire = builtQuire() else { return }
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)")) func filesCopiedJustBeforeTheRunAreWaitedForAndMade()
+    throws
+  {
+    let quire = try #require(builtQuire())
     let input = folder.file("copied")
     try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     for index in 0..<12 { _ = try folder.write("# Note \(index)\n\nCopied a moment ago.\n", to: "copied/n\(index).md") }
@@ -247,8 +251,9 @@ final class ThumbnailBatchTests {
     }
   }
 
-  @Test func aFileThatKeepsChangingIsDeferredAfterItsAttempts() throws {
-    guard let quire = builtQuire() else { return }
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  func aFileThatKeepsChangingIsDeferredAfterItsAttempts() throws {
+    let quire = try #require(builtQuire())
     let file = try folder.write("# growing\n", to: "growing.md")
     let stop = Atomic(false)
     // Another writer appends every few milliseconds until the batch is over.

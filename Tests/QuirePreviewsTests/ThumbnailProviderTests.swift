@@ -184,7 +184,9 @@ final class ThumbnailDrawingTests {
     let lineRows = (0..<bitmap.height).filter { y in span.filter { isLine($0, y) }.count * 10 >= span.count * 9 }
     let horizontal = clusters(lineRows)
     #expect(horizontal.count == 4, "3 rows need 4 horizontal lines: \(horizontal)")
-    guard let top = horizontal.first?.1, let bottom = horizontal.last?.0, bottom > top + 4 else { return }
+    let top = try #require(horizontal.first?.1)
+    let bottom = try #require(horizontal.last?.0)
+    try #require(bottom > top + 4)
     let height = (top + 2)..<(bottom - 1)
     let lineColumns = (0..<bitmap.width).filter { x in height.filter { isLine(x, $0) }.count * 10 >= height.count * 9 }
     let vertical = clusters(lineColumns)

@@ -129,9 +129,9 @@ public enum MarkdownPreview {
     a { color: #0969da; }
     img { max-width: 100%; height: auto; }
     hr { border: 0; border-top: 1px solid #d1d9e0; }
-    table { border-collapse: collapse; margin-bottom: 1em; } td, th { border: 1px solid #d1d9e0; padding: 0.3em 0.6em; text-align: left; }
-    th { background: #f6f8fa; } del { color: #59636e; }
-    li > input[type=checkbox] { margin: 0 0.4em 0 -1.3em; vertical-align: middle; }
+    table { border-collapse: collapse; margin-bottom: 1em; } td, th { border: 1px solid #d1d9e0; padding: 0.3em 0.6em; }
+    td:not([align]), th:not([align]) { text-align: left; } th { background: #f6f8fa; } del { color: #59636e; }
+    li:has(> input[type=checkbox]) { list-style: none; } li > input[type=checkbox] { margin: 0 0.4em 0 -1.4em; vertical-align: middle; }
     dl.front-matter { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; margin: 0 0 1.5em; padding: 0.6em 0.8em;
       font-size: 0.85em; color: #59636e; background: #f6f8fa; border-radius: 6px; }
     dl.front-matter dt { font-weight: 600; } dl.front-matter dd { margin: 0; }
