@@ -8,7 +8,7 @@ extension ThumbnailBatch {
   ///
   /// A file's slice is the 64-bit FNV-1a hash of its path, modulo ``count``: for files found by
   /// walking a folder, the path below that folder (so machines that mount the files at
-  /// different places still agree); for files named directly, the path as given.
+  /// different places still agree); for files named directly, their absolute path.
   public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// Which slice, from 0 to ``count`` − 1.
     public let index: Int
