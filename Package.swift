@@ -31,6 +31,12 @@ let package = Package(
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
+    // cmark-gfm (GitHub's libcmark with tables, task lists, strikethrough, autolinks, footnotes):
+    // the Markdown parser and HTML renderer of QuireFormats.
+    .systemLibrary(
+      name: "CCmarkGFM", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+    // libcmark, the CommonMark reference: only the conformance helper links it (it shares
+    // cmark-gfm's symbol names, so the two never meet in one process).
     .systemLibrary(
       name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
     .systemLibrary(
@@ -61,7 +67,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
-      dependencies: ["QuireTypes", "CCmark", "CPoppler", "CPango", "CPNG"],
+      dependencies: ["QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG"],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCoordination",
@@ -81,7 +87,7 @@ let package = Package(
     .target(
       name: "QuirePreviews",
       dependencies: [
-        "QuireTypes", "QuireFormats",
+        "QuireTypes", "QuireFormats", "QuireCoordination",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
@@ -116,7 +122,10 @@ let package = Package(
     // MARK: Tests: one target per module
     .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
+    // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
+    .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(
@@ -126,8 +135,11 @@ let package = Package(
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
-    .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireTestSupport", "quire-coordination-helper"],
+      swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]
