@@ -16,6 +16,14 @@ struct CommandTests {
     #expect(await QuireCommand.run(arguments: ["--version"]) == ExitStatus.success)
     #expect(await QuireCommand.run(arguments: ["--help"]) == ExitStatus.success)
   }
+
+  @Test func argumentParsersOwnOptionsDescribeTheRootCommand() throws {
+    // generate-manual reads --experimental-dump-help: it must describe quire, not the REPL.
+    for option in ["--experimental-dump-help", "--generate-completion-script"] {
+      #expect(try EdArguments.normalized([option], subcommands: QuireCommand.subcommandNames) == [option])
+    }
+    #expect(try EdArguments.normalized(["-s", "notes.md"], subcommands: QuireCommand.subcommandNames).first == "repl")
+  }
 }
 
 @Suite("quire thumbnail and quire preview")

@@ -194,6 +194,22 @@ final class ThumbnailDrawingTests {
     #expect(darkPixels(bitmap) > 200, "the cells' text is drawn")
   }
 
+  @Test func tableCellsFollowTheDelimiterRowsAlignment() throws {
+    /// The leftmost pixel of the last line of text (the body cell's "x"): text is darker
+    /// than the grid lines.
+    func firstInkColumn(_ delimiter: String, name: String) throws -> Int {
+      let bitmap = try thumbnail(folder.write("| Heading of the column |\n| \(delimiter) |\n| x |\n", to: name), size: 512)
+      var ink: [(x: Int, y: Int)] = []
+      for y in 0..<bitmap.height { for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y).red < 100 { ink.append((x, y)) } }
+      let last = try #require(ink.map(\.y).max())
+      return try #require(ink.filter { $0.y > last - 10 }.map(\.x).min())
+    }
+    let left = try firstInkColumn(":---", name: "left.md")
+    let center = try firstInkColumn(":---:", name: "center.md")
+    let right = try firstInkColumn("---:", name: "right.md")
+    #expect(left < center && center < right, "x at \(left), \(center), \(right)")
+  }
+
   @Test func taskListsStrikethroughAndFootnotesDraw() throws {
     let bitmap = try thumbnail(folder.write("- [x] done\n- [ ] todo\n\n~~gone~~ and a note[^1]\n\n[^1]: The note.\n", to: "gfm.md"), size: 512)
     #expect(clusters(inkRows(bitmap)).count >= 4, "two items, a paragraph and a footnote")

@@ -15,7 +15,11 @@ enum EdArguments {
   /// `arguments` rewritten for argument-parser, or a usage error.
   static func normalized(_ arguments: [String], subcommands: Set<String>) throws -> [String] {
     guard let first = arguments.first else { return arguments }
-    if subcommands.contains(first) || ["-h", "--help", "--version"].contains(first) || first.hasPrefix("--generate-completion") {
+    // argument-parser's own options (completion scripts, the help dump generate-manual reads)
+    // describe the root command, not the REPL.
+    if subcommands.contains(first) || ["-h", "--help", "--version"].contains(first) || first.hasPrefix("--generate-completion")
+      || first == "--experimental-dump-help"
+    {
       return arguments
     }
     if first == "--" { return ["repl"] + arguments }

@@ -15,12 +15,18 @@ public struct TextStyle: Sendable, Hashable {
   public var color: Color
   /// Extra space between lines, in points.
   public var lineSpacing: Double
-  public init(font: String = "Sans 11", color: Color = .black, lineSpacing: Double = 0) {
+  /// How lines sit in the width they are wrapped at (`pango_layout_set_alignment`).
+  public var alignment: TextAlignment
+  public init(font: String = "Sans 11", color: Color = .black, lineSpacing: Double = 0, alignment: TextAlignment = .leading) {
     self.font = font
     self.color = color
     self.lineSpacing = lineSpacing
+    self.alignment = alignment
   }
 }
+
+/// Where lines of text sit in their width: `PANGO_ALIGN_LEFT`, `_CENTER`, `_RIGHT`.
+public enum TextAlignment: Sendable, Hashable { case leading, center, trailing }
 
 /// Draws text into bitmaps and PDF pages.
 public enum TextLayout {
@@ -74,6 +80,11 @@ public enum TextLayout {
     pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
     pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
     pango_layout_set_spacing(layout, Int32(style.lineSpacing * Double(PANGO_SCALE)))
+    switch style.alignment {
+    case .leading: pango_layout_set_alignment(layout, PANGO_ALIGN_LEFT)
+    case .center: pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
+    case .trailing: pango_layout_set_alignment(layout, PANGO_ALIGN_RIGHT)
+    }
     if let maximumHeight {
       pango_layout_set_height(layout, Int32(max(1, maximumHeight) * Double(PANGO_SCALE)))
       pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)

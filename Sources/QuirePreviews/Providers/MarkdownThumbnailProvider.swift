@@ -173,7 +173,8 @@ struct MarkdownPainter {
   }
 
   /// Draws a table as a grid: a shaded bold header row, column widths after the longest text
-  /// of each column, every cell's text wrapped in its column, and lines around every cell.
+  /// of each column, every cell's text wrapped in its column and aligned as the delimiter row
+  /// says, and lines around every cell.
   mutating func table(_ node: MarkdownNode, canvas: borrowing Canvas, x: Double, width: Double, y: inout Double) throws {
     guard case .table(let alignments) = node.kind, !alignments.isEmpty else { return }
     let columns = alignments.count
@@ -207,8 +208,15 @@ struct MarkdownPainter {
       if isHeader { canvas.fill(Rect(x: x, y: y, width: width, height: height), color: Self.headerBackground) }
       var cellX = x
       for (index, markup) in markups.enumerated() {
+        // The delimiter row's colons align the column's cells.
+        var cellStyle = style
+        switch alignments[index] {
+        case .center: cellStyle.alignment = .center
+        case .right: cellStyle.alignment = .trailing
+        case .left, .none: cellStyle.alignment = .leading
+        }
         try canvas.text(
-          markup: markup, x: cellX + padding, y: y + padding, width: widths[index] - 2 * padding, style: style, maximumHeight: height - 2 * padding)
+          markup: markup, x: cellX + padding, y: y + padding, width: widths[index] - 2 * padding, style: cellStyle, maximumHeight: height - 2 * padding)
         cellX += widths[index]
       }
       y += height
