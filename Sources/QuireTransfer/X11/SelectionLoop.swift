@@ -349,56 +349,55 @@ final class SelectionLoop {
     }
   }
 
-  /// Loads on the cooperative pool, never on the connection's thread, which keeps serving.
+  /// Loads through the providers' completion handlers, never on the connection's thread
+  /// (which keeps serving) and never waiting on the cooperative pool, which the program may
+  /// be blocking while a client reads from it.
   private static func startLoad(
     _ source: SelectionTargets.Source, from providers: [ItemProvider], type: xcb_atom_t, done: @escaping @Sendable (Answer?) -> Void
   ) {
-    Task {
-      do {
-        done(Answer(type: type, format: 8, bytes: try await load(source, from: providers)))
-      } catch {
-        done(nil)
-      }
+    let answer: @Sendable (Result<Data, any Error>) -> Void = { result in
+      done((try? result.get()).map { Answer(type: type, format: 8, bytes: $0) })
     }
-  }
-
-  /// Loads the bytes behind an offered target from the providers (the exact representation,
-  /// never one that merely conforms).
-  static func load(_ source: SelectionTargets.Source, from providers: [ItemProvider]) async throws -> Data {
     switch source {
     case .representation(let identifier):
-      return try await loadExact(identifier, from: providers[0])
+      loadExact(identifier, from: providers[0], done: answer)
     case .latin1(let identifier):
-      return SelectionTargets.latin1(try await loadExact(identifier, from: providers[0]))
+      loadExact(identifier, from: providers[0]) { answer($0.map(SelectionTargets.latin1)) }
     case .uriList:
-      var list = ""
-      for provider in providers where provider.representations.contains(where: { $0.typeIdentifier == UTType.fileURL.identifier }) {
-        let url = String(decoding: try await loadExact(UTType.fileURL.identifier, from: provider), as: UTF8.self)
-        list += url.trimmingCharacters(in: .whitespacesAndNewlines) + "\r\n"
-      }
-      return Data(list.utf8)
+      let holders = providers.filter { provider in provider.representations.contains { $0.typeIdentifier == UTType.fileURL.identifier } }
+      loadURIs(holders[...], list: "", done: answer)
     case .meta:
-      return Data()
+      done(nil)
     }
   }
 
-  private static func loadExact(_ identifier: String, from provider: ItemProvider) async throws -> Data {
-    guard let representation = provider.representations.first(where: { $0.typeIdentifier == identifier && $0.visibility == .all }) else {
-      throw QuireError(.unsupportedType, "The copied item no longer has a \(identifier) representation.")
-    }
-    return try await awaitLoad { resume in
-      let progress = Progress(totalUnitCount: 1)
-      provider.start(representation, progress: progress) { result in
-        resume(
-          Result {
-            switch result {
-            case .failure(let error): throw error
-            case .success(.data(let data)): return data
-            case .success(.file(let url)): return try provider.readData(url, typeIdentifier: identifier)
-            }
-          })
+  /// Each provider's file URL in turn, one a line (CR LF), as `text/uri-list` wants.
+  private static func loadURIs(_ providers: ArraySlice<ItemProvider>, list: String, done: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+    guard let first = providers.first else { return done(.success(Data(list.utf8))) }
+    loadExact(UTType.fileURL.identifier, from: first) { result in
+      switch result {
+      case .failure(let error): done(.failure(error))
+      case .success(let data):
+        let url = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        loadURIs(providers.dropFirst(), list: list + url + "\r\n", done: done)
       }
-      return progress
+    }
+  }
+
+  /// Loads exactly the representation `identifier` (never one that merely conforms to it).
+  private static func loadExact(_ identifier: String, from provider: ItemProvider, done: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+    guard let representation = provider.representations.first(where: { $0.typeIdentifier == identifier && $0.visibility == .all }) else {
+      return done(.failure(QuireError(.unsupportedType, "The copied item no longer has a \(identifier) representation.")))
+    }
+    provider.start(representation, progress: Progress(totalUnitCount: 1)) { result in
+      done(
+        Result {
+          switch result {
+          case .failure(let error): throw error
+          case .success(.data(let data)): return data
+          case .success(.file(let url)): return try provider.readData(url, typeIdentifier: identifier)
+          }
+        })
     }
   }
 
