@@ -57,6 +57,10 @@ enum SelectionServer {
   /// In the server: a session of its own, so that closing the terminal does not end it.
   static func detach() {
     _ = setsid()
+    // Foundation's Process starts children with most signals blocked: SIGTERM must reach us.
+    var none = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, nil)
     signal(SIGHUP, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
   }
