@@ -361,6 +361,30 @@ final class DesktopPasteboardTests {
     #expect(pasted.text == "kept for quire")
   }
 
+  @Test func anOwnerThatStopsAnsweringEndsTheReadWithATimeoutNotAHang() async throws {
+    // A real xclip holding the clipboard in the foreground, then stopped: it owns the
+    // selection but answers nothing.
+    let text = try folder.write("frozen", to: "frozen.txt")
+    let owner = try Spawned(
+      VirtualDisplay.xclip, ["-quiet", "-i", "-selection", "clipboard"], environment: ["DISPLAY": display.name, "HOME": folder.url.path],
+      input: text)
+    defer {
+      kill(owner.pid, SIGKILL)
+      _ = owner.poll()
+    }
+    #expect(try await display.waitForTarget("UTF8_STRING"))
+    kill(owner.pid, SIGSTOP)
+    let pasteboard = try board()
+    #expect {
+      _ = try pasteboard.itemProviders
+    } throws: { error in
+      (error as? QuireError)?.code == .timedOut && "\(error)".contains("CLIPBOARD")
+    }
+    // The connection keeps working for other selections.
+    try board(Pasteboard.primaryName).setString("still serving")
+    #expect(try await display.run(VirtualDisplay.xsel, ["--primary", "--output"]).text == "still serving")
+  }
+
   @Test func aDisplayWithoutAServerIsAClearError() async throws {
     var quire = try quire()
     quire.environment["DISPLAY"] = ":\(Int(display.name.dropFirst()) ?? 0)9"  // nothing listens there
