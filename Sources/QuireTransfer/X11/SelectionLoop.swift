@@ -36,6 +36,8 @@ final class SelectionLoop {
     let timestamp: xcb_timestamp_t
   }
   private var owned: [xcb_atom_t: Owned] = [:]
+  /// Set once the X server went away: `c` is freed, and work posted later fails at once.
+  private var closed = false
 
   /// The largest answer size allowed by `--incr-threshold` in tests (see ``DisplayConnection``).
   init(connection: DisplayConnection) throws {
@@ -101,7 +103,7 @@ final class SelectionLoop {
       expireDeadlines()
       if xcb_connection_has_error(c) != 0 {
         shutDown()
-        return
+        break
       }
       xcb_flush(c)
       var descriptors = [
@@ -110,6 +112,12 @@ final class SelectionLoop {
       ]
       let timeout = nextDeadline().map { max(0, min(1000, Int32($0.timeIntervalSinceNow * 1000) + 1)) } ?? 1000
       _ = poll(&descriptors, 2, timeout)
+    }
+    // Closed: work posted before callers saw the failure still gets its answer (an error).
+    while true {
+      var wake = pollfd(fd: connection.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+      _ = poll(&wake, 1, -1)
+      for work in connection.takeWork() { work(self) }
     }
   }
 
@@ -126,6 +134,9 @@ final class SelectionLoop {
     pendingSave = nil
     for event in stashed { free(event) }
     stashed = []
+    jobs = [:]
+    outgoing = [:]
+    closed = true
     xcb_disconnect(c)
   }
 
@@ -146,6 +157,7 @@ final class SelectionLoop {
 
   /// A round trip: once it returns, every event the server sent before is handled.
   func synchronize() throws {
+    guard !closed else { throw lostConnection() }
     let cookie = xcb_get_input_focus(c)
     guard let reply = xcb_get_input_focus_reply(c, cookie, nil) else { throw lostConnection() }
     free(reply)
@@ -184,6 +196,7 @@ final class SelectionLoop {
 
   func atom(_ name: String) -> xcb_atom_t {
     if let known = atoms[name] { return known }
+    guard !closed else { return xcb_atom_t(XCB_NONE) }
     let cookie = xcb_intern_atom(c, 0, UInt16(name.utf8.count), name)
     guard let reply = xcb_intern_atom_reply(c, cookie, nil) else { return xcb_atom_t(XCB_NONE) }
     defer { free(reply) }
@@ -194,7 +207,7 @@ final class SelectionLoop {
 
   func name(of atom: xcb_atom_t) -> String? {
     if let known = atomNames[atom] { return known }
-    guard atom != xcb_atom_t(XCB_NONE) else { return nil }
+    guard atom != xcb_atom_t(XCB_NONE), !closed else { return nil }
     let cookie = xcb_get_atom_name(c, atom)
     guard let reply = xcb_get_atom_name_reply(c, cookie, nil) else { return nil }
     defer { free(reply) }
@@ -233,6 +246,7 @@ final class SelectionLoop {
   // MARK: Owning
 
   func own(_ selection: DisplaySelection, providers: [ItemProvider]) throws {
+    guard !closed else { throw lostConnection() }
     let selectionAtom = atom(selection.rawValue)
     guard !providers.isEmpty else {
       if let was = owned.removeValue(forKey: selectionAtom) {
@@ -527,6 +541,7 @@ final class SelectionLoop {
   private var readAtom: xcb_atom_t { atom("_QUIRE_SELECTION") }
 
   func enqueueRead(_ request: ReadRequest) {
+    guard !closed else { return request.complete(.failure(lostConnection())) }
     reads.append(request)
     startNextRead()
   }
@@ -639,6 +654,7 @@ final class SelectionLoop {
   /// spec): it converts `SAVE_TARGETS` of `CLIPBOARD_MANAGER`, fetches our targets while we
   /// keep serving, and answers with a `SelectionNotify`.
   func saveTargets(_ selection: DisplaySelection, timeout: Duration, done: @escaping @Sendable (Bool) -> Void) {
+    guard !closed else { return done(false) }
     let manager = atom("CLIPBOARD_MANAGER")
     let cookie = xcb_get_selection_owner(c, manager)
     guard let reply = xcb_get_selection_owner_reply(c, cookie, nil) else { return done(false) }

@@ -82,6 +82,7 @@ final class VirtualDisplay: Sendable {
   /// A folder for the tools' HOME (xsel writes a log there) and their output.
   let scratch: TemporaryFolder
   private static let nextNumber = Atomic<Int>(0)
+  private let stopped = Atomic<Bool>(false)
 
   /// Starts `Xvfb` on the first free display number of a range this test process keeps to
   /// itself, and returns once it accepts clients (it writes its number to `-displayfd` then).
@@ -114,6 +115,7 @@ final class VirtualDisplay: Sendable {
 
   /// Stops the server; every client of it (background `xclip`s and `quire`s) then ends.
   func stop() {
+    guard !stopped.exchange(true, ordering: .relaxed) else { return }
     kill(server.pid, SIGTERM)
     for _ in 0..<1000 where server.poll() == nil { usleep(5_000) }
     scratch.remove()
@@ -383,6 +385,21 @@ final class DesktopPasteboardTests {
     // The connection keeps working for other selections.
     try board(Pasteboard.primaryName).setString("still serving")
     #expect(try await display.run(VirtualDisplay.xsel, ["--primary", "--output"]).text == "still serving")
+  }
+
+  @Test func anXServerThatGoesAwayMakesLaterUsesFailClearly() async throws {
+    let pasteboard = try board()
+    try pasteboard.setString("before the server went away")
+    display.stop()
+    // The connection's thread notices the closed socket; every later use fails, none hangs.
+    let failed = await eventually { (try? pasteboard.changeCount) == nil }
+    #expect(failed)
+    #expect {
+      try pasteboard.setString("after")
+    } throws: { error in
+      "\(error)".contains("X display")
+    }
+    await pasteboard.waitUntilItemsAreReplaced()  // returns: nothing is held any more
   }
 
   @Test func aDisplayWithoutAServerIsAClearError() async throws {
