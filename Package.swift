@@ -57,6 +57,9 @@ let package = Package(
     // libgit2's git_merge_file: the three-way text merge (git's xdiff) behind document conflicts.
     .systemLibrary(
       name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
+    // libxcb and its XFixes extension: the X11 CLIPBOARD and PRIMARY selections for Pasteboard.
+    .systemLibrary(
+      name: "CXCB", pkgConfig: "xcb-xfixes", providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
     // Constants and calls that need _GNU_SOURCE, invisible from Swift's Glibc module.
     .target(name: "CQuireSystem"),
 
@@ -93,7 +96,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireTransfer",
-      dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats"],
+      dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats", "CXCB"],
       swiftSettings: swiftSettings),
     .target(
       name: "Quire",

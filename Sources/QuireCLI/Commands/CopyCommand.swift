@@ -5,10 +5,19 @@ import Quire
 /// `quire copy FILE | --text TEXT`: puts a file or text on a pasteboard.
 ///
 /// A Markdown file or text is offered as Markdown, HTML and plain text; other files in their
-/// own type and as a file URL. The representations are promised: another process fetches
-/// them from this one while it runs, and they are written into the pasteboard folder when
-/// it exits. The hidden `--promise` flag keeps this process serving them until its standard
-/// input closes (tests use it to paste from a live process).
+/// own type and as a file URL. Each representation is made only when someone asks for it.
+///
+/// On a desktop (`$DISPLAY` set, pasteboard `general` or `primary`) the pasteboard is an X11
+/// selection, which lives only as long as the program holding it: as `xclip` and `wl-copy`
+/// do, `quire copy` starts a background `quire` that holds the selection and serves it until
+/// another program takes it (a later copy anywhere), then exits; `--foreground` serves from
+/// this process instead. Signalled to stop (SIGTERM, SIGINT) it hands the items to a clipboard
+/// manager, or keeps them for Quire processes.
+///
+/// Elsewhere the representations are promised: another process fetches them from this one
+/// while it runs, and they are written into the pasteboard folder when it exits. The hidden
+/// `--promise` flag keeps this process serving them until its standard input closes (tests
+/// use it to paste from a live process).
 struct CopyCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "copy", abstract: "Copy a file or text to the pasteboard.")
@@ -17,7 +26,10 @@ struct CopyCommand: AsyncParsableCommand {
   @Option(help: "Copy this text instead of a file.") var text: String?
   @Option(help: "The type of the text, as a type identifier (default public.plain-text).") var type: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
+  @Flag(help: "On a desktop, serve the clipboard from this process until another program takes it.") var foreground = false
   @Flag(help: .hidden) var promise = false
+  /// Set on the background process `quire copy` starts on a desktop.
+  @Flag(help: .hidden) var serveSelection = false
 
   func validate() throws {
     if (file == nil) == (text == nil) { throw ValidationError("Give either a FILE or --text TEXT.") }
@@ -30,6 +42,20 @@ struct CopyCommand: AsyncParsableCommand {
   func run() async throws {
     let provider = try makeProvider()
     let board = try Pasteboard(name: pasteboard)
+    if board.displayName != nil && !promise {
+      if !foreground && !serveSelection { return try SelectionServer.start() }
+      if serveSelection { SelectionServer.detach() }
+      do {
+        try board.setItemProviders([provider])
+      } catch {
+        if serveSelection { SelectionServer.report("error: \(QuireCommand.message(for: error))") }
+        throw error
+      }
+      if serveSelection { SelectionServer.report("ready") }
+      SelectionServer.handOverWhenSignalled()
+      await board.waitUntilItemsAreReplaced()
+      return
+    }
     try board.setItemProviders([provider])
     if promise {
       FileHandle.standardOutput.write(Data("ready\n".utf8))  // unbuffered, so the starter sees it now

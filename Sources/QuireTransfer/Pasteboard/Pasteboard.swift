@@ -6,15 +6,25 @@ import Synchronization
   import Glibc
 #endif
 
-/// A pasteboard shared by the processes of one user (`UIPasteboard`): the general one and
-/// named ones.
+/// A pasteboard (`UIPasteboard`): the general one and named ones.
 ///
-/// State lives in `$XDG_RUNTIME_DIR/quire/pasteboards/<name>/` (folders 0700, files 0600,
-/// never through symbolic links; a folder of another user or with loose permissions is
-/// refused), and every access holds a `flock(2)` on the folder's `lock` file.
+/// On a desktop (`$DISPLAY` set) the general pasteboard is the X11 `CLIPBOARD` selection and
+/// the one named `primary` is `PRIMARY`, shared with every program on the display (Wayland
+/// desktops bridge them through XWayland). Setting items takes the selection and offers each
+/// representation as a target (its MIME type, plus `UTF8_STRING`, `STRING`, `TEXT` and
+/// `text/plain;charset=utf-8` for text and `text/uri-list` for files); a representation is
+/// loaded only when a program asks for it, and large ones go in `INCR` chunks. Items another
+/// program holds come back as one provider whose representations are its targets, fetched
+/// when loaded. When the process leaves (``materializePromises()``) a clipboard manager takes
+/// the items when one runs; otherwise they are kept for Quire processes as below.
 ///
-/// Setting items writes only their list: each representation visible to all processes is
-/// *promised*. While the process that set them lives, others fetch representations on
+/// Elsewhere (no display, another name, or a `rootFolder` given) the pasteboard is shared by
+/// one user's Quire processes through `$XDG_RUNTIME_DIR/quire/pasteboards/<name>/` (folders
+/// 0700, files 0600, never through symbolic links; a folder of another user or with loose
+/// permissions is refused), and every access holds a `flock(2)` on the folder's `lock` file.
+///
+/// Setting items there writes only their list: each representation visible to all processes
+/// is *promised*. While the process that set them lives, others fetch representations on
 /// demand from it over a Unix domain socket in the folder; when it exits cleanly
 /// (``materializePromises()``, which `quire` calls on its way out) the representations are
 /// written into the folder. Items set `localOnly` never leave the process: others see the
@@ -25,20 +35,28 @@ public final class Pasteboard: Sendable {
   public let name: String
   let folder: PasteboardFolder
   private let usesLocalItems: Bool
+  /// The X display and selection, for a desktop pasteboard.
+  private let desktop: (connection: DisplayConnection, selection: DisplaySelection)?
 
-  /// The name of the general pasteboard.
+  /// The name of the general pasteboard (the X11 `CLIPBOARD` selection on a desktop).
   public static let generalName = "general"
+  /// The name of the pasteboard that is the X11 `PRIMARY` selection on a desktop.
+  public static let primaryName = "primary"
 
-  /// The general pasteboard.
+  /// The general pasteboard: the desktop's clipboard when `$DISPLAY` is set and no
+  /// `rootFolder` is given, else Quire's own.
   ///
-  /// - Parameter rootFolder: The folder holding the pasteboards; by default
-  ///   `$XDG_RUNTIME_DIR/quire/pasteboards`.
-  /// - Throws: ``QuireError`` `.permissionDenied` when a folder is not private to this user.
+  /// - Parameter rootFolder: The folder holding Quire's pasteboards; by default
+  ///   `$XDG_RUNTIME_DIR/quire/pasteboards`. Giving one makes a Quire-only pasteboard there.
+  /// - Throws: ``QuireError`` `.permissionDenied` when a folder is not private to this user;
+  ///   `.fileMissing` when `$DISPLAY` names a display no X server answers on.
   public static func general(rootFolder: URL? = nil) throws -> Pasteboard {
     try Pasteboard(name: generalName, rootFolder: rootFolder)
   }
 
-  /// A named pasteboard, made when it does not exist.
+  /// A named pasteboard, made when it does not exist. `general` and `primary` are the
+  /// desktop's `CLIPBOARD` and `PRIMARY` selections when `$DISPLAY` is set and no
+  /// `rootFolder` is given.
   ///
   /// - Parameters:
   ///   - name: Letters, digits, `.`, `_` and `-`, not starting with a dot, at most 64 bytes.
@@ -46,15 +64,32 @@ public final class Pasteboard: Sendable {
   ///     `$XDG_RUNTIME_DIR/quire/pasteboards` (`/tmp/quire-runtime-<uid>` when unset).
   /// - Throws: ``QuireError`` `.invalidArgument` for a bad name; `.permissionDenied` when
   ///   the root or the pasteboard folder is a symbolic link, belongs to another user or lets
-  ///   other users in.
+  ///   other users in; `.fileMissing` when `$DISPLAY` names a display no X server answers on.
   public convenience init(name: String, rootFolder: URL? = nil) throws {
-    try self.init(name: name, rootFolder: rootFolder, usesLocalItems: true)
+    try self.init(name: name, rootFolder: rootFolder, display: rootFolder == nil ? Self.environmentDisplay() : nil)
+  }
+
+  /// A named pasteboard on an X display of your choice: `general` is its `CLIPBOARD`,
+  /// `primary` its `PRIMARY`; other names, or a nil `display`, are Quire-only pasteboards.
+  ///
+  /// - Parameters:
+  ///   - name: As for ``init(name:rootFolder:)``.
+  ///   - rootFolder: Where Quire-only pasteboards live, and where a desktop pasteboard's items
+  ///     are kept for Quire processes when its process exits with no clipboard manager running.
+  ///   - display: An X display name such as `:0`, or nil.
+  /// - Throws: As ``init(name:rootFolder:)``; `.fileMissing` when no X server answers on `display`.
+  public convenience init(name: String, rootFolder: URL?, display: String?) throws {
+    try self.init(name: name, rootFolder: rootFolder, usesLocalItems: true, display: display)
   }
 
   /// Makes a pasteboard that, with `usesLocalItems` false, reads what another process
   /// would see even for items this process set (for tests of the cross-process paths).
   @_spi(Testing)
-  public init(name: String, rootFolder: URL?, usesLocalItems: Bool) throws {
+  public convenience init(name: String, rootFolder: URL?, usesLocalItems: Bool) throws {
+    try self.init(name: name, rootFolder: rootFolder, usesLocalItems: usesLocalItems, display: nil)
+  }
+
+  init(name: String, rootFolder: URL?, usesLocalItems: Bool, display: String?) throws {
     guard Self.isValidName(name) else {
       throw QuireError(
         .invalidArgument,
@@ -64,8 +99,30 @@ public final class Pasteboard: Sendable {
     self.name = name
     folder = PasteboardFolder(root: root, name: name)
     self.usesLocalItems = usesLocalItems
+    let selection: DisplaySelection? =
+      switch name {
+      case Self.generalName: .clipboard
+      case Self.primaryName: .primary
+      default: nil
+      }
+    if let display, !display.isEmpty, let selection {
+      desktop = (try DisplayConnection.to(display), selection)
+    } else {
+      desktop = nil
+    }
     try folder.prepare()
   }
+
+  /// `$DISPLAY`, when set and not empty.
+  public static func environmentDisplay(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  /// The X display whose selection this pasteboard is, or nil for a Quire-only pasteboard.
+  public var displayName: String? { desktop?.connection.display }
+
+  /// The X selection this pasteboard is (`CLIPBOARD` or `PRIMARY`), or nil for a Quire-only one.
+  public var selectionName: String? { desktop?.selection.rawValue }
 
   /// The folder of this pasteboard.
   public var folderURL: URL { folder.url }
@@ -120,6 +177,32 @@ public final class Pasteboard: Sendable {
   ///   - expirationDate: When the items disappear, for every process.
   /// - Throws: ``QuireError`` when the folder is refused or cannot be written.
   public func setItemProviders(_ providers: [ItemProvider], localOnly: Bool = false, expirationDate: Date? = nil) throws {
+    if let desktop {
+      // Local-only items stay in the folder store, where other processes see nothing.
+      let offered = localOnly ? [] : providers
+      try desktop.connection.own(desktop.selection, providers: offered)
+      Self.desktopFolders.withLock { $0[desktop.selection] = offered.isEmpty ? nil : (folder.root, name, expirationDate) }
+      if let expirationDate, !offered.isEmpty { scheduleExpiry(of: offered, at: expirationDate) }
+      guard localOnly else { return }
+    }
+    try setFolderItemProviders(providers, localOnly: localOnly, expirationDate: expirationDate)
+  }
+
+  /// Gives up the selection at `date` if it still holds `providers`.
+  private func scheduleExpiry(of providers: [ItemProvider], at date: Date) {
+    guard let desktop else { return }
+    DispatchQueue.global().asyncAfter(deadline: .now() + max(0, date.timeIntervalSinceNow)) {
+      let current = desktop.connection.published.withLock { $0.owned[desktop.selection] }
+      guard let current, current.count == providers.count, zip(current, providers).allSatisfy({ $0 === $1 }) else { return }
+      try? desktop.connection.own(desktop.selection, providers: [])
+    }
+  }
+
+  /// The folder and expiration of each desktop selection this process set, for keeping the
+  /// items for Quire processes at exit when no clipboard manager takes them.
+  private static let desktopFolders = Mutex<[DisplaySelection: (root: URL, name: String, expirationDate: Date?)]>([:])
+
+  private func setFolderItemProviders(_ providers: [ItemProvider], localOnly: Bool, expirationDate: Date?) throws {
     try folder.withLock(exclusive: true) {
       let old = try? folder.readState()
       if let old { folder.removeGeneration(old) }
@@ -172,15 +255,38 @@ public final class Pasteboard: Sendable {
   // MARK: Reading
 
   /// The number of changes made to the pasteboard since it was made.
+  ///
+  /// On a desktop it counts the selection's changes of owner this process has seen (every
+  /// copy by any program; XFixes selection events), starting from 0 when the process first
+  /// uses the display.
   public var changeCount: Int {
-    get throws { try folder.withLock(exclusive: false) { try folder.readState()?.changeCount ?? 0 } }
+    get throws {
+      if let desktop { return try desktop.connection.changeCount(of: desktop.selection) }
+      return try folder.withLock(exclusive: false) { try folder.readState()?.changeCount ?? 0 }
+    }
   }
 
   /// The items, as providers to load from. Items this process set come back as they were
   /// given (every representation); others come from the folder or from the live process
   /// that promised them. Expired items are left out.
+  ///
+  /// On a desktop: this process's items while it holds the selection; another program's
+  /// selection as one provider whose representations are its targets (by MIME type through
+  /// the type registry, unknown ones as `dyn.` types), each read from that program when
+  /// loaded; when nobody holds it, what a Quire process left in the folder store.
   public var itemProviders: [ItemProvider] {
     get throws {
+      if let desktop {
+        switch try desktop.connection.ownership(of: desktop.selection) {
+        case .this(let providers):
+          let expiry = Self.desktopFolders.withLock { $0[desktop.selection]?.expirationDate }
+          return expiry.map { $0 <= Date() } == true ? [] : providers
+        case .other:
+          return try SelectionReader(connection: desktop.connection, selection: desktop.selection).itemProviders()
+        case .none:
+          break
+        }
+      }
       let state = try folder.withLock(exclusive: false) { try folder.readState() }
       guard let state else { return [] }
       let now = Date()
@@ -296,6 +402,20 @@ public final class Pasteboard: Sendable {
     return provider.representations.isEmpty ? nil : provider
   }
 
+  // MARK: Owning a desktop selection
+
+  /// Returns once the items this process set are no longer on the pasteboard: on a desktop,
+  /// when another program takes the selection (or the X server goes away); at once when this
+  /// process holds no selection there, and for Quire-only pasteboards (whose items outlive
+  /// the process through ``materializePromises()``).
+  ///
+  /// `quire copy` serves the desktop clipboard from a background process that waits here, as
+  /// `xclip` and `wl-copy` do.
+  public func waitUntilItemsAreReplaced() async {
+    guard let desktop else { return }
+    await desktop.connection.waitUntilLost(desktop.selection)
+  }
+
   // MARK: Leaving
 
   /// Writes this process's promised representations into the pasteboard folder and stops
@@ -303,7 +423,11 @@ public final class Pasteboard: Sendable {
   ///
   /// Representations whose handler fails are dropped from the pasteboard; the rest are kept.
   /// - Throws: the first failure, after trying every representation.
+  ///
+  /// A desktop pasteboard this process still holds is handed to the clipboard manager when
+  /// one runs (`SAVE_TARGETS`), else written into the folder store the same way.
   public func materializePromises() async throws {
+    if let desktop { try await Self.handOver(desktop.connection, desktop.selection) }
     guard let local = Self.localItems.withLock({ $0[folder.url.path] }) else { return }
     try await Self.materialize(local)
   }
@@ -311,13 +435,32 @@ public final class Pasteboard: Sendable {
   /// Materialises the promises of every pasteboard this process set (see
   /// ``materializePromises()``).
   public static func materializePromises() async throws {
-    let all = localItems.withLock { Array($0.values) }
     var firstError: (any Error)?
+    for connection in DisplayConnection.all {
+      for selection in DisplaySelection.allCases {
+        do { try await handOver(connection, selection) } catch { firstError = firstError ?? error }
+      }
+    }
+    let all = localItems.withLock { Array($0.values) }
     for local in all {
       do { try await materialize(local) } catch { firstError = firstError ?? error }
     }
     if let firstError { throw firstError }
   }
+
+  /// Hands a selection this process holds to the clipboard manager, or else keeps its items
+  /// in the folder store for Quire processes (set there, then materialised).
+  private static func handOver(_ connection: DisplayConnection, _ selection: DisplaySelection) async throws {
+    guard let providers = connection.published.withLock({ $0.owned[selection] }), !providers.isEmpty else { return }
+    if selection == .clipboard, await connection.handOverToClipboardManager(selection, timeout: clipboardManagerTimeout) { return }
+    guard let kept = desktopFolders.withLock({ $0[selection] }) else { return }
+    let board = try Pasteboard(name: kept.name, rootFolder: kept.root, usesLocalItems: true, display: nil)
+    try board.setFolderItemProviders(providers, localOnly: false, expirationDate: kept.expirationDate)
+    try await board.materializePromises()
+  }
+
+  /// How long a clipboard manager may take to save the items at exit.
+  static let clipboardManagerTimeout: Duration = .seconds(10)
 
   private static func materialize(_ local: LocalItems) async throws {
     let folder = local.folder

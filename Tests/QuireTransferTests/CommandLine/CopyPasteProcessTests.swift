@@ -5,16 +5,20 @@ import Testing
 /// Runs the real `quire` executable, built next to the test bundle, with argument arrays.
 struct QuireExecutable {
   let url: URL
-  let environment: [String: String]
+  var environment: [String: String]
 
-  /// `quire` beside the test bundle, with `XDG_RUNTIME_DIR` set to `runtime`.
-  init?(runtime: URL) {
+  /// `quire` beside the test bundle, with `XDG_RUNTIME_DIR` set to `runtime` and, unless
+  /// `display` is given, no `DISPLAY`: a desktop the tests run in must not turn these
+  /// pasteboards into its clipboard.
+  init?(runtime: URL, display: String? = nil) {
     let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     let candidate = bundle.deletingLastPathComponent().appendingPathComponent("quire")
     guard FileManager.default.isExecutableFile(atPath: candidate.path) else { return nil }
     url = candidate
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_RUNTIME_DIR"] = runtime.path
+    environment["DISPLAY"] = display
+    environment["WAYLAND_DISPLAY"] = nil
     self.environment = environment
   }
 

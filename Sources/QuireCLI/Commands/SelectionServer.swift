@@ -1,0 +1,96 @@
+import Foundation
+import Quire
+import Synchronization
+
+/// The background process that holds a desktop selection for `quire copy`, as `xclip` and
+/// `wl-copy` do: an X11 selection lives only while its owner runs, and `quire copy` returns
+/// at once.
+///
+/// `quire copy ARGS` starts `quire copy ARGS --serve-selection` in a session of its own, with
+/// standard input, output and error away from the terminal, and waits for its first line on a
+/// pipe: `ready` once it holds the selection, or `error: …`. The server then serves until
+/// another program takes the selection.
+enum SelectionServer {
+  /// How long `quire copy` waits for the server to hold the selection.
+  static let startTimeout: TimeInterval = 30
+
+  /// Starts the server with this process's arguments and returns once it holds the selection.
+  /// - Throws: ``QuireError`` with the server's own message when it could not take it.
+  static func start() throws {
+    guard QuireCommand.ownsProcess else {
+      throw QuireError(.invalidArgument, "'quire copy' serves the desktop clipboard from a process of its own; use Pasteboard from the library instead.")
+    }
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = Array(CommandLine.arguments.dropFirst()) + ["--serve-selection"]
+    let report = Pipe()
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = report
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    try? report.fileHandleForWriting.close()
+    // The first line, read on a thread of its own so that a silent server cannot hang us.
+    let line = Mutex<String?>(nil)
+    let arrived = DispatchSemaphore(value: 0)
+    let reader = report.fileHandleForReading
+    Thread {
+      var seen = Data()
+      while !seen.contains(0x0A) {
+        let chunk = reader.availableData
+        if chunk.isEmpty { break }
+        seen.append(chunk)
+      }
+      line.withLock { $0 = String(decoding: seen.prefix { $0 != 0x0A }, as: UTF8.self) }
+      arrived.signal()
+    }.start()
+    guard arrived.wait(timeout: .now() + startTimeout) == .success, let first = line.withLock({ $0 }) else {
+      process.terminate()
+      throw QuireError(
+        .timedOut, "The background 'quire' that serves the clipboard did not start within \(Int(startTimeout)) s. Try again, or use --foreground.")
+    }
+    if first == "ready" { return }
+    let message = first.hasPrefix("error: ") ? String(first.dropFirst(7)) : "it exited before holding the clipboard"
+    throw QuireError(.libraryFailure, "Cannot serve the clipboard: \(message)")
+  }
+
+  /// In the server: a session of its own, so that closing the terminal does not end it.
+  static func detach() {
+    _ = setsid()
+    // Foundation's Process starts children with most signals blocked: SIGTERM must reach us.
+    var none = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, nil)
+    signal(SIGHUP, SIG_IGN)
+    signal(SIGPIPE, SIG_IGN)
+  }
+
+  /// In the server: tells `quire copy` how it went, then lets go of the pipe.
+  static func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    let null = open("/dev/null", O_WRONLY)
+    if null >= 0 {
+      dup2(null, STDOUT_FILENO)
+      close(null)
+    }
+  }
+
+  /// SIGTERM and SIGINT hand the items over (to a clipboard manager, else to Quire's store)
+  /// before the process ends.
+  static func handOverWhenSignalled() {
+    for number in [SIGTERM, SIGINT] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler {
+        Task {
+          try? await Pasteboard.materializePromises()
+          exit(0)
+        }
+      }
+      source.resume()
+      sources.append(source)
+    }
+  }
+  /// Kept alive for the process; written only by handOverWhenSignalled, once, before any signal.
+  nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+}
