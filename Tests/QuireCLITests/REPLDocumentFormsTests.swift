@@ -30,7 +30,7 @@ final class REPLDocumentFormsTests {
   }
 
   private func pageTexts(_ url: URL) throws -> [String] {
-    let pdf = try PDFDocument(url: url)
+    let pdf = try PDFDocument(contentsOf: url)
     return try (0..<pdf.pageCount).map { try pdf.text(ofPage: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
   }
 
@@ -51,12 +51,12 @@ final class REPLDocumentFormsTests {
     let (session, transcript) = session(["open \(pdf.path)", "delete-page 2", "rotate 1 90", "u", "redo", "u", "docs", "w", "versions", "q"])
     #expect(session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try pageTexts(pdf) == ["Alpha", "Charlie"])
-    #expect(try PDFDocument(url: pdf).rotation(ofPage: 0) == 0)
+    #expect(try PDFDocument(contentsOf: pdf).rotation(ofPage: 0) == 0)
     #expect(transcript.output.contains { $0.contains("doc.pdf  2 pages  unsaved changes") })
     // The w kept the three-page original as a version.
     let kept = try versions.versions(ofItemAt: pdf)
     #expect(kept.count == 1)
-    #expect(try PDFDocument(url: versions.readOnlyURL(of: kept[0])).pageCount == 3)
+    #expect(try PDFDocument(contentsOf: versions.readOnlyURL(of: kept[0])).pageCount == 3)
     #expect(transcript.output.last?.contains("bytes") == true)
   }
 
@@ -67,7 +67,7 @@ final class REPLDocumentFormsTests {
     #expect(session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try pageTexts(pdf) == ["Alpha", "Bravo"])
     #expect(try pageTexts(copy) == ["Bravo", "Alpha"])
-    #expect(try PDFDocument(url: copy).rotation(ofPage: 1) == 180)
+    #expect(try PDFDocument(contentsOf: copy).rotation(ofPage: 1) == 180)
     #expect(transcript.output.last?.hasSuffix("copy.pdf") == true)
   }
 

@@ -173,7 +173,7 @@ final class REPLWordsTests {
     #expect(await run(session, opening: []) == 0, "\(transcript.errors)")
     #expect(transcript.output.first == "doc.pdf: 3 pages (unsaved changes)")
     #expect(transcript.output.contains { $0.contains("Cranes page") })
-    let reopened = try PDFDocument(url: pdf)
+    let reopened = try PDFDocument(contentsOf: pdf)
     #expect(reopened.pageCount == 3)
     let texts = try (0..<3).map { try reopened.text(ofPage: $0) }
     #expect(texts[0].contains("Extra"))
@@ -191,7 +191,7 @@ final class REPLWordsTests {
     // Removing every page is refused; the second deletion is undone before saving.
     #expect(errors(transcript).count == 1)
     #expect(errors(transcript).first?.contains("at least one page") == true)
-    #expect(try PDFDocument(url: copy).pageCount == 2)
+    #expect(try PDFDocument(contentsOf: copy).pageCount == 2)
   }
 
   // MARK: Versions

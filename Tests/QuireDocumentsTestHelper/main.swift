@@ -67,7 +67,7 @@ case "probe-pdf":
   // probe-pdf FILE: opens it as a PDFDocument and reads everything but pixels.
   guard let path = arguments.dropFirst().first else { exit(2) }
   do {
-    let document = try PDFDocument(url: URL(fileURLWithPath: path))
+    let document = try PDFDocument(contentsOf: URL(fileURLWithPath: path))
     print("pages \(document.pageCount)")
     let metadata = document.metadata
     print("title \(metadata.title ?? "-")")
@@ -87,7 +87,7 @@ case "edit-pdf":
   let values = Array(arguments.dropFirst())
   guard values.count == 2 else { exit(2) }
   do {
-    let document = try PDFDocument(url: URL(fileURLWithPath: values[0]))
+    let document = try PDFDocument(contentsOf: URL(fileURLWithPath: values[0]))
     if document.pageCount > 1 { try document.movePage(at: 0, to: 1) }
     try document.rotatePage(at: 0, by: 90)
     try document.write(to: URL(fileURLWithPath: values[1]))

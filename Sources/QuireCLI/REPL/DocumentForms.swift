@@ -32,7 +32,7 @@ extension EdDocument {
     if isPDF(url) {
       let pdf: PDFDocument
       do {
-        pdf = try PDFDocument(url: url)
+        pdf = try PDFDocument(contentsOf: url)
       } catch {
         throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: \(REPLSession.message(for: error))")
       }

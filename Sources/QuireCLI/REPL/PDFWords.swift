@@ -33,7 +33,8 @@ enum PDFWords {
   static func page(_ text: String, of pdf: PDFDocument) throws -> Int {
     guard let number = Int(text) else { throw EdError("'\(text)' is not a page number") }
     guard number >= 1, number <= pdf.pageCount else {
-      throw EdError("there is no page \(number): '\(pdf.documentURL.lastPathComponent)' has \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")")
+      throw EdError(
+        "there is no page \(number): '\(pdf.documentURL?.lastPathComponent ?? "untitled.pdf")' has \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")")
     }
     return number - 1
   }
@@ -74,7 +75,8 @@ struct PagesWord: SessionCommand {
     if let path { try PDFWords.open(path, in: session) }
     let pdf = try PDFWords.require(session)
     session.print(
-      "\(pdf.documentURL.lastPathComponent): \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")\(pdf.hasUnsavedChanges ? " (unsaved changes)" : "")")
+      "\(pdf.documentURL?.lastPathComponent ?? "untitled.pdf"): \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")\(pdf.hasUnsavedChanges ? " (unsaved changes)" : "")"
+    )
     for index in 0..<pdf.pageCount {
       do {
         let size = try pdf.pageSize(at: index)

@@ -128,11 +128,11 @@ public final class PDFDestination {
 }
 
 extension PDFDocument {
-  /// Opens the PDF at `url`, or nil when it cannot be opened (PDFKit's failable form; the
-  /// throwing ``init(url:password:temporaryFolder:)`` says why).
+  /// Opens the PDF held in `data`, or nil when it is not a PDF that can be read (PDFKit's
+  /// failable `init?(data:)`). The document has no file (``documentURL`` is nil) until
+  /// ``save(to:)``.
   public convenience init?(data: Data) {
-    let name = FileManager.default.temporaryDirectory.appendingPathComponent("untitled.pdf")
-    try? self.init(data: data, url: name)
+    try? self.init(data: data, url: nil)
   }
 
   /// The page at `index` (0-based), or nil past the end.
@@ -152,7 +152,7 @@ extension PDFDocument {
   public func insert(_ page: PDFPage, at index: Int) {
     guard index >= 0, index <= pages.count, allowsDocumentAssembly else { return }
     if page.document === self {
-      try? apply(.insert(name: documentURL.lastPathComponent, count: 1, at: index)) { pages in pages.insert(page.page, at: index) }
+      try? apply(.insert(name: documentURL?.lastPathComponent ?? "untitled.pdf", count: 1, at: index)) { pages in pages.insert(page.page, at: index) }
       return
     }
     guard let source = try? addSource(url: page.sourceURL, password: page.password) else { return }
@@ -189,7 +189,7 @@ extension PDFDocument {
 
   /// The PDF with its page operations applied, as bytes (nil when writing fails).
   public func dataRepresentation() -> Data? {
-    let file = snapshotFolder.appendingPathComponent("data-\(UUID().uuidString).pdf")
+    guard let file = try? snapshotFolder().appendingPathComponent("data-\(UUID().uuidString).pdf") else { return nil }
     defer { try? FileManager.default.removeItem(at: file) }
     guard (try? write(to: file)) != nil else { return nil }
     return try? Data(contentsOf: file)

@@ -15,7 +15,15 @@ public import QuireTypes
 /// A contents of `FileWrapper` type is saved as a package (a folder) only when the document's
 /// type conforms to `com.apple.package` (declare your type so, as in an app's Info.plist);
 /// otherwise a regular-file wrapper's bytes are written.
-@MainActor
+///
+/// As in UIKit, `open()` and `revert(toContentsOf:)` without a completion handler are the
+/// `async -> Bool` forms (`let ok = await document.open()`, `if await document.open()`, or
+/// alone); Quire's throwing forms stay reachable through ``Document``
+/// (`try await (document as Document).open()`), or ``lastError`` says why one failed.
+///
+/// Main-actor isolated, and `@preconcurrency` as UIKit's imported class is: Swift 5 code that
+/// touches a document off the main actor gets warnings, Swift 6 code errors.
+@preconcurrency @MainActor
 open class UIDocument: Document {
   /// Posted on `NotificationCenter.default` (object: the document) each time
   /// ``Document/documentState`` changes, as UIKit's.
@@ -117,10 +125,19 @@ open class UIDocument: Document {
     }
   }
 
-  /// Opens the document; returns whether it worked (UIKit's `open() async -> Bool`). Write
-  /// `let opened: Bool = await document.open()` or `if await document.open()`: a bare
-  /// `try await document.open()` is ``Document/open()``, which throws.
+  /// Quire's throwing ``Document/open()``, disfavoured on Apple's classes so that
+  /// `await document.open()` is UIKit's `Bool` form; reach it as `(document as Document).open()`.
   @_disfavoredOverload
+  public override func open() async throws { try await super.open() }
+
+  /// Quire's throwing ``Document/revert(toContentsOf:)``, disfavoured on Apple's classes so
+  /// that `await document.revert(toContentsOf:)` is UIKit's `Bool` form.
+  @_disfavoredOverload
+  public override func revert(toContentsOf url: URL) async throws { try await super.revert(toContentsOf: url) }
+
+  /// Opens the document; returns whether it worked (UIKit's `open() async -> Bool`). Why it
+  /// failed goes to ``handleError(_:userInteractionPermitted:)`` (and ``lastError``).
+  @discardableResult
   public func open() async -> Bool {
     do {
       try await (self as Document).open()
@@ -188,14 +205,20 @@ open class UIDocument: Document {
   /// Reads the file again, dropping unsaved changes; calls `completionHandler` with whether it
   /// worked.
   public func revert(toContentsOf url: URL, completionHandler: (@MainActor (Bool) -> Void)? = nil) {
-    Task {
-      do {
-        try await self.revert(toContentsOf: url)
-        completionHandler?(true)
-      } catch {
-        self.handleError(error, userInteractionPermitted: false)
-        completionHandler?(false)
-      }
+    Task { completionHandler?(await self.revert(toContentsOf: url)) }
+  }
+
+  /// Reads the file at `url` again, dropping unsaved changes; returns whether it worked
+  /// (UIKit's `revert(toContentsOf:) async -> Bool`). Why it failed goes to
+  /// ``handleError(_:userInteractionPermitted:)`` (and ``lastError``).
+  @discardableResult
+  public func revert(toContentsOf url: URL) async -> Bool {
+    do {
+      try await (self as Document).revert(toContentsOf: url)
+      return true
+    } catch {
+      handleError(error, userInteractionPermitted: false)
+      return false
     }
   }
 
@@ -216,10 +239,24 @@ open class UIDocument: Document {
 /// ``data(ofType:)``, ``read(from:ofType:)-(Data,String)`` and
 /// ``fileWrapper(ofType:)-(String)`` / ``read(from:ofType:)-(FileWrapper,String)`` with
 /// `String` type names. Override either AppKit's or UIKit's points.
-@MainActor
+///
+/// Its designated initialiser is AppKit's `init()` (subclasses write `override init()`);
+/// ``init(fileURL:fileType:)`` is a convenience every subclass inherits, so
+/// ``DocumentController`` still makes documents by class.
+@preconcurrency @MainActor
 open class NSDocument: UIDocument {
-  public required init(fileURL: URL, fileType: UTType? = nil) {
-    super.init(fileURL: fileURL, fileType: fileType)
+  /// An untitled document (AppKit's designated `init()`): its file is `Untitled` in the
+  /// current folder until it is saved elsewhere with `save(to:ofType:for:)`, AppKit's
+  /// "Save As".
+  public init() {
+    super.init(fileURL: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Untitled"), fileType: nil)
+  }
+
+  /// Makes a closed document for the file at `fileURL`; call ``Document/open()`` to read it.
+  public required convenience init(fileURL: URL, fileType: UTType? = nil) {
+    self.init()
+    self.fileURL = fileURL.standardizedFileURL
+    self.fileType = fileType
   }
 
   /// Makes a document for `url` of type `typeName` and reads it (AppKit's

@@ -59,15 +59,23 @@ public import QuireTypes
 /// **Autosave.** With an ``autosavePolicy``, unsaved changes are written after an idle delay
 /// and at a maximum interval — to a ``RecoveryStore`` file unless ``autosavesInPlace``. The
 /// next ``open()`` after a crash offers that version as ``recoveredVersion``.
+///
+/// **Isolation.** Main-actor isolated, as UIDocument is in Apple's SDKs; the state Apple's
+/// code reads most (``fileURL``, ``fileType``, ``documentState``, ``hasUnsavedChanges``,
+/// ``localizedName``) is `@preconcurrency`, as Apple's imported declarations are: Swift 5
+/// code that reads it off the main actor gets a warning, Swift 6 code an error.
 @MainActor
 open class Document {
   /// The document's file.
-  public private(set) var fileURL: URL
+  @preconcurrency @MainActor
+  public internal(set) var fileURL: URL
   /// The document's type; found from the file name when not given.
-  public private(set) var fileType: UTType?
+  @preconcurrency @MainActor
+  public internal(set) var fileType: UTType?
   /// The document's undo manager; its steps drive the change count.
   public let undoManager = UndoManager()
   /// Where the document is in its life; observe with ``addStateObserver(_:)``.
+  @preconcurrency @MainActor
   public private(set) var documentState: State = .closed {
     didSet { if documentState != oldValue { notifyState() } }
   }
@@ -197,6 +205,7 @@ open class Document {
   }
 
   /// The file's name without its extension, for titles.
+  @preconcurrency @MainActor
   public var localizedName: String { fileURL.deletingPathExtension().lastPathComponent }
 
   // MARK: Subclass overrides
@@ -283,6 +292,7 @@ open class Document {
   // MARK: Change count
 
   /// Whether the document differs from its file.
+  @preconcurrency @MainActor
   public var hasUnsavedChanges: Bool { savedVersionUnreachable || changeCount != savedChangeCount }
 
   /// Moves the change count, as UIDocument's `updateChangeCount(_:)`.

@@ -57,8 +57,12 @@ public struct PDFSelection: Sendable, Equatable {
 /// made inside the kernel, in a 0700 temporary folder), so saving over the original, or
 /// another program rewriting it, never pulls pages from under an undo. Not `Sendable`: poppler and qpdf handles are used by one task.
 public final class PDFDocument {
-  /// The file the document was opened from, or last saved to with ``save(to:)``.
-  public private(set) var documentURL: URL
+  /// The file the document was opened from, or last saved to with ``save(to:)``; nil for a
+  /// document made empty with ``init()`` or from bytes with ``init(data:)`` (PDFKit's optional).
+  public private(set) var documentURL: URL?
+
+  /// How messages name the document: its file, or "the untitled PDF".
+  var displayName: String { documentURL.map(QuireError.name) ?? "the untitled PDF" }
 
   struct Source {
     let name: String
@@ -80,7 +84,30 @@ public final class PDFDocument {
   private var undoStack: [(operation: PDFPageOperation, before: [Page])] = []
   private var redoStack: [(operation: PDFPageOperation, before: [Page])] = []
   private var savedPages: [Page]
-  let snapshotFolder: URL
+  private var madeSnapshotFolder: URL?
+  private let temporaryFolder: URL?
+
+  /// The private (0700) folder of the document's snapshots, made when first needed.
+  func snapshotFolder() throws -> URL {
+    if let madeSnapshotFolder { return madeSnapshotFolder }
+    let folder = try Self.makeSnapshotFolder(in: temporaryFolder)
+    madeSnapshotFolder = folder
+    return folder
+  }
+
+  /// An empty document, without pages or a file (PDFKit's `init()`): insert pages with
+  /// ``insert(_:at:)``, then write it with ``write(to:)``.
+  public init() {
+    temporaryFolder = nil
+    pages = []
+    savedPages = []
+  }
+
+  /// Opens the PDF at `url`, or nil when it cannot be opened (PDFKit's failable
+  /// `init?(url:)`); ``init(contentsOf:password:temporaryFolder:)`` throws an error that says why.
+  public convenience init?(url: URL) {
+    try? self.init(contentsOf: url)
+  }
 
   /// Opens the PDF at `url`.
   ///
@@ -90,17 +117,20 @@ public final class PDFDocument {
   ///   - temporaryFolder: Where to keep snapshots (default: the system's temporary folder).
   /// - Throws: ``QuireError`` naming the file: `.fileMissing`, `.passwordRequired`,
   ///   `.invalidContent` when it is not a PDF poppler can read, `.unsupportedType` for a folder.
-  public init(url: URL, password: String? = nil, temporaryFolder: URL? = nil) throws {
-    documentURL = url.standardizedFileURL
+  public init(contentsOf url: URL, password: String? = nil, temporaryFolder: URL? = nil) throws {
+    let url = url.standardizedFileURL
+    documentURL = url
+    self.temporaryFolder = temporaryFolder
     var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: documentURL.path, isDirectory: &isFolder), isFolder.boolValue {
+    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
       throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)) as a PDF: it is a folder.", url: url)
     }
-    snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
+    let snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
+    madeSnapshotFolder = snapshotFolder
     pages = []
     savedPages = []
     do {
-      let source = try addSource(url: documentURL, password: password)
+      let source = try addSource(url: url, password: password)
       pages = (0..<source.file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
       savedPages = pages
     } catch {
@@ -112,13 +142,15 @@ public final class PDFDocument {
   /// Opens the PDF held in `data`: the contents of `url`, which names it in messages and
   /// becomes ``documentURL`` (``PDFFileDocument`` reads its file's bytes this way, inside its
   /// coordinated read). The bytes are written to the private snapshot folder (0600).
-  init(data: Data, url: URL, password: String? = nil, temporaryFolder: URL? = nil) throws {
-    documentURL = url.standardizedFileURL
-    snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
+  init(data: Data, url: URL?, password: String? = nil, temporaryFolder: URL? = nil) throws {
+    documentURL = url?.standardizedFileURL
+    self.temporaryFolder = temporaryFolder
+    let snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
+    madeSnapshotFolder = snapshotFolder
     pages = []
     savedPages = []
     do {
-      let source = try addSource(url: documentURL, password: password, data: data)
+      let source = try addSource(url: documentURL ?? snapshotFolder.appendingPathComponent("untitled.pdf"), password: password, data: data)
       pages = (0..<source.file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
       savedPages = pages
     } catch {
@@ -127,7 +159,7 @@ public final class PDFDocument {
     }
   }
 
-  deinit { try? FileManager.default.removeItem(at: snapshotFolder) }
+  deinit { if let madeSnapshotFolder { try? FileManager.default.removeItem(at: madeSnapshotFolder) } }
 
   private static func makeSnapshotFolder(in folder: URL?) throws -> URL {
     let base = (folder ?? URL(fileURLWithPath: NSTemporaryDirectory())).path
@@ -172,7 +204,7 @@ public final class PDFDocument {
 
   @discardableResult
   func addSource(url: URL, password: String?, data: Data? = nil) throws -> Source {
-    let snapshot = snapshotFolder.appendingPathComponent("\(sources.count).pdf")
+    let snapshot = try snapshotFolder().appendingPathComponent("\(sources.count).pdf")
     if let data {
       let file = FileWrapper(regularFileWithContents: data)
       file.fileAttributes.posixPermissions = 0o600
@@ -211,7 +243,7 @@ public final class PDFDocument {
     guard index >= 0, index < pages.count else {
       throw QuireError(
         .invalidArgument,
-        "\(QuireError.name(documentURL)) has no page \(index + 1): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
+        "\(displayName) has no page \(index + 1): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
         url: documentURL)
     }
     return pages[index]
@@ -243,7 +275,7 @@ public final class PDFDocument {
       return try body()
     } catch let error as QuireError where error.code == .invalidArgument {
       throw QuireError(
-        .invalidContent, "Cannot read page \(index + 1) of \(QuireError.name(documentURL)): poppler found it damaged. The other pages may still be readable.",
+        .invalidContent, "Cannot read page \(index + 1) of \(displayName): poppler found it damaged. The other pages may still be readable.",
         url: documentURL, cause: error)
     }
   }
@@ -277,17 +309,17 @@ public final class PDFDocument {
         return item
       }
     }
-    return map(sources[0].file.outline)
+    return map(sources.first?.file.outline ?? [])
   }
 
   /// Title, author, subject, keywords, creator, producer, dates and version of the original.
-  public var metadata: PDFMetadata { sources[0].file.metadata }
+  public var metadata: PDFMetadata { sources.first?.file.metadata ?? PDFMetadata() }
 
   /// What the original's security handler allows.
-  public var permissions: PDFPermissions { sources[0].file.permissions }
+  public var permissions: PDFPermissions { sources.first?.file.permissions ?? .all }
 
   /// Whether the original is encrypted (it may still open without a password).
-  public var isEncrypted: Bool { (try? qpdf(forSource: 0).isEncrypted) ?? false }
+  public var isEncrypted: Bool { !sources.isEmpty && ((try? qpdf(forSource: 0).isEncrypted) ?? false) }
 
   /// Whether the PDF allows inserting, removing and rotating pages (`PDFKit`'s name).
   public var allowsDocumentAssembly: Bool { permissions.contains(.assemble) }
@@ -309,7 +341,7 @@ public final class PDFDocument {
     guard allowsDocumentAssembly else {
       throw QuireError(
         .permissionDenied,
-        "Cannot change the pages of \(QuireError.name(documentURL)): its security settings forbid assembling it. Open it with the owner password.",
+        "Cannot change the pages of \(displayName): its security settings forbid assembling it. Open it with the owner password.",
         url: documentURL)
     }
     let before = pages
@@ -322,7 +354,7 @@ public final class PDFDocument {
     guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= pages.count else {
       throw QuireError(
         .invalidArgument,
-        "\(QuireError.name(documentURL)) has no pages \(range.lowerBound + 1)–\(range.upperBound): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
+        "\(displayName) has no pages \(range.lowerBound + 1)–\(range.upperBound): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
         url: documentURL)
     }
   }
@@ -334,7 +366,7 @@ public final class PDFDocument {
   public func removePages(in range: Range<Int>) throws {
     try checkRange(range)
     guard range.count < pages.count else {
-      throw QuireError(.invalidArgument, "Cannot remove every page of \(QuireError.name(documentURL)): a PDF needs at least one page.", url: documentURL)
+      throw QuireError(.invalidArgument, "Cannot remove every page of \(displayName): a PDF needs at least one page.", url: documentURL)
     }
     try apply(.delete(range)) { $0.removeSubrange(range) }
   }
@@ -365,7 +397,7 @@ public final class PDFDocument {
   public func rotatePages(in range: Range<Int>, by degrees: Int) throws {
     try checkRange(range)
     guard degrees % 90 == 0 else {
-      throw QuireError(.invalidArgument, "Cannot rotate pages of \(QuireError.name(documentURL)) by \(degrees)°: use a multiple of 90.", url: documentURL)
+      throw QuireError(.invalidArgument, "Cannot rotate pages of \(displayName) by \(degrees)°: use a multiple of 90.", url: documentURL)
     }
     try apply(.rotate(range, degrees: degrees)) { pages in
       for index in range { pages[index].addedRotation = QPDFFile.normalized(pages[index].addedRotation + degrees) }
@@ -377,11 +409,11 @@ public final class PDFDocument {
   public func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
     guard index >= 0, index <= pages.count else {
       throw QuireError(
-        .invalidArgument, "Cannot insert pages at \(index + 1) in \(QuireError.name(documentURL)): it has \(pages.count) pages.", url: documentURL)
+        .invalidArgument, "Cannot insert pages at \(index + 1) in \(displayName): it has \(pages.count) pages.", url: documentURL)
     }
     guard allowsDocumentAssembly else {
       throw QuireError(
-        .permissionDenied, "Cannot change the pages of \(QuireError.name(documentURL)): its security settings forbid assembling it.", url: documentURL)
+        .permissionDenied, "Cannot change the pages of \(displayName): its security settings forbid assembling it.", url: documentURL)
     }
     let source = try addSource(url: url.standardizedFileURL, password: password)
     let number = sources.count - 1
@@ -411,7 +443,11 @@ public final class PDFDocument {
   // MARK: Writing
 
   /// Saves the pages over ``documentURL``; see ``write(to:)``.
+  /// - Throws: ``QuireError`` `.invalidArgument` when the document has no file (use ``save(to:)``).
   public func save() throws {
+    guard let documentURL else {
+      throw QuireError(.invalidArgument, "Cannot save the untitled PDF: it has no file yet. Save it to a file with save(to:).")
+    }
     try write(to: documentURL)
     savedPages = pages
   }
@@ -466,6 +502,9 @@ public final class PDFDocument {
 
   /// Lays the pages out through libqpdf into the new file `path`.
   private func writePages(to path: String) throws {
+    guard !sources.isEmpty, !pages.isEmpty else {
+      throw QuireError(.invalidArgument, "Cannot write \(displayName): it has no pages. Insert pages first.")
+    }
     // Fresh handles: a write rearranges the handle's pages in memory.
     var files: [Int: QPDFFile] = [:]
     for number in Set(pages.map(\.source)).union([0]) {
@@ -480,6 +519,7 @@ public final class PDFDocument {
   /// The PDF with its page operations applied, as bytes: libqpdf writes it into the private
   /// snapshot folder, and the bytes are read back (mapped) for the document's safe save.
   func pdfData() throws -> Data {
+    let snapshotFolder = try snapshotFolder()
     let temporary = snapshotFolder.appendingPathComponent("written-\(FileWrapper.randomSuffix()).pdf")
     defer { unlink(temporary.path) }
     try writePages(to: temporary.path)
@@ -487,7 +527,7 @@ public final class PDFDocument {
       return try Data(contentsOf: temporary)
     } catch {
       throw QuireError(
-        .systemCallFailed, "Cannot save \(QuireError.name(documentURL)): the PDF libqpdf wrote could not be read back from '\(snapshotFolder.path)'.",
+        .systemCallFailed, "Cannot save \(displayName): the PDF libqpdf wrote could not be read back from '\(snapshotFolder.path)'.",
         url: documentURL, cause: error)
     }
   }

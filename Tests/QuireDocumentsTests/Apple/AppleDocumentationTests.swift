@@ -49,6 +49,25 @@ final class NotesPackage: UIDocument {
   }
 }
 
+/// AppKit's document template (Xcode's "Document" class): a designated `override init()`,
+/// `data(ofType:)` and `read(from:ofType:)` with String type names.
+final class TemplateDocument: NSDocument {
+  var text = ""
+  var initialised = 0
+
+  override init() {
+    super.init()
+    // Add your subclass-specific initialization here.
+    initialised += 1
+  }
+
+  override class var autosavesInPlace: Bool { true }
+
+  override func data(ofType typeName: String) throws -> Data { Data(text.utf8) }
+
+  override func read(from data: Data, ofType typeName: String) throws { text = String(decoding: data, as: UTF8.self) }
+}
+
 @Suite("Apple's documentation: UIDocument, NSFileVersion, PDFKit, UndoManager")
 @MainActor
 final class AppleDocumentationTests {
@@ -219,5 +238,93 @@ final class AppleDocumentationTests {
     let imported = UTType(importedAs: "org.quire.test.imported", conformingTo: .text)
     #expect(imported.conforms(to: .text))
     #expect(UTType(exportedAs: "public.plain-text") == .plainText)
+  }
+
+  @Test func openAndRevertAreUIKitsAsyncBoolForms() async throws {
+    let url = try folder.write("first", to: "revert.txt")
+    let document = MyDocument(fileURL: url)
+    document.autosavePolicy = nil
+    let opened = await document.open()  // UIKit's `open() async -> Bool`, no annotation needed
+    #expect(opened && document.userText == "first")
+    try Data("second".utf8).write(to: url)
+    let reverted = await document.revert(toContentsOf: document.fileURL)
+    #expect(reverted && document.userText == "second")
+    // A file that is not there: false, and the error goes to handleError (kept in lastError).
+    let missing = folder.file("missing.txt")
+    let failed = await document.revert(toContentsOf: missing)
+    #expect(!failed)
+    #expect((document.lastError as? QuireError)?.code == .fileMissing)
+    #expect(document.fileURL == url.standardizedFileURL && document.userText == "second")
+    await document.close()  // the result may be left unused, as in UIKit
+    #expect(document.documentState.contains(.closed))
+
+    let absent = MyDocument(fileURL: missing)
+    if await absent.open() { Issue.record("a missing file opened") }
+    // Quire's throwing form stays reachable through Document and says why.
+    let error = await #expect(throws: QuireError.self) { try await (absent as Document).open() }
+    #expect(error?.code == .fileMissing)
+  }
+
+  @Test func anNSDocumentSubclassWithOverrideInit() async throws {
+    let untitled = TemplateDocument()
+    #expect(untitled.initialised == 1)
+    #expect(untitled.fileURL.lastPathComponent == "Untitled")
+    #expect(TemplateDocument.autosavesInPlace)
+
+    let url = try folder.write("from disk", to: "template.txt")
+    // init(fileURL:fileType:) is inherited (it runs the subclass's init()), so documents are
+    // still made by class, as DocumentController does.
+    let type: Document.Type = TemplateDocument.self
+    let document = try #require(type.init(fileURL: url, fileType: .plainText) as? TemplateDocument)
+    #expect(document.initialised == 1)
+    #expect(document.fileURL == url.standardizedFileURL && document.fileTypeName == "public.plain-text")
+    #expect(await document.open())
+    #expect(document.text == "from disk")
+    document.text = "edited"
+    document.updateChangeCount(.done)
+    #expect(document.isDocumentEdited)
+    #expect(await document.close())
+    #expect(try String(contentsOf: url, encoding: .utf8) == "edited")
+  }
+
+  @Test func pdfKitInitializersAreFailableAndEmpty() throws {
+    let url = folder.file("one.pdf")
+    let writer = try PDFWriter(url: url)
+    try writer.addPage(markup: "ONLY marker")
+    try writer.finish()
+    // init?(url:): a document, or nil for a file that is missing, empty, not a PDF, or a folder.
+    let document = try #require(PDFDocument(url: url))
+    #expect(document.documentURL == url.standardizedFileURL && document.pageCount == 1)
+    #expect(PDFDocument(url: folder.file("missing.pdf")) == nil)
+    #expect(PDFDocument(url: try folder.write("", to: "empty.pdf")) == nil)
+    #expect(PDFDocument(url: try folder.write("not a pdf", to: "text.pdf")) == nil)
+    #expect(PDFDocument(url: folder.url) == nil)
+    // init?(data:): no file until saved.
+    let fromData = try #require(PDFDocument(data: try Data(contentsOf: url)))
+    #expect(fromData.documentURL == nil && fromData.pageCount == 1)
+    #expect(PDFDocument(data: Data("%PDF-1.7 broken".utf8)) == nil)
+    #expect(PDFDocument(data: Data()) == nil)
+
+    // init(): an empty document, filled with insert(_:at:) as PDFKit's guide does.
+    let empty = PDFDocument()
+    #expect(empty.pageCount == 0 && empty.documentURL == nil && empty.page(at: 0) == nil)
+    #expect(empty.dataRepresentation() == nil)  // nothing to write yet
+    #expect(throws: QuireError.self) { try empty.save() }  // no file: save(to:) gives it one
+    empty.insert(try #require(document.page(at: 0)), at: 0)
+    #expect(empty.pageCount == 1)
+    let data = try #require(empty.dataRepresentation())
+    let reread = try #require(PDFDocument(data: data))
+    #expect(reread.pageCount == 1 && reread.page(at: 0)?.string?.contains("ONLY") == true)
+    let saved = folder.file("saved.pdf")
+    try empty.save(to: saved)
+    #expect(empty.documentURL == saved.standardizedFileURL)
+    #expect(PDFDocument(url: saved)?.pageCount == 1)
+  }
+
+  @Test func indexPathRowsAndItemsAsUIKitHasThem() {
+    var path = IndexPath(row: 2, section: 1)
+    #expect(path.row == 2 && path.section == 1 && path.item == 2 && path == [1, 2])
+    path.row = 5
+    #expect(path == IndexPath(item: 5, section: 1))
   }
 }

@@ -23,7 +23,7 @@ struct BrokenPDFTests {
     var refused = 0
     for url in files {
       do {
-        let document = try PDFDocument(url: url, temporaryFolder: temporary.url)
+        let document = try PDFDocument(contentsOf: url, temporaryFolder: temporary.url)
         _ = document.metadata
         opened += 1
       } catch let error as QuireError {

@@ -54,7 +54,7 @@ final class PDFDocumentTests {
   }
 
   @Test func readsPagesTextOutlineAndMetadata() throws {
-    let document = try PDFDocument(url: makePDF())
+    let document = try PDFDocument(contentsOf: makePDF())
     #expect(document.pageCount == 5)
     #expect(try pageWords(document) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
     #expect(try document.text().components(separatedBy: "\u{0C}").count == 5)
@@ -75,7 +75,7 @@ final class PDFDocumentTests {
   }
 
   @Test func searchFindsResultsByPage() throws {
-    let document = try PDFDocument(url: makePDF())
+    let document = try PDFDocument(contentsOf: makePDF())
     let results = try document.findString("page3")
     #expect(results.map(\.pageIndex) == [2])
     #expect(results.first?.bounds.count == 1)
@@ -85,7 +85,7 @@ final class PDFDocumentTests {
   }
 
   @Test func pageOperationsUndoAndRedo() throws {
-    let document = try PDFDocument(url: makePDF())
+    let document = try PDFDocument(contentsOf: makePDF())
     try document.removePage(at: 1)  // 1 3 4 5
     try document.movePage(at: 0, to: 3)  // 3 4 5 1
     try document.exchangePage(at: 0, withPageAt: 1)  // 4 3 5 1
@@ -115,7 +115,7 @@ final class PDFDocumentTests {
   }
 
   @Test func outlineFollowsMovedAndRemovedPages() throws {
-    let document = try PDFDocument(url: makePDF())
+    let document = try PDFDocument(contentsOf: makePDF())
     try document.movePage(at: 4, to: 0)  // 5 1 2 3 4
     try document.removePage(at: 2)  // 5 1 3 4
     #expect(document.outline.first?.pageIndex == 1)
@@ -124,14 +124,14 @@ final class PDFDocumentTests {
 
   @Test func savedEditsReopenAsExpected() throws {
     let url = try makePDF()
-    let document = try PDFDocument(url: url)
+    let document = try PDFDocument(contentsOf: url)
     try document.removePage(at: 4)  // 1 2 3 4
     try document.movePage(at: 0, to: 2)  // 2 3 1 4
     try document.rotatePage(at: 1, by: 90)
     try document.rotatePages(in: 3..<4, by: 180)
     try document.save()
     #expect(!document.hasUnsavedChanges)
-    let reopened = try PDFDocument(url: url)
+    let reopened = try PDFDocument(contentsOf: url)
     #expect(try pageWords(reopened) == ["PAGE2", "PAGE3", "PAGE1", "PAGE4"])
     #expect(try (0..<4).map { try reopened.rotation(ofPage: $0) } == [0, 90, 0, 180])
     #expect(reopened.metadata.title == "Quire PAGE test")
@@ -150,12 +150,12 @@ final class PDFDocumentTests {
     document.undo()
     document.undo()
     try document.save()
-    #expect(try pageWords(PDFDocument(url: url)) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
+    #expect(try pageWords(PDFDocument(contentsOf: url)) == ["PAGE1", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
   }
 
   @Test func rewritingTheOriginalInPlaceLeavesTheOpenDocumentWhole() throws {
     let url = try makePDF(pages: 3)
-    let document = try PDFDocument(url: url)
+    let document = try PDFDocument(contentsOf: url)
     try document.removePage(at: 0)
     // Another program truncates and rewrites the same file (same inode), not a rename.
     let other = try Data(contentsOf: try makePDF("other.pdf", pages: 1, word: "OTHER"))
@@ -165,16 +165,16 @@ final class PDFDocumentTests {
     try handle.close()
     let copy = folder.file("copy.pdf")
     try document.write(to: copy)
-    #expect(try pageWords(PDFDocument(url: copy)) == ["PAGE2", "PAGE3"])
+    #expect(try pageWords(PDFDocument(contentsOf: copy)) == ["PAGE2", "PAGE3"])
     try document.save(to: url)
     #expect(document.documentURL == url.standardizedFileURL)
-    #expect(try pageWords(PDFDocument(url: url)) == ["PAGE2", "PAGE3"])
+    #expect(try pageWords(PDFDocument(contentsOf: url)) == ["PAGE2", "PAGE3"])
   }
 
   @Test func poppler_utilsAndQpdfAgree() throws {
     let url = try makePDF()
     let originalSize = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
-    let document = try PDFDocument(url: url)
+    let document = try PDFDocument(contentsOf: url)
     try document.movePage(at: 3, to: 0)  // 4 1 2 3 5
     try document.rotatePage(at: 0, by: 270)
     let output = folder.file("out.pdf")
@@ -201,13 +201,13 @@ final class PDFDocumentTests {
   @Test func insertsPagesFromAnotherPDF() throws {
     let url = try makePDF()
     let other = try makePDF("other.pdf", pages: 2, word: "OTHER")
-    let document = try PDFDocument(url: url)
+    let document = try PDFDocument(contentsOf: url)
     try document.insertPages(from: other, at: 1)
     #expect(try pageWords(document) == ["PAGE1", "OTHER1", "OTHER2", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
     #expect(document.undoActionName == "Insert 2 Pages of 'other.pdf' at 2")
     let output = folder.file("merged.pdf")
     try document.write(to: output)
-    #expect(try pageWords(PDFDocument(url: output)) == ["PAGE1", "OTHER1", "OTHER2", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
+    #expect(try pageWords(PDFDocument(contentsOf: output)) == ["PAGE1", "OTHER1", "OTHER2", "PAGE2", "PAGE3", "PAGE4", "PAGE5"])
     if let check = try runTool("qpdf", ["--check", output.path]) { #expect(check.status == 0, "\(check.output)") }
     document.undo()
     #expect(document.pageCount == 5)
@@ -216,7 +216,7 @@ final class PDFDocumentTests {
   }
 
   @Test func invalidOperationsFailClearly() throws {
-    let document = try PDFDocument(url: makePDF(pages: 2))
+    let document = try PDFDocument(contentsOf: makePDF(pages: 2))
     #expect(throws: QuireError.self) { try document.removePage(at: 2) }
     #expect(throws: QuireError.self) { try document.removePage(at: -1) }
     #expect(throws: QuireError.self) { try document.movePage(at: 0, to: 5) }
@@ -232,17 +232,17 @@ final class PDFDocumentTests {
     let locked = folder.file("locked.pdf")
     guard let made = try runTool("qpdf", ["--encrypt", "user", "owner", "256", "--assemble=n", "--", plain.path, locked.path]) else { return }
     #expect(made.status == 0)
-    let error = #expect(throws: QuireError.self) { try PDFDocument(url: locked) }
+    let error = #expect(throws: QuireError.self) { try PDFDocument(contentsOf: locked) }
     #expect(error?.code == .passwordRequired)
-    let asUser = try PDFDocument(url: locked, password: "user")
+    let asUser = try PDFDocument(contentsOf: locked, password: "user")
     #expect(asUser.isEncrypted)
     #expect(!asUser.allowsDocumentAssembly)
     #expect(throws: QuireError.self) { try asUser.removePage(at: 0) }
-    let asOwner = try PDFDocument(url: locked, password: "owner")
+    let asOwner = try PDFDocument(contentsOf: locked, password: "owner")
     #expect(asOwner.allowsDocumentAssembly)
     try asOwner.removePage(at: 0)
     try asOwner.save()
-    let reopened = try PDFDocument(url: locked, password: "user")
+    let reopened = try PDFDocument(contentsOf: locked, password: "user")
     #expect(reopened.pageCount == 4)
     #expect(reopened.isEncrypted)
   }
@@ -253,7 +253,7 @@ final class PDFDocumentTests {
     let url = try makePDF()
     let original = try Data(contentsOf: url)
     for operation in [FileWrapperFaults.Operation.open, .stat, .chmod, .fsync, .rename] {
-      let document = try PDFDocument(url: url)
+      let document = try PDFDocument(contentsOf: url)
       try document.removePage(at: 0)
       let faults = FileWrapperFaults(failing: operation, onCall: 1, with: .noSpace)
       let error = #expect(throws: QuireError.self) { try withInjectedFaults(faults) { try document.save() } }
@@ -279,7 +279,7 @@ final class PDFDocumentTests {
       try whole.prefix(whole.count / 3).write(to: url)
     case .garbage: try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: url)
     }
-    let error = #expect(throws: QuireError.self) { try PDFDocument(url: url) }
+    let error = #expect(throws: QuireError.self) { try PDFDocument(contentsOf: url) }
     #expect(error?.reason.contains("bad.pdf") == true)
   }
 
@@ -291,7 +291,7 @@ final class PDFDocumentTests {
     var chosen: (URL, PDFDocument)?
     for name in names {
       let url = corpus.appendingPathComponent(name)
-      guard let document = try? PDFDocument(url: url, temporaryFolder: folder.url), (4...40).contains(document.pageCount),
+      guard let document = try? PDFDocument(contentsOf: url, temporaryFolder: folder.url), (4...40).contains(document.pageCount),
         document.allowsDocumentAssembly, !document.isEncrypted,
         (try? (0..<4).allSatisfy { !(try document.text(ofPage: $0)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true
       else { continue }
@@ -314,10 +314,10 @@ final class PDFDocumentTests {
     let edited = folder.file("edited.pdf")
     try document.write(to: edited)
     let order = [1, 2, 0] + Array(3..<(count - 1))
-    let reopened = try PDFDocument(url: edited)
+    let reopened = try PDFDocument(contentsOf: edited)
     #expect(reopened.pageCount == count - 1)
-    #expect(try reopened.rotation(ofPage: 1) == QPDFRotation.add(90, to: PDFDocument(url: original).rotation(ofPage: 2)))
-    let source = try PDFDocument(url: original)
+    #expect(try reopened.rotation(ofPage: 1) == QPDFRotation.add(90, to: PDFDocument(contentsOf: original).rotation(ofPage: 2)))
+    let source = try PDFDocument(contentsOf: original)
     for (index, from) in order.enumerated() {
       let ours = try reopened.text(ofPage: index)
       let theirs = try source.text(ofPage: from)

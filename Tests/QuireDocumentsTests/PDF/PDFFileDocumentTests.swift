@@ -78,7 +78,7 @@ final class PDFFileDocumentTests {
     document.undoManager.redo()
     #expect(!document.hasUnsavedChanges)
     try await controller.close(document)
-    let reopened = try PDFDocument(url: url)
+    let reopened = try PDFDocument(contentsOf: url)
     #expect(reopened.pageCount == 7)
     #expect(
       try (0..<7).map { try reopened.text(ofPage: $0).split(whereSeparator: \.isWhitespace).first.map(String.init) ?? "" }
@@ -139,7 +139,7 @@ final class PDFFileDocumentTests {
     var chosen: URL?
     for name in names {
       let url = corpus.appendingPathComponent(name)
-      guard let pdf = try? PDFDocument(url: url, temporaryFolder: folder.url), (4...40).contains(pdf.pageCount),
+      guard let pdf = try? PDFDocument(contentsOf: url, temporaryFolder: folder.url), (4...40).contains(pdf.pageCount),
         pdf.allowsDocumentAssembly, !pdf.isEncrypted,
         (try? (0..<4).allSatisfy { !(try pdf.text(ofPage: $0)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true
       else { continue }
@@ -149,7 +149,7 @@ final class PDFFileDocumentTests {
     let original = try #require(chosen)
     let url = folder.file("copy.pdf")
     try Data(contentsOf: original).write(to: url)  // a writable copy (the corpus is read-only)
-    let source = try PDFDocument(url: original)
+    let source = try PDFDocument(contentsOf: original)
     let count = source.pageCount
     let controller = controller()
     let document = try #require(try await controller.openDocument(at: url) as? PDFFileDocument)
@@ -160,7 +160,7 @@ final class PDFFileDocumentTests {
     try document.removePages(in: (count - 1)..<count)
     try await document.save()
     try await controller.close(document)
-    let reopened = try PDFDocument(url: url)
+    let reopened = try PDFDocument(contentsOf: url)
     #expect(reopened.pageCount == count - 1)
     for (index, from) in [1, 2, 0, 3].enumerated() where index != 1 {
       #expect(try reopened.text(ofPage: index) == source.text(ofPage: from), "page \(index + 1) of \(original.lastPathComponent)")

@@ -39,7 +39,7 @@ final class PackagesReadmeExampleTests {
     report.undoManager.undo()
     #expect(report.changeCount == 1)
     try await report.save()
-    #expect(try PDFDocument(url: pdfURL).pageCount == 3)
+    #expect(try PDFDocument(contentsOf: pdfURL).pageCount == 3)
 
     let versions = try trip.versions()
     #expect(versions.count == 1)
