@@ -19,6 +19,9 @@ let package = Package(
     .library(name: "QuireDocuments", targets: ["QuireDocuments"]),
     .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
     .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
+    // Its types (Markdown outlines, PDF pages, drawing sizes) appear in the other modules'
+    // public API, so a client that names them imports it.
+    .library(name: "QuireFormats", targets: ["QuireFormats"]),
     .executable(name: "quire", targets: ["quire"]),
   ],
   dependencies: [
@@ -28,6 +31,12 @@ let package = Package(
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
+    // cmark-gfm (GitHub's libcmark with tables, task lists, strikethrough, autolinks, footnotes):
+    // the Markdown parser and HTML renderer of QuireFormats.
+    .systemLibrary(
+      name: "CCmarkGFM", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+    // libcmark, the CommonMark reference: only the conformance helper links it (it shares
+    // cmark-gfm's symbol names, so the two never meet in one process).
     .systemLibrary(
       name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
     .systemLibrary(
@@ -58,7 +67,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
-      dependencies: ["QuireTypes", "CCmark", "CPoppler", "CPango", "CPNG"],
+      dependencies: ["QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG"],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCoordination",
@@ -89,14 +98,15 @@ let package = Package(
     .target(
       name: "Quire",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer",
+        "QuireTypes", "QuireFormats", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer",
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "CEdit",
+        "Quire", "QuireTypes", "CEdit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
@@ -112,7 +122,10 @@ let package = Package(
     // MARK: Tests: one target per module
     .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
+    // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
+    .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(
