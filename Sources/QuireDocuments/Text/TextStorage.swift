@@ -106,6 +106,24 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     }
   }
 
+  /// What keeps bytes from being text: the first byte where UTF-8 breaks, or the first NUL.
+  public enum TextProblem: Sendable, Hashable {
+    /// The UTF-8 sequence starting at this offset is invalid.
+    case invalidUTF8(at: Int)
+    /// A NUL byte at this offset (binary data).
+    case nul(at: Int)
+  }
+
+  /// The first problem that keeps `bytes` from being UTF-8 text (what
+  /// ``init(validatingUTF8:)`` refuses), or `nil`; eight ASCII bytes at a time.
+  public static func firstTextProblem(in bytes: UnsafeRawBufferPointer) -> TextProblem? {
+    switch UTF8Check.firstProblem(in: bytes) {
+    case nil: nil
+    case .invalid(let offset)?: .invalidUTF8(at: offset)
+    case .nul(let offset)?: .nul(at: offset)
+    }
+  }
+
   /// Builds from bytes already known to be valid UTF-8, copying them.
   init(trustedUTF8 bytes: UnsafeRawBufferPointer) {
     self.init(trustedUTF8: bytes, sharing: nil, offset: 0)

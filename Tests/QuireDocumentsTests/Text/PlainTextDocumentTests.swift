@@ -78,6 +78,37 @@ final class PlainTextDocumentTests {
     #expect(bytes(url) == Array((appends ? "A\nb\n" : "A\nb").utf8))
   }
 
+  @Test func opensFromContentsTheCallerRead() async throws {
+    let url = folder.file("read-by-caller.txt")
+    try Data("one\ntwo\n".utf8).write(to: url)
+    let (fingerprint, contents) = try FileFingerprint.read(at: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try document.open(contents: contents, fingerprint: fingerprint)
+    #expect(document.lineCount == 2)
+    #expect(!document.hasUnsavedChanges)
+    try document.replaceLines(in: 1..<2, with: ["TWO"])
+    try await document.save()
+    #expect(bytes(url) == Array("one\nTWO\n".utf8))
+    // The fingerprint given is what later saves check against: a change on disk is a conflict.
+    try Data("someone else's\n".utf8).write(to: url)
+    try document.replaceLines(in: 0..<1, with: ["ONE"])
+    await #expect(throws: QuireError.self) { try await document.save() }
+    #expect(document.documentState.contains(.inConflict))
+  }
+
+  @Test func opensANewFileFromNoContents() async throws {
+    let url = folder.file("new.txt")
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try document.open(contents: Data(), fingerprint: nil)
+    try document.insertLines(["first"], at: 0)
+    try await document.save()
+    #expect(bytes(url) == Array("first\n".utf8))
+  }
+
   /// The bytes of `text` in `encoding`, made without the library.
   func fixture(_ text: String, _ encoding: TextEncoding, bom: [UInt8]) -> [UInt8] {
     switch encoding {

@@ -133,6 +133,14 @@ struct ByteExactTextStorageTests {
     #expect(throws: QuireError.self) { try text.replace(utf8Range: 0..<999, withBytes: []) }
   }
 
+  @Test func saysWhatKeepsBytesFromBeingText() {
+    func problem(_ bytes: [UInt8]) -> TextStorage.TextProblem? { bytes.withUnsafeBytes { TextStorage.firstTextProblem(in: $0) } }
+    #expect(problem(Array("plain ✓ 𝄞 text, long enough for the eight-byte path\n".utf8)) == nil)
+    #expect(problem(Array("0123456789".utf8) + [0x00]) == .nul(at: 10))
+    #expect(problem(Array("abc".utf8) + [0xC3, 0x28]) == .invalidUTF8(at: 3))
+    #expect(problem([]) == nil)
+  }
+
   @Test func appendsAMissingFinalNewlineOnce() {
     var text = TextStorage(bytes: Array("a\nb".utf8))
     let first = text.appendMissingFinalNewline()
