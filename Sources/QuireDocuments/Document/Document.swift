@@ -370,6 +370,29 @@ open class Document {
     startPresenting()
   }
 
+  /// Opens the document from `contents`, its file's bytes as the caller read them, without
+  /// suspending: for a command loop that runs each command to its end on the main actor (the
+  /// `quire` REPL reads the file inside its own coordinated read with
+  /// ``FileFingerprint/read(at:)``). With `fingerprint` `nil` the file does not exist yet: the
+  /// document is new, and its first save creates the file. As after ``open()``,
+  /// ``recoveredVersion`` is set when a crash left autosaved contents behind.
+  ///
+  /// - Throws: ``QuireError`` naming the file when the contents are not what its type promises;
+  ///   the document stays closed.
+  public func open(contents: Data, fingerprint: FileFingerprint?) throws {
+    guard documentState.contains(.closed) else { return }
+    let type = try resolvedType()
+    try load(.file(contents), type: type)
+    fileType = type
+    fileFingerprint = fingerprint
+    undoManager.removeAllActions()
+    changeCount = 0
+    updateChangeCount(.cleared)
+    documentDidReadFromDisk()
+    recoveredVersion = recoveryStore?.recoveredVersion(for: fileURL)
+    documentState.remove(.closed)
+  }
+
   /// Closes the document.
   ///
   /// - Parameter discardingChanges: Close even with unsaved changes, dropping them (and any

@@ -13,6 +13,13 @@ public import QuireTypes
 /// replaced text, never a snapshot), so undo and redo cost what the edit cost. Wrap several
 /// edits in ``UndoManager/groupUndo(named:_:)`` to undo them as one step.
 ///
+/// **Bytes as they are.** With ``readsBytesExactly`` (what GNU ed does, and the `quire` REPL),
+/// the file is held byte for byte — not valid UTF-8, NUL bytes, a byte order mark — and saved
+/// back exactly; the byte-level calls (``lineBytes(at:)``, ``replaceBytes(inUTF8Range:with:)``,
+/// ``replaceLines(in:withBytes:)``) edit it. With ``appendsMissingFinalNewline`` a last line
+/// without a newline gets one when the file is read (ed's "newline appended"), so the next save
+/// writes it with one.
+///
 /// Lines are numbered from 0 here (an ed-style REPL adds 1).
 open class PlainTextDocument: Document {
   /// The text.
@@ -22,6 +29,16 @@ open class PlainTextDocument: Document {
   /// The version last read from or saved to the file: the base of a three-way merge.
   public private(set) var mergeBase = TextStorage()
   private var lastWritten: TextStorage?
+  /// Whether the file is read byte for byte, without decoding: text that is not UTF-8 and NUL
+  /// bytes are held and saved back exactly, as GNU ed edits them (a byte order mark is kept
+  /// as bytes of the text). Set it before ``Document/open()``. Off by default: a file that is
+  /// not valid text in its encoding is refused.
+  public var readsBytesExactly = false
+  /// Whether a last line without a newline gets one when the file is read (GNU ed's "newline
+  /// appended"); the next save writes it. Set it before ``Document/open()``.
+  public var appendsMissingFinalNewline = false
+  /// Whether the last read added the missing final newline (see ``appendsMissingFinalNewline``).
+  public private(set) var appendedFinalNewline = false
 
   public required init(fileURL: URL, fileType: UTType? = nil) {
     super.init(fileURL: fileURL, fileType: fileType)
@@ -31,7 +48,9 @@ open class PlainTextDocument: Document {
   open override var fallbackType: UTType? { .plainText }
 
   open override func read(from data: Data, ofType type: UTType) throws {
-    let (storage, encoding) = try TextEncoding.decode(data)
+    var (storage, encoding) = readsBytesExactly ? (TextStorage(bytes: data), .utf8) : try TextEncoding.decode(data)
+    appendedFinalNewline = appendsMissingFinalNewline && storage.appendMissingFinalNewline()
+    if readsBytesExactly { storage.lineEnding = .lf }
     self.storage = storage
     self.encoding = encoding
   }
@@ -60,6 +79,11 @@ open class PlainTextDocument: Document {
   public func line(at index: Int) -> String { storage.line(at: index) }
   /// Lines in `range` (from 0), without their endings.
   public func lines(in range: Range<Int>) -> [String] { storage.lines(in: range) }
+  /// Line `index` (from 0) as its bytes, without its `\n`. A `\r` before the `\n` is part
+  /// of the line when the document ``readsBytesExactly`` (as in ed), else of the ending.
+  public func lineBytes(at index: Int) -> [UInt8] {
+    storage.lineBytes(at: index, keepingCarriageReturn: readsBytesExactly)
+  }
 
   // MARK: Editing
 
@@ -78,6 +102,32 @@ open class PlainTextDocument: Document {
     } else {
       updateChangeCount(.done)
     }
+  }
+
+  /// Replaces the bytes in `range` with `bytes`, exactly, as one undoable change: for a
+  /// document that ``readsBytesExactly`` (the range need not fall between characters).
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable or the range is outside the
+  ///   text.
+  public func replaceBytes(inUTF8Range range: Range<Int>, with bytes: [UInt8]) throws {
+    try checkEditable()
+    let removed = try storage.replace(utf8Range: range, withBytes: bytes)
+    let inserted = range.lowerBound..<(range.lowerBound + bytes.count)
+    if undoManager.isUndoRegistrationEnabled {
+      undoManager.registerUndo(withTarget: self) { document in
+        try? document.replaceBytes(inUTF8Range: inserted, with: removed)
+      }
+    } else {
+      updateChangeCount(.done)
+    }
+  }
+
+  /// Replaces the lines in `range` (from 0) with `lines`, each given as its bytes without an
+  /// ending, as one undoable change.
+  public func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws {
+    try checkEditable()
+    let (bytes, new) = try storage.edit(replacingLines: range, withBytes: lines)
+    try replaceBytes(inUTF8Range: bytes, with: new)
   }
 
   /// Replaces the lines in `range` (from 0) with `lines`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import QuireTypes
 
 #if canImport(Glibc)
@@ -16,7 +16,8 @@ public enum LineEnding: String, Sendable, Hashable, CaseIterable {
 /// UTF-8 text held in chunks, addressed by line or by UTF-8 offset, fast on 100 MB files.
 ///
 /// The text is a flat rope: an array of chunks of at most 32 KiB, each knowing its byte and
-/// newline counts. Finding line *n* walks the chunk counts and then scans one chunk; an edit
+/// newline counts, with prefix sums of those counts (a Fenwick tree). Finding line *n* or
+/// byte *n* is a search of the sums (O(log chunks)) and a `memchr` scan of one chunk; an edit
 /// copies at most the two chunks at its ends. Nothing ever copies the whole text except
 /// ``string`` and ``utf8Bytes()``, which the caller asks for explicitly. A `TextStorage` is a
 /// value: copies share chunks until one side edits (copy-on-write), which is how a document
@@ -29,6 +30,12 @@ public enum LineEnding: String, Sendable, Hashable, CaseIterable {
 ///
 /// Line endings are kept as found: reads strip a line's `\n` or `\r\n`; lines inserted get
 /// ``lineEnding`` (the text's dominant ending, LF when it has none).
+///
+/// **Bytes as they are.** ``init(bytes:)`` holds any bytes, valid UTF-8 or not, NUL bytes
+/// included, as GNU ed edits them; the byte-level calls (``lineBytes(at:keepingCarriageReturn:)``,
+/// ``replace(utf8Range:withBytes:)``, ``replaceLines(in:withBytes:)``) then read and edit
+/// them exactly, and ``utf8Bytes()`` gives them back unchanged. The `String` calls decode
+/// such bytes with U+FFFD where the UTF-8 breaks.
 ///
 /// Lines are numbered from 0. The text "a\nb\n" has two lines, as does "a\nb"; "" has none.
 public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -66,6 +73,9 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   static let targetChunk = 16 * 1024
 
   private(set) var chunks: [Chunk] = []
+  /// Prefix sums of the chunks' byte and newline counts: finds the chunk of an offset or of
+  /// a line in O(log chunks).
+  private var index = ChunkIndex([])
   /// The number of UTF-8 bytes in the text.
   public private(set) var utf8Count = 0
   /// The number of `\n` in the text.
@@ -93,6 +103,24 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
       throw QuireError(.invalidContent, "The text is not valid UTF-8 at byte \(offset).")
     case .nul(let offset)?:
       throw QuireError(.invalidContent, "The text holds a NUL byte at offset \(offset), so it is binary data, not text.")
+    }
+  }
+
+  /// What keeps bytes from being text: the first byte where UTF-8 breaks, or the first NUL.
+  public enum TextProblem: Sendable, Hashable {
+    /// The UTF-8 sequence starting at this offset is invalid.
+    case invalidUTF8(at: Int)
+    /// A NUL byte at this offset (binary data).
+    case nul(at: Int)
+  }
+
+  /// The first problem that keeps `bytes` from being UTF-8 text (what
+  /// ``init(validatingUTF8:)`` refuses), or `nil`; eight ASCII bytes at a time.
+  public static func firstTextProblem(in bytes: UnsafeRawBufferPointer) -> TextProblem? {
+    switch UTF8Check.firstProblem(in: bytes) {
+    case nil: nil
+    case .invalid(let offset)?: .invalidUTF8(at: offset)
+    case .nul(let offset)?: .nul(at: offset)
     }
   }
 
@@ -140,6 +168,21 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     }
     utf8Count = count
     lineEnding = crlf * 2 > newlineCount && crlf > 0 ? .crlf : .lf
+    index = ChunkIndex(chunks)
+  }
+
+  /// A text holding `data` byte for byte, whether or not it is valid UTF-8 or holds NUL
+  /// bytes (GNU ed's byte-exact editing). The chunks share `data` until they are edited.
+  ///
+  /// Cuts between chunks fall after a newline where one is near, so a line is split between
+  /// chunks only when it is longer than 4 KiB.
+  public init(bytes data: Data) {
+    self.init(trustedUTF8: data, from: 0)
+  }
+
+  /// A text holding `bytes` byte for byte (see ``init(bytes:)-(Data)``).
+  public init(bytes: [UInt8]) {
+    self = bytes.withUnsafeBytes { TextStorage(trustedUTF8: $0) }
   }
 
   /// The offset just after the `n`-th newline (1-based) in `bytes`, found with `memchr`.
@@ -210,45 +253,47 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     guard index > 0 else { return 0 }
     guard index <= newlineCount else { return utf8Count }
     // The start of line `index` is just after the `index`-th newline.
-    var seen = 0
-    var offset = 0
-    for chunk in chunks {
-      if seen + chunk.newlines >= index {
-        let needed = index - seen
-        if let position = chunk.withBytes({ Self.offset(afterNewline: needed, in: $0) }) {
-          return offset + position
-        }
-      }
-      seen += chunk.newlines
-      offset += chunk.count
-    }
-    return utf8Count
+    let (chunk, seen, offset) = self.index.chunk(holdingNewline: index)
+    guard chunk < chunks.count,
+      let position = chunks[chunk].withBytes({ Self.offset(afterNewline: index - seen, in: $0) })
+    else { return utf8Count }
+    return offset + position
   }
 
   /// The line holding UTF-8 offset `offset` (0-based).
   public func lineIndex(containingUTF8Offset offset: Int) -> Int {
-    var seen = 0
-    var start = 0
-    for chunk in chunks {
-      if offset < start + chunk.count {
-        return seen + chunk.withBytes { Self.countNewlines(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<(offset - start)]))).0 }
-      }
-      seen += chunk.newlines
-      start += chunk.count
-    }
-    return max(0, lineCount - (endsWithNewline ? 0 : 1))
+    guard offset >= 0, offset < utf8Count else { return max(0, lineCount - (endsWithNewline ? 0 : 1)) }
+    let (chunk, start) = index.chunk(containingByte: offset)
+    let seen = index.newlines(before: chunk)
+    return seen + chunks[chunk].withBytes { Self.countNewlines(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<(offset - start)]))).0 }
   }
 
   /// The UTF-8 range of line `index`'s text, without its `\n` or `\r\n`.
   public func utf8Range(ofLine index: Int) -> Range<Int> {
+    utf8Range(ofLine: index, keepingCarriageReturn: false)
+  }
+
+  /// The UTF-8 range of line `index`'s text without its `\n`; with `keepingCarriageReturn`,
+  /// a `\r` before the `\n` counts as part of the line (as GNU ed sees it), else it is left
+  /// out as part of the ending.
+  public func utf8Range(ofLine index: Int, keepingCarriageReturn: Bool) -> Range<Int> {
     let start = utf8Offset(ofLine: index)
     let next = utf8Offset(ofLine: index + 1)
     var end = next
     if index < newlineCount {
       end -= 1
-      if end > start, byte(at: end - 1) == 0x0D { end -= 1 }
+      if !keepingCarriageReturn, end > start, byte(at: end - 1) == 0x0D { end -= 1 }
     }
     return start..<max(start, end)
+  }
+
+  /// The bytes of line `index` without its `\n` (and without a `\r` before it unless
+  /// `keepingCarriageReturn`), exactly as held: for text that is not UTF-8 too.
+  ///
+  /// - Precondition: `0 <= index < lineCount`; out of range gives no bytes.
+  public func lineBytes(at index: Int, keepingCarriageReturn: Bool = false) -> [UInt8] {
+    guard index >= 0, index < lineCount else { return [] }
+    return utf8Bytes(in: utf8Range(ofLine: index, keepingCarriageReturn: keepingCarriageReturn))
   }
 
   /// The text of line `index` without its line ending.
@@ -294,8 +339,9 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     guard !clamped.isEmpty else { return [] }
     var result = [UInt8]()
     result.reserveCapacity(clamped.count)
-    var start = 0
-    for chunk in chunks {
+    let (first, firstStart) = index.chunk(containingByte: clamped.lowerBound)
+    var start = firstStart
+    for chunk in chunks[first...] {
       let end = start + chunk.count
       if end > clamped.lowerBound, start < clamped.upperBound {
         let lower = max(clamped.lowerBound, start) - start
@@ -316,10 +362,9 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   /// The chunk holding `offset` and the offset inside it; `utf8Count` maps to the end of the
   /// last chunk.
   private func locate(_ offset: Int) -> (Int, Int) {
-    var start = 0
-    for (index, chunk) in chunks.enumerated() {
-      if offset < start + chunk.count { return (index, offset - start) }
-      start += chunk.count
+    if offset < utf8Count {
+      let (chunk, start) = index.chunk(containingByte: offset)
+      return (chunk, offset - start)
     }
     return (chunks.count - 1, chunks.last?.count ?? 0)
   }
@@ -349,11 +394,31 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     return removed
   }
 
+  /// Replaces the bytes in `range` with `replacement`, exactly, and returns the bytes it
+  /// replaced. Unlike ``replace(utf8Range:with:)`` it does not require the range to fall
+  /// between characters: for text held byte for byte (``init(bytes:)-(Data)``).
+  ///
+  /// - Throws: ``QuireError/Code/invalidArgument`` when the range is outside the text.
+  @discardableResult
+  public mutating func replace(utf8Range range: Range<Int>, withBytes replacement: some Collection<UInt8>) throws(QuireError) -> [UInt8] {
+    guard range.lowerBound >= 0, range.upperBound <= utf8Count else {
+      throw QuireError(.invalidArgument, "The range \(range) is outside the text (0..<\(utf8Count)).")
+    }
+    let removed = range.isEmpty ? [] : utf8Bytes(in: range)
+    let done: Void? = replacement.withContiguousStorageIfAvailable { replaceBytes(range, with: UnsafeRawBufferPointer($0)) }
+    if done == nil {
+      let copy = Array(replacement)
+      copy.withUnsafeBytes { replaceBytes(range, with: $0) }
+    }
+    return removed
+  }
+
   private mutating func replaceBytes(_ range: Range<Int>, with new: UnsafeRawBufferPointer) {
     if range.isEmpty && new.isEmpty { return }
     if chunks.isEmpty {
       self.chunks = TextStorage(trustedUTF8: new).chunks
       recount()
+      index = ChunkIndex(chunks)
       return
     }
     let (first, firstOffset) = locate(range.lowerBound)
@@ -386,7 +451,16 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     }
     let removedNewlines = chunks[first...last].reduce(0) { $0 + $1.newlines }
     let removedBytes = chunks[first...last].reduce(0) { $0 + $1.count }
+    let sameShape = replacement.count == last - first + 1
+    if sameShape {
+      // The usual edit: one chunk rewritten in place; update its sums in O(log chunks).
+      for (offset, chunk) in replacement.enumerated() {
+        let old = chunks[first + offset]
+        index.add(at: first + offset, bytes: chunk.count - old.count, newlines: chunk.newlines - old.newlines)
+      }
+    }
     chunks.replaceSubrange(first...last, with: replacement)
+    if !sameShape { index = ChunkIndex(chunks) }
     newlineCount += replacement.reduce(0) { $0 + $1.newlines } - removedNewlines
     utf8Count += replacement.reduce(0) { $0 + $1.count } - removedBytes
   }
@@ -420,6 +494,56 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
       }
     }
     return (start..<end, text)
+  }
+
+  /// The byte edit that replaces the lines in `range` with `lines`, each given as its bytes
+  /// without an ending: the range to replace and the bytes to put there. Lines get
+  /// ``lineEnding``; a text without a final newline keeps none.
+  ///
+  /// - Throws: ``QuireError/Code/invalidArgument`` when `range` is outside `0...lineCount`.
+  public func edit(replacingLines range: Range<Int>, withBytes lines: [[UInt8]]) throws(QuireError) -> (Range<Int>, [UInt8]) {
+    let count = lineCount
+    guard range.lowerBound >= 0, range.upperBound <= count else {
+      throw QuireError(.invalidArgument, "Lines \(range.lowerBound + 1)–\(range.upperBound) are outside the text, which has \(count) lines.")
+    }
+    let ending = Array(lineEnding.rawValue.utf8)
+    let start = utf8Offset(ofLine: range.lowerBound)
+    let end = range.upperBound < count ? utf8Offset(ofLine: range.upperBound) : utf8Count
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count + ending.count })
+    let leavesLastOpen = count > 0 && !endsWithNewline && range.upperBound == count && !lines.isEmpty
+    if leavesLastOpen && range.isEmpty {
+      // Appending after a last line that has no newline: end it, and leave the new last line
+      // without one, as the file had.
+      for line in lines {
+        bytes.append(contentsOf: ending)
+        bytes.append(contentsOf: line)
+      }
+      return (start..<end, bytes)
+    }
+    for line in lines {
+      bytes.append(contentsOf: line)
+      bytes.append(contentsOf: ending)
+    }
+    if leavesLastOpen { bytes.removeLast(ending.count) }
+    return (start..<end, bytes)
+  }
+
+  /// Replaces the lines in `range` with `lines` given as bytes (see
+  /// ``edit(replacingLines:withBytes:)``), exactly.
+  public mutating func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(QuireError) {
+    let (bytes, new) = try edit(replacingLines: range, withBytes: lines)
+    try replace(utf8Range: bytes, withBytes: new)
+  }
+
+  /// Adds a `\n` after a last line that has none (GNU ed's "newline appended" when it reads
+  /// such a file) and returns whether it did.
+  @discardableResult
+  public mutating func appendMissingFinalNewline() -> Bool {
+    guard !endsWithNewline else { return false }
+    let newline: [UInt8] = [0x0A]
+    newline.withUnsafeBytes { replaceBytes(utf8Count..<utf8Count, with: $0) }
+    return true
   }
 
   /// Replaces the lines in `range` with `lines` and returns the lines it replaced.
@@ -502,5 +626,100 @@ enum UTF8Check {
       i += length
     }
     return nil
+  }
+}
+
+/// Prefix sums of the chunks' byte and newline counts, as two Fenwick trees: a chunk's counts
+/// change in O(log n), and the chunk holding a byte offset or the *n*-th newline is found in
+/// O(log n). Rebuilt (O(n)) only when chunks are added or removed.
+struct ChunkIndex: Sendable {
+  /// 1-based Fenwick trees.
+  private var bytes: [Int]
+  private var newlines: [Int]
+  private var highestStep = 1
+
+  init(_ chunks: [TextStorage.Chunk]) {
+    let count = chunks.count
+    bytes = [0] + chunks.map(\.count)
+    newlines = [0] + chunks.map(\.newlines)
+    if count > 0 {
+      for i in 1...count {
+        let parent = i + (i & -i)
+        if parent <= count {
+          bytes[parent] += bytes[i]
+          newlines[parent] += newlines[i]
+        }
+      }
+    }
+    while highestStep * 2 <= count { highestStep *= 2 }
+  }
+
+  private var count: Int { bytes.count - 1 }
+
+  mutating func add(at chunk: Int, bytes byteDelta: Int, newlines newlineDelta: Int) {
+    guard byteDelta != 0 || newlineDelta != 0 else { return }
+    var i = chunk + 1
+    while i <= count {
+      bytes[i] += byteDelta
+      newlines[i] += newlineDelta
+      i += i & -i
+    }
+  }
+
+  /// The newlines in the chunks before `chunk`.
+  func newlines(before chunk: Int) -> Int {
+    var sum = 0
+    var i = chunk
+    while i > 0 {
+      sum += newlines[i]
+      i -= i & -i
+    }
+    return sum
+  }
+
+  /// The bytes in the chunks before `chunk`.
+  func bytes(before chunk: Int) -> Int {
+    var sum = 0
+    var i = chunk
+    while i > 0 {
+      sum += bytes[i]
+      i -= i & -i
+    }
+    return sum
+  }
+
+  /// The chunk holding byte `offset` (which must be inside the text) and that chunk's first
+  /// byte's offset.
+  func chunk(containingByte offset: Int) -> (Int, Int) {
+    // The largest prefix of whole chunks whose bytes are <= offset.
+    var position = 0
+    var sum = 0
+    var step = highestStep
+    while step > 0 {
+      let next = position + step
+      if next <= count, sum + bytes[next] <= offset {
+        position = next
+        sum += bytes[next]
+      }
+      step /= 2
+    }
+    return (min(position, max(count - 1, 0)), sum)
+  }
+
+  /// The chunk holding the `n`-th newline (1-based), with the newlines and bytes before it;
+  /// the chunk count when there are fewer newlines.
+  func chunk(holdingNewline n: Int) -> (Int, Int, Int) {
+    var position = 0
+    var seen = 0
+    var step = highestStep
+    while step > 0 {
+      let next = position + step
+      if next <= count, seen + newlines[next] < n {
+        position = next
+        seen += newlines[next]
+      }
+      step /= 2
+    }
+    return (position, seen, bytes(before: position))
   }
 }

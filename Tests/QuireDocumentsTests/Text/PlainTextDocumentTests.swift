@@ -35,6 +35,80 @@ final class PlainTextDocumentTests {
     #expect(bytes(url).starts(with: bom))
   }
 
+  @Test func readsBytesExactlyWhenAsked() async throws {
+    let original: [UInt8] = Array("first\n".utf8) + [0xFF, 0xFE, 0x00, 0x41, 0x0D, 0x0A] + Array("last\n".utf8)
+    let url = folder.file("binary.txt")
+    try Data(original).write(to: url)
+    let refusing = PlainTextDocument(fileURL: url)
+    refusing.autosavePolicy = nil
+    refusing.recoveryStore = nil
+    await #expect(throws: QuireError.self) { try await refusing.open() }
+
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.readsBytesExactly = true
+    try await document.open()
+    #expect(document.lineCount == 3)
+    #expect(document.lineBytes(at: 1) == [0xFF, 0xFE, 0x00, 0x41, 0x0D])
+    try document.replaceLines(in: 0..<1, withBytes: [[0x80, 0x00]])
+    #expect(document.hasUnsavedChanges)
+    try await document.save()
+    #expect(bytes(url) == [0x80, 0x00, 0x0A] + Array(original[6...]))
+    document.undoManager.undo()
+    #expect(document.storage.utf8Bytes() == original)
+    document.undoManager.redo()
+    #expect(document.lineBytes(at: 0) == [0x80, 0x00])
+  }
+
+  @Test(arguments: [true, false])
+  func appendsTheMissingFinalNewlineWhenAsked(_ appends: Bool) async throws {
+    let url = folder.file("open-end.txt")
+    try Data("a\nb".utf8).write(to: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.appendsMissingFinalNewline = appends
+    try await document.open()
+    #expect(document.appendedFinalNewline == appends)
+    #expect(document.text == (appends ? "a\nb\n" : "a\nb"))
+    #expect(!document.hasUnsavedChanges)
+    try document.replaceLines(in: 0..<1, with: ["A"])
+    try await document.save()
+    #expect(bytes(url) == Array((appends ? "A\nb\n" : "A\nb").utf8))
+  }
+
+  @Test func opensFromContentsTheCallerRead() async throws {
+    let url = folder.file("read-by-caller.txt")
+    try Data("one\ntwo\n".utf8).write(to: url)
+    let (fingerprint, contents) = try FileFingerprint.read(at: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try document.open(contents: contents, fingerprint: fingerprint)
+    #expect(document.lineCount == 2)
+    #expect(!document.hasUnsavedChanges)
+    try document.replaceLines(in: 1..<2, with: ["TWO"])
+    try await document.save()
+    #expect(bytes(url) == Array("one\nTWO\n".utf8))
+    // The fingerprint given is what later saves check against: a change on disk is a conflict.
+    try Data("someone else's\n".utf8).write(to: url)
+    try document.replaceLines(in: 0..<1, with: ["ONE"])
+    await #expect(throws: QuireError.self) { try await document.save() }
+    #expect(document.documentState.contains(.inConflict))
+  }
+
+  @Test func opensANewFileFromNoContents() async throws {
+    let url = folder.file("new.txt")
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try document.open(contents: Data(), fingerprint: nil)
+    try document.insertLines(["first"], at: 0)
+    try await document.save()
+    #expect(bytes(url) == Array("first\n".utf8))
+  }
+
   /// The bytes of `text` in `encoding`, made without the library.
   func fixture(_ text: String, _ encoding: TextEncoding, bom: [UInt8]) -> [UInt8] {
     switch encoding {

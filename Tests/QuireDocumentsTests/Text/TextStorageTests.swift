@@ -112,6 +112,82 @@ struct TextStorageTests {
   }
 }
 
+@Suite("Text storage: bytes as they are")
+struct ByteExactTextStorageTests {
+  @Test func holdsInvalidUTF8AndNULBytesExactly() throws {
+    let bytes: [UInt8] = [0xFF, 0x00, 0x61, 0x0A, 0xC3, 0x0D, 0x0A, 0x78]
+    var text = TextStorage(bytes: Data(bytes))
+    #expect(text.utf8Bytes() == bytes)
+    #expect(text.lineCount == 3)
+    #expect(text.lineBytes(at: 0) == [0xFF, 0x00, 0x61])
+    #expect(text.lineBytes(at: 1) == [0xC3])
+    #expect(text.lineBytes(at: 1, keepingCarriageReturn: true) == [0xC3, 0x0D])
+    #expect(text.lineBytes(at: 2) == [0x78])
+    text.lineEnding = .lf
+    try text.replaceLines(in: 1..<2, withBytes: [[0xFE], [0x00, 0x00]])
+    #expect(text.utf8Bytes() == [0xFF, 0x00, 0x61, 0x0A, 0xFE, 0x0A, 0x00, 0x00, 0x0A, 0x78])
+    // A byte edit may cut what would be a UTF-8 sequence: the bytes are not characters here.
+    let removed = try text.replace(utf8Range: 0..<1, withBytes: [0xE6, 0x97])
+    #expect(removed == [0xFF])
+    #expect(text.lineBytes(at: 0) == [0xE6, 0x97, 0x00, 0x61])
+    #expect(throws: QuireError.self) { try text.replace(utf8Range: 0..<999, withBytes: []) }
+  }
+
+  @Test func saysWhatKeepsBytesFromBeingText() {
+    func problem(_ bytes: [UInt8]) -> TextStorage.TextProblem? { bytes.withUnsafeBytes { TextStorage.firstTextProblem(in: $0) } }
+    #expect(problem(Array("plain ✓ 𝄞 text, long enough for the eight-byte path\n".utf8)) == nil)
+    #expect(problem(Array("0123456789".utf8) + [0x00]) == .nul(at: 10))
+    #expect(problem(Array("abc".utf8) + [0xC3, 0x28]) == .invalidUTF8(at: 3))
+    #expect(problem([]) == nil)
+  }
+
+  @Test func appendsAMissingFinalNewlineOnce() {
+    var text = TextStorage(bytes: Array("a\nb".utf8))
+    let first = text.appendMissingFinalNewline()
+    let second = text.appendMissingFinalNewline()
+    #expect(first && !second)
+    #expect(text.string == "a\nb\n")
+    var empty = TextStorage()
+    let appendedToEmpty = empty.appendMissingFinalNewline()
+    #expect(!appendedToEmpty)
+    #expect(empty.isEmpty)
+  }
+
+  /// Random byte edits over many chunks (bytes of every value, including lone UTF-8 lead
+  /// bytes and NULs) agree with the same edits on a plain array, line by line and offset by
+  /// offset: the chunk index stays in step with every edit.
+  @Test func randomByteEditsMatchAPlainModel() throws {
+    var generator = SplitMix(seed: 7)
+    var model: [UInt8] = []
+    for index in 0..<40_000 {
+      model.append(contentsOf: Array("line \(index) ".utf8))
+      model.append(UInt8(truncatingIfNeeded: generator.next()))
+      model.append(0x0A)
+    }
+    var text = TextStorage(bytes: Data(model))
+    text.lineEnding = .lf
+    for round in 0..<300 {
+      let lower = Int(generator.next() % UInt64(model.count + 1))
+      let upper = min(model.count, lower + Int(generator.next() % 3000))
+      let length = Int(generator.next() % (round % 50 == 0 ? 40_000 : 60))
+      let piece = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next() % 5 == 0 ? 0x0A : generator.next()) }
+      let removed = try text.replace(utf8Range: lower..<upper, withBytes: piece)
+      #expect(removed == Array(model[lower..<upper]))
+      model.replaceSubrange(lower..<upper, with: piece)
+    }
+    #expect(text.utf8Bytes() == model)
+    var starts = [0]
+    for (offset, byte) in model.enumerated() where byte == 0x0A && offset + 1 < model.count { starts.append(offset + 1) }
+    #expect(text.lineCount == starts.count)
+    for line in stride(from: 0, to: starts.count, by: 37) {
+      #expect(text.utf8Offset(ofLine: line) == starts[line])
+      let end = model[starts[line]...].firstIndex(of: 0x0A) ?? model.count
+      #expect(text.lineBytes(at: line, keepingCarriageReturn: true) == Array(model[starts[line]..<end]))
+      #expect(text.lineIndex(containingUTF8Offset: starts[line]) == line)
+    }
+  }
+}
+
 /// A small deterministic generator for repeatable random tests.
 struct SplitMix: RandomNumberGenerator {
   var state: UInt64
