@@ -19,6 +19,9 @@ let package = Package(
     .library(name: "QuireDocuments", targets: ["QuireDocuments"]),
     .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
     .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
+    // Its types (Markdown outlines, PDF pages, drawing sizes) appear in the other modules'
+    // public API, so a client that names them imports it.
+    .library(name: "QuireFormats", targets: ["QuireFormats"]),
     .library(name: "QuireBrowser", targets: ["QuireBrowser"]),
     .executable(name: "quire", targets: ["quire"]),
   ],
@@ -100,14 +103,15 @@ let package = Package(
     .target(
       name: "Quire",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer", "QuireBrowser",
+        "QuireTypes", "QuireFormats", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer", "QuireBrowser",
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "CEdit",
+        "Quire", "QuireTypes", "CEdit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .executableTarget(

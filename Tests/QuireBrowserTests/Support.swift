@@ -36,24 +36,3 @@ func runTool(_ path: String, _ arguments: [String], environment extra: [String: 
 
 /// Whether a program is installed.
 func isInstalled(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
-
-/// Waits until `condition` holds, checking every 20 ms, for at most `seconds`.
-func waitUntil(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-  let deadline = Date().addingTimeInterval(seconds)
-  while Date() < deadline {
-    if try condition() { return true }
-    usleep(20_000)
-  }
-  return try condition()
-}
-
-/// Waits until `condition` holds, sleeping 20 ms between checks (without holding a thread of
-/// the cooperative pool, where the streams being watched are consumed), for at most `seconds`.
-func eventually(seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
-  let deadline = Date().addingTimeInterval(seconds)
-  while Date() < deadline {
-    if try condition() { return true }
-    try? await Task.sleep(for: .milliseconds(20))
-  }
-  return try condition()
-}
