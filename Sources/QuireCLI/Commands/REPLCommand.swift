@@ -53,7 +53,7 @@ struct REPLCommand: AsyncParsableCommand {
     }
     guard isInteractive else {
       let session = REPLSession(
-        configuration: configuration, source: DescriptorLineSource(), output: { out.writeLine($0) },
+        configuration: configuration, source: DescriptorLineSource(beforeWaiting: { out.flush() }), output: { out.writeLine($0) },
         errorOutput: {
           out.flush()
           err.writeLine($0)

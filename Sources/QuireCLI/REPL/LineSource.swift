@@ -18,9 +18,13 @@ final class DescriptorLineSource: LineSource {
   private let handle: FileHandle
   private var pending: [UInt8] = []
   private var atEnd = false
+  /// Runs before waiting for more input (the REPL flushes its output, so that a program
+  /// driving it through pipes sees the answer to each command before sending the next).
+  private let beforeWaiting: () -> Void
 
-  init(fileDescriptor: Int32 = STDIN_FILENO) {
+  init(fileDescriptor: Int32 = STDIN_FILENO, beforeWaiting: @escaping () -> Void = {}) {
     handle = FileHandle(fileDescriptor: fileDescriptor, closeOnDealloc: false)
+    self.beforeWaiting = beforeWaiting
   }
 
   func readLine(prompt: String) -> String? {
@@ -35,6 +39,7 @@ final class DescriptorLineSource: LineSource {
         defer { pending.removeAll() }
         return String(decoding: pending, as: UTF8.self)
       }
+      beforeWaiting()
       let data = handle.availableData
       if data.isEmpty { atEnd = true } else { pending.append(contentsOf: data) }
     }

@@ -48,6 +48,8 @@ final class REPLSession {
   private var endedAtEndOfInput = false
   /// The first failing line in script mode.
   private(set) var firstFailure: (line: Int, message: String)?
+  /// Open documents as file presenters, and Recents (DocumentPresenting.swift).
+  let presenting = REPLPresenting()
 
   init(configuration: Configuration, source: any LineSource, output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
     self.configuration = configuration
@@ -135,7 +137,7 @@ final class REPLSession {
 
   /// Reads a line and counts it.
   private func nextLine(prompt: String) -> String? {
-    guard let line = source.readLine(prompt: prompt) else { return nil }
+    guard let line = presenting.idle({ source.readLine(prompt: prompt) }) else { return nil }
     lineNumber += 1
     return line
   }
@@ -272,6 +274,7 @@ final class REPLSession {
     offerRecoveredVersion(of: document)
     documents.append(document)
     currentIndex = documents.count - 1
+    presenting.opened(document, in: self)
   }
 
   /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
@@ -373,6 +376,7 @@ final class REPLSession {
       warning: "'\(document.displayName)' has unsaved changes: 'close' again discards them, 'save' keeps them")
     guard let index = currentIndex else { return }
     documents.remove(at: index)
+    presenting.closed(document)
     if let url = document.autosavedURL { configuration.autosaver?.discard(for: url) }
     currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
     say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
@@ -382,6 +386,13 @@ final class REPLSession {
   func runEd(_ command: String) throws {
     engine.document = try requireDocument()
     _ = try engine.execute(command) { nil }
+  }
+
+  /// Saves `document` with `w`, whether or not it is the current one.
+  func save(_ document: EdDocument) throws {
+    engine.document = document
+    defer { if let currentDocument { engine.document = currentDocument } }
+    _ = try engine.execute("w") { nil }
   }
 
   func undo() throws {
