@@ -53,7 +53,7 @@ struct RecentWord: SessionCommand {
   func run(in session: REPLSession) throws {
     let entries = try BrowserWords.run { try BrowserWords.browser(for: session).recentItems() }
     if let number {
-      guard (1...entries.count).contains(number) else { throw EdError("there is no recent document \(number); 'recent' lists them") }
+      guard entries.indices.contains(number - 1) else { throw EdError("there is no recent document \(number); 'recent' lists them") }
       guard entries[number - 1].status != .missing else { throw EdError("'\(entries[number - 1].name)' is gone (deleted or moved out of reach)") }
       return try session.open(entries[number - 1].url.path)
     }
@@ -97,7 +97,7 @@ struct TagWord: SessionCommand {
 struct TrashWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "trash", abstract: "Move files to the Trash ('gio trash --list' shows them); an open one is closed first.")
-  @Argument(help: "Files to move to the Trash.") var paths: [String]
+  @Argument(help: "Files to move to the Trash.") var paths: [String] = []
   func run(in session: REPLSession) throws {
     guard !paths.isEmpty else { throw EdError("trash what? give a file: trash old.md") }
     let browser = BrowserWords.browser(for: session)
@@ -120,7 +120,7 @@ struct SearchWord: SessionCommand {
   func run(in session: REPLSession) throws {
     if let open {
       let hits = session.presenting.lastSearchHits
-      guard (1...max(1, hits.count)).contains(open), hits.indices.contains(open - 1) else { throw EdError("there is no hit \(open); search first") }
+      guard hits.indices.contains(open - 1) else { throw EdError("there is no hit \(open); search first") }
       let hit = hits[open - 1]
       try session.open(hit.url.path)
       if let line = hit.line, let document = session.currentDocument, document.pdf == nil, line <= document.buffer.lineCount {
