@@ -3,12 +3,14 @@
 // text) and recoll (a Xapian index; PDFs through pdftotext), on corpus/markdown and
 // corpus/pdf, in one run. Prints index build time and rate, and per-query latency with ratios.
 //
-// Usage: swift run -c release --scratch-path .build bench-search [ROUNDS]
+// Usage: swift run -c release --scratch-path .build bench-search [ROUNDS] [BUILDS]
 import BenchmarkSupport
 import Foundation
 import Quire
 
 let rounds = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 5
+/// Index builds are long (every PDF is read): BUILDS of each, 1 by default.
+let builds = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1
 guard let markdown = corpusFolder("markdown"), let pdf = corpusFolder("pdf") else { exit(0) }
 
 let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bench-search-\(getpid())")
@@ -43,15 +45,15 @@ func run(_ program: String, _ arguments: [String], capture: Bool = false) throws
 
 // MARK: Index build
 
-print("\n## index build (\(rounds > 1 ? "median of 3" : "one run"))")
+print("\n## index build (median of \(builds))")
 var quireBuilds: [Double] = []
-var report = SearchIndexReport()
-for _ in 0..<(rounds > 1 ? 3 : 1) {
-  quireBuilds.append(try seconds { report = try browser.rebuildSearchIndex() })
+var indexReport = SearchIndexReport()
+for _ in 0..<builds {
+  quireBuilds.append(try seconds { indexReport = try browser.rebuildSearchIndex() })
 }
 let quireBuild = median(quireBuilds)
 let update = try seconds { _ = try browser.updateSearchIndex() }
-print("Quire: \(report.indexed) indexed, \(report.failures.count) by name only (unreadable PDFs)")
+print("Quire: \(indexReport.indexed) indexed, \(indexReport.failures.count) by name only (unreadable PDFs)")
 
 let recollConfig = scratch.appendingPathComponent("recoll")
 let hasRecoll = FileManager.default.isExecutableFile(atPath: "/usr/bin/recollindex")
@@ -59,12 +61,12 @@ var recollBuild = 0.0
 if hasRecoll {
   try FileManager.default.createDirectory(at: recollConfig, withIntermediateDirectories: true)
   try Data("topdirs = \(markdown.path) \(pdf.path)\nloglevel = 1\n".utf8).write(to: recollConfig.appendingPathComponent("recoll.conf"))
-  var builds: [Double] = []
-  for _ in 0..<(rounds > 1 ? 3 : 1) {
+  var times: [Double] = []
+  for _ in 0..<builds {
     try? FileManager.default.removeItem(at: recollConfig.appendingPathComponent("xapiandb"))
-    builds.append(try run("/usr/bin/recollindex", ["-c", recollConfig.path, "-z"]).0)
+    times.append(try run("/usr/bin/recollindex", ["-c", recollConfig.path, "-z"]).0)
   }
-  recollBuild = median(builds)
+  recollBuild = median(times)
 }
 report("Quire FTS5 index build", quireBuild, unit: "s", baseline: hasRecoll ? recollBuild : nil)
 print(String(format: "  %.0f documents/s, %.1f MB/s", Double(items.count) / quireBuild, Double(bytes) / 1e6 / quireBuild))
