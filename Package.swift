@@ -90,7 +90,7 @@ let package = Package(
     .target(
       name: "QuirePreviews",
       dependencies: [
-        "QuireTypes", "QuireFormats",
+        "QuireTypes", "QuireFormats", "QuireCoordination",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
@@ -146,8 +146,11 @@ let package = Package(
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
-    .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireTestSupport", "quire-coordination-helper"],
+      swiftSettings: swiftSettings),
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
   ],
