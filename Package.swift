@@ -22,12 +22,15 @@ let package = Package(
     // Its types (Markdown outlines, PDF pages, drawing sizes) appear in the other modules'
     // public API, so a client that names them imports it.
     .library(name: "QuireFormats", targets: ["QuireFormats"]),
+    .library(name: "QuireBrowser", targets: ["QuireBrowser"]),
     .executable(name: "quire", targets: ["quire"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+    // SQLite (the system's libsqlite3, with FTS5) for the browser's full-text search index.
+    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
@@ -99,9 +102,17 @@ let package = Package(
       dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats", "CXCB"],
       swiftSettings: swiftSettings),
     .target(
+      name: "QuireBrowser",
+      dependencies: [
+        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats", "CQuireSystem",
+        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      swiftSettings: swiftSettings),
+    .target(
       name: "Quire",
       dependencies: [
-        "QuireTypes", "QuireFormats", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer",
+        "QuireTypes", "QuireFormats", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer", "QuireBrowser",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -143,6 +154,7 @@ let package = Package(
     .testTarget(
       name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireTestSupport", "quire-coordination-helper"],
       swiftSettings: swiftSettings),
+    .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

@@ -162,7 +162,7 @@ final class CompletionTests {
 
   @Test func commands() {
     #expect(completion.candidates(forLineBefore: "sa") == ["save"])
-    #expect(completion.candidates(forLineBefore: "re") == ["recover", "redo", "restore", "revert"])
+    #expect(completion.candidates(forLineBefore: "re") == ["recent", "recover", "redo", "restore", "revert"])
   }
 
   @Test func paths() {

@@ -117,7 +117,7 @@ struct REPLCommand: AsyncParsableCommand {
     }
     guard isInteractive else {
       let session = REPLSession(
-        configuration: configuration, source: DescriptorLineSource(discardsIncompleteLastLine: ed != nil),
+        configuration: configuration, source: DescriptorLineSource(discardsIncompleteLastLine: ed != nil, beforeWaiting: { out.flush() }),
         output: { out.writeLine($0) },
         errorOutput: {
           out.flush()

@@ -34,10 +34,14 @@ final class DescriptorLineSource: LineSource {
   private let isSeekable: Bool
   /// ed discards a last line without its newline; quire's own script mode runs it.
   private let discardsIncompleteLastLine: Bool
+  /// Runs before waiting for more input (the REPL flushes its output, so that a program
+  /// driving it through pipes sees the answer to each command before sending the next).
+  private let beforeWaiting: () -> Void
 
-  init(fileDescriptor: Int32 = STDIN_FILENO, discardsIncompleteLastLine: Bool = false) {
+  init(fileDescriptor: Int32 = STDIN_FILENO, discardsIncompleteLastLine: Bool = false, beforeWaiting: @escaping () -> Void = {}) {
     fd = fileDescriptor
     self.discardsIncompleteLastLine = discardsIncompleteLastLine
+    self.beforeWaiting = beforeWaiting
     var info = stat()
     isSeekable = fstat(fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
   }
@@ -72,6 +76,7 @@ final class DescriptorLineSource: LineSource {
       // Drop the lines already taken before reading more.
       pending.removeSubrange(..<start)
       start = 0
+      beforeWaiting()
       let old = pending.count
       pending.append(contentsOf: repeatElement(0, count: 1 << 16))
       let count = pending.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, 1 << 16) }
@@ -84,6 +89,7 @@ final class DescriptorLineSource: LineSource {
   /// A pipe or a device: one byte at a time, so that nothing past the line is taken from
   /// another reader of the same input (a shell command's).
   private func readLineByteByByte() -> String? {
+    beforeWaiting()
     var line: [UInt8] = []
     while !atEnd {
       var byte: UInt8 = 0

@@ -68,6 +68,11 @@ enum REPLHelp {
     ("versions", "list the saved versions of the current document's file, with dates"),
     ("restore N", "put version N into the buffer (u undoes it; w saves it); a PDF's file is restored"),
     ("assets [add FILE [NAME]]", "list a TextBundle's assets; add FILE to assets/, its reference after the line (u takes both back)"),
+    ("browse [FOLDER…] [--sort K] [--tag T]", "list the documents of Documents/ (or the folders): kind, size, date, tags"),
+    ("recent [N]", "list recent documents (GNOME's list too), moved files found again; recent N opens one"),
+    ("tag [FILE] [+TAG|-TAG…]", "show or change the tags (user.xdg.tags) of the current document or FILE"),
+    ("trash FILE…", "move files to the Trash (gio trash --list shows them)"),
+    ("search WORDS | --open N", "search the text of Documents/ (words, \"phrases\", prefix*); --open N opens hit N at its line"),
     ("help [command]", "list the commands, or explain one"),
   ]
 

@@ -53,6 +53,8 @@ final class REPLSession {
   private var endedAtEndOfInput = false
   /// The first failing line in script mode.
   private(set) var firstFailure: (line: Int, message: String)?
+  /// Open documents as file presenters, and Recents (DocumentPresenting.swift).
+  let presenting = REPLPresenting()
   /// As ed: the exit status so far (1 after a failed command, 2 after input ended with
   /// unsaved changes; stays 0 with `-l`).
   private var edExitStatus: Int32 = 0
@@ -217,7 +219,7 @@ final class REPLSession {
 
   private func readCountedLine(prompt: String) -> String? {
     if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
-    guard let line = source.readLine(prompt: prompt) else { return nil }
+    guard let line = presenting.idle({ source.readLine(prompt: prompt) }) else { return nil }
     lineNumber += 1
     return line
   }
@@ -399,6 +401,7 @@ final class REPLSession {
     offerRecoveredVersion(of: document)
     documents.append(document)
     currentIndex = documents.count - 1
+    presenting.opened(document, in: self)
   }
 
   /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
@@ -500,6 +503,7 @@ final class REPLSession {
       warning: "'\(document.displayName)' has unsaved changes: 'close' again discards them, 'save' keeps them")
     guard let index = currentIndex else { return }
     documents.remove(at: index)
+    presenting.closed(document)
     if let url = document.autosavedURL { configuration.autosaver?.discard(for: url) }
     currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
     say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
@@ -509,6 +513,13 @@ final class REPLSession {
   func runEd(_ command: String) throws {
     engine.document = try requireDocument()
     _ = try engine.execute(command) { nil }
+  }
+
+  /// Saves `document` with `w`, whether or not it is the current one.
+  func save(_ document: EdDocument) throws {
+    engine.document = document
+    defer { if let currentDocument { engine.document = currentDocument } }
+    _ = try engine.execute("w") { nil }
   }
 
   /// `undo [N]`: undoes the last `count` changes (the multi-level history; ed's `u` toggles

@@ -20,6 +20,7 @@ struct REPLWordCommand: ParsableCommand {
       CopyWord.self, CutWord.self, PasteWord.self, DragWord.self, DropWord.self,
       PDFWord.self, PagesWord.self, PageWord.self, DeletePageWord.self, MovePageWord.self, RotateWord.self,
       InsertPagesWord.self, VersionsWord.self, RestoreWord.self, AssetsWord.self,
+      BrowseWord.self, RecentWord.self, TagWord.self, TrashWord.self, SearchWord.self,
     ])
 
   /// The first words that make a line a word command.
@@ -44,7 +45,10 @@ struct NewWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "new", abstract: "Start a new document, empty or from a template.")
   @Option(help: "A template of Templates/ ('templates' lists them).") var template: String?
   @Argument(help: "Where the document will be saved.") var path: String?
-  func run(in session: REPLSession) throws { try session.newDocument(path: path, template: template) }
+  func run(in session: REPLSession) throws {
+    if let template, let path { return try BrowserWords.newDocument(at: path, template: template, in: session) }
+    try session.newDocument(path: path, template: template)
+  }
 }
 
 struct TemplatesWord: SessionCommand {

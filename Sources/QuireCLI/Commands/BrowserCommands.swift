@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// What the browser commands share: which folders they browse, and JSON output.
+struct BrowserLocationOptions: ParsableArguments {
+  @Option(
+    name: .customLong("in"),
+    help: ArgumentHelp("A folder to browse, search or look for moved files in (repeatable; the current folder by default).", valueName: "FOLDER"))
+  var folders: [String] = []
+
+  /// A browser over `folders` (or the current folder), with Quire's templates when `Templates/` is here.
+  func makeBrowser(types: [UTType] = DocumentBrowser.defaultContentTypes) -> DocumentBrowser {
+    Self.makeBrowser(folders: folders, types: types)
+  }
+
+  /// A browser over `folders` (or the current folder).
+  static func makeBrowser(folders: [String], types: [UTType] = DocumentBrowser.defaultContentTypes) -> DocumentBrowser {
+    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    let given = folders.map { URL(fileURLWithPath: $0, relativeTo: here).standardizedFileURL }
+    let templates = here.appendingPathComponent("Templates")
+    return DocumentBrowser(
+      configuration: .init(
+        locations: given.isEmpty ? [here] : given, allowedContentTypes: types,
+        templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil))
+  }
+}
+
+/// JSON as the commands print it: sorted keys, ISO 8601 dates, no escaped slashes.
+enum BrowserJSON {
+  static func encode<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  }
+
+  /// One value on one line (for streams of changes).
+  static func encodeLine<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  }
+
+  /// One document as `quire browse --json` prints it.
+  struct Item: Encodable {
+    var path: String
+    var name: String
+    var type: String
+    var mimeType: String?
+    var kind: String
+    var isPackage: Bool
+    var size: Int64
+    var modified: Date
+    var created: Date?
+    var tags: [String]
+    var thumbnail: String?
+
+    init(_ item: BrowserItem, thumbnail: URL?) {
+      path = item.url.path
+      name = item.name
+      type = item.contentTypeIdentifier
+      mimeType = item.mimeType
+      kind = DocumentBrowser.kindName(of: item)
+      isPackage = item.isPackage
+      size = item.size
+      modified = item.modificationDate
+      created = item.creationDate
+      tags = item.tags
+      self.thumbnail = thumbnail?.path
+    }
+  }
+}
+
+/// Prints a failure the way the other commands do and returns the failure status.
+func reportFailure(_ error: any Error) {
+  let message = (error as? QuireError)?.reason ?? "\(error)"
+  FileHandle.standardError.write(Data("quire: \(message)\n".utf8))
+}

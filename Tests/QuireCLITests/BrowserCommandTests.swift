@@ -1,0 +1,199 @@
+import Foundation
+import Quire
+import QuireTestSupport
+import Synchronization
+import Testing
+
+/// A `quire` REPL running as another process, fed line by line, its output read from a file.
+final class LiveREPL {
+  let process = Process()
+  let input = Pipe()
+  let outputURL: URL
+
+  init(_ arguments: [String], in folder: URL, environment: [String: String]) throws {
+    guard let quire = ProcessRunner.quire else { throw QuireError(.fileMissing, "the quire executable is not built") }
+    outputURL = folder.appendingPathComponent(".repl-output-\(UUID().uuidString)")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    process.executableURL = quire
+    process.arguments = arguments
+    process.currentDirectoryURL = folder
+    process.environment = environment
+    process.standardInput = input
+    let output = try FileHandle(forWritingTo: outputURL)
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+  }
+
+  func send(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+  var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+
+  func finish() {
+    send("Q\n")
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+  }
+}
+
+@Suite("Browser commands")
+final class BrowserCommandTests {
+  let folder: TemporaryFolder
+  let environment: [String: String]
+  init() throws {
+    folder = try TemporaryFolder(prefix: "quire-browse")
+    environment = [
+      "XDG_DATA_HOME": folder.url.appendingPathComponent(".data").path,
+      "XDG_STATE_HOME": folder.url.appendingPathComponent(".state").path,
+      "XDG_CACHE_HOME": folder.url.appendingPathComponent(".cache").path,
+    ]
+  }
+  deinit { folder.remove() }
+
+  func quire(_ arguments: [String], input: String = "") async throws -> ProcessResult {
+    guard let quire = ProcessRunner.quire else { throw QuireError(.fileMissing, "the quire executable is not built") }
+    return try await ProcessRunner.run(quire, arguments, in: folder.url, input: input, environment: environment)
+  }
+
+  var fullEnvironment: [String: String] {
+    ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging(["HOME": folder.url.path, "LC_ALL": "C.UTF-8"]) { $1 }
+  }
+
+  var browser: DocumentBrowser { DocumentBrowser(configuration: .init(locations: [folder.url], environment: fullEnvironment)) }
+
+  // MARK: 1. Recents follow a file moved by mv
+
+  @Test func recentFindsAFileRenamedAndMovedByMv() async throws {
+    try FileManager.default.createDirectory(at: folder.file("drafts"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: folder.file("final"), withIntermediateDirectories: true)
+    let file = try folder.write("# Report\n", to: "drafts/report.md")
+    // Opening in the REPL adds it to Recents.
+    let opened = try await quire([file.path], input: "q\n")
+    #expect(opened.status == 0, "\(opened.error)")
+    #expect(try await quire(["recent"]).output == file.path + "\n")
+    // No Quire running: mv renames and moves it.
+    #expect(rename(file.path, folder.file("final/report-v2.md").path) == 0)
+    let recent = try await quire(["recent", "--in", folder.url.path])
+    #expect(recent.status == 0)
+    #expect(recent.output.hasPrefix(folder.file("final/report-v2.md").path + "  (moved from \(file.path))"))
+    let json = try await quire(["recent", "--json"])
+    #expect(json.output.contains("\"status\" : \"available\"") && json.output.contains("final/report-v2.md"))
+    #expect(unlink(folder.file("final/report-v2.md").path) == 0)
+    #expect(try await quire(["recent"]).output.contains("(gone)"))
+  }
+
+  // MARK: 2. Trash
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gio"), "needs gio (libglib2.0-bin)"))
+  func trashedFileIsListedAndRestoredByGio() async throws {
+    let file = try folder.write("# Old\n", to: "f.md")
+    let trashed = try await quire(["trash", "f.md"])
+    #expect(trashed.status == 0, "\(trashed.error)")
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    let list = try gio(["--list"])
+    #expect(list.output.contains("trash:///f.md\t\(file.path)"), "\(list.error)")
+    let restore = try gio(["--restore", "trash:///f.md"])
+    #expect(restore.status == 0, "\(restore.error)")
+    #expect(try String(contentsOf: file, encoding: .utf8) == "# Old\n")
+    let missing = try await quire(["trash", "nothing.md"])
+    #expect(missing.status == 1 && missing.error.contains("'nothing.md'"))
+  }
+
+  /// `gio trash ARGS` on a D-Bus session of its own (gvfsd serves trash://). Its output goes to
+  /// a file: gvfsd inherits it and outlives gio, so a pipe would not end.
+  func gio(_ arguments: [String]) throws -> ProcessResult {
+    let outputURL = folder.url.appendingPathComponent(".gio-output")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-run-session")
+    process.arguments = ["--", "/usr/bin/gio", "trash"] + arguments
+    process.environment = fullEnvironment
+    process.standardOutput = try FileHandle(forWritingTo: outputURL)
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus, output: try String(contentsOf: outputURL, encoding: .utf8), error: "")
+  }
+
+  // MARK: 3. Tags
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setfattr"), "needs setfattr and getfattr (Debian attr)"))
+  func tagsAreSharedWithSetfattrAndGetfattr() async throws {
+    let file = try folder.write("# F\n", to: "f.md")
+    let set = try await ProcessRunner.run(
+      URL(fileURLWithPath: "/usr/bin/setfattr"), ["-n", "user.xdg.tags", "-v", "work,urgent", file.path], in: folder.url, input: "")
+    #expect(set.status == 0)
+    let browse = try await quire(["browse", "--json"])
+    let items = try JSONSerialization.jsonObject(with: Data(browse.output.utf8)) as? [[String: Any]]
+    #expect(items?.first?["tags"] as? [String] == ["work", "urgent"])
+    #expect(try await quire(["tag", "f.md", "+home", "-urgent"]).output == "work\nhome\n")
+    let get = try await ProcessRunner.run(
+      URL(fileURLWithPath: "/usr/bin/getfattr"), ["--only-values", "-n", "user.xdg.tags", file.path], in: folder.url, input: "")
+    #expect(get.output == "work,home")
+    #expect(try await quire(["browse", "--tag", "home"]).output.hasPrefix("f.md  "))
+    #expect(try await quire(["tag", "f.md", "oops"]).status == 2)
+  }
+
+  // MARK: 4. Search
+
+  @Test func searchFindsMarkdownTextAndPDFAndSurvivesADamagedIndex() async throws {
+    guard let markdown = sharedCorpus("markdown"), let pdf = sharedCorpus("pdf") else { return }
+    try FileManager.default.copyItem(at: markdown.appendingPathComponent("art-of-command-line-README.md"), to: folder.file("cli.md"))
+    try FileManager.default.copyItem(at: pdf.appendingPathComponent("debian-blktrace-btt.pdf"), to: folder.file("btt.pdf"))
+    try folder.write("a note about a capybara\n", to: "note.txt")
+    let markdownHit = try await quire(["search", "xargs"])
+    #expect(markdownHit.status == 0, "\(markdownHit.error)")
+    #expect(markdownHit.output.contains(folder.file("cli.md").path + ": line "))
+    #expect(markdownHit.output.contains("[xargs]"))
+    #expect(try await quire(["search", "Brunelle"]).output.contains("btt.pdf: page 1"))
+    #expect(try await quire(["search", "capybara"]).output.contains("[capybara]"))
+    // A change is found by the next search.
+    try folder.write("a note about an okapi\n", to: "note.txt")
+    #expect(try await quire(["search", "okapi"]).output.contains("note.txt"))
+    #expect(try await quire(["search", "capybara"]).output.isEmpty)
+    // A damaged index is made anew; so is a deleted one.
+    let index = folder.url.appendingPathComponent(".cache/quire/search/index.sqlite")
+    try Data(repeating: 0x41, count: 4096).write(to: index)
+    #expect(try await quire(["search", "okapi"]).output.contains("note.txt"))
+    try FileManager.default.removeItem(at: index)
+    let json = try await quire(["search", "okapi", "--json"])
+    let hits = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
+    #expect(hits?.count == 1)
+    #expect(try await quire(["search", "--rebuild"]).output.hasPrefix("indexed 3 documents"))
+    #expect(try await quire(["search"]).status == 2)
+  }
+
+  // MARK: 5. Coordination with an open REPL
+
+  @Test func openREPLFollowsARenameByTheBrowser() async throws {
+    let file = try folder.write("# Notes\n", to: "notes.md")
+    let repl = try LiveREPL([file.path], in: folder.url, environment: fullEnvironment)
+    defer { repl.finish() }
+    repl.send("docs\n")
+    #expect(await eventually { repl.output.contains("notes.md") })
+    let renamed = try browser.renameItem(at: file, to: "plan")
+    #expect(
+      await eventually {
+        repl.send("f\n")
+        return repl.output.contains(renamed.path)
+      })
+    repl.send("a\nadded by the REPL\n.\nw\n")
+    #expect(await eventually { (try? String(contentsOf: renamed, encoding: .utf8)) == "# Notes\nadded by the REPL\n" })
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+  }
+
+  @Test func openREPLWithUnsavedChangesSavesBeforeAMove() async throws {
+    try FileManager.default.createDirectory(at: folder.file("archive"), withIntermediateDirectories: true)
+    let file = try folder.write("# Draft\n", to: "draft.md")
+    let repl = try LiveREPL([file.path], in: folder.url, environment: fullEnvironment)
+    defer { repl.finish() }
+    repl.send("a\nnot saved yet\n.\ndocs\n")
+    #expect(await eventually { repl.output.contains("unsaved changes") })
+    let moved = try browser.moveItem(at: file, into: folder.file("archive"))
+    #expect(try String(contentsOf: moved, encoding: .utf8) == "# Draft\nnot saved yet\n")
+    #expect(
+      await eventually {
+        repl.send("f\n")
+        return repl.output.contains(moved.path)
+      })
+  }
+}
