@@ -140,10 +140,24 @@ public struct ThumbnailBatch: Sendable {
         continue
       }
       let base = path.standardizedFileURL.path
+      // A folder that cannot be listed is one failed entry (named), not silently nothing.
+      var unreadable: [Item] = []
       guard
         let walker = FileManager.default.enumerator(
-          at: path, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
+          at: path, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles],
+          errorHandler: { folder, error in
+            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code ?? Int(EACCES)
+            unreadable.append(
+              Item(
+                url: folder, outputName: folder.lastPathComponent,
+                error: QuireError(
+                  .permissionDenied,
+                  "Cannot list the folder '\(DisplayName.escaping(path: folder))': \(String(cString: strerror(Int32(code)))). Its files have no thumbnails; check its permissions.",
+                  url: folder)))
+            return true
+          })
       else { continue }
+      defer { items += unreadable }
       var found: [Item] = []
       for case let file as URL in walker {
         guard let values = try? file.resourceValues(forKeys: [.isRegularFileKey]), values.isRegularFile == true else { continue }

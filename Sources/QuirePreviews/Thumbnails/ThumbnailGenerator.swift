@@ -45,6 +45,9 @@ public struct ThumbnailGenerator: Sendable {
 
   /// See ``contentType(of:)``.
   public static func contentType(of url: URL, registry: TypeRegistry = .shared) throws -> UTType {
+    // Through the one input opener first: a missing file, a FIFO, a device, a folder or a
+    // link loop is refused here, naming the file, before any type is guessed from its name.
+    try InputFile.check(url, for: "read")
     if let type = registry.type(forFileAt: url), !type.identifier.hasPrefix("dyn.") { return type }
     let head = try FileHead.read(url, count: 1024)
     // The PDF header may follow up to 1 KiB of junk (PDF 32000-1 annex H.3).
