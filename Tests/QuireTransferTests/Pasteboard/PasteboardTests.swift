@@ -296,3 +296,59 @@ final class PasteboardSafetyTests {
     #expect(mode == 0o700)
   }
 }
+
+/// Finding 6 of issue 16: a stored item's folder is checked as every private folder is.
+@Suite("Pasteboard: item folders that are not private")
+final class PasteboardItemFolderTests {
+  let folder: TemporaryFolder
+  let root: URL
+  init() throws {
+    folder = try TemporaryFolder()
+    root = folder.file("pasteboards")
+  }
+  deinit { folder.remove() }
+
+  /// Copies text, materialises it, and returns the item folder and a reader of the pasteboard.
+  func storedItem() async throws -> (itemFolder: URL, reader: Pasteboard) {
+    try Pasteboard(name: "general", rootFolder: root).setString("secret")
+    try await Pasteboard(name: "general", rootFolder: root).materializePromises()
+    let board = root.appendingPathComponent("general")
+    let names = try FileManager.default.contentsOfDirectory(atPath: board.path)
+    let generation = try #require(
+      names.first { name in
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: board.appendingPathComponent(name).path, isDirectory: &isFolder) && isFolder.boolValue
+      })
+    return (board.appendingPathComponent(generation), try Pasteboard(name: "general", rootFolder: root, usesLocalItems: false))
+  }
+
+  func expectRefused(_ reader: Pasteboard, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let provider = try #require(try reader.itemProviders.first, sourceLocation: sourceLocation)
+    await #expect(sourceLocation: sourceLocation) {
+      _ = try await provider.loadDataRepresentation(for: .plainText)
+    } throws: { error in
+      ((error as? QuireError)?.detailedDescription ?? "\(error)").contains(words)
+    }
+  }
+
+  @Test func anItemFolderReplacedByASymbolicLinkIsRefused() async throws {
+    let (itemFolder, reader) = try await storedItem()
+    let planted = folder.file("planted")
+    try FileManager.default.moveItem(at: itemFolder, to: planted)
+    try FileManager.default.createSymbolicLink(at: itemFolder, withDestinationURL: planted)
+    try await expectRefused(reader, saying: "symbolic link")
+  }
+
+  @Test func anItemFolderOthersMayWriteIsRefused() async throws {
+    let (itemFolder, reader) = try await storedItem()
+    #expect(chmod(itemFolder.path, 0o777) == 0)
+    try await expectRefused(reader, saying: "permissions")
+  }
+
+  @Test(.enabled(if: geteuid() == 0, "giving a folder to another user needs root"))
+  func anItemFolderOfAnotherUserIsRefused() async throws {
+    let (itemFolder, reader) = try await storedItem()
+    #expect(chown(itemFolder.path, 65534, 65534) == 0)
+    try await expectRefused(reader, saying: "belongs to user 65534")
+  }
+}
