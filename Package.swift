@@ -20,6 +20,8 @@ let package = Package(
     .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
     .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
     .executable(name: "quire", targets: ["quire"]),
+    // The commands as a library: for Fuzz/ (a package of its own) and embedding tools.
+    .library(name: "QuireCLI", targets: ["QuireCLI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -95,7 +97,7 @@ let package = Package(
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "CEdit",
+        "Quire", "CEdit", "CQuireSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: swiftSettings),

@@ -3,6 +3,7 @@
 /* Linux constants and calls that glibc only declares under _GNU_SOURCE, which Swift's
    Glibc module does not define. The .c file defines it and exports them. */
 #include <sys/types.h>
+#include <regex.h>
 
 extern const int cquire_F_OFD_SETLK;
 extern const int cquire_F_OFD_SETLKW;
@@ -15,5 +16,18 @@ extern const unsigned int cquire_RENAME_NOREPLACE;
 /* renameat2(2): glibc 2.28+ declares it only under _GNU_SOURCE. */
 int cquire_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
                      unsigned int flags);
+
+/* Interruptible regular-expression matching. glibc's regexec(3) has no cancel hook and can run
+   for minutes on a pattern like \(a*\)*\1b; Ctrl-C must stop it, as GNU ed's does.
+   cquire_install_interrupt_handler installs, for `signal`, a handler that calls `raise`
+   (the program's interrupt flag) and, when a cquire_regexec_interruptible runs, jumps out of
+   regexec on that thread (forwarding the signal there when another thread got it).
+   cquire_regexec_interruptible is regexec; when interrupted it returns REG_NOMATCH and sets
+   *interrupted to 1. The regex_t may then be in any state (a lock held, half-built caches)
+   and must never be used or freed again: the caller leaks it (as GNU ed leaks regexec's
+   scratch memory) and compiles the pattern afresh. */
+void cquire_install_interrupt_handler(int signal, void (*raise)(void));
+int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_t count, regmatch_t *matches,
+                                 int flags, int *interrupted);
 
 #endif

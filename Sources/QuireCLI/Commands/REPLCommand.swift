@@ -35,6 +35,8 @@ struct REPLCommand: AsyncParsableCommand {
       templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
       cacheHome: XDGBaseDirectory.cacheHome.url(in: environment))
     configuration.interrupt = Interrupt.shared
+    // Ctrl-C stops the running command (a long regular-expression match too), in scripts as well.
+    Interrupt.install()
     // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
     configuration.coordinator = FileCoordinator()
     configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
@@ -68,7 +70,6 @@ struct REPLCommand: AsyncParsableCommand {
       FileHandle.standardError.write(Data("quire: \(error)\n".utf8))
       return ExitStatus.failure
     }
-    Interrupt.install()
     editor.cancelLineOnControlC(isInterrupted: { Interrupt.shared.isPending }, interrupt: { Interrupt.shared.raise() })
     let history = History(stateHome: stateHome)
     history.load(into: editor)

@@ -500,7 +500,7 @@ final class EdEngine {
     for _ in 0..<max(count, 0) {
       if isInterrupted() { throw EdError.interrupted }
       line = forward ? (line % count) + 1 : (line <= 1 ? count : line - 1)
-      if compiled.regex.matches(buffer.line(at: line - 1)) { return line }
+      if try compiled.regex.matches(buffer.line(at: line - 1)) { return line }
     }
     let shown = String(decoding: compiled.pattern, as: UTF8.self)
     throw EdError("no match: no line matches /\(shown)/")
@@ -824,7 +824,7 @@ final class EdEngine {
     var offset = 0
     var matchNumber = 0
     var replaced = false
-    while offset <= length, let groups = regex.firstMatch(in: text, from: offset), let whole = groups[0] {
+    while offset <= length, let groups = try regex.firstMatch(in: text, from: offset), let whole = groups[0] {
       matchNumber += 1
       if global || matchNumber == occurrence {
         result.append(contentsOf: bytes[offset..<whole.lowerBound])
@@ -905,7 +905,7 @@ final class EdEngine {
     var lines: [Int] = []
     for line in addresses.first...addresses.second {
       if isInterrupted() { throw EdError.interrupted }
-      if compiled.regex.matches(buffer.line(at: line - 1)) == matching { lines.append(line) }
+      if try compiled.regex.matches(buffer.line(at: line - 1)) == matching { lines.append(line) }
     }
     globalLines = lines
     globalCursor = 0

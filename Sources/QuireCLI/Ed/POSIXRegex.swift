@@ -1,3 +1,4 @@
+internal import CQuireSystem
 import Glibc
 
 /// A compiled POSIX basic regular expression (`regcomp(3)` without `REG_EXTENDED`), ed's
@@ -5,14 +6,28 @@ import Glibc
 ///
 /// Swift's `Regex` does not speak this dialect; the C library does, exactly. The `regex_t`
 /// lives in memory this value allocates and is the only owner of: `regfree` runs in `deinit`.
+/// Ctrl-C stops a long match (see ``firstMatch(in:from:)``).
 /// Not `Sendable`: `regexec` on one `regex_t` from two threads at once is not promised safe.
 struct POSIXRegex: ~Copyable {
-  private let compiled: UnsafeMutablePointer<regex_t>
+  /// The `regex_t`, replaced by a fresh compilation after an interrupted match.
+  private final class Storage {
+    var compiled: UnsafeMutablePointer<regex_t>?
+    init(_ compiled: UnsafeMutablePointer<regex_t>) { self.compiled = compiled }
+  }
+  private let storage: Storage
+  private let pattern: [UInt8]
   /// How many `\(…\)` groups the expression has.
   let groupCount: Int
 
   /// Compiles `pattern`; throws with the C library's message when it is not a valid BRE.
   init(_ pattern: [UInt8]) throws(EdError) {
+    let compiled = try Self.compile(pattern)
+    self.pattern = pattern
+    storage = Storage(compiled)
+    groupCount = Int(compiled.pointee.re_nsub)
+  }
+
+  private static func compile(_ pattern: [UInt8]) throws(EdError) -> UnsafeMutablePointer<regex_t> {
     let storage = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
     var cPattern = pattern.map { CChar(bitPattern: $0) }
     cPattern.append(0)
@@ -25,27 +40,39 @@ struct POSIXRegex: ~Copyable {
       let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       throw EdError("invalid regular expression '\(String(decoding: pattern, as: UTF8.self))': \(text.lowercased())")
     }
-    compiled = storage
-    groupCount = Int(storage.pointee.re_nsub)
+    return storage
   }
 
   deinit {
-    regfree(compiled)
-    compiled.deallocate()
+    if let compiled = storage.compiled {
+      regfree(compiled)
+      compiled.deallocate()
+    }
   }
 
   /// Finds the first match in `text` at or after byte `offset`.
+  ///
+  /// Ctrl-C stops a match that runs long (back references can take minutes): the SIGINT
+  /// handler jumps out of `regexec` (`cquire_regexec_interruptible`); the `regex_t` it left
+  /// mid-way is leaked, as GNU ed leaks regexec's scratch memory, and compiled afresh.
   ///
   /// - Parameters:
   ///   - text: The line's bytes followed by a NUL (see ``cString(_:)``).
   ///   - offset: Where to start; when it is not 0, `^` does not match there (`REG_NOTBOL`).
   /// - Returns: The whole match and each group as byte ranges of `text` (a group that did not
   ///   take part is `nil`), or `nil` when nothing matches.
-  func firstMatch(in text: [CChar], from offset: Int = 0) -> [Range<Int>?]? {
+  /// - Throws: ``EdError/interrupted`` when SIGINT stopped the match.
+  func firstMatch(in text: [CChar], from offset: Int = 0) throws(EdError) -> [Range<Int>?]? {
+    guard let compiled = storage.compiled else { throw EdError.interrupted }
     var matches = [regmatch_t](repeating: regmatch_t(), count: groupCount + 1)
+    var interrupted: Int32 = 0
     let status = text.withUnsafeBufferPointer { buffer -> Int32 in
       guard let base = buffer.baseAddress else { return 1 }
-      return regexec(compiled, base + offset, matches.count, &matches, offset > 0 ? REG_NOTBOL : 0)
+      return cquire_regexec_interruptible(compiled, base + offset, matches.count, &matches, offset > 0 ? REG_NOTBOL : 0, &interrupted)
+    }
+    if interrupted != 0 {
+      storage.compiled = try? Self.compile(pattern)
+      throw EdError.interrupted
     }
     guard status == 0 else { return nil }
     return matches.map { match in
@@ -54,8 +81,8 @@ struct POSIXRegex: ~Copyable {
   }
 
   /// Whether `line` has a match anywhere.
-  func matches(_ line: String) -> Bool {
-    firstMatch(in: Self.cString(line)) != nil
+  func matches(_ line: String) throws(EdError) -> Bool {
+    try firstMatch(in: Self.cString(line)) != nil
   }
 
   /// `line` as NUL-terminated bytes for ``firstMatch(in:from:)``.
