@@ -55,6 +55,7 @@ public struct QuireCommand: AsyncParsableCommand {
   private static func run(arguments: [String], ownsProcess: Bool) async -> Int32 {
     if ownsProcess { processOwnership.store(true, ordering: .relaxed) }
     do {
+      try checkNoFileNameTakenForOptions(arguments)
       var command = try parseAsRoot(arguments)
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
@@ -64,6 +65,26 @@ public struct QuireCommand: AsyncParsableCommand {
       return ExitStatus.success
     } catch {
       return report(error)
+    }
+  }
+
+  /// Refuses an argument that starts with one `-` but cannot be a cluster of short options
+  /// (it holds a `.`, `/` or another character no option letter is), such as `-dash.md`:
+  /// argument-parser would read it as `-d -a -s -h …` and print help with success, doing
+  /// nothing. Arguments after `--`, and values of a preceding `--long` option, are left alone.
+  static func checkNoFileNameTakenForOptions(_ arguments: [String]) throws {
+    var previous: String?
+    for argument in arguments {
+      if argument == "--" { return }
+      defer { previous = argument }
+      guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { continue }
+      if let previous, previous.hasPrefix("--"), !previous.contains("=") { continue }
+      let cluster = argument.dropFirst()
+      if cluster.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) { continue }
+      if cluster.allSatisfy({ $0.isNumber || $0 == "." }) { continue }  // a negative number
+      throw ValidationError(
+        "'\(DisplayName.escaping(argument))' is not an option. To name a file that begins with '-', write './\(DisplayName.escaping(argument))' or put '--' before it."
+      )
     }
   }
 
