@@ -18,16 +18,19 @@ int cquire_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
                      unsigned int flags);
 
 /* Interruptible regular-expression matching. glibc's regexec(3) has no cancel hook and can run
-   for minutes on a pattern like \(a*\)*\1b; Ctrl-C must stop it, as GNU ed's does.
+   for minutes on a pattern with back references like \(a*\)*\1b; Ctrl-C must stop it, as
+   GNU ed's does. Jumping out of regexec with siglongjmp (GNU ed's way) deadlocks a threaded
+   process when the signal lands inside malloc, whose arena lock then stays held; so an
+   `isolated` match runs on a thread of its own while the caller waits, and an interrupt makes
+   the caller stop waiting: the matcher runs on to the end (blocking every signal) and frees
+   its own copy of the text, the caller returns REG_NOMATCH with *interrupted set to 1.
+   The regex_t is then still in use and must never be freed: the caller leaks it (as GNU ed
+   leaks regexec's scratch memory) and compiles the pattern afresh. Without `isolated` this
+   is regexec (callers isolate patterns with back references, the ones that can run long).
    cquire_install_interrupt_handler installs, for `signal`, a handler that calls `raise`
-   (the program's interrupt flag) and, when a cquire_regexec_interruptible runs, jumps out of
-   regexec on that thread (forwarding the signal there when another thread got it).
-   cquire_regexec_interruptible is regexec; when interrupted it returns REG_NOMATCH and sets
-   *interrupted to 1. The regex_t may then be in any state (a lock held, half-built caches)
-   and must never be used or freed again: the caller leaks it (as GNU ed leaks regexec's
-   scratch memory) and compiles the pattern afresh. */
+   (the program's interrupt flag) and, for SIGINT, wakes the caller waiting for a match. */
 void cquire_install_interrupt_handler(int signal, void (*raise)(void));
 int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_t count, regmatch_t *matches,
-                                 int flags, int *interrupted);
+                                 int flags, int isolated, int *interrupted);
 
 #endif

@@ -16,6 +16,9 @@ struct POSIXRegex: ~Copyable {
   }
   private let storage: Storage
   private let pattern: [UInt8]
+  /// Whether the pattern has a back reference (`\1`…`\9`): only those make glibc's matcher
+  /// backtrack for minutes, so only those are matched on a thread Ctrl-C can walk away from.
+  private let hasBackReference: Bool
   /// How many `\(…\)` groups the expression has.
   let groupCount: Int
 
@@ -23,6 +26,7 @@ struct POSIXRegex: ~Copyable {
   init(_ pattern: [UInt8]) throws(EdError) {
     let compiled = try Self.compile(pattern)
     self.pattern = pattern
+    hasBackReference = zip(pattern, pattern.dropFirst()).contains { $0 == UInt8(ascii: "\\") && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($1) }
     storage = Storage(compiled)
     groupCount = Int(compiled.pointee.re_nsub)
   }
@@ -52,9 +56,10 @@ struct POSIXRegex: ~Copyable {
 
   /// Finds the first match in `text` at or after byte `offset`.
   ///
-  /// Ctrl-C stops a match that runs long (back references can take minutes): the SIGINT
-  /// handler jumps out of `regexec` (`cquire_regexec_interruptible`); the `regex_t` it left
-  /// mid-way is leaked, as GNU ed leaks regexec's scratch memory, and compiled afresh.
+  /// Ctrl-C stops a match that runs long (back references can take minutes): such a match
+  /// runs on a thread of its own (`cquire_regexec_interruptible`) and an interrupt stops the
+  /// wait; the abandoned `regex_t` is leaked, as GNU ed leaks regexec's scratch memory, and
+  /// the pattern compiled afresh.
   ///
   /// - Parameters:
   ///   - text: The line's bytes followed by a NUL (see ``cString(_:)``).
@@ -68,7 +73,8 @@ struct POSIXRegex: ~Copyable {
     var interrupted: Int32 = 0
     let status = text.withUnsafeBufferPointer { buffer -> Int32 in
       guard let base = buffer.baseAddress else { return 1 }
-      return cquire_regexec_interruptible(compiled, base + offset, matches.count, &matches, offset > 0 ? REG_NOTBOL : 0, &interrupted)
+      return cquire_regexec_interruptible(
+        compiled, base + offset, matches.count, &matches, offset > 0 ? REG_NOTBOL : 0, hasBackReference ? 1 : 0, &interrupted)
     }
     if interrupted != 0 {
       storage.compiled = try? Self.compile(pattern)
