@@ -55,6 +55,7 @@ public struct QuireCommand: AsyncParsableCommand {
   private static func run(arguments: [String], ownsProcess: Bool) async -> Int32 {
     if ownsProcess { processOwnership.store(true, ordering: .relaxed) }
     do {
+      if ownsProcess { try checkArgumentsAreUTF8() }
       try checkNoFileNameTakenForOptions(arguments)
       var command = try parseAsRoot(arguments)
       if var asyncCommand = command as? any AsyncParsableCommand {
@@ -65,6 +66,23 @@ public struct QuireCommand: AsyncParsableCommand {
       return ExitStatus.success
     } catch {
       return report(error)
+    }
+  }
+
+  /// Refuses an argument whose bytes (read from `CommandLine.unsafeArgv`: `CommandLine.arguments`
+  /// decodes them lossily, so `non\xFFutf.md` would become a *different* name, `non\u{FFFD}utf.md`)
+  /// are not UTF-8, naming it escaped. Linux names are bytes, but Foundation's `URL`, which the
+  /// library's file APIs take, cannot carry such a name: refusing is the honest answer until
+  /// they take `FilePath`.
+  static func checkArgumentsAreUTF8() throws {
+    for index in 1..<Int(CommandLine.argc) {
+      guard let argument = CommandLine.unsafeArgv[index] else { continue }
+      let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
+      guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+      throw QuireError(
+        .invalidArgument,
+        "Cannot use '\(DisplayName.escaping(bytes: bytes))': the name is not UTF-8, and Quire cannot open or write such names yet. Rename it to UTF-8 (e.g. 'convmv -f latin1 -t utf8 --notest NAME'); nothing was opened or written."
+      )
     }
   }
 

@@ -318,3 +318,50 @@ final class HostilePathTests {
 extension Dictionary where Key == String, Value == String {
   static func + (lhs: Self, rhs: Self) -> Self { lhs.merging(rhs) { $1 } }
 }
+
+/// Finding 4: names that are not UTF-8 (bytes no Swift String holds) reach quire through a shell.
+@Suite("Hostile paths: names that are not UTF-8")
+final class NonUTF8NameTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  /// Makes `non\xFFutf.md` (the byte 0xFF is not UTF-8) in the test's folder.
+  func makeFile(in subfolder: String = ".") throws {
+    let path = Array(folder.url.appendingPathComponent(subfolder).path.utf8) + Array("/non".utf8) + [0xFF] + Array("utf.md".utf8) + [0]
+    let fd = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) } }
+    try #require(fd >= 0)
+    _ = write(fd, "# kept\n", 7)
+    close(fd)
+  }
+
+  /// Runs quire through `sh`, whose `printf` makes the byte: `$0` is quire, `NAME` in the
+  /// command stands for the name.
+  func quire(_ command: String, input: String = "") async throws -> ProcessResult {
+    let quire = try #require(ProcessRunner.quire)
+    let script = "name=$(printf 'non\\377utf.md'); exec \"$0\" " + command.replacingOccurrences(of: "NAME", with: "\"$name\"")
+    return try await ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, quire.path], in: folder.url, input: input)
+  }
+
+  @Test(arguments: ["NAME", "preview NAME", "copy NAME", "thumbnail -s 64 NAME out.png", "watch --seconds 1 NAME"])
+  func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
+    try makeFile()
+    let result = try await quire(command, input: "a\nnew\n.\nw\nq\n")
+    #expect(result.status == 1)
+    #expect(result.error.contains("non\\xFFutf.md"), "\(result.error)")
+    // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("\u{FFFD}") }.count == 1)
+    #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  @Test func thumbnailOfAFolderReportsSuchANameInsteadOfSkippingIt() async throws {
+    try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
+    try makeFile(in: "docs")
+    try folder.write("# fine\n", to: "docs/fine.md")
+    let quire = try #require(ProcessRunner.quire)
+    let result = try await ProcessRunner.run(quire, ["thumbnail", "--jobs", "1", "--output", "out", "docs"], in: folder.url, input: "")
+    #expect(result.status == 1)
+    #expect(result.output.contains("not UTF-8"), "\(result.output)")
+    #expect(result.output.contains("1 made"))
+  }
+}

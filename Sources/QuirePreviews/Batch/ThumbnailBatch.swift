@@ -160,6 +160,19 @@ public struct ThumbnailBatch: Sendable {
       defer { items += unreadable }
       var found: [Item] = []
       for case let file as URL in walker {
+        // Foundation decodes a name that is not UTF-8 lossily (U+FFFD), so the file cannot be
+        // opened by that name: a failed entry that says why, never a silent skip.
+        var info = stat()
+        if file.lastPathComponent.contains("\u{FFFD}"), lstat(file.path, &info) != 0 {
+          unreadable.append(
+            Item(
+              url: file, outputName: file.lastPathComponent,
+              error: QuireError(
+                .invalidArgument,
+                "Cannot read a file in '\(DisplayName.escaping(path: file.deletingLastPathComponent()))': its name is not UTF-8 (shown as '\(DisplayName.escaping(file.lastPathComponent))'). Rename it to UTF-8.",
+                url: file)))
+          continue
+        }
         guard let values = try? file.resourceValues(forKeys: [.isRegularFileKey]), values.isRegularFile == true else { continue }
         guard let type = try? ThumbnailGenerator.contentType(of: file, registry: types), providers.provider(for: type) != nil else {
           continue
