@@ -1,0 +1,28 @@
+// A .textpack (a zip of a TextBundle) read from bytes, then the bundle inside it.
+import Foundation
+@testable import QuireDocuments
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
+  guard let start = input ?? UnsafeRawPointer(bitPattern: 1) else { return 0 }
+  let data = Data(bytes: start, count: count)
+  let url = URL(fileURLWithPath: "/nonexistent/fuzz.textpack")
+  guard let wrapper = try? TextPackArchive.read(data: data, url: url) else { return 0 }
+  guard let bundle = try? TextBundle(fileWrapper: wrapper, url: url) else { return 0 }
+  _ = bundle.text
+  return 0
+}
+
+// SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
+@_cdecl("fuzz_textpack_main")
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+  var argc = argc
+  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
+) -> CInt
