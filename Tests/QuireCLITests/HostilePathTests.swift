@@ -365,3 +365,38 @@ final class NonUTF8NameTests {
     #expect(result.output.contains("1 made"))
   }
 }
+
+/// Finding 10: a subfolder the user cannot list. Root lists everything, so the batch runs as
+/// `nobody` through setpriv(1).
+@Suite("Hostile paths: folders that cannot be listed")
+final class UnreadableFolderTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit {
+    chmod(folder.file("docs/locked").path, 0o755)
+    folder.remove()
+  }
+
+  static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+  @Test(.enabled(if: geteuid() == 0 && setpriv != nil, "runs quire as nobody, which needs root and setpriv(1)"))
+  func anUnreadableSubfolderIsAFailedEntryNamingIt() async throws {
+    let quire = try #require(ProcessRunner.quire)
+    let setpriv = try #require(Self.setpriv)
+    try FileManager.default.createDirectory(at: folder.file("docs/locked"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: folder.file("out"), withIntermediateDirectories: true)
+    try folder.write("# seen\n", to: "docs/seen.md")
+    try folder.write("# hidden\n", to: "docs/locked/hidden.md")
+    for path in [folder.url.path, folder.file("docs").path, folder.file("out").path] { chmod(path, 0o777) }
+    chmod(folder.file("docs/seen.md").path, 0o644)
+    chmod(folder.file("docs/locked").path, 0o000)
+    let result = try await ProcessRunner.run(
+      URL(fileURLWithPath: setpriv),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", quire.path, "thumbnail", "--jobs", "1", "--output", "out", "docs"],
+      in: folder.url, input: "", environment: ["HOME": folder.url.path, "XDG_CACHE_HOME": folder.file("out").path])
+    #expect(result.status == 1, "\(result.output)\(result.error)")
+    #expect(result.output.contains("locked"), "\(result.output)")
+    #expect(result.output.contains("Cannot list the folder"), "\(result.output)")
+    #expect(result.output.contains("1 made"), "\(result.output)")
+  }
+}
