@@ -19,6 +19,9 @@ let package = Package(
     .library(name: "QuireDocuments", targets: ["QuireDocuments"]),
     .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
     .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
+    // Its types (Markdown outlines, PDF pages, drawing sizes) appear in the other modules'
+    // public API, so a client that names them imports it.
+    .library(name: "QuireFormats", targets: ["QuireFormats"]),
     .executable(name: "quire", targets: ["quire"]),
     // The commands as a library: for Fuzz/ (a package of its own) and embedding tools.
     .library(name: "QuireCLI", targets: ["QuireCLI"]),
@@ -91,14 +94,15 @@ let package = Package(
     .target(
       name: "Quire",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer",
+        "QuireTypes", "QuireFormats", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer",
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "CEdit", "CQuireSystem",
+        "Quire", "QuireTypes", "CEdit", "CQuireSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
