@@ -71,21 +71,55 @@ static void cquire_match_free(struct cquire_match *match) {
   free(match);
 }
 
-static void *cquire_match_run(void *argument) {
-  struct cquire_match *match = argument;
+/* The thread that runs isolated matches, one after another; made on first use and again after
+   an interrupt abandoned it. Used by one matching thread at a time (the REPL's). */
+struct cquire_matcher {
+  sem_t go;
+  struct cquire_match *match;
+};
+static struct cquire_matcher *matcher;
+
+static void *cquire_matcher_loop(void *argument) {
+  struct cquire_matcher *self = argument;
   /* Only the waiting thread takes the interrupt signal. */
   sigset_t set;
   sigfillset(&set);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
-  atomic_store(&match->tid, gettid());
-  match->status = regexec(match->regex, match->text, match->count, match->matches, match->flags);
-  int expected = 0;
-  if (atomic_compare_exchange_strong(&match->state, &expected, 1)) {
-    sem_post(&match->done);
-  } else {
-    cquire_match_free(match); /* abandoned: nobody waits for it */
+  for (;;) {
+    while (sem_wait(&self->go) != 0) {
+    }
+    struct cquire_match *match = self->match;
+    atomic_store(&match->tid, gettid());
+    match->status = regexec(match->regex, match->text, match->count, match->matches, match->flags);
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&match->state, &expected, 1)) {
+      sem_post(&match->done);
+      continue;
+    }
+    /* Abandoned: nobody waits for this match, and the caller has made a new matcher. */
+    cquire_match_free(match);
+    sem_destroy(&self->go);
+    free(self);
+    return NULL;
   }
-  return NULL;
+}
+
+static struct cquire_matcher *cquire_matcher_make(void) {
+  struct cquire_matcher *made = calloc(1, sizeof *made);
+  if (!made) return NULL;
+  sem_init(&made->go, 0, 0);
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  int created = pthread_create(&thread, &attributes, cquire_matcher_loop, made);
+  pthread_attr_destroy(&attributes);
+  if (created != 0) {
+    sem_destroy(&made->go);
+    free(made);
+    return NULL;
+  }
+  return made;
 }
 
 int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_t count, regmatch_t *matches,
@@ -119,16 +153,13 @@ int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_
   atomic_init(&match->state, 0);
   sem_init(&match->done, 0, 0);
   interrupt_pending = 0;
-  pthread_attr_t attributes;
-  pthread_attr_init(&attributes);
-  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-  pthread_t thread;
-  int created = pthread_create(&thread, &attributes, cquire_match_run, match);
-  pthread_attr_destroy(&attributes);
-  if (created != 0) {
+  if (!matcher) matcher = cquire_matcher_make();
+  if (!matcher) {
     cquire_match_free(match);
     return regexec(regex, string, count, matches, flags);
   }
+  matcher->match = match;
+  sem_post(&matcher->go);
   waiting_thread = pthread_self();
   waiting = 1;
   int abandoned = 0;
@@ -146,8 +177,10 @@ int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_
   }
   waiting = 0;
   if (abandoned) {
-    /* The matcher runs on until regexec returns, then frees the match; it gets the lowest
-       priority meanwhile. The regex_t stays in its use: the caller must never free it. */
+    /* The matcher runs on until regexec returns, then frees the match and ends; it gets the
+       lowest priority meanwhile. The regex_t stays in its use: the caller must never free it.
+       The next isolated match makes a new matcher. */
+    matcher = NULL;
     if (tid > 0) setpriority(PRIO_PROCESS, (id_t)tid, 19);
     *interrupted = 1;
     return REG_NOMATCH;

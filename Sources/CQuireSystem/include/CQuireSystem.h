@@ -21,7 +21,7 @@ int cquire_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
    for minutes on a pattern with back references like \(a*\)*\1b; Ctrl-C must stop it, as
    GNU ed's does. Jumping out of regexec with siglongjmp (GNU ed's way) deadlocks a threaded
    process when the signal lands inside malloc, whose arena lock then stays held; so an
-   `isolated` match runs on a thread of its own while the caller waits, and an interrupt makes
+   `isolated` match runs on a matcher thread (one, reused) while the caller waits, and an interrupt makes
    the caller stop waiting: the matcher runs on to the end (blocking every signal) and frees
    its own copy of the text, the caller returns REG_NOMATCH with *interrupted set to 1.
    The regex_t is then still in use and must never be freed: the caller leaks it (as GNU ed
