@@ -262,9 +262,14 @@ final class HostilePathTests {
 
     try FileManager.default.createSymbolicLink(atPath: folder.file("loop1").path, withDestinationPath: "loop2")
     try FileManager.default.createSymbolicLink(atPath: folder.file("loop2").path, withDestinationPath: "loop1")
-    let loop = try await quire(["preview", "loop1"])
-    #expect(loop.status == 1)
-    #expect(loop.error.contains("loop"))
+    for arguments in [["preview", "loop1"], ["watch", "--seconds", "1", "loop1"], ["copy", "loop1"]] {
+      let loop = try await quire(arguments)
+      #expect(loop.status == 1, "\(arguments)")
+      #expect(loop.error.contains("symbolic links form a loop"), "\(arguments): \(loop.error)")
+    }
+    try FileManager.default.createSymbolicLink(atPath: folder.file("dangling.pdf").path, withDestinationPath: "gone.pdf")
+    let dangling = try await quire(["thumbnail", "-s", "64", "dangling.pdf", "out.png"])
+    #expect(dangling.error.contains("symbolic link to 'gone.pdf', which does not exist"), "\(dangling.error)")
 
     try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
     try Data([0x23, 0x20, 0xFF, 0x0A]).write(to: folder.file("docs/bad.md"))

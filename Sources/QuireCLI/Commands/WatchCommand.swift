@@ -35,7 +35,7 @@ struct WatchCommand: AsyncParsableCommand {
     for path in paths {
       let url = URL(fileURLWithPath: path).standardizedFileURL
       guard FileManager.default.fileExists(atPath: url.path) else {
-        throw QuireError(.fileMissing, "Cannot watch '\(path)': it does not exist. Check the path.", url: url)
+        throw InputFile.missingError(url, for: "watch")
       }
       let presenter = WatchPresenter(url: url, printer: printer)
       try FileCoordinator.addFilePresenter(presenter, location: location)

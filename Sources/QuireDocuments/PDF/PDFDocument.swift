@@ -176,7 +176,7 @@ public final class PDFDocument {
       file.fileAttributes.posixPermissions = 0o600
       try file.write(to: snapshot)
     } else if !FileManager.default.fileExists(atPath: url.path) {
-      throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+      throw InputFile.missingError(url, for: "open")
     } else {
       try Self.copySnapshot(of: url, to: snapshot)
     }

@@ -89,7 +89,7 @@ enum FileErrors {
   static func opening(_ url: URL, errno code: Int32) -> QuireError {
     switch code {
     case ENOENT, ENOTDIR:
-      return QuireError(.fileMissing, "Cannot read \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+      return InputFile.missingError(url, for: "read")
     case EACCES, EPERM:
       return QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url)
     case EISDIR:

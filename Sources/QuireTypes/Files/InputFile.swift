@@ -97,9 +97,31 @@ package enum InputFile {
     return text
   }
 
+  /// The error for `url` not being there, saying why when it is a link: a loop, or a link
+  /// to nothing (what `stat` failing with `ELOOP` or `ENOENT` means), else "no such file".
+  ///
+  /// - Parameter role: What the file was for ("open", "read", "watch").
+  package static func missingError(_ url: URL, for role: String) -> QuireError {
+    switch Syscalls.statInfo(FilePath(url.path)) {
+    case .failure(let code) where code == .tooManySymbolicLinkLevels: return openError(url, role: role, code)
+    default: break
+    }
+    if case .success(let info) = Syscalls.lstatInfo(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
+      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
+      return QuireError(
+        .fileMissing,
+        "Cannot \(role) \(OutputPath.quoted(url)): it is a symbolic link to '\(DisplayName.escaping(target))', which does not exist. Fix or remove the link.",
+        url: url)
+    }
+    return openError(url, role: role, .noSuchFileOrDirectory)
+  }
+
   static func openError(_ url: URL, role: String, _ code: Errno) -> QuireError {
     switch code {
     case .noSuchFileOrDirectory:
+      if case .success(let info) = Syscalls.lstatInfo(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
+        return missingError(url, for: role)
+      }
       return QuireError(.fileMissing, "Cannot \(role) \(OutputPath.quoted(url)): there is no such file. Check the path.", url: url, cause: code)
     case .permissionDenied:
       return QuireError(.permissionDenied, "Cannot \(role) \(OutputPath.quoted(url)): it is not readable. Check its permissions.", url: url, cause: code)
