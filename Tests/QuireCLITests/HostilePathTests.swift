@@ -52,7 +52,7 @@ enum SpecialTarget: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
 /// Every command that writes a file, as arguments and a script, given where the output goes.
 enum WritingCommand: String, CaseIterable, CustomTestStringConvertible, Sendable {
-  case previewOutput, pasteOutput, thumbnailer, thumbnailBatchOutput, demoOutput, replW, replAppend, installThumbnailer
+  case previewOutput, pasteOutput, thumbnailer, thumbnailBatchOutput, demoOutput, replW, replAppend, replWritePDF, installThumbnailer
 
   var testDescription: String { rawValue }
 
@@ -66,6 +66,7 @@ enum WritingCommand: String, CaseIterable, CustomTestStringConvertible, Sendable
     case .demoOutput: return (["demo", "docs", "--output", "out"], "", "out/notes.html")
     case .replW: return (["notes.md"], "w target\nq\n", "target")
     case .replAppend: return (["notes.md"], "W target\nq\n", "target")
+    case .replWritePDF: return (["doc.pdf"], "w target\nq\n", "target")
     case .installThumbnailer: return (["thumbnail", "--install", "--data-dir", "data"], "", "data/thumbnailers/quire.thumbnailer")
     }
   }
@@ -108,6 +109,7 @@ final class HostilePathTests {
     for sub in ["out", "data/thumbnailers"] {
       try FileManager.default.createDirectory(at: folder.file(sub), withIntermediateDirectories: true)
     }
+    if command == .replWritePDF { _ = try makePDF("doc.pdf", pages: ["one", "two"], in: folder) }
     if command == .pasteOutput {
       let copied = try await quire(["copy", "--text", "pasted text"])
       #expect(copied.status == 0, "\(copied.error)")
