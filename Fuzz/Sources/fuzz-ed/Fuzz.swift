@@ -16,6 +16,11 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
   var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
   let buffer = InMemoryLineBuffer(lines: ["alpha", "beta beta", "", "gamma aaaa", "delta"])
   let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: { _ in })
+  // g/v with t or j can double the buffer per marked line (GNU ed too): work a user would stop
+  // with Ctrl-C. The harness presses it after 200 ms or 20,000 lines, through the same check
+  // the REPL's SIGINT uses, so a runaway command must be interruptible to pass.
+  let deadline = ContinuousClock.now + .milliseconds(200)
+  engine.isInterrupted = { buffer.lineCount > 20_000 || ContinuousClock.now > deadline }
   var executed = 0
   while !lines.isEmpty, executed < 64 {
     let line = lines.removeFirst()
