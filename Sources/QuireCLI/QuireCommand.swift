@@ -56,8 +56,9 @@ public struct QuireCommand: AsyncParsableCommand {
     if ownsProcess { processOwnership.store(true, ordering: .relaxed) }
     do {
       if ownsProcess { try checkArgumentsAreUTF8() }
-      try checkNoFileNameTakenForOptions(arguments)
-      var command = try parseAsRoot(arguments)
+      // The REPL's own arguments are ed's (`-sp:` is -s with -p ':'): EdArguments reads them.
+      if let first = arguments.first, subcommandNames.contains(first) { try checkNoFileNameTakenForOptions(arguments) }
+      var command = try parseAsRoot(try EdArguments.normalized(arguments, subcommands: subcommandNames))
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
       } else {
@@ -89,14 +90,15 @@ public struct QuireCommand: AsyncParsableCommand {
   /// Refuses an argument that starts with one `-` but cannot be a cluster of short options
   /// (it holds a `.`, `/` or another character no option letter is), such as `-dash.md`:
   /// argument-parser would read it as `-d -a -s -h …` and print help with success, doing
-  /// nothing. Arguments after `--`, and values of a preceding `--long` option, are left alone.
+  /// nothing. Arguments after `--`, and what follows another option (it may be its value, as
+  /// in `-p '-> '`), are left alone.
   static func checkNoFileNameTakenForOptions(_ arguments: [String]) throws {
     var previous: String?
     for argument in arguments {
       if argument == "--" { return }
       defer { previous = argument }
       guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { continue }
-      if let previous, previous.hasPrefix("--"), !previous.contains("=") { continue }
+      if let previous, previous.hasPrefix("-"), previous != "-", !previous.contains("=") { continue }
       let cluster = argument.dropFirst()
       if cluster.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) { continue }
       if cluster.allSatisfy({ $0.isNumber || $0 == "." }) { continue }  // a negative number
@@ -104,6 +106,11 @@ public struct QuireCommand: AsyncParsableCommand {
         "'\(DisplayName.escaping(argument))' is not an option. To name a file that begins with '-', write './\(DisplayName.escaping(argument))' or put '--' before it."
       )
     }
+  }
+
+  /// The names that select a subcommand rather than the REPL.
+  static var subcommandNames: Set<String> {
+    Set(configuration.subcommands.map { $0._commandName } + ["help"])
   }
 
   /// Prints `error` the way argument-parser would and returns the documented exit code.

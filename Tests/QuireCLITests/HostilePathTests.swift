@@ -368,7 +368,7 @@ final class NonUTF8NameTests {
     let quire = try #require(ProcessRunner.quire)
     let result = try await ProcessRunner.run(quire, ["thumbnail", "--jobs", "1", "--output", "out", "docs"], in: folder.url, input: "")
     #expect(result.status == 1)
-    #expect(result.output.contains("not UTF-8"), "\(result.output)")
+    #expect(result.output.contains("UTF-8"), "\(result.output)")
     #expect(result.output.contains("1 made"))
   }
 }
@@ -403,7 +403,7 @@ final class UnreadableFolderTests {
       in: folder.url, input: "", environment: ["HOME": folder.url.path, "XDG_CACHE_HOME": folder.file("out").path])
     #expect(result.status == 1, "\(result.output)\(result.error)")
     #expect(result.output.contains("locked"), "\(result.output)")
-    #expect(result.output.contains("Cannot list the folder"), "\(result.output)")
+    #expect(result.output.contains("Cannot read the folder"), "\(result.output)")
     #expect(result.output.contains("1 made"), "\(result.output)")
   }
 }

@@ -1,6 +1,6 @@
 // The ed command scanner, address parser, regular expressions and replacements: every line of
-// the input is one command, run on a small in-memory buffer. Commands that reach files (e, E,
-// r, w, W) become p, so the fuzzer never writes or reads outside the process.
+// the input is one command, run on a small in-memory buffer. Commands that reach files or the
+// shell (e, E, r, w, W, !) become p, so the fuzzer never writes, reads or runs anything outside.
 import Foundation
 @testable import QuireCLI
 
@@ -9,7 +9,7 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
   guard let start = input ?? UnsafeRawPointer(bitPattern: 1) else { return 0 }
   let bytes = UnsafeRawBufferPointer(start: start, count: count).map { byte -> UInt8 in
     switch byte {
-    case UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "r"), UInt8(ascii: "w"), UInt8(ascii: "W"): UInt8(ascii: "p")
+    case UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "r"), UInt8(ascii: "w"), UInt8(ascii: "W"), UInt8(ascii: "!"): UInt8(ascii: "p")
     default: byte
     }
   }

@@ -6,8 +6,8 @@ import Glibc
 ///
 /// Swift's `Regex` does not speak this dialect; the C library does, exactly. The `regex_t`
 /// lives in memory this value allocates and is the only owner of: `regfree` runs in `deinit`.
-/// Ctrl-C stops a long match (see ``firstMatch(in:from:)``).
 /// Not `Sendable`: `regexec` on one `regex_t` from two threads at once is not promised safe.
+/// Ctrl-C stops a long match (see ``firstMatch(in:from:notAtLineStart:)``).
 struct POSIXRegex: ~Copyable {
   /// The `regex_t`, replaced by a fresh compilation after an interrupted match.
   private final class Storage {
@@ -16,26 +16,33 @@ struct POSIXRegex: ~Copyable {
   }
   private let storage: Storage
   private let pattern: [UInt8]
+  private let cflags: Int32
   /// Whether the pattern has a back reference (`\1`…`\9`): only those make glibc's matcher
-  /// backtrack for minutes, so only those are matched on a thread Ctrl-C can walk away from.
+  /// backtrack for minutes, so only those are matched where Ctrl-C can walk away from them.
   private let hasBackReference: Bool
   /// How many `\(…\)` groups the expression has.
   let groupCount: Int
 
-  /// Compiles `pattern`; throws with the C library's message when it is not a valid BRE.
-  init(_ pattern: [UInt8]) throws(EdError) {
-    let compiled = try Self.compile(pattern)
+  /// Compiles `pattern`; throws with the C library's message when it is not valid.
+  ///
+  /// - Parameters:
+  ///   - extended: A POSIX extended expression (`REG_EXTENDED`, ed's `-E`).
+  ///   - ignoringCase: Match without regard to case (`REG_ICASE`, ed's `I` suffix).
+  init(_ pattern: [UInt8], extended: Bool = false, ignoringCase: Bool = false) throws(EdError) {
+    let cflags = (extended ? REG_EXTENDED : 0) | (ignoringCase ? REG_ICASE : 0)
+    let compiled = try Self.compile(pattern, cflags: cflags)
     self.pattern = pattern
+    self.cflags = cflags
     hasBackReference = zip(pattern, pattern.dropFirst()).contains { $0 == UInt8(ascii: "\\") && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($1) }
     storage = Storage(compiled)
     groupCount = Int(compiled.pointee.re_nsub)
   }
 
-  private static func compile(_ pattern: [UInt8]) throws(EdError) -> UnsafeMutablePointer<regex_t> {
+  private static func compile(_ pattern: [UInt8], cflags: Int32) throws(EdError) -> UnsafeMutablePointer<regex_t> {
     let storage = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
     var cPattern = pattern.map { CChar(bitPattern: $0) }
     cPattern.append(0)
-    let status = regcomp(storage, cPattern, 0)
+    let status = regcomp(storage, cPattern, cflags)
     guard status == 0 else {
       var message = [CChar](repeating: 0, count: 256)
       regerror(status, storage, &message, message.count)
@@ -57,27 +64,28 @@ struct POSIXRegex: ~Copyable {
   /// Finds the first match in `text` at or after byte `offset`.
   ///
   /// Ctrl-C stops a match that runs long (back references can take minutes): such a match
-  /// runs on a thread of its own (`cquire_regexec_interruptible`) and an interrupt stops the
+  /// runs on a matcher thread (`cquire_regexec_interruptible`) and an interrupt stops the
   /// wait; the abandoned `regex_t` is leaked, as GNU ed leaks regexec's scratch memory, and
   /// the pattern compiled afresh.
   ///
   /// - Parameters:
   ///   - text: The line's bytes followed by a NUL (see ``cString(_:)``).
   ///   - offset: Where to start; when it is not 0, `^` does not match there (`REG_NOTBOL`).
+  ///   - notAtLineStart: `REG_NOTBOL` even at offset 0 (a search that goes on after a match).
   /// - Returns: The whole match and each group as byte ranges of `text` (a group that did not
   ///   take part is `nil`), or `nil` when nothing matches.
   /// - Throws: ``EdError/interrupted`` when SIGINT stopped the match.
-  func firstMatch(in text: [CChar], from offset: Int = 0) throws(EdError) -> [Range<Int>?]? {
+  func firstMatch(in text: [CChar], from offset: Int = 0, notAtLineStart: Bool = false) throws(EdError) -> [Range<Int>?]? {
     guard let compiled = storage.compiled else { throw EdError.interrupted }
     var matches = [regmatch_t](repeating: regmatch_t(), count: groupCount + 1)
     var interrupted: Int32 = 0
     let status = text.withUnsafeBufferPointer { buffer -> Int32 in
       guard let base = buffer.baseAddress else { return 1 }
       return cquire_regexec_interruptible(
-        compiled, base + offset, matches.count, &matches, offset > 0 ? REG_NOTBOL : 0, hasBackReference ? 1 : 0, &interrupted)
+        compiled, base + offset, matches.count, &matches, offset > 0 || notAtLineStart ? REG_NOTBOL : 0, hasBackReference ? 1 : 0, &interrupted)
     }
     if interrupted != 0 {
-      storage.compiled = try? Self.compile(pattern)
+      storage.compiled = try? Self.compile(pattern, cflags: cflags)
       throw EdError.interrupted
     }
     guard status == 0 else { return nil }
@@ -87,13 +95,23 @@ struct POSIXRegex: ~Copyable {
   }
 
   /// Whether `line` has a match anywhere.
-  func matches(_ line: String) throws(EdError) -> Bool {
+  func matches(_ line: [UInt8]) throws(EdError) -> Bool {
     try firstMatch(in: Self.cString(line)) != nil
   }
 
-  /// `line` as NUL-terminated bytes for ``firstMatch(in:from:)``.
-  static func cString(_ line: String) -> [CChar] {
-    var bytes = line.utf8.map { CChar(bitPattern: $0) }
+  /// Whether `line` has a match anywhere.
+  func matches(_ line: String) throws(EdError) -> Bool { try matches(Array(line.utf8)) }
+
+  /// `line` as NUL-terminated bytes for ``firstMatch(in:from:notAtLineStart:)``.
+  static func cString(_ line: String) -> [CChar] { cString(Array(line.utf8)) }
+
+  /// `line` as NUL-terminated bytes for ``firstMatch(in:from:notAtLineStart:)``.
+  ///
+  /// A NUL byte inside the line is given to `regexec` as a newline, which no line holds, so
+  /// the match goes on past it (GNU ed does the same with binary files); match offsets are
+  /// the line's own.
+  static func cString(_ line: [UInt8]) -> [CChar] {
+    var bytes = line.map { CChar(bitPattern: $0 == 0 ? 10 : $0) }
     bytes.append(0)
     return bytes
   }
