@@ -407,3 +407,26 @@ final class UnreadableFolderTests {
     #expect(result.output.contains("1 made"), "\(result.output)")
   }
 }
+
+/// What fuzz-ed found (docs/fuzzing.md), kept as tests.
+@Suite("Fuzzing regressions: ed")
+final class FuzzedEdRegressionTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  /// `s/x*/Y/N` with an empty match that is not the Nth looped forever on the same empty match.
+  @Test(.timeLimit(.minutes(1)), arguments: ["s/x*/Y/2\n,p\nQ\n", "s/x*/Y/3\n,p\nQ\n", "s/x*/Y/9\n,p\nQ\n", "s/b*/Y/2\n,p\nQ\n"])
+  func anEmptyMatchThatIsNotTheNthStepsOnAsEdDoes(_ script: String) async throws {
+    let quire = try #require(ProcessRunner.quire)
+    try folder.write("abc\n", to: "f.txt")
+    let result = try await ProcessRunner.run(quire, ["-s", "f.txt"], in: folder.url, input: script)
+    if let ed = ProcessRunner.ed {
+      try folder.write("abc\n", to: "g.txt")
+      let expected = try await ProcessRunner.run(ed, ["-s", "g.txt"], in: folder.url, input: script)
+      #expect(result.output == expected.output, "ed printed \(expected.output.debugDescription)")
+    } else {
+      #expect(!result.output.isEmpty)
+    }
+  }
+}

@@ -1147,9 +1147,14 @@ final class EdEngine {
     var matchNumber = 0
     var replaced = false
     var emptyAtStart = false
+    var lastEmptyMatch: Int?
     while let whole = groups[0] {
       matchNumber += 1
-      if global || matchNumber == occurrence {
+      // An empty match found again at the same place (s/x*/y/3 on "abc") is replaced there, as
+      // GNU ed does ("Yabc"); matching on from it found the same empty match forever.
+      let repeatsEmptyMatch = !global && whole.isEmpty && lastEmptyMatch == whole.lowerBound
+      if whole.isEmpty { lastEmptyMatch = whole.lowerBound }
+      if global || matchNumber == occurrence || repeatsEmptyMatch {
         result.append(contentsOf: bytes[offset..<whole.lowerBound])
         expand(replacement, groups: groups, in: bytes, into: &result)
         replaced = true
