@@ -21,7 +21,11 @@ final class PasteboardTests {
     try Pasteboard(name: name, rootFolder: root, usesLocalItems: false)
   }
   func entries(_ name: String = "general") throws -> [String] {
-    try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent(name).path).sorted()
+    // A load's reading folder can go while it is being listed (ENOENT): list again.
+    for _ in 0..<20 {
+      if let listed = try? FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent(name).path) { return listed.sorted() }
+    }
+    return try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent(name).path).sorted()
   }
 
   /// The folder's entries once finished loads' reading folders are gone: a load hands the
