@@ -24,6 +24,8 @@ let package = Package(
     .library(name: "QuireFormats", targets: ["QuireFormats"]),
     .library(name: "QuireBrowser", targets: ["QuireBrowser"]),
     .executable(name: "quire", targets: ["quire"]),
+    // The commands as a library: for Fuzz/ (a package of its own) and embedding tools.
+    .library(name: "QuireCLI", targets: ["QuireCLI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -118,7 +120,7 @@ let package = Package(
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "QuireTypes", "CEdit",
+        "Quire", "QuireTypes", "CEdit", "CQuireSystem",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],

@@ -1,6 +1,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <errno.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,4 +72,171 @@ int cquire_path_for_handle(int mount_fd, int handle_type, const unsigned char *b
   }
   path_out[length] = 0;
   return 0;
+}
+
+/* The interruptible regexec: see the header. */
+static void (*interrupt_raise)(void);
+static int interrupt_signal;
+static volatile sig_atomic_t interrupt_pending;
+static volatile sig_atomic_t waiting;
+static pthread_t waiting_thread;
+static __thread int interrupt_unblocked;
+
+static void cquire_on_interrupt(int signal) {
+  if (interrupt_raise) interrupt_raise();
+  if (signal != interrupt_signal) return;
+  interrupt_pending = 1;
+  /* The kernel may give the signal to any thread: the one waiting for a match must see it
+     (its sem_wait then fails with EINTR). */
+  if (waiting && !pthread_equal(pthread_self(), waiting_thread)) pthread_kill(waiting_thread, signal);
+}
+
+void cquire_install_interrupt_handler(int signal, void (*raise)(void)) {
+  struct sigaction action;
+  interrupt_raise = raise;
+  if (signal == SIGINT) interrupt_signal = signal; /* the one that stops a match */
+  action.sa_handler = cquire_on_interrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0; /* no SA_RESTART: a read waiting for a line returns */
+  sigaction(signal, &action, NULL);
+}
+
+/* One match on a thread of its own. Owned by the matching thread once the waiter abandons it. */
+struct cquire_match {
+  const regex_t *regex;
+  char *text;
+  size_t count;
+  regmatch_t *matches;
+  int flags;
+  int status;
+  atomic_int tid; /* the matcher's thread id, for lowering its priority once abandoned */
+  atomic_int state; /* 0 running, 1 finished (the waiter frees), 2 abandoned (the matcher frees) */
+  sem_t done;
+};
+
+static void cquire_match_free(struct cquire_match *match) {
+  sem_destroy(&match->done);
+  free(match->text);
+  free(match->matches);
+  free(match);
+}
+
+/* The thread that runs isolated matches, one after another; made on first use and again after
+   an interrupt abandoned it. Used by one matching thread at a time (the REPL's). */
+struct cquire_matcher {
+  sem_t go;
+  struct cquire_match *match;
+};
+static struct cquire_matcher *matcher;
+
+static void *cquire_matcher_loop(void *argument) {
+  struct cquire_matcher *self = argument;
+  /* Only the waiting thread takes the interrupt signal. */
+  sigset_t set;
+  sigfillset(&set);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  for (;;) {
+    while (sem_wait(&self->go) != 0) {
+    }
+    struct cquire_match *match = self->match;
+    atomic_store(&match->tid, gettid());
+    match->status = regexec(match->regex, match->text, match->count, match->matches, match->flags);
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&match->state, &expected, 1)) {
+      sem_post(&match->done);
+      continue;
+    }
+    /* Abandoned: nobody waits for this match, and the caller has made a new matcher. */
+    cquire_match_free(match);
+    sem_destroy(&self->go);
+    free(self);
+    return NULL;
+  }
+}
+
+static struct cquire_matcher *cquire_matcher_make(void) {
+  struct cquire_matcher *made = calloc(1, sizeof *made);
+  if (!made) return NULL;
+  sem_init(&made->go, 0, 0);
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  int created = pthread_create(&thread, &attributes, cquire_matcher_loop, made);
+  pthread_attr_destroy(&attributes);
+  if (created != 0) {
+    sem_destroy(&made->go);
+    free(made);
+    return NULL;
+  }
+  return made;
+}
+
+int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_t count, regmatch_t *matches,
+                                 int flags, int isolated, int *interrupted) {
+  *interrupted = 0;
+  if (!isolated) return regexec(regex, string, count, matches, flags);
+  if (!interrupt_unblocked && interrupt_signal != 0) {
+    /* Worker threads (Dispatch, Foundation's Thread) start with signals blocked: the waiting
+       thread must be able to take the interrupt. Once per thread. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, interrupt_signal);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    interrupt_unblocked = 1;
+  }
+  struct cquire_match *match = calloc(1, sizeof *match);
+  if (!match) return REG_ESPACE;
+  size_t length = strlen(string);
+  match->text = malloc(length + 1);
+  match->matches = calloc(count ? count : 1, sizeof(regmatch_t));
+  if (!match->text || !match->matches) {
+    free(match->text);
+    free(match->matches);
+    free(match);
+    return REG_ESPACE;
+  }
+  memcpy(match->text, string, length + 1);
+  match->regex = regex;
+  match->count = count;
+  match->flags = flags;
+  atomic_init(&match->state, 0);
+  sem_init(&match->done, 0, 0);
+  interrupt_pending = 0;
+  if (!matcher) matcher = cquire_matcher_make();
+  if (!matcher) {
+    cquire_match_free(match);
+    return regexec(regex, string, count, matches, flags);
+  }
+  matcher->match = match;
+  sem_post(&matcher->go);
+  waiting_thread = pthread_self();
+  waiting = 1;
+  int abandoned = 0;
+  int tid = 0;
+  while (sem_wait(&match->done) != 0) {
+    if (errno == EINTR && interrupt_pending) {
+      /* Read before giving the match away: once abandoned, the matcher may free it any time. */
+      tid = atomic_load(&match->tid);
+      int expected = 0;
+      if (atomic_compare_exchange_strong(&match->state, &expected, 2)) {
+        abandoned = 1;
+        break;
+      }
+    }
+  }
+  waiting = 0;
+  if (abandoned) {
+    /* The matcher runs on until regexec returns, then frees the match and ends; it gets the
+       lowest priority meanwhile. The regex_t stays in its use: the caller must never free it.
+       The next isolated match makes a new matcher. */
+    matcher = NULL;
+    if (tid > 0) setpriority(PRIO_PROCESS, (id_t)tid, 19);
+    *interrupted = 1;
+    return REG_NOMATCH;
+  }
+  memcpy(matches, match->matches, count * sizeof(regmatch_t));
+  int status = match->status;
+  cquire_match_free(match);
+  return status;
 }

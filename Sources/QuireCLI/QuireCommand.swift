@@ -55,6 +55,9 @@ public struct QuireCommand: AsyncParsableCommand {
   private static func run(arguments: [String], ownsProcess: Bool) async -> Int32 {
     if ownsProcess { processOwnership.store(true, ordering: .relaxed) }
     do {
+      if ownsProcess { try checkArgumentsAreUTF8() }
+      // The REPL's own arguments are ed's (`-sp:` is -s with -p ':'): EdArguments reads them.
+      if let first = arguments.first, subcommandNames.contains(first) { try checkNoFileNameTakenForOptions(arguments) }
       var command = try parseAsRoot(try EdArguments.normalized(arguments, subcommands: subcommandNames))
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
@@ -64,6 +67,44 @@ public struct QuireCommand: AsyncParsableCommand {
       return ExitStatus.success
     } catch {
       return report(error)
+    }
+  }
+
+  /// Refuses an argument whose bytes (read from `CommandLine.unsafeArgv`: `CommandLine.arguments`
+  /// decodes them lossily, so `non\xFFutf.md` would become a *different* name, `non\u{FFFD}utf.md`)
+  /// are not UTF-8, naming it escaped. Linux names are bytes, but Foundation's `URL`, which the
+  /// library's file APIs take, cannot carry such a name: refusing is the honest answer until
+  /// they take `FilePath`.
+  static func checkArgumentsAreUTF8() throws {
+    for index in 1..<Int(CommandLine.argc) {
+      guard let argument = CommandLine.unsafeArgv[index] else { continue }
+      let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
+      guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+      throw QuireError(
+        .invalidArgument,
+        "Cannot use '\(DisplayName.escaping(bytes: bytes))': the name is not UTF-8, and Quire cannot open or write such names yet. Rename it to UTF-8 (e.g. 'convmv -f latin1 -t utf8 --notest NAME'); nothing was opened or written."
+      )
+    }
+  }
+
+  /// Refuses an argument that starts with one `-` but cannot be a cluster of short options
+  /// (it holds a `.`, `/` or another character no option letter is), such as `-dash.md`:
+  /// argument-parser would read it as `-d -a -s -h …` and print help with success, doing
+  /// nothing. Arguments after `--`, and what follows another option (it may be its value, as
+  /// in `-p '-> '`), are left alone.
+  static func checkNoFileNameTakenForOptions(_ arguments: [String]) throws {
+    var previous: String?
+    for argument in arguments {
+      if argument == "--" { return }
+      defer { previous = argument }
+      guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { continue }
+      if let previous, previous.hasPrefix("-"), previous != "-", !previous.contains("=") { continue }
+      let cluster = argument.dropFirst()
+      if cluster.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) { continue }
+      if cluster.allSatisfy({ $0.isNumber || $0 == "." }) { continue }  // a negative number
+      throw ValidationError(
+        "'\(DisplayName.escaping(argument))' is not an option. To name a file that begins with '-', write './\(DisplayName.escaping(argument))' or put '--' before it."
+      )
     }
   }
 

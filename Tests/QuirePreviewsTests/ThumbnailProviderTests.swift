@@ -256,11 +256,9 @@ final class ThumbnailDrawingTests {
       url = folder.file("dir.md")
       try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     case .invalidUTF8:
-      // Not a failure: invalid bytes become U+FFFD, and the page is still drawn.
+      // Refused, naming the file, as the REPL and copy refuse it (issue 16, finding 9).
       url = folder.file("latin1.md")
       try Data([0x23, 0x20, 0xE9, 0xFF, 0x0A]).write(to: url)
-      #expect(try thumbnail(url).height == 256)
-      return
     case .hugeSize:
       url = try folder.write("# x\n", to: "huge.md")
       size = 100_000

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 /* Extended attributes (lgetxattr, lsetxattr, lremovexattr): the browser's user.xdg.tags. */
 #include <sys/xattr.h>
+#include <regex.h>
 
 extern const int cquire_F_OFD_SETLK;
 extern const int cquire_F_OFD_SETLKW;
@@ -26,5 +27,20 @@ int cquire_name_to_handle(const char *path, int *handle_type, unsigned char *byt
    CAP_DAC_READ_SEARCH; `mount_fd` is any descriptor on the file system. */
 int cquire_path_for_handle(int mount_fd, int handle_type, const unsigned char *bytes, unsigned int size, char *path_out,
                            unsigned int capacity);
+/* Interruptible regular-expression matching. glibc's regexec(3) has no cancel hook and can run
+   for minutes on a pattern with back references like \(a*\)*\1b; Ctrl-C must stop it, as
+   GNU ed's does. Jumping out of regexec with siglongjmp (GNU ed's way) deadlocks a threaded
+   process when the signal lands inside malloc, whose arena lock then stays held; so an
+   `isolated` match runs on a matcher thread (one, reused) while the caller waits, and an interrupt makes
+   the caller stop waiting: the matcher runs on to the end (blocking every signal) and frees
+   its own copy of the text, the caller returns REG_NOMATCH with *interrupted set to 1.
+   The regex_t is then still in use and must never be freed: the caller leaks it (as GNU ed
+   leaks regexec's scratch memory) and compiles the pattern afresh. Without `isolated` this
+   is regexec (callers isolate patterns with back references, the ones that can run long).
+   cquire_install_interrupt_handler installs, for `signal`, a handler that calls `raise`
+   (the program's interrupt flag) and, for SIGINT, wakes the caller waiting for a match. */
+void cquire_install_interrupt_handler(int signal, void (*raise)(void));
+int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_t count, regmatch_t *matches,
+                                 int flags, int isolated, int *interrupted);
 
 #endif

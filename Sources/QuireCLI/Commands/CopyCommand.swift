@@ -71,16 +71,8 @@ struct CopyCommand: AsyncParsableCommand {
       return TextTransfer.itemProvider(forText: text, documentType: contentType, suggestedName: nil)
     }
     let url = URL(fileURLWithPath: file ?? "")
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-      throw QuireError(.fileMissing, "Cannot copy \(QuireError.name(url)): it does not exist. Check the path.", url: url)
-    }
-    guard !isFolder.boolValue else {
-      throw QuireError(.unsupportedType, "Cannot copy \(QuireError.name(url)): it is a folder. Copy the files in it.", url: url)
-    }
-    guard FileManager.default.isReadableFile(atPath: url.path) else {
-      throw QuireError(.permissionDenied, "Cannot copy \(QuireError.name(url)): it is not readable. Check its permissions.", url: url)
-    }
+    // A regular file only: a FIFO or a device (/dev/zero) would hang or give endless or no data.
+    try InputFile.check(url, for: "copy")
     let contentType = type.flatMap(UTType.init) ?? UTType(filenameExtension: url.pathExtension) ?? .data
     let provider = ItemProvider(suggestedName: url.deletingPathExtension().lastPathComponent)
     provider.registerFileRepresentation(for: contentType, fileURL: url)
@@ -88,7 +80,8 @@ struct CopyCommand: AsyncParsableCommand {
       // HTML and plain text are made from the file when someone asks for them.
       for derived in [UTType.html, UTType.plainText] {
         provider.registerDataRepresentation(for: derived) {
-          let markdown = try MarkdownText.object(withItemProviderData: try Data(contentsOf: url), typeIdentifier: contentType.identifier)
+          let markdown = try MarkdownText.object(
+            withItemProviderData: Data(try InputFile.read(url, for: "copy", limit: 256 << 20)), typeIdentifier: contentType.identifier)
           return try await markdown.loadData(withTypeIdentifier: derived.identifier)
         }
       }

@@ -34,7 +34,7 @@ struct DemoCommand: AsyncParsableCommand {
         try tour(url, into: outputURL)
       } catch {
         failures += 1
-        print("\(name): failed: \(error)")
+        print("\(DisplayName.escaping(name)): failed: \(error)")
       }
     }
     print("Wrote previews and thumbnails to \(outputURL.path)")
@@ -45,10 +45,10 @@ struct DemoCommand: AsyncParsableCommand {
     let name = url.lastPathComponent
     let identification = try TypeRegistry.shared.identifyFile(at: url)
     let type = identification.type
-    print("\(name): \(type.localizedDescription ?? type.identifier) — \(identification)")
+    print("\(DisplayName.escaping(name)): \(type.localizedDescription ?? type.identifier) — \(identification)")
     let base = output.appendingPathComponent(url.deletingPathExtension().lastPathComponent)
     if type.conforms(to: .markdown) {
-      let text = try String(contentsOf: url, encoding: .utf8)
+      let text = try InputFile.readText(url, for: "outline", limit: 256 << 20)
       let outline = try MarkdownOutline(markdown: text)
       for heading in outline.headings.prefix(6) {
         print("    \(String(repeating: "  ", count: heading.level - 1))\(heading.title)  (line \(heading.line))")
@@ -68,9 +68,9 @@ struct DemoCommand: AsyncParsableCommand {
     }
   }
 
-  /// Writes `data` atomically with mode 0600 (the output folder is per-user state).
+  /// Writes `data` by the output-path rule, a new file with mode 0600 (the output folder is
+  /// per-user state).
   static func writePrivately(_ data: Data, to url: URL) throws {
-    try data.write(to: url, options: .atomic)
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+    try FileSaver.writeOutput(data, to: url, options: .privateState)
   }
 }

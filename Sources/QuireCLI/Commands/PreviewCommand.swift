@@ -26,10 +26,7 @@ struct PreviewCommand: AsyncParsableCommand {
     let generator = PreviewGenerator(safety: unsafe ? .unsafe : .safe)
     let text = try generator.preview(of: URL(fileURLWithPath: file), format: PreviewGenerator.Format(rawValue: format) ?? .html)
     if let output {
-      let url = URL(fileURLWithPath: output)
-      do { try Data(text.utf8).write(to: url, options: .atomic) } catch {
-        throw QuireError(.systemCallFailed, "Cannot write the preview to '\(output)': \(error.localizedDescription).", url: url)
-      }
+      try FileSaver.writeOutput(Data(text.utf8), to: URL(fileURLWithPath: output))
     } else {
       FileHandle.standardOutput.write(Data(text.utf8))
     }

@@ -94,6 +94,8 @@ struct REPLCommand: AsyncParsableCommand {
       templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
       cacheHome: XDGBaseDirectory.cacheHome.url(in: environment))
     configuration.interrupt = Interrupt.shared
+    // Ctrl-C stops the running command (a long regular-expression match too), in scripts as well.
+    Interrupt.install()
     configuration.ed = ed
     // ed stops at a script's first error only when standard input is a regular file; a piped
     // script goes on (and exits 1 at its end).
@@ -142,7 +144,6 @@ struct REPLCommand: AsyncParsableCommand {
       FileHandle.standardError.write(Data("quire: \(error)\n".utf8))
       return ExitStatus.failure
     }
-    Interrupt.install()
     editor.cancelLineOnControlC(isInterrupted: { Interrupt.shared.isPending }, interrupt: { Interrupt.shared.raise() })
     let history = History(stateHome: stateHome)
     history.load(into: editor)

@@ -143,11 +143,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
     // Padded by hand: Foundation's padding(toLength:) costs more than the warm path's cache check.
     let name = result.status.rawValue
     let status = name.count >= 13 ? name : name + String(repeating: " ", count: 13 - name.count)
+    // Names are escaped: one line per file, and nothing in a name reaches the terminal raw.
+    let file = DisplayName.escaping(result.file)
     switch result.status {
     case .made, .fresh:
-      return "\(status) \(result.file) -> \(result.output ?? "")"
+      return "\(status) \(file) -> \(DisplayName.escaping(result.output ?? ""))"
     default:
-      return "\(status) \(result.file): \(result.message ?? "")"
+      return "\(status) \(file): \(DisplayName.escaping(result.message ?? "", keepsBackslashes: true))"
     }
   }
 
@@ -199,7 +201,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
     let file = folder.appendingPathComponent("quire.thumbnailer")
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      try Data(Self.thumbnailerEntry(executable: executable).utf8).write(to: file, options: .atomic)
+      try FileSaver.writeOutput(Data(Self.thumbnailerEntry(executable: executable).utf8), to: file)
+    } catch let error as QuireError {
+      throw QuireError(error.code, "Cannot install: \(error.reason) Run as root or pass --data-dir.", url: file, cause: error)
     } catch {
       throw QuireError(.systemCallFailed, "Cannot install '\(file.path)': \(error.localizedDescription). Run as root or pass --data-dir.", url: file)
     }

@@ -35,14 +35,17 @@ struct WatchCommand: AsyncParsableCommand {
     for path in paths {
       let url = URL(fileURLWithPath: path).standardizedFileURL
       guard FileManager.default.fileExists(atPath: url.path) else {
-        throw QuireError(.fileMissing, "Cannot watch '\(path)': it does not exist. Check the path.", url: url)
+        throw InputFile.missingError(url, for: "watch")
       }
       let presenter = WatchPresenter(url: url, printer: printer)
       try FileCoordinator.addFilePresenter(presenter, location: location)
       presenters.append(presenter)
     }
     let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
-    while !Task.isCancelled {
+    // SIGINT and SIGTERM end the watch cleanly: the presenters are removed (the defer above),
+    // which takes this process's PID.sock and PID.json out of the presenters folder.
+    if QuireCommand.ownsProcess { Interrupt.install(for: [SIGINT, SIGTERM]) }
+    while !Task.isCancelled, !Interrupt.shared.isPending {
       if let count, printer.printed >= count { break }
       if let deadline, ContinuousClock.now >= deadline { break }
       try? await Task.sleep(for: .milliseconds(10))

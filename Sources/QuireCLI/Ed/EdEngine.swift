@@ -782,7 +782,7 @@ final class EdEngine {
     for _ in 0..<max(count, 0) {
       if isInterrupted() { throw EdError.interrupted }
       line = forward ? (line % count) + 1 : (line <= 1 ? count : line - 1)
-      if compiled.regex.matches(buffer.lineBytes(at: line - 1)) { return line }
+      if try compiled.regex.matches(buffer.lineBytes(at: line - 1)) { return line }
     }
     let shown = String(decoding: compiled.pattern, as: UTF8.self)
     throw EdError("no match: no line matches /\(shown)/")
@@ -1226,15 +1226,20 @@ final class EdEngine {
     let text = POSIXRegex.cString(line)
     let length = text.count - 1
     let bytes = line
-    guard var groups = regex.firstMatch(in: text, from: 0) else { return nil }
+    guard var groups = try regex.firstMatch(in: text, from: 0) else { return nil }
     var result: [UInt8] = []
     var offset = 0
     var matchNumber = 0
     var replaced = false
     var emptyAtStart = false
+    var lastEmptyMatch: Int?
     while let whole = groups[0] {
       matchNumber += 1
-      if global || matchNumber == occurrence {
+      // An empty match found again at the same place (s/x*/y/3 on "abc") is replaced there, as
+      // GNU ed does ("Yabc"); matching on from it found the same empty match forever.
+      let repeatsEmptyMatch = !global && whole.isEmpty && lastEmptyMatch == whole.lowerBound
+      if whole.isEmpty { lastEmptyMatch = whole.lowerBound }
+      if global || matchNumber == occurrence || repeatsEmptyMatch {
         result.append(contentsOf: bytes[offset..<whole.lowerBound])
         expand(replacement, groups: groups, in: bytes, into: &result)
         replaced = true
@@ -1249,7 +1254,7 @@ final class EdEngine {
         }
         emptyAtStart = true
       }
-      guard offset < length, !replaced || global, let next = regex.firstMatch(in: text, from: offset, notAtLineStart: true) else { break }
+      guard offset < length, !replaced || global, let next = try regex.firstMatch(in: text, from: offset, notAtLineStart: true) else { break }
       groups = next
     }
     guard replaced else { return nil }
@@ -1322,7 +1327,7 @@ final class EdEngine {
     var lines: [Int] = []
     for line in addresses.first...addresses.second {
       if isInterrupted() { throw EdError.interrupted }
-      if compiled.regex.matches(buffer.lineBytes(at: line - 1)) == matching { lines.append(line) }
+      if try compiled.regex.matches(buffer.lineBytes(at: line - 1)) == matching { lines.append(line) }
     }
     globalLines = lines
     globalCursor = 0

@@ -1,3 +1,4 @@
+internal import CQuireSystem
 import Glibc
 
 /// A compiled POSIX basic regular expression (`regcomp(3)` without `REG_EXTENDED`), ed's
@@ -6,8 +7,19 @@ import Glibc
 /// Swift's `Regex` does not speak this dialect; the C library does, exactly. The `regex_t`
 /// lives in memory this value allocates and is the only owner of: `regfree` runs in `deinit`.
 /// Not `Sendable`: `regexec` on one `regex_t` from two threads at once is not promised safe.
+/// Ctrl-C stops a long match (see ``firstMatch(in:from:notAtLineStart:)``).
 struct POSIXRegex: ~Copyable {
-  private let compiled: UnsafeMutablePointer<regex_t>
+  /// The `regex_t`, replaced by a fresh compilation after an interrupted match.
+  private final class Storage {
+    var compiled: UnsafeMutablePointer<regex_t>?
+    init(_ compiled: UnsafeMutablePointer<regex_t>) { self.compiled = compiled }
+  }
+  private let storage: Storage
+  private let pattern: [UInt8]
+  private let cflags: Int32
+  /// Whether the pattern has a back reference (`\1`…`\9`): only those make glibc's matcher
+  /// backtrack for minutes, so only those are matched where Ctrl-C can walk away from them.
+  private let hasBackReference: Bool
   /// How many `\(…\)` groups the expression has.
   let groupCount: Int
 
@@ -17,10 +29,20 @@ struct POSIXRegex: ~Copyable {
   ///   - extended: A POSIX extended expression (`REG_EXTENDED`, ed's `-E`).
   ///   - ignoringCase: Match without regard to case (`REG_ICASE`, ed's `I` suffix).
   init(_ pattern: [UInt8], extended: Bool = false, ignoringCase: Bool = false) throws(EdError) {
+    let cflags = (extended ? REG_EXTENDED : 0) | (ignoringCase ? REG_ICASE : 0)
+    let compiled = try Self.compile(pattern, cflags: cflags)
+    self.pattern = pattern
+    self.cflags = cflags
+    hasBackReference = zip(pattern, pattern.dropFirst()).contains { $0 == UInt8(ascii: "\\") && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($1) }
+    storage = Storage(compiled)
+    groupCount = Int(compiled.pointee.re_nsub)
+  }
+
+  private static func compile(_ pattern: [UInt8], cflags: Int32) throws(EdError) -> UnsafeMutablePointer<regex_t> {
     let storage = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
     var cPattern = pattern.map { CChar(bitPattern: $0) }
     cPattern.append(0)
-    let status = regcomp(storage, cPattern, (extended ? REG_EXTENDED : 0) | (ignoringCase ? REG_ICASE : 0))
+    let status = regcomp(storage, cPattern, cflags)
     guard status == 0 else {
       var message = [CChar](repeating: 0, count: 256)
       regerror(status, storage, &message, message.count)
@@ -29,16 +51,22 @@ struct POSIXRegex: ~Copyable {
       let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       throw EdError("invalid regular expression '\(String(decoding: pattern, as: UTF8.self))': \(text.lowercased())")
     }
-    compiled = storage
-    groupCount = Int(storage.pointee.re_nsub)
+    return storage
   }
 
   deinit {
-    regfree(compiled)
-    compiled.deallocate()
+    if let compiled = storage.compiled {
+      regfree(compiled)
+      compiled.deallocate()
+    }
   }
 
   /// Finds the first match in `text` at or after byte `offset`.
+  ///
+  /// Ctrl-C stops a match that runs long (back references can take minutes): such a match
+  /// runs on a matcher thread (`cquire_regexec_interruptible`) and an interrupt stops the
+  /// wait; the abandoned `regex_t` is leaked, as GNU ed leaks regexec's scratch memory, and
+  /// the pattern compiled afresh.
   ///
   /// - Parameters:
   ///   - text: The line's bytes followed by a NUL (see ``cString(_:)``).
@@ -46,11 +74,19 @@ struct POSIXRegex: ~Copyable {
   ///   - notAtLineStart: `REG_NOTBOL` even at offset 0 (a search that goes on after a match).
   /// - Returns: The whole match and each group as byte ranges of `text` (a group that did not
   ///   take part is `nil`), or `nil` when nothing matches.
-  func firstMatch(in text: [CChar], from offset: Int = 0, notAtLineStart: Bool = false) -> [Range<Int>?]? {
+  /// - Throws: ``EdError/interrupted`` when SIGINT stopped the match.
+  func firstMatch(in text: [CChar], from offset: Int = 0, notAtLineStart: Bool = false) throws(EdError) -> [Range<Int>?]? {
+    guard let compiled = storage.compiled else { throw EdError.interrupted }
     var matches = [regmatch_t](repeating: regmatch_t(), count: groupCount + 1)
+    var interrupted: Int32 = 0
     let status = text.withUnsafeBufferPointer { buffer -> Int32 in
       guard let base = buffer.baseAddress else { return 1 }
-      return regexec(compiled, base + offset, matches.count, &matches, offset > 0 || notAtLineStart ? REG_NOTBOL : 0)
+      return cquire_regexec_interruptible(
+        compiled, base + offset, matches.count, &matches, offset > 0 || notAtLineStart ? REG_NOTBOL : 0, hasBackReference ? 1 : 0, &interrupted)
+    }
+    if interrupted != 0 {
+      storage.compiled = try? Self.compile(pattern, cflags: cflags)
+      throw EdError.interrupted
     }
     guard status == 0 else { return nil }
     return matches.map { match in
@@ -59,12 +95,12 @@ struct POSIXRegex: ~Copyable {
   }
 
   /// Whether `line` has a match anywhere.
-  func matches(_ line: [UInt8]) -> Bool {
-    firstMatch(in: Self.cString(line)) != nil
+  func matches(_ line: [UInt8]) throws(EdError) -> Bool {
+    try firstMatch(in: Self.cString(line)) != nil
   }
 
   /// Whether `line` has a match anywhere.
-  func matches(_ line: String) -> Bool { matches(Array(line.utf8)) }
+  func matches(_ line: String) throws(EdError) -> Bool { try matches(Array(line.utf8)) }
 
   /// `line` as NUL-terminated bytes for ``firstMatch(in:from:notAtLineStart:)``.
   static func cString(_ line: String) -> [CChar] { cString(Array(line.utf8)) }

@@ -144,20 +144,25 @@ struct TextFileSystem: Sendable {
   /// saved through to their target (as ed does) and hard-linked files are written in place.
   ///
   /// - Throws: ``EdError`` naming the file and what failed; the old file is untouched.
+  /// A device or FIFO (or a link to one) is written through by the output-path rule.
   func writeAtomically(_ bytes: [UInt8], to url: URL) throws(EdError) {
-    var info = stat()
-    if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-      throw EdError("cannot write '\(displayName(url))': it is a folder")
-    }
     do {
-      _ = try FileSaver.write(Data(bytes), to: url)
+      try FileSaver.writeOutput(Data(bytes), to: url)
     } catch {
-      throw EdError("cannot write '\(displayName(url))': \(error.reason)")
+      throw EdError(error.reason)
     }
   }
 
-  /// Appends `bytes` to `url` (ed's `W`), creating it when missing.
+  /// Appends `bytes` to `url` (ed's `W`), creating it when missing; a device or FIFO is
+  /// written through by the output-path rule (a FIFO no one reads is refused, never waited on).
   func append(_ bytes: [UInt8], to url: URL) throws(EdError) {
+    do {
+      if case .special(let description) = try OutputPath.kind(of: url) {
+        return try OutputPath.writeThrough(Data(bytes), to: url, description: description)
+      }
+    } catch {
+      throw EdError(error.reason)
+    }
     let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
     if fd < 0 { throw EdError("cannot append to '\(displayName(url))': \(describe(errno))") }
     defer { close(fd) }

@@ -1,3 +1,4 @@
+internal import CQuireSystem
 import Foundation
 import Synchronization
 
@@ -150,12 +151,12 @@ enum Interrupt {
   /// The flag the SIGINT handler raises.
   static let shared = InterruptFlag()
 
-  /// Installs the handler (without `SA_RESTART`, so a read waiting for a line returns).
-  static func install() {
-    var action = sigaction()
-    action.__sigaction_handler.sa_handler = { _ in Interrupt.shared.raise() }
-    sigemptyset(&action.sa_mask)
-    action.sa_flags = 0
-    sigaction(SIGINT, &action, nil)
+  /// Installs the handler for `signals` (without `SA_RESTART`, so a read waiting for a line
+  /// returns).
+  ///
+  /// The handler (in CQuireSystem) also stops a regular-expression match in progress, which
+  /// has no other way to be cancelled.
+  static func install(for signals: [Int32] = [SIGINT]) {
+    for signal in signals { cquire_install_interrupt_handler(signal) { Interrupt.shared.raise() } }
   }
 }

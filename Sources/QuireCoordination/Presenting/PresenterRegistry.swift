@@ -56,6 +56,8 @@ final class PresenterRegistry: Sendable {
     var nextID: UInt64 = 1
     var listening = false
     var folder: String?
+    /// The listening socket while ``listening``.
+    var listener: Int32 = -1
   }
 
   private let state = Mutex(State())
@@ -114,7 +116,32 @@ final class PresenterRegistry: Sendable {
     }
     guard let removed else { return }
     removed.stop()
-    publish()
+    if state.withLock({ $0.records.isEmpty }) {
+      stopListening()
+    } else {
+      publish()
+    }
+  }
+
+  /// With no presenter left, the process leaves the registry: `PID.sock` and `PID.json` are
+  /// removed (so a clean exit leaves nothing behind) and the accept loop ends.
+  private func stopListening() {
+    listenGate.withLock { _ in
+      let (listener, folder) = state.withLock { state -> (Int32, String?) in
+        guard state.listening, state.records.isEmpty else { return (-1, nil) }
+        defer {
+          state.listening = false
+          state.folder = nil
+          state.listener = -1
+        }
+        return (state.listener, state.folder)
+      }
+      guard let folder else { return }
+      unlink(folder + "/\(getpid()).json")
+      unlink(folder + "/\(getpid()).sock")
+      // Wakes the accept loop (accept fails with EINVAL), which closes the socket.
+      if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
+    }
   }
 
   /// Rewrites `PID.json` with the current paths (write beside, then rename over).
@@ -146,6 +173,7 @@ final class PresenterRegistry: Sendable {
     state.withLock {
       $0.listening = true
       $0.folder = folder
+      $0.listener = listener
     }
     let thread = Thread { [self] in self.acceptLoop(listener) }
     thread.name = "quire.presenters"
@@ -157,6 +185,7 @@ final class PresenterRegistry: Sendable {
       let connection = accept(listener, nil, nil)
       if connection < 0 {
         if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
+        close(listener)
         return
       }
       _ = fcntl(connection, F_SETFD, FD_CLOEXEC)

@@ -21,7 +21,7 @@ enum TextPackArchive {
       archive = try Archive(url: url, accessMode: .read)
     } catch {
       if !FileManager.default.fileExists(atPath: url.path) {
-        throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+        throw InputFile.missingError(url, for: "open")
       }
       throw QuireError(
         .invalidContent, "Cannot open \(QuireError.name(url)) as a textpack: it is not a zip archive. The file may be damaged.", url: url, cause: error)

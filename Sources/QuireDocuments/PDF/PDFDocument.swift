@@ -210,7 +210,7 @@ public final class PDFDocument {
       file.fileAttributes.posixPermissions = 0o600
       try file.write(to: snapshot)
     } else if !FileManager.default.fileExists(atPath: url.path) {
-      throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+      throw InputFile.missingError(url, for: "open")
     } else {
       try Self.copySnapshot(of: url, to: snapshot)
     }
@@ -466,9 +466,21 @@ public final class PDFDocument {
   /// The PDF is written to a temporary file beside `url` (owner-only until it is complete),
   /// `fsync`ed, given the old file's permissions, renamed over `url`, and the folder is
   /// `fsync`ed: `url` is always the old or the new PDF.
+  /// A device or FIFO at `url` (or a link to one) is written through instead, and a symbolic
+  /// link to a regular file is saved through to its target (`OutputPath`).
   /// - Throws: ``QuireError`` naming `url`; it is then untouched.
   public func write(to url: URL) throws {
-    let target = url.standardizedFileURL
+    let target: URL
+    switch try OutputPath.kind(of: url.standardizedFileURL) {
+    case .regularFile(let resolved): target = resolved.standardizedFileURL
+    case .special(let description):
+      let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(".quire-pdf-\(FileWrapper.randomSuffix())")
+      defer { unlink(scratch.path) }
+      try writePages(to: scratch.path)
+      let data: Data
+      do { data = try Data(contentsOf: scratch) } catch { throw QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)).", url: url, cause: error) }
+      return try OutputPath.writeThrough(data, to: url, description: description)
+    }
     let folder = target.deletingLastPathComponent()
     FileWrapper.removeLeftovers(besides: target, notModifiedFor: FileWrapper.abandonedSaveAge)
     let temporary = folder.appendingPathComponent(".\(target.lastPathComponent.prefix(200)).quire-\(FileWrapper.randomSuffix())")

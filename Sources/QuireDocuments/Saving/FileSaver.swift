@@ -68,6 +68,22 @@ public struct SaveResult: Sendable, Hashable {
 ///
 /// All system calls go through one internal seam that tests use to fail each step.
 public enum FileSaver {
+  /// Writes a command's output `data` to `url` by the output-path rule (`OutputPath`): a
+  /// regular file (or nothing) gets the safe save of ``write(_:to:options:)``; an existing
+  /// device or FIFO, or a symbolic link to one, is written through and stays what it is.
+  ///
+  /// - Throws: ``QuireError`` naming `url` and what is there when it cannot be written (a
+  ///   folder, a socket, a link loop, a missing folder, a FIFO no one reads).
+  public static func writeOutput(_ data: Data, to url: URL, options: SaveOptions = .standard) throws(QuireError) {
+    do {
+      try OutputPath.write(data, to: url) { target in try write(data, to: target, options: options) }
+    } catch let error as QuireError {
+      throw error
+    } catch {
+      throw QuireError(.systemCallFailed, "Cannot write to '\(url.path)'.", url: url, cause: error)
+    }
+  }
+
   /// Writes `data` to `url` safely.
   ///
   /// - Parameters:

@@ -91,7 +91,16 @@ public struct VersionStore: Sendable {
   public init(root: URL? = nil, limits: Limits = Limits()) {
     self.root = (root ?? Self.defaultRoot()).standardizedFileURL
     self.limits = limits
+    // A store under $XDG_STATE_HOME (the default) has every level below it checked (quire/,
+    // versions/): a symbolic link or another user's folder planted at $XDG_STATE_HOME/quire
+    // is refused. A root elsewhere is trusted down to its parent.
+    let stateHome = XDGBaseDirectory.stateHome.location().trustedFolder.standardizedFileURL.path
+    trustedFolder =
+      self.root.path.hasPrefix(stateHome + "/") ? URL(fileURLWithPath: stateHome, isDirectory: true) : self.root.deletingLastPathComponent()
   }
+
+  /// The folder the store's private folders are made below (see `PrivateFolder`).
+  private let trustedFolder: URL
 
   /// `$XDG_STATE_HOME/quire/versions`, or `~/.local/state/quire/versions` when it is unset
   /// or not absolute (as the XDG Base Directory specification says).
@@ -143,15 +152,24 @@ public struct VersionStore: Sendable {
     var index = try readIndex(forPath: path)
     if let latest = index.versions.last, latest.contentHash == hash { return latest }
     let objectURL = objects.appendingPathComponent(hash)
+    var wroteObject = false
     if case .failure = FileWrapperSyscalls.lstat(objectURL.path) {
       try writePrivately(object, to: objectURL, permissions: 0o400)
+      wroteObject = true
     }
     let now = Date()
     let version = FileVersion(
       id: "\(Int64(now.timeIntervalSince1970 * 1e6))-\(hash.prefix(8))", originalPath: path,
       modificationDate: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
       savedDate: now, size: size, contentHash: hash, isPackage: isPackage)
-    return try append(version, to: &index)
+    do {
+      return try append(version, to: &index)
+    } catch {
+      // The index was not written (a full disk): the object this call stored is referenced by
+      // nothing, so it goes too (another index may name an object that was already there).
+      if wroteObject { _ = unlink(objectURL.path) }
+      throw error
+    }
   }
 
   private func append(_ version: FileVersion, to index: inout Index) throws -> FileVersion {
@@ -472,7 +490,7 @@ public struct VersionStore: Sendable {
   /// of other users in the store's own levels.
   private func makePrivateFolder(_ url: URL) throws {
     do {
-      try PrivateFolder.make(url, below: root.deletingLastPathComponent())
+      try PrivateFolder.make(url, below: trustedFolder)
     } catch {
       switch error.kind {
       case .symbolicLink, .notAFolder:

@@ -26,7 +26,7 @@ public final class PDFFile {
       if errno == EACCES {
         throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url)
       }
-      throw QuireError(.fileMissing, "Cannot open \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+      throw InputFile.missingError(url, for: "open")
     }
     if info.st_size == 0 && (info.st_mode & S_IFMT) == S_IFREG {
       throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)): the file is empty, so it is not a PDF.", url: url)

@@ -119,11 +119,15 @@ public enum ThumbnailOutput {
     return nil
   }
 
-  /// Writes `png` to `url` through a temporary file in the same folder and a rename.
+  /// Writes `png` to `url` by the output-path rule (`OutputPath`): a regular file or nothing
+  /// through a temporary file in the same folder and a rename; a device or FIFO (or a link
+  /// to one) written through, staying what it is.
   /// - Throws: ``QuireError`` naming `url`.
   public static func write(_ png: Data, to url: URL) throws {
     do {
-      try png.write(to: url, options: .atomic)
+      try OutputPath.write(png, to: url) { target in try png.write(to: target, options: .atomic) }
+    } catch let error as QuireError {
+      throw error
     } catch {
       throw QuireError(
         .systemCallFailed,

@@ -54,9 +54,10 @@ public struct PreviewGenerator: Sendable {
       .unsupportedType, "Cannot preview \(QuireError.name(url)) (type \(type.identifier)): Quire previews Markdown, plain text and PDF.", url: url)
   }
 
-  /// Reads a whole text file; bytes that are not UTF-8 become U+FFFD.
+  /// Reads a whole text file (up to `limit` bytes); binary or non-UTF-8 files are refused,
+  /// naming the file, as the REPL and `copy` refuse them.
   static func readText(_ url: URL, limit: Int = 256 << 20) throws -> String {
-    try TextFilePrefix.read(url, limit: limit, cutAtLineBreak: false)
+    try InputFile.readText(url, for: "preview", limit: limit)
   }
 
   func pdfPreview(_ url: URL, format: Format) throws -> String {

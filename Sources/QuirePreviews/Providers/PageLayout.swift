@@ -19,29 +19,12 @@ struct ThumbnailPage {
 /// Reads at most `limit` bytes of a text file, cut at the last line break, as UTF-8 with
 /// invalid bytes replaced.
 enum TextFilePrefix {
+  /// The first `limit` bytes of `url` as text, cut after the last line break when the file
+  /// is longer, read through the one input opener (`InputFile`): a FIFO or device is refused,
+  /// a `/proc` file read to its end, binary or non-UTF-8 text refused with the file's name.
   static func read(_ url: URL, limit: Int, cutAtLineBreak: Bool = true) throws -> String {
-    let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw FileErrors.opening(url, errno: errno) }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw FileErrors.opening(url, errno: errno) }
-    guard (info.st_mode & S_IFMT) == S_IFREG else {
-      throw QuireError(.unsupportedType, "Cannot read \(QuireError.name(url)): it is not a regular file.", url: url)
-    }
-    var bytes = [UInt8](repeating: 0, count: min(limit, max(0, Int(info.st_size)) + 1))
-    let limit = bytes.count
-    var filled = 0
-    while filled < limit {
-      let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, limit - filled) }
-      if got < 0 {
-        if errno == EINTR { continue }
-        throw FileErrors.opening(url, errno: errno)
-      }
-      if got == 0 { break }
-      filled += got
-    }
-    var slice = bytes[0..<filled]
-    if cutAtLineBreak, filled == limit, let lastBreak = slice.lastIndex(of: 0x0A) { slice = slice[...lastBreak] }
-    return String(decoding: slice, as: UTF8.self)
+    let text = try InputFile.readText(url, for: "read", limit: limit, truncating: cutAtLineBreak)
+    guard cutAtLineBreak, text.utf8.count >= limit - 3, let lastBreak = text.lastIndex(of: "\n") else { return text }
+    return String(text[...lastBreak])
   }
 }

@@ -69,6 +69,9 @@ public struct ThumbnailGenerator: Sendable {
 
   /// See ``contentType(of:)``.
   public static func contentType(of url: URL, registry: TypeRegistry = .shared) throws -> UTType {
+    // Through the one input opener first: a missing file, a FIFO, a device, a folder or a
+    // link loop is refused here, naming the file, before any type is guessed from its name.
+    try InputFile.check(url, for: "read")
     if let type = registry.type(forFileAt: url), !type.identifier.hasPrefix("dyn.") { return type }
     let head = try FileHead.read(url, count: 1024)
     // The PDF header may follow up to 1 KiB of junk (PDF 32000-1 annex H.3).
@@ -110,7 +113,7 @@ enum FileErrors {
   static func opening(_ url: URL, errno code: Int32) -> QuireError {
     switch code {
     case ENOENT, ENOTDIR:
-      return QuireError(.fileMissing, "Cannot read \(QuireError.name(url)): no file at '\(url.path)'. Check the path.", url: url)
+      return InputFile.missingError(url, for: "read")
     case EACCES, EPERM:
       return QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url)
     case EISDIR:

@@ -673,23 +673,41 @@ extension String {
 
 extension ItemProvider {
   /// Writes the representation of exactly `type` (else the first conforming to it) to
-  /// `destination`, replacing it atomically: a file representation is copied keeping holes
+  /// `requested`, replacing a regular file atomically (a device or FIFO is written through): a file representation is copied keeping holes
   /// (streamed, never held in memory), a data representation is written.
   ///
   /// - Returns: The identifier of the representation written.
   /// - Throws: ``QuireError`` for a missing type, a failed load, or a destination that
   ///   cannot be written (the old file is then untouched).
   @discardableResult
-  public func writeRepresentation(for type: UTType, to destination: URL) async throws -> String {
+  public func writeRepresentation(for type: UTType, to requested: URL) async throws -> String {
     guard let representation = representation(accepting: [type.identifier]) else {
       throw QuireError(.unsupportedType, "\(itemName.capitalizedFirst) has no \(type.identifier) representation; it offers \(offered).")
     }
     let identifier = representation.typeIdentifier
+    // What is at the destination decides how it is written (OutputPath): a device or FIFO is
+    // written through, a regular file (or nothing) replaced atomically at its link's target.
+    let destination: URL
+    let special: String?
+    switch try OutputPath.kind(of: requested) {
+    case .regularFile(let target): (destination, special) = (target, nil)
+    case .special(let description): (destination, special) = (requested, description)
+    }
     let _: Bool = try await awaitLoad { resume in
       let progress = Progress(totalUnitCount: 1)
       start(representation, progress: progress) { result in
         resume(
           Swift.Result {
+            if let special {
+              let data: Data
+              switch try result.get() {
+              case .data(let loaded): data = loaded
+              case .file(let url):
+                data = try self.fileReadCoordinator.coordinateReading(itemAt: url, timeout: self.loadTimeout) { try Data(contentsOf: $0) }
+              }
+              try OutputPath.writeThrough(data, to: destination, description: special)
+              return true
+            }
             // Write beside the destination (0666 less the umask, as a new file would be),
             // then rename over it, so a failure leaves the old file whole.
             let temporary = destination.deletingLastPathComponent()

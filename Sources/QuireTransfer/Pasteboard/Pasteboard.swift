@@ -354,8 +354,18 @@ public final class Pasteboard: Sendable {
               guard try folder.readState()?.generation == generation else {
                 throw QuireError(.fileMissing, "The pasteboard changed while pasting; paste again.")
               }
-              let file = folder.file(generation).appendingPathComponent(fileName)
-              guard case .success(let info) = Syscalls.lstat(file.path), info.st_mode & S_IFMT == S_IFREG else {
+              // The item folder is checked as every private folder is: a real folder of
+              // this user that lets no one else in (a link or another user's folder is refused).
+              let itemFolder = folder.file(generation)
+              try PasteboardFolder.checkPrivateFolder(itemFolder, below: folder.url)
+              let file = itemFolder.appendingPathComponent(fileName)
+              switch Syscalls.lstat(file.path) {
+              case .success(let info) where info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid(): break
+              case .success:
+                throw QuireError(
+                  .permissionDenied,
+                  "Refusing the pasted \(identifier) in '\(itemFolder.path)': '\(fileName)' is not a regular file of yours. Copy it again.", url: file)
+              case .failure:
                 throw QuireError(.fileMissing, "The pasted \(identifier) is missing from the pasteboard folder. Copy it again.", url: file)
               }
               try PasteboardFolder.checkPrivateFolder(reading)

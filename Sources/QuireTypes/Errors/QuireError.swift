@@ -106,6 +106,7 @@ public struct QuireError: Error, Sendable, CustomStringConvertible {
 }
 
 extension QuireError {
-  /// A display name for a file in messages: its last path component in quotes.
-  public static func name(_ url: URL) -> String { "'\(url.lastPathComponent)'" }
+  /// A display name for a file in messages: its last path component in quotes, escaped for a
+  /// terminal (control characters, newlines, bytes that are not UTF-8; see `DisplayName`).
+  public static func name(_ url: URL) -> String { "'\(DisplayName.escaping(url.lastPathComponent))'" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import SystemPackage
 
@@ -79,4 +80,41 @@ enum Syscalls {
   }
 
   static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+
+  static func open(_ path: FilePath, _ flags: Int32) -> Result<Int32, Errno> {
+    path.withPlatformString { cPath in
+      while true {
+        let fd = Glibc.open(cPath, flags)
+        if fd >= 0 { return .success(fd) }
+        let code = errno
+        if code != EINTR { return .failure(Errno(rawValue: code)) }
+      }
+    }
+  }
+
+  static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+    while true {
+      let got = Glibc.read(fd, buffer.baseAddress, buffer.count)
+      if got >= 0 { return .success(got) }
+      let code = errno
+      if code != EINTR { return .failure(Errno(rawValue: code)) }
+    }
+  }
+
+  static func writeAll(_ fd: Int32, _ data: Data) -> Result<Void, Errno> {
+    data.withUnsafeBytes { raw -> Result<Void, Errno> in
+      var offset = 0
+      while offset < raw.count {
+        let wrote = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+        if wrote > 0 {
+          offset += wrote
+          continue
+        }
+        let code = errno
+        if wrote < 0 && code == EINTR { continue }
+        return .failure(Errno(rawValue: wrote == 0 ? EIO : code))
+      }
+      return .success(())
+    }
+  }
 }

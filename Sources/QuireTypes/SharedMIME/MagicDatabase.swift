@@ -41,8 +41,8 @@ struct MagicDatabase: Sendable {
   init(folders: [URL]) {
     var order = 0
     for folder in folders {
-      guard let data = try? Data(contentsOf: folder.appendingPathComponent("magic")) else { continue }
-      let parsed = Self.parse([UInt8](data), order: &order)
+      guard let bytes = SharedMIMEDatabase.contents(of: folder.appendingPathComponent("magic")) else { continue }
+      let parsed = Self.parse(bytes, order: &order)
       sections += parsed
     }
     sections.sort { $0.priority != $1.priority ? $0.priority > $1.priority : $0.order < $1.order }

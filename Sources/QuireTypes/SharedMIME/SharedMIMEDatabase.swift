@@ -109,7 +109,7 @@ struct SharedMIMEDatabase: Sendable {
   func comment(for mimeType: String) -> String? {
     for folder in folders {
       let url = folder.appendingPathComponent(mimeType + ".xml")
-      guard let data = try? Data(contentsOf: url), let text = String(data: data, encoding: .utf8) else { continue }
+      guard let bytes = Self.contents(of: url), let text = String(validating: bytes, as: UTF8.self) else { continue }
       guard let start = text.range(of: "<comment>"), let end = text.range(of: "</comment>", range: start.upperBound..<text.endIndex)
       else { continue }
       return String(text[start.upperBound..<end.lowerBound])
@@ -121,9 +121,15 @@ struct SharedMIMEDatabase: Sendable {
   /// The lines of a file, split on bytes (the generated files are ASCII; splitting by
   /// `Character` costs several milliseconds at startup).
   static func lines(of url: URL) -> [Substring] {
-    guard let data = try? Data(contentsOf: url) else { return [] }
-    let text = String(decoding: data, as: UTF8.self)
+    guard let bytes = contents(of: url) else { return [] }
+    let text = String(decoding: bytes, as: UTF8.self)
     return text.utf8.split(separator: 0x0A).map { Substring($0) }
+  }
+
+  /// A database file's bytes, through the one input opener (a regular file, read to its end,
+  /// at most 64 MiB; Foundation's `Data(contentsOf:)` leaked its buffer for empty files).
+  static func contents(of url: URL) -> [UInt8]? {
+    try? InputFile.read(url, for: "read", limit: 64 << 20)
   }
 
   /// `line` split on an ASCII separator, by bytes.

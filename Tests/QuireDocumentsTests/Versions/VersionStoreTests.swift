@@ -151,4 +151,17 @@ final class VersionStoreTests {
     #expect(try read(url) == "three")
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["r.md", "state"])
   }
+
+  /// Issue 16, finding 14: when the index cannot be written (a full disk), the object stored
+  /// for it goes too: nothing in `objects/` that no index names.
+  @Test func aVersionRefusedForAFullDiskLeavesNoOrphanObject() throws {
+    let url = folder.file("full.md")
+    try Data("kept before".utf8).write(to: url)
+    // Write 1 is the object, write 2 the index.
+    let faults = FileWrapperFaults(failing: .write, onCall: 2, with: .noSpace)
+    #expect(throws: QuireError.self) { try withInjectedFaults(faults) { try self.store.keepVersion(of: url) } }
+    let objects = store.root.appendingPathComponent("objects")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: objects.path).isEmpty)
+    #expect(try store.versions(ofItemAt: url).isEmpty)
+  }
 }

@@ -21,7 +21,11 @@ final class PasteboardTests {
     try Pasteboard(name: name, rootFolder: root, usesLocalItems: false)
   }
   func entries(_ name: String = "general") throws -> [String] {
-    try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent(name).path).sorted()
+    // A load's reading folder can go while it is being listed (ENOENT): list again.
+    for _ in 0..<20 {
+      if let listed = try? FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent(name).path) { return listed.sorted() }
+    }
+    return try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent(name).path).sorted()
   }
 
   /// The folder's entries once finished loads' reading folders are gone: a load hands the
@@ -290,5 +294,61 @@ final class PasteboardSafetyTests {
     #expect(defaultRoot.path == runtime.path + "/quire/pasteboards")
     let mode = try FileManager.default.attributesOfItem(atPath: runtime.path + "/quire")[.posixPermissions] as? Int
     #expect(mode == 0o700)
+  }
+}
+
+/// Finding 6 of issue 16: a stored item's folder is checked as every private folder is.
+@Suite("Pasteboard: item folders that are not private")
+final class PasteboardItemFolderTests {
+  let folder: TemporaryFolder
+  let root: URL
+  init() throws {
+    folder = try TemporaryFolder()
+    root = folder.file("pasteboards")
+  }
+  deinit { folder.remove() }
+
+  /// Copies text, materialises it, and returns the item folder and a reader of the pasteboard.
+  func storedItem() async throws -> (itemFolder: URL, reader: Pasteboard) {
+    try Pasteboard(name: "general", rootFolder: root).setString("secret")
+    try await Pasteboard(name: "general", rootFolder: root).materializePromises()
+    let board = root.appendingPathComponent("general")
+    let names = try FileManager.default.contentsOfDirectory(atPath: board.path)
+    let generation = try #require(
+      names.first { name in
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: board.appendingPathComponent(name).path, isDirectory: &isFolder) && isFolder.boolValue
+      })
+    return (board.appendingPathComponent(generation), try Pasteboard(name: "general", rootFolder: root, usesLocalItems: false))
+  }
+
+  func expectRefused(_ reader: Pasteboard, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let provider = try #require(try reader.itemProviders.first, sourceLocation: sourceLocation)
+    await #expect(sourceLocation: sourceLocation) {
+      _ = try await provider.loadDataRepresentation(for: .plainText)
+    } throws: { error in
+      ((error as? QuireError)?.detailedDescription ?? "\(error)").contains(words)
+    }
+  }
+
+  @Test func anItemFolderReplacedByASymbolicLinkIsRefused() async throws {
+    let (itemFolder, reader) = try await storedItem()
+    let planted = folder.file("planted")
+    try FileManager.default.moveItem(at: itemFolder, to: planted)
+    try FileManager.default.createSymbolicLink(at: itemFolder, withDestinationURL: planted)
+    try await expectRefused(reader, saying: "symbolic link")
+  }
+
+  @Test func anItemFolderOthersMayWriteIsRefused() async throws {
+    let (itemFolder, reader) = try await storedItem()
+    #expect(chmod(itemFolder.path, 0o777) == 0)
+    try await expectRefused(reader, saying: "permissions")
+  }
+
+  @Test(.enabled(if: geteuid() == 0, "giving a folder to another user needs root"))
+  func anItemFolderOfAnotherUserIsRefused() async throws {
+    let (itemFolder, reader) = try await storedItem()
+    #expect(chown(itemFolder.path, 65534, 65534) == 0)
+    try await expectRefused(reader, saying: "belongs to user 65534")
   }
 }

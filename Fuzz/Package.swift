@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+// libFuzzer targets for what Quire parses. Built with scripts/fuzz (which passes
+// `-sanitize=fuzzer,address` and `-parse-as-library`); not part of the main package or its tests.
+// Each target is an executable whose one file defines `LLVMFuzzerTestOneInput`; it reaches
+// package internals through `@testable import`, which a debug build allows.
+import PackageDescription
+
+let targets: [(name: String, module: String)] = [
+  ("fuzz-ed", "QuireCLI"),
+  ("fuzz-regex", "QuireCLI"),
+  ("fuzz-type-declarations", "QuireTypes"),
+  ("fuzz-mime-magic", "QuireTypes"),
+  ("fuzz-mime-globs", "QuireTypes"),
+  ("fuzz-worker-protocol", "QuirePreviews"),
+  ("fuzz-textpack", "QuireDocuments"),
+  ("fuzz-pasteboard-state", "QuireTransfer"),
+  ("fuzz-markdown", "QuirePreviews"),
+]
+
+let package = Package(
+  name: "QuireFuzz",
+  platforms: [.macOS(.v15)],
+  products: targets.map { .executable(name: $0.name, targets: [$0.name]) },
+  dependencies: [.package(name: "Quire", path: "..")],
+  targets: targets.map {
+    .executableTarget(
+      name: $0.name, dependencies: [.product(name: $0.module, package: "Quire")],
+      path: "Sources/\($0.name)")
+  },
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,45 @@
+// The ed command scanner, address parser, regular expressions and replacements: every line of
+// the input is one command, run on a small in-memory buffer. Commands that reach files or the
+// shell (e, E, r, w, W, !) become p, so the fuzzer never writes, reads or runs anything outside.
+import Foundation
+@testable import QuireCLI
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
+  guard let start = input ?? UnsafeRawPointer(bitPattern: 1) else { return 0 }
+  let bytes = UnsafeRawBufferPointer(start: start, count: count).map { byte -> UInt8 in
+    switch byte {
+    case UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "r"), UInt8(ascii: "w"), UInt8(ascii: "W"), UInt8(ascii: "!"): UInt8(ascii: "p")
+    default: byte
+    }
+  }
+  var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+  let buffer = InMemoryLineBuffer(lines: ["alpha", "beta beta", "", "gamma aaaa", "delta"])
+  let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: { _ in })
+  // g/v with t or j can double the buffer per marked line (GNU ed too): work a user would stop
+  // with Ctrl-C. The harness presses it after 200 ms or 20,000 lines, through the same check
+  // the REPL's SIGINT uses, so a runaway command must be interruptible to pass.
+  let deadline = ContinuousClock.now + .milliseconds(200)
+  engine.isInterrupted = { buffer.lineCount > 20_000 || ContinuousClock.now > deadline }
+  var executed = 0
+  while !lines.isEmpty, executed < 64 {
+    let line = lines.removeFirst()
+    executed += 1
+    _ = try? engine.execute(line, input: { lines.isEmpty ? nil : lines.removeFirst() })
+  }
+  return 0
+}
+
+// SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
+@_cdecl("fuzz_ed_main")
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+  var argc = argc
+  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
+) -> CInt

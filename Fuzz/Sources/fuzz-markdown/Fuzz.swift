@@ -1,0 +1,30 @@
+// Markdown to a safe HTML page, to text, and to a thumbnail's layout (drawn at 64 px).
+import Foundation
+import QuireFormats
+@testable import QuirePreviews
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
+  guard let start = input ?? UnsafeRawPointer(bitPattern: 1) else { return 0 }
+  let text = String(decoding: UnsafeRawBufferPointer(start: start, count: min(count, 16_384)), as: UTF8.self)
+  _ = try? MarkdownPreview.htmlPage(markdown: text, title: text, safety: .safe)
+  _ = try? MarkdownPreview.text(markdown: text)
+  if let document = try? CommonMark.parse(MarkdownThumbnailProvider.droppingFrontMatter(text)) {
+    _ = try? MarkdownThumbnailProvider.draw(document, longestSide: 64)
+  }
+  return 0
+}
+
+// SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
+@_cdecl("fuzz_markdown_main")
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+  var argc = argc
+  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
+) -> CInt

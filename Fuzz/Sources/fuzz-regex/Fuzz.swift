@@ -1,0 +1,31 @@
+// POSIX basic regular expressions as ed gives them to regcomp(3): the pattern is the input up to
+// the first NUL, the text to match the rest.
+import Foundation
+@testable import QuireCLI
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
+  guard let start = input ?? UnsafeRawPointer(bitPattern: 1) else { return 0 }
+  let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
+  let split = bytes.firstIndex(of: 0) ?? bytes.endIndex
+  let pattern = Array(bytes[..<split].prefix(256))
+  let text = String(decoding: bytes[min(split + 1, bytes.endIndex)...].prefix(512), as: UTF8.self)
+  guard let regex = try? POSIXRegex(pattern) else { return 0 }
+  _ = try? regex.matches(text)
+  _ = try? regex.firstMatch(in: POSIXRegex.cString(text))
+  return 0
+}
+
+// SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
+@_cdecl("fuzz_regex_main")
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+  var argc = argc
+  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
+) -> CInt

@@ -1,0 +1,99 @@
+package import Foundation
+package import SystemPackage
+
+/// File names (and other untrusted text) as they may be shown on a terminal or in one line
+/// of output: every name printed by a command goes through here.
+///
+/// Printable text is kept as it is; a backslash becomes `\\`; tab, newline and carriage
+/// return become `\t`, `\n`, `\r`; other control characters (C0, DEL, the C1 range, so
+/// `ESC[31m` cannot colour the terminal) become `\x1B`-style escapes; and bytes that are not
+/// UTF-8 (Linux names are bytes) become `\xFF`. The result is one line, and different names
+/// stay different.
+package enum DisplayName {
+  /// `bytes` (a file name or path as the kernel has it) escaped for display.
+  package static func escaping<Bytes: Collection>(bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    var result = ""
+    var decoder = UTF8()
+    // Decode scalar by scalar; an invalid sequence gives its first byte as \xNN and decoding
+    // resumes at the next byte.
+    let array = Array(bytes)
+    var position = 0
+    while position < array.count {
+      let length = Self.sequenceLength(array, at: position)
+      if length == 0 {
+        result += String(format: "\\x%02X", array[position])
+        position += 1
+        continue
+      }
+      var scalars = array[position..<position + length].makeIterator()
+      if case .scalarValue(let scalar) = decoder.decode(&scalars) {
+        result += escaping(scalar)
+      }
+      position += length
+    }
+    return result
+  }
+
+  /// `text` escaped for display (control characters and backslashes).
+  ///
+  /// - Parameter keepsBackslashes: Leaves backslashes alone: for messages whose names were
+  ///   escaped already, so they are not escaped twice.
+  package static func escaping(_ text: String, keepsBackslashes: Bool = false) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars { result += keepsBackslashes && scalar == "\\" ? "\\" : escaping(scalar) }
+    return result
+  }
+
+  /// `path` escaped for display, from its bytes.
+  package static func escaping(_ path: FilePath) -> String {
+    path.withPlatformString { cPath in
+      escaping(bytes: UnsafeRawBufferPointer(start: cPath, count: strlen(cPath)))
+    }
+  }
+
+  /// The path of `url` escaped for display, from its file-system bytes.
+  package static func escaping(path url: URL) -> String {
+    url.withUnsafeFileSystemRepresentation { cPath in
+      guard let cPath else { return escaping(url.path) }
+      return escaping(bytes: UnsafeRawBufferPointer(start: cPath, count: strlen(cPath)))
+    }
+  }
+
+  private static func escaping(_ scalar: Unicode.Scalar) -> String {
+    switch scalar.value {
+    case 0x5C: return "\\\\"
+    case 0x09: return "\\t"
+    case 0x0A: return "\\n"
+    case 0x0D: return "\\r"
+    case 0x00..<0x20, 0x7F..<0xA0: return String(format: "\\x%02X", scalar.value)
+    case 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
+      // Line separators and bidirectional overrides: they can reorder or split what follows.
+      return String(format: "\\u{%04X}", scalar.value)
+    default: return String(scalar)
+    }
+  }
+
+  /// The length of the valid UTF-8 sequence starting at `position`, or 0 when it is not one.
+  private static func sequenceLength(_ bytes: [UInt8], at position: Int) -> Int {
+    let first = bytes[position]
+    let length: Int
+    switch first {
+    case 0x00...0x7F: return 1
+    case 0xC2...0xDF: length = 2
+    case 0xE0...0xEF: length = 3
+    case 0xF0...0xF4: length = 4
+    default: return 0
+    }
+    guard position + length <= bytes.count else { return 0 }
+    let second = bytes[position + 1]
+    switch first {
+    case 0xE0: guard (0xA0...0xBF).contains(second) else { return 0 }
+    case 0xED: guard (0x80...0x9F).contains(second) else { return 0 }
+    case 0xF0: guard (0x90...0xBF).contains(second) else { return 0 }
+    case 0xF4: guard (0x80...0x8F).contains(second) else { return 0 }
+    default: guard second & 0xC0 == 0x80 else { return 0 }
+    }
+    for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 { return 0 }
+    return length
+  }
+}

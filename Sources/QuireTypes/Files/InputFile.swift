@@ -1,0 +1,138 @@
+package import Foundation
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The one way commands open a file they read as a document (preview, thumbnail, copy, the
+/// REPL's `e`/`r`): opened with `O_NONBLOCK` so that `open` never waits (a FIFO without a
+/// writer), checked with `fstat(2)` on the descriptor (no race with a rename), refused with
+/// a clear error unless it is a regular file, then read to end of file without trusting its
+/// size (`/proc` files say 0), up to a limit.
+package enum InputFile {
+  /// Opens `url` for reading and checks it is a regular file. The caller closes the result.
+  ///
+  /// - Parameter role: What the file is for, in messages ("preview", "copy").
+  package static func open(_ url: URL, for role: String) throws(QuireError) -> Int32 {
+    let fd: Int32
+    switch Syscalls.open(FilePath(url.path), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) {
+    case .success(let opened): fd = opened
+    case .failure(let code): throw openError(url, role: role, code)
+    }
+    let info: stat
+    switch Syscalls.fstatInfo(fd) {
+    case .success(let got): info = got
+    case .failure(let code):
+      _ = Glibc.close(fd)
+      throw QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): it cannot be inspected (\(code)).", url: url, cause: code)
+    }
+    let kind = info.st_mode & S_IFMT
+    guard kind == S_IFREG else {
+      _ = Glibc.close(fd)
+      let what: String
+      switch kind {
+      case S_IFDIR: what = "a folder"
+      case S_IFIFO: what = "a FIFO (named pipe)"
+      case S_IFCHR: what = "a character device"
+      case S_IFBLK: what = "a block device"
+      case S_IFSOCK: what = "a socket"
+      default: what = "not a regular file"
+      }
+      let advice = kind == S_IFDIR ? "Give a file inside it." : "Save what it gives to a file first, and use that."
+      throw QuireError(.unsupportedType, "Cannot \(role) \(OutputPath.quoted(url)): it is \(what), not a regular file. \(advice)", url: url)
+    }
+    // Reads of a regular file never return EAGAIN, but clear the flag for clarity of intent.
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    return fd
+  }
+
+  /// Checks that `url` can be read as a document (see ``open(_:for:)``) without reading it.
+  package static func check(_ url: URL, for role: String) throws(QuireError) {
+    _ = Glibc.close(try open(url, for: role))
+  }
+
+  /// Reads `url` to end of file, up to `limit` bytes.
+  ///
+  /// - Parameter truncating: When true, a longer file gives its first `limit` bytes; when
+  ///   false, it is an error that names the limit.
+  package static func read(_ url: URL, for role: String, limit: Int, truncating: Bool = false) throws(QuireError) -> [UInt8] {
+    let fd = try open(url, for: role)
+    defer { _ = Glibc.close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    while true {
+      let wanted = min(chunk.count, limit + 1 - bytes.count)
+      if wanted <= 0 { break }
+      let result = chunk.withUnsafeMutableBytes { Syscalls.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted])) }
+      switch result {
+      case .success(0): return bytes
+      case .success(let count): bytes += chunk[0..<count]
+      case .failure(let code):
+        throw QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): reading it failed (\(code)).", url: url, cause: code)
+      }
+    }
+    if truncating { return Array(bytes.prefix(limit)) }
+    throw QuireError(
+      .limitExceeded, "Cannot \(role) \(OutputPath.quoted(url)): it is larger than \(limit >> 20) MiB, or endless. Give a smaller file.", url: url)
+  }
+
+  /// Reads `url` as UTF-8 text; refuses binary (NUL bytes) and invalid UTF-8, naming the file.
+  /// With `truncating`, a sequence cut at the limit is dropped rather than refused.
+  package static func readText(_ url: URL, for role: String, limit: Int, truncating: Bool = false) throws(QuireError) -> String {
+    var bytes = try read(url, for: role, limit: limit, truncating: truncating)
+    if truncating, bytes.count == limit {
+      // Drop a UTF-8 sequence the limit cut in two.
+      var cut = bytes.count
+      while cut > 0, cut > bytes.count - 4, bytes[cut - 1] & 0xC0 == 0x80 { cut -= 1 }
+      if cut > 0, bytes[cut - 1] >= 0xC0 { bytes.removeSubrange((cut - 1)...) }
+    }
+    if bytes.contains(0) {
+      throw QuireError(.invalidContent, "Cannot \(role) \(OutputPath.quoted(url)): it is binary (it has NUL bytes), not text.", url: url)
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw QuireError(
+        .invalidContent, "Cannot \(role) \(OutputPath.quoted(url)): it is not UTF-8 text. Convert it (e.g. with iconv) first.", url: url)
+    }
+    return text
+  }
+
+  /// The error for `url` not being there, saying why when it is a link: a loop, or a link
+  /// to nothing (what `stat` failing with `ELOOP` or `ENOENT` means), else "no such file".
+  ///
+  /// - Parameter role: What the file was for ("open", "read", "watch").
+  package static func missingError(_ url: URL, for role: String) -> QuireError {
+    switch Syscalls.statInfo(FilePath(url.path)) {
+    case .failure(let code) where code == .tooManySymbolicLinkLevels: return openError(url, role: role, code)
+    default: break
+    }
+    if case .success(let info) = Syscalls.lstatInfo(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
+      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
+      return QuireError(
+        .fileMissing,
+        "Cannot \(role) \(OutputPath.quoted(url)): it is a symbolic link to '\(DisplayName.escaping(target))', which does not exist. Fix or remove the link.",
+        url: url)
+    }
+    return openError(url, role: role, .noSuchFileOrDirectory)
+  }
+
+  static func openError(_ url: URL, role: String, _ code: Errno) -> QuireError {
+    switch code {
+    case .noSuchFileOrDirectory:
+      if case .success(let info) = Syscalls.lstatInfo(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
+        return missingError(url, for: role)
+      }
+      return QuireError(.fileMissing, "Cannot \(role) \(OutputPath.quoted(url)): there is no such file. Check the path.", url: url, cause: code)
+    case .permissionDenied:
+      return QuireError(.permissionDenied, "Cannot \(role) \(OutputPath.quoted(url)): it is not readable. Check its permissions.", url: url, cause: code)
+    case .tooManySymbolicLinkLevels:
+      return QuireError(
+        .invalidArgument, "Cannot \(role) \(OutputPath.quoted(url)): its symbolic links form a loop. Remove the link or give another path.",
+        url: url, cause: code)
+    case .notDirectory:
+      return QuireError(.fileMissing, "Cannot \(role) \(OutputPath.quoted(url)): a part of its path is not a folder.", url: url, cause: code)
+    default:
+      return QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): it cannot be opened (\(code)).", url: url, cause: code)
+    }
+  }
+}

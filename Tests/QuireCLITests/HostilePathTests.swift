@@ -1,0 +1,432 @@
+import Foundation
+import QuireTestSupport
+import Testing
+
+@testable import QuireCLI
+
+/// A special file a command is told to write to.
+enum SpecialTarget: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  /// A FIFO with a reader.
+  case fifo
+  /// A character device like `/dev/null` (made with `mknod`, which needs root).
+  case device
+  /// A symbolic link to such a device.
+  case linkToDevice
+
+  var testDescription: String { rawValue }
+
+  /// Whether this machine can make it (device nodes need root).
+  var canBeMade: Bool { self == .fifo || geteuid() == 0 }
+
+  /// Makes the special file at `url`; a FIFO gets a reader, whose descriptor is returned.
+  func make(at url: URL) throws -> Int32? {
+    switch self {
+    case .fifo:
+      guard mkfifo(url.path, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+      // A reader that never blocks: the command's open then finds one (else it is refused).
+      return open(url.path, O_RDONLY | O_NONBLOCK)
+    case .device:
+      guard mknod(url.path, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+      return nil
+    case .linkToDevice:
+      let device = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".device")
+      guard mknod(device.path, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+      try FileManager.default.createSymbolicLink(at: url, withDestinationURL: device)
+      return nil
+    }
+  }
+
+  /// Whether `url` is still this kind of special file.
+  func isIntact(at url: URL) -> Bool {
+    var info = stat()
+    guard lstat(url.path, &info) == 0 else { return false }
+    switch self {
+    case .fifo: return info.st_mode & S_IFMT == S_IFIFO
+    case .device: return info.st_mode & S_IFMT == S_IFCHR
+    case .linkToDevice:
+      var target = stat()
+      return info.st_mode & S_IFMT == S_IFLNK && stat(url.path, &target) == 0 && target.st_mode & S_IFMT == S_IFCHR
+    }
+  }
+}
+
+/// Every command that writes a file, as arguments and a script, given where the output goes.
+enum WritingCommand: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  case previewOutput, pasteOutput, thumbnailer, thumbnailBatchOutput, demoOutput, replW, replAppend, replWritePDF, installThumbnailer
+
+  var testDescription: String { rawValue }
+
+  /// The arguments and standard input, and the path inside `folder` that must be the special file.
+  func invocation(in folder: URL) -> (arguments: [String], input: String, target: String) {
+    switch self {
+    case .previewOutput: return (["preview", "notes.md", "--output", "target"], "", "target")
+    case .pasteOutput: return (["paste", "--output", "target"], "", "target")
+    case .thumbnailer: return (["thumbnail", "-s", "64", "notes.md", "target"], "", "target")
+    case .thumbnailBatchOutput: return (["thumbnail", "--jobs", "1", "--output", "out", "notes.md"], "", "out/notes.md.png")
+    case .demoOutput: return (["demo", "docs", "--output", "out"], "", "out/notes.html")
+    case .replW: return (["notes.md"], "w target\nq\n", "target")
+    case .replAppend: return (["notes.md"], "W target\nq\n", "target")
+    case .replWritePDF: return (["doc.pdf"], "w target\nq\n", "target")
+    case .installThumbnailer: return (["thumbnail", "--install", "--data-dir", "data"], "", "data/thumbnailers/quire.thumbnailer")
+    }
+  }
+}
+
+@Suite("Hostile paths and bad input")
+final class HostilePathTests {
+  let folder: TemporaryFolder
+  init() throws {
+    folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(at: folder.file(".runtime"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+  }
+  deinit { folder.remove() }
+
+  var environment: [String: String] { ["XDG_RUNTIME_DIR": folder.file(".runtime").path] }
+
+  func quire(_ arguments: [String], input: String = "", in place: URL? = nil) async throws -> ProcessResult {
+    let quire = try #require(ProcessRunner.quire, "the quire executable is built beside the tests")
+    return try await ProcessRunner.run(quire, arguments, in: place ?? folder.url, input: input, environment: environment)
+  }
+
+  // MARK: 1, acceptance 3: output paths never replace special files
+
+  @Test(arguments: WritingCommand.allCases)
+  func writingToAFIFOWritesThroughIt(_ command: WritingCommand) async throws {
+    try await expectWritesThrough(command, .fifo)
+  }
+
+  @Test(
+    .enabled(if: geteuid() == 0, "device nodes are made with mknod, which needs root"), arguments: WritingCommand.allCases,
+    [SpecialTarget.device, .linkToDevice])
+  func writingToADeviceOrALinkToOneWritesThroughIt(_ command: WritingCommand, _ special: SpecialTarget) async throws {
+    try await expectWritesThrough(command, special)
+  }
+
+  func expectWritesThrough(_ command: WritingCommand, _ special: SpecialTarget) async throws {
+    try folder.write("# Notes\n\nSome *text*.\n", to: "notes.md")
+    try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
+    try folder.write("# Notes\n", to: "docs/notes.md")
+    for sub in ["out", "data/thumbnailers"] {
+      try FileManager.default.createDirectory(at: folder.file(sub), withIntermediateDirectories: true)
+    }
+    if command == .replWritePDF { _ = try makePDF("doc.pdf", pages: ["one", "two"], in: folder) }
+    if command == .pasteOutput {
+      let copied = try await quire(["copy", "--text", "pasted text"])
+      #expect(copied.status == 0, "\(copied.error)")
+    }
+    let (arguments, input, targetName) = command.invocation(in: folder.url)
+    let target = folder.file(targetName)
+    let reader = try special.make(at: target)
+    defer { if let reader { close(reader) } }
+    let result = try await quire(arguments, input: input)
+    #expect(result.status == 0, "\(command) to \(special): \(result.error)")
+    #expect(special.isIntact(at: target), "\(command) replaced the \(special) at \(targetName)")
+    if let reader {
+      var buffer = [UInt8](repeating: 0, count: 1 << 20)
+      let got = read(reader, &buffer, buffer.count)
+      #expect(got > 0, "the FIFO's reader got what \(command) wrote")
+    }
+  }
+
+  @Test func aFIFOWithoutAReaderIsRefusedNotWaitedOn() async throws {
+    try folder.write("# Notes\n", to: "notes.md")
+    #expect(mkfifo(folder.file("fifo").path, 0o600) == 0)
+    let preview = try await quire(["preview", "notes.md", "--output", "fifo"])
+    #expect(preview.status == 1)
+    #expect(preview.error.contains("no process is reading it"))
+    let append = try await quire(["notes.md"], input: "W fifo\nq\n")
+    #expect(append.status == 1)
+    #expect(append.error.contains("FIFO"))
+    #expect(SpecialTarget.fifo.isIntact(at: folder.file("fifo")))
+  }
+
+  // MARK: 2: Ctrl-C stops a runaway regular expression
+
+  @Test(.timeLimit(.minutes(2))) func interruptStopsARunawayMatchInScriptMode() async throws {
+    let quire = try #require(ProcessRunner.quire)
+    try folder.write(String(repeating: "a", count: 400) + "\n", to: "a.txt")
+    let process = Process()
+    process.executableURL = quire
+    process.arguments = ["a.txt"]
+    process.currentDirectoryURL = folder.url
+    process.environment = ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "XDG_STATE_HOME": folder.file(".state").path] + environment
+    let input = Pipe()
+    let errors = Pipe()
+    process.standardInput = input
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    input.fileHandleForWriting.write(Data("s/\\(a*\\)*\\1b/x/\np\n".utf8))
+    // Wait until the handler is installed (SigCgt has SIGINT), then interrupt until it stops:
+    // the match alone runs for minutes.
+    while process.isRunning, !Self.catchesInterrupt(process.processIdentifier) { try await Task.sleep(for: .milliseconds(20)) }
+    while process.isRunning {
+      kill(process.processIdentifier, SIGINT)
+      try await Task.sleep(for: .milliseconds(200))
+    }
+    try input.fileHandleForWriting.close()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 1)
+    #expect(message.contains("line 1: interrupted"))
+  }
+
+  static func catchesInterrupt(_ pid: Int32) -> Bool {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+      let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    else { return false }
+    return mask & (1 << (UInt64(SIGINT) - 1)) != 0
+  }
+
+  // MARK: 3, 8: input that is not a regular file
+
+  @Test func copyRefusesAFIFOAndADeviceInsteadOfHanging() async throws {
+    #expect(mkfifo(folder.file("fifo").path, 0o600) == 0)
+    let fifo = try await quire(["copy", "fifo"])
+    #expect(fifo.status == 1)
+    #expect(fifo.error.contains("FIFO"))
+    let zero = try await quire(["copy", "/dev/zero"])
+    #expect(zero.status == 1)
+    #expect(zero.error.contains("character device"))
+  }
+
+  @Test func aProcFileWhoseSizeReadsZeroIsReadToTheEnd() async throws {
+    let result = try await quire(["preview", "/proc/cpuinfo", "--format", "text"])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output.utf8.count > 100)
+    #expect(result.output.contains("processor"))
+  }
+
+  // MARK: 5: the version store's folders
+
+  @Test func aSymbolicLinkPlantedAtTheStateFolderIsNotFollowed() async throws {
+    let elsewhere = folder.file("elsewhere")
+    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+    let state = folder.file("state")
+    try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(at: state.appendingPathComponent("quire"), withDestinationURL: elsewhere)
+    try folder.write("one\n", to: "notes.txt")
+    let quire = try #require(ProcessRunner.quire)
+    let result = try await ProcessRunner.run(
+      quire, ["notes.txt"], in: folder.url, input: "a\ntwo\n.\nw\nq\n", environment: environment.merging(["XDG_STATE_HOME": state.path]) { $1 })
+    #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty, "nothing was written through the planted link")
+    #expect(result.error.contains("symbolic link"), "\(result.error)")
+  }
+
+  // MARK: 7: names that begin with '-'
+
+  @Test func aFileNameBeginningWithADashIsNotTakenForOptions() async throws {
+    try folder.write("dash\n", to: "-dash.md")
+    let refused = try await quire(["copy", "-dash.md"])
+    #expect(refused.status == 2)
+    #expect(refused.error.contains("./-dash.md"))
+    let copied = try await quire(["copy", "--", "-dash.md"])
+    #expect(copied.status == 0, "\(copied.error)")
+    let pasted = try await quire(["paste"])
+    #expect(pasted.output == "dash\n")
+    let repl = try await quire(["-dash.md"], input: "p\n")
+    #expect(repl.status == 2)
+    let edited = try await quire(["--", "-dash.md"], input: "p\n")
+    #expect(edited.status == 0, "\(edited.error)")
+    #expect(edited.output.contains("dash"))
+  }
+
+  // MARK: 9: binary and invalid UTF-8 are refused by preview and thumbnail
+
+  @Test func previewAndThumbnailRefuseTextThatIsNotUTF8() async throws {
+    try Data([0x61, 0xFF, 0x62, 0x0A]).write(to: folder.file("latin1.md"))
+    try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]).write(to: folder.file("image.md"))
+    for name in ["latin1.md", "image.md"] {
+      let preview = try await quire(["preview", name])
+      #expect(preview.status == 1, "\(name)")
+      #expect(preview.error.contains(name))
+      let thumbnail = try await quire(["thumbnail", "-s", "64", name, "out.png"])
+      #expect(thumbnail.status == 1, "\(name)")
+      #expect(!FileManager.default.fileExists(atPath: folder.file("out.png").path))
+    }
+  }
+
+  // MARK: 11: messages that name the file and what to do
+
+  @Test func messagesNameTheFileAndWhatFailed() async throws {
+    try folder.write("# Notes\n", to: "notes.md")
+    let toFolder = try await quire(["preview", "notes.md", "--output", folder.url.path])
+    #expect(toFolder.status == 1)
+    #expect(toFolder.error.contains("it is a folder"))
+    #expect(!toFolder.error.contains("512"))
+
+    _ = try await quire(["copy", "--text", "x"])
+    let missingFolder = try await quire(["paste", "--output", "/nonexistent/x"])
+    #expect(missingFolder.status == 1)
+    #expect(missingFolder.error.contains("'/nonexistent' does not exist"))
+    #expect(!missingFolder.error.contains(".quire-"))
+
+    try FileManager.default.createSymbolicLink(atPath: folder.file("loop1").path, withDestinationPath: "loop2")
+    try FileManager.default.createSymbolicLink(atPath: folder.file("loop2").path, withDestinationPath: "loop1")
+    for arguments in [["preview", "loop1"], ["watch", "--seconds", "1", "loop1"], ["copy", "loop1"]] {
+      let loop = try await quire(arguments)
+      #expect(loop.status == 1, "\(arguments)")
+      #expect(loop.error.contains("symbolic links form a loop"), "\(arguments): \(loop.error)")
+    }
+    try FileManager.default.createSymbolicLink(atPath: folder.file("dangling.pdf").path, withDestinationPath: "gone.pdf")
+    let dangling = try await quire(["thumbnail", "-s", "64", "dangling.pdf", "out.png"])
+    #expect(dangling.error.contains("symbolic link to 'gone.pdf', which does not exist"), "\(dangling.error)")
+
+    try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
+    try Data([0x23, 0x20, 0xFF, 0x0A]).write(to: folder.file("docs/bad.md"))
+    let demo = try await quire(["demo", "docs", "--output", "out"])
+    #expect(demo.status == 1)
+    #expect(!demo.output.contains("NSCocoaErrorDomain"))
+    #expect(demo.output.contains("'") && demo.output.contains("bad.md") && demo.output.contains("not UTF-8"), "\(demo.output)")
+  }
+
+  // MARK: 12: names are escaped on the terminal
+
+  @Test func controlCharactersInNamesAreEscapedInThumbnailLines() async throws {
+    try folder.write("# one\n", to: "\u{1B}[31mred.md")
+    try folder.write("# two\n", to: "two\nlines.md")
+    let result = try await quire(["thumbnail", "--jobs", "1", "--output", "out", "\u{1B}[31mred.md", "two\nlines.md"])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(!result.output.contains("\u{1B}"))
+    #expect(result.output.contains("\\x1B[31mred.md"))
+    #expect(result.output.contains("two\\nlines.md"))
+    // One line per file, then the summary.
+    #expect(result.output.split(separator: "\n").count == 3)
+  }
+
+  // MARK: 13: quire watch leaves nothing behind
+
+  @Test(.timeLimit(.minutes(2)), arguments: [SIGINT, SIGTERM])
+  func watchRemovesItsPresenterFilesWhenStopped(_ signal: Int32) async throws {
+    let quire = try #require(ProcessRunner.quire)
+    let watched = try folder.write("text\n", to: "watched.txt")
+    let runtime = folder.file("runtime")
+    let process = Process()
+    process.executableURL = quire
+    process.arguments = ["watch", "--runtime-folder", runtime.path, watched.path]
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let presenters = runtime.appendingPathComponent("quire/presenters")
+    func entries() -> [String] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: presenters.path)) ?? []).filter { $0.hasPrefix("\(process.processIdentifier).") }
+    }
+    while process.isRunning, !(entries().contains("\(process.processIdentifier).json") && Self.catchesInterrupt(process.processIdentifier)) {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(entries().count == 2, "PID.sock and PID.json while watching: \(entries())")
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit)
+    #expect(entries().isEmpty, "left behind: \(entries())")
+  }
+}
+
+extension Dictionary where Key == String, Value == String {
+  static func + (lhs: Self, rhs: Self) -> Self { lhs.merging(rhs) { $1 } }
+}
+
+/// Finding 4: names that are not UTF-8 (bytes no Swift String holds) reach quire through a shell.
+@Suite("Hostile paths: names that are not UTF-8")
+final class NonUTF8NameTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  /// Makes `non\xFFutf.md` (the byte 0xFF is not UTF-8) in the test's folder.
+  func makeFile(in subfolder: String = ".") throws {
+    let path = Array(folder.url.appendingPathComponent(subfolder).path.utf8) + Array("/non".utf8) + [0xFF] + Array("utf.md".utf8) + [0]
+    let fd = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) } }
+    try #require(fd >= 0)
+    _ = write(fd, "# kept\n", 7)
+    close(fd)
+  }
+
+  /// Runs quire through `sh`, whose `printf` makes the byte: `$0` is quire, `NAME` in the
+  /// command stands for the name.
+  func quire(_ command: String, input: String = "") async throws -> ProcessResult {
+    let quire = try #require(ProcessRunner.quire)
+    let script = "name=$(printf 'non\\377utf.md'); exec \"$0\" " + command.replacingOccurrences(of: "NAME", with: "\"$name\"")
+    return try await ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, quire.path], in: folder.url, input: input)
+  }
+
+  @Test(arguments: ["NAME", "preview NAME", "copy NAME", "thumbnail -s 64 NAME out.png", "watch --seconds 1 NAME"])
+  func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
+    try makeFile()
+    let result = try await quire(command, input: "a\nnew\n.\nw\nq\n")
+    #expect(result.status == 1)
+    #expect(result.error.contains("non\\xFFutf.md"), "\(result.error)")
+    // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("\u{FFFD}") }.count == 1)
+    #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  @Test func thumbnailOfAFolderReportsSuchANameInsteadOfSkippingIt() async throws {
+    try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
+    try makeFile(in: "docs")
+    try folder.write("# fine\n", to: "docs/fine.md")
+    let quire = try #require(ProcessRunner.quire)
+    let result = try await ProcessRunner.run(quire, ["thumbnail", "--jobs", "1", "--output", "out", "docs"], in: folder.url, input: "")
+    #expect(result.status == 1)
+    #expect(result.output.contains("UTF-8"), "\(result.output)")
+    #expect(result.output.contains("1 made"))
+  }
+}
+
+/// Finding 10: a subfolder the user cannot list. Root lists everything, so the batch runs as
+/// `nobody` through setpriv(1).
+@Suite("Hostile paths: folders that cannot be listed")
+final class UnreadableFolderTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit {
+    chmod(folder.file("docs/locked").path, 0o755)
+    folder.remove()
+  }
+
+  static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+  @Test(.enabled(if: geteuid() == 0 && setpriv != nil, "runs quire as nobody, which needs root and setpriv(1)"))
+  func anUnreadableSubfolderIsAFailedEntryNamingIt() async throws {
+    let quire = try #require(ProcessRunner.quire)
+    let setpriv = try #require(Self.setpriv)
+    try FileManager.default.createDirectory(at: folder.file("docs/locked"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: folder.file("out"), withIntermediateDirectories: true)
+    try folder.write("# seen\n", to: "docs/seen.md")
+    try folder.write("# hidden\n", to: "docs/locked/hidden.md")
+    for path in [folder.url.path, folder.file("docs").path, folder.file("out").path] { chmod(path, 0o777) }
+    chmod(folder.file("docs/seen.md").path, 0o644)
+    chmod(folder.file("docs/locked").path, 0o000)
+    let result = try await ProcessRunner.run(
+      URL(fileURLWithPath: setpriv),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", quire.path, "thumbnail", "--jobs", "1", "--output", "out", "docs"],
+      in: folder.url, input: "", environment: ["HOME": folder.url.path, "XDG_CACHE_HOME": folder.file("out").path])
+    #expect(result.status == 1, "\(result.output)\(result.error)")
+    #expect(result.output.contains("locked"), "\(result.output)")
+    #expect(result.output.contains("Cannot read the folder"), "\(result.output)")
+    #expect(result.output.contains("1 made"), "\(result.output)")
+  }
+}
+
+/// What fuzz-ed found (docs/fuzzing.md), kept as tests.
+@Suite("Fuzzing regressions: ed")
+final class FuzzedEdRegressionTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder() }
+  deinit { folder.remove() }
+
+  /// `s/x*/Y/N` with an empty match that is not the Nth looped forever on the same empty match.
+  @Test(.timeLimit(.minutes(1)), arguments: ["s/x*/Y/2\n,p\nQ\n", "s/x*/Y/3\n,p\nQ\n", "s/x*/Y/9\n,p\nQ\n", "s/b*/Y/2\n,p\nQ\n"])
+  func anEmptyMatchThatIsNotTheNthStepsOnAsEdDoes(_ script: String) async throws {
+    let quire = try #require(ProcessRunner.quire)
+    try folder.write("abc\n", to: "f.txt")
+    let result = try await ProcessRunner.run(quire, ["-s", "f.txt"], in: folder.url, input: script)
+    if let ed = ProcessRunner.ed {
+      try folder.write("abc\n", to: "g.txt")
+      let expected = try await ProcessRunner.run(ed, ["-s", "g.txt"], in: folder.url, input: script)
+      #expect(result.output == expected.output, "ed printed \(expected.output.debugDescription)")
+    } else {
+      #expect(!result.output.isEmpty)
+    }
+  }
+}
