@@ -25,6 +25,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+    // `quire serve`: the document browser as a local web page (HTTP/1.1 on SwiftNIO).
+    .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
@@ -93,9 +97,20 @@ let package = Package(
       ],
       swiftSettings: swiftSettings),
     .target(
+      name: "QuireServer",
+      dependencies: [
+        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      // The page's files, compiled into the binary (scripts/install ships one file).
+      resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/app.css")],
+      swiftSettings: swiftSettings),
+    .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "CEdit",
+        "Quire", "CEdit", "QuireServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: swiftSettings),
@@ -124,6 +139,8 @@ let package = Package(
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
     .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
+    // Drives `quire serve` (the executable) with curl and a headless Chromium, and a `quire` REPL beside it.
+    .testTarget(name: "QuireServerTests", dependencies: ["QuireServer", "QuireTestSupport", "quire"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]
