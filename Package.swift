@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "QuireDocuments", targets: ["QuireDocuments"]),
     .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
     .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
+    .library(name: "QuireBrowser", targets: ["QuireBrowser"]),
     .executable(name: "quire", targets: ["quire"]),
   ],
   dependencies: [
@@ -29,6 +30,8 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    // SQLite (the system's libsqlite3, with FTS5) for the browser's full-text search index.
+    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
@@ -91,15 +94,23 @@ let package = Package(
       dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats"],
       swiftSettings: swiftSettings),
     .target(
+      name: "QuireBrowser",
+      dependencies: [
+        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats", "CQuireSystem",
+        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      swiftSettings: swiftSettings),
+    .target(
       name: "Quire",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer",
+        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer", "QuireBrowser",
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireServer",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews",
+        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireBrowser",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
@@ -141,6 +152,7 @@ let package = Package(
     .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
     // Drives `quire serve` (the executable) with curl and a headless Chromium, and a `quire` REPL beside it.
     .testTarget(name: "QuireServerTests", dependencies: ["QuireServer", "QuireTestSupport", "quire"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+@_exported public import QuireBrowser
 @_exported public import QuireCoordination
 @_exported public import QuireDocuments
 @_exported public import QuireFormats

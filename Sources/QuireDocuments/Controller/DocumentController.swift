@@ -11,6 +11,27 @@ public struct DocumentTemplate: Sendable, Hashable {
   public var summary: String
   /// The template file.
   public var url: URL
+
+  /// The templates listed in `folder`'s `templates.json` that exist, by name.
+  ///
+  /// - Throws: ``QuireError`` when the list is missing or not a JSON object of names to descriptions.
+  public static func templates(in folder: URL) throws -> [DocumentTemplate] {
+    let listURL = folder.appendingPathComponent("templates.json")
+    let list: [String: String]
+    do {
+      list = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: listURL))
+    } catch {
+      throw QuireError(
+        .invalidContent, "Cannot read the template list \(QuireError.name(listURL)): it is missing or not a JSON object of names to descriptions.", url: listURL
+      )
+    }
+    return list.keys.sorted().compactMap { name in
+      guard !name.contains("/"), name != "..", name != "." else { return nil }
+      let url = folder.appendingPathComponent(name)
+      guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+      return DocumentTemplate(name: name, summary: list[name] ?? "", url: url)
+    }
+  }
 }
 
 /// What ``DocumentController/closeAllDocuments()`` did.
@@ -193,21 +214,7 @@ public final class DocumentController {
     guard let folder = templatesFolder else {
       throw QuireError(.invalidArgument, "No templates folder is set. Give DocumentController a templatesFolder.")
     }
-    let listURL = folder.appendingPathComponent("templates.json")
-    let list: [String: String]
-    do {
-      list = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: listURL))
-    } catch {
-      throw QuireError(
-        .invalidContent, "Cannot read the template list \(QuireError.name(listURL)): it is missing or not a JSON object of names to descriptions.", url: listURL
-      )
-    }
-    return list.keys.sorted().compactMap { name in
-      guard !name.contains("/"), name != "..", name != "." else { return nil }
-      let url = folder.appendingPathComponent(name)
-      guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-      return DocumentTemplate(name: name, summary: list[name] ?? "", url: url)
-    }
+    return try DocumentTemplate.templates(in: folder)
   }
 
   /// Makes a new document at `url` as a copy of template `name`, and opens it. The template

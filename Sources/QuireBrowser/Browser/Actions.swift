@@ -1,0 +1,241 @@
+import Foundation
+import QuireCoordination
+import QuireDocuments
+import QuireTypes
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The browser's actions, each inside a coordinated access.
+struct Actions {
+  let browser: DocumentBrowser
+  var configuration: DocumentBrowser.Configuration { browser.configuration }
+  var timeout: Duration { configuration.coordinationTimeout }
+
+  // MARK: Names
+
+  static func checkName(_ name: String, for url: URL?) throws {
+    if name.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\0") {
+      throw QuireError(.invalidArgument, "'\(name)' cannot be a file name: give a name without '/' that is not empty, '.' or '..'.", url: url)
+    }
+    if name.utf8.count > 255 {
+      throw QuireError(.invalidArgument, "The name '\(name.prefix(40))…' is longer than 255 bytes, the most a file name may have.", url: url)
+    }
+  }
+
+  static func exists(_ url: URL) -> Bool {
+    if case .success = BrowserSyscalls.lstatInfo(url.path) { return true }
+    return false
+  }
+
+  /// `name.ext`, then `name 2.ext`, `name 3.ext`… (or with `copy` first: `name copy.ext`, `name copy 2.ext`).
+  static func freeName(for name: String, in folder: URL, copy: Bool) -> URL {
+    let base = (name as NSString).deletingPathExtension
+    let ext = (name as NSString).pathExtension
+    func candidate(_ n: Int) -> URL {
+      var stem = base
+      if copy { stem += " copy" }
+      if n > 1 { stem += " \(n)" }
+      return folder.appendingPathComponent(ext.isEmpty ? stem : stem + "." + ext)
+    }
+    if !copy && !exists(folder.appendingPathComponent(name)) { return folder.appendingPathComponent(name) }
+    var n = 1
+    while true {
+      let url = candidate(n)
+      if !exists(url) { return url }
+      n += 1
+    }
+  }
+
+  func requireExisting(_ url: URL) throws {
+    guard Self.exists(url) else {
+      throw QuireError(.fileMissing, "There is no document \(QuireError.name(url)) in '\(url.deletingLastPathComponent().path)'.", url: url)
+    }
+  }
+
+  func renameError(_ errno: Errno, from: URL, to: URL) -> QuireError {
+    switch errno {
+    case .fileExists, .directoryNotEmpty:
+      return QuireError(
+        .fileExists,
+        "Cannot name \(QuireError.name(from)) \(QuireError.name(to)): that name is taken in '\(to.deletingLastPathComponent().path)'. Choose another name.",
+        url: to, cause: errno)
+    case .noSuchFileOrDirectory:
+      return QuireError(
+        .fileMissing, "Cannot move \(QuireError.name(from)): it or the folder '\(to.deletingLastPathComponent().path)' is gone.", url: from, cause: errno)
+    case .permissionDenied, .notPermitted, .readOnlyFileSystem:
+      return QuireError(
+        .permissionDenied, "Cannot move \(QuireError.name(from)) to '\(to.deletingLastPathComponent().path)': permission denied.", url: from, cause: errno)
+    default:
+      return QuireError(.systemCallFailed, "Cannot move \(QuireError.name(from)) to \(QuireError.name(to)).", url: from, cause: errno)
+    }
+  }
+
+  // MARK: Create
+
+  func create(named name: String, in folder: URL?, template: String?) throws -> BrowserItem {
+    guard let folder = (folder ?? configuration.locations.first)?.standardizedFileURL else {
+      throw QuireError(.invalidArgument, "Cannot create '\(name)': the browser has no location. Give a folder.")
+    }
+    try Self.checkName(name, for: folder)
+    var fileName = name
+    var contents = Data()
+    if let template {
+      guard let found = try browser.templates().first(where: { $0.name == template || ($0.name as NSString).deletingPathExtension == template }) else {
+        let names = ((try? browser.templates()) ?? []).map(\.name).joined(separator: ", ")
+        throw QuireError(.invalidArgument, "There is no template named '\(template)'. Templates: \(names).")
+      }
+      if (fileName as NSString).pathExtension.isEmpty { fileName += "." + (found.name as NSString).pathExtension }
+      contents = try browser.coordinator().coordinate(readingItemAt: found.url, timeout: timeout) { try Data(contentsOf: $0) }
+    } else if (fileName as NSString).pathExtension.isEmpty {
+      fileName += ".md"
+    }
+    let url = folder.appendingPathComponent(fileName)
+    try browser.coordinator().coordinate(writingItemAt: url, options: .forReplacing, timeout: timeout) { url in
+      try Self.writeNew(contents, to: url)
+    }
+    return try browser.item(at: url)
+  }
+
+  /// Writes `data` to a new file (`O_CREAT | O_EXCL`, 0666 less the umask) and flushes it.
+  static func writeNew(_ data: Data, to url: URL) throws {
+    let fd: FileDescriptor
+    do {
+      fd = try FileDescriptor.open(
+        FilePath(url.path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: [.ownerReadWrite, .groupReadWrite, .otherReadWrite])
+    } catch let errno as Errno where errno == .fileExists {
+      throw QuireError(
+        .fileExists, "Cannot create \(QuireError.name(url)): a file of that name is already in '\(url.deletingLastPathComponent().path)'. Choose another name.",
+        url: url, cause: errno)
+    } catch let errno as Errno {
+      throw QuireError(.permissionDenied, "Cannot create \(QuireError.name(url)) in '\(url.deletingLastPathComponent().path)'.", url: url, cause: errno)
+    }
+    do {
+      _ = try fd.closeAfter {
+        try fd.writeAll(data)
+        if fsync(fd.rawValue) != 0 { throw Errno(rawValue: errno) }
+      }
+    } catch {
+      _ = unlink(url.path)
+      throw QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)); nothing was kept.", url: url, cause: error as? Errno)
+    }
+  }
+
+  // MARK: Rename and move
+
+  func rename(_ url: URL, to newName: String, keepingExtension: Bool) throws -> URL {
+    try Self.checkName(newName, for: url)
+    try requireExisting(url)
+    var name = newName
+    let ext = url.pathExtension
+    if keepingExtension, !ext.isEmpty, (name as NSString).pathExtension != ext { name += "." + ext }
+    let target = url.deletingLastPathComponent().appendingPathComponent(name)
+    if target.path == url.path { return url }
+    return try relocate(url, to: target)
+  }
+
+  func move(_ url: URL, into folder: URL) throws -> URL {
+    try requireExisting(url)
+    guard case .success(let info) = BrowserSyscalls.lstatInfo(folder.path), (info.st_mode & S_IFMT) == S_IFDIR else {
+      throw QuireError(.fileMissing, "Cannot move \(QuireError.name(url)) into '\(folder.path)': there is no such folder.", url: folder)
+    }
+    let target = folder.appendingPathComponent(url.lastPathComponent)
+    if target.path == url.path { return url }
+    if target.path.hasPrefix(url.path + "/") {
+      throw QuireError(.invalidArgument, "Cannot move \(QuireError.name(url)) into itself.", url: url)
+    }
+    // Presenters with unsaved changes save first: a coordinated read asks them to.
+    try browser.coordinator().coordinate(readingItemAt: url, timeout: timeout) { _ in }
+    return try relocate(url, to: target)
+  }
+
+  /// Moves `url` to `target` inside one coordinated two-item write, without replacing anything.
+  func relocate(_ url: URL, to target: URL) throws -> URL {
+    let coordinator = browser.coordinator()
+    try coordinator.coordinate(writingItemAt: url, options: .forMoving, writingItemAt: target, options: .forReplacing, timeout: timeout) {
+      source, destination in
+      switch BrowserSyscalls.renameNoReplace(source.path, destination.path) {
+      case .success: break
+      case .failure(.improperLink):
+        try Self.copyItem(source, to: destination)
+        do { try FileManager.default.removeItem(at: source) } catch {
+          throw QuireError(
+            .systemCallFailed, "\(QuireError.name(source)) was copied to '\(destination.path)' but could not be removed; both are there now.", url: source)
+        }
+      case .failure(let errno): throw renameError(errno, from: source, to: destination)
+      }
+      coordinator.item(at: source, didMoveTo: destination)
+    }
+    return target
+  }
+
+  // MARK: Duplicate and import
+
+  func duplicate(_ url: URL) throws -> URL {
+    try requireExisting(url)
+    let coordinator = browser.coordinator()
+    return try coordinator.coordinate(readingItemAt: url, timeout: timeout) { source in
+      let target = Self.freeName(for: source.lastPathComponent, in: source.deletingLastPathComponent(), copy: true)
+      try coordinator.coordinate(writingItemAt: target, options: .forReplacing, timeout: timeout) { target in
+        try Self.copyItem(source, to: target)
+      }
+      return target
+    }
+  }
+
+  func importItem(_ url: URL, into folder: URL?, moving: Bool) throws -> URL {
+    guard let folder = (folder ?? configuration.locations.first)?.standardizedFileURL else {
+      throw QuireError(.invalidArgument, "Cannot import \(QuireError.name(url)): the browser has no location. Give a folder.", url: url)
+    }
+    switch BrowserSyscalls.lstatInfo(url.path) {
+    case .failure:
+      throw QuireError(.fileMissing, "Cannot import \(QuireError.name(url)): there is no such file.", url: url)
+    case .success(let info):
+      let kind = info.st_mode & S_IFMT
+      guard kind == S_IFREG || (kind == S_IFDIR && Listing(configuration: configuration).isPackage(url)) else {
+        throw QuireError(
+          .unsupportedType, "Cannot import \(QuireError.name(url)): it is not a regular file or a package (a symbolic link, folder, FIFO, device or socket).",
+          url: url)
+      }
+    }
+    let target = Self.freeName(for: url.lastPathComponent, in: folder, copy: false)
+    if moving { return try relocate(url, to: target) }
+    let coordinator = browser.coordinator()
+    try coordinator.coordinate(readingItemAt: url, options: [], writingItemAt: target, options: .forReplacing, timeout: timeout) { source, target in
+      try Self.copyItem(source, to: target)
+    }
+    return target
+  }
+
+  /// Copies a file or package; a partial copy is removed.
+  static func copyItem(_ source: URL, to target: URL) throws {
+    do {
+      try FileManager.default.copyItem(at: source, to: target)
+    } catch {
+      try? FileManager.default.removeItem(at: target)
+      if exists(target) || (error as NSError).code == NSFileWriteFileExistsError {
+        throw QuireError(.fileExists, "Cannot copy \(QuireError.name(source)) to \(QuireError.name(target)): that name is taken.", url: target)
+      }
+      throw QuireError(
+        .systemCallFailed, "Cannot copy \(QuireError.name(source)) to '\(target.deletingLastPathComponent().path)'; nothing was kept.", url: source)
+    }
+  }
+
+  // MARK: Trash
+
+  func trash(_ url: URL) throws -> TrashedItem {
+    try requireExisting(url)
+    return try browser.coordinator().coordinate(writingItemAt: url, options: .forDeleting, timeout: timeout) { url in
+      try browser.trash.trashItem(at: url)
+    }
+  }
+
+  func restore(_ item: TrashedItem, to destination: URL?) throws -> URL {
+    let target = (destination ?? item.originalURL).standardizedFileURL
+    return try browser.coordinator().coordinate(writingItemAt: target, options: .forReplacing, timeout: timeout) { target in
+      try browser.trash.restore(item, to: target)
+    }
+  }
+}

@@ -1,0 +1,170 @@
+public import Foundation
+public import QuireTypes
+
+/// What to look for in the search index.
+///
+/// The text is a list of terms, all of which must occur (in any order): a word (`deadline`),
+/// a phrase in double quotes (`"quarterly report"`), or a prefix (`budg*`). Case and accents
+/// are ignored (SQLite FTS5's `unicode61` tokenizer with diacritics removed). Anything else
+/// (operators, parentheses, column names) is taken as plain words, so no query text is an error.
+public struct SearchQuery: Sendable, Hashable, Codable {
+  /// The terms, as a person types them.
+  public var text: String
+  /// Only documents whose type conforms to one of these identifiers; all when empty.
+  public var contentTypeIdentifiers: [String]
+  /// The most hits returned (best first). 50.
+  public var limit: Int
+
+  /// Makes a query.
+  public init(_ text: String, contentTypes: [UTType] = [], limit: Int = 50) {
+    self.text = text
+    self.contentTypeIdentifiers = contentTypes.map(\.identifier)
+    self.limit = limit
+  }
+}
+
+/// Text with some ranges marked as hits: a search snippet.
+public struct MarkedText: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// One run of text, a hit or not.
+  public struct Segment: Sendable, Hashable, Codable {
+    /// The run's text.
+    public var text: String
+    /// Whether it matched the query.
+    public var isMatch: Bool
+    /// Makes a run.
+    public init(text: String, isMatch: Bool) {
+      self.text = text
+      self.isMatch = isMatch
+    }
+  }
+  /// The runs, in order.
+  public var segments: [Segment]
+
+  /// Makes marked text.
+  public init(segments: [Segment]) { self.segments = segments }
+
+  /// The text without marks.
+  public var plainText: String { segments.map(\.text).joined() }
+
+  /// The text with each hit between `open` and `close`, e.g. `[deadline]`, or `<mark>`/`</mark>`
+  /// (then escape the text yourself: use ``segments``). Line breaks become spaces.
+  public func rendered(open: String = "[", close: String = "]") -> String {
+    segments.map { $0.isMatch ? open + $0.text + close : $0.text }.joined()
+  }
+
+  /// The text with hits in bold reverse video (`ESC[1;7m` … `ESC[0m`), for terminals.
+  public var terminalText: String { rendered(open: "\u{1B}[1;7m", close: "\u{1B}[0m") }
+
+  /// ``rendered(open:close:)`` with the default brackets.
+  public var description: String { rendered() }
+}
+
+/// One document that matches a ``SearchQuery``.
+public struct SearchHit: Sendable, Hashable, Codable {
+  /// The document.
+  public var url: URL
+  /// Its type identifier.
+  public var contentTypeIdentifier: String
+  /// SQLite FTS5's `bm25` score, negated: higher is better.
+  public var score: Double
+  /// A few words around the best hit, with the hits marked.
+  public var snippet: MarkedText
+  /// The 1-based line of the first hit (for text documents; the REPL opens the document there).
+  public var line: Int?
+  /// The 1-based page of the first hit (for PDFs).
+  public var page: Int?
+
+  /// Makes a hit.
+  public init(url: URL, contentTypeIdentifier: String, score: Double, snippet: MarkedText, line: Int?, page: Int?) {
+    self.url = url
+    self.contentTypeIdentifier = contentTypeIdentifier
+    self.score = score
+    self.snippet = snippet
+    self.line = line
+    self.page = page
+  }
+}
+
+/// What an index update or rebuild did.
+public struct SearchIndexReport: Sendable, Hashable, Codable {
+  /// Documents whose text was (re)read and indexed.
+  public var indexed: Int
+  /// Documents already up to date (same size and modification time).
+  public var unchanged: Int
+  /// Documents removed from the index (gone, or no longer under the locations).
+  public var removed: Int
+  /// Documents whose text could not be read (a broken or encrypted PDF, no permission),
+  /// with why; they are indexed by name only.
+  public var failures: [Failure]
+  /// Whether the index file was missing or corrupt and was made anew.
+  public var wasRecreated: Bool
+
+  /// A document that could not be read.
+  public struct Failure: Sendable, Hashable, Codable {
+    public var url: URL
+    public var reason: String
+    public init(url: URL, reason: String) {
+      self.url = url
+      self.reason = reason
+    }
+  }
+
+  /// Makes a report.
+  public init(indexed: Int = 0, unchanged: Int = 0, removed: Int = 0, failures: [Failure] = [], wasRecreated: Bool = false) {
+    self.indexed = indexed
+    self.unchanged = unchanged
+    self.removed = removed
+    self.failures = failures
+    self.wasRecreated = wasRecreated
+  }
+}
+
+extension DocumentBrowser {
+  /// The search index's file: ``Configuration/searchIndexURL``, else
+  /// `$XDG_CACHE_HOME/quire/search/index.sqlite` (in a private folder, 0700).
+  public var searchIndexURL: URL {
+    configuration.searchIndexURL
+      ?? XDGBaseDirectory.cacheHome.url(in: configuration.environment).appendingPathComponent("quire/search/index.sqlite")
+  }
+
+  /// Brings the index up to date with the locations: new and changed documents are read
+  /// (text, Markdown, TextBundle text, PDF text through poppler), gone ones removed. Cheap
+  /// when little changed (one `lstat` per document). A missing or corrupt index is made anew.
+  ///
+  /// - Parameter progress: Called after each document with (done, total), for progress display.
+  /// - Throws: ``QuireError`` only when the index folder cannot be made or written.
+  @discardableResult
+  public func updateSearchIndex(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> SearchIndexReport {
+    try withSearchIndex { try $0.update(from: self, progress: progress) }
+  }
+
+  /// Throws the index away and indexes every document again.
+  @discardableResult
+  public func rebuildSearchIndex(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> SearchIndexReport {
+    try withSearchIndex { try $0.rebuild(from: self, progress: progress) }
+  }
+
+  /// The documents matching `query`, best first (bm25), each with a snippet marking the hits.
+  ///
+  /// The index is queried as it is; call ``updateSearchIndex(progress:)`` first (the CLI does),
+  /// or keep it current with ``startUpdatingSearchIndex()``.
+  ///
+  /// - Throws: ``QuireError`` when the index cannot be opened or made.
+  public func search(_ query: SearchQuery) throws -> [SearchHit] {
+    try withSearchIndex { try $0.search(query) }
+  }
+
+  /// ``search(_:)`` for a text, all types.
+  public func search(_ text: String, limit: Int = 50) throws -> [SearchHit] {
+    try search(SearchQuery(text, limit: limit))
+  }
+
+  /// Keeps the index current from change notifications (see ``changes()``) until
+  /// ``stopWatching()``: each added or changed document is indexed again within about a
+  /// second, each removed one dropped.
+  public func startUpdatingSearchIndex() throws {
+    try updateSearchIndex()
+    try watcher.start(browser: self)
+    watcher.setIndexing(true)
+  }
+}

@@ -1,0 +1,140 @@
+public import Foundation
+import QuireCoordination
+import QuireTypes
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The tags of a file, kept where the desktop keeps them: the `user.xdg.tags` extended
+/// attribute, a comma-separated list (the freedesktop "Common Extended Attributes"
+/// convention, read by KDE's Dolphin and Baloo, and by `getfattr -n user.xdg.tags`).
+///
+/// Tags are read with `lgetxattr(2)` and written with `lsetxattr(2)` (or removed with
+/// `lremovexattr(2)` when none are left): symbolic links are never followed. A file system
+/// without user extended attributes (some `tmpfs` mounts, FAT, many network file systems)
+/// answers `ENOTSUP`, which becomes a ``QuireError`` that says so.
+public enum FileTags {
+  /// The extended attribute's name: `user.xdg.tags`.
+  public static let attributeName = "user.xdg.tags"
+
+  /// The tags of the file at `url`, in the attribute's order, blanks and duplicates left out.
+  /// A file without the attribute has none.
+  ///
+  /// - Throws: ``QuireError``: `fileMissing`, `unsupportedType` when the file system keeps no
+  ///   user attributes, `invalidContent` when the attribute is not UTF-8.
+  public static func tags(of url: URL) throws -> [String] {
+    switch BrowserSyscalls.getAttribute(attributeName, path: url.path) {
+    case .success(nil): return []
+    case .success(let data?):
+      guard let text = String(validating: data, as: UTF8.self) else {
+        throw QuireError(
+          .invalidContent, "The tags of \(QuireError.name(url)) (\(attributeName)) are not UTF-8 text. Set them again with 'quire tag'.", url: url)
+      }
+      return parse(text)
+    case .failure(let errno): throw error(errno, reading: true, url: url)
+    }
+  }
+
+  /// Sets the file's tags (replacing the old ones); an empty list removes the attribute.
+  ///
+  /// - Throws: ``QuireError`` as ``tags(of:)``, and `invalidArgument` for a tag with a comma
+  ///   or a line break.
+  public static func setTags(_ tags: [String], of url: URL) throws {
+    let clean = try normalized(tags, url: url)
+    let result: Result<Void, Errno>
+    if clean.isEmpty {
+      result = BrowserSyscalls.removeAttribute(attributeName, path: url.path)
+    } else {
+      result = BrowserSyscalls.setAttribute(attributeName, value: Data(clean.joined(separator: ",").utf8), path: url.path)
+    }
+    if case .failure(let errno) = result { throw error(errno, reading: false, url: url) }
+  }
+
+  /// Splits an attribute value: comma-separated, spaces around each tag trimmed, blanks and
+  /// repeats (ignoring case) left out.
+  public static func parse(_ value: String) -> [String] {
+    var seen = Set<String>()
+    var result: [String] = []
+    for part in value.split(separator: ",") {
+      let tag = part.trimmingCharacters(in: .whitespacesAndNewlines)
+      if tag.isEmpty || !seen.insert(tag.lowercased()).inserted { continue }
+      result.append(tag)
+    }
+    return result
+  }
+
+  static func normalized(_ tags: [String], url: URL) throws -> [String] {
+    for tag in tags where tag.contains(",") || tag.contains("\n") {
+      throw QuireError(.invalidArgument, "Cannot tag \(QuireError.name(url)) with '\(tag)': a tag cannot hold a comma or a line break.", url: url)
+    }
+    return parse(tags.joined(separator: ","))
+  }
+
+  static func error(_ errno: Errno, reading: Bool, url: URL) -> QuireError {
+    let verb = reading ? "read" : "set"
+    switch errno {
+    case .notSupported:
+      return QuireError(
+        .unsupportedType,
+        "Cannot \(verb) the tags of \(QuireError.name(url)): its file system keeps no user extended attributes (\(attributeName)). Move it to a folder on ext4, XFS or Btrfs to tag it.",
+        url: url, cause: errno)
+    case .noSuchFileOrDirectory:
+      return QuireError(.fileMissing, "Cannot \(verb) the tags of \(QuireError.name(url)): there is no such file.", url: url, cause: errno)
+    case .permissionDenied, .notPermitted:
+      return QuireError(.permissionDenied, "Cannot \(verb) the tags of \(QuireError.name(url)): permission denied.", url: url, cause: errno)
+    case .noSpace, .outOfRange:
+      return QuireError(
+        .limitExceeded, "Cannot \(verb) the tags of \(QuireError.name(url)): they are longer than its file system allows.", url: url, cause: errno)
+    default:
+      return QuireError(.systemCallFailed, "Cannot \(verb) the tags of \(QuireError.name(url)).", url: url, cause: errno)
+    }
+  }
+}
+
+extension DocumentBrowser {
+  /// The tags of the item at `url` (``FileTags``), read inside a coordinated read.
+  ///
+  /// - Throws: ``QuireError`` as ``FileTags/tags(of:)``, or when coordination times out.
+  public func tags(of url: URL) throws -> [String] {
+    try coordinator().coordinate(readingItemAt: url.standardizedFileURL, options: .withoutChanges, timeout: configuration.coordinationTimeout) {
+      try FileTags.tags(of: $0)
+    }
+  }
+
+  /// Replaces the tags of the item at `url`, inside a coordinated write (presenters hear of the
+  /// change; the contents are untouched).
+  ///
+  /// - Throws: ``QuireError`` as ``FileTags/setTags(_:of:)``.
+  public func setTags(_ tags: [String], of url: URL) throws {
+    try coordinator().coordinate(writingItemAt: url.standardizedFileURL, timeout: configuration.coordinationTimeout) {
+      try FileTags.setTags(tags, of: $0)
+    }
+  }
+
+  /// Adds `added` and removes `removed` (compared ignoring case) in one coordinated write, and
+  /// returns the tags the item has afterwards.
+  @discardableResult
+  public func changeTags(of url: URL, adding added: [String] = [], removing removed: [String] = []) throws -> [String] {
+    try coordinator().coordinate(writingItemAt: url.standardizedFileURL, timeout: configuration.coordinationTimeout) { url in
+      let gone = Set(removed.map { $0.lowercased() })
+      let tags = try FileTags.tags(of: url).filter { !gone.contains($0.lowercased()) } + added
+      try FileTags.setTags(tags, of: url)
+      return try FileTags.tags(of: url)
+    }
+  }
+
+  /// Every tag used under the locations, with how many documents carry it, most used first.
+  public func allTags() throws -> [(tag: String, count: Int)] {
+    var counts: [String: (name: String, count: Int)] = [:]
+    for item in try items() {
+      for tag in item.tags { counts[tag.lowercased(), default: (tag, 0)].count += 1 }
+    }
+    return counts.values.map { (tag: $0.name, count: $0.count) }.sorted { $0.count == $1.count ? $0.tag < $1.tag : $0.count > $1.count }
+  }
+
+  func coordinator() -> FileCoordinator {
+    FileCoordinator(location: configuration.coordinationLocation)
+  }
+}
