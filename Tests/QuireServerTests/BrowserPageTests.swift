@@ -104,32 +104,36 @@ final class BrowserPageTests {
     try Data("# From outside\n\nwritten by another program\n".utf8).write(to: served.appendingPathComponent("outside.md"))
     try await driver.wait(for: "outside.md to appear live", until: Self.listsScript, ["outside.md"])
 
-    // 2. Searching a word shows the matching documents with the hit marked; opening one
-    // shows its preview.
-    try await driver.clear("#search")
-    try await driver.type("budget\u{E007}", into: "#search")
+    // 4. The page and a quire REPL edit the same file at once: neither overwrites the other.
+    let shared = served.appendingPathComponent("shared.md")
+    try await selectDocument("shared.md", driver)
+    try await driver.click("[data-action=edit]")
+    try await driver.wait(for: "the editor", until: "return document.getElementById('editor').value.startsWith('line one')")
+    // Ctrl+End (then release the modifier) and type a line at the end, as a person would.
+    try await driver.type("\u{E009}\u{E010}\u{E000}page line\n", into: "#editor")
+    try await driver.wait(for: "the edit to reach the server", until: "return document.getElementById('editor-pane').dataset.state === 'edited'")
+
+    let repl = try REPLProcess(file: shared, home: home)
+    try repl.send("1s/one/ONE/\nw\n")
+    try await waitFor("the REPL's save") { try String(contentsOf: shared, encoding: .utf8).contains("line ONE") }
+    try await driver.wait(for: "the page to show the conflict", until: "return !document.getElementById('conflict').hidden")
+    let mine = try await driver.execute("return document.getElementById('editor').value") as? String
+    #expect(mine == "line one\nline two\nline three\npage line\n", "the page kept its edits through the conflict")
+    _ = try await saveScreenshot(driver, "4-conflict.png")
+    try await driver.click("[data-resolve=merge]")
     try await driver.wait(
-      for: "a search hit for plan.md with 'budget' marked",
-      until: """
-        const hits = [...document.querySelectorAll('#hit-list li')];
-        return !document.getElementById('hit-list').hidden && hits.length >= 1
-          && hits.some(h => h.dataset.doc.endsWith('plan.md') && [...h.querySelectorAll('mark')].some(m => m.textContent.toLowerCase() === 'budget'))
-          && !hits.some(h => h.dataset.doc.endsWith('notes.txt'))
-        """)
-    try await driver.execute("[...document.querySelectorAll('#hit-list li')].find(h => h.dataset.doc.endsWith('plan.md')).querySelector('button').click()")
-    try await driver.wait(for: "plan.md's preview", until: "return document.getElementById('preview-frame').src.includes('plan.md')")
-    let preview =
-      try await driver.executeAsync(
-        """
-        const done = arguments[arguments.length - 1];
-        fetch(document.getElementById('preview-frame').src).then(r => r.text().then(t => done({csp: r.headers.get('content-security-policy'), text: t})))
-        """) as? [String: Any]
-    #expect((preview?["text"] as? String)?.contains("<strong>budget</strong>") == true)
-    #expect((preview?["csp"] as? String)?.contains("sandbox") == true)
-    #expect(try await driver.execute("return document.getElementById('preview-frame').getAttribute('sandbox')") as? String == "")
-    _ = try await saveScreenshot(driver, "2-search.png")
-    try await driver.clear("#search")
-    try await driver.type("\u{E007}", into: "#search")
+      for: "the merged text", until: "return document.getElementById('editor').value === 'line ONE\\nline two\\nline three\\npage line\\n'")
+    try await driver.click("#save-button")
+    try await waitFor("the page's save of the merge") {
+      try String(contentsOf: shared, encoding: .utf8) == "line ONE\nline two\nline three\npage line\n"
+    }
+    // The REPL still holds its own version (without the page's line): its next w must not
+    // overwrite the merge silently.
+    try repl.send("3s/three/THREE/\nw\nq\n")
+    let status = try repl.finish()
+    #expect(status != 0, "the REPL's w refused (script mode stops on the error): \(repl.errors.text)")
+    #expect(try String(contentsOf: shared, encoding: .utf8) == "line ONE\nline two\nline three\npage line\n", "the merge survived the REPL")
+    _ = try await saveScreenshot(driver, "5-merged.png")
 
     // 3. Rename, tag, duplicate and trash from the page: the files change as mv, getfattr
     // and gio trash --list see them.
@@ -166,33 +170,31 @@ final class BrowserPageTests {
     #expect(trashList.output.contains(copy.path), "gio trash --list: \(trashList.output) \(trashList.error)")
     _ = try await saveScreenshot(driver, "3-actions.png")
 
-    // 4. The page and a quire REPL edit the same file at once: neither overwrites the other.
-    let shared = served.appendingPathComponent("shared.md")
-    try await selectDocument("shared.md", driver)
-    try await driver.click("[data-action=edit]")
-    try await driver.wait(for: "the editor", until: "return document.getElementById('editor').value.startsWith('line one')")
-    try await driver.type("page line\n", into: "#editor")
-    try await driver.wait(for: "the edit to reach the server", until: "return document.getElementById('editor-pane').dataset.state === 'edited'")
-
-    let repl = try REPLProcess(file: shared, home: home)
-    try repl.send("1s/one/ONE/\nw\n")
-    try await waitFor("the REPL's save") { try String(contentsOf: shared, encoding: .utf8).contains("line ONE") }
-    try await driver.wait(for: "the page to show the conflict", until: "return !document.getElementById('conflict').hidden")
-    #expect(try await driver.execute("return document.getElementById('editor').value") as? String == "line one\nline two\nline three\npage line\n")
-    _ = try await saveScreenshot(driver, "4-conflict.png")
-    try await driver.click("[data-resolve=merge]")
+    // 2. Searching a word shows the matching documents with the hit marked; opening one
+    // shows its preview.
+    try await driver.clear("#search")
+    try await driver.type("budget\u{E007}", into: "#search")
     try await driver.wait(
-      for: "the merged text", until: "return document.getElementById('editor').value === 'line ONE\\nline two\\nline three\\npage line\\n'")
-    try await driver.click("#save-button")
-    try await waitFor("the page's save of the merge") {
-      try String(contentsOf: shared, encoding: .utf8) == "line ONE\nline two\nline three\npage line\n"
-    }
-    // The REPL still holds its own version (without the page's line): its next w must not
-    // overwrite the merge silently.
-    try repl.send("3s/three/THREE/\nw\nq\n")
-    let status = try repl.finish()
-    #expect(status != 0, "the REPL's w refused (script mode stops on the error): \(repl.errors.text)")
-    #expect(try String(contentsOf: shared, encoding: .utf8) == "line ONE\nline two\nline three\npage line\n", "the merge survived the REPL")
-    _ = try await saveScreenshot(driver, "5-merged.png")
+      for: "a search hit for plan.md with 'budget' marked",
+      until: """
+        const hits = [...document.querySelectorAll('#hit-list li')];
+        return !document.getElementById('hit-list').hidden && hits.length >= 1
+          && hits.some(h => h.dataset.doc.endsWith('plan.md') && [...h.querySelectorAll('mark')].some(m => m.textContent.toLowerCase() === 'budget'))
+          && !hits.some(h => h.dataset.doc.endsWith('shopping.txt'))
+        """)
+    try await driver.execute("[...document.querySelectorAll('#hit-list li')].find(h => h.dataset.doc.endsWith('plan.md')).querySelector('button').click()")
+    try await driver.wait(for: "plan.md's preview", until: "return document.getElementById('preview-frame').src.includes('plan.md')")
+    let preview =
+      try await driver.executeAsync(
+        """
+        const done = arguments[arguments.length - 1];
+        fetch(document.getElementById('preview-frame').src).then(r => r.text().then(t => done({csp: r.headers.get('content-security-policy'), text: t})))
+        """) as? [String: Any]
+    #expect((preview?["text"] as? String)?.contains("<strong>budget</strong>") == true)
+    #expect((preview?["csp"] as? String)?.contains("sandbox") == true)
+    #expect(try await driver.execute("return document.getElementById('preview-frame').getAttribute('sandbox')") as? String == "")
+    _ = try await saveScreenshot(driver, "6-search.png")
+    try await driver.clear("#search")
+    try await driver.type("\u{E007}", into: "#search")
   }
 }

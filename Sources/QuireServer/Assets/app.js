@@ -302,6 +302,7 @@ async function openEditor(item) {
 function showEditor(editorState, replaceText) {
   state.editor = editorState;
   $("editor-pane").hidden = false;
+  $("preview-pane").hidden = true;
   $("editor-title").textContent = `Editing ${editorState.name}`;
   const area = $("editor");
   if (replaceText && area.value !== editorState.text) {
@@ -316,7 +317,7 @@ function showEditor(editorState, replaceText) {
   $("redo-button").disabled = !editorState.canRedo;
   $("redo-button").textContent = editorState.redoTitle || "Redo";
   const said = {
-    saved: "Saved.", reloaded: "The file changed on disk; the editor shows it.", conflict: "The file changed on disk: choose below.",
+    saved: "Saved.", reloaded: "The file changed on disk; the editor shows it.", conflict: "The file changed on disk: choose above.",
     merged: editorState.mergeConflicts ? `Merged, with ${editorState.mergeConflicts} overlap(s) marked.` : "Merged. Save to keep it.",
     reverted: "Their version loaded.", kept: "Your version kept; save to replace theirs.", deleted: "The file was deleted; save to write it again.",
     moved: "The file moved; the editor follows it.",
@@ -374,6 +375,7 @@ async function closeEditor() {
   try { await api("/api/editor/close", { doc: state.editor.id }); } catch (error) { toast(error.message); }
   state.editor = null;
   $("editor-pane").hidden = true;
+  if (state.selected) select(state.selected);
 }
 
 // MARK: Live changes and progress
@@ -385,14 +387,20 @@ function listen() {
     clearTimeout(timer);
     timer = setTimeout(refresh, 150);
   });
+  const running = new Map();
   events.addEventListener("progress", (event) => {
+    // Several kinds of long work may run at once (thumbnails, the search index): show the
+    // first one still running.
     const progress = JSON.parse(event.data);
-    const box = $("progress");
-    box.hidden = progress.finished;
-    $("progress-label").textContent = progress.label;
-    $("progress-bar").max = Math.max(progress.total, 1);
-    $("progress-bar").value = progress.done;
-    if (progress.finished) refresh();
+    if (progress.finished) running.delete(progress.task); else running.set(progress.task, progress);
+    const shown = running.values().next().value;
+    $("progress").hidden = !shown;
+    if (shown) {
+      $("progress-label").textContent = `${shown.label}: ${shown.done} of ${shown.total}`;
+      $("progress-bar").max = Math.max(shown.total, 1);
+      $("progress-bar").value = shown.done;
+    }
+    if (progress.finished && progress.task === "thumbnails") refresh();
   });
   events.addEventListener("document", (event) => {
     const editorState = JSON.parse(event.data);

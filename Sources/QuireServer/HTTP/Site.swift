@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import QuireBrowser
 import QuireDocuments
 import QuirePreviews
 import QuireTypes
@@ -17,13 +18,15 @@ final class Site: Sendable {
   let room: EditingRoom
   let previews = PreviewGenerator()
   let work: BackgroundWork
+  let browser: DocumentBrowser
 
-  private init(locations: ServedLocations, access: AccessControl, events: EventHub, room: EditingRoom, work: BackgroundWork) {
+  private init(locations: ServedLocations, access: AccessControl, events: EventHub, room: EditingRoom, work: BackgroundWork, browser: DocumentBrowser) {
     self.locations = locations
     self.access = access
     self.events = events
     self.room = room
     self.work = work
+    self.browser = browser
   }
 
   static func make(server: DocumentServer) async throws -> Site {
@@ -33,11 +36,16 @@ final class Site: Sendable {
       let controller = DocumentController(stateFolder: configuration.stateFolder, templatesFolder: configuration.templatesFolder)
       return EditingRoom(controller: controller, events: server.events, reference: { locations.reference(for: $0) })
     }
-    return Site(locations: locations, access: server.access, events: server.events, room: room, work: BackgroundWork())
+    let browser = DocumentBrowser(
+      configuration: DocumentBrowser.Configuration(locations: locations.folders, templatesFolder: configuration.templatesFolder))
+    let site = Site(locations: locations, access: server.access, events: server.events, room: room, work: BackgroundWork(), browser: browser)
+    try site.startLiveWork()
+    return site
   }
 
   /// Stops background work, ends the event streams and closes the open documents.
   func close() async {
+    browser.stopWatching()
     work.cancelAll()
     events.finish()
     await room.closeAll()

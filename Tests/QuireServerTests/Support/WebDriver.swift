@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// A real Chromium, headless, driven through Debian's `chromedriver` with the W3C WebDriver
 /// protocol (what Selenium speaks), from Swift: no Python, no PyPI.
 ///
@@ -40,7 +36,7 @@ final class WebDriver: @unchecked Sendable {
     try process.run()
     let line = try await LineReader(output.fileHandleForReading).firstLine(containing: "started successfully on port", within: .seconds(60))
     guard let port = line.split(separator: " ").last.map({ $0.trimmingCharacters(in: CharacterSet.decimalDigits.inverted) }), let number = Int(port) else {
-      process.terminate()
+      kill(process.processIdentifier, SIGKILL)
       throw TestFailure("chromedriver did not say its port: \(line)")
     }
     let profile = folder.appendingPathComponent("chromium-profile")
@@ -62,7 +58,7 @@ final class WebDriver: @unchecked Sendable {
     ]
     let reply = try await driver.command("POST", "session", capabilities)
     guard let value = reply as? [String: Any], let id = value["sessionId"] as? String else {
-      process.terminate()
+      kill(process.processIdentifier, SIGKILL)
       throw TestFailure("chromedriver made no session: \(String(describing: reply))")
     }
     driver.session = id
@@ -72,7 +68,8 @@ final class WebDriver: @unchecked Sendable {
   /// Ends the browser session and the driver.
   func quit() async {
     _ = try? await command("DELETE", "session/\(session)", nil)
-    if process.isRunning { process.terminate() }
+    // chromedriver does not always end on SIGTERM.
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
   }
 
@@ -102,7 +99,8 @@ final class WebDriver: @unchecked Sendable {
   }
 
   private func elementID(_ element: [String: Any]) -> String {
-    element["element-6066-11e4-a52f-4a5c2d5b3c1d"] as? String ?? ""
+    // The W3C web element identifier is the object's one value.
+    element.values.first as? String ?? ""
   }
 
   /// Clicks like a person (the pointer goes to the element's centre).
@@ -154,21 +152,102 @@ final class WebDriver: @unchecked Sendable {
   // MARK: The wire
 
   private func command(_ method: String, _ path: String, _ body: Any?) async throws -> Any? {
-    var request = URLRequest(url: base.appendingPathComponent(path))
-    request.httpMethod = method
-    request.timeoutInterval = 120
-    if let body {
-      request.httpBody = try JSONSerialization.data(withJSONObject: body)
-      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    }
-    let (data, response) = try await URLSession.shared.data(for: request)
+    let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+    let (status, data) = try await LoopbackHTTP.send(method, path: "/" + path, port: base.port ?? 0, body: payload)
     let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
     let value = (object as? [String: Any])?["value"]
-    if let status = (response as? HTTPURLResponse)?.statusCode, status >= 400 {
+    if status >= 400 {
       let message = ((value as? [String: Any])?["message"] as? String) ?? String(decoding: data.prefix(500), as: UTF8.self)
       throw TestFailure("WebDriver \(method) \(path) failed (\(status)): \(message)")
     }
     return value is NSNull ? nil : value
+  }
+}
+
+/// HTTP/1.1 to a port on 127.0.0.1, one request per connection (`Connection: close`), on a
+/// Dispatch thread: all chromedriver needs.
+enum LoopbackHTTP {
+  static func send(_ method: String, path: String, port: Int, body: Data?) async throws -> (status: Int, body: Data) {
+    try await withCheckedThrowingContinuation { continuation in
+      DispatchQueue.global().async {
+        continuation.resume(with: Result { try sendBlocking(method, path: path, port: port, body: body) })
+      }
+    }
+  }
+
+  private static func sendBlocking(_ method: String, path: String, port: Int, body: Data?) throws -> (status: Int, body: Data) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket failed") }
+    defer { close(fd) }
+    // No command may hang the tests: a read waits at most two minutes.
+    var limit = timeval(tv_sec: 120, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw TestFailure("cannot connect to 127.0.0.1:\(port)") }
+    var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+    if let body {
+      request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+    } else if method == "POST" {
+      request += "Content-Length: 0\r\n"
+    }
+    var bytes = Data((request + "\r\n").utf8)
+    if let body { bytes.append(body) }
+    try bytes.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+        if written < 0 { if errno == EINTR { continue } else { throw TestFailure("write failed") } }
+        offset += written
+      }
+    }
+    // Read until the body is complete: Content-Length when given (chromedriver may keep the
+    // connection open), else until the server closes it.
+    var response = Data()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var expected: Int? = nil
+    while true {
+      if let end = response.range(of: Data("\r\n\r\n".utf8)) {
+        if expected == nil {
+          let head = String(decoding: response[..<end.lowerBound], as: UTF8.self).lowercased()
+          let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }.flatMap {
+            Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces))
+          }
+          expected = length.map { end.upperBound - response.startIndex + $0 } ?? Int.max
+        }
+        if let expected, response.count >= expected { break }
+      }
+      let count = read(fd, &buffer, buffer.count)
+      if count < 0 { if errno == EINTR { continue } else { throw TestFailure("read failed") } }
+      if count == 0 { break }
+      response.append(contentsOf: buffer[0..<count])
+    }
+    guard let end = response.range(of: Data("\r\n\r\n".utf8)) else { throw TestFailure("no HTTP response from 127.0.0.1:\(port)") }
+    let head = String(decoding: response[..<end.lowerBound], as: UTF8.self)
+    let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+    var payload = Data(response[end.upperBound...])
+    if head.lowercased().contains("transfer-encoding: chunked") { payload = dechunk(payload) }
+    return (status, payload)
+  }
+
+  private static func dechunk(_ data: Data) -> Data {
+    var out = Data()
+    var rest = data[...]
+    while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
+      let size = Int(String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? "", radix: 16) ?? 0
+      if size == 0 { break }
+      let start = lineEnd.upperBound
+      guard rest.distance(from: start, to: rest.endIndex) >= size else { break }
+      let stop = rest.index(start, offsetBy: size)
+      out.append(rest[start..<stop])
+      rest = rest[rest.index(stop, offsetBy: min(2, rest.distance(from: stop, to: rest.endIndex)))...]
+    }
+    return out
   }
 }
 
