@@ -20,6 +20,9 @@ let package = Package(
     .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
     .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
     .library(name: "QuireBrowser", targets: ["QuireBrowser"]),
+    // Its types (Markdown outlines, PDF pages, drawing sizes) appear in the other modules'
+    // public API, so a client that names them imports it.
+    .library(name: "QuireFormats", targets: ["QuireFormats"]),
     .executable(name: "quire", targets: ["quire"]),
   ],
   dependencies: [
@@ -104,7 +107,7 @@ let package = Package(
     .target(
       name: "Quire",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer", "QuireBrowser",
+        "QuireTypes", "QuireFormats", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer", "QuireBrowser",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -121,8 +124,13 @@ let package = Package(
     .target(
       name: "QuireCLI",
       dependencies: [
+<<<<<<< HEAD
         "Quire", "CEdit", "QuireServer",
+=======
+        "Quire", "QuireTypes", "CEdit",
+>>>>>>> main
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .executableTarget(

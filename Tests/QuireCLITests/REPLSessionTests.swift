@@ -474,11 +474,8 @@ final class REPLBadInputTests {
     #expect(transcript.errors.count == 1)
   }
 
-  @Test func realPermissionDenied() throws {
-    if isRunningAsRoot {
-      print("note: running as root, where chmod 000 does not stop a read; the syscall seam covers EACCES")
-      return
-    }
+  @Test(.enabled(if: !isRunningAsRoot, "running as root, where chmod 000 does not stop a read; the syscall seam covers EACCES"))
+  func realPermissionDenied() throws {
     let locked = try folder.write("x\n", to: "real-locked.txt")
     chmod(locked.path, 0)
     let (session, transcript) = makeSession(["open \(locked.path)", "q"], in: folder)

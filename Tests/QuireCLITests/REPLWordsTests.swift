@@ -109,10 +109,7 @@ final class REPLWordsTests {
   }
 
   @Test func copyInOneQuireProcessPastesInAnother() async throws {
-    guard let quire = ProcessRunner.quire else {
-      print("skipped: the quire executable is not built beside the tests")
-      return
-    }
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built beside the tests; run 'swift build' first")
     let runtime = folder.file("xdg-runtime")
     try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let environment = ["XDG_RUNTIME_DIR": runtime.path]

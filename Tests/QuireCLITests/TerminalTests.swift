@@ -31,7 +31,7 @@ final class TerminalTests {
     return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
   }()
 
-  private static var tmuxPath: URL? {
+  static var tmuxPath: URL? {
     ["/usr/bin/tmux", "/bin/tmux"].map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
   }
 
@@ -74,16 +74,9 @@ final class TerminalTests {
 
   private func screen() throws -> String { try tmux(["capture-pane", "-p", "-J", "-t", "main:0", "-S", "-200"]).output }
 
-  /// Polls `condition` every 50 ms until it holds or ``patience`` has passed (looking once
-  /// more after the deadline, since the task may have slept past it); returns whether it held.
+  /// Polls `condition` every 50 ms until it holds or ``patience`` has passed.
   private func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + Self.patience
-    while true {
-      let late = ContinuousClock.now >= deadline
-      if try condition() { return true }
-      if late { return false }
-      try await Task.sleep(for: .milliseconds(50))
-    }
+    try await QuireTestSupport.eventually(timeout: Self.patience, every: .milliseconds(50), condition)
   }
 
   /// Waits until the screen shows `text` `count` times (up to ``patience``); returns the screen.
@@ -116,11 +109,7 @@ final class TerminalTests {
   /// Waits (up to ``patience``) until the tmux session, and so quire in it, has ended.
   private func waitUntilQuit() async throws { _ = try await eventually { !isRunning } }
 
-  @Test func editUndoSaveReloadConflictAndQuit() async throws {
-    guard Self.tmuxPath != nil else {
-      print("note: tmux is not installed (apt-get install tmux); skipping the terminal test")
-      return
-    }
+  @Test(.enabled(if: TerminalTests.tmuxPath != nil, "tmux is not installed (apt-get install tmux)")) func editUndoSaveReloadConflictAndQuit() async throws {
     let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     let notes = try folder.write("one\ntwo\nthree\n", to: "notes.txt")
     let state = folder.file(".state")
@@ -181,11 +170,7 @@ final class TerminalTests {
 
   /// Acceptance 3: SIGKILL mid-edit, start again on the same file, the autosaved edits are
   /// offered, and `recover` then `w` puts them into the file.
-  @Test func autosavedEditsSurviveSIGKILL() async throws {
-    guard Self.tmuxPath != nil else {
-      print("note: tmux is not installed (apt-get install tmux); skipping the terminal test")
-      return
-    }
+  @Test(.enabled(if: TerminalTests.tmuxPath != nil, "tmux is not installed (apt-get install tmux)")) func autosavedEditsSurviveSIGKILL() async throws {
     let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     let notes = try folder.write("one\ntwo\nthree\n", to: "notes.txt")
     let state = folder.file(".state")

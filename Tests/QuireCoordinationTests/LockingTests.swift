@@ -151,16 +151,21 @@ final class LockingTests {
     let file = try folder.write("x\n", to: "busy.txt")
     let location = self.location
     let stop = Atomic<Bool>(false)
+    let reads = Atomic<Int>(0)
     // Readers that overlap one another keep the file read-locked at every instant.
     for _ in 0..<4 {
       onThread {
         let coordinator = FileCoordinator(location: location)
         while !stop.load(ordering: .relaxed) {
-          _ = try? coordinator.coordinate(readingItemAt: file) { _ in usleep(3000) }
+          _ = try? coordinator.coordinate(readingItemAt: file) { _ in
+            reads.add(1, ordering: .relaxed)
+            usleep(3000)
+          }
         }
       }
     }
-    try await Task.sleep(for: .milliseconds(30))
+    // The writer comes once every reader is reading.
+    #expect(await eventually { reads.load(ordering: .relaxed) >= 4 })
     let wrote = try await FileCoordinator(location: location).coordinate(writingItemAt: file, timeout: .seconds(5)) { url in
       try Data("written\n".utf8).write(to: url)
       return true

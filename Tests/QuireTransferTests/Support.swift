@@ -3,16 +3,6 @@ import QuireTestSupport
 import Synchronization
 import Testing
 
-/// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + timeout
-  while ContinuousClock.now < deadline {
-    if condition() { return true }
-    try? await Task.sleep(for: .milliseconds(5))
-  }
-  return condition()
-}
-
 /// A value several threads set and a test reads.
 final class Box<Value: Sendable>: Sendable {
   private let value: Mutex<Value>

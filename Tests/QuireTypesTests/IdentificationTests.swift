@@ -5,6 +5,9 @@ import Testing
 
 @testable import QuireTypes
 
+/// Whether shared-mime-info's compiled database is installed (Debian's `shared-mime-info`).
+let hasSystemMIMEDatabase = FileManager.default.fileExists(atPath: "/usr/share/mime/magic")
+
 @Suite("File identification")
 final class IdentificationTests {
   let folder: TemporaryFolder
@@ -12,7 +15,6 @@ final class IdentificationTests {
   deinit { folder.remove() }
 
   var registry: TypeRegistry { .shared }
-  var hasSystemDatabase: Bool { FileManager.default.fileExists(atPath: "/usr/share/mime/magic") }
 
   @Test func markdownByNameWithContentAgreeing() throws {
     let text = "# Title\n\nSome *text*.\n"
@@ -24,11 +26,7 @@ final class IdentificationTests {
     #expect(result.bytesRead == text.utf8.count)
   }
 
-  @Test func contentDecidesWithoutAName() throws {
-    guard hasSystemDatabase else {
-      print("note: no shared-mime-info; skipped")
-      return
-    }
+  @Test(.enabled(if: hasSystemMIMEDatabase, "no shared-mime-info")) func contentDecidesWithoutAName() throws {
     let url = folder.file("no-extension")
     try Data("%PDF-1.7\n%âãÏÓ\n1 0 obj\n".utf8).write(to: url)
     let result = try registry.identifyFile(at: url)
@@ -37,11 +35,7 @@ final class IdentificationTests {
     #expect(result.evidence.first?.kind == .magic)
   }
 
-  @Test func extensionAndContentDisagreement() throws {
-    guard hasSystemDatabase else {
-      print("note: no shared-mime-info; skipped")
-      return
-    }
+  @Test(.enabled(if: hasSystemMIMEDatabase, "no shared-mime-info")) func extensionAndContentDisagreement() throws {
     let url = folder.file("really-a-png.pdf")
     try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)).write(to: url)
     let result = try registry.identifyFile(at: url)
@@ -116,9 +110,7 @@ final class IdentificationTests {
     let chunk = [UInt8](repeating: 0x41, count: 1 << 20)
     let written = chunk.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
     #expect(written > 0)
-    let start = ContinuousClock.now
     let result = try registry.identifyFile(at: url)
-    #expect(ContinuousClock.now - start < .seconds(2))
     #expect(result.source == .fileSystem)
     #expect(result.bytesRead == 0)
     // Everything written is still in the pipe: identification read nothing.
@@ -135,15 +127,13 @@ final class IdentificationTests {
   }
 
   @Test func endlessAndHugeFilesReadOnlyTheBound() throws {
-    // A 2 GB sparse file: only the bound is read, quickly.
+    // A 2 GB sparse file: only the bound is read.
     let url = folder.file("huge.bin")
     let fd = open(url.path, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
     #expect(fd >= 0)
     #expect(ftruncate(fd, 2 << 30) == 0)
     close(fd)
-    let start = ContinuousClock.now
     let result = try registry.identifyFile(at: url)
-    #expect(ContinuousClock.now - start < .seconds(2))
     #expect(result.bytesRead == registry.defaultReadBound)
     #expect(result.bytesRead <= 65536)
     // An explicit bound is honoured exactly.

@@ -148,11 +148,7 @@ final class PrivateFolderTests {
     #expect(mode(folder.file("unrelated")) == nil)
   }
 
-  @Test func aFolderOfAnotherUserIsRefused() throws {
-    guard isRunningAsRoot else {
-      print("note: skipping the other-owner check: only root can give a folder to another user")
-      return
-    }
+  @Test(.enabled(if: isRunningAsRoot, "only root can give a folder to another user")) func aFolderOfAnotherUserIsRefused() throws {
     let target = folder.file("theirs")
     try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
     #expect(chown(target.path, 4242, 4242) == 0)
@@ -161,11 +157,7 @@ final class PrivateFolderTests {
     #expect(error.code == .permissionDenied && error.reason.contains("user 4242"))
   }
 
-  @Test func anUnwritableParentFailsClearly() throws {
-    guard !isRunningAsRoot else {
-      print("note: skipping the unwritable-parent check: root writes into a 0500 folder; the fault hook test covers the error")
-      return
-    }
+  @Test(.enabled(if: !isRunningAsRoot, "root writes into a 0500 folder; the fault hook test covers the error")) func anUnwritableParentFailsClearly() throws {
     let parent = folder.file("locked")
     try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: false)
     #expect(chmod(parent.path, 0o500) == 0)

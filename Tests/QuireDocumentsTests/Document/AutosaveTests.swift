@@ -13,23 +13,12 @@ final class AutosaveTests {
 
   var store: RecoveryStore { RecoveryStore(folder: folder.file("state/quire/recovery")) }
 
-  /// Waits (up to 30 s) until `condition` holds. The timers fire after tens of
-  /// milliseconds; the generous deadline only matters on a loaded machine.
-  func eventually(_ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-      if condition() { return true }
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-  }
-
   @Test func idleAutosaveWritesARecoveryFileNotTheUsersFile() async throws {
     let document = try await openTextDocument("saved\n", in: folder)
     document.recoveryStore = store
     document.autosavePolicy = .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60))
     try document.replaceText(with: "unsaved\n")
-    #expect(try await eventually { !document.hasUnautosavedChanges })
+    #expect(await eventually { !document.hasUnautosavedChanges })
     #expect(bytes(document.fileURL) == Array("saved\n".utf8))
     let recovered = try #require(store.recoveredVersion(for: document.fileURL))
     #expect(bytes(recovered.url) == Array("unsaved\n".utf8))
@@ -47,7 +36,7 @@ final class AutosaveTests {
     #expect(!document.hasUnautosavedChanges)
     try await Task.sleep(for: .milliseconds(60))  // the timer fires and finds nothing to do
     try document.replaceText(with: "second\n")
-    #expect(try await eventually { !document.hasUnautosavedChanges })
+    #expect(await eventually { !document.hasUnautosavedChanges })
     let recovered = try #require(store.recoveredVersion(for: document.fileURL))
     #expect(bytes(recovered.url) == Array("second\n".utf8))
   }
@@ -107,7 +96,7 @@ final class AutosaveTests {
     document.autosavesInPlace = true
     document.autosavePolicy = .init(idleDelay: .milliseconds(20), maximumInterval: .seconds(60))
     try document.replaceText(with: "new\n")
-    #expect(try await eventually { !document.hasUnsavedChanges })
+    #expect(await eventually { !document.hasUnsavedChanges })
     #expect(bytes(document.fileURL) == Array("new\n".utf8))
     #expect(store.recoveredVersion(for: document.fileURL) == nil)
   }

@@ -25,11 +25,7 @@ final class SafeSaveTests {
     #expect(try FileFingerprint.read(at: document.fileURL).fingerprint.inode != inodeBefore)
   }
 
-  @Test func keepsTheOwnerWhenRoot() async throws {
-    guard isRunningAsRoot else {
-      print("skipped: changing a file's owner needs root")
-      return
-    }
+  @Test(.enabled(if: isRunningAsRoot, "changing a file's owner needs root")) func keepsTheOwnerWhenRoot() async throws {
     let document = try await openTextDocument("old\n", in: folder)
     chown(document.fileURL.path, 4321, 4322)
     try document.replaceText(with: "new\n")
@@ -88,11 +84,9 @@ final class SafeSaveTests {
     #expect(bytes(folder.file("copy.txt")) == Array("new\n".utf8))
   }
 
-  @Test func aReadOnlyFolderIsAClearError() async throws {
-    guard !isRunningAsRoot else {
-      print("skipped: root writes into read-only folders (the syscall seam covers EACCES at create)")
-      return
-    }
+  @Test(.enabled(if: !isRunningAsRoot, "root writes into read-only folders (the syscall seam covers EACCES at create)")) func aReadOnlyFolderIsAClearError()
+    async throws
+  {
     let document = try await openTextDocument("old\n", in: folder)
     try document.replaceText(with: "new\n")
     chmod(folder.url.path, 0o555)
