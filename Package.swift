@@ -19,10 +19,10 @@ let package = Package(
     .library(name: "QuireDocuments", targets: ["QuireDocuments"]),
     .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
     .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
-    .library(name: "QuireBrowser", targets: ["QuireBrowser"]),
     // Its types (Markdown outlines, PDF pages, drawing sizes) appear in the other modules'
     // public API, so a client that names them imports it.
     .library(name: "QuireFormats", targets: ["QuireFormats"]),
+    .library(name: "QuireBrowser", targets: ["QuireBrowser"]),
     .executable(name: "quire", targets: ["quire"]),
   ],
   dependencies: [
@@ -124,11 +124,7 @@ let package = Package(
     .target(
       name: "QuireCLI",
       dependencies: [
-<<<<<<< HEAD
-        "Quire", "CEdit", "QuireServer",
-=======
-        "Quire", "QuireTypes", "CEdit",
->>>>>>> main
+        "Quire", "QuireTypes", "CEdit", "QuireServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -160,7 +156,7 @@ let package = Package(
     .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
     // Drives `quire serve` (the executable) with curl and a headless Chromium, and a `quire` REPL beside it.
     .testTarget(name: "QuireServerTests", dependencies: ["QuireServer", "QuireTestSupport", "quire"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

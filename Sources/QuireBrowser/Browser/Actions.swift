@@ -100,11 +100,10 @@ struct Actions {
   }
 
   /// Writes `data` to a new file (`O_CREAT | O_EXCL`, 0666 less the umask) and flushes it.
-  static func writeNew(_ data: Data, to url: URL) throws {
+  static func writeNew(_ data: Data, to url: URL, permissions: FilePermissions = [.ownerReadWrite, .groupReadWrite, .otherReadWrite]) throws {
     let fd: FileDescriptor
     do {
-      fd = try FileDescriptor.open(
-        FilePath(url.path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: [.ownerReadWrite, .groupReadWrite, .otherReadWrite])
+      fd = try FileDescriptor.open(FilePath(url.path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow], permissions: permissions)
     } catch let errno as Errno where errno == .fileExists {
       throw QuireError(
         .fileExists, "Cannot create \(QuireError.name(url)): a file of that name is already in '\(url.deletingLastPathComponent().path)'. Choose another name.",

@@ -104,7 +104,7 @@ public final class DocumentBrowser: Sendable {
   public let thumbnailCache: ThumbnailCache
 
   let watcher: BrowserWatcher
-  let index: Mutex<SearchIndex?> = Mutex(nil)
+  let searchIndex: Mutex<SearchIndex?> = Mutex(nil)
 
   /// Makes a browser; nothing is read until asked.
   public init(configuration: Configuration) {

@@ -89,14 +89,32 @@ public struct RecentDocuments: Sendable {
     self.applicationName = applicationName
     self.applicationCommand = applicationCommand
     self.registry = registry
+    self.stateHome = XDGBaseDirectory.stateHome.location(in: environment)
   }
+
+  /// Where Quire keeps what identifies each of its entries' files:
+  /// `$XDG_STATE_HOME/quire/recent-files.json` (GTK rewrites `recently-used.xbel` keeping
+  /// only the metadata it knows, so Quire's own metadata lives beside it).
+  public var identityFileURL: URL { stateHome.url.appendingPathComponent("quire/recent-files.json") }
+  let stateHome: XDGBaseDirectory.Location
 
   /// Adds `url` (or marks it used again), recording what identifies it so it can be followed.
   ///
   /// - Parameter folders: Unused when adding; kept for symmetry with ``entries(searching:updatingEntries:)``.
   /// - Throws: ``QuireError`` when the file is missing or the list cannot be written.
   public func add(_ url: URL, searching folders: [URL] = []) throws {
-    throw QuireError(.notImplemented, "Recent documents are not yet implemented (issue 18).", url: url)
+    let url = url.standardizedFileURL
+    guard let identity = FileIdentity.current(of: url) else {
+      throw QuireError(.fileMissing, "Cannot add \(QuireError.name(url)) to the recent documents: there is no such file.", url: url)
+    }
+    let mimeType = registry.type(forFileAt: url)?.preferredMIMEType ?? "application/octet-stream"
+    var list = try XBELList.read(fileURL)
+    list.touch(href: Self.href(for: url), mimeType: mimeType, application: applicationName, exec: applicationCommand, now: Date())
+    list.trim(to: maximumCount)
+    try list.write(to: fileURL)
+    var identities = try IdentityStore.read(identityFileURL)
+    identities.entries[Self.href(for: url)] = identity
+    try identities.write(to: identityFileURL, stateHome: stateHome)
   }
 
   /// The entries, most recently used first; Quire's own entries are resolved again when their
@@ -107,11 +125,77 @@ public struct RecentDocuments: Sendable {
   ///   - updatingEntries: Whether to write the resolved paths back (atomically).
   /// - Throws: ``QuireError`` when the list exists but cannot be read; a missing list is empty.
   public func entries(searching folders: [URL] = [], updatingEntries: Bool = true) throws -> [RecentDocument] {
-    throw QuireError(.notImplemented, "Recent documents are not yet implemented (issue 18).", url: fileURL)
+    var list = try XBELList.read(fileURL)
+    var identities = try IdentityStore.read(identityFileURL)
+    var result: [RecentDocument] = []
+    var listChanged = false
+    var identitiesChanged = false
+    for bookmark in list.bookmarks {
+      guard let url = Self.url(forHref: bookmark.href) else { continue }
+      var entry = RecentDocument(
+        url: url, status: .available, mimeType: bookmark.mimeType, added: bookmark.added, modified: bookmark.modified, visited: bookmark.visited,
+        applications: bookmark.applications, isFollowed: identities.entries[bookmark.href] != nil)
+      if var identity = identities.entries[bookmark.href] {
+        if identity.matches(url) {
+          // Saved since (a safe save replaces the inode) or back again: record the file as it is now.
+          if identity.isGone || !identity.isUnchanged(at: url), let current = FileIdentity.current(of: url) {
+            identity = current
+            identities.entries[bookmark.href] = identity
+            identitiesChanged = true
+          }
+        } else if let found = identity.resolve(near: url, searching: folders) {
+          let newHref = Self.href(for: found)
+          entry.previousURL = url
+          entry.url = found
+          entry.status = .moved
+          if list.bookmarks.contains(where: { $0.href == newHref }) {
+            list.remove(href: bookmark.href)  // the file already has an entry under its new name
+          } else {
+            list.rename(href: bookmark.href, to: newHref)
+          }
+          identities.entries[bookmark.href] = nil
+          identities.entries[newHref] = FileIdentity.current(of: found) ?? identity
+          listChanged = true
+          identitiesChanged = true
+        } else {
+          entry.status = .missing
+          if !identity.isGone {
+            identity.isGone = true
+            identities.entries[bookmark.href] = identity
+            identitiesChanged = true
+          }
+        }
+      } else if case .failure = BrowserSyscalls.lstatInfo(url.path) {
+        entry.status = .missing
+      }
+      result.append(entry)
+    }
+    if updatingEntries {
+      if listChanged { try list.write(to: fileURL) }
+      if identitiesChanged { try identities.write(to: identityFileURL, stateHome: stateHome) }
+    }
+    var seen = Set<String>()
+    return result.filter { seen.insert($0.url.path).inserted }
+      .sorted { ($0.visited ?? $0.modified ?? .distantPast) > ($1.visited ?? $1.modified ?? .distantPast) }
   }
 
   /// Removes the entry for `url` (all applications' records of it).
   public func remove(_ url: URL) throws {
-    throw QuireError(.notImplemented, "Recent documents are not yet implemented (issue 18).", url: url)
+    var list = try XBELList.read(fileURL)
+    let href = Self.href(for: url.standardizedFileURL)
+    list.remove(href: href)
+    try list.write(to: fileURL)
+    var identities = try IdentityStore.read(identityFileURL)
+    if identities.entries.removeValue(forKey: href) != nil { try identities.write(to: identityFileURL, stateHome: stateHome) }
+  }
+
+  /// `file://` and the path percent-encoded as GLib's `g_filename_to_uri` does.
+  static func href(for url: URL) -> String {
+    "file://" + Trash.percentEncoded(url.path).replacingOccurrences(of: "%7E", with: "~")
+  }
+
+  static func url(forHref href: String) -> URL? {
+    guard href.hasPrefix("file://"), let path = String(href.dropFirst("file://".count)).removingPercentEncoding, path.hasPrefix("/") else { return nil }
+    return URL(fileURLWithPath: path)
   }
 }

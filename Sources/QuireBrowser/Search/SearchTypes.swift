@@ -135,13 +135,15 @@ extension DocumentBrowser {
   /// - Throws: ``QuireError`` only when the index folder cannot be made or written.
   @discardableResult
   public func updateSearchIndex(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> SearchIndexReport {
-    try withSearchIndex { try $0.update(from: self, progress: progress) }
+    let items = try self.items()
+    return try withSearchIndex { try $0.update(items: items, registry: configuration.registry, rebuilding: false, progress: progress) }
   }
 
   /// Throws the index away and indexes every document again.
   @discardableResult
   public func rebuildSearchIndex(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> SearchIndexReport {
-    try withSearchIndex { try $0.rebuild(from: self, progress: progress) }
+    let items = try self.items()
+    return try withSearchIndex { try $0.update(items: items, registry: configuration.registry, rebuilding: true, progress: progress) }
   }
 
   /// The documents matching `query`, best first (bm25), each with a snippet marking the hits.
@@ -151,7 +153,7 @@ extension DocumentBrowser {
   ///
   /// - Throws: ``QuireError`` when the index cannot be opened or made.
   public func search(_ query: SearchQuery) throws -> [SearchHit] {
-    try withSearchIndex { try $0.search(query) }
+    try withSearchIndex { try $0.search(query, registry: configuration.registry) }
   }
 
   /// ``search(_:)`` for a text, all types.
@@ -166,5 +168,32 @@ extension DocumentBrowser {
     try updateSearchIndex()
     try watcher.start(browser: self)
     watcher.setIndexing(true)
+  }
+}
+
+extension DocumentBrowser {
+  /// The browser's one index, opened on first use.
+  func withSearchIndex<T>(_ body: (SearchIndex) throws -> T) throws -> T {
+    let index = searchIndex.withLock { index in
+      if let index { return index }
+      let made = SearchIndex(url: searchIndexURL, environment: configuration.environment)
+      index = made
+      return made
+    }
+    return try body(index)
+  }
+
+  /// Brings the index up to date with one change (called by the watcher while indexing).
+  func indexChange(_ change: BrowserChange) {
+    _ = try? withSearchIndex { index in
+      switch change.kind {
+      case .removed: try index.update(path: change.url.path, item: nil)
+      case .added, .modified, .moved:
+        if let previous = change.previousURL { try index.update(path: previous.path, item: nil) }
+        try index.update(path: change.url.path, item: change.item)
+      default:
+        _ = try index.update(items: try items(), registry: configuration.registry, rebuilding: false, progress: nil)
+      }
+    }
   }
 }

@@ -1,6 +1,10 @@
 public import Foundation
 import QuireTypes
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// An item in the Trash: the trashed file and its `.trashinfo`.
 public struct TrashedItem: Sendable, Hashable, Codable {
   /// Where the item was (the `.trashinfo`'s `Path`, decoded).
@@ -55,19 +59,232 @@ public struct Trash: Sendable {
   ///
   /// - Throws: ``QuireError`` when the item is missing or no trash folder can be made or used.
   public func trashItem(at url: URL) throws -> TrashedItem {
-    throw QuireError(.notImplemented, "The Trash is not yet implemented (issue 18).", url: url)
+    let url = url.standardizedFileURL
+    let info: stat
+    switch BrowserSyscalls.lstatInfo(url.path) {
+    case .success(let value): info = value
+    case .failure(.noSuchFileOrDirectory):
+      throw QuireError(.fileMissing, "Cannot move \(QuireError.name(url)) to the Trash: there is no such file.", url: url)
+    case .failure(let errno):
+      throw QuireError(.permissionDenied, "Cannot move \(QuireError.name(url)) to the Trash: it cannot be examined.", url: url, cause: errno)
+    }
+    let folder = try trashFolder(for: url, device: info.st_dev)
+    let name = url.lastPathComponent
+    let stem = (name as NSString).deletingPathExtension
+    let ext = (name as NSString).pathExtension
+    let relativeBase = folder.topFolder.map { $0.path == "/" ? "/" : $0.path + "/" }
+    var storedPath = url.path
+    if let relativeBase, url.path.hasPrefix(relativeBase) { storedPath = String(url.path.dropFirst(relativeBase.count)) }
+    let contents = "[Trash Info]\nPath=\(Self.percentEncoded(storedPath))\nDeletionDate=\(Self.dateFormatter.string(from: Date()))\n"
+    var number = 1
+    while true {
+      let trashName = number == 1 ? name : (ext.isEmpty ? "\(stem).\(number)" : "\(stem).\(number).\(ext)")
+      let infoURL = folder.url.appendingPathComponent("info/\(trashName).trashinfo")
+      let fileURL = folder.url.appendingPathComponent("files/\(trashName)")
+      // The info file is made first, with O_EXCL: it reserves the name (the specification's order).
+      do {
+        try Actions.writeNew(Data(contents.utf8), to: infoURL, permissions: [.ownerReadWrite])
+      } catch let error as QuireError where error.code == .fileExists {
+        number += 1
+        continue
+      }
+      switch BrowserSyscalls.renameNoReplace(url.path, fileURL.path) {
+      case .success:
+        return TrashedItem(originalURL: url, trashedURL: fileURL, infoURL: infoURL, deletionDate: Date(), trashFolder: folder.url)
+      case .failure(.fileExists):
+        _ = unlink(infoURL.path)
+        number += 1
+      case .failure(let errno):
+        _ = unlink(infoURL.path)
+        throw QuireError(
+          errno == .permissionDenied || errno == .notPermitted ? .permissionDenied : .systemCallFailed,
+          "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'); it is still where it was.", url: url, cause: errno)
+      }
+    }
   }
 
   /// The items in the home trash and in the trash folders of mounted volumes, newest first.
   /// Entries whose file or info is missing or unreadable are left out.
   public func items() throws -> [TrashedItem] {
-    throw QuireError(.notImplemented, "The Trash is not yet implemented (issue 18).", url: homeTrashURL)
+    var folders: [(url: URL, top: URL?)] = [(homeTrashURL, nil)]
+    let uid = getuid()
+    for mount in Self.mountPoints() where mount.path != "/" || true {
+      let base = mount.path == "/" ? "" : mount.path
+      for candidate in ["\(base)/.Trash/\(uid)", "\(base)/.Trash-\(uid)"] where candidate != homeTrashURL.path {
+        folders.append((URL(fileURLWithPath: candidate, isDirectory: true), mount))
+      }
+    }
+    var result: [TrashedItem] = []
+    var seen = Set<String>()
+    for folder in folders where seen.insert(folder.url.path).inserted {
+      let infoFolder = folder.url.appendingPathComponent("info")
+      guard let names = try? FileManager.default.contentsOfDirectory(atPath: infoFolder.path) else { continue }
+      for infoName in names where infoName.hasSuffix(".trashinfo") {
+        let name = String(infoName.dropLast(".trashinfo".count))
+        let fileURL = folder.url.appendingPathComponent("files/\(name)")
+        let infoURL = infoFolder.appendingPathComponent(infoName)
+        guard BrowserSyscalls.lstatInfo(fileURL.path).isSuccess,
+          let data = try? Data(contentsOf: infoURL), data.count < 1 << 16,
+          let parsed = Self.parseInfo(String(decoding: data, as: UTF8.self))
+        else { continue }
+        var original = parsed.path
+        if !original.hasPrefix("/") {
+          let top = folder.top?.path ?? "/"
+          original = (top.hasSuffix("/") ? top : top + "/") + original
+        }
+        result.append(
+          TrashedItem(
+            originalURL: URL(fileURLWithPath: original), trashedURL: fileURL, infoURL: infoURL, deletionDate: parsed.date,
+            trashFolder: folder.url))
+      }
+    }
+    return result.sorted { ($0.deletionDate ?? .distantPast) > ($1.deletionDate ?? .distantPast) }
   }
 
   /// Moves a trashed item back to its original place (or `destination`) and removes its info.
   ///
   /// - Throws: ``QuireError``: `fileExists` when something now has that name (nothing is replaced).
   public func restore(_ item: TrashedItem, to destination: URL? = nil) throws -> URL {
-    throw QuireError(.notImplemented, "The Trash is not yet implemented (issue 18).", url: item.originalURL)
+    let target = (destination ?? item.originalURL).standardizedFileURL
+    switch BrowserSyscalls.renameNoReplace(item.trashedURL.path, target.path) {
+    case .success:
+      _ = unlink(item.infoURL.path)
+      return target
+    case .failure(.fileExists), .failure(.directoryNotEmpty):
+      throw QuireError(
+        .fileExists,
+        "Cannot restore \(QuireError.name(target)): '\(target.deletingLastPathComponent().path)' already has an item of that name. Rename or move it first.",
+        url: target)
+    case .failure(.noSuchFileOrDirectory):
+      throw QuireError(
+        .fileMissing,
+        "Cannot restore \(QuireError.name(target)): it is no longer in the Trash, or its folder '\(target.deletingLastPathComponent().path)' is gone.",
+        url: target)
+    case .failure(.improperLink):
+      throw QuireError(
+        .invalidArgument,
+        "Cannot restore \(QuireError.name(target)) to '\(target.deletingLastPathComponent().path)': it is on another volume than the Trash it is in.",
+        url: target)
+    case .failure(let errno):
+      throw QuireError(.systemCallFailed, "Cannot restore \(QuireError.name(target)).", url: target, cause: errno)
+    }
   }
+
+  // MARK: Folders
+
+  struct Folder {
+    var url: URL
+    /// The volume's top folder, for trash folders of other volumes (paths are stored relative to it).
+    var topFolder: URL?
+  }
+
+  /// The trash folder for an item on `device`, made when missing (the specification's rules).
+  func trashFolder(for url: URL, device: dev_t) throws -> Folder {
+    let dataHome = XDGBaseDirectory.dataHome.location(in: environment)
+    try? FileManager.default.createDirectory(at: dataHome.url, withIntermediateDirectories: true)
+    if case .success(let home) = BrowserSyscalls.lstatInfo(dataHome.url.resolvingSymlinksInPath().path), home.st_dev == device {
+      try makeTrash(homeTrashURL, below: dataHome.trustedFolder)
+      return Folder(url: homeTrashURL, topFolder: nil)
+    }
+    let top = Self.topFolder(of: url, device: device)
+    let uid = getuid()
+    let shared = top.appendingPathComponent(".Trash")
+    if case .success(let info) = BrowserSyscalls.lstatInfo(shared.path), (info.st_mode & S_IFMT) == S_IFDIR, (info.st_mode & S_ISVTX) != 0 {
+      let mine = shared.appendingPathComponent("\(uid)")
+      if (try? makeTrash(mine, below: shared)) != nil { return Folder(url: mine, topFolder: top) }
+    }
+    let own = top.appendingPathComponent(".Trash-\(uid)")
+    do {
+      try makeTrash(own, below: top)
+    } catch {
+      throw QuireError(
+        .permissionDenied,
+        "Cannot move \(QuireError.name(url)) to the Trash: its volume ('\(top.path)') has no trash folder Quire may use, and files are never copied to the home Trash. Delete it instead, or move it to your home volume first.",
+        url: url, cause: error as? QuireError)
+    }
+    return Folder(url: own, topFolder: top)
+  }
+
+  func makeTrash(_ folder: URL, below trusted: URL) throws {
+    try PrivateFolder.make(folder, below: trusted, role: "the Trash folder")
+    for sub in ["files", "info"] {
+      try PrivateFolder.make(folder.appendingPathComponent(sub), below: trusted, role: "the Trash folder")
+    }
+  }
+
+  /// The highest folder above `url` on the same device: the volume's mount point.
+  static func topFolder(of url: URL, device: dev_t) -> URL {
+    var current = url.deletingLastPathComponent()
+    while current.path != "/" {
+      let parent = current.deletingLastPathComponent()
+      guard case .success(let info) = BrowserSyscalls.lstatInfo(parent.path), info.st_dev == device else { break }
+      current = parent
+    }
+    return current
+  }
+
+  /// Mount points from `/proc/self/mounts` (octal escapes decoded).
+  static func mountPoints() -> [URL] {
+    guard let text = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return [] }
+    return text.split(separator: "\n").compactMap { line in
+      let fields = line.split(separator: " ")
+      guard fields.count > 2 else { return nil }
+      var path = String(fields[1])
+      for (escape, character) in [("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")] {
+        path = path.replacingOccurrences(of: escape, with: character)
+      }
+      return URL(fileURLWithPath: path, isDirectory: true)
+    }
+  }
+
+  // MARK: .trashinfo
+
+  /// `YYYY-MM-DDThh:mm:ss` in local time, as the specification asks.
+  static var dateFormatter: DateFormatter {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = .current
+    formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+    return formatter
+  }
+
+  /// Percent-encodes every byte but unreserved characters and "/" (RFC 2396 as GIO does).
+  static func percentEncoded(_ path: String) -> String {
+    var result = ""
+    for byte in path.utf8 {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "/"):
+        result.append(Character(Unicode.Scalar(byte)))
+      default:
+        result += String(format: "%%%02X", byte)
+      }
+    }
+    return result
+  }
+
+  /// The `Path` (decoded) and `DeletionDate` of a `.trashinfo`, or nil when it is not one.
+  static func parseInfo(_ text: String) -> (path: String, date: Date?)? {
+    var inGroup = false
+    var path: String?
+    var date: Date?
+    for line in text.split(whereSeparator: \.isNewline) {
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      if trimmed.hasPrefix("[") {
+        inGroup = trimmed == "[Trash Info]"
+        continue
+      }
+      guard inGroup, let equals = trimmed.firstIndex(of: "=") else { continue }
+      let key = trimmed[..<equals]
+      let value = String(trimmed[trimmed.index(after: equals)...])
+      if key == "Path" { path = value.removingPercentEncoding }
+      if key == "DeletionDate" { date = dateFormatter.date(from: value) }
+    }
+    guard let path, !path.isEmpty else { return nil }
+    return (path, date)
+  }
+}
+
+extension Result {
+  var isSuccess: Bool { !isFailure }
 }

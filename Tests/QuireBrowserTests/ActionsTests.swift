@@ -1,0 +1,109 @@
+import Foundation
+import QuireBrowser
+import QuireCoordination
+import QuireTestSupport
+import QuireTypes
+import Synchronization
+import Testing
+
+@Suite("Actions")
+final class ActionsTests {
+  let folder: TemporaryFolder
+  let browser: DocumentBrowser
+  init() throws {
+    folder = try TemporaryFolder()
+    let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates").standardizedFileURL
+    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder), templatesFolder: templates))
+  }
+  deinit { folder.remove() }
+
+  @Test func createsFromTemplateOrEmptyAndNeverReplaces() throws {
+    let notes = try browser.createDocument(named: "Kick-off", fromTemplate: "meeting-notes.md")
+    #expect(notes.name == "Kick-off.md")
+    let template = try browser.templates().first { $0.name == "meeting-notes.md" }
+    #expect(try Data(contentsOf: notes.url) == Data(contentsOf: try #require(template).url))
+    let empty = try browser.createDocument(named: "Empty")
+    #expect(empty.name == "Empty.md" && empty.size == 0)
+    let error = try #require(throws: QuireError.self) { try browser.createDocument(named: "Kick-off.md") }
+    #expect(error.code == .fileExists)
+    #expect(try Data(contentsOf: notes.url) == Data(contentsOf: try #require(template).url))
+    #expect(throws: QuireError.self) { try browser.createDocument(named: "x", fromTemplate: "no-such-template") }
+    #expect(throws: QuireError.self) { try browser.createDocument(named: "../escape") }
+  }
+
+  @Test func renameKeepsTheExtensionAndRefusesCollisions() throws {
+    let file = try folder.write("a", to: "notes.md")
+    try folder.write("b", to: "Plan.md")
+    let error = try #require(throws: QuireError.self) { try browser.renameItem(at: file, to: "Plan") }
+    #expect(error.code == .fileExists)
+    #expect(try String(contentsOf: folder.file("Plan.md"), encoding: .utf8) == "b")
+    #expect(try browser.renameItem(at: file, to: "Kick-off").lastPathComponent == "Kick-off.md")
+    let text = try browser.renameItem(at: folder.file("Kick-off.md"), to: "Kick-off.txt", keepingExtension: false)
+    #expect(text.lastPathComponent == "Kick-off.txt")
+    #expect(try String(contentsOf: text, encoding: .utf8) == "a")
+    #expect(throws: QuireError.self) { try browser.renameItem(at: text, to: "a/b") }
+    #expect(throws: QuireError.self) { try browser.renameItem(at: folder.file("gone.md"), to: "x") }
+  }
+
+  @Test func duplicateNumbersCopiesAsFilesDoes() throws {
+    let file = try folder.write("a", to: "name.md")
+    #expect(try browser.duplicateItem(at: file).lastPathComponent == "name copy.md")
+    #expect(try browser.duplicateItem(at: file).lastPathComponent == "name copy 2.md")
+    #expect(try browser.duplicateItem(at: file).lastPathComponent == "name copy 3.md")
+    #expect(try String(contentsOf: folder.file("name copy 2.md"), encoding: .utf8) == "a")
+  }
+
+  @Test func moveAndImport() throws {
+    try FileManager.default.createDirectory(at: folder.file("archive"), withIntermediateDirectories: true)
+    let file = try folder.write("a", to: "a.md")
+    let moved = try browser.moveItem(at: file, into: folder.file("archive"))
+    #expect(moved.path == folder.file("archive/a.md").path)
+    #expect(throws: QuireError.self) { try browser.moveItem(at: moved, into: folder.file("nowhere")) }
+    let outside = try TemporaryFolder()
+    defer { outside.remove() }
+    let source = try outside.write("outside", to: "a.md")
+    try folder.write("taken", to: "a.md")
+    let imported = try browser.importItem(from: source)
+    #expect(imported.lastPathComponent == "a 2.md")
+    #expect(FileManager.default.fileExists(atPath: source.path))
+    #expect(mkfifo(outside.file("pipe").path, 0o600) == 0)
+    let error = try #require(throws: QuireError.self) { try browser.importItem(from: outside.file("pipe")) }
+    #expect(error.code == .unsupportedType)
+  }
+
+  @Test func renameReachesAPresenterOfTheFile() async throws {
+    let file = try folder.write("a", to: "watched.md")
+    let presenter = RecordingPresenter(url: file)
+    try FileCoordinator.addFilePresenter(presenter)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    let renamed = try browser.renameItem(at: file, to: "followed")
+    #expect(await eventually { presenter.presentedItemURL?.path == renamed.path })
+  }
+
+  @Test func moveAsksAPresenterToSaveFirst() async throws {
+    try FileManager.default.createDirectory(at: folder.file("archive"), withIntermediateDirectories: true)
+    let file = try folder.write("old", to: "draft.md")
+    let presenter = RecordingPresenter(url: file, unsavedText: "new")
+    try FileCoordinator.addFilePresenter(presenter)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    let moved = try browser.moveItem(at: file, into: folder.file("archive"))
+    #expect(try String(contentsOf: moved, encoding: .utf8) == "new")
+    #expect(await eventually { presenter.presentedItemURL?.path == moved.path })
+  }
+}
+
+/// A presenter that follows moves and, when it has unsaved text, writes it when asked to save.
+final class RecordingPresenter: FilePresenter {
+  private let state: Mutex<(url: URL, unsaved: String?)>
+  init(url: URL, unsavedText: String? = nil) { state = Mutex((url, unsavedText)) }
+  var presentedItemURL: URL? { state.withLock { $0.url } }
+  func presentedItemDidMove(to newURL: URL) { state.withLock { $0.url = newURL } }
+  func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    let (url, text) = state.withLock { state in
+      defer { state.unsaved = nil }
+      return (state.url, state.unsaved)
+    }
+    if let text { try? Data(text.utf8).write(to: url) }
+    completionHandler(nil)
+  }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import QuireBrowser
+import QuireFormats
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+@Suite("Search")
+final class SearchTests {
+  let folder: TemporaryFolder
+  let browser: DocumentBrowser
+  init() throws {
+    folder = try TemporaryFolder()
+    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder)))
+  }
+  deinit { folder.remove() }
+
+  func makeDocuments() throws {
+    try folder.write("# Budget\n\nThe quarterly report is due.\nSee the budget for Zürich.\n", to: "notes.md")
+    try folder.write("first line\nsecond line mentions elephants\n", to: "plain.txt")
+    try FileManager.default.createDirectory(at: folder.file("Trip.textbundle"), withIntermediateDirectories: true)
+    try folder.write("# Trip\n\nPack the hiking boots.\n", to: "Trip.textbundle/text.md")
+    try folder.write("{\"version\": 2}", to: "Trip.textbundle/info.json")
+    // Two pages, made by cairo: the hit is on the second.
+    let writer = try PDFWriter(url: folder.file("bill.pdf"), width: 300, height: 400)
+    _ = try writer.addPage(markup: "Cover page")
+    _ = try writer.addPage(markup: "Invoice for consulting")
+    try writer.finish()
+  }
+
+  @Test func findsWordsInEveryKindWithHitsMarked() throws {
+    try makeDocuments()
+    let report = try browser.updateSearchIndex()
+    #expect(report.indexed == 4 && report.failures.isEmpty)
+    let budget = try browser.search("budget")
+    #expect(budget.map(\.url.lastPathComponent) == ["notes.md"])
+    #expect(budget[0].snippet.rendered().contains("[Budget]"))
+    #expect(budget[0].line == 1)
+    let elephants = try #require(try browser.search("elephants").first)
+    #expect(elephants.url.lastPathComponent == "plain.txt" && elephants.line == 2)
+    #expect(elephants.snippet.segments.contains { $0.isMatch && $0.text == "elephants" })
+    #expect(try browser.search("hiking").map(\.url.lastPathComponent) == ["Trip.textbundle"])
+    let invoice = try #require(try browser.search("invoice").first)
+    #expect(invoice.url.lastPathComponent == "bill.pdf" && invoice.page == 2)
+  }
+
+  @Test func phrasesPrefixesAccentsAndTypes() throws {
+    try makeDocuments()
+    try browser.updateSearchIndex()
+    #expect(try browser.search("\"quarterly report\"").count == 1)
+    #expect(try browser.search("\"report quarterly\"").isEmpty)
+    #expect(try browser.search("quart*").map(\.url.lastPathComponent) == ["notes.md"])
+    #expect(try browser.search("zurich").count == 1)
+    #expect(try browser.search(SearchQuery("line", contentTypes: [.markdown])).isEmpty)
+    #expect(try browser.search(SearchQuery("line", contentTypes: [.plainText])).map(\.url.lastPathComponent) == ["plain.txt"])
+    // FTS5 syntax in what people type is plain text, not an error.
+    #expect(try browser.search("budget AND ( NEAR:").isEmpty)
+    #expect(throws: QuireError.self) { try browser.search("  \"\" * ") }
+  }
+
+  @Test func rankingPutsTheDenserDocumentFirst() throws {
+    try folder.write("apple apple apple pie\n", to: "many.md")
+    try folder.write("apple and a long text about many other things, pears, plums and more words here\n", to: "one.md")
+    try browser.updateSearchIndex()
+    #expect(try browser.search("apple").map(\.url.lastPathComponent) == ["many.md", "one.md"])
+  }
+
+  @Test func updateIsIncrementalAndDropsGoneFiles() throws {
+    try makeDocuments()
+    try browser.updateSearchIndex()
+    try folder.write("now about giraffes\n", to: "plain.txt")
+    try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: folder.file("plain.txt").path)
+    try FileManager.default.removeItem(at: folder.file("notes.md"))
+    let report = try browser.updateSearchIndex()
+    #expect(report.indexed == 1 && report.removed == 1 && report.unchanged == 2)
+    #expect(try browser.search("giraffes").count == 1)
+    #expect(try browser.search("elephants").isEmpty)
+    #expect(try browser.search("budget").isEmpty)
+  }
+
+  @Test func deletedOrCorruptIndexIsRebuilt() throws {
+    try makeDocuments()
+    try browser.updateSearchIndex()
+    let index = browser.searchIndexURL
+    // Garbage over the database: the next use makes it anew.
+    let fresh = DocumentBrowser(configuration: browser.configuration)
+    try Data(repeating: 0x5A, count: 8192).write(to: index)
+    let report = try fresh.updateSearchIndex()
+    #expect(report.wasRecreated && report.indexed == 4)
+    #expect(try fresh.search("invoice").count == 1)
+    let again = DocumentBrowser(configuration: browser.configuration)
+    try FileManager.default.removeItem(at: index)
+    #expect(try again.updateSearchIndex().wasRecreated)
+    #expect(try again.search("hiking").count == 1)
+    #expect(try again.rebuildSearchIndex().indexed == 4)
+  }
+
+  @Test func brokenPDFAndSpecialFilesDoNotStopIndexing() throws {
+    try makeDocuments()
+    try Data("%PDF-1.4 not really".utf8).write(to: folder.file("broken.pdf"))
+    try Data([0xFF, 0xFE, 0x41, 0x00, 0xC3]).write(to: folder.file("bad-utf8.txt"))
+    #expect(mkfifo(folder.file("fifo.txt").path, 0o600) == 0)
+    let report = try browser.updateSearchIndex()
+    #expect(report.failures.map(\.url.lastPathComponent) == ["broken.pdf"])
+    #expect(try browser.search("invoice").count == 1)
+  }
+
+  @Test func indexFileIsPrivate() throws {
+    try makeDocuments()
+    try browser.updateSearchIndex()
+    let attributes = try FileManager.default.attributesOfItem(atPath: browser.searchIndexURL.path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    let folderAttributes = try FileManager.default.attributesOfItem(atPath: browser.searchIndexURL.deletingLastPathComponent().path)
+    #expect((folderAttributes[.posixPermissions] as? Int) == 0o700)
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import QuireBrowser
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+let attrToolsAvailable = isInstalled("/usr/bin/setfattr") && isInstalled("/usr/bin/getfattr")
+
+/// Whether the temporary folder's file system keeps user extended attributes (tmpfs may not).
+let userAttributesWork: Bool = {
+  guard let folder = try? TemporaryFolder(prefix: "quire-xattr-probe") else { return false }
+  defer { folder.remove() }
+  guard let file = try? folder.write("x", to: "probe") else { return false }
+  return (try? FileTags.setTags(["probe"], of: file)) != nil
+}()
+
+@Suite("Tags", .enabled(if: userAttributesWork, "the temporary folder's file system keeps no user extended attributes"))
+final class TagsTests {
+  let folder: TemporaryFolder
+  let browser: DocumentBrowser
+  init() throws {
+    folder = try TemporaryFolder()
+    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder)))
+  }
+  deinit { folder.remove() }
+
+  @Test func tagsRoundTripAndListByTag() throws {
+    let file = try folder.write("# A\n", to: "a.md")
+    try folder.write("# B\n", to: "b.md")
+    #expect(try browser.tags(of: file).isEmpty)
+    try browser.setTags(["work", " urgent ", "Work", ""], of: file)
+    #expect(try browser.tags(of: file) == ["work", "urgent"])
+    #expect(try browser.changeTags(of: file, adding: ["home"], removing: ["URGENT"]) == ["work", "home"])
+    #expect(try browser.items(taggedWith: "WORK").map(\.name) == ["a.md"])
+    #expect(try browser.allTags().map(\.tag) == ["home", "work"])
+    try browser.setTags([], of: file)
+    #expect(try browser.tags(of: file).isEmpty)
+  }
+
+  @Test func tagWithCommaIsRefused() throws {
+    let file = try folder.write("x", to: "a.md")
+    let error = try #require(throws: QuireError.self) { try browser.setTags(["a,b"], of: file) }
+    #expect(error.code == .invalidArgument)
+    #expect(try browser.tags(of: file).isEmpty)
+  }
+
+  @Test func missingFileIsAClearError() throws {
+    let error = try #require(throws: QuireError.self) { try FileTags.tags(of: folder.file("none.md")) }
+    #expect(error.code == .fileMissing)
+  }
+
+  @Test(.enabled(if: attrToolsAvailable, "needs setfattr and getfattr (Debian attr)"))
+  func desktopToolsSeeQuiresTagsAndTheOtherWayRound() throws {
+    let file = try folder.write("# F\n", to: "f.md")
+    let set = try runTool("/usr/bin/setfattr", ["-n", "user.xdg.tags", "-v", "work,urgent", file.path])
+    #expect(set.status == 0, "\(set.error)")
+    #expect(try browser.items().first?.tags == ["work", "urgent"])
+    try browser.changeTags(of: file, adding: ["quire"])
+    let get = try runTool("/usr/bin/getfattr", ["--only-values", "-n", "user.xdg.tags", file.path])
+    #expect(get.output == "work,urgent,quire")
+  }
+}
+
+@Suite("Tags without user attributes")
+struct NoUserAttributeTests {
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "needs /proc"))
+  func procFileSaysWhyItCannotBeTagged() throws {
+    // /proc keeps no user extended attributes: the error must say so, not "system call failed".
+    let error = try #require(throws: QuireError.self) { try FileTags.setTags(["x"], of: URL(fileURLWithPath: "/proc/self/status")) }
+    #expect(error.code == .unsupportedType)
+    #expect(error.reason.contains("'status'") && error.reason.contains("extended attributes"))
+  }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import QuireBrowser
+import QuireTestSupport
+import QuireTypes
+import Synchronization
+import Testing
+
+/// Collects a browser's changes on a task of its own.
+final class ChangeLog: Sendable {
+  let changes = Mutex<[BrowserChange]>([])
+  init(_ stream: AsyncStream<BrowserChange>) {
+    Task { [self] in
+      for await change in stream { changes.withLock { $0.append(change) } }
+    }
+  }
+  func has(_ kind: BrowserChange.Kind, _ name: String, from previous: String? = nil) -> Bool {
+    changes.withLock { list in
+      list.contains { $0.kind == kind && $0.url.lastPathComponent == name && (previous == nil || $0.previousURL?.lastPathComponent == previous) }
+    }
+  }
+}
+
+@Suite("Live changes")
+final class WatchingTests {
+  let folder: TemporaryFolder
+  let browser: DocumentBrowser
+  init() throws {
+    folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(at: folder.file("sub"), withIntermediateDirectories: true)
+    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder)))
+  }
+  deinit {
+    browser.stopWatching()
+    folder.remove()
+  }
+
+  @Test func changesByOtherProgramsArrive() async throws {
+    let log = ChangeLog(try browser.changes())
+    let file = try folder.write("# New\n", to: "new.md")
+    #expect(await eventually { log.has(.added, "new.md") })
+    try Data("# New\nmore\n".utf8).write(to: file)
+    #expect(await eventually { log.has(.modified, "new.md") })
+    #expect(rename(file.path, folder.file("sub/moved.md").path) == 0)
+    #expect(await eventually { log.has(.moved, "moved.md", from: "new.md") })
+    #expect(unlink(folder.file("sub/moved.md").path) == 0)
+    #expect(await eventually { log.has(.removed, "moved.md") })
+    try Data([0x89, 0x00, 0xFF, 0x00, 0x01]).write(to: folder.file("image.bin"))
+    try folder.write("# After\n", to: "after.md")
+    #expect(await eventually { log.has(.added, "after.md") })
+    #expect(!log.has(.added, "image.bin"))
+  }
+
+  @Test func browserActionsAndNewFoldersArrive() async throws {
+    let log = ChangeLog(try browser.changes())
+    let item = try browser.createDocument(named: "made")
+    #expect(await eventually { log.has(.added, "made.md") })
+    try browser.renameItem(at: item.url, to: "renamed")
+    #expect(await eventually { log.has(.moved, "renamed.md", from: "made.md") })
+    try FileManager.default.createDirectory(at: folder.file("later"), withIntermediateDirectories: true)
+    // A folder made after watching began is watched too (its presenter is added before it is walked).
+    try folder.write("# Deep\n", to: "later/deep.md")
+    #expect(await eventually { log.has(.added, "deep.md") })
+  }
+
+  @Test func searchIndexFollowsChanges() async throws {
+    try folder.write("nothing here\n", to: "a.md")
+    try browser.startUpdatingSearchIndex()
+    #expect(try browser.search("walrus").isEmpty)
+    try folder.write("a walrus appears\n", to: "a.md")
+    #expect(try await eventually { try browser.search("walrus").count == 1 })
+    try FileManager.default.removeItem(at: folder.file("a.md"))
+    #expect(try await eventually { try browser.search("walrus").isEmpty })
+  }
+}
