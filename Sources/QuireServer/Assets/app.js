@@ -64,14 +64,20 @@ function formatDate(iso) {
 
 // MARK: Listing
 
+// Each listing or search has a number; an answer that arrives after a newer request was
+// made is dropped, so a slow listing never replaces search results (or the other way).
+let generation = 0;
+
 async function refresh() {
   if (state.query) return runSearch(state.query);
+  const mine = ++generation;
   const params = new URLSearchParams({ sort: state.sort });
   if (state.type) params.set("type", state.type);
   if (state.tag) params.set("tag", state.tag);
   const path = state.place === "recents" ? "/api/recents" : `/api/documents?${params}`;
   try {
     const data = await api(path);
+    if (mine !== generation) return;
     state.items = data.items;
     if (data.types) fillSelect($("type-filter"), data.types.map((t) => [t.id, t.name]), state.type, "All types");
     if (data.tags) { fillSelect($("tag-filter"), data.tags.map((t) => [t, t]), state.tag, "All tags"); fillTags(data.tags); }
@@ -137,8 +143,10 @@ function renderItem(item, index) {
 async function runSearch(query) {
   state.query = query;
   if (!query) { showPlace(state.place); return; }
+  const mine = ++generation;
   try {
     const data = await api(`/api/search?${new URLSearchParams({ q: query })}`);
+    if (mine !== generation) return;
     const hits = $("hit-list");
     $("doc-list").hidden = true;
     hits.hidden = false;

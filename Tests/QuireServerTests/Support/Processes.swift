@@ -41,6 +41,10 @@ enum Programs {
   }
 
   /// Runs a program to its end on a thread of its own; returns status, stdout and stderr.
+  ///
+  /// Output goes to files, not pipes, and the wait is for the program's exit: a program that
+  /// leaves daemons behind holding its output (`dbus-run-session` starting gvfsd for `gio`)
+  /// cannot keep the test waiting for an end of file.
   static func run(_ program: URL, _ arguments: [String], environment: [String: String], in folder: URL? = nil) async throws -> (
     status: Int32, output: String, error: String
   ) {
@@ -48,24 +52,32 @@ enum Programs {
       Thread {
         continuation.resume(
           with: Result {
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-run-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let outputURL = scratch.appendingPathComponent("out")
+            let errorURL = scratch.appendingPathComponent("err")
+            try Data().write(to: outputURL)
+            try Data().write(to: errorURL)
+            let output = try FileHandle(forWritingTo: outputURL)
+            let error = try FileHandle(forWritingTo: errorURL)
+            defer {
+              try? output.close()
+              try? error.close()
+            }
             let process = Process()
             process.executableURL = program
             process.arguments = arguments
             process.environment = environment
             if let folder { process.currentDirectoryURL = folder }
-            let output = Pipe()
-            let error = Pipe()
             process.standardOutput = output
             process.standardError = error
             process.standardInput = FileHandle.nullDevice
             try process.run()
-            nonisolated(unsafe) var errorData = Data()
-            let reader = Thread { errorData = error.fileHandleForReading.readDataToEndOfFile() }
-            reader.start()
-            let outputData = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            while !reader.isFinished { usleep(1000) }
-            return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+            let out = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+            let err = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+            return (process.terminationStatus, out, err)
           })
       }.start()
     }

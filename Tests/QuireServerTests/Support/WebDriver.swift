@@ -139,6 +139,7 @@ final class WebDriver: @unchecked Sendable {
 
   /// Waits until `script` returns true in the page (polled), or fails after `limit`.
   func wait(for what: String, until script: String, _ args: [Any] = [], limit: Duration = .seconds(30)) async throws {
+    FileHandle.standardError.write(Data("page test: waiting for \(what)\n".utf8))
     let deadline = ContinuousClock.now + limit
     var last: Any? = nil
     while ContinuousClock.now < deadline {
