@@ -38,6 +38,12 @@ let package = Package(
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
+    // cmark-gfm (GitHub's libcmark with tables, task lists, strikethrough, autolinks, footnotes):
+    // the Markdown parser and HTML renderer of QuireFormats.
+    .systemLibrary(
+      name: "CCmarkGFM", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+    // libcmark, the CommonMark reference: only the conformance helper links it (it shares
+    // cmark-gfm's symbol names, so the two never meet in one process).
     .systemLibrary(
       name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
     .systemLibrary(
@@ -68,7 +74,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
-      dependencies: ["QuireTypes", "CCmark", "CPoppler", "CPango", "CPNG"],
+      dependencies: ["QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG"],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCoordination",
@@ -142,7 +148,10 @@ let package = Package(
     // MARK: Tests: one target per module
     .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
+    // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
+    .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(

@@ -24,10 +24,10 @@ let package = Package(
     + benchmarkNames.map { name in
       .executableTarget(
         name: name,
-        dependencies: [
-          "BenchmarkSupport",
-          .product(name: "Quire", package: "Quire"),
-        ] + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
+        dependencies: ["BenchmarkSupport"]
+          // bench-thumbnail-cache times the installed-style quire program only: no library.
+          + (name == "bench-thumbnail-cache" ? [] : [.product(name: "Quire", package: "Quire")])
+          + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
         path: "Sources/\(name)")
     },
   swiftLanguageModes: [.v6]

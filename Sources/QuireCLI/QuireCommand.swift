@@ -55,7 +55,7 @@ public struct QuireCommand: AsyncParsableCommand {
   private static func run(arguments: [String], ownsProcess: Bool) async -> Int32 {
     if ownsProcess { processOwnership.store(true, ordering: .relaxed) }
     do {
-      var command = try parseAsRoot(arguments)
+      var command = try parseAsRoot(try EdArguments.normalized(arguments, subcommands: subcommandNames))
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
       } else {
@@ -65,6 +65,11 @@ public struct QuireCommand: AsyncParsableCommand {
     } catch {
       return report(error)
     }
+  }
+
+  /// The names that select a subcommand rather than the REPL.
+  static var subcommandNames: Set<String> {
+    Set(configuration.subcommands.map { $0._commandName } + ["help"])
   }
 
   /// Prints `error` the way argument-parser would and returns the documented exit code.

@@ -100,6 +100,9 @@ let edScripts: [EdScript] = [
   EdScript("undo restores lines and current line", "2d\nu\n.=\n,p\nq"),
   EdScript("undo a g as one step", "g/o/d\nu\n,p\n.=\nq"),
   EdScript("undo after two edits", "2d\n1d\nu\n.=\n,p\nw\nq"),
+  EdScript("u twice redoes, and the current line goes back", "2d\n4\nu\n.=\nu\n.=\n,p\nw\nq"),
+  EdScript("u after a g undoes the whole g", "g/e/s//E/g\n1\nu\n.=\nu\n.=\n,p\nw\nq"),
+  EdScript("u after u after u", "$d\nu\nu\nu\n,p\nw\nq"),
   // w W r e f q Q
   EdScript("write to another file", "2,3w part.txt\nw\nq"),
   EdScript("write whole buffer elsewhere counts as saved", "1d\nw copy.txt\nq"),
@@ -123,7 +126,8 @@ let failingEdScripts: [EdScript] = [
   EdScript("backwards range", "3,2p"),
   EdScript("no match", "1p\n/zzz/p"),
   EdScript("bad regex", "1s/\\(/x/"),
-  EdScript("unknown command", "x"),
+  EdScript("unknown command", "X"),
+  EdScript("nothing to put", "x"),
   EdScript("bad mark", "2kA"),
   EdScript("unset mark", "'zp"),
   EdScript("nothing to undo", "u"),
@@ -140,9 +144,9 @@ let failingEdScripts: [EdScript] = [
 
 @Suite("ed parity: the same scripts through GNU ed -s and quire")
 struct EdParityTests {
-  @Test(arguments: edScripts)
+  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: edScripts)
   func scriptMatchesEd(_ script: EdScript) async throws {
-    guard let (ed, quire) = try tools() else { return }
+    let (ed, quire) = try tools()
     let edRun = try Fixture(script)
     defer { edRun.folder.remove() }
     let quireRun = try Fixture(script)
@@ -156,9 +160,9 @@ struct EdParityTests {
     #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url))
   }
 
-  @Test(arguments: failingEdScripts)
+  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: failingEdScripts)
   func failingScriptFailsLikeEd(_ script: EdScript) async throws {
-    guard let (ed, quire) = try tools() else { return }
+    let (ed, quire) = try tools()
     let edRun = try Fixture(script)
     defer { edRun.folder.remove() }
     let quireRun = try Fixture(script)
@@ -177,8 +181,9 @@ struct EdParityTests {
     #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url))
   }
 
-  @Test func failureNamesTheLine() async throws {
-    guard let (_, quire) = try tools() else { return }
+  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
+  func failureNamesTheLine() async throws {
+    let (_, quire) = try tools()
     let run = try Fixture(EdScript("", ""))
     defer { run.folder.remove() }
     let result = try await ProcessRunner.run(quire, ["t.txt"], in: run.folder.url, input: "1p\n2p\n40p\n3p\n")
@@ -187,14 +192,12 @@ struct EdParityTests {
     #expect(result.error == "quire: line 3: invalid address: line 40 is past the end (5 lines)\n")
   }
 
-  private func tools() throws -> (URL, URL)? {
-    guard let ed = ProcessRunner.ed else {
-      print("note: GNU ed is not installed (apt-get install ed); skipping the ed parity checks")
-      return nil
-    }
+  private func tools() throws -> (URL, URL) {
+    let ed = try #require(ProcessRunner.ed, "GNU ed is not installed (apt-get install ed)")
     let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     return (ed, quire)
   }
+
 }
 
 /// A temporary folder holding the fixture files.
@@ -203,5 +206,97 @@ struct Fixture {
   init(_ script: EdScript) throws {
     folder = try TemporaryFolder(prefix: "quire-ed")
     for (name, text) in fixtureFiles { try folder.write(text, to: name) }
+  }
+}
+
+/// Scripts run through `ed -s FILE` and `quire -s FILE` (quire as a drop-in ed): standard output,
+/// standard error, exit status and the files must all be the same, errors and `H` messages
+/// included. A piped script goes on after an error, as ed's does.
+let edModeScripts: [EdScript] = [
+  EdScript("H prints ed's messages", "H\n9p\n,s/zzz/y/\nkA\n3,2p\nX\nu\nw\nq"),
+  EdScript("h prints the last error", "9p\nh\n2p"),
+  EdScript("errors go on in a piped script, and the status says so", "1d\n9p\n2p\nw\nq"),
+  EdScript("q warns once", "H\n1d\nq\n2p\nq\nq"),
+  EdScript("end of input with unsaved changes", "H\n1d"),
+  EdScript("end of input after q warned", "1d\nq"),
+  EdScript("P shows the prompt", "P\n2p\nP\n3p"),
+  EdScript("y and x", "2,3y\n$x\n.=\n0x\n,p\nw\nq"),
+  EdScript("d c j fill the cut buffer", "2d\n$x\n1,2j\n0x\n3c\nC\n.\nx\n,p\nQ"),
+  EdScript("z scrolls", "1z2\nz\n.=\n2z\n$z\n.="),
+  EdScript("comments and blank suffixes", "2# note\n.=\n2p \n"),
+  EdScript("shell escape", "!echo hello\n!!\n2p"),
+  EdScript("shell escape with the file name", "!wc -l %\n!echo \\%"),
+  EdScript("read a command's output", "0r !echo first; echo second\n.=\n,p\nQ"),
+  EdScript("write to a command", "2,3w !tr a-z A-Z\nw !wc -l\nQ"),
+  EdScript("edit a command's output", "e !printf 'x\\ny\\n'\n,p\nf\nQ"),
+  EdScript("a shell command reads the script's next lines", "!read one; echo got $one\nthe line it reads\n2p"),
+  EdScript("l escapes dollars and backslashes", "1s/$/ $5 \\\\x/\n1l\n1n\nQ"),
+  EdScript("s suffixes in any order", "1s/o/0/pn\n2s/t/T/gl\n3s/e/E/2p\n,s/o/O/Ig\n,p\nQ"),
+  EdScript("bare s flags", "1s/o/0/\n3s\n4sp\n5sg\n,p\nQ"),
+  EdScript("case-insensitive search", "/FOUR/I=\n?ONE?I=\ng/T/Is/$/!/\n,p\nQ"),
+  EdScript("G runs a command per line", "G/o/\np\n\ns/o/0/\n&\n,p\nQ"),
+  EdScript("V runs a command per line", "V/o/n\nd\n,p\nQ"),
+  EdScript("q inside g", "g/t/p\\\nq"),
+  EdScript("wq and wQ", "1d\nwQ"),
+  EdScript("bad suffixes", "H\nppp\n2pp\n1s/o/0/gg\n1s/o/0/3g\nw\nq"),
+  EdScript("u and undo toggle", "2d\nu\nu\nu\n,p\nw\nq"),
+  EdScript("word commands that are ed commands are ed's", "1c\nrad\n.\nstatus\n2c\nsave me \n.\nsave as x\n,p\nQ"),
+  EdScript("files that cannot be read or written are named on stderr", "H\nr nosuch.txt\nw nodir/x.txt\nW nodir/y.txt\n2p\ne nosuch.txt\n,p\nf\nq"),
+]
+
+@Suite("ed parity: quire -s as a drop-in for ed -s")
+struct EdModeParityTests {
+  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: edModeScripts)
+  func scriptMatchesEdExactly(_ script: EdScript) async throws {
+    let ed = try #require(ProcessRunner.ed)
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
+    let edRun = try Fixture(script)
+    defer { edRun.folder.remove() }
+    let quireRun = try Fixture(script)
+    defer { quireRun.folder.remove() }
+    let edResult = try await ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script.script + "\n")
+    let quireResult = try await ProcessRunner.run(quire, ["-s", "t.txt"], in: quireRun.folder.url, input: script.script + "\n")
+    #expect(quireResult.output == edResult.output)
+    #expect(quireResult.error == edResult.error)
+    #expect(quireResult.status == edResult.status)
+    #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url))
+  }
+
+  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
+  func optionsAndFileArgumentsMatchEd() async throws {
+    let ed = try #require(ProcessRunner.ed)
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
+    let cases: [(ed: [String], quire: [String], script: String)] = [
+      (["-p", "> ", "t.txt"], ["-p", "> ", "t.txt"], "2p\nw\nq"),  // byte counts without -s
+      (["-s", "missing.txt"], ["-s", "missing.txt"], "a\nnew\n.\nw\nq"),
+      (["-sq", "missing.txt"], ["-sq", "missing.txt"], "p\nq"),
+      (["-sl", "t.txt"], ["-sl", "t.txt"], "9p\nq"),
+      (["-s", "-p:", "t.txt"], ["-s", "-p:", "t.txt"], "2p\nq"),
+      (["-sp:", "t.txt"], ["-sp:", "t.txt"], "1p\nq"),
+      (["-v", "-s", "t.txt"], ["-v", "-s", "t.txt"], "9p\nq"),
+      (["-r", "-s", "t.txt"], ["-r", "-s", "t.txt"], "H\n!echo no\nr /etc/hostname\nw ../x\nq"),
+      (["-E", "-s", "t.txt"], ["-E", "-s", "t.txt"], "1s/(o)(n)/\\2\\1/p\n,s/e+/E/gp\nQ"),
+      (["-G", "-s", "t.txt"], ["-G", "-s", "t.txt"], "H\n1l\n2m\n2t\n!!\nQ"),
+      (["-s", "--", "-dash.txt"], ["-s", "--", "-dash.txt"], ",p\nq"),
+      (["-s", "!cat t.txt"], ["-s", "!cat t.txt"], ",p\nf\nQ"),
+      (["-s", "--strip-trailing-cr", "crlf.txt"], ["-s", "--strip-trailing-cr", "crlf.txt"], ",l\nr crlf.txt\n,l\nw\nq"),
+      (["-s", "crlf.txt"], ["-s", "crlf.txt"], ",l\nQ"),
+    ]
+    for (edArguments, quireArguments, script) in cases {
+      let edRun = try Fixture(EdScript("", script))
+      defer { edRun.folder.remove() }
+      let quireRun = try Fixture(EdScript("", script))
+      defer { quireRun.folder.remove() }
+      for run in [edRun, quireRun] {
+        _ = try run.folder.write("dash\n", to: "-dash.txt")
+        _ = try run.folder.write("one\r\ntwo\r\n", to: "crlf.txt")
+      }
+      let edResult = try await ProcessRunner.run(ed, edArguments, in: edRun.folder.url, input: script + "\n")
+      let quireResult = try await ProcessRunner.run(quire, quireArguments, in: quireRun.folder.url, input: script + "\n")
+      #expect(quireResult.output == edResult.output, "\(quireArguments)")
+      #expect(quireResult.error == edResult.error, "\(quireArguments)")
+      #expect(quireResult.status == edResult.status, "\(quireArguments)")
+      #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url), "\(quireArguments)")
+    }
   }
 }

@@ -207,3 +207,77 @@ final class HistoryFileTests {
     #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
   }
 }
+
+/// A line buffer that holds bytes, as the document layer's does for files with NUL bytes and
+/// bytes that are not UTF-8: the ed commands must carry such lines through unchanged.
+private final class ByteLines: LineBuffer {
+  var lines: [[UInt8]]
+  private var history: [[[UInt8]]] = []
+  private var future: [[[UInt8]]] = []
+  private var nesting = 0
+  init(_ lines: [[UInt8]]) { self.lines = lines }
+
+  var lineCount: Int { lines.count }
+  func line(at index: Int) -> String { String(decoding: lines[index], as: UTF8.self) }
+  func lineBytes(at index: Int) -> [UInt8] { lines[index] }
+  func replaceLines(in range: Range<Int>, with lines: [String]) { replaceLines(in: range, withBytes: lines.map { Array($0.utf8) }) }
+  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) { self.lines.replaceSubrange(range, with: lines) }
+  func beginEditGroup(named name: String, cursor: Int) {
+    if nesting == 0 { history.append(lines) }
+    nesting += 1
+  }
+  func endEditGroup(cursor: Int) { nesting -= 1 }
+  func undo() -> Int? {
+    guard let last = history.popLast() else { return nil }
+    future.append(lines)
+    lines = last
+    return 1
+  }
+  func redo() -> Int? {
+    guard let next = future.popLast() else { return nil }
+    history.append(lines)
+    lines = next
+    return 1
+  }
+  var undoCount: Int { history.count }
+  var redoCount: Int { future.count }
+  var isEdited: Bool { !history.isEmpty }
+  var changeToken: Int { history.count * 1000 + future.count }
+  func markSaved() {}
+  func reset(lines: [String]) { self.lines = lines.map { Array($0.utf8) } }
+}
+
+@Suite("ed commands carry bytes")
+struct EdBytesTests {
+  /// Lines with a NUL byte, bytes that are not UTF-8 (0xFF, a lone 0xC3) and plain text.
+  static let binary: [[UInt8]] = [[0x61, 0x00, 0x62], [0xFF, 0x78, 0xC3], Array("plain".utf8)]
+
+  private func run(_ commands: [String], on lines: [[UInt8]]) throws -> (ByteLines, [[UInt8]]) {
+    let buffer = ByteLines(lines)
+    var printed: [[UInt8]] = []
+    let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: { printed.append(Array($0.utf8)) })
+    engine.outputBytes = { printed.append($0) }
+    for command in commands { _ = try engine.execute(command) { nil } }
+    return (buffer, printed)
+  }
+
+  @Test func printingGivesTheBytesBack() throws {
+    let (_, printed) = try run([",p", "1n", ",l"], on: Self.binary)
+    #expect(printed[0..<3].map { $0 } == Self.binary)
+    #expect(printed[3] == Array("1\t".utf8) + [0x61, 0x00, 0x62])
+    #expect(printed[4...] == [Array("a\\000b$".utf8), Array("\\377x\\303$".utf8), Array("plain$".utf8)])
+  }
+
+  @Test func editsKeepTheBytes() throws {
+    let (buffer, _) = try run(["1,2t$", "4,5j", "1m$", "2y", "0x", "1,2d", "u"], on: Self.binary)
+    let (a, b, plain) = (Self.binary[0], Self.binary[1], Self.binary[2])
+    // t copied, j joined, m moved, y and x put back, and u brought back what d deleted.
+    #expect(buffer.lines == [plain, b, plain, a + b, a])
+  }
+
+  @Test func substituteAndSearchSeeBytesAroundNUL() throws {
+    // A NUL does not end the line for the regular expression: b after it is found.
+    let (buffer, _) = try run(["/b/s/b/B/", "2s/x/&&/", "g/plain/s/$/!/"], on: Self.binary)
+    #expect(buffer.lines == [[0x61, 0x00, 0x42], [0xFF, 0x78, 0x78, 0xC3], Array("plain!".utf8)])
+  }
+}

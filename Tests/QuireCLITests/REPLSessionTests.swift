@@ -43,12 +43,25 @@ final class REPLSessionTests {
 
   private func contents(_ url: URL) -> String? { try? String(contentsOf: url, encoding: .utf8) }
 
-  @Test func undoIsMultiLevelAndRedoRedoes() throws {
-    let (session, transcript) = makeSession(["1d", "1d", "u", "u", ",p", "redo", ",p", "undo", "w", "q"], in: folder)
+  @Test func uTogglesTheLastChangeAsEdDoes() throws {
+    // ed's u undoes the last change; u again redoes it, and the current line goes back to
+    // where the first u found it.
+    let (session, transcript) = makeSession(["1d", "2d", "u", ".=", ",p", "u", ".=", ",p", "u", "u", "w", "q"], in: folder)
     #expect(session.run(opening: [file.path]) == 0)
-    let printed = transcript.output.filter { !$0.hasPrefix("opened") && !$0.hasPrefix("quire ") && !$0.hasPrefix("undone") && $0 != "redone" }
-    #expect(printed == ["one", "two", "three", "two", "three", "14"])
-    #expect(contents(file) == "one\ntwo\nthree\n")
+    let printed = transcript.output.filter { !$0.hasPrefix("opened") && !$0.hasPrefix("quire ") }
+    #expect(printed == ["1", "two", "three", "1", "two", "4"])
+    #expect(contents(file) == "two\n")
+  }
+
+  @Test func undoAndRedoWordsWalkTheHistory() throws {
+    let (session, transcript) = makeSession(["1d", "1d", "undo 2", ",p", "redo", ",p", "redo 5", ",p", "undo", "w", "q"], in: folder)
+    #expect(session.run(opening: [file.path]) == 0)
+    let printed = transcript.output.filter { !$0.hasPrefix("opened") && !$0.hasPrefix("quire ") && !$0.hasPrefix("undid") && !$0.hasPrefix("redid") }
+    #expect(printed == ["one", "two", "three", "two", "three", "three", "10"])
+    #expect(contents(file) == "two\nthree\n")
+    #expect(transcript.output.contains("undid 2 changes; 0 more level(s) of undo"))
+    // redo 5 with one change left to redo redoes that one and says so.
+    #expect(transcript.output.contains("redid 1 change; 0 more to redo"))
   }
 
   @Test func quitWithUnsavedChangesAsksOnce() throws {
@@ -352,13 +365,17 @@ final class REPLSessionTests {
     for word in REPLWordCommand.names {
       #expect(text.contains { $0.hasPrefix("  \(word)") }, "help does not list \(word)")
     }
-    for letter in ["a", "i", "c", "d", "j", "m", "t", "p", "n", "l", "=", "s/", "g/", "v/", "k", "w", "W", "r", "e", "f", "u", "q", "h"] {
+    for letter in [
+      "a", "i", "c", "d", "j", "m", "t", "p", "n", "l", "=", "s/", "g/", "v/", "G/", "V/", "k", "w", "W", "r", "e", "f", "u", "q", "h", "P",
+      "y", "x", "z", "!", "#",
+    ] {
       #expect(
         text.contains {
           $0.hasPrefix("  ") && $0.dropFirst(2).split(separator: " ").first.map { $0.drop { "(.,$+1)".contains($0) }.hasPrefix(letter) } == true
         }, "help does not list \(letter)")
     }
-    #expect(text.contains { $0.contains("multi-level") }, "help says u differs from ed")
+    #expect(text.contains("Differences from GNU ed 1.19:"), "help says which behaviours differ from ed")
+    #expect(text.contains { $0.contains("u again redoes it") }, "help says u is ed's")
     #expect(text.allSatisfy { !$0.contains("\n") })
     _ = try session.handle("help save")
     #expect(transcript.output.contains { $0.hasPrefix("save ") })
@@ -403,7 +420,7 @@ final class REPLBadInputTests {
 
   func command(_ input: BadInput) -> String {
     switch input {
-    case .unknownCommand: return "x"
+    case .unknownCommand: return "X"
     case .badAddress: return "40p"
     case .badRegex: return "s/\\(/x/"
     case .binaryFile: return "open \(folder.file("binary.dat").path)"
@@ -456,7 +473,7 @@ final class REPLBadInputTests {
     let errors = transcript.output.filter { $0.hasPrefix("? ") }
     #expect(
       errors == [
-        "? unknown command 'x'; type 'help' for the list",
+        "? unknown command 'X'; type 'help' for the list",
         "? invalid address: line 40 is past the end (2 lines)",
         "? invalid regular expression '\\(': unmatched ( or \\(",
         "? '\(folder.file("binary.dat").path)' is a binary file (it contains NUL bytes); quire edits text files only",

@@ -187,8 +187,13 @@ final class TerminalTests {
     try await type(["$a", "Enter", "four", "Enter", ".", "Enter"], expecting: "notes.txt*> ")
     // Past the autosave delay the recovery file is written, and `status` reports the autosave.
     let recovery = state.appendingPathComponent("quire/recovery")
+    // The recovery file must hold the last edit: on a slow machine the first edit alone may
+    // have been autosaved already while the second was being typed.
     let written = try await eventually {
-      ((try? FileManager.default.contentsOfDirectory(atPath: recovery.path)) ?? []).contains { $0.hasSuffix(".recovery") }
+      ((try? FileManager.default.contentsOfDirectory(atPath: recovery.path)) ?? []).contains { name in
+        name.hasSuffix(".recovery")
+          && ((try? Data(contentsOf: recovery.appendingPathComponent(name))).map { String(decoding: $0, as: UTF8.self).contains("four") } ?? false)
+      }
     }
     #expect(written, "autosave never wrote a recovery file")
     let status = try await type(["status", "Enter"], expecting: "undo: ")

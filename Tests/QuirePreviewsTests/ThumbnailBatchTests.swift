@@ -160,8 +160,9 @@ final class ThumbnailBatchTests {
     #expect(results.first?.message?.contains("/nonexistent/quire") == true)
   }
 
-  @Test func cacheRunsSkipFreshFilesDeferNewOnesAndRecordFailures() throws {
-    guard let quire = builtQuire() else { return }
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  func cacheRunsSkipFreshFilesWaitForNewOnesAndRecordFailures() throws {
+    let quire = try #require(builtQuire())
     let good = try folder.write("# Good\n", to: "good.md")
     let bad = folder.file("bad.pdf")
     try Data("%PDF-1.4 nothing".utf8).write(to: bad)
@@ -169,13 +170,20 @@ final class ThumbnailBatchTests {
     for url in [good, bad] {
       try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: url.path)
     }
-    // fresh.md must still count as just written when the batch looks at it: a settle interval
-    // of 30 s (the others were modified 60 s ago) leaves room for a slow, loaded machine.
-    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test", settleInterval: 30)
+    // fresh.md was just written: the batch waits until it has been unmodified for 1 s, then draws it.
+    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test", settleInterval: 1)
     let options = ThumbnailBatch.Options(size: 256, destination: .cache(cache), jobs: 2, workerExecutable: quire, version: "test")
+    let freshSource = try ThumbnailCache.source(for: fresh)
     let (first, _) = run([good, bad, fresh], options: options)
     let status = Dictionary(uniqueKeysWithValues: first.map { (URL(fileURLWithPath: $0.file).lastPathComponent, $0.status) })
-    #expect(status == ["good.md": .made, "bad.pdf": .failed, "fresh.md": .deferred])
+    #expect(status == ["good.md": .made, "bad.pdf": .failed, "fresh.md": .made])
+    let freshThumbnail = cache.thumbnailURL(for: freshSource, flavor: .large)
+    #expect(cache.entry(for: freshSource, flavor: .large) == .fresh(freshThumbnail))
+    // It was drawn only once it had settled. File times come from the kernel's coarse clock,
+    // which trails the precise clock the batch waits on by up to a tick (4 ms at HZ=250): the
+    // thumbnail's time may read that much early.
+    let stored = try FileManager.default.attributesOfItem(atPath: freshThumbnail.path)[.modificationDate] as? Date
+    #expect(stored.map { $0 >= freshSource.modificationDate.addingTimeInterval(1 - 0.01) } == true, "stored \(String(describing: stored))")
     #expect(FileManager.default.fileExists(atPath: cache.failureURL(for: try ThumbnailCache.source(for: bad)).path))
     let (second, summary) = run([good, bad], options: options)
     #expect(second.map(\.status).sorted { $0.rawValue < $1.rawValue } == [.failedBefore, .fresh])
@@ -197,5 +205,89 @@ final class ThumbnailBatchTests {
       #expect(result.status == .made || ((result.status == .failed || result.status == .timedOut) && !(result.message ?? "").isEmpty))
     }
     #expect(summary.total == results.count)
+  }
+
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  func aWarmRunAnswersFromTheCacheWithoutStartingWorkers() throws {
+    let quire = try #require(builtQuire())
+    let input = folder.file("warm")
+    try FileManager.default.createDirectory(at: input.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    for name in ["a.md", "sub/b.md", "sub/c.txt"] {
+      let url = try folder.write("# \(name)\n", to: "warm/\(name)")
+      try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: url.path)
+    }
+    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test")
+    let (cold, _) = run([input], options: ThumbnailBatch.Options(size: 128, destination: .cache(cache), jobs: 1, workerExecutable: quire, version: "test"))
+    #expect(cold.map(\.status) == [.made, .made, .made])
+    // No worker program exists now: every answer must come from the cache alone.
+    let (warm, summary) = run(
+      [input],
+      options: ThumbnailBatch.Options(
+        size: 128, destination: .cache(cache), jobs: 1, workerExecutable: URL(fileURLWithPath: "/nonexistent/quire"), version: "test"))
+    #expect(warm.map(\.status) == [.fresh, .fresh, .fresh])
+    #expect(summary.allSucceeded)
+    // A changed file is not fresh any more.
+    let changed = input.appendingPathComponent("a.md")
+    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -30)], ofItemAtPath: changed.path)
+    let (after, _) = run(
+      [changed],
+      options: ThumbnailBatch.Options(
+        size: 128, destination: .cache(cache), jobs: 1, workerExecutable: URL(fileURLWithPath: "/nonexistent/quire"), version: "test"))
+    #expect(after.map(\.status) == [.failed])
+  }
+
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)")) func filesCopiedJustBeforeTheRunAreWaitedForAndMade()
+    throws
+  {
+    let quire = try #require(builtQuire())
+    let input = folder.file("copied")
+    try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+    for index in 0..<12 { _ = try folder.write("# Note \(index)\n\nCopied a moment ago.\n", to: "copied/n\(index).md") }
+    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test", settleInterval: 1)
+    let (results, summary) = run(
+      [input], options: ThumbnailBatch.Options(size: 128, destination: .cache(cache), jobs: 2, workerExecutable: quire, version: "test"))
+    #expect(summary.made == 12 && summary.allSucceeded, "\(results.filter { !$0.isSuccess })")
+    for result in results {
+      let source = try ThumbnailCache.source(for: URL(fileURLWithPath: result.file))
+      #expect(cache.entry(for: source, flavor: .normal) == .fresh(cache.thumbnailURL(for: source, flavor: .normal)))
+    }
+  }
+
+  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  func aFileThatKeepsChangingIsDeferredAfterItsAttempts() throws {
+    let quire = try #require(builtQuire())
+    let file = try folder.write("# growing\n", to: "growing.md")
+    let stop = Atomic(false)
+    // Another writer appends every few milliseconds until the batch is over.
+    let writer = Thread {
+      guard let handle = try? FileHandle(forWritingTo: file) else { return }
+      defer { try? handle.close() }
+      while !stop.value {
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data("- more\n".utf8))
+        usleep(5_000)
+      }
+    }
+    writer.start()
+    let cache = ThumbnailCache(root: folder.file("thumbnails"), version: "test", settleInterval: 1)
+    let (results, summary) = run(
+      [file],
+      options: ThumbnailBatch.Options(size: 128, destination: .cache(cache), jobs: 1, workerExecutable: quire, version: "test", settleAttempts: 2))
+    stop.value = true
+    #expect(results.map(\.status) == [.deferred])
+    #expect(results.first?.message?.contains("growing.md") == true)
+    #expect(summary.deferred == 1 && !summary.allSucceeded)
+  }
+}
+
+/// A flag shared with a writer thread.
+final class Atomic<Value: Sendable>: @unchecked Sendable {
+  // Every access takes the lock, so the stored value is never read while written.
+  private let lock = NSLock()
+  private var stored: Value
+  init(_ value: Value) { stored = value }
+  var value: Value {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
   }
 }

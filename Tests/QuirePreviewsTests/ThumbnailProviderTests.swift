@@ -148,9 +148,55 @@ final class ThumbnailDrawingTests {
     #expect(try TextLayout.unknownGlyphCount(markup: "日本語の見出し ひらがなとカタカナと漢字の段落です。") == 0)
   }
 
-  @Test func frontMatterIsNotDrawn() throws {
-    let with = try thumbnail(folder.write("---\ntitle: x\n---\n", to: "fm.md"))
-    #expect(darkPixels(with) == 0)
+  @Test func frontMatterIsAMetadataBlockNotARuleAndAHeading() throws {
+    let bitmap = try thumbnail(folder.write("---\ntitle: x\n---\n", to: "fm.md"), size: 512)
+    let rows = inkRows(bitmap)
+    #expect(!rows.isEmpty, "the field is drawn")
+    // Small grey text on a light box, not a 17 pt heading under a rule.
+    #expect((rows.last ?? 0) - (rows.first ?? 0) < 16)
+    let margin = Int((24.0 * 512 / 481).rounded())
+    let box = bitmap.pixel(x: bitmap.width - margin - 3, y: rows.first! + 2)
+    #expect(box.red > 230 && box.red < 250, "a light grey box: \(box)")
+  }
+
+  /// Runs of consecutive indices, as (first, last).
+  func clusters(_ indices: [Int]) -> [(Int, Int)] {
+    var runs: [(Int, Int)] = []
+    for index in indices {
+      if let last = runs.last, last.1 == index - 1 { runs[runs.count - 1].1 = index } else { runs.append((index, index)) }
+    }
+    return runs
+  }
+
+  @Test func tablesAreDrawnAsAGrid() throws {
+    let markdown = """
+      | Name | Role | Since |
+      | :--- | :--: | ----: |
+      | Ada | lead | 2021 |
+      | Lin | ops | 2023 |
+
+      """
+    let bitmap = try thumbnail(folder.write(markdown, to: "table.md"), size: 512)
+    let margin = Int((24.0 * 512 / 481).rounded())
+    func isLine(_ x: Int, _ y: Int) -> Bool { bitmap.pixel(x: x, y: y).red < 225 }
+    // Grid rows: lines across (nearly) the whole text width; text never covers that much.
+    let span = (margin + 2)..<(bitmap.width - margin - 2)
+    let lineRows = (0..<bitmap.height).filter { y in span.filter { isLine($0, y) }.count * 10 >= span.count * 9 }
+    let horizontal = clusters(lineRows)
+    #expect(horizontal.count == 4, "3 rows need 4 horizontal lines: \(horizontal)")
+    let top = try #require(horizontal.first?.1)
+    let bottom = try #require(horizontal.last?.0)
+    try #require(bottom > top + 4)
+    let height = (top + 2)..<(bottom - 1)
+    let lineColumns = (0..<bitmap.width).filter { x in height.filter { isLine(x, $0) }.count * 10 >= height.count * 9 }
+    let vertical = clusters(lineColumns)
+    #expect(vertical.count == 4, "3 columns need 4 vertical lines: \(vertical)")
+    #expect(darkPixels(bitmap) > 200, "the cells' text is drawn")
+  }
+
+  @Test func taskListsStrikethroughAndFootnotesDraw() throws {
+    let bitmap = try thumbnail(folder.write("- [x] done\n- [ ] todo\n\n~~gone~~ and a note[^1]\n\n[^1]: The note.\n", to: "gfm.md"), size: 512)
+    #expect(clusters(inkRows(bitmap)).count >= 4, "two items, a paragraph and a footnote")
   }
 
   @Test func plainTextAndSourceGetAMonospacePage() throws {

@@ -5,24 +5,83 @@ import QuireTypes
 
 /// `quire [FILE…]`: the REPL. With a terminal on standard input it edits interactively through
 /// libedit; otherwise it reads commands as a script (no prompt, stops at the first error).
+///
+/// GNU ed's options make it a drop-in ed (`quire -s FILE < script`; see ``EdOptions``). A file
+/// whose name begins with `-` or `+`, or is a subcommand's name, follows `--`, as with ed.
 struct REPLCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "repl", abstract: "Open the REPL on files, or on Documents/ when none are given.")
+    commandName: "repl", abstract: "Open the REPL on files, or on Documents/ when none are given.",
+    discussion: """
+      GNU ed's options make quire a drop-in ed: quire -s FILE < script behaves as ed -s FILE < script \
+      (ed's output, ed's exit statuses: 0 done, 1 a command failed, 2 a file could not be read or the \
+      input ended with unsaved changes). Put -- before a file named like an option or a subcommand.
+      """)
 
-  @Argument(help: "Files to open.") var files: [String] = []
+  @Flag(name: [.customShort("s"), .customLong("script")], help: "ed: suppress byte counts and the '!' after shell commands.")
+  var script = false
+  @Flag(name: [.customShort("q"), .customLong("quiet"), .customLong("silent")], help: "ed: suppress diagnostics on standard error.")
+  var quiet = false
+  @Flag(name: [.customShort("l"), .customLong("loose-exit-status")], help: "ed: exit with status 0 even if a command fails.")
+  var looseExitStatus = false
+  @Option(name: [.customShort("p"), .customLong("prompt")], help: "ed: show PROMPT before each command.")
+  var prompt: String?
+  @Flag(name: [.customShort("r"), .customLong("restricted")], help: "ed: no shell commands; files only in the current folder.")
+  var restricted = false
+  @Flag(name: [.customShort("E"), .customLong("extended-regexp")], help: "ed: use extended regular expressions.")
+  var extendedRegexp = false
+  @Flag(name: [.customShort("G"), .customLong("traditional")], help: "ed: run in compatibility mode (ed before POSIX).")
+  var traditional = false
+  @Flag(name: [.customShort("v"), .customLong("verbose")], help: "ed: print error messages (as the H command).")
+  var verbose = false
+  @Flag(name: .customLong("strip-trailing-cr"), help: "ed: strip carriage returns at the end of lines read from files.")
+  var stripTrailingCR = false
+  @Flag(name: .customLong("unsafe-names"), help: "ed: accept file names holding control characters.")
+  var unsafeNames = false
+  @Flag(name: .customShort("V"), help: "Print the version and exit.")
+  var showsVersion = false
+
+  @Argument(help: "Files to open; with ed's options the file to edit, after an optional +LINE, +/RE or +?RE.")
+  var files: [String] = []
+
+  /// ed's options when any was given (quire is then a drop-in ed), else `nil`.
+  var edOptions: EdOptions? {
+    var options = EdOptions(
+      isScripted: script, isQuiet: quiet, isLoose: looseExitStatus, prompt: prompt, isRestricted: restricted,
+      usesExtendedRegex: extendedRegexp, isTraditional: traditional, isVerbose: verbose, stripsTrailingCR: stripTrailingCR,
+      allowsUnsafeNames: unsafeNames)
+    if files.contains("-") { options.isScripted = true }
+    if let first = files.first, first.hasPrefix("+"), files.count > 1 { options.initialLine = String(first.dropFirst()) }
+    return options == EdOptions() ? nil : options
+  }
+
+  /// The files to open: without ed's `+LINE` and `-`.
+  var fileArguments: [String] {
+    var names = files
+    if let first = names.first, first.hasPrefix("+"), names.count > 1 { names.removeFirst() }
+    return names.filter { $0 != "-" }
+  }
 
   func run() async throws {
+    if showsVersion {
+      print("quire \(quireVersion)")
+      return
+    }
     // Off the cooperative pool: the session blocks in readLine, and paste and drop wait there
     // for item loads that run on the pool.
-    let files = files
-    let status = try await runOnOwnThread(named: "quire REPL") { REPLCommand.runSession(files: files) }
+    let files = fileArguments
+    let ed = edOptions
+    let status = try await runOnOwnThread(named: "quire REPL") { REPLCommand.runSession(files: files, ed: ed) }
     // Lines copied in the session stay pasteable by other processes after it ends.
     try? await Pasteboard.materializePromises()
     if status != ExitStatus.success { throw ExitCode(status) }
   }
 
   /// Runs a REPL session on the process's standard input and output; returns the exit status.
-  static func runSession(files: [String]) -> Int32 {
+  ///
+  /// - Parameters:
+  ///   - files: The files to open.
+  ///   - ed: ed's options when quire runs as a drop-in ed.
+  static func runSession(files: [String], ed: EdOptions? = nil) -> Int32 {
     // libedit and regcomp read LC_CTYPE: files and terminals are UTF-8 here.
     setlocale(LC_CTYPE, "C.UTF-8")
     let environment = ProcessInfo.processInfo.environment
@@ -35,6 +94,11 @@ struct REPLCommand: AsyncParsableCommand {
       templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
       cacheHome: XDGBaseDirectory.cacheHome.url(in: environment))
     configuration.interrupt = Interrupt.shared
+    configuration.ed = ed
+    // ed stops at a script's first error only when standard input is a regular file; a piped
+    // script goes on (and exits 1 at its end).
+    var info = stat()
+    configuration.stopsAtFirstError = ed == nil || (fstat(STDIN_FILENO, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
     // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
     configuration.coordinator = FileCoordinator()
     configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
@@ -53,12 +117,22 @@ struct REPLCommand: AsyncParsableCommand {
     }
     guard isInteractive else {
       let session = REPLSession(
-        configuration: configuration, source: DescriptorLineSource(), output: { out.writeLine($0) },
+        configuration: configuration, source: DescriptorLineSource(discardsIncompleteLastLine: ed != nil),
+        output: { out.writeLine($0) },
         errorOutput: {
           out.flush()
           err.writeLine($0)
           err.flush()
         })
+      session.outputBytes = { out.writeLine(bytes: $0) }
+      session.writeRaw = {
+        out.writeText($0)
+        out.flush()
+      }
+      session.flushOutput = {
+        out.flush()
+        err.flush()
+      }
       return session.run(opening: files)
     }
     let editor: LineEditor
@@ -81,6 +155,11 @@ struct REPLCommand: AsyncParsableCommand {
         err.flush()
       })
     editor.enableCompletion { [unowned session] line in session.completion.candidates(forLineBefore: line) }
+    session.flushOutput = {
+      out.flush()
+      err.flush()
+    }
+    session.outputBytes = { out.writeLine(bytes: $0) }
     let status = session.run(opening: files)
     history.save(from: editor)
     return status
@@ -98,6 +177,16 @@ final class OutputStream {
     pending.append(UInt8(ascii: "\n"))
     if pending.count > 1 << 16 { flush() }
   }
+
+  /// Writes `line`'s bytes as they are, and a newline.
+  func writeLine(bytes line: [UInt8]) {
+    pending.append(contentsOf: line)
+    pending.append(UInt8(ascii: "\n"))
+    if pending.count > 1 << 16 { flush() }
+  }
+
+  /// Writes `text` without a newline (a prompt).
+  func writeText(_ text: String) { pending.append(contentsOf: text.utf8) }
 
   func flush() {
     var offset = 0

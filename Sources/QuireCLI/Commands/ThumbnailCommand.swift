@@ -11,8 +11,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
     discussion: """
       Folders are walked. Each file is drawn in a worker process with a time and memory limit, \
       so a damaged file costs one failed entry. One line (or JSON object) per file, then a \
-      summary. Exit 0 when every file has a thumbnail, 1 when some failed or were deferred, 2 on \
-      usage errors. File managers call the form 'quire thumbnail -s SIZE INPUT OUTPUT'.
+      summary. Files modified in the last 2 s are waited for. --shard I/N splits a batch over \
+      machines or job runners. Exit 0 when every file has a thumbnail, 1 when some failed or were \
+      deferred, 2 on usage errors. File managers call the form 'quire thumbnail -s SIZE INPUT OUTPUT'.
       """)
 
   @Option(name: .customLong("size"), help: "The longer side in pixels (1-4096).") var size: Int = 256
@@ -27,13 +28,23 @@ struct ThumbnailCommand: AsyncParsableCommand {
   @Option(name: .customLong("time-limit"), help: "Seconds one file may take.") var timeLimit: Double = 10
   @Option(name: .customLong("memory-limit"), help: "MiB of address space one worker may use (0 for no limit).")
   var memoryLimit: Int = 2048
-  @Option(name: .customLong("settle-time"), help: ArgumentHelp("Seconds a file must be unmodified before it is cached.", visibility: .hidden))
+  @Option(
+    name: .customLong("settle-time"),
+    help: ArgumentHelp("Seconds a file must be unmodified before it is drawn into the cache; younger files are waited for.", visibility: .hidden))
   var settleTime: Double = 2
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Take only slice I of N (0 <= I < N) of the files, by a stable hash of their paths; 'auto' reads a Kubernetes Indexed Job's or Slurm array's index.",
+      valueName: "I/N|auto"))
+  var shard: String?
   @Option(name: .customLong("worker"), help: ArgumentHelp("The quire program to run as worker.", visibility: .hidden))
   var workerPath: String?
   @Flag(name: .long, help: "Install the .thumbnailer file so file managers use Quire for Markdown.") var install = false
   @Option(name: .customLong("data-dir"), help: "With --install: the data folder to install into (default /usr/local/share as root, else ~/.local/share).")
   var dataDirectory: String?
+  @Option(name: .customLong("exec"), help: "With --install: the quire program the entry runs (default: this one; packagers give the final path).")
+  var executablePath: String?
   @Argument(help: "Files or folders.") var paths: [String] = []
 
   func validate() throws {
@@ -43,6 +54,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
     if !(timeLimit > 0) { throw ValidationError("--time-limit must be more than 0 seconds.") }
     if memoryLimit < 0 { throw ValidationError("--memory-limit must be 0 or more.") }
     if install { return }
+    if let shard, shard != "auto" {
+      do { _ = try ThumbnailBatch.Shard(parsing: shard) } catch let error as QuireError { throw ValidationError(error.reason) }
+    }
     if thumbnailerSize != nil {
       guard paths.count == 2 else { throw ValidationError("The thumbnailer form is 'quire thumbnail -s SIZE INPUT OUTPUT'.") }
       return
@@ -94,9 +108,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
       destination = .folder(URL(fileURLWithPath: output ?? FileManager.default.currentDirectoryPath, isDirectory: true))
     }
     let worker = try workerPath.map { URL(fileURLWithPath: $0) } ?? Self.locateQuire()
+    let slice = try shard.map { $0 == "auto" ? try ThumbnailBatch.Shard.fromEnvironment() : try ThumbnailBatch.Shard(parsing: $0) }
     let options = ThumbnailBatch.Options(
       size: size, destination: destination, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeLimit: timeLimit,
-      memoryLimit: memoryLimit << 20, workerExecutable: worker, workerArguments: ["thumbnail-worker"], version: quireVersion)
+      memoryLimit: memoryLimit << 20, workerExecutable: worker, workerArguments: ["thumbnail-worker"], version: quireVersion, shard: slice)
     let batch = ThumbnailBatch(options: options)
     let showsProgress = isatty(2) == 1
     let encoder = JSONEncoder()
@@ -125,7 +140,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
   }
 
   static func line(for result: ThumbnailBatch.Result) -> String {
-    let status = result.status.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
+    // Padded by hand: Foundation's padding(toLength:) costs more than the warm path's cache check.
+    let name = result.status.rawValue
+    let status = name.count >= 13 ? name : name + String(repeating: " ", count: 13 - name.count)
     switch result.status {
     case .made, .fresh:
       return "\(status) \(result.file) -> \(result.output ?? "")"
@@ -168,7 +185,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
   }
 
   func installThumbnailer() throws {
-    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let executable = executablePath ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    guard executable.hasPrefix("/") else { throw ValidationError("--exec must be an absolute path, not '\(executable)'.") }
     let data: URL
     if let dataDirectory {
       data = URL(fileURLWithPath: dataDirectory, isDirectory: true)

@@ -4,10 +4,11 @@ import Quire
 
 /// The line editor: GNU ed's addresses and commands over a ``LineBuffer``.
 ///
-/// Behaviour follows GNU ed (the reference, and the peer the tests compare against) except:
-/// - `u` is multi-level undo, and redo is the word command `redo` (ed's `u` toggles one level);
+/// Behaviour follows GNU ed 1.19 (the reference, and the peer the tests compare against; its
+/// own test suite runs in quire's), every command included. `u` is ed's: it undoes the last
+/// change, and `u` again redoes it; the multi-level history is the word commands `undo N` and
+/// `redo N`. Differences a script can see only without ed's options (``EdOptions``):
 /// - errors print `? ` and one line naming what failed, not a bare `?`;
-/// - `!command` shell escapes are refused; `G`, `V`, `z`, `P` are not provided;
 /// - a `w` to the document's own file fails, naming the conflict, when someone else saved the
 ///   file since it was read (ed would overwrite it).
 ///
@@ -25,6 +26,9 @@ final class EdEngine {
   let files: TextFileSystem
   /// Writes one line of output (the engine adds no newline).
   var output: (String) -> Void
+  /// Writes one line of output given as bytes (a printed line, exactly as the buffer holds
+  /// it); `nil` decodes them as UTF-8 for ``output``.
+  var outputBytes: (([UInt8]) -> Void)?
   /// Whether `e`, `r` and `w` print byte counts (ed without `-s`; the interactive REPL).
   var printsByteCounts: Bool
   /// Names of other open documents with unsaved changes, for `q`.
@@ -43,11 +47,46 @@ final class EdEngine {
   /// Says what the command did beyond ed's own output (a version that could not be kept).
   var note: (String) -> Void = { _ in }
 
+  /// ed's options when quire runs as a drop-in ed: `h` prints ed's messages, `-r` restricts,
+  /// `-E` and `-G` change how commands read.
+  var edOptions: EdOptions?
+  /// `H` (or ed's `-v`): print each error's message after its `?`.
+  var isVerbose = false
+  /// Writes ed's diagnostics for files (`name: No such file or directory`) to standard error;
+  /// set in ed mode unless `-q`.
+  var diagnostic: ((String) -> Void)?
+  /// `P`: toggles the prompt.
+  var togglePrompt: () -> Void = {}
+  /// Runs before a shell command starts: flushes output, and gives standard input back to the
+  /// position of the script's next line.
+  var prepareForShell: () -> Void = {}
+
+  /// The last error, for `h`.
+  private(set) var lastFailure: EdError?
   /// The last error's message, for `h`.
-  private(set) var lastError: String?
+  var lastError: String? { lastFailure.map { edOptions == nil ? $0.message : $0.edMessage } }
+  /// The lines `y` (and `d`, `c`, `j`) copied, which `x` puts back.
+  private var cutBuffer: [[UInt8]] = []
+  /// The last shell command, for `!!`.
+  var lastShellCommand: String?
+  /// The change token after `u` undid a change, and the current line when it did: a `u` at
+  /// that state redoes the change and goes back to that line (ed's `u` swaps both).
+  private var undoneByU: (token: Int, line: Int)?
+  /// How many lines `z` prints, and how wide `l` lines are: as ed, the terminal on standard
+  /// input less 2 rows and 8 columns, or 22 and 72.
+  private var windowLines = EdEngine.terminalSize.lines
+  private let windowColumns = EdEngine.terminalSize.columns
+
+  private static let terminalSize: (lines: Int, columns: Int) = {
+    var size = winsize()
+    guard ioctl(STDIN_FILENO, UInt(TIOCGWINSZ), &size) == 0 else { return (22, 72) }
+    let lines = size.ws_row > 2 && size.ws_row < 600 ? Int(size.ws_row) - 2 : 22
+    let columns = size.ws_col > 8 && size.ws_col < 1800 ? Int(size.ws_col) - 8 : 72
+    return (lines, columns)
+  }()
   private var lastRegex: CompiledRegex?
   private var lastReplacement: [UInt8]?
-  private var lastSubstitution: (replacement: [UInt8], global: Bool, occurrence: Int)?
+  private var lastSubstitution: (replacement: [UInt8], global: Bool, occurrence: Int, flags: PrintFlags, printMask: PrintFlags, regex: CompiledRegex)?
   /// The command that asked for confirmation (`q`, `e`); a repeat of it goes ahead.
   private var pendingConfirmation: String?
   private var confirmationThisCommand: String?
@@ -90,7 +129,7 @@ final class EdEngine {
       var scanner = CommandScanner(line, continuation: input)
       return try run(&scanner, input: input)
     } catch {
-      lastError = error.message
+      lastFailure = error
       throw error
     }
   }
@@ -131,7 +170,105 @@ final class EdEngine {
   func confirm(_ action: String, unsaved: [String], warning: String) throws(EdError) {
     guard !unsaved.isEmpty, pendingConfirmation != action else { return }
     confirmationThisCommand = action
-    throw EdError(warning)
+    throw EdError(warning, ed: EdError.bufferModified)
+  }
+
+  /// ed's `u`: undoes the last change; right after a `u`, redoes what it undid.
+  private func toggleUndo() throws(EdError) {
+    if document.pdf != nil { return try undo() }
+    if let undone = undoneByU, undone.token == buffer.changeToken, buffer.redoCount > 0 {
+      try redo()
+      document.currentLine = min(max(undone.line, 0), lastLine)
+      undoneByU = nil
+    } else {
+      let line = document.currentLine
+      do { try undo() } catch { throw EdError(error.message, ed: "Nothing to undo") }
+      undoneByU = (buffer.changeToken, line)
+    }
+  }
+
+  /// Reads ed's file argument into the (empty, untitled) document, as ed does at startup: the
+  /// name becomes the file name even when the file cannot be read; `!cmd` reads its output.
+  ///
+  /// - Throws: ``EdError`` whose ``EdError/edMessage`` is the system's reason ("No such file
+  ///   or directory"), as ed prints it after the name.
+  func readInitialFile(_ name: String) throws(EdError) {
+    if name.hasPrefix("!") {
+      let command = String(name.dropFirst())
+      try checkShellAllowed()
+      let bytes = try runShell(command, reading: true)
+      document.buffer.reset(lines: Self.lines(of: bytes))
+      document.currentLine = lastLine
+      if printsByteCounts { output("\(bytes.count)") }
+      return
+    }
+    try checkFileNameAllowed(name)
+    let url = URL(fileURLWithPath: name)
+    document.fileURL = url
+    let contents: TextFileContents
+    do {
+      contents = try readFile(url, diagnosing: false)
+    } catch {
+      throw EdError(error.message, ed: Self.systemReason(for: url))
+    }
+    document.buffer.reset(lines: contents.lines)
+    document.noteDiskVersion(contents)
+    document.currentLine = lastLine
+    if printsByteCounts { output("\(contents.byteCount)") }
+  }
+
+  /// Reads a file for `e`, `r` and the file argument; `--strip-trailing-cr` drops a carriage
+  /// return at the end of each line, as ed's option does.
+  ///
+  /// In ed mode a file that cannot be read is named on standard error with the system's reason,
+  /// as ed does (``diagnostic``), unless `diagnosing` is off.
+  private func readFile(_ url: URL, diagnosing: Bool = true) throws(EdError) -> TextFileContents {
+    var contents: TextFileContents
+    do {
+      contents = try files.read(url)
+    } catch {
+      if diagnosing, let diagnostic { diagnostic("\(url.relativePath): \(Self.systemReason(for: url))") }
+      throw EdError(error.message, ed: "Cannot open input file")
+    }
+    if edOptions?.stripsTrailingCR == true {
+      contents.lines = contents.lines.map { $0.utf8.last == UInt8(ascii: "\r") ? String(Substring($0.utf8.dropLast())) : $0 }
+    }
+    return contents
+  }
+
+  /// Why `url` cannot be read, in the C library's words (ed prints them after the name).
+  private static func systemReason(for url: URL) -> String {
+    let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 { return String(cString: strerror(errno)) }
+    close(fd)
+    var info = stat()
+    if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return String(cString: strerror(EISDIR)) }
+    return "Cannot read input file"
+  }
+
+  /// Why `url` cannot be written, in the C library's words.
+  private static func systemWriteReason(for url: URL) -> String {
+    var info = stat()
+    if stat(url.path, &info) == 0 {
+      if (info.st_mode & S_IFMT) == S_IFDIR { return String(cString: strerror(EISDIR)) }
+      if access(url.path, W_OK) != 0 { return String(cString: strerror(errno)) }
+    } else if access(url.deletingLastPathComponent().path, W_OK) != 0 {
+      return String(cString: strerror(errno))
+    }
+    return "Cannot open output file"
+  }
+
+  /// Sets the current line from ed's `+LINE`, `+/RE` or `+?RE` argument.
+  func setCurrentLine(_ spec: String) throws(EdError) {
+    var text = spec
+    if text.hasPrefix("/") || text.hasPrefix("?"), text.count == 1 || text.last != text.first { text.append(text.first ?? "/") }
+    var scanner = CommandScanner(text)
+    let addresses = try parseAddresses(&scanner)
+    guard scanner.isAtEnd else { throw EdError("invalid address '+\(spec)'", ed: "Invalid address") }
+    if addresses.count > 0 {
+      try requireLine(addresses.second)
+      document.currentLine = addresses.second
+    }
   }
 
   private func run(_ s: inout CommandScanner, input: @escaping () -> String?) throws(EdError) -> Outcome {
@@ -155,7 +292,7 @@ final class EdEngine {
       let flags = try readSuffix(&s)
       var at = addresses.second
       if command == UInt8(ascii: "i") { at = max(at - 1, 0) }
-      let text = try readText(input)
+      let text = try readText(input).map { Array($0.utf8) }
       try edit("insert") {
         replace(at..<at, with: text)
         if text.isEmpty {
@@ -167,11 +304,10 @@ final class EdEngine {
       try printCurrent(flags)
 
     case UInt8(ascii: "c"):
-      addresses.first = max(addresses.first, 1)
-      addresses.second = max(addresses.second, 1)
       try requireRange(addresses)
       let flags = try readSuffix(&s)
-      let text = try readText(input)
+      let text = try readText(input).map { Array($0.utf8) }
+      cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
       try edit("change") {
         replace((addresses.first - 1)..<addresses.second, with: text)
         document.currentLine = text.isEmpty ? min(addresses.first, lastLine) : addresses.first - 1 + text.count
@@ -181,6 +317,7 @@ final class EdEngine {
     case UInt8(ascii: "d"):
       try requireRange(addresses)
       let flags = try readSuffix(&s)
+      cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
       try edit("delete") {
         replace((addresses.first - 1)..<addresses.second, with: [])
         document.currentLine = min(addresses.first, lastLine)
@@ -188,18 +325,40 @@ final class EdEngine {
       try printCurrent(flags)
 
     case UInt8(ascii: "e"), UInt8(ascii: "E"):
-      try requireNoAddress(addresses)
-      let name = try readFileName(&s)
       if command == UInt8(ascii: "e") {
         try confirm(
           "e", unsaved: document.isEdited ? [document.displayName] : [],
           warning: "'\(document.displayName)' has unsaved changes: 'e' again discards them, or 'w' saves them first")
       }
+      try requireNoAddress(addresses)
+      let target = try readFileTarget(&s)
+      if case .shell(let shellCommand) = target {
+        guard case .textFile = document.form else { throw EdError("e !command reads into a text document", ed: "Invalid redirection") }
+        let bytes = try runShell(shellCommand, reading: true)
+        document.buffer.reset(lines: Self.lines(of: bytes))
+        document.marks = [:]
+        document.currentLine = lastLine
+        if printsByteCounts { output("\(bytes.count)") }
+        return .proceed
+      }
+      let name = target?.fileName
       let url = try fileURL(name)
       guard case .textFile = document.form, !EdDocument.isTextBundle(url) else {
         throw EdError("e reads a text file into a text document; open TextBundles and PDFs with 'open \(name ?? url.lastPathComponent)'")
       }
-      let contents = try files.read(url)
+      let contents: TextFileContents
+      do {
+        contents = try readFile(url)
+      } catch {
+        if edOptions != nil {
+          // As ed: the buffer is emptied before the read, and the name is kept.
+          document.buffer.reset(lines: [])
+          document.fileURL = url
+          document.marks = [:]
+          document.currentLine = 0
+        }
+        throw error
+      }
       document.buffer.reset(lines: contents.lines)
       document.fileURL = url
       document.diskFingerprint = contents.fingerprint
@@ -213,7 +372,8 @@ final class EdEngine {
 
     case UInt8(ascii: "f"):
       try requireNoAddress(addresses)
-      if let name = try readFileName(&s) {
+      if let target = try readFileTarget(&s) {
+        guard case .file(let name) = target else { throw EdError("f names a file, not a shell command", ed: "Invalid redirection") }
         if document.pdf != nil {
           throw EdError("'\(document.displayName)' is a PDF: save it under a new name with 'save as PATH'")
         }
@@ -227,13 +387,16 @@ final class EdEngine {
       guard let url = document.fileURL else { throw EdError("no current file name; give one: f FILE") }
       output(url.relativePath)
 
-    case UInt8(ascii: "g"), UInt8(ascii: "v"):
-      try global(&s, addresses: addresses, matching: command == UInt8(ascii: "g"))
+    case UInt8(ascii: "g"), UInt8(ascii: "v"), UInt8(ascii: "G"), UInt8(ascii: "V"):
+      return try global(
+        &s, addresses: addresses, matching: command == UInt8(ascii: "g") || command == UInt8(ascii: "G"),
+        interactive: command == UInt8(ascii: "G") || command == UInt8(ascii: "V"), input: input)
 
     case UInt8(ascii: "h"), UInt8(ascii: "H"):
       try requireNoAddress(addresses)
       _ = try readSuffix(&s)
-      if command == UInt8(ascii: "h"), let lastError { output(lastError) }
+      if command == UInt8(ascii: "H") { isVerbose.toggle() }
+      if command == UInt8(ascii: "h") || isVerbose, let lastError { output(lastError) }
 
     case UInt8(ascii: "j"):
       if addresses.count == 0 {
@@ -243,7 +406,8 @@ final class EdEngine {
       try requireRange(addresses)
       let flags = try readSuffix(&s)
       if addresses.first < addresses.second {
-        let joined = buffer.lines(in: (addresses.first - 1)..<addresses.second).joined()
+        cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
+        let joined = Array(cutBuffer.joined())
         try edit("join") {
           replace((addresses.first - 1)..<addresses.second, with: [joined])
           document.currentLine = addresses.first
@@ -276,7 +440,7 @@ final class EdEngine {
       if command == UInt8(ascii: "m") {
         try move(addresses, after: destination)
       } else {
-        let lines = buffer.lines(in: (addresses.first - 1)..<addresses.second)
+        let lines = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
         try edit("copy") {
           replace(destination..<destination, with: lines)
           document.currentLine = destination + lines.count
@@ -284,10 +448,14 @@ final class EdEngine {
       }
       try printCurrent(flags)
 
+    case UInt8(ascii: "P"):
+      try requireNoAddress(addresses)
+      _ = try readSuffix(&s)
+      togglePrompt()
+
     case UInt8(ascii: "q"), UInt8(ascii: "Q"):
       try requireNoAddress(addresses)
       _ = try readSuffix(&s)
-      if globalLines != nil { throw EdError("q cannot be used inside g or v") }
       if command == UInt8(ascii: "q") {
         let unsaved = (document.isEdited ? [document.displayName] : []) + otherUnsavedDocuments()
         try confirm(
@@ -298,13 +466,25 @@ final class EdEngine {
 
     case UInt8(ascii: "r"):
       if addresses.count == 0 { addresses.second = lastLine }
-      let name = try readFileName(&s)
+      try checkBounds(addresses.second)
+      let target = try readFileTarget(&s)
+      if case .shell(let shellCommand) = target {
+        let bytes = try runShell(shellCommand, reading: true)
+        let lines = Self.lines(of: bytes).map { Array($0.utf8) }
+        try edit("read") {
+          replace(addresses.second..<addresses.second, with: lines)
+          if !lines.isEmpty { document.currentLine = addresses.second + lines.count }
+        }
+        if printsByteCounts { output("\(bytes.count)") }
+        return .proceed
+      }
+      let name = target?.fileName
       let url = try fileURL(name)
-      let contents = try files.read(url)
+      let contents = try readFile(url)
       if document.fileURL == nil { document.fileURL = url }
       try edit("read") {
-        replace(addresses.second..<addresses.second, with: contents.lines)
-        document.currentLine = addresses.second + contents.lines.count
+        replace(addresses.second..<addresses.second, with: contents.lines.map { Array($0.utf8) })
+        if !contents.lines.isEmpty { document.currentLine = addresses.second + contents.lines.count }
       }
       if printsByteCounts { output("\(contents.byteCount)") }
 
@@ -314,8 +494,8 @@ final class EdEngine {
     case UInt8(ascii: "u"):
       try requireNoAddress(addresses)
       let flags = try readSuffix(&s)
-      if globalLines != nil { throw EdError("u cannot be used inside g or v") }
-      try undo()
+      if globalLines != nil { throw EdError("u cannot be used inside g or v", ed: "Invalid command suffix") }
+      try toggleUndo()
       try printCurrent(flags)
 
     case UInt8(ascii: "w"), UInt8(ascii: "W"):
@@ -325,12 +505,28 @@ final class EdEngine {
       }
       if lastLine > 0 || addresses.count > 0 { try requireRange(addresses) }
       var quits = false
-      if command == UInt8(ascii: "w"), s.peek == UInt8(ascii: "q") {
+      var quitsUnconditionally = false
+      if s.peek == UInt8(ascii: "q") || s.peek == UInt8(ascii: "Q") {
+        quitsUnconditionally = s.peek == UInt8(ascii: "Q")
         s.advance()
         quits = true
       }
-      let name = try readFileName(&s)
-      try write(addresses, to: name, appending: command == UInt8(ascii: "W"))
+      let target = try readFileTarget(&s)
+      if case .shell(let shellCommand) = target {
+        let bytes = lastLine == 0 ? [] : Self.bytes(of: buffer.lineBytes(in: (addresses.first - 1)..<addresses.second))
+        try runShell(shellCommand, reading: false, input: bytes)
+        if printsByteCounts { output("\(bytes.count)") }
+      } else {
+        do {
+          try write(addresses, to: target?.fileName, appending: command == UInt8(ascii: "W"))
+        } catch {
+          if let diagnostic, let url = try? fileURL(target?.fileName) {
+            diagnostic("\(url.relativePath): \(Self.systemWriteReason(for: url))")
+          }
+          throw edOptions == nil ? error : EdError(error.message, ed: "Cannot open output file")
+        }
+      }
+      if quitsUnconditionally { return .quit }
       if quits {
         let unsaved = otherUnsavedDocuments() + (document.isEdited ? [document.displayName] : [])
         try confirm(
@@ -347,8 +543,39 @@ final class EdEngine {
     case UInt8(ascii: "#"):
       _ = s.rest()
 
+    case UInt8(ascii: "y"):
+      try requireRange(addresses)
+      _ = try readSuffix(&s)
+      cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
+
+    case UInt8(ascii: "x"):
+      try checkBounds(addresses.second)
+      let flags = try readSuffix(&s)
+      guard !cutBuffer.isEmpty else { throw EdError("nothing to put: y (or d, c, j) fills the cut buffer first", ed: "Nothing to put") }
+      let lines = cutBuffer
+      try edit("put") {
+        replace(addresses.second..<addresses.second, with: lines)
+        document.currentLine = addresses.second + lines.count
+      }
+      try printCurrent(flags)
+
+    case UInt8(ascii: "z"):
+      if addresses.count == 0 { addresses.second = document.currentLine + (globalLines == nil ? 1 : 0) }
+      try requireLine(addresses.second)
+      if let digit = s.peek, digit > UInt8(ascii: "0"), digit <= UInt8(ascii: "9"), let count = s.readNumber() { windowLines = count }
+      var flags = try readSuffix(&s)
+      if flags.isEmpty { flags = .print }
+      let last = min(lastLine, addresses.second + windowLines - 1)
+      for line in addresses.second...last {
+        if isInterrupted() { throw EdError.interrupted }
+        printLine(line, flags: flags)
+      }
+      document.currentLine = last
+
     case UInt8(ascii: "!"):
-      throw EdError("shell commands (!) are not supported in quire")
+      try requireNoAddress(addresses)
+      let shellCommand = try readShellCommand(&s)
+      try runShellEscape(shellCommand)
 
     case let other?:
       let text = String(decoding: [other], as: UTF8.self)
@@ -400,7 +627,12 @@ final class EdEngine {
         expectingAddress = false
         s.advance()
         let (pattern, _) = try s.readPattern(delimiter: byte)
-        let regex = try regex(for: pattern)
+        var ignoresCase = false
+        if s.peek == UInt8(ascii: "I") {
+          s.advance()
+          ignoresCase = true
+        }
+        let regex = try regex(for: pattern, ignoringCase: ignoresCase)
         second = try search(regex, forward: byte == UInt8(ascii: "/"), pattern: pattern)
       case UInt8(ascii: "'"):
         guard expectingAddress else { throw EdError("invalid address: a mark cannot follow another address") }
@@ -444,6 +676,9 @@ final class EdEngine {
     let savedCurrent = document.currentLine
     let addresses = try parseAddresses(&s)
     document.currentLine = savedCurrent
+    if addresses.count == 0 && edOptions?.isTraditional == true {
+      throw EdError("m and t need a destination with -G", ed: "Destination expected")
+    }
     return addresses.count == 0 ? savedCurrent : addresses.second
   }
 
@@ -475,21 +710,27 @@ final class EdEngine {
   /// A compiled expression kept for reuse (`//`, `s//x/`); the class owns the `regex_t`.
   final class CompiledRegex {
     let pattern: [UInt8]
+    let ignoresCase: Bool
     let regex: POSIXRegex
-    init(pattern: [UInt8]) throws(EdError) {
+    init(pattern: [UInt8], extended: Bool, ignoresCase: Bool) throws(EdError) {
       self.pattern = pattern
-      regex = try POSIXRegex(pattern)
+      self.ignoresCase = ignoresCase
+      regex = try POSIXRegex(pattern, extended: extended, ignoringCase: ignoresCase)
     }
   }
 
-  /// The expression for `pattern`, or the last one when `pattern` is empty.
-  private func regex(for pattern: [UInt8]) throws(EdError) -> CompiledRegex {
+  /// The expression for `pattern`, or the last one when `pattern` is empty (ed's `I` suffix
+  /// then compiles it again without regard to case).
+  private func regex(for pattern: [UInt8], ignoringCase: Bool = false) throws(EdError) -> CompiledRegex {
     if pattern.isEmpty {
       guard let lastRegex else { throw EdError.noPreviousPattern }
+      guard !ignoringCase else {
+        throw EdError("the I suffix needs a regular expression: an empty one repeats the last as it was", ed: "Suffix 'I' not allowed on empty regexp")
+      }
       return lastRegex
     }
-    if let lastRegex, lastRegex.pattern == pattern { return lastRegex }
-    let compiled = try CompiledRegex(pattern: pattern)
+    if let lastRegex, lastRegex.pattern == pattern, lastRegex.ignoresCase == ignoringCase { return lastRegex }
+    let compiled = try CompiledRegex(pattern: pattern, extended: edOptions?.usesExtendedRegex == true, ignoresCase: ignoringCase)
     lastRegex = compiled
     return compiled
   }
@@ -500,7 +741,7 @@ final class EdEngine {
     for _ in 0..<max(count, 0) {
       if isInterrupted() { throw EdError.interrupted }
       line = forward ? (line % count) + 1 : (line <= 1 ? count : line - 1)
-      if compiled.regex.matches(buffer.line(at: line - 1)) { return line }
+      if compiled.regex.matches(buffer.lineBytes(at: line - 1)) { return line }
     }
     let shown = String(decoding: compiled.pattern, as: UTF8.self)
     throw EdError("no match: no line matches /\(shown)/")
@@ -513,24 +754,30 @@ final class EdEngine {
     static let print = PrintFlags(rawValue: 1)
     static let list = PrintFlags(rawValue: 2)
     static let numbered = PrintFlags(rawValue: 4)
+
+    init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The flag a suffix letter (`p`, `l`, `n`) asks for.
+    init?(suffix: UInt8) {
+      switch suffix {
+      case UInt8(ascii: "p"): self = .print
+      case UInt8(ascii: "l"): self = .list
+      case UInt8(ascii: "n"): self = .numbered
+      default: return nil
+      }
+    }
   }
 
+  /// Reads ed's print suffixes (`p`, `l`, `n`, each at most once) up to the end of the command.
   private func readSuffix(_ s: inout CommandScanner) throws(EdError) -> PrintFlags {
     var flags: PrintFlags = []
-    while let byte = s.peek {
-      switch byte {
-      case UInt8(ascii: "p"): flags.insert(.print)
-      case UInt8(ascii: "l"): flags.insert(.list)
-      case UInt8(ascii: "n"): flags.insert(.numbered)
-      default:
-        s.skipBlanks()
-        if s.isAtEnd { return flags }
-        let rest = String(decoding: s.rest(), as: UTF8.self)
-        throw EdError("unexpected '\(rest)' after the command (only p, l or n may follow)")
-      }
+    while let byte = s.peek, let flag = PrintFlags(suffix: byte), !flags.contains(flag) {
+      flags.insert(flag)
       s.advance()
     }
-    return flags
+    if s.isAtEnd { return flags }
+    let rest = String(decoding: s.rest(), as: UTF8.self)
+    throw EdError("unexpected '\(rest)' after the command (only p, l or n may follow, each once)", ed: "Invalid command suffix")
   }
 
   private func printCurrent(_ flags: PrintFlags) throws(EdError) {
@@ -539,25 +786,46 @@ final class EdEngine {
     printLine(document.currentLine, flags: flags)
   }
 
-  /// Prints line `number` as `p`, `n` and `l` do (GNU ed's format, 72 columns for `l`).
+  /// Writes one line of output given as bytes.
+  private func emit(_ line: [UInt8]) {
+    if let outputBytes { outputBytes(line) } else { output(String(decoding: line, as: UTF8.self)) }
+  }
+
+  /// The bytes ed writes for `lines`: each line followed by a newline.
+  static func bytes(of lines: [[UInt8]]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
+    for line in lines {
+      bytes.append(contentsOf: line)
+      bytes.append(UInt8(ascii: "\n"))
+    }
+    return bytes
+  }
+
+  /// Prints line `number` as `p`, `n` and `l` do (GNU ed's format: `l` wraps at 72 columns, or
+  /// the terminal's width less 8).
   private func printLine(_ number: Int, flags: PrintFlags) {
-    let text = buffer.line(at: number - 1)
+    let text = buffer.lineBytes(at: number - 1)
     var out = flags.contains(.numbered) ? "\(number)\t" : ""
     guard flags.contains(.list) else {
-      output(out + text)
+      emit(Array(out.utf8) + text)
       return
     }
     var column = flags.contains(.numbered) ? 8 : 0
     var bytes: [UInt8] = Array(out.utf8)
     let escapes: [UInt8: UInt8] = [7: 97, 8: 98, 12: 102, 10: 110, 13: 114, 9: 116, 11: 118, 92: 92]
-    for byte in text.utf8 {
+    for byte in text {
       column += 1
-      if column > 72 {
+      if column > windowColumns {
         column = 1
         bytes.append(contentsOf: [92, 10])
       }
-      if byte >= 32 && byte <= 126 && byte != 92 {
+      if byte >= 32 && byte <= 126 && byte != 92 && byte != 36 {
         bytes.append(byte)
+      } else if byte == 92 || byte == 36 {
+        // `\` and `$` are escaped with a backslash.
+        column += 1
+        bytes.append(contentsOf: [92, byte])
       } else {
         column += 1
         bytes.append(92)
@@ -569,7 +837,7 @@ final class EdEngine {
         }
       }
     }
-    bytes.append(UInt8(ascii: "$"))
+    if edOptions?.isTraditional != true { bytes.append(UInt8(ascii: "$")) }
     out = String(decoding: bytes, as: UTF8.self)
     output(out)
   }
@@ -585,16 +853,37 @@ final class EdEngine {
     return lines
   }
 
+  /// What `e`, `r`, `w` and `f` name: a file, or (`!cmd`) a shell command.
+  enum FileTarget {
+    case file(String)
+    case shell(String)
+
+    var fileName: String? {
+      if case .file(let name) = self { return name }
+      return nil
+    }
+  }
+
   private func readFileName(_ s: inout CommandScanner) throws(EdError) -> String? {
+    try readFileTarget(&s)?.fileName
+  }
+
+  /// Reads a command's file name, or `!cmd`; `nil` when none is given.
+  private func readFileTarget(_ s: inout CommandScanner) throws(EdError) -> FileTarget? {
     guard let byte = s.peek else { return nil }
     guard byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") else {
-      throw EdError("put a space between the command and the file name")
+      throw EdError(
+        "unexpected '\(String(decoding: s.rest(), as: UTF8.self))': put a space between the command and the file name", ed: "Unexpected command suffix")
     }
     s.skipBlanks()
+    if s.peek == UInt8(ascii: "!") {
+      s.advance()
+      return .shell(try readShellCommand(&s))
+    }
     let name = String(decoding: s.rest(), as: UTF8.self)
     if name.isEmpty { return nil }
-    if name.hasPrefix("!") { throw EdError("shell commands (!) are not supported in quire") }
-    return name
+    try checkFileNameAllowed(name)
+    return .file(name)
   }
 
   /// The file a command names, or the current file name.
@@ -614,8 +903,8 @@ final class EdEngine {
   }
 
   /// Replaces lines `range` (0-based) and keeps marks and the lines `g` will visit in step.
-  private func replace(_ range: Range<Int>, with lines: [String]) {
-    buffer.replaceLines(in: range, with: lines)
+  private func replace(_ range: Range<Int>, with lines: [[UInt8]]) {
+    buffer.replaceLines(in: range, withBytes: lines)
     let delta = lines.count - range.count
     let inPlace = range.count == 1 && !lines.isEmpty
     let map: (Int) -> Int? = { line in
@@ -671,7 +960,7 @@ final class EdEngine {
       document.currentLine = second
       return
     }
-    let lines = buffer.lines(in: (first - 1)..<second)
+    let lines = buffer.lineBytes(in: (first - 1)..<second)
     let count = lines.count
     try edit("move") {
       // Lines keep their marks: compute where every line ends up, then edit.
@@ -681,8 +970,8 @@ final class EdEngine {
         let afterRemoval = line > second ? line - count : line
         return afterRemoval > target ? afterRemoval + count : afterRemoval
       }
-      buffer.replaceLines(in: (first - 1)..<second, with: [])
-      buffer.replaceLines(in: target..<target, with: lines)
+      buffer.replaceLines(in: (first - 1)..<second, withBytes: [])
+      buffer.replaceLines(in: target..<target, withBytes: lines)
       // A move renumbers only the lines between its source and its destination.
       let spanEnd = max(second, target + count)
       if let next = nextGlobalLine, next > spanEnd {
@@ -701,57 +990,85 @@ final class EdEngine {
     var global = false
     var occurrence = 1
     var flags: PrintFlags = []
+    var printMask: PrintFlags = .print
     let compiled: CompiledRegex
     let replacement: [UInt8]
-    if let delimiter = s.peek, delimiter != UInt8(ascii: " "), delimiter != UInt8(ascii: "\n"),
-      !"gpnlr0123456789".utf8.contains(delimiter)
-    {
+    let badSuffix = EdError("unexpected suffix after s: g or a count N, then p, l or n", ed: "Invalid command suffix")
+    if let delimiter = s.peek, !"gpr123456789".utf8.contains(delimiter) {
+      guard delimiter != UInt8(ascii: " "), delimiter != UInt8(ascii: "\n") else {
+        throw EdError("s needs a delimiter that is not a blank: s/re/replacement/", ed: "Invalid pattern delimiter")
+      }
       s.advance()
       let (pattern, closed) = try s.readPattern(delimiter: delimiter)
       guard closed else { throw EdError("missing delimiter: write s/regular expression/replacement/") }
-      compiled = try regex(for: pattern)
+      if pattern.isEmpty && lastRegex == nil { throw EdError.noPreviousPattern }
       var printsImplicitly = false
       (replacement, printsImplicitly) = try readReplacement(&s, delimiter: delimiter)
       if printsImplicitly { flags.insert(.print) }
       var countGiven = false
+      var ignoresCase = false
+      var suffixes: PrintFlags = []
+      // g or N, I, p, l, n: each at most once, in any order.
       while let byte = s.peek {
-        if byte == UInt8(ascii: "g") {
-          global = true
+        if byte == UInt8(ascii: "g") || (byte >= UInt8(ascii: "1") && byte <= UInt8(ascii: "9")) {
+          if global || countGiven { throw badSuffix }
+          if byte == UInt8(ascii: "g") {
+            global = true
+            s.advance()
+          } else {
+            occurrence = s.readNumber() ?? 1
+            countGiven = true
+          }
+        } else if byte == UInt8(ascii: "i") || byte == UInt8(ascii: "I") {
+          if ignoresCase { throw badSuffix }
+          ignoresCase = true
           s.advance()
-        } else if isDigit(byte) {
-          occurrence = s.readNumber() ?? 1
-          guard occurrence > 0 else { throw EdError("s/…/…/N counts from 1; 0 is not an occurrence") }
-          countGiven = true
+        } else if let flag = PrintFlags(suffix: byte) {
+          if suffixes.contains(flag) { throw badSuffix }
+          suffixes.insert(flag)
+          s.advance()
         } else {
           break
         }
       }
-      if global && countGiven { throw EdError("s/…/…/ takes g or a number N, not both") }
-      flags.formUnion(try readSuffix(&s))
+      guard s.isAtEnd else { throw badSuffix }
+      flags.formUnion(suffixes)
+      printMask = suffixes.isEmpty ? .print : suffixes
+      compiled = try regex(for: pattern, ignoringCase: ignoresCase)
     } else {
-      // A bare `s` repeats the last substitution; `g` and `N` modify it.
-      guard let last = lastSubstitution, let lastRegex else {
+      // A bare `s` repeats the last substitution: N sets the occurrence, g toggles global, p
+      // toggles printing, r uses the last search's expression; each at most once.
+      guard let last = lastSubstitution else {
         throw EdError("no previous substitution to repeat")
       }
-      compiled = lastRegex
       replacement = last.replacement
       global = last.global
       occurrence = last.occurrence
+      flags = last.flags
+      printMask = last.printMask
+      var seen: Set<UInt8> = []
       while let byte = s.peek {
-        if byte == UInt8(ascii: "g") {
-          global.toggle()
-          s.advance()
-        } else if byte == UInt8(ascii: "r") {
-          s.advance()
-        } else if isDigit(byte) {
-          occurrence = max(s.readNumber() ?? 1, 1)
+        let kind = isDigit(byte) ? UInt8(ascii: "g") : byte
+        guard "gpr".utf8.contains(kind), !seen.contains(kind) else { break }
+        seen.insert(kind)
+        if isDigit(byte) {
+          guard byte != UInt8(ascii: "0") else { throw badSuffix }
+          occurrence = s.readNumber() ?? 1
+          global = false
         } else {
-          break
+          s.advance()
+          if byte == UInt8(ascii: "g") {
+            // As ed's count that is 0 for global: leaving global substitutes the first match.
+            global.toggle()
+            occurrence = 1
+          }
+          if byte == UInt8(ascii: "p") { flags.formSymmetricDifference(printMask) }
         }
       }
-      flags.formUnion(try readSuffix(&s))
+      guard s.isAtEnd else { throw badSuffix }
+      compiled = seen.contains(UInt8(ascii: "r")) ? lastRegex ?? last.regex : last.regex
     }
-    lastSubstitution = (replacement, global, occurrence)
+    lastSubstitution = (replacement, global, occurrence, flags, printMask, compiled)
 
     var changedAny = false
     try edit("substitute") { () throws(EdError) in
@@ -759,7 +1076,7 @@ final class EdEngine {
       var end = addresses.second
       while line <= end {
         if isInterrupted() { throw EdError.interrupted }
-        if let newLines = try substituted(buffer.line(at: line - 1), compiled.regex, replacement, global: global, occurrence: occurrence) {
+        if let newLines = try substituted(buffer.lineBytes(at: line - 1), compiled.regex, replacement, global: global, occurrence: occurrence) {
           replace((line - 1)..<line, with: newLines)
           line += newLines.count
           end += newLines.count - 1
@@ -814,17 +1131,23 @@ final class EdEngine {
   }
 
   /// `line` with the substitution applied, as one or more lines; `nil` when it does not apply.
+  ///
+  /// GNU ed's matching loop: after each match the search goes on from its end (never at a
+  /// line start again); an empty match right where the last one ended is allowed once with `g`
+  /// (`s/^/#/g`), twice is an infinite loop.
   private func substituted(
-    _ line: String, _ regex: borrowing POSIXRegex, _ replacement: [UInt8], global: Bool, occurrence: Int
-  ) throws(EdError) -> [String]? {
+    _ line: [UInt8], _ regex: borrowing POSIXRegex, _ replacement: [UInt8], global: Bool, occurrence: Int
+  ) throws(EdError) -> [[UInt8]]? {
     let text = POSIXRegex.cString(line)
     let length = text.count - 1
-    let bytes = Array(line.utf8)
+    let bytes = line
+    guard var groups = regex.firstMatch(in: text, from: 0) else { return nil }
     var result: [UInt8] = []
     var offset = 0
     var matchNumber = 0
     var replaced = false
-    while offset <= length, let groups = regex.firstMatch(in: text, from: offset), let whole = groups[0] {
+    var emptyAtStart = false
+    while let whole = groups[0] {
       matchNumber += 1
       if global || matchNumber == occurrence {
         result.append(contentsOf: bytes[offset..<whole.lowerBound])
@@ -833,24 +1156,20 @@ final class EdEngine {
       } else {
         result.append(contentsOf: bytes[offset..<whole.upperBound])
       }
+      let advanced = whole.upperBound - offset
       offset = whole.upperBound
-      if whole.isEmpty {
-        if global { throw EdError("infinite substitution loop: /…/ matches an empty string; use a pattern that matches at least one character with g") }
-        guard offset < length else { break }
-        // Step over one character (all bytes of its UTF-8 sequence).
-        var step = 1
-        while offset + step < length, bytes[offset + step] & 0xC0 == 0x80 { step += 1 }
-        result.append(contentsOf: bytes[offset..<(offset + step)])
-        offset += step
+      if global && advanced == 0 {
+        if emptyAtStart {
+          throw EdError("infinite substitution loop: /…/ matches an empty string; use a pattern that matches at least one character with g")
+        }
+        emptyAtStart = true
       }
-      if !global && matchNumber >= occurrence { break }
-      if offset >= length { break }
+      guard offset < length, !replaced || global, let next = regex.firstMatch(in: text, from: offset, notAtLineStart: true) else { break }
+      groups = next
     }
     guard replaced else { return nil }
     if offset < length { result.append(contentsOf: bytes[offset..<length]) }
-    return result.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
-      String(decoding: $0, as: UTF8.self)
-    }
+    return result.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Array($0) }
   }
 
   /// Expands `&`, `\1`…`\9`, `\&` and `\<newline>` in `replacement`.
@@ -878,8 +1197,10 @@ final class EdEngine {
 
   // MARK: g and v
 
-  private func global(_ s: inout CommandScanner, addresses: Addresses, matching: Bool) throws(EdError) {
-    if globalLines != nil { throw EdError("g and v cannot be nested") }
+  private func global(
+    _ s: inout CommandScanner, addresses: Addresses, matching: Bool, interactive: Bool, input: @escaping () -> String?
+  ) throws(EdError) -> Outcome {
+    if globalLines != nil { throw EdError("g and v cannot be nested", ed: "Cannot nest global commands") }
     var addresses = addresses
     if addresses.count == 0 {
       addresses.first = 1
@@ -891,32 +1212,56 @@ final class EdEngine {
     }
     let (pattern, closed) = try s.readPattern(delimiter: delimiter)
     guard closed else { throw EdError("missing delimiter: write g/regular expression/command") }
-    let compiled = try regex(for: pattern)
+    var ignoresCase = false
+    if s.peek == UInt8(ascii: "I") {
+      s.advance()
+      ignoresCase = true
+    }
+    let compiled = try regex(for: pattern, ignoringCase: ignoresCase)
     // The command list: lines ending in a backslash continue it. They are kept as typed; each
     // is handed out without its backslash, and `continued` says whether it had one (an `s`
     // replacement then goes on to the next line, as in GNU ed).
-    var commands = [String(decoding: s.rest(), as: UTF8.self)]
-    while let last = commands.last, last.hasSuffix("\\") {
-      guard let next = s.continuation() else { break }
-      commands.append(next)
+    var commands: [String] = []
+    var interactiveFlags: PrintFlags = []
+    if interactive {
+      interactiveFlags = try readSuffix(&s)
+    } else {
+      commands = [String(decoding: s.rest(), as: UTF8.self)]
+      while let last = commands.last, last.hasSuffix("\\") {
+        guard let next = s.continuation() else { break }
+        commands.append(next)
+      }
+      if commands == [""] { commands = ["p"] }
     }
-    if commands == [""] { commands = ["p"] }
 
     var lines: [Int] = []
     for line in addresses.first...addresses.second {
       if isInterrupted() { throw EdError.interrupted }
-      if compiled.regex.matches(buffer.line(at: line - 1)) == matching { lines.append(line) }
+      if compiled.regex.matches(buffer.lineBytes(at: line - 1)) == matching { lines.append(line) }
     }
     globalLines = lines
     globalCursor = 0
     globalOffset = 0
     defer { globalLines = nil }
+    var outcome = Outcome.proceed
     try edit("global") { () throws(EdError) in
       while let lines = globalLines, globalCursor < lines.count {
         if isInterrupted() { throw EdError.interrupted }
         let line = lines[globalCursor] + globalOffset
         globalCursor += 1
         document.currentLine = line
+        if interactive {
+          // G and V: print the line, then read a command for it (empty: none; &: the last one).
+          printLine(line, flags: interactiveFlags)
+          guard let typed = input() else { throw EdError("the input ended inside G or V", ed: "Unexpected end-of-file") }
+          if typed.isEmpty { continue }
+          if typed == "&" {
+            guard !commands.isEmpty else { throw EdError("no previous command for & in G or V", ed: "No previous command") }
+          } else {
+            commands = [typed]
+            while let last = commands.last, last.hasSuffix("\\"), let next = input() { commands.append(next) }
+          }
+        }
         var next = 0
         var continued = false
         let listInput: () -> String? = {
@@ -931,10 +1276,14 @@ final class EdEngine {
           var scanner = CommandScanner(command, continuation: listInput)
           scanner.endsWithEscapedNewline = continued
           scanner.continuedAfterPull = { continued }
-          _ = try run(&scanner, input: listInput)
+          if try run(&scanner, input: listInput) == .quit { outcome = .quit }
+          if outcome == .quit { return }
         }
       }
     }
+    // As ed: G's and V's print suffix prints the current line once more at the end.
+    if interactive && outcome == .proceed && lastLine > 0 { try printCurrent(interactiveFlags) }
+    return outcome
   }
 
   // MARK: PDFs
@@ -1025,8 +1374,9 @@ final class EdEngine {
     if let pdf = document.pdf { return try writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
-    var lines = lastLine == 0 ? [] : buffer.lines(in: (addresses.first - 1)..<addresses.second)
-    var bytes = TextFileSystem.bytes(of: lines)
+    let byteLines = lastLine == 0 ? [] : buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
+    var bytes = Self.bytes(of: byteLines)
+    var lines = byteLines.map { String(decoding: $0, as: UTF8.self) }
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
     var stamp: FileStamp?
     if appending {

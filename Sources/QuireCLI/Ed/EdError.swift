@@ -1,22 +1,51 @@
-/// A failed ed command: one line for a person naming what failed.
+/// A failed ed command: one line for a person naming what failed, and GNU ed's own terse
+/// message for the same failure.
 ///
 /// Where GNU ed prints `?` (and its `H` mode a terse reason), quire prints `? ` followed by
-/// this message, e.g. `? invalid address: line 40 is past the end (12 lines)`.
+/// this message, e.g. `? invalid address: line 40 is past the end (12 lines)`. Run with ed's
+/// options (`quire -s FILE`), quire prints `?` and, under `H`, ``edMessage`` as ed does.
 struct EdError: Error, Sendable, CustomStringConvertible, Equatable {
   /// The message, without the leading `? `.
   var message: String
+  /// GNU ed's message for this failure ("Invalid address"), printed by `h` and `H` in ed mode.
+  var edMessage: String
 
-  init(_ message: String) { self.message = message }
+  /// - Parameters:
+  ///   - message: quire's message.
+  ///   - ed: GNU ed's message; when `nil`, the one ed gives for the kind of failure `message`
+  ///     names (its first words).
+  init(_ message: String, ed: String? = nil) {
+    self.message = message
+    edMessage = ed ?? Self.edMessage(for: message)
+  }
 
   var description: String { message }
+
+  /// ed's message for a quire message that did not name one.
+  private static func edMessage(for message: String) -> String {
+    let table: [(String, String)] = [
+      ("invalid address", "Invalid address"), ("invalid range", "Invalid address"), ("invalid destination", "Invalid destination"),
+      ("no match", "No match"), ("unknown command", "Unknown command"), ("this command takes no address", "Unexpected address"),
+      ("unexpected", "Invalid command suffix"), ("cannot open", "Cannot open input file"), ("cannot read", "Cannot read input file"),
+      ("cannot write", "Cannot open output file"), ("cannot append", "Cannot open output file"), ("no current file name", "No current filename"),
+      ("invalid regular expression", "Invalid regular expression"), ("unbalanced brackets", "Unbalanced brackets ([])"),
+      ("interrupted", "Interrupt"), ("nothing to undo", "Nothing to undo"), ("no previous substitution", "No previous substitution"),
+      ("no previous regular expression", "No previous pattern"), ("missing delimiter", "Missing pattern delimiter"),
+      ("infinite substitution loop", "Infinite substitution loop"), ("a mark", "Invalid mark character"),
+    ]
+    let lowered = message.lowercased()
+    return table.first { lowered.hasPrefix($0.0) }?.1 ?? "Invalid command"
+  }
 
   static func pastEnd(_ line: Int, lineCount: Int) -> EdError {
     EdError("invalid address: line \(line) is past the end (\(lineCount) line\(lineCount == 1 ? "" : "s"))")
   }
 
   static let emptyBuffer = EdError("invalid address: the buffer is empty")
-  static let noPreviousPattern = EdError("no previous regular expression to repeat")
+  static let noPreviousPattern = EdError("no previous regular expression to repeat", ed: "No previous pattern")
   static let noMatch = EdError("no match")
-  static let unexpectedAddress = EdError("this command takes no address")
-  static let interrupted = EdError("interrupted")
+  static let unexpectedAddress = EdError("this command takes no address", ed: "Unexpected address")
+  static let interrupted = EdError("interrupted", ed: "Interrupt")
+  /// ed's warning for `q`, `e` and the end of input with unsaved changes.
+  static let bufferModified = "Warning: buffer modified"
 }

@@ -20,6 +20,12 @@ protocol LineBuffer: AnyObject {
   ///
   /// Recorded for undo in the open edit group.
   func replaceLines(in range: Range<Int>, with lines: [String])
+  /// The bytes of the line at `index` (0-based), without its newline, exactly as they are: NUL
+  /// bytes and bytes that are not UTF-8 included. The ed commands carry lines as bytes, so a
+  /// buffer that holds bytes (ed edits binary files) gets them back unchanged.
+  func lineBytes(at index: Int) -> [UInt8]
+  /// ``replaceLines(in:with:)`` with lines given as bytes.
+  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]])
 
   /// Opens an undoable group; nested groups join the outermost one.
   ///
@@ -51,6 +57,17 @@ protocol LineBuffer: AnyObject {
 }
 
 extension LineBuffer {
+  /// A buffer of `String` lines holds only UTF-8: its bytes are its lines' UTF-8.
+  func lineBytes(at index: Int) -> [UInt8] { Array(line(at: index).utf8) }
+
+  /// Decodes the bytes as UTF-8 (a buffer of `String` lines holds nothing else).
+  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) {
+    replaceLines(in: range, with: lines.map { String(decoding: $0, as: UTF8.self) })
+  }
+
+  /// The bytes of the lines at `range` (0-based).
+  func lineBytes(in range: Range<Int>) -> [[UInt8]] { range.map { lineBytes(at: $0) } }
+
   /// All lines, in order.
   var allLines: [String] { (0..<lineCount).map { line(at: $0) } }
 

@@ -99,7 +99,9 @@ struct TextFileSystem: Sendable {
     guard let text = String(validating: bytes, as: UTF8.self) else {
       throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
     }
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    // Split the bytes, not the Characters: "\r\n" is one Character, and a CRLF file would be
+    // one line.
+    var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(Substring($0)) }
     let lacksNewline = !(lines.last?.isEmpty ?? true)
     if !lacksNewline { lines.removeLast() }
     return TextFileContents(

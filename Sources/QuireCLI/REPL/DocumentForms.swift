@@ -109,7 +109,7 @@ extension EdDocument {
     if text.utf8.contains(0) {
       throw EdError("cannot open '\(url.lastPathComponent)': its \(bundle.textFilename) contains NUL bytes; quire edits text")
     }
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(Substring($0)) }
     let lacksNewline = !(lines.last?.isEmpty ?? true)
     if !lacksNewline { lines.removeLast() }
     let fingerprint =

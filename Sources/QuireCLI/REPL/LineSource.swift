@@ -9,34 +9,106 @@ protocol LineSource: AnyObject {
   func readLine(prompt: String) -> String?
   /// Records a command in the history (terminal only).
   func remember(_ line: String)
+  /// Called before a shell command that shares standard input starts.
+  func prepareForChildProcess()
+}
+
+extension LineSource {
+  func prepareForChildProcess() {}
 }
 
 extension LineEditor: LineSource {}
 
 /// Lines from a file descriptor, read without a terminal (script mode).
+///
+/// A shell command (`!cmd`) shares standard input with the session, as with ed: it must find
+/// the script's next line where the session stopped reading. A regular file is read in blocks
+/// and rewound to the next unread line before a command starts (``prepareForChildProcess()``);
+/// a pipe is read a byte at a time, as ed reads it, so nothing past the line is taken.
 final class DescriptorLineSource: LineSource {
-  private let handle: FileHandle
+  private let fd: Int32
+  /// Bytes read from a regular file; those before `start` are taken.
   private var pending: [UInt8] = []
+  private var start = 0
   private var atEnd = false
+  private let isSeekable: Bool
+  /// ed discards a last line without its newline; quire's own script mode runs it.
+  private let discardsIncompleteLastLine: Bool
 
-  init(fileDescriptor: Int32 = STDIN_FILENO) {
-    handle = FileHandle(fileDescriptor: fileDescriptor, closeOnDealloc: false)
+  init(fileDescriptor: Int32 = STDIN_FILENO, discardsIncompleteLastLine: Bool = false) {
+    fd = fileDescriptor
+    self.discardsIncompleteLastLine = discardsIncompleteLastLine
+    var info = stat()
+    isSeekable = fstat(fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
   }
 
   func readLine(prompt: String) -> String? {
+    isSeekable ? readBufferedLine() : readLineByteByByte()
+  }
+
+  /// A regular file: read in blocks, lines taken from the front of what was read.
+  private func readBufferedLine() -> String? {
     while true {
-      if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: pending[..<newline], as: UTF8.self)
-        pending.removeSubrange(...newline)
+      let from = start
+      let found = pending.withUnsafeBytes { bytes -> Int? in
+        guard from < bytes.count, let base = bytes.baseAddress,
+          let hit = memchr(base + from, Int32(UInt8(ascii: "\n")), bytes.count - from)
+        else { return nil }
+        return base.distance(to: UnsafeRawPointer(hit))
+      }
+      if let newline = found {
+        let line = String(decoding: pending[start..<newline], as: UTF8.self)
+        start = newline + 1
         return line
       }
       if atEnd {
-        guard !pending.isEmpty else { return nil }
-        defer { pending.removeAll() }
-        return String(decoding: pending, as: UTF8.self)
+        guard start < pending.count else { return nil }
+        defer {
+          pending.removeAll()
+          start = 0
+        }
+        return discardsIncompleteLastLine ? nil : String(decoding: pending[start...], as: UTF8.self)
       }
-      let data = handle.availableData
-      if data.isEmpty { atEnd = true } else { pending.append(contentsOf: data) }
+      // Drop the lines already taken before reading more.
+      pending.removeSubrange(..<start)
+      start = 0
+      let old = pending.count
+      pending.append(contentsOf: repeatElement(0, count: 1 << 16))
+      let count = pending.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, 1 << 16) }
+      pending.removeSubrange((old + max(count, 0))...)
+      if count < 0 && errno == EINTR { continue }
+      if count <= 0 { atEnd = true }
+    }
+  }
+
+  /// A pipe or a device: one byte at a time, so that nothing past the line is taken from
+  /// another reader of the same input (a shell command's).
+  private func readLineByteByByte() -> String? {
+    var line: [UInt8] = []
+    while !atEnd {
+      var byte: UInt8 = 0
+      let count = read(fd, &byte, 1)
+      if count < 0 && errno == EINTR { continue }
+      if count <= 0 {
+        atEnd = true
+        break
+      }
+      if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+      line.append(byte)
+    }
+    guard !line.isEmpty, !discardsIncompleteLastLine else { return nil }
+    return String(decoding: line, as: UTF8.self)
+  }
+
+  /// Gives back what was read past the current line, so that a child process that reads
+  /// standard input starts at the script's next line.
+  func prepareForChildProcess() {
+    let unread = pending.count - start
+    guard isSeekable, unread > 0 else { return }
+    if lseek(fd, off_t(-unread), SEEK_CUR) >= 0 {
+      pending.removeAll()
+      start = 0
+      atEnd = false
     }
   }
 

@@ -13,18 +13,27 @@ enum REPLHelp {
     ("(.,.)n", "print the lines with their numbers"),
     ("(.,.)l", "print the lines unambiguously ($ at the end, escapes for tabs and bytes)"),
     ("($)=", "print the line number (of the last line by default)"),
-    ("(.,.)s/re/rep/[g|N][p]", "substitute: & is the match, \\1-\\9 groups, // the last re, % the last rep"),
-    ("(1,$)g/re/cmds", "run the commands on every line matching re (p by default; \\ continues the list)"),
+    ("(.,.)s/re/rep/[g|N][I][pln]", "substitute: & is the match, \\1-\\9 groups, // the last re, % the last rep; s alone repeats"),
+    ("(1,$)g/re/cmds", "run the commands on every line matching re (p by default; \\ continues the list; /re/I ignores case)"),
     ("(1,$)v/re/cmds", "run the commands on every line NOT matching re"),
+    ("(1,$)G/re/", "for every matching line: print it and read a command for it (empty: none, &: the last)"),
+    ("(1,$)V/re/", "as G for every line NOT matching re"),
+    ("(.,.)y", "copy (yank) the lines to the cut buffer (d, c and j fill it too)"),
+    ("(.)x", "put the cut buffer's lines after the line"),
+    ("(.+1)z[N]", "print N lines (a screenful by default) from the line"),
     ("(.)kx", "mark the line with the letter x; 'x addresses it"),
     ("(1,$)w [file]", "write the lines to the file (the document's own by default, keeping a version); wq writes and quits"),
+    ("(1,$)w !cmd", "write the lines to a shell command's standard input"),
     ("(1,$)W file", "append the lines to the file"),
-    ("($)r file", "read the file in after the line"),
-    ("e [file]", "edit the file instead (twice when there are unsaved changes); E does not ask"),
+    ("($)r file", "read the file in after the line; r !cmd reads a shell command's output"),
+    ("e [file]", "edit the file instead (twice when there are unsaved changes); E does not ask; e !cmd edits a command's output"),
+    ("!cmd", "run a shell command (/bin/sh): % is the file name, !! the last command"),
     ("f [file]", "print or set the document's file name"),
-    ("u", "undo the last command; quire's u is multi-level (ed's only toggles one level)"),
+    ("u", "undo the last change; u again redoes it (as ed); 'undo N' and 'redo N' go further"),
     ("q", "quit (twice when there are unsaved changes, as in ed); Q quits without asking"),
-    ("h", "print the last error again"),
+    ("h", "print the last error again; H prints every error's message (ed mode)"),
+    ("P", "show or hide the prompt (ed mode; quire -p PROMPT sets it)"),
+    ("#", "a comment: the rest of the line is ignored"),
     ("open FILE…", "open text files, TextBundles (.textbundle, .textpack) and PDFs; a missing file is created on save"),
     ("new [--template NAME] [PATH]", "start a new document, empty or from a template"),
     ("templates", "list the templates for new --template"),
@@ -36,8 +45,8 @@ enum REPLHelp {
     ("keep", "after a change on disk: keep your version, so the next w replaces theirs"),
     ("merge", "after a change on disk: merge theirs into yours, three-way (conflicts get markers; undoable)"),
     ("close", "close the current document (twice when there are unsaved changes)"),
-    ("undo", "undo the last change (as u)"),
-    ("redo", "redo the last undone change (ed has no redo)"),
+    ("undo [N]", "undo the last N changes (default 1), further back each time (ed's u only toggles the last)"),
+    ("redo [N]", "redo the last N undone changes (ed has no redo)"),
     ("status", "show the current document's file, type, size, undo levels and state"),
     ("outline", "list the Markdown headings with their line numbers"),
     ("preview [FILE] [--output F]", "write an HTML preview of a Markdown document (unsaved edits included)"),
@@ -70,7 +79,22 @@ enum REPLHelp {
       + entries.prefix { !$0.0.hasPrefix("open") }.map { "  \($0.0.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.1)" }
       + ["Word commands:"]
       + entries.drop { !$0.0.hasPrefix("open") }.map { "  \($0.0.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.1)" }
+      + differencesFromEd
   }
+
+  /// Where quire and GNU ed 1.19 differ. With ed's options (quire -s FILE) a script sees none.
+  static let differencesFromEd: [String] = [
+    "Differences from GNU ed 1.19:",
+    "  Run with ed's options (quire -s FILE, -p PROMPT, -l, -r, -E, -G, -v, ...) quire behaves as ed in",
+    "  all a script sees: output, '?' and H's messages, exit statuses (0, 1 a command failed, 2 a file",
+    "  could not be read or input ended with unsaved changes), and GNU ed's own test suite passes.",
+    "  Without them (quire FILE < script): errors are one line naming the problem on standard error, a",
+    "  script stops at its first error (exit 1), and no byte counts are printed.",
+    "  Always: words that are not ed commands (open, save, undo N, ...) are quire's; a w to the",
+    "  document's own file refuses to overwrite a change someone else saved (keep, merge, revert);",
+    "  a bad option exits 2 (ed: 1); a file name starting with '-' needs -- before it (as ed).",
+    "  For now, files holding NUL bytes or bytes that are not UTF-8 are refused (ed edits them).",
+  ]
 
   /// The help line of `name` ("s", "save", "g").
   static func line(for name: String) -> String? {

@@ -30,6 +30,11 @@ final class REPLSession {
     /// conflict check and the write are one step for other Quire processes; `nil` writes
     /// uncoordinated. `quire` uses `$XDG_RUNTIME_DIR/quire`.
     var coordinator: FileCoordinator?
+    /// ed's options when quire runs as a drop-in ed (``EdOptions``); `nil` for quire's own modes.
+    var ed: EdOptions?
+    /// Whether a failing command ends a script. quire's script mode always stops; as ed, only a
+    /// script read from a regular file does (a piped one goes on and exits 1 at its end).
+    var stopsAtFirstError = true
   }
 
   let configuration: Configuration
@@ -48,6 +53,22 @@ final class REPLSession {
   private var endedAtEndOfInput = false
   /// The first failing line in script mode.
   private(set) var firstFailure: (line: Int, message: String)?
+  /// As ed: the exit status so far (1 after a failed command, 2 after input ended with
+  /// unsaved changes; stays 0 with `-l`).
+  private var edExitStatus: Int32 = 0
+  /// As ed: whether the last command warned of unsaved changes (a `q` or the end of input
+  /// right after it goes ahead).
+  private var edWarnedOfUnsavedChanges = false
+  /// ed's prompt is shown (`-p`, toggled by `P`).
+  var showsEdPrompt: Bool
+  /// Writes text without a newline (ed's prompt in script mode).
+  var writeRaw: (String) -> Void = { _ in }
+  /// Flushes both output streams (before a shell command writes to them).
+  var flushOutput: () -> Void = {}
+  /// Writes a line given as bytes (printed lines, exactly as the buffer holds them).
+  var outputBytes: (([UInt8]) -> Void)? {
+    didSet { engine.outputBytes = outputBytes }
+  }
 
   init(configuration: Configuration, source: any LineSource, output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
     self.configuration = configuration
@@ -56,7 +77,13 @@ final class REPLSession {
     self.errorOutput = errorOutput
     engine = EdEngine(
       document: EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil), files: configuration.files,
-      printsByteCounts: configuration.isInteractive, output: output)
+      printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive, output: output)
+    showsEdPrompt = configuration.ed?.prompt != nil
+    if let ed = configuration.ed {
+      engine.edOptions = ed
+      engine.isVerbose = ed.isVerbose
+      if !ed.isQuiet { engine.diagnostic = errorOutput }
+    }
     engine.otherUnsavedDocuments = { [unowned self] in
       documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
     }
@@ -68,13 +95,22 @@ final class REPLSession {
     }
     let interrupt = configuration.interrupt
     engine.isInterrupted = { interrupt.isPending }
+    engine.togglePrompt = { [unowned self] in showsEdPrompt.toggle() }
+    engine.prepareForShell = { [unowned self] in
+      flushOutput()
+      source.prepareForChildProcess()
+    }
   }
+
+  /// Whether quire runs as a drop-in GNU ed (ed's options were given).
+  var isEdMode: Bool { configuration.ed != nil }
 
   /// The document ed commands apply to.
   var currentDocument: EdDocument? { currentIndex.map { documents[$0] } }
 
   /// The prompt: the current document's name, `*` when it has unsaved changes.
   var prompt: String {
+    if let ed = configuration.ed { return showsEdPrompt ? ed.prompt ?? "*" : "" }
     guard let document = currentDocument else { return "quire> " }
     return "\(document.displayName)\(document.isEdited ? "*" : "")> "
   }
@@ -88,6 +124,10 @@ final class REPLSession {
   ///   changes).
   func run(opening files: [String]) -> Int32 {
     defer { finishAutosave() }
+    if isEdMode {
+      if let status = openAsEd(files.first) { return status }
+      return runCommands()
+    }
     if configuration.isInteractive {
       output("quire \(quireVersion): ed-style editing plus word commands; 'help' lists them, 'q' quits.")
       if files.isEmpty { listDocumentsFolder() }
@@ -99,16 +139,34 @@ final class REPLSession {
         if report(error) { return ExitStatus.failure }
       }
     }
+    return runCommands()
+  }
+
+  /// Reads and runs commands until `q`, `Q` or the end of input; returns the exit status.
+  private func runCommands() -> Int32 {
     while true {
       if configuration.isInteractive { announceDiskChanges() }
       configuration.interrupt.clear()
-      guard let line = nextLine(prompt: configuration.isInteractive ? prompt : "") else {
+      guard let line = nextLine(prompt: configuration.isInteractive || isEdMode ? prompt : "") else {
         if configuration.isInteractive && configuration.interrupt.isPending {
           // Ctrl-C at the prompt drops the line being typed; the session goes on.
           configuration.interrupt.clear()
           output("")
           (source as? FlushingSource)?.reset()
           continue
+        }
+        if isEdMode {
+          // As ed: the end of input is q; with unsaved changes it warns once, and the exit
+          // status says so (2), unless the last command already warned.
+          if documents.contains(where: \.isEdited) && !edWarnedOfUnsavedChanges {
+            edWarnedOfUnsavedChanges = true
+            if configuration.ed?.isLoose != true { edExitStatus = 2 }
+            reportAsEd(EdError("unsaved changes", ed: EdError.bufferModified), line: lineNumber)
+            if !configuration.isInteractive { return edExitStatus }
+            continue
+          }
+          endedAtEndOfInput = true
+          return edExitStatus
         }
         if configuration.isInteractive, !warnedAtEndOfInput, case let unsaved = documents.filter(\.isEdited).map(\.displayName), !unsaved.isEmpty {
           // Ctrl-D with unsaved changes asks first, as q does.
@@ -125,9 +183,18 @@ final class REPLSession {
       if configuration.isInteractive { announceDiskChanges() }
       do {
         defer { autosaveEdits() }
-        if try handle(line) == .quit { return ExitStatus.success }
+        let outcome = try handle(line)
+        edWarnedOfUnsavedChanges = false
+        if outcome == .quit { return isEdMode ? edExitStatus : ExitStatus.success }
       } catch {
         if configuration.interrupt.isPending { configuration.interrupt.clear() }
+        if isEdMode {
+          if configuration.ed?.isLoose != true && edExitStatus == 0 { edExitStatus = 1 }
+          edWarnedOfUnsavedChanges = (error as? EdError)?.edMessage == EdError.bufferModified
+          reportAsEd(error, line: commandLine)
+          if configuration.stopsAtFirstError { return edExitStatus }
+          continue
+        }
         if report(error, line: commandLine) { return ExitStatus.failure }
       }
     }
@@ -135,6 +202,7 @@ final class REPLSession {
 
   /// Reads a line and counts it.
   private func nextLine(prompt: String) -> String? {
+    if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
     guard let line = source.readLine(prompt: prompt) else { return nil }
     lineNumber += 1
     return line
@@ -172,6 +240,49 @@ final class REPLSession {
     return true
   }
 
+  /// Prints `error` as GNU ed does: `?`, then under `H` (or `-v`) ed's message, naming the
+  /// script's line when the script is a regular file.
+  private func reportAsEd(_ error: any Error, line: Int? = nil) {
+    output("?")
+    guard engine.isVerbose else { return }
+    let message = (error as? EdError)?.edMessage ?? Self.message(for: error)
+    if configuration.stopsAtFirstError && !configuration.isInteractive, let line {
+      output("script, line \(line): \(message)")
+    } else {
+      output(message)
+    }
+  }
+
+  /// Opens ed's file argument as ed does: its byte count (unless `-s`); a file that cannot be
+  /// read is named on standard error (unless `-q`) and leaves an empty buffer with that file
+  /// name, ending a script read from a regular file with status 2. `!cmd` reads the command's
+  /// output. Returns the exit status when the session must end now.
+  private func openAsEd(_ file: String?) -> Int32? {
+    let document = ensureDocument()
+    engine.document = document
+    guard let file else { return nil }
+    engine.beginCommand()
+    defer { engine.endCommand() }
+    do {
+      try engine.readInitialFile(file)
+    } catch {
+      if configuration.ed?.isQuiet != true { errorOutput("\(file): \(error.edMessage)") }
+      if configuration.stopsAtFirstError { return 2 }
+      // As ed: a file that cannot be opened leaves an empty buffer quietly; one that opens
+      // but cannot be read (a folder) is an error.
+      let fd = Glibc.open(file, O_RDONLY | O_CLOEXEC)
+      if fd >= 0 {
+        close(fd)
+        if configuration.ed?.isLoose != true { edExitStatus = 1 }
+        output("?")
+      }
+    }
+    if let line = configuration.ed?.initialLine {
+      do { try engine.setCurrentLine(line) } catch { reportAsEd(error) }
+    }
+    return nil
+  }
+
   static func message(for error: any Error) -> String {
     if let error = error as? EdError { return error.message }
     if let error = error as? QuireError { return error.reason }
@@ -184,7 +295,9 @@ final class REPLSession {
     engine.beginCommand()
     defer { engine.endCommand() }
     let words = Self.splitWords(line)
-    if let first = words.first, REPLWordCommand.names.contains(first) {
+    // A word command, unless ed would read the line as a command of its own: in ed mode
+    // "status" is s/a/us/ with t as the delimiter, and ed's meaning wins.
+    if let first = words.first, REPLWordCommand.names.contains(first), !(isEdMode && EdEngine.isSubstitute(line)) {
       try runWordCommand(words)
       return .proceed
     }
@@ -276,7 +389,7 @@ final class REPLSession {
 
   /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
   func say(_ text: String) {
-    if configuration.isInteractive { output(text) }
+    if configuration.isInteractive && !isEdMode { output(text) }
   }
 
   /// Prints output that a command was asked for (listings, outlines), in both modes.
@@ -384,27 +497,48 @@ final class REPLSession {
     _ = try engine.execute(command) { nil }
   }
 
-  func undo() throws {
+  /// `undo [N]`: undoes the last `count` changes (the multi-level history; ed's `u` toggles
+  /// only the last change). Stops early, saying so, when fewer are left.
+  func undo(count: Int = 1) throws {
     let document = try requireDocument()
     engine.document = document
     let name = document.pdf?.undoActionName
-    try engine.undo()
+    var done = 0
+    while done < count {
+      do {
+        try engine.undo()
+      } catch {
+        if done == 0 { throw error }
+        break
+      }
+      done += 1
+    }
     if let pdf = document.pdf {
-      say("undid \(name ?? "the page operation"); \(pdf.pageCount) pages")
+      say("undid \(done == 1 ? name ?? "the page operation" : "\(done) page operations"); \(pdf.pageCount) pages")
     } else {
-      say("undone; \(document.buffer.undoCount) more level(s) of undo")
+      say("undid \(done) change\(done == 1 ? "" : "s"); \(document.buffer.undoCount) more level(s) of undo")
     }
   }
 
-  func redo() throws {
+  /// `redo [N]`: redoes the last `count` undone changes.
+  func redo(count: Int = 1) throws {
     let document = try requireDocument()
     engine.document = document
     let name = document.pdf?.redoActionName
-    try engine.redo()
+    var done = 0
+    while done < count {
+      do {
+        try engine.redo()
+      } catch {
+        if done == 0 { throw error }
+        break
+      }
+      done += 1
+    }
     if let pdf = document.pdf {
-      say("redid \(name ?? "the page operation"); \(pdf.pageCount) pages")
+      say("redid \(done == 1 ? name ?? "the page operation" : "\(done) page operations"); \(pdf.pageCount) pages")
     } else {
-      say("redone")
+      say("redid \(done) change\(done == 1 ? "" : "s"); \(document.buffer.redoCount) more to redo")
     }
   }
 

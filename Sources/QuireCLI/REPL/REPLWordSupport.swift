@@ -67,8 +67,8 @@ enum REPLWords {
   /// Lines of pasted text: a final newline ends the last line rather than starting another.
   static func lines(of text: String) -> [String] {
     guard !text.isEmpty else { return [] }
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    if text.hasSuffix("\n") { lines.removeLast() }
+    var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(Substring($0)) }
+    if text.utf8.last == UInt8(ascii: "\n") { lines.removeLast() }
     return lines
   }
 

@@ -108,13 +108,22 @@ struct CloseWord: SessionCommand {
 }
 
 struct UndoWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "undo", abstract: "Undo the last change (as u; repeat to go further back).")
-  func run(in session: REPLSession) throws { try session.undo() }
+  static let configuration = CommandConfiguration(
+    commandName: "undo", abstract: "Undo the last N changes (default 1); repeat to go further back (ed's u only toggles the last change).")
+  @Argument(help: "How many changes to undo.") var count: Int = 1
+  func validate() throws {
+    guard count >= 1 else { throw ValidationError("undo N takes a count of 1 or more") }
+  }
+  func run(in session: REPLSession) throws { try session.undo(count: count) }
 }
 
 struct RedoWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "redo", abstract: "Redo the last undone change.")
-  func run(in session: REPLSession) throws { try session.redo() }
+  static let configuration = CommandConfiguration(commandName: "redo", abstract: "Redo the last N undone changes (default 1).")
+  @Argument(help: "How many changes to redo.") var count: Int = 1
+  func validate() throws {
+    guard count >= 1 else { throw ValidationError("redo N takes a count of 1 or more") }
+  }
+  func run(in session: REPLSession) throws { try session.redo(count: count) }
 }
 
 struct StatusWord: SessionCommand {

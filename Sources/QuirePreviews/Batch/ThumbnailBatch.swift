@@ -37,12 +37,19 @@ public struct ThumbnailBatch: Sendable {
     public var workerArguments: [String]
     /// The Quire version, written as `Software` into output-folder thumbnails.
     public var version: String
+    /// Only this slice of the files (see ``Shard``); nil for all of them.
+    public var shard: Shard?
+    /// How many times a file may be found changed (at its settle time, or while it was
+    /// drawn) before the batch stops waiting for it and defers it; 5 by default.
+    public var settleAttempts: Int
 
     public init(
       size: Int = 256, destination: Destination, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
       timeLimit: Double = 10, memoryLimit: Int = 2 << 30, workerExecutable: URL, workerArguments: [String] = ["thumbnail-worker"],
-      version: String
+      version: String, shard: Shard? = nil, settleAttempts: Int = 5
     ) {
+      self.shard = shard
+      self.settleAttempts = max(1, settleAttempts)
       self.size = size
       self.destination = destination
       self.jobs = max(1, jobs)
@@ -63,7 +70,8 @@ public struct ThumbnailBatch: Sendable {
       case fresh
       /// The cache holds an up-to-date failure record from this version: not tried again.
       case failedBefore = "failed-before"
-      /// The file was modified in the last seconds or changed while drawn: not done, try later.
+      /// The file kept changing while the batch waited for it to settle or drew it: not
+      /// done, try later.
       case deferred
       /// Drawing failed (bad file, unsupported type, crash, memory limit).
       case failed
@@ -114,52 +122,129 @@ public struct ThumbnailBatch: Sendable {
 
   /// One file found by walking the paths.
   struct Item {
-    var url: URL
+    /// Absolute, without `.` or `..` components.
+    var path: String
     var outputName: String
-    var type: UTType?
+    /// Found by walking a folder (files no provider handles are left out silently), rather
+    /// than named directly (they get a failed entry).
+    var isWalked = false
     var error: QuireError?
+    var url: URL { URL(fileURLWithPath: path) }
   }
 
   /// Walks `paths`: files are taken as given; folders are walked (hidden names and symbolic
-  /// links to folders are skipped), keeping the files some provider handles.
+  /// links to folders are skipped). With a ``Options/shard``, only the files of that slice.
+  /// Types are not looked at here: the cache is asked first, so a warm run reads no content.
   func collect(_ paths: [URL]) -> [Item] {
     var items: [Item] = []
+    let shard = options.shard
     for path in paths {
-      var isFolder: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isFolder) else {
-        items.append(Item(url: path, outputName: path.lastPathComponent, error: FileErrors.opening(path, errno: ENOENT)))
-        continue
-      }
-      if !isFolder.boolValue {
-        do {
-          let type = try ThumbnailGenerator.contentType(of: path, registry: types)
-          items.append(Item(url: path, outputName: path.lastPathComponent, type: type))
-        } catch {
-          items.append(Item(url: path, outputName: path.lastPathComponent, error: error as? QuireError))
+      let absolute = path.standardizedFileURL.path
+      var info = stat()
+      guard stat(absolute, &info) == 0 else {
+        if shard?.contains(key: path.path) ?? true {
+          items.append(Item(path: absolute, outputName: path.lastPathComponent, error: FileErrors.opening(path, errno: errno)))
         }
         continue
       }
-      let base = path.standardizedFileURL.path
-      guard
-        let walker = FileManager.default.enumerator(
-          at: path, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
-      else { continue }
+      if info.st_mode & S_IFMT != S_IFDIR {
+        if shard?.contains(key: path.path) ?? true { items.append(Item(path: absolute, outputName: path.lastPathComponent)) }
+        continue
+      }
       var found: [Item] = []
-      for case let file as URL in walker {
-        guard let values = try? file.resourceValues(forKeys: [.isRegularFileKey]), values.isRegularFile == true else { continue }
-        guard let type = try? ThumbnailGenerator.contentType(of: file, registry: types), providers.provider(for: type) != nil else {
-          continue
-        }
-        var relative = file.standardizedFileURL.path
-        if relative.hasPrefix(base + "/") { relative.removeFirst(base.count + 1) }
-        found.append(Item(url: file, outputName: relative, type: type))
+      Self.walk(absolute) { relative in
+        // The shard key is the path below the walked folder: the same on every machine.
+        if let shard, !shard.contains(key: relative) { return }
+        found.append(Item(path: absolute + "/" + relative, outputName: relative, isWalked: true))
+      } failed: { relative, error in
+        found.append(Item(path: absolute + "/" + relative, outputName: relative, isWalked: true, error: error))
       }
-      items += found.sorted { $0.url.path < $1.url.path }
+      items += found.sorted { $0.path < $1.path }
     }
     return items
   }
 
+  /// Calls `found` with the path (below `base`) of every regular file under `base`, and of
+  /// every symbolic link to one, skipping hidden names and never entering a link to a folder.
+  /// `readdir(3)`'s entry types spare a `stat` per file. Names that are not UTF-8 cannot be
+  /// Swift strings: they are reported to `failed`, as are folders that cannot be read.
+  static func walk(_ base: String, found: (String) -> Void, failed: (String, QuireError) -> Void) {
+    var folders = [""]
+    while let relative = folders.popLast() {
+      let folderPath = relative.isEmpty ? base : base + "/" + relative
+      guard let directory = opendir(folderPath) else {
+        if !relative.isEmpty {
+          failed(
+            relative,
+            QuireError(.permissionDenied, "Cannot read the folder '\(folderPath)': \(String(cString: strerror(errno))).", url: URL(fileURLWithPath: folderPath))
+          )
+        }
+        continue
+      }
+      defer { closedir(directory) }
+      while let entry = readdir(directory) {
+        let (name, kind): (String?, UInt8) = withUnsafePointer(to: &entry.pointee.d_name) { raw in
+          raw.withMemoryRebound(to: CChar.self, capacity: 256) { (String(validatingCString: $0), entry.pointee.d_type) }
+        }
+        guard let name else {
+          let shown = withUnsafePointer(to: &entry.pointee.d_name) { raw in
+            raw.withMemoryRebound(to: CChar.self, capacity: 256) { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+          }
+          failed(
+            relative.isEmpty ? shown : relative + "/" + shown,
+            QuireError(.invalidArgument, "Cannot thumbnail '\(shown)' in '\(folderPath)': its name is not valid UTF-8. Rename it."))
+          continue
+        }
+        if name.hasPrefix(".") { continue }
+        let child = relative.isEmpty ? name : relative + "/" + name
+        var type = kind
+        if type == DT_UNKNOWN || type == DT_LNK {
+          var info = stat()
+          // A link counts as what it points to, but a link to a folder is not entered.
+          guard (type == DT_LNK ? stat(base + "/" + child, &info) : lstat(base + "/" + child, &info)) == 0 else { continue }
+          switch info.st_mode & S_IFMT {
+          case S_IFREG: type = UInt8(DT_REG)
+          case S_IFDIR: type = kind == DT_LNK ? UInt8(DT_LNK) : UInt8(DT_DIR)
+          default: type = UInt8(DT_UNKNOWN)
+          }
+        }
+        if type == DT_REG {
+          found(child)
+        } else if type == DT_DIR {
+          folders.append(child)
+        }
+      }
+    }
+  }
+
+  /// The type of `item`. With `readsContent` false, only the filename extension decides
+  /// (memoised in `extensions`), and only when it names a type some provider draws: enough to
+  /// look a file up in the cache. Otherwise the full identification (name and content).
+  func type(of item: Item, readsContent: Bool, extensions: inout [Substring: UTType?]) throws -> UTType {
+    if !readsContent, let dot = item.outputName.lastIndex(of: "."), !item.outputName[dot...].contains("/") {
+      let ext = item.outputName[item.outputName.index(after: dot)...]
+      let byName: UTType?
+      if let known = extensions[ext] {
+        byName = known
+      } else {
+        let type = types.type(forFilenameExtension: String(ext))
+        byName = type.flatMap { providers.provider(for: $0) != nil && !$0.identifier.hasPrefix("dyn.") ? $0 : nil }
+        extensions[ext] = byName
+      }
+      if let byName { return byName }
+    }
+    return try ThumbnailGenerator.contentType(of: item.url, registry: types)
+  }
+
   /// Makes thumbnails for `paths`, calling `onResult` once per file in completion order.
+  ///
+  /// In cache mode, a file with a fresh thumbnail (its `stat` and the cached PNG's
+  /// `Thumb::URI`, `Thumb::MTime` and `Thumb::Size`) or a fresh failure record is answered
+  /// here, without starting a worker or reading the file. A file modified within the cache's
+  /// ``ThumbnailCache/settleInterval`` may still be being written: it goes back into the queue
+  /// and is drawn once it has been unmodified that long (the batch waits for it, as Nautilus
+  /// does). A file found changed again at that moment or while drawn is put back again; after
+  /// ``Options/settleAttempts`` changes it is deferred.
   ///
   /// - Parameter onProgress: Called after each file with (done, total).
   /// - Returns: The counts.
@@ -169,84 +254,129 @@ public struct ThumbnailBatch: Sendable {
     let started = ContinuousClock.now
     var summary = Summary()
     let items = collect(paths)
+    var total = items.count
     func finish(_ result: Result) {
       summary.count(result.status)
       onResult(result)
-      onProgress?(summary.total, items.count)
+      onProgress?(summary.total, total)
+    }
+    func fail(_ item: Item, _ message: String) {
+      finish(Result(file: item.path, status: .failed, message: message, milliseconds: 0))
     }
 
-    // Decide in this process what needs drawing: cache hits and settling files do not.
-    var jobs: [(item: Item, job: WorkerJob)] = []
+    // Decide in this process what needs drawing: cache hits do not, settling files later.
+    var jobs: [WorkerPool.QueuedJob] = []
     let cacheVersion = options.version
+    var extensions: [Substring: UTType?] = [:]
+    // Whether a provider draws a type: asked once per type, not once per file.
+    var drawableTypes: [String: Bool] = [:]
+    func drawable(_ type: UTType) -> Bool {
+      if let known = drawableTypes[type.identifier] { return known }
+      let answer = providers.provider(for: type) != nil
+      drawableTypes[type.identifier] = answer
+      return answer
+    }
     for (index, item) in items.enumerated() {
       if let error = item.error {
-        finish(Result(file: item.url.path, status: .failed, message: error.reason, milliseconds: 0))
+        fail(item, error.reason)
         continue
       }
-      guard let type = item.type else { continue }
-      guard providers.provider(for: type) != nil else {
-        finish(
-          Result(
-            file: item.url.path, status: .failed, message: "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).",
-            milliseconds: 0))
-        continue
-      }
-      var job = WorkerJob(id: index, path: item.url.path, typeIdentifier: type.identifier, size: options.size, software: "Quire \(options.version)")
+      var job = WorkerJob(id: index, path: item.path, typeIdentifier: "", size: options.size, software: "Quire \(options.version)")
+      var notBefore: ContinuousClock.Instant?
       switch options.destination {
       case .folder(let folder):
+        let type: UTType
+        do { type = try self.type(of: item, readsContent: true, extensions: &extensions) } catch {
+          fail(item, (error as? QuireError)?.reason ?? "\(error)")
+          continue
+        }
+        guard providers.provider(for: type) != nil else {
+          if item.isWalked {
+            total -= 1
+          } else {
+            fail(item, "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).")
+          }
+          continue
+        }
+        job.typeIdentifier = type.identifier
         let output = folder.appendingPathComponent(item.outputName + ".png")
         do {
           try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-          finish(
-            Result(
-              file: item.url.path, status: .failed,
-              message: "Cannot make the folder '\(output.deletingLastPathComponent().path)': \(error.localizedDescription)", milliseconds: 0))
+          fail(item, "Cannot make the folder '\(output.deletingLastPathComponent().path)': \(error.localizedDescription)")
           continue
         }
         job.output = output.path
       case .cache(let cache):
         let flavor = ThumbnailCache.Flavor(forPixels: options.size)
         job.size = flavor.pixels
+        var type: UTType
         let source: ThumbnailCache.Source
-        do { source = try ThumbnailCache.source(for: item.url) } catch {
-          finish(Result(file: item.url.path, status: .failed, message: (error as? QuireError)?.reason ?? "\(error)", milliseconds: 0))
+        do {
+          type = try self.type(of: item, readsContent: false, extensions: &extensions)
+          source = try ThumbnailCache.source(forPath: item.path)
+        } catch {
+          fail(item, (error as? QuireError)?.reason ?? "\(error)")
           continue
         }
-        switch cache.entry(for: source, flavor: flavor) {
-        case .fresh(let url):
-          finish(Result(file: item.url.path, status: .fresh, output: url.path, milliseconds: 0))
-          continue
-        case .failed(let url):
-          finish(
-            Result(
-              file: item.url.path, status: .failedBefore, output: url.path,
-              message: "Quire \(cacheVersion) failed on this file before; it is not tried again until it changes.", milliseconds: 0))
-          continue
-        case .missing:
-          break
+        // The warm path: one stat and the cached PNG's text chunks.
+        if drawable(type) {
+          switch cache.entry(for: source, flavor: flavor) {
+          case .fresh(let url):
+            finish(Result(file: item.path, status: .fresh, output: url.path, milliseconds: 0))
+            continue
+          case .failed(let url):
+            finish(
+              Result(
+                file: item.path, status: .failedBefore, output: url.path,
+                message: "Quire \(cacheVersion) failed on this file before; it is not tried again until it changes.", milliseconds: 0))
+            continue
+          case .missing:
+            break
+          }
         }
-        if cache.isSettling(source) {
-          finish(
-            Result(
-              file: item.url.path, status: .deferred,
-              message: "\(QuireError.name(item.url)) was modified in the last \(Int(cache.settleInterval)) s and may still be being written; run again later.",
-              milliseconds: 0))
+        // Drawing needs the full identification (name and content).
+        do { type = try self.type(of: item, readsContent: true, extensions: &extensions) } catch {
+          fail(item, (error as? QuireError)?.reason ?? "\(error)")
           continue
         }
+        guard providers.provider(for: type) != nil else {
+          if item.isWalked {
+            total -= 1
+          } else {
+            fail(item, "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).")
+          }
+          continue
+        }
+        job.typeIdentifier = type.identifier
+        if cache.isSettling(source) { notBefore = Self.instant(of: cache.settledDate(of: source)) }
         job.cache = WorkerJob.CacheTarget(
           root: cache.root.path, version: cacheVersion, flavor: flavor, source: source, mimeType: ThumbnailOutput.mimeType(of: type))
       }
-      jobs.append((item, job))
+      jobs.append(WorkerPool.QueuedJob(job: job, notBefore: notBefore))
     }
 
     if !jobs.isEmpty {
       var pool = WorkerPool(options: options, count: min(options.jobs, jobs.count))
-      pool.run(jobs.map(\.job)) { job, reply, seconds in
+      var changes: [Int: Int] = [:]
+      pool.run(jobs) { job, reply, seconds in
         var result = Result(file: job.path, status: .failed, output: reply.output, message: reply.message, milliseconds: (seconds * 10_000).rounded() / 10)
         switch reply.status {
         case .made: result.status = .made
-        case .deferred: result.status = .deferred
+        case .deferred:
+          // Changed while drawn: still being written. Wait for it to settle again, a few times.
+          result.status = .deferred
+          if case .cache(let cache) = options.destination, var target = job.cache {
+            changes[job.id, default: 0] += 1
+            if changes[job.id]! < options.settleAttempts, let now = try? ThumbnailCache.source(for: URL(fileURLWithPath: job.path)) {
+              target.source = now
+              var again = job
+              again.cache = target
+              return WorkerPool.QueuedJob(job: again, notBefore: cache.isSettling(now) ? Self.instant(of: cache.settledDate(of: now)) : nil)
+            }
+            result.message =
+              "\(QuireError.name(URL(fileURLWithPath: job.path))) changed \(options.settleAttempts) times while the batch waited for it to settle; it is still being written. Run again later."
+          }
         case .failed:
           result.status = reply.code == QuireError.Code.timedOut.description ? .timedOut : .failed
           // Permanent failures are recorded so file managers skip the file; time-outs are not.
@@ -255,10 +385,16 @@ public struct ThumbnailBatch: Sendable {
           }
         }
         finish(result)
+        return nil
       }
     }
     summary.seconds = (ContinuousClock.now - started).seconds
     return summary
+  }
+
+  /// The moment on the continuous clock that `date` (wall time) will be.
+  static func instant(of date: Date) -> ContinuousClock.Instant {
+    ContinuousClock.now.advanced(by: .milliseconds(Int64((date.timeIntervalSinceNow * 1000).rounded(.up))))
   }
 }
 

@@ -22,27 +22,49 @@ struct WorkerPool {
     workers = Array(repeating: nil, count: count)
   }
 
+  /// A job and the earliest moment it may be handed to a worker (nil: at once).
+  struct QueuedJob {
+    var job: WorkerJob
+    var notBefore: ContinuousClock.Instant?
+  }
+
   /// Runs every job, calling `done(job, reply, seconds)` as each finishes (time-outs and
-  /// crashes become failed replies).
-  mutating func run(_ jobs: [WorkerJob], done: (WorkerJob, WorkerReply, Double) -> Void) {
+  /// crashes become failed replies). `done` may hand the job back, changed, with a moment
+  /// before which it must not be drawn: it goes back into the queue (a file still being
+  /// written is drawn once it has settled). Run returns when the queue and the workers are empty.
+  mutating func run(_ jobs: [QueuedJob], done: (WorkerJob, WorkerReply, Double) -> QueuedJob?) {
     let oldPipeHandler = signal(SIGPIPE, SIG_IGN)
     defer {
       shutDown()
       signal(SIGPIPE, oldPipeHandler)
     }
-    var queue = jobs[...]
+    var queue = jobs.filter { $0.notBefore == nil }.map(\.job)[...]
+    // Jobs that must wait, soonest last (so popLast takes the next one due).
+    var waiting = jobs.filter { $0.notBefore != nil }.sorted { $0.notBefore! > $1.notBefore! }
     var active = 0
     let decoder = JSONDecoder()
     let encoder = JSONEncoder()
     let limit = Duration.milliseconds(Int64(options.timeLimit * 1000))
+    func finished(_ job: WorkerJob, _ reply: WorkerReply, _ seconds: Double) {
+      guard let again = done(job, reply, seconds) else { return }
+      if let notBefore = again.notBefore, notBefore > .now {
+        waiting.append(again)
+        waiting.sort { $0.notBefore! > $1.notBefore! }
+      } else {
+        queue.append(again.job)
+      }
+    }
 
-    while !queue.isEmpty || active > 0 {
+    while !queue.isEmpty || !waiting.isEmpty || active > 0 {
+      // Waiting jobs whose moment has come join the queue.
+      let now = ContinuousClock.now
+      while let next = waiting.last, next.notBefore! <= now { queue.append(waiting.removeLast().job) }
       // Hand a job to every idle worker, starting workers as needed.
       for slot in 0..<count where workers[slot]?.job == nil && !queue.isEmpty {
         let job = queue.removeFirst()
         if workers[slot] == nil {
           do { workers[slot] = try spawn() } catch {
-            done(
+            finished(
               job,
               WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: (error as? QuireError)?.reason ?? "\(error)"),
               0)
@@ -59,11 +81,17 @@ struct WorkerPool {
           continue
         }
       }
-      guard active > 0 else { continue }
+      if active == 0 {
+        // Nothing is being drawn: sleep until the next waiting job is due.
+        if queue.isEmpty, let next = waiting.last?.notBefore { sleepUntil(next) }
+        continue
+      }
 
-      // Wait for a reply or the nearest deadline.
-      let now = ContinuousClock.now
+      // Wait for a reply, the nearest deadline or the next waiting job due.
       var waitMs = Int32.max
+      if let next = waiting.last?.notBefore, active < count {
+        waitMs = Int32(max(0, min(Double(Int32.max), ((next - now).seconds * 1000).rounded(.up))))
+      }
       var fds: [pollfd] = []
       var slots: [Int] = []
       for slot in 0..<count {
@@ -93,7 +121,7 @@ struct WorkerPool {
               let reply =
                 (try? decoder.decode(WorkerReply.self, from: Data(line)))
                 ?? WorkerReply(id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description, message: "The worker sent an unreadable reply.")
-              done(job, reply, seconds)
+              finished(job, reply, seconds)
             } else {
               workers[slot] = worker
             }
@@ -104,7 +132,7 @@ struct WorkerPool {
           let status = reap(worker, kill: false)
           workers[slot] = nil
           active -= 1
-          done(
+          finished(
             job,
             WorkerReply(
               id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description,
@@ -116,7 +144,7 @@ struct WorkerPool {
           workers[slot] = nil
           active -= 1
           let seconds = (ContinuousClock.now - worker.started).seconds
-          done(
+          finished(
             job,
             WorkerReply(
               id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
@@ -126,6 +154,15 @@ struct WorkerPool {
         }
       }
     }
+  }
+
+  /// Blocks this thread (the batch's own) until `instant`.
+  func sleepUntil(_ instant: ContinuousClock.Instant) {
+    let remaining = instant - .now
+    guard remaining > .zero else { return }
+    var request = timespec(tv_sec: Int(remaining.components.seconds), tv_nsec: Int(remaining.components.attoseconds / 1_000_000_000))
+    var left = timespec()
+    while nanosleep(&request, &left) != 0 && errno == EINTR { request = left }
   }
 
   static func format(_ seconds: Double) -> String {

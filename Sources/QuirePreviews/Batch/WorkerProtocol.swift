@@ -72,7 +72,10 @@ public enum ThumbnailWorker {
       if let target = job.cache {
         // A file that changed while it was drawn is still being written: come back later.
         let after = try ThumbnailCache.source(for: url)
-        guard after.modificationTime == target.source.modificationTime, after.size == target.source.size else {
+        guard
+          after.modificationTime == target.source.modificationTime, after.modificationTimeNanoseconds == target.source.modificationTimeNanoseconds,
+          after.size == target.source.size
+        else {
           return WorkerReply(id: job.id, status: .deferred, message: "\(QuireError.name(url)) changed while it was drawn; it is still being written.")
         }
         let cache = ThumbnailCache(root: URL(fileURLWithPath: target.root, isDirectory: true), version: target.version)

@@ -46,6 +46,13 @@ public struct ThumbnailCache: Sendable {
     public var modificationTime: Int
     /// Its size in bytes.
     public var size: Int64
+    /// The nanoseconds of its modification time (not part of the standard; the settle rule
+    /// and the changed-while-drawn check use it).
+    public var modificationTimeNanoseconds: Int = 0
+    /// Its modification time as a date, to the nanosecond.
+    public var modificationDate: Date {
+      Date(timeIntervalSince1970: Double(modificationTime) + Double(modificationTimeNanoseconds) / 1e9)
+    }
     /// The MD5 of ``uri``: the thumbnail's file name without `.png`.
     public var hash: String { FreedesktopNames.md5Hex(uri) }
   }
@@ -62,12 +69,15 @@ public struct ThumbnailCache: Sendable {
 
   /// `$XDG_CACHE_HOME/thumbnails` (or `~/.cache/thumbnails`), or what tests inject.
   public let root: URL
+  /// `root.path`, computed once: the warm path builds thumbnail paths from it per file.
+  private let rootPath: String
   /// The `Software` text written into thumbnails, e.g. "Quire 0.1.0".
   public let software: String
   /// The folder under `fail/` for this program and version, e.g. "quire-0.1.0".
   public let failureFolderName: String
-  /// How recently a file may have been modified and still be thumbnailed: younger files
-  /// may still be being written, and are deferred. 2 seconds by default.
+  /// How long a file must have been unmodified before it is thumbnailed: a younger file may
+  /// still be being written, so a batch puts it back in its queue until it is this old (as
+  /// Nautilus does). 2 seconds by default.
   public var settleInterval: TimeInterval
 
   /// Makes a cache.
@@ -80,6 +90,7 @@ public struct ThumbnailCache: Sendable {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) {
     self.root = root ?? Self.defaultRoot(environment: environment)
+    self.rootPath = self.root.path
     self.software = "Quire \(version)"
     self.failureFolderName = "quire-\(version)"
     self.settleInterval = settleInterval
@@ -94,12 +105,17 @@ public struct ThumbnailCache: Sendable {
   /// The facts about `fileURL` that the cache compares (follows a symbolic link to its file).
   /// - Throws: ``QuireError`` when the file cannot be examined.
   public static func source(for fileURL: URL) throws -> Source {
-    let path = fileURL.standardizedFileURL.path
+    try source(forPath: fileURL.standardizedFileURL.path)
+  }
+
+  /// ``source(for:)`` of an absolute path with no `.` or `..` components (as a folder walk
+  /// makes them), without the URL round trip.
+  static func source(forPath path: String) throws -> Source {
     var info = stat()
-    guard stat(path, &info) == 0 else { throw FileErrors.opening(fileURL, errno: errno) }
+    guard stat(path, &info) == 0 else { throw FileErrors.opening(URL(fileURLWithPath: path), errno: errno) }
     return Source(
       path: path, uri: try FreedesktopNames.fileURI(forPath: path), modificationTime: Int(info.st_mtim.tv_sec),
-      size: Int64(info.st_size))
+      size: Int64(info.st_size), modificationTimeNanoseconds: Int(info.st_mtim.tv_nsec))
   }
 
   /// Where the thumbnail of `source` at `flavor` lives.
@@ -115,33 +131,80 @@ public struct ThumbnailCache: Sendable {
   /// Whether `source` was modified so recently (within ``settleInterval`` of `now`) that it
   /// may still be being written.
   public func isSettling(_ source: Source, now: Date = Date()) -> Bool {
-    now.timeIntervalSince1970 - Double(source.modificationTime) < settleInterval
+    now < settledDate(of: source)
+  }
+
+  /// When `source`, unless it changes again, will have been unmodified for ``settleInterval``:
+  /// the batch draws a settling file then.
+  public func settledDate(of source: Source) -> Date {
+    source.modificationDate.addingTimeInterval(settleInterval)
   }
 
   /// What the cache holds for `source` at `flavor`: a fresh thumbnail, a fresh failure record
   /// of this version, or nothing usable.
+  ///
+  /// This is the batch's warm path, so it costs one `open(2)` and one `read(2)` of the
+  /// thumbnail's first 4 KiB, whose `tEXt` chunks are compared in place.
   public func entry(for source: Source, flavor: Flavor) -> Entry {
-    let thumbnail = thumbnailURL(for: source, flavor: flavor)
-    if Self.matches(thumbnail, source: source) { return .fresh(thumbnail) }
-    let failure = failureURL(for: source)
-    if Self.matches(failure, source: source) { return .failed(failure) }
+    let hash = source.hash
+    let thumbnail = rootPath + "/" + flavor.folderName + "/" + hash + ".png"
+    if Self.matches(path: thumbnail, source: source) { return .fresh(URL(fileURLWithPath: thumbnail)) }
+    let failure = rootPath + "/fail/" + failureFolderName + "/" + hash + ".png"
+    if Self.matches(path: failure, source: source) { return .failed(URL(fileURLWithPath: failure)) }
     return .missing
   }
 
   /// Whether the PNG at `url` is a regular file whose URI and MTime (and Size, when given)
   /// match `source`. Only the bytes before the image data are read.
   static func matches(_ url: URL, source: Source) -> Bool {
-    let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    matches(path: url.path, source: source)
+  }
+
+  /// ``matches(_:source:)`` on a path: the `tEXt` chunks before `IDAT` in the first 4 KiB are
+  /// compared byte for byte, with no copy of the file into Swift values.
+  static func matches(path: String, source: Source) -> Bool {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
     guard fd >= 0 else { return false }
     defer { close(fd) }
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
-    guard got > 8, let chunks = try? PNGText.chunks(in: Data(buffer[0..<got]), stopAtImageData: true) else { return false }
-    var fields: [String: String] = [:]
-    for (key, value) in chunks { fields[key] = value }
-    guard fields["Thumb::URI"] == source.uri, fields["Thumb::MTime"] == String(source.modificationTime) else { return false }
-    if let size = fields["Thumb::Size"], size != String(source.size) { return false }
-    return true
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
+      var got = -1
+      repeat { got = read(fd, buffer.baseAddress, 4096) } while got < 0 && errno == EINTR
+      guard got > 8 else { return false }
+      return textChunksMatch(UnsafeBufferPointer(rebasing: buffer[0..<got]), source: source)
+    }
+  }
+
+  /// Whether PNG `bytes` carry `Thumb::URI` and `Thumb::MTime` equal to `source`'s, and no
+  /// `Thumb::Size` other than its size, in `tEXt` chunks before the image data.
+  static func textChunksMatch(_ bytes: UnsafeBufferPointer<UInt8>, source: Source) -> Bool {
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    guard bytes.count >= 8, bytes.prefix(8).elementsEqual(signature) else { return false }
+    var uriMatches = false
+    var timeMatches = false
+    var mtime = String(source.modificationTime)
+    var size = String(source.size)
+    var uri = source.uri
+    var offset = 8
+    while offset + 8 <= bytes.count {
+      let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+      let start = offset + 8
+      guard length >= 0, start + length <= bytes.count else { break }
+      let type = bytes[(offset + 4)..<start]
+      if type.elementsEqual("IDAT".utf8) || type.elementsEqual("IEND".utf8) { break }
+      if type.elementsEqual("tEXt".utf8), let nul = bytes[start..<(start + length)].firstIndex(of: 0) {
+        let key = bytes[start..<nul]
+        let value = bytes[(nul + 1)..<(start + length)]
+        if key.elementsEqual("Thumb::URI".utf8) {
+          uriMatches = uri.withUTF8 { value.elementsEqual($0) }
+        } else if key.elementsEqual("Thumb::MTime".utf8) {
+          timeMatches = mtime.withUTF8 { value.elementsEqual($0) }
+        } else if key.elementsEqual("Thumb::Size".utf8), !size.withUTF8({ value.elementsEqual($0) }) {
+          return false
+        }
+      }
+      offset = start + length + 4
+    }
+    return uriMatches && timeMatches
   }
 
   /// The `tEXt` chunks a thumbnail of `source` carries.

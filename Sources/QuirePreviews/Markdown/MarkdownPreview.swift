@@ -4,7 +4,11 @@ import QuireTypes
 
 /// Markdown turned into a complete HTML page, or into plain text, for previewing.
 ///
-/// Safe by default: libcmark's safe mode drops raw HTML and `javascript:`/`vbscript:`/`file:`
+/// GitHub Flavored Markdown (cmark-gfm): tables, task lists as disabled checkboxes,
+/// strikethrough, autolinks and footnotes. YAML front matter at the top is shown as a
+/// metadata block (``FrontMatter``), not as a rule and a heading.
+///
+/// Safe by default: cmark-gfm's safe mode drops raw HTML and `javascript:`/`vbscript:`/`file:`
 /// (and non-image `data:`) links, and the page carries a Content-Security-Policy that forbids
 /// scripts, so a preview of a hostile file runs nothing. ``Safety/unsafe`` keeps raw HTML and
 /// every link, for documents the user trusts.
@@ -13,18 +17,32 @@ public enum MarkdownPreview {
   public enum Safety: Sendable { case safe, unsafe }
 
   /// A complete HTML page for `markdown`, titled `title`.
-  /// - Throws: ``QuireError`` when libcmark cannot allocate its output.
+  /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its output.
   public static func htmlPage(markdown: String, title: String, safety: Safety = .safe) throws -> String {
+    let (frontMatter, markdown) = FrontMatter.split(markdown)
     let body = try CommonMark.html(from: markdown, options: safety == .unsafe ? [.unsafe] : [])
-    return page(title: title, body: body, safety: safety)
+    return page(title: title, body: (frontMatter.map(html(for:)) ?? "") + body, safety: safety)
+  }
+
+  /// Front matter as a metadata block: a definition list of its fields, or its text when it
+  /// holds more than flat `key: value` lines. Everything in it is escaped.
+  static func html(for frontMatter: FrontMatter) -> String {
+    guard !frontMatter.fields.isEmpty else {
+      return "<pre class=\"front-matter\"><code>\(escapeHTML(frontMatter.text))</code></pre>\n"
+    }
+    let rows = frontMatter.fields.map { "<dt>\(escapeHTML($0.key))</dt><dd>\(escapeHTML($0.value))</dd>" }
+    return "<dl class=\"front-matter\">\n" + rows.joined(separator: "\n") + "\n</dl>\n"
   }
 
   /// `markdown` as plain text: headings, paragraphs and list items on their own lines,
-  /// list markers and quote bars kept, emphasis and links reduced to their text.
-  /// - Throws: ``QuireError`` when libcmark cannot allocate its tree.
+  /// list markers and quote bars kept, emphasis and links reduced to their text, table rows
+  /// as cells between `|`, front matter fields as `key: value` lines.
+  /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its tree.
   public static func text(markdown: String) throws -> String {
+    let (frontMatter, markdown) = FrontMatter.split(markdown)
     let document = try CommonMark.parse(markdown)
-    return blocks(document.children, separator: "\n\n")
+    let metadata = frontMatter.map { $0.fields.isEmpty ? $0.text : $0.fields.map { "\($0.key): \($0.value)" }.joined(separator: "\n") }
+    return ([metadata].compactMap { $0 } + [blocks(document.children, separator: "\n\n")]).joined(separator: "\n\n")
   }
 
   /// Blocks as text, each block's lines joined by `separator` (a blank line, or one line
@@ -51,11 +69,16 @@ public enum MarkdownPreview {
       return indent(blocks(node.children, separator: "\n\n"), first: "> ", rest: "> ")
     case .list(let ordered, let start, let tight):
       return node.children.enumerated().map { index, item in
-        let marker = ordered ? "\(start + index). " : "- "
+        var marker = ordered ? "\(start + index). " : "- "
+        if case .taskItem(let isChecked) = item.kind { marker += isChecked ? "[x] " : "[ ] " }
         return indent(
           blocks(item.children, separator: tight ? "\n" : "\n\n"), first: marker,
           rest: String(repeating: " ", count: marker.count))
       }.joined(separator: tight ? "\n" : "\n\n")
+    case .table:
+      return node.children.map { row in "| " + row.children.map(\.plainText).joined(separator: " | ") + " |" }.joined(separator: "\n")
+    case .footnoteDefinition(let number):
+      return "[\(number)] " + blocks(node.children, separator: " ")
     case .htmlBlock, .custom:
       return nil
     default:
@@ -111,11 +134,18 @@ public enum MarkdownPreview {
     a { color: #0969da; }
     img { max-width: 100%; height: auto; }
     hr { border: 0; border-top: 1px solid #d1d9e0; }
-    table { border-collapse: collapse; margin-bottom: 1em; } td, th { border: 1px solid #d1d9e0; padding: 0.3em 0.6em; text-align: left; }
+    table { border-collapse: collapse; margin-bottom: 1em; } td, th { border: 1px solid #d1d9e0; padding: 0.3em 0.6em; }
+    td:not([align]), th:not([align]) { text-align: left; } th { background: #f6f8fa; } del { color: #59636e; }
+    li:has(> input[type=checkbox]) { list-style: none; } li > input[type=checkbox] { margin: 0 0.4em 0 -1.4em; vertical-align: middle; }
+    dl.front-matter { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; margin: 0 0 1.5em; padding: 0.6em 0.8em;
+      font-size: 0.85em; color: #59636e; background: #f6f8fa; border-radius: 6px; }
+    dl.front-matter dt { font-weight: 600; } dl.front-matter dd { margin: 0; }
+    pre.front-matter { color: #59636e; }
+    section.footnotes { font-size: 0.85em; color: #59636e; border-top: 1px solid #d1d9e0; margin-top: 2em; }
     section.page img { border: 1px solid #d1d9e0; display: block; margin: 0.5em 0; }
     @media (prefers-color-scheme: dark) {
       body { color: #e6edf3; background: #0d1117; }
-      pre, code, kbd { background: #161b22; }
+      pre, code, kbd, th, dl.front-matter { background: #161b22; }
       a { color: #4493f8; }
       blockquote { color: #9198a1; border-color: #3d444d; }
     }

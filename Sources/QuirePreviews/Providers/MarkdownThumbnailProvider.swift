@@ -15,33 +15,24 @@ public struct MarkdownThumbnailProvider: ThumbnailProvider {
 
   public func makeThumbnail(for request: ThumbnailRequest) throws -> Bitmap {
     let text = try TextFilePrefix.read(request.fileURL, limit: 256 * 1024)
-    let document = try CommonMark.parse(Self.droppingFrontMatter(text))
-    return try Self.draw(document, longestSide: request.pixelSize)
+    let (frontMatter, body) = FrontMatter.split(text)
+    return try Self.draw(try CommonMark.parse(body), frontMatter: frontMatter, longestSide: request.pixelSize)
   }
 
-  /// Draws a parsed document on a page whose longer side is `longestSide` pixels.
-  public static func draw(_ document: MarkdownNode, longestSide: Int) throws -> Bitmap {
+  /// Draws a parsed document on a page whose longer side is `longestSide` pixels, below its
+  /// front matter's metadata block when it has one.
+  public static func draw(_ document: MarkdownNode, frontMatter: FrontMatter? = nil, longestSide: Int) throws -> Bitmap {
     let size = ThumbnailPage.pixelSize(longestSide: longestSide)
     let bitmap = try Bitmap(width: size.width, height: size.height, background: .white)
     try bitmap.draw { canvas in
       canvas.scale(by: Double(size.height) / ThumbnailPage.height)
       var painter = MarkdownPainter(bottom: ThumbnailPage.height - ThumbnailPage.margin)
       var y = ThumbnailPage.margin
-      try painter.blocks(
-        document.children, canvas: canvas, x: ThumbnailPage.margin, width: ThumbnailPage.width - 2 * ThumbnailPage.margin, y: &y)
+      let width = ThumbnailPage.width - 2 * ThumbnailPage.margin
+      if let frontMatter { try painter.metadata(frontMatter, canvas: canvas, x: ThumbnailPage.margin, width: width, y: &y) }
+      try painter.blocks(document.children, canvas: canvas, x: ThumbnailPage.margin, width: width, y: &y)
     }
     return bitmap
-  }
-
-  /// YAML front matter (`---` … `---` at the top) is metadata, not page content.
-  static func droppingFrontMatter(_ text: String) -> String {
-    guard text.hasPrefix("---\n") || text.hasPrefix("---\r\n") else { return text }
-    var lines = text.split(separator: "\n", maxSplits: 200, omittingEmptySubsequences: false)
-    for index in 1..<min(lines.count, 200) where lines[index].trimmingCharacters(in: .whitespaces) == "---" {
-      lines.removeFirst(index + 1)
-      return lines.joined(separator: "\n")
-    }
-    return text
   }
 }
 
@@ -53,8 +44,26 @@ struct MarkdownPainter {
   static let codeBackground = Color(red: 0.95, green: 0.96, blue: 0.97)
   static let rule = Color(red: 0.82, green: 0.85, blue: 0.88)
   static let body = TextStyle(font: "Sans 9.5", color: ink, lineSpacing: 1.5)
+  static let grid = Color(red: 0.55, green: 0.58, blue: 0.62)
+  static let headerBackground = Color(red: 0.93, green: 0.94, blue: 0.96)
 
   var isFull = false
+
+  init(bottom: Double) { self.bottom = bottom }
+
+  /// Front matter as a grey box of `key  value` lines (or its text).
+  mutating func metadata(_ frontMatter: FrontMatter, canvas: borrowing Canvas, x: Double, width: Double, y: inout Double) throws {
+    let lines =
+      frontMatter.fields.isEmpty
+      ? TextLayout.escapeMarkup(frontMatter.text)
+      : frontMatter.fields.map { "<b>\(TextLayout.escapeMarkup($0.key))</b>  \(TextLayout.escapeMarkup($0.value))" }.joined(separator: "\n")
+    let style = TextStyle(font: "Sans 7.5", color: Self.quiet, lineSpacing: 1)
+    let room = min(bottom - y, 120)
+    let height = try canvas.measure(markup: lines, width: width - 12, style: style, maximumHeight: room - 8)
+    canvas.fill(Rect(x: x, y: y, width: width, height: height + 8), color: Self.codeBackground)
+    try canvas.text(markup: lines, x: x + 6, y: y + 4, width: width - 12, style: style, maximumHeight: room - 8)
+    y += height + 16
+  }
 
   mutating func blocks(_ nodes: [MarkdownNode], canvas: borrowing Canvas, x: Double, width: Double, y: inout Double, color: Color = ink) throws {
     for node in nodes {
@@ -97,7 +106,8 @@ struct MarkdownPainter {
           isFull = true
           return
         }
-        let marker = ordered ? "\(number)." : "•"
+        var marker = ordered ? "\(number)." : "•"
+        if case .taskItem(let isChecked) = item.kind { marker = isChecked ? "☑" : "☐" }
         number += 1
         var style = Self.body
         style.color = color
@@ -125,10 +135,22 @@ struct MarkdownPainter {
       y += 4
       canvas.line(fromX: x, y: y, toX: x + width, y: y, color: Self.rule, lineWidth: 1)
       y += 8
+    case .table:
+      try table(node, canvas: canvas, x: x, width: width, y: &y)
+    case .footnoteDefinition(let number):
+      if number == 1 {
+        y += 2
+        canvas.line(fromX: x, y: y, toX: x + width / 3, y: y, color: Self.rule, lineWidth: 0.6)
+        y += 4
+      }
+      let style = TextStyle(font: "Sans 7.5", color: Self.quiet)
+      try canvas.text(markup: "\(number).", x: x, y: y, width: 14, style: style)
+      let text = node.children.map { Self.inline($0.children) }.joined(separator: " ")
+      y += try canvas.text(markup: text, x: x + 14, y: y, width: width - 14, style: style, maximumHeight: room) + 3
     case .htmlBlock, .custom:
       // Raw HTML is not drawn: a thumbnail shows the document's text, not its markup.
       break
-    case .item, .document:
+    case .item, .taskItem, .document:
       try blocks(node.children, canvas: canvas, x: x, width: width, y: &y, color: color)
     default:
       break
@@ -150,7 +172,58 @@ struct MarkdownPainter {
     return height + 4
   }
 
-  /// Pango markup for inline Markdown.
+  /// Draws a table as a grid: a shaded bold header row, column widths after the longest text
+  /// of each column, every cell's text wrapped in its column, and lines around every cell.
+  mutating func table(_ node: MarkdownNode, canvas: borrowing Canvas, x: Double, width: Double, y: inout Double) throws {
+    guard case .table(let alignments) = node.kind, !alignments.isEmpty else { return }
+    let columns = alignments.count
+    var weights = [Double](repeating: 3, count: columns)
+    for row in node.children {
+      for (index, cell) in row.children.prefix(columns).enumerated() {
+        weights[index] = max(weights[index], min(30, Double(cell.plainText.count)))
+      }
+    }
+    let total = weights.reduce(0, +)
+    let widths = weights.map { width * $0 / total }
+    let padding = 3.0
+    let style = TextStyle(font: "Sans 8", color: Self.ink)
+    let top = y
+    var rowEdges = [y]
+    for row in node.children {
+      guard y < bottom else {
+        isFull = true
+        break
+      }
+      let isHeader = { if case .tableRow(true) = row.kind { return true } else { return false } }()
+      let markups = (0..<columns).map { index -> String in
+        let text = index < row.children.count ? Self.inline(row.children[index].children) : ""
+        return isHeader ? "<b>\(text)</b>" : text
+      }
+      var height = 0.0
+      for (index, markup) in markups.enumerated() {
+        height = max(height, try canvas.measure(markup: markup, width: widths[index] - 2 * padding, style: style, maximumHeight: 40))
+      }
+      height = min(height + 2 * padding, bottom - y)
+      if isHeader { canvas.fill(Rect(x: x, y: y, width: width, height: height), color: Self.headerBackground) }
+      var cellX = x
+      for (index, markup) in markups.enumerated() {
+        try canvas.text(
+          markup: markup, x: cellX + padding, y: y + padding, width: widths[index] - 2 * padding, style: style, maximumHeight: height - 2 * padding)
+        cellX += widths[index]
+      }
+      y += height
+      rowEdges.append(y)
+    }
+    for edge in rowEdges { canvas.line(fromX: x, y: edge, toX: x + width, y: edge, color: Self.grid, lineWidth: 0.8) }
+    var edgeX = x
+    for columnWidth in [0] + widths {
+      edgeX += columnWidth
+      canvas.line(fromX: edgeX, y: top, toX: edgeX, y: y, color: Self.grid, lineWidth: 0.8)
+    }
+    y += 8
+  }
+
+  /// Pango markup for inline Markdown; footnote references become their numbers, raised.
   static func inline(_ nodes: [MarkdownNode]) -> String {
     var out = ""
     for node in nodes {
@@ -162,6 +235,8 @@ struct MarkdownPainter {
         out += "<span font_family=\"monospace\" size=\"90%\" background=\"#eff1f3\">\(TextLayout.escapeMarkup(node.literal ?? ""))</span>"
       case .emphasis: out += "<i>\(inline(node.children))</i>"
       case .strong: out += "<b>\(inline(node.children))</b>"
+      case .strikethrough: out += "<s>\(inline(node.children))</s>"
+      case .footnoteReference(let number): out += "<span foreground=\"#0969da\"><sup>\(number)</sup></span>"
       case .link: out += "<span foreground=\"#0969da\" underline=\"single\">\(inline(node.children))</span>"
       case .image:
         let alt = node.plainText.isEmpty ? "image" : node.plainText

@@ -1,0 +1,184 @@
+import Foundation
+import QuireFormats
+import QuireTestSupport
+import Testing
+
+@Suite("cmark-gfm: GitHub Flavored Markdown")
+struct GitHubMarkdownTests {
+  static let readme = """
+    # Project
+
+    | Name | Role | Since |
+    | :--- | :--: | ----: |
+    | Ada | *lead* | 2021 |
+    | Lin | ops | 2023 |
+
+    - [x] write the parser
+    - [ ] draw the tables
+
+    ~~old~~ new, see https://example.org and www.example.com.
+
+    A claim.[^1] Another.[^note]
+
+    [^1]: The source.
+    [^note]: A longer note.
+
+    """
+
+  @Test func tablesRenderAsHTMLTables() throws {
+    let html = try CommonMark.html(from: Self.readme)
+    #expect(html.contains("<table>"))
+    #expect(html.contains("<th align=\"left\">Name</th>"))
+    #expect(html.contains("<th align=\"center\">Role</th>"))
+    #expect(html.contains("<td align=\"right\">2023</td>"))
+  }
+
+  @Test func taskListsStrikethroughAutolinksAndFootnotes() throws {
+    let html = try CommonMark.html(from: Self.readme)
+    #expect(html.contains("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> write the parser"))
+    #expect(html.contains("<input type=\"checkbox\" disabled=\"\" /> draw the tables"))
+    #expect(html.contains("<del>old</del>"))
+    #expect(html.contains("<a href=\"https://example.org\">https://example.org</a>"))
+    #expect(html.contains("<a href=\"http://www.example.com\">www.example.com</a>"))
+    #expect(html.contains("<section class=\"footnotes\""))
+    #expect(html.contains("href=\"#fn-1\""))
+    #expect(html.contains("The source."))
+  }
+
+  @Test func withoutExtensionsItIsPlainCommonMark() throws {
+    let html = try CommonMark.html(from: Self.readme, extensions: [])
+    #expect(!html.contains("<table>"))
+    #expect(!html.contains("<del>"))
+    #expect(!html.contains("checkbox"))
+    #expect(html.contains("<li>[x] write the parser</li>"))
+  }
+
+  @Test func safeModeKeepsItsRulesWithTheExtensions() throws {
+    let hostile = """
+      | a | b |
+      | - | - |
+      | <script>alert(1)</script> | [x](javascript:alert(1)) |
+
+      - [ ] <img src=x onerror=alert(1)>
+
+      [^1]: <iframe src="https://evil.example"></iframe>
+
+      x[^1]
+
+      """
+    let html = try CommonMark.html(from: hostile)
+    #expect(!html.contains("<script"))
+    #expect(!html.contains("javascript:"))
+    #expect(!html.contains("onerror"))
+    #expect(!html.contains("<iframe"))
+    // With raw HTML kept, the tag filter still disarms the tags GitHub filters.
+    let unsafe = try CommonMark.html(from: "<script>alert(1)</script>\n", options: .unsafe)
+    #expect(unsafe.contains("&lt;script>"))
+  }
+
+  @Test func treesCarryTheExtensionNodes() throws {
+    let root = try CommonMark.parse(Self.readme)
+    let table = try #require(root.children.first { if case .table = $0.kind { return true } else { return false } })
+    #expect(table.kind == .table(alignments: [.left, .center, .right]))
+    #expect(table.children.count == 3)
+    #expect(table.children[0].kind == .tableRow(isHeader: true))
+    #expect(table.children[1].kind == .tableRow(isHeader: false))
+    #expect(table.children[1].children.map(\.plainText) == ["Ada", "lead", "2021"])
+    let list = try #require(root.children.first { if case .list = $0.kind { return true } else { return false } })
+    #expect(list.children.map(\.kind) == [.taskItem(isChecked: true), .taskItem(isChecked: false)])
+    let definitions = root.children.compactMap { node -> Int? in
+      if case .footnoteDefinition(let number) = node.kind { return number } else { return nil }
+    }
+    #expect(definitions == [1, 2])
+    #expect(root.children.last?.plainText == "A longer note.")
+    var references: [Int] = []
+    var struck = false
+    var stack = [root]
+    while let node = stack.popLast() {
+      if case .footnoteReference(let number) = node.kind { references.append(number) }
+      if node.kind == .strikethrough, node.plainText == "old" { struck = true }
+      stack += node.children
+    }
+    #expect(references.sorted() == [1, 2])
+    #expect(struck)
+  }
+
+  @Test func frontMatterIsMetadataNotMarkdown() {
+    let (frontMatter, body) = FrontMatter.split("---\ntitle: \"Trip notes\"\ndate: 2026-11-24\ntags: [travel]\n---\n# Day one\n")
+    #expect(frontMatter?.fields == [.init(key: "title", value: "Trip notes"), .init(key: "date", value: "2026-11-24"), .init(key: "tags", value: "[travel]")])
+    #expect(body == "# Day one\n")
+    let nested = FrontMatter.split("---\nauthor:\n  name: Ada\n---\ntext\n")
+    #expect(nested.frontMatter?.fields == [])
+    #expect(nested.frontMatter?.text == "author:\n  name: Ada")
+    #expect(FrontMatter.split("---\nnever closed\n").frontMatter == nil)
+    #expect(FrontMatter.split("text\n---\n").frontMatter == nil)
+    #expect(FrontMatter.split("").frontMatter == nil)
+  }
+}
+
+/// The CommonMark spec's examples, rendered by Quire (cmark-gfm, extensions off) and by
+/// libcmark (the reference, in the `quire-cmark-reference` helper process).
+@Suite("CommonMark conformance against libcmark")
+struct CommonMarkConformanceTests {
+  struct Example: Decodable {
+    var markdown: String
+    var html: String
+    var example: Int
+    var section: String
+  }
+
+  /// Examples where cmark-gfm 0.29.0.gfm.6 follows spec 0.29 and libcmark 0.30.2 the rule
+  /// spec 0.30 changed; each is a known change of the spec, not a Quire choice.
+  static let knownSpecChanges: Set<Int> = [
+    28,  // numeric character references: at most 7 digits since 0.30 (`&#87654321;` stays text)
+    173,  // `<textarea>` starts an HTML block of type 1 since 0.30
+  ]
+
+  static var helper: URL? {
+    var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = folder.appendingPathComponent("quire-cmark-reference")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      folder.deleteLastPathComponent()
+    }
+    return nil
+  }
+
+  static var examplesFile: URL? { sharedCorpus("commonmark")?.appendingPathComponent("spec-examples.json") }
+
+  @Test(
+    .enabled(if: helper != nil, "quire-cmark-reference is not built beside the tests (swift build --build-tests)"),
+    .enabled(if: examplesFile != nil, "../shared/corpus/commonmark is absent"))
+  func quireRendersTheSpecExamplesAsLibcmarkDoes() throws {
+    let examples = try JSONDecoder().decode([Example].self, from: Data(contentsOf: try #require(Self.examplesFile)))
+    #expect(examples.count > 600)
+    let process = Process()
+    process.executableURL = try #require(Self.helper)
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    let request = try JSONEncoder().encode(examples.map(\.markdown))
+    // Write from another thread: the helper answers only after reading everything.
+    let writer = Thread {
+      input.fileHandleForWriting.write(request)
+      try? input.fileHandleForWriting.close()
+    }
+    writer.start()
+    let reply = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let reference = try JSONDecoder().decode([String].self, from: reply)
+    #expect(reference.count == examples.count)
+
+    var differing: [Int] = []
+    for (example, libcmark) in zip(examples, reference) {
+      let quire = try CommonMark.html(from: example.markdown, extensions: [])
+      if quire != libcmark { differing.append(example.example) }
+    }
+    let unexpected = differing.filter { !Self.knownSpecChanges.contains($0) }
+    #expect(unexpected.isEmpty, "examples where Quire's HTML differs from libcmark's: \(unexpected)")
+    print("CommonMark conformance: \(examples.count - differing.count) of \(examples.count) spec examples render as libcmark does")
+  }
+}
