@@ -100,6 +100,18 @@ final class BrowserPageTests {
     try await driver.wait(for: "the preview frame to load", until: "return document.getElementById('preview-frame').src.includes('doc=')")
     _ = try await saveScreenshot(driver, "1-listing.png")
 
+    // Keyboard and labels: every document has an accessible name, arrows move between them
+    // and Enter opens the preview.
+    let unlabelled = try await driver.execute("return [...document.querySelectorAll('#doc-list .doc')].filter(n => !n.getAttribute('aria-label')).length")
+    #expect(unlabelled as? Int == 0)
+    let order = try await driver.execute("return [...document.querySelectorAll('#doc-list .doc .name')].map(n => n.textContent)") as? [String] ?? []
+    try await driver.execute("document.querySelector('#doc-list .doc').focus()")
+    try await driver.press("\u{E014}")  // ArrowRight
+    try await driver.press("\u{E007}")  // Enter
+    try await driver.wait(
+      for: "the second document's preview, reached by keyboard", until: "return document.getElementById('preview-title').textContent === arguments[0]",
+      [order.count > 1 ? order[1] : ""])
+
     // Live: a file written by another program appears without a reload.
     try Data("# From outside\n\nwritten by another program\n".utf8).write(to: served.appendingPathComponent("outside.md"))
     try await driver.wait(for: "outside.md to appear live", until: Self.listsScript, ["outside.md"])
