@@ -100,6 +100,11 @@ final class BrowserPageTests {
     try await driver.wait(for: "the preview frame to load", until: "return document.getElementById('preview-frame').src.includes('doc=')")
     _ = try await saveScreenshot(driver, "1-listing.png")
 
+    // Long work shows progress: the thumbnails of the new folder and the search index (a page
+    // that connects late is told where each stands).
+    try await driver.wait(
+      for: "progress of thumbnails and indexing", until: "return document.body.dataset.progressSeen === 'index thumbnails'", limit: .seconds(60))
+
     // Keyboard and labels: every document has an accessible name, arrows move between them
     // and Enter opens the preview.
     let unlabelled = try await driver.execute("return [...document.querySelectorAll('#doc-list .doc')].filter(n => !n.getAttribute('aria-label')).length")

@@ -400,6 +400,9 @@ function listen() {
     // Several kinds of long work may run at once (thumbnails, the search index): show the
     // first one still running.
     const progress = JSON.parse(event.data);
+    const seen = new Set((document.body.dataset.progressSeen || "").split(" ").filter(Boolean));
+    seen.add(progress.task);
+    document.body.dataset.progressSeen = [...seen].sort().join(" ");
     if (progress.finished) running.delete(progress.task); else running.set(progress.task, progress);
     const shown = running.values().next().value;
     $("progress").hidden = !shown;

@@ -36,6 +36,9 @@ public final class EventHub: Sendable {
     var next = 0
     var subscribers: [Int: AsyncStream<ServerEvent>.Continuation] = [:]
     var isFinished = false
+    /// The latest event of each sticky kind (the progress of each task), in order of first
+    /// publication: a page that starts listening late learns where long work stands.
+    var sticky: [(key: String, event: ServerEvent)] = []
   }
 
   public init() {}
@@ -47,6 +50,7 @@ public final class EventHub: Sendable {
       if state.isFinished { return nil }
       state.next += 1
       state.subscribers[state.next] = continuation
+      for entry in state.sticky { continuation.yield(entry.event) }
       return state.next
     }
     guard let id else {
@@ -62,10 +66,20 @@ public final class EventHub: Sendable {
   /// How many pages are listening.
   public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
-  /// Sends `event` to every subscriber.
-  public func publish(_ event: ServerEvent) {
-    let subscribers = state.withLock { Array($0.subscribers.values) }
-    for subscriber in subscribers { subscriber.yield(event) }
+  /// Sends `event` to every subscriber. With a `stickyKey`, the event is also kept (replacing
+  /// the last one of that key) and given to every later subscriber when it subscribes.
+  public func publish(_ event: ServerEvent, stickyKey: String? = nil) {
+    // Under the lock, so a subscriber joining now gets the sticky event exactly once.
+    state.withLock { state in
+      if let stickyKey {
+        if let index = state.sticky.firstIndex(where: { $0.key == stickyKey }) {
+          state.sticky[index].event = event
+        } else {
+          state.sticky.append((stickyKey, event))
+        }
+      }
+      for subscriber in state.subscribers.values { subscriber.yield(event) }
+    }
   }
 
   /// Ends every stream, now and for later subscribers.

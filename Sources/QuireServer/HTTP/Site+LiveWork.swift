@@ -12,6 +12,13 @@ struct ProgressReply: Codable, Sendable {
 }
 
 /// A change of the documents, as the page hears of it.
+extension EventHub {
+  /// Publishes progress; the latest of each task is replayed to pages that connect later.
+  func publish(progress: ProgressReply) {
+    publish(ServerEvent(name: "progress", value: progress), stickyKey: progress.task)
+  }
+}
+
 struct ChangeReply: Codable, Sendable {
   var kind: String
   var doc: String?
@@ -45,15 +52,14 @@ extension Site {
     }
     work.start {
       let total = (try? await BackgroundWork.run({ try browser.items().count })) ?? 0
-      events.publish(ServerEvent(name: "progress", value: ProgressReply(task: "index", label: "Indexing for search", done: 0, total: total, finished: false)))
+      events.publish(progress: ProgressReply(task: "index", label: "Indexing for search", done: 0, total: total, finished: false))
       _ = try? await BackgroundWork.run {
         try browser.updateSearchIndex { done, total in
-          events.publish(
-            ServerEvent(name: "progress", value: ProgressReply(task: "index", label: "Indexing for search", done: done, total: total, finished: false)))
+          events.publish(progress: ProgressReply(task: "index", label: "Indexing for search", done: done, total: total, finished: false))
         }
         try browser.startUpdatingSearchIndex()
       }
-      events.publish(ServerEvent(name: "progress", value: ProgressReply(task: "index", label: "Indexed", done: total, total: total, finished: true)))
+      events.publish(progress: ProgressReply(task: "index", label: "Indexed", done: total, total: total, finished: true))
     }
   }
 
@@ -63,17 +69,14 @@ extension Site {
     let events = self.events
     work.start {
       let missing = items.filter { browser.cachedThumbnail(for: $0) == nil }
-      guard !missing.isEmpty else { return }
       let label = missing.count == 1 ? "Making a thumbnail" : "Making \(missing.count) thumbnails"
       for (index, item) in missing.enumerated() {
         if Task.isCancelled { return }
-        events.publish(
-          ServerEvent(name: "progress", value: ProgressReply(task: "thumbnails", label: label, done: index, total: missing.count, finished: false)))
+        events.publish(progress: ProgressReply(task: "thumbnails", label: label, done: index, total: missing.count, finished: false))
         _ = try? await BackgroundWork.run { try browser.thumbnail(for: item) }
       }
-      events.publish(
-        ServerEvent(
-          name: "progress", value: ProgressReply(task: "thumbnails", label: "Thumbnails made", done: missing.count, total: missing.count, finished: true)))
+      // Also when nothing was missing: a page that connects later learns the thumbnails are done.
+      events.publish(progress: ProgressReply(task: "thumbnails", label: "Thumbnails made", done: missing.count, total: missing.count, finished: true))
     }
   }
 }
