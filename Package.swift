@@ -94,7 +94,7 @@ let package = Package(
     .target(
       name: "QuirePreviews",
       dependencies: [
-        "QuireTypes", "QuireFormats",
+        "QuireTypes", "QuireFormats", "QuireCoordination",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
@@ -161,11 +161,14 @@ let package = Package(
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
-    .testTarget(name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireTestSupport"], swiftSettings: swiftSettings),
     // Drives `quire serve` (the executable) with curl and a headless Chromium, and a `quire` REPL beside it.
     .testTarget(name: "QuireServerTests", dependencies: ["QuireServer", "QuireTestSupport", "quire"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireTestSupport", "quire-coordination-helper"],
+      swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

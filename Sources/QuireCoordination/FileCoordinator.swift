@@ -104,7 +104,10 @@ public final class FileCoordinator: Sendable {
   ///
   /// - Throws: ``QuireError`` when the presented item's folder does not exist, the inotify
   ///   watch limit is reached, or the registry under `location` cannot be used.
-  public static func addFilePresenter(_ presenter: any FilePresenter, location: CoordinationLocation = .default) throws {
+  ///
+  /// Apple's form without a location, ``addFilePresenter(_:)``, never fails: it registers at
+  /// the default location and reports a failure on standard error.
+  public static func addFilePresenter(_ presenter: any FilePresenter, location: CoordinationLocation) throws {
     try PresenterRegistry.shared(for: location).add(presenter)
   }
 
@@ -116,6 +119,13 @@ public final class FileCoordinator: Sendable {
   /// The presenters registered in this process.
   public static var filePresenters: [any FilePresenter] {
     PresenterRegistry.all.flatMap { $0.registrations.map(\.presenter) }
+  }
+
+  /// Whether a presenter of any process of this user (at `location`) presents the item at
+  /// `url`: the file is open in a document. Reads the registry (cached while it is unchanged),
+  /// takes no lock.
+  public static func isItemPresented(at url: URL, location: CoordinationLocation = .default) -> Bool {
+    PresenterRegistry.shared(for: location).isPresented(url.standardizedFileURL.path)
   }
 
   // MARK: Coordinated access (blocking)

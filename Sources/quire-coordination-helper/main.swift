@@ -6,6 +6,10 @@
 //                              message it gets, one per line; saves UNSAVED when asked; exits
 //                              when standard input closes
 //   hold-write FILE            takes write access, writes half a file, prints "holding", waits
+//   hold-write-until-input FILE
+//                              takes write access, writes "half", prints "holding", waits for a
+//                              line on standard input, writes "complete\n", lets go, prints
+//                              "released", then waits for standard input to close
 import Foundation
 import QuireCoordination
 import Synchronization
@@ -127,6 +131,15 @@ do {
       say("holding")
       while true { sleep(60) }
     }
+  case "hold-write-until-input":
+    try FileCoordinator(location: location).coordinate(writingItemAt: file) { url in
+      try writeInPlace(Data("half".utf8), to: url)
+      say("holding")
+      _ = readLine()
+      try writeInPlace(Data("complete\n".utf8), to: url)
+    }
+    say("released")
+    while readLine() != nil {}
   default:
     fail("unknown command '\(command)'")
   }

@@ -97,7 +97,78 @@ case "edit-pdf":
     print("error \(error)")
     exit(1)
   }
+case "open-document":
+  // open-document FILE: opens FILE as a plain-text Document with nothing but the defaults (it
+  // registers itself as the file's presenter and coordinates through $XDG_RUNTIME_DIR) and
+  // takes commands on standard input: "edit TEXT" (unsaved), "save", "show". Prints
+  // "opened", "didChange" for each presentedItemDidChange and "checked text T state S" once the
+  // document has looked at the file, "state S" when the state changes, "saved" / "error E";
+  // exits when standard input closes.
+  guard let path = arguments.dropFirst().first else { exit(2) }
+  await MainActor.run {
+    let document = ReportingDocument(fileURL: URL(fileURLWithPath: path))
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    HelperState.document = document
+  }
+  await HelperState.run()
+  exit(0)
 default:
-  FileHandle.standardError.write(Data("usage: quire-documents-test-helper write-generations DEST FILES SIZE | probe-pdf FILE | edit-pdf IN OUT\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: quire-documents-test-helper write-generations DEST FILES SIZE | probe-pdf FILE | edit-pdf IN OUT | open-document FILE\n".utf8))
   exit(2)
+}
+
+/// Prints one line at once.
+func say(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A plain-text document that reports what reaches it.
+final class ReportingDocument: PlainTextDocument {
+  override func presentedItemDidChange() async {
+    say("didChange")
+    await super.presentedItemDidChange()
+    say("checked text \(text.replacingOccurrences(of: "\n", with: "\\n")) state \(documentState)")
+  }
+}
+
+@MainActor
+enum HelperState {
+  static var document: ReportingDocument?
+
+  static func run() async {
+    guard let document else { return }
+    document.addStateObserver { say("state \($0)") }
+    do {
+      try await document.open()
+    } catch {
+      say("error \(error)")
+      return
+    }
+    say("opened")
+    // Standard input is read on its own thread; each line is handled on the main actor.
+    let lines = AsyncStream<String> { continuation in
+      Thread.detachNewThread {
+        while let line = readLine() { continuation.yield(line) }
+        continuation.finish()
+      }
+    }
+    for await line in lines {
+      do {
+        if line.hasPrefix("edit ") {
+          try document.replaceText(with: String(line.dropFirst(5)).replacingOccurrences(of: "\\n", with: "\n"))
+          say("edited")
+        } else if line == "save" {
+          try await document.save()
+          say("saved")
+        } else if line == "show" {
+          say("text \(document.text.replacingOccurrences(of: "\n", with: "\\n")) state \(document.documentState)")
+        }
+      } catch {
+        say("error \(error)")
+      }
+    }
+    try? await document.close(discardingChanges: true)
+  }
 }

@@ -224,6 +224,12 @@ final class PresenterRegistry: Sendable {
     }
   }
 
+  /// Whether a presenter of this process (other than `excluded`) or of another process
+  /// presents `path` itself.
+  func isPresented(_ path: String) -> Bool {
+    registrations.contains { $0.path == path } || otherProcesses().contains { $0.paths.contains(path) }
+  }
+
   // MARK: Reaching presenters
 
   /// What a round of messages left behind.
@@ -300,7 +306,7 @@ final class PresenterRegistry: Sendable {
   private let cache = Mutex(Cache())
 
   /// The entries of other processes, re-read only when the registry folder changed.
-  private func otherProcesses() -> [ProcessEntry] {
+  func otherProcesses() -> [ProcessEntry] {
     let folder = location.presentersPath
     guard case .success(let info) = Syscalls.lstat(folder), info.st_mode & S_IFMT == S_IFDIR else { return [] }
     let stamp = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)

@@ -183,7 +183,14 @@ public final class DocumentController {
     document.recoveryStore = recoveryStore
     document.versionStore = versionStore
     document.autosavePolicy = autosavePolicy
-    document.fileAccess = fileAccess
+    // A coordinator of the controller's is remade for the document's own presenter, so the
+    // document does not hear of its own saves.
+    if let coordinator = fileAccess as? FileCoordinator, coordinator.filePresenter == nil {
+      document.fileAccess = FileCoordinator(
+        filePresenter: document.filePresenter, location: coordinator.location, presenterResponseTimeout: coordinator.presenterResponseTimeout)
+    } else {
+      document.fileAccess = fileAccess
+    }
   }
 
   /// Creates an empty file of `type` at `url` and opens it. For a package type (a

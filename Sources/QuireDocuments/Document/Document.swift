@@ -1,4 +1,5 @@
 public import Foundation
+import QuireCoordination
 public import QuireTypes
 
 /// A document backed by a file: UIDocument/NSDocument for Linux.
@@ -23,6 +24,16 @@ public import QuireTypes
 /// keeps what the file (or package) held as a version; ``versions()`` lists them,
 /// ``openVersion(_:)`` opens one read-only and ``restoreVersion(_:)`` brings one back as an
 /// undoable change.
+///
+/// **Coordination.** As UIDocument does, an open document presents its file: ``open()``
+/// registers its ``filePresenter`` with `FileCoordinator`, so another process's coordinated
+/// readers ask it to save first (when it autosaves in place), another process's coordinated
+/// writers reach it as ``presentedItemDidChange()``, and changes made without coordination
+/// reach it through inotify; ``close(discardingChanges:)`` removes it. Every read and write
+/// goes through ``fileAccess``, by default a `FileCoordinator` working for that presenter (at
+/// `$XDG_RUNTIME_DIR`, or `/tmp/quire-runtime-UID` without it), so saves and reads wait for
+/// other coordinated writers. A change that arrives while the document has unsaved edits
+/// makes a conflict, also offered as an unresolved `NSFileVersion`.
 ///
 /// **Isolation.** Main-actor isolated, as UIDocument is: a document and its undo manager are
 /// used from one place. File reads and writes run off the main actor, inside the
@@ -86,8 +97,26 @@ open class Document {
   public var autosavesInPlace = false
   /// Where autosaves go when not in place; `nil` turns recovery off.
   public var recoveryStore: RecoveryStore? = .standard
-  /// How the document reads and writes its file (the coordination seam).
-  public var fileAccess: any DocumentFileAccess = UncoordinatedFileAccess()
+  /// How the document reads and writes its file (the coordination seam): by default a
+  /// `FileCoordinator` whose presenter is ``filePresenter`` (so the document does not hear of
+  /// its own saves). ``UncoordinatedFileAccess`` turns coordination off.
+  public var fileAccess: any DocumentFileAccess
+  /// The presenter of the document's file, registered while the document is open (see
+  /// ``registersAsFilePresenter``).
+  public let filePresenter: DocumentPresenter
+  /// Whether ``open()`` registers ``filePresenter``, so that changes by others reach the
+  /// document without being asked (true, as UIDocument). When false the document notices
+  /// changes only in ``checkForChangesOnDisk()`` and before a save.
+  public var registersAsFilePresenter = true
+  /// Why registering the presenter failed at the last open, if it did (no inotify watch
+  /// left, an unusable runtime folder); the document opened anyway and then notices changes
+  /// only when it checks.
+  public private(set) var filePresenterError: QuireError?
+  private var isPresenting = false
+  private var diskCheck: Task<DiskChange, any Error>?
+  /// Saves under way; a presenter's change notice meanwhile waits for them to end.
+  private var savesInProgress = 0
+  private var changeNoticedDuringSave = false
   /// How safe saves write (folder flush, permissions of new files).
   public var saveOptions: SaveOptions = .standard
   /// The registry used to find the type of the file.
@@ -121,6 +150,10 @@ open class Document {
   public required init(fileURL: URL, fileType: UTType? = nil) {
     self.fileURL = fileURL.standardizedFileURL
     self.fileType = fileType
+    let presenter = DocumentPresenter()
+    self.filePresenter = presenter
+    self.fileAccess = FileCoordinator(filePresenter: presenter)
+    presenter.attach(self)
     undoObservation = undoManager.addObserver { [weak self] event in
       guard let self else { return }
       switch event {
@@ -134,6 +167,33 @@ open class Document {
 
   isolated deinit {
     autosaveTask?.cancel()
+    if isPresenting { FileCoordinator.removeFilePresenter(filePresenter) }
+  }
+
+  // MARK: Presenting the file
+
+  /// Registers ``filePresenter`` for ``fileURL`` (at the location of ``fileAccess`` when it is
+  /// a `FileCoordinator`), or moves its registration to the current file.
+  private func startPresenting() {
+    stopPresenting()
+    guard registersAsFilePresenter else { return }
+    filePresenter.setURL(fileURL)
+    let location = (fileAccess as? FileCoordinator)?.location ?? .default
+    do {
+      try FileCoordinator.addFilePresenter(filePresenter, location: location)
+      isPresenting = true
+      filePresenterError = nil
+    } catch let error as QuireError {
+      filePresenterError = error
+    } catch {
+      filePresenterError = QuireError(.systemCallFailed, "Cannot watch \(QuireError.name(fileURL)) for changes.", url: fileURL, cause: error)
+    }
+  }
+
+  private func stopPresenting() {
+    if isPresenting { FileCoordinator.removeFilePresenter(filePresenter) }
+    isPresenting = false
+    filePresenter.setURL(nil)
   }
 
   /// The file's name without its extension, for titles.
@@ -297,6 +357,7 @@ open class Document {
     documentDidReadFromDisk()
     recoveredVersion = recoveryStore?.recoveredVersion(for: fileURL)
     documentState.remove(.closed)
+    startPresenting()
   }
 
   /// Closes the document.
@@ -321,7 +382,19 @@ open class Document {
     recoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
     undoManager.removeAllActions()
+    stopPresenting()
+    ConflictBoard.shared.remove(for: self)
     documentState = .closed
+  }
+
+  /// Writes the closed document's contents as a new file (or package) at `url`, which becomes
+  /// its file and must not exist, and opens it (UIDocument's save "for creating").
+  func createNew(at url: URL) async throws {
+    guard documentState.contains(.closed) else {
+      throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) is open; save it to a new file with save as.", url: fileURL)
+    }
+    fileURL = url.standardizedFileURL
+    try await createNewPackage()
   }
 
   /// Writes the closed document's empty contents as a new package at ``fileURL`` (which must
@@ -341,11 +414,19 @@ open class Document {
     undoManager.removeAllActions()
     updateChangeCount(.cleared)
     documentDidReadFromDisk()
+    startPresenting()
+  }
+
+  /// The declared type of the file name's extension (for a file not written yet).
+  private var declaredTypeOfExtension: UTType? {
+    let ext = fileURL.pathExtension
+    guard !ext.isEmpty, let type = typeRegistry.type(forTag: ext, tagClass: .filenameExtension), !type.isDynamic else { return nil }
+    return type
   }
 
   private func resolvedType() throws(QuireError) -> UTType {
     if let fileType { return fileType }
-    if let type = typeRegistry.type(forFileAt: fileURL) ?? fallbackType { return type }
+    if let type = typeRegistry.type(forFileAt: fileURL) ?? declaredTypeOfExtension ?? fallbackType { return type }
     throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(fileURL)): its type is unknown. Give it an extension such as .txt or .md.", url: fileURL)
   }
 
@@ -440,6 +521,14 @@ open class Document {
     }
     let target = url.standardizedFileURL
     let writesOwnFile = target == fileURL
+    savesInProgress += 1
+    defer {
+      savesInProgress -= 1
+      if savesInProgress == 0 && changeNoticedDuringSave {
+        changeNoticedDuringSave = false
+        Task { await self.presentedItemDidChange() }
+      }
+    }
     if writesOwnFile, fileFingerprint != nil, operation != .saveToOperation {
       if documentState.contains(.inConflict) {
         throw QuireError(
@@ -489,6 +578,7 @@ open class Document {
     guard operation != .saveToOperation else { return }
     if !writesOwnFile { recoveryStore?.remove(for: fileURL) }
     fileURL = target
+    if !writesOwnFile && isPresenting { startPresenting() }
     fileType = saveType
     fileFingerprint = result.fingerprint
     savedChangeCount = countAtSnapshot
@@ -528,7 +618,9 @@ open class Document {
     updateChangeCount(.cleared)
     conflictVersion = nil
     conflictContents = nil
+    ConflictBoard.shared.remove(for: self)
     documentState.remove([.inConflict, .savingError])
+    if previous != fileURL && isPresenting { startPresenting() }
     recoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
     documentDidReadFromDisk()
@@ -627,8 +719,33 @@ open class Document {
   /// document reloads, a dirty one goes ``State/inConflict`` (see ``conflictVersion``).
   ///
   /// Same size and content hash is no change, whatever the modification time or inode.
+  ///
+  /// Checks run one at a time: one asked for while another runs (a presenter message during a
+  /// save's check) waits for it and then looks again.
   @discardableResult
   public func checkForChangesOnDisk() async throws -> DiskChange {
+    try await checkForChangesOnDisk(unlessSaving: false)
+  }
+
+  /// With `unlessSaving` (a presenter's notice), a check that would run while a save is under
+  /// way is left to the end of the save: the save's own write would otherwise look like
+  /// someone else's change.
+  private func checkForChangesOnDisk(unlessSaving: Bool) async throws -> DiskChange {
+    let previous = diskCheck
+    let check = Task {
+      _ = try? await previous?.value
+      if unlessSaving && self.savesInProgress > 0 {
+        self.changeNoticedDuringSave = true
+        return DiskChange.unchanged
+      }
+      return try await self.compareWithDisk()
+    }
+    diskCheck = check
+    defer { if diskCheck == check { diskCheck = nil } }
+    return try await check.value
+  }
+
+  private func compareWithDisk() async throws -> DiskChange {
     guard !documentState.contains(.closed), let known = fileFingerprint else { return .unchanged }
     let fingerprint: FileFingerprint
     let contents: StoredContents
@@ -658,6 +775,7 @@ open class Document {
     }
     conflictContents = contents
     documentState.insert(.inConflict)
+    if let conflictVersion { ConflictBoard.shared.offer(conflictVersion, of: self) }
     return .conflict
   }
 
@@ -696,8 +814,26 @@ open class Document {
     fileFingerprint = theirs.fingerprint
     conflictVersion = nil
     conflictContents = nil
+    ConflictBoard.shared.remove(for: self)
     documentState.remove(.inConflict)
     return outcome
+  }
+
+  /// Settles the conflict keeping the document's edits, or taking the other version, without
+  /// waiting: what `NSFileVersion`'s `isResolved` and `replaceItem(at:)` do.
+  func settleConflict(takingTheirs: Bool) throws {
+    guard let theirs = conflictVersion, let theirContents = conflictContents else { return }
+    if takingTheirs {
+      try load(theirContents, type: try resolvedType())
+      undoManager.removeAllActions()
+      updateChangeCount(.cleared)
+      documentDidReadFromDisk()
+    }
+    fileFingerprint = theirs.fingerprint
+    conflictVersion = nil
+    conflictContents = nil
+    ConflictBoard.shared.remove(for: self)
+    documentState.remove(.inConflict)
   }
 
   /// "notes (conflicted copy 2026-11-22).md" beside the file, numbered when taken.
@@ -789,20 +925,22 @@ open class Document {
 
   /// Tells the document its file was deleted (NSFilePresenter's
   /// `accommodatePresentedItemDeletion`): it keeps its contents, which now count as unsaved.
-  public func accommodatePresentedItemDeletion() {
+  open func accommodatePresentedItemDeletion() {
     savedVersionUnreachable = true
   }
 
   /// Tells the document its file was changed by someone else (NSFilePresenter's
-  /// `presentedItemDidChange`): it checks the file and reloads or goes in conflict.
-  public func presentedItemDidChange() async {
-    _ = try? await checkForChangesOnDisk()
+  /// `presentedItemDidChange`): it checks the file and reloads or goes in conflict. The
+  /// registered ``filePresenter`` calls it; a subclass that overrides it calls `super`.
+  open func presentedItemDidChange() async {
+    _ = try? await checkForChangesOnDisk(unlessSaving: true)
   }
 
   /// Tells the document its file moved (NSFilePresenter's `presentedItemDidMove(to:)`).
-  public func presentedItemDidMove(to newURL: URL) {
+  open func presentedItemDidMove(to newURL: URL) {
     let old = fileURL
     fileURL = newURL.standardizedFileURL
+    filePresenter.setURL(isPresenting ? fileURL : nil)
     if let recoveryStore, hasUnautosavedChanges == false, recoveryStore.recoveredVersion(for: old) != nil {
       recoveryStore.remove(for: old)
     }
@@ -811,7 +949,7 @@ open class Document {
   /// Asks the document to save before another process reads its file
   /// (NSFilePresenter's `savePresentedItemChanges`). Saves only when it has unsaved changes
   /// and autosaves in place; otherwise the other process sees the last saved version.
-  public func savePresentedItemChanges() async throws {
+  open func savePresentedItemChanges() async throws {
     if hasUnsavedChanges && autosavesInPlace { try await save() }
   }
 }

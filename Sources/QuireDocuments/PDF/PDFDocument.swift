@@ -36,6 +36,8 @@ public enum PDFPageOperation: Sendable, Equatable, CustomStringConvertible {
 public struct PDFSelection: Sendable, Equatable {
   /// The 0-based page, in the document's current page order.
   public var pageIndex: Int
+  /// The text searched for (PDFKit's `string`), when the selection comes from a search.
+  public var string: String?
   /// The matched areas, in points from the top left of the page as displayed by its source.
   public var bounds: [PDFRect]
 }
@@ -58,7 +60,7 @@ public final class PDFDocument {
   /// The file the document was opened from, or last saved to with ``save(to:)``.
   public private(set) var documentURL: URL
 
-  private struct Source {
+  struct Source {
     let name: String
     let original: URL
     let snapshot: URL
@@ -67,18 +69,18 @@ public final class PDFDocument {
     var qpdf: QPDFFile?
   }
 
-  private struct Page: Equatable {
+  struct Page: Equatable {
     var source: Int
     var index: Int
     var addedRotation: Int
   }
 
-  private var sources: [Source] = []
-  private var pages: [Page]
+  private(set) var sources: [Source] = []
+  private(set) var pages: [Page]
   private var undoStack: [(operation: PDFPageOperation, before: [Page])] = []
   private var redoStack: [(operation: PDFPageOperation, before: [Page])] = []
   private var savedPages: [Page]
-  private let snapshotFolder: URL
+  let snapshotFolder: URL
 
   /// Opens the PDF at `url`.
   ///
@@ -169,7 +171,7 @@ public final class PDFDocument {
   }
 
   @discardableResult
-  private func addSource(url: URL, password: String?, data: Data? = nil) throws -> Source {
+  func addSource(url: URL, password: String?, data: Data? = nil) throws -> Source {
     let snapshot = snapshotFolder.appendingPathComponent("\(sources.count).pdf")
     if let data {
       let file = FileWrapper(regularFileWithContents: data)
@@ -256,7 +258,7 @@ public final class PDFDocument {
     try pages.indices.compactMap { index in
       let page = pages[index]
       let bounds = try readable(index) { try sources[page.source].file.find(string, onPage: page.index, caseSensitive: caseSensitive) }
-      return bounds.isEmpty ? nil : PDFSelection(pageIndex: index, bounds: bounds)
+      return bounds.isEmpty ? nil : PDFSelection(pageIndex: index, string: string, bounds: bounds)
     }
   }
 
@@ -303,7 +305,7 @@ public final class PDFDocument {
   /// The operation ``redo()`` would apply again.
   public var redoActionName: String? { redoStack.last?.operation.description }
 
-  private func apply(_ operation: PDFPageOperation, _ change: (inout [Page]) -> Void) throws {
+  func apply(_ operation: PDFPageOperation, _ change: (inout [Page]) -> Void) throws {
     guard allowsDocumentAssembly else {
       throw QuireError(
         .permissionDenied,

@@ -98,7 +98,15 @@ public final class UndoManager {
     let action = Action(target: target) { object in
       if let typed = object as? Target { handler(typed) }
     }
-    if openGroups.isEmpty {
+    if openGroups.isEmpty && groupsByEvent {
+      // Apple groups by run-loop event; Quire by main-actor turn: the group opened here
+      // closes in a job queued behind the current one, so every registration made before
+      // the current code returns or suspends is one step.
+      beginUndoGrouping()
+      openGroups[openGroups.count - 1].entries.append(.action(action))
+      isEventGroupOpen = true
+      Task { @MainActor [weak self] in self?.closeEventGroup() }
+    } else if openGroups.isEmpty {
       // Outside an explicit group: this registration is a step of its own.
       beginUndoGrouping()
       openGroups[openGroups.count - 1].entries.append(.action(action))
@@ -106,6 +114,31 @@ public final class UndoManager {
     } else {
       openGroups[openGroups.count - 1].entries.append(.action(action))
     }
+  }
+
+  /// Whether a registration outside an explicit group opens a group that closes at the end
+  /// of the current main-actor turn (Apple's `groupsByEvent`, where the group closes at the end
+  /// of the run-loop event). `false` by default in Quire: each such registration is its own
+  /// step, which is what an ed-style command loop or a test wants; set it `true` for Apple's
+  /// behaviour.
+  public var groupsByEvent = false
+  private var isEventGroupOpen = false
+  /// The run-loop modes set through `runLoopModes`, by raw name.
+  var runLoopModeNames: [String] = ["kCFRunLoopDefaultMode"]
+  /// Whether the next step to undo or redo was marked discardable (``setActionIsDiscardable(_:)``).
+  public private(set) var undoActionIsDiscardable = false
+  public private(set) var redoActionIsDiscardable = false
+
+  /// Marks the step being built as discardable (it changes nothing the user would save),
+  /// as Apple's `setActionIsDiscardable(_:)`.
+  public func setActionIsDiscardable(_ discardable: Bool) {
+    if isUndoing { redoActionIsDiscardable = discardable } else { undoActionIsDiscardable = discardable }
+  }
+
+  private func closeEventGroup() {
+    guard isEventGroupOpen else { return }
+    isEventGroupOpen = false
+    if openGroups.count == 1 { endUndoGrouping() }
   }
 
   /// Whether registrations are recorded (``disableUndoRegistration()`` turns them off).
@@ -171,6 +204,7 @@ public final class UndoManager {
   /// it does nothing.
   public func undo() {
     guard openGroups.count <= 1, !isUndoing, !isRedoing else { return }
+    isEventGroupOpen = false
     if openGroups.count == 1 { endUndoGrouping() }
     guard let group = undoStack.popLast() else { return }
     notify(.willUndoChange)

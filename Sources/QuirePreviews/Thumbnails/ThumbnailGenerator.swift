@@ -1,4 +1,5 @@
 public import Foundation
+public import QuireCoordination
 public import QuireFormats
 public import QuireTypes
 
@@ -11,6 +12,15 @@ public struct ThumbnailGenerator: Sendable {
   public let providers: ThumbnailProviderRegistry
   /// The types known for identifying files.
   public let types: TypeRegistry
+
+  /// Where open documents are coordinated: a file that a presenter presents there (a document
+  /// open in any Quire process of the user) is drawn inside a coordinated read, so the
+  /// thumbnail waits for a save under way instead of drawing a package half swapped. `nil`
+  /// never coordinates. Files nobody presents are read directly: a batch of thousands of
+  /// files leaves no lock files behind.
+  public var coordinationLocation: CoordinationLocation? = .default
+  /// How long a thumbnail of an open document waits for a writer before drawing anyway.
+  public var coordinationTimeout: Duration = .seconds(10)
 
   /// Makes a generator over `providers` (Quire's own by default).
   public init(providers: ThumbnailProviderRegistry = .makeDefault(), types: TypeRegistry = .shared) {
@@ -33,7 +43,21 @@ public struct ThumbnailGenerator: Sendable {
         "No thumbnail provider handles \(QuireError.name(request.fileURL)) (type \(request.contentType.identifier)). Quire draws Markdown, plain text and PDF.",
         url: request.fileURL)
     }
-    return try provider.makeThumbnail(for: request)
+    guard let location = coordinationLocation, FileCoordinator.isItemPresented(at: request.fileURL, location: location) else {
+      return try provider.makeThumbnail(for: request)
+    }
+    // Draw what is on disk (`withoutChanges`: the document is not asked to save first), once no
+    // coordinated writer holds it. A writer that holds it too long, or a coordination folder
+    // that cannot be used, does not cost the thumbnail: it is drawn as the file is.
+    let drawn: Result<Bitmap, any Error>
+    do {
+      drawn = try FileCoordinator(location: location).coordinate(
+        readingItemAt: request.fileURL, options: .withoutChanges, timeout: coordinationTimeout
+      ) { _ in Result { try provider.makeThumbnail(for: request) } }
+    } catch {
+      return try provider.makeThumbnail(for: request)
+    }
+    return try drawn.get()
   }
 
   /// The type of the file at `url`: from its filename extension, else from its first bytes

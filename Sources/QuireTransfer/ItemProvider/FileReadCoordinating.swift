@@ -1,4 +1,5 @@
 public import Foundation
+public import QuireCoordination
 import QuireTypes
 
 #if canImport(Glibc)
@@ -8,9 +9,13 @@ import QuireTypes
 /// How an item provider reads a file that a representation hands it, so that no
 /// coordinated writer changes the file half-way through the read.
 ///
-/// The default, ``LockingFileReadCoordinator``, takes a shared `flock(2)` on the file itself.
-/// The file coordinator of `QuireCoordination` adopts this protocol to plug in its
-/// reader/writer exclusion with hierarchy and presenters.
+/// The default is `QuireCoordination`'s ``FileCoordinator`` (conforming below): the read is a
+/// coordinated read, so it waits while any process of the user holds a coordinated write of
+/// the file or a folder above it (a `Document` saving, a `FileCoordinator` writer), and asks
+/// the file's presenters to save first, as `NSItemProvider` file loads coordinate with
+/// `NSFileCoordinator` on Apple's platforms. Pasteboard files read through their provider's
+/// coordinator too. Another conformance is for tests, or for an embedder with its own
+/// locking.
 public protocol FileReadCoordinating: Sendable {
   /// Runs `body` with `url` while coordinated writers of the file are kept out.
   ///
@@ -25,31 +30,25 @@ public protocol FileReadCoordinating: Sendable {
   ) throws -> Result
 }
 
-/// Reads a file under a shared `flock(2)` lock on the file itself: writers that take the
-/// exclusive lock (as Quire's safe save does) are waited for; other readers are not.
-public struct LockingFileReadCoordinator: FileReadCoordinating {
-  public init() {}
-
+/// Item providers read files as coordinated readers: they wait for Quire's coordinated
+/// writers (in this process or another) and for nobody else.
+extension FileCoordinator: FileReadCoordinating {
   public func coordinateReading<Result>(
     itemAt url: URL, timeout: Duration, _ body: (URL) throws -> Result
   ) throws -> Result {
-    let fd: Int32
-    switch Syscalls.open(url.path, O_RDONLY) {
-    case .success(let opened): fd = opened
-    case .failure(let error): throw TransferErrors.opening(url, error)
+    // A symbolic link is refused, not followed: the check comes before the lock, and the body
+    // opens with O_NOFOLLOW as well.
+    var info = stat()
+    if lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+      throw TransferErrors.opening(url, SystemCallError(call: "lstat", code: ELOOP))
     }
-    defer { Syscalls.close(fd) }
-    if case .failure(let error) = Syscalls.lock(fd, exclusive: false, deadline: .now + timeout) {
-      if error.code == EWOULDBLOCK {
-        throw QuireError(
-          .timedOut,
-          "Cannot read \(QuireError.name(url)): another program kept it locked for writing for \(timeout). Try again when it has finished saving.",
-          url: url, cause: error)
-      }
-      throw QuireError(.systemCallFailed, "Cannot lock \(QuireError.name(url)) for reading.", url: url, cause: error)
+    do {
+      return try coordinate(readingItemAt: url, options: [], timeout: timeout, byAccessor: body)
+    } catch let error as QuireError where error.code == .timedOut {
+      throw QuireError(
+        .timedOut, "Cannot read \(QuireError.name(url)): another program kept it locked for writing for \(timeout). Try again when it has finished saving.",
+        url: url, cause: error)
     }
-    defer { Syscalls.unlock(fd) }
-    return try body(url)
   }
 }
 

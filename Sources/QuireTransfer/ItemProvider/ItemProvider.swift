@@ -1,4 +1,5 @@
 public import Foundation
+public import QuireCoordination
 public import QuireTypes
 import Synchronization
 
@@ -69,10 +70,11 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   ///
   /// - Parameters:
   ///   - suggestedName: A name for the item when it becomes a file, e.g. "Meeting notes".
-  ///   - fileReadCoordinator: How files are read; the default takes a shared `flock(2)`.
+  ///   - fileReadCoordinator: How files are read; the default is a `FileCoordinator` (at
+  ///     `$XDG_RUNTIME_DIR`), so loads wait for Quire's coordinated writers.
   public init(
     suggestedName: String? = nil,
-    fileReadCoordinator: any FileReadCoordinating = LockingFileReadCoordinator()
+    fileReadCoordinator: any FileReadCoordinating = FileCoordinator()
   ) {
     settings = Mutex(Settings(suggestedName: suggestedName))
     self.fileReadCoordinator = fileReadCoordinator

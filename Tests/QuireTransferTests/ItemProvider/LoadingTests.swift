@@ -1,4 +1,5 @@
 import Foundation
+import QuireCoordination
 import QuireTestSupport
 import QuireTransfer
 import QuireTypes
@@ -70,22 +71,30 @@ final class LoadingTests {
     }
   }
 
-  @Test func fileReadsWaitForACoordinatedWriter() async throws {
-    let file = try folder.write("first", to: "busy.txt")
-    // A writer holds the exclusive lock and replaces the contents before letting go.
-    let writer = open(file.path, O_RDWR)
-    #expect(flock(writer, LOCK_EX) == 0)
+  @Test func fileReadsWaitForAnotherProcesssCoordinatedWrite() async throws {
+    let file = try folder.write("before\n", to: "busy.txt")
+    // Another process holds a coordinated write of the file (at the default location, which
+    // the provider's default coordinator uses too), with half its new contents written.
+    guard let holder = try CoordinationHelper(["hold-write-until-input", file.path]) else { return }
+    defer { holder.end() }
+    #expect(await holder.waitForLine("holding"))
     let provider = ItemProvider(contentsOf: file)
     let result = Box<Data?>(nil)
     provider.loadDataRepresentation(for: .plainText) { data, _ in result.set(data) }
-    try await Task.sleep(for: .milliseconds(150))
-    #expect(result.current == nil, "the read went through the writer's lock")
-    _ = ftruncate(writer, 0)
-    _ = pwrite(writer, "second", 6, 0)
-    flock(writer, LOCK_UN)
-    close(writer)
+    // The load waits in the lock's queue: a probe reader finds an access queued ahead of it.
+    let queued = await eventually {
+      do {
+        try FileCoordinator().coordinate(readingItemAt: file, timeout: .milliseconds(20)) { _ in }
+        return false
+      } catch {
+        return (error as? QuireError)?.reason.contains("queued ahead") == true
+      }
+    }
+    #expect(queued, "the load did not wait for the writer")
+    #expect(result.current == nil, "the load read while another process was writing")
+    holder.send("finish")
     #expect(await eventually { result.current != nil })
-    #expect(result.current == Data("second".utf8))
+    #expect(result.current == Data("complete\n".utf8))
   }
 
   @Test func aPluggedInCoordinatorIsUsedForFileReads() async throws {

@@ -1,0 +1,237 @@
+// Apple's names for QuireTransfer: compatibility surface, so code written for NSItemProvider
+// and UIPasteboard compiles unchanged. See the "Porting from Apple's frameworks" article.
+// Images (UIImage/NSImage) and views are not here: Linux has no UIKit or AppKit.
+public import Foundation
+public import QuireTypes
+import Synchronization
+
+/// Foundation's `NSItemProvider`: Quire's ``ItemProvider``.
+public typealias NSItemProvider = ItemProvider
+/// Foundation's `NSItemProviderReading`: Quire's ``ItemProviderReading``.
+public typealias NSItemProviderReading = ItemProviderReading
+/// Foundation's `NSItemProviderWriting`: Quire's ``ItemProviderWriting``.
+public typealias NSItemProviderWriting = ItemProviderWriting
+
+extension ItemProvider {
+  /// Apple's completion for ``loadItem(forTypeIdentifier:options:completionHandler:)``.
+  public typealias CompletionHandler = @Sendable ((any NSSecureCoding)?, (any Error)?) -> Void
+
+  /// A provider of one item, as Apple's `init(item:typeIdentifier:)`: a `String` as text, a
+  /// `URL` as a URL (and its file, for a file URL), `Data` as bytes of `typeIdentifier`.
+  public convenience init(item: Any?, typeIdentifier: String?) {
+    self.init()
+    switch item {
+    case let string as String:
+      registerObject(string, visibility: .all)
+    case let url as URL:
+      if url.isFileURL, let type = typeIdentifier.flatMap(UTType.init) ?? UTType(filenameExtension: url.pathExtension) {
+        registerFileRepresentation(for: type, fileURL: url)
+      }
+      registerObject(url, visibility: .all)
+    case let data as Data:
+      let identifier = typeIdentifier ?? UTType.data.identifier
+      registerDataRepresentation(forTypeIdentifier: identifier) { data }
+    default:
+      break
+    }
+  }
+
+  /// Loads the item as `typeIdentifier` and delivers it as Apple does: a URL type as `NSURL`,
+  /// a text type as `NSString`, anything else as `NSData`.
+  @discardableResult
+  public func loadItem(forTypeIdentifier typeIdentifier: String, options: [AnyHashable: Any]? = nil, completionHandler: CompletionHandler? = nil)
+    -> Progress
+  {
+    let type = UTType(typeIdentifier)
+    return loadDataRepresentation(forTypeIdentifier: typeIdentifier) { data, error in
+      guard let data else { return completionHandler?(nil, error) ?? () }
+      if let type, type.conforms(to: .url), let url = URL(dataRepresentation: data, relativeTo: nil) {
+        completionHandler?(url as NSURL, nil)
+      } else if let type, type.conforms(to: .text), let text = String(data: data, encoding: .utf8) {
+        completionHandler?(NSString(string: text), nil)
+      } else {
+        completionHandler?(NSData(data: data), nil)
+      }
+    }
+  }
+}
+
+/// UIKit's `UIPasteboard`, over Quire's ``Pasteboard`` (shared between the processes of the
+/// user). Apple's properties are synchronous: reading one waits for the item to load (at
+/// most the providers' ``ItemProvider/loadTimeout``), so read them off the main actor when
+/// another process may be slow to deliver.
+public final class UIPasteboard: @unchecked Sendable {
+  // @unchecked: the only stored property is a `let` of a Sendable type.
+  /// The pasteboard underneath; nil only when no pasteboard folder at all could be used
+  /// (then reads give nothing and writes do nothing).
+  public let pasteboard: Pasteboard?
+
+  /// UIKit's `UIPasteboard.Name`.
+  public struct Name: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The general pasteboard.
+    public static let general = Name(rawValue: Pasteboard.generalName)
+  }
+
+  private init(_ pasteboard: Pasteboard?) { self.pasteboard = pasteboard }
+
+  /// The general pasteboard. When the user's pasteboard folder cannot be used (another
+  /// user's, a symbolic link), this process gets a private one and says so on standard error.
+  public static var general: UIPasteboard {
+    if let shared = try? Pasteboard.general() { return UIPasteboard(shared) }
+    FileHandle.standardError.write(Data("quire: the general pasteboard's folder cannot be used; this process uses a private one.\n".utf8))
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("quire-private-pasteboards-\(getpid())")
+    try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    return UIPasteboard(try? Pasteboard(name: Pasteboard.generalName, rootFolder: root))
+  }
+
+  /// The pasteboard named `name` (made when `create` is true), or nil.
+  public init?(name: Name, create: Bool) {
+    guard let made = try? Pasteboard(name: name.rawValue) else { return nil }
+    pasteboard = made
+  }
+
+  /// A new pasteboard with a unique name.
+  public class func withUniqueName() -> UIPasteboard {
+    UIPasteboard(name: Name("unique-\(UUID().uuidString)"), create: true) ?? .general
+  }
+
+  /// The pasteboard's name.
+  public var name: Name { Name(pasteboard?.name ?? Pasteboard.generalName) }
+
+  /// Changes since the pasteboard was made.
+  public var changeCount: Int { (try? pasteboard?.changeCount) ?? 0 }
+
+  /// The items, as providers.
+  public var itemProviders: [NSItemProvider] {
+    get { (try? pasteboard?.itemProviders) ?? [] }
+    set { try? pasteboard?.setItemProviders(newValue) }
+  }
+
+  /// Replaces the items.
+  public func setItemProviders(_ itemProviders: [NSItemProvider], localOnly: Bool, expirationDate: Date?) {
+    try? pasteboard?.setItemProviders(itemProviders, localOnly: localOnly, expirationDate: expirationDate)
+  }
+
+  /// Replaces the items with `objects`.
+  public func setObjects<T: NSItemProviderWriting>(_ objects: [T]) {
+    try? pasteboard?.setObjects(objects)
+  }
+
+  /// How many items there are.
+  public var numberOfItems: Int { itemProviders.count }
+
+  /// The types of the first item.
+  public var types: [String] { (try? pasteboard?.types) ?? [] }
+
+  /// Whether the first item has one of `pasteboardTypes`.
+  public func contains(pasteboardTypes: [String]) -> Bool {
+    guard let first = itemProviders.first else { return false }
+    return pasteboardTypes.contains { first.hasItemConformingToTypeIdentifier($0) }
+  }
+
+  /// The first item's bytes as `pasteboardType`.
+  public func data(forPasteboardType pasteboardType: String) -> Data? {
+    guard let first = itemProviders.first else { return nil }
+    return Self.wait { done in first.loadDataRepresentation(forTypeIdentifier: pasteboardType) { data, _ in done(data) } }
+  }
+
+  /// Replaces the items with one item of `data` as `pasteboardType`.
+  public func setData(_ data: Data, forPasteboardType pasteboardType: String) {
+    let provider = NSItemProvider()
+    provider.registerDataRepresentation(forTypeIdentifier: pasteboardType) { data }
+    itemProviders = [provider]
+  }
+
+  /// Replaces the items with one item of `value` (a `String`, `URL` or `Data`) as `pasteboardType`.
+  public func setValue(_ value: Any, forPasteboardType pasteboardType: String) {
+    itemProviders = [NSItemProvider(item: value, typeIdentifier: pasteboardType)]
+  }
+
+  /// The text of the first item that has some; setting it replaces the items.
+  public var string: String? {
+    get { strings?.first }
+    set {
+      if let newValue { try? pasteboard?.setString(newValue) } else { try? pasteboard?.clear() }
+    }
+  }
+
+  /// The text of every item that has some; setting it replaces the items.
+  public var strings: [String]? {
+    get {
+      let texts = itemProviders.filter { $0.canLoadObject(ofClass: String.self) }.compactMap { provider in
+        Self.wait { done in provider.loadObject(ofClass: String.self) { text, _ in done(text) } }
+      }
+      return texts.isEmpty ? nil : texts
+    }
+    set { try? pasteboard?.setObjects(newValue ?? []) }
+  }
+
+  /// The URL of the first item that has one; setting it replaces the items.
+  public var url: URL? {
+    get { urls?.first }
+    set { try? pasteboard?.setObjects(newValue.map { [$0] } ?? []) }
+  }
+
+  /// The URLs of the items that have one; setting it replaces the items.
+  public var urls: [URL]? {
+    get {
+      let found = itemProviders.filter { $0.canLoadObject(ofClass: URL.self) }.compactMap { provider in
+        Self.wait { done in provider.loadObject(ofClass: URL.self) { url, _ in done(url) } }
+      }
+      return found.isEmpty ? nil : found
+    }
+    set { try? pasteboard?.setObjects(newValue ?? []) }
+  }
+
+  /// Whether some item has text.
+  public var hasStrings: Bool { (try? pasteboard?.hasStrings) ?? false }
+  /// Whether some item has a URL.
+  public var hasURLs: Bool { itemProviders.contains { $0.canLoadObject(ofClass: URL.self) } }
+
+  /// The items as type identifier → value (`Data`), as UIKit's `items`; setting it replaces
+  /// the items (values may be `String`, `URL` or `Data`).
+  public var items: [[String: Any]] {
+    get {
+      itemProviders.map { provider in
+        var item: [String: Any] = [:]
+        for type in provider.registeredTypeIdentifiers {
+          if let data = Self.wait({ done in provider.loadDataRepresentation(forTypeIdentifier: type) { data, _ in done(data) } }) {
+            item[type] = data
+          }
+        }
+        return item
+      }
+    }
+    set {
+      itemProviders = newValue.map { item in
+        let provider = NSItemProvider()
+        for (type, value) in item {
+          let data: Data? =
+            switch value {
+            case let data as Data: data
+            case let string as String: Data(string.utf8)
+            case let url as URL: url.dataRepresentation
+            default: nil
+            }
+          if let data { provider.registerDataRepresentation(forTypeIdentifier: type) { data } }
+        }
+        return provider
+      }
+    }
+  }
+
+  /// Waits for a completion-handler load on another thread (the loads run off this one).
+  private static func wait<T: Sendable>(_ start: (@escaping @Sendable (T?) -> Void) -> Void) -> T? {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    start { value in
+      result.withLock { $0 = value }
+      done.signal()
+    }
+    _ = done.wait(timeout: .now() + 60)
+    return result.withLock { $0 }
+  }
+}

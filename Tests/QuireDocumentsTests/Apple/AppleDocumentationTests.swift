@@ -1,0 +1,223 @@
+// Written from Apple's documentation (UIDocument, NSFileVersion, PDFKit, UndoManager), not
+// from Quire's own API: each test uses the calls as Apple's docs show them.
+import Foundation
+import QuireCoordination
+import QuireDocuments
+import QuireFormats
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+/// The subclass of the "Document-Based App Programming Guide for iOS" (Listing 4-1/4-2):
+/// String type names, contents returned as `Any`.
+final class MyDocument: UIDocument {
+  var userText: String? = ""
+
+  override func contents(forType typeName: String) throws -> Any {
+    if let content = userText {
+      let length = content.lengthOfBytes(using: .utf8)
+      return NSData(bytes: content, length: length)
+    } else {
+      return Data()
+    }
+  }
+
+  override func load(fromContents contents: Any, ofType typeName: String?) throws {
+    if let userContent = contents as? Data {
+      userText = String(data: userContent, encoding: .utf8)
+    }
+  }
+}
+
+/// A package document (UIDocument with a FileWrapper), as Apple's guide shows for
+/// documents made of several files.
+final class NotesPackage: UIDocument {
+  var text = ""
+  var image = Data()
+
+  override func contents(forType typeName: String) throws -> Any {
+    let wrapper = FileWrapper(directoryWithFileWrappers: [:])
+    wrapper.addRegularFile(withContents: Data(text.utf8), preferredFilename: "text.txt")
+    wrapper.addRegularFile(withContents: image, preferredFilename: "image.bin")
+    return wrapper
+  }
+
+  override func load(fromContents contents: Any, ofType typeName: String?) throws {
+    guard let wrapper = contents as? FileWrapper, let children = wrapper.fileWrappers else { return }
+    text = (children["text.txt"]?.regularFileContents).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    image = children["image.bin"]?.regularFileContents ?? Data()
+  }
+}
+
+@Suite("Apple's documentation: UIDocument, NSFileVersion, PDFKit, UndoManager")
+@MainActor
+final class AppleDocumentationTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-apple-docs") }
+  deinit { folder.remove() }
+
+  /// Turns a completion-handler call into a value.
+  private func result(_ start: (@escaping @MainActor (Bool) -> Void) -> Void) async -> Bool {
+    await withCheckedContinuation { continuation in start { continuation.resume(returning: $0) } }
+  }
+
+  @Test func aUIDocumentSubclassCreatesOpensEditsAndCloses() async throws {
+    let url = folder.file("note.txt")
+    final class States: @unchecked Sendable { var all: [UIDocument.State] = [] }  // written on the main actor only
+    let states = States()
+    let document = MyDocument(fileURL: url)
+    let observer = NotificationCenter.default.addObserver(forName: UIDocument.stateChangedNotification, object: document, queue: nil) { _ in
+      MainActor.assumeIsolated { states.all.append(document.documentState) }
+    }
+    defer { NotificationCenter.default.removeObserver(observer) }
+    document.userText = "Hello from UIDocument"
+    let created = await result { document.save(to: url, for: .forCreating, completionHandler: $0) }
+    #expect(created, "\(document.lastError.map { "\($0)" } ?? "")")
+    #expect(document.documentState == .normal)
+    #expect(states.all.contains(.normal))
+    #expect(document.fileModificationDate != nil)
+    #expect(try String(contentsOf: url, encoding: .utf8) == "Hello from UIDocument")
+    // Saving for creating again refuses: the file exists.
+    let second = MyDocument(fileURL: url)
+    #expect(await result { second.save(to: url, for: .forCreating, completionHandler: $0) } == false)
+
+    document.userText = "Edited"
+    document.updateChangeCount(.done)
+    #expect(document.hasUnsavedChanges)
+    #expect(await result { document.close(completionHandler: $0) })
+    #expect(document.documentState.contains(.closed))
+    #expect(try String(contentsOf: url, encoding: .utf8) == "Edited")
+
+    let reopened = MyDocument(fileURL: url)
+    #expect(await result { reopened.open(completionHandler: $0) })
+    #expect(reopened.userText == "Edited")
+    if await reopened.open() {}  // already open: still true
+    #expect(await reopened.close())
+  }
+
+  @Test func aFileWrapperDocumentIsSavedAsAPackage() async throws {
+    let type = UTType(exportedAs: "org.quire.test.notes-package", conformingTo: .package)
+    let url = folder.file("notes.notespkg")
+    let document = NotesPackage(fileURL: url, fileType: type)
+    document.text = "text"
+    document.image = Data([1, 2, 3])
+    #expect(await document.save(to: url, for: .forCreating))
+    var isFolder: ObjCBool = false
+    #expect(FileManager.default.fileExists(atPath: url.appendingPathComponent("text.txt").path, isDirectory: &isFolder) && !isFolder.boolValue)
+    #expect(await document.close())
+    let reopened = NotesPackage(fileURL: url, fileType: type)
+    let opened: Bool = await reopened.open()
+    #expect(opened)
+    #expect(reopened.text == "text" && reopened.image == Data([1, 2, 3]))
+    #expect(await reopened.close())
+  }
+
+  @Test func aConflictIsResolvedWithNSFileVersionAsAppleShows() async throws {
+    let url = try folder.write("base\n", to: "conflict.txt")
+    let document = MyDocument(fileURL: url)
+    document.autosavePolicy = nil
+    let opened: Bool = await document.open()
+    #expect(opened)
+    document.userText = "mine\n"
+    document.updateChangeCount(.done)
+    // Another writer saves the file (coordinated, as another app would).
+    try await NSFileCoordinator().coordinate(writingItemAt: url) { url in try Data("theirs\n".utf8).write(to: url) }
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !document.documentState.contains(.inConflict) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(document.documentState.contains(.inConflict))
+
+    // Apple's pattern: pick the conflict version, replace the item with it, mark resolved,
+    // remove the other versions.
+    let conflicts = try #require(NSFileVersion.unresolvedConflictVersionsOfItem(at: url))
+    #expect(conflicts.count == 1)
+    #expect(conflicts[0].isConflict && !conflicts[0].isResolved)
+    #expect(NSFileVersion.currentVersionOfItem(at: url)?.url == url.standardizedFileURL)
+    try conflicts[0].replaceItem(at: url, options: [])
+    for version in conflicts { version.isResolved = true }
+    try NSFileVersion.removeOtherVersionsOfItem(at: url)
+    #expect(!document.documentState.contains(.inConflict))
+    #expect(document.userText == "theirs\n")
+    #expect(NSFileVersion.unresolvedConflictVersionsOfItem(at: url)?.isEmpty == true)
+    #expect(await document.close())
+  }
+
+  @Test func pdfKitPageEdits() throws {
+    let url = folder.file("three.pdf")
+    let writer = try PDFWriter(url: url)
+    writer.setTitle("PDFKit test")
+    for number in 1...3 { try writer.addPage(markup: "PAGE\(number) marker") }
+    writer.addOutlineEntry("Chapter", page: 1)
+    try writer.finish()
+    let other = folder.file("other.pdf")
+    let otherWriter = try PDFWriter(url: other)
+    try otherWriter.addPage(markup: "OTHER1 marker")
+    try otherWriter.finish()
+
+    let document = try #require(PDFDocument(data: try Data(contentsOf: url)))
+    let extra = try #require(PDFDocument(data: try Data(contentsOf: other)))
+    #expect(document.pageCount == 3)
+    let first = try #require(document.page(at: 0))
+    #expect(first.string?.contains("PAGE1") == true)
+    #expect(document.index(for: first) == 0)
+    #expect(document.page(at: 3) == nil)
+    // Remove the second page, put the other document's page first, swap the last two,
+    // and turn the first page of the original a quarter.
+    // PDFKit's removePage/exchangePage do not throw; Quire's say why they fail (write `try`).
+    try document.removePage(at: 1)
+    document.insert(try #require(extra.page(at: 0)), at: 0)
+    try document.exchangePage(at: 1, withPageAt: 2)
+    first.rotation = 90
+    #expect(document.pageCount == 3)
+    let data = try #require(document.dataRepresentation())
+    let saved = try #require(PDFDocument(data: data))
+    let words = (0..<saved.pageCount).compactMap { saved.page(at: $0)?.string?.components(separatedBy: .whitespacesAndNewlines).first }
+    #expect(words == ["OTHER1", "PAGE3", "PAGE1"])
+    #expect(saved.page(at: 2)?.rotation == 90)
+    // The turned page shows its sides swapped.
+    let upright = try #require(saved.page(at: 1)?.bounds(for: .cropBox))
+    let turned = try #require(saved.page(at: 2)?.bounds(for: .cropBox))
+    #expect(turned.width == upright.height && turned.height == upright.width)
+    #expect(document.outlineRoot?.child(at: 0)?.label == "Chapter")
+    #expect(document.documentAttributes?[PDFDocumentAttribute.titleAttribute.rawValue] as? String == "PDFKit test")
+    #expect(document.findString("page3", withOptions: .caseInsensitive).map(\.pageIndex) == [1])
+    let written = folder.file("written.pdf")
+    let wrote: Bool = document.write(to: written)
+    #expect(wrote)
+  }
+
+  @Test func undoManagerAsAppleDocumentsIt() async throws {
+    final class Counter { var value = 0 }
+    let counter = Counter()
+    let undoManager = UndoManager()
+    undoManager.groupsByEvent = true
+    func increment() {
+      counter.value += 1
+      undoManager.registerUndo(withTarget: counter) { $0.value -= 1 }
+    }
+    increment()
+    increment()
+    undoManager.setActionName("Increment")
+    // Quire closes the event group at the end of the main-actor turn.
+    await Task.yield()
+    try await Task.sleep(for: .milliseconds(1))
+    #expect(undoManager.groupingLevel == 0)
+    #expect(undoManager.undoMenuItemTitle == "Undo Increment")
+    #expect(undoManager.undoMenuTitle(forUndoActionName: "Typing") == "Undo Typing")
+    #expect(undoManager.redoMenuTitle(forUndoActionName: "") == "Redo")
+    undoManager.undo()
+    #expect(counter.value == 0)  // both increments were one step
+    undoManager.setActionIsDiscardable(true)
+    #expect(undoManager.undoActionIsDiscardable)
+    undoManager.runLoopModes = [.default]
+    #expect(undoManager.runLoopModes == [.default])
+  }
+
+  @Test func exportedAndImportedTypes() {
+    let exported = UTType(exportedAs: "org.quire.test.exported")
+    #expect(exported.identifier == "org.quire.test.exported")
+    #expect(exported.conforms(to: .data))
+    let imported = UTType(importedAs: "org.quire.test.imported", conformingTo: .text)
+    #expect(imported.conforms(to: .text))
+    #expect(UTType(exportedAs: "public.plain-text") == .plainText)
+  }
+}

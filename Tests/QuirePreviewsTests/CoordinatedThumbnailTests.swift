@@ -1,0 +1,99 @@
+import Foundation
+import QuireCoordination
+import QuireFormats
+import QuirePreviews
+import QuireTestSupport
+import QuireTypes
+import Synchronization
+import Testing
+
+/// A provider that records what the file held when it drew.
+private final class RecordingProvider: ThumbnailProvider {
+  let seen = Mutex<[String]>([])
+  func makeThumbnail(for request: ThumbnailRequest) throws -> Bitmap {
+    let text = (try? String(contentsOf: request.fileURL, encoding: .utf8)) ?? ""
+    seen.withLock { $0.append(text) }
+    return try Bitmap(width: request.pixelSize, height: request.pixelSize, background: Color(red: 1, green: 1, blue: 1))
+  }
+}
+
+/// Stands for a document that has the file open.
+private final class OpenDocumentPresenter: FilePresenter {
+  let presentedItemURL: URL?
+  init(_ url: URL) { presentedItemURL = url }
+}
+
+@Suite("Thumbnails of open documents coordinate")
+final class CoordinatedThumbnailTests {
+  let folder: TemporaryFolder
+  let location: CoordinationLocation
+  init() throws {
+    folder = try TemporaryFolder(prefix: "quire-coordinated-thumbnail")
+    let runtime = folder.file("run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    location = CoordinationLocation(runtimeFolder: runtime)
+  }
+  deinit { folder.remove() }
+
+  @Test func aThumbnailOfAnOpenDocumentWaitsForItsSave() async throws {
+    let url = try folder.write("before\n", to: "open.txt")
+    let presenter = OpenDocumentPresenter(url)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    #expect(FileCoordinator.isItemPresented(at: url, location: location))
+
+    // A save holds the file, half written, until told to finish.
+    let finish = DispatchSemaphore(value: 0)
+    let holding = DispatchSemaphore(value: 0)
+    let location = location
+    Thread.detachNewThread {
+      try? FileCoordinator(location: location).coordinate(writingItemAt: url) { url in
+        try Data("half".utf8).write(to: url)
+        holding.signal()
+        finish.wait()
+        try Data("complete\n".utf8).write(to: url)
+      }
+    }
+    holding.wait()
+    let provider = RecordingProvider()
+    let providers = ThumbnailProviderRegistry()
+    providers.register(provider, for: [.plainText])
+    var generator = ThumbnailGenerator(providers: providers)
+    generator.coordinationLocation = location
+    let done = Mutex(false)
+    Thread.detachNewThread { [generator] in
+      _ = try? generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: .plainText, maximumSize: 16))
+      done.withLock { $0 = true }
+    }
+    // The thumbnail waits in the lock's queue: a probe reader finds an access queued ahead.
+    var queued = false
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !queued && ContinuousClock.now < deadline {
+      do {
+        try await FileCoordinator(location: location).coordinate(readingItemAt: url, timeout: .milliseconds(20)) { _ in }
+      } catch {
+        queued = (error as? QuireError)?.reason.contains("queued ahead") == true
+      }
+    }
+    #expect(queued, "the thumbnail did not wait for the save")
+    #expect(provider.seen.withLock { $0 }.isEmpty, "the thumbnail was drawn during the save")
+    finish.signal()
+    while !done.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(provider.seen.withLock { $0 } == ["complete\n"])
+  }
+
+  @Test func aFileNobodyPresentsIsDrawnWithoutCoordination() throws {
+    let url = try folder.write("closed\n", to: "closed.txt")
+    #expect(!FileCoordinator.isItemPresented(at: url, location: location))
+    let provider = RecordingProvider()
+    let providers = ThumbnailProviderRegistry()
+    providers.register(provider, for: [.plainText])
+    var generator = ThumbnailGenerator(providers: providers)
+    generator.coordinationLocation = location
+    _ = try generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: .plainText, maximumSize: 16))
+    #expect(provider.seen.withLock { $0 } == ["closed\n"])
+    // No lock file was made for it.
+    let locks = (try? FileManager.default.contentsOfDirectory(atPath: location.runtimeFolder.path + "/quire/locks")) ?? []
+    #expect(locks.isEmpty)
+  }
+}
