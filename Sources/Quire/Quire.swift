@@ -1,7 +1,7 @@
-@_exported public import QuireBrowser
 // Foundation too, as UIKit and AppKit bring it: code ported with `import Quire` in place of
 // `import UIKit` finds URL, Data and NSObject as before.
 @_exported public import Foundation
+@_exported public import QuireBrowser
 @_exported public import QuireCoordination
 @_exported public import QuireDocuments
 @_exported public import QuireFormats

@@ -57,6 +57,8 @@ final class EditingRoom {
     let document: PlainTextDocument
     let presenter: DocumentPresenter
     var revision = 0
+    /// The text the page was last given; a different text after a change on disk is a reload.
+    var knownText = ""
     var observation: ObservationToken?
     init(document: PlainTextDocument, presenter: DocumentPresenter) {
       self.document = document
@@ -191,19 +193,20 @@ final class EditingRoom {
 
   // MARK: Changes from elsewhere
 
+  /// The file changed elsewhere. The document itself presents its file too (and may have
+  /// reloaded or gone in conflict before this runs), so what the page is told comes from the
+  /// document's text and state afterwards, not from which check noticed.
   private func fileChanged(doc: String) async {
     guard let entry = open[doc] else { return }
-    let change: Document.DiskChange
-    do { change = try await entry.document.checkForChangesOnDisk() } catch { return }
-    switch change {
-    case .unchanged: return
-    case .reloaded:
+    let wasInConflict = entry.document.documentState.contains(.inConflict)
+    let change = try? await entry.document.checkForChangesOnDisk()
+    if change == .deleted {
+      publish(doc: doc, event: "deleted")
+    } else if entry.document.documentState.contains(.inConflict) {
+      if !wasInConflict || change == .conflict { publish(doc: doc, event: "conflict") }
+    } else if entry.document.text != entry.knownText {
       entry.revision += 1
       publish(doc: doc, event: "reloaded")
-    case .conflict:
-      publish(doc: doc, event: "conflict")
-    case .deleted:
-      publish(doc: doc, event: "deleted")
     }
   }
 
@@ -242,6 +245,7 @@ final class EditingRoom {
 
   private func state(_ doc: String, _ entry: Entry) -> EditorState {
     let document = entry.document
+    entry.knownText = document.text
     let theirs = document.conflictVersion.map { String(decoding: $0.contents, as: UTF8.self) }
     return EditorState(
       id: doc, doc: reference(document.fileURL) ?? doc, name: document.fileURL.lastPathComponent, text: document.text, revision: entry.revision,
@@ -252,10 +256,9 @@ final class EditingRoom {
   }
 }
 
-/// Presents an open document's file and passes what it hears to the editing room.
-///
-/// The document layer's ``Document`` answers these messages itself once it is a presenter of
-/// its own; until then this one calls its check for changes on disk.
+/// Presents an open document's file and passes what it hears to the editing room, which
+/// tells the page. The ``Document`` presents its file too and settles reloads and conflicts
+/// itself; this presenter only makes sure the page hears of them at once.
 final class DocumentPresenter: FilePresenter {
   private let state: Mutex<(url: URL, onChange: (@Sendable () -> Void)?, onMove: (@Sendable (URL) -> Void)?, onDelete: (@Sendable () -> Void)?)>
 
