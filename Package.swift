@@ -31,6 +31,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+    // `quire serve`: the document browser as a local web page (HTTP/1.1 on SwiftNIO).
+    .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     // SQLite (the system's libsqlite3, with FTS5) for the browser's full-text search index.
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
   ],
@@ -118,9 +122,20 @@ let package = Package(
       ],
       swiftSettings: swiftSettings),
     .target(
+      name: "QuireServer",
+      dependencies: [
+        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireBrowser",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      // The page's files, compiled into the binary (scripts/install ships one file).
+      resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/app.css")],
+      swiftSettings: swiftSettings),
+    .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "QuireTypes", "CEdit", "CQuireSystem",
+        "Quire", "QuireTypes", "CEdit", "CQuireSystem", "QuireServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -151,6 +166,8 @@ let package = Package(
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
+    // Drives `quire serve` (the executable) with curl and a headless Chromium, and a `quire` REPL beside it.
+    .testTarget(name: "QuireServerTests", dependencies: ["QuireServer", "QuireTestSupport", "quire"], swiftSettings: swiftSettings),
     .testTarget(
       name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(

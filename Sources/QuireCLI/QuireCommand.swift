@@ -25,7 +25,7 @@ public struct QuireCommand: AsyncParsableCommand {
     version: quireVersion,
     subcommands: [
       REPLCommand.self, DemoCommand.self, ThumbnailCommand.self, PreviewCommand.self,
-      TypeCommand.self, TypesCommand.self, WatchCommand.self, CopyCommand.self, PasteCommand.self,
+      TypeCommand.self, TypesCommand.self, WatchCommand.self, CopyCommand.self, PasteCommand.self, ServeCommand.self,
       MakeSamplePDFCommand.self, BrowseCommand.self, RecentCommand.self, TagCommand.self, TrashCommand.self, SearchCommand.self,
       ThumbnailWorkerCommand.self,
     ],

@@ -86,12 +86,17 @@ public enum MarkdownPreview {
     }
   }
 
+  /// The Content-Security-Policy of safe previews: no script, frame, form or connection;
+  /// inline styles and images only. A server that shows previews sends it as a header too.
+  public static let contentSecurityPolicy =
+    "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'"
+
   /// The page around an HTML `body`: UTF-8, a readable stylesheet with CJK fonts, and in safe
   /// mode a Content-Security-Policy that allows no script, frame, form or connection.
   public static func page(title: String, body: String, safety: Safety) -> String {
     let csp =
       safety == .safe
-      ? "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src * data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'\">\n<meta name=\"referrer\" content=\"no-referrer\">\n"
+      ? "<meta http-equiv=\"Content-Security-Policy\" content=\"\(contentSecurityPolicy)\">\n<meta name=\"referrer\" content=\"no-referrer\">\n"
       : ""
     return """
       <!DOCTYPE html>

@@ -1,0 +1,249 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import QuireBrowser
+import QuirePreviews
+import QuireTypes
+
+/// The page's listing, search, recents and actions: each one a call of `DocumentBrowser`, so
+/// the page and `quire browse` show the same documents and every change is coordinated.
+extension Site {
+  /// A document as the page shows it.
+  struct ItemReply: Encodable, Sendable {
+    var doc: String
+    var name: String
+    /// The folder it is in, relative to its served folder ("" at the top).
+    var folder: String
+    var type: String
+    var typeName: String
+    var mime: String?
+    var size: Int64
+    var modified: Date
+    var tags: [String]
+    var thumbnail: String
+    var raw: String
+    var editable: Bool
+    var isPackage: Bool
+    var gone: Bool
+  }
+
+  struct ListReply: Encodable, Sendable {
+    struct TypeEntry: Encodable, Sendable {
+      var id: String
+      var name: String
+    }
+    struct FolderEntry: Encodable, Sendable {
+      var index: Int
+      var name: String
+      var path: String
+    }
+    var items: [ItemReply]
+    var types: [TypeEntry]?
+    var tags: [String]?
+    var folders: [FolderEntry]?
+  }
+
+  struct HitReply: Encodable, Sendable {
+    struct Segment: Encodable, Sendable {
+      var text: String
+      var hit: Bool
+    }
+    var item: ItemReply
+    var snippet: [Segment]
+    var line: Int?
+    var page: Int?
+  }
+
+  struct ActionRequest: Decodable, Sendable {
+    var doc: String?
+    var name: String?
+    var folder: String?
+    var template: String?
+    var tags: [String]?
+  }
+
+  func browserRoute(_ request: inout Request, path: String) async throws -> Response? {
+    let query = request.uri.queryParameters
+    let browser = self.browser
+    switch (request.method, path) {
+    case (.get, "/api/documents"):
+      let order = query["sort"].flatMap { BrowserSortOrder(parsing: String($0)) } ?? .name
+      let tag = query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+      let type = query["type"].map(String.init).flatMap { $0.isEmpty ? nil : UTType($0) }
+      let (listed, tags) = try await BackgroundWork.run { (try browser.items(sortedBy: order, taggedWith: tag), try browser.allTags().map(\.tag)) }
+      var seen: [String: String] = [:]
+      for item in listed { seen[item.contentTypeIdentifier] = DocumentBrowser.kindName(of: item) }
+      let shown = type.map { type in listed.filter { $0.contentType.conforms(to: type) } } ?? listed
+      let folders = locations.folders.enumerated().map { ListReply.FolderEntry(index: $0.offset, name: $0.element.lastPathComponent, path: $0.element.path) }
+      return Reply.json(
+        ListReply(
+          items: shown.compactMap(reply(for:)), types: seen.map { .init(id: $0.key, name: $0.value) }.sorted { $0.name < $1.name }, tags: tags,
+          folders: folders))
+
+    case (.get, "/api/recents"):
+      let recents = try await BackgroundWork.run { try browser.recentItems() }
+      var items: [ItemReply] = []
+      for recent in recents {
+        guard let doc = locations.reference(for: recent.url) else { continue }  // only what this server serves
+        if recent.status != .missing, let item = try? await BackgroundWork.run({ try browser.item(at: recent.url) }), let reply = reply(for: item) {
+          items.append(reply)
+        } else {
+          items.append(
+            ItemReply(
+              doc: doc, name: recent.name, folder: "", type: "", typeName: "gone", mime: recent.mimeType, size: 0, modified: recent.modified ?? Date(),
+              tags: [], thumbnail: "/api/thumbnail?doc=missing", raw: "#", editable: false, isPackage: false, gone: true))
+        }
+      }
+      return Reply.json(ListReply(items: items))
+
+    case (.get, "/api/search"):
+      let text = query["q"].map(String.init) ?? ""
+      let hits = try await BackgroundWork.run { try browser.search(SearchQuery(text)) }
+      var replies: [HitReply] = []
+      for hit in hits {
+        guard let item = try? await BackgroundWork.run({ try browser.item(at: hit.url) }), let reply = reply(for: item) else { continue }
+        replies.append(
+          HitReply(item: reply, snippet: hit.snippet.segments.map { .init(text: $0.text, hit: $0.isMatch) }, line: hit.line, page: hit.page))
+      }
+      return Reply.json(["hits": replies])
+
+    case (.get, "/api/thumbnail"):
+      return try await thumbnail(reference: query["doc"].map(String.init) ?? "")
+
+    case (.get, "/api/templates"):
+      struct Template: Encodable, Sendable {
+        var name: String
+        var summary: String
+      }
+      let templates = (try? await BackgroundWork.run { try browser.templates() }) ?? []
+      return Reply.json(["templates": templates.map { Template(name: $0.name, summary: $0.summary) }])
+
+    case (.post, "/api/create"):
+      let body = try await Self.decode(ActionRequest.self, from: &request)
+      let name = try acceptableName(body.name)
+      let folder = try folderURL(body.folder ?? "0")
+      let template = body.template.flatMap { $0.isEmpty ? nil : $0 }
+      let item = try await BackgroundWork.run { try browser.createDocument(named: name, in: folder, fromTemplate: template) }
+      return try itemReply(item)
+
+    case (.post, "/api/rename"):
+      let body = try await Self.decode(ActionRequest.self, from: &request)
+      let url = try locations.url(forReference: body.doc ?? "")
+      let name = try acceptableName(body.name)
+      // A name typed with an extension is taken as it is; one without keeps the old extension.
+      let keepsExtension = (name as NSString).pathExtension.isEmpty
+      let renamed = try await BackgroundWork.run { try browser.item(at: browser.renameItem(at: url, to: name, keepingExtension: keepsExtension)) }
+      return try itemReply(renamed)
+
+    case (.post, "/api/move"):
+      let body = try await Self.decode(ActionRequest.self, from: &request)
+      let url = try locations.url(forReference: body.doc ?? "")
+      let folder = try folderURL(body.folder ?? "")
+      let moved = try await BackgroundWork.run { try browser.item(at: browser.moveItem(at: url, into: folder)) }
+      return try itemReply(moved)
+
+    case (.post, "/api/duplicate"):
+      let body = try await Self.decode(ActionRequest.self, from: &request)
+      let url = try locations.url(forReference: body.doc ?? "")
+      let copy = try await BackgroundWork.run { try browser.item(at: browser.duplicateItem(at: url)) }
+      return try itemReply(copy)
+
+    case (.post, "/api/trash"):
+      let body = try await Self.decode(ActionRequest.self, from: &request)
+      let url = try locations.url(forReference: body.doc ?? "")
+      _ = try await BackgroundWork.run { try browser.trashItem(at: url) }
+      return Reply.json(["trashed": url.lastPathComponent])
+
+    case (.post, "/api/tags"):
+      let body = try await Self.decode(ActionRequest.self, from: &request)
+      let url = try locations.url(forReference: body.doc ?? "")
+      let tags = (body.tags ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+      let now = try await BackgroundWork.run { () throws -> [String] in
+        try browser.setTags(tags, of: url)
+        return try browser.tags(of: url)
+      }
+      return Reply.json(["tags": now])
+
+    default:
+      return nil
+    }
+  }
+
+  /// Notes `url` as recently used (the desktop's shared list), in the background.
+  func noteRecent(_ url: URL) {
+    let browser = self.browser
+    work.start { _ = try? await BackgroundWork.run { try browser.noteRecentDocument(at: url) } }
+  }
+
+  // MARK: Pieces
+
+  private func reply(for item: BrowserItem) -> ItemReply? {
+    guard let doc = locations.reference(for: item.url) else { return nil }
+    let relative = doc.split(separator: "/").dropFirst()
+    let folder = relative.dropLast().joined(separator: "/")
+    let version = Int(item.modificationDate.timeIntervalSince1970 * 1000)
+    var thumbnail = URLComponents()
+    thumbnail.path = "/api/thumbnail"
+    thumbnail.queryItems = [URLQueryItem(name: "doc", value: doc), URLQueryItem(name: "v", value: String(version))]
+    let raw =
+      "/files/"
+      + doc.split(separator: "/").map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? "" }.joined(separator: "/")
+    return ItemReply(
+      doc: doc, name: item.name, folder: folder, type: item.contentTypeIdentifier, typeName: DocumentBrowser.kindName(of: item), mime: item.mimeType,
+      size: item.size, modified: item.modificationDate, tags: item.tags,
+      thumbnail: thumbnail.percentEncodedQuery.map { "/api/thumbnail?\($0.replacingOccurrences(of: "+", with: "%2B"))" } ?? "/api/thumbnail",
+      raw: raw, editable: !item.isPackage && item.contentType.conforms(to: .plainText), isPackage: item.isPackage, gone: false)
+  }
+
+  private func itemReply(_ item: BrowserItem) throws -> Response {
+    guard let reply = reply(for: item) else {
+      throw QuireError(.invalidArgument, "\(QuireError.name(item.url)) is outside the served folders.", url: item.url)
+    }
+    return Reply.json(["item": reply])
+  }
+
+  private func acceptableName(_ name: String?) throws -> String {
+    let name = (name ?? "").trimmingCharacters(in: .whitespaces)
+    guard ServedLocations.isAcceptableName(name) else {
+      throw QuireError(.invalidArgument, "'\(ServedLocations.shown(name))' is not a file name: give a name without '/', not empty, '.' or '..'.")
+    }
+    return name
+  }
+
+  /// A served folder (`N`) or a folder inside one (`N/path`).
+  private func folderURL(_ reference: String) throws -> URL {
+    if let index = Int(reference) { return try locations.folder(at: index) }
+    let url = try locations.url(forReference: reference)
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue else {
+      throw QuireError(.invalidArgument, "\(QuireError.name(url)) is not a folder.", url: url)
+    }
+    return url
+  }
+
+  /// The item's thumbnail from the freedesktop cache (drawn now when missing); a plain icon
+  /// for what has none.
+  private func thumbnail(reference: String) async throws -> Response {
+    let url = try locations.url(forReference: reference)
+    let browser = self.browser
+    var extra = HTTPFields()
+    extra[.cacheControl] = "private, max-age=3600"
+    do {
+      let png = try await BackgroundWork.run { () throws -> Data in
+        let thumbnail = try browser.thumbnail(for: browser.item(at: url), size: 256)
+        return try Data(contentsOf: thumbnail)
+      }
+      return Reply.bytes(png, contentType: "image/png", extra: extra)
+    } catch let error as QuireError where error.code == .fileMissing {
+      throw error
+    } catch {
+      let label = MarkdownPreview.escapeHTML(url.pathExtension.isEmpty ? "?" : url.pathExtension.uppercased())
+      let svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="256" height="256" viewBox="0 0 256 256"><rect x="48" y="24" width="160" height="208" rx="12" \
+        fill="#f6f8fa" stroke="#8c959f" stroke-width="4"/><text x="128" y="144" font-family="sans-serif" font-size="36" text-anchor="middle" \
+        fill="#59636e">\(label)</text></svg>
+        """
+      return Reply.bytes(Data(svg.utf8), contentType: "image/svg+xml", extra: extra)
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import QuireTestSupport
+import Testing
+
+/// Acceptance 5: `quire serve` refuses every request without the token, every path outside
+/// the served folder (`..`, encoded slashes, a symbolic link out, NUL), every request for
+/// another host, and every change without the CSRF token or from another origin. Checked
+/// with curl (`--path-as-is`, so curl sends `..` as written) against the real server process.
+@Suite("quire serve access", .serialized, .enabled(if: Programs.find("curl") != nil, "curl is not installed (scripts/setup installs it)"))
+final class AccessTests {
+  let folder: TemporaryFolder
+  let served: URL
+  let home: TestHome
+
+  init() throws {
+    folder = try TemporaryFolder(prefix: "quire-serve-access")
+    served = folder.file("served")
+    try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+    try Data("# Plan\n\nsecret plan\n".utf8).write(to: served.appendingPathComponent("plan.md"))
+    try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("out").path, withDestinationPath: "/etc")
+    try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("passwd.md").path, withDestinationPath: "/etc/passwd")
+    home = try TestHome(in: folder.url)
+  }
+
+  deinit { folder.remove() }
+
+  /// Runs curl; returns the status code and the body.
+  func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
+    let curl = try #require(Programs.find("curl"))
+    let bodyFile = folder.file("body-\(UUID().uuidString)")
+    let result = try await Programs.run(
+      curl, ["--silent", "--path-as-is", "--max-time", "60", "--output", bodyFile.path, "--write-out", "%{http_code}"] + arguments,
+      environment: home.environment)
+    let body = (try? String(contentsOf: bodyFile, encoding: .utf8)) ?? ""
+    try? FileManager.default.removeItem(at: bodyFile)
+    return (Int(result.output) ?? -1, body)
+  }
+
+  @Test func everyRequestNeedsTheTokenAndStaysInTheFolder() async throws {
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
+    defer { server.stop() }
+    let origin = server.origin
+
+    // Without the token (no session cookie) everything is refused, page, assets and API alike.
+    for path in ["/", "/app.js", "/api/documents", "/api/events", "/api/preview?doc=0/plan.md", "/files/0/plan.md", "/../../etc/passwd"] {
+      let reply = try await curl([origin + path])
+      #expect(reply.status == 403, "\(path) without the token answered \(reply.status)")
+      #expect(!reply.body.contains("secret plan") && !reply.body.contains("root:"))
+    }
+    let wrongToken = try await curl(["\(origin)/?token=\(String(repeating: "0", count: 64))"])
+    #expect(wrongToken.status == 403)
+
+    // The printed address starts a session: a SameSite=Strict, HttpOnly cookie and a redirect.
+    let jar = folder.file("cookies").path
+    let headers = folder.file("headers").path
+    let login = try await curl(["--cookie-jar", jar, "--dump-header", headers, server.address])
+    #expect(login.status == 303)
+    let setCookie = try String(contentsOfFile: headers, encoding: .utf8).lowercased()
+    #expect(setCookie.contains("set-cookie: quire-\(server.port)="))
+    #expect(setCookie.contains("samesite=strict") && setCookie.contains("httponly"))
+    let page = try await curl(["--cookie", jar, "\(origin)/"])
+    #expect(page.status == 200)
+    let csrf = try #require(page.body.firstMatch(of: /name="quire-csrf" content="([0-9a-f]{64})"/)?.1).description
+    let positive = try await curl(["--cookie", jar, "\(origin)/files/0/plan.md"])
+    #expect(positive.status == 200 && positive.body.contains("secret plan"), "the session reads a served file")
+
+    // With the session, nothing outside the folder: `..` as written, encoded, an encoded
+    // slash, NUL, and symbolic links that lead out.
+    let outside = [
+      "/../../etc/passwd", "/files/0/../../../etc/passwd", "/files/0/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+      "/files/0/..%2F..%2F..%2Fetc%2Fpasswd", "/files/0/out/passwd", "/files/0/passwd.md", "/files/0/plan.md%00.txt",
+      "/files/1/etc/passwd", "/files/-1/passwd", "/files//etc/passwd",
+      "/api/preview?doc=0/../../etc/passwd", "/api/preview?doc=0/out/passwd", "/api/preview?doc=0/passwd.md",
+      "/api/preview?doc=0%2F..%2F..%2Fetc%2Fpasswd", "/api/thumbnail?doc=0/out/passwd",
+    ]
+    for path in outside {
+      let reply = try await curl(["--cookie", jar, origin + path])
+      #expect([400, 403, 404].contains(reply.status), "\(path) answered \(reply.status)")
+      #expect(!reply.body.contains("root:"), "\(path) leaked /etc/passwd")
+    }
+
+    // Another host name (DNS rebinding) is refused even with the session.
+    let rebound = try await curl(["--cookie", jar, "--header", "Host: attacker.example:\(server.port)", "\(origin)/api/documents"])
+    #expect(rebound.status == 421)
+    // A request another site's page would make is refused by its fetch metadata.
+    let crossSite = try await curl(["--cookie", jar, "--header", "Sec-Fetch-Site: cross-site", "\(origin)/api/documents"])
+    #expect(crossSite.status == 403)
+
+    // Changes need the CSRF token, and from this origin.
+    let rename = ["--cookie", jar, "--header", "Content-Type: application/json", "--data", #"{"doc":"0/plan.md","name":"renamed.md"}"#, "\(origin)/api/rename"]
+    let noToken = try await curl(rename)
+    #expect(noToken.status == 403)
+    let badToken = try await curl(["--header", "X-Quire-CSRF: \(String(repeating: "a", count: 64))"] + rename)
+    #expect(badToken.status == 403)
+    let otherOrigin = try await curl(["--header", "X-Quire-CSRF: \(csrf)", "--header", "Origin: http://attacker.example"] + rename)
+    #expect(otherOrigin.status == 403)
+    #expect(FileManager.default.fileExists(atPath: served.appendingPathComponent("plan.md").path), "no refused change happened")
+    #expect(!FileManager.default.fileExists(atPath: served.appendingPathComponent("renamed.md").path))
+
+    // The same change with the token and this origin goes through (so the refusals above are
+    // refusals, not a broken route).
+    let allowed = try await curl(["--header", "X-Quire-CSRF: \(csrf)", "--header", "Origin: \(origin)"] + rename)
+    #expect(allowed.status == 200, "\(allowed.body)")
+    #expect(FileManager.default.fileExists(atPath: served.appendingPathComponent("renamed.md").path))
+  }
+
+  @Test func badArgumentsAreUsageErrors() async throws {
+    let quire = try #require(Programs.quire)
+    let missing = try await Programs.run(quire, ["serve", folder.file("nowhere").path], environment: home.environment)
+    #expect(missing.status == 1)
+    #expect(missing.error.contains("nowhere") && missing.error.contains("does not exist"))
+    let file = try folder.write("text", to: "file.txt")
+    let notFolder = try await Programs.run(quire, ["serve", file.path], environment: home.environment)
+    #expect(notFolder.status == 1)
+    #expect(notFolder.error.contains("not a folder"))
+    let badPort = try await Programs.run(quire, ["serve", served.path, "--port", "70000"], environment: home.environment)
+    #expect(badPort.status == 2)
+  }
+}
