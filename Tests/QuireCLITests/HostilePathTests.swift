@@ -429,4 +429,14 @@ final class FuzzedEdRegressionTests {
       #expect(!result.output.isEmpty)
     }
   }
+
+  /// An address whose offsets overflow Int trapped (the process died) instead of failing.
+  @Test func anAddressThatOverflowsIsAnErrorNotACrash() async throws {
+    let quire = try #require(ProcessRunner.quire)
+    try folder.write("abc\n", to: "f.txt")
+    let script = "-4-4-8-4--44333333323333-" + String(repeating: "7", count: 40) + "p\nQ\n"
+    let result = try await ProcessRunner.run(quire, ["-s", "f.txt"], in: folder.url, input: script)
+    #expect(result.status == 1 || result.status == 0)
+    #expect(!result.error.contains("Fatal error") && !result.error.contains("overflow"))
+  }
 }

@@ -633,6 +633,14 @@ final class EdEngine {
     var second: Int
   }
 
+  /// `address + offset`, or an error when the sum overflows (fuzz-ed crashed the process with
+  /// `-4-4-8-4--44333333323333…`: an arithmetic overflow trap on input).
+  static func offsetAddress(_ address: Int, by offset: Int) throws(EdError) -> Int {
+    let (sum, overflow) = address.addingReportingOverflow(offset)
+    guard !overflow else { throw EdError("invalid address: out of range") }
+    return sum
+  }
+
   private func parseAddresses(_ s: inout CommandScanner) throws(EdError) -> Addresses {
     var first: Int?
     var second: Int?
@@ -645,7 +653,7 @@ final class EdEngine {
           expectingAddress = false
           second = number
         } else {
-          second = (second ?? 0) + number
+          second = try Self.offsetAddress(second ?? 0, by: number)
         }
       case UInt8(ascii: " "), UInt8(ascii: "\t"):
         s.advance()
@@ -657,7 +665,7 @@ final class EdEngine {
         s.advance()
         let sign = byte == UInt8(ascii: "+") ? 1 : -1
         let amount = s.readNumber() ?? 1
-        second = (second ?? 0) + sign * amount
+        second = try Self.offsetAddress(second ?? 0, by: sign * amount)
       case UInt8(ascii: "."), UInt8(ascii: "$"):
         guard expectingAddress else { throw EdError("invalid address: '\(Character(UnicodeScalar(byte)))' cannot follow another address") }
         expectingAddress = false
