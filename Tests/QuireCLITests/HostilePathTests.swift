@@ -397,9 +397,15 @@ final class UnreadableFolderTests {
     for path in [folder.url.path, folder.file("docs").path, folder.file("out").path] { chmod(path, 0o777) }
     chmod(folder.file("docs/seen.md").path, 0o644)
     chmod(folder.file("docs/locked").path, 0o000)
+    // A copy nobody can reach: the build folder may sit below a folder only root may enter
+    // (a clone under a 0700 temporary folder).
+    let copy = folder.file("bin/quire")
+    try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.copyItem(at: quire, to: copy)
+    for path in [copy.deletingLastPathComponent().path, copy.path] { chmod(path, 0o755) }
     let result = try await ProcessRunner.run(
       URL(fileURLWithPath: setpriv),
-      ["--reuid=65534", "--regid=65534", "--clear-groups", quire.path, "thumbnail", "--jobs", "1", "--output", "out", "docs"],
+      ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "thumbnail", "--jobs", "1", "--output", "out", "docs"],
       in: folder.url, input: "", environment: ["HOME": folder.url.path, "XDG_CACHE_HOME": folder.file("out").path])
     #expect(result.status == 1, "\(result.output)\(result.error)")
     #expect(result.output.contains("locked"), "\(result.output)")
