@@ -276,6 +276,24 @@ public struct ThumbnailBatch: Sendable {
       drawableTypes[type.identifier] = answer
       return answer
     }
+    /// The type `item` is drawn as, from its name and content; `nil` when it cannot be drawn:
+    /// then it has failed, or, a walked file no provider handles, left the count.
+    func drawingType(of item: Item) -> UTType? {
+      let type: UTType
+      do { type = try self.type(of: item, readsContent: true, extensions: &extensions) } catch {
+        fail(item, (error as? QuireError)?.reason ?? "\(error)")
+        return nil
+      }
+      guard drawable(type) else {
+        if item.isWalked {
+          total -= 1
+        } else {
+          fail(item, "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).")
+        }
+        return nil
+      }
+      return type
+    }
     for (index, item) in items.enumerated() {
       if let error = item.error {
         fail(item, error.reason)
@@ -285,19 +303,7 @@ public struct ThumbnailBatch: Sendable {
       var notBefore: ContinuousClock.Instant?
       switch options.destination {
       case .folder(let folder):
-        let type: UTType
-        do { type = try self.type(of: item, readsContent: true, extensions: &extensions) } catch {
-          fail(item, (error as? QuireError)?.reason ?? "\(error)")
-          continue
-        }
-        guard providers.provider(for: type) != nil else {
-          if item.isWalked {
-            total -= 1
-          } else {
-            fail(item, "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).")
-          }
-          continue
-        }
+        guard let type = drawingType(of: item) else { continue }
         job.typeIdentifier = type.identifier
         let output = folder.appendingPathComponent(item.outputName + ".png")
         do {
@@ -336,18 +342,8 @@ public struct ThumbnailBatch: Sendable {
           }
         }
         // Drawing needs the full identification (name and content).
-        do { type = try self.type(of: item, readsContent: true, extensions: &extensions) } catch {
-          fail(item, (error as? QuireError)?.reason ?? "\(error)")
-          continue
-        }
-        guard providers.provider(for: type) != nil else {
-          if item.isWalked {
-            total -= 1
-          } else {
-            fail(item, "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).")
-          }
-          continue
-        }
+        guard let drawn = drawingType(of: item) else { continue }
+        type = drawn
         job.typeIdentifier = type.identifier
         if cache.isSettling(source) { notBefore = Self.instant(of: cache.settledDate(of: source)) }
         job.cache = WorkerJob.CacheTarget(
