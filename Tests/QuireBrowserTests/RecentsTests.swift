@@ -6,12 +6,12 @@ import Testing
 
 /// GTK's recent manager needs a display (its settings come from the screen): Xvfb gives one.
 let gtkAvailable: Bool = {
-  guard isInstalled("/usr/bin/xvfb-run"), isInstalled("/usr/bin/python3") else { return false }
+  guard Programs.isInstalled("/usr/bin/xvfb-run"), Programs.isInstalled("/usr/bin/python3") else { return false }
   return (try? runTool("/usr/bin/python3", ["-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"]).status) == 0
 }()
 
 /// Runs a Python snippet with GTK's recent manager under Xvfb and returns what it printed.
-func withGtkRecentManager(_ body: String, dataHome: String) throws -> ToolResult {
+func withGtkRecentManager(_ body: String, dataHome: String) throws -> ProcessResult {
   let script = """
     import sys, time, gi
     gi.require_version('Gtk', '3.0')

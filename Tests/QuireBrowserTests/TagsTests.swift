@@ -4,7 +4,7 @@ import QuireTestSupport
 import QuireTypes
 import Testing
 
-let attrToolsAvailable = isInstalled("/usr/bin/setfattr") && isInstalled("/usr/bin/getfattr")
+let attrToolsAvailable = Programs.isInstalled("/usr/bin/setfattr") && Programs.isInstalled("/usr/bin/getfattr")
 
 /// Whether the temporary folder's file system keeps user extended attributes (tmpfs may not).
 let userAttributesWork: Bool = {

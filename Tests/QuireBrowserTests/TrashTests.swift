@@ -5,7 +5,7 @@ import QuireTypes
 import Testing
 
 /// `gio trash` talks to gvfsd over D-Bus: each run gets its own session bus.
-let gioAvailable = isInstalled("/usr/bin/gio") && isInstalled("/usr/bin/dbus-run-session")
+let gioAvailable = Programs.isInstalled("/usr/bin/gio") && Programs.isInstalled("/usr/bin/dbus-run-session")
 
 @Suite("Trash")
 final class TrashTests {
@@ -19,7 +19,7 @@ final class TrashTests {
 
   var browser: DocumentBrowser { DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment)) }
 
-  func gio(_ arguments: [String]) throws -> ToolResult {
+  func gio(_ arguments: [String]) throws -> ProcessResult {
     try runTool("/usr/bin/dbus-run-session", ["--", "/usr/bin/gio"] + arguments, environment: ["XDG_DATA_HOME": environment["XDG_DATA_HOME"]!])
   }
 

@@ -4,37 +4,6 @@ import QuireTestSupport
 import Synchronization
 import Testing
 
-/// A `quire` REPL running as another process, fed line by line, its output read from a file.
-final class LiveREPL {
-  let process = Process()
-  let input = Pipe()
-  let outputURL: URL
-
-  init(_ arguments: [String], in folder: URL, environment: [String: String]) throws {
-    guard let quire = ProcessRunner.quire else { throw QuireError(.fileMissing, "the quire executable is not built") }
-    outputURL = folder.appendingPathComponent(".repl-output-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    process.executableURL = quire
-    process.arguments = arguments
-    process.currentDirectoryURL = folder
-    process.environment = environment
-    process.standardInput = input
-    let output = try FileHandle(forWritingTo: outputURL)
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-  }
-
-  func send(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
-  var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
-
-  func finish() {
-    send("Q\n")
-    try? input.fileHandleForWriting.close()
-    process.waitUntilExit()
-  }
-}
-
 @Suite("Browser commands")
 final class BrowserCommandTests {
   let folder: TemporaryFolder
@@ -89,29 +58,24 @@ final class BrowserCommandTests {
     let trashed = try await quire(["trash", "f.md"])
     #expect(trashed.status == 0, "\(trashed.error)")
     #expect(!FileManager.default.fileExists(atPath: file.path))
-    let list = try gio(["--list"])
+    let list = try await gio(["--list"])
     #expect(list.output.contains("trash:///f.md\t\(file.path)"), "\(list.error)")
-    let restore = try gio(["--restore", "trash:///f.md"])
+    let restore = try await gio(["--restore", "trash:///f.md"])
     #expect(restore.status == 0, "\(restore.error)")
     #expect(try String(contentsOf: file, encoding: .utf8) == "# Old\n")
     let missing = try await quire(["trash", "nothing.md"])
     #expect(missing.status == 1 && missing.error.contains("'nothing.md'"))
   }
 
-  /// `gio trash ARGS` on a D-Bus session of its own (gvfsd serves trash://). Its output goes to
-  /// a file: gvfsd inherits it and outlives gio, so a pipe would not end.
-  func gio(_ arguments: [String]) throws -> ProcessResult {
-    let outputURL = folder.url.appendingPathComponent(".gio-output")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-run-session")
-    process.arguments = ["--", "/usr/bin/gio", "trash"] + arguments
-    process.environment = fullEnvironment
-    process.standardOutput = try FileHandle(forWritingTo: outputURL)
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, output: try String(contentsOf: outputURL, encoding: .utf8), error: "")
+  /// `gio trash ARGS` on a D-Bus session of its own (gvfsd serves trash://).
+  func gio(_ arguments: [String]) async throws -> ProcessResult {
+    try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/dbus-run-session"), ["--", "/usr/bin/gio", "trash"] + arguments, environment: fullEnvironment)
+  }
+
+  /// A `quire` REPL on `file` as another process, fed line by line while it runs.
+  func liveREPL(_ file: URL) throws -> RunningProcess {
+    guard let quire = ProcessRunner.quire else { throw QuireError(.fileMissing, "the quire executable is not built") }
+    return try ChildProcess.start(quire, [file.path], environment: fullEnvironment, in: folder.url)
   }
 
   // MARK: 3. Tags
@@ -166,17 +130,20 @@ final class BrowserCommandTests {
 
   @Test func openREPLFollowsARenameByTheBrowser() async throws {
     let file = try folder.write("# Notes\n", to: "notes.md")
-    let repl = try LiveREPL([file.path], in: folder.url, environment: fullEnvironment)
-    defer { repl.finish() }
-    repl.send("docs\n")
-    #expect(await eventually { repl.output.contains("notes.md") })
+    let repl = try liveREPL(file)
+    defer {
+      repl.write("Q\n")
+      repl.finish()
+    }
+    repl.write("docs\n")
+    #expect(await eventually { repl.transcript.contains("notes.md") })
     let renamed = try browser.renameItem(at: file, to: "plan")
     #expect(
       await eventually {
-        repl.send("f\n")
-        return repl.output.contains(renamed.path)
+        repl.write("f\n")
+        return repl.transcript.contains(renamed.path)
       })
-    repl.send("a\nadded by the REPL\n.\nw\n")
+    repl.write("a\nadded by the REPL\n.\nw\n")
     #expect(await eventually { (try? String(contentsOf: renamed, encoding: .utf8)) == "# Notes\nadded by the REPL\n" })
     #expect(!FileManager.default.fileExists(atPath: file.path))
   }
@@ -184,16 +151,19 @@ final class BrowserCommandTests {
   @Test func openREPLWithUnsavedChangesSavesBeforeAMove() async throws {
     try FileManager.default.createDirectory(at: folder.file("archive"), withIntermediateDirectories: true)
     let file = try folder.write("# Draft\n", to: "draft.md")
-    let repl = try LiveREPL([file.path], in: folder.url, environment: fullEnvironment)
-    defer { repl.finish() }
-    repl.send("a\nnot saved yet\n.\ndocs\n")
-    #expect(await eventually { repl.output.contains("unsaved changes") })
+    let repl = try liveREPL(file)
+    defer {
+      repl.write("Q\n")
+      repl.finish()
+    }
+    repl.write("a\nnot saved yet\n.\ndocs\n")
+    #expect(await eventually { repl.transcript.contains("unsaved changes") })
     let moved = try browser.moveItem(at: file, into: folder.file("archive"))
     #expect(try String(contentsOf: moved, encoding: .utf8) == "# Draft\nnot saved yet\n")
     #expect(
       await eventually {
-        repl.send("f\n")
-        return repl.output.contains(moved.path)
+        repl.write("f\n")
+        return repl.transcript.contains(moved.path)
       })
   }
 }

@@ -5,15 +5,7 @@ import QuireTypes
 import Testing
 
 @Suite("Bad conditions give clear errors and no hang")
-final class BadConditionTests {
-  let folder: TemporaryFolder
-  let location: CoordinationLocation
-  init() throws {
-    folder = try TemporaryFolder()
-    location = try privateLocation(in: folder)
-  }
-  deinit { folder.remove() }
-
+final class BadConditionTests: CoordinationSuite {
   @Test func aLockLocationBlockedByAFileFailsClearly() throws {
     let file = try folder.write("x\n", to: "doc.txt")
     let blocked = try folder.write("not a folder\n", to: "blocked")
@@ -145,7 +137,7 @@ final class BadConditionTests {
 
   @Test func deadStaleRegistryEntriesAreCleanedUp() async throws {
     let file = try folder.write("x\n", to: "doc.md")
-    let helper = try HelperProcess([location.runtimeFolder.path, "present", file.path, ""])
+    let helper = try startHelper([location.runtimeFolder.path, "present", file.path, ""])
     #expect(await helper.waitForLine(startingWith: "ready") != nil)
     let entry = location.runtimeFolder.appendingPathComponent("quire/presenters/\(helper.pid).json")
     #expect(FileManager.default.fileExists(atPath: entry.path))

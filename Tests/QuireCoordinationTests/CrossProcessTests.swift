@@ -5,21 +5,13 @@ import QuireTypes
 import Testing
 
 @Suite("FileCoordinator across processes")
-final class CrossProcessTests {
-  let folder: TemporaryFolder
-  let location: CoordinationLocation
-  init() throws {
-    folder = try TemporaryFolder()
-    location = try privateLocation(in: folder)
-  }
-  deinit { folder.remove() }
-
+final class CrossProcessTests: CoordinationSuite {
   var runtime: String { location.runtimeFolder.path }
 
   @Test func eightProcessesIncrementingACounterLoseNoUpdate() async throws {
     let counter = try folder.write("0\n", to: "counter.txt")
     let start = ContinuousClock.now
-    let helpers = try (0..<8).map { _ in try HelperProcess([runtime, "increment", counter.path, "500"]) }
+    let helpers = try (0..<8).map { _ in try startHelper([runtime, "increment", counter.path, "500"]) }
     // Wait as long as the counter keeps moving. The time depends steeply on how busy the
     // machine is (3 s idle on two cores, up to 30 s beside two busy loops, 150-170 s beside
     // eight, when a fixed 120 s limit failed the test), while a lost wake-up or a deadlock
@@ -40,7 +32,7 @@ final class CrossProcessTests {
       try await Task.sleep(for: .milliseconds(50))
     }
     for helper in helpers {
-      #expect(await helper.waitForExit(within: 10) == 0)
+      #expect(await helper.waitForExit(within: .seconds(10)) == 0)
       if helper.process.isRunning { helper.process.terminate() }
     }
     let elapsed = ContinuousClock.now - start
@@ -51,7 +43,7 @@ final class CrossProcessTests {
 
   @Test func aReaderNeverSeesAHalfWrittenFile() async throws {
     let file = try folder.write(String(repeating: "A", count: 64 * 1024), to: "big.txt")
-    let writer = try HelperProcess([runtime, "write-loop", file.path, "300"])
+    let writer = try startHelper([runtime, "write-loop", file.path, "300"])
     let coordinator = FileCoordinator(location: location)
     var reads = 0
     var torn = 0
@@ -67,14 +59,14 @@ final class CrossProcessTests {
 
   @Test func aPresenterInAnotherProcessSavesBeforeThisOneReads() async throws {
     let file = try folder.write("on disk\n", to: "shared.md")
-    let presenter = try HelperProcess([runtime, "present", file.path, "from B\n"])
+    let presenter = try startHelper([runtime, "present", file.path, "from B\n"])
     #expect(await presenter.waitForLine(startingWith: "ready") != nil)
     let text = try await FileCoordinator(location: location).coordinate(readingItemAt: file) { url in
       try String(contentsOf: url, encoding: .utf8)
     }
     #expect(text == "from B\n")
     #expect(await presenter.waitForLine(startingWith: "reacquire") != nil)
-    let heard = presenter.output
+    let heard = presenter.lines
     #expect(heard.firstIndex(of: "saved") ?? 99 < heard.firstIndex(of: "relinquish-to-reader") ?? -1)
     presenter.closeInput()
     #expect(await presenter.waitForExit() == 0)
@@ -82,21 +74,21 @@ final class CrossProcessTests {
 
   @Test func readingWithoutChangesDoesNotAskToSave() async throws {
     let file = try folder.write("on disk\n", to: "shared.md")
-    let presenter = try HelperProcess([runtime, "present", file.path, "from B\n"])
+    let presenter = try startHelper([runtime, "present", file.path, "from B\n"])
     #expect(await presenter.waitForLine(startingWith: "ready") != nil)
     let text = try await FileCoordinator(location: location).coordinate(readingItemAt: file, options: .withoutChanges) { url in
       try String(contentsOf: url, encoding: .utf8)
     }
     #expect(text == "on disk\n")
     #expect(await presenter.waitForLine(startingWith: "relinquish-to-reader") != nil)
-    #expect(!presenter.output.contains("save"))
+    #expect(!presenter.lines.contains("save"))
     presenter.closeInput()
   }
 
   @Test func coordinatedRenameAndDeleteReachAPresenterInAnotherProcess() async throws {
     let file = try folder.write("text\n", to: "before.md")
     let moved = folder.file("after.md")
-    let presenter = try HelperProcess([runtime, "present", file.path, ""])
+    let presenter = try startHelper([runtime, "present", file.path, ""])
     #expect(await presenter.waitForLine(startingWith: "ready") != nil)
     let coordinator = FileCoordinator(location: location)
     try await coordinator.coordinate(writingItemAt: file, options: .forMoving, writingItemAt: moved, options: .forReplacing) { from, to in
@@ -110,7 +102,7 @@ final class CrossProcessTests {
     #expect(await presenter.waitForLine(startingWith: "deleted") != nil)
     // The deletion is reported once, though inotify saw it too.
     try await Task.sleep(for: .milliseconds(100))
-    #expect(presenter.output.filter { $0 == "deleted" }.count == 1)
+    #expect(presenter.lines.filter { $0 == "deleted" }.count == 1)
     presenter.closeInput()
   }
 
@@ -119,7 +111,7 @@ final class CrossProcessTests {
     let presenter = RecordingPresenter(file, location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     defer { FileCoordinator.removeFilePresenter(presenter) }
-    let writer = try HelperProcess([runtime, "increment", file.path, "1"])
+    let writer = try startHelper([runtime, "increment", file.path, "1"])
     #expect(await writer.waitForExit() == 0)
     #expect(await presenter.waitFor("relinquish-to-writer") != nil)
     #expect(await presenter.waitFor("reacquire") != nil)
@@ -128,7 +120,7 @@ final class CrossProcessTests {
 
   @Test func aWriterKilledMidWriteReleasesItsAccess() async throws {
     let file = try folder.write("whole\n", to: "victim.txt")
-    let holder = try HelperProcess([runtime, "hold-write", file.path])
+    let holder = try startHelper([runtime, "hold-write", file.path])
     #expect(await holder.waitForLine(startingWith: "holding") != nil)
     // While it holds the item, a reader times out and is told who holds it.
     let coordinator = FileCoordinator(location: location)
@@ -154,7 +146,7 @@ final class CrossProcessTests {
     let presenter = RecordingPresenter(file, location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     defer { FileCoordinator.removeFilePresenter(presenter) }
-    let holder = try HelperProcess([runtime, "hold-write", file.path])
+    let holder = try startHelper([runtime, "hold-write", file.path])
     #expect(await holder.waitForLine(startingWith: "holding") != nil)
     #expect(presenter.texts.contains("relinquish-to-writer"))
     #expect(!presenter.texts.contains("reacquire"))
@@ -165,7 +157,7 @@ final class CrossProcessTests {
   @Test func aFolderPresenterInAnotherProcessHearsOfACoordinatedWriteInside() async throws {
     let box = folder.file("box")
     try FileManager.default.createDirectory(at: box, withIntermediateDirectories: false)
-    let presenter = try HelperProcess([runtime, "present", box.path, ""])
+    let presenter = try startHelper([runtime, "present", box.path, ""])
     #expect(await presenter.waitForLine(startingWith: "ready") != nil)
     let file = box.appendingPathComponent("inside.md")
     try await FileCoordinator(location: location).coordinate(writingItemAt: file) { url in

@@ -5,15 +5,7 @@ import QuireTypes
 import Testing
 
 @Suite("Other editors' lock files")
-final class ForeignEditorLockTests {
-  let folder: TemporaryFolder
-  let location: CoordinationLocation
-  init() throws {
-    folder = try TemporaryFolder()
-    location = try privateLocation(in: folder)
-  }
-  deinit { folder.remove() }
-
+final class ForeignEditorLockTests: CoordinationSuite {
   /// This machine's name as editors record it (`gethostname(2)`).
   var host: String {
     var buffer = [CChar](repeating: 0, count: 256)

@@ -7,15 +7,7 @@ import Testing
 /// Odd and hostile inputs: long and odd names, a symlink planted where a lock file goes,
 /// garbage in the presenter registry and in lock files.
 @Suite("Hostile input to coordination")
-final class HostileInputTests {
-  let folder: TemporaryFolder
-  let location: CoordinationLocation
-  init() throws {
-    folder = try TemporaryFolder()
-    location = try privateLocation(in: folder)
-  }
-  deinit { folder.remove() }
-
+final class HostileInputTests: CoordinationSuite {
   var locks: URL { location.runtimeFolder.appendingPathComponent("quire/locks") }
 
   @Test func aPathLongerThanTheSystemAllowsFailsClearly() {

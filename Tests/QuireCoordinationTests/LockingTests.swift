@@ -8,15 +8,7 @@ import Testing
 /// Reader/writer exclusion, hierarchy, fairness, ordering, deadlines and cancellation. Each
 /// access is its own open file description, so threads of one process contend as processes do.
 @Suite("FileCoordinator locking")
-final class LockingTests {
-  let folder: TemporaryFolder
-  let location: CoordinationLocation
-  init() throws {
-    folder = try TemporaryFolder()
-    location = try privateLocation(in: folder)
-  }
-  deinit { folder.remove() }
-
+final class LockingTests: CoordinationSuite {
   /// Runs `body` on a new thread, returning at once.
   func onThread(_ body: @escaping @Sendable () -> Void) { Thread.detachNewThread(body) }
 

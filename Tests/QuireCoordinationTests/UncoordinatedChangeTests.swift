@@ -7,15 +7,7 @@ import Testing
 
 /// Changes made by programs that do not coordinate reach presenters through inotify.
 @Suite("Uncoordinated changes reach presenters")
-final class UncoordinatedChangeTests {
-  let folder: TemporaryFolder
-  let location: CoordinationLocation
-  init() throws {
-    folder = try TemporaryFolder()
-    location = try privateLocation(in: folder)
-  }
-  deinit { folder.remove() }
-
+final class UncoordinatedChangeTests: CoordinationSuite {
   /// Presents `url`, runs `change`, and returns the first message starting with `prefix`
   /// and how long after the tool finished it arrived.
   func present(

@@ -34,3 +34,16 @@ func mode(_ url: URL) -> (mode: UInt32, uid: UInt32, links: Int) {
   lstat(url.path, &info)
   return (UInt32(info.st_mode & 0o7777), info.st_uid, Int(info.st_nlink))
 }
+
+/// Runs a system tool (poppler-utils, qpdf, zip, python3: scripts/setup installs them) with an
+/// argument array, in `folder` when given (zip stores paths as given), and waits for it.
+/// - Returns: Its exit status and output; `nil`, recording an issue, when it is not installed.
+func runTool(_ name: String, _ arguments: [String], in folder: URL? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws
+  -> ProcessResult?
+{
+  guard let tool = Programs.system(name) else {
+    Issue.record("\(name) is not installed: scripts/setup installs it", sourceLocation: sourceLocation)
+    return nil
+  }
+  return try ChildProcess.runBlocking(tool, arguments, in: folder)
+}

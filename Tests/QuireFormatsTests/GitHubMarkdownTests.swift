@@ -134,15 +134,7 @@ struct CommonMarkConformanceTests {
     173,  // `<textarea>` starts an HTML block of type 1 since 0.30
   ]
 
-  static var helper: URL? {
-    var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    for _ in 0..<4 {
-      let candidate = folder.appendingPathComponent("quire-cmark-reference")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      folder.deleteLastPathComponent()
-    }
-    return nil
-  }
+  static var helper: URL? { Programs.built("quire-cmark-reference") }
 
   static var examplesFile: URL? { sharedCorpus("commonmark")?.appendingPathComponent("spec-examples.json") }
 
@@ -152,23 +144,10 @@ struct CommonMarkConformanceTests {
   func quireRendersTheSpecExamplesAsLibcmarkDoes() throws {
     let examples = try JSONDecoder().decode([Example].self, from: Data(contentsOf: try #require(Self.examplesFile)))
     #expect(examples.count > 600)
-    let process = Process()
-    process.executableURL = try #require(Self.helper)
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
     let request = try JSONEncoder().encode(examples.map(\.markdown))
-    // Write from another thread: the helper answers only after reading everything.
-    let writer = Thread {
-      input.fileHandleForWriting.write(request)
-      try? input.fileHandleForWriting.close()
-    }
-    writer.start()
-    let reply = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let result = try ChildProcess.runBlocking(try #require(Self.helper), [], input: request)
+    #expect(result.status == 0, "\(result.error)")
+    let reply = result.outputData
     let reference = try JSONDecoder().decode([String].self, from: reply)
     #expect(reference.count == examples.count)
 

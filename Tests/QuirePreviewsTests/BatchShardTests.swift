@@ -45,10 +45,8 @@ final class BatchShardTests {
   /// Acceptance: four shards of a 400-file folder, run at once as four `quire thumbnail`
   /// processes, make 400 thumbnails with no file made twice, and their JSON lines concatenate
   /// into one report.
-  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)")) func fourShardsRunAtOnceMakeEveryFileExactlyOnce()
-    throws
-  {
-    let quire = try #require(builtQuire())
+  @Test func fourShardsRunAtOnceMakeEveryFileExactlyOnce() async throws {
+    let quire = try builtQuire()
     let input = folder.file("notes")
     for index in 0..<400 {
       let sub = input.appendingPathComponent("d\(index % 10)")
@@ -56,22 +54,19 @@ final class BatchShardTests {
       try Data("# Note \(index)\n\nText.\n".utf8).write(to: sub.appendingPathComponent("n\(index).md"))
     }
     let output = folder.file("out")
-    let processes = try (0..<4).map { index -> (Process, URL) in
-      let process = Process()
-      process.executableURL = quire
-      process.arguments = ["thumbnail", "--shard", "\(index)/4", "--size", "64", "--jobs", "1", "--json", "--output", output.path, input.path]
-      let log = folder.file("shard-\(index).jsonl")
-      FileManager.default.createFile(atPath: log.path, contents: nil)
-      process.standardOutput = try FileHandle(forWritingTo: log)
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      return (process, log)
+    let runs = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
+      for index in 0..<4 {
+        group.addTask {
+          try await ChildProcess.run(
+            quire, ["thumbnail", "--shard", "\(index)/4", "--size", "64", "--jobs", "1", "--json", "--output", output.path, input.path])
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
     }
     var lines: [ThumbnailBatch.Result] = []
-    for (process, log) in processes {
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 0)
-      for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
+    for run in runs {
+      #expect(run.status == 0, "\(run.error)")
+      for line in run.output.split(separator: "\n") {
         lines.append(try JSONDecoder().decode(ThumbnailBatch.Result.self, from: Data(line.utf8)))
       }
     }

@@ -6,14 +6,9 @@ import QuireTypes
 import Testing
 
 /// The `quire` program built beside the test bundle, which the batch starts as its worker.
-func builtQuire() -> URL? {
-  let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  for folder in [me.deletingLastPathComponent(), me.deletingLastPathComponent().deletingLastPathComponent()] {
-    let candidate = folder.appendingPathComponent("quire")
-    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-  }
-  print("note: no built 'quire' beside \(me.path); skipping the worker-process checks (run 'swift build' first)")
-  return nil
+/// The `quire` executable built beside the tests: the batch's worker processes.
+func builtQuire() throws -> URL {
+  try #require(Programs.quire, "no built quire beside the tests (swift build --build-tests)")
 }
 
 @Suite("Batch with worker processes")
@@ -51,7 +46,7 @@ final class ThumbnailBatchTests {
   }
 
   @Test func hostileFilesCostOneEntryEachAndTheBatchFinishes() throws {
-    guard let quire = builtQuire() else { return }
+    let quire = try builtQuire()
     let input = try makeHostileFolder()
     let output = folder.file("out")
     // A time limit far above what any of these files takes even on a loaded machine: this
@@ -113,24 +108,15 @@ final class ThumbnailBatchTests {
   }
 
   @Test func workersRunUnderTheAddressSpaceLimit() throws {
-    guard let quire = builtQuire() else { return }
-    let process = Process()
-    process.executableURL = quire
-    process.arguments = ["thumbnail-worker", "--memory-limit", "1073741824"]
-    let input = Pipe()
-    process.standardInput = input
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    defer {
-      try? input.fileHandleForWriting.close()
-      process.waitUntilExit()
-    }
+    let quire = try builtQuire()
+    let worker = try ChildProcess.start(quire, ["thumbnail-worker", "--memory-limit", "1073741824"], discardingErrors: true)
+    defer { worker.finish() }
     // The limit is set first thing; poll until the worker has started (up to 30 s: a debug
     // build of quire starts slowly on a loaded machine).
     var line = ""
     let deadline = ContinuousClock.now + .seconds(30)
     while ContinuousClock.now < deadline {
-      let limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
+      let limits = (try? String(contentsOfFile: "/proc/\(worker.pid)/limits", encoding: .utf8)) ?? ""
       line = limits.split(separator: "\n").first { $0.hasPrefix("Max address space") }.map(String.init) ?? ""
       if line.contains("1073741824") { break }
       usleep(20_000)
@@ -160,9 +146,9 @@ final class ThumbnailBatchTests {
     #expect(results.first?.message?.contains("/nonexistent/quire") == true)
   }
 
-  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  @Test
   func cacheRunsSkipFreshFilesWaitForNewOnesAndRecordFailures() throws {
-    let quire = try #require(builtQuire())
+    let quire = try builtQuire()
     let good = try folder.write("# Good\n", to: "good.md")
     let bad = folder.file("bad.pdf")
     try Data("%PDF-1.4 nothing".utf8).write(to: bad)
@@ -192,7 +178,7 @@ final class ThumbnailBatchTests {
 
   @Test func brokenPDFCorpusEndsWithinTheLimits() throws {
     guard let corpus = sharedCorpus("broken-pdf") else { return }
-    guard let quire = builtQuire() else { return }
+    let quire = try builtQuire()
     let limit = 10.0
     let (results, summary) = run(
       [corpus],
@@ -207,9 +193,9 @@ final class ThumbnailBatchTests {
     #expect(summary.total == results.count)
   }
 
-  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  @Test
   func aWarmRunAnswersFromTheCacheWithoutStartingWorkers() throws {
-    let quire = try #require(builtQuire())
+    let quire = try builtQuire()
     let input = folder.file("warm")
     try FileManager.default.createDirectory(at: input.appendingPathComponent("sub"), withIntermediateDirectories: true)
     for name in ["a.md", "sub/b.md", "sub/c.txt"] {
@@ -236,10 +222,10 @@ final class ThumbnailBatchTests {
     #expect(after.map(\.status) == [.failed])
   }
 
-  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)")) func filesCopiedJustBeforeTheRunAreWaitedForAndMade()
+  @Test func filesCopiedJustBeforeTheRunAreWaitedForAndMade()
     throws
   {
-    let quire = try #require(builtQuire())
+    let quire = try builtQuire()
     let input = folder.file("copied")
     try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     for index in 0..<12 { _ = try folder.write("# Note \(index)\n\nCopied a moment ago.\n", to: "copied/n\(index).md") }
@@ -253,9 +239,9 @@ final class ThumbnailBatchTests {
     }
   }
 
-  @Test(.enabled(if: builtQuire() != nil, "no built quire beside the tests (swift build --build-tests)"))
+  @Test
   func aFileThatKeepsChangingIsDeferredAfterItsAttempts() throws {
-    let quire = try #require(builtQuire())
+    let quire = try builtQuire()
     let file = try folder.write("# growing\n", to: "growing.md")
     let stop = Atomic(false)
     // Another writer appends every few milliseconds until the batch is over.

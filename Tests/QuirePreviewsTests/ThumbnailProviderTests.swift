@@ -303,32 +303,26 @@ final class EncryptedPDFTests {
   init() throws { folder = try TemporaryFolder() }
   deinit { folder.remove() }
 
-  /// Encrypts with the qpdf tool (a test package); nil when qpdf is absent.
-  func encrypt(user: String) throws -> URL? {
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/qpdf") else {
-      print("note: /usr/bin/qpdf is absent; skipping the encrypted-PDF checks")
-      return nil
-    }
+  /// Encrypts a one-page PDF with the qpdf tool (scripts/setup installs it).
+  func encrypt(user: String) throws -> URL {
+    let qpdf = try #require(Programs.system("qpdf"), "qpdf is not installed: scripts/setup installs it")
     let plain = folder.file("plain.pdf")
     try PDFFixtures.onePage(content: "0 g 0 0 100 100 re f").write(to: plain)
     let output = folder.file("enc-\(user.isEmpty ? "open" : "locked").pdf")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/qpdf")
-    process.arguments = ["--encrypt", user, "owner-secret", "256", "--", plain.path, output.path]
-    try process.run()
-    process.waitUntilExit()
+    let result = try ChildProcess.runBlocking(qpdf, ["--encrypt", user, "owner-secret", "256", "--", plain.path, output.path])
+    #expect(result.status == 0, "qpdf: \(result.error)")
     return output
   }
 
   @Test func encryptedWithoutAUserPasswordRenders() throws {
-    guard let url = try encrypt(user: "") else { return }
+    let url = try encrypt(user: "")
     let bitmap = try PDFThumbnailProvider().makeThumbnail(for: ThumbnailRequest(fileURL: url, contentType: .pdf, maximumSize: 100))
     #expect(bitmap.width == 100 && bitmap.height == 50)
     #expect(bitmap.pixel(x: 10, y: 25).red < 30)
   }
 
   @Test func needingAPasswordFailsClearly() throws {
-    guard let url = try encrypt(user: "user-secret") else { return }
+    let url = try encrypt(user: "user-secret")
     #expect {
       try PDFThumbnailProvider().makeThumbnail(for: ThumbnailRequest(fileURL: url, contentType: .pdf, maximumSize: 100))
     } throws: { error in

@@ -130,8 +130,8 @@ final class BrowserPageTests {
     try await driver.type("\u{E009}\u{E010}\u{E000}page line\n", into: "#editor")
     try await driver.wait(for: "the edit to reach the server", until: "return document.getElementById('editor-pane').dataset.state === 'edited'")
 
-    let repl = try REPLProcess(file: shared, home: home)
-    try repl.send("1s/one/ONE/\nw\n")
+    let repl = try startREPL(file: shared, home: home)
+    repl.write("1s/one/ONE/\nw\n")
     try await waitFor("the REPL's save") { try String(contentsOf: shared, encoding: .utf8).contains("line ONE") }
     try await driver.wait(for: "the page to show the conflict", until: "return !document.getElementById('conflict').hidden")
     let mine = try await driver.execute("return document.getElementById('editor').value") as? String
@@ -146,8 +146,8 @@ final class BrowserPageTests {
     }
     // The REPL still holds its own version (without the page's line): its next w must not
     // overwrite the merge silently.
-    try repl.send("3s/three/THREE/\nw\nq\n")
-    let status = try repl.finish()
+    repl.write("3s/three/THREE/\nw\nq\n")
+    let status = repl.finish()
     #expect(status != 0, "the REPL's w refused (script mode stops on the error): \(repl.errors.text)")
     #expect(try String(contentsOf: shared, encoding: .utf8) == "line ONE\nline two\nline three\npage line\n", "the merge survived the REPL")
     _ = try await saveScreenshot(driver, "5-merged.png")

@@ -4,15 +4,6 @@ import QuireTestSupport
 import Synchronization
 import Testing
 
-/// A value several threads set and a test reads.
-final class Box<Value: Sendable>: Sendable {
-  private let value: Mutex<Value>
-  init(_ value: Value) { self.value = Mutex(value) }
-  var current: Value { value.withLock { $0 } }
-  func set(_ newValue: Value) { value.withLock { $0 = newValue } }
-  func update(_ body: (inout Value) -> Void) { value.withLock { body(&$0) } }
-}
-
 /// Waits for a completion-handler result, failing the test instead of hanging.
 func awaitCompletion<Value: Sendable>(
   timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
@@ -74,62 +65,9 @@ func pngHeader(width: UInt32 = 3, height: UInt32 = 2) -> Data {
 /// `quire-coordination-helper` (built beside the tests) as another process, coordinating at
 /// the default location (`$XDG_RUNTIME_DIR`, or its fallback): the one every coordinator made
 /// without a location uses.
-final class CoordinationHelper: Sendable {
-  let process: Process
-  private let input: Pipe
-  private let collected: Box<[String]>
-
-  /// Starts `quire-coordination-helper RUNTIME arguments…`; nil (with a note) when it is not built.
-  init?(_ arguments: [String]) throws {
-    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var folder = exe.deletingLastPathComponent()
-    var found: URL?
-    for _ in 0..<4 where found == nil {
-      let candidate = folder.appendingPathComponent("quire-coordination-helper")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { found = candidate }
-      folder.deleteLastPathComponent()
-    }
-    guard let found else {
-      print("note: quire-coordination-helper is not built beside the tests; skipping")
-      return nil
-    }
-    process = Process()
-    process.executableURL = found
-    process.arguments = [CoordinationLocation.default.runtimeFolder.path] + arguments
-    let output = Pipe()
-    input = Pipe()
-    process.standardOutput = output
-    process.standardInput = input
-    try process.run()
-    let reader = output.fileHandleForReading
-    let box = Box<[String]>([])
-    collected = box
-    Thread.detachNewThread {
-      var pending = Data()
-      while true {
-        let chunk = reader.availableData
-        if chunk.isEmpty { break }
-        pending += chunk
-        while let end = pending.firstIndex(of: 10) {
-          let line = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
-          box.update { $0.append(line) }
-          pending = Data(pending[(end + 1)...])
-        }
-      }
-    }
+func startCoordinationHelper(_ arguments: [String]) throws -> RunningProcess {
+  guard let helper = Programs.built("quire-coordination-helper") else {
+    throw TestFailure("quire-coordination-helper is not built beside the tests; run `swift build --build-tests` first")
   }
-
-  /// Waits (up to 30 s) for the line `line`.
-  func waitForLine(_ line: String) async -> Bool {
-    await eventually { self.collected.current.contains(line) }
-  }
-
-  func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
-
-  /// Closes its input and, if it does not end, kills it.
-  func end() {
-    try? input.fileHandleForWriting.close()
-    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-    process.waitUntilExit()
-  }
+  return try ChildProcess.start(helper, [CoordinationLocation.default.runtimeFolder.path] + arguments)
 }

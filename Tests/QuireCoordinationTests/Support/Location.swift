@@ -9,3 +9,18 @@ func privateLocation(in folder: TemporaryFolder) throws -> CoordinationLocation 
   try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
   return CoordinationLocation(runtimeFolder: runtime)
 }
+
+/// The setup the coordination suites share: a temporary folder of the test's own, with a
+/// private coordination location inside it, removed when the test ends (Swift Testing makes
+/// a new suite instance per test).
+class CoordinationSuite {
+  let folder: TemporaryFolder
+  let location: CoordinationLocation
+
+  init() throws {
+    folder = try TemporaryFolder()
+    location = try privateLocation(in: folder)
+  }
+
+  deinit { folder.remove() }
+}

@@ -14,68 +14,6 @@ final class CountingDocument: PlainTextDocument {
   }
 }
 
-/// A `quire-documents-test-helper open-document FILE` process: another program with the same
-/// file open as a `Document`.
-final class DocumentProcess: Sendable {
-  let process: Process
-  private let input: Pipe
-  /// The lines printed so far (a class, so the reading thread can hold it before `init` ends).
-  private final class Lines: Sendable {
-    let all = Mutex<[String]>([])
-  }
-  private let lines = Lines()
-
-  init?(_ file: URL) throws {
-    guard let url = TestHelper.url else {
-      print("note: quire-documents-test-helper is not built beside the tests; skipping")
-      return nil
-    }
-    process = Process()
-    process.executableURL = url
-    process.arguments = ["open-document", file.path]
-    let output = Pipe()
-    input = Pipe()
-    process.standardOutput = output
-    process.standardInput = input
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let reader = output.fileHandleForReading
-    let box = lines
-    Thread.detachNewThread {
-      var pending = Data()
-      while true {
-        let chunk = reader.availableData
-        if chunk.isEmpty { break }
-        pending += chunk
-        while let end = pending.firstIndex(of: 10) {
-          let line = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
-          box.all.withLock { $0.append(line) }
-          pending = Data(pending[(end + 1)...])
-        }
-      }
-    }
-  }
-
-  var output: [String] { lines.all.withLock { $0 } }
-
-  func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
-
-  /// Waits for a line starting with `prefix` that was not there before (`after` lines seen).
-  func waitForLine(startingWith prefix: String, after seen: Int = 0) async -> String? {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-      if let line = output.dropFirst(seen).first(where: { $0.hasPrefix(prefix) }) { return line }
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    return nil
-  }
-
-  func end() {
-    try? input.fileHandleForWriting.close()
-    process.waitUntilExit()
-  }
-}
-
 /// An open `Document` presents its file as UIDocument does: no wiring by the caller.
 @Suite("Documents present their files")
 @MainActor
@@ -126,8 +64,10 @@ final class PresentingDocumentTests {
     mine.autosavePolicy = nil
     mine.recoveryStore = nil
     try await mine.open()
-    guard let theirs = try DocumentProcess(url) else { return }
-    defer { theirs.end() }
+    // A `quire-documents-test-helper open-document FILE` process: another program with the
+    // same file open as a `Document`.
+    let theirs = try TestHelper.start(["open-document", url.path])
+    defer { theirs.finish() }
     #expect(await theirs.waitForLine(startingWith: "opened") != nil)
 
     // Unsaved edits here; the other process edits and saves.
@@ -147,7 +87,7 @@ final class PresentingDocumentTests {
 
     // Keep this version: mark the conflict resolved, then save; the other process hears of it
     // and, having no unsaved edits, reloads.
-    let seen = theirs.output.count
+    let seen = theirs.lines.count
     for version in versions { version.isResolved = true }
     #expect(!mine.documentState.contains(.inConflict))
     #expect(NSFileVersion.unresolvedConflictVersionsOfItem(at: url)?.isEmpty ?? true)

@@ -1,32 +1,14 @@
 import Foundation
+import QuireTestSupport
 
 /// Runs `quire-documents-test-helper` (built beside the test binary) as a child process.
 enum TestHelper {
-  static var url: URL? {
-    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var folder = exe.deletingLastPathComponent()
-    for _ in 0..<4 {
-      let candidate = folder.appendingPathComponent("quire-documents-test-helper")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      folder.deleteLastPathComponent()
+  /// Starts the helper with `arguments`; its output is read line by line.
+  static func start(_ arguments: [String]) throws -> RunningProcess {
+    guard let url = Programs.built("quire-documents-test-helper") else {
+      throw TestFailure("quire-documents-test-helper is not built beside the tests; run `swift build --build-tests` first")
     }
-    return nil
-  }
-
-  /// Starts the helper with `arguments`; standard output goes to a pipe.
-  static func start(_ arguments: [String]) throws -> (Process, Pipe)? {
-    guard let url else {
-      print("note: quire-documents-test-helper is not built beside the tests; skipping")
-      return nil
-    }
-    let process = Process()
-    process.executableURL = url
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return (process, output)
+    return try ChildProcess.start(url, arguments, discardingErrors: true)
   }
 
   /// Runs the helper to its end, or kills it once it has used `timeLimit` seconds of CPU
@@ -36,20 +18,16 @@ enum TestHelper {
   /// loaded machine one that works gets a small share of a core and its clock time stretches
   /// (2.6 s of CPU took 27 s beside eight busy loops, past a 20 s clock limit).
   /// - Returns: The exit status (nil when it was killed for time) and its output.
-  static func run(_ arguments: [String], timeLimit: Double) throws -> (status: Int32?, output: String)? {
-    guard let (process, pipe) = try start(arguments) else { return nil }
+  static func run(_ arguments: [String], timeLimit: Double) throws -> (status: Int32?, output: String) {
+    let helper = try start(arguments)
     let deadline = Date().addingTimeInterval(timeLimit * 6)
-    while process.isRunning && Date() < deadline && (cpuSeconds(of: process.processIdentifier) ?? 0) < timeLimit {
+    while helper.process.isRunning && Date() < deadline && (cpuSeconds(of: helper.pid) ?? 0) < timeLimit {
       usleep(5_000)
     }
-    var killed = false
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      killed = true
-    }
-    process.waitUntilExit()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    return (killed ? nil : process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let killed = helper.process.isRunning
+    helper.killAndWait()
+    _ = helper.output.waitForEndBlocking()
+    return (killed ? nil : helper.process.terminationStatus, helper.output.text)
   }
 
   /// The user and system CPU time process `pid` has used (`/proc/PID/stat`), in seconds.

@@ -265,12 +265,11 @@ final class FileWrapperTests {
     let size = 16 * 1024
     var killedMidSave = 0
     for round in 0..<6 {
-      guard let (process, pipe) = try TestHelper.start(["write-generations", url.path, "\(files)", "\(size)"]) else { return }
-      // Let it finish at least one save, then kill it at a varying point of a later one.
-      _ = pipe.fileHandleForReading.availableData
+      let helper = try TestHelper.start(["write-generations", url.path, "\(files)", "\(size)"])
+      // Let it finish at least one save (it prints a line), then kill it at a varying point of a later one.
+      #expect(helper.waitForLineBlocking(startingWith: "") != nil, "round \(round): the helper saved nothing")
       usleep(UInt32(1_000 + round * 7_000))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      helper.killAndWait()
       let read = try FileWrapper(url: url, options: .immediate)
       let text = try #require(read.fileWrappers?["text.md"]?.regularFileContents)
       let generation: UInt8 = text == Data("generation 1\n".utf8) ? 1 : 2

@@ -67,7 +67,7 @@ final class TextBundleTests {
     try FileManager.default.createDirectory(at: source, withIntermediateDirectories: false)
     try Data("flat text".utf8).write(to: source.appendingPathComponent("text.markdown"))
     try Data(#"{"version":2,"type":"net.daringfireball.markdown","custom":"kept"}"#.utf8).write(to: source.appendingPathComponent("info.json"))
-    guard let made = try runToolIn(source, "zip", ["-q", "-r", zipped.path, "."]) else { return }
+    guard let made = try runTool("zip", ["-q", "-r", zipped.path, "."], in: source) else { return }
     #expect(made.status == 0)
     let read = try TextBundle(url: zipped)
     #expect(read.text == "flat text")
@@ -147,23 +147,4 @@ final class TextBundleTests {
     #expect(TextBundle.Format(url: URL(fileURLWithPath: "/a/B.TEXTPACK")) == .textpack)
     #expect(TextBundle.Format(url: URL(fileURLWithPath: "/a/B.textbundle")) == .package)
   }
-}
-
-/// Runs a tool with its working folder set (for `zip`, which stores paths as given).
-func runToolIn(_ folder: URL, _ name: String, _ arguments: [String]) throws -> (status: Int32, output: String)? {
-  guard FileManager.default.isExecutableFile(atPath: "/usr/bin/\(name)") else {
-    print("note: \(name) is not installed; skipping its checks")
-    return nil
-  }
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/\(name)")
-  process.arguments = arguments
-  process.currentDirectoryURL = folder
-  let pipe = Pipe()
-  process.standardOutput = pipe
-  process.standardError = FileHandle.nullDevice
-  try process.run()
-  let data = pipe.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }

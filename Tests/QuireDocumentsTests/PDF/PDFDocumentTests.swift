@@ -5,25 +5,6 @@ import QuireTestSupport
 import QuireTypes
 import Testing
 
-/// Runs a poppler-utils or qpdf command with an argument array.
-/// - Returns: Its exit status and standard output, or `nil` when the tool is not installed.
-func runTool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String)? {
-  guard let path = ["/usr/bin/", "/usr/local/bin/"].map({ $0 + name }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-    print("note: \(name) is not installed; skipping its checks")
-    return nil
-  }
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: path)
-  process.arguments = arguments
-  let pipe = Pipe()
-  process.standardOutput = pipe
-  process.standardError = FileHandle.nullDevice
-  try process.run()
-  let data = pipe.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
 @Suite("PDFDocument")
 final class PDFDocumentTests {
   let folder: TemporaryFolder

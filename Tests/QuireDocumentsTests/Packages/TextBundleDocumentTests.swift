@@ -261,11 +261,11 @@ final class TextBundleDocumentTests {
     try bundle.write(to: url)
     var killedMidSave = 0
     for round in 0..<6 {
-      guard let (process, pipe) = try TestHelper.start(["save-bundle-document", url.path, "\(files)", "\(size)"]) else { return }
-      _ = pipe.fileHandleForReading.availableData  // at least one save finished
+      let helper = try TestHelper.start(["save-bundle-document", url.path, "\(files)", "\(size)"])
+      // Let it finish at least one save (it prints a line), then kill it at a varying point of a later one.
+      #expect(helper.waitForLineBlocking(startingWith: "") != nil, "round \(round): the helper saved nothing")
       usleep(UInt32(1_000 + round * 7_000))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      helper.killAndWait()
       let read = try TextBundle(url: url)
       let generation: UInt8 = read.text == "generation 1\n" ? 1 : 2
       #expect(read.text == "generation \(generation)\n", "round \(round)")

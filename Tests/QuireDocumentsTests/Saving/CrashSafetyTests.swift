@@ -19,15 +19,8 @@ final class CrashSafetyTests {
   }
 
   /// `quire-test-saver`, built beside the test bundle.
-  static var saver: URL? {
-    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var folder = exe.deletingLastPathComponent()
-    for _ in 0..<4 {
-      let candidate = folder.appendingPathComponent("quire-test-saver")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      folder.deleteLastPathComponent()
-    }
-    return nil
+  static func saver() throws -> URL {
+    try #require(Programs.built("quire-test-saver"), "quire-test-saver is not built beside the tests; run `swift build --build-tests`")
   }
 
   /// The version named in the header of the file at `url`, when it has one.
@@ -41,25 +34,15 @@ final class CrashSafetyTests {
   }
 
   @Test func everyKillLeavesACompleteVersion() throws {
-    guard let saver = Self.saver else {
-      Issue.record("quire-test-saver is not built beside the tests; run `swift build --build-tests`")
-      return
-    }
+    let saver = try Self.saver()
     let url = folder.file("doc.txt")
     try Data(Self.content(version: 0).utf8).write(to: url)
     var generator = SystemRandomNumberGenerator()
     var versionsSeen: Set<Int> = []
     for round in 0..<200 {
-      let process = Process()
-      process.executableURL = saver
-      process.arguments = [url.path, String((round + 1) * 100_000)]
-      let output = Pipe()
-      process.standardOutput = output
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let process = try ChildProcess.start(saver, [url.path, String((round + 1) * 100_000)], discardingErrors: true)
       // Wait until it has opened the document, then let it save for a random while.
-      let ready = output.fileHandleForReading.readData(ofLength: 6)
-      #expect(String(decoding: ready, as: UTF8.self) == "ready\n", "round \(round)")
+      #expect(process.waitForLineBlocking(startingWith: "ready") == "ready", "round \(round)")
       // Every other round first waits until this process's first save is on disk (its
       // versions start above `start`): on a loaded machine a random 0-40 ms after "ready"
       // often ended before any save, so the kills landed on few versions (17 of 200 seen
@@ -67,12 +50,11 @@ final class CrashSafetyTests {
       if round % 2 == 1 {
         let start = (round + 1) * 100_000
         let deadline = ContinuousClock.now + .seconds(60)
-        while (Self.version(in: url) ?? 0) <= start, process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+        while (Self.version(in: url) ?? 0) <= start, process.process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
       }
       usleep(UInt32.random(in: 0...40_000, using: &generator))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      #expect(process.terminationReason == .uncaughtSignal, "round \(round): the saver stopped by itself")
+      process.killAndWait()
+      #expect(process.process.terminationReason == .uncaughtSignal, "round \(round): the saver stopped by itself")
 
       let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
       let header = text.prefix { $0 != "\n" }
@@ -92,22 +74,12 @@ final class CrashSafetyTests {
 
   /// A process autosaves and is killed; opening the document again offers what it typed.
   @Test @MainActor func aKilledProcessLeavesItsAutosaveForTheNextOpen() async throws {
-    guard let saver = Self.saver else {
-      Issue.record("quire-test-saver is not built beside the tests; run `swift build --build-tests`")
-      return
-    }
+    let saver = try Self.saver()
     let url = try folder.write("saved\n", to: "notes.txt")
     let recovery = folder.file("state/quire/recovery")
-    let process = Process()
-    process.executableURL = saver
-    process.arguments = ["--autosave", url.path, recovery.path, "typed before the crash\n"]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let line = output.fileHandleForReading.readData(ofLength: 10)
-    #expect(String(decoding: line, as: UTF8.self) == "autosaved\n")
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    let process = try ChildProcess.start(saver, ["--autosave", url.path, recovery.path, "typed before the crash\n"])
+    #expect(await process.waitForLine(startingWith: "autosaved") == "autosaved")
+    process.killAndWait()
 
     #expect(bytes(url) == Array("saved\n".utf8))  // autosave never touched the user's file
     let document = PlainTextDocument(fileURL: url)

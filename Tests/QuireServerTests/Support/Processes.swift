@@ -27,77 +27,30 @@ struct TestHome: Sendable {
   }
 }
 
-/// Finding and running programs.
-enum Programs {
-  /// The `quire` executable built beside the test bundle.
-  static var quire: URL? {
-    let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let candidates = [folder.appendingPathComponent("quire"), folder.deletingLastPathComponent().appendingPathComponent("quire")]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-  }
+extension Programs {
+  /// The system's program `name`, when installed.
+  static func find(_ name: String) -> URL? { system(name) }
 
-  static func find(_ name: String) -> URL? {
-    ["/usr/bin/\(name)", "/bin/\(name)"].map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
-  }
-
-  /// Runs a program to its end on a thread of its own; returns status, stdout and stderr.
-  ///
-  /// Output goes to files, not pipes, and the wait is for the program's exit: a program that
-  /// leaves daemons behind holding its output (`dbus-run-session` starting gvfsd for `gio`)
-  /// cannot keep the test waiting for an end of file.
-  static func run(_ program: URL, _ arguments: [String], environment: [String: String], in folder: URL? = nil) async throws -> (
-    status: Int32, output: String, error: String
-  ) {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread {
-        continuation.resume(
-          with: Result {
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-run-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            let outputURL = scratch.appendingPathComponent("out")
-            let errorURL = scratch.appendingPathComponent("err")
-            try Data().write(to: outputURL)
-            try Data().write(to: errorURL)
-            let output = try FileHandle(forWritingTo: outputURL)
-            let error = try FileHandle(forWritingTo: errorURL)
-            defer {
-              try? output.close()
-              try? error.close()
-            }
-            let process = Process()
-            process.executableURL = program
-            process.arguments = arguments
-            process.environment = environment
-            if let folder { process.currentDirectoryURL = folder }
-            process.standardOutput = output
-            process.standardError = error
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            let out = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-            let err = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
-            return (process.terminationStatus, out, err)
-          })
-      }.start()
-    }
+  /// Runs a program to its end (the shared runner: output through files, waited for on a
+  /// thread of its own) with `environment` as its whole environment.
+  static func run(_ program: URL, _ arguments: [String], environment: [String: String], in folder: URL? = nil) async throws -> ProcessResult {
+    try await ChildProcess.run(program, arguments, environment: environment, in: folder)
   }
 }
 
 /// `quire serve FOLDER --port 0`, started as a person would, with the address it prints.
 final class ServeProcess: Sendable {
-  let process: Process
+  let server: RunningProcess
   let address: String
   let port: Int
-  let output: LineReader
-  let errors: LineReader
+  var process: Process { server.process }
+  var output: LineReader { server.output }
+  var errors: LineReader { server.errors }
 
-  private init(process: Process, address: String, port: Int, output: LineReader, errors: LineReader) {
-    self.process = process
+  private init(server: RunningProcess, address: String, port: Int) {
+    self.server = server
     self.address = address
     self.port = port
-    self.output = output
-    self.errors = errors
   }
 
   /// The origin, `http://127.0.0.1:PORT`.
@@ -105,27 +58,15 @@ final class ServeProcess: Sendable {
 
   static func start(serving folders: [URL], home: TestHome, in workingFolder: URL) async throws -> ServeProcess {
     guard let quire = Programs.quire else { throw TestFailure("the quire executable was not built beside the tests") }
-    let process = Process()
-    process.executableURL = quire
-    process.arguments = ["serve"] + folders.map(\.path) + ["--port", "0"]
-    process.environment = home.environment
-    process.currentDirectoryURL = workingFolder
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let outputReader = LineReader(output.fileHandleForReading)
-    let errorReader = LineReader(errors.fileHandleForReading)
+    let server = try ChildProcess.start(quire, ["serve"] + folders.map(\.path) + ["--port", "0"], environment: home.environment, in: workingFolder)
     let line: String
-    do { line = try await outputReader.firstLine(containing: "http://127.0.0.1:", within: .seconds(60)) } catch {
-      process.terminate()
-      throw TestFailure("quire serve printed no address: \(outputReader.text) \(errorReader.text)")
+    do { line = try await server.output.firstLine(containing: "http://127.0.0.1:", within: .seconds(60)) } catch {
+      server.process.terminate()
+      throw TestFailure("quire serve printed no address: \(server.transcript)")
     }
     let address = line.trimmingCharacters(in: .whitespaces)
     guard let url = URL(string: address), let port = url.port else { throw TestFailure("not an address: \(address)") }
-    return ServeProcess(process: process, address: address, port: port, output: outputReader, errors: errorReader)
+    return ServeProcess(server: server, address: address, port: port)
   }
 
   /// Stops the server as Ctrl+C would and waits for it to end.
@@ -136,51 +77,14 @@ final class ServeProcess: Sendable {
 }
 
 /// A `quire` REPL on a file, reading the commands the test writes to it over time.
-final class REPLProcess: Sendable {
-  let process: Process
-  private let input: FileHandle
-  let output: LineReader
-  let errors: LineReader
-
-  init(file: URL, home: TestHome) throws {
-    guard let quire = Programs.quire else { throw TestFailure("the quire executable was not built beside the tests") }
-    process = Process()
-    process.executableURL = quire
-    process.arguments = [file.lastPathComponent]
-    process.environment = home.environment
-    process.currentDirectoryURL = file.deletingLastPathComponent()
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    input = stdin.fileHandleForWriting
-    output = LineReader(stdout.fileHandleForReading)
-    errors = LineReader(stderr.fileHandleForReading)
-  }
-
-  /// Sends `lines` as the person's next commands.
-  func send(_ lines: String) throws {
-    try input.write(contentsOf: Data(lines.utf8))
-  }
-
-  /// Ends the input and waits for the REPL to exit; returns its status.
-  func finish() throws -> Int32 {
-    try? input.close()
-    process.waitUntilExit()
-    return process.terminationStatus
-  }
+func startREPL(file: URL, home: TestHome) throws -> RunningProcess {
+  guard let quire = Programs.quire else { throw TestFailure("the quire executable was not built beside the tests") }
+  return try ChildProcess.start(quire, [file.lastPathComponent], environment: home.environment, in: file.deletingLastPathComponent())
 }
 
-/// Waits for `condition` (polled every 50 ms), failing with `what` after `limit`.
+/// Waits for `condition`, failing with `what` after `limit`.
 func waitFor(_ what: String, limit: Duration = .seconds(30), _ condition: () throws -> Bool) async throws {
-  let deadline = ContinuousClock.now + limit
-  while ContinuousClock.now < deadline {
-    if (try? condition()) == true { return }
-    try await Task.sleep(for: .milliseconds(50))
+  guard await eventually(timeout: limit, every: .milliseconds(50), { (try? condition()) == true }) else {
+    throw TestFailure("waited \(limit) for \(what)")
   }
-  if try condition() { return }
-  throw TestFailure("waited \(limit) for \(what)")
 }

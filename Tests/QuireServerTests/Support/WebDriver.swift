@@ -1,4 +1,5 @@
 import Foundation
+import QuireTestSupport
 import Synchronization
 
 /// A real Chromium, headless, driven through Debian's `chromedriver` with the W3C WebDriver
@@ -7,7 +8,8 @@ import Synchronization
 /// One driver, one browser session: the tests start it once and run their checks in order.
 final class WebDriver: @unchecked Sendable {
   // @unchecked: `session` is written once in `start` before the driver is shared.
-  let process: Process
+  private let driver: RunningProcess
+  var process: Process { driver.process }
   let base: URL
   private(set) var session = ""
   let profile: URL
@@ -17,8 +19,8 @@ final class WebDriver: @unchecked Sendable {
   static var chromedriver: String? { ["/usr/bin/chromedriver"].first { FileManager.default.isExecutableFile(atPath: $0) } }
   static var isAvailable: Bool { chromium != nil && chromedriver != nil }
 
-  private init(process: Process, base: URL, profile: URL) {
-    self.process = process
+  private init(driver: RunningProcess, base: URL, profile: URL) {
+    self.driver = driver
     self.base = base
     self.profile = profile
   }
@@ -27,20 +29,14 @@ final class WebDriver: @unchecked Sendable {
   /// Chromium session with its profile in `folder`.
   static func start(in folder: URL, width: Int = 1400, height: Int = 900) async throws -> WebDriver {
     guard let chromium, let chromedriver else { throw TestFailure("chromium and chromium-driver are not installed (scripts/setup)") }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: chromedriver)
-    process.arguments = ["--port=0"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let line = try await LineReader(output.fileHandleForReading).firstLine(containing: "started successfully on port", within: .seconds(60))
+    let process = try ChildProcess.start(URL(fileURLWithPath: chromedriver), ["--port=0"], discardingErrors: true)
+    let line = try await process.output.firstLine(containing: "started successfully on port", within: .seconds(60))
     guard let port = line.split(separator: " ").last.map({ $0.trimmingCharacters(in: CharacterSet.decimalDigits.inverted) }), let number = Int(port) else {
-      kill(process.processIdentifier, SIGKILL)
+      process.kill()
       throw TestFailure("chromedriver did not say its port: \(line)")
     }
     let profile = folder.appendingPathComponent("chromium-profile")
-    let driver = WebDriver(process: process, base: URL(string: "http://127.0.0.1:\(number)")!, profile: profile)
+    let driver = WebDriver(driver: process, base: URL(string: "http://127.0.0.1:\(number)")!, profile: profile)
     let capabilities: [String: Any] = [
       "capabilities": [
         "alwaysMatch": [
@@ -58,7 +54,7 @@ final class WebDriver: @unchecked Sendable {
     ]
     let reply = try await driver.command("POST", "session", capabilities)
     guard let value = reply as? [String: Any], let id = value["sessionId"] as? String else {
-      kill(process.processIdentifier, SIGKILL)
+      process.kill()
       throw TestFailure("chromedriver made no session: \(String(describing: reply))")
     }
     driver.session = id
@@ -249,51 +245,5 @@ enum LoopbackHTTP {
       rest = rest[rest.index(stop, offsetBy: min(2, rest.distance(from: stop, to: rest.endIndex)))...]
     }
     return out
-  }
-}
-
-/// A failure of the harness, with what was expected.
-struct TestFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// Reads a pipe line by line on a thread of its own and keeps everything it read.
-final class LineReader: Sendable {
-  private let lines = Mutex<[String]>([])
-  private let finished = Mutex(false)
-
-  init(_ handle: FileHandle) {
-    let thread = Thread { [self] in
-      var buffer = Data()
-      while true {
-        let chunk = handle.availableData
-        if chunk.isEmpty { break }
-        buffer.append(chunk)
-        while let newline = buffer.firstIndex(of: 0x0A) {
-          let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-          buffer.removeSubrange(buffer.startIndex...newline)
-          lines.withLock { $0.append(line) }
-        }
-      }
-      if !buffer.isEmpty { lines.withLock { $0.append(String(decoding: buffer, as: UTF8.self)) } }
-      finished.withLock { $0 = true }
-    }
-    thread.start()
-  }
-
-  /// Everything read so far.
-  var text: String { lines.withLock { $0.joined(separator: "\n") } }
-
-  /// The first line containing `needle`, waiting for it at most `limit`.
-  func firstLine(containing needle: String, within limit: Duration) async throws -> String {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-      if let line = lines.withLock({ $0.first { $0.contains(needle) } }) { return line }
-      if finished.withLock({ $0 }) { break }
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    if let line = lines.withLock({ $0.first { $0.contains(needle) } }) { return line }
-    throw TestFailure("no line containing '\(needle)' within \(limit); read: \(text)")
   }
 }

@@ -11,10 +11,8 @@ struct QuireExecutable {
   /// `display` is given, no `DISPLAY`: a desktop the tests run in must not turn these
   /// pasteboards into its clipboard.
   init?(runtime: URL, display: String? = nil) {
-    let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let candidate = bundle.deletingLastPathComponent().appendingPathComponent("quire")
-    guard FileManager.default.isExecutableFile(atPath: candidate.path) else { return nil }
-    url = candidate
+    guard let quire = Programs.quire else { return nil }
+    url = quire
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_RUNTIME_DIR"] = runtime.path
     environment["DISPLAY"] = display
@@ -22,94 +20,20 @@ struct QuireExecutable {
     self.environment = environment
   }
 
-  struct Outcome: Sendable {
-    var status: Int32
-    var output: Data
-    var error: String
-    var text: String { String(decoding: output, as: UTF8.self) }
+  /// Runs to the end (killed after `timeLimit`, so a hang fails the test) and returns status and output.
+  func run(_ arguments: [String], timeLimit: Duration = .seconds(60)) async throws -> ProcessResult {
+    try await ChildProcess.run(url, arguments, environment: environment, timeLimit: timeLimit)
   }
 
-  func process(_ arguments: [String]) -> Process {
-    let process = Process()
-    process.executableURL = url
-    process.arguments = arguments
-    process.environment = environment
+  /// Starts `quire ARGUMENTS --promise`, which serves its promises until its input closes, and
+  /// waits (up to 30 s) until it says "ready": the items are on the pasteboard and being served.
+  func startPromising(_ arguments: [String]) async throws -> RunningProcess {
+    let process = try ChildProcess.start(url, arguments + ["--promise"], environment: environment, discardingErrors: true)
+    guard await process.waitForLine(startingWith: "ready") != nil else {
+      process.kill()
+      throw TestFailure("quire \(arguments) --promise never said ready: \(process.lines)")
+    }
     return process
-  }
-
-  /// Runs to the end (killed after `timeout`) and returns status and output.
-  func run(_ arguments: [String], timeout: TimeInterval = 60) async throws -> Outcome {
-    let process = process(arguments)
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return await withCheckedContinuation { continuation in
-      Thread {
-        let watchdog = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let errorText = Box(Data())
-        let errorReader = Thread { errorText.set(error.fileHandleForReading.readDataToEndOfFile()) }
-        errorReader.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        while errorReader.isExecuting || !errorReader.isFinished { usleep(1_000) }
-        continuation.resume(
-          returning: Outcome(
-            status: process.terminationStatus, output: data, error: String(decoding: errorText.current, as: UTF8.self)))
-      }.start()
-    }
-  }
-}
-
-/// A `quire copy … --promise` process: serves its promises until its input closes.
-final class PromisingProcess: Sendable {
-  let process: Process
-  private let input: Pipe
-
-  /// Starts the process and waits (up to 30 s) until it says "ready". The wait sleeps
-  /// between looks instead of holding a thread of the cooperative pool, which the tests
-  /// running beside this one need.
-  init(_ executable: QuireExecutable, _ arguments: [String]) async throws {
-    process = executable.process(arguments + ["--promise"])
-    input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    // Wait (bounded) for "ready": the items are on the pasteboard and being served.
-    let ready = Box(false)
-    Thread {
-      var seen = Data()
-      while !seen.contains(0x0A) {
-        let chunk = output.fileHandleForReading.availableData
-        if chunk.isEmpty { break }
-        seen.append(chunk)
-      }
-      ready.set(String(decoding: seen, as: UTF8.self).hasPrefix("ready"))
-    }.start()
-    let deadline = Date().addingTimeInterval(30)
-    while !ready.current && Date() < deadline && process.isRunning { try? await Task.sleep(for: .milliseconds(2)) }
-    guard ready.current else {
-      process.terminate()
-      throw CocoaError(.executableLoad)
-    }
-  }
-
-  /// Closes its input: it materialises its promises and exits. Returns the exit status.
-  func finish() async -> Int32 {
-    try? input.fileHandleForWriting.close()
-    for _ in 0..<3000 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
-    return process.isRunning ? -1 : process.terminationStatus
-  }
-
-  func kill() {
-    Glibc.kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
   }
 }
 
@@ -142,16 +66,16 @@ final class CopyPasteProcessTests {
     #expect(copied.status == 0, "\(copied.error)")
     let pasted = try await quire.run(["paste"])
     #expect(pasted.status == 0, "\(pasted.error)")
-    #expect(pasted.text == "hello from one process ✓")
+    #expect(pasted.output == "hello from one process ✓")
   }
 
   @Test func markdownTextIsOfferedAsMarkdownHTMLAndPlainText() async throws {
     let quire = try executable()
     let copied = try await quire.run(["copy", "--text", "# Title\n\n**bold**", "--type", "net.daringfireball.markdown"])
     #expect(copied.status == 0, "\(copied.error)")
-    #expect(try await quire.run(["paste", "--type", "public.html"]).text == "<h1>Title</h1>\n<p><strong>bold</strong></p>\n")
-    #expect(try await quire.run(["paste", "--type", "public.plain-text"]).text == "Title\n\nbold")
-    #expect(try await quire.run(["paste"]).text == "# Title\n\n**bold**")  // the first text: Markdown
+    #expect(try await quire.run(["paste", "--type", "public.html"]).output == "<h1>Title</h1>\n<p><strong>bold</strong></p>\n")
+    #expect(try await quire.run(["paste", "--type", "public.plain-text"]).output == "Title\n\nbold")
+    #expect(try await quire.run(["paste"]).output == "# Title\n\n**bold**")  // the first text: Markdown
     #expect(try await quire.run(["copy", "--text", "x", "--type", "public.png"]).status == 2)
   }
 
@@ -168,24 +92,25 @@ final class CopyPasteProcessTests {
   @Test func aPromiseIsFetchedFromTheLiveProcessThenMaterializedWhenItExits() async throws {
     let quire = try executable()
     let notes = try folder.write("# Plans\n\nShip the *pasteboard*.\n", to: "notes.md")
-    let promiser = try await PromisingProcess(quire, ["copy", notes.path])
+    let promiser = try await quire.startPromising(["copy", notes.path])
     // Only promises are on disk: the representations come from the live process.
     #expect(try storedRepresentations().isEmpty)
     #expect(try FileManager.default.contentsOfDirectory(atPath: general.path).contains { $0.hasSuffix(".sock") })
 
     let html = try await quire.run(["paste", "--type", "public.html"])
     #expect(html.status == 0, "\(html.error)")
-    #expect(html.text == "<h1>Plans</h1>\n<p>Ship the <em>pasteboard</em>.</p>\n")
+    #expect(html.output == "<h1>Plans</h1>\n<p>Ship the <em>pasteboard</em>.</p>\n")
     let plain = try await quire.run(["paste", "--type", "public.plain-text"])
-    #expect(plain.text == "Plans\n\nShip the pasteboard.")
+    #expect(plain.output == "Plans\n\nShip the pasteboard.")
     #expect(try storedRepresentations().isEmpty, "the paste did not come from the live process")
 
-    #expect(await promiser.finish() == 0)
+    promiser.closeInput()
+    #expect(await promiser.waitForExit() == 0)
     #expect(try storedRepresentations().count == 5)  // markdown, HTML, plain text, file URL, URL
     #expect(!(try FileManager.default.contentsOfDirectory(atPath: general.path).contains { $0.hasSuffix(".sock") }))
     try FileManager.default.removeItem(at: notes)  // the pasteboard keeps its own copy
     let afterExit = try await quire.run(["paste", "--type", "public.html"])
-    #expect(afterExit.text == html.text)
+    #expect(afterExit.output == html.output)
     let output = folder.file("pasted.md")
     let written = try await quire.run(["paste", "--type", "net.daringfireball.markdown", "--output", output.path])
     #expect(written.status == 0, "\(written.error)")
@@ -194,8 +119,9 @@ final class CopyPasteProcessTests {
 
   @Test func aPromiserThatDiesWithoutMaterializingGivesAClearError() async throws {
     let quire = try executable()
-    let promiser = try await PromisingProcess(quire, ["copy", "--text", "gone soon"])
+    let promiser = try await quire.startPromising(["copy", "--text", "gone soon"])
     promiser.kill()
+    _ = await promiser.waitForExit()
     let pasted = try await quire.run(["paste"])
     #expect(pasted.status == 1)
     #expect(pasted.error.contains("promised by process \(promiser.process.processIdentifier), which exited"))

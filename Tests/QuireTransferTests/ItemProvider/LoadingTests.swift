@@ -75,9 +75,12 @@ final class LoadingTests {
     let file = try folder.write("before\n", to: "busy.txt")
     // Another process holds a coordinated write of the file (at the default location, which
     // the provider's default coordinator uses too), with half its new contents written.
-    guard let holder = try CoordinationHelper(["hold-write-until-input", file.path]) else { return }
-    defer { holder.end() }
-    #expect(await holder.waitForLine("holding"))
+    let holder = try startCoordinationHelper(["hold-write-until-input", file.path])
+    defer {
+      holder.closeInput()
+      holder.kill(SIGTERM)
+    }
+    #expect(await holder.waitForLine(startingWith: "holding") == "holding")
     let provider = ItemProvider(contentsOf: file)
     let result = Box<Data?>(nil)
     provider.loadDataRepresentation(for: .plainText) { data, _ in result.set(data) }

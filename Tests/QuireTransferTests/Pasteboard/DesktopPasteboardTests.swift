@@ -306,14 +306,14 @@ final class DesktopPasteboardTests {
     #expect(copied.status == 0, "\(copied.error)")
     let pasted = try await quire.run(["paste"])
     #expect(pasted.status == 0, "\(pasted.error)")
-    #expect(pasted.text == "from one quire to another ✓")
+    #expect(pasted.output == "from one quire to another ✓")
     #expect(folderStore.isEmpty, "the copy went through the folder: \(folderStore)")
     // xclip sees the same clipboard.
     #expect(try await display.run(VirtualDisplay.xclip, ["-o", "-selection", "clipboard"]).text == "from one quire to another ✓")
     // The background server ends once another program takes the clipboard.
     #expect(try await display.run(VirtualDisplay.xclip, ["-i", "-selection", "clipboard"], input: try folder.write("taken", to: "taken.txt")).status == 0)
     let after = try await quire.run(["paste"])
-    #expect(after.text == "taken")
+    #expect(after.output == "taken")
   }
 
   @Test func losingTheSelectionIsNoticedAndChangesTheCount() async throws {
@@ -360,7 +360,7 @@ final class DesktopPasteboardTests {
     #expect(try await display.targets().isEmpty, "the selection outlived its owner")
     let pasted = try await quire.run(["paste"])
     #expect(pasted.status == 0, "\(pasted.error)")
-    #expect(pasted.text == "kept for quire")
+    #expect(pasted.output == "kept for quire")
   }
 
   @Test func anOwnerThatStopsAnsweringEndsTheReadWithATimeoutNotAHang() async throws {
