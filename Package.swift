@@ -37,6 +37,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     // SQLite (the system's libsqlite3, with FTS5) for the browser's full-text search index.
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    // Tests only: golden files of the CLI's output (help, --json, HTML previews).
+    .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", exact: "1.19.7"),
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
@@ -174,7 +176,10 @@ let package = Package(
       name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireTestSupport", "quire-coordination-helper"],
       swiftSettings: swiftSettings),
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireCLITests",
+      dependencies: ["QuireCLI", "QuireTestSupport", .product(name: "SnapshotTesting", package: "swift-snapshot-testing")],
+      exclude: ["__Snapshots__"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]
 )

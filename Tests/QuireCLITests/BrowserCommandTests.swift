@@ -94,7 +94,9 @@ final class BrowserCommandTests {
       URL(fileURLWithPath: "/usr/bin/getfattr"), ["--only-values", "-n", "user.xdg.tags", file.path], in: folder.url, input: "")
     #expect(get.output == "work,home")
     #expect(try await quire(["browse", "--tag", "home"]).output.hasPrefix("f.md  "))
-    #expect(try await quire(["tag", "f.md", "oops"]).status == 2)
+    let oops = try await quire(["tag", "f.md", "oops"])
+    #expect(oops.status == 2 && oops.error.hasPrefix("Error: "), "\(oops.error)")
+    #expect(oops.error.contains("oops"), "\(oops.error)")
   }
 
   // MARK: 4. Search
@@ -123,7 +125,9 @@ final class BrowserCommandTests {
     let hits = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
     #expect(hits?.count == 1)
     #expect(try await quire(["search", "--rebuild"]).output.hasPrefix("indexed 3 documents"))
-    #expect(try await quire(["search"]).status == 2)
+    let noQuery = try await quire(["search"])
+    #expect(noQuery.status == 2 && noQuery.output.isEmpty)
+    #expect(noQuery.error.contains("Usage: quire search"), "\(noQuery.error)")
   }
 
   // MARK: 5. Coordination with an open REPL

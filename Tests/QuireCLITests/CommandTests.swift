@@ -7,14 +7,16 @@ import Testing
 
 @Suite("quire command line")
 struct CommandTests {
-  @Test func usageErrorsExitWithTwo() async {
-    #expect(await QuireCommand.run(arguments: ["--no-such-option"]) == ExitStatus.usage)
-    #expect(await QuireCommand.run(arguments: ["preview"]) == ExitStatus.usage)
-  }
+  // Usage errors (exit status 2, reason and usage on standard error) and help are golden files:
+  // GoldenOutputTests.usageErrors and helpOfEachSubcommand.
 
-  @Test func versionAndHelpSucceed() async {
-    #expect(await QuireCommand.run(arguments: ["--version"]) == ExitStatus.success)
-    #expect(await QuireCommand.run(arguments: ["--help"]) == ExitStatus.success)
+  @Test func versionPrintsTheVersionAlone() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let version = try await ProcessRunner.runQuire(["--version"], in: folder.url)
+    #expect(version.status == 0)
+    #expect(version.output.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+\n/) != nil, "\(version.output)")
+    #expect(version.error.isEmpty)
   }
 
   @Test func argumentParsersOwnOptionsDescribeTheRootCommand() throws {
@@ -41,35 +43,30 @@ final class ThumbnailCommandTests {
     return url
   }
 
-  @Test(arguments: [
-    ["thumbnail"],
-    ["thumbnail", "--size", "0", "x.md"],
-    ["thumbnail", "--size", "5000", "x.md"],
-    ["thumbnail", "--jobs", "0", "x.md"],
-    ["thumbnail", "--output", "/tmp", "--cache", "x.md"],
-    ["thumbnail", "-s", "128", "only-one"],
-    ["thumbnail", "--time-limit", "0", "x.md"],
-    ["preview", "x.md", "--format", "pdf"],
-  ])
-  func usageErrorsExitWithTwo(_ arguments: [String]) async {
-    #expect(await QuireCommand.run(arguments: arguments) == ExitStatus.usage)
+  func quire(_ arguments: [String]) async throws -> ProcessResult {
+    try await ProcessRunner.runQuire(arguments, in: folder)
   }
 
   @Test func thumbnailerFormWritesAPNGFromAPathOrAFileURI() async throws {
     let input = try write("# Hello\n", "a b.md")
     let output = folder.appendingPathComponent("out.png")
     let uri = "file://" + input.path.replacingOccurrences(of: " ", with: "%20")
-    #expect(await QuireCommand.run(arguments: ["thumbnail", "-s", "128", uri, output.path]) == ExitStatus.success)
+    let made = try await quire(["thumbnail", "-s", "128", uri, output.path])
+    #expect(made.status == 0 && made.output.isEmpty && made.error.isEmpty, "\(made.error)")
     let png = try Data(contentsOf: output)
     #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     #expect(png.count > 200)
     let missing = folder.appendingPathComponent("missing.md").path
-    #expect(await QuireCommand.run(arguments: ["thumbnail", "-s", "128", missing, output.path + "2"]) == ExitStatus.failure)
+    let failed = try await quire(["thumbnail", "-s", "128", missing, output.path + "2"])
+    #expect(failed.status == 1)
+    #expect(failed.error.contains("Cannot read '\(missing)': there is no such file."), "\(failed.error)")
     #expect(!FileManager.default.fileExists(atPath: output.path + "2"))
   }
 
   @Test func installWritesAThumbnailerEntry() async throws {
-    #expect(await QuireCommand.run(arguments: ["thumbnail", "--install", "--data-dir", folder.path]) == ExitStatus.success)
+    let installed = try await quire(["thumbnail", "--install", "--data-dir", folder.path])
+    #expect(installed.status == 0, "\(installed.error)")
+    #expect(installed.output.contains("thumbnailers/quire.thumbnailer") || installed.error.contains("thumbnailers/quire.thumbnailer"), "\(installed)")
     let entry = try String(contentsOf: folder.appendingPathComponent("thumbnailers/quire.thumbnailer"), encoding: .utf8)
     #expect(entry.hasPrefix("[Thumbnailer Entry]\n"))
     #expect(entry.contains(" thumbnail -s %s %u %o\n"))
@@ -78,33 +75,34 @@ final class ThumbnailCommandTests {
   }
 
   @Test func batchExitsZeroWhenAllSucceedAndOneWhenSomeFail() async throws {
-    guard let quire = Self.builtQuire() else { return }
     let good = try write("# Good\n", "good.md")
     let out = folder.appendingPathComponent("out").path
-    #expect(await QuireCommand.run(arguments: ["thumbnail", "--worker", quire, "--output", out, good.path]) == ExitStatus.success)
+    let allMade = try await quire(["thumbnail", "--json", "--output", out, good.path])
+    #expect(allMade.status == 0, "\(allMade.error)")
+    #expect(allMade.output.contains("\"status\":\"made\""), "\(allMade.output)")
     #expect(FileManager.default.fileExists(atPath: out + "/good.md.png"))
     let bad = try write("%PDF-1.4 junk", "bad.pdf")
-    #expect(await QuireCommand.run(arguments: ["thumbnail", "--worker", quire, "--json", "--output", out, good.path, bad.path]) == ExitStatus.failure)
+    let someFailed = try await quire(["thumbnail", "--json", "--output", out, good.path, bad.path])
+    #expect(someFailed.status == 1)
+    let statuses = someFailed.output.split(separator: "\n").map { line in
+      (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).flatMap { $0["status"] as? String }
+    }
+    #expect(statuses.sorted { ($0 ?? "") < ($1 ?? "") } == ["failed", "made"], "\(someFailed.output)")
   }
 
   @Test func previewWritesHTMLAndText() async throws {
     let input = try write("# Title\n\n<script>x</script>\n", "p.md")
     let html = folder.appendingPathComponent("p.html")
-    #expect(await QuireCommand.run(arguments: ["preview", input.path, "--output", html.path]) == ExitStatus.success)
+    let wrote = try await quire(["preview", input.path, "--output", html.path])
+    #expect(wrote.status == 0 && wrote.output.isEmpty, "\(wrote.error)")
     let page = try String(contentsOf: html, encoding: .utf8)
     #expect(page.contains("<h1>Title</h1>") && !page.contains("<script>"))
     let text = folder.appendingPathComponent("p.txt")
-    #expect(await QuireCommand.run(arguments: ["preview", input.path, "--format", "text", "--output", text.path]) == ExitStatus.success)
+    #expect(try await quire(["preview", input.path, "--format", "text", "--output", text.path]).status == 0)
     #expect(try String(contentsOf: text, encoding: .utf8) == "Title")
-    #expect(await QuireCommand.run(arguments: ["preview", folder.appendingPathComponent("none.md").path]) == ExitStatus.failure)
-  }
-
-  static func builtQuire() -> String? {
-    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let candidate = me.deletingLastPathComponent().appendingPathComponent("quire")
-    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-    print("note: no built 'quire' beside \(me.path); skipping the batch exit-code check")
-    return nil
+    let missing = try await quire(["preview", folder.appendingPathComponent("none.md").path])
+    #expect(missing.status == 1 && missing.output.isEmpty)
+    #expect(missing.error.contains("none.md': there is no such file."), "\(missing.error)")
   }
 }
 
@@ -122,7 +120,9 @@ final class DemoCommandTests {
     let writer = try PDFWriter(url: input.appendingPathComponent("doc.pdf"), width: 200, height: 300)
     try writer.addPage(markup: "page one")
     try writer.finish()
-    #expect(await QuireCommand.run(arguments: ["demo", input.path, "--output", output.path]) == ExitStatus.success)
+    let toured = try await ProcessRunner.runQuire(["demo", input.path, "--output", output.path], in: folder.url)
+    #expect(toured.status == 0, "\(toured.error)")
+    #expect(toured.output.contains("note.md") && toured.output.contains("doc.pdf"), "\(toured.output)")
     for name in ["note.html", "note.png", "doc.html", "doc.png"] {
       let attributes = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent(name).path)
       #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(name)")
@@ -135,11 +135,15 @@ final class DemoCommandTests {
     try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     try Data("not a pdf at all".utf8).write(to: input.appendingPathComponent("broken.pdf"))
     try Data("plain\n".utf8).write(to: input.appendingPathComponent("a.txt"))
-    #expect(await QuireCommand.run(arguments: ["demo", input.path, "--output", output.path]) == ExitStatus.failure)
+    let toured = try await ProcessRunner.runQuire(["demo", input.path, "--output", output.path], in: folder.url)
+    #expect(toured.status == 1)
+    #expect((toured.output + toured.error).contains("broken.pdf"), "\(toured.output)\(toured.error)")
     #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("a.png").path))
   }
 
-  @Test func aMissingFolderIsAClearFailure() async {
-    #expect(await QuireCommand.run(arguments: ["demo", folder.file("absent").path, "--output", folder.file("o").path]) == ExitStatus.failure)
+  @Test func aMissingFolderIsAClearFailure() async throws {
+    let toured = try await ProcessRunner.runQuire(["demo", folder.file("absent").path, "--output", folder.file("o").path], in: folder.url)
+    #expect(toured.status == 1)
+    #expect(toured.error.contains("absent"), "\(toured.error)")
   }
 }

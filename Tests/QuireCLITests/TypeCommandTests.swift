@@ -12,31 +12,47 @@ final class TypeCommandTests {
   init() throws { folder = try TemporaryFolder() }
   deinit { folder.remove() }
 
+  // Golden files hold the whole output of `type --json`, `type --extension`, `types` and the
+  // usage errors (GoldenOutputTests); these check the lines that matter here.
+
+  func quire(_ arguments: [String]) async throws -> ProcessResult {
+    try await ProcessRunner.runQuire(arguments, in: folder.url)
+  }
+
   @Test func identifyingFilesSucceeds() async throws {
     let md = try folder.write("# hi\n", to: "a.md")
-    #expect(await QuireCommand.run(arguments: ["type", md.path]) == ExitStatus.success)
-    #expect(await QuireCommand.run(arguments: ["type", "--json", md.path, folder.url.path]) == ExitStatus.success)
+    let plain = try await quire(["type", md.path])
+    #expect(plain.status == 0, "\(plain.error)")
+    #expect(plain.output.hasPrefix("\(md.path): net.daringfireball.markdown"), "\(plain.output)")
+    let json = try await quire(["type", "--json", md.path, folder.url.path])
+    #expect(json.status == 0, "\(json.error)")
+    let reports = try #require(try JSONSerialization.jsonObject(with: json.outputData) as? [[String: Any]])
+    #expect(reports.map { $0["identifier"] as? String } == ["net.daringfireball.markdown", "public.folder"])
   }
 
   @Test func aMissingFileFailsButTheOthersAreDone() async throws {
     let md = try folder.write("# hi\n", to: "a.md")
-    #expect(await QuireCommand.run(arguments: ["type", md.path, folder.file("missing").path]) == ExitStatus.failure)
+    let result = try await quire(["type", md.path, folder.file("missing").path])
+    #expect(result.status == 1)
+    #expect(result.output.contains("net.daringfireball.markdown"), "\(result.output)")
+    #expect(result.error.contains("missing"), "\(result.error)")
   }
 
-  @Test func tagLookups() async {
-    #expect(await QuireCommand.run(arguments: ["type", "--extension", "md"]) == ExitStatus.success)
-    #expect(await QuireCommand.run(arguments: ["type", "--mime", "text/x-nobody-declares-this", "--json"]) == ExitStatus.success)
+  @Test func tagLookups() async throws {
+    let byExtension = try await quire(["type", "--extension", "md"])
+    #expect(byExtension.status == 0 && byExtension.output.hasPrefix("net.daringfireball.markdown (text/markdown)"), "\(byExtension.output)")
+    let byMIME = try await quire(["type", "--mime", "text/x-nobody-declares-this", "--json"])
+    #expect(byMIME.status == 0 && byMIME.output.contains("\"isDynamic\" : true"), "\(byMIME.output)")
   }
 
-  @Test func usageErrorsExitWithTwo() async {
-    #expect(await QuireCommand.run(arguments: ["type"]) == ExitStatus.usage)
-    #expect(await QuireCommand.run(arguments: ["type", "--extension", "md", "--mime", "text/plain"]) == ExitStatus.usage)
-    #expect(await QuireCommand.run(arguments: ["types", "--conforming-to", "com.example.nothing"]) == ExitStatus.usage)
-  }
-
-  @Test func registryListings() async {
-    #expect(await QuireCommand.run(arguments: ["types", "--tree", "--conforming-to", "public.text"]) == ExitStatus.success)
-    #expect(await QuireCommand.run(arguments: ["types", "--conforming-to", "public.image"]) == ExitStatus.success)
+  @Test func registryListings() async throws {
+    let tree = try await quire(["types", "--tree", "--conforming-to", "public.text"])
+    #expect(tree.status == 0 && tree.output.hasPrefix("public.text"), "\(tree.output)")
+    #expect(tree.output.contains("net.daringfireball.markdown"))
+    let images = try await quire(["types", "--conforming-to", "public.image"])
+    #expect(images.status == 0)
+    #expect(images.output.split(separator: "\n").contains { $0.hasPrefix("public.png  (.png, image/png)") }, "\(images.output)")
+    #expect(!images.output.contains("public.plain-text"))
   }
 
   @Test func escapesControlCharactersAndInvalidBytes() {

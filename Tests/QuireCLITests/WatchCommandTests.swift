@@ -10,14 +10,13 @@ final class WatchCommandTests {
   init() throws { folder = try TemporaryFolder() }
   deinit { folder.remove() }
 
-  @Test func aMissingPathFailsWithOne() async {
-    let status = await QuireCommand.run(arguments: ["watch", "--runtime-folder", folder.url.path, folder.file("absent.md").path])
-    #expect(status == ExitStatus.failure)
+  @Test func aMissingPathFailsWithOne() async throws {
+    let result = try await ProcessRunner.runQuire(["watch", "--runtime-folder", folder.url.path, folder.file("absent.md").path], in: folder.url)
+    #expect(result.status == 1)
+    #expect(result.error.contains("absent.md"), "\(result.error)")
   }
 
-  @Test func noPathIsAUsageError() async {
-    #expect(await QuireCommand.run(arguments: ["watch"]) == ExitStatus.usage)
-  }
+  // No path at all is a usage error: GoldenOutputTests.usageErrors.
 
   // The time limit only guards against a hang: with `--seconds 3600`, returning at all means
   // the command stopped on the message.
@@ -33,7 +32,10 @@ final class WatchCommandTests {
       }
     }
     defer { writer.cancel() }
-    let status = await QuireCommand.run(arguments: ["watch", "--count", "1", "--seconds", "3600", "--runtime-folder", folder.url.path, file.path])
-    #expect(status == ExitStatus.success)
+    let result = try await ProcessRunner.runQuire(
+      ["watch", "--count", "1", "--seconds", "3600", "--runtime-folder", folder.url.path, file.path], in: folder.url)
+    #expect(result.status == 0, "\(result.error)")
+    let lines = result.output.split(separator: "\n")
+    #expect(lines.count == 1 && lines.first?.contains("watched.txt") == true, "\(result.output)")
   }
 }

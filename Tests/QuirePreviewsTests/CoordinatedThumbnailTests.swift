@@ -29,8 +29,7 @@ final class CoordinatedThumbnailTests {
   let location: CoordinationLocation
   init() throws {
     folder = try TemporaryFolder(prefix: "quire-coordinated-thumbnail")
-    let runtime = folder.file("run")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let runtime = try folder.privateFolder("run")
     location = CoordinationLocation(runtimeFolder: runtime)
   }
   deinit { folder.remove() }

@@ -19,6 +19,15 @@ public final class TemporaryFolder: Sendable {
   /// A URL for `name` inside the folder.
   public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
+  /// Makes the folder `name` inside (mode 0700, as Quire wants its runtime and state folders)
+  /// and returns its URL.
+  @discardableResult
+  public func privateFolder(_ name: String) throws -> URL {
+    let target = file(name)
+    try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    return target
+  }
+
   /// Writes `text` as UTF-8 to `name` and returns its URL.
   @discardableResult
   public func write(_ text: String, to name: String) throws -> URL {

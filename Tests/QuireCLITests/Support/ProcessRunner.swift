@@ -24,6 +24,14 @@ enum ProcessRunner {
     return try await ChildProcess.run(program, arguments, environment: environment, in: folder, input: Data(input.utf8))
   }
 
+  /// Runs the built `quire` with `arguments` in `folder` (see ``run(_:_:in:input:environment:)``).
+  static func runQuire(_ arguments: [String], in folder: URL, input: String = "", environment extra: [String: String] = [:]) async throws
+    -> ProcessResult
+  {
+    guard let quire else { throw TestFailure("the quire executable is not built beside the tests; run 'swift build --build-tests' first") }
+    return try await run(quire, arguments, in: folder, input: input, environment: extra)
+  }
+
   /// Every regular file under `folder` (relative path → contents), skipping dot-folders.
   static func snapshot(_ folder: URL) -> [String: Data] {
     var files: [String: Data] = [:]

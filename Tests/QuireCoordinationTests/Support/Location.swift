@@ -5,8 +5,7 @@ import QuireTestSupport
 /// Where a test's coordinators keep their lock files: a private `run` folder of its own inside
 /// `folder`, so parallel tests never share locks.
 func privateLocation(in folder: TemporaryFolder) throws -> CoordinationLocation {
-  let runtime = folder.file("run")
-  try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+  let runtime = try folder.privateFolder("run")
   return CoordinationLocation(runtimeFolder: runtime)
 }
 

@@ -26,8 +26,7 @@ final class CoordinatedAccessTests {
   let location: CoordinationLocation
   init() throws {
     folder = try TemporaryFolder(prefix: "quire-coordinated-document")
-    let runtime = folder.file("run")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let runtime = try folder.privateFolder("run")
     location = CoordinationLocation(runtimeFolder: runtime)
   }
   deinit { folder.remove() }

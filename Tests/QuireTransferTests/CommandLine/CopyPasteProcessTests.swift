@@ -45,8 +45,7 @@ final class CopyPasteProcessTests {
 
   init() throws {
     folder = try TemporaryFolder()
-    runtime = folder.file("runtime")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    runtime = try folder.privateFolder("runtime")
     quire = QuireExecutable(runtime: runtime)
   }
   deinit { folder.remove() }

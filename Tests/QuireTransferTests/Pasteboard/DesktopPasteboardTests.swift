@@ -182,8 +182,7 @@ final class DesktopPasteboardTests {
 
   init() async throws {
     folder = try TemporaryFolder()
-    runtime = folder.file("runtime")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    runtime = try folder.privateFolder("runtime")
     display = try await VirtualDisplay()
   }
   deinit {

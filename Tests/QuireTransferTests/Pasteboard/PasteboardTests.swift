@@ -245,8 +245,7 @@ final class PasteboardSafetyTests {
   }
 
   @Test func aSymbolicLinkIsNotFollowed() throws {
-    let elsewhere = folder.file("elsewhere")
-    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let elsewhere = try folder.privateFolder("elsewhere")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("general"), withDestinationURL: elsewhere)
     expectRefused(containing: "symbolic link")
@@ -288,8 +287,7 @@ final class PasteboardSafetyTests {
   }
 
   @Test func theDefaultRootFollowsXDGRuntimeDir() throws {
-    let runtime = folder.file("runtime")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let runtime = try folder.privateFolder("runtime")
     let defaultRoot = try Pasteboard.defaultRootFolder(environment: ["XDG_RUNTIME_DIR": runtime.path])
     #expect(defaultRoot.path == runtime.path + "/quire/pasteboards")
     let mode = try FileManager.default.attributesOfItem(atPath: runtime.path + "/quire")[.posixPermissions] as? Int
