@@ -61,7 +61,17 @@ public enum TextMerge {
       ? 0
       : text.split(separator: "\n", omittingEmptySubsequences: false)
         .count { $0.hasPrefix(marker) }
+    if output.automergeable == 0 && conflicts == 0 {
+      // xdiff merges no text with a NUL byte (it takes it for binary) and gives back nothing:
+      // keep both sides whole, as one conflict, rather than lose them.
+      return Result(text: "\(marker)\n\(lines(mine))=======\n\(lines(theirs))>>>>>>> \(theirsLabel)\n", conflicts: 1)
+    }
     return Result(text: text, conflicts: conflicts)
+  }
+
+  /// `text`, ending with a newline when it has any text.
+  private static func lines(_ text: String) -> String {
+    text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
   }
 
   private static func input(_ pointer: UnsafePointer<CChar>, _ count: Int) -> git_merge_file_input {

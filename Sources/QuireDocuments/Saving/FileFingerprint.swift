@@ -47,8 +47,13 @@ public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// A 128-bit hash of bytes: two independent 64-bit multiply–rotate lanes over 8-byte words,
-/// folded with the length and finished with the murmur3 avalanche.
+/// A 128-bit hash of bytes: two independent 64-bit lanes over 8-byte words, each word mixed in
+/// by a full 64×64→128-bit multiply whose halves are folded together, then the lengths folded
+/// in and the murmur3 avalanche to finish.
+///
+/// The fold matters: a multiply alone carries a changed bit only upwards, so a change in a
+/// word's top bits could be cancelled exactly by a one-bit change 16 bytes later (two edits
+/// of one character each gave the same hash before 0.2).
 ///
 /// Not cryptographic (see ``FileFingerprint``); stable across runs and machines.
 public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
@@ -72,8 +77,8 @@ public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
       while i + 16 <= count {
         let w1 = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
         let w2 = base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-        a = ((a ^ w1) &* k1).rotated(29)
-        b = ((b ^ w2) &* k2).rotated(31)
+        a = Self.fold(a ^ w1, k1)
+        b = Self.fold(b ^ w2, k2)
         i += 16
       }
       var tail: UInt64 = 0
@@ -84,13 +89,13 @@ public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
         shift += 8
         i += 1
         if shift == 64 {
-          a = ((a ^ tail) &* k1).rotated(29)
+          a = Self.fold(a ^ tail, k1)
           tail = 0
           shift = 0
           spill = true
         }
       }
-      if shift > 0 || !spill { b = ((b ^ tail ^ 0xFF) &* k2).rotated(31) }
+      if shift > 0 || !spill { b = Self.fold(b ^ tail ^ 0xFF, k2) }
     }
     a ^= UInt64(count)
     b ^= UInt64(count) &* k1
@@ -103,6 +108,13 @@ public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
   /// Hashes `data`.
   public init(_ data: Data) {
     self = data.withUnsafeBytes { ContentHash($0) }
+  }
+
+  /// `value` × `key` as 128 bits, the halves folded into 64: every bit of `value` reaches
+  /// most bits of the result, downwards too.
+  private static func fold(_ value: UInt64, _ key: UInt64) -> UInt64 {
+    let product = value.multipliedFullWidth(by: key)
+    return product.high ^ product.low
   }
 
   private static func avalanche(_ value: UInt64) -> UInt64 {
@@ -118,10 +130,6 @@ public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
   public var description: String {
     String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)
   }
-}
-
-extension UInt64 {
-  fileprivate func rotated(_ n: UInt64) -> UInt64 { (self << n) | (self >> (64 - n)) }
 }
 
 extension String {

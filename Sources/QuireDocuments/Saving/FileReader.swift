@@ -20,6 +20,11 @@ enum FileReader {
     case .failure(let code): throw readError(code, url, "open its folder", call: "open")
     }
     defer { Syscalls.release(folder) }
+    // Look before opening: opening a FIFO for reading waits for a writer, maybe for ever, and
+    // opening a device can have effects. What open would refuse, it reports itself, below.
+    if case .success(let info) = Syscalls.statAt(folder, target.lastPathComponent), (info.st_mode & S_IFMT) != S_IFLNK {
+      try requireRegularFile(info, url)
+    }
     let file: FileDescriptor
     switch Syscalls.openExisting(in: folder, target.lastPathComponent, writing: false) {
     case .success(let fd): file = fd
@@ -31,10 +36,7 @@ enum FileReader {
     case .success(let value): info = value
     case .failure(let code): throw readError(code, url, "inspect it", call: "fstat")
     }
-    guard (info.st_mode & S_IFMT) == S_IFREG else {
-      let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
-      throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)): it is \(what). Open a file instead.", url: url)
-    }
+    try requireRegularFile(info, url)
     guard Int(info.st_size) <= maximumSize else {
       throw QuireError(
         .limitExceeded,
@@ -49,6 +51,13 @@ enum FileReader {
     var fingerprint = FileSaver.fingerprint(info, ContentHash(data))
     fingerprint.size = data.count
     return (fingerprint, data)
+  }
+
+  /// Throws unless `info` describes a regular file.
+  private static func requireRegularFile(_ info: stat, _ url: URL) throws(QuireError) {
+    guard (info.st_mode & S_IFMT) != S_IFREG else { return }
+    let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
+    throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)): it is \(what). Open a file instead.", url: url)
   }
 
   static func readError(_ code: Errno, _ url: URL, _ step: String, call: String) -> QuireError {
