@@ -90,10 +90,15 @@ enum TextPackArchive {
       case .file:
         var data = Data()
         do {
-          _ = try archive.extract(entry, skipCRC32: false) { chunk in
+          // This form of extract hands back the CRC-32 it computed; checking it is ours.
+          let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
             total += Int64(chunk.count)
             if total > maximumBytes { throw QuireError(.limitExceeded, "Cannot open \(QuireError.name(url)): it unpacks to more than 1 GiB.", url: url) }
             data.append(chunk)
+          }
+          guard checksum == entry.checksum else {
+            throw QuireError(
+              .invalidContent, "Cannot open \(QuireError.name(url)): its entry '\(entry.path)' is damaged (its checksum does not match).", url: url)
           }
         } catch let error as QuireError {
           throw error
