@@ -189,11 +189,16 @@ final class PresenterRegistry: Sendable {
         return
       }
       _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-      // A thread per connection: after a prepare, the connection stays open for the
-      // length of the coordinator's access.
-      Thread.detachNewThread { [self] in self.serve(connection) }
+      // Reading and answering a request (a line, up to 10 s) runs on a bounded pool, so a
+      // flood of connections queues instead of starting a thread each. The wait for the end
+      // of an access, which lasts as long as the coordinator holds the item, does not take a
+      // pool thread (see serve).
+      Self.requests.submit { [self] in self.serve(connection) }
     }
   }
+
+  /// The threads that read and answer requests, shared by every registry of the process.
+  static let requests = ThreadPool(name: "quire.presenters.requests", limit: 8)
 
   private func serve(_ connection: Int32) {
     UnixSocket.setTimeout(connection, seconds: 10)

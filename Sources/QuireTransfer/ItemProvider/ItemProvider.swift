@@ -487,21 +487,21 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
       gate.finish(.failure(QuireError(.cancelled, "Loading the \(identifier) representation of \(name) was cancelled.")))
       gate.stop()
     }
-    // Timeouts fire on a queue of their own and handlers start on a fresh serial queue:
-    // private queues may add threads, whereas Dispatch's global queues stop at one thread
-    // per core on Linux, so a few handlers that block their thread would delay every
-    // timeout and every other load.
+    // Timeouts fire on a queue of their own and are delivered, like results, by a pool apart
+    // from the handlers': handlers that block their threads (all of the load pool's, even)
+    // delay neither a timeout nor a result. Both pools are bounded (Dispatch's global queues
+    // stop at one thread per core on Linux; a queue or thread per load grows without end).
     Self.timeoutQueue.asyncAfter(deadline: .now() + timeout.timeInterval) {
       guard !gate.isFinished else { return }
-      Thread {
+      Self.deliveries.submit {
         let error = QuireError(
           .timedOut,
           "\(name.capitalizedFirst) did not deliver its \(identifier) representation within \(timeout): the program offering it may be stuck or gone. Try again, or copy the item again."
         )
         if gate.finish(.failure(error)) { gate.stop() }
-      }.start()
+      }
     }
-    DispatchQueue(label: "quire.transfer.load").async {
+    Self.loads.submit {
       if gate.isFinished { return }
       let child: Progress?
       switch representation.kind {
@@ -510,7 +510,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
           if let data {
             // Bytes outlive the call, so the receiver's work (writing a temporary file, its
             // own handler) moves off the provider's thread, which may be the cooperative pool.
-            DispatchQueue(label: "quire.transfer.deliver").async { gate.finish(.success(.data(data))) }
+            Self.deliveries.submit { gate.finish(.success(.data(data))) }
           } else {
             gate.finish(.failure(error ?? Self.noResult(identifier, name)))
           }
@@ -617,11 +617,15 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   private func failedLoad(_ error: any Error, _ deliver: @escaping @Sendable (any Error) -> Void) -> Progress {
     let progress = Progress(totalUnitCount: 1)
-    DispatchQueue(label: "quire.transfer.load").async { deliver(error) }
+    Self.deliveries.submit { deliver(error) }
     return progress
   }
 
   private static let timeoutQueue = DispatchQueue(label: "quire.transfer.timeouts")
+  /// The threads that run representation handlers: at most 32 loads run at once, the rest wait.
+  static let loads = ThreadPool(name: "quire.transfer.load", limit: 32)
+  /// The threads that hand results, failures and timeouts to the receivers.
+  static let deliveries = ThreadPool(name: "quire.transfer.deliver", limit: 8)
 
   // MARK: Describing
 

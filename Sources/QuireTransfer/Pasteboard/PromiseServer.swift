@@ -87,11 +87,15 @@ final class PromiseServer: Sendable {
       let connection = accept(listener, nil, nil)
       if connection < 0 { continue }
       _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-      // A thread of its own: serving waits on the peer, which would starve Dispatch's
-      // few global threads (one per core on Linux).
-      Thread { [self] in serve(connection) }.start()
+      // Reading the request waits on the peer (up to 10 s), which would starve Dispatch's few
+      // global threads (one per core on Linux): a bounded pool of its own reads them, so a
+      // flood of connections queues instead of starting a thread each.
+      Self.connections.submit { [self] in serve(connection) }
     }
   }
+
+  /// The threads that read requests, shared by every promise server of the process.
+  static let connections = ThreadPool(name: "quire.pasteboard.requests", limit: 8)
 
   private func serve(_ connection: Int32) {
     guard Syscalls.peerUserID(connection) == geteuid() else { return Syscalls.close(connection) }
