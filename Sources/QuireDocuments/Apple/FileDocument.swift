@@ -9,9 +9,9 @@ public import QuireTypes
 ///
 /// Write the conformance as for SwiftUI; Quire opens and saves it through
 /// ``FileDocumentHost``, a ``Document``, so it gets safe saves, coordination, conflicts,
-/// versions and undo. ``DocumentController/register(_:)-(FileDocument.Type)`` makes the
+/// versions and undo. `DocumentController.register(_:)` makes the
 /// controller open files of the type's ``readableContentTypes`` with it, and
-/// ``DocumentController/makeDocument(_:ofType:at:)-(FileDocument,_,_)`` saves a new value as a
+/// `DocumentController.makeDocument(_:ofType:at:)` saves a new value as a
 /// new file, as SwiftUI's `DocumentGroup(newDocument:)` does.
 ///
 /// As in SwiftUI, the value is `Sendable`, and every change made through
@@ -119,9 +119,9 @@ public struct FileDocumentWriteConfiguration {
 /// `FileDocument`, without the windows).
 ///
 /// Open one with ``DocumentController/openDocument(at:ofType:)`` after
-/// ``DocumentController/register(_:)-(FileDocument.Type)``, or make one with
+/// `DocumentController.register(_:)`, or make one with
 /// ``init(fileURL:fileType:)`` and ``Document/open()``; make a new file from a value with
-/// ``DocumentController/makeDocument(_:ofType:at:)-(FileDocument,_,_)``.
+/// `DocumentController.makeDocument(_:ofType:at:)`.
 ///
 /// A type conforming to `public.directory` (such as `public.folder`) or `com.apple.package`
 /// is read and written as a folder; any other type as a regular file, and then
@@ -150,7 +150,7 @@ open class FileDocumentHost<Value: FileDocument>: Document {
   }
 
   /// Makes a closed document holding `document`, to be written as a new file with
-  /// ``DocumentController/makeDocument(_:ofType:at:)-(FileDocument,_,_)``.
+  /// `DocumentController.makeDocument(_:ofType:at:)`.
   public convenience init(fileURL: URL, fileType: UTType? = nil, document: Value) {
     self.init(fileURL: fileURL, fileType: fileType)
     value = document
@@ -205,7 +205,7 @@ open class ReferenceFileDocumentHost<Value: ReferenceFileDocument>: Document {
   }
 
   /// Makes a closed document holding `document`, to be written as a new file with
-  /// ``DocumentController/makeDocument(_:ofType:at:)-(ReferenceFileDocument,_,_)``.
+  /// `DocumentController.makeDocument(_:ofType:at:)`.
   public convenience init(fileURL: URL, fileType: UTType? = nil, document: Value) {
     self.init(fileURL: fileURL, fileType: fileType)
     self.document = document

@@ -14,15 +14,15 @@ public import Foundation
 /// ``PDFDocument/findString(_:withOptions:)`` on the caller's. Each `…Find` method receives
 /// the notification that is also posted on `NotificationCenter.default`.
 public protocol PDFDocumentDelegate: AnyObject {
-  /// A find began (``Foundation/NSNotification/Name/PDFDocumentDidBeginFind``).
+  /// A find began (`.PDFDocumentDidBeginFind`).
   func documentDidBeginDocumentFind(_ notification: Notification)
-  /// A find ended, finished or cancelled (``Foundation/NSNotification/Name/PDFDocumentDidEndFind``).
+  /// A find ended, finished or cancelled (`.PDFDocumentDidEndFind`).
   func documentDidEndDocumentFind(_ notification: Notification)
-  /// A find began a page (``Foundation/NSNotification/Name/PDFDocumentDidBeginPageFind``).
+  /// A find began a page (`.PDFDocumentDidBeginPageFind`).
   func documentDidBeginPageFind(_ notification: Notification)
-  /// A find finished a page (``Foundation/NSNotification/Name/PDFDocumentDidEndPageFind``).
+  /// A find finished a page (`.PDFDocumentDidEndPageFind`).
   func documentDidEndPageFind(_ notification: Notification)
-  /// A find found a match (``Foundation/NSNotification/Name/PDFDocumentDidFindMatch``).
+  /// A find found a match (`.PDFDocumentDidFindMatch`).
   func documentDidFindMatch(_ notification: Notification)
   /// Called for every match found during a find, with the match.
   func didMatchString(_ instance: PDFSelection)
@@ -66,7 +66,7 @@ extension Notification.Name {
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
-/// PDFKit's user-info key of ``Foundation/NSNotification/Name/PDFDocumentDidFindMatch``: the
+/// PDFKit's user-info key of `.PDFDocumentDidFindMatch`: the
 /// ``PDFSelection`` found.
 public let PDFDocumentFoundSelectionKey = "PDFDocumentFoundSelection"
 // swift-format-ignore: AlwaysUseLowerCamelCase
@@ -85,11 +85,11 @@ extension PDFSelection {
 extension PDFDocument {
   /// Every match of `string`, one ``PDFSelection`` per match, page by page (PDFKit's form).
   ///
-  /// As PDFKit documents, the find is announced: ``Foundation/NSNotification/Name/PDFDocumentDidBeginFind``,
-  /// for each page ``Foundation/NSNotification/Name/PDFDocumentDidBeginPageFind``, one
-  /// ``Foundation/NSNotification/Name/PDFDocumentDidFindMatch`` per match and
-  /// ``Foundation/NSNotification/Name/PDFDocumentDidEndPageFind``, then
-  /// ``Foundation/NSNotification/Name/PDFDocumentDidEndFind``, each also passed to the
+  /// As PDFKit documents, the find is announced: `.PDFDocumentDidBeginFind`,
+  /// for each page `.PDFDocumentDidBeginPageFind`, one
+  /// `.PDFDocumentDidFindMatch` per match and
+  /// `.PDFDocumentDidEndPageFind`, then
+  /// `.PDFDocumentDidEndFind`, each also passed to the
   /// ``delegate``. `.caseInsensitive` in `options` ignores case; other options are ignored. A
   /// page that cannot be read gives no match. Quire's ``findString(_:caseSensitive:)`` gives one
   /// selection per page instead and says why a page cannot be read.

@@ -243,7 +243,7 @@ public final class DocumentController {
   }
 
   /// Writes `document` as a new file (or folder) at `url`, which must not exist, and opens it;
-  /// as ``makeDocument(_:ofType:at:)-(FileDocument,_,_)``.
+  /// as `makeDocument(_:ofType:at:)` for a `FileDocument`.
   @discardableResult
   public func makeDocument<Model: ReferenceFileDocument>(
     _ document: Model, ofType type: UTType? = nil, at url: URL
