@@ -35,6 +35,49 @@ final class PlainTextDocumentTests {
     #expect(bytes(url).starts(with: bom))
   }
 
+  /// Many line edits made in one pass are one change: one undo puts every line back, redo
+  /// makes them again, and the save writes the edited bytes.
+  @Test func batchedLineEditsAreOneUndoStep() async throws {
+    let original = (1...500).map { "\($0) fox\n" }.joined()
+    let url = folder.file("batch.txt")
+    try Data(original.utf8).write(to: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.readsBytesExactly = true
+    try await document.open()
+    let text = document.storage
+    try document.undoManager.groupUndo(named: "s") {
+      try document.editLines { editor in
+        try text.forEachLine(in: 0..<text.lineCount) { index, line in
+          if index % 3 == 0 {
+            try editor.replaceLine(index, withBytes: Array(line).dropLast(3) + Array("cat".utf8))
+          } else if index % 3 == 1 {
+            try editor.deleteLines(in: index..<(index + 1))
+          }
+        }
+      }
+    }
+    let edited = (1...500).compactMap { $0 % 3 == 1 ? "\($0) cat\n" : $0 % 3 == 0 ? "\($0) fox\n" : nil }.joined()
+    #expect(document.text == edited)
+    #expect(document.hasUnsavedChanges)
+    #expect(document.undoManager.canUndo)
+    document.undoManager.undo()
+    #expect(document.text == original)
+    #expect(!document.undoManager.canUndo)
+    document.undoManager.redo()
+    #expect(document.text == edited)
+    try await document.save()
+    #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self) == edited)
+    #expect(throws: QuireError.self) {
+      try document.editLines { editor in
+        try editor.deleteLines(in: 5..<6)
+        try editor.deleteLines(in: 1..<2)
+      }
+    }
+    #expect(document.text == edited)
+  }
+
   @Test func readsBytesExactlyWhenAsked() async throws {
     let original: [UInt8] = Array("first\n".utf8) + [0xFF, 0xFE, 0x00, 0x41, 0x0D, 0x0A] + Array("last\n".utf8)
     let url = folder.file("binary.txt")
