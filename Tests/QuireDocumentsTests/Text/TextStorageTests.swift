@@ -1,7 +1,7 @@
 import Foundation
 import QuireDocuments
-import QuireTypes
 import QuireTestSupport
+import QuireTypes
 import Testing
 
 @Suite("Text storage")
