@@ -14,11 +14,17 @@ enum FileReader {
   static func read(_ url: URL) throws(QuireError) -> (fingerprint: FileFingerprint, contents: Data) {
     try withOpenFile(url) { file, info throws(QuireError) in
       let data: Data
-      switch Syscalls.readAllData(file, sizeHint: Int(info.st_size)) {
-      case .success(let value): data = value
-      case .failure(let code): throw readError(code, url, "read it", call: "read")
+      let hash: ContentHash
+      if let copy = ScratchCopy.read(file.rawValue, size: Int(info.st_size)) {
+        (data, hash) = copy
+      } else {
+        switch Syscalls.readAllData(file, sizeHint: Int(info.st_size)) {
+        case .success(let value): data = value
+        case .failure(let code): throw readError(code, url, "read it", call: "read")
+        }
+        hash = ContentHash(data)
       }
-      var fingerprint = FileSaver.fingerprint(info, ContentHash(data))
+      var fingerprint = FileSaver.fingerprint(info, hash)
       fingerprint.size = data.count
       return (fingerprint, data)
     }

@@ -95,6 +95,9 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   public private(set) var newlineCount = 0
   /// The ending given to inserted lines: the dominant ending found when the text was made.
   public var lineEnding: LineEnding = .lf
+  /// The scratch copy the text was read into (see `ScratchCopy`), whose pages passes over
+  /// the text let go of as they go.
+  private var scratch: ScratchMapping?
 
   /// An empty text.
   public init() {}
@@ -146,12 +149,14 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   /// chunks share `data` until they are edited.
   init(trustedUTF8 data: Data, from offset: Int) {
     let base = data.startIndex == 0 ? data : data.withUnsafeBytes { Data($0) }
+    let mapping = base.withUnsafeBytes { ScratchMapping.mapping(at: $0.baseAddress) }
     self = base.withUnsafeBytes { raw in
-      TextStorage(trustedUTF8: UnsafeRawBufferPointer(rebasing: raw[offset...]), sharing: base, offset: offset)
+      TextStorage(trustedUTF8: UnsafeRawBufferPointer(rebasing: raw[offset...]), sharing: base, offset: offset, scratch: mapping)
     }
   }
 
-  private init(trustedUTF8 bytes: UnsafeRawBufferPointer, sharing storage: Data?, offset: Int) {
+  private init(trustedUTF8 bytes: UnsafeRawBufferPointer, sharing storage: Data?, offset: Int, scratch: ScratchMapping? = nil) {
+    self.scratch = scratch
     var crlf = 0
     var start = 0
     let count = bytes.count
@@ -168,11 +173,13 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
         chunks.append(Chunk(copying: slice.assumingMemoryBound(to: UInt8.self)))
       }
       newlineCount += offsets.count
+      scratch?.noteRead(end - start)
       start = end
     }
     utf8Count = count
     lineEnding = crlf * 2 > newlineCount && crlf > 0 ? .crlf : .lf
     index = ChunkIndex(chunks)
+    scratch?.release()
   }
 
   /// A text holding `data` byte for byte, whether or not it is valid UTF-8 or holds NUL
@@ -233,7 +240,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   public var string: String {
     var result = ""
     result.reserveCapacity(utf8Count)
-    for chunk in chunks { chunk.withBytes { result += String(decoding: $0, as: UTF8.self) } }
+    forEachChunk { result += String(decoding: $0, as: UTF8.self) }
     return result
   }
 
@@ -243,13 +250,16 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   public func utf8Bytes() -> [UInt8] {
     var result = [UInt8]()
     result.reserveCapacity(utf8Count)
-    for chunk in chunks { chunk.withBytes { result.append(contentsOf: $0) } }
+    forEachChunk { result.append(contentsOf: $0) }
     return result
   }
 
   /// Calls `body` with each chunk's bytes in order (a save writes them without joining them).
   func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-    for chunk in chunks { try chunk.withBytes(body) }
+    for chunk in chunks {
+      try chunk.withBytes(body)
+      scratch?.noteRead(chunk.count)
+    }
   }
 
   /// The UTF-8 offset where line `index` starts; `lineCount` (or more) gives the end.
@@ -599,6 +609,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
           next += 1
         }
       }
+      scratch?.noteRead(chunk.count)
       chunkIndex += 1
       inner = 0
     }
@@ -717,7 +728,9 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     fileprivate mutating func finish() -> TextStorage {
       copySource(upTo: source.utf8Count)
       packPending(all: true)
-      return TextStorage(chunks: chunks, lineEnding: source.lineEnding)
+      var result = TextStorage(chunks: chunks, lineEnding: source.lineEnding)
+      result.scratch = source.scratch
+      return result
     }
   }
 

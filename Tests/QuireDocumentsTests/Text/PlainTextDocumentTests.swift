@@ -78,6 +78,53 @@ final class PlainTextDocumentTests {
     #expect(document.text == edited)
   }
 
+  /// A file of several megabytes is read into a scratch copy (a mapped temporary file):
+  /// its bytes, fingerprint, edits, undo and save are what they are for a file read into
+  /// memory, and the user's file changing afterwards does not change the document.
+  @Test func aLargeFileReadsAndSavesByteForByte() async throws {
+    var original = [UInt8]()
+    var line = 0
+    while original.count < 6 << 20 {
+      line += 1
+      original += Array("\(line): the quick brown fox\n".utf8)
+      if line % 1000 == 0 { original += [0xFF, 0x00, 0x0D, 0x0A] }
+    }
+    original += Array("no final newline".utf8)
+    let url = folder.file("large.txt")
+    try Data(original).write(to: url)
+    let (fingerprint, contents) = try FileFingerprint.read(at: url)
+    #expect(contents == Data(original))
+    #expect(fingerprint.contentHash == ContentHash(Data(original)))
+    #expect(fingerprint.size == original.count)
+
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.readsBytesExactly = true
+    document.registersAsFilePresenter = false  // the truncation below is not to be reloaded
+    try await document.open()
+    // Someone truncates the file: the document holds its own copy.
+    let truncate = try FileHandle(forWritingTo: url)
+    try truncate.truncate(atOffset: 10)
+    try truncate.close()
+    #expect(document.storage.utf8Bytes() == original)
+    try Data(original).write(to: url)
+    let lines = document.lineCount
+    try document.replaceLines(in: 5..<6, withBytes: [Array("five".utf8)])
+    try document.undoManager.groupUndo {
+      try document.editLines { editor in try editor.deleteLines(in: (lines - 10)..<(lines - 1)) }
+    }
+    try await document.save()
+    var expected = document.storage.utf8Bytes()
+    #expect(try Data(contentsOf: url) == Data(expected))
+    document.undoManager.undo()
+    document.undoManager.undo()
+    expected = document.storage.utf8Bytes()
+    #expect(expected == original)
+    try await document.save()
+    #expect(try Data(contentsOf: url) == Data(original))
+  }
+
   @Test func readsBytesExactlyWhenAsked() async throws {
     let original: [UInt8] = Array("first\n".utf8) + [0xFF, 0xFE, 0x00, 0x41, 0x0D, 0x0A] + Array("last\n".utf8)
     let url = folder.file("binary.txt")
