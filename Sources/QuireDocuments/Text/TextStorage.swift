@@ -647,8 +647,17 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     /// into the new chunks, so that many edits do not leave many tiny chunks.
     private static let shareThreshold = 4096
 
+    /// Whether new chunks go to scratch files (see `ScratchCopy`): for a text that came from
+    /// one, so that a large edit's new bytes are not held in memory either.
+    private let spills: Bool
+    /// New chunks' bytes gathered to be spilled together, and where their chunks go.
+    private var segment: [UInt8] = []
+    private var segmentChunks: [(index: Int, range: Range<Int>, newlineOffsets: [UInt16])] = []
+    private static let segmentSize = 4 << 20
+
     init(source: TextStorage) {
       self.source = source
+      spills = source.scratch != nil
       chunks.reserveCapacity(source.chunks.count)
     }
 
@@ -717,17 +726,44 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
       pending.withUnsafeBytes { bytes in
         while bytes.count - start > (all ? 0 : TextStorage.targetChunk) {
           let end = bytes.count - start <= TextStorage.targetChunk ? bytes.count : TextStorage.cut(bytes, from: start)
-          chunks.append(Chunk(copying: UnsafeRawBufferPointer(rebasing: bytes[start..<end]).assumingMemoryBound(to: UInt8.self)))
+          appendNew(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
           start = end
         }
       }
       pending.removeSubrange(0..<start)
     }
 
+    /// Appends a chunk of new bytes: in memory, or (``spills``) gathered into a segment that
+    /// goes to a scratch file when it is full.
+    private mutating func appendNew(_ bytes: UnsafeRawBufferPointer) {
+      guard spills else {
+        chunks.append(Chunk(copying: bytes.assumingMemoryBound(to: UInt8.self)))
+        return
+      }
+      let start = segment.count
+      segment.append(contentsOf: bytes)
+      segmentChunks.append((chunks.count, start..<segment.count, TextStorage.newlineOffsets(in: bytes)))
+      chunks.append(Chunk(sharing: Data(), range: 0..<0, newlineOffsets: []))  // filled in by spillSegment
+      if segment.count >= Self.segmentSize { spillSegment() }
+    }
+
+    /// Writes the gathered segment to a scratch file (or keeps it in memory when that fails)
+    /// and puts its chunks in place.
+    private mutating func spillSegment() {
+      guard !segmentChunks.isEmpty else { return }
+      let data = segment.withUnsafeBytes { ScratchCopy.spill($0) } ?? Data(segment)
+      for (index, range, offsets) in segmentChunks {
+        chunks[index] = Chunk(sharing: data, range: range, newlineOffsets: offsets)
+      }
+      segment.removeAll(keepingCapacity: true)
+      segmentChunks.removeAll(keepingCapacity: true)
+    }
+
     /// The edited text.
     fileprivate mutating func finish() -> TextStorage {
       copySource(upTo: source.utf8Count)
       packPending(all: true)
+      spillSegment()
       var result = TextStorage(chunks: chunks, lineEnding: source.lineEnding)
       result.scratch = source.scratch
       return result

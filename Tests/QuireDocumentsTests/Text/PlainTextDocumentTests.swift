@@ -114,9 +114,21 @@ final class PlainTextDocumentTests {
     try document.undoManager.groupUndo {
       try document.editLines { editor in try editor.deleteLines(in: (lines - 10)..<(lines - 1)) }
     }
+    // An edit of every other line: megabytes of new bytes (written to scratch files of their
+    // own), the same as the same edit of a text held in memory.
+    let before = document.storage
+    func everyOtherLine(_ editor: inout TextStorage.LineEditor) throws {
+      for index in stride(from: 0, to: lines - 20, by: 2) { try editor.replaceLine(index, withBytes: Array("cat \(index)".utf8)) }
+    }
+    try document.undoManager.groupUndo { try document.editLines(everyOtherLine) }
+    var inMemory = TextStorage(bytes: before.utf8Bytes())
+    try inMemory.editLines(everyOtherLine)
+    #expect(document.storage.utf8Bytes() == inMemory.utf8Bytes())
+    #expect(document.storage.lineBytes(at: lines / 2) == inMemory.lineBytes(at: lines / 2))
     try await document.save()
     var expected = document.storage.utf8Bytes()
     #expect(try Data(contentsOf: url) == Data(expected))
+    document.undoManager.undo()
     document.undoManager.undo()
     document.undoManager.undo()
     expected = document.storage.utf8Bytes()
