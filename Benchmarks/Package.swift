@@ -26,7 +26,9 @@ let package = Package(
         name: name,
         dependencies: ["BenchmarkSupport"]
           // bench-thumbnail-cache times the installed-style quire program only: no library.
-          + (name == "bench-thumbnail-cache" ? [] : [.product(name: "Quire", package: "Quire")])
+          // bench-text-100mib needs the document layer only (a shorter release build).
+          + (name == "bench-thumbnail-cache"
+            ? [] : name == "bench-text-100mib" ? [.product(name: "QuireDocuments", package: "Quire")] : [.product(name: "Quire", package: "Quire")])
           + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
         path: "Sources/\(name)")
     },

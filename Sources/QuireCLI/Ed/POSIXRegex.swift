@@ -96,7 +96,56 @@ struct POSIXRegex: ~Copyable {
 
   /// Whether `line` has a match anywhere.
   func matches(_ line: [UInt8]) throws(EdError) -> Bool {
-    try firstMatch(in: Self.cString(line)) != nil
+    try line.withUnsafeBufferPointer { line throws(EdError) in try matches(line) }
+  }
+
+  /// Whether `line` (its bytes, without a newline) has a match anywhere: `regexec` reads the
+  /// bytes in place (`REG_STARTEND`) and computes no groups, unless the line holds a NUL or
+  /// the pattern a back reference (those go through ``firstMatch(in:from:notAtLineStart:)``).
+  func matches(_ line: UnsafeBufferPointer<UInt8>) throws(EdError) -> Bool {
+    guard !hasBackReference, let compiled = storage.compiled, !Self.holdsNUL(line) else {
+      return try firstMatch(in: Self.cString(Array(line))) != nil
+    }
+    return Self.withBytes(line) { base, count in
+      var bounds = regmatch_t(rm_so: 0, rm_eo: regoff_t(count))
+      return regexec(compiled, base, 0, &bounds, REG_STARTEND) == 0
+    }
+  }
+
+  /// The first match in `line` (its bytes, without a newline) at or after byte `offset`, as
+  /// ``firstMatch(in:from:notAtLineStart:)`` finds it in ``cString(_:)-([UInt8])``, without
+  /// copying the line (`REG_STARTEND`) unless it holds a NUL or the pattern a back reference.
+  func firstMatch(inLine line: UnsafeBufferPointer<UInt8>, from offset: Int = 0, notAtLineStart: Bool = false) throws(EdError) -> [Range<Int>?]? {
+    guard !hasBackReference, let compiled = storage.compiled, !Self.holdsNUL(line), offset <= line.count else {
+      return try firstMatch(in: Self.cString(Array(line)), from: offset, notAtLineStart: notAtLineStart)
+    }
+    let count = groupCount + 1
+    return Self.withBytes(line) { base, length in
+      withUnsafeTemporaryAllocation(of: regmatch_t.self, capacity: count) { matches in
+        // The search starts at `offset` as if the line began there (REG_NOTBOL after it), as
+        // the copying path does: GNU ed's loop gives regexec the rest of the line.
+        matches[0] = regmatch_t(rm_so: 0, rm_eo: regoff_t(length - offset))
+        let flags = REG_STARTEND | (offset > 0 || notAtLineStart ? REG_NOTBOL : 0)
+        guard regexec(compiled, base + offset, count, matches.baseAddress!, flags) == 0 else { return nil }
+        return matches.map { match in
+          match.rm_so < 0 ? nil : (offset + Int(match.rm_so))..<(offset + Int(match.rm_eo))
+        }
+      }
+    }
+  }
+
+  private static func holdsNUL(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = line.baseAddress, !line.isEmpty else { return false }
+    return memchr(base, 0, line.count) != nil
+  }
+
+  /// Runs `body` with `line`'s bytes as C characters (an empty line as a valid pointer).
+  private static func withBytes<R>(_ line: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<CChar>, Int) -> R) -> R {
+    guard let base = line.baseAddress, !line.isEmpty else {
+      var empty: CChar = 0
+      return body(&empty, 0)
+    }
+    return base.withMemoryRebound(to: CChar.self, capacity: line.count) { body($0, line.count) }
   }
 
   /// Whether `line` has a match anywhere.

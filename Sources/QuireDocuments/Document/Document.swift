@@ -469,6 +469,7 @@ open class Document {
     do {
       switch contents {
       case .file(let data): try read(from: data, ofType: type)
+      case .text: try read(from: contents.fileData ?? Data(), ofType: type)
       case .package(let wrapper): try read(from: wrapper, ofType: type)
       }
     } catch let error as QuireError where error.url == nil {
@@ -478,7 +479,13 @@ open class Document {
 
   /// The contents to write for `type`: a copy of the package tree, or the file's bytes.
   private func storedContents(forType type: UTType) throws -> StoredContents {
-    isPackageType(type) ? .package(try fileWrapper(ofType: type).copyForWriting()) : .file(try contents(forType: type))
+    isPackageType(type) ? .package(try fileWrapper(ofType: type).copyForWriting()) : try fileContents(forType: type)
+  }
+
+  /// A regular file's contents for `type`: ``contents(forType:)``'s bytes. A text document
+  /// gives its chunks instead, saved without joining them.
+  func fileContents(forType type: UTType) throws -> StoredContents {
+    .file(try contents(forType: type))
   }
 
   /// Reads the file, or the package folder when the document's type is a package type (a
@@ -506,7 +513,7 @@ open class Document {
     versions: VersionStore?, access: any DocumentFileAccess
   ) async throws -> (SaveResult, QuireError?) {
     try await access.coordinate(writingItemAt: url) { url in
-      if let expected, case .file = contents.value {
+      if let expected, contents.value.isFile {
         var info = stat()
         if stat(FileSaver.resolvedTarget(of: url).path, &info) == 0,
           FileSaver.fingerprint(info, expected.contentHash) != expected
@@ -782,6 +789,15 @@ open class Document {
 
   private func compareWithDisk() async throws -> DiskChange {
     guard !documentState.contains(.closed), let known = fileFingerprint else { return .unchanged }
+    // A regular file is first only hashed, a megabyte at a time: the usual answer is
+    // "unchanged", and a large file is then never held twice.
+    if let type = try? resolvedType(), !isPackageType(type),
+      let current = try? await fileAccess.coordinate(readingItemAt: fileURL, { url in try FileReader.fingerprint(url) }),
+      current.hasSameContent(as: known)
+    {
+      fileFingerprint = current  // a touch or an identical rewrite: remember the new identity
+      return .unchanged
+    }
     let fingerprint: FileFingerprint
     let contents: StoredContents
     do {

@@ -12,6 +12,28 @@ import SystemPackage
 enum StoredContents {
   case file(Data)
   case package(FileWrapper)
+  /// A regular file's bytes as a text's chunks after `prefix` (a byte order mark): saved from
+  /// the chunks without joining them (``PlainTextDocument``).
+  case text(TextStorage, prefix: [UInt8])
+
+  /// Whether these are a regular file's contents (not a package).
+  var isFile: Bool {
+    if case .package = self { return false }
+    return true
+  }
+
+  /// A regular file's bytes, joined (for `.text`, a copy); `nil` for a package.
+  var fileData: Data? {
+    switch self {
+    case .file(let data): return data
+    case .text(let text, let prefix):
+      var data = Data(prefix)
+      data.reserveCapacity(prefix.count + text.utf8Count)
+      text.forEachChunk { data.append($0) }
+      return data
+    case .package: return nil
+    }
+  }
 
   /// Reads the item at `url` (symbolic links followed to their end): a folder lazily as a
   /// wrapper tree when `packages`, a regular file whole. A folder when not `packages` is
@@ -32,7 +54,7 @@ enum StoredContents {
   func isSameKind(as url: URL) -> Bool {
     guard case .success(let info) = FileWrapperSyscalls.lstat(url.path) else { return false }
     switch self {
-    case .file: return info.st_mode & S_IFMT == S_IFREG
+    case .file, .text: return info.st_mode & S_IFMT == S_IFREG
     case .package: return info.st_mode & S_IFMT == S_IFDIR
     }
   }
@@ -44,6 +66,8 @@ enum StoredContents {
     switch self {
     case .file(let data):
       return try FileSaver.write(data, to: url, options: options)
+    case .text(let text, let prefix):
+      return try FileSaver.write(text, prefix: prefix, to: url, options: options)
     case .package(let wrapper):
       let target = FileSaver.resolvedTarget(of: url)
       let existed: Bool

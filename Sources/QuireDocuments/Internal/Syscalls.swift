@@ -177,6 +177,14 @@ enum Syscalls {
     return .success(())
   }
 
+  /// Reads what comes next from `fd` into `buffer`: the byte count, 0 at the end.
+  static func readSome(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+    call(.read) {
+      let n = read(fd.rawValue, buffer.baseAddress!, buffer.count)
+      return n < 0 ? (nil, errno) : (n, 0)
+    }
+  }
+
   /// Reads the whole file from the start into `Data` (no intermediate copy).
   static func readAllData(_ fd: FileDescriptor, sizeHint: Int) -> Result<Data, Errno> {
     var data = Data(count: max(sizeHint, 0) + 1)

@@ -67,36 +67,37 @@ public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
 
   /// Hashes `bytes`.
   public init(_ bytes: UnsafeRawBufferPointer) {
+    var hasher = ContentHasher()
+    hasher.update(bytes)
+    self = hasher.finalize()
+  }
+
+  /// Hashes `data`.
+  public init(_ data: Data) {
+    self = data.withUnsafeBytes { ContentHash($0) }
+  }
+
+  /// Finishes the hash of `count` bytes from the lanes `a` and `b` and the last `tail` bytes
+  /// (fewer than 16): what ``init(_:)-(UnsafeRawBufferPointer)`` and ``ContentHasher`` share.
+  fileprivate init(a startA: UInt64, b startB: UInt64, tail: UnsafeRawBufferPointer, count: Int) {
     let k1: UInt64 = 0x9E37_79B9_7F4A_7C15
     let k2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
-    var a: UInt64 = 0x243F_6A88_85A3_08D3
-    var b: UInt64 = 0x1319_8A2E_0370_7344
-    let count = bytes.count
-    var i = 0
-    if let base = bytes.baseAddress {
-      while i + 16 <= count {
-        let w1 = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        let w2 = base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-        a = Self.fold(a ^ w1, k1)
-        b = Self.fold(b ^ w2, k2)
-        i += 16
+    var a = startA
+    var b = startB
+    var word: UInt64 = 0
+    var shift: UInt64 = 0
+    var spill = false
+    for byte in tail {
+      word |= UInt64(byte) << shift
+      shift += 8
+      if shift == 64 {
+        a = ContentHash.fold(a ^ word, k1)
+        word = 0
+        shift = 0
+        spill = true
       }
-      var tail: UInt64 = 0
-      var shift: UInt64 = 0
-      var spill = false
-      while i < count {
-        tail |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
-        shift += 8
-        i += 1
-        if shift == 64 {
-          a = Self.fold(a ^ tail, k1)
-          tail = 0
-          shift = 0
-          spill = true
-        }
-      }
-      if shift > 0 || !spill { b = Self.fold(b ^ tail ^ 0xFF, k2) }
     }
+    if shift > 0 || !spill { b = ContentHash.fold(b ^ word ^ 0xFF, k2) }
     a ^= UInt64(count)
     b ^= UInt64(count) &* k1
     a = a &+ b
@@ -105,14 +106,10 @@ public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
     self.low = Self.avalanche(b ^ self.high)
   }
 
-  /// Hashes `data`.
-  public init(_ data: Data) {
-    self = data.withUnsafeBytes { ContentHash($0) }
-  }
-
   /// `value` × `key` as 128 bits, the halves folded into 64: every bit of `value` reaches
   /// most bits of the result, downwards too.
-  private static func fold(_ value: UInt64, _ key: UInt64) -> UInt64 {
+  @inline(__always)
+  fileprivate static func fold(_ value: UInt64, _ key: UInt64) -> UInt64 {
     let product = value.multipliedFullWidth(by: key)
     return product.high ^ product.low
   }
@@ -135,5 +132,60 @@ public struct ContentHash: Sendable, Hashable, CustomStringConvertible {
 extension String {
   fileprivate func leftPadded(_ width: Int) -> String {
     count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}
+
+/// ``ContentHash`` of bytes given in pieces: the same hash as of the pieces joined, without
+/// joining them (a save hashes a text's chunks as it writes them).
+struct ContentHasher {
+  private var a: UInt64 = 0x243F_6A88_85A3_08D3
+  private var b: UInt64 = 0x1319_8A2E_0370_7344
+  private var count = 0
+  /// Bytes not yet hashed (fewer than 16): the start of the next 16-byte step.
+  private var carry: (UInt64, UInt64) = (0, 0)
+  private var carried = 0
+
+  /// Adds `bytes`.
+  mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+    count += bytes.count
+    var i = 0
+    if carried > 0 {
+      let take = min(16 - carried, bytes.count)
+      withUnsafeMutableBytes(of: &carry) { raw in
+        raw.baseAddress!.advanced(by: carried).copyMemory(from: base, byteCount: take)
+      }
+      carried += take
+      i = take
+      guard carried == 16 else { return }
+      step(carry.0, carry.1)
+      carried = 0
+    }
+    while i + 16 <= bytes.count {
+      step(base.loadUnaligned(fromByteOffset: i, as: UInt64.self), base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+      i += 16
+    }
+    if i < bytes.count {
+      carry = (0, 0)
+      withUnsafeMutableBytes(of: &carry) { raw in
+        raw.baseAddress!.copyMemory(from: base + i, byteCount: bytes.count - i)
+      }
+      carried = bytes.count - i
+    }
+  }
+
+  @inline(__always)
+  private mutating func step(_ w1: UInt64, _ w2: UInt64) {
+    a = ContentHash.fold(a ^ w1, 0x9E37_79B9_7F4A_7C15)
+    b = ContentHash.fold(b ^ w2, 0xC2B2_AE3D_27D4_EB4F)
+  }
+
+  /// The hash of everything added.
+  func finalize() -> ContentHash {
+    var tail = carry
+    let carried = carried
+    return withUnsafeBytes(of: &tail) { raw in
+      ContentHash(a: a, b: b, tail: UnsafeRawBufferPointer(rebasing: raw[..<carried]), count: count)
+    }
   }
 }

@@ -12,6 +12,50 @@ enum FileReader {
   static let maximumSize = 4 << 30
 
   static func read(_ url: URL) throws(QuireError) -> (fingerprint: FileFingerprint, contents: Data) {
+    try withOpenFile(url) { file, info throws(QuireError) in
+      let data: Data
+      let hash: ContentHash
+      if let copy = ScratchCopy.read(file.rawValue, size: Int(info.st_size)) {
+        (data, hash) = copy
+      } else {
+        switch Syscalls.readAllData(file, sizeHint: Int(info.st_size)) {
+        case .success(let value): data = value
+        case .failure(let code): throw readError(code, url, "read it", call: "read")
+        }
+        hash = ContentHash(data)
+      }
+      var fingerprint = FileSaver.fingerprint(info, hash)
+      fingerprint.size = data.count
+      return (fingerprint, data)
+    }
+  }
+
+  /// The fingerprint of the file at `url`, read a megabyte at a time: what ``read(_:)`` gives
+  /// without holding the file (a save's check for changes on disk).
+  static func fingerprint(_ url: URL) throws(QuireError) -> FileFingerprint {
+    try withOpenFile(url) { file, info throws(QuireError) in
+      var hasher = ContentHasher()
+      var size = 0
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+      defer { buffer.deallocate() }
+      while true {
+        switch Syscalls.readSome(file, into: buffer) {
+        case .success(0):
+          var fingerprint = FileSaver.fingerprint(info, hasher.finalize())
+          fingerprint.size = size
+          return fingerprint
+        case .success(let count):
+          hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+          size += count
+        case .failure(let code): throw readError(code, url, "read it", call: "read")
+        }
+      }
+    }
+  }
+
+  /// Opens the regular file at `url` (symbolic links followed) for reading and runs `body`
+  /// with it and its status.
+  private static func withOpenFile<R>(_ url: URL, _ body: (FileDescriptor, stat) throws(QuireError) -> R) throws(QuireError) -> R {
     let target = FileSaver.resolvedTarget(of: url)
     let folderPath = target.deletingLastPathComponent().path
     let folder: FileDescriptor
@@ -43,14 +87,7 @@ enum FileReader {
         "Cannot open \(QuireError.name(url)): it is \(info.st_size) bytes, more than the \(maximumSize >> 30) GiB a document can hold in memory.",
         url: url)
     }
-    let data: Data
-    switch Syscalls.readAllData(file, sizeHint: Int(info.st_size)) {
-    case .success(let value): data = value
-    case .failure(let code): throw readError(code, url, "read it", call: "read")
-    }
-    var fingerprint = FileSaver.fingerprint(info, ContentHash(data))
-    fingerprint.size = data.count
-    return (fingerprint, data)
+    return try body(file, info)
   }
 
   /// Throws unless `info` describes a regular file.

@@ -97,6 +97,20 @@ public enum FileSaver {
   public static func write(_ data: Data, to url: URL, options: SaveOptions = .standard) throws(QuireError)
     -> SaveResult
   {
+    try write(FileBody.data(data), to: url, options: options)
+  }
+
+  /// Writes `text`'s bytes (after `prefix`, a byte order mark) to `url` safely, as
+  /// ``write(_:to:options:)`` writes `Data`, from its chunks: the text is never joined into
+  /// one buffer.
+  @discardableResult
+  public static func write(_ text: TextStorage, prefix: [UInt8] = [], to url: URL, options: SaveOptions = .standard) throws(QuireError)
+    -> SaveResult
+  {
+    try write(FileBody.text(text, prefix: prefix), to: url, options: options)
+  }
+
+  static func write(_ data: FileBody, to url: URL, options: SaveOptions) throws(QuireError) -> SaveResult {
     let target = resolvedTarget(of: url)
     let folderPath = target.deletingLastPathComponent().path
     let name = target.lastPathComponent
@@ -149,7 +163,7 @@ public enum FileSaver {
     }
 
     // Write everything, then flush it: the rename below must never expose unflushed data.
-    try data.withUnsafeBytes { Syscalls.writeAll(temp, $0) }.get(or: failure, "write the new contents", call: "write")
+    let hash = try data.write(to: temp).get(or: failure, "write the new contents", call: "write")
     try Syscalls.flush(temp).get(or: failure, "flush the new contents to disk", call: "fsync")
 
     if let existing {
@@ -207,7 +221,7 @@ public enum FileSaver {
     // `tempName` now holds the old version (after an exchange); the deferred unlink drops it.
     let info = try Syscalls.statAt(folder, name).get(or: failure, "inspect the saved file", call: "fstatat")
     return SaveResult(
-      writtenURL: target, fingerprint: fingerprint(info, ContentHash(data)),
+      writtenURL: target, fingerprint: fingerprint(info, hash),
       method: existing == nil ? .created : .replaced)
   }
 
@@ -215,7 +229,7 @@ public enum FileSaver {
   /// give a new file). On failure the old bytes are written back from memory; the backup
   /// beside the file covers a crash in the middle.
   private static func writeInPlace(
-    _ data: Data, folder: FileDescriptor, name: String, existing: stat, url: URL, target: URL, failure: Failure
+    _ data: FileBody, folder: FileDescriptor, name: String, existing: stat, url: URL, target: URL, failure: Failure
   ) throws(QuireError) -> SaveResult {
     // Read the old contents: they are the backup and what a failure writes back.
     let reader = try Syscalls.openExisting(in: folder, name, writing: false).get(or: failure, "open the file", call: "openat")
@@ -241,10 +255,8 @@ public enum FileSaver {
     let file = try Syscalls.openExisting(in: folder, name, writing: true).get(or: failure, "open the file for writing", call: "openat")
     var fileOpen = true
     defer { if fileOpen { _ = Syscalls.close(file) } }
-    let written: Result<Void, Errno> = data.withUnsafeBytes { bytes in
-      Syscalls.writeAll(file, bytes, at: 0)
-        .flatMap { Syscalls.truncate(file, to: data.count) }
-        .flatMap { Syscalls.flush(file) }
+    let written: Result<ContentHash, Errno> = data.write(to: file, at: 0).flatMap { hash in
+      Syscalls.truncate(file, to: data.count).flatMap { Syscalls.flush(file) }.map { hash }
     }
     if case .failure(let code) = written {
       // Put the old bytes back; keep the backup if even that fails.
@@ -262,10 +274,11 @@ public enum FileSaver {
       }
       throw failure.error(code, "write the file in place", call: "write")
     }
+    guard case .success(let hash) = written else { preconditionFailure("a failed in-place write returned above") }
     fileOpen = false
     try Syscalls.close(file).get(or: failure, "close the file", call: "close")
     let info = try Syscalls.statAt(folder, name).get(or: failure, "inspect the saved file", call: "fstatat")
-    return SaveResult(writtenURL: target, fingerprint: fingerprint(info, ContentHash(data)), method: .inPlace)
+    return SaveResult(writtenURL: target, fingerprint: fingerprint(info, hash), method: .inPlace)
   }
 
   static func fingerprint(_ info: stat, _ hash: ContentHash) -> FileFingerprint {
@@ -363,6 +376,58 @@ extension Result where Failure == Errno {
     switch self {
     case .success(let value): return value
     case .failure(let code): throw failure.error(code, step, call: call)
+    }
+  }
+}
+
+/// The bytes a save writes: given whole, or as the chunks of a text (never joined).
+enum FileBody {
+  case data(Data)
+  case text(TextStorage, prefix: [UInt8])
+
+  /// The number of bytes.
+  var count: Int {
+    switch self {
+    case .data(let data): data.count
+    case .text(let text, let prefix): prefix.count + text.utf8Count
+    }
+  }
+
+  /// Writes the bytes to `fd` at `offset` (or where it stands) and returns their hash.
+  func write(to fd: FileDescriptor, at offset: Int? = nil) -> Result<ContentHash, Errno> {
+    var hasher = ContentHasher()
+    switch self {
+    case .data(let data):
+      return data.withUnsafeBytes { bytes in
+        hasher.update(bytes)
+        return Syscalls.writeAll(fd, bytes, at: offset).map { hasher.finalize() }
+      }
+    case .text(let text, let prefix):
+      // Chunks are gathered into one buffer of up to 1 MiB per write: a few hundred writes
+      // for 100 MB, and a small text is still one write.
+      let capacity = 1 << 20
+      var buffer = [UInt8]()
+      buffer.reserveCapacity(min(capacity, prefix.count + text.utf8Count))
+      buffer.append(contentsOf: prefix)
+      var written = 0
+      var failure: Errno?
+      func flush() {
+        guard failure == nil, !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { bytes in
+          hasher.update(bytes)
+          if case .failure(let code) = Syscalls.writeAll(fd, bytes, at: offset.map { $0 + written }) { failure = code }
+        }
+        written += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+      }
+      text.forEachChunk { bytes in
+        guard failure == nil else { return }
+        if buffer.count + bytes.count > capacity { flush() }
+        buffer.append(contentsOf: bytes)
+      }
+      flush()
+      if let failure { return .failure(failure) }
+      return .success(hasher.finalize())
     }
   }
 }

@@ -60,6 +60,23 @@ open class PlainTextDocument: Document {
     return encoding.encode(storage)
   }
 
+  /// The text's chunks, saved without joining them, when the bytes to write are the text's
+  /// own (UTF-8, with or without BOM) and ``contents(forType:)`` is this class's (a subclass
+  /// that overrides it, other than ``MarkdownDocument``, is saved through it).
+  override func fileContents(forType type: UTType) throws -> StoredContents {
+    let prefix: [UInt8]
+    switch encoding {
+    case .utf8: prefix = []
+    case .utf8WithBOM: prefix = [0xEF, 0xBB, 0xBF]
+    case .utf16LittleEndian, .utf16BigEndian: return try super.fileContents(forType: type)
+    }
+    guard Swift.type(of: self) == PlainTextDocument.self || Swift.type(of: self) == MarkdownDocument.self else {
+      return try super.fileContents(forType: type)
+    }
+    lastWritten = storage
+    return .text(storage, prefix: prefix)
+  }
+
   open override func documentDidReadFromDisk() { mergeBase = storage }
 
   open override func documentDidSave(_ operation: SaveOperation) {
@@ -128,6 +145,31 @@ open class PlainTextDocument: Document {
     try checkEditable()
     let (bytes, new) = try storage.edit(replacingLines: range, withBytes: lines)
     try replaceBytes(inUTF8Range: bytes, with: new)
+  }
+
+  /// Makes many line edits as one undoable change (a `g` or `,s` command of an editor): `body`
+  /// gives the ``TextStorage/LineEditor`` its edits in ascending order, numbered as the lines
+  /// were before (see ``TextStorage/editLines(_:)``). Undo puts the text back as it was; the
+  /// undo entry holds the chunks the edit replaced (shared, not copied), not one entry per line.
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable or an edit is out of order or
+  ///   outside the text, or what `body` throws; the text is then unchanged.
+  public func editLines(_ body: (inout TextStorage.LineEditor) throws -> Void) throws {
+    try checkEditable()
+    var edited = storage
+    try edited.editLines(body)
+    replaceStorage(with: edited)
+  }
+
+  /// Puts `new` in place of the whole text, registering the way back.
+  private func replaceStorage(with new: TextStorage) {
+    let old = storage
+    storage = new
+    if undoManager.isUndoRegistrationEnabled {
+      undoManager.registerUndo(withTarget: self) { document in document.replaceStorage(with: old) }
+    } else {
+      updateChangeCount(.done)
+    }
   }
 
   /// Replaces the lines in `range` (from 0) with `lines`.

@@ -75,12 +75,12 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable, CustomString
     switch self {
     case .utf8:
       var data = Data(capacity: storage.utf8Count)
-      for chunk in storage.chunks { chunk.withBytes { data.append($0) } }
+      storage.forEachChunk { data.append($0) }
       return data
     case .utf8WithBOM:
       var data = Data([0xEF, 0xBB, 0xBF])
       data.reserveCapacity(storage.utf8Count + 3)
-      for chunk in storage.chunks { chunk.withBytes { data.append($0) } }
+      storage.forEachChunk { data.append($0) }
       return data
     case .utf16LittleEndian, .utf16BigEndian:
       let little = self == .utf16LittleEndian

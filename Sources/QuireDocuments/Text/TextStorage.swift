@@ -44,21 +44,34 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   struct Chunk: Sendable {
     let storage: Data
     let range: Range<Int>
-    var newlines: Int
+    /// The offsets of the chunk's `\n` bytes from its start, ascending (a chunk is at most
+    /// ``TextStorage/maximumChunk`` bytes, so two bytes a line): line *k* of a chunk is found
+    /// without scanning.
+    let newlineOffsets: [UInt16]
 
     var count: Int { range.count }
+    var newlines: Int { newlineOffsets.count }
 
     /// A chunk owning a copy of `bytes`.
-    init(copying bytes: UnsafeBufferPointer<UInt8>, newlines: Int) {
+    init(copying bytes: UnsafeBufferPointer<UInt8>) {
       storage = Data(buffer: bytes)
       range = 0..<bytes.count
-      self.newlines = newlines
+      newlineOffsets = TextStorage.newlineOffsets(in: UnsafeRawBufferPointer(bytes))
     }
 
-    init(sharing storage: Data, range: Range<Int>, newlines: Int) {
+    init(sharing storage: Data, range: Range<Int>, newlineOffsets: [UInt16]) {
       self.storage = storage
       self.range = range
-      self.newlines = newlines
+      self.newlineOffsets = newlineOffsets
+    }
+
+    /// The part `lower..<upper` of this chunk (offsets from its start), sharing its bytes.
+    func slice(_ lower: Int, _ upper: Int) -> Chunk {
+      if lower == 0 && upper == count { return self }
+      let first = newlineOffsets.partitioningIndex { Int($0) >= lower }
+      let last = newlineOffsets.partitioningIndex { Int($0) >= upper }
+      let offsets = lower == 0 ? Array(newlineOffsets[first..<last]) : newlineOffsets[first..<last].map { $0 - UInt16(lower) }
+      return Chunk(sharing: storage, range: (range.lowerBound + lower)..<(range.lowerBound + upper), newlineOffsets: offsets)
     }
 
     /// Runs `body` on the chunk's bytes (indexed from 0).
@@ -82,6 +95,9 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   public private(set) var newlineCount = 0
   /// The ending given to inserted lines: the dominant ending found when the text was made.
   public var lineEnding: LineEnding = .lf
+  /// The scratch copy the text was read into (see `ScratchCopy`), whose pages passes over
+  /// the text let go of as they go.
+  private var scratch: ScratchMapping?
 
   /// An empty text.
   public init() {}
@@ -133,42 +149,37 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   /// chunks share `data` until they are edited.
   init(trustedUTF8 data: Data, from offset: Int) {
     let base = data.startIndex == 0 ? data : data.withUnsafeBytes { Data($0) }
+    let mapping = base.withUnsafeBytes { ScratchMapping.mapping(at: $0.baseAddress) }
     self = base.withUnsafeBytes { raw in
-      TextStorage(trustedUTF8: UnsafeRawBufferPointer(rebasing: raw[offset...]), sharing: base, offset: offset)
+      TextStorage(trustedUTF8: UnsafeRawBufferPointer(rebasing: raw[offset...]), sharing: base, offset: offset, scratch: mapping)
     }
   }
 
-  private init(trustedUTF8 bytes: UnsafeRawBufferPointer, sharing storage: Data?, offset: Int) {
+  private init(trustedUTF8 bytes: UnsafeRawBufferPointer, sharing storage: Data?, offset: Int, scratch: ScratchMapping? = nil) {
+    self.scratch = scratch
     var crlf = 0
     var start = 0
     let count = bytes.count
     chunks.reserveCapacity(count / Self.targetChunk + 1)
     while start < count {
-      var end = min(start + Self.targetChunk, count)
-      if end < count {
-        // Prefer to cut just after a newline within the last 4 KiB, else at a scalar boundary.
-        var cut = end
-        while cut > end - 4096, cut > start, bytes[cut - 1] != 0x0A { cut -= 1 }
-        if cut > start, bytes[cut - 1] == 0x0A {
-          end = cut
-        } else {
-          while end > start + 1, bytes[end] & 0xC0 == 0x80 { end -= 1 }
-        }
-      }
+      // Cut just after a newline within the last 4 KiB where there is one.
+      let end = Self.cut(bytes, from: start)
       let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-      let (newlines, crlfs) = Self.countNewlines(slice, previous: start > 0 ? bytes[start - 1] : 0)
-      crlf += crlfs
+      let offsets = Self.newlineOffsets(in: slice)
+      crlf += Self.carriageReturns(before: offsets, in: slice, previous: start > 0 ? bytes[start - 1] : 0)
       if let storage {
-        chunks.append(Chunk(sharing: storage, range: (offset + start)..<(offset + end), newlines: newlines))
+        chunks.append(Chunk(sharing: storage, range: (offset + start)..<(offset + end), newlineOffsets: offsets))
       } else {
-        chunks.append(Chunk(copying: slice.assumingMemoryBound(to: UInt8.self), newlines: newlines))
+        chunks.append(Chunk(copying: slice.assumingMemoryBound(to: UInt8.self)))
       }
-      newlineCount += newlines
+      newlineCount += offsets.count
+      scratch?.noteRead(end - start)
       start = end
     }
     utf8Count = count
     lineEnding = crlf * 2 > newlineCount && crlf > 0 ? .crlf : .lf
     index = ChunkIndex(chunks)
+    scratch?.release()
   }
 
   /// A text holding `data` byte for byte, whether or not it is valid UTF-8 or holds NUL
@@ -185,33 +196,28 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     self = bytes.withUnsafeBytes { TextStorage(trustedUTF8: $0) }
   }
 
-  /// The offset just after the `n`-th newline (1-based) in `bytes`, found with `memchr`.
-  static func offset(afterNewline n: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-    guard let base = bytes.baseAddress, n > 0 else { return nil }
-    var remaining = n
-    var position = 0
-    while position < bytes.count, let found = memchr(base + position, 0x0A, bytes.count - position) {
-      position = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found)) + 1
-      remaining -= 1
-      if remaining == 0 { return position }
-    }
-    return nil
-  }
-
-  /// Counts `\n` (and `\r\n`) with `memchr`.
-  static func countNewlines(_ bytes: UnsafeRawBufferPointer, previous: UInt8 = 0) -> (Int, Int) {
-    guard let base = bytes.baseAddress, !bytes.isEmpty else { return (0, 0) }
-    var newlines = 0
-    var crlf = 0
+  /// The offsets of the `\n` bytes in `bytes` (at most 64 KiB of them), found with `memchr`.
+  static func newlineOffsets(in bytes: UnsafeRawBufferPointer) -> [UInt16] {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return [] }
+    var offsets: [UInt16] = []
     var position = 0
     while position < bytes.count, let found = memchr(base + position, 0x0A, bytes.count - position) {
       let index = base.distance(to: UnsafeRawPointer(found))
-      newlines += 1
-      let before = index > 0 ? bytes[index - 1] : previous
-      if before == 0x0D { crlf += 1 }
+      offsets.append(UInt16(truncatingIfNeeded: index))
       position = index + 1
     }
-    return (newlines, crlf)
+    return offsets
+  }
+
+  /// How many of the newlines at `offsets` in `bytes` follow a `\r` (`previous` is the byte
+  /// before `bytes`).
+  static func carriageReturns(before offsets: [UInt16], in bytes: UnsafeRawBufferPointer, previous: UInt8) -> Int {
+    var count = 0
+    for offset in offsets {
+      let before = offset > 0 ? bytes[Int(offset) - 1] : previous
+      if before == 0x0D { count += 1 }
+    }
+    return count
   }
 
   // MARK: Reading
@@ -234,7 +240,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   public var string: String {
     var result = ""
     result.reserveCapacity(utf8Count)
-    for chunk in chunks { chunk.withBytes { result += String(decoding: $0, as: UTF8.self) } }
+    forEachChunk { result += String(decoding: $0, as: UTF8.self) }
     return result
   }
 
@@ -244,8 +250,16 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   public func utf8Bytes() -> [UInt8] {
     var result = [UInt8]()
     result.reserveCapacity(utf8Count)
-    for chunk in chunks { chunk.withBytes { result.append(contentsOf: $0) } }
+    forEachChunk { result.append(contentsOf: $0) }
     return result
+  }
+
+  /// Calls `body` with each chunk's bytes in order (a save writes them without joining them).
+  func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    for chunk in chunks {
+      try chunk.withBytes(body)
+      scratch?.noteRead(chunk.count)
+    }
   }
 
   /// The UTF-8 offset where line `index` starts; `lineCount` (or more) gives the end.
@@ -254,10 +268,8 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     guard index <= newlineCount else { return utf8Count }
     // The start of line `index` is just after the `index`-th newline.
     let (chunk, seen, offset) = self.index.chunk(holdingNewline: index)
-    guard chunk < chunks.count,
-      let position = chunks[chunk].withBytes({ Self.offset(afterNewline: index - seen, in: $0) })
-    else { return utf8Count }
-    return offset + position
+    guard chunk < chunks.count, index - seen >= 1, index - seen <= chunks[chunk].newlines else { return utf8Count }
+    return offset + Int(chunks[chunk].newlineOffsets[index - seen - 1]) + 1
   }
 
   /// The line holding UTF-8 offset `offset` (0-based).
@@ -265,7 +277,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     guard offset >= 0, offset < utf8Count else { return max(0, lineCount - (endsWithNewline ? 0 : 1)) }
     let (chunk, start) = index.chunk(containingByte: offset)
     let seen = index.newlines(before: chunk)
-    return seen + chunks[chunk].withBytes { Self.countNewlines(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<(offset - start)]))).0 }
+    return seen + chunks[chunk].newlineOffsets.partitioningIndex { Int($0) >= offset - start }
   }
 
   /// The UTF-8 range of line `index`'s text, without its `\n` or `\r\n`.
@@ -442,9 +454,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     var replacement: [Chunk] = []
     if combined.count <= Self.maximumChunk {
       if !combined.isEmpty {
-        replacement = combined.withUnsafeBufferPointer { bytes in
-          [Chunk(copying: bytes, newlines: Self.countNewlines(UnsafeRawBufferPointer(bytes)).0)]
-        }
+        replacement = combined.withUnsafeBufferPointer { [Chunk(copying: $0)] }
       }
     } else {
       replacement = combined.withUnsafeBytes { TextStorage(trustedUTF8: $0).chunks }
@@ -553,6 +563,231 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     let (bytes, text) = try edit(replacingLines: range, with: lines)
     try replace(utf8Range: bytes, with: text)
     return old
+  }
+
+  // MARK: Many lines at once
+
+  /// Calls `body` with each line in `range` (numbered from 0) and its bytes without the `\n`
+  /// (and without a `\r` before it unless `keepingCarriageReturn`), in order, without copying
+  /// them: the pointer is valid only during the call. A pass over the whole text costs one
+  /// lookup, then a step per line (reading them one by one with ``lineBytes(at:keepingCarriageReturn:)``
+  /// costs a lookup and an array per line).
+  public func forEachLine(
+    in range: Range<Int>, keepingCarriageReturn: Bool = false, _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void
+  ) rethrows {
+    let lines = range.clamped(to: 0..<lineCount)
+    guard !lines.isEmpty else { return }
+    var line = lines.lowerBound
+    var (chunkIndex, chunkStart) = index.chunk(containingByte: utf8Offset(ofLine: line))
+    var inner = utf8Offset(ofLine: line) - chunkStart
+    // A line that runs over the end of a chunk is gathered here.
+    var carry: [UInt8] = []
+    func emit(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+      var end = bytes.count
+      if !keepingCarriageReturn, end > 0, bytes[end - 1] == 0x0D { end -= 1 }
+      try body(line, UnsafeBufferPointer(rebasing: bytes[..<end]))
+    }
+    while line < lines.upperBound, chunkIndex < chunks.count {
+      let chunk = chunks[chunkIndex]
+      var next = chunk.newlineOffsets.partitioningIndex { Int($0) >= inner }
+      try chunk.withBytes { bytes in
+        while line < lines.upperBound {
+          guard next < chunk.newlines else {
+            carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[inner...]))
+            return
+          }
+          let end = Int(chunk.newlineOffsets[next])
+          if carry.isEmpty {
+            try emit(UnsafeBufferPointer(rebasing: bytes[inner..<end]))
+          } else {
+            carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[inner..<end]))
+            try carry.withUnsafeBufferPointer { try emit($0) }
+            carry.removeAll(keepingCapacity: true)
+          }
+          line += 1
+          inner = end + 1
+          next += 1
+        }
+      }
+      scratch?.noteRead(chunk.count)
+      chunkIndex += 1
+      inner = 0
+    }
+    // The last line, without a newline.
+    if line < lines.upperBound, !carry.isEmpty { try carry.withUnsafeBufferPointer { try emit($0) } }
+  }
+
+  /// Rebuilds the text in one pass from many line edits (a `g` or `,s` command of an editor):
+  /// `body` gets a ``LineEditor`` and gives it the edits in ascending order, with line numbers
+  /// of the text as it was before. Unchanged runs of the text are shared, not copied, and the
+  /// new bytes are packed into new chunks as they come, so the whole edit costs one pass
+  /// however many lines change (one ``replaceLines(in:withBytes:)`` per line would cost a
+  /// lookup and a chunk rewrite each).
+  ///
+  /// - Throws: What `body` throws (then the text is unchanged), or the editor's
+  ///   ``QuireError/Code/invalidArgument`` for an edit out of order or outside the text.
+  public mutating func editLines(_ body: (inout LineEditor) throws -> Void) rethrows {
+    var editor = LineEditor(source: self)
+    try body(&editor)
+    self = editor.finish()
+  }
+
+  /// Takes line edits in ascending order and builds the edited text (see
+  /// ``TextStorage/editLines(_:)``).
+  public struct LineEditor {
+    private let source: TextStorage
+    private var chunks: [Chunk] = []
+    /// New bytes (and short unchanged runs) not yet packed into a chunk.
+    private var pending: [UInt8] = []
+    /// The source's bytes before this offset are done.
+    private var consumed = 0
+    /// The first line an edit may touch (edits come in ascending order).
+    private var nextLine = 0
+    /// Unchanged runs at least this long are shared with the source; shorter ones are copied
+    /// into the new chunks, so that many edits do not leave many tiny chunks.
+    private static let shareThreshold = 4096
+
+    /// Whether new chunks go to scratch files (see `ScratchCopy`): for a text that came from
+    /// one, so that a large edit's new bytes are not held in memory either.
+    private let spills: Bool
+    /// New chunks' bytes gathered to be spilled together, and where their chunks go.
+    private var segment: [UInt8] = []
+    private var segmentChunks: [(index: Int, range: Range<Int>, newlineOffsets: [UInt16])] = []
+    private static let segmentSize = 4 << 20
+
+    init(source: TextStorage) {
+      self.source = source
+      spills = source.scratch != nil
+      chunks.reserveCapacity(source.chunks.count)
+    }
+
+    /// The number of lines of the text being edited (before the edits).
+    public var sourceLineCount: Int { source.lineCount }
+
+    /// Replaces the lines in `range` (numbered as in the text before any edit) with `lines`,
+    /// each given as its bytes without an ending, as ``TextStorage/replaceLines(in:withBytes:)``
+    /// does. `range` must start at or after the end of the previous edit.
+    ///
+    /// - Throws: ``QuireError/Code/invalidArgument`` when `range` is outside the text or
+    ///   comes before an earlier edit.
+    public mutating func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(QuireError) {
+      guard range.lowerBound >= nextLine else {
+        throw QuireError(
+          .invalidArgument, "Line edits must come in ascending order: line \(range.lowerBound + 1) comes before line \(nextLine + 1), already edited.")
+      }
+      let (bytes, new) = try source.edit(replacingLines: range, withBytes: lines)
+      guard bytes.lowerBound >= consumed else {
+        throw QuireError(.invalidArgument, "Line edits must come in ascending order: line \(range.lowerBound + 1) overlaps an earlier edit.")
+      }
+      copySource(upTo: bytes.lowerBound)
+      pending.append(contentsOf: new)
+      packPending(all: false)
+      consumed = bytes.upperBound
+      nextLine = range.upperBound
+    }
+
+    /// Replaces line `index` with one line given as its bytes without an ending.
+    public mutating func replaceLine(_ index: Int, withBytes line: [UInt8]) throws(QuireError) {
+      try replaceLines(in: index..<(index + 1), withBytes: [line])
+    }
+
+    /// Deletes the lines in `range`.
+    public mutating func deleteLines(in range: Range<Int>) throws(QuireError) {
+      try replaceLines(in: range, withBytes: [])
+    }
+
+    /// Copies (or shares) the source's bytes from ``consumed`` up to `end`.
+    private mutating func copySource(upTo end: Int) {
+      guard end > consumed else { return }
+      var (chunkIndex, chunkStart) = source.index.chunk(containingByte: consumed)
+      var position = consumed
+      while position < end, chunkIndex < source.chunks.count {
+        let chunk = source.chunks[chunkIndex]
+        let lower = position - chunkStart
+        let upper = min(chunk.count, end - chunkStart)
+        if upper - lower >= Self.shareThreshold {
+          packPending(all: true)
+          chunks.append(chunk.slice(lower, upper))
+        } else if upper > lower {
+          chunk.withBytes { pending.append(contentsOf: UnsafeBufferPointer(rebasing: $0[lower..<upper])) }
+          packPending(all: false)
+        }
+        position = chunkStart + upper
+        chunkStart += chunk.count
+        chunkIndex += 1
+      }
+      consumed = end
+    }
+
+    /// Packs ``pending`` into chunks: those full enough, or all of it.
+    private mutating func packPending(all: Bool) {
+      guard pending.count >= (all ? 1 : TextStorage.targetChunk + 4096) else { return }
+      var start = 0
+      pending.withUnsafeBytes { bytes in
+        while bytes.count - start > (all ? 0 : TextStorage.targetChunk) {
+          let end = bytes.count - start <= TextStorage.targetChunk ? bytes.count : TextStorage.cut(bytes, from: start)
+          appendNew(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+          start = end
+        }
+      }
+      pending.removeSubrange(0..<start)
+    }
+
+    /// Appends a chunk of new bytes: in memory, or (``spills``) gathered into a segment that
+    /// goes to a scratch file when it is full.
+    private mutating func appendNew(_ bytes: UnsafeRawBufferPointer) {
+      guard spills else {
+        chunks.append(Chunk(copying: bytes.assumingMemoryBound(to: UInt8.self)))
+        return
+      }
+      let start = segment.count
+      segment.append(contentsOf: bytes)
+      segmentChunks.append((chunks.count, start..<segment.count, TextStorage.newlineOffsets(in: bytes)))
+      chunks.append(Chunk(sharing: Data(), range: 0..<0, newlineOffsets: []))  // filled in by spillSegment
+      if segment.count >= Self.segmentSize { spillSegment() }
+    }
+
+    /// Writes the gathered segment to a scratch file (or keeps it in memory when that fails)
+    /// and puts its chunks in place.
+    private mutating func spillSegment() {
+      guard !segmentChunks.isEmpty else { return }
+      let data = segment.withUnsafeBytes { ScratchCopy.spill($0) } ?? Data(segment)
+      for (index, range, offsets) in segmentChunks {
+        chunks[index] = Chunk(sharing: data, range: range, newlineOffsets: offsets)
+      }
+      segment.removeAll(keepingCapacity: true)
+      segmentChunks.removeAll(keepingCapacity: true)
+    }
+
+    /// The edited text.
+    fileprivate mutating func finish() -> TextStorage {
+      copySource(upTo: source.utf8Count)
+      packPending(all: true)
+      spillSegment()
+      var result = TextStorage(chunks: chunks, lineEnding: source.lineEnding)
+      result.scratch = source.scratch
+      return result
+    }
+  }
+
+  /// A text made of `chunks`.
+  private init(chunks: [Chunk], lineEnding: LineEnding) {
+    self.chunks = chunks
+    self.lineEnding = lineEnding
+    recount()
+    index = ChunkIndex(chunks)
+  }
+
+  /// Where the chunk that starts at `start` in `bytes` (which runs on past a chunk) ends:
+  /// just after a newline within its last 4 KiB, else at a UTF-8 scalar boundary.
+  static func cut(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+    var end = min(start + targetChunk, bytes.count)
+    guard end < bytes.count else { return end }
+    var cut = end
+    while cut > end - 4096, cut > start, bytes[cut - 1] != 0x0A { cut -= 1 }
+    if cut > start, bytes[cut - 1] == 0x0A { return cut }
+    while end > start + 1, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+    return end
   }
 
   public static func == (lhs: TextStorage, rhs: TextStorage) -> Bool {
@@ -721,5 +956,19 @@ struct ChunkIndex: Sendable {
       step /= 2
     }
     return (position, seen, bytes(before: position))
+  }
+}
+
+extension Array where Element == UInt16 {
+  /// The first index whose element satisfies `belongs` (which must be false, then true, along
+  /// the array), by binary search; `count` when none does.
+  fileprivate func partitioningIndex(where belongs: (UInt16) -> Bool) -> Int {
+    var low = 0
+    var high = count
+    while low < high {
+      let middle = (low + high) / 2
+      if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+    }
+    return low
   }
 }

@@ -134,27 +134,83 @@ public struct VersionStore: Sendable {
     guard case .success(let info) = FileWrapperSyscalls.lstat(path) else { return nil }
     if info.st_mode & S_IFMT == S_IFDIR { return try keepPackageVersionLocked(of: url, path: path, info: info) }
     guard info.st_mode & S_IFMT == S_IFREG else { return nil }
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw QuireError(
+    let unreadable = { (cause: any Error) in
+      QuireError(
         .permissionDenied, "Cannot keep a version of \(QuireError.name(url)): it is not readable. Check its permissions; the save did not start.", url: url,
-        cause: error)
+        cause: cause)
     }
-    return try record(data, ofItemAt: path, info: info, size: data.count, isPackage: false)
+    let source = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard source >= 0 else { throw unreadable(Errno(rawValue: errno)) }
+    defer { close(source) }
+    // The file is copied into the store a megabyte at a time while it is hashed: a large
+    // file is never held in memory.
+    let pendingURL = objects.appendingPathComponent(".pending-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+    let pending = open(pendingURL.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard pending >= 0 else {
+      throw QuireError(
+        .permissionDenied, "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': a file cannot be created there. Check the folder.", url: url,
+        cause: Errno(rawValue: errno))
+    }
+    var pendingExists = true
+    defer { if pendingExists { unlink(pendingURL.path) } }
+    let digest = ContentDigest()
+    var size = 0
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    do {
+      defer { close(pending) }
+      while true {
+        let count = read(source, buffer.baseAddress!, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { throw unreadable(Errno(rawValue: errno)) }
+        if count == 0 { break }
+        let piece = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+        digest.update(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: piece.baseAddress!), count: count, deallocator: .none))
+        let bytes = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: piece.baseAddress!), count: count, deallocator: .none)
+        if case .failure(let code) = FileWrapperSyscalls.writeAll(pending, bytes) {
+          throw QuireError(
+            code == .noSpace || code == .diskQuotaExceeded ? .diskFull : .systemCallFailed,
+            "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(FileSaver.describe(code)) while writing it. Free some space, or check the folder.",
+            url: url,
+            cause: SyscallFailure(call: "write", errno: code))
+        }
+        size += count
+      }
+      let finished = FileWrapperSyscalls.fchmod(pending, 0o400).flatMap { FileWrapperSyscalls.fsync(pending) }
+      if case .failure(let code) = finished {
+        throw QuireError(
+          .systemCallFailed, "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(FileSaver.describe(code)) while flushing it.", url: url,
+          cause: SyscallFailure(call: "fsync", errno: code))
+      }
+    }
+    let hash = digest.finalize()
+    return try record(hash, ofItemAt: path, info: info, size: size, isPackage: false) { objectURL in
+      guard rename(pendingURL.path, objectURL.path) == 0 else {
+        throw QuireError(.systemCallFailed, "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)'.", url: url, cause: Errno(rawValue: errno))
+      }
+      pendingExists = false
+    }
   }
 
   /// Stores `object` (a file's bytes, or a package's manifest) once under its SHA-256 and
   /// appends a version of `path` naming it, unless the latest version already has that content.
   private func record(_ object: Data, ofItemAt path: String, info: stat, size: Int, isPackage: Bool) throws -> FileVersion {
-    let hash = ContentDigest.sha256(object)
+    try record(ContentDigest.sha256(object), ofItemAt: path, info: info, size: size, isPackage: isPackage) { objectURL in
+      try writePrivately(object, to: objectURL, permissions: 0o400)
+    }
+  }
+
+  /// Appends a version of `path` whose content has SHA-256 `hash`, unless the latest version
+  /// already has it; `store` puts the content at the object's URL when it is not there yet.
+  private func record(
+    _ hash: String, ofItemAt path: String, info: stat, size: Int, isPackage: Bool, store: (URL) throws -> Void
+  ) throws -> FileVersion {
     var index = try readIndex(forPath: path)
     if let latest = index.versions.last, latest.contentHash == hash { return latest }
     let objectURL = objects.appendingPathComponent(hash)
     var wroteObject = false
     if case .failure = FileWrapperSyscalls.lstat(objectURL.path) {
-      try writePrivately(object, to: objectURL, permissions: 0o400)
+      try store(objectURL)
       wroteObject = true
     }
     let now = Date()

@@ -35,6 +35,108 @@ final class PlainTextDocumentTests {
     #expect(bytes(url).starts(with: bom))
   }
 
+  /// Many line edits made in one pass are one change: one undo puts every line back, redo
+  /// makes them again, and the save writes the edited bytes.
+  @Test func batchedLineEditsAreOneUndoStep() async throws {
+    let original = (1...500).map { "\($0) fox\n" }.joined()
+    let url = folder.file("batch.txt")
+    try Data(original.utf8).write(to: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.readsBytesExactly = true
+    try await document.open()
+    let text = document.storage
+    try document.undoManager.groupUndo(named: "s") {
+      try document.editLines { editor in
+        try text.forEachLine(in: 0..<text.lineCount) { index, line in
+          if index % 3 == 0 {
+            try editor.replaceLine(index, withBytes: Array(line).dropLast(3) + Array("cat".utf8))
+          } else if index % 3 == 1 {
+            try editor.deleteLines(in: index..<(index + 1))
+          }
+        }
+      }
+    }
+    let edited = (1...500).compactMap { $0 % 3 == 1 ? "\($0) cat\n" : $0 % 3 == 0 ? "\($0) fox\n" : nil }.joined()
+    #expect(document.text == edited)
+    #expect(document.hasUnsavedChanges)
+    #expect(document.undoManager.canUndo)
+    document.undoManager.undo()
+    #expect(document.text == original)
+    #expect(!document.undoManager.canUndo)
+    document.undoManager.redo()
+    #expect(document.text == edited)
+    try await document.save()
+    #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self) == edited)
+    #expect(throws: QuireError.self) {
+      try document.editLines { editor in
+        try editor.deleteLines(in: 5..<6)
+        try editor.deleteLines(in: 1..<2)
+      }
+    }
+    #expect(document.text == edited)
+  }
+
+  /// A file of several megabytes is read into a scratch copy (a mapped temporary file):
+  /// its bytes, fingerprint, edits, undo and save are what they are for a file read into
+  /// memory, and the user's file changing afterwards does not change the document.
+  @Test func aLargeFileReadsAndSavesByteForByte() async throws {
+    var original = [UInt8]()
+    var line = 0
+    while original.count < 6 << 20 {
+      line += 1
+      original += Array("\(line): the quick brown fox\n".utf8)
+      if line % 1000 == 0 { original += [0xFF, 0x00, 0x0D, 0x0A] }
+    }
+    original += Array("no final newline".utf8)
+    let url = folder.file("large.txt")
+    try Data(original).write(to: url)
+    let (fingerprint, contents) = try FileFingerprint.read(at: url)
+    #expect(contents == Data(original))
+    #expect(fingerprint.contentHash == ContentHash(Data(original)))
+    #expect(fingerprint.size == original.count)
+
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.readsBytesExactly = true
+    document.registersAsFilePresenter = false  // the truncation below is not to be reloaded
+    try await document.open()
+    // Someone truncates the file: the document holds its own copy.
+    let truncate = try FileHandle(forWritingTo: url)
+    try truncate.truncate(atOffset: 10)
+    try truncate.close()
+    #expect(document.storage.utf8Bytes() == original)
+    try Data(original).write(to: url)
+    let lines = document.lineCount
+    try document.replaceLines(in: 5..<6, withBytes: [Array("five".utf8)])
+    try document.undoManager.groupUndo {
+      try document.editLines { editor in try editor.deleteLines(in: (lines - 10)..<(lines - 1)) }
+    }
+    // An edit of every other line: megabytes of new bytes (written to scratch files of their
+    // own), the same as the same edit of a text held in memory.
+    let before = document.storage
+    func everyOtherLine(_ editor: inout TextStorage.LineEditor) throws {
+      for index in stride(from: 0, to: lines - 20, by: 2) { try editor.replaceLine(index, withBytes: Array("cat \(index)".utf8)) }
+    }
+    try document.undoManager.groupUndo { try document.editLines(everyOtherLine) }
+    var inMemory = TextStorage(bytes: before.utf8Bytes())
+    try inMemory.editLines(everyOtherLine)
+    #expect(document.storage.utf8Bytes() == inMemory.utf8Bytes())
+    #expect(document.storage.lineBytes(at: lines / 2) == inMemory.lineBytes(at: lines / 2))
+    try await document.save()
+    var expected = document.storage.utf8Bytes()
+    #expect(try Data(contentsOf: url) == Data(expected))
+    document.undoManager.undo()
+    document.undoManager.undo()
+    document.undoManager.undo()
+    expected = document.storage.utf8Bytes()
+    #expect(expected == original)
+    try await document.save()
+    #expect(try Data(contentsOf: url) == Data(original))
+  }
+
   @Test func readsBytesExactlyWhenAsked() async throws {
     let original: [UInt8] = Array("first\n".utf8) + [0xFF, 0xFE, 0x00, 0x41, 0x0D, 0x0A] + Array("last\n".utf8)
     let url = folder.file("binary.txt")

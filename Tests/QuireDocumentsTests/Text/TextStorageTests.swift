@@ -1,5 +1,6 @@
 import Foundation
 import QuireDocuments
+import QuireTestSupport
 import QuireTypes
 import Testing
 
@@ -198,5 +199,143 @@ struct SplitMix: RandomNumberGenerator {
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
+  }
+}
+
+@Suite("Text storage: many lines at once")
+struct BatchedLineEditTests {
+  /// Lines of every kind: LF and CRLF endings, empty lines, lines longer than a chunk (so
+  /// they run over chunk ends), bytes that are not UTF-8, and NUL.
+  static func sampleBytes(lines: Int, finalNewline: Bool, seed: UInt64) -> [UInt8] {
+    var generator = SplitMix(seed: seed)
+    var bytes: [UInt8] = []
+    for index in 0..<lines {
+      switch generator.next() % 10 {
+      case 0: break
+      case 1: bytes += Array(String(repeating: "long 日本 ", count: 3000 + Int(generator.next() % 4000)).utf8)
+      case 2: bytes += [0xFF, 0x00, 0x41, 0xC3]
+      default: bytes += Array("line \(index) fox".utf8)
+      }
+      bytes += generator.next() % 4 == 0 ? [0x0D, 0x0A] : [0x0A]
+    }
+    if !finalNewline, bytes.last == 0x0A {
+      bytes.removeLast()
+      if bytes.last == 0x0D { bytes.removeLast() }
+      bytes += Array("end".utf8)
+    }
+    return bytes
+  }
+
+  static func lines(of bytes: [UInt8], keepingCarriageReturn: Bool) -> [[UInt8]] {
+    var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) }
+    if lines.last == [] { lines.removeLast() }
+    return keepingCarriageReturn ? lines : lines.map { $0.last == 0x0D ? Array($0.dropLast()) : $0 }
+  }
+
+  @Test(arguments: [true, false])
+  func forEachLineGivesWhatLineBytesGives(finalNewline: Bool) {
+    let bytes = Self.sampleBytes(lines: 3000, finalNewline: finalNewline, seed: 7)
+    let text = TextStorage(bytes: Data(bytes))
+    for keeping in [true, false] {
+      var seen: [[UInt8]] = []
+      var indexes: [Int] = []
+      text.forEachLine(in: 0..<text.lineCount, keepingCarriageReturn: keeping) { index, line in
+        indexes.append(index)
+        seen.append(Array(line))
+      }
+      #expect(indexes == Array(0..<text.lineCount))
+      #expect(seen == Self.lines(of: bytes, keepingCarriageReturn: keeping))
+      var part: [[UInt8]] = []
+      text.forEachLine(in: 1234..<1300, keepingCarriageReturn: keeping) { _, line in part.append(Array(line)) }
+      #expect(part == (1234..<1300).map { text.lineBytes(at: $0, keepingCarriageReturn: keeping) })
+    }
+    var none = 0
+    text.forEachLine(in: text.lineCount..<(text.lineCount + 5)) { _, _ in none += 1 }
+    #expect(none == 0)
+  }
+
+  /// Random ascending edits in one pass give what the same edits give one by one (made from
+  /// the last to the first, so that the line numbers hold), and the text edited from is
+  /// unchanged.
+  @Test(arguments: [(true, UInt64(1)), (false, 2), (true, 3)])
+  func batchedEditsMatchEditsOneByOne(finalNewline: Bool, seed: UInt64) throws {
+    let bytes = Self.sampleBytes(lines: 4000, finalNewline: finalNewline, seed: seed)
+    let original = TextStorage(bytes: Data(bytes))
+    var generator = SplitMix(seed: seed &* 31)
+    var edits: [(Range<Int>, [[UInt8]])] = []
+    var line = 0
+    while true {
+      line += Int(generator.next() % 40)
+      guard line <= original.lineCount else { break }
+      let length = min(Int(generator.next() % 3), original.lineCount - line)
+      let replacement: [[UInt8]] =
+        switch generator.next() % 4 {
+        case 0: []
+        case 1: [Array("cat \(line)".utf8)]
+        case 2: [Array("two".utf8), Array(String(repeating: "x", count: 20000).utf8)]
+        default: [[0x00, 0xFF]]
+        }
+      edits.append((line..<(line + length), replacement))
+      line += length
+    }
+    #expect(edits.count > 50)
+    var batched = original
+    try batched.editLines { editor in
+      for (range, lines) in edits { try editor.replaceLines(in: range, withBytes: lines) }
+    }
+    var oneByOne = original
+    for (range, lines) in edits.reversed() { try oneByOne.replaceLines(in: range, withBytes: lines) }
+    #expect(batched.utf8Bytes() == oneByOne.utf8Bytes())
+    #expect(batched.lineCount == oneByOne.lineCount)
+    #expect(batched.newlineCount == oneByOne.newlineCount)
+    #expect(original.utf8Bytes() == bytes)
+    for index in stride(from: 0, to: batched.lineCount, by: 37) {
+      #expect(batched.lineBytes(at: index) == oneByOne.lineBytes(at: index))
+      #expect(batched.utf8Offset(ofLine: index) == oneByOne.utf8Offset(ofLine: index))
+    }
+    // Every line of the result, read in one pass, as the plain model has it.
+    var all: [[UInt8]] = []
+    batched.forEachLine(in: 0..<batched.lineCount, keepingCarriageReturn: true) { _, line in all.append(Array(line)) }
+    #expect(all == Self.lines(of: oneByOne.utf8Bytes(), keepingCarriageReturn: true))
+  }
+
+  @Test func editsOutOfOrderOrOutsideTheTextAreRefused() {
+    var text = TextStorage("a\nb\nc\nd\n")
+    #expect(throws: QuireError.self) {
+      try text.editLines { editor in
+        try editor.replaceLine(2, withBytes: Array("C".utf8))
+        try editor.replaceLine(1, withBytes: Array("B".utf8))
+      }
+    }
+    #expect(throws: QuireError.self) {
+      try text.editLines { editor in try editor.deleteLines(in: 3..<5) }
+    }
+    #expect(text.string == "a\nb\nc\nd\n")
+    try? text.editLines { editor in
+      try editor.replaceLine(0, withBytes: Array("A".utf8))
+      try editor.deleteLines(in: 1..<2)
+      try editor.replaceLines(in: 4..<4, withBytes: [Array("e".utf8)])
+    }
+    #expect(text.string == "A\nc\nd\ne\n")
+  }
+
+  /// A text saved from its chunks is the text's bytes, and the fingerprint's hash is the hash
+  /// of those bytes taken whole (the hash is taken piece by piece as it is written).
+  @Test(arguments: [0, 1, 15, 16, 17, 3 << 20])
+  func savingFromChunksWritesAndHashesTheBytes(size: Int) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    var bytes = [UInt8]()
+    var generator = SplitMix(seed: UInt64(size))
+    while bytes.count < size { bytes += Array("\(generator.next() % 1000) fox\n".utf8) }
+    bytes = Array(bytes.prefix(size))
+    var text = TextStorage(bytes: Data(bytes))
+    if size > 1000 { try text.replaceLines(in: 10..<11, withBytes: [Array("an odd-sized edit".utf8)]) }
+    let url = folder.file("saved.txt")
+    let result = try FileSaver.write(text, prefix: [0xEF, 0xBB, 0xBF], to: url)
+    let written = try Data(contentsOf: url)
+    #expect(Array(written) == [0xEF, 0xBB, 0xBF] + text.utf8Bytes())
+    #expect(result.fingerprint.contentHash == ContentHash(written))
+    #expect(result.fingerprint.size == written.count)
   }
 }
