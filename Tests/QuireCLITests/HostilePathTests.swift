@@ -395,6 +395,17 @@ final class NonUTF8NameTests {
     #expect(try String(contentsOf: folder.file("pasted.md"), encoding: .utf8) == "# kept\n")
   }
 
+  @Test func browseSaysItCannotListSuchANameInsteadOfSkippingIt() async throws {
+    try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
+    try makeFile(in: "docs")
+    try folder.write("# fine\n", to: "docs/fine.md")
+    let result = try await quire("browse docs")
+    #expect(result.status == 1)
+    #expect(result.output.hasPrefix("fine.md  "), "\(result.output)")
+    #expect(!result.output.contains("utf.md"))
+    #expect(result.error.contains("Not listed: '\(folder.url.path)/docs/non\\xFFutf.md'"), "\(result.error)")
+  }
+
   @Test func typeIdentifiesTheVeryFileNamed() async throws {
     try makeFile()
     let result = try await quire("type NAME")
