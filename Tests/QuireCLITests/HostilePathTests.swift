@@ -357,7 +357,7 @@ final class NonUTF8NameTests {
   }
 
   /// Commands whose library APIs take only a `URL` (which cannot hold the name) refuse it.
-  @Test(arguments: ["NAME", "watch --seconds 1 NAME", "preview --output NAME kept.md", "thumbnail --output out NAME"])
+  @Test(arguments: ["NAME", "watch --seconds 1 NAME", "preview --output NAME kept.md", "thumbnail --output NAME kept.md"])
   func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
     try makeFile()
     try folder.write("# kept\n", to: "kept.md")
@@ -412,6 +412,14 @@ final class NonUTF8NameTests {
     #expect(result.status == 0, "\(result.error)")
     #expect(result.output.hasPrefix("non\\xFFutf.md: net.daringfireball.markdown"), "\(result.output)")
     #expect(result.output.contains(", 7 bytes read"), "its content was read: \(result.output)")
+  }
+
+  @Test func thumbnailOfSuchAFileDrawsIt() async throws {
+    try makeFile()
+    let result = try await quire("thumbnail --jobs 1 --output out NAME")
+    #expect(result.status == 0, "\(result.output) \(result.error)")
+    #expect(result.output.contains("non\\xFFutf.md -> "), "\(result.output)")
+    #expect(FileManager.default.fileExists(atPath: folder.file("out/non\\xFFutf.md.png").path))
   }
 
   @Test func thumbnailerFormDrawsTheVeryFileNamed() async throws {

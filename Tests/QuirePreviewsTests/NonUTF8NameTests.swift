@@ -62,4 +62,24 @@ final class NonUTF8NamePreviewTests {
     #expect(try FreedesktopNames.fileURI(for: path) == source.uri)
     #expect(source.size == 2)
   }
+
+  @Test func theBatchWalksAndDrawsSuchNamesByTheirBytes() throws {
+    let quire = try #require(builtQuire(), "the batch's worker is the quire program built beside the tests")
+    try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
+    try folder.write("# in a folder\n", toNameBytes: Array("docs/in".utf8) + [0xFF] + Array(".md".utf8))
+    let given = try make("# given\n", suffix: "given.md")
+    let missing = FilePath(folder.url.path).appending("gone.md")
+    let output = folder.file("out")
+    var results: [ThumbnailBatch.Result] = []
+    let summary = ThumbnailBatch(
+      options: .init(size: 64, destination: .folder(output), jobs: 1, timeLimit: 60, workerExecutable: quire, version: "test")
+    ).run([FilePath(folder.file("docs").path), given, missing], onResult: { results.append($0) })
+    #expect(summary.made == 2 && summary.failed == 1, "\(results)")
+    // Results carry the bytes (PathText); shown escaped.
+    let shown = Set(results.filter { $0.status == .made }.map { DisplayName.escaping($0.file) })
+    #expect(shown == [folder.url.path + "/docs/in\\xFF.md", folder.url.path + "/non\\xFFgiven.md"])
+    #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("in\\xFF.md.png").path))
+    #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("non\\xFFgiven.md.png").path))
+    #expect(results.first { $0.status == .failed }?.message?.contains("gone.md") == true)
+  }
 }

@@ -120,7 +120,7 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let summary = batch.run(
-      try paths.map { try QuireCommand.fileURL($0, for: "thumbnail", isDirectory: $0.hasSuffix("/")) },
+      paths.map(QuireCommand.filePath),
       onResult: { result in
         if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         if json {

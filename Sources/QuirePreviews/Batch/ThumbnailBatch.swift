@@ -1,7 +1,7 @@
 public import Foundation
 import QuireFormats
 public import QuireTypes
-import SystemPackage
+public import SystemPackage
 
 /// Thumbnails for many files, drawn in worker processes with a time and memory limit each.
 ///
@@ -138,19 +138,62 @@ public struct ThumbnailBatch: Sendable {
   /// links to folders are skipped). With a ``Options/shard``, only the files of that slice.
   /// Types are not looked at here: the cache is asked first, so a warm run reads no content.
   func collect(_ paths: [URL]) -> [Item] {
+    collect(paths.map(Given.init(url:)))
+  }
+
+  /// ``collect(_:)-([URL])`` of paths whose names may be any bytes (carried by `PathText`).
+  func collect(_ paths: [FilePath]) -> [Item] {
+    let here = FilePath(FileManager.default.currentDirectoryPath)
+    return collect(
+      paths.map { path in
+        // A UTF-8 path exactly as its URL is taken.
+        if let text = path.withPlatformString({ String(validatingCString: $0) }) {
+          return Given(url: URL(fileURLWithPath: text, isDirectory: text.hasSuffix("/")))
+        }
+        let absolute = (path.isAbsolute ? path : here.pushing(path)).lexicallyNormalized()
+        return Given(
+          absolute: PathText.string(absolute), key: PathText.string(absolute),
+          name: absolute.lastComponent.map { PathText.string(FilePath(root: nil, [$0])) } ?? PathText.string(absolute), url: nil)
+      })
+  }
+
+  /// A path given to the batch: absolute and `key` (the shard key: the path as given) as
+  /// `PathText`, its last component, and its URL when it has one (errors carry it).
+  struct Given {
+    var absolute: String
+    var key: String
+    var name: String
+    var url: URL?
+
+    init(absolute: String, key: String, name: String, url: URL?) {
+      (self.absolute, self.key, self.name, self.url) = (absolute, key, name, url)
+    }
+
+    init(url: URL) {
+      self.init(absolute: url.standardizedFileURL.path, key: url.path, name: url.lastPathComponent, url: url)
+    }
+  }
+
+  func collect(_ paths: [Given]) -> [Item] {
     var items: [Item] = []
     let shard = options.shard
     for path in paths {
-      let absolute = path.standardizedFileURL.path
+      let absolute = path.absolute
       var info = stat()
-      guard stat(absolute, &info) == 0 else {
-        if shard?.contains(key: path.path) ?? true {
-          items.append(Item(path: absolute, outputName: path.lastPathComponent, error: FileErrors.opening(path, errno: errno)))
+      guard PathText.path(absolute).withPlatformString({ stat($0, &info) }) == 0 else {
+        let code = errno
+        if shard?.contains(key: path.key) ?? true {
+          let error =
+            path.url.map { FileErrors.opening($0, errno: code) }
+            ?? (code == ENOENT || code == ENOTDIR
+              ? InputFile.missingError(PathText.path(absolute), for: "read")
+              : QuireError(.permissionDenied, "Cannot read \(QuireError.name(PathText.path(absolute))): \(String(cString: strerror(code))).", url: nil))
+          items.append(Item(path: absolute, outputName: path.name, error: error))
         }
         continue
       }
       if info.st_mode & S_IFMT != S_IFDIR {
-        if shard?.contains(key: path.path) ?? true { items.append(Item(path: absolute, outputName: path.lastPathComponent)) }
+        if shard?.contains(key: path.key) ?? true { items.append(Item(path: absolute, outputName: path.name)) }
         continue
       }
       var found: [Item] = []
@@ -251,9 +294,22 @@ public struct ThumbnailBatch: Sendable {
   public func run(
     _ paths: [URL], onResult: (Result) -> Void, onProgress: ((Int, Int) -> Void)? = nil
   ) -> Summary {
+    run(items: collect(paths), onResult: onResult, onProgress: onProgress)
+  }
+
+  /// ``run(_:onResult:onProgress:)-([URL],_,_)`` for paths whose names may be any bytes: a
+  /// file or folder whose name is not UTF-8 (which no `URL` holds) is walked and drawn by its
+  /// bytes; results name it as `PathText` (shown `\xFF` by escaping), and a thumbnail written
+  /// into a folder is named with the bytes escaped (`non\xFFutf.md.png`).
+  public func run(
+    _ paths: [FilePath], onResult: (Result) -> Void, onProgress: ((Int, Int) -> Void)? = nil
+  ) -> Summary {
+    run(items: collect(paths), onResult: onResult, onProgress: onProgress)
+  }
+
+  func run(items: [Item], onResult: (Result) -> Void, onProgress: ((Int, Int) -> Void)?) -> Summary {
     let started = ContinuousClock.now
     var summary = Summary()
-    let items = collect(paths)
     var total = items.count
     func finish(_ result: Result) {
       summary.count(result.status)
