@@ -81,7 +81,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
-      dependencies: ["QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG"],
+      dependencies: ["QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCoordination",
@@ -107,7 +107,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireTransfer",
-      dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats", "CXCB"],
+      dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats", "CXCB", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireBrowser",

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import Quire
 import Synchronization
+import SystemPackage
 
 /// Exit codes of every `quire` command (documented in README):
 /// - 0: everything asked for was done.
@@ -12,6 +13,10 @@ public enum ExitStatus {
   public static let failure: Int32 = 1
   public static let usage: Int32 = 2
 }
+
+/// A command whose file arguments keep their bytes (it opens them as `FilePath`, through
+/// ``QuireCommand/filePath(_:)``), so names that are not UTF-8 work.
+protocol TakesNamesAsBytes {}
 
 /// The `quire` command: the REPL by default, and one subcommand per tool.
 public struct QuireCommand: AsyncParsableCommand {
@@ -55,10 +60,10 @@ public struct QuireCommand: AsyncParsableCommand {
   private static func run(arguments: [String], ownsProcess: Bool) async -> Int32 {
     if ownsProcess { processOwnership.store(true, ordering: .relaxed) }
     do {
-      if ownsProcess { try checkArgumentsAreUTF8() }
       // The REPL's own arguments are ed's (`-sp:` is -s with -p ':'): EdArguments reads them.
       if let first = arguments.first, subcommandNames.contains(first) { try checkNoFileNameTakenForOptions(arguments) }
       var command = try parseAsRoot(try EdArguments.normalized(arguments, subcommands: subcommandNames))
+      try checkArgumentsAreUTF8(arguments, for: command)
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
       } else {
@@ -70,19 +75,46 @@ public struct QuireCommand: AsyncParsableCommand {
     }
   }
 
-  /// Refuses an argument whose bytes (read from `CommandLine.unsafeArgv`: `CommandLine.arguments`
-  /// decodes them lossily, so `non\xFFutf.md` would become a *different* name, `non\u{FFFD}utf.md`)
-  /// are not UTF-8, naming it escaped. Linux names are bytes, but Foundation's `URL`, which the
-  /// library's file APIs take, cannot carry such a name: refusing is the honest answer until
-  /// they take `FilePath`.
-  static func checkArgumentsAreUTF8() throws {
-    for index in 1..<Int(CommandLine.argc) {
-      guard let argument = CommandLine.unsafeArgv[index] else { continue }
-      let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
-      guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+  /// The process's arguments after the program name, read as bytes from `CommandLine.unsafeArgv`
+  /// and carried by `PathText`: `CommandLine.arguments` decodes them lossily, so `non\xFFutf.md`
+  /// would become a *different* name, `non\u{FFFD}utf.md`. Commands turn a file argument back
+  /// into its bytes with ``filePath(_:)``.
+  public static var processArguments: [String] {
+    (1..<Int(CommandLine.argc)).map { index in
+      guard let argument = CommandLine.unsafeArgv[index] else { return "" }
+      return PathText.string(bytes: UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
+    }
+  }
+
+  /// The path an argument names, with the bytes it had on the command line (see
+  /// ``processArguments``).
+  static func filePath(_ argument: String) -> FilePath { PathText.path(argument) }
+
+  /// The URL of an argument for a library API that takes only a `URL`; an argument that is
+  /// not UTF-8 (which no `URL` holds) is refused, naming it escaped, so nothing is read or
+  /// written under a lossy, *different* name.
+  ///
+  /// - Parameter role: What the path is for, in the message ("write to").
+  static func fileURL(_ argument: String, for role: String, isDirectory: Bool = false) throws -> URL {
+    guard !PathText.holdsNonUTF8Bytes(argument) else {
       throw QuireError(
         .invalidArgument,
-        "Cannot use '\(DisplayName.escaping(bytes: bytes))': the name is not UTF-8, and Quire cannot open or write such names yet. Rename it to UTF-8 (e.g. 'convmv -f latin1 -t utf8 --notest NAME'); nothing was opened or written."
+        "Cannot \(role) '\(DisplayName.escaping(argument))': the name is not UTF-8, and this part of Quire cannot take such names yet. Give a UTF-8 name; nothing was read or written."
+      )
+    }
+    return URL(fileURLWithPath: argument, isDirectory: isDirectory)
+  }
+
+  /// Refuses, for a command that does not yet carry names as bytes (one that does adopts
+  /// ``TakesNamesAsBytes``), an argument that is not UTF-8, naming it escaped: Foundation's
+  /// `URL`, which those commands' library APIs take, cannot hold such a name, and a lossy one
+  /// would open or write a *different* file.
+  static func checkArgumentsAreUTF8(_ arguments: [String], for command: any ParsableCommand) throws {
+    guard !(command is any TakesNamesAsBytes) else { return }
+    for argument in arguments where PathText.holdsNonUTF8Bytes(argument) {
+      throw QuireError(
+        .invalidArgument,
+        "Cannot use '\(DisplayName.escaping(argument))': the name is not UTF-8, and this command cannot open or write such names yet. Rename it to UTF-8 (e.g. 'convmv -f latin1 -t utf8 --notest NAME'); nothing was opened or written."
       )
     }
   }

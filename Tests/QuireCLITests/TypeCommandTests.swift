@@ -56,11 +56,11 @@ final class TypeCommandTests {
   }
 
   @Test func escapesControlCharactersAndInvalidBytes() {
-    #expect(TypeCommand.escaped("two\nlines") == "two\\nlines")
+    #expect(DisplayName.escaping(FilePath("two\nlines")) == "two\\nlines")
     let raw: [CChar] = Array("bad-".utf8CString.dropLast()) + [CChar(bitPattern: 0xFF), 0]
     let path = raw.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
-    #expect(TypeCommand.escaped(path) == "bad-\\xff")
-    #expect(TypeCommand.escaped("ünïcode") == "ünïcode")
+    #expect(DisplayName.escaping(path) == "bad-\\xFF")
+    #expect(DisplayName.escaping(FilePath("ünïcode")) == "ünïcode")
   }
 }
 

@@ -1,5 +1,9 @@
 public import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A fresh folder under the system's temporary folder, for one test.
 ///
 /// Tests make one per test (a new instance of the suite per test does this) and call
@@ -36,9 +40,47 @@ public final class TemporaryFolder: Sendable {
     return target
   }
 
-  /// Removes the folder and everything in it.
+  /// Writes `text` to a file named by the bytes `name` (any bytes but `/` and NUL: a name that
+  /// is not UTF-8, which no `String` or `URL` holds) and returns the file's path as bytes
+  /// (without the terminating NUL).
+  @discardableResult
+  public func write(_ text: String, toNameBytes name: [UInt8]) throws -> [UInt8] {
+    let path = Array(url.path.utf8) + [UInt8(ascii: "/")] + name
+    let fd = (path + [0]).withUnsafeBufferPointer {
+      $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+    }
+    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    guard bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else { throw POSIXError(.EIO) }
+    return path
+  }
+
+  /// Removes the folder and everything in it, names that are not UTF-8 too (Foundation's
+  /// `removeItem` cannot name those, and would leave them and their folders behind).
   public func remove() {
-    try? FileManager.default.removeItem(at: url)
+    Self.removeTree(Array(url.path.utf8))
+  }
+
+  private static func removeTree(_ path: [UInt8]) {
+    let cPath = (path + [0]).map { CChar(bitPattern: $0) }
+    var info = stat()
+    guard lstat(cPath, &info) == 0 else { return }
+    if info.st_mode & S_IFMT == S_IFDIR {
+      chmod(cPath, 0o700)
+      if let directory = opendir(cPath) {
+        var names: [[UInt8]] = []
+        while let entry = readdir(directory) {
+          let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+          if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+        }
+        closedir(directory)
+        for name in names { removeTree(path + [UInt8(ascii: "/")] + name) }
+      }
+      rmdir(cPath)
+    } else {
+      unlink(cPath)
+    }
   }
 }
 

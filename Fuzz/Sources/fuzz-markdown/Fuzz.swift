@@ -9,8 +9,10 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
   let text = String(decoding: UnsafeRawBufferPointer(start: start, count: min(count, 16_384)), as: UTF8.self)
   _ = try? MarkdownPreview.htmlPage(markdown: text, title: text, safety: .safe)
   _ = try? MarkdownPreview.text(markdown: text)
-  if let document = try? CommonMark.parse(MarkdownThumbnailProvider.droppingFrontMatter(text)) {
-    _ = try? MarkdownThumbnailProvider.draw(document, longestSide: 64)
+  // As the provider does: front matter split off (and drawn as metadata), the body laid out.
+  let (frontMatter, body) = FrontMatter.split(text)
+  if let document = try? CommonMark.parse(body) {
+    _ = try? MarkdownThumbnailProvider.draw(document, frontMatter: frontMatter, longestSide: 64)
   }
   return 0
 }

@@ -3,6 +3,7 @@ public import QuireCoordination
 public import QuirePreviews
 public import QuireTypes
 import Synchronization
+public import SystemPackage
 
 /// The documents of one or more folders, as a person browses them: the analogue of
 /// `UIDocumentBrowserViewController` and the Files app's Recents and Tags, without the view.
@@ -143,6 +144,14 @@ public final class DocumentBrowser: Sendable {
       items = items.filter { $0.tags.contains { $0.lowercased() == wanted } }
     }
     return Self.sort(items, by: order)
+  }
+
+  /// The files and folders under the locations whose names are not UTF-8 (Linux names are
+  /// bytes): a ``BrowserItem`` holds a `URL`, which cannot hold such a name, so ``items(sortedBy:taggedWith:)``
+  /// cannot list them; callers say so (naming them escaped) rather than leave them out silently.
+  public func namesNotListed() -> [FilePath] {
+    let listing = Listing(configuration: configuration)
+    return configuration.locations.flatMap { location in listing.folders(of: location).flatMap { listing.namesNotUTF8(in: $0) } }
   }
 
   /// The item at `url`, whether or not it is under the locations or of an allowed type.

@@ -65,9 +65,33 @@ struct Listing {
     return items
   }
 
+  /// The UTF-8 names in `folder` (hidden ones only when configured), read as bytes: a name
+  /// that is not UTF-8 is left to ``namesNotUTF8(in:)`` (Foundation's listing would decode it
+  /// into a *different* name, one that is not there).
   func names(in folder: URL) -> [String] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-    return names.filter { configuration.includesHiddenFiles || !$0.hasPrefix(".") }.sorted()
+    entries(in: folder).compactMap { String(validating: $0, as: UTF8.self) }.sorted()
+  }
+
+  /// The paths in `folder` whose names are not UTF-8, which no ``BrowserItem`` (a `URL`) holds.
+  func namesNotUTF8(in folder: URL) -> [FilePath] {
+    entries(in: folder).filter { String(validating: $0, as: UTF8.self) == nil }.map { name in
+      (Array(folder.path.utf8) + [UInt8(ascii: "/")] + name + [0]).withUnsafeBufferPointer {
+        $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) }
+      }
+    }
+  }
+
+  /// The names in `folder` as bytes, without `.`, `..` and (unless configured) hidden ones.
+  private func entries(in folder: URL) -> [[UInt8]] {
+    guard let directory = opendir(folder.path) else { return [] }
+    defer { closedir(directory) }
+    var names: [[UInt8]] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+      if name.first == UInt8(ascii: "."), !configuration.includesHiddenFiles || name == [0x2E] || name == [0x2E, 0x2E] { continue }
+      names.append(name)
+    }
+    return names
   }
 
   func isAllowed(_ item: BrowserItem) -> Bool {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import SystemPackage
 
 /// `quire browse`: the documents of folders, filtered, sorted, with tags and thumbnails.
 struct BrowseCommand: AsyncParsableCommand {
@@ -10,7 +11,7 @@ struct BrowseCommand: AsyncParsableCommand {
     discussion: """
       Walks the folders (the current one by default) and lists the documents Quire opens \
       (text, Markdown, PDF, TextBundle), packages as one document. Exit codes: 0 done, \
-      1 a folder could not be read, 2 usage error.
+      1 a folder could not be read or a name could not be listed (not UTF-8), 2 usage error.
       """)
 
   @Argument(help: "Folders to browse (the current folder by default).") var folders: [String] = []
@@ -41,6 +42,13 @@ struct BrowseCommand: AsyncParsableCommand {
       reportFailure(error)
       throw ExitCode(ExitStatus.failure)
     }
+    // Names that are not UTF-8 cannot be listed yet: said, not left out silently.
+    let notListed = browser.namesNotListed()
+    for path in notListed {
+      reportFailure(
+        QuireError(
+          .invalidArgument, "Not listed: '\(DisplayName.escaping(path))': its name is not UTF-8, which the browser cannot show yet. Rename it to UTF-8."))
+    }
     let shown = items.map { item in
       (item, thumbnails ? try? browser.thumbnail(for: item) : browser.cachedThumbnail(for: item))
     }
@@ -49,7 +57,10 @@ struct BrowseCommand: AsyncParsableCommand {
     } else {
       for (item, thumbnail) in shown { print(Self.line(for: item, thumbnail: thumbnail)) }
     }
-    guard watch else { return }
+    guard watch else {
+      if !notListed.isEmpty { throw ExitCode(ExitStatus.failure) }
+      return
+    }
     fflush(nil)
     for await change in try browser.changes() {
       // One line per change, written at once (standard output may be a pipe).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import SystemPackage
 
 /// `quire copy FILE | --text TEXT`: puts a file or text on a pasteboard.
 ///
@@ -18,7 +19,7 @@ import Quire
 /// while it runs, and they are written into the pasteboard folder when it exits. The hidden
 /// `--promise` flag keeps this process serving them until its standard input closes (tests
 /// use it to paste from a live process).
-struct CopyCommand: AsyncParsableCommand {
+struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "copy", abstract: "Copy a file or text to the pasteboard.")
 
@@ -70,25 +71,45 @@ struct CopyCommand: AsyncParsableCommand {
       let contentType = type.flatMap(UTType.init) ?? .plainText
       return TextTransfer.itemProvider(forText: text, documentType: contentType, suggestedName: nil)
     }
-    let url = URL(fileURLWithPath: file ?? "")
+    // The file by its bytes: a name that is not UTF-8 is the very file named.
+    let path = QuireCommand.filePath(file ?? "")
     // A regular file only: a FIFO or a device (/dev/zero) would hang or give endless or no data.
-    try InputFile.check(url, for: "copy")
-    let contentType = type.flatMap(UTType.init) ?? UTType(filenameExtension: url.pathExtension) ?? .data
-    let provider = ItemProvider(suggestedName: url.deletingPathExtension().lastPathComponent)
-    provider.registerFileRepresentation(for: contentType, fileURL: url)
+    try InputFile.check(path, for: "copy")
+    let contentType = type.flatMap(UTType.init) ?? path.extension.flatMap { UTType(filenameExtension: $0) } ?? .data
+    // The suggested name (a pasted file's name): a name that is not UTF-8 with its bytes escaped.
+    var stem = path.stem
+    if path.withPlatformString({ String(validatingCString: $0) }) == nil, let name = path.lastComponent {
+      let shown = DisplayName.escaping(FilePath(root: nil, [name]))
+      stem = path.extension.map { shown.hasSuffix("." + $0) ? String(shown.dropLast($0.count + 1)) : shown } ?? shown
+    }
+    let provider = ItemProvider(suggestedName: stem)
+    provider.registerFileRepresentation(for: contentType, filePath: path)
     if contentType.conforms(to: .markdown) {
       // HTML and plain text are made from the file when someone asks for them.
       for derived in [UTType.html, UTType.plainText] {
         provider.registerDataRepresentation(for: derived) {
           let markdown = try MarkdownText.object(
-            withItemProviderData: Data(try InputFile.read(url, for: "copy", limit: 256 << 20)), typeIdentifier: contentType.identifier)
+            withItemProviderData: Data(try InputFile.read(path, for: "copy", limit: 256 << 20)), typeIdentifier: contentType.identifier)
           return try await markdown.loadData(withTypeIdentifier: derived.identifier)
         }
       }
     }
+    // The file's URL; one whose name is not UTF-8 as GLib writes it (`%FF` for the byte).
+    let uri = try Self.fileURI(of: path)
     for urlType in [UTType.fileURL, UTType.url] {
-      provider.registerDataRepresentation(for: urlType) { Data(url.absoluteString.utf8) }
+      provider.registerDataRepresentation(for: urlType) { Data(uri.utf8) }
     }
     return provider
+  }
+
+  /// The `file://` URI of `path`: Foundation's for a UTF-8 name (as before), GLib's
+  /// byte-for-byte escaping for one that is not UTF-8.
+  static func fileURI(of path: FilePath) throws -> String {
+    if let text = path.withPlatformString({ String(validatingCString: $0) }) {
+      return URL(fileURLWithPath: text).absoluteString
+    }
+    var absolute = path
+    if !absolute.isAbsolute { absolute = FilePath(FileManager.default.currentDirectoryPath).pushing(path) }
+    return try FreedesktopNames.fileURI(for: absolute.lexicallyNormalized())
   }
 }

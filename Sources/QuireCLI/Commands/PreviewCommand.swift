@@ -3,7 +3,7 @@ import Foundation
 import Quire
 
 /// `quire preview FILE [--format html|text] [--output FILE] [--unsafe]`.
-struct PreviewCommand: AsyncParsableCommand {
+struct PreviewCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "preview",
     abstract: "Preview a document as HTML or text.",
@@ -24,9 +24,10 @@ struct PreviewCommand: AsyncParsableCommand {
 
   func run() async throws {
     let generator = PreviewGenerator(safety: unsafe ? .unsafe : .safe)
-    let text = try generator.preview(of: URL(fileURLWithPath: file), format: PreviewGenerator.Format(rawValue: format) ?? .html)
+    // The file by its bytes: a name that is not UTF-8 is the very file named.
+    let text = try generator.preview(of: QuireCommand.filePath(file), format: PreviewGenerator.Format(rawValue: format) ?? .html)
     if let output {
-      try FileSaver.writeOutput(Data(text.utf8), to: URL(fileURLWithPath: output))
+      try FileSaver.writeOutput(Data(text.utf8), to: try QuireCommand.fileURL(output, for: "write to"))
     } else {
       FileHandle.standardOutput.write(Data(text.utf8))
     }

@@ -4,7 +4,7 @@ import Quire
 
 /// `quire thumbnail`: batch thumbnails into a folder or the freedesktop cache, the
 /// `.thumbnailer` form file managers call, and `--install` for that `.thumbnailer` file.
-struct ThumbnailCommand: AsyncParsableCommand {
+struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "thumbnail",
     abstract: "Make thumbnails of files and folders.",
@@ -84,17 +84,18 @@ struct ThumbnailCommand: AsyncParsableCommand {
       var limit = rlimit(rlim_cur: rlim_t(memoryLimit) << 20, rlim_max: rlim_t(memoryLimit) << 20)
       _ = setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
     }
-    let input = paths[0].hasPrefix("file://") ? FreedesktopNames.path(forFileURI: paths[0]) : paths[0]
+    // The input by its bytes (a file:// URI's %FF escapes too): a name that is not UTF-8 is
+    // the very file named.
+    let input = paths[0].hasPrefix("file://") ? FreedesktopNames.filePath(forFileURI: paths[0]) : QuireCommand.filePath(paths[0])
     guard let input else {
-      throw QuireError(.invalidArgument, "Cannot read '\(paths[0])': only local file:// URIs and paths are supported.")
+      throw QuireError(.invalidArgument, "Cannot read '\(DisplayName.escaping(paths[0]))': only local file:// URIs and paths are supported.")
     }
-    let url = URL(fileURLWithPath: input)
     let generator = ThumbnailGenerator()
-    let type = try generator.contentType(of: url)
-    let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: type, maximumSize: size))
-    let source = try ThumbnailCache.source(for: url)
+    let type = try generator.contentType(of: input)
+    let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(filePath: input, contentType: type, maximumSize: size))
+    let source = try ThumbnailCache.source(for: input)
     let png = try bitmap.pngData(text: ThumbnailOutput.textChunks(for: source, type: type, software: "Quire \(quireVersion)"))
-    try ThumbnailOutput.write(png, to: URL(fileURLWithPath: paths[1]))
+    try ThumbnailOutput.write(png, to: try QuireCommand.fileURL(paths[1], for: "write to"))
   }
 
   // MARK: Batch
@@ -103,11 +104,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
     let destination: ThumbnailBatch.Destination
     if cache || cacheDirectory != nil {
       destination = .cache(
-        ThumbnailCache(root: cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }, version: quireVersion, settleInterval: settleTime))
+        ThumbnailCache(
+          root: try cacheDirectory.map { try QuireCommand.fileURL($0, for: "use the cache folder", isDirectory: true) }, version: quireVersion,
+          settleInterval: settleTime))
     } else {
-      destination = .folder(URL(fileURLWithPath: output ?? FileManager.default.currentDirectoryPath, isDirectory: true))
+      destination = .folder(try QuireCommand.fileURL(output ?? FileManager.default.currentDirectoryPath, for: "write into", isDirectory: true))
     }
-    let worker = try workerPath.map { URL(fileURLWithPath: $0) } ?? Self.locateQuire()
+    let worker = try workerPath.map { try QuireCommand.fileURL($0, for: "run the worker") } ?? Self.locateQuire()
     let slice = try shard.map { $0 == "auto" ? try ThumbnailBatch.Shard.fromEnvironment() : try ThumbnailBatch.Shard(parsing: $0) }
     let options = ThumbnailBatch.Options(
       size: size, destination: destination, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeLimit: timeLimit,
@@ -117,7 +120,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let summary = batch.run(
-      paths.map { URL(fileURLWithPath: $0, isDirectory: $0.hasSuffix("/")) },
+      paths.map(QuireCommand.filePath),
       onResult: { result in
         if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         if json {
@@ -191,7 +194,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     guard executable.hasPrefix("/") else { throw ValidationError("--exec must be an absolute path, not '\(executable)'.") }
     let data: URL
     if let dataDirectory {
-      data = URL(fileURLWithPath: dataDirectory, isDirectory: true)
+      data = try QuireCommand.fileURL(dataDirectory, for: "install into", isDirectory: true)
     } else if geteuid() == 0 {
       data = URL(fileURLWithPath: "/usr/local/share", isDirectory: true)
     } else {

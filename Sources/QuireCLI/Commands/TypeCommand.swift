@@ -4,7 +4,7 @@ import QuireTypes
 import SystemPackage
 
 /// `quire type`: identify files, or look up the type of an extension or MIME type.
-struct TypeCommand: AsyncParsableCommand {
+struct TypeCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "type",
     abstract: "Identify the type of files, or of an extension or MIME type.",
@@ -55,8 +55,8 @@ struct TypeCommand: AsyncParsableCommand {
     var reports: [FileReport] = []
     var failures = 0
     for file in files {
-      let path = Self.rawPath(for: file)
-      let shown = Self.escaped(path)
+      let path = QuireCommand.filePath(file)
+      let shown = DisplayName.escaping(path)
       do {
         let identification = try registry.identifyFile(at: path, options: options)
         let report = FileReport(path: shown, identification: identification, registry: registry)
@@ -105,55 +105,6 @@ struct TypeCommand: AsyncParsableCommand {
     for evidence in report.evidence ?? [] { lines.append("  evidence: \(evidence.detail)") }
     if let disagreement = report.disagreement { lines.append("  disagreement: \(disagreement)") }
     return lines.joined(separator: "\n")
-  }
-
-  /// The path as the bytes given on the command line: Swift repairs invalid UTF-8 in
-  /// arguments to U+FFFD, so such an argument is looked up again in the raw `argv`.
-  static func rawPath(for argument: String) -> FilePath {
-    guard argument.contains("\u{FFFD}") else { return FilePath(argument) }
-    for index in 0..<Int(CommandLine.argc) {
-      guard let raw = CommandLine.unsafeArgv[index] else { continue }
-      if String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self) == argument {
-        return FilePath(platformString: raw)
-      }
-    }
-    return FilePath(argument)
-  }
-
-  /// The path for a terminal: control characters and invalid bytes as escapes.
-  static func escaped(_ path: FilePath) -> String {
-    path.withPlatformString { raw in
-      let bytes = UnsafeRawBufferPointer(start: raw, count: strlen(raw))
-      var text = ""
-      var index = 0
-      while index < bytes.count {
-        let byte = bytes[index]
-        if byte < 0x20 || byte == 0x7F {
-          switch byte {
-          case 0x0A: text += "\\n"
-          case 0x09: text += "\\t"
-          default: text += String(format: "\\x%02x", byte)
-          }
-          index += 1
-          continue
-        }
-        if byte < 0x80 {
-          text.unicodeScalars.append(Unicode.Scalar(byte))
-          index += 1
-          continue
-        }
-        // A valid UTF-8 sequence is kept; a stray byte becomes \xNN.
-        let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-        if length > 1, index + length <= bytes.count, let scalar = String(validating: bytes[index..<index + length], as: UTF8.self) {
-          text += scalar
-          index += length
-        } else {
-          text += String(format: "\\x%02x", byte)
-          index += 1
-        }
-      }
-      return text
-    }
   }
 }
 

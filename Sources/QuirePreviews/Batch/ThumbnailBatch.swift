@@ -1,6 +1,7 @@
 public import Foundation
 import QuireFormats
 public import QuireTypes
+public import SystemPackage
 
 /// Thumbnails for many files, drawn in worker processes with a time and memory limit each.
 ///
@@ -129,26 +130,70 @@ public struct ThumbnailBatch: Sendable {
     /// than named directly (they get a failed entry).
     var isWalked = false
     var error: QuireError?
-    var url: URL { URL(fileURLWithPath: path) }
+    /// ``path`` with its bytes (it is carried by `PathText`).
+    var filePath: FilePath { PathText.path(path) }
   }
 
   /// Walks `paths`: files are taken as given; folders are walked (hidden names and symbolic
   /// links to folders are skipped). With a ``Options/shard``, only the files of that slice.
   /// Types are not looked at here: the cache is asked first, so a warm run reads no content.
   func collect(_ paths: [URL]) -> [Item] {
+    collect(paths.map(Given.init(url:)))
+  }
+
+  /// ``collect(_:)-([URL])`` of paths whose names may be any bytes (carried by `PathText`).
+  func collect(_ paths: [FilePath]) -> [Item] {
+    let here = FilePath(FileManager.default.currentDirectoryPath)
+    return collect(
+      paths.map { path in
+        // A UTF-8 path exactly as its URL is taken.
+        if let text = path.withPlatformString({ String(validatingCString: $0) }) {
+          return Given(url: URL(fileURLWithPath: text, isDirectory: text.hasSuffix("/")))
+        }
+        let absolute = (path.isAbsolute ? path : here.pushing(path)).lexicallyNormalized()
+        return Given(
+          absolute: PathText.string(absolute), key: PathText.string(absolute),
+          name: absolute.lastComponent.map { PathText.string(FilePath(root: nil, [$0])) } ?? PathText.string(absolute), url: nil)
+      })
+  }
+
+  /// A path given to the batch: absolute and `key` (the shard key: the path as given) as
+  /// `PathText`, its last component, and its URL when it has one (errors carry it).
+  struct Given {
+    var absolute: String
+    var key: String
+    var name: String
+    var url: URL?
+
+    init(absolute: String, key: String, name: String, url: URL?) {
+      (self.absolute, self.key, self.name, self.url) = (absolute, key, name, url)
+    }
+
+    init(url: URL) {
+      self.init(absolute: url.standardizedFileURL.path, key: url.path, name: url.lastPathComponent, url: url)
+    }
+  }
+
+  func collect(_ paths: [Given]) -> [Item] {
     var items: [Item] = []
     let shard = options.shard
     for path in paths {
-      let absolute = path.standardizedFileURL.path
+      let absolute = path.absolute
       var info = stat()
-      guard stat(absolute, &info) == 0 else {
-        if shard?.contains(key: path.path) ?? true {
-          items.append(Item(path: absolute, outputName: path.lastPathComponent, error: FileErrors.opening(path, errno: errno)))
+      guard PathText.path(absolute).withPlatformString({ stat($0, &info) }) == 0 else {
+        let code = errno
+        if shard?.contains(key: path.key) ?? true {
+          let error =
+            path.url.map { FileErrors.opening($0, errno: code) }
+            ?? (code == ENOENT || code == ENOTDIR
+              ? InputFile.missingError(PathText.path(absolute), for: "read")
+              : QuireError(.permissionDenied, "Cannot read \(QuireError.name(PathText.path(absolute))): \(String(cString: strerror(code))).", url: nil))
+          items.append(Item(path: absolute, outputName: path.name, error: error))
         }
         continue
       }
       if info.st_mode & S_IFMT != S_IFDIR {
-        if shard?.contains(key: path.path) ?? true { items.append(Item(path: absolute, outputName: path.lastPathComponent)) }
+        if shard?.contains(key: path.key) ?? true { items.append(Item(path: absolute, outputName: path.name)) }
         continue
       }
       var found: [Item] = []
@@ -166,34 +211,31 @@ public struct ThumbnailBatch: Sendable {
 
   /// Calls `found` with the path (below `base`) of every regular file under `base`, and of
   /// every symbolic link to one, skipping hidden names and never entering a link to a folder.
-  /// `readdir(3)`'s entry types spare a `stat` per file. Names that are not UTF-8 cannot be
-  /// Swift strings: they are reported to `failed`, as are folders that cannot be read.
+  /// `readdir(3)`'s entry types spare a `stat` per file. Names are read as bytes: one that is
+  /// not UTF-8 is carried by `PathText` (and opened by its bytes). Folders that cannot be
+  /// read are reported to `failed`.
   static func walk(_ base: String, found: (String) -> Void, failed: (String, QuireError) -> Void) {
     var folders = [""]
     while let relative = folders.popLast() {
       let folderPath = relative.isEmpty ? base : base + "/" + relative
-      guard let directory = opendir(folderPath) else {
+      guard let directory = PathText.path(folderPath).withPlatformString({ opendir($0) }) else {
         if !relative.isEmpty {
           failed(
             relative,
-            QuireError(.permissionDenied, "Cannot read the folder '\(folderPath)': \(String(cString: strerror(errno))).", url: URL(fileURLWithPath: folderPath))
+            QuireError(
+              .permissionDenied, "Cannot read the folder '\(DisplayName.escaping(folderPath))': \(String(cString: strerror(errno))).",
+              url: PathText.holdsNonUTF8Bytes(folderPath) ? nil : URL(fileURLWithPath: folderPath))
           )
         }
         continue
       }
       defer { closedir(directory) }
       while let entry = readdir(directory) {
-        let (name, kind): (String?, UInt8) = withUnsafePointer(to: &entry.pointee.d_name) { raw in
-          raw.withMemoryRebound(to: CChar.self, capacity: 256) { (String(validatingCString: $0), entry.pointee.d_type) }
-        }
-        guard let name else {
-          let shown = withUnsafePointer(to: &entry.pointee.d_name) { raw in
-            raw.withMemoryRebound(to: CChar.self, capacity: 256) { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+        let (name, kind): (String, UInt8) = withUnsafePointer(to: &entry.pointee.d_name) { raw in
+          raw.withMemoryRebound(to: CChar.self, capacity: 256) { name in
+            // Valid UTF-8 (nearly every name) as it is; other bytes carried by PathText.
+            (String(validatingCString: name) ?? PathText.string(bytes: UnsafeRawBufferPointer(start: name, count: strlen(name))), entry.pointee.d_type)
           }
-          failed(
-            relative.isEmpty ? shown : relative + "/" + shown,
-            QuireError(.invalidArgument, "Cannot thumbnail '\(shown)' in '\(folderPath)': its name is not valid UTF-8. Rename it."))
-          continue
         }
         if name.hasPrefix(".") { continue }
         let child = relative.isEmpty ? name : relative + "/" + name
@@ -201,7 +243,8 @@ public struct ThumbnailBatch: Sendable {
         if type == DT_UNKNOWN || type == DT_LNK {
           var info = stat()
           // A link counts as what it points to, but a link to a folder is not entered.
-          guard (type == DT_LNK ? stat(base + "/" + child, &info) : lstat(base + "/" + child, &info)) == 0 else { continue }
+          let found = PathText.path(base + "/" + child).withPlatformString { type == DT_LNK ? stat($0, &info) : lstat($0, &info) }
+          guard found == 0 else { continue }
           switch info.st_mode & S_IFMT {
           case S_IFREG: type = UInt8(DT_REG)
           case S_IFDIR: type = kind == DT_LNK ? UInt8(DT_LNK) : UInt8(DT_DIR)
@@ -233,7 +276,7 @@ public struct ThumbnailBatch: Sendable {
       }
       if let byName { return byName }
     }
-    return try ThumbnailGenerator.contentType(of: item.url, registry: types)
+    return try ThumbnailGenerator.contentType(of: item.filePath, registry: types)
   }
 
   /// Makes thumbnails for `paths`, calling `onResult` once per file in completion order.
@@ -251,9 +294,22 @@ public struct ThumbnailBatch: Sendable {
   public func run(
     _ paths: [URL], onResult: (Result) -> Void, onProgress: ((Int, Int) -> Void)? = nil
   ) -> Summary {
+    run(items: collect(paths), onResult: onResult, onProgress: onProgress)
+  }
+
+  /// ``run(_:onResult:onProgress:)-([URL],_,_)`` for paths whose names may be any bytes: a
+  /// file or folder whose name is not UTF-8 (which no `URL` holds) is walked and drawn by its
+  /// bytes; results name it as `PathText` (shown `\xFF` by escaping), and a thumbnail written
+  /// into a folder is named with the bytes escaped (`non\xFFutf.md.png`).
+  public func run(
+    _ paths: [FilePath], onResult: (Result) -> Void, onProgress: ((Int, Int) -> Void)? = nil
+  ) -> Summary {
+    run(items: collect(paths), onResult: onResult, onProgress: onProgress)
+  }
+
+  func run(items: [Item], onResult: (Result) -> Void, onProgress: ((Int, Int) -> Void)?) -> Summary {
     let started = ContinuousClock.now
     var summary = Summary()
-    let items = collect(paths)
     var total = items.count
     func finish(_ result: Result) {
       summary.count(result.status)
@@ -288,7 +344,7 @@ public struct ThumbnailBatch: Sendable {
         if item.isWalked {
           total -= 1
         } else {
-          fail(item, "No thumbnail provider handles \(QuireError.name(item.url)) (type \(type.identifier)).")
+          fail(item, "No thumbnail provider handles \(QuireError.name(item.filePath)) (type \(type.identifier)).")
         }
         return nil
       }
@@ -305,7 +361,9 @@ public struct ThumbnailBatch: Sendable {
       case .folder(let folder):
         guard let type = drawingType(of: item) else { continue }
         job.typeIdentifier = type.identifier
-        let output = folder.appendingPathComponent(item.outputName + ".png")
+        // A name that is not UTF-8 gets its thumbnail under the name escaped (`non\xFFutf.md.png`).
+        let outputName = PathText.holdsNonUTF8Bytes(item.outputName) ? DisplayName.escaping(item.outputName) : item.outputName
+        let output = folder.appendingPathComponent(outputName + ".png")
         do {
           try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
@@ -364,14 +422,14 @@ public struct ThumbnailBatch: Sendable {
           result.status = .deferred
           if case .cache(let cache) = options.destination, var target = job.cache {
             changes[job.id, default: 0] += 1
-            if changes[job.id]! < options.settleAttempts, let now = try? ThumbnailCache.source(for: URL(fileURLWithPath: job.path)) {
+            if changes[job.id]! < options.settleAttempts, let now = try? ThumbnailCache.source(forPath: job.path) {
               target.source = now
               var again = job
               again.cache = target
               return WorkerPool.QueuedJob(job: again, notBefore: cache.isSettling(now) ? Self.instant(of: cache.settledDate(of: now)) : nil)
             }
             result.message =
-              "\(QuireError.name(URL(fileURLWithPath: job.path))) changed \(options.settleAttempts) times while the batch waited for it to settle; it is still being written. Run again later."
+              "\(QuireError.name(PathText.path(job.path))) changed \(options.settleAttempts) times while the batch waited for it to settle; it is still being written. Run again later."
           }
         case .failed:
           result.status = reply.code == QuireError.Code.timedOut.description ? .timedOut : .failed

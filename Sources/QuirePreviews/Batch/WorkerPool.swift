@@ -149,7 +149,7 @@ struct WorkerPool {
             WorkerReply(
               id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
               message:
-                "'\((job.path as NSString).lastPathComponent)' took longer than \(Self.format(options.timeLimit)) s to draw; the worker was stopped. It is not recorded as a failure, so it is tried again next time."
+                "\(QuireError.name(PathText.path(job.path))) took longer than \(Self.format(options.timeLimit)) s to draw; the worker was stopped. It is not recorded as a failure, so it is tried again next time."
             ), seconds)
         }
       }
@@ -170,7 +170,7 @@ struct WorkerPool {
   }
 
   static func describeDeath(_ status: Int32, path: String, memoryLimit: Int) -> String {
-    let name = "'\((path as NSString).lastPathComponent)'"
+    let name = QuireError.name(PathText.path(path))
     if status & 0x7f != 0 {
       let signalNumber = status & 0x7f
       let signalName = String(cString: strsignal(signalNumber))

@@ -5,6 +5,8 @@ public import QuireTypes
 /// One file for a worker process to draw: sent as one JSON line on the worker's stdin.
 struct WorkerJob: Codable, Sendable {
   var id: Int
+  /// The file, absolute; a name that is not UTF-8 carried by `PathText` (JSON holds its
+  /// private-use scalars as they are).
   var path: String
   var typeIdentifier: String
   var size: Int
@@ -64,19 +66,20 @@ public enum ThumbnailWorker {
   }
 
   static func handle(_ job: WorkerJob, generator: ThumbnailGenerator) -> WorkerReply {
-    let url = URL(fileURLWithPath: job.path)
+    // The path with its bytes: a name that is not UTF-8 is opened as it is.
+    let path = PathText.path(job.path)
     do {
       let type = generator.types.type(withIdentifier: job.typeIdentifier) ?? UTType(job.typeIdentifier) ?? .data
-      let request = ThumbnailRequest(fileURL: url, contentType: type, maximumSize: job.size)
+      let request = ThumbnailRequest(filePath: path, contentType: type, maximumSize: job.size)
       let bitmap = try generator.generateBestRepresentation(for: request)
       if let target = job.cache {
         // A file that changed while it was drawn is still being written: come back later.
-        let after = try ThumbnailCache.source(for: url)
+        let after = try ThumbnailCache.source(for: path)
         guard
           after.modificationTime == target.source.modificationTime, after.modificationTimeNanoseconds == target.source.modificationTimeNanoseconds,
           after.size == target.source.size
         else {
-          return WorkerReply(id: job.id, status: .deferred, message: "\(QuireError.name(url)) changed while it was drawn; it is still being written.")
+          return WorkerReply(id: job.id, status: .deferred, message: "\(QuireError.name(path)) changed while it was drawn; it is still being written.")
         }
         let cache = ThumbnailCache(root: URL(fileURLWithPath: target.root, isDirectory: true), version: target.version)
         let stored = try cache.store(bitmap, for: target.source, flavor: target.flavor, mimeType: target.mimeType)
@@ -85,7 +88,7 @@ public enum ThumbnailWorker {
       guard let output = job.output else {
         return WorkerReply(id: job.id, status: .failed, code: QuireError.Code.invalidArgument.description, message: "No output given.")
       }
-      let source = try ThumbnailCache.source(for: url)
+      let source = try ThumbnailCache.source(for: path)
       let png = try bitmap.pngData(text: ThumbnailOutput.textChunks(for: source, type: type, software: job.software))
       try ThumbnailOutput.write(png, to: URL(fileURLWithPath: output))
       return WorkerReply(id: job.id, status: .made, output: output, width: bitmap.width, height: bitmap.height)

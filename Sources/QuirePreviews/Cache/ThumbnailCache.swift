@@ -1,7 +1,7 @@
 public import Foundation
 public import QuireFormats
 import QuireTypes
-import SystemPackage
+public import SystemPackage
 
 /// The freedesktop thumbnail cache (Thumbnail Managing Standard 0.9.0), as GNOME and KDE use it.
 ///
@@ -108,9 +108,35 @@ public struct ThumbnailCache: Sendable {
     try source(forPath: fileURL.standardizedFileURL.path)
   }
 
+  /// The facts about the file at `path`, whose name may be any bytes (one that is not UTF-8
+  /// too: its ``Source/uri`` escapes them as GLib does, and ``Source/path`` carries them as
+  /// `PathText`); a relative path is taken from the current folder.
+  /// - Throws: ``QuireError`` when the file cannot be examined.
+  public static func source(for path: FilePath) throws -> Source {
+    var absolute = path
+    if !absolute.isAbsolute {
+      guard let cwd = getcwd(nil, 0) else { throw QuireError(.systemCallFailed, "Cannot find the current folder: \(String(cString: strerror(errno))).") }
+      absolute = FilePath(platformString: cwd).pushing(path)
+      free(cwd)
+    }
+    absolute = absolute.lexicallyNormalized()
+    var info = stat()
+    guard absolute.withPlatformString({ stat($0, &info) }) == 0 else {
+      let code = errno
+      throw code == ENOENT || code == ENOTDIR
+        ? InputFile.missingError(absolute, for: "read")
+        : QuireError(.systemCallFailed, "Cannot read \(QuireError.name(absolute)): \(String(cString: strerror(code))).")
+    }
+    return Source(
+      path: PathText.string(absolute), uri: try FreedesktopNames.fileURI(for: absolute), modificationTime: Int(info.st_mtim.tv_sec),
+      size: Int64(info.st_size), modificationTimeNanoseconds: Int(info.st_mtim.tv_nsec))
+  }
+
   /// ``source(for:)`` of an absolute path with no `.` or `..` components (as a folder walk
   /// makes them), without the URL round trip.
   static func source(forPath path: String) throws -> Source {
+    // A name that is not UTF-8, carried by `PathText`: by its bytes.
+    if PathText.holdsNonUTF8Bytes(path) { return try source(for: PathText.path(path)) }
     var info = stat()
     guard stat(path, &info) == 0 else { throw FileErrors.opening(URL(fileURLWithPath: path), errno: errno) }
     return Source(

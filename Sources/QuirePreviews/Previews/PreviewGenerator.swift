@@ -1,6 +1,7 @@
 public import Foundation
 import QuireFormats
 public import QuireTypes
+public import SystemPackage
 
 /// Previews of whole documents (the QLPreviewingController analogue): a complete HTML page or
 /// plain text.
@@ -32,31 +33,54 @@ public struct PreviewGenerator: Sendable {
   /// The preview of the file at `url` in `format`.
   /// - Throws: ``QuireError`` naming the file: missing, unreadable, unsupported type, or a bad PDF.
   public func preview(of url: URL, format: Format) throws -> String {
-    let type = try ThumbnailGenerator.contentType(of: url, registry: types)
-    if type.conforms(to: .pdf) { return try pdfPreview(url, format: format) }
-    if type.conforms(to: .markdown) {
-      let markdown = try Self.readText(url)
-      switch format {
-      case .html: return try MarkdownPreview.htmlPage(markdown: markdown, title: url.lastPathComponent, safety: safety)
-      case .text: return try MarkdownPreview.text(markdown: markdown)
-      }
+    try preview(FilePath(url.path), url: url, format: format)
+  }
+
+  /// The preview of the file at `path` in `format`; the name may be any bytes (one that is
+  /// not UTF-8 is read by its bytes, and shown escaped, `\xFF`, in the page's title).
+  /// - Throws: ``QuireError`` naming the file, as ``preview(of:format:)-(URL,_)`` does.
+  public func preview(of path: FilePath, format: Format) throws -> String {
+    guard path.withPlatformString({ String(validatingCString: $0) }) == nil else {
+      return try preview(of: URL(fileURLWithPath: path.string), format: format)
     }
-    if type.conforms(to: .plainText) || type.conforms(to: .text) {
-      let text = try Self.readText(url)
+    return try preview(path, url: nil, format: format)
+  }
+
+  /// The preview of `path`; `url` is its URL when its name has one (errors carry it).
+  private func preview(_ path: FilePath, url: URL?, format: Format) throws -> String {
+    let type = try url.map { try ThumbnailGenerator.contentType(of: $0, registry: types) } ?? ThumbnailGenerator.contentType(of: path, registry: types)
+    let title = url?.lastPathComponent ?? path.lastComponent.map { DisplayName.escaping(FilePath(root: nil, [$0])) } ?? ""
+    if type.conforms(to: .pdf) {
+      guard let url else {
+        // poppler is given the file through its URL, which cannot hold such a name.
+        throw QuireError(.unsupportedType, "Cannot preview \(QuireError.name(path)): PDFs whose names are not UTF-8 cannot be opened yet. Rename it to UTF-8.")
+      }
+      return try pdfPreview(url, format: format)
+    }
+    if type.conforms(to: .markdown) || type.conforms(to: .plainText) || type.conforms(to: .text) {
+      let text = try url.map { try Self.readText($0) } ?? InputFile.readText(path, for: "preview", limit: Self.textLimit)
+      if type.conforms(to: .markdown) {
+        switch format {
+        case .html: return try MarkdownPreview.htmlPage(markdown: text, title: title, safety: safety)
+        case .text: return try MarkdownPreview.text(markdown: text)
+        }
+      }
       switch format {
       case .html:
-        return MarkdownPreview.page(
-          title: url.lastPathComponent, body: "<pre class=\"plain\">\(MarkdownPreview.escapeHTML(text))</pre>\n", safety: .safe)
+        return MarkdownPreview.page(title: title, body: "<pre class=\"plain\">\(MarkdownPreview.escapeHTML(text))</pre>\n", safety: .safe)
       case .text: return text
       }
     }
     throw QuireError(
-      .unsupportedType, "Cannot preview \(QuireError.name(url)) (type \(type.identifier)): Quire previews Markdown, plain text and PDF.", url: url)
+      .unsupportedType, "Cannot preview \(QuireError.name(path)) (type \(type.identifier)): Quire previews Markdown, plain text and PDF.", url: url)
   }
+
+  /// The most a text preview reads.
+  static let textLimit = 256 << 20
 
   /// Reads a whole text file (up to `limit` bytes); binary or non-UTF-8 files are refused,
   /// naming the file, as the REPL and `copy` refuse them.
-  static func readText(_ url: URL, limit: Int = 256 << 20) throws -> String {
+  static func readText(_ url: URL, limit: Int = textLimit) throws -> String {
     try InputFile.readText(url, for: "preview", limit: limit)
   }
 

@@ -14,7 +14,7 @@ public struct MarkdownThumbnailProvider: ThumbnailProvider {
   public init() {}
 
   public func makeThumbnail(for request: ThumbnailRequest) throws -> Bitmap {
-    let text = try TextFilePrefix.read(request.fileURL, limit: 256 * 1024)
+    let text = try TextFilePrefix.read(request, limit: 256 * 1024)
     let (frontMatter, body) = FrontMatter.split(text)
     return try Self.draw(try CommonMark.parse(body), frontMatter: frontMatter, longestSide: request.pixelSize)
   }

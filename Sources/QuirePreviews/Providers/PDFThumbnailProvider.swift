@@ -11,6 +11,12 @@ public struct PDFThumbnailProvider: ThumbnailProvider {
   public init() {}
 
   public func makeThumbnail(for request: ThumbnailRequest) throws -> Bitmap {
+    guard request.nameFitsURL else {
+      // poppler is given the file through its URL, which cannot hold such a name.
+      throw QuireError(
+        .unsupportedType,
+        "Cannot draw \(QuireError.name(request.filePath)): PDFs whose names are not UTF-8 cannot be opened yet. Rename it to UTF-8.")
+    }
     let pdf = try PDFFile(contentsOf: request.fileURL)
     guard pdf.pageCount > 0 else {
       throw QuireError(

@@ -10,10 +10,10 @@ public struct TextThumbnailProvider: ThumbnailProvider {
   public init() {}
 
   public func makeThumbnail(for request: ThumbnailRequest) throws -> Bitmap {
-    let text = try TextFilePrefix.read(request.fileURL, limit: 16 * 1024)
+    let text = try TextFilePrefix.read(request, limit: 16 * 1024)
     guard !text.contains("\u{0}") else {
       throw QuireError(
-        .invalidContent, "Cannot draw \(QuireError.name(request.fileURL)) as text: it contains NUL bytes, so it is binary data.",
+        .invalidContent, "Cannot draw \(QuireError.name(request.filePath)) as text: it contains NUL bytes, so it is binary data.",
         url: request.fileURL)
     }
     let lines = text.split(separator: "\n", maxSplits: 70, omittingEmptySubsequences: false).prefix(70)

@@ -2,6 +2,7 @@ public import Foundation
 public import QuireCoordination
 public import QuireFormats
 public import QuireTypes
+public import SystemPackage
 
 /// Makes thumbnails with the registered providers (the QLThumbnailGenerator analogue).
 ///
@@ -34,13 +35,13 @@ public struct ThumbnailGenerator: Sendable {
   public func generateBestRepresentation(for request: ThumbnailRequest) throws -> Bitmap {
     guard (1...4096).contains(request.pixelSize) else {
       throw QuireError(
-        .invalidArgument, "Cannot make a \(request.pixelSize) px thumbnail of \(QuireError.name(request.fileURL)): sizes are 1 to 4096 pixels.",
+        .invalidArgument, "Cannot make a \(request.pixelSize) px thumbnail of \(QuireError.name(request.filePath)): sizes are 1 to 4096 pixels.",
         url: request.fileURL)
     }
     guard let provider = providers.provider(for: request.contentType) else {
       throw QuireError(
         .unsupportedType,
-        "No thumbnail provider handles \(QuireError.name(request.fileURL)) (type \(request.contentType.identifier)). Quire draws Markdown, plain text and PDF.",
+        "No thumbnail provider handles \(QuireError.name(request.filePath)) (type \(request.contentType.identifier)). Quire draws Markdown, plain text and PDF.",
         url: request.fileURL)
     }
     guard let location = coordinationLocation, FileCoordinator.isItemPresented(at: request.fileURL, location: location) else {
@@ -67,13 +68,31 @@ public struct ThumbnailGenerator: Sendable {
     try Self.contentType(of: url, registry: types)
   }
 
-  /// See ``contentType(of:)``.
+  /// The type of the file at `path`, whose name may be any bytes (one that is not UTF-8
+  /// too); see ``contentType(of:)-(URL)``.
+  public func contentType(of path: FilePath) throws -> UTType {
+    try Self.contentType(of: path, registry: types)
+  }
+
+  /// See ``contentType(of:)-(URL)``.
   public static func contentType(of url: URL, registry: TypeRegistry = .shared) throws -> UTType {
     // Through the one input opener first: a missing file, a FIFO, a device, a folder or a
     // link loop is refused here, naming the file, before any type is guessed from its name.
     try InputFile.check(url, for: "read")
-    if let type = registry.type(forFileAt: url), !type.identifier.hasPrefix("dyn.") { return type }
-    let head = try FileHead.read(url, count: 1024)
+    return try contentType(identifying: FilePath(url.path), registry: registry) { try FileHead.read(url, count: 1024) }
+  }
+
+  /// See ``contentType(of:)-(FilePath)``.
+  public static func contentType(of path: FilePath, registry: TypeRegistry = .shared) throws -> UTType {
+    try InputFile.check(path, for: "read")
+    return try contentType(identifying: path, registry: registry) { try InputFile.read(path, for: "read", limit: 1024, truncating: true) }
+  }
+
+  /// The type by name and declared content, else by the first bytes `head` gives.
+  private static func contentType(identifying path: FilePath, registry: TypeRegistry, head readHead: () throws -> [UInt8]) throws -> UTType {
+    let identified = (try? registry.identifyFile(at: path))?.type
+    if let type = identified, !type.identifier.hasPrefix("dyn.") { return type }
+    let head = try readHead()
     // The PDF header may follow up to 1 KiB of junk (PDF 32000-1 annex H.3).
     if head.windows(ofCount: 5).contains(where: { $0.elementsEqual("%PDF-".utf8) }) {
       return .pdf
@@ -84,7 +103,7 @@ public struct ThumbnailGenerator: Sendable {
         return .plainText
       }
     }
-    return registry.type(forFileAt: url) ?? .data
+    return identified ?? .data
   }
 }
 

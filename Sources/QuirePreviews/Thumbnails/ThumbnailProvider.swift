@@ -2,14 +2,18 @@ public import Foundation
 public import QuireFormats
 public import QuireTypes
 import Synchronization
+public import SystemPackage
 
 /// What a thumbnail is asked for: the file, its type, and how big.
 ///
 /// The QLThumbnailGenerator.Request analogue. The image's longer side is exactly
 /// ``pixelSize`` = `maximumSize × scale` pixels; the other side keeps the content's shape.
 public struct ThumbnailRequest: Sendable, Hashable {
-  /// The file to draw.
+  /// The file to draw, as a URL (for coordination and messages). A name that is not UTF-8,
+  /// which no `URL` holds, is in ``filePath``; providers read the file there.
   public var fileURL: URL
+  /// The file to draw, with its name's bytes: what providers open.
+  public var filePath: FilePath
   /// The file's type; picks the provider.
   public var contentType: UTType
   /// The longer side in points.
@@ -25,10 +29,27 @@ public struct ThumbnailRequest: Sendable, Hashable {
   ///   - scale: Pixels per point, 1 by default.
   public init(fileURL: URL, contentType: UTType, maximumSize: Int, scale: Double = 1) {
     self.fileURL = fileURL
+    self.filePath = FilePath(fileURL.path)
     self.contentType = contentType
     self.maximumSize = maximumSize
     self.scale = scale
   }
+
+  /// Makes a request for the file at `filePath`, whose name may be any bytes (one that is not
+  /// UTF-8 too); ``fileURL`` gets the name decoded, for messages only.
+  /// - Parameters:
+  ///   - filePath: The file to draw.
+  ///   - contentType: Its type (see ``ThumbnailGenerator/contentType(of:registry:)-(FilePath,_)``).
+  ///   - maximumSize: The longer side in points, 1…4096.
+  ///   - scale: Pixels per point, 1 by default.
+  public init(filePath: FilePath, contentType: UTType, maximumSize: Int, scale: Double = 1) {
+    self.init(fileURL: URL(fileURLWithPath: filePath.string), contentType: contentType, maximumSize: maximumSize, scale: scale)
+    self.filePath = filePath
+  }
+
+  /// Whether ``fileURL`` names the file itself (its name is UTF-8), not a lossy decoding of
+  /// ``filePath``.
+  var nameFitsURL: Bool { FilePath(fileURL.path) == filePath }
 
   /// The longer side in pixels: `maximumSize × scale`, rounded.
   public var pixelSize: Int { max(1, Int((Double(maximumSize) * scale).rounded())) }

@@ -2,6 +2,7 @@ public import Foundation
 public import QuireCoordination
 public import QuireTypes
 import Synchronization
+public import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -215,6 +216,35 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
       return nil
     }
   }
+
+  /// Registers the file at `filePath`, whose name may be any bytes, as a representation.
+  ///
+  /// A UTF-8 name is handed out as the file itself (see
+  /// ``registerFileRepresentation(for:visibility:openInPlace:fileURL:)``). A name that is not
+  /// UTF-8 cannot be a `URL`: each load gets a copy (read through the one input opener, so a
+  /// FIFO or a device is refused, up to ``fileCopyLimit`` bytes) in a private scratch folder,
+  /// named with the bytes escaped (`non\xFFutf.md`) and removed when the completion returns.
+  public func registerFileRepresentation(for contentType: UTType, visibility: RepresentationVisibility = .all, filePath: FilePath) {
+    if let text = filePath.withPlatformString({ String(validatingCString: $0) }) {
+      return registerFileRepresentation(for: contentType, visibility: visibility, fileURL: URL(fileURLWithPath: text))
+    }
+    registerFileRepresentation(for: contentType, visibility: visibility) { completion in
+      do {
+        let bytes = try InputFile.read(filePath, for: "copy", limit: ItemProvider.fileCopyLimit)
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let name = filePath.lastComponent.map { DisplayName.escaping(FilePath(root: nil, [$0])) } ?? "item"
+        completion(try scratch.write(Data(bytes), named: name), nil)
+      } catch {
+        completion(nil, error)
+      }
+      return nil
+    }
+  }
+
+  /// The largest file ``registerFileRepresentation(for:visibility:filePath:)`` copies for a
+  /// name that is not UTF-8 (1 GiB).
+  public static let fileCopyLimit = 1 << 30
 
   /// Registers one data representation for each type `object` writes, in its order.
   public func registerObject(_ object: some ItemProviderWriting, visibility: RepresentationVisibility) {

@@ -1,4 +1,5 @@
 public import Foundation
+public import SystemPackage
 
 /// The one error shape of every Quire module.
 ///
@@ -109,4 +110,10 @@ extension QuireError {
   /// A display name for a file in messages: its last path component in quotes, escaped for a
   /// terminal (control characters, newlines, bytes that are not UTF-8; see `DisplayName`).
   public static func name(_ url: URL) -> String { "'\(DisplayName.escaping(url.lastPathComponent))'" }
+
+  /// A display name for the file at `path` (any bytes): its last component in quotes,
+  /// escaped as ``name(_:)-(URL)`` escapes it (a byte that is not UTF-8 shows as `\xFF`).
+  public static func name(_ path: FilePath) -> String {
+    "'\(path.lastComponent.map { DisplayName.escaping(FilePath(root: nil, [$0])) } ?? DisplayName.escaping(path))'"
+  }
 }

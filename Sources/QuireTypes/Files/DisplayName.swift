@@ -7,31 +7,13 @@ package import SystemPackage
 /// Printable text is kept as it is; a backslash becomes `\\`; tab, newline and carriage
 /// return become `\t`, `\n`, `\r`; other control characters (C0, DEL, the C1 range, so
 /// `ESC[31m` cannot colour the terminal) become `\x1B`-style escapes; and bytes that are not
-/// UTF-8 (Linux names are bytes) become `\xFF`. The result is one line, and different names
-/// stay different.
+/// UTF-8 (Linux names are bytes), also when ``PathText`` carries them in a `String`, become
+/// `\xFF`. The result is one line, and different names stay different.
 package enum DisplayName {
   /// `bytes` (a file name or path as the kernel has it) escaped for display.
   package static func escaping<Bytes: Collection>(bytes: Bytes) -> String where Bytes.Element == UInt8 {
-    var result = ""
-    var decoder = UTF8()
-    // Decode scalar by scalar; an invalid sequence gives its first byte as \xNN and decoding
-    // resumes at the next byte.
-    let array = Array(bytes)
-    var position = 0
-    while position < array.count {
-      let length = Self.sequenceLength(array, at: position)
-      if length == 0 {
-        result += String(format: "\\x%02X", array[position])
-        position += 1
-        continue
-      }
-      var scalars = array[position..<position + length].makeIterator()
-      if case .scalarValue(let scalar) = decoder.decode(&scalars) {
-        result += escaping(scalar)
-      }
-      position += length
-    }
-    return result
+    // Invalid bytes become PathText's byte scalars, which `escaping(_:)` shows as \xNN.
+    escaping(PathText.string(bytes: bytes))
   }
 
   /// `text` escaped for display (control characters and backslashes).
@@ -66,6 +48,9 @@ package enum DisplayName {
     case 0x0A: return "\\n"
     case 0x0D: return "\\r"
     case 0x00..<0x20, 0x7F..<0xA0: return String(format: "\\x%02X", scalar.value)
+    case PathText.base...:
+      // A byte of a name that is not UTF-8, carried by `PathText`.
+      return String(format: "\\x%02X", scalar.value - PathText.base)
     case 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
       // Line separators and bidirectional overrides: they can reorder or split what follows.
       return String(format: "\\u{%04X}", scalar.value)
@@ -74,7 +59,7 @@ package enum DisplayName {
   }
 
   /// The length of the valid UTF-8 sequence starting at `position`, or 0 when it is not one.
-  private static func sequenceLength(_ bytes: [UInt8], at position: Int) -> Int {
+  package static func sequenceLength(_ bytes: [UInt8], at position: Int) -> Int {
     let first = bytes[position]
     let length: Int
     switch first {

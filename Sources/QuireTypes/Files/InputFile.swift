@@ -1,5 +1,5 @@
 package import Foundation
-import SystemPackage
+package import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -15,17 +15,38 @@ package enum InputFile {
   ///
   /// - Parameter role: What the file is for, in messages ("preview", "copy").
   package static func open(_ url: URL, for role: String) throws(QuireError) -> Int32 {
+    try open(Named(url), for: role)
+  }
+
+  /// Opens `path` (any bytes: a name that is not UTF-8 too) for reading and checks it is a
+  /// regular file. The caller closes the result.
+  package static func open(_ path: FilePath, for role: String) throws(QuireError) -> Int32 {
+    try open(Named(path), for: role)
+  }
+
+  /// A path and how errors name it: a `URL` when the caller has one (errors carry it), else
+  /// the path's bytes, shown escaped.
+  struct Named {
+    var path: FilePath
+    var url: URL?
+    init(_ url: URL) { (self.path, self.url) = (FilePath(url.path), url) }
+    init(_ path: FilePath) { (self.path, self.url) = (path, nil) }
+    var quoted: String { "'\(DisplayName.escaping(path))'" }
+  }
+
+  static func open(_ file: Named, for role: String) throws(QuireError) -> Int32 {
+    let (url, quoted) = (file.url, file.quoted)
     let fd: Int32
-    switch Syscalls.open(FilePath(url.path), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) {
+    switch Syscalls.open(file.path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) {
     case .success(let opened): fd = opened
-    case .failure(let code): throw openError(url, role: role, code)
+    case .failure(let code): throw openError(file, role: role, code)
     }
     let info: stat
     switch Syscalls.fstatInfo(fd) {
     case .success(let got): info = got
     case .failure(let code):
       _ = Glibc.close(fd)
-      throw QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): it cannot be inspected (\(code)).", url: url, cause: code)
+      throw QuireError(.systemCallFailed, "Cannot \(role) \(quoted): it cannot be inspected (\(code)).", url: url, cause: code)
     }
     let kind = info.st_mode & S_IFMT
     guard kind == S_IFREG else {
@@ -40,7 +61,7 @@ package enum InputFile {
       default: what = "not a regular file"
       }
       let advice = kind == S_IFDIR ? "Give a file inside it." : "Save what it gives to a file first, and use that."
-      throw QuireError(.unsupportedType, "Cannot \(role) \(OutputPath.quoted(url)): it is \(what), not a regular file. \(advice)", url: url)
+      throw QuireError(.unsupportedType, "Cannot \(role) \(quoted): it is \(what), not a regular file. \(advice)", url: url)
     }
     // Reads of a regular file never return EAGAIN, but clear the flag for clarity of intent.
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
@@ -52,12 +73,27 @@ package enum InputFile {
     _ = Glibc.close(try open(url, for: role))
   }
 
+  /// Checks that `path` can be read as a document (see ``open(_:for:)-(FilePath,_)``).
+  package static func check(_ path: FilePath, for role: String) throws(QuireError) {
+    _ = Glibc.close(try open(path, for: role))
+  }
+
   /// Reads `url` to end of file, up to `limit` bytes.
   ///
   /// - Parameter truncating: When true, a longer file gives its first `limit` bytes; when
   ///   false, it is an error that names the limit.
   package static func read(_ url: URL, for role: String, limit: Int, truncating: Bool = false) throws(QuireError) -> [UInt8] {
-    let fd = try open(url, for: role)
+    try read(Named(url), for: role, limit: limit, truncating: truncating)
+  }
+
+  /// Reads `path` (any bytes) to end of file, up to `limit` bytes; see ``read(_:for:limit:truncating:)-(URL,_,_,_)``.
+  package static func read(_ path: FilePath, for role: String, limit: Int, truncating: Bool = false) throws(QuireError) -> [UInt8] {
+    try read(Named(path), for: role, limit: limit, truncating: truncating)
+  }
+
+  static func read(_ file: Named, for role: String, limit: Int, truncating: Bool) throws(QuireError) -> [UInt8] {
+    let (url, quoted) = (file.url, file.quoted)
+    let fd = try open(file, for: role)
     defer { _ = Glibc.close(fd) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 << 10)
@@ -69,18 +105,28 @@ package enum InputFile {
       case .success(0): return bytes
       case .success(let count): bytes += chunk[0..<count]
       case .failure(let code):
-        throw QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): reading it failed (\(code)).", url: url, cause: code)
+        throw QuireError(.systemCallFailed, "Cannot \(role) \(quoted): reading it failed (\(code)).", url: url, cause: code)
       }
     }
     if truncating { return Array(bytes.prefix(limit)) }
     throw QuireError(
-      .limitExceeded, "Cannot \(role) \(OutputPath.quoted(url)): it is larger than \(limit >> 20) MiB, or endless. Give a smaller file.", url: url)
+      .limitExceeded, "Cannot \(role) \(quoted): it is larger than \(limit >> 20) MiB, or endless. Give a smaller file.", url: url)
   }
 
   /// Reads `url` as UTF-8 text; refuses binary (NUL bytes) and invalid UTF-8, naming the file.
   /// With `truncating`, a sequence cut at the limit is dropped rather than refused.
   package static func readText(_ url: URL, for role: String, limit: Int, truncating: Bool = false) throws(QuireError) -> String {
-    var bytes = try read(url, for: role, limit: limit, truncating: truncating)
+    try readText(Named(url), for: role, limit: limit, truncating: truncating)
+  }
+
+  /// Reads `path` (any bytes) as UTF-8 text; see ``readText(_:for:limit:truncating:)-(URL,_,_,_)``.
+  package static func readText(_ path: FilePath, for role: String, limit: Int, truncating: Bool = false) throws(QuireError) -> String {
+    try readText(Named(path), for: role, limit: limit, truncating: truncating)
+  }
+
+  static func readText(_ file: Named, for role: String, limit: Int, truncating: Bool) throws(QuireError) -> String {
+    let (url, quoted) = (file.url, file.quoted)
+    var bytes = try read(file, for: role, limit: limit, truncating: truncating)
     if truncating, bytes.count == limit {
       // Drop a UTF-8 sequence the limit cut in two.
       var cut = bytes.count
@@ -88,11 +134,11 @@ package enum InputFile {
       if cut > 0, bytes[cut - 1] >= 0xC0 { bytes.removeSubrange((cut - 1)...) }
     }
     if bytes.contains(0) {
-      throw QuireError(.invalidContent, "Cannot \(role) \(OutputPath.quoted(url)): it is binary (it has NUL bytes), not text.", url: url)
+      throw QuireError(.invalidContent, "Cannot \(role) \(quoted): it is binary (it has NUL bytes), not text.", url: url)
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
       throw QuireError(
-        .invalidContent, "Cannot \(role) \(OutputPath.quoted(url)): it is not UTF-8 text. Convert it (e.g. with iconv) first.", url: url)
+        .invalidContent, "Cannot \(role) \(quoted): it is not UTF-8 text. Convert it (e.g. with iconv) first.", url: url)
     }
     return text
   }
@@ -102,37 +148,50 @@ package enum InputFile {
   ///
   /// - Parameter role: What the file was for ("open", "read", "watch").
   package static func missingError(_ url: URL, for role: String) -> QuireError {
-    switch Syscalls.statInfo(FilePath(url.path)) {
-    case .failure(let code) where code == .tooManySymbolicLinkLevels: return openError(url, role: role, code)
-    default: break
-    }
-    if case .success(let info) = Syscalls.lstatInfo(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
-      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
-      return QuireError(
-        .fileMissing,
-        "Cannot \(role) \(OutputPath.quoted(url)): it is a symbolic link to '\(DisplayName.escaping(target))', which does not exist. Fix or remove the link.",
-        url: url)
-    }
-    return openError(url, role: role, .noSuchFileOrDirectory)
+    missingError(Named(url), for: role)
   }
 
-  static func openError(_ url: URL, role: String, _ code: Errno) -> QuireError {
+  /// The error for `path` (any bytes) not being there; see ``missingError(_:for:)-(URL,_)``.
+  package static func missingError(_ path: FilePath, for role: String) -> QuireError {
+    missingError(Named(path), for: role)
+  }
+
+  static func missingError(_ file: Named, for role: String) -> QuireError {
+    let (url, quoted) = (file.url, file.quoted)
+    switch Syscalls.statInfo(file.path) {
+    case .failure(let code) where code == .tooManySymbolicLinkLevels: return openError(file, role: role, code)
+    default: break
+    }
+    if case .success(let info) = Syscalls.lstatInfo(file.path), info.st_mode & S_IFMT == S_IFLNK {
+      var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+      let length = file.path.withPlatformString { raw in buffer.withUnsafeMutableBytes { readlink(raw, $0.baseAddress!, $0.count - 1) } }
+      let target = length >= 0 ? DisplayName.escaping(bytes: buffer.prefix(length)) : "?"
+      return QuireError(
+        .fileMissing,
+        "Cannot \(role) \(quoted): it is a symbolic link to '\(target)', which does not exist. Fix or remove the link.",
+        url: url)
+    }
+    return openError(file, role: role, .noSuchFileOrDirectory)
+  }
+
+  static func openError(_ file: Named, role: String, _ code: Errno) -> QuireError {
+    let (url, quoted) = (file.url, file.quoted)
     switch code {
     case .noSuchFileOrDirectory:
-      if case .success(let info) = Syscalls.lstatInfo(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
-        return missingError(url, for: role)
+      if case .success(let info) = Syscalls.lstatInfo(file.path), info.st_mode & S_IFMT == S_IFLNK {
+        return missingError(file, for: role)
       }
-      return QuireError(.fileMissing, "Cannot \(role) \(OutputPath.quoted(url)): there is no such file. Check the path.", url: url, cause: code)
+      return QuireError(.fileMissing, "Cannot \(role) \(quoted): there is no such file. Check the path.", url: url, cause: code)
     case .permissionDenied:
-      return QuireError(.permissionDenied, "Cannot \(role) \(OutputPath.quoted(url)): it is not readable. Check its permissions.", url: url, cause: code)
+      return QuireError(.permissionDenied, "Cannot \(role) \(quoted): it is not readable. Check its permissions.", url: url, cause: code)
     case .tooManySymbolicLinkLevels:
       return QuireError(
-        .invalidArgument, "Cannot \(role) \(OutputPath.quoted(url)): its symbolic links form a loop. Remove the link or give another path.",
+        .invalidArgument, "Cannot \(role) \(quoted): its symbolic links form a loop. Remove the link or give another path.",
         url: url, cause: code)
     case .notDirectory:
-      return QuireError(.fileMissing, "Cannot \(role) \(OutputPath.quoted(url)): a part of its path is not a folder.", url: url, cause: code)
+      return QuireError(.fileMissing, "Cannot \(role) \(quoted): a part of its path is not a folder.", url: url, cause: code)
     default:
-      return QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): it cannot be opened (\(code)).", url: url, cause: code)
+      return QuireError(.systemCallFailed, "Cannot \(role) \(quoted): it cannot be opened (\(code)).", url: url, cause: code)
     }
   }
 }

@@ -1,0 +1,91 @@
+package import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A file path's bytes carried losslessly in a Swift `String`, for the places that only take
+/// text (argument-parser's arguments, a JSON line) and must hand the very same name back.
+///
+/// Linux names are bytes; `String` holds only Unicode, and decoding a name that is not UTF-8
+/// (as `CommandLine.arguments` does) turns `non\xFFutf.md` into a *different* name,
+/// `non\u{FFFD}utf.md`. Here each byte of an invalid sequence becomes a scalar of its own in
+/// a private-use block, U+10FF00 + byte (the idea of Python's "surrogateescape"); so that the
+/// mapping stays one to one, a scalar that is itself in that block is escaped byte by byte
+/// too. Valid UTF-8 without such scalars (every ordinary name) is left exactly as it is.
+///
+/// ``DisplayName`` shows the escaped bytes as `\xFF`.
+package enum PathText {
+  /// The first scalar of the block that stands for bytes: U+10FF00 + byte.
+  static let base: UInt32 = 0x10_FF00
+
+  /// Whether `scalar` stands for one byte of a name.
+  package static func byte(of scalar: Unicode.Scalar) -> UInt8? {
+    scalar.value >= base ? UInt8(truncatingIfNeeded: scalar.value - base) : nil
+  }
+
+  /// `bytes` (a name or path as the kernel has it) as text that ``bytes(_:)`` turns back into
+  /// the same bytes.
+  package static func string<Bytes: Collection>(bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    let array = Array(bytes)
+    // The common case: valid UTF-8 with no scalar from the escape block (its lead is F4 8F BC..BF).
+    if let text = String(validating: array, as: UTF8.self), !text.unicodeScalars.contains(where: { $0.value >= base }) {
+      return text
+    }
+    var scalars = String.UnicodeScalarView()
+    var position = 0
+    while position < array.count {
+      let length = DisplayName.sequenceLength(array, at: position)
+      if length > 0, let text = String(validating: array[position..<position + length], as: UTF8.self),
+        let scalar = text.unicodeScalars.first, scalar.value < base
+      {
+        scalars.append(scalar)
+        position += length
+        continue
+      }
+      // An invalid byte, or a whole sequence of a scalar from the escape block: byte by byte.
+      for byte in array[position..<position + max(1, length)] {
+        scalars.append(Unicode.Scalar(base + UInt32(byte))!)
+      }
+      position += max(1, length)
+    }
+    return String(scalars)
+  }
+
+  /// The bytes `text` stands for (see ``string(bytes:)``).
+  package static func bytes(_ text: String) -> [UInt8] {
+    guard text.unicodeScalars.contains(where: { $0.value >= base }) else { return Array(text.utf8) }
+    var bytes: [UInt8] = []
+    for scalar in text.unicodeScalars {
+      if let byte = byte(of: scalar) {
+        bytes.append(byte)
+      } else {
+        bytes += Array(String(scalar).utf8)
+      }
+    }
+    return bytes
+  }
+
+  /// `path` as text that ``path(_:)`` turns back into the same path.
+  package static func string(_ path: FilePath) -> String {
+    path.withPlatformString { raw in
+      string(bytes: UnsafeRawBufferPointer(start: raw, count: strlen(raw)))
+    }
+  }
+
+  /// The path `text` stands for (see ``string(bytes:)``). A NUL byte, which no path holds,
+  /// ends it, as it would end the C string the kernel gets.
+  package static func path(_ text: String) -> FilePath {
+    var bytes = bytes(text)
+    if let nul = bytes.firstIndex(of: 0) { bytes.removeSubrange(nul...) }
+    bytes.append(0)
+    return bytes.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CInterop.PlatformChar.self) { FilePath(platformString: $0.baseAddress!) }
+    }
+  }
+
+  /// Whether `text` holds bytes that are not UTF-8 (so a `URL` or `String` API would lose them).
+  package static func holdsNonUTF8Bytes(_ text: String) -> Bool {
+    text.unicodeScalars.contains { $0.value >= base }
+  }
+}
