@@ -6,7 +6,12 @@ import Quire
 ///
 /// Input and output are injected (a ``LineSource`` and two line writers), so tests drive a
 /// session in-process; the `quire` executable wires it to libedit or standard input.
-/// Not `Sendable`: one thread runs a session.
+///
+/// Main-actor isolated, as the documents it edits are: each command runs to its end on the main
+/// actor, and between commands the session awaits its next line (read on a queue of its own,
+/// ``LineReader``), so that the main actor is free meanwhile for the documents' autosave timers
+/// and for other processes' requests to their presenters.
+@MainActor
 final class REPLSession {
   /// How the session talks to the world.
   struct Configuration {
@@ -39,6 +44,8 @@ final class REPLSession {
 
   let configuration: Configuration
   private let source: any LineSource
+  /// Reads ``source`` off the main actor.
+  let reader: LineReader
   private let output: (String) -> Void
   private let errorOutput: (String) -> Void
   /// The open documents, in the order they were opened.
@@ -75,6 +82,7 @@ final class REPLSession {
   init(configuration: Configuration, source: any LineSource, output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
     self.configuration = configuration
     self.source = source
+    reader = LineReader(source)
     self.output = output
     self.errorOutput = errorOutput
     engine = EdEngine(
@@ -128,11 +136,11 @@ final class REPLSession {
   /// - Parameter files: Files to open first (`quire FILE…`).
   /// - Returns: 0, or 1 when a command failed in script mode (or the script ended with unsaved
   ///   changes).
-  func run(opening files: [String]) -> Int32 {
+  func run(opening files: [String]) async -> Int32 {
     defer { finishAutosave() }
     if isEdMode {
       if let status = openAsEd(files.first) { return status }
-      return runCommands()
+      return await runCommands()
     }
     if configuration.isInteractive {
       output("quire \(quireVersion): ed-style editing plus word commands; 'help' lists them, 'q' quits.")
@@ -145,15 +153,15 @@ final class REPLSession {
         if report(error) { return ExitStatus.failure }
       }
     }
-    return runCommands()
+    return await runCommands()
   }
 
   /// Reads and runs commands until `q`, `Q` or the end of input; returns the exit status.
-  private func runCommands() -> Int32 {
+  private func runCommands() async -> Int32 {
     while true {
       if configuration.isInteractive { announceDiskChanges() }
       configuration.interrupt.clear()
-      guard let line = nextLine(prompt: configuration.isInteractive || isEdMode ? prompt : "") else {
+      guard let line = await nextCommandLine(prompt: configuration.isInteractive || isEdMode ? prompt : "") else {
         if configuration.isInteractive && configuration.interrupt.isPending {
           // Ctrl-C at the prompt drops the line being typed; the session goes on.
           configuration.interrupt.clear()
@@ -189,7 +197,7 @@ final class REPLSession {
       if configuration.isInteractive { announceDiskChanges() }
       do {
         defer { autosaveEdits() }
-        let outcome = try handle(line)
+        let outcome = try await handle(line)
         edWarnedOfUnsavedChanges = false
         if outcome == .quit { return isEdMode ? edExitStatus : ExitStatus.success }
       } catch {
@@ -206,20 +214,25 @@ final class REPLSession {
     }
   }
 
-  /// Reads a line and counts it.
-  ///
-  /// - Parameter prompt: The prompt; `nil` for a line that continues the command (text for
-  ///   `a`, a `G` command), before which ed does not flush its output.
-  private func nextLine(prompt: String?) -> String? {
-    guard let prompt else { return readCountedLine(prompt: "") }
+  /// Reads the next command line and counts it, awaiting it off the main actor; moves of open
+  /// documents that other programs made meanwhile are applied before it runs.
+  private func nextCommandLine(prompt: String) async -> String? {
     // ed flushes its output before reading each command.
     if isEdMode { flushOutput() }
-    return readCountedLine(prompt: prompt)
+    if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
+    reader.completion = completion
+    let line = await reader.nextLine(prompt: prompt)
+    presenting.applyMoves()
+    guard let line else { return nil }
+    lineNumber += 1
+    return line
   }
 
-  private func readCountedLine(prompt: String) -> String? {
-    if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
-    guard let line = presenting.idle({ source.readLine(prompt: prompt) }) else { return nil }
+  /// Reads a line that continues the running command (text for `a`, a `G` command) and counts
+  /// it. The command is under way, so it waits for the line on the main actor; ed does not
+  /// flush its output before such a line.
+  private func nextContinuationLine() -> String? {
+    guard let line = reader.nextLineNow(prompt: "") else { return nil }
     lineNumber += 1
     return line
   }
@@ -299,7 +312,7 @@ final class REPLSession {
     return nil
   }
 
-  static func message(for error: any Error) -> String {
+  nonisolated static func message(for error: any Error) -> String {
     if let error = error as? EdError { return error.message }
     if let error = error as? QuireError { return error.reason }
     let text = REPLWordCommand.message(for: error)
@@ -307,20 +320,20 @@ final class REPLSession {
   }
 
   /// Runs one command line: a word command, or an ed command on the current document.
-  func handle(_ line: String) throws -> EdEngine.Outcome {
+  func handle(_ line: String) async throws -> EdEngine.Outcome {
     engine.beginCommand()
     defer { engine.endCommand() }
     let words = Self.splitWords(line)
     // A word command, unless ed would read the line as a command of its own: in ed mode
     // "status" is s/a/us/ with t as the delimiter, and ed's meaning wins.
     if let first = words.first, REPLWordCommand.names.contains(first), !(isEdMode && EdEngine.isSubstitute(line)) {
-      try runWordCommand(words)
+      try await runWordCommand(words)
       return .proceed
     }
     let document = ensureDocument()
     engine.document = document
     return try engine.execute(line) { [unowned self] in
-      let text = nextLine(prompt: nil)
+      let text = nextContinuationLine()
       // Ctrl-C in text input: end the half-typed line before the message.
       if text == nil && configuration.isInteractive && configuration.interrupt.isPending { output("") }
       return text
@@ -336,7 +349,7 @@ final class REPLSession {
     return document
   }
 
-  private func runWordCommand(_ words: [String]) throws {
+  private func runWordCommand(_ words: [String]) async throws {
     if words.first == "help" {
       try help(Array(words.dropFirst()))
       return
@@ -355,7 +368,7 @@ final class REPLSession {
     guard let command = parsed as? any SessionCommand else {
       throw EdError("'\(words.joined(separator: " "))' is not a command; type 'help' for the list")
     }
-    try command.run(in: self)
+    try await command.run(in: self)
   }
 
   // MARK: Documents
