@@ -9,6 +9,7 @@ import Quire
 /// The lines, their undo and the save go through the document layer's parts: ``FileSaver``'s
 /// safe save, ``VersionStore`` versions, ``RecoveryStore`` autosave (``Autosaver``),
 /// ``TextBundle`` packages and ``PDFDocument``'s lossless page operations.
+@MainActor
 final class EdDocument {
   /// What a document is stored as, and so what `w`, `u` and `redo` act on.
   enum Form {
@@ -70,9 +71,9 @@ final class EdDocument {
 
   /// Replaces every line with `lines` as one undoable edit named `name` (revert, merge,
   /// recover, restore); the current line becomes the last.
-  func replaceAllLines(with lines: [String], named name: String) {
+  func replaceAllLines(with lines: [String], named name: String) throws(EdError) {
     buffer.beginEditGroup(named: name, cursor: currentLine)
-    buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
+    try buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
     currentLine = buffer.lineCount
     buffer.endEditGroup(cursor: currentLine)
   }

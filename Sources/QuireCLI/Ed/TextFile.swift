@@ -38,9 +38,23 @@ struct FileStamp: Equatable, Sendable {
   }
 }
 
-/// A text file's lines as ed sees them.
+/// A text file as read: its bytes, and its lines as ed sees them.
 struct TextFileContents {
-  var lines: [String]
+  /// The bytes read (a document is opened from them).
+  var bytes: [UInt8]
+  /// The lines, without their newlines (split from ``bytes`` on each read; setting them
+  /// replaces the bytes).
+  var lines: [String] {
+    get {
+      var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+      if !lacksFinalNewline { lines.removeLast() }
+      return lines
+    }
+    set {
+      bytes = TextFileSystem.bytes(of: newValue)
+      lacksFinalNewline = false
+    }
+  }
   /// Bytes read, as ed reports them.
   var byteCount: Int
   /// The last line had no newline (ed adds one when writing).
@@ -96,16 +110,12 @@ struct TextFileSystem: Sendable {
     if bytes.contains(0) {
       throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
     }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
+    guard String(validating: bytes, as: UTF8.self) != nil else {
       throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
     }
-    // Split the bytes, not the Characters: "\r\n" is one Character, and a CRLF file would be
-    // one line.
-    var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(Substring($0)) }
-    let lacksNewline = !(lines.last?.isEmpty ?? true)
-    if !lacksNewline { lines.removeLast() }
+    let lacksNewline = !bytes.isEmpty && bytes.last != UInt8(ascii: "\n")
     return TextFileContents(
-      lines: lines, byteCount: bytes.count, lacksFinalNewline: lacksNewline,
+      bytes: bytes, byteCount: bytes.count, lacksFinalNewline: lacksNewline,
       fingerprint: FileFingerprint(of: bytes), stamp: stamp(of: url))
   }
 

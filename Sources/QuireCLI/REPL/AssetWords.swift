@@ -50,7 +50,7 @@ struct AssetsWord: SessionCommand {
     let line = document.currentLine
     let reference = bundle.addAsset(data, preferredFilename: name)
     document.addedAssets[reference.name] = reference.path
-    REPLWords.insert([reference.markdown], after: line, in: document, named: "add asset")
+    try REPLWords.insert([reference.markdown], after: line, in: document, named: "add asset")
     session.say("added 'assets/\(reference.name)' (\(data.count) bytes) and its reference as line \(line + 1); u takes both back, w saves")
   }
 

@@ -86,7 +86,7 @@ final class REPLSession {
     self.output = output
     self.errorOutput = errorOutput
     engine = EdEngine(
-      document: EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil), files: configuration.files,
+      document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil), files: configuration.files,
       printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive, output: output)
     showsEdPrompt = configuration.ed?.prompt != nil
     if let ed = configuration.ed {
@@ -343,7 +343,7 @@ final class REPLSession {
   /// The current document, making an untitled one when none is open (ed starts that way).
   private func ensureDocument() -> EdDocument {
     if let currentDocument { return currentDocument }
-    let document = EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil)
+    let document = EdDocument(buffer: DocumentLineBuffer(), fileURL: nil)
     documents.append(document)
     currentIndex = documents.count - 1
     return document
@@ -460,7 +460,7 @@ final class REPLSession {
     let buffer = document.buffer
     if !lines.isEmpty {
       buffer.beginEditGroup(named: "new from template", cursor: 0)
-      buffer.replaceLines(in: 0..<0, with: lines)
+      try buffer.replaceLines(in: 0..<0, with: lines)
       buffer.endEditGroup(cursor: lines.count)
     }
     document.currentLine = lines.count
@@ -619,7 +619,7 @@ final class REPLSession {
       return
     }
     let (contents, bundle) = try document.readDiskVersion(configuration.files)
-    replaceWithDiskVersion(document, contents, bundle: bundle)
+    try replaceWithDiskVersion(document, contents, bundle: bundle)
     say("reverted '\(document.displayName)' to the disk version (\(contents.lines.count) lines); u brings your version back")
   }
 
@@ -635,12 +635,12 @@ final class REPLSession {
     document.mayOverwriteDiskChange = false
   }
 
-  private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents, bundle: TextBundle?) {
+  private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents, bundle: TextBundle?) throws(EdError) {
     if let bundle {
       document.form = .textBundle(bundle)
       document.addedAssets = [:]
     }
-    document.replaceAllLines(with: contents.lines, named: "revert")
+    try document.replaceAllLines(with: contents.lines, named: "revert")
     document.buffer.markSaved()
     document.noteDiskVersion(contents)
     document.announcedDiskChange = nil
@@ -670,7 +670,7 @@ final class REPLSession {
     }
     var merged = result.text.components(separatedBy: "\n")
     if merged.last == "" { merged.removeLast() }
-    document.replaceAllLines(with: merged, named: "merge")
+    try document.replaceAllLines(with: merged, named: "merge")
     // The disk version is now part of this one: the next w replaces it without a conflict.
     document.noteDiskVersion(contents)
     document.announcedDiskChange = nil
@@ -722,7 +722,7 @@ final class REPLSession {
       say("dropped the autosaved edits of '\(document.displayName)'")
       return
     }
-    document.replaceAllLines(with: lines, named: "recover")
+    try document.replaceAllLines(with: lines, named: "recover")
     say(
       "recovered the autosaved edits of '\(document.displayName)' from \(Autosaver.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery"
     )
@@ -805,8 +805,9 @@ final class REPLSession {
           output("! '\(document.displayName)' changed on disk; reloaded it (\(document.pdf?.pageCount ?? 0) pages; there were no unsaved page changes here)")
           continue
         }
-        if document.pdf == nil, let disk = try? document.readDiskVersion(configuration.files) {
-          replaceWithDiskVersion(document, disk.0, bundle: disk.1)
+        if document.pdf == nil, let disk = try? document.readDiskVersion(configuration.files),
+          (try? replaceWithDiskVersion(document, disk.0, bundle: disk.1)) != nil
+        {
           output("! '\(document.displayName)' changed on disk; reloaded it (no unsaved changes here; u undoes the reload)")
           continue
         }

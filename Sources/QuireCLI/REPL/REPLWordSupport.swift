@@ -51,7 +51,7 @@ enum REPLWords {
   }
 
   /// The type of `document`'s file (plain text for an untitled one).
-  nonisolated static func contentType(of document: EdDocument) -> UTType {
+  static func contentType(of document: EdDocument) -> UTType {
     guard let url = document.fileURL else { return .plainText }
     return TypeRegistry.shared.type(forFileAt: url) ?? UTType(filenameExtension: url.pathExtension) ?? .plainText
   }
@@ -128,10 +128,10 @@ enum REPLWords {
   }
 
   /// Inserts `lines` after line `address` (0: at the top) of `document` as one undoable edit.
-  static func insert(_ lines: [String], after address: Int, in document: EdDocument, named name: String) {
+  static func insert(_ lines: [String], after address: Int, in document: EdDocument, named name: String) throws(EdError) {
     let buffer = document.buffer
     buffer.beginEditGroup(named: name, cursor: document.currentLine)
-    buffer.insertLines(lines, at: address)
+    try buffer.insertLines(lines, at: address)
     document.currentLine = address + lines.count
     buffer.endEditGroup(cursor: document.currentLine)
   }

@@ -10,6 +10,7 @@ private func transferPasteboard(named name: String, in session: REPLSession) thr
 
 /// The item offering lines `range` of `document`: Markdown, HTML and plain text for a
 /// Markdown document, plain text otherwise.
+@MainActor
 private func itemProvider(for range: Range<Int>, of document: EdDocument) -> (ItemProvider, [String]) {
   let lines = document.buffer.lines(in: range)
   let text = lines.map { $0 + "\n" }.joined()
@@ -83,7 +84,7 @@ struct PasteWord: SessionCommand {
     }
     let lines = REPLWords.lines(of: text)
     guard !lines.isEmpty else { throw EdError("nothing to paste: the pasteboard's text is empty") }
-    REPLWords.insert(lines, after: after, in: document, named: "paste")
+    try REPLWords.insert(lines, after: after, in: document, named: "paste")
     session.say("pasted \(lines.count) line\(lines.count == 1 ? "" : "s") after line \(after); u takes them out")
   }
 }
@@ -141,18 +142,18 @@ struct DropWord: SessionCommand {
       // One edit, so one u undoes the whole move.
       let buffer = document.buffer
       buffer.beginEditGroup(named: "drop (move)", cursor: document.currentLine)
-      buffer.insertLines(lines, at: after)
+      try buffer.insertLines(lines, at: after)
       let shift = after <= drag.range.lowerBound ? lines.count : 0
-      buffer.deleteLines(in: (drag.range.lowerBound + shift)..<(drag.range.upperBound + shift))
+      try buffer.deleteLines(in: (drag.range.lowerBound + shift)..<(drag.range.upperBound + shift))
       document.currentLine = after <= drag.range.lowerBound ? after + lines.count : after
       buffer.endEditGroup(cursor: document.currentLine)
     } else {
-      REPLWords.insert(lines, after: after, in: document, named: "drop")
+      try REPLWords.insert(lines, after: after, in: document, named: "drop")
       if isMove {
         // The deletion is an edit of the source document, undone there.
         let buffer = source.buffer
         buffer.beginEditGroup(named: "drag (move)", cursor: source.currentLine)
-        buffer.deleteLines(in: drag.range)
+        try buffer.deleteLines(in: drag.range)
         source.currentLine = min(drag.range.lowerBound + 1, buffer.lineCount)
         buffer.endEditGroup(cursor: source.currentLine)
       }

@@ -67,7 +67,7 @@ struct RestoreWord: SessionCommand {
     }
     let lines = REPLWords.lines(of: text)
     if let kept, let bundle = document.textBundle { Self.bringBackAssets(of: kept, into: bundle, of: document) }
-    document.replaceAllLines(with: lines, named: "restore version \(index)")
+    try document.replaceAllLines(with: lines, named: "restore version \(index)")
     session.say("restored version \(index) of '\(document.displayName)' (\(lines.count) lines) into the buffer; u undoes it, w saves it")
   }
 
@@ -84,7 +84,7 @@ struct RestoreWord: SessionCommand {
 
   /// The text of a version: the file's, or the text of a TextBundle kept as a package or
   /// textpack (with the bundle).
-  private static func text(of version: FileVersion, in store: VersionStore, for document: EdDocument) throws -> (String, TextBundle?) {
+  @MainActor private static func text(of version: FileVersion, in store: VersionStore, for document: EdDocument) throws -> (String, TextBundle?) {
     guard document.textBundle != nil else {
       guard let text = String(data: try store.contents(of: version), encoding: .utf8) else {
         throw EdError("the version of '\(document.displayName)' saved \(version.savedDate) is not UTF-8 text")
