@@ -90,6 +90,41 @@ struct LineBufferTests {
     #expect(buffer.redoCount == 0)
   }
 
+  @Test func aBinaryFilesUnendedLastLineStaysUnendedUntilChanged() throws {
+    // As GNU ed: a file with a NUL byte is written back without the newline it lacked; changing
+    // its last line ends that line, and undo takes the newline back out.
+    let bytes: [UInt8] = [0x61, 0x00, 0x0A, 0xFF, 0x62]
+    let buffer = try DocumentLineBuffer(contents: Data(bytes), url: nil)
+    #expect(buffer.isBinary)
+    #expect(buffer.lineCount == 2)
+    #expect(buffer.bytes(ofLines: 0..<2) == bytes)
+    buffer.beginEditGroup(named: "substitute", cursor: 2)
+    try buffer.replaceLines(in: 1..<2, withBytes: [[0xFF, 0x63]])
+    buffer.endEditGroup(cursor: 2)
+    #expect(buffer.bytes(ofLines: 0..<2) == [0x61, 0x00, 0x0A, 0xFF, 0x63, 0x0A])
+    #expect(buffer.undo() == 2)
+    #expect(buffer.bytes(ofLines: 0..<2) == bytes)
+    #expect(buffer.bytes(ofLines: 0..<1) == [0x61, 0x00, 0x0A])
+  }
+
+  @Test func aTextFilesMissingNewlineIsAppendedOnReading() throws {
+    let buffer = try buffer("a\nb")
+    #expect(!buffer.isBinary)
+    #expect(buffer.bytes(ofLines: 0..<2) == Array("a\nb\n".utf8))
+    #expect(buffer.document.appendedFinalNewline)
+    buffer.reset(bytes: Array("x".utf8))
+    #expect(buffer.document.text == "x\n")
+  }
+
+  @Test func aBinaryReadAtTheEndKeepsItsBytes() throws {
+    let buffer = try buffer("a\n")
+    try buffer.appendBytes([0x00, 0x0A, 0x7A])
+    #expect(buffer.isBinary)
+    #expect(buffer.bytes(ofLines: 0..<3) == [0x61, 0x0A, 0x00, 0x0A, 0x7A])
+    #expect(buffer.undo() != nil)
+    #expect(buffer.allLines == ["a"])
+  }
+
   @Test func resetReplacesTheLinesWithoutHistory() throws {
     let buffer = try buffer("a\n")
     try buffer.deleteLines(in: 0..<1)

@@ -154,15 +154,6 @@ enum GNUEdTestSuite {
 
 @Suite("GNU ed's own test suite, with quire as ed", .serialized)
 struct GNUEdTestSuiteTests {
-  /// Cases that need files holding NUL bytes and invalid UTF-8 edited byte for byte (test.bin),
-  /// which the document layer's byte-exact lines bring (issue 13, the layer half).
-  static let casesAwaitingByteExactLines: Set<String> = [
-    "*** The script e1.ed exited abnormally ***", "*** The script e2.ed exited abnormally ***",
-    "*** The script e3.ed exited abnormally ***", "*** The script e4.ed exited abnormally ***",
-    "*** The script e5.ed exited abnormally ***", "*** The script r1.ed exited abnormally ***",
-    "*** The script r2.ed exited abnormally ***", "*** The script r3.ed exited abnormally ***",
-  ]
-
   @Test(.enabled(if: GNUEdTestSuite.isAvailable, "needs Debian's ed source (apt-get source ed) and GNU ed"), .timeLimit(.minutes(10)))
   func everyCaseEdPassesPassesWithQuire() async throws {
     let testsuite = try GNUEdTestSuite.testsuite.get()
@@ -178,12 +169,7 @@ struct GNUEdTestSuiteTests {
     #expect(edRun.output.contains("testing ed-1.19"), "check.sh did not run: \(edRun.output)")
     let quireRun = try GNUEdTestSuite.check(with: quire, testsuite: testsuite, in: folder)
     let regressions = quireRun.failures.subtracting(edRun.failures)
-    let unexplained = regressions.subtracting(Self.casesAwaitingByteExactLines)
-    #expect(unexplained.isEmpty, "cases GNU ed passes and quire fails:\n\(unexplained.sorted().joined(separator: "\n"))")
-    let awaiting = regressions.intersection(Self.casesAwaitingByteExactLines)
-    withKnownIssue("files with NUL bytes need byte-exact lines from the document layer") {
-      #expect(awaiting.isEmpty, "\(awaiting.sorted().joined(separator: "\n"))")
-    }
-    if unexplained.isEmpty && awaiting.isEmpty { #expect(quireRun.status == edRun.status) }
+    #expect(regressions.isEmpty, "cases GNU ed passes and quire fails:\n\(regressions.sorted().joined(separator: "\n"))")
+    if regressions.isEmpty { #expect(quireRun.status == edRun.status) }
   }
 }

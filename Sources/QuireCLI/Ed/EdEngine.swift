@@ -247,7 +247,7 @@ final class EdEngine {
       throw EdError(error.message, ed: "Cannot open input file")
     }
     if edOptions?.stripsTrailingCR == true {
-      contents.lines = contents.lines.map { $0.utf8.last == UInt8(ascii: "\r") ? String(Substring($0.utf8.dropLast())) : $0 }
+      contents.stripTrailingCarriageReturns()
     }
     return contents
   }
@@ -515,8 +515,15 @@ final class EdEngine {
       markUnchanged()
       let contents = try readFile(url)
       try edit("read") { () throws(EdError) in
-        try replace(addresses.second..<addresses.second, with: contents.lines.map { Array($0.utf8) })
-        if !contents.lines.isEmpty { document.currentLine = addresses.second + contents.lines.count }
+        let lines = contents.byteLines
+        if contents.lacksFinalNewline && contents.bytes.contains(0) && addresses.second == lastLine {
+          // As ed: a binary file read at the end of the buffer keeps its last line unended.
+          try buffer.appendBytes(contents.bytes)
+          if globalLines != nil { globalHasEdited = true }
+        } else {
+          try replace(addresses.second..<addresses.second, with: lines)
+        }
+        if !lines.isEmpty { document.currentLine = addresses.second + lines.count }
       }
       if printsByteCounts { output("\(contents.byteCount)") }
 
@@ -842,7 +849,7 @@ final class EdEngine {
   }
 
   /// The bytes ed writes for `lines`: each line followed by a newline.
-  static func bytes(of lines: [[UInt8]]) -> [UInt8] {
+  nonisolated static func bytes(of lines: [[UInt8]]) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
     for line in lines {
@@ -1483,9 +1490,8 @@ final class EdEngine {
     if let pdf = document.pdf { return try writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
-    let byteLines = lastLine == 0 ? [] : buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
-    var bytes = Self.bytes(of: byteLines)
-    var lines = byteLines.map { String(decoding: $0, as: UTF8.self) }
+    var bytes = lastLine == 0 ? [] : buffer.bytes(ofLines: (addresses.first - 1)..<addresses.second)
+    var lines: [String] { REPLWords.lines(of: String(decoding: bytes, as: UTF8.self)) }
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
     var stamp: FileStamp?
     if appending {
@@ -1498,8 +1504,7 @@ final class EdEngine {
           let onDisk = document.fingerprintOnDisk(files)
           if let onDisk, onDisk != document.diskFingerprint {
             if mergesOnWriteConflict, wholeBuffer, let merged = try mergeWithDisk(url) {
-              lines = merged
-              bytes = TextFileSystem.bytes(of: lines)
+              bytes = TextFileSystem.bytes(of: merged)
             } else {
               try checkNoConflict(url)
             }

@@ -23,6 +23,13 @@ protocol LineBuffer: AnyObject {
   /// bytes and bytes that are not UTF-8 included. The ed commands carry lines as bytes, so a
   /// buffer that holds bytes (ed edits binary files) gets them back unchanged.
   func lineBytes(at index: Int) -> [UInt8]
+  /// The bytes of the lines in `range` (0-based) as the file holds them: each followed by its
+  /// newline, except a last line that has none (a binary file's, see
+  /// ``DocumentLineBuffer/isBinary``).
+  func bytes(ofLines range: Range<Int>) -> [UInt8]
+  /// Appends `bytes` (lines, each ended by a newline, except perhaps the last) after the last
+  /// line, exactly: GNU ed's read of a binary file at the end of the buffer adds no newline.
+  func appendBytes(_ bytes: [UInt8]) throws(EdError)
   /// ``replaceLines(in:with:)`` with lines given as bytes.
   func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError)
 
@@ -96,14 +103,24 @@ final class DocumentLineBuffer: LineBuffer {
   /// Set by the cursor records while undoing or redoing.
   private var restoredCursor: Int?
 
+  /// Whether the text holds a NUL byte: GNU ed's "binary" buffer. A binary file's last line
+  /// without a newline is kept without one when the file is read and written, until that line
+  /// is changed (which ends it, as ed does; undo takes the newline back out).
+  private(set) var isBinary = false
+
   /// A buffer over `document`, which must be open.
-  init(document: PlainTextDocument) { self.document = document }
+  init(document: PlainTextDocument) {
+    self.document = document
+    isBinary = document.storage.utf8Bytes().contains(0)
+  }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
   /// byte for byte, with ed's missing final newline appended. The session saves, autosaves and
   /// watches the file itself, so the document does neither.
   convenience init(contents: Data, url: URL?) throws(EdError) {
     let document = DocumentLineBuffer.makeDocument(for: url)
+    let binary = contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
+    document.appendsMissingFinalNewline = !binary
     do {
       try document.open(contents: contents, fingerprint: nil)
     } catch {
@@ -154,10 +171,49 @@ final class DocumentLineBuffer: LineBuffer {
       registerCursor(restoring: cursorBefore, thenRestoring: nil)
     }
     do {
+      if isBinary && !range.isEmpty && range.upperBound == lineCount && !document.storage.endsWithNewline {
+        // As ed: changing a binary file's unended last line ends it.
+        let end = document.storage.utf8Count
+        try document.replaceBytes(inUTF8Range: end..<end, with: [UInt8(ascii: "\n")])
+      }
       try document.replaceLines(in: range, withBytes: lines)
     } catch {
       throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
     }
+    token += 1
+  }
+
+  func bytes(ofLines range: Range<Int>) -> [UInt8] {
+    let storage = document.storage
+    guard !range.isEmpty else { return [] }
+    let start = storage.utf8Offset(ofLine: range.lowerBound)
+    let end = range.upperBound < storage.lineCount ? storage.utf8Offset(ofLine: range.upperBound) : storage.utf8Count
+    var bytes = storage.utf8Bytes(in: start..<end)
+    // A last line without a newline gets one, unless the buffer is binary (as ed writes it).
+    if range.upperBound == storage.lineCount && !storage.endsWithNewline && !isBinary { bytes.append(UInt8(ascii: "\n")) }
+    return bytes
+  }
+
+  func appendBytes(_ bytes: [UInt8]) throws(EdError) {
+    guard !bytes.isEmpty else { return }
+    let standalone = groupDepth == 0
+    if standalone { beginEditGroup(named: "read", cursor: 0) }
+    defer { if standalone { endEditGroup(cursor: lineCount) } }
+    if !groupHasEdits {
+      groupHasEdits = true
+      registerCursor(restoring: cursorBefore, thenRestoring: nil)
+    }
+    do {
+      var end = document.storage.utf8Count
+      if !document.storage.endsWithNewline {
+        try document.replaceBytes(inUTF8Range: end..<end, with: [UInt8(ascii: "\n")])
+        end += 1
+      }
+      try document.replaceBytes(inUTF8Range: end..<end, with: bytes)
+    } catch {
+      throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
+    if bytes.contains(0) { isBinary = true }
     token += 1
   }
 
@@ -222,9 +278,10 @@ final class DocumentLineBuffer: LineBuffer {
   func reset(bytes: [UInt8]) {
     let undoManager = document.undoManager
     undoManager.disableUndoRegistration()
-    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
-    if bytes.last == UInt8(ascii: "\n") || bytes.isEmpty { lines.removeLast() }
-    try? document.replaceLines(in: 0..<document.lineCount, withBytes: lines)
+    isBinary = bytes.contains(0)
+    // As ed: a last line without a newline gets one, unless the text is binary.
+    let ended = !isBinary && !bytes.isEmpty && bytes.last != UInt8(ascii: "\n") ? bytes + [UInt8(ascii: "\n")] : bytes
+    try? document.replaceBytes(inUTF8Range: 0..<document.storage.utf8Count, with: ended)
     undoManager.enableUndoRegistration()
     undoManager.removeAllActions()
     groupDepth = 0

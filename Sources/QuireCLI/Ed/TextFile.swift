@@ -55,6 +55,19 @@ struct TextFileContents {
       lacksFinalNewline = false
     }
   }
+  /// The lines as bytes, exactly as read (NUL bytes and bytes that are not UTF-8 included).
+  var byteLines: [[UInt8]] {
+    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+    if !lacksFinalNewline { lines.removeLast() }
+    return lines
+  }
+  /// Drops a carriage return at the end of each line (ed's `--strip-trailing-cr`).
+  mutating func stripTrailingCarriageReturns() {
+    var lines = byteLines
+    for index in lines.indices where lines[index].last == UInt8(ascii: "\r") { lines[index].removeLast() }
+    bytes = EdEngine.bytes(of: lines)
+    lacksFinalNewline = false
+  }
   /// Bytes read, as ed reports them.
   var byteCount: Int
   /// The last line had no newline (ed adds one when writing).
@@ -73,6 +86,10 @@ struct TextFileContents {
 struct TextFileSystem: Sendable {
   /// Opens a path for reading; returns a file descriptor or -1 with `errno` set.
   var openForReading: @Sendable (String) -> Int32 = { path in open(path, O_RDONLY | O_CLOEXEC) }
+  /// Whether files with NUL bytes or bytes that are not UTF-8 are read (as GNU ed reads them:
+  /// the document holds them byte for byte). quire as a drop-in ed reads them; its own mode
+  /// refuses them with a message, as it edits text.
+  var readsAnyBytes = false
 
   init() {}
 
@@ -107,10 +124,10 @@ struct TextFileSystem: Sendable {
       if count == 0 { break }
       bytes.append(contentsOf: chunk[0..<count])
     }
-    if bytes.contains(0) {
+    if !readsAnyBytes && bytes.contains(0) {
       throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
     }
-    guard String(validating: bytes, as: UTF8.self) != nil else {
+    guard readsAnyBytes || String(validating: bytes, as: UTF8.self) != nil else {
       throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
     }
     let lacksNewline = !bytes.isEmpty && bytes.last != UInt8(ascii: "\n")

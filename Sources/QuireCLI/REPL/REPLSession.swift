@@ -85,8 +85,11 @@ final class REPLSession {
     reader = LineReader(source)
     self.output = output
     self.errorOutput = errorOutput
+    var files = configuration.files
+    // As GNU ed, which edits any bytes; quire's own mode edits text.
+    if configuration.ed != nil { files.readsAnyBytes = true }
     engine = EdEngine(
-      document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil), files: configuration.files,
+      document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil), files: files,
       printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive, output: output)
     showsEdPrompt = configuration.ed?.prompt != nil
     if let ed = configuration.ed {
