@@ -114,12 +114,21 @@ enum GNUEdTestSuite {
   }
 
   /// The result of one `check.sh` run.
-  struct Run {
+  struct Run: Sendable {
     /// check.sh's lines naming a failed case (`*** The script …/a.err exited abnormally ***`),
     /// with the folder of the scripts taken out so that two runs compare.
     var failures: Set<String>
     var output: String
     var status: Int32
+  }
+
+  /// ``check(with:testsuite:in:)`` on a thread of its own: the run takes a minute or more,
+  /// and a test thread blocked that long starves the other tests (and the REPL sessions'
+  /// autosave and item loads) of Swift's small task pool.
+  static func checkOffThePool(with program: URL, testsuite: URL, in folder: TemporaryFolder) async throws -> Run {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread { continuation.resume(with: Result { try check(with: program, testsuite: testsuite, in: folder) }) }.start()
+    }
   }
 
   /// Runs `check.sh` as its Makefile does (`check.sh TESTDIR VERSION` from the build folder,
@@ -165,9 +174,9 @@ struct GNUEdTestSuiteTests {
     // check.sh runs each .err script three ways and each .ed script once.
     #expect(scripts.count > 80, "the test suite has \(scripts.count) scripts")
 
-    let edRun = try GNUEdTestSuite.check(with: ed, testsuite: testsuite, in: folder)
+    let edRun = try await GNUEdTestSuite.checkOffThePool(with: ed, testsuite: testsuite, in: folder)
     #expect(edRun.output.contains("testing ed-1.19"), "check.sh did not run: \(edRun.output)")
-    let quireRun = try GNUEdTestSuite.check(with: quire, testsuite: testsuite, in: folder)
+    let quireRun = try await GNUEdTestSuite.checkOffThePool(with: quire, testsuite: testsuite, in: folder)
     let regressions = quireRun.failures.subtracting(edRun.failures)
     #expect(regressions.isEmpty, "cases GNU ed passes and quire fails:\n\(regressions.sorted().joined(separator: "\n"))")
     if regressions.isEmpty { #expect(quireRun.status == edRun.status) }

@@ -16,14 +16,14 @@ final class Transcript: @unchecked Sendable {
 @MainActor
 func makeSession(
   _ lines: [String], in folder: TemporaryFolder, interactive: Bool = true, files: TextFileSystem = TextFileSystem(),
-  autosaver: Autosaver? = nil, versionStore: VersionStore? = nil
+  autosave: AutosaveSettings? = nil, versionStore: VersionStore? = nil
 ) -> (REPLSession, Transcript) {
   let transcript = Transcript()
   var configuration = REPLSession.Configuration(
     isInteractive: interactive, documentsFolder: nil, templatesFolder: folder.file("Templates"),
     cacheHome: folder.file(".cache"))
   configuration.files = files
-  configuration.autosaver = autosaver
+  configuration.autosave = autosave
   configuration.versionStore = versionStore
   let session = REPLSession(
     configuration: configuration, source: ArrayLineSource(lines), output: { transcript.output.append($0) },
@@ -262,43 +262,44 @@ final class REPLSessionTests {
   private var store: RecoveryStore { RecoveryStore(folder: folder.file(".state/quire/recovery")) }
 
   @Test func autosaveWritesARecoveryFileAndSavingRemovesIt() async throws {
-    let autosaver = Autosaver(store: store, idleDelay: 0.05, maximumInterval: 1)
-    let (session, _) = makeSession([], in: folder, autosaver: autosaver)
+    // The REPL's documents autosave on their own timer (the document layer's, tested in
+    // QuireDocumentsTests); here each autosave is asked for at once, so the test does not
+    // depend on when this process lets the main actor run a timer.
+    let autosave = AutosaveSettings(store: store, policy: .init(idleDelay: .seconds(600), maximumInterval: .seconds(600)))
+    let (session, _) = makeSession([], in: folder, autosave: autosave)
     try session.open(file.path)
+    let document = try session.requireDocument()
+    let text = try #require(document.textDocument)
+    #expect(text.recoveryStore == store && text.autosavePolicy == autosave.policy)
     _ = try await session.handle("2s/two/TWO/")
-    session.autosaveEdits()
-    var version: RecoveredVersion?
-    // Up to 30 s: the timer fires after 50 ms, but a loaded machine may run it much later.
-    for _ in 0..<3000 where version == nil {
-      usleep(10_000)
-      version = store.recoveredVersion(for: file)
-    }
-    let written = try #require(version, "autosave never wrote a recovery file")
+    #expect(session.state(of: document) == "unsaved changes, autosave pending")
+    try await text.autosave()
+    let written = try #require(store.recoveredVersion(for: file), "autosave wrote no recovery file")
     #expect(contents(written.url) == "one\nTWO\nthree\n")
-    #expect(session.state(of: try session.requireDocument()).contains("autosaved "))
+    #expect(session.state(of: document).contains("autosaved "))
     var info = stat()
     #expect(lstat(written.url.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
-    // Undo back to the saved state drops it; a new edit and a write drop it again.
+    // Undo back to the saved state drops it; a new edit brings one back, and a write drops it.
     _ = try await session.handle("u")
-    session.autosaveEdits()
+    try await text.autosave()
     #expect(store.recoveredVersion(for: file) == nil)
     _ = try await session.handle("1d")
-    session.autosaveEdits()
+    try await text.autosave()
+    #expect(store.recoveredVersion(for: file) != nil)
     _ = try await session.handle("w")
-    session.autosaveEdits()
-    usleep(100_000)
     #expect(store.recoveredVersion(for: file) == nil)
     #expect(contents(file) == "two\nthree\n")
+    #expect(session.state(of: document).contains("nothing to autosave"))
   }
 
   @Test func quittingDropsTheAutosaveAndEndOfInputKeepsIt() async throws {
-    let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
-    let (quitting, _) = makeSession(["2d", "q", "q"], in: folder, autosaver: autosaver)
+    let autosave = AutosaveSettings(store: store, policy: .init(idleDelay: .seconds(60), maximumInterval: .seconds(60)))
+    let (quitting, _) = makeSession(["2d", "q", "q"], in: folder, autosave: autosave)
     #expect(await quitting.run(opening: [file.path]) == 0)
     #expect(store.recoveredVersion(for: file) == nil, "q twice discards the edits and their autosave")
 
     // Input that ends (a terminal that went away) writes the pending autosave at once.
-    let (ending, _) = makeSession(["2d"], in: folder, autosaver: autosaver)
+    let (ending, _) = makeSession(["2d"], in: folder, autosave: autosave)
     #expect(await ending.run(opening: [file.path]) == 0)
     let version = try #require(store.recoveredVersion(for: file))
     #expect(contents(version.url) == "one\nthree\n")
@@ -307,8 +308,8 @@ final class REPLSessionTests {
 
   @Test func recoveredEditsAreOfferedRestoredAndUndoable() async throws {
     try store.write(Data("one\nrecovered\n".utf8), for: file)
-    let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
-    let (session, transcript) = makeSession(["docs", "recover", ",p", "u", ",p", "redo", "w", "recover", "q"], in: folder, autosaver: autosaver)
+    let autosave = AutosaveSettings(store: store, policy: .init(idleDelay: .seconds(60), maximumInterval: .seconds(60)))
+    let (session, transcript) = makeSession(["docs", "recover", ",p", "u", ",p", "redo", "w", "recover", "q"], in: folder, autosave: autosave)
     #expect(await session.run(opening: [file.path]) == 0)
     #expect(
       transcript.output.contains { $0.hasPrefix("'t.txt' has autosaved edits from ") && $0.hasSuffix("'recover' restores them, 'recover discard' drops them") })
@@ -322,8 +323,8 @@ final class REPLSessionTests {
 
   @Test func recoverDiscardDropsTheAutosavedEdits() async throws {
     try store.write(Data("other\n".utf8), for: file)
-    let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
-    let (session, transcript) = makeSession(["recover later", "recover discard", "recover", "q"], in: folder, autosaver: autosaver)
+    let autosave = AutosaveSettings(store: store, policy: .init(idleDelay: .seconds(60), maximumInterval: .seconds(60)))
+    let (session, transcript) = makeSession(["recover later", "recover discard", "recover", "q"], in: folder, autosave: autosave)
     #expect(await session.run(opening: [file.path]) == 0)
     #expect(transcript.output.contains("? write 'recover' or 'recover discard', not 'recover later'"))
     #expect(transcript.output.contains("dropped the autosaved edits of 't.txt'"))
@@ -334,8 +335,8 @@ final class REPLSessionTests {
 
   @Test func anAutosaveThatMatchesTheFileIsNotOfferedAndABadOneIsLeftAlone() async throws {
     try store.write(Data("one\ntwo\nthree\n".utf8), for: file)
-    let autosaver = Autosaver(store: store, idleDelay: 60, maximumInterval: 60)
-    let (session, transcript) = makeSession([], in: folder, autosaver: autosaver)
+    let autosave = AutosaveSettings(store: store, policy: .init(idleDelay: .seconds(60), maximumInterval: .seconds(60)))
+    let (session, transcript) = makeSession([], in: folder, autosave: autosave)
     try session.open(file.path)
     #expect(!transcript.output.contains { $0.contains("autosaved edits") })
     #expect(store.recoveredVersion(for: file) == nil)

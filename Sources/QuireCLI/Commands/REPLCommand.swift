@@ -105,8 +105,9 @@ struct REPLCommand: AsyncParsableCommand {
       // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle
       // input before an autosave, default 5) lets tests wait less.
       let delay = environment["QUIRE_AUTOSAVE_DELAY"].flatMap(Double.init).flatMap { $0 >= 0 && $0 <= 3600 ? $0 : nil } ?? 5
-      let store = RecoveryStore(folder: stateHome.appendingPathComponent("quire/recovery"))
-      configuration.autosaver = Autosaver(store: store, idleDelay: delay, maximumInterval: max(30, delay))
+      configuration.autosave = AutosaveSettings(
+        store: RecoveryStore(folder: stateHome.appendingPathComponent("quire/recovery")),
+        policy: Document.AutosavePolicy(idleDelay: .milliseconds(Int(delay * 1000)), maximumInterval: .milliseconds(Int(max(30, delay) * 1000))))
     }
     let out = OutputStream(fd: STDOUT_FILENO)
     let err = OutputStream(fd: STDERR_FILENO)

@@ -83,6 +83,13 @@ extension LineBuffer {
   func deleteLines(in range: Range<Int>) throws(EdError) { try replaceLines(in: range, with: []) }
 }
 
+/// Where and when REPL documents autosave their unsaved edits: the document layer's recovery
+/// files (``RecoveryStore``) and autosave timing.
+struct AutosaveSettings {
+  var store: RecoveryStore
+  var policy: Document.AutosavePolicy
+}
+
 /// A ``LineBuffer`` over a ``PlainTextDocument``: the lines are the document's `TextStorage`,
 /// held byte for byte as ed holds them (NUL bytes, bytes that are not UTF-8, ed's "newline
 /// appended" rule), and each command's edits are one undo group of the document's
@@ -117,8 +124,15 @@ final class DocumentLineBuffer: LineBuffer {
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
   /// byte for byte, with ed's missing final newline appended. The session saves, autosaves and
   /// watches the file itself, so the document does neither.
-  convenience init(contents: Data, url: URL?) throws(EdError) {
+  ///
+  /// With `autosave` (and a file), the document autosaves its unsaved edits to recovery files
+  /// and offers one a crash left (``Document/recoveredVersion``).
+  convenience init(contents: Data, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
     let document = DocumentLineBuffer.makeDocument(for: url)
+    if let autosave, url != nil {
+      document.recoveryStore = autosave.store
+      document.autosavePolicy = autosave.policy
+    }
     let binary = contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
     document.appendsMissingFinalNewline = !binary
     do {
@@ -271,7 +285,12 @@ final class DocumentLineBuffer: LineBuffer {
 
   var changeToken: Int { token }
 
-  func markSaved() { document.updateChangeCount(.cleared) }
+  /// The lines match the file now: the document is clean, and its recovery file (and an
+  /// offered crash version) is dropped.
+  func markSaved() {
+    document.updateChangeCount(.cleared)
+    document.discardRecoveredVersion()
+  }
 
   func markModified() { document.updateChangeCount(.done) }
 

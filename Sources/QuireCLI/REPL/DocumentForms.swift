@@ -22,10 +22,11 @@ extension EdDocument {
   ///   REPL reports).
   /// - Throws: ``EdError`` naming the file: missing, unreadable, not text, not a TextBundle,
   ///   a damaged PDF.
-  static func open(_ url: URL, files: TextFileSystem) throws(EdError) -> (EdDocument, TextFileContents?) {
+  static func open(_ url: URL, files: TextFileSystem, autosave: AutosaveSettings? = nil) throws(EdError) -> (EdDocument, TextFileContents?) {
     if isTextBundle(url) {
       let (contents, bundle) = try readTextBundle(at: url, files: files)
-      let document = EdDocument(buffer: try DocumentLineBuffer(contents: Data(contents.bytes), url: url), fileURL: url, form: .textBundle(bundle))
+      let buffer = try DocumentLineBuffer(contents: Data(contents.bytes), url: url, autosave: autosave)
+      let document = EdDocument(buffer: buffer, fileURL: url, form: .textBundle(bundle))
       document.noteDiskVersion(contents)
       return (document, contents)
     }
@@ -42,23 +43,24 @@ extension EdDocument {
       return (document, nil)
     }
     let contents = try files.read(url)
-    let document = EdDocument(buffer: try DocumentLineBuffer(contents: Data(contents.bytes), url: url), fileURL: url)
+    let document = EdDocument(buffer: try DocumentLineBuffer(contents: Data(contents.bytes), url: url, autosave: autosave), fileURL: url)
     document.noteDiskVersion(contents)
     return (document, contents)
   }
 
   /// A document for `url`, which does not exist yet: created by the first `w`.
-  static func new(at url: URL?) throws(EdError) -> EdDocument {
+  static func new(at url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) -> EdDocument {
     guard let url else { return EdDocument(buffer: DocumentLineBuffer(), fileURL: nil) }
     if isTextBundle(url) {
-      return EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .textBundle(TextBundle(creatorIdentifier: "org.quire.repl")))
+      let buffer = try DocumentLineBuffer(contents: Data(), url: url, autosave: autosave)
+      return EdDocument(buffer: buffer, fileURL: url, form: .textBundle(TextBundle(creatorIdentifier: "org.quire.repl")))
     }
     if url.pathExtension.lowercased() == "pdf" {
       throw EdError(
         "cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'"
       )
     }
-    return EdDocument(buffer: DocumentLineBuffer(), fileURL: url)
+    return EdDocument(buffer: try DocumentLineBuffer(contents: Data(), url: url, autosave: autosave), fileURL: url)
   }
 
   /// Its size in the unit it is edited in: "12 lines", "3 pages".

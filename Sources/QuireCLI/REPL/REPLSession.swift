@@ -26,8 +26,9 @@ final class REPLSession {
     var files = TextFileSystem()
     /// Ctrl-C; the executable passes ``Interrupt/shared``.
     var interrupt = InterruptFlag()
-    /// Writes recovery files of unsaved edits; `nil` turns autosave and recovery off.
-    var autosaver: Autosaver?
+    /// Where and when documents autosave unsaved edits (the document layer's recovery files);
+    /// `nil` turns autosave and recovery off.
+    var autosave: AutosaveSettings?
     /// Where each save keeps the file's previous content (`versions`, `restore`); `nil` keeps
     /// none. `quire` uses `$XDG_STATE_HOME/quire/versions`.
     var versionStore: VersionStore?
@@ -140,7 +141,12 @@ final class REPLSession {
   /// - Returns: 0, or 1 when a command failed in script mode (or the script ended with unsaved
   ///   changes).
   func run(opening files: [String]) async -> Int32 {
-    defer { finishAutosave() }
+    let status = await runSession(opening: files)
+    await finishAutosave()
+    return status
+  }
+
+  private func runSession(opening files: [String]) async -> Int32 {
     if isEdMode {
       if let status = openAsEd(files.first) { return status }
       return await runCommands()
@@ -199,7 +205,6 @@ final class REPLSession {
       source.remember(line)
       if configuration.isInteractive { announceDiskChanges() }
       do {
-        defer { autosaveEdits() }
         let outcome = try await handle(line)
         edWarnedOfUnsavedChanges = false
         if outcome == .quit { return isEdMode ? edExitStatus : ExitStatus.success }
@@ -388,7 +393,7 @@ final class REPLSession {
     }
     let document: EdDocument
     if FileManager.default.fileExists(atPath: url.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) != nil {
-      let (opened, contents) = try EdDocument.open(url, files: configuration.files)
+      let (opened, contents) = try EdDocument.open(url, files: configuration.files, autosave: configuration.autosave)
       document = opened
       switch document.form {
       case .pdf(let pdf):
@@ -411,7 +416,7 @@ final class REPLSession {
       if EdDocument.isPDF(url) {
         throw EdError("cannot open '\(path)': it does not exist (quire changes the pages of PDFs that exist)")
       }
-      document = try EdDocument.new(at: url)
+      document = try EdDocument.new(at: url, autosave: configuration.autosave)
       say("'\(document.displayName)' is a new \(document.textBundle == nil ? "file" : "TextBundle"); it is created when you save (w)")
     }
     offerRecoveredVersion(of: document)
@@ -459,7 +464,7 @@ final class REPLSession {
       }
       url = target
     }
-    let document = try EdDocument.new(at: url)
+    let document = try EdDocument.new(at: url, autosave: configuration.autosave)
     let buffer = document.buffer
     if !lines.isEmpty {
       buffer.beginEditGroup(named: "new from template", cursor: 0)
@@ -512,7 +517,7 @@ final class REPLSession {
     say("now editing '\(documents[currentIndex ?? 0].displayName)'")
   }
 
-  func closeCurrent() throws {
+  func closeCurrent() async throws {
     let document = try requireDocument()
     try engine.confirm(
       "close", unsaved: document.isEdited ? [document.displayName] : [],
@@ -520,7 +525,8 @@ final class REPLSession {
     guard let index = currentIndex else { return }
     documents.remove(at: index)
     presenting.closed(document)
-    if let url = document.autosavedURL { configuration.autosaver?.discard(for: url) }
+    // Its edits were let go: the document's autosave and recovery file go with it.
+    try? await document.textDocument?.close(discardingChanges: true)
     currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
     say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
   }
@@ -689,24 +695,22 @@ final class REPLSession {
 
   // MARK: Autosave and recovery
 
-  /// Offers the autosaved edits a killed session left for `document`'s file.
+  /// Offers the autosaved edits a killed session left for `document`'s file (the document
+  /// found them when it opened: ``Document/recoveredVersion``).
   private func offerRecoveredVersion(of document: EdDocument) {
-    guard document.pdf == nil, let autosaver = configuration.autosaver, let url = document.fileURL,
-      let version = autosaver.store.recoveredVersion(for: url)
-    else { return }
+    guard let text = document.textDocument, let version = text.recoveredVersion else { return }
     guard let recovered = try? configuration.files.read(version.url) else {
       say("note: the autosaved edits of '\(document.displayName)' in '\(version.url.path)' cannot be read; they are left there")
       return
     }
-    if recovered.lines == document.buffer.allLines {
+    if recovered.bytes == document.buffer.bytes(ofLines: 0..<document.buffer.lineCount) {
       // The autosave holds what the file holds: nothing to offer.
-      autosaver.discard(for: url)
+      text.discardRecoveredVersion()
       return
     }
-    document.recoveredVersion = version
     document.recoveredLines = recovered.lines
     say(
-      "'\(document.displayName)' has autosaved edits from \(Autosaver.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them"
+      "'\(document.displayName)' has autosaved edits from \(Self.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them"
     )
   }
 
@@ -714,72 +718,59 @@ final class REPLSession {
   /// undoable change; `recover discard` drops them.
   func recover(discarding: Bool) throws {
     let document = try requireTextDocument(for: "recover")
-    guard let version = document.recoveredVersion, let lines = document.recoveredLines else {
+    guard let text = document.textDocument, let version = text.recoveredVersion, let lines = document.recoveredLines else {
       throw EdError("'\(document.displayName)' has no autosaved edits to recover")
     }
-    document.recoveredVersion = nil
     document.recoveredLines = nil
     if discarding {
-      // A recovery file that autosave has since replaced holds newer edits: keep it.
-      if document.autosavedURL == nil { configuration.autosaver?.discard(for: version.documentURL) }
+      text.discardRecoveredVersion()
       say("dropped the autosaved edits of '\(document.displayName)'")
       return
     }
     try document.replaceAllLines(with: lines, named: "recover")
+    // The edits are the document's now; its autosave keeps them from here.
+    text.discardRecoveredVersion()
     say(
-      "recovered the autosaved edits of '\(document.displayName)' from \(Autosaver.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery"
+      "recovered the autosaved edits of '\(document.displayName)' from \(Self.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery"
     )
-  }
-
-  /// After each command: hands the lines of every document whose state changed to autosave,
-  /// or drops the recovery file of one that is back to its saved state.
-  func autosaveEdits() {
-    guard let autosaver = configuration.autosaver else { return }
-    for document in documents {
-      if let old = document.autosavedURL, old != document.fileURL {
-        autosaver.discard(for: old)
-        document.autosavedURL = nil
-        document.autosavedToken = nil
-      }
-      // A PDF's page operations are not autosaved: they are small and quick to do again.
-      guard let url = document.fileURL, document.pdf == nil else { continue }
-      // A write changes whether the lines are edited but not the lines: both make the state.
-      let token = document.buffer.changeToken * 2 + (document.isEdited ? 1 : 0)
-      guard token != document.autosavedToken else { continue }
-      document.autosavedToken = token
-      if document.isEdited {
-        autosaver.schedule(Data(document.text.utf8), for: url)
-        document.autosavedURL = url
-      } else if document.autosavedURL != nil {
-        autosaver.discard(for: url)
-        document.autosavedURL = nil
-      }
-    }
   }
 
   /// At the end of the session: edits the person chose not to save (`q` twice, `Q`) leave no
   /// recovery file. Input that ends (Ctrl-D twice, or a terminal that went away) cannot be told
   /// apart from a lost connection, so there the unsaved edits are autosaved now and kept.
-  private func finishAutosave() {
-    guard let autosaver = configuration.autosaver else { return }
-    if endedAtEndOfInput {
-      autosaver.flush()
-      return
-    }
-    autosaver.stop()
+  private func finishAutosave() async {
+    guard configuration.autosave != nil else { return }
     for document in documents {
-      if let url = document.autosavedURL { autosaver.discard(for: url) }
+      guard let text = document.textDocument else { continue }
+      if endedAtEndOfInput {
+        try? await text.autosave()
+      } else if text.recoveredVersion == nil || text.hasUnsavedChanges {
+        // A crash's version not yet decided on, and not replaced by an autosave, stays.
+        try? await text.close(discardingChanges: true)
+      }
     }
   }
 
   func autosaveState(of document: EdDocument) -> String {
-    guard let autosaver = configuration.autosaver else { return "autosave: off" }
-    if document.pdf != nil { return "page changes are not autosaved" }
-    if let version = document.recoveredVersion {
-      return "autosaved edits from \(Autosaver.time(version.date)) to recover ('recover')"
+    guard let autosave = configuration.autosave else { return "autosave: off" }
+    guard let text = document.textDocument else { return "page changes are not autosaved" }
+    if let version = text.recoveredVersion, document.recoveredLines != nil {
+      return "autosaved edits from \(Self.time(version.date)) to recover ('recover')"
     }
-    guard let url = document.fileURL else { return "autosave: none until it has a file name" }
-    return autosaver.state(for: url)
+    guard document.fileURL != nil else { return "autosave: none until it has a file name" }
+    if let error = text.lastAutosaveError { return "autosave failed: \(error.reason)" }
+    if text.hasUnsavedChanges && text.hasUnautosavedChanges { return "autosave pending" }
+    if text.hasUnsavedChanges, let version = autosave.store.recoveredVersion(for: text.fileURL) {
+      return "autosaved \(Self.time(version.date))"
+    }
+    return "nothing to autosave"
+  }
+
+  nonisolated static func time(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    return formatter.string(from: date)
   }
 
   /// `keep`: the next `w` may replace the version someone else saved.

@@ -109,7 +109,7 @@ struct MergeWord: SessionCommand {
 
 struct CloseWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "close", abstract: "Close the current document (twice to discard unsaved changes).")
-  @MainActor func run(in session: REPLSession) async throws { try session.closeCurrent() }
+  @MainActor func run(in session: REPLSession) async throws { try await session.closeCurrent() }
 }
 
 struct UndoWord: SessionCommand {
