@@ -4,13 +4,16 @@ import Testing
 
 @testable import QuireCLI
 
-@Suite("Line buffer undo")
+@MainActor
+@Suite("Line buffer undo: the lines and undo of a document")
 struct LineBufferTests {
-  @Test func undoRedoAndSavedState() {
-    let buffer = InMemoryLineBuffer(lines: ["a", "b"])
+  private func buffer(_ text: String) throws -> DocumentLineBuffer { try DocumentLineBuffer(contents: Data(text.utf8), url: nil) }
+
+  @Test func undoRedoAndSavedState() throws {
+    let buffer = try buffer("a\nb\n")
     #expect(!buffer.isEdited)
     buffer.beginEditGroup(named: "delete", cursor: 2)
-    buffer.replaceLines(in: 0..<1, with: [])
+    try buffer.replaceLines(in: 0..<1, with: [])
     buffer.endEditGroup(cursor: 1)
     #expect(buffer.isEdited)
     buffer.markSaved()
@@ -23,24 +26,52 @@ struct LineBufferTests {
     #expect(buffer.redo() == nil)
   }
 
-  @Test func nestedGroupsAreOneStep() {
-    let buffer = InMemoryLineBuffer(lines: ["a"])
-    buffer.beginEditGroup(named: "global", cursor: 1)
-    buffer.beginEditGroup(named: "append", cursor: 1)
-    buffer.insertLines(["b"], at: 1)
+  @Test func editsAreTheDocumentsOwn() throws {
+    let buffer = try buffer("a\nb\n")
+    buffer.beginEditGroup(named: "substitute", cursor: 1)
+    try buffer.replaceLines(in: 0..<1, with: ["A"])
+    try buffer.replaceLines(in: 1..<2, with: ["B"])
     buffer.endEditGroup(cursor: 2)
-    buffer.insertLines(["c"], at: 2)
-    buffer.endEditGroup(cursor: 3)
-    #expect(buffer.undoCount == 1)
-    _ = buffer.undo()
-    #expect(buffer.allLines == ["a"])
+    // The text is the document's storage, the step its undo manager's, named for the command.
+    #expect(buffer.document.text == "A\nB\n")
+    #expect(buffer.document.undoManager.undoCount == 1)
+    #expect(buffer.document.undoManager.undoActionName == "substitute")
+    #expect(buffer.document.hasUnsavedChanges)
+    buffer.document.undoManager.undo()
+    #expect(buffer.document.text == "a\nb\n")
+    #expect(!buffer.document.hasUnsavedChanges)
   }
 
-  @Test func droppingOldLevelsKeepsTheEditedState() {
-    let buffer = InMemoryLineBuffer(lines: [], undoLimit: 2)
+  @Test func aGroupWithoutEditsLeavesNoStep() throws {
+    let buffer = try buffer("a\n")
+    buffer.beginEditGroup(named: "global", cursor: 1)
+    buffer.endEditGroup(cursor: 1)
+    #expect(buffer.undoCount == 0)
+    #expect(buffer.undo() == nil)
+    #expect(!buffer.isEdited)
+  }
+
+  @Test func nestedGroupsAreOneStep() throws {
+    let buffer = try buffer("a\n")
+    buffer.beginEditGroup(named: "global", cursor: 1)
+    buffer.beginEditGroup(named: "append", cursor: 1)
+    try buffer.insertLines(["b"], at: 1)
+    buffer.endEditGroup(cursor: 2)
+    try buffer.insertLines(["c"], at: 2)
+    buffer.endEditGroup(cursor: 3)
+    #expect(buffer.undoCount == 1)
+    #expect(buffer.undo() == 1)
+    #expect(buffer.allLines == ["a"])
+    #expect(buffer.redo() == 3)
+    #expect(buffer.allLines == ["a", "b", "c"])
+  }
+
+  @Test func droppingOldLevelsKeepsTheEditedState() throws {
+    let buffer = try buffer("")
+    buffer.document.undoManager.levelsOfUndo = 2
     for index in 0..<5 {
       buffer.beginEditGroup(named: "append", cursor: index)
-      buffer.insertLines(["\(index)"], at: index)
+      try buffer.insertLines(["\(index)"], at: index)
       buffer.endEditGroup(cursor: index + 1)
     }
     #expect(buffer.undoCount == 2)
@@ -51,12 +82,56 @@ struct LineBufferTests {
     #expect(buffer.isEdited, "the file held no lines; three remain")
   }
 
-  @Test func newEditClearsRedo() {
-    let buffer = InMemoryLineBuffer(lines: ["a"])
-    buffer.deleteLines(in: 0..<1)
+  @Test func newEditClearsRedo() throws {
+    let buffer = try buffer("a\n")
+    try buffer.deleteLines(in: 0..<1)
     _ = buffer.undo()
-    buffer.insertLines(["b"], at: 0)
+    try buffer.insertLines(["b"], at: 0)
     #expect(buffer.redoCount == 0)
+  }
+
+  @Test func aBinaryFilesUnendedLastLineStaysUnendedUntilChanged() throws {
+    // As GNU ed: a file with a NUL byte is written back without the newline it lacked; changing
+    // its last line ends that line, and undo takes the newline back out.
+    let bytes: [UInt8] = [0x61, 0x00, 0x0A, 0xFF, 0x62]
+    let buffer = try DocumentLineBuffer(contents: Data(bytes), url: nil)
+    #expect(buffer.isBinary)
+    #expect(buffer.lineCount == 2)
+    #expect(buffer.bytes(ofLines: 0..<2) == bytes)
+    buffer.beginEditGroup(named: "substitute", cursor: 2)
+    try buffer.replaceLines(in: 1..<2, withBytes: [[0xFF, 0x63]])
+    buffer.endEditGroup(cursor: 2)
+    #expect(buffer.bytes(ofLines: 0..<2) == [0x61, 0x00, 0x0A, 0xFF, 0x63, 0x0A])
+    #expect(buffer.undo() == 2)
+    #expect(buffer.bytes(ofLines: 0..<2) == bytes)
+    #expect(buffer.bytes(ofLines: 0..<1) == [0x61, 0x00, 0x0A])
+  }
+
+  @Test func aTextFilesMissingNewlineIsAppendedOnReading() throws {
+    let buffer = try buffer("a\nb")
+    #expect(!buffer.isBinary)
+    #expect(buffer.bytes(ofLines: 0..<2) == Array("a\nb\n".utf8))
+    #expect(buffer.document.appendedFinalNewline)
+    buffer.reset(bytes: Array("x".utf8))
+    #expect(buffer.document.text == "x\n")
+  }
+
+  @Test func aBinaryReadAtTheEndKeepsItsBytes() throws {
+    let buffer = try buffer("a\n")
+    try buffer.appendBytes([0x00, 0x0A, 0x7A])
+    #expect(buffer.isBinary)
+    #expect(buffer.bytes(ofLines: 0..<3) == [0x61, 0x0A, 0x00, 0x0A, 0x7A])
+    #expect(buffer.undo() != nil)
+    #expect(buffer.allLines == ["a"])
+  }
+
+  @Test func resetReplacesTheLinesWithoutHistory() throws {
+    let buffer = try buffer("a\n")
+    try buffer.deleteLines(in: 0..<1)
+    buffer.reset(bytes: Array("x\ny".utf8))
+    #expect(buffer.allLines == ["x", "y"])
+    #expect(buffer.undoCount == 0)
+    #expect(!buffer.isEdited)
   }
 }
 
@@ -208,57 +283,20 @@ final class HistoryFileTests {
   }
 }
 
-/// A line buffer that holds bytes, as the document layer's does for files with NUL bytes and
-/// bytes that are not UTF-8: the ed commands must carry such lines through unchanged.
-private final class ByteLines: LineBuffer {
-  var lines: [[UInt8]]
-  private var history: [[[UInt8]]] = []
-  private var future: [[[UInt8]]] = []
-  private var nesting = 0
-  init(_ lines: [[UInt8]]) { self.lines = lines }
-
-  var lineCount: Int { lines.count }
-  func line(at index: Int) -> String { String(decoding: lines[index], as: UTF8.self) }
-  func lineBytes(at index: Int) -> [UInt8] { lines[index] }
-  func replaceLines(in range: Range<Int>, with lines: [String]) { replaceLines(in: range, withBytes: lines.map { Array($0.utf8) }) }
-  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) { self.lines.replaceSubrange(range, with: lines) }
-  func beginEditGroup(named name: String, cursor: Int) {
-    if nesting == 0 { history.append(lines) }
-    nesting += 1
-  }
-  func endEditGroup(cursor: Int) { nesting -= 1 }
-  func undo() -> Int? {
-    guard let last = history.popLast() else { return nil }
-    future.append(lines)
-    lines = last
-    return 1
-  }
-  func redo() -> Int? {
-    guard let next = future.popLast() else { return nil }
-    history.append(lines)
-    lines = next
-    return 1
-  }
-  var undoCount: Int { history.count }
-  var redoCount: Int { future.count }
-  var isEdited: Bool { !history.isEmpty }
-  var changeToken: Int { history.count * 1000 + future.count }
-  func markSaved() {}
-  func reset(lines: [String]) { self.lines = lines.map { Array($0.utf8) } }
-}
-
+@MainActor
 @Suite("ed commands carry bytes")
 struct EdBytesTests {
   /// Lines with a NUL byte, bytes that are not UTF-8 (0xFF, a lone 0xC3) and plain text.
   static let binary: [[UInt8]] = [[0x61, 0x00, 0x62], [0xFF, 0x78, 0xC3], Array("plain".utf8)]
 
-  private func run(_ commands: [String], on lines: [[UInt8]]) throws -> (ByteLines, [[UInt8]]) {
-    let buffer = ByteLines(lines)
+  /// Runs `commands` on a document that holds `lines` byte for byte; returns its lines after.
+  private func run(_ commands: [String], on lines: [[UInt8]]) throws -> ([[UInt8]], [[UInt8]]) {
+    let buffer = try DocumentLineBuffer(contents: Data(EdEngine.bytes(of: lines)), url: nil)
     var printed: [[UInt8]] = []
     let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: { printed.append(Array($0.utf8)) })
     engine.outputBytes = { printed.append($0) }
     for command in commands { _ = try engine.execute(command) { nil } }
-    return (buffer, printed)
+    return (buffer.lineBytes(in: 0..<buffer.lineCount), printed)
   }
 
   @Test func printingGivesTheBytesBack() throws {
@@ -269,15 +307,15 @@ struct EdBytesTests {
   }
 
   @Test func editsKeepTheBytes() throws {
-    let (buffer, _) = try run(["1,2t$", "4,5j", "1m$", "2y", "0x", "1,2d", "u"], on: Self.binary)
+    let (lines, _) = try run(["1,2t$", "4,5j", "1m$", "2y", "0x", "1,2d", "u"], on: Self.binary)
     let (a, b, plain) = (Self.binary[0], Self.binary[1], Self.binary[2])
     // t copied, j joined, m moved, y and x put back, and u brought back what d deleted.
-    #expect(buffer.lines == [plain, b, plain, a + b, a])
+    #expect(lines == [plain, b, plain, a + b, a])
   }
 
   @Test func substituteAndSearchSeeBytesAroundNUL() throws {
     // A NUL does not end the line for the regular expression: b after it is found.
-    let (buffer, _) = try run(["/b/s/b/B/", "2s/x/&&/", "g/plain/s/$/!/"], on: Self.binary)
-    #expect(buffer.lines == [[0x61, 0x00, 0x42], [0xFF, 0x78, 0x78, 0xC3], Array("plain!".utf8)])
+    let (lines, _) = try run(["/b/s/b/B/", "2s/x/&&/", "g/plain/s/$/!/"], on: Self.binary)
+    #expect(lines == [[0x61, 0x00, 0x42], [0xFF, 0x78, 0x78, 0xC3], Array("plain!".utf8)])
   }
 }

@@ -8,6 +8,7 @@ import Testing
 
 /// The REPL's documents in their three forms: PDFs (page commands with `w`, `u`, `redo`),
 /// TextBundles (`assets`, package and textpack saves) and the versions every `w` keeps.
+@MainActor
 @Suite("REPL documents: PDFs, TextBundles, versions")
 final class REPLDocumentFormsTests {
   let folder: TemporaryFolder
@@ -46,10 +47,10 @@ final class REPLDocumentFormsTests {
 
   // MARK: PDFs
 
-  @Test func pdfPageChangesAreSavedWithWAndUndoneWithU() throws {
+  @Test func pdfPageChangesAreSavedWithWAndUndoneWithU() async throws {
     let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo", "Charlie"])
     let (session, transcript) = session(["open \(pdf.path)", "delete-page 2", "rotate 1 90", "u", "redo", "u", "docs", "w", "versions", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try pageTexts(pdf) == ["Alpha", "Charlie"])
     #expect(try PDFDocument(contentsOf: pdf).rotation(ofPage: 0) == 0)
     #expect(transcript.output.contains { $0.contains("doc.pdf  2 pages  unsaved changes") })
@@ -60,25 +61,25 @@ final class REPLDocumentFormsTests {
     #expect(transcript.output.last?.contains("bytes") == true)
   }
 
-  @Test func pdfSaveAsMakesTheNewFileTheDocument() throws {
+  @Test func pdfSaveAsMakesTheNewFileTheDocument() async throws {
     let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
     let copy = folder.file("copy.pdf")
     let (session, transcript) = session(["open \(pdf.path)", "move-page 2 1", "save as \(copy.path)", "rotate 2 180", "w", "f", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try pageTexts(pdf) == ["Alpha", "Bravo"])
     #expect(try pageTexts(copy) == ["Bravo", "Alpha"])
     #expect(try PDFDocument(contentsOf: copy).rotation(ofPage: 1) == 180)
     #expect(transcript.output.last?.hasSuffix("copy.pdf") == true)
   }
 
-  @Test func lineCommandsOnAPDFAreRefusedAndChangeNothing() throws {
+  @Test func lineCommandsOnAPDFAreRefusedAndChangeNothing() async throws {
     let pdf = try makePDF("doc.pdf", pages: ["Alpha"])
     let before = try Data(contentsOf: pdf)
     let commands = [
       "p", "1d", "a", ",s/A/B/", "copy", "paste", "drag 1", "outline", "recover", "merge", "f other.pdf", "W \(folder.file("x").path)", "1w", "assets",
     ]
     let (session, transcript) = session(["open \(pdf.path)"] + commands + ["u", "Q"], interactive: true)
-    #expect(session.run(opening: []) == 0)
+    #expect(await session.run(opening: []) == 0)
     let messages = errors(transcript)
     #expect(messages.count == commands.count + 1, "\(messages)")
     #expect(messages.prefix(4).allSatisfy { $0.contains("is a PDF") })
@@ -87,40 +88,40 @@ final class REPLDocumentFormsTests {
     #expect(!FileManager.default.fileExists(atPath: folder.file("x").path))
   }
 
-  @Test func quittingWithUnsavedPageChangesAsksFirst() throws {
+  @Test func quittingWithUnsavedPageChangesAsksFirst() async throws {
     let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
     let (session, transcript) = session(["open \(pdf.path)", "delete-page 1", "q", "q"], interactive: true)
-    #expect(session.run(opening: []) == 0)
+    #expect(await session.run(opening: []) == 0)
     #expect(transcript.output.contains { $0.hasPrefix("? unsaved changes in 'doc.pdf'") })
     #expect(try pageTexts(pdf) == ["Alpha", "Bravo"])
   }
 
-  @Test func pdfChangedOnDiskIsNotOverwrittenWithoutKeep() throws {
+  @Test func pdfChangedOnDiskIsNotOverwrittenWithoutKeep() async throws {
     let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
     let (session, _) = session([])
     try session.open(pdf.path)
-    _ = try session.handle("delete-page 1")
+    _ = try await session.handle("delete-page 1")
     // Someone else saves the file meanwhile.
     let theirs = try Data(contentsOf: try makePDF("theirs.pdf", pages: ["Theirs"]))
     try theirs.write(to: pdf)
-    #expect(throws: EdError.self) { try session.handle("w") }
+    await #expect(throws: EdError.self) { try await session.handle("w") }
     #expect(try Data(contentsOf: pdf) == theirs)
-    _ = try session.handle("keep")
-    _ = try session.handle("w")
+    _ = try await session.handle("keep")
+    _ = try await session.handle("w")
     #expect(try pageTexts(pdf) == ["Bravo"])
   }
 
-  @Test func pdfVersionIsRestoredIntoTheFile() throws {
+  @Test func pdfVersionIsRestoredIntoTheFile() async throws {
     let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo", "Charlie"])
     let (session, transcript) = session(["open \(pdf.path)", "delete-page 1", "w", "restore 1", "pages", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try pageTexts(pdf) == ["Alpha", "Bravo", "Charlie"])
     #expect(transcript.output.first == "doc.pdf: 3 pages")
     // The two-page file the restore replaced is kept too.
     #expect(try versions.versions(ofItemAt: pdf).count == 2)
   }
 
-  @Test func brokenPDFsGiveOneClearLineOrOpen() throws {
+  @Test func brokenPDFsGiveOneClearLineOrOpen() async throws {
     let good = try Data(contentsOf: try makePDF("good.pdf", pages: ["Alpha", "Bravo"]))
     let files: [(String, Data)] = [
       ("empty.pdf", Data()), ("garbage.pdf", Data("%PDF-1.7\nthis is not a PDF at all\n%%EOF\n".utf8)),
@@ -128,7 +129,7 @@ final class REPLDocumentFormsTests {
     ]
     for (name, data) in files { try data.write(to: folder.file(name)) }
     let (session, transcript) = session(files.map { "open \(folder.file($0.0).path)" } + ["Q"], interactive: true)
-    #expect(session.run(opening: []) == 0)
+    #expect(await session.run(opening: []) == 0)
     let messages = errors(transcript)
     let opened = transcript.output.filter { $0.hasPrefix("opened PDF") }
     // Each file either opens (poppler repairs some damage) or says it is not a readable PDF.
@@ -139,12 +140,12 @@ final class REPLDocumentFormsTests {
 
   // MARK: TextBundles
 
-  @Test func textBundleTextIsEditedAndAnAssetAddedWithItsReference() throws {
+  @Test func textBundleTextIsEditedAndAnAssetAddedWithItsReference() async throws {
     let bundle = try makeBundle("notes.textbundle", text: "# Notes\nfirst line\n", assets: ["old.png": picture])
     let image = folder.file("pic.png")
     try picture.write(to: image)
     let (session, transcript) = session(["open \(bundle.path)", "$a", "added line", ".", "assets add \(image.path)", "assets", "w", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     let saved = try TextBundle(url: bundle)
     #expect(saved.text == "# Notes\nfirst line\nadded line\n![pic](assets/pic.png)\n")
     #expect(saved.assetNames == ["old.png", "pic.png"])
@@ -153,38 +154,38 @@ final class REPLDocumentFormsTests {
     #expect(transcript.output.filter { $0.hasPrefix("  assets/") }.count == 2)
   }
 
-  @Test func anAssetWhoseReferenceWasUndoneIsNotSaved() throws {
+  @Test func anAssetWhoseReferenceWasUndoneIsNotSaved() async throws {
     let bundle = try makeBundle("notes.textbundle", text: "text\n")
     let image = folder.file("pic.png")
     try picture.write(to: image)
     let (session, transcript) = session(["open \(bundle.path)", "assets add \(image.path) photo.png", "u", "assets", "w", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(transcript.output.contains { $0.contains("assets/photo.png") && $0.contains("not saved") })
     let saved = try TextBundle(url: bundle)
     #expect(saved.text == "text\n")
     #expect(saved.assetNames.isEmpty)
   }
 
-  @Test func textpackIsReadAndWrittenAsAnArchive() throws {
+  @Test func textpackIsReadAndWrittenAsAnArchive() async throws {
     let pack = try makeBundle("diary.textpack", text: "# Notes\nday one\n", assets: ["map.png": picture])
     let (session, transcript) = session(["open \(pack.path)", "1s/Notes/Diary/", "w", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try Data(contentsOf: pack).prefix(2) == Data("PK".utf8))
     let saved = try TextBundle(url: pack)
     #expect(saved.text == "# Diary\nday one\n")
     #expect(saved.asset(named: "map.png") == picture)
   }
 
-  @Test func aNewTextBundleIsCreatedOnTheFirstSave() throws {
+  @Test func aNewTextBundleIsCreatedOnTheFirstSave() async throws {
     let url = folder.file("fresh.textbundle")
     let (session, transcript) = session(["new \(url.path)", "a", "hello", ".", "w", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try String(contentsOf: url.appendingPathComponent("text.md"), encoding: .utf8) == "hello\n")
     #expect(FileManager.default.fileExists(atPath: url.appendingPathComponent("info.json").path))
     #expect(try TextBundle(url: url).text == "hello\n")
   }
 
-  @Test func badTextBundleInputGivesOneClearLineEach() throws {
+  @Test func badTextBundleInputGivesOneClearLineEach() async throws {
     let bundle = try makeBundle("notes.textbundle", text: "kept\n", assets: ["a.png": picture])
     let text = try folder.write("plain\n", to: "t.txt")
     try FileManager.default.createDirectory(at: folder.file("empty.textbundle"), withIntermediateDirectories: false)
@@ -213,7 +214,7 @@ final class REPLDocumentFormsTests {
       ("save as \(folder.file("other.md").path)", "is a TextBundle"),
     ]
     let (session, transcript) = session(["open \(text.path)"] + commands.map(\.0) + ["Q"], interactive: true)
-    #expect(session.run(opening: []) == 0)
+    #expect(await session.run(opening: []) == 0)
     let messages = errors(transcript)
     let expected = commands.map(\.1).filter { !$0.isEmpty }
     #expect(messages.count == expected.count, "\(messages)")
@@ -229,13 +230,13 @@ final class REPLDocumentFormsTests {
 
   // MARK: Versions
 
-  @Test func fiveSavesKeepFiveVersionsAndRestoreIsUndoable() throws {
+  @Test func fiveSavesKeepFiveVersionsAndRestoreIsUndoable() async throws {
     let file = try folder.write("0\n", to: "v.txt")
     var lines = ["open \(file.path)"]
     for number in 1...5 { lines += ["1c", "\(number)", ".", "w"] }
     lines += ["versions", "restore 2", ",p", "u", ",p", "q"]
     let (session, transcript) = session(lines)
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     let listed = transcript.output.filter { $0.contains("saved ") && $0.contains("bytes") }
     #expect(listed.count == 5)
     // Version 2 is what the second save replaced; u brings the text back.
@@ -244,21 +245,21 @@ final class REPLDocumentFormsTests {
     #expect(try versions.versions(ofItemAt: file).count == 5)
   }
 
-  @Test func versionsOfADeletedFileAreListedAndRestored() throws {
+  @Test func versionsOfADeletedFileAreListedAndRestored() async throws {
     let file = try folder.write("first\n", to: "gone.txt")
     let (saving, saved) = session(["open \(file.path)", "1c", "second", ".", "w", "q"])
-    #expect(saving.run(opening: []) == 0, "\(saved.errors)")
+    #expect(await saving.run(opening: []) == 0, "\(saved.errors)")
     try FileManager.default.removeItem(at: file)
     let (session, transcript) = session(["open \(file.path)", "versions", "restore 1", "w", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(transcript.output.count == 1)
     #expect(try String(contentsOf: file, encoding: .utf8) == "first\n")
   }
 
-  @Test func textBundleVersionIsRestoredIntoTheBuffer() throws {
+  @Test func textBundleVersionIsRestoredIntoTheBuffer() async throws {
     let bundle = try makeBundle("b.textbundle", text: "one\n")
     let (session, transcript) = session(["open \(bundle.path)", "1c", "two", ".", "w", "1c", "three", ".", "w", "versions", "restore 1", "w", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(transcript.output.filter { $0.contains("bytes") }.count == 2)
     #expect(try TextBundle(url: bundle).text == "one\n")
     let kept = try versions.versions(ofItemAt: bundle)
@@ -266,17 +267,17 @@ final class REPLDocumentFormsTests {
     #expect(kept.filter(\.isPackage).count == 3)
   }
 
-  @Test func restoringATextBundleVersionBringsBackItsLostAssets() throws {
+  @Test func restoringATextBundleVersionBringsBackItsLostAssets() async throws {
     let bundle = try makeBundle("b.textbundle", text: "![pic](assets/pic.png)\n", assets: ["pic.png": picture])
     try versions.keepVersion(of: bundle)
     try FileManager.default.removeItem(at: bundle)
     try TextBundle(text: "plain\n").write(to: bundle)
     // Restored, then undone: the asset is not saved with the current text.
     let (undoing, undone) = session(["open \(bundle.path)", "restore 1", "u", "w", "q"])
-    #expect(undoing.run(opening: []) == 0, "\(undone.errors)")
+    #expect(await undoing.run(opening: []) == 0, "\(undone.errors)")
     #expect(try TextBundle(url: bundle).assetNames.isEmpty)
     let (session, transcript) = session(["open \(bundle.path)", "restore 1", "w", "q"])
-    #expect(session.run(opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     let saved = try TextBundle(url: bundle)
     #expect(saved.text == "![pic](assets/pic.png)\n")
     #expect(saved.asset(named: "pic.png") == picture)
@@ -294,7 +295,7 @@ final class REPLDocumentFormsTests {
     configuration.coordinator = FileCoordinator(location: location)
     let session = REPLSession(configuration: configuration, source: ArrayLineSource([]), output: { transcript.output.append($0) }, errorOutput: { _ in })
     try session.open(file.path)
-    _ = try session.handle("1s/one/mine/")
+    _ = try await session.handle("1s/one/mine/")
     // Another process holds a coordinated write of the file and saves in it.
     let held = Mutex(false)
     Thread.detachNewThread {
@@ -308,14 +309,14 @@ final class REPLDocumentFormsTests {
     while !held.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
     #expect(held.withLock { $0 }, "the other writer never got the lock")
     // The w waits for that save, sees it, and refuses to overwrite it.
-    #expect(throws: EdError.self) { try session.handle("w") }
+    await #expect(throws: EdError.self) { try await session.handle("w") }
     #expect(try String(contentsOf: file, encoding: .utf8) == "theirs\n")
   }
 
-  @Test func sessionWithoutAVersionStoreSaysSo() throws {
+  @Test func sessionWithoutAVersionStoreSaysSo() async throws {
     let file = try folder.write("x\n", to: "v.txt")
     let (session, transcript) = makeSession(["versions", "Q"], in: folder, interactive: true)
-    #expect(session.run(opening: [file.path]) == 0)
+    #expect(await session.run(opening: [file.path]) == 0)
     #expect(errors(transcript).first?.contains("keeps no versions") == true)
   }
 }

@@ -5,6 +5,7 @@ import Testing
 
 @testable import QuireCLI
 
+@MainActor
 @Suite("REPL thumbnail and preview words")
 final class REPLPreviewWordTests {
   let folder: TemporaryFolder
@@ -21,12 +22,12 @@ final class REPLPreviewWordTests {
     return url
   }
 
-  @Test func thumbnailOfTheCurrentDocumentIsAPNGOfTheAskedSize() throws {
+  @Test func thumbnailOfTheCurrentDocumentIsAPNGOfTheAskedSize() async throws {
     let note = try folder.write("# Title\n\nSome *text*.\n", to: "note.md")
     let out = folder.file("thumbs")
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
     let (session, transcript) = makeSession(["thumbnail --size 128 --output \(out.path)", "q"], in: folder)
-    #expect(session.run(opening: [note.path]) == 0)
+    #expect(await session.run(opening: [note.path]) == 0)
     let png = try Data(contentsOf: out.appendingPathComponent("note.png"))
     #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     // IHDR width and height, big-endian, at bytes 16…23: the longest side is exactly 128.
@@ -36,29 +37,29 @@ final class REPLPreviewWordTests {
     #expect(transcript.output.contains { $0.hasPrefix("thumbnail: ") && $0.hasSuffix("note.png (\(width)×\(height))") })
   }
 
-  @Test func thumbnailOfAMissingFileIsOneClearLineAndTheSessionGoesOn() throws {
+  @Test func thumbnailOfAMissingFileIsOneClearLineAndTheSessionGoesOn() async throws {
     let note = try folder.write("text\n", to: "t.txt")
     let (session, transcript) = makeSession(["thumbnail \(folder.file("absent.pdf").path)", "1p", "q"], in: folder)
-    #expect(session.run(opening: [note.path]) == 0)
+    #expect(await session.run(opening: [note.path]) == 0)
     #expect(transcript.output.contains { $0.hasPrefix("? ") && $0.contains("absent.pdf") })
     #expect(transcript.output.contains("text"))
   }
 
-  @Test func previewOfAPDFHasItsTextAndOutline() throws {
+  @Test func previewOfAPDFHasItsTextAndOutline() async throws {
     let pdf = try makePDF()
     let target = folder.file("preview.html")
     let (session, _) = makeSession(["preview \(pdf.path) --output \(target.path)", "q"], in: folder)
-    #expect(session.run(opening: []) == 0)
+    #expect(await session.run(opening: []) == 0)
     let html = try String(contentsOf: target, encoding: .utf8)
     #expect(html.contains("otters"))
     #expect(html.contains("herons"))
     #expect(html.contains("Herons"))
   }
 
-  @Test func badSizeIsRefused() throws {
+  @Test func badSizeIsRefused() async throws {
     let note = try folder.write("x\n", to: "n.md")
     let (session, transcript) = makeSession(["thumbnail --size 5", "q"], in: folder)
-    #expect(session.run(opening: [note.path]) == 0)
+    #expect(await session.run(opening: [note.path]) == 0)
     #expect(transcript.output.contains { $0.contains("16 to 2048") })
   }
 }

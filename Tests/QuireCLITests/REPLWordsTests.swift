@@ -5,8 +5,8 @@ import Testing
 
 @testable import QuireCLI
 
-/// The REPL's transfer, PDF and version words. Each session runs on a thread of its own (see
-/// `run(_:opening:)`).
+/// The REPL's transfer, PDF and version words.
+@MainActor
 @Suite("REPL transfer, PDF and version words")
 final class REPLWordsTests {
   let folder: TemporaryFolder
@@ -27,15 +27,10 @@ final class REPLWordsTests {
     return (session, transcript)
   }
 
-  /// Runs `session` on a thread of its own, as `quire` runs it beside the task pool: its
-  /// paste and drop wait for item loads that need the pool, so it must not hold a pool thread.
+  /// Runs `session` as `quire` runs it: on the main actor, awaiting its lines, so that its
+  /// paste and drop await item loads that run on the task pool.
   private func run(_ session: REPLSession, opening files: [String]) async -> Int32 {
-    let box = SessionBox(session)
-    return await withCheckedContinuation { continuation in
-      let thread = Thread { continuation.resume(returning: box.session.run(opening: files)) }
-      thread.stackSize = 8 << 20
-      thread.start()
-    }
+    await session.run(opening: files)
   }
 
   private func errors(_ transcript: Transcript) -> [String] { transcript.output.filter { $0.hasPrefix("? ") } }
@@ -235,11 +230,4 @@ final class REPLWordsTests {
     }
     #expect(contents(file) == "one\ntwo\nthree\n")
   }
-}
-
-/// Hands a session to the thread that runs it.
-/// `@unchecked Sendable`: the test does not touch the session while that thread runs it.
-private final class SessionBox: @unchecked Sendable {
-  let session: REPLSession
-  init(_ session: REPLSession) { self.session = session }
 }

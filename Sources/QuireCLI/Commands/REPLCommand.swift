@@ -66,11 +66,8 @@ struct REPLCommand: AsyncParsableCommand {
       print("quire \(quireVersion)")
       return
     }
-    // Off the cooperative pool: the session blocks in readLine, and paste and drop wait there
-    // for item loads that run on the pool.
-    let files = fileArguments
-    let ed = edOptions
-    let status = try await runOnOwnThread(named: "quire REPL") { REPLCommand.runSession(files: files, ed: ed) }
+    // On the main actor, as its documents are; it awaits each line read on a queue of its own.
+    let status = await REPLCommand.runSession(files: fileArguments, ed: edOptions)
     // Lines copied in the session stay pasteable by other processes after it ends.
     try? await Pasteboard.materializePromises()
     if status != ExitStatus.success { throw ExitCode(status) }
@@ -81,7 +78,7 @@ struct REPLCommand: AsyncParsableCommand {
   /// - Parameters:
   ///   - files: The files to open.
   ///   - ed: ed's options when quire runs as a drop-in ed.
-  static func runSession(files: [String], ed: EdOptions? = nil) -> Int32 {
+  @MainActor static func runSession(files: [String], ed: EdOptions? = nil) async -> Int32 {
     // libedit and regcomp read LC_CTYPE: files and terminals are UTF-8 here.
     setlocale(LC_CTYPE, "C.UTF-8")
     let environment = ProcessInfo.processInfo.environment
@@ -108,8 +105,9 @@ struct REPLCommand: AsyncParsableCommand {
       // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle
       // input before an autosave, default 5) lets tests wait less.
       let delay = environment["QUIRE_AUTOSAVE_DELAY"].flatMap(Double.init).flatMap { $0 >= 0 && $0 <= 3600 ? $0 : nil } ?? 5
-      let store = RecoveryStore(folder: stateHome.appendingPathComponent("quire/recovery"))
-      configuration.autosaver = Autosaver(store: store, idleDelay: delay, maximumInterval: max(30, delay))
+      configuration.autosave = AutosaveSettings(
+        store: RecoveryStore(folder: stateHome.appendingPathComponent("quire/recovery")),
+        policy: Document.AutosavePolicy(idleDelay: .milliseconds(Int(delay * 1000)), maximumInterval: .milliseconds(Int(max(30, delay) * 1000))))
     }
     let out = OutputStream(fd: STDOUT_FILENO)
     let err = OutputStream(fd: STDERR_FILENO)
@@ -135,7 +133,7 @@ struct REPLCommand: AsyncParsableCommand {
         out.flush()
         err.flush()
       }
-      return session.run(opening: files)
+      return await session.run(opening: files)
     }
     let editor: LineEditor
     do {
@@ -155,13 +153,13 @@ struct REPLCommand: AsyncParsableCommand {
         err.writeLine($0)
         err.flush()
       })
-    editor.enableCompletion { [unowned session] line in session.completion.candidates(forLineBefore: line) }
+    editor.enableCompletion { [reader = session.reader] line in reader.completion.candidates(forLineBefore: line) }
     session.flushOutput = {
       out.flush()
       err.flush()
     }
     session.outputBytes = { out.writeLine(bytes: $0) }
-    let status = session.run(opening: files)
+    let status = await session.run(opening: files)
     history.save(from: editor)
     return status
   }

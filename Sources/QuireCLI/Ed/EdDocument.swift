@@ -7,8 +7,10 @@ import Quire
 /// the page commands change.
 ///
 /// The lines, their undo and the save go through the document layer's parts: ``FileSaver``'s
-/// safe save, ``VersionStore`` versions, ``RecoveryStore`` autosave (``Autosaver``),
-/// ``TextBundle`` packages and ``PDFDocument``'s lossless page operations.
+/// safe save, ``VersionStore`` versions,
+/// ``TextBundle`` packages and ``PDFDocument``'s lossless page operations; autosave and crash
+/// recovery are the text document's own (``Document/autosave()``, ``Document/recoveredVersion``).
+@MainActor
 final class EdDocument {
   /// What a document is stored as, and so what `w`, `u` and `redo` act on.
   enum Form {
@@ -70,9 +72,9 @@ final class EdDocument {
 
   /// Replaces every line with `lines` as one undoable edit named `name` (revert, merge,
   /// recover, restore); the current line becomes the last.
-  func replaceAllLines(with lines: [String], named name: String) {
+  func replaceAllLines(with lines: [String], named name: String) throws(EdError) {
     buffer.beginEditGroup(named: name, cursor: currentLine)
-    buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
+    try buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
     currentLine = buffer.lineCount
     buffer.endEditGroup(cursor: currentLine)
   }
@@ -93,13 +95,11 @@ final class EdDocument {
     return text
   }
 
-  /// Autosaved edits left by an earlier session that was killed, offered by `recover`.
-  var recoveredVersion: RecoveredVersion?
-  /// The lines of ``recoveredVersion``, read when the file was opened (autosave may replace the
-  /// recovery file before the person decides).
+  /// The document layer's document holding the lines (`nil` for a PDF).
+  var textDocument: PlainTextDocument? { pdf == nil ? (buffer as? DocumentLineBuffer)?.document : nil }
+
+  /// The lines of the document's ``Document/recoveredVersion`` (autosaved edits an earlier
+  /// session left when it was killed), read when the file was opened: its autosave may replace
+  /// the recovery file before the person decides.
   var recoveredLines: [String]?
-  /// The buffer state last handed to autosave (from ``LineBuffer/changeToken`` and
-  /// ``isEdited``) and for which file.
-  var autosavedToken: Int?
-  var autosavedURL: URL?
 }

@@ -13,6 +13,7 @@ import Quire
 ///   file since it was read (ed would overwrite it).
 ///
 /// Not `Sendable`: one REPL drives it from one thread.
+@MainActor
 final class EdEngine {
   /// What the REPL does after a command.
   enum Outcome: Equatable {
@@ -212,7 +213,7 @@ final class EdEngine {
       let command = String(name.dropFirst())
       try checkShellAllowed()
       let bytes = try runShell(command, reading: true)
-      document.buffer.reset(lines: Self.lines(of: bytes))
+      document.buffer.reset(bytes: bytes)
       document.currentLine = lastLine
       if printsByteCounts { output("\(bytes.count)") }
       return
@@ -226,7 +227,7 @@ final class EdEngine {
     } catch {
       throw EdError(error.message, ed: Self.systemReason(for: url))
     }
-    document.buffer.reset(lines: contents.lines)
+    document.buffer.reset(bytes: contents.bytes)
     document.noteDiskVersion(contents)
     document.currentLine = lastLine
     if printsByteCounts { output("\(contents.byteCount)") }
@@ -246,7 +247,7 @@ final class EdEngine {
       throw EdError(error.message, ed: "Cannot open input file")
     }
     if edOptions?.stripsTrailingCR == true {
-      contents.lines = contents.lines.map { $0.utf8.last == UInt8(ascii: "\r") ? String(Substring($0.utf8.dropLast())) : $0 }
+      contents.stripTrailingCarriageReturns()
     }
     return contents
   }
@@ -308,8 +309,8 @@ final class EdEngine {
       var at = addresses.second
       if command == UInt8(ascii: "i") { at = max(at - 1, 0) }
       let text = try readText(input).map { Array($0.utf8) }
-      try edit("insert") {
-        replace(at..<at, with: text)
+      try edit("insert") { () throws(EdError) in
+        try replace(at..<at, with: text)
         if text.isEmpty {
           document.currentLine = command == UInt8(ascii: "i") ? min(max(addresses.second, at), lastLine) : addresses.second
         } else {
@@ -323,8 +324,8 @@ final class EdEngine {
       let flags = try readSuffix(&s)
       let text = try readText(input).map { Array($0.utf8) }
       cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
-      try edit("change") {
-        replace((addresses.first - 1)..<addresses.second, with: text)
+      try edit("change") { () throws(EdError) in
+        try replace((addresses.first - 1)..<addresses.second, with: text)
         document.currentLine = text.isEmpty ? min(addresses.first, lastLine) : addresses.first - 1 + text.count
       }
       try printCurrent(flags)
@@ -333,8 +334,8 @@ final class EdEngine {
       try requireRange(addresses)
       let flags = try readSuffix(&s)
       cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
-      try edit("delete") {
-        replace((addresses.first - 1)..<addresses.second, with: [])
+      try edit("delete") { () throws(EdError) in
+        try replace((addresses.first - 1)..<addresses.second, with: [])
         document.currentLine = min(addresses.first, lastLine)
       }
       try printCurrent(flags)
@@ -359,7 +360,7 @@ final class EdEngine {
       if case .shell(let shellCommand) = target {
         guard case .textFile = document.form else { throw EdError("e !command reads into a text document", ed: "Invalid redirection") }
         let bytes = try runShell(shellCommand, reading: true)
-        document.buffer.reset(lines: Self.lines(of: bytes))
+        document.buffer.reset(bytes: bytes)
         cutBuffer = []
         document.marks = [:]
         document.currentLine = lastLine
@@ -377,7 +378,7 @@ final class EdEngine {
       } catch {
         if edOptions != nil {
           // As ed: the buffer is emptied before the read, and the name is kept.
-          document.buffer.reset(lines: [])
+          document.buffer.reset(bytes: [])
           cutBuffer = []
           document.fileURL = url
           document.marks = [:]
@@ -385,7 +386,7 @@ final class EdEngine {
         }
         throw error
       }
-      document.buffer.reset(lines: contents.lines)
+      document.buffer.reset(bytes: contents.bytes)
       cutBuffer = []
       document.fileURL = url
       document.diskFingerprint = contents.fingerprint
@@ -435,8 +436,8 @@ final class EdEngine {
       if addresses.first < addresses.second {
         cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
         let joined = Array(cutBuffer.joined())
-        try edit("join") {
-          replace((addresses.first - 1)..<addresses.second, with: [joined])
+        try edit("join") { () throws(EdError) in
+          try replace((addresses.first - 1)..<addresses.second, with: [joined])
           document.currentLine = addresses.first
         }
       } else {
@@ -470,8 +471,8 @@ final class EdEngine {
         try move(addresses, after: destination)
       } else {
         let lines = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
-        try edit("copy") {
-          replace(destination..<destination, with: lines)
+        try edit("copy") { () throws(EdError) in
+          try replace(destination..<destination, with: lines)
           document.currentLine = destination + lines.count
         }
       }
@@ -500,8 +501,8 @@ final class EdEngine {
       if case .shell(let shellCommand) = target {
         let bytes = try runShell(shellCommand, reading: true)
         let lines = Self.lines(of: bytes).map { Array($0.utf8) }
-        try edit("read") {
-          replace(addresses.second..<addresses.second, with: lines)
+        try edit("read") { () throws(EdError) in
+          try replace(addresses.second..<addresses.second, with: lines)
           if !lines.isEmpty { document.currentLine = addresses.second + lines.count }
         }
         if printsByteCounts { output("\(bytes.count)") }
@@ -513,9 +514,16 @@ final class EdEngine {
       if document.fileURL == nil { document.fileURL = url }
       markUnchanged()
       let contents = try readFile(url)
-      try edit("read") {
-        replace(addresses.second..<addresses.second, with: contents.lines.map { Array($0.utf8) })
-        if !contents.lines.isEmpty { document.currentLine = addresses.second + contents.lines.count }
+      try edit("read") { () throws(EdError) in
+        let lines = contents.byteLines
+        if contents.lacksFinalNewline && contents.bytes.contains(0) && addresses.second == lastLine {
+          // As ed: a binary file read at the end of the buffer keeps its last line unended.
+          try buffer.appendBytes(contents.bytes)
+          if globalLines != nil { globalHasEdited = true }
+        } else {
+          try replace(addresses.second..<addresses.second, with: lines)
+        }
+        if !lines.isEmpty { document.currentLine = addresses.second + lines.count }
       }
       if printsByteCounts { output("\(contents.byteCount)") }
 
@@ -594,8 +602,8 @@ final class EdEngine {
       markUnchanged()
       guard !cutBuffer.isEmpty else { throw EdError("nothing to put: y (or d, c, j) fills the cut buffer first", ed: "Nothing to put") }
       let lines = cutBuffer
-      try edit("put") {
-        replace(addresses.second..<addresses.second, with: lines)
+      try edit("put") { () throws(EdError) in
+        try replace(addresses.second..<addresses.second, with: lines)
         document.currentLine = addresses.second + lines.count
       }
       try printCurrent(flags)
@@ -841,7 +849,7 @@ final class EdEngine {
   }
 
   /// The bytes ed writes for `lines`: each line followed by a newline.
-  static func bytes(of lines: [[UInt8]]) -> [UInt8] {
+  nonisolated static func bytes(of lines: [[UInt8]]) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
     for line in lines {
@@ -966,8 +974,8 @@ final class EdEngine {
   }
 
   /// Replaces lines `range` (0-based) and keeps marks and the lines `g` will visit in step.
-  private func replace(_ range: Range<Int>, with lines: [[UInt8]]) {
-    buffer.replaceLines(in: range, withBytes: lines)
+  private func replace(_ range: Range<Int>, with lines: [[UInt8]]) throws(EdError) {
+    try buffer.replaceLines(in: range, withBytes: lines)
     if globalLines != nil { globalHasEdited = true }
     let delta = lines.count - range.count
     // As ed, which replaces a line by deleting it and adding a new one: a mark on a replaced
@@ -1037,7 +1045,7 @@ final class EdEngine {
     }
     let lines = buffer.lineBytes(in: (first - 1)..<second)
     let count = lines.count
-    try edit("move") {
+    try edit("move") { () throws(EdError) in
       // Lines keep their marks: compute where every line ends up, then edit.
       let target = destination > second ? destination - count : destination
       let map: (Int) -> Int? = { line in
@@ -1045,8 +1053,8 @@ final class EdEngine {
         let afterRemoval = line > second ? line - count : line
         return afterRemoval > target ? afterRemoval + count : afterRemoval
       }
-      buffer.replaceLines(in: (first - 1)..<second, withBytes: [])
-      buffer.replaceLines(in: target..<target, withBytes: lines)
+      try buffer.replaceLines(in: (first - 1)..<second, withBytes: [])
+      try buffer.replaceLines(in: target..<target, withBytes: lines)
       if globalLines != nil { globalHasEdited = true }
       // A move renumbers only the lines between its source and its destination. Marks follow
       // the moved lines; g does not visit them again (ed takes them off its list).
@@ -1158,7 +1166,7 @@ final class EdEngine {
         if let newLines = try substituted(original, compiled.regex, replacement, global: global, occurrence: occurrence) {
           // As ed, which replaces a line by deleting it: the line replaced last is in the cut buffer.
           cutBuffer = [original]
-          replace((line - 1)..<line, with: newLines)
+          try replace((line - 1)..<line, with: newLines)
           line += newLines.count
           end += newLines.count - 1
           document.currentLine = line - 1
@@ -1482,9 +1490,8 @@ final class EdEngine {
     if let pdf = document.pdf { return try writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
-    let byteLines = lastLine == 0 ? [] : buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
-    var bytes = Self.bytes(of: byteLines)
-    var lines = byteLines.map { String(decoding: $0, as: UTF8.self) }
+    var bytes = lastLine == 0 ? [] : buffer.bytes(ofLines: (addresses.first - 1)..<addresses.second)
+    var lines: [String] { REPLWords.lines(of: String(decoding: bytes, as: UTF8.self)) }
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
     var stamp: FileStamp?
     if appending {
@@ -1497,8 +1504,7 @@ final class EdEngine {
           let onDisk = document.fingerprintOnDisk(files)
           if let onDisk, onDisk != document.diskFingerprint {
             if mergesOnWriteConflict, wholeBuffer, let merged = try mergeWithDisk(url) {
-              lines = merged
-              bytes = TextFileSystem.bytes(of: lines)
+              bytes = TextFileSystem.bytes(of: merged)
             } else {
               try checkNoConflict(url)
             }
@@ -1569,7 +1575,7 @@ final class EdEngine {
     }
     var merged = result.text.components(separatedBy: "\n")
     if merged.last == "" { merged.removeLast() }
-    document.replaceAllLines(with: merged, named: "merge")
+    try document.replaceAllLines(with: merged, named: "merge")
     return merged
   }
 }

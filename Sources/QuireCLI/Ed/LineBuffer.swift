@@ -1,16 +1,15 @@
 import Foundation
+import Quire
 
 /// The text the line editor works on: numbered lines, grouped undoable edits, and the file the
 /// lines came from.
 ///
-/// This is the seam between the ed engine and what holds the lines. ``InMemoryLineBuffer``
-/// implements it with an array of lines and an undo stack of recorded edits, which is what
-/// ed's line-addressed commands need (a line edit is an array splice, and undo restores the
-/// current line); the document layer's `TextStorage` and `UndoManager` serve the library's
-/// character-addressed `Document`s. Saving, versions, autosave and TextBundles go through the
-/// document layer (see ``EdDocument``).
+/// This is the seam between the ed engine and what holds the lines: ``DocumentLineBuffer``,
+/// the lines of a document layer's ``PlainTextDocument`` (its `TextStorage`), with undo through
+/// its ``UndoManager``.
 ///
 /// Line numbers here are 0-based indices; the engine converts from ed's 1-based addresses.
+@MainActor
 protocol LineBuffer: AnyObject {
   /// How many lines the buffer holds.
   var lineCount: Int { get }
@@ -19,13 +18,20 @@ protocol LineBuffer: AnyObject {
   /// Replaces the lines in `range` with `lines` (either may be empty: an insertion or a deletion).
   ///
   /// Recorded for undo in the open edit group.
-  func replaceLines(in range: Range<Int>, with lines: [String])
+  func replaceLines(in range: Range<Int>, with lines: [String]) throws(EdError)
   /// The bytes of the line at `index` (0-based), without its newline, exactly as they are: NUL
   /// bytes and bytes that are not UTF-8 included. The ed commands carry lines as bytes, so a
   /// buffer that holds bytes (ed edits binary files) gets them back unchanged.
   func lineBytes(at index: Int) -> [UInt8]
+  /// The bytes of the lines in `range` (0-based) as the file holds them: each followed by its
+  /// newline, except a last line that has none (a binary file's, see
+  /// ``DocumentLineBuffer/isBinary``).
+  func bytes(ofLines range: Range<Int>) -> [UInt8]
+  /// Appends `bytes` (lines, each ended by a newline, except perhaps the last) after the last
+  /// line, exactly: GNU ed's read of a binary file at the end of the buffer adds no newline.
+  func appendBytes(_ bytes: [UInt8]) throws(EdError)
   /// ``replaceLines(in:with:)`` with lines given as bytes.
-  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]])
+  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError)
 
   /// Opens an undoable group; nested groups join the outermost one.
   ///
@@ -54,23 +60,13 @@ protocol LineBuffer: AnyObject {
   /// Marks the lines as differing from the file without an edit (ed's move of lines onto
   /// themselves modifies the buffer and leaves nothing to undo).
   func markModified()
-  /// Replaces every line without recording undo (ed's `e`): the undo history is cleared and
-  /// the buffer is unedited.
-  func reset(lines: [String])
+  /// Replaces every line with the lines of `bytes` (each ended by a newline; a last one without
+  /// gets one) without recording undo (ed's `e`): the undo history is cleared and the buffer is
+  /// unedited.
+  func reset(bytes: [UInt8])
 }
 
 extension LineBuffer {
-  /// A buffer of `String` lines holds only UTF-8: its bytes are its lines' UTF-8.
-  func lineBytes(at index: Int) -> [UInt8] { Array(line(at: index).utf8) }
-
-  /// Decodes the bytes as UTF-8 (a buffer of `String` lines holds nothing else).
-  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) {
-    replaceLines(in: range, with: lines.map { String(decoding: $0, as: UTF8.self) })
-  }
-
-  /// A buffer that cannot record it stays as it is.
-  func markModified() {}
-
   /// The bytes of the lines at `range` (0-based).
   func lineBytes(in range: Range<Int>) -> [[UInt8]] { range.map { lineBytes(at: $0) } }
 
@@ -81,144 +77,234 @@ extension LineBuffer {
   func lines(in range: Range<Int>) -> [String] { range.map { line(at: $0) } }
 
   /// Inserts `lines` before `index` (`index == lineCount` appends).
-  func insertLines(_ lines: [String], at index: Int) { replaceLines(in: index..<index, with: lines) }
+  func insertLines(_ lines: [String], at index: Int) throws(EdError) { try replaceLines(in: index..<index, with: lines) }
 
   /// Deletes the lines in `range`.
-  func deleteLines(in range: Range<Int>) { replaceLines(in: range, with: []) }
+  func deleteLines(in range: Range<Int>) throws(EdError) { try replaceLines(in: range, with: []) }
 }
 
-/// A ``LineBuffer`` over an array of lines with a multi-level undo stack of recorded edits.
+/// Where and when REPL documents autosave their unsaved edits: the document layer's recovery
+/// files (``RecoveryStore``) and autosave timing.
+struct AutosaveSettings {
+  var store: RecoveryStore
+  var policy: Document.AutosavePolicy
+}
+
+/// A ``LineBuffer`` over a ``PlainTextDocument``: the lines are the document's `TextStorage`,
+/// held byte for byte as ed holds them (NUL bytes, bytes that are not UTF-8, ed's "newline
+/// appended" rule), and each command's edits are one undo group of the document's
+/// ``UndoManager``: `u`, `undo` and `redo` are the document's, and so is its change count.
 ///
-/// Each edit records what it removed and inserted, so undo applies the inverse edits in reverse
-/// order and redo applies them again: memory grows with the edits, not with the file.
-/// Not `Sendable`: one REPL owns it.
-final class InMemoryLineBuffer: LineBuffer {
-  private struct Edit {
-    var start: Int
-    var removed: [String]
-    var inserted: [String]
+/// The current line to restore is registered in the same group, so undo and redo put it back
+/// with the text. Nothing is copied per command: a line read is a read of the storage, an edit
+/// registers the replaced bytes only.
+@MainActor
+final class DocumentLineBuffer: LineBuffer {
+  /// The document whose text the lines are.
+  let document: PlainTextDocument
+  private var token = 0
+  private var groupDepth = 0
+  private var groupName = ""
+  private var cursorBefore = 0
+  private var groupHasEdits = false
+  /// Set by the cursor records while undoing or redoing.
+  private var restoredCursor: Int?
+
+  /// Whether the text holds a NUL byte: GNU ed's "binary" buffer. A binary file's last line
+  /// without a newline is kept without one when the file is read and written, until that line
+  /// is changed (which ends it, as ed does; undo takes the newline back out).
+  private(set) var isBinary = false
+
+  /// A buffer over `document`, which must be open.
+  init(document: PlainTextDocument) {
+    self.document = document
+    isBinary = document.storage.utf8Bytes().contains(0)
   }
 
-  private struct Group {
-    var name: String
-    var edits: [Edit] = []
-    var cursorBefore: Int
-    var cursorAfter: Int = 0
-    /// A number unique to this group, so "the state after this group" has an identity.
-    var generation: Int
-  }
-
-  private var storage: [String]
-  private var undoStack: [Group] = []
-  private var redoStack: [Group] = []
-  private var openGroup: Group?
-  private var nesting = 0
-  private var nextGeneration = 1
-  /// The generation of the state last saved (0: the state as loaded).
-  private var savedGeneration = 0
-  /// The generation of the state with an empty undo stack.
-  private var baseGeneration = 0
-  /// Most undo levels kept; older groups are dropped.
-  let undoLimit: Int
-
-  init(lines: [String] = [], undoLimit: Int = 1000) {
-    storage = lines
-    self.undoLimit = undoLimit
-  }
-
-  var lineCount: Int { storage.count }
-
-  func line(at index: Int) -> String { storage[index] }
-
-  func replaceLines(in range: Range<Int>, with lines: [String]) {
-    let removed = Array(storage[range])
-    if removed.isEmpty && lines.isEmpty { return }
-    storage.replaceSubrange(range, with: lines)
-    let edit = Edit(start: range.lowerBound, removed: removed, inserted: lines)
-    if openGroup != nil {
-      openGroup?.edits.append(edit)
-    } else {
-      // An edit outside any group is its own group.
-      var group = Group(name: "edit", cursorBefore: 0, generation: takeGeneration())
-      group.edits = [edit]
-      push(group)
+  /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
+  /// byte for byte, with ed's missing final newline appended. The session saves, autosaves and
+  /// watches the file itself, so the document does neither.
+  ///
+  /// With `autosave` (and a file), the document autosaves its unsaved edits to recovery files
+  /// and offers one a crash left (``Document/recoveredVersion``).
+  convenience init(contents: Data, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
+    let document = DocumentLineBuffer.makeDocument(for: url)
+    if let autosave, url != nil {
+      document.recoveryStore = autosave.store
+      document.autosavePolicy = autosave.policy
     }
+    let binary = contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
+    document.appendsMissingFinalNewline = !binary
+    do {
+      try document.open(contents: contents, fingerprint: nil)
+    } catch {
+      throw EdError("cannot open '\(url?.lastPathComponent ?? "untitled")': \(REPLSession.message(for: error))")
+    }
+    self.init(document: document)
+  }
+
+  /// An empty buffer (an untitled document, or the lines of a PDF, which has none).
+  convenience init() {
+    let document = DocumentLineBuffer.makeDocument(for: nil)
+    // An empty document opens (were it to fail, edits would say the document is closed).
+    try? document.open(contents: Data(), fingerprint: nil)
+    self.init(document: document)
+  }
+
+  /// A closed document for `url` that reads bytes exactly, as ed does.
+  private static func makeDocument(for url: URL?) -> PlainTextDocument {
+    let document = PlainTextDocument(fileURL: url ?? untitledURL, fileType: .plainText)
+    document.readsBytesExactly = true
+    document.appendsMissingFinalNewline = true
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.registersAsFilePresenter = false
+    return document
+  }
+
+  /// The label of an untitled document's file; nothing is read or written there.
+  private static let untitledURL = URL(fileURLWithPath: "/nonexistent/quire-untitled.txt")
+
+  var lineCount: Int { document.lineCount }
+
+  func line(at index: Int) -> String { String(decoding: document.lineBytes(at: index), as: UTF8.self) }
+
+  func lineBytes(at index: Int) -> [UInt8] { document.lineBytes(at: index) }
+
+  func replaceLines(in range: Range<Int>, with lines: [String]) throws(EdError) {
+    try replaceLines(in: range, withBytes: lines.map { Array($0.utf8) })
+  }
+
+  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError) {
+    if range.isEmpty && lines.isEmpty { return }
+    let standalone = groupDepth == 0
+    if standalone { beginEditGroup(named: "edit", cursor: 0) }
+    defer { if standalone { endEditGroup(cursor: range.lowerBound + lines.count) } }
+    if !groupHasEdits {
+      groupHasEdits = true
+      registerCursor(restoring: cursorBefore, thenRestoring: nil)
+    }
+    do {
+      if isBinary && !range.isEmpty && range.upperBound == lineCount && !document.storage.endsWithNewline {
+        // As ed: changing a binary file's unended last line ends it.
+        let end = document.storage.utf8Count
+        try document.replaceBytes(inUTF8Range: end..<end, with: [UInt8(ascii: "\n")])
+      }
+      try document.replaceLines(in: range, withBytes: lines)
+    } catch {
+      throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
+    token += 1
+  }
+
+  func bytes(ofLines range: Range<Int>) -> [UInt8] {
+    let storage = document.storage
+    guard !range.isEmpty else { return [] }
+    let start = storage.utf8Offset(ofLine: range.lowerBound)
+    let end = range.upperBound < storage.lineCount ? storage.utf8Offset(ofLine: range.upperBound) : storage.utf8Count
+    var bytes = storage.utf8Bytes(in: start..<end)
+    // A last line without a newline gets one, unless the buffer is binary (as ed writes it).
+    if range.upperBound == storage.lineCount && !storage.endsWithNewline && !isBinary { bytes.append(UInt8(ascii: "\n")) }
+    return bytes
+  }
+
+  func appendBytes(_ bytes: [UInt8]) throws(EdError) {
+    guard !bytes.isEmpty else { return }
+    let standalone = groupDepth == 0
+    if standalone { beginEditGroup(named: "read", cursor: 0) }
+    defer { if standalone { endEditGroup(cursor: lineCount) } }
+    if !groupHasEdits {
+      groupHasEdits = true
+      registerCursor(restoring: cursorBefore, thenRestoring: nil)
+    }
+    do {
+      var end = document.storage.utf8Count
+      if !document.storage.endsWithNewline {
+        try document.replaceBytes(inUTF8Range: end..<end, with: [UInt8(ascii: "\n")])
+        end += 1
+      }
+      try document.replaceBytes(inUTF8Range: end..<end, with: bytes)
+    } catch {
+      throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
+    if bytes.contains(0) { isBinary = true }
+    token += 1
   }
 
   func beginEditGroup(named name: String, cursor: Int) {
-    nesting += 1
-    if nesting == 1 {
-      openGroup = Group(name: name, cursorBefore: cursor, generation: 0)
-    }
+    groupDepth += 1
+    guard groupDepth == 1 else { return }
+    document.undoManager.beginUndoGrouping()
+    groupName = name
+    cursorBefore = cursor
+    groupHasEdits = false
   }
 
   func endEditGroup(cursor: Int) {
-    guard nesting > 0 else { return }
-    nesting -= 1
-    guard nesting == 0, var group = openGroup else { return }
-    openGroup = nil
-    guard !group.edits.isEmpty else { return }
-    group.cursorAfter = cursor
-    group.generation = takeGeneration()
-    push(group)
+    guard groupDepth > 0 else { return }
+    groupDepth -= 1
+    guard groupDepth == 0 else { return }
+    if groupHasEdits {
+      registerCursor(restoring: nil, thenRestoring: cursor)
+      document.undoManager.setActionName(groupName)
+    }
+    document.undoManager.endUndoGrouping()
+  }
+
+  /// Registers a record that sets the current line to `cursor` when undone (or redone) and
+  /// registers its opposite, which sets `next`. The group's first record restores the line
+  /// before the command when undone (it is undone last); its last restores the line after it
+  /// when redone (it is redone last).
+  private func registerCursor(restoring cursor: Int?, thenRestoring next: Int?) {
+    document.undoManager.registerUndo(withTarget: self) { buffer in
+      if let cursor { buffer.restoredCursor = cursor }
+      buffer.registerCursor(restoring: next, thenRestoring: cursor)
+    }
   }
 
   func undo() -> Int? {
-    guard let group = undoStack.popLast() else { return nil }
-    for edit in group.edits.reversed() {
-      storage.replaceSubrange(edit.start..<(edit.start + edit.inserted.count), with: edit.removed)
-    }
-    redoStack.append(group)
-    return group.cursorBefore
+    guard groupDepth == 0, document.undoManager.canUndo else { return nil }
+    restoredCursor = nil
+    document.undoManager.undo()
+    token += 1
+    return restoredCursor ?? 0
   }
 
   func redo() -> Int? {
-    guard let group = redoStack.popLast() else { return nil }
-    for edit in group.edits {
-      storage.replaceSubrange(edit.start..<(edit.start + edit.removed.count), with: edit.inserted)
-    }
-    undoStack.append(group)
-    return group.cursorAfter
+    guard groupDepth == 0, document.undoManager.canRedo else { return nil }
+    restoredCursor = nil
+    document.undoManager.redo()
+    token += 1
+    return restoredCursor ?? lineCount
   }
 
-  var undoCount: Int { undoStack.count }
-  var redoCount: Int { redoStack.count }
+  var undoCount: Int { document.undoManager.undoCount }
+  var redoCount: Int { document.undoManager.redoCount }
 
-  /// The name of the group `undo` would undo.
-  var undoActionName: String? { undoStack.last?.name }
+  var isEdited: Bool { document.hasUnsavedChanges }
 
-  var isEdited: Bool { currentGeneration != savedGeneration }
+  var changeToken: Int { token }
 
-  var changeToken: Int { currentGeneration }
-
-  func markSaved() { savedGeneration = currentGeneration }
-
-  func markModified() { savedGeneration = -1 }
-
-  func reset(lines: [String]) {
-    storage = lines
-    undoStack = []
-    redoStack = []
-    // An edit group left open would record edits of the old lines: drop it.
-    openGroup = nil
-    nesting = 0
-    baseGeneration = takeGeneration()
-    savedGeneration = baseGeneration
+  /// The lines match the file now: the document is clean, and its recovery file (and an
+  /// offered crash version) is dropped.
+  func markSaved() {
+    document.updateChangeCount(.cleared)
+    document.discardRecoveredVersion()
   }
 
-  private var currentGeneration: Int { undoStack.last?.generation ?? baseGeneration }
+  func markModified() { document.updateChangeCount(.done) }
 
-  private func takeGeneration() -> Int {
-    defer { nextGeneration += 1 }
-    return nextGeneration
-  }
-
-  private func push(_ group: Group) {
-    undoStack.append(group)
-    redoStack.removeAll()
-    if undoStack.count > undoLimit {
-      // The state before the dropped group can no longer be reached by undo.
-      baseGeneration = undoStack.removeFirst().generation
-    }
+  func reset(bytes: [UInt8]) {
+    let undoManager = document.undoManager
+    undoManager.disableUndoRegistration()
+    isBinary = bytes.contains(0)
+    // As ed: a last line without a newline gets one, unless the text is binary.
+    let ended = !isBinary && !bytes.isEmpty && bytes.last != UInt8(ascii: "\n") ? bytes + [UInt8(ascii: "\n")] : bytes
+    try? document.replaceBytes(inUTF8Range: 0..<document.storage.utf8Count, with: ended)
+    undoManager.enableUndoRegistration()
+    undoManager.removeAllActions()
+    groupDepth = 0
+    document.updateChangeCount(.cleared)
+    token += 1
   }
 }

@@ -38,9 +38,36 @@ struct FileStamp: Equatable, Sendable {
   }
 }
 
-/// A text file's lines as ed sees them.
+/// A text file as read: its bytes, and its lines as ed sees them.
 struct TextFileContents {
-  var lines: [String]
+  /// The bytes read (a document is opened from them).
+  var bytes: [UInt8]
+  /// The lines, without their newlines (split from ``bytes`` on each read; setting them
+  /// replaces the bytes).
+  var lines: [String] {
+    get {
+      var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+      if !lacksFinalNewline { lines.removeLast() }
+      return lines
+    }
+    set {
+      bytes = TextFileSystem.bytes(of: newValue)
+      lacksFinalNewline = false
+    }
+  }
+  /// The lines as bytes, exactly as read (NUL bytes and bytes that are not UTF-8 included).
+  var byteLines: [[UInt8]] {
+    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+    if !lacksFinalNewline { lines.removeLast() }
+    return lines
+  }
+  /// Drops a carriage return at the end of each line (ed's `--strip-trailing-cr`).
+  mutating func stripTrailingCarriageReturns() {
+    var lines = byteLines
+    for index in lines.indices where lines[index].last == UInt8(ascii: "\r") { lines[index].removeLast() }
+    bytes = EdEngine.bytes(of: lines)
+    lacksFinalNewline = false
+  }
   /// Bytes read, as ed reports them.
   var byteCount: Int
   /// The last line had no newline (ed adds one when writing).
@@ -59,6 +86,10 @@ struct TextFileContents {
 struct TextFileSystem: Sendable {
   /// Opens a path for reading; returns a file descriptor or -1 with `errno` set.
   var openForReading: @Sendable (String) -> Int32 = { path in open(path, O_RDONLY | O_CLOEXEC) }
+  /// Whether files with NUL bytes or bytes that are not UTF-8 are read (as GNU ed reads them:
+  /// the document holds them byte for byte). quire as a drop-in ed reads them; its own mode
+  /// refuses them with a message, as it edits text.
+  var readsAnyBytes = false
 
   init() {}
 
@@ -93,19 +124,15 @@ struct TextFileSystem: Sendable {
       if count == 0 { break }
       bytes.append(contentsOf: chunk[0..<count])
     }
-    if bytes.contains(0) {
+    if !readsAnyBytes && bytes.contains(0) {
       throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
     }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
+    guard readsAnyBytes || String(validating: bytes, as: UTF8.self) != nil else {
       throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
     }
-    // Split the bytes, not the Characters: "\r\n" is one Character, and a CRLF file would be
-    // one line.
-    var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(Substring($0)) }
-    let lacksNewline = !(lines.last?.isEmpty ?? true)
-    if !lacksNewline { lines.removeLast() }
+    let lacksNewline = !bytes.isEmpty && bytes.last != UInt8(ascii: "\n")
     return TextFileContents(
-      lines: lines, byteCount: bytes.count, lacksFinalNewline: lacksNewline,
+      bytes: bytes, byteCount: bytes.count, lacksFinalNewline: lacksNewline,
       fingerprint: FileFingerprint(of: bytes), stamp: stamp(of: url))
   }
 

@@ -12,7 +12,7 @@ struct AssetsWord: SessionCommand {
   /// The largest file `assets add` copies in (a bundle is held in memory while it is edited).
   static let maximumAssetSize = 256 << 20
 
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let document = try session.requireDocument()
     guard let bundle = document.textBundle else {
       throw EdError("'\(document.displayName)' is not a TextBundle: assets belong to .textbundle and .textpack documents ('new NAME.textbundle' makes one)")
@@ -27,7 +27,7 @@ struct AssetsWord: SessionCommand {
     }
   }
 
-  private func list(_ bundle: TextBundle, of document: EdDocument, in session: REPLSession) {
+  @MainActor private func list(_ bundle: TextBundle, of document: EdDocument, in session: REPLSession) {
     let names = bundle.assetNames
     if names.isEmpty { session.print("no assets in '\(document.displayName)'; 'assets add FILE' adds one") }
     let text = TextFileSystem.text(of: document.buffer.allLines)
@@ -41,7 +41,7 @@ struct AssetsWord: SessionCommand {
     }
   }
 
-  private func add(_ url: URL, named name: String?, to bundle: TextBundle, of document: EdDocument, in session: REPLSession) throws {
+  @MainActor private func add(_ url: URL, named name: String?, to bundle: TextBundle, of document: EdDocument, in session: REPLSession) throws {
     let name = name ?? url.lastPathComponent
     guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"), name.utf8.count <= 255 else {
       throw EdError("'\(name)' is not a file name for an asset: give a plain name such as photo.png")
@@ -50,7 +50,7 @@ struct AssetsWord: SessionCommand {
     let line = document.currentLine
     let reference = bundle.addAsset(data, preferredFilename: name)
     document.addedAssets[reference.name] = reference.path
-    REPLWords.insert([reference.markdown], after: line, in: document, named: "add asset")
+    try REPLWords.insert([reference.markdown], after: line, in: document, named: "add asset")
     session.say("added 'assets/\(reference.name)' (\(data.count) bytes) and its reference as line \(line + 1); u takes both back, w saves")
   }
 

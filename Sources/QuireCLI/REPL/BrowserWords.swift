@@ -4,6 +4,7 @@ import Quire
 
 /// The document browser in the REPL: `browse`, `recent`, `tag`, `trash`, `search`, and `new
 /// --template` creating the file through the browser.
+@MainActor
 enum BrowserWords {
   /// A browser over `folders`, else the session's Documents/ folder, else the current folder.
   static func browser(for session: REPLSession, folders: [String] = []) -> DocumentBrowser {
@@ -38,7 +39,7 @@ struct BrowseWord: SessionCommand {
   @Argument(help: "Folders (Documents/ by default).") var folders: [String] = []
   @Option(help: "Sort by name, date, size or kind ('-' reverses).") var sort = "name"
   @Option(help: "Only documents with this tag.") var tag: String?
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     guard let order = BrowserSortOrder(parsing: sort) else { throw EdError("sort by name, date, size or kind, not '\(sort)'") }
     let items = try BrowserWords.run { try BrowserWords.browser(for: session, folders: folders).items(sortedBy: order, taggedWith: tag) }
     if items.isEmpty { session.print("no documents") }
@@ -50,7 +51,7 @@ struct RecentWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "recent", abstract: "List recent documents (shared with GNOME), following moved files; 'recent N' opens the Nth.")
   @Argument(help: "A number from the list, to open it.") var number: Int?
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let entries = try BrowserWords.run { try BrowserWords.browser(for: session).recentItems() }
     if let number {
       guard entries.indices.contains(number - 1) else { throw EdError("there is no recent document \(number); 'recent' lists them") }
@@ -69,7 +70,7 @@ struct TagWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "tag", abstract: "Show the current document's tags, or change them: tag +work -draft (or tag FILE +work).")
   @Argument(parsing: .allUnrecognized, help: "An optional file, then +TAG to add and -TAG to remove.") var words: [String] = []
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     var words = words
     let url: URL
     if let first = words.first, !first.hasPrefix("+"), !first.hasPrefix("-") {
@@ -98,7 +99,7 @@ struct TrashWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "trash", abstract: "Move files to the Trash ('gio trash --list' shows them); an open one is closed first.")
   @Argument(help: "Files to move to the Trash.") var paths: [String] = []
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     guard !paths.isEmpty else { throw EdError("trash what? give a file: trash old.md") }
     let browser = BrowserWords.browser(for: session)
     for path in paths {
@@ -117,7 +118,7 @@ struct SearchWord: SessionCommand {
     commandName: "search", abstract: "Search the text of Documents/ (words, \"phrases\", prefix*); 'search --open N' opens hit N at its line.")
   @Option(help: "Open hit N of the last search at its line.") var open: Int?
   @Argument(help: "What to look for.") var words: [String] = []
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     if let open {
       let hits = session.presenting.lastSearchHits
       guard hits.indices.contains(open - 1) else { throw EdError("there is no hit \(open); search first") }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Tab completion for the REPL: command names, paths, template names and open documents.
-struct Completion {
+struct Completion: Sendable {
   /// Names of the word commands.
   var commands: [String]
   /// Names of the open documents.

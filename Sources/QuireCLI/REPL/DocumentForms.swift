@@ -22,10 +22,11 @@ extension EdDocument {
   ///   REPL reports).
   /// - Throws: ``EdError`` naming the file: missing, unreadable, not text, not a TextBundle,
   ///   a damaged PDF.
-  static func open(_ url: URL, files: TextFileSystem) throws(EdError) -> (EdDocument, TextFileContents?) {
+  static func open(_ url: URL, files: TextFileSystem, autosave: AutosaveSettings? = nil) throws(EdError) -> (EdDocument, TextFileContents?) {
     if isTextBundle(url) {
       let (contents, bundle) = try readTextBundle(at: url, files: files)
-      let document = EdDocument(buffer: InMemoryLineBuffer(lines: contents.lines), fileURL: url, form: .textBundle(bundle))
+      let buffer = try DocumentLineBuffer(contents: Data(contents.bytes), url: url, autosave: autosave)
+      let document = EdDocument(buffer: buffer, fileURL: url, form: .textBundle(bundle))
       document.noteDiskVersion(contents)
       return (document, contents)
     }
@@ -36,29 +37,30 @@ extension EdDocument {
       } catch {
         throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: \(REPLSession.message(for: error))")
       }
-      let document = EdDocument(buffer: InMemoryLineBuffer(), fileURL: url, form: .pdf(pdf))
+      let document = EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf))
       document.diskFingerprint = files.fingerprint(of: url)
       document.diskStamp = files.stamp(of: url)
       return (document, nil)
     }
     let contents = try files.read(url)
-    let document = EdDocument(buffer: InMemoryLineBuffer(lines: contents.lines), fileURL: url)
+    let document = EdDocument(buffer: try DocumentLineBuffer(contents: Data(contents.bytes), url: url, autosave: autosave), fileURL: url)
     document.noteDiskVersion(contents)
     return (document, contents)
   }
 
   /// A document for `url`, which does not exist yet: created by the first `w`.
-  static func new(at url: URL?) throws(EdError) -> EdDocument {
-    guard let url else { return EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil) }
+  static func new(at url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) -> EdDocument {
+    guard let url else { return EdDocument(buffer: DocumentLineBuffer(), fileURL: nil) }
     if isTextBundle(url) {
-      return EdDocument(buffer: InMemoryLineBuffer(), fileURL: url, form: .textBundle(TextBundle(creatorIdentifier: "org.quire.repl")))
+      let buffer = try DocumentLineBuffer(contents: Data(), url: url, autosave: autosave)
+      return EdDocument(buffer: buffer, fileURL: url, form: .textBundle(TextBundle(creatorIdentifier: "org.quire.repl")))
     }
     if url.pathExtension.lowercased() == "pdf" {
       throw EdError(
         "cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'"
       )
     }
-    return EdDocument(buffer: InMemoryLineBuffer(), fileURL: url)
+    return EdDocument(buffer: try DocumentLineBuffer(contents: Data(), url: url, autosave: autosave), fileURL: url)
   }
 
   /// Its size in the unit it is edited in: "12 lines", "3 pages".
@@ -109,13 +111,11 @@ extension EdDocument {
     if text.utf8.contains(0) {
       throw EdError("cannot open '\(url.lastPathComponent)': its \(bundle.textFilename) contains NUL bytes; quire edits text")
     }
-    var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(Substring($0)) }
-    let lacksNewline = !(lines.last?.isEmpty ?? true)
-    if !lacksNewline { lines.removeLast() }
+    let lacksNewline = !text.isEmpty && text.utf8.last != UInt8(ascii: "\n")
     let fingerprint =
       DocumentsFolder.isFolder(url) ? FileFingerprint(of: Array(text.utf8)) : (files.fingerprint(of: url) ?? FileFingerprint(of: Array(text.utf8)))
     let contents = TextFileContents(
-      lines: lines, byteCount: text.utf8.count, lacksFinalNewline: lacksNewline, fingerprint: fingerprint, stamp: files.stamp(of: url))
+      bytes: Array(text.utf8), byteCount: text.utf8.count, lacksFinalNewline: lacksNewline, fingerprint: fingerprint, stamp: files.stamp(of: url))
     return (contents, bundle)
   }
 }

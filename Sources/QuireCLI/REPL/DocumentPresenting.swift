@@ -6,42 +6,25 @@ import Synchronization
 /// actions (the document browser's rename, move and trash; another `quire`'s save) and
 /// uncoordinated moves (`mv`) reach them, and adds opened documents to the desktop's Recents.
 ///
-/// The REPL edits on one thread, which blocks in `readLine` between commands. Presenter
-/// messages arrive on other threads, so they touch the session only while that thread waits
-/// for input: the session holds ``commandLock`` while it runs a command and lets go of it while
-/// it reads (``idle(_:)``). A request to save (a coordinated read or move elsewhere) takes the
-/// lock, saves the document with `w` and answers; a move is noted and applied by the REPL
-/// thread before its next command, which says so.
+/// Presenter messages arrive on other threads. A request to save (a coordinated read or move
+/// elsewhere) runs on the main actor, where the session runs its commands: while the session
+/// awaits its next line it saves the document with `w` and answers; a move is noted and applied
+/// before the next command, which says so.
+@MainActor
 final class REPLPresenting {
-  /// Held by the REPL thread except while it waits for input.
-  let commandLock = NSLock()
-  private var isHeld = false
-  private var presenters: [ObjectIdentifier: REPLDocumentPresenter] = [:]
+  /// Behind a mutex only so that `deinit` (not on the main actor) can unregister them.
+  private let presenters = Mutex<[ObjectIdentifier: REPLDocumentPresenter]>([:])
   private let moves = Mutex<[ObjectIdentifier: URL]>([:])
   /// The hits of the last `search`, for `search --open N`.
   var lastSearchHits: [SearchHit] = []
   /// Where the presenters meet other processes.
   var location: CoordinationLocation = .default
   /// The session, for saves asked for by other processes.
-  fileprivate let session = SessionBox()
-
-  /// Runs `read` (waiting for input) with the command lock released, then applies moves that
-  /// other processes made meanwhile.
-  func idle<T>(_ read: () -> T) -> T {
-    if isHeld {
-      commandLock.unlock()
-      isHeld = false
-    }
-    let result = read()
-    commandLock.lock()
-    isHeld = true
-    applyMoves()
-    return result
-  }
+  fileprivate weak var session: REPLSession?
 
   /// Registers a presenter for `document` and adds it to the recent documents.
   func opened(_ document: EdDocument, in session: REPLSession) {
-    self.session.session = session
+    self.session = session
     guard let url = document.fileURL else { return }
     // Recents are the desktop's (recently-used.xbel); a failure to note one is not the user's problem now.
     try? RecentDocuments().add(url)
@@ -49,7 +32,7 @@ final class REPLPresenting {
     let presenter = REPLDocumentPresenter(url: url, owner: self, document: ObjectIdentifier(document))
     do {
       try FileCoordinator.addFilePresenter(presenter, location: location)
-      presenters[ObjectIdentifier(document)] = presenter
+      presenters.withLock { $0[ObjectIdentifier(document)] = presenter }
     } catch {
       session.say("note: other programs' changes to '\(document.displayName)' will not reach this session: \(error)")
     }
@@ -57,25 +40,24 @@ final class REPLPresenting {
 
   /// Unregisters `document`'s presenter.
   func closed(_ document: EdDocument) {
-    if let presenter = presenters.removeValue(forKey: ObjectIdentifier(document)) { FileCoordinator.removeFilePresenter(presenter) }
+    if let presenter = presenters.withLock({ $0.removeValue(forKey: ObjectIdentifier(document)) }) { FileCoordinator.removeFilePresenter(presenter) }
   }
 
   deinit {
-    for presenter in presenters.values { FileCoordinator.removeFilePresenter(presenter) }
-    if isHeld { commandLock.unlock() }
+    for presenter in presenters.withLock({ $0.values }) { FileCoordinator.removeFilePresenter(presenter) }
   }
 
-  fileprivate func noteMove(of document: ObjectIdentifier, to url: URL) {
+  fileprivate nonisolated func noteMove(of document: ObjectIdentifier, to url: URL) {
     moves.withLock { $0[document] = url }
   }
 
-  /// Points moved documents at their new place (on the REPL thread).
+  /// Points moved documents at their new place.
   func applyMoves() {
     let pending = moves.withLock { moves in
       defer { moves = [:] }
       return moves
     }
-    guard !pending.isEmpty, let session = session.session else { return }
+    guard !pending.isEmpty, let session else { return }
     for document in session.documents {
       guard let url = pending[ObjectIdentifier(document)], document.fileURL?.standardizedFileURL != url.standardizedFileURL else { continue }
       let old = document.displayName
@@ -84,20 +66,12 @@ final class REPLPresenting {
     }
   }
 
-  /// Saves `document` for another process (on a presenter thread, holding the command lock).
-  fileprivate func saveForOtherProcess(_ id: ObjectIdentifier) throws {
-    guard let session = session.session, let document = session.documents.first(where: { ObjectIdentifier($0) == id }), document.isEdited else { return }
+  /// Saves `document` for another process.
+  fileprivate func saveForOtherProcess(_ id: ObjectIdentifier) async throws {
+    guard let session, let document = session.documents.first(where: { ObjectIdentifier($0) == id }), document.isEdited else { return }
     try session.save(document)
     session.say("saved '\(document.displayName)': another program asked to (it is about to read or move it)")
   }
-}
-
-/// The session, reachable from presenter threads.
-///
-/// `@unchecked Sendable`: presenter threads use ``session`` only while holding the command lock,
-/// which the REPL thread holds whenever it uses the session itself.
-private final class SessionBox: @unchecked Sendable {
-  weak var session: REPLSession?
 }
 
 /// One open document's presenter.
@@ -106,8 +80,9 @@ final class REPLDocumentPresenter: FilePresenter {
   private let owner: SessionOwner
   private let document: ObjectIdentifier
 
-  /// `@unchecked Sendable`: ``REPLPresenting`` is used from presenter threads only through
-  /// its lock-protected parts (the move list, and saves under the command lock).
+  /// `@unchecked Sendable`: the weak reference is read from presenter threads only to hand
+  /// it to the main actor (``REPLPresenting`` is main-actor isolated) or to its mutex-guarded
+  /// move list.
   private final class SessionOwner: @unchecked Sendable {
     weak var presenting: REPLPresenting?
     init(_ presenting: REPLPresenting) { self.presenting = presenting }
@@ -127,23 +102,24 @@ final class REPLDocumentPresenter: FilePresenter {
   }
 
   func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-    // On a thread of its own: this presenter's queue must stay free for the messages the
-    // save itself causes (its coordinated write tells every presenter of the file).
+    // On the main actor, between the session's commands; an answer that is not ready in time
+    // (the session is busy running a command) says so, and the save still follows.
     let owner = self.owner
     let document = self.document
-    let thread = Thread {
-      guard let presenting = owner.presenting else { return completionHandler(nil) }
-      guard presenting.commandLock.lock(before: Date().addingTimeInterval(1.5)) else {
-        return completionHandler(QuireError(.inUse, "The quire session is busy running a command; it saves after it."))
-      }
-      defer { presenting.commandLock.unlock() }
+    let answered = Atomic<Bool>(false)
+    let answer: @Sendable ((any Error)?) -> Void = { error in
+      if answered.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged { completionHandler(error) }
+    }
+    Task { @MainActor in
       do {
-        try presenting.saveForOtherProcess(document)
-        completionHandler(nil)
+        try await owner.presenting?.saveForOtherProcess(document)
+        answer(nil)
       } catch {
-        completionHandler(error)
+        answer(error)
       }
     }
-    thread.start()
+    DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) {
+      answer(QuireError(.inUse, "The quire session is busy running a command; it saves after it."))
+    }
   }
 }

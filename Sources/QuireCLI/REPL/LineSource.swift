@@ -160,3 +160,40 @@ enum Interrupt {
     for signal in signals { cquire_install_interrupt_handler(signal) { Interrupt.shared.raise() } }
   }
 }
+
+/// Reads a session's ``LineSource`` on a dispatch queue of its own, so that the session (on the
+/// main actor) awaits its next command without holding the main actor or a thread of Swift's
+/// cooperative pool: autosave timers and presenter requests run on the main actor meanwhile.
+///
+/// Lines are read only when asked for, one at a time (nothing is read ahead: a shell command
+/// that shares standard input finds the script's next line where the session stopped).
+///
+/// `@unchecked Sendable`: the source is used only inside `queue`'s blocks, one at a time; the
+/// completion snapshot is behind a mutex.
+final class LineReader: @unchecked Sendable {
+  private let source: any LineSource
+  private let queue = DispatchQueue(label: "quire.repl.input")
+  private let completionState = Mutex(Completion(commands: [], documents: [], templates: []))
+
+  init(_ source: any LineSource) { self.source = source }
+
+  /// What tab completion offers while a line is read (the terminal's completion callback runs
+  /// on the reading queue, so it reads this snapshot rather than the session).
+  var completion: Completion {
+    get { completionState.withLock { $0 } }
+    set { completionState.withLock { $0 = newValue } }
+  }
+
+  /// The next line, read on the reading queue.
+  func nextLine(prompt: String) async -> String? {
+    await withCheckedContinuation { continuation in
+      queue.async { continuation.resume(returning: self.source.readLine(prompt: prompt)) }
+    }
+  }
+
+  /// The next line, waited for where the caller is: for lines a running command reads (text
+  /// for `a`), when the caller's actor is busy with the command anyway.
+  func nextLineNow(prompt: String) -> String? {
+    queue.sync { source.readLine(prompt: prompt) }
+  }
+}

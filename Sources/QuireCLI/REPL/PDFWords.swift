@@ -5,6 +5,7 @@ import Quire
 /// The page words work on the current document when it is a PDF (`open FILE.pdf`, or
 /// `pdf FILE.pdf`, or `pages FILE.pdf`). `w` saves the page operations losslessly through
 /// libqpdf, `u` and `redo` undo and redo them, as for text.
+@MainActor
 enum PDFWords {
   /// Opens `path` (which must be a PDF) as a document of the session, or switches to it.
   static func open(_ path: String, in session: REPLSession) throws {
@@ -65,13 +66,13 @@ enum PDFWords {
 struct PDFWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "pdf", abstract: "Open a PDF for the page commands (as 'open FILE.pdf').")
   @Argument(help: "The PDF file.") var path: String
-  func run(in session: REPLSession) throws { try PDFWords.open(path, in: session) }
+  @MainActor func run(in session: REPLSession) async throws { try PDFWords.open(path, in: session) }
 }
 
 struct PagesWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "pages", abstract: "List the PDF's pages with their sizes and rotation.")
   @Argument(help: "A PDF to open first (default: the open PDF).") var path: String?
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     if let path { try PDFWords.open(path, in: session) }
     let pdf = try PDFWords.require(session)
     session.print(
@@ -92,7 +93,7 @@ struct PagesWord: SessionCommand {
 struct PageWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "page", abstract: "Print the text of a page of the PDF.")
   @Argument(help: "The page number (1 is the first).") var number: String
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let pdf = try PDFWords.require(session)
     let index = try PDFWords.page(number, of: pdf)
     let text: String
@@ -104,7 +105,7 @@ struct PageWord: SessionCommand {
 struct DeletePageWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "delete-page", abstract: "Delete pages N or N-M of the PDF (u brings them back).")
   @Argument(help: "N or N-M.") var pages: String
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let pdf = try PDFWords.require(session)
     let range = try PDFWords.pages(pages, of: pdf)
     try PDFWords.change(pdf, in: session) { try $0.removePages(in: range) }
@@ -115,7 +116,7 @@ struct MovePageWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "move-page", abstract: "Move page N of the PDF so that it becomes page TO.")
   @Argument(help: "The page to move.") var page: String
   @Argument(help: "Where it ends up.") var to: String
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let pdf = try PDFWords.require(session)
     let from = try PDFWords.page(page, of: pdf)
     let target = try PDFWords.page(to, of: pdf)
@@ -127,7 +128,7 @@ struct RotateWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Turn pages N or N-M of the PDF clockwise by DEGREES (a multiple of 90).")
   @Argument(help: "N or N-M.") var pages: String
   @Argument(help: "Degrees, a multiple of 90 (negative turns left).") var degrees: String
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let pdf = try PDFWords.require(session)
     let range = try PDFWords.pages(pages, of: pdf)
     guard let turn = Int(degrees), turn % 90 == 0 else { throw EdError("rotate by a multiple of 90 degrees, not '\(degrees)'") }
@@ -140,7 +141,7 @@ struct InsertPagesWord: SessionCommand {
     commandName: "insert-pages", abstract: "Insert every page of another PDF after page AT (0: at the front; default: at the end).")
   @Argument(help: "The PDF whose pages are inserted.") var path: String
   @Argument(help: "Insert after this page (0: at the front).") var at: String?
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let pdf = try PDFWords.require(session)
     var index = pdf.pageCount
     if let at {

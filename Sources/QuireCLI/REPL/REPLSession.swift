@@ -6,7 +6,12 @@ import Quire
 ///
 /// Input and output are injected (a ``LineSource`` and two line writers), so tests drive a
 /// session in-process; the `quire` executable wires it to libedit or standard input.
-/// Not `Sendable`: one thread runs a session.
+///
+/// Main-actor isolated, as the documents it edits are: each command runs to its end on the main
+/// actor, and between commands the session awaits its next line (read on a queue of its own,
+/// ``LineReader``), so that the main actor is free meanwhile for the documents' autosave timers
+/// and for other processes' requests to their presenters.
+@MainActor
 final class REPLSession {
   /// How the session talks to the world.
   struct Configuration {
@@ -21,8 +26,9 @@ final class REPLSession {
     var files = TextFileSystem()
     /// Ctrl-C; the executable passes ``Interrupt/shared``.
     var interrupt = InterruptFlag()
-    /// Writes recovery files of unsaved edits; `nil` turns autosave and recovery off.
-    var autosaver: Autosaver?
+    /// Where and when documents autosave unsaved edits (the document layer's recovery files);
+    /// `nil` turns autosave and recovery off.
+    var autosave: AutosaveSettings?
     /// Where each save keeps the file's previous content (`versions`, `restore`); `nil` keeps
     /// none. `quire` uses `$XDG_STATE_HOME/quire/versions`.
     var versionStore: VersionStore?
@@ -39,6 +45,8 @@ final class REPLSession {
 
   let configuration: Configuration
   private let source: any LineSource
+  /// Reads ``source`` off the main actor.
+  let reader: LineReader
   private let output: (String) -> Void
   private let errorOutput: (String) -> Void
   /// The open documents, in the order they were opened.
@@ -75,10 +83,14 @@ final class REPLSession {
   init(configuration: Configuration, source: any LineSource, output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
     self.configuration = configuration
     self.source = source
+    reader = LineReader(source)
     self.output = output
     self.errorOutput = errorOutput
+    var files = configuration.files
+    // As GNU ed, which edits any bytes; quire's own mode edits text.
+    if configuration.ed != nil { files.readsAnyBytes = true }
     engine = EdEngine(
-      document: EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil), files: configuration.files,
+      document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil), files: files,
       printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive, output: output)
     showsEdPrompt = configuration.ed?.prompt != nil
     if let ed = configuration.ed {
@@ -128,11 +140,16 @@ final class REPLSession {
   /// - Parameter files: Files to open first (`quire FILE…`).
   /// - Returns: 0, or 1 when a command failed in script mode (or the script ended with unsaved
   ///   changes).
-  func run(opening files: [String]) -> Int32 {
-    defer { finishAutosave() }
+  func run(opening files: [String]) async -> Int32 {
+    let status = await runSession(opening: files)
+    await finishAutosave()
+    return status
+  }
+
+  private func runSession(opening files: [String]) async -> Int32 {
     if isEdMode {
       if let status = openAsEd(files.first) { return status }
-      return runCommands()
+      return await runCommands()
     }
     if configuration.isInteractive {
       output("quire \(quireVersion): ed-style editing plus word commands; 'help' lists them, 'q' quits.")
@@ -145,15 +162,15 @@ final class REPLSession {
         if report(error) { return ExitStatus.failure }
       }
     }
-    return runCommands()
+    return await runCommands()
   }
 
   /// Reads and runs commands until `q`, `Q` or the end of input; returns the exit status.
-  private func runCommands() -> Int32 {
+  private func runCommands() async -> Int32 {
     while true {
       if configuration.isInteractive { announceDiskChanges() }
       configuration.interrupt.clear()
-      guard let line = nextLine(prompt: configuration.isInteractive || isEdMode ? prompt : "") else {
+      guard let line = await nextCommandLine(prompt: configuration.isInteractive || isEdMode ? prompt : "") else {
         if configuration.isInteractive && configuration.interrupt.isPending {
           // Ctrl-C at the prompt drops the line being typed; the session goes on.
           configuration.interrupt.clear()
@@ -188,8 +205,7 @@ final class REPLSession {
       source.remember(line)
       if configuration.isInteractive { announceDiskChanges() }
       do {
-        defer { autosaveEdits() }
-        let outcome = try handle(line)
+        let outcome = try await handle(line)
         edWarnedOfUnsavedChanges = false
         if outcome == .quit { return isEdMode ? edExitStatus : ExitStatus.success }
       } catch {
@@ -206,20 +222,25 @@ final class REPLSession {
     }
   }
 
-  /// Reads a line and counts it.
-  ///
-  /// - Parameter prompt: The prompt; `nil` for a line that continues the command (text for
-  ///   `a`, a `G` command), before which ed does not flush its output.
-  private func nextLine(prompt: String?) -> String? {
-    guard let prompt else { return readCountedLine(prompt: "") }
+  /// Reads the next command line and counts it, awaiting it off the main actor; moves of open
+  /// documents that other programs made meanwhile are applied before it runs.
+  private func nextCommandLine(prompt: String) async -> String? {
     // ed flushes its output before reading each command.
     if isEdMode { flushOutput() }
-    return readCountedLine(prompt: prompt)
+    if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
+    reader.completion = completion
+    let line = await reader.nextLine(prompt: prompt)
+    presenting.applyMoves()
+    guard let line else { return nil }
+    lineNumber += 1
+    return line
   }
 
-  private func readCountedLine(prompt: String) -> String? {
-    if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
-    guard let line = presenting.idle({ source.readLine(prompt: prompt) }) else { return nil }
+  /// Reads a line that continues the running command (text for `a`, a `G` command) and counts
+  /// it. The command is under way, so it waits for the line on the main actor; ed does not
+  /// flush its output before such a line.
+  private func nextContinuationLine() -> String? {
+    guard let line = reader.nextLineNow(prompt: "") else { return nil }
     lineNumber += 1
     return line
   }
@@ -299,7 +320,7 @@ final class REPLSession {
     return nil
   }
 
-  static func message(for error: any Error) -> String {
+  nonisolated static func message(for error: any Error) -> String {
     if let error = error as? EdError { return error.message }
     if let error = error as? QuireError { return error.reason }
     let text = REPLWordCommand.message(for: error)
@@ -307,20 +328,20 @@ final class REPLSession {
   }
 
   /// Runs one command line: a word command, or an ed command on the current document.
-  func handle(_ line: String) throws -> EdEngine.Outcome {
+  func handle(_ line: String) async throws -> EdEngine.Outcome {
     engine.beginCommand()
     defer { engine.endCommand() }
     let words = Self.splitWords(line)
     // A word command, unless ed would read the line as a command of its own: in ed mode
     // "status" is s/a/us/ with t as the delimiter, and ed's meaning wins.
     if let first = words.first, REPLWordCommand.names.contains(first), !(isEdMode && EdEngine.isSubstitute(line)) {
-      try runWordCommand(words)
+      try await runWordCommand(words)
       return .proceed
     }
     let document = ensureDocument()
     engine.document = document
     return try engine.execute(line) { [unowned self] in
-      let text = nextLine(prompt: nil)
+      let text = nextContinuationLine()
       // Ctrl-C in text input: end the half-typed line before the message.
       if text == nil && configuration.isInteractive && configuration.interrupt.isPending { output("") }
       return text
@@ -330,13 +351,13 @@ final class REPLSession {
   /// The current document, making an untitled one when none is open (ed starts that way).
   private func ensureDocument() -> EdDocument {
     if let currentDocument { return currentDocument }
-    let document = EdDocument(buffer: InMemoryLineBuffer(), fileURL: nil)
+    let document = EdDocument(buffer: DocumentLineBuffer(), fileURL: nil)
     documents.append(document)
     currentIndex = documents.count - 1
     return document
   }
 
-  private func runWordCommand(_ words: [String]) throws {
+  private func runWordCommand(_ words: [String]) async throws {
     if words.first == "help" {
       try help(Array(words.dropFirst()))
       return
@@ -355,7 +376,7 @@ final class REPLSession {
     guard let command = parsed as? any SessionCommand else {
       throw EdError("'\(words.joined(separator: " "))' is not a command; type 'help' for the list")
     }
-    try command.run(in: self)
+    try await command.run(in: self)
   }
 
   // MARK: Documents
@@ -372,7 +393,7 @@ final class REPLSession {
     }
     let document: EdDocument
     if FileManager.default.fileExists(atPath: url.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) != nil {
-      let (opened, contents) = try EdDocument.open(url, files: configuration.files)
+      let (opened, contents) = try EdDocument.open(url, files: configuration.files, autosave: configuration.autosave)
       document = opened
       switch document.form {
       case .pdf(let pdf):
@@ -395,7 +416,7 @@ final class REPLSession {
       if EdDocument.isPDF(url) {
         throw EdError("cannot open '\(path)': it does not exist (quire changes the pages of PDFs that exist)")
       }
-      document = try EdDocument.new(at: url)
+      document = try EdDocument.new(at: url, autosave: configuration.autosave)
       say("'\(document.displayName)' is a new \(document.textBundle == nil ? "file" : "TextBundle"); it is created when you save (w)")
     }
     offerRecoveredVersion(of: document)
@@ -443,11 +464,11 @@ final class REPLSession {
       }
       url = target
     }
-    let document = try EdDocument.new(at: url)
+    let document = try EdDocument.new(at: url, autosave: configuration.autosave)
     let buffer = document.buffer
     if !lines.isEmpty {
       buffer.beginEditGroup(named: "new from template", cursor: 0)
-      buffer.replaceLines(in: 0..<0, with: lines)
+      try buffer.replaceLines(in: 0..<0, with: lines)
       buffer.endEditGroup(cursor: lines.count)
     }
     document.currentLine = lines.count
@@ -496,7 +517,7 @@ final class REPLSession {
     say("now editing '\(documents[currentIndex ?? 0].displayName)'")
   }
 
-  func closeCurrent() throws {
+  func closeCurrent() async throws {
     let document = try requireDocument()
     try engine.confirm(
       "close", unsaved: document.isEdited ? [document.displayName] : [],
@@ -504,7 +525,8 @@ final class REPLSession {
     guard let index = currentIndex else { return }
     documents.remove(at: index)
     presenting.closed(document)
-    if let url = document.autosavedURL { configuration.autosaver?.discard(for: url) }
+    // Its edits were let go: the document's autosave and recovery file go with it.
+    try? await document.textDocument?.close(discardingChanges: true)
     currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
     say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
   }
@@ -606,7 +628,7 @@ final class REPLSession {
       return
     }
     let (contents, bundle) = try document.readDiskVersion(configuration.files)
-    replaceWithDiskVersion(document, contents, bundle: bundle)
+    try replaceWithDiskVersion(document, contents, bundle: bundle)
     say("reverted '\(document.displayName)' to the disk version (\(contents.lines.count) lines); u brings your version back")
   }
 
@@ -622,12 +644,12 @@ final class REPLSession {
     document.mayOverwriteDiskChange = false
   }
 
-  private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents, bundle: TextBundle?) {
+  private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents, bundle: TextBundle?) throws(EdError) {
     if let bundle {
       document.form = .textBundle(bundle)
       document.addedAssets = [:]
     }
-    document.replaceAllLines(with: contents.lines, named: "revert")
+    try document.replaceAllLines(with: contents.lines, named: "revert")
     document.buffer.markSaved()
     document.noteDiskVersion(contents)
     document.announcedDiskChange = nil
@@ -657,7 +679,7 @@ final class REPLSession {
     }
     var merged = result.text.components(separatedBy: "\n")
     if merged.last == "" { merged.removeLast() }
-    document.replaceAllLines(with: merged, named: "merge")
+    try document.replaceAllLines(with: merged, named: "merge")
     // The disk version is now part of this one: the next w replaces it without a conflict.
     document.noteDiskVersion(contents)
     document.announcedDiskChange = nil
@@ -673,24 +695,22 @@ final class REPLSession {
 
   // MARK: Autosave and recovery
 
-  /// Offers the autosaved edits a killed session left for `document`'s file.
+  /// Offers the autosaved edits a killed session left for `document`'s file (the document
+  /// found them when it opened: ``Document/recoveredVersion``).
   private func offerRecoveredVersion(of document: EdDocument) {
-    guard document.pdf == nil, let autosaver = configuration.autosaver, let url = document.fileURL,
-      let version = autosaver.store.recoveredVersion(for: url)
-    else { return }
+    guard let text = document.textDocument, let version = text.recoveredVersion else { return }
     guard let recovered = try? configuration.files.read(version.url) else {
       say("note: the autosaved edits of '\(document.displayName)' in '\(version.url.path)' cannot be read; they are left there")
       return
     }
-    if recovered.lines == document.buffer.allLines {
+    if recovered.bytes == document.buffer.bytes(ofLines: 0..<document.buffer.lineCount) {
       // The autosave holds what the file holds: nothing to offer.
-      autosaver.discard(for: url)
+      text.discardRecoveredVersion()
       return
     }
-    document.recoveredVersion = version
     document.recoveredLines = recovered.lines
     say(
-      "'\(document.displayName)' has autosaved edits from \(Autosaver.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them"
+      "'\(document.displayName)' has autosaved edits from \(Self.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them"
     )
   }
 
@@ -698,72 +718,59 @@ final class REPLSession {
   /// undoable change; `recover discard` drops them.
   func recover(discarding: Bool) throws {
     let document = try requireTextDocument(for: "recover")
-    guard let version = document.recoveredVersion, let lines = document.recoveredLines else {
+    guard let text = document.textDocument, let version = text.recoveredVersion, let lines = document.recoveredLines else {
       throw EdError("'\(document.displayName)' has no autosaved edits to recover")
     }
-    document.recoveredVersion = nil
     document.recoveredLines = nil
     if discarding {
-      // A recovery file that autosave has since replaced holds newer edits: keep it.
-      if document.autosavedURL == nil { configuration.autosaver?.discard(for: version.documentURL) }
+      text.discardRecoveredVersion()
       say("dropped the autosaved edits of '\(document.displayName)'")
       return
     }
-    document.replaceAllLines(with: lines, named: "recover")
+    try document.replaceAllLines(with: lines, named: "recover")
+    // The edits are the document's now; its autosave keeps them from here.
+    text.discardRecoveredVersion()
     say(
-      "recovered the autosaved edits of '\(document.displayName)' from \(Autosaver.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery"
+      "recovered the autosaved edits of '\(document.displayName)' from \(Self.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery"
     )
-  }
-
-  /// After each command: hands the lines of every document whose state changed to autosave,
-  /// or drops the recovery file of one that is back to its saved state.
-  func autosaveEdits() {
-    guard let autosaver = configuration.autosaver else { return }
-    for document in documents {
-      if let old = document.autosavedURL, old != document.fileURL {
-        autosaver.discard(for: old)
-        document.autosavedURL = nil
-        document.autosavedToken = nil
-      }
-      // A PDF's page operations are not autosaved: they are small and quick to do again.
-      guard let url = document.fileURL, document.pdf == nil else { continue }
-      // A write changes whether the lines are edited but not the lines: both make the state.
-      let token = document.buffer.changeToken * 2 + (document.isEdited ? 1 : 0)
-      guard token != document.autosavedToken else { continue }
-      document.autosavedToken = token
-      if document.isEdited {
-        autosaver.schedule(Data(document.text.utf8), for: url)
-        document.autosavedURL = url
-      } else if document.autosavedURL != nil {
-        autosaver.discard(for: url)
-        document.autosavedURL = nil
-      }
-    }
   }
 
   /// At the end of the session: edits the person chose not to save (`q` twice, `Q`) leave no
   /// recovery file. Input that ends (Ctrl-D twice, or a terminal that went away) cannot be told
   /// apart from a lost connection, so there the unsaved edits are autosaved now and kept.
-  private func finishAutosave() {
-    guard let autosaver = configuration.autosaver else { return }
-    if endedAtEndOfInput {
-      autosaver.flush()
-      return
-    }
-    autosaver.stop()
+  private func finishAutosave() async {
+    guard configuration.autosave != nil else { return }
     for document in documents {
-      if let url = document.autosavedURL { autosaver.discard(for: url) }
+      guard let text = document.textDocument else { continue }
+      if endedAtEndOfInput {
+        try? await text.autosave()
+      } else if text.recoveredVersion == nil || text.hasUnsavedChanges {
+        // A crash's version not yet decided on, and not replaced by an autosave, stays.
+        try? await text.close(discardingChanges: true)
+      }
     }
   }
 
   func autosaveState(of document: EdDocument) -> String {
-    guard let autosaver = configuration.autosaver else { return "autosave: off" }
-    if document.pdf != nil { return "page changes are not autosaved" }
-    if let version = document.recoveredVersion {
-      return "autosaved edits from \(Autosaver.time(version.date)) to recover ('recover')"
+    guard let autosave = configuration.autosave else { return "autosave: off" }
+    guard let text = document.textDocument else { return "page changes are not autosaved" }
+    if let version = text.recoveredVersion, document.recoveredLines != nil {
+      return "autosaved edits from \(Self.time(version.date)) to recover ('recover')"
     }
-    guard let url = document.fileURL else { return "autosave: none until it has a file name" }
-    return autosaver.state(for: url)
+    guard document.fileURL != nil else { return "autosave: none until it has a file name" }
+    if let error = text.lastAutosaveError { return "autosave failed: \(error.reason)" }
+    if text.hasUnsavedChanges && text.hasUnautosavedChanges { return "autosave pending" }
+    if text.hasUnsavedChanges, let version = autosave.store.recoveredVersion(for: text.fileURL) {
+      return "autosaved \(Self.time(version.date))"
+    }
+    return "nothing to autosave"
+  }
+
+  nonisolated static func time(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    return formatter.string(from: date)
   }
 
   /// `keep`: the next `w` may replace the version someone else saved.
@@ -792,8 +799,9 @@ final class REPLSession {
           output("! '\(document.displayName)' changed on disk; reloaded it (\(document.pdf?.pageCount ?? 0) pages; there were no unsaved page changes here)")
           continue
         }
-        if document.pdf == nil, let disk = try? document.readDiskVersion(configuration.files) {
-          replaceWithDiskVersion(document, disk.0, bundle: disk.1)
+        if document.pdf == nil, let disk = try? document.readDiskVersion(configuration.files),
+          (try? replaceWithDiskVersion(document, disk.0, bundle: disk.1)) != nil
+        {
           output("! '\(document.displayName)' changed on disk; reloaded it (no unsaved changes here; u undoes the reload)")
           continue
         }

@@ -42,20 +42,12 @@ struct LineDrag {
   var lines: [String]
 }
 
+@MainActor
 enum REPLWords {
-  /// Runs `body` to completion and returns its result; the session's thread waits.
-  static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let result = Mutex<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-      let outcome: Result<T, any Error>
-      do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-      result.withLock { $0 = outcome }
-      done.signal()
-    }
-    done.wait()
-    guard let outcome = result.withLock({ $0 }) else { throw EdError("the operation ended without a result") }
-    return try outcome.get()
+  /// Runs `body` off the main actor (item loads run on the task pool) and awaits its result;
+  /// the session's actor is free meanwhile.
+  static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await Task.detached { try await body() }.value
   }
 
   /// The type of `document`'s file (plain text for an untitled one).
@@ -65,7 +57,7 @@ enum REPLWords {
   }
 
   /// Lines of pasted text: a final newline ends the last line rather than starting another.
-  static func lines(of text: String) -> [String] {
+  nonisolated static func lines(of text: String) -> [String] {
     guard !text.isEmpty else { return [] }
     var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(Substring($0)) }
     if text.utf8.last == UInt8(ascii: "\n") { lines.removeLast() }
@@ -136,10 +128,10 @@ enum REPLWords {
   }
 
   /// Inserts `lines` after line `address` (0: at the top) of `document` as one undoable edit.
-  static func insert(_ lines: [String], after address: Int, in document: EdDocument, named name: String) {
+  static func insert(_ lines: [String], after address: Int, in document: EdDocument, named name: String) throws(EdError) {
     let buffer = document.buffer
     buffer.beginEditGroup(named: name, cursor: document.currentLine)
-    buffer.insertLines(lines, at: address)
+    try buffer.insertLines(lines, at: address)
     document.currentLine = address + lines.count
     buffer.endEditGroup(cursor: document.currentLine)
   }

@@ -3,12 +3,14 @@ import Foundation
 import Quire
 
 /// The pasteboard of a transfer word: `name` under the session's pasteboard root.
+@MainActor
 private func transferPasteboard(named name: String, in session: REPLSession) throws -> Pasteboard {
   try Pasteboard(name: name, rootFolder: REPLWordState.of(session).pasteboardRoot)
 }
 
 /// The item offering lines `range` of `document`: Markdown, HTML and plain text for a
 /// Markdown document, plain text otherwise.
+@MainActor
 private func itemProvider(for range: Range<Int>, of document: EdDocument) -> (ItemProvider, [String]) {
   let lines = document.buffer.lines(in: range)
   let text = lines.map { $0 + "\n" }.joined()
@@ -18,6 +20,7 @@ private func itemProvider(for range: Range<Int>, of document: EdDocument) -> (It
 
 /// Puts lines `range` (ed syntax; default the current line) of the current document on the
 /// pasteboard `name`: what `copy` and `cut` share.
+@MainActor
 private func copyLines(_ range: String?, toPasteboard name: String, in session: REPLSession, for word: String) throws -> (EdDocument, Range<Int>) {
   let document = try session.requireTextDocument(for: word)
   let lines = try REPLWords.range(range, in: document)
@@ -30,7 +33,7 @@ struct CopyWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "copy", abstract: "Copy lines to the pasteboard (shared with other quire processes).")
   @Argument(help: "The lines, in ed syntax: N, A,B, ',' for all (default: the current line).") var range: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session, for: "copy")
     session.say("copied \(lines.count) line\(lines.count == 1 ? "" : "s") of '\(document.displayName)'")
   }
@@ -40,7 +43,7 @@ struct CutWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "cut", abstract: "Copy lines to the pasteboard and delete them (u brings them back).")
   @Argument(help: "The lines, in ed syntax (default: the current line).") var range: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session, for: "cut")
     // The deletion is ed's d, so undo, marks and the current line behave as for d.
     try session.runEd("\(lines.lowerBound + 1),\(lines.upperBound)d")
@@ -53,7 +56,7 @@ struct PasteWord: SessionCommand {
   @Argument(help: "Insert after this line (0: at the top; default: the current line).") var address: String?
   @Option(help: "The type to paste, as a type identifier (default: the best the document takes).") var type: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let document = try session.requireTextDocument(for: "paste")
     let after = try address.map { try REPLWords.line($0, in: document, allowsZero: true) } ?? document.currentLine
     let board = try transferPasteboard(named: pasteboard, in: session)
@@ -72,16 +75,16 @@ struct PasteWord: SessionCommand {
         let offered = providers.map { $0.registeredTypeIdentifiers.joined(separator: ", ") }.joined(separator: "; ")
         throw EdError("the pasteboard '\(pasteboard)' has no \(type): it holds \(offered)")
       }
-      let loaded = try REPLWords.wait { try await configuration.loadBestRepresentations(from: providers) }
+      let loaded = try await REPLWords.wait { try await configuration.loadBestRepresentations(from: providers) }
       text = try loaded.map { try $0.text() }.joined(separator: "\n")
     } else {
-      text = try REPLWords.wait {
+      text = try await REPLWords.wait {
         try await TextTransfer.text(toPaste: providers, intoDocumentOfType: documentType, documentName: name)
       }
     }
     let lines = REPLWords.lines(of: text)
     guard !lines.isEmpty else { throw EdError("nothing to paste: the pasteboard's text is empty") }
-    REPLWords.insert(lines, after: after, in: document, named: "paste")
+    try REPLWords.insert(lines, after: after, in: document, named: "paste")
     session.say("pasted \(lines.count) line\(lines.count == 1 ? "" : "s") after line \(after); u takes them out")
   }
 }
@@ -89,7 +92,7 @@ struct PasteWord: SessionCommand {
 struct DragWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "drag", abstract: "Start dragging lines; 'drop' puts them into the current document.")
   @Argument(help: "The lines, in ed syntax.") var range: String
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let document = try session.requireTextDocument(for: "drag")
     let lines = try REPLWords.range(range, in: document)
     let (provider, taken) = itemProvider(for: lines, of: document)
@@ -104,7 +107,7 @@ struct DropWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "drop", abstract: "Drop the dragged lines after a line; --move deletes them from their source.")
   @Argument(help: "Insert after this line (0: at the top; default: the current line).") var address: String?
   @Flag(help: "Move the lines: delete them from the document they were dragged from.") var move = false
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let state = REPLWordState.of(session)
     guard let drag = state.drag else { throw EdError("nothing is being dragged; start with 'drag RANGE'") }
     let document = try session.requireTextDocument(for: "drop")
@@ -132,25 +135,25 @@ struct DropWord: SessionCommand {
         throw EdError("cannot move lines \(drag.range.lowerBound + 1)-\(drag.range.upperBound) after line \(after), which is one of them")
       }
     }
-    let loaded = try REPLWords.wait { try await drop.loadItems(for: configuration) }
+    let loaded = try await REPLWords.wait { try await drop.loadItems(for: configuration) }
     let lines = REPLWords.lines(of: try loaded.map { try $0.text() }.joined(separator: "\n"))
     guard !lines.isEmpty else { throw EdError("nothing to drop: the dragged text is empty") }
     if isMove && source === document {
       // One edit, so one u undoes the whole move.
       let buffer = document.buffer
       buffer.beginEditGroup(named: "drop (move)", cursor: document.currentLine)
-      buffer.insertLines(lines, at: after)
+      try buffer.insertLines(lines, at: after)
       let shift = after <= drag.range.lowerBound ? lines.count : 0
-      buffer.deleteLines(in: (drag.range.lowerBound + shift)..<(drag.range.upperBound + shift))
+      try buffer.deleteLines(in: (drag.range.lowerBound + shift)..<(drag.range.upperBound + shift))
       document.currentLine = after <= drag.range.lowerBound ? after + lines.count : after
       buffer.endEditGroup(cursor: document.currentLine)
     } else {
-      REPLWords.insert(lines, after: after, in: document, named: "drop")
+      try REPLWords.insert(lines, after: after, in: document, named: "drop")
       if isMove {
         // The deletion is an edit of the source document, undone there.
         let buffer = source.buffer
         buffer.beginEditGroup(named: "drag (move)", cursor: source.currentLine)
-        buffer.deleteLines(in: drag.range)
+        try buffer.deleteLines(in: drag.range)
         source.currentLine = min(drag.range.lowerBound + 1, buffer.lineCount)
         buffer.endEditGroup(cursor: source.currentLine)
       }

@@ -3,6 +3,7 @@ import Foundation
 import Quire
 
 /// The session's version store, or an error saying versions are not kept.
+@MainActor
 private func versionStore(of session: REPLSession) throws -> VersionStore {
   guard let store = session.configuration.versionStore else {
     throw EdError("this session keeps no versions (quire keeps them under $XDG_STATE_HOME/quire/versions)")
@@ -11,6 +12,7 @@ private func versionStore(of session: REPLSession) throws -> VersionStore {
 }
 
 /// The versions kept of the current document's file, oldest first.
+@MainActor
 private func keptVersions(of document: EdDocument, in session: REPLSession) throws -> (VersionStore, [FileVersion]) {
   guard let url = document.fileURL else { throw EdError("'\(document.displayName)' is untitled: it has no saved versions") }
   let store = try versionStore(of: session)
@@ -24,7 +26,7 @@ private func keptVersions(of document: EdDocument, in session: REPLSession) thro
 struct VersionsWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "versions", abstract: "List the saved versions of the current document's file, with dates (each w keeps one).")
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let document = try session.requireDocument()
     let (_, versions) = try keptVersions(of: document, in: session)
     if versions.isEmpty { session.print("no versions of '\(document.displayName)' are kept yet: each w keeps the version it replaces") }
@@ -42,7 +44,7 @@ struct RestoreWord: SessionCommand {
     commandName: "restore",
     abstract: "Put version N into the buffer (u brings the current text back; w saves it); for a PDF, put version N back into its file.")
   @Argument(help: "The number from 'versions'.") var number: String
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let document = try session.requireDocument()
     let (store, versions) = try keptVersions(of: document, in: session)
     guard let index = Int(number), index >= 1, index <= versions.count else {
@@ -65,14 +67,14 @@ struct RestoreWord: SessionCommand {
     }
     let lines = REPLWords.lines(of: text)
     if let kept, let bundle = document.textBundle { Self.bringBackAssets(of: kept, into: bundle, of: document) }
-    document.replaceAllLines(with: lines, named: "restore version \(index)")
+    try document.replaceAllLines(with: lines, named: "restore version \(index)")
     session.say("restored version \(index) of '\(document.displayName)' (\(lines.count) lines) into the buffer; u undoes it, w saves it")
   }
 
   /// Puts the assets a kept TextBundle had and `bundle` has lost back into `bundle`, as assets
   /// added in this session: saved while the restored text refers to them, left out once `u`
   /// takes the restore back.
-  private static func bringBackAssets(of kept: TextBundle, into bundle: TextBundle, of document: EdDocument) {
+  @MainActor private static func bringBackAssets(of kept: TextBundle, into bundle: TextBundle, of document: EdDocument) {
     for name in kept.assetNames where !name.contains("/") && bundle.asset(named: name) == nil {
       guard let data = kept.asset(named: name) else { continue }
       let reference = bundle.addAsset(data, preferredFilename: name)
@@ -82,7 +84,7 @@ struct RestoreWord: SessionCommand {
 
   /// The text of a version: the file's, or the text of a TextBundle kept as a package or
   /// textpack (with the bundle).
-  private static func text(of version: FileVersion, in store: VersionStore, for document: EdDocument) throws -> (String, TextBundle?) {
+  @MainActor private static func text(of version: FileVersion, in store: VersionStore, for document: EdDocument) throws -> (String, TextBundle?) {
     guard document.textBundle != nil else {
       guard let text = String(data: try store.contents(of: version), encoding: .utf8) else {
         throw EdError("the version of '\(document.displayName)' saved \(version.savedDate) is not UTF-8 text")
@@ -100,7 +102,7 @@ struct RestoreWord: SessionCommand {
 
   /// Puts version `number` back into a PDF's file (keeping what the file held as a version
   /// first, so `restore` of that version takes it back) and reads the PDF again.
-  private func restorePDF(_ version: FileVersion, number: Int, of document: EdDocument, from store: VersionStore, in session: REPLSession) throws {
+  @MainActor private func restorePDF(_ version: FileVersion, number: Int, of document: EdDocument, from store: VersionStore, in session: REPLSession) throws {
     if document.isEdited {
       throw EdError("'\(document.displayName)' has unsaved page changes: 'w' saves them (as a version too) or 'revert' drops them before restoring")
     }

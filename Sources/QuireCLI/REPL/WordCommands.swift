@@ -4,7 +4,8 @@ import Quire
 
 /// A word command of the REPL, run against the session.
 protocol SessionCommand: ParsableCommand {
-  func run(in session: REPLSession) throws
+  /// Runs the command on the session's actor; it may wait (item loads, saves) without blocking it.
+  @MainActor func run(in session: REPLSession) async throws
 }
 
 /// The REPL's word commands, parsed with argument-parser (`parseAsRoot`); each line whose first
@@ -35,7 +36,7 @@ struct OpenWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "open", abstract: "Open text files, TextBundles (.textbundle, .textpack) and PDFs (a missing file is created on first save).")
   @Argument(help: "Files to open.") var paths: [String]
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     guard !paths.isEmpty else { throw EdError("open what? give a file: open notes.md") }
     for path in paths { try session.open(path) }
   }
@@ -45,7 +46,7 @@ struct NewWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "new", abstract: "Start a new document, empty or from a template.")
   @Option(help: "A template of Templates/ ('templates' lists them).") var template: String?
   @Argument(help: "Where the document will be saved.") var path: String?
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     if let template, let path { return try BrowserWords.newDocument(at: path, template: template, in: session) }
     try session.newDocument(path: path, template: template)
   }
@@ -53,7 +54,7 @@ struct NewWord: SessionCommand {
 
 struct TemplatesWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "templates", abstract: "List the templates for 'new --template'.")
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     guard let folder = session.configuration.templatesFolder else { throw EdError("no Templates/ folder here") }
     for (name, description) in session.templateDescriptions(in: folder) { session.print("  \(name)  \(description)") }
   }
@@ -61,7 +62,7 @@ struct TemplatesWord: SessionCommand {
 
 struct DocsWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "docs", abstract: "List open documents with their state.")
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let lines = session.documentLines()
     if lines.isEmpty { session.print("no documents open; 'open FILE' or 'new'") }
     for line in lines { session.print(line) }
@@ -71,13 +72,13 @@ struct DocsWord: SessionCommand {
 struct SwitchWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "switch", abstract: "Make another open document current (by name or number).")
   @Argument(help: "A name or number from 'docs'.") var document: String
-  func run(in session: REPLSession) throws { try session.switchTo(document) }
+  @MainActor func run(in session: REPLSession) async throws { try session.switchTo(document) }
 }
 
 struct SaveWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "save", abstract: "Save the current document; 'save as PATH' saves it under a new name.")
   @Argument(help: "'as PATH' to save under a new name.") var words: [String] = []
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     switch words.count {
     case 0:
       try session.runEd("w")
@@ -92,23 +93,23 @@ struct SaveWord: SessionCommand {
 
 struct RevertWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "revert", abstract: "Load the disk version (undoable: u brings yours back).")
-  func run(in session: REPLSession) throws { try session.revert() }
+  @MainActor func run(in session: REPLSession) async throws { try session.revert() }
 }
 
 struct KeepWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "keep", abstract: "Keep your version after a change on disk; the next w replaces theirs.")
-  func run(in session: REPLSession) throws { try session.keepMine() }
+  @MainActor func run(in session: REPLSession) async throws { try session.keepMine() }
 }
 
 struct MergeWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "merge", abstract: "Merge the disk version with yours, three-way (undoable; overlaps get conflict markers).")
-  func run(in session: REPLSession) throws { try session.mergeWithDiskVersion() }
+  @MainActor func run(in session: REPLSession) async throws { try session.mergeWithDiskVersion() }
 }
 
 struct CloseWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "close", abstract: "Close the current document (twice to discard unsaved changes).")
-  func run(in session: REPLSession) throws { try session.closeCurrent() }
+  @MainActor func run(in session: REPLSession) async throws { try await session.closeCurrent() }
 }
 
 struct UndoWord: SessionCommand {
@@ -118,7 +119,7 @@ struct UndoWord: SessionCommand {
   func validate() throws {
     guard count >= 1 else { throw ValidationError("undo N takes a count of 1 or more") }
   }
-  func run(in session: REPLSession) throws { try session.undo(count: count) }
+  @MainActor func run(in session: REPLSession) async throws { try session.undo(count: count) }
 }
 
 struct RedoWord: SessionCommand {
@@ -127,12 +128,12 @@ struct RedoWord: SessionCommand {
   func validate() throws {
     guard count >= 1 else { throw ValidationError("redo N takes a count of 1 or more") }
   }
-  func run(in session: REPLSession) throws { try session.redo(count: count) }
+  @MainActor func run(in session: REPLSession) async throws { try session.redo(count: count) }
 }
 
 struct StatusWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the current document's file, type, size and state.")
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let document = try session.requireDocument()
     session.print("document: \(document.fileURL?.path ?? "untitled")")
     if let url = document.fileURL, let type = TypeRegistry.shared.type(forFileAt: url) ?? UTType(filenameExtension: url.pathExtension) {
@@ -156,7 +157,7 @@ struct StatusWord: SessionCommand {
 
 struct OutlineWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "outline", abstract: "List the Markdown headings with their line numbers.")
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let document = try session.requireTextDocument(for: "outline")
     let outline: MarkdownOutline
     do {
@@ -175,7 +176,7 @@ struct PreviewWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "preview", abstract: "Write an HTML preview of a Markdown document (with unsaved edits).")
   @Argument(help: "A file to preview instead of the current document.") var path: String?
   @Option(help: "Where to write the preview.") var output: String?
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     let text: String
     let name: String
     var path = path
@@ -218,7 +219,7 @@ struct PreviewWord: SessionCommand {
   }
 
   /// `$XDG_CACHE_HOME/quire/previews/NAME.html`, the folder made private.
-  static func defaultTarget(for name: String, in session: REPLSession) throws -> URL {
+  @MainActor static func defaultTarget(for name: String, in session: REPLSession) throws -> URL {
     let folder = session.configuration.cacheHome.appendingPathComponent("quire/previews")
     try PrivateFolder.make(folder, below: session.configuration.cacheHome, role: "the preview folder", alternative: "pass --output")
     return folder.appendingPathComponent((name as NSString).deletingPathExtension + ".html")
@@ -230,7 +231,7 @@ struct ThumbnailWord: SessionCommand {
   @Argument(help: "Files (default: the current document's file).") var paths: [String] = []
   @Option(help: "The longest side in pixels.") var size: Int = 256
   @Option(help: "The folder to write NAME.png into (default: $XDG_CACHE_HOME/quire/thumbnails-repl).") var output: String?
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     guard (16...2048).contains(size) else { throw EdError("thumbnail size must be 16 to 2048 pixels, not \(size)") }
     var urls = paths.map { URL(fileURLWithPath: $0) }
     if urls.isEmpty {
@@ -266,7 +267,7 @@ struct ThumbnailWord: SessionCommand {
 struct TypeWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "type", abstract: "Show the type (UTI) of a file or the current document.")
   @Argument(help: "Files (default: the current document).") var paths: [String] = []
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     var urls = paths.map { URL(fileURLWithPath: $0) }
     if urls.isEmpty {
       guard let url = try session.requireDocument().fileURL else { throw EdError("the document is untitled; give a file: type FILE") }
@@ -287,7 +288,7 @@ struct RecoverWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "recover", abstract: "Restore the autosaved edits a killed session left ('recover discard' drops them).")
   @Argument(help: "'discard' to drop the autosaved edits instead.") var action: String?
-  func run(in session: REPLSession) throws {
+  @MainActor func run(in session: REPLSession) async throws {
     switch action {
     case nil: try session.recover(discarding: false)
     case "discard": try session.recover(discarding: true)

@@ -713,7 +713,8 @@ open class Document {
   }
 
   /// Autosaves now: to the document's own file when ``autosavesInPlace``, else to its
-  /// recovery file. Does nothing when there is nothing new to autosave.
+  /// recovery file (removed instead when the document is back at its saved state). Does
+  /// nothing when there is nothing new to autosave.
   public func autosave() async throws {
     guard hasUnautosavedChanges, !documentState.contains(.closed), !isSaving else { return }
     if autosavesInPlace {
@@ -721,6 +722,14 @@ open class Document {
       return
     }
     guard let recoveryStore else { return }
+    if !hasUnsavedChanges && recoveredVersion == nil {
+      // Back at the saved state (undone, or edited back): there is nothing to recover, and an
+      // earlier autosave of the edits would offer them after a crash. A version a crash left
+      // and not yet restored or discarded stays.
+      recoveryStore.remove(for: fileURL)
+      hasUnautosavedChanges = false
+      return
+    }
     let type = try fileType ?? resolvedType()
     // Recovery files are single files; a package is autosaved only in place.
     guard !isPackageType(type) else { return }

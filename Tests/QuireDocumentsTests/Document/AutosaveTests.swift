@@ -27,6 +27,21 @@ final class AutosaveTests {
     #expect(document.hasUnsavedChanges)
   }
 
+  @Test func undoingBackToTheSavedStateRemovesTheRecoveryFile() async throws {
+    let document = try await openTextDocument("saved\n", in: folder)
+    document.recoveryStore = store
+    document.autosavePolicy = .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60))
+    try document.replaceText(with: "unsaved\n")
+    try await document.autosave()
+    #expect(store.recoveredVersion(for: document.fileURL) != nil)
+    document.undoManager.undo()
+    #expect(!document.hasUnsavedChanges)
+    // The timer's autosave finds the document back at its saved state.
+    #expect(await eventually { store.recoveredVersion(for: document.fileURL) == nil })
+    #expect(!document.hasUnautosavedChanges)
+    #expect(bytes(document.fileURL) == Array("saved\n".utf8))
+  }
+
   @Test func theTimerKeepsWorkingAfterAnExplicitAutosave() async throws {
     let document = try await openTextDocument("saved\n", in: folder)
     document.recoveryStore = store
