@@ -72,10 +72,18 @@ let package = Package(
     // Constants and calls that need _GNU_SOURCE, invisible from Swift's Glibc module.
     .target(name: "CQuireSystem"),
 
+    // MARK: The system layer (internal: no product). The only module that calls the C library
+    // for files, descriptors, links, locks, sockets and processes; the atomic writer; the one
+    // fault plan that every module's tests use (see Sources/QuireSystem/README.md).
+    .target(
+      name: "QuireSystem",
+      dependencies: ["CQuireSystem", .product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: swiftSettings),
+
     // MARK: Capability modules
     .target(
       name: "QuireTypes",
-      dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+      dependencies: ["QuireSystem", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
@@ -84,7 +92,7 @@ let package = Package(
     .target(
       name: "QuireCoordination",
       dependencies: [
-        "QuireTypes", "CInotifyTools", "CQuireSystem",
+        "QuireSystem", "QuireTypes", "CInotifyTools",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
@@ -105,7 +113,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireTransfer",
-      dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats", "CXCB"],
+      dependencies: ["QuireSystem", "QuireTypes", "QuireCoordination", "QuireFormats", "CXCB", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireBrowser",
@@ -152,12 +160,12 @@ let package = Package(
 
     // MARK: Tests: one target per module
     .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
-    .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
     .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(
       name: "quire-documents-test-helper", dependencies: ["QuireDocuments"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings),
@@ -171,7 +179,7 @@ let package = Package(
     .testTarget(
       name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireTestSupport", "quire-coordination-helper"],
+      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
       swiftSettings: swiftSettings),
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireCLITests", dependencies: ["QuireCLI", "QuireTestSupport"], swiftSettings: swiftSettings),

@@ -319,15 +319,6 @@ public enum FileSaver {
   }
 }
 
-/// A system call that failed: the cause of a ``QuireError``.
-public struct SyscallFailure: Error, Sendable, CustomStringConvertible {
-  /// The call, e.g. `renameat2`.
-  public var call: String
-  /// What it returned.
-  public var errno: Errno
-  public var description: String { "'\(call)' failed: (\(errno.rawValue)) \(errno)" }
-}
-
 /// Turns an `Errno` from one save step into a ``QuireError`` that names the file and step.
 struct Failure {
   let url: URL

@@ -1,7 +1,9 @@
 public import Foundation
 public import QuireCoordination
+import QuireSystem
 public import QuireTypes
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -501,31 +503,33 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
         if gate.finish(.failure(error)) { gate.stop() }
       }.start()
     }
-    DispatchQueue(label: "quire.transfer.load").async {
-      if gate.isFinished { return }
-      let child: Progress?
-      switch representation.kind {
-      case .data(let handler):
-        child = handler { data, error in
-          if let data {
-            // Bytes outlive the call, so the receiver's work (writing a temporary file, its
-            // own handler) moves off the provider's thread, which may be the cooperative pool.
-            DispatchQueue(label: "quire.transfer.deliver").async { gate.finish(.success(.data(data))) }
-          } else {
-            gate.finish(.failure(error ?? Self.noResult(identifier, name)))
+    // The task's fault plan (tests) goes with the load to its queue.
+    DispatchQueue(label: "quire.transfer.load").async(
+      execute: FaultPlan.carry {
+        if gate.isFinished { return }
+        let child: Progress?
+        switch representation.kind {
+        case .data(let handler):
+          child = handler { data, error in
+            if let data {
+              // Bytes outlive the call, so the receiver's work (writing a temporary file, its
+              // own handler) moves off the provider's thread, which may be the cooperative pool.
+              DispatchQueue(label: "quire.transfer.deliver").async(execute: FaultPlan.carry { gate.finish(.success(.data(data))) })
+            } else {
+              gate.finish(.failure(error ?? Self.noResult(identifier, name)))
+            }
+          }
+        case .file(let handler, _):
+          child = handler { url, error in
+            if let url {
+              gate.finish(.success(.file(url)))
+            } else {
+              gate.finish(.failure(error ?? Self.noResult(identifier, name)))
+            }
           }
         }
-      case .file(let handler, _):
-        child = handler { url, error in
-          if let url {
-            gate.finish(.success(.file(url)))
-          } else {
-            gate.finish(.failure(error ?? Self.noResult(identifier, name)))
-          }
-        }
-      }
-      if let child { gate.onStop { child.cancel() } }
-    }
+        if let child { gate.onStop { child.cancel() } }
+      })
   }
 
   private func loadData(
@@ -586,23 +590,23 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
     let limit = maximumDataSize
     return try fileReadCoordinator.coordinateReading(itemAt: url, timeout: loadTimeout) { url in
       let fd: Int32
-      switch Syscalls.open(url.path, O_RDONLY) {
+      switch SystemCalls.open(FilePath(url.path), O_RDONLY, mode: 0).map(\.rawValue) {
       case .success(let opened): fd = opened
       case .failure(let error): throw TransferErrors.opening(url, error)
       }
-      defer { Syscalls.close(fd) }
+      defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
       let tooLarge = QuireError(
         .limitExceeded,
         "The \(typeIdentifier) representation of \(itemName) is larger than \(limit >> 20) MiB, too large to load into memory. Load it as a file instead.",
         url: url)
       // Refuse by size before reading anything; the loop below still stops a growing file.
-      if case .success(let info) = Syscalls.fstat(fd), Int64(info.st_size) > Int64(limit) { throw tooLarge }
+      if case .success(let info) = SystemCalls.fstat(FileDescriptor(rawValue: fd)), Int64(info.st_size) > Int64(limit) { throw tooLarge }
       var data = Data()
       let chunk = 1 << 20
       var buffer = [UInt8](repeating: 0, count: chunk)
       while true {
         let count = try buffer.withUnsafeMutableBytes { raw -> Int in
-          switch Syscalls.read(fd, into: raw) {
+          switch SystemCalls.read(FileDescriptor(rawValue: fd), into: raw) {
           case .success(let count): return count
           case .failure(let error): throw QuireError(.systemCallFailed, "Cannot read \(QuireError.name(url)).", url: url, cause: error)
           }
@@ -715,8 +719,8 @@ extension ItemProvider {
             switch try result.get() {
             case .data(let data):
               let fd = try ScratchFolder.create(temporary, mode: 0o666)
-              let written = Syscalls.writeAll(fd, data)
-              Syscalls.close(fd)
+              let written = SystemCalls.writeAll(FileDescriptor(rawValue: fd), data)
+              SystemCalls.release(FileDescriptor(rawValue: fd))
               if case .failure(let error) = written {
                 _ = unlink(temporary.path)
                 throw TransferErrors.writing(destination, error)
@@ -727,7 +731,7 @@ extension ItemProvider {
               }
             }
             if rename(temporary.path, destination.path) != 0 {
-              let error = SystemCallError(call: "rename", code: errno)
+              let error = SyscallFailure(call: "rename", errno: Errno(rawValue: errno))
               _ = unlink(temporary.path)
               throw TransferErrors.writing(destination, error)
             }

@@ -1,4 +1,5 @@
 package import Foundation
+import QuireSystem
 import SystemPackage
 
 #if canImport(Glibc)
@@ -16,20 +17,20 @@ package enum InputFile {
   /// - Parameter role: What the file is for, in messages ("preview", "copy").
   package static func open(_ url: URL, for role: String) throws(QuireError) -> Int32 {
     let fd: Int32
-    switch Syscalls.open(FilePath(url.path), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) {
-    case .success(let opened): fd = opened
+    switch SystemCalls.open(FilePath(url.path), O_RDONLY | O_NONBLOCK | O_NOCTTY).mapError(\.errno) {
+    case .success(let opened): fd = opened.rawValue
     case .failure(let code): throw openError(url, role: role, code)
     }
     let info: stat
-    switch Syscalls.fstatInfo(fd) {
+    switch SystemCalls.fstat(FileDescriptor(rawValue: fd)).mapError(\.errno) {
     case .success(let got): info = got
     case .failure(let code):
-      _ = Glibc.close(fd)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
       throw QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): it cannot be inspected (\(code)).", url: url, cause: code)
     }
     let kind = info.st_mode & S_IFMT
     guard kind == S_IFREG else {
-      _ = Glibc.close(fd)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
       let what: String
       switch kind {
       case S_IFDIR: what = "a folder"
@@ -43,13 +44,13 @@ package enum InputFile {
       throw QuireError(.unsupportedType, "Cannot \(role) \(OutputPath.quoted(url)): it is \(what), not a regular file. \(advice)", url: url)
     }
     // Reads of a regular file never return EAGAIN, but clear the flag for clarity of intent.
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    SystemCalls.setNonBlocking(FileDescriptor(rawValue: fd), false)
     return fd
   }
 
   /// Checks that `url` can be read as a document (see ``open(_:for:)``) without reading it.
   package static func check(_ url: URL, for role: String) throws(QuireError) {
-    _ = Glibc.close(try open(url, for: role))
+    SystemCalls.release(FileDescriptor(rawValue: try open(url, for: role)))
   }
 
   /// Reads `url` to end of file, up to `limit` bytes.
@@ -58,13 +59,15 @@ package enum InputFile {
   ///   false, it is an error that names the limit.
   package static func read(_ url: URL, for role: String, limit: Int, truncating: Bool = false) throws(QuireError) -> [UInt8] {
     let fd = try open(url, for: role)
-    defer { _ = Glibc.close(fd) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 << 10)
     while true {
       let wanted = min(chunk.count, limit + 1 - bytes.count)
       if wanted <= 0 { break }
-      let result = chunk.withUnsafeMutableBytes { Syscalls.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted])) }
+      let result = chunk.withUnsafeMutableBytes {
+        SystemCalls.read(FileDescriptor(rawValue: fd), into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted])).mapError(\.errno)
+      }
       switch result {
       case .success(0): return bytes
       case .success(let count): bytes += chunk[0..<count]
@@ -102,11 +105,11 @@ package enum InputFile {
   ///
   /// - Parameter role: What the file was for ("open", "read", "watch").
   package static func missingError(_ url: URL, for role: String) -> QuireError {
-    switch Syscalls.statInfo(FilePath(url.path)) {
+    switch SystemCalls.stat(FilePath(url.path)).mapError(\.errno) {
     case .failure(let code) where code == .tooManySymbolicLinkLevels: return openError(url, role: role, code)
     default: break
     }
-    if case .success(let info) = Syscalls.lstatInfo(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
+    if case .success(let info) = SystemCalls.lstat(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
       let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
       return QuireError(
         .fileMissing,
@@ -119,7 +122,7 @@ package enum InputFile {
   static func openError(_ url: URL, role: String, _ code: Errno) -> QuireError {
     switch code {
     case .noSuchFileOrDirectory:
-      if case .success(let info) = Syscalls.lstatInfo(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
+      if case .success(let info) = SystemCalls.lstat(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
         return missingError(url, for: role)
       }
       return QuireError(.fileMissing, "Cannot \(role) \(OutputPath.quoted(url)): there is no such file. Check the path.", url: url, cause: code)
