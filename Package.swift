@@ -99,7 +99,7 @@ let package = Package(
     .target(
       name: "QuireDocuments",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireFormats", "CQuireSystem", "CGit2",
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireFormats", "CGit2",
         .product(name: "SystemPackage", package: "swift-system"),
         "CQPDF", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
       ],
@@ -170,7 +170,7 @@ let package = Package(
     .executableTarget(
       name: "quire-documents-test-helper", dependencies: ["QuireDocuments"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
+      name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireSystem", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),

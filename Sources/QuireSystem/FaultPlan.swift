@@ -90,18 +90,24 @@ package final class FaultPlan: Sendable {
   }
 
   private let faults: [Fault]
+  private let scope: String?
   private let state: Mutex<State>
 
   /// A plan that fails the given calls (none: it only records).
-  package init(_ faults: [Fault] = []) {
+  ///
+  /// - Parameter scope: When given, only calls on paths under it are seen at all (recorded,
+  ///   counted, failed): a test scopes its plan to its own folder, so that the calls other
+  ///   layers make elsewhere (lock files, caches) neither fail nor shift the counts.
+  package init(_ faults: [Fault] = [], scope: String? = nil) {
     self.faults = faults
+    self.scope = scope
     state = Mutex(State(matched: Array(repeating: 0, count: faults.count)))
   }
 
   /// A plan with one failure: the `occurrence`-th call of `operation` (every one when nil),
-  /// only on paths under `pathPrefix` when one is given.
+  /// only on paths under `pathPrefix` when one is given (which then also scopes the plan).
   package convenience init(failing operation: SystemStep?, with errno: Errno, occurrence: Int? = 1, under pathPrefix: String? = nil) {
-    self.init([Fault(operation, errno, under: pathPrefix, occurrence: occurrence)])
+    self.init([Fault(operation, errno, under: pathPrefix, occurrence: occurrence)], scope: pathPrefix)
   }
 
   /// The operations called under this plan, in order.
@@ -136,19 +142,32 @@ package final class FaultPlan: Sendable {
     #endif
   }
 
-  /// The error that the current plan makes `operation` on `path` fail with, if any. Every
-  /// call is recorded.
-  package static func failure(_ operation: SystemStep, path: String? = nil) -> Errno? {
+  /// The error that the current plan makes `operation` on `path` fail with, if any. A
+  /// relative `path` is taken inside `folder` (an open folder's descriptor); with no `path`,
+  /// the call is on the item `folder` names (a file's descriptor). Every call in the plan's
+  /// scope is recorded.
+  package static func failure(_ operation: SystemStep, path: String? = nil, in folder: FileDescriptor? = nil) -> Errno? {
     #if DEBUG
       guard let plan = current else { return nil }
+      var path = path
+      if let folder, plan.needsPaths, path.map({ !$0.hasPrefix("/") }) ?? true,
+        let folderPath = SystemCalls.readLink("/proc/self/fd/\(folder.rawValue)")
+      {
+        path = path.map { folderPath + "/" + $0 } ?? folderPath
+      }
       return plan.check(operation, path)
     #else
       return nil
     #endif
   }
 
+  private var needsPaths: Bool { scope != nil || faults.contains { $0.pathPrefix != nil } }
+
   private func check(_ operation: SystemStep, _ path: String?) -> Errno? {
-    state.withLock { state in
+    if let scope {
+      guard let path, path.hasPrefix(scope) else { return nil }
+    }
+    return state.withLock { state in
       state.calls.append(operation)
       var failure: Errno?
       for (index, fault) in faults.enumerated() where fault.matches(operation, path) {

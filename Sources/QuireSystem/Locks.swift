@@ -28,7 +28,7 @@ extension SystemCalls {
   /// Returns false when another open file description holds a conflicting lock.
   package static func lock(_ fd: FileDescriptor, _ kind: LockKind, start: Int, length: Int = 1) -> Result<Bool, SyscallFailure> {
     var wanted = region(kind.rawValue, start: start, length: length)
-    switch retrying("fcntl", .lock, { Glibc.fcntl(fd.rawValue, cquire_F_OFD_SETLK, &wanted) }) {
+    switch retrying("fcntl", .lock, in: fd, { Glibc.fcntl(fd.rawValue, cquire_F_OFD_SETLK, &wanted) }) {
     case .success: return .success(true)
     case .failure(let failure) where failure.errno == .resourceTemporarilyUnavailable || failure.errno == .permissionDenied:
       return .success(false)
@@ -46,7 +46,7 @@ extension SystemCalls {
   /// byte at `start` (`F_OFD_GETLK`).
   package static func isLockedByOthers(_ fd: FileDescriptor, against kind: LockKind, start: Int) -> Result<Bool, SyscallFailure> {
     var wanted = region(kind.rawValue, start: start, length: 1)
-    return retrying("fcntl", .lock) { Glibc.fcntl(fd.rawValue, cquire_F_OFD_GETLK, &wanted) }.map { _ in
+    return retrying("fcntl", .lock, in: fd) { Glibc.fcntl(fd.rawValue, cquire_F_OFD_GETLK, &wanted) }.map { _ in
       wanted.l_type != Int16(F_UNLCK)
     }
   }
@@ -58,7 +58,7 @@ extension SystemCalls {
     let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
     var pause: UInt32 = 1_000
     while true {
-      switch retrying("flock", .lock, { flockCall(fd.rawValue, operation) }) {
+      switch retrying("flock", .lock, in: fd, { flockCall(fd.rawValue, operation) }) {
       case .success: return .success(())
       case .failure(let failure) where failure.errno == .wouldBlock:
         if ContinuousClock.now >= deadline { return .failure(failure) }

@@ -22,3 +22,9 @@ public struct SyscallFailure: Error, Sendable, Hashable, CustomStringConvertible
 
   public var description: String { "'\(call)' failed: (\(errno.rawValue)) \(errno)" }
 }
+
+extension SyscallFailure {
+  /// Lets a failure match an `errno` in a pattern: `case .failure(.noSuchFileOrDirectory)`.
+  /// (Without it, swift-system's `~=(Errno, any Error)` would compile and never match.)
+  public static func ~= (pattern: Errno, value: SyscallFailure) -> Bool { pattern == value.errno }
+}

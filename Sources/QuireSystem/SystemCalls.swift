@@ -30,9 +30,9 @@ package enum SystemCalls {
   /// Calls `body` until it returns something other than a failure with `EINTR`.
   @inline(__always)
   static func retrying<T: BinaryInteger>(
-    _ call: String, _ operation: SystemStep, path: String? = nil, _ body: () -> T
+    _ call: String, _ operation: SystemStep?, path: String? = nil, in folder: FileDescriptor? = nil, _ body: () -> T
   ) -> Result<T, SyscallFailure> {
-    if let injected = FaultPlan.failure(operation, path: path) {
+    if let operation, let injected = FaultPlan.failure(operation, path: path, in: folder) {
       return .failure(SyscallFailure(call: call, errno: injected, path: path))
     }
     while true {
@@ -71,20 +71,23 @@ package enum SystemCalls {
   package static func open(
     _ name: String, in folder: FileDescriptor, _ flags: Int32, mode: Glibc.mode_t = 0o600, as operation: SystemStep? = nil, path: String? = nil
   ) -> Result<FileDescriptor, SyscallFailure> {
-    retrying("openat", operation ?? Self.operation(forOpen: flags), path: path ?? name) {
+    retrying("openat", operation ?? Self.operation(forOpen: flags), path: path ?? name, in: path == nil ? folder : nil) {
       Glibc.openat(folder.rawValue, name, flags | O_CLOEXEC, mode)
     }.map(FileDescriptor.init(rawValue:))
   }
 
   /// `open(2)` with `O_PATH`: a descriptor that names an item without reading it;
   /// `/proc/self/fd/N` then says where the item is now.
+  /// Not a step a ``FaultPlan`` can fail: it reads nothing and only names the item.
   package static func openPath(_ path: FilePath, followingLinks: Bool = false) -> Result<FileDescriptor, SyscallFailure> {
-    open(path, cquire_O_PATH | (followingLinks ? 0 : O_NOFOLLOW), as: .open)
+    let flags = cquire_O_PATH | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)
+    return path.withPlatformString { cPath in retrying("open", nil, path: path.string) { Glibc.open(cPath, flags) } }
+      .map(FileDescriptor.init(rawValue:))
   }
 
   /// `close(2)` of a written file, whose result matters (a deferred write error). Never retried.
   package static func close(_ fd: FileDescriptor) -> Result<Void, SyscallFailure> {
-    if let injected = FaultPlan.failure(.close) {
+    if let injected = FaultPlan.failure(.close, in: fd) {
       _ = Glibc.close(fd.rawValue)
       return .failure(SyscallFailure(call: "close", errno: injected))
     }
@@ -123,20 +126,22 @@ package enum SystemCalls {
   /// `fstat(2)`.
   package static func fstat(_ fd: FileDescriptor) -> Result<FileStatus, SyscallFailure> {
     var info = FileStatus()
-    return retrying("fstat", .inspect) { cFstat(fd.rawValue, &info) }.map { _ in info }
+    return retrying("fstat", .inspect, in: fd) { cFstat(fd.rawValue, &info) }.map { _ in info }
   }
 
   /// `fstatat(2)` of `name` in `folder`, not following a final symbolic link.
   package static func lstat(_ name: String, in folder: FileDescriptor, path: String? = nil) -> Result<FileStatus, SyscallFailure> {
     var info = FileStatus()
-    return retrying("fstatat", .inspect, path: path ?? name) { Glibc.fstatat(folder.rawValue, name, &info, AT_SYMLINK_NOFOLLOW) }.map { _ in
+    return retrying("fstatat", .inspect, path: path ?? name, in: path == nil ? folder : nil) {
+      Glibc.fstatat(folder.rawValue, name, &info, AT_SYMLINK_NOFOLLOW)
+    }.map { _ in
       info
     }
   }
 
   /// `faccessat(2)` with `W_OK` and `AT_EACCESS`: may this process write `name`?
   package static func checkWritable(_ name: String, in folder: FileDescriptor) -> Result<Void, SyscallFailure> {
-    void(retrying("faccessat", .inspect, path: name) { Glibc.faccessat(folder.rawValue, name, W_OK, AT_EACCESS) })
+    void(retrying("faccessat", .inspect, path: name, in: folder) { Glibc.faccessat(folder.rawValue, name, W_OK, AT_EACCESS) })
   }
 
   /// The target of the symbolic link at `path`, or nil when it is not one.
@@ -167,12 +172,12 @@ package enum SystemCalls {
 
   /// `read(2)` into `buffer`; 0 at the end of the file.
   package static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SyscallFailure> {
-    retrying("read", .read) { Glibc.read(fd.rawValue, buffer.baseAddress, buffer.count) }
+    retrying("read", .read, in: fd) { Glibc.read(fd.rawValue, buffer.baseAddress, buffer.count) }
   }
 
   /// `pread(2)` into `buffer` at `offset`; 0 at the end of the file.
   package static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Result<Int, SyscallFailure> {
-    retrying("pread", .read) { Glibc.pread(fd.rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
+    retrying("pread", .read, in: fd) { Glibc.pread(fd.rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
   }
 
   /// Up to `count` bytes at `offset` (fewer at the end of the file; none on an error).
@@ -222,14 +227,14 @@ package enum SystemCalls {
     _ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int? = nil, socket: Bool = false
   ) -> Result<Void, SyscallFailure> {
     guard let base = bytes.baseAddress else {
-      if let injected = FaultPlan.failure(.write) { return .failure(SyscallFailure(call: "write", errno: injected)) }
+      if let injected = FaultPlan.failure(.write, in: fd) { return .failure(SyscallFailure(call: "write", errno: injected)) }
       return .success(())
     }
     var done = 0
     while done < bytes.count {
       let chunk = min(bytes.count - done, 1 << 30)
       let call = socket ? "send" : offset == nil ? "write" : "pwrite"
-      let result = retrying(call, .write) {
+      let result = retrying(call, .write, in: fd) {
         if socket { return Glibc.send(fd.rawValue, base + done, chunk, Int32(MSG_NOSIGNAL)) }
         if let offset { return Glibc.pwrite(fd.rawValue, base + done, chunk, off_t(offset + done)) }
         return Glibc.write(fd.rawValue, base + done, chunk)
@@ -252,22 +257,22 @@ package enum SystemCalls {
 
   /// `lseek(2)`.
   package static func seek(_ fd: FileDescriptor, to offset: Int64, from whence: Int32 = SEEK_SET) -> Result<Int64, SyscallFailure> {
-    retrying("lseek", .read) { Int64(Glibc.lseek(fd.rawValue, off_t(offset), whence)) }
+    retrying("lseek", .read, in: fd) { Int64(Glibc.lseek(fd.rawValue, off_t(offset), whence)) }
   }
 
   /// `ftruncate(2)`.
   package static func truncate(_ fd: FileDescriptor, to length: Int) -> Result<Void, SyscallFailure> {
-    void(retrying("ftruncate", .truncate) { Glibc.ftruncate(fd.rawValue, off_t(length)) })
+    void(retrying("ftruncate", .truncate, in: fd) { Glibc.ftruncate(fd.rawValue, off_t(length)) })
   }
 
   /// `fsync(2)` of a file, or of a folder after a rename in it (`folder: true`).
   package static func flush(_ fd: FileDescriptor, folder: Bool = false) -> Result<Void, SyscallFailure> {
-    void(retrying("fsync", folder ? .folderFlush : .flush) { Glibc.fsync(fd.rawValue) })
+    void(retrying("fsync", folder ? .folderFlush : .flush, in: fd) { Glibc.fsync(fd.rawValue) })
   }
 
   /// `fchmod(2)`.
   package static func setMode(_ fd: FileDescriptor, _ mode: Glibc.mode_t) -> Result<Void, SyscallFailure> {
-    void(retrying("fchmod", .keepMode) { Glibc.fchmod(fd.rawValue, mode) })
+    void(retrying("fchmod", .keepMode, in: fd) { Glibc.fchmod(fd.rawValue, mode) })
   }
 
   /// `chmod(2)` of a path (for sockets, which have no descriptor to `fchmod`).
@@ -277,7 +282,7 @@ package enum SystemCalls {
 
   /// `fchown(2)`.
   package static func setOwner(_ fd: FileDescriptor, _ uid: Glibc.uid_t, _ gid: Glibc.gid_t) -> Result<Void, SyscallFailure> {
-    void(retrying("fchown", .keepOwner) { Glibc.fchown(fd.rawValue, uid, gid) })
+    void(retrying("fchown", .keepOwner, in: fd) { Glibc.fchown(fd.rawValue, uid, gid) })
   }
 
   /// `futimens(2)`: sets the modification time, leaving the access time.
@@ -288,7 +293,7 @@ package enum SystemCalls {
       timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: leave the access time
       timespec(tv_sec: Int(seconds), tv_nsec: nanoseconds),
     ]
-    return void(retrying("futimens", .keepMode) { Glibc.futimens(fd.rawValue, &times) })
+    return void(retrying("futimens", .keepMode, in: fd) { Glibc.futimens(fd.rawValue, &times) })
   }
 
   // MARK: Names
@@ -302,18 +307,18 @@ package enum SystemCalls {
   package static func rename(_ from: String, in fromFolder: FileDescriptor, to: String, in toFolder: FileDescriptor)
     -> Result<Void, SyscallFailure>
   {
-    void(retrying("renameat", .rename, path: to) { Glibc.renameat(fromFolder.rawValue, from, toFolder.rawValue, to) })
+    void(retrying("renameat", .rename, path: to, in: toFolder) { Glibc.renameat(fromFolder.rawValue, from, toFolder.rawValue, to) })
   }
 
   /// Swaps two names in `folder` atomically, whatever they are (`renameat2(RENAME_EXCHANGE)`).
   package static func exchange(_ first: String, _ second: String, in folder: FileDescriptor) -> Result<Void, SyscallFailure> {
-    void(retrying("renameat2", .rename, path: second) { cquire_renameat2(folder.rawValue, first, folder.rawValue, second, cquire_RENAME_EXCHANGE) })
+    void(retrying("renameat2", .rename, path: second, in: folder) { cquire_renameat2(folder.rawValue, first, folder.rawValue, second, cquire_RENAME_EXCHANGE) })
   }
 
   /// Moves `from` to `to` in `folder`; fails with `EEXIST` rather than replacing
   /// (`renameat2(RENAME_NOREPLACE)`).
   package static func renameNoReplace(_ from: String, to: String, in folder: FileDescriptor) -> Result<Void, SyscallFailure> {
-    void(retrying("renameat2", .rename, path: to) { cquire_renameat2(folder.rawValue, from, folder.rawValue, to, cquire_RENAME_NOREPLACE) })
+    void(retrying("renameat2", .rename, path: to, in: folder) { cquire_renameat2(folder.rawValue, from, folder.rawValue, to, cquire_RENAME_NOREPLACE) })
   }
 
   /// `unlink(2)`.
@@ -323,7 +328,7 @@ package enum SystemCalls {
 
   /// `unlinkat(2)` of a file or (`folder: true`) an empty folder.
   package static func remove(_ name: String, in folder: FileDescriptor, isFolder: Bool = false) -> Result<Void, SyscallFailure> {
-    void(retrying("unlinkat", .remove, path: name) { Glibc.unlinkat(folder.rawValue, name, isFolder ? AT_REMOVEDIR : 0) })
+    void(retrying("unlinkat", .remove, path: name, in: folder) { Glibc.unlinkat(folder.rawValue, name, isFolder ? AT_REMOVEDIR : 0) })
   }
 
   /// `mkdir(2)`.
@@ -335,17 +340,17 @@ package enum SystemCalls {
   package static func makeFolder(_ name: String, in folder: FileDescriptor, mode: Glibc.mode_t = 0o700, path: String? = nil)
     -> Result<Void, SyscallFailure>
   {
-    void(retrying("mkdirat", .makeFolder, path: path ?? name) { Glibc.mkdirat(folder.rawValue, name, mode) })
+    void(retrying("mkdirat", .makeFolder, path: path ?? name, in: path == nil ? folder : nil) { Glibc.mkdirat(folder.rawValue, name, mode) })
   }
 
   /// `symlinkat(2)`: makes `name` in `folder` a symbolic link to `destination`.
   package static func makeSymbolicLink(_ name: String, in folder: FileDescriptor, to destination: String) -> Result<Void, SyscallFailure> {
-    void(retrying("symlinkat", .link, path: name) { Glibc.symlinkat(destination, folder.rawValue, name) })
+    void(retrying("symlinkat", .link, path: name, in: folder) { Glibc.symlinkat(destination, folder.rawValue, name) })
   }
 
   /// `linkat(2)`: makes `name` in `folder` a hard link to the file at `path`.
   package static func makeHardLink(_ name: String, in folder: FileDescriptor, to path: String) -> Result<Void, SyscallFailure> {
-    void(retrying("linkat", .link, path: name) { Glibc.linkat(AT_FDCWD, path, folder.rawValue, name, 0) })
+    void(retrying("linkat", .link, path: name, in: folder) { Glibc.linkat(AT_FDCWD, path, folder.rawValue, name, 0) })
   }
 
   // MARK: Copying
@@ -363,7 +368,7 @@ package enum SystemCalls {
   /// Copies `source` into `destination` (open, empty) without passing the bytes through this
   /// process when it can: a reflink, else `sendfile(2)`, else `read`/`write`.
   package static func copyContents(from source: FileDescriptor, to destination: FileDescriptor) -> Result<CopyMethod, SyscallFailure> {
-    if let injected = FaultPlan.failure(.write) { return .failure(SyscallFailure(call: "write", errno: injected)) }
+    if let injected = FaultPlan.failure(.write, in: destination) { return .failure(SyscallFailure(call: "write", errno: injected)) }
     let ficlone: UInt = 0x4004_9409  // _IOW(0x94, 9, int), linux/fs.h
     if Glibc.ioctl(destination.rawValue, ficlone, source.rawValue) == 0 { return .success(.reflink) }
     var usedKernelCopy = true

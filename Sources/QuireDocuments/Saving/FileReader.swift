@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -15,21 +16,21 @@ enum FileReader {
     let target = FileSaver.resolvedTarget(of: url)
     let folderPath = target.deletingLastPathComponent().path
     let folder: FileDescriptor
-    switch Syscalls.openFolder(folderPath) {
+    switch SystemCalls.open(FilePath(folderPath), O_RDONLY | O_DIRECTORY) {
     case .success(let fd): folder = fd
-    case .failure(let code): throw readError(code, url, "open its folder", call: "open")
+    case .failure(let code): throw readError(code, url, "open its folder")
     }
-    defer { Syscalls.release(folder) }
+    defer { SystemCalls.release(folder) }
     let file: FileDescriptor
-    switch Syscalls.openExisting(in: folder, target.lastPathComponent, writing: false) {
+    switch SystemCalls.open(target.lastPathComponent, in: folder, O_RDONLY | O_NOFOLLOW) {
     case .success(let fd): file = fd
-    case .failure(let code): throw readError(code, url, "open it", call: "openat")
+    case .failure(let code): throw readError(code, url, "open it")
     }
-    defer { Syscalls.release(file) }
+    defer { SystemCalls.release(file) }
     let info: stat
-    switch Syscalls.fileStatus(file) {
+    switch SystemCalls.fstat(file) {
     case .success(let value): info = value
-    case .failure(let code): throw readError(code, url, "inspect it", call: "fstat")
+    case .failure(let code): throw readError(code, url, "inspect it")
     }
     guard (info.st_mode & S_IFMT) == S_IFREG else {
       let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
@@ -42,24 +43,25 @@ enum FileReader {
         url: url)
     }
     let data: Data
-    switch Syscalls.readAllData(file, sizeHint: Int(info.st_size)) {
+    switch SystemCalls.readAll(file, sizeHint: Int(info.st_size)) {
     case .success(let value): data = value
-    case .failure(let code): throw readError(code, url, "read it", call: "read")
+    case .failure(let code): throw readError(code, url, "read it")
     }
     var fingerprint = FileSaver.fingerprint(info, ContentHash(data))
     fingerprint.size = data.count
     return (fingerprint, data)
   }
 
-  static func readError(_ code: Errno, _ url: URL, _ step: String, call: String) -> QuireError {
+  static func readError(_ failure: SyscallFailure, _ url: URL, _ step: String) -> QuireError {
+    let code = failure.errno
     let (kind, text): (QuireError.Code, String) =
       switch code {
       case .noSuchFileOrDirectory: (.fileMissing, "it does not exist. Check the path")
       case .permissionDenied, .notPermitted: (.permissionDenied, "permission was denied. Check the file's permissions")
       case .tooManySymbolicLinkLevels: (.invalidArgument, "it is a symlink loop. Fix the link")
       case .isDirectory: (.unsupportedType, "it is a folder. Open a file instead")
-      default: (.systemCallFailed, "\(code) while trying to \(step). Try again")
+      default: (QuireError.Code(code), "\(QuireError.describe(code)) while trying to \(step). Try again")
       }
-    return QuireError(kind, "Cannot open \(QuireError.name(url)): \(text).", url: url, cause: SyscallFailure(call: call, errno: code))
+    return QuireError(kind, "Cannot open \(QuireError.name(url)): \(text).", url: url, cause: failure)
   }
 }

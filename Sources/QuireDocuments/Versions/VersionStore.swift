@@ -1,6 +1,7 @@
 public import Foundation
 import Glibc
 import QuireFormats
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -131,7 +132,7 @@ public struct VersionStore: Sendable {
 
   private func keepVersionLocked(of url: URL) throws -> FileVersion? {
     let path = url.standardizedFileURL.path
-    guard case .success(let info) = FileWrapperSyscalls.lstat(path) else { return nil }
+    guard case .success(let info) = SystemCalls.lstat(FilePath(path)) else { return nil }
     if info.st_mode & S_IFMT == S_IFDIR { return try keepPackageVersionLocked(of: url, path: path, info: info) }
     guard info.st_mode & S_IFMT == S_IFREG else { return nil }
     let data: Data
@@ -153,7 +154,7 @@ public struct VersionStore: Sendable {
     if let latest = index.versions.last, latest.contentHash == hash { return latest }
     let objectURL = objects.appendingPathComponent(hash)
     var wroteObject = false
-    if case .failure = FileWrapperSyscalls.lstat(objectURL.path) {
+    if case .failure = SystemCalls.lstat(FilePath(objectURL.path)) {
       try writePrivately(object, to: objectURL, permissions: 0o400)
       wroteObject = true
     }
@@ -219,7 +220,7 @@ public struct VersionStore: Sendable {
     for name in names {
       let childPath = path + "/" + name
       let childRelative = relative.isEmpty ? name : relative + "/" + name
-      guard case .success(let info) = FileWrapperSyscalls.lstat(childPath) else { continue }
+      guard case .success(let info) = SystemCalls.lstat(FilePath(childPath)) else { continue }
       let mode = UInt16(info.st_mode & 0o7777)
       switch info.st_mode & S_IFMT {
       case S_IFDIR:
@@ -238,7 +239,7 @@ public struct VersionStore: Sendable {
         }
         let hash = ContentDigest.sha256(data)
         let object = objects.appendingPathComponent(hash)
-        if case .failure = FileWrapperSyscalls.lstat(object.path) {
+        if case .failure = SystemCalls.lstat(FilePath(object.path)) {
           try writePrivately(data, to: object, permissions: 0o400)
         }
         total += data.count
@@ -389,7 +390,7 @@ public struct VersionStore: Sendable {
   public func totalSize() throws -> Int64 {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []
     return names.reduce(Int64(0)) { sum, name in
-      guard case .success(let info) = FileWrapperSyscalls.lstat(objects.path + "/" + name) else { return sum }
+      guard case .success(let info) = SystemCalls.lstat(FilePath(objects.path + "/" + name)) else { return sum }
       return sum + Int64(info.st_size)
     }
   }
@@ -433,7 +434,7 @@ public struct VersionStore: Sendable {
 
   private func readIndex(forPath path: String) throws -> Index {
     let url = indexURL(forPath: path)
-    guard case .success(let info) = FileWrapperSyscalls.lstat(url.path) else { return Index(path: path, versions: []) }
+    guard case .success(let info) = SystemCalls.lstat(FilePath(url.path)) else { return Index(path: path, versions: []) }
     guard info.st_mode & S_IFMT == S_IFREG else {
       throw QuireError(
         .invalidContent,

@@ -64,8 +64,8 @@ package enum OutputPath {
       throw QuireError(.fileMissing, "Cannot write to \(quoted(url)): a part of its path is not a folder.", url: url, cause: Errno.notDirectory)
     case .failure(let code):
       throw QuireError(
-        code == .permissionDenied ? .permissionDenied : .systemCallFailed,
-        "Cannot write to \(quoted(url)): it cannot be inspected (\(code)). Check the folder's permissions.", url: url, cause: code)
+        QuireError.Code(code),
+        "Cannot write to \(quoted(url)): it cannot be inspected (\(QuireError.describe(code))). Check the folder's permissions.", url: url, cause: code)
     }
   }
 
@@ -91,16 +91,16 @@ package enum OutputPath {
         cause: Errno.noSuchAddressOrDevice)
     case .failure(let code):
       throw QuireError(
-        code == .permissionDenied ? .permissionDenied : .systemCallFailed,
-        "Cannot write to \(quoted(url)) (\(description)): it cannot be opened (\(code)). Check its permissions.", url: url, cause: code)
+        QuireError.Code(code),
+        "Cannot write to \(quoted(url)) (\(description)): it cannot be opened (\(QuireError.describe(code))). Check its permissions.", url: url, cause: code)
     }
     defer { SystemCalls.release(fd) }
     // Writes may wait for the reader; only the open had to not.
     SystemCalls.setNonBlocking(fd, false)
     if case .failure(let code) = SystemCalls.writeAll(fd, data).mapError(\.errno) {
       throw QuireError(
-        code == .noSpace ? .diskFull : .systemCallFailed,
-        "Cannot write to \(quoted(url)) (\(description)): the write failed (\(code)). Nothing else was changed.", url: url, cause: code)
+        QuireError.Code(code),
+        "Cannot write to \(quoted(url)) (\(description)): the write failed (\(QuireError.describe(code))). Nothing else was changed.", url: url, cause: code)
     }
   }
 
