@@ -40,18 +40,34 @@ package enum AtomicFile {
     case .failure(let failure): return .failure(failure)
     }
     defer { SystemCalls.release(folder) }
-    switch SystemCalls.lstat(name, in: folder, path: path) {
+    return write(bytes, named: name, in: folder, mode: mode, durable: durable)
+  }
+
+  /// Writes `bytes` atomically as `name` in the open `folder` (for callers that opened the
+  /// folder safely themselves, e.g. through `PrivateFolder`). See ``write(_:to:mode:durable:)``.
+  package static func write(_ bytes: some ContiguousBytes, named name: String, in folder: FileDescriptor, mode: Glibc.mode_t = 0o600, durable: Bool = true)
+    -> Result<Void, SyscallFailure>
+  {
+    switch SystemCalls.lstat(name, in: folder) {
     case .success(let info):
       let kind = info.st_mode & S_IFMT
-      if kind == S_IFDIR { return .failure(SyscallFailure(call: "rename", errno: .isDirectory, path: path)) }
-      if kind != S_IFREG && kind != S_IFLNK { return .failure(SyscallFailure(call: "rename", errno: .fileExists, path: path)) }
+      if kind == S_IFDIR { return .failure(SyscallFailure(call: "rename", errno: .isDirectory, path: name)) }
+      if kind != S_IFREG && kind != S_IFLNK { return .failure(SyscallFailure(call: "rename", errno: .fileExists, path: name)) }
     case .failure(let failure) where failure.errno == .noSuchFileOrDirectory: break
     case .failure(let failure): return .failure(failure)
     }
-    let temporary = ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
+    // A unique name beside the target: O_EXCL never opens another's file; a clash tries again.
+    var temporary = ""
+    var opened: Result<FileDescriptor, SyscallFailure> = .failure(SyscallFailure(call: "openat", errno: .fileExists))
+    for _ in 0..<16 {
+      temporary = ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
+      opened = SystemCalls.open(temporary, in: folder, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode)
+      if case .failure(let failure) = opened, failure.errno == .fileExists { continue }
+      break
+    }
     let fd: FileDescriptor
-    switch SystemCalls.open(temporary, in: folder, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode, path: path) {
-    case .success(let opened): fd = opened
+    switch opened {
+    case .success(let made): fd = made
     case .failure(let failure): return .failure(failure)
     }
     func abandon(_ failure: SyscallFailure) -> Result<Void, SyscallFailure> {

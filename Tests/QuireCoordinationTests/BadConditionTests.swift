@@ -42,6 +42,22 @@ final class BadConditionTests {
     }
   }
 
+  /// A full disk when the lock file is made is `diskFull`, as everywhere (the one errno mapping).
+  @Test func aFullDiskForTheLockFileIsDiskFull() throws {
+    let file = try folder.write("x\n", to: "doc.txt")
+    let runtime = folder.file("full-run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: runtime))
+    #expect {
+      try FaultPlan(failing: .create, with: .noSpace, occurrence: nil, under: runtime.path).run {
+        try coordinator.coordinate(writingItemAt: file) { _ in }
+      }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .diskFull && error?.reason.contains("disk is full") == true
+    }
+  }
+
   @Test func aSymlinkedLockFolderIsRefused() throws {
     let file = try folder.write("x\n", to: "doc.txt")
     let runtime = folder.file("linked-run")

@@ -358,8 +358,8 @@ final class LockAcquisition {
 
   private func failure(_ what: String, _ code: Errno) -> QuireError {
     QuireError(
-      code == .permissionDenied ? .permissionDenied : .systemCallFailed,
-      "Cannot coordinate access to \(QuireError.name(item)): could not \(what) (\(code)). Check that the lock folder '\(folder)' is writable, or set XDG_RUNTIME_DIR to a writable folder.",
+      QuireError.Code(code, for: .lock),
+      "Cannot coordinate access to \(QuireError.name(item)): could not \(what) (\(QuireError.describe(code))). Check that the lock folder '\(folder)' is writable, or set XDG_RUNTIME_DIR to a writable folder.",
       url: item, cause: code)
   }
 }

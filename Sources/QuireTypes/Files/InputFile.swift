@@ -26,7 +26,8 @@ package enum InputFile {
     case .success(let got): info = got
     case .failure(let code):
       SystemCalls.release(FileDescriptor(rawValue: fd))
-      throw QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): it cannot be inspected (\(code)).", url: url, cause: code)
+      throw QuireError(
+        QuireError.Code(code), "Cannot \(role) \(OutputPath.quoted(url)): it cannot be inspected (\(QuireError.describe(code))).", url: url, cause: code)
     }
     let kind = info.st_mode & S_IFMT
     guard kind == S_IFREG else {
@@ -72,7 +73,8 @@ package enum InputFile {
       case .success(0): return bytes
       case .success(let count): bytes += chunk[0..<count]
       case .failure(let code):
-        throw QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): reading it failed (\(code)).", url: url, cause: code)
+        throw QuireError(
+          QuireError.Code(code), "Cannot \(role) \(OutputPath.quoted(url)): reading it failed (\(QuireError.describe(code))).", url: url, cause: code)
       }
     }
     if truncating { return Array(bytes.prefix(limit)) }
@@ -135,7 +137,8 @@ package enum InputFile {
     case .notDirectory:
       return QuireError(.fileMissing, "Cannot \(role) \(OutputPath.quoted(url)): a part of its path is not a folder.", url: url, cause: code)
     default:
-      return QuireError(.systemCallFailed, "Cannot \(role) \(OutputPath.quoted(url)): it cannot be opened (\(code)).", url: url, cause: code)
+      return QuireError(
+        QuireError.Code(code), "Cannot \(role) \(OutputPath.quoted(url)): it cannot be opened (\(QuireError.describe(code))).", url: url, cause: code)
     }
   }
 }
