@@ -69,6 +69,11 @@ extension SystemCalls {
     }
   }
 
+  /// `flock(2)` of the whole file, waiting as long as it takes.
+  package static func lockWhole(_ fd: FileDescriptor, exclusive: Bool) -> Result<Void, SyscallFailure> {
+    void(retrying("flock", .lock, in: fd) { flockCall(fd.rawValue, exclusive ? LOCK_EX : LOCK_SH) })
+  }
+
   /// Drops this open file description's `flock(2)` lock.
   package static func unlockWhole(_ fd: FileDescriptor) { _ = flockCall(fd.rawValue, LOCK_UN) }
 

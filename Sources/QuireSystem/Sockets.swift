@@ -110,6 +110,23 @@ extension SystemCalls {
     return polls.map { $0.revents != 0 }
   }
 
+  /// `recv(2)` into `buffer`; 0 when the peer closed the connection.
+  package static func receive(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SyscallFailure> {
+    retrying("recv", .read, in: fd) { Glibc.recv(fd.rawValue, buffer.baseAddress, buffer.count, 0) }
+  }
+
+  /// A pipe (both ends close-on-exec); `nonBlocking` sets `O_NONBLOCK` on both.
+  package static func pipe(nonBlocking: Bool = false) -> Result<(read: FileDescriptor, write: FileDescriptor), SyscallFailure> {
+    var ends: [Int32] = [-1, -1]
+    if Glibc.pipe(&ends) != 0 { return .failure(SyscallFailure(call: "pipe", errno: Errno(rawValue: Glibc.errno))) }
+    let pair = (read: FileDescriptor(rawValue: ends[0]), write: FileDescriptor(rawValue: ends[1]))
+    for end in [pair.read, pair.write] {
+      setCloseOnExec(end)
+      if nonBlocking { setNonBlocking(end, true) }
+    }
+    return .success(pair)
+  }
+
   /// Reads one line (up to a newline, at most `limit` bytes) from `fd`; nil at the end, on an
   /// error or a timeout.
   package static func readLine(_ fd: FileDescriptor, limit: Int = 1 << 20) -> String? {

@@ -470,3 +470,28 @@ package enum SystemCalls {
   /// This process's program name.
   package static let ownProgramName: String = programName(of: getpid()) ?? "unknown"
 }
+
+extension SystemCalls {
+  /// Removes `name` in `folder` and everything under it, never following symbolic links.
+  ///
+  /// Best effort, and not a ``FaultPlan`` step: it cleans up a temporary tree or an old tree
+  /// after a swap, where a failure leaves a hidden item behind but never touches a document.
+  package static func removeTree(_ name: String, in folder: FileDescriptor) {
+    if Glibc.unlinkat(folder.rawValue, name, 0) == 0 { return }
+    let fd = Glibc.openat(folder.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    if let stream = Glibc.fdopendir(Glibc.dup(fd)) {
+      var names: [String] = []
+      while let entry = Glibc.readdir(stream) {
+        let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+          String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if entryName != "." && entryName != ".." { names.append(entryName) }
+      }
+      Glibc.closedir(stream)
+      for entryName in names { removeTree(entryName, in: FileDescriptor(rawValue: fd)) }
+    }
+    _ = Glibc.close(fd)
+    _ = Glibc.unlinkat(folder.rawValue, name, AT_REMOVEDIR)
+  }
+}

@@ -374,7 +374,7 @@ private final class LibInotifyToolsOwner {
       let path = folder + "/" + name
       guard case .success(let opened) = SystemCalls.open(FilePath(path), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW, mode: 0o600) else { return nil }
       let fd = opened.rawValue
-      defer { unlink(path) }
+      defer { _ = SystemCalls.remove(path) }
       guard inotifytools_watch_file(path, Int32(IN_MODIFY)) != 0 else {
         SystemCalls.release(FileDescriptor(rawValue: fd))
         return nil

@@ -544,14 +544,13 @@ public final class FileWrapper: CustomDebugStringConvertible {
     let name = target.lastPathComponent
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: parentPath)) ?? []).filter { isLeftover($0, of: name) }
     guard !names.isEmpty else { return [] }
-    let parent = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard parent >= 0 else { return [] }
-    defer { close(parent) }
+    guard case .success(let folder) = SystemCalls.open(FilePath(parentPath), O_RDONLY | O_DIRECTORY) else { return [] }
+    let parent = folder.rawValue
+    defer { SystemCalls.release(folder) }
     let now = Date().timeIntervalSince1970
     var removed: [String] = []
     for entry in names {
-      var info = stat()
-      guard fstatat(parent, entry, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_uid == geteuid() else { continue }
+      guard case .success(let info) = SystemCalls.lstat(entry, in: folder), info.st_uid == geteuid() else { continue }
       let kind = info.st_mode & S_IFMT
       guard kind == S_IFREG || kind == S_IFDIR else { continue }
       if let age, now - Double(info.st_mtim.tv_sec) < age { continue }
@@ -710,28 +709,10 @@ public final class FileWrapper: CustomDebugStringConvertible {
       cause: error)
   }
 
-  /// Removes `name` in `dir` and everything under it, never following symbolic links.
-  ///
-  /// Best effort, with plain system calls (not the fault-injection seam): it cleans up a
-  /// temporary tree or the old tree after a swap, where a failure leaves a hidden
-  /// `.NAME.quire-XXXXXX` item behind but never touches the document.
+  /// Removes `name` in `dir` and everything under it, never following symbolic links (best
+  /// effort; see `SystemCalls.removeTree`).
   static func removeTree(in dir: Int32, name: String) {
-    if unlinkat(dir, name, 0) == 0 { return }
-    let fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    if let stream = fdopendir(dup(fd)) {
-      var names: [String] = []
-      while let entry = readdir(stream) {
-        let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if entryName != "." && entryName != ".." { names.append(entryName) }
-      }
-      closedir(stream)
-      for entryName in names { removeTree(in: fd, name: entryName) }
-    }
-    close(fd)
-    _ = unlinkat(dir, name, AT_REMOVEDIR)
+    SystemCalls.removeTree(name, in: FileDescriptor(rawValue: dir))
   }
 
   static func randomSuffix() -> String {

@@ -478,7 +478,7 @@ public final class PDFDocument {
     case .regularFile(let resolved): target = resolved.standardizedFileURL
     case .special(let description):
       let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(".quire-pdf-\(FileWrapper.randomSuffix())")
-      defer { unlink(scratch.path) }
+      defer { _ = SystemCalls.remove(scratch.path) }
       try writePages(to: scratch.path)
       let data: Data
       do { data = try Data(contentsOf: scratch) } catch { throw QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)).", url: url, cause: error) }
@@ -487,7 +487,7 @@ public final class PDFDocument {
     let folder = target.deletingLastPathComponent()
     FileWrapper.removeLeftovers(besides: target, notModifiedFor: FileWrapper.abandonedSaveAge)
     let temporary = folder.appendingPathComponent(".\(target.lastPathComponent.prefix(200)).quire-\(FileWrapper.randomSuffix())")
-    defer { unlink(temporary.path) }
+    defer { _ = SystemCalls.remove(temporary.path) }
     try writePages(to: temporary.path)
     let fd: Int32
     switch SystemCalls.open(FilePath(temporary.path), O_RDONLY, mode: 0).map(\.rawValue) {
@@ -536,7 +536,7 @@ public final class PDFDocument {
   func pdfData() throws -> Data {
     let snapshotFolder = try snapshotFolder()
     let temporary = snapshotFolder.appendingPathComponent("written-\(FileWrapper.randomSuffix()).pdf")
-    defer { unlink(temporary.path) }
+    defer { _ = SystemCalls.remove(temporary.path) }
     try writePages(to: temporary.path)
     do {
       return try Data(contentsOf: temporary)

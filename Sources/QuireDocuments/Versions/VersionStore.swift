@@ -168,7 +168,7 @@ public struct VersionStore: Sendable {
     } catch {
       // The index was not written (a full disk): the object this call stored is referenced by
       // nothing, so it goes too (another index may name an object that was already there).
-      if wroteObject { _ = unlink(objectURL.path) }
+      if wroteObject { _ = SystemCalls.remove(objectURL.path) }
       throw error
     }
   }
@@ -376,10 +376,8 @@ public struct VersionStore: Sendable {
     }
     try withLock {
       _ = try keepVersionLocked(of: restoration.url)
-      if unlink(restoration.url.path) != 0, errno != ENOENT {
-        throw QuireError(
-          .systemCallFailed, "Cannot undo restoring \(QuireError.name(restoration.url)): removing it failed.", url: restoration.url,
-          cause: Errno(rawValue: errno))
+      if case .failure(let failure) = SystemCalls.remove(restoration.url.path), failure.errno != .noSuchFileOrDirectory {
+        throw QuireError(failure, while: .remove, url: restoration.url)
       }
     }
   }
@@ -422,7 +420,7 @@ public struct VersionStore: Sendable {
     let kept = indexes.flatMap(\.versions)
     let referenced = Set(kept.map(\.contentHash) + kept.flatMap(members(of:)))
     for name in (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? [] where !referenced.contains(name) {
-      _ = unlink(objects.path + "/" + name)
+      _ = SystemCalls.remove(objects.path + "/" + name)
     }
   }
 
@@ -476,14 +474,17 @@ public struct VersionStore: Sendable {
   private func withLock<R>(_ body: () throws -> R) throws -> R {
     for folder in [root, objects, items] { try makePrivateFolder(folder) }
     let lockPath = root.appendingPathComponent("lock").path
-    let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      throw QuireError(
-        .permissionDenied, "Cannot use the version store at '\(root.path)': its lock file cannot be opened.", url: root, cause: Errno(rawValue: errno))
+    let fd: FileDescriptor
+    switch SystemCalls.open(FilePath(lockPath), O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600) {
+    case .success(let opened): fd = opened
+    case .failure(let failure):
+      throw QuireError(failure, while: .lock, url: root, role: "the version store's lock file '\(lockPath)'")
     }
-    defer { close(fd) }
-    while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
-    defer { _ = flock(fd, LOCK_UN) }
+    defer { SystemCalls.release(fd) }
+    if case .failure(let failure) = SystemCalls.lockWhole(fd, exclusive: true) {
+      throw QuireError(failure, while: .lock, url: root, role: "the version store at '\(root.path)'")
+    }
+    defer { SystemCalls.unlockWhole(fd) }
     return try body()
   }
 

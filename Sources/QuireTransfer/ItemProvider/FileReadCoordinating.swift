@@ -40,8 +40,7 @@ extension FileCoordinator: FileReadCoordinating {
   ) throws -> Result {
     // A symbolic link is refused, not followed: the check comes before the lock, and the body
     // opens with O_NOFOLLOW as well.
-    var info = stat()
-    if lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+    if case .success(let info) = SystemCalls.lstat(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
       throw TransferErrors.opening(url, SyscallFailure(call: "lstat", errno: Errno(rawValue: ELOOP)))
     }
     do {
@@ -138,7 +137,7 @@ struct ScratchFolder: Sendable {
     let output = try create(target, mode: mode)
     defer { SystemCalls.release(FileDescriptor(rawValue: output)) }
     if case .failure(let error) = SystemCalls.copySparse(from: FileDescriptor(rawValue: input), to: FileDescriptor(rawValue: output), cancelled: cancelled) {
-      _ = unlink(target.path)
+      _ = SystemCalls.remove(target.path)
       if error.errno.rawValue == ECANCELED {
         throw QuireError(.cancelled, "Copying \(QuireError.name(source)) was cancelled.", url: source)
       }

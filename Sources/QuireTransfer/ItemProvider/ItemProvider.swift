@@ -722,7 +722,7 @@ extension ItemProvider {
               let written = SystemCalls.writeAll(FileDescriptor(rawValue: fd), data)
               SystemCalls.release(FileDescriptor(rawValue: fd))
               if case .failure(let error) = written {
-                _ = unlink(temporary.path)
+                _ = SystemCalls.remove(temporary.path)
                 throw TransferErrors.writing(destination, error)
               }
             case .file(let url):
@@ -730,9 +730,8 @@ extension ItemProvider {
                 try ScratchFolder.copyFile($0, to: temporary, mode: 0o666) { progress.isCancelled }
               }
             }
-            if rename(temporary.path, destination.path) != 0 {
-              let error = SyscallFailure(call: "rename", errno: Errno(rawValue: errno))
-              _ = unlink(temporary.path)
+            if case .failure(let error) = SystemCalls.rename(temporary.path, to: destination.path) {
+              _ = SystemCalls.remove(temporary.path)
               throw TransferErrors.writing(destination, error)
             }
             return true

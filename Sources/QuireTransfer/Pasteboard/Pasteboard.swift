@@ -520,7 +520,7 @@ public final class Pasteboard: Sendable {
           if representation.fileName != nil { return representation }
           let fileName = "\(index)-\(number)"
           guard written.contains(fileName),
-            rename(staging.appendingPathComponent(fileName).path, dataFolder.appendingPathComponent(fileName).path) == 0
+            (try? SystemCalls.rename(staging.appendingPathComponent(fileName).path, to: dataFolder.appendingPathComponent(fileName).path).get()) != nil
           else { return nil }
           return PasteboardState.StoredRepresentation(typeIdentifier: representation.typeIdentifier, fileName: fileName)
         }
@@ -528,7 +528,7 @@ public final class Pasteboard: Sendable {
       }
       state.items = kept
       state.ownerProcess = nil
-      if let socket = state.socketName { _ = unlink(folder.file(socket).path) }
+      if let socket = state.socketName { _ = SystemCalls.remove(folder.file(socket).path) }
       state.socketName = nil
       try folder.writeState(state)
     }

@@ -192,7 +192,7 @@ struct PasteboardFolder: Sendable {
   /// Removes a generation's data folder and socket.
   func removeGeneration(_ state: PasteboardState) {
     try? FileManager.default.removeItem(at: file(state.generation))
-    if let socket = state.socketName { _ = unlink(file(socket).path) }
+    if let socket = state.socketName { _ = SystemCalls.remove(file(socket).path) }
   }
 
   /// Removes staging folders of processes that are gone and reading folders older than an

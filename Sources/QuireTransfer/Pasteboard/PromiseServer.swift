@@ -39,8 +39,7 @@ final class PromiseServer: Sendable {
     self.socketPath = socketPath
     self.generation = generation
     self.providers = providers
-    _ = unlink(socketPath)
-    switch SystemCalls.listeningSocket(at: socketPath).map(\.rawValue) {
+    switch SystemCalls.listeningSocket(at: socketPath, replacing: true).map(\.rawValue) {
     case .success(let fd): listener = fd
     case .failure(let error) where error.errno.rawValue == ENAMETOOLONG:
       throw QuireError(
@@ -48,17 +47,15 @@ final class PromiseServer: Sendable {
         "The pasteboard folder's path is too long for a Unix socket ('\(socketPath)'). Use a shorter XDG_RUNTIME_DIR.",
         cause: error)
     case .failure(let error):
-      throw QuireError(.systemCallFailed, "Cannot open the pasteboard's socket '\(socketPath)'.", cause: error)
+      throw QuireError(
+        QuireError.Code(error.errno), "Cannot open the pasteboard's socket '\(socketPath)' (\(QuireError.describe(error.errno))).", cause: error)
     }
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else {
-      let error = SyscallFailure(call: "pipe", errno: Errno(rawValue: errno))
+    switch SystemCalls.pipe() {
+    case .success(let ends): stopPipe = (ends.read.rawValue, ends.write.rawValue)
+    case .failure(let error):
       SystemCalls.release(FileDescriptor(rawValue: listener))
-      throw QuireError(.systemCallFailed, "Cannot start the pasteboard's server.", cause: error)
+      throw QuireError(QuireError.Code(error.errno), "Cannot start the pasteboard's server (\(QuireError.describe(error.errno))).", cause: error)
     }
-    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-    stopPipe = (fds[0], fds[1])
     let thread = Thread { [self] in acceptLoop() }
     thread.name = "quire.pasteboard.promises"
     thread.start()
@@ -71,9 +68,8 @@ final class PromiseServer: Sendable {
       return stopped
     }
     if wasStopped { return }
-    _ = unlink(socketPath)
-    var byte: UInt8 = 1
-    _ = write(stopPipe.write, &byte, 1)
+    _ = SystemCalls.remove(socketPath)
+    _ = SystemCalls.writeAll(FileDescriptor(rawValue: stopPipe.write), [UInt8(1)])
   }
 
   private func acceptLoop() {
@@ -86,9 +82,8 @@ final class PromiseServer: Sendable {
       let ready = SystemCalls.waitReadable([listener, stopPipe.read].map(FileDescriptor.init(rawValue:)), milliseconds: -1)
       if ready[1] { return }
       guard ready[0] else { continue }
-      let connection = accept(listener, nil, nil)
-      if connection < 0 { continue }
-      _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+      guard case .success(let accepted) = SystemCalls.accept(FileDescriptor(rawValue: listener)) else { continue }
+      let connection = accepted.rawValue
       // A thread of its own: serving waits on the peer, which would starve Dispatch's
       // few global threads (one per core on Linux).
       Thread { [self] in serve(connection) }.start()
@@ -174,8 +169,8 @@ final class PromiseServer: Sendable {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while line.count <= limit {
       guard SystemCalls.waitReadable([fd].map(FileDescriptor.init(rawValue:)), milliseconds: timeoutMilliseconds)[0] else { return nil }
-      let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
-      if count <= 0 { return nil }
+      let received = buffer.withUnsafeMutableBytes { SystemCalls.receive(FileDescriptor(rawValue: fd), into: $0) }
+      guard case .success(let count) = received, count > 0 else { return nil }
       if let newline = buffer[0..<count].firstIndex(of: 0x0A) {
         line.append(contentsOf: buffer[0..<newline])
         rest?.pointee = Data(buffer[(newline + 1)..<count])
@@ -255,8 +250,7 @@ enum PromiseClient {
         }
       }
       let want = Int(min(Int64(buffer.count), length - received))
-      let count = Glibc.recv(connection, buffer.baseAddress, want, 0)
-      if count < 0, errno == EINTR { continue }
+      let count = (try? SystemCalls.receive(FileDescriptor(rawValue: connection), into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])).get()) ?? -1
       guard count > 0 else {
         throw QuireError(
           .invalidContent,
