@@ -34,6 +34,9 @@ public final class NSFileVersion: @unchecked Sendable, Equatable {
   public var localizedNameOfSavingComputer: String? { ProcessInfo.processInfo.hostName }
   /// The file's name.
   public var localizedName: String? { itemURL.lastPathComponent }
+  /// The name of the person who made the version. Apple gives it only for versions that came
+  /// from iCloud; Quire's versions are all made on this computer, so it is nil.
+  public var originatorNameComponents: PersonNameComponents? { nil }
   /// Whether this version is a conflict (``unresolvedConflictVersionsOfItem(at:)``).
   public var isConflict: Bool {
     if case .conflict = kind { return true }

@@ -206,12 +206,6 @@ extension PDFDocument {
   public func write(toFile path: String) -> Bool {
     (try? write(to: URL(fileURLWithPath: path)) as Void) != nil
   }
-
-  /// Every place `string` occurs (PDFKit's form: `.caseInsensitive` in `options` ignores case;
-  /// pages that cannot be read give no result).
-  public func findString(_ string: String, withOptions options: NSString.CompareOptions) -> [PDFSelection] {
-    (try? findString(string, caseSensitive: !options.contains(.caseInsensitive))) ?? []
-  }
 }
 
 extension PDFSelection {

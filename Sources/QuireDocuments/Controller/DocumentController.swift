@@ -212,6 +212,62 @@ public final class DocumentController {
     return try await openDocument(at: url, ofType: type)
   }
 
+  // MARK: SwiftUI document models
+
+  /// Makes ``FileDocumentHost`` of `model` the class for each of its
+  /// ``FileDocument/readableContentTypes`` (SwiftUI's `DocumentGroup` for a `FileDocument`
+  /// type): ``openDocument(at:ofType:)`` then opens such files as that host.
+  public func register<Model: FileDocument>(_ model: Model.Type) {
+    for type in Model.readableContentTypes { register(FileDocumentHost<Model>.self, for: type) }
+  }
+
+  /// Makes ``ReferenceFileDocumentHost`` of `model` the class for each of its
+  /// ``ReferenceFileDocument/readableContentTypes``.
+  public func register<Model: ReferenceFileDocument>(_ model: Model.Type) {
+    for type in Model.readableContentTypes { register(ReferenceFileDocumentHost<Model>.self, for: type) }
+  }
+
+  /// Writes `document` as a new file (or folder) at `url`, which must not exist, and opens it
+  /// (SwiftUI's `DocumentGroup(newDocument:)`).
+  ///
+  /// - Parameters:
+  ///   - document: The new document's value.
+  ///   - type: The type to write; `nil` for the first of ``FileDocument/writableContentTypes``.
+  ///   - url: The new file.
+  /// - Throws: ``QuireError/Code/fileExists`` when `url` exists; other errors of writing.
+  @discardableResult
+  public func makeDocument<Model: FileDocument>(_ document: Model, ofType type: UTType? = nil, at url: URL) async throws -> FileDocumentHost<Model> {
+    let host = FileDocumentHost(fileURL: url, fileType: try newType(type, writable: Model.writableContentTypes, at: url), document: document)
+    try await create(host)
+    return host
+  }
+
+  /// Writes `document` as a new file (or folder) at `url`, which must not exist, and opens it;
+  /// as `makeDocument(_:ofType:at:)` for a `FileDocument`.
+  @discardableResult
+  public func makeDocument<Model: ReferenceFileDocument>(
+    _ document: Model, ofType type: UTType? = nil, at url: URL
+  ) async throws -> ReferenceFileDocumentHost<Model> {
+    let host = ReferenceFileDocumentHost(fileURL: url, fileType: try newType(type, writable: Model.writableContentTypes, at: url), document: document)
+    try await create(host)
+    return host
+  }
+
+  private func newType(_ type: UTType?, writable: [UTType], at url: URL) throws -> UTType {
+    guard let chosen = type ?? writable.first else {
+      throw QuireError(.unsupportedType, "Cannot create \(QuireError.name(url)): the document writes no type. Give it writableContentTypes.", url: url)
+    }
+    return chosen
+  }
+
+  /// Writes a closed document holding its contents as a new file and opens it.
+  private func create(_ document: Document) async throws {
+    configure(document)
+    try await document.createNewPackage()
+    documents.append(document)
+    noteNewRecentDocumentURL(document.fileURL)
+  }
+
   // MARK: Templates
 
   /// The templates listed in the templates folder's `templates.json` that exist.

@@ -253,8 +253,9 @@ open class Document {
   }
 
   /// Whether files of `type` are packages, saved from ``fileWrapper(ofType:)``: types
-  /// conforming to `com.apple.package`.
-  public func isPackageType(_ type: UTType) -> Bool { type.conforms(to: .package) }
+  /// conforming to `com.apple.package`. Override to save other types as folders
+  /// (``FileDocumentHost`` adds `public.directory`, for SwiftUI documents of `public.folder`).
+  open func isPackageType(_ type: UTType) -> Bool { type.conforms(to: .package) }
 
   /// The document's state, kept to undo ``restoreVersion(_:)``. The default is its contents
   /// in stored form; a document whose own model keeps undo state (``PDFFileDocument``)
@@ -432,8 +433,9 @@ open class Document {
     try await createNewPackage()
   }
 
-  /// Writes the closed document's empty contents as a new package at ``fileURL`` (which must
-  /// not exist) and opens it; on failure it stays closed.
+  /// Writes the closed document's contents (empty, or the value a SwiftUI-model host was made
+  /// with) as a new file or package at ``fileURL`` (which must not exist) and opens it; on
+  /// failure it stays closed.
   func createNewPackage() async throws {
     guard documentState.contains(.closed) else { return }
     let options = saveOptions

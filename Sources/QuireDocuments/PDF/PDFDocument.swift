@@ -62,6 +62,14 @@ public final class PDFDocument {
   /// document made empty with ``init()`` or from bytes with ``init(data:)`` (PDFKit's optional).
   public private(set) var documentURL: URL?
 
+  /// PDFKit's document delegate: told of finds as they run (``beginFindString(_:withOptions:)``).
+  public weak var delegate: (any PDFDocumentDelegate)?
+  /// The asynchronous find under way (``beginFindString(_:withOptions:)``), if any.
+  var findTask: Task<Void, Never>?
+  /// Tells the find under way from one started after it, so a cancelled find's end is not taken
+  /// for its successor's.
+  var findGeneration = 0
+
   /// How messages name the document: its file, or "the untitled PDF".
   var displayName: String { documentURL.map(QuireError.name) ?? "the untitled PDF" }
 
@@ -291,10 +299,15 @@ public final class PDFDocument {
   /// Every place `string` occurs, page by page in the current order.
   public func findString(_ string: String, caseSensitive: Bool = false) throws -> [PDFSelection] {
     try pages.indices.compactMap { index in
-      let page = pages[index]
-      let bounds = try readable(index) { try sources[page.source].file.find(string, onPage: page.index, caseSensitive: caseSensitive) }
+      let bounds = try matches(of: string, onPage: index, caseSensitive: caseSensitive)
       return bounds.isEmpty ? nil : PDFSelection(pageIndex: index, string: string, bounds: bounds)
     }
+  }
+
+  /// Where `string` occurs on page `index` (0-based, current order): one rectangle per match.
+  func matches(of string: String, onPage index: Int, caseSensitive: Bool) throws -> [PDFRect] {
+    let page = try page(index)
+    return try readable(index) { try sources[page.source].file.find(string, onPage: page.index, caseSensitive: caseSensitive) }
   }
 
   /// The outline of the original file, its page numbers mapped to the current order;

@@ -22,6 +22,11 @@ extension ItemProvider {
     self.init()
     switch item {
     case let string as String:
+      // Registered under the type given (UTF-8 bytes), as Apple's, and as text.
+      if let typeIdentifier, typeIdentifier != UTType.plainText.identifier {
+        let bytes = Data(string.utf8)
+        registerDataRepresentation(forTypeIdentifier: typeIdentifier) { bytes }
+      }
       registerObject(string, visibility: .all)
     case let url as URL:
       if url.isFileURL, let type = typeIdentifier.flatMap(UTType.init) ?? UTType(filenameExtension: url.pathExtension) {
@@ -75,7 +80,7 @@ public final class UIPasteboard: @unchecked Sendable {
     public static let general = Name(rawValue: Pasteboard.generalName)
   }
 
-  private init(_ pasteboard: Pasteboard?) { self.pasteboard = pasteboard }
+  init(_ pasteboard: Pasteboard?) { self.pasteboard = pasteboard }
 
   /// The general pasteboard. When the user's pasteboard folder cannot be used (another
   /// user's, a symbolic link), this process gets a private one and says so on standard error.
@@ -136,6 +141,17 @@ public final class UIPasteboard: @unchecked Sendable {
   public func data(forPasteboardType pasteboardType: String) -> Data? {
     guard let first = itemProviders.first else { return nil }
     return Self.wait { done in first.loadDataRepresentation(forTypeIdentifier: pasteboardType) { data, _ in done(data) } }
+  }
+
+  /// The first item as `pasteboardType`, as UIKit delivers it: a `String` for a text type, a
+  /// `URL` for a URL type, `Data` for any other type; nil when the item has no such
+  /// representation.
+  public func value(forPasteboardType pasteboardType: String) -> Any? {
+    guard let data = data(forPasteboardType: pasteboardType) else { return nil }
+    guard let type = UTType(pasteboardType) else { return data }
+    if type.conforms(to: .url), let url = URL(dataRepresentation: data, relativeTo: nil) { return url }
+    if type.conforms(to: .text), let text = String(data: data, encoding: .utf8) { return text }
+    return data
   }
 
   /// Replaces the items with one item of `data` as `pasteboardType`.

@@ -150,6 +150,7 @@ final class AppleDocumentationTests {
     let conflicts = try #require(NSFileVersion.unresolvedConflictVersionsOfItem(at: url))
     #expect(conflicts.count == 1)
     #expect(conflicts[0].isConflict && !conflicts[0].isResolved)
+    #expect(conflicts[0].originatorNameComponents == nil)  // Apple gives it for iCloud versions only
     #expect(NSFileVersion.currentVersionOfItem(at: url)?.url == url.standardizedFileURL)
     try conflicts[0].replaceItem(at: url, options: [])
     for version in conflicts { version.isResolved = true }
