@@ -78,6 +78,7 @@ let package = Package(
     .target(
       name: "QuireSystem",
       dependencies: ["CQuireSystem", .product(name: "SystemPackage", package: "swift-system")],
+      exclude: ["README.md"],
       swiftSettings: swiftSettings),
 
     // MARK: Capability modules
