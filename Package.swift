@@ -74,10 +74,19 @@ let package = Package(
     // Constants and calls that need _GNU_SOURCE, invisible from Swift's Glibc module.
     .target(name: "CQuireSystem"),
 
+    // MARK: The system layer (internal: no product). The only module that calls the C library
+    // for files, descriptors, links, locks, sockets and processes; the atomic writer; the one
+    // fault plan that every module's tests use (see Sources/QuireSystem/README.md).
+    .target(
+      name: "QuireSystem",
+      dependencies: ["CQuireSystem", .product(name: "SystemPackage", package: "swift-system")],
+      exclude: ["README.md"],
+      swiftSettings: swiftSettings),
+
     // MARK: Capability modules
     .target(
       name: "QuireTypes",
-      dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+      dependencies: ["QuireSystem", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
@@ -86,14 +95,14 @@ let package = Package(
     .target(
       name: "QuireCoordination",
       dependencies: [
-        "QuireTypes", "CInotifyTools", "CQuireSystem",
+        "QuireSystem", "QuireTypes", "CInotifyTools",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireDocuments",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireFormats", "CQuireSystem", "CGit2",
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireFormats", "CGit2",
         .product(name: "SystemPackage", package: "swift-system"),
         "CQPDF", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
       ],
@@ -101,13 +110,13 @@ let package = Package(
     .target(
       name: "QuirePreviews",
       dependencies: [
-        "QuireTypes", "QuireFormats", "QuireCoordination",
+        "QuireSystem", "QuireTypes", "QuireFormats", "QuireCoordination",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireTransfer",
-      dependencies: ["QuireTypes", "QuireCoordination", "QuireFormats", "CXCB", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: ["QuireSystem", "QuireTypes", "QuireCoordination", "QuireFormats", "CXCB", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireBrowser",
@@ -154,26 +163,28 @@ let package = Package(
 
     // MARK: Tests: one target per module
     .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
-    .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
     .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(
       name: "quire-documents-test-helper", dependencies: ["QuireDocuments"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
+      name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireSystem", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
     // Drives `quire serve` (the executable) with curl and a headless Chromium, and a `quire` REPL beside it.
     .testTarget(name: "QuireServerTests", dependencies: ["QuireServer", "QuireTestSupport", "quire"], swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireTestSupport"], swiftSettings: swiftSettings),
+      name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireSystem", "QuireTestSupport"],
+      swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireTestSupport", "quire-coordination-helper"],
+      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
       swiftSettings: swiftSettings),
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(

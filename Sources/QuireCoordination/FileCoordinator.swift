@@ -1,4 +1,5 @@
 public import Foundation
+import QuireSystem
 import QuireTypes
 import Synchronization
 import SystemPackage
@@ -301,7 +302,7 @@ public final class FileCoordinator: Sendable {
     for (url, options) in reads {
       var resolved = url.standardizedFileURL
       if options.contains(.resolvesSymbolicLink) { resolved = resolved.resolvingSymlinksInPath() }
-      if case .failure(let code) = Syscalls.lstat(resolved.path) {
+      if case .failure(let code) = SystemCalls.lstat(FilePath(resolved.path)).mapError(\.errno) {
         throw Self.pathError("read", url, resolved.path, code)
       }
       urls.append(resolved)
@@ -310,7 +311,7 @@ public final class FileCoordinator: Sendable {
     for (url, options) in writes {
       let resolved = url.standardizedFileURL
       let folder = resolved.deletingLastPathComponent()
-      switch Syscalls.lstat(folder.path) {
+      switch SystemCalls.lstat(FilePath(folder.path)).mapError(\.errno) {
       case .failure(.noSuchFileOrDirectory):
         throw QuireError(
           .fileMissing,
@@ -360,9 +361,10 @@ public final class FileCoordinator: Sendable {
     // The presenter round trip blocks; keep it off the cooperative pool.
     let held = Self.heldItems[ObjectIdentifier(self)] ?? []
     return try await withCheckedThrowingContinuation { continuation in
-      Blocking.queue.async {
-        continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes, held: held) })
-      }
+      Blocking.queue.async(
+        execute: FaultPlan.carry {
+          continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes, held: held) })
+        })
     }
   }
 
@@ -450,10 +452,11 @@ public final class FileCoordinator: Sendable {
 
   private func afterAsync(_ access: Access) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      Blocking.queue.async {
-        self.notifyAfter(access)
-        continuation.resume()
-      }
+      Blocking.queue.async(
+        execute: FaultPlan.carry {
+          self.notifyAfter(access)
+          continuation.resume()
+        })
     }
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import QuireCoordination
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import Testing
@@ -22,14 +23,30 @@ final class BadConditionTests: CoordinationSuite {
     let file = try folder.write("x\n", to: "doc.txt")
     let runtime = folder.file("readonly-run")
     try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
-    SyscallFaults.inject(errno: EACCES, under: runtime.path)
-    defer { SyscallFaults.clear(under: runtime.path) }
     let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: runtime))
     #expect {
-      try coordinator.coordinate(writingItemAt: file) { _ in }
+      try FaultPlan(failing: nil, with: .permissionDenied, occurrence: nil, under: runtime.path).run {
+        try coordinator.coordinate(writingItemAt: file) { _ in }
+      }
     } throws: { error in
       let error = error as? QuireError
       return error?.code == .permissionDenied && error?.reason.contains("writable") == true
+    }
+  }
+
+  /// A full disk when the lock file is made is `diskFull`, as everywhere (the one errno mapping).
+  @Test func aFullDiskForTheLockFileIsDiskFull() throws {
+    let file = try folder.write("x\n", to: "doc.txt")
+    let runtime = folder.file("full-run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: runtime))
+    #expect {
+      try FaultPlan(failing: .create, with: .noSpace, occurrence: nil, under: runtime.path).run {
+        try coordinator.coordinate(writingItemAt: file) { _ in }
+      }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .diskFull && error?.reason.contains("disk is full") == true
     }
   }
 
@@ -107,11 +124,11 @@ final class BadConditionTests: CoordinationSuite {
 
   @Test func reachingTheInotifyWatchLimitFailsClearly() throws {
     let file = try folder.write("x\n", to: "watched.md")
-    SyscallFaults.inject(errno: ENOSPC, under: file.path)
-    defer { SyscallFaults.clear(under: file.path) }
     let presenter = RecordingPresenter(file, location: location)
     #expect {
-      try FileCoordinator.addFilePresenter(presenter, location: location)
+      try FaultPlan(failing: .watch, with: .noSpace, under: file.path).run {
+        try FileCoordinator.addFilePresenter(presenter, location: location)
+      }
     } throws: { error in
       let error = error as? QuireError
       return error?.code == .limitExceeded && error?.reason.contains("max_user_watches") == true

@@ -1,6 +1,7 @@
 import Foundation
 import QuireFormats
 import QuirePreviews
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import Testing
@@ -103,6 +104,22 @@ final class ThumbnailCacheTests {
       try self.cache.store(self.bitmap(), for: source, flavor: .large, mimeType: nil)
     } throws: { ($0 as? QuireError)?.code == .permissionDenied }
     #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+  }
+
+  /// A full disk while a thumbnail is written is `diskFull` (the one errno mapping), and
+  /// leaves neither a thumbnail nor a temporary file behind.
+  @Test func aFullDiskWhileWritingIsDiskFullAndLeavesNothing() throws {
+    let source = try ThumbnailCache.source(for: try folder.write("x", to: "a.md"))
+    #expect {
+      try FaultPlan(failing: .write, with: .noSpace, under: self.cache.root.path).run {
+        try self.cache.store(self.bitmap(), for: source, flavor: .normal, mimeType: nil)
+      }
+    } throws: { error in
+      let error = error as? QuireError
+      return error?.code == .diskFull && error?.reason.contains("disk is full") == true && (error?.cause as? SyscallFailure)?.errno == .noSpace
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: cache.root.appendingPathComponent("normal").path).isEmpty)
+    #expect(cache.entry(for: source, flavor: .normal) == .missing)
   }
 
   @Test func aSymlinkedRootIsRefused() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTestSupport
 import SystemPackage
 import Testing
@@ -85,9 +86,7 @@ final class IdentificationTests {
   @Test func unreadableFileIsJudgedByName() throws {
     let url = try folder.write("secret", to: "locked.md")
     // CI runs as root, where chmod 000 does not stop reads: force EACCES through the hook.
-    Syscalls.injectedOpenFailures.withLock { $0[url.path] = .permissionDenied }
-    defer { _ = Syscalls.injectedOpenFailures.withLock { $0.removeValue(forKey: url.path) } }
-    let result = try registry.identifyFile(at: url)
+    let result = try FaultPlan(failing: .open, with: .permissionDenied, under: url.path).run { try registry.identifyFile(at: url) }
     #expect(result.type == .markdown)
     #expect(result.bytesRead == 0)
     #expect(result.evidence.contains { $0.kind == .note && $0.detail.contains("could not be read") })

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import SystemPackage
@@ -169,7 +170,9 @@ final class PrivateFolderTests {
     let target = folder.file("a/b")
     let failing = folder.file("a").path
     #expect {
-      try PrivateFolder.make(target, below: folder.url, faults: { call, path in call == "mkdirat" && path == failing ? EACCES : nil })
+      try FaultPlan(failing: .makeFolder, with: .permissionDenied, occurrence: nil, under: failing).run {
+        try PrivateFolder.make(target, below: folder.url)
+      }
     } throws: { error in
       guard let failure = error as? PrivateFolder.Failure else { return false }
       let quire = failure.error(role: "the thumbnail cache folder", alternative: "pass another cache folder")

@@ -1,5 +1,6 @@
 internal import CInotifyTools
 import Foundation
+import QuireSystem
 import QuireTypes
 import Synchronization
 import SystemPackage
@@ -144,6 +145,8 @@ public final class InotifyMonitor: Sendable {
     path: String, kinds: FileSystemEvent.Kind = .everything,
     deliver: @escaping @Sendable (FileSystemEvent) -> Void, finish: @escaping @Sendable () -> Void = {}
   ) throws -> UInt64 {
+    // Asked here: the watch itself is made on the owner thread, which the task's plan does not reach.
+    if let forced = FaultPlan.failure(.watch, path: path) { throw InotifyMonitor.watchError(path, forced.rawValue) }
     try startIfNeeded()
     let id = state.withLock { state -> UInt64 in
       defer { state.nextID += 1 }
@@ -207,7 +210,7 @@ public final class InotifyMonitor: Sendable {
     // The owner thread watches this (unlinked) file for IN_MODIFY: the write returns it from
     // inotifytools_next_event. Writes queued before it reads are merged into one event.
     var byte: UInt8 = 1
-    if wake >= 0 { _ = pwrite(wake, &byte, 1, 0) }
+    if wake >= 0 { _ = SystemCalls.writeAll(FileDescriptor(rawValue: wake), [byte], at: 0) }
   }
 
   private func startIfNeeded() throws {
@@ -369,11 +372,11 @@ private final class LibInotifyToolsOwner {
     defer { rmdir(folder) }
     func privateFile(_ name: String) -> (fd: Int32, wd: Int32)? {
       let path = folder + "/" + name
-      let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
-      guard fd >= 0 else { return nil }
-      defer { unlink(path) }
+      guard case .success(let opened) = SystemCalls.open(FilePath(path), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW, mode: 0o600) else { return nil }
+      let fd = opened.rawValue
+      defer { _ = SystemCalls.remove(path) }
       guard inotifytools_watch_file(path, Int32(IN_MODIFY)) != 0 else {
-        close(fd)
+        SystemCalls.release(FileDescriptor(rawValue: fd))
         return nil
       }
       return (fd, inotifytools_wd_from_filename(path))
@@ -420,7 +423,6 @@ private final class LibInotifyToolsOwner {
 
   private func watch(_ subscriber: InotifyMonitor.Subscriber) -> QuireError? {
     let path = subscriber.path
-    if let forced = SyscallFaults.error(for: path) { return InotifyMonitor.watchError(path, forced.rawValue) }
 
     // The file is watched already (through this path or another): the kernel would hand back
     // the same descriptor, and libinotifytools would file a second entry it cannot drop.
@@ -523,7 +525,7 @@ private final class LibInotifyToolsOwner {
   /// up to its event (or an overflow, after which that event may be lost).
   private func flush() {
     var byte: UInt8 = 1
-    guard pwrite(flushFD, &byte, 1, 0) == 1 else { return }
+    guard case .success = SystemCalls.writeAll(FileDescriptor(rawValue: flushFD), [byte], at: 0) else { return }
     while let event = inotifytools_next_event(-1) {
       if event.pointee.wd == flushWD { return }
       if deliver(event) == .overflow { return }

@@ -54,7 +54,7 @@ public struct CoordinationLocation: Sendable, Hashable {
     // The fallback lives in the shared /tmp, so it is checked like Quire's own folders.
     let trusted = fallbackNote == nil ? runtimeFolder : runtimeFolder.deletingLastPathComponent()
     do {
-      try PrivateFolder.make(folder, below: trusted, faults: { _, path in SyscallFaults.error(for: path)?.rawValue })
+      try PrivateFolder.make(folder, below: trusted)
     } catch {
       switch error.kind {
       case .symbolicLink:
@@ -68,21 +68,22 @@ public struct CoordinationLocation: Sendable, Hashable {
           "Cannot coordinate\(Self.about(item)): '\(error.path)' belongs to another user. Set XDG_RUNTIME_DIR to a folder of your own.",
           url: item)
       case .notAFolder:
-        throw unusable(error.path, .notDirectory, item: item)
+        throw unusable(error.path, SyscallFailure(call: "openat", errno: .notDirectory, path: error.path), item: item)
       case .loosePermissions:
-        throw unusable(error.path, .permissionDenied, item: item)  // not asked for: loose folders are tightened
-      case .systemCall(_, let code):
-        throw unusable(error.path, code, item: item)
+        // Not asked for: loose folders are tightened.
+        throw unusable(error.path, SyscallFailure(call: "openat", errno: .permissionDenied, path: error.path), item: item)
+      case .systemCall(let call, let code):
+        throw unusable(error.path, SyscallFailure(call: call, errno: code, path: error.path), item: item)
       }
     }
     return folder.path
   }
 
-  private func unusable(_ path: String, _ code: Errno, item: URL?) -> QuireError {
+  private func unusable(_ path: String, _ failure: SyscallFailure, item: URL?) -> QuireError {
     QuireError(
-      code == .permissionDenied || code == .notPermitted || code == .readOnlyFileSystem ? .permissionDenied : .systemCallFailed,
-      "Cannot coordinate\(Self.about(item)): the lock folder '\(path)' cannot be used (\(code)). Make it writable, or set XDG_RUNTIME_DIR to a writable folder of your own.",
-      url: item, cause: code)
+      QuireError.Code(failure.errno),
+      "Cannot coordinate\(Self.about(item)): the lock folder '\(path)' cannot be used (\(failure.errno)). Make it writable, or set XDG_RUNTIME_DIR to a writable folder of your own.",
+      url: item, cause: failure)
   }
 
   static func about(_ item: URL?) -> String {

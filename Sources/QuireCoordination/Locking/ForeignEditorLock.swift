@@ -1,4 +1,6 @@
 public import Foundation
+import QuireSystem
+import SystemPackage
 
 /// A lock file that another editor keeps beside a file it has open.
 ///
@@ -52,13 +54,13 @@ public struct ForeignEditorLock: Sendable, Hashable, CustomStringConvertible {
       let lockHost = owner.split(separator: "@").last.map(String.init) ?? ""
       let host = hostName
       guard lockHost == host || lockHost == host.split(separator: ".").first.map(String.init) else { return false }
-      return !Syscalls.processExists(pid)
+      return !SystemCalls.processExists(pid)
     }
 
     // Emacs: `.#NAME` -> "user@host.pid:boot"
     let emacs = folder.appendingPathComponent(".#" + name)
     var target: String?
-    if case .success(let info) = Syscalls.lstat(emacs.path) {
+    if case .success(let info) = SystemCalls.lstat(FilePath(emacs.path)) {
       if info.st_mode & S_IFMT == S_IFLNK {
         target = try? FileManager.default.destinationOfSymbolicLink(atPath: emacs.path)
       } else if info.st_mode & S_IFMT == S_IFREG, info.st_size < 4096 {
@@ -79,9 +81,9 @@ public struct ForeignEditorLock: Sendable, Hashable, CustomStringConvertible {
     // Vim: `.NAME.swp`, block 0: "b0", version[10], page size[4], mtime[4], inode[4],
     // pid[4] at 24, user[40] at 28, host[40] at 68.
     let vim = folder.appendingPathComponent("." + name + ".swp")
-    if case .success(let fd) = Syscalls.open(vim.path, O_RDONLY | O_NONBLOCK) {
-      let bytes = Syscalls.read(fd, count: 108, at: 0)
-      close(fd)
+    if case .success(let fd) = SystemCalls.open(FilePath(vim.path), O_RDONLY | O_NONBLOCK | O_NOFOLLOW).map(\.rawValue) {
+      let bytes = SystemCalls.read(FileDescriptor(rawValue: fd), count: 108, at: 0)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
       if bytes.count >= 108, bytes[0] == UInt8(ascii: "b"), bytes[1] == UInt8(ascii: "0") {
         let pid = Int32(bitPattern: UInt32(bytes[24]) | UInt32(bytes[25]) << 8 | UInt32(bytes[26]) << 16 | UInt32(bytes[27]) << 24)
         func text(_ range: Range<Int>) -> String { String(decoding: bytes[range].prefix { $0 != 0 }, as: UTF8.self) }
@@ -97,9 +99,9 @@ public struct ForeignEditorLock: Sendable, Hashable, CustomStringConvertible {
 
     // LibreOffice: `.~lock.NAME#` -> "Name,host,user,date,profile;"
     let office = folder.appendingPathComponent(".~lock." + name + "#")
-    if case .success(let fd) = Syscalls.open(office.path, O_RDONLY | O_NONBLOCK) {
-      let bytes = Syscalls.read(fd, count: 4096, at: 0)
-      close(fd)
+    if case .success(let fd) = SystemCalls.open(FilePath(office.path), O_RDONLY | O_NONBLOCK | O_NOFOLLOW).map(\.rawValue) {
+      let bytes = SystemCalls.read(FileDescriptor(rawValue: fd), count: 4096, at: 0)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
       let fields = String(decoding: bytes, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
       let owner = fields.count > 2 ? "\(fields[2])@\(fields[1])" : nil
       found.append(ForeignEditorLock(editor: .libreOffice, lockFile: office, processID: nil, owner: owner, isStale: false))

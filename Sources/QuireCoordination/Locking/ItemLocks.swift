@@ -1,4 +1,5 @@
 public import Foundation
+import QuireSystem
 import QuireTypes
 import Synchronization
 import SystemPackage
@@ -148,8 +149,8 @@ enum ItemLocks {
   static func holders(of fd: Int32) -> [LockHolder] {
     var result: [LockHolder] = []
     for slot in 0..<slotCount {
-      guard case .success(true) = Syscalls.isLockedByOthers(fd, against: .write, start: slotBase + slot) else { continue }
-      let bytes = Syscalls.read(fd, count: recordSize, at: recordBase + recordSize * slot)
+      guard case .success(true) = SystemCalls.isLockedByOthers(FileDescriptor(rawValue: fd), against: .write, start: slotBase + slot) else { continue }
+      let bytes = SystemCalls.read(FileDescriptor(rawValue: fd), count: recordSize, at: recordBase + recordSize * slot)
       let text = String(decoding: bytes.prefix { $0 != 0 && $0 != 10 }, as: UTF8.self)
       let fields = text.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
       guard fields.count == 5, let pid = Int32(fields[0]), let millis = Double(fields[3]) else { continue }
@@ -175,14 +176,14 @@ final class HeldLocks: @unchecked Sendable {
   func release() {
     guard !released else { return }
     released = true
-    for fd in fds.reversed() { close(fd) }
+    for fd in fds.reversed() { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     fds.removeAll()
   }
 
   deinit {
     if !released {
       assertionFailure("coordinated access leaked its locks")
-      for fd in fds { close(fd) }
+      for fd in fds { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     }
   }
 }
@@ -214,8 +215,8 @@ final class LockAcquisition {
   }
 
   deinit {
-    if currentFD >= 0 { close(currentFD) }
-    for fd in fds { close(fd) }
+    if currentFD >= 0 { SystemCalls.release(FileDescriptor(rawValue: currentFD)) }
+    for fd in fds { SystemCalls.release(FileDescriptor(rawValue: fd)) }
   }
 
   /// Takes as many targets as possible without waiting. Returns the held locks when all are
@@ -234,7 +235,7 @@ final class LockAcquisition {
       let target = targets[index]
       if currentFD < 0 {
         let path = folder + "/" + ItemLocks.fileName(for: target.path)
-        switch Syscalls.open(path, O_RDWR | O_CREAT) {
+        switch SystemCalls.open(FilePath(path), O_RDWR | O_CREAT | O_NOFOLLOW).map(\.rawValue).mapError(\.errno) {
         case .success(let fd): currentFD = fd
         case .failure(let code): throw failure("open the lock file '\(path)'", code)
         }
@@ -255,7 +256,7 @@ final class LockAcquisition {
         }
       }
       if !holdsTurnstile {
-        switch Syscalls.lock(currentFD, .write, start: ItemLocks.turnstileByte) {
+        switch SystemCalls.lock(FileDescriptor(rawValue: currentFD), .write, start: ItemLocks.turnstileByte).mapError(\.errno) {
         case .success(true):
           holdsTurnstile = true
           isQueuedBehindAnother = false
@@ -283,7 +284,7 @@ final class LockAcquisition {
 
   private func lockOwnModes(_ target: LockTarget) throws {
     for mode in LockModes.each where target.modes.contains(mode) {
-      if case .failure(let code) = Syscalls.lock(currentFD, .read, start: mode.byte) {
+      if case .failure(let code) = SystemCalls.lock(FileDescriptor(rawValue: currentFD), .read, start: mode.byte).mapError(\.errno) {
         throw failure("lock '\(target.path)'", code)
       }
     }
@@ -291,13 +292,13 @@ final class LockAcquisition {
 
   private func unlockOwnModes(_ target: LockTarget) {
     for mode in LockModes.each where target.modes.contains(mode) {
-      Syscalls.unlock(currentFD, start: mode.byte)
+      SystemCalls.unlock(FileDescriptor(rawValue: currentFD), start: mode.byte)
     }
   }
 
   private func conflicts(_ target: LockTarget) throws -> Bool {
     for mode in LockModes.each where target.modes.conflicts.contains(mode) {
-      switch Syscalls.isLockedByOthers(currentFD, against: .write, start: mode.byte) {
+      switch SystemCalls.isLockedByOthers(FileDescriptor(rawValue: currentFD), against: .write, start: mode.byte).mapError(\.errno) {
       case .success(false): continue
       case .success(true): return true
       case .failure(let code): throw failure("test the lock of '\(target.path)'", code)
@@ -307,7 +308,7 @@ final class LockAcquisition {
   }
 
   private func turnstileIsTaken(_ target: LockTarget) throws -> Bool {
-    switch Syscalls.isLockedByOthers(currentFD, against: .write, start: ItemLocks.turnstileByte) {
+    switch SystemCalls.isLockedByOthers(FileDescriptor(rawValue: currentFD), against: .write, start: ItemLocks.turnstileByte).mapError(\.errno) {
     case .success(let taken): return taken
     case .failure(let code): throw failure("test the lock of '\(target.path)'", code)
     }
@@ -316,7 +317,7 @@ final class LockAcquisition {
   private func finishTarget(_ target: LockTarget) {
     recordHolder(target)
     if holdsTurnstile {
-      Syscalls.unlock(currentFD, start: ItemLocks.turnstileByte)
+      SystemCalls.unlock(FileDescriptor(rawValue: currentFD), start: ItemLocks.turnstileByte)
       holdsTurnstile = false
     }
     fds.append(currentFD)
@@ -327,10 +328,10 @@ final class LockAcquisition {
 
   /// Gives up: drops everything taken so far (the turnstile too).
   func abandon() {
-    if currentFD >= 0 { close(currentFD) }
+    if currentFD >= 0 { SystemCalls.release(FileDescriptor(rawValue: currentFD)) }
     currentFD = -1
     holdsTurnstile = false
-    for fd in fds.reversed() { close(fd) }
+    for fd in fds.reversed() { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     fds.removeAll()
   }
 
@@ -344,21 +345,21 @@ final class LockAcquisition {
     let start = Int(getpid()) % ItemLocks.slotCount
     for offset in 0..<ItemLocks.slotCount {
       let slot = (start + offset) % ItemLocks.slotCount
-      guard case .success(true) = Syscalls.lock(currentFD, .write, start: ItemLocks.slotBase + slot) else { continue }
+      guard case .success(true) = SystemCalls.lock(FileDescriptor(rawValue: currentFD), .write, start: ItemLocks.slotBase + slot) else { continue }
       let millis = Int64(Date().timeIntervalSince1970 * 1000)
-      var line = "\(getpid())\t\(Syscalls.ownProgramName)\t\(target.modes.label)\t\(millis)\t\(target.item)"
+      var line = "\(getpid())\t\(SystemCalls.ownProgramName)\t\(target.modes.label)\t\(millis)\t\(target.item)"
       if line.utf8.count > ItemLocks.recordSize - 2 { line = String(decoding: Array(line.utf8.prefix(ItemLocks.recordSize - 2)), as: UTF8.self) }
       var bytes = Array(line.utf8) + [10]
       bytes += [UInt8](repeating: 0, count: ItemLocks.recordSize - bytes.count)
-      _ = Syscalls.write(currentFD, bytes, at: ItemLocks.recordBase + ItemLocks.recordSize * slot)
+      _ = SystemCalls.writeAll(FileDescriptor(rawValue: currentFD), bytes, at: ItemLocks.recordBase + ItemLocks.recordSize * slot)
       return
     }
   }
 
   private func failure(_ what: String, _ code: Errno) -> QuireError {
     QuireError(
-      code == .permissionDenied ? .permissionDenied : .systemCallFailed,
-      "Cannot coordinate access to \(QuireError.name(item)): could not \(what) (\(code)). Check that the lock folder '\(folder)' is writable, or set XDG_RUNTIME_DIR to a writable folder.",
+      QuireError.Code(code, for: .lock),
+      "Cannot coordinate access to \(QuireError.name(item)): could not \(what) (\(QuireError.describe(code))). Check that the lock folder '\(folder)' is writable, or set XDG_RUNTIME_DIR to a writable folder.",
       url: item, cause: code)
   }
 }

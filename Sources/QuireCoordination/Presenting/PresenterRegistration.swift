@@ -1,6 +1,8 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 import Synchronization
+import SystemPackage
 
 /// How a presenter's path relates to an item named in a message.
 enum Relation {
@@ -116,7 +118,7 @@ final class PresenterRegistration: Sendable {
   func start() throws {
     let path = self.path
     let parent = (path as NSString).deletingLastPathComponent
-    if case .failure = Syscalls.lstat(parent) {
+    if case .failure = SystemCalls.lstat(FilePath(parent)).mapError(\.errno) {
       throw QuireError(
         .fileMissing,
         "Cannot present '\(path)': its folder '\(parent)' does not exist. Check the path.",
@@ -136,7 +138,7 @@ final class PresenterRegistration: Sendable {
       return (state.subscriptions, state.fd)
     }
     for id in subscriptions { InotifyMonitor.shared.unsubscribe(id) }
-    if fd >= 0 { close(fd) }
+    if fd >= 0 { SystemCalls.release(FileDescriptor(rawValue: fd)) }
   }
 
   /// (Re)opens the item at `path` and watches it and the folders above it. Runs on `tracking`.
@@ -149,13 +151,13 @@ final class PresenterRegistration: Sendable {
       return (state.subscriptions, state.fd)
     }
     for id in old.0 { InotifyMonitor.shared.unsubscribe(id) }
-    if old.1 >= 0 { close(old.1) }
+    if old.1 >= 0 { SystemCalls.release(FileDescriptor(rawValue: old.1)) }
 
     var fd: Int32 = -1
     var signature: Signature?
-    if case .success(let opened) = Syscalls.openPath(path) {
+    if case .success(let opened) = SystemCalls.openPath(FilePath(path)).map(\.rawValue) {
       fd = opened
-      if case .success(let info) = Syscalls.fstat(opened) { signature = Signature(info) }
+      if case .success(let info) = SystemCalls.fstat(FileDescriptor(rawValue: opened)) { signature = Signature(info) }
     }
     var subscriptions: [UInt64] = []
     do {
@@ -190,7 +192,7 @@ final class PresenterRegistration: Sendable {
       }
     } catch {
       for id in subscriptions { InotifyMonitor.shared.unsubscribe(id) }
-      if fd >= 0 { close(fd) }
+      if fd >= 0 { SystemCalls.release(FileDescriptor(rawValue: fd)) }
       throw error
     }
     let stale = state.withLock { state -> Bool in
@@ -203,7 +205,7 @@ final class PresenterRegistration: Sendable {
     }
     if stale {
       for id in subscriptions { InotifyMonitor.shared.unsubscribe(id) }
-      if fd >= 0 { close(fd) }
+      if fd >= 0 { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     }
   }
 
@@ -253,8 +255,8 @@ final class PresenterRegistration: Sendable {
     }
     guard let snapshot else { return }
     var finding = Finding.nothing
-    let onDisk: Signature? = if case .success(let info) = Syscalls.lstat(snapshot.path) { Signature(info) } else { nil }
-    if snapshot.fd >= 0, let now = Syscalls.currentPath(of: snapshot.fd) {
+    let onDisk: Signature? = if case .success(let info) = SystemCalls.lstat(FilePath(snapshot.path)) { Signature(info) } else { nil }
+    if snapshot.fd >= 0, let now = SystemCalls.currentPath(of: FileDescriptor(rawValue: snapshot.fd)) {
       if now.isDeleted {
         finding = onDisk == nil ? .deleted : .changed
       } else if now.path != snapshot.path {
@@ -293,7 +295,7 @@ final class PresenterRegistration: Sendable {
     case .deleted:
       let report = state.withLock { state -> Bool in
         defer { state.deletionReported = true }
-        if state.fd >= 0 { close(state.fd) }
+        if state.fd >= 0 { SystemCalls.release(FileDescriptor(rawValue: state.fd)) }
         state.fd = -1
         state.signature = nil
         return !state.deletionReported

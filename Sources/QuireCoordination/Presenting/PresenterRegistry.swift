@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 import Synchronization
 import SystemPackage
@@ -137,23 +138,20 @@ final class PresenterRegistry: Sendable {
         return (state.listener, state.folder)
       }
       guard let folder else { return }
-      unlink(folder + "/\(getpid()).json")
-      unlink(folder + "/\(getpid()).sock")
+      _ = SystemCalls.remove(folder + "/\(getpid()).json")
+      _ = SystemCalls.remove(folder + "/\(getpid()).sock")
       // Wakes the accept loop (accept fails with EINVAL), which closes the socket.
-      if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
+      if listener >= 0 { SystemCalls.shutdown(FileDescriptor(rawValue: listener)) }
     }
   }
 
   /// Rewrites `PID.json` with the current paths (write beside, then rename over).
   func publish() {
     guard let folder = state.withLock({ $0.folder }) else { return }
-    let entry = ProcessEntry(pid: getpid(), program: Syscalls.ownProgramName, paths: registrations.map(\.path))
+    let entry = ProcessEntry(pid: getpid(), program: SystemCalls.ownProgramName, paths: registrations.map(\.path))
     guard let data = try? JSONEncoder().encode(entry) else { return }
-    let temporary = folder + "/\(getpid()).json.\(UInt64.random(in: 0...UInt64.max)).tmp"
-    guard case .success(let fd) = Syscalls.open(temporary, O_WRONLY | O_CREAT | O_EXCL) else { return }
-    _ = Syscalls.write(fd, Array(data), at: 0)
-    close(fd)
-    if rename(temporary, folder + "/\(getpid()).json") != 0 { unlink(temporary) }
+    // Readers poll it; it is rewritten whenever presenters come and go: no fsync needed.
+    _ = AtomicFile.write(data, to: folder + "/\(getpid()).json", mode: 0o600, durable: false)
   }
 
   // MARK: Serving other processes
@@ -182,13 +180,15 @@ final class PresenterRegistry: Sendable {
 
   private func acceptLoop(_ listener: Int32) {
     while true {
-      let connection = accept(listener, nil, nil)
-      if connection < 0 {
-        if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
-        close(listener)
+      let connection: Int32
+      switch SystemCalls.accept(FileDescriptor(rawValue: listener)) {
+      case .success(let accepted): connection = accepted.rawValue
+      case .failure(let failure) where [EINTR, ECONNABORTED, EMFILE, ENFILE].contains(failure.errno.rawValue):
+        continue
+      case .failure:
+        SystemCalls.release(FileDescriptor(rawValue: listener))
         return
       }
-      _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
       // Reading and answering a request (a line, up to 10 s) runs on a bounded pool, so a
       // flood of connections queues instead of starting a thread each. The wait for the end
       // of an access, which lasts as long as the coordinator holds the item, does not take a
@@ -203,13 +203,13 @@ final class PresenterRegistry: Sendable {
   private func serve(_ connection: Int32) {
     UnixSocket.setTimeout(connection, seconds: 10)
     guard let line = UnixSocket.readLine(connection), let message = try? JSONDecoder().decode(WireMessage.self, from: Data(line.utf8)) else {
-      close(connection)
+      SystemCalls.release(FileDescriptor(rawValue: connection))
       return
     }
     handle(message, excluding: nil) { [self] in
       _ = UnixSocket.writeAll(connection, "ok\n")
       guard message.waitsForPresenters else {
-        close(connection)
+        SystemCalls.release(FileDescriptor(rawValue: connection))
         return
       }
       // The coordinator keeps the connection while it holds the item and writes "finish" when
@@ -217,7 +217,7 @@ final class PresenterRegistry: Sendable {
       Thread.detachNewThread { [self] in
         UnixSocket.setTimeout(connection, seconds: 0)
         _ = UnixSocket.readLine(connection)
-        close(connection)
+        SystemCalls.release(FileDescriptor(rawValue: connection))
         handle(WireMessage(kind: .finish, paths: message.paths, token: message.token), excluding: nil) {}
       }
     }
@@ -291,18 +291,19 @@ final class PresenterRegistry: Sendable {
     // Other processes' presenters.
     for entry in otherProcesses() where concerns(entry, message) {
       group.enter()
-      Blocking.queue.async { [self] in
-        defer { group.leave() }
-        let (outcome, connection) = UnixSocket.send(message, to: socketPath(entry.pid), timeout: seconds, keepOpen: message.waitsForPresenters)
-        if let connection { kept.withLock { $0.append(connection) } }
-        switch outcome {
-        case .answered: break
-        case .late:
-          late.withLock { $0.append("process \(entry.pid) (\(entry.program))") }
-        case .gone:
-          if !Syscalls.processExists(entry.pid) { removeEntry(entry.pid) }
-        }
-      }
+      Blocking.queue.async(
+        execute: FaultPlan.carry { [self] in
+          defer { group.leave() }
+          let (outcome, connection) = UnixSocket.send(message, to: socketPath(entry.pid), timeout: seconds, keepOpen: message.waitsForPresenters)
+          if let connection { kept.withLock { $0.append(connection) } }
+          switch outcome {
+          case .answered: break
+          case .late:
+            late.withLock { $0.append("process \(entry.pid) (\(entry.program))") }
+          case .gone:
+            if !SystemCalls.processExists(entry.pid) { removeEntry(entry.pid) }
+          }
+        })
     }
     if group.wait(timeout: .now() + seconds + 0.05) == .timedOut {
       late.withLock { $0.append("a presenter in this process") }
@@ -316,7 +317,7 @@ final class PresenterRegistry: Sendable {
     handle(WireMessage(kind: .finish, paths: paths, token: token), excluding: excluded) {}
     for connection in round.connections {
       _ = UnixSocket.writeAll(connection, "finish\n")
-      close(connection)
+      SystemCalls.release(FileDescriptor(rawValue: connection))
     }
   }
 
@@ -329,8 +330,8 @@ final class PresenterRegistry: Sendable {
   private func socketPath(_ pid: Int32) -> String { location.presentersPath + "/\(pid).sock" }
 
   private func removeEntry(_ pid: Int32) {
-    unlink(location.presentersPath + "/\(pid).json")
-    unlink(socketPath(pid))
+    _ = SystemCalls.remove(location.presentersPath + "/\(pid).json")
+    _ = SystemCalls.remove(socketPath(pid))
   }
 
   private struct Cache {
@@ -342,16 +343,16 @@ final class PresenterRegistry: Sendable {
   /// The entries of other processes, re-read only when the registry folder changed.
   func otherProcesses() -> [ProcessEntry] {
     let folder = location.presentersPath
-    guard case .success(let info) = Syscalls.lstat(folder), info.st_mode & S_IFMT == S_IFDIR else { return [] }
+    guard case .success(let info) = SystemCalls.lstat(FilePath(folder)), info.st_mode & S_IFMT == S_IFDIR else { return [] }
     let stamp = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     if let cached = cache.withLock({ $0.modified == stamp ? $0.entries : nil }) { return cached }
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     var entries: [ProcessEntry] = []
     for name in names where name.hasSuffix(".json") {
       guard let pid = Int32(name.dropLast(5)), pid != getpid() else { continue }
-      guard case .success(let fd) = Syscalls.open(folder + "/" + name, O_RDONLY) else { continue }
-      let bytes = Syscalls.read(fd, count: 1 << 20, at: 0)
-      close(fd)
+      guard case .success(let fd) = SystemCalls.open(FilePath(folder + "/" + name), O_RDONLY | O_NOFOLLOW).map(\.rawValue) else { continue }
+      let bytes = SystemCalls.read(FileDescriptor(rawValue: fd), count: 1 << 20, at: 0)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
       if let entry = try? JSONDecoder().decode(ProcessEntry.self, from: Data(bytes)), entry.pid == pid {
         entries.append(entry)
       }

@@ -1,5 +1,7 @@
 public import Foundation
+import QuireSystem
 public import QuireTypes
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -97,7 +99,7 @@ public struct RecoveryStore: Sendable, Hashable {
   /// Removes the recovery files of `documentURL`.
   public func remove(for documentURL: URL) {
     let (dataURL, recordURL) = files(for: documentURL)
-    unlink(recordURL.path)
-    unlink(dataURL.path)
+    _ = SystemCalls.remove(recordURL.path)
+    _ = SystemCalls.remove(dataURL.path)
   }
 }

@@ -1,6 +1,8 @@
 public import Foundation
 import QuireCoordination
+import QuireSystem
 public import QuireTypes
+import SystemPackage
 
 /// A document backed by a file: UIDocument/NSDocument for Linux.
 ///
@@ -514,8 +516,7 @@ open class Document {
   ) async throws -> (SaveResult, QuireError?) {
     try await access.coordinate(writingItemAt: url) { url in
       if let expected, contents.value.isFile {
-        var info = stat()
-        if stat(FileSaver.resolvedTarget(of: url).path, &info) == 0,
+        if case .success(let info) = SystemCalls.stat(FilePath(FileSaver.resolvedTarget(of: url).path)),
           FileSaver.fingerprint(info, expected.contentHash) != expected
         {
           throw QuireError(

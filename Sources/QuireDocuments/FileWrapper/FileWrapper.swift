@@ -1,5 +1,6 @@
 public import Foundation
 import Glibc
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -40,6 +41,14 @@ public final class FileWrapper: CustomDebugStringConvertible {
 
   /// How an unchanged regular file was carried into a newly written package.
   public enum ReuseMethod: String, Sendable {
+    init(_ method: SystemCalls.CopyMethod) {
+      switch method {
+      case .reflink: self = .reflink
+      case .kernelCopy: self = .kernelCopy
+      case .copied: self = .copied
+      }
+    }
+
     /// `linkat(2)`: the new package shares the file with the old one; no bytes are written.
     case hardLink
     /// `ioctl(FICLONE)`: a copy-on-write clone of the blocks (btrfs, XFS).
@@ -87,7 +96,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
 
     /// Whether the file at `path` is still the one that was read.
     var isUnchanged: Bool {
-      guard case .success(let info) = FileWrapperSyscalls.lstat(path) else { return false }
+      guard case .success(let info) = SystemCalls.lstat(FilePath(path)) else { return false }
       return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode && Int64(info.st_size) == size
         && info.st_mtim.tv_sec == modified.tv_sec && info.st_mtim.tv_nsec == modified.tv_nsec
     }
@@ -169,7 +178,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
       throw QuireError(.limitExceeded, "Cannot read \(QuireError.name(url)): folders nest more than 256 deep at '\(path)'.", url: url)
     }
     let info: stat
-    switch FileWrapperSyscalls.lstat(path) {
+    switch SystemCalls.lstat(FilePath(path)) {
     case .success(let value): info = value
     case .failure(let error): throw readError(error, path: path, url: url)
     }
@@ -207,7 +216,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
     case S_IFLNK:
       var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
       let count = readlink(path, &buffer, buffer.count - 1)
-      guard count >= 0 else { throw readError(Errno(rawValue: errno), path: path, url: url) }
+      guard count >= 0 else { throw readError(SyscallFailure(call: "readlink", errno: Errno(rawValue: errno), path: path), path: path, url: url) }
       attributes.posixPermissions = nil
       let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
       return (.link(destination), attributes)
@@ -216,14 +225,16 @@ public final class FileWrapper: CustomDebugStringConvertible {
     }
   }
 
-  private static func readError(_ error: Errno, path: String, url: URL) -> QuireError {
-    switch error {
+  private static func readError(_ error: SyscallFailure, path: String, url: URL) -> QuireError {
+    switch error.errno {
     case .noSuchFileOrDirectory, .notDirectory:
       QuireError(.fileMissing, "Cannot read \(QuireError.name(url)): nothing at '\(path)'. Check the path.", url: url, cause: error)
     case .permissionDenied, .notPermitted:
       QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)): '\(path)' is not readable. Check its permissions.", url: url, cause: error)
     default:
-      QuireError(.systemCallFailed, "Cannot read \(QuireError.name(url)): reading '\(path)' failed.", url: url, cause: error)
+      QuireError(
+        QuireError.Code(error.errno), "Cannot read \(QuireError.name(url)): reading '\(path)' failed (\(QuireError.describe(error.errno))).", url: url,
+        cause: error)
     }
   }
 
@@ -443,29 +454,31 @@ public final class FileWrapper: CustomDebugStringConvertible {
     let parentPath = target.deletingLastPathComponent().path
     let name = target.lastPathComponent
     let parent: Int32
-    switch FileWrapperSyscalls.openat(AT_FDCWD, parentPath, O_RDONLY | O_DIRECTORY) {
+    switch SystemCalls.open(FilePath(parentPath), O_RDONLY | O_DIRECTORY, mode: 0).map(\.rawValue) {
     case .success(let fd): parent = fd
     case .failure(let error): throw saveError(error, step: "opening the folder '\(parentPath)'", url: url)
     }
-    defer { FileWrapperSyscalls.close(parent) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: parent)) }
     let originalPrefix = originalContentsURL.map { $0.standardizedFileURL.path + "/" }
     var context = WriteContext(originalPrefix: originalPrefix, updateNames: options.contains(.withNameUpdating))
     // What a save killed mid-way left beside the item an hour or more ago goes now.
     if options.contains(.atomic) { Self.removeLeftovers(besides: target, notModifiedFor: Self.abandonedSaveAge) }
 
     guard options.contains(.atomic) else {
-      if case .success = FileWrapperSyscalls.lstat(target.path) {
+      if case .success = SystemCalls.lstat(FilePath(target.path)) {
         try? FileManager.default.removeItem(atPath: target.path)
       }
       try writeItem(into: parent, name: name, context: &context, url: url, inheritedMode: nil)
-      if case .failure(let error) = FileWrapperSyscalls.fsync(parent) { throw saveError(error, step: "flushing the folder", url: url) }
+      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: parent), folder: true) {
+        throw saveError(error, step: "flushing the folder", url: url)
+      }
       finish(context, at: target.path)
       return
     }
 
     // Keep the existing item's permissions when the wrapper does not set its own.
     var existing: stat?
-    switch FileWrapperSyscalls.lstat(target.path) {
+    switch SystemCalls.lstat(FilePath(target.path)) {
     case .success(let info): existing = info
     case .failure(.noSuchFileOrDirectory): existing = nil
     case .failure(let error): throw saveError(error, step: "looking at the existing item", url: url)
@@ -481,14 +494,14 @@ public final class FileWrapper: CustomDebugStringConvertible {
     }
     if existing != nil {
       // One step: the new tree takes the name, the old one takes the temporary name.
-      if case .failure(let error) = FileWrapperSyscalls.exchange(parent, temporaryName, name) {
+      if case .failure(let error) = SystemCalls.exchange(temporaryName, name, in: FileDescriptor(rawValue: parent)) {
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(error, step: "swapping the new item into place", url: url)
       }
       // Make the swap durable; if that fails, swap back, so a failed save leaves the old item.
-      if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
+      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: parent), folder: true) {
         let swappedBack: Bool
-        if case .success = FileWrapperSyscalls.exchange(parent, temporaryName, name) { swappedBack = true } else { swappedBack = false }
+        if case .success = SystemCalls.exchange(temporaryName, name, in: FileDescriptor(rawValue: parent)) { swappedBack = true } else { swappedBack = false }
         // The temporary name holds the new tree when swapped back, else the old one.
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(
@@ -500,11 +513,11 @@ public final class FileWrapper: CustomDebugStringConvertible {
       // The old tree is no longer visible under `name`; removing it may fail without harm.
       Self.removeTree(in: parent, name: temporaryName)
     } else {
-      if case .failure(let error) = FileWrapperSyscalls.renameNoReplace(parent, temporaryName, name) {
+      if case .failure(let error) = SystemCalls.renameNoReplace(temporaryName, to: name, in: FileDescriptor(rawValue: parent)) {
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(error, step: "moving the new item into place", url: url)
       }
-      if case .failure(let error) = FileWrapperSyscalls.fsync(parent) {
+      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: parent), folder: true) {
         Self.removeTree(in: parent, name: name)
         throw saveError(error, step: "flushing the folder after creating the item", url: url)
       }
@@ -531,14 +544,13 @@ public final class FileWrapper: CustomDebugStringConvertible {
     let name = target.lastPathComponent
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: parentPath)) ?? []).filter { isLeftover($0, of: name) }
     guard !names.isEmpty else { return [] }
-    let parent = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard parent >= 0 else { return [] }
-    defer { close(parent) }
+    guard case .success(let folder) = SystemCalls.open(FilePath(parentPath), O_RDONLY | O_DIRECTORY) else { return [] }
+    let parent = folder.rawValue
+    defer { SystemCalls.release(folder) }
     let now = Date().timeIntervalSince1970
     var removed: [String] = []
     for entry in names {
-      var info = stat()
-      guard fstatat(parent, entry, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_uid == geteuid() else { continue }
+      guard case .success(let info) = SystemCalls.lstat(entry, in: folder), info.st_uid == geteuid() else { continue }
       let kind = info.st_mode & S_IFMT
       guard kind == S_IFREG || kind == S_IFDIR else { continue }
       if let age, now - Double(info.st_mtim.tv_sec) < age { continue }
@@ -586,7 +598,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
   private func rebase(at path: String) {
     switch storage {
     case .file(let contents, _):
-      if case .success(let info) = FileWrapperSyscalls.lstat(path), info.st_mode & S_IFMT == S_IFREG {
+      if case .success(let info) = SystemCalls.lstat(FilePath(path)), info.st_mode & S_IFMT == S_IFREG {
         storage = .file(contents: contents, source: Source(path: path, info))
       }
     case .directory(let children):
@@ -599,35 +611,35 @@ public final class FileWrapper: CustomDebugStringConvertible {
   private func writeItem(into dir: Int32, name: String, context: inout WriteContext, url: URL, inheritedMode: mode_t?) throws {
     switch storage {
     case .link(let destination):
-      if case .failure(let error) = FileWrapperSyscalls.symlinkat(destination, dir, name) {
+      if case .failure(let error) = SystemCalls.makeSymbolicLink(name, in: FileDescriptor(rawValue: dir), to: destination) {
         throw saveError(error, step: "creating the symbolic link '\(name)'", url: url)
       }
     case .directory(let children):
       let mode = fileAttributes.posixPermissions.map { mode_t($0) } ?? inheritedMode ?? 0o755
       // Owner-only while it is being filled; the final mode is set before it becomes visible.
-      if case .failure(let error) = FileWrapperSyscalls.mkdirat(dir, name, 0o700) {
+      if case .failure(let error) = SystemCalls.makeFolder(name, in: FileDescriptor(rawValue: dir), mode: 0o700) {
         throw saveError(error, step: "creating the folder '\(name)'", url: url)
       }
       let fd: Int32
-      switch FileWrapperSyscalls.openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) {
+      switch SystemCalls.open(name, in: FileDescriptor(rawValue: dir), O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0).map(\.rawValue) {
       case .success(let value): fd = value
       case .failure(let error): throw saveError(error, step: "opening the new folder '\(name)'", url: url)
       }
-      defer { FileWrapperSyscalls.close(fd) }
+      defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
       for (key, child) in children.sorted(by: { $0.key < $1.key }) {
         try child.writeItem(into: fd, name: key, context: &context, url: url, inheritedMode: nil)
         if context.updateNames { child.filename = key }
       }
-      if case .failure(let error) = FileWrapperSyscalls.fchmod(fd, mode) {
+      if case .failure(let error) = SystemCalls.setMode(FileDescriptor(rawValue: fd), mode) {
         throw saveError(error, step: "setting the permissions of '\(name)'", url: url)
       }
       if let date = fileAttributes.modificationDate,
-        case .failure(let error) = FileWrapperSyscalls.setModificationDate(fd, date)
+        case .failure(let error) = SystemCalls.setModificationDate(FileDescriptor(rawValue: fd), date)
       {
         throw saveError(error, step: "setting the date of '\(name)'", url: url)
       }
       // The folder's entries must be on disk before the folder is swapped in.
-      if case .failure(let error) = FileWrapperSyscalls.fsync(fd) {
+      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: fd)) {
         throw saveError(error, step: "flushing the folder '\(name)'", url: url)
       }
     case .file(let contents, let source):
@@ -637,24 +649,24 @@ public final class FileWrapper: CustomDebugStringConvertible {
         fileAttributes.modificationDate == nil
           || fileAttributes.modificationDate == Date(timeIntervalSince1970: Double(source.modified.tv_sec) + Double(source.modified.tv_nsec) / 1e9),
         source.isUnchanged,
-        case .success = FileWrapperSyscalls.linkat(source.path, dir, name)
+        case .success = SystemCalls.makeHardLink(name, in: FileDescriptor(rawValue: dir), to: source.path)
       {
         // Unchanged and inside the package being replaced: share it, write nothing.
         context.reuse[.hardLink, default: 0] += 1
         return
       }
       let fd: Int32
-      switch FileWrapperSyscalls.openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600) {
+      switch SystemCalls.open(name, in: FileDescriptor(rawValue: dir), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600).map(\.rawValue) {
       case .success(let value): fd = value
       case .failure(let error): throw saveError(error, step: "creating '\(name)'", url: url)
       }
-      defer { FileWrapperSyscalls.close(fd) }
+      defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
       var wroteBytes = false
       if contents == nil, let source, source.isUnchanged,
-        case .success(let input) = FileWrapperSyscalls.openat(AT_FDCWD, source.path, O_RDONLY | O_NOFOLLOW)
+        case .success(let input) = SystemCalls.open(FilePath(source.path), O_RDONLY | O_NOFOLLOW, mode: 0).map(\.rawValue)
       {
-        defer { FileWrapperSyscalls.close(input) }
-        switch FileWrapperSyscalls.cloneOrCopy(from: input, to: fd) {
+        defer { SystemCalls.release(FileDescriptor(rawValue: input)) }
+        switch SystemCalls.copyContents(from: FileDescriptor(rawValue: input), to: FileDescriptor(rawValue: fd)).map(FileWrapper.ReuseMethod.init) {
         case .success(let method):
           context.reuse[method, default: 0] += 1
           wroteBytes = true
@@ -664,68 +676,43 @@ public final class FileWrapper: CustomDebugStringConvertible {
       }
       if !wroteBytes {
         let data = try contents ?? self.contents()
-        if case .failure(let error) = FileWrapperSyscalls.writeAll(fd, data) {
+        if case .failure(let error) = SystemCalls.writeAll(FileDescriptor(rawValue: fd), data) {
           throw saveError(error, step: "writing '\(name)'", url: url)
         }
       }
-      if case .failure(let error) = FileWrapperSyscalls.fchmod(fd, mode) {
+      if case .failure(let error) = SystemCalls.setMode(FileDescriptor(rawValue: fd), mode) {
         throw saveError(error, step: "setting the permissions of '\(name)'", url: url)
       }
       if let date = fileAttributes.modificationDate,
-        case .failure(let error) = FileWrapperSyscalls.setModificationDate(fd, date)
+        case .failure(let error) = SystemCalls.setModificationDate(FileDescriptor(rawValue: fd), date)
       {
         throw saveError(error, step: "setting the date of '\(name)'", url: url)
       }
       // The bytes must be on disk before the rename makes them the document.
-      if case .failure(let error) = FileWrapperSyscalls.fsync(fd) {
+      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: fd)) {
         throw saveError(error, step: "flushing '\(name)'", url: url)
       }
     }
   }
 
-  private func saveError(_ error: Errno, step: String, url: URL) -> QuireError {
+  private func saveError(_ error: SyscallFailure, step: String, url: URL) -> QuireError {
     let folder = url.deletingLastPathComponent().path
-    switch error {
-    case .noSpace, .diskQuotaExceeded:
-      return QuireError(
-        .systemCallFailed,
-        "Cannot save \(QuireError.name(url)): the disk is full (\(step)). Free some space and save again; the previous version is untouched.", url: url,
-        cause: error)
-    case .permissionDenied, .notPermitted, .readOnlyFileSystem:
-      return QuireError(
-        .permissionDenied, "Cannot save \(QuireError.name(url)): '\(folder)' is not writable (\(step)). Use \"save as\" to keep a copy elsewhere.", url: url,
-        cause: error)
-    case .noSuchFileOrDirectory:
-      return QuireError(
-        .fileMissing, "Cannot save \(QuireError.name(url)): the folder '\(folder)' is gone (\(step)). Use \"save as\" to choose another place.", url: url,
-        cause: error)
-    default:
-      return QuireError(.systemCallFailed, "Cannot save \(QuireError.name(url)): \(step) failed. The previous version is untouched.", url: url, cause: error)
-    }
+    let advice =
+      switch error.errno {
+      case .noSpace, .diskQuotaExceeded: "Free some space and save again; the previous version is untouched."
+      case .permissionDenied, .notPermitted, .readOnlyFileSystem: "'\(folder)' is not writable; use \"save as\" to keep a copy elsewhere."
+      case .noSuchFileOrDirectory: "The folder '\(folder)' is gone; use \"save as\" to choose another place."
+      default: "The previous version is untouched."
+      }
+    return QuireError(
+      QuireError.Code(error.errno), "Cannot save \(QuireError.name(url)): \(QuireError.describe(error.errno)) (\(step)). \(advice)", url: url,
+      cause: error)
   }
 
-  /// Removes `name` in `dir` and everything under it, never following symbolic links.
-  ///
-  /// Best effort, with plain system calls (not the fault-injection seam): it cleans up a
-  /// temporary tree or the old tree after a swap, where a failure leaves a hidden
-  /// `.NAME.quire-XXXXXX` item behind but never touches the document.
+  /// Removes `name` in `dir` and everything under it, never following symbolic links (best
+  /// effort; see `SystemCalls.removeTree`).
   static func removeTree(in dir: Int32, name: String) {
-    if unlinkat(dir, name, 0) == 0 { return }
-    let fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    if let stream = fdopendir(dup(fd)) {
-      var names: [String] = []
-      while let entry = readdir(stream) {
-        let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if entryName != "." && entryName != ".." { names.append(entryName) }
-      }
-      closedir(stream)
-      for entryName in names { removeTree(in: fd, name: entryName) }
-    }
-    close(fd)
-    _ = unlinkat(dir, name, AT_REMOVEDIR)
+    SystemCalls.removeTree(name, in: FileDescriptor(rawValue: dir))
   }
 
   static func randomSuffix() -> String {

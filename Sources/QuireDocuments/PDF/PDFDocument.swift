@@ -1,6 +1,7 @@
 public import Foundation
 import Glibc
 public import QuireFormats
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -186,14 +187,14 @@ public final class PDFDocument {
   /// under the document's pages.
   private static func copySnapshot(of url: URL, to snapshot: URL) throws {
     let source: Int32
-    switch FileWrapperSyscalls.openat(AT_FDCWD, url.path, O_RDONLY) {
+    switch SystemCalls.open(FilePath(url.path), O_RDONLY, mode: 0).map(\.rawValue) {
     case .success(let fd): source = fd
     case .failure(let error):
       throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): it cannot be read. Check its permissions.", url: url, cause: error)
     }
-    defer { FileWrapperSyscalls.close(source) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: source)) }
     let destination: Int32
-    switch FileWrapperSyscalls.openat(AT_FDCWD, snapshot.path, O_WRONLY | O_CREAT | O_EXCL, 0o600) {
+    switch SystemCalls.open(FilePath(snapshot.path), O_WRONLY | O_CREAT | O_EXCL, mode: 0o600).map(\.rawValue) {
     case .success(let fd): destination = fd
     case .failure(let error):
       throw QuireError(
@@ -201,8 +202,10 @@ public final class PDFDocument {
         "Cannot open \(QuireError.name(url)): its private copy in '\(snapshot.deletingLastPathComponent().path)' cannot be made. Check that the temporary folder is writable.",
         url: url, cause: error)
     }
-    defer { FileWrapperSyscalls.close(destination) }
-    if case .failure(let error) = FileWrapperSyscalls.cloneOrCopy(from: source, to: destination) {
+    defer { SystemCalls.release(FileDescriptor(rawValue: destination)) }
+    if case .failure(let error) = SystemCalls.copyContents(from: FileDescriptor(rawValue: source), to: FileDescriptor(rawValue: destination)).map(
+      FileWrapper.ReuseMethod.init)
+    {
       throw QuireError(
         .systemCallFailed,
         "Cannot open \(QuireError.name(url)): copying it to '\(snapshot.deletingLastPathComponent().path)' failed (is the disk full?). Free some space and open it again.",
@@ -488,7 +491,7 @@ public final class PDFDocument {
     case .regularFile(let resolved): target = resolved.standardizedFileURL
     case .special(let description):
       let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(".quire-pdf-\(FileWrapper.randomSuffix())")
-      defer { unlink(scratch.path) }
+      defer { _ = SystemCalls.remove(scratch.path) }
       try writePages(to: scratch.path)
       let data: Data
       do { data = try Data(contentsOf: scratch) } catch { throw QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)).", url: url, cause: error) }
@@ -497,31 +500,31 @@ public final class PDFDocument {
     let folder = target.deletingLastPathComponent()
     FileWrapper.removeLeftovers(besides: target, notModifiedFor: FileWrapper.abandonedSaveAge)
     let temporary = folder.appendingPathComponent(".\(target.lastPathComponent.prefix(200)).quire-\(FileWrapper.randomSuffix())")
-    defer { unlink(temporary.path) }
+    defer { _ = SystemCalls.remove(temporary.path) }
     try writePages(to: temporary.path)
     let fd: Int32
-    switch FileWrapperSyscalls.openat(AT_FDCWD, temporary.path, O_RDONLY) {
+    switch SystemCalls.open(FilePath(temporary.path), O_RDONLY, mode: 0).map(\.rawValue) {
     case .success(let value): fd = value
     case .failure(let error): throw saveError(error, url: url)
     }
-    defer { FileWrapperSyscalls.close(fd) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     // The old file's permissions, or the usual 0644 for a new one.
     let mode: mode_t
-    switch FileWrapperSyscalls.lstat(target.path) {
+    switch SystemCalls.lstat(FilePath(target.path)) {
     case .success(let info): mode = info.st_mode & 0o7777
     case .failure(.noSuchFileOrDirectory): mode = 0o644
     case .failure(let error): throw saveError(error, url: url)
     }
-    if case .failure(let error) = FileWrapperSyscalls.fchmod(fd, mode) { throw saveError(error, url: url) }
+    if case .failure(let error) = SystemCalls.setMode(FileDescriptor(rawValue: fd), mode) { throw saveError(error, url: url) }
     // The bytes must be on disk before the rename makes them the document.
-    if case .failure(let error) = FileWrapperSyscalls.fsync(fd) { throw saveError(error, url: url) }
-    if case .failure(let error) = FileWrapperSyscalls.renameat(AT_FDCWD, temporary.path, AT_FDCWD, target.path) {
+    if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: fd)) { throw saveError(error, url: url) }
+    if case .failure(let error) = SystemCalls.rename(temporary.path, to: target.path) {
       throw saveError(error, url: url)
     }
     // Make the rename durable.
-    if case .success(let dir) = FileWrapperSyscalls.openat(AT_FDCWD, folder.path, O_RDONLY | O_DIRECTORY) {
-      defer { FileWrapperSyscalls.close(dir) }
-      if case .failure(let error) = FileWrapperSyscalls.fsync(dir) { throw saveError(error, url: url) }
+    if case .success(let dir) = SystemCalls.open(FilePath(folder.path), O_RDONLY | O_DIRECTORY, mode: 0).map(\.rawValue) {
+      defer { SystemCalls.release(FileDescriptor(rawValue: dir)) }
+      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: dir), folder: true) { throw saveError(error, url: url) }
     }
   }
 
@@ -546,7 +549,7 @@ public final class PDFDocument {
   func pdfData() throws -> Data {
     let snapshotFolder = try snapshotFolder()
     let temporary = snapshotFolder.appendingPathComponent("written-\(FileWrapper.randomSuffix()).pdf")
-    defer { unlink(temporary.path) }
+    defer { _ = SystemCalls.remove(temporary.path) }
     try writePages(to: temporary.path)
     do {
       return try Data(contentsOf: temporary)
@@ -560,19 +563,15 @@ public final class PDFDocument {
   /// Marks the current pages as saved (``hasUnsavedChanges`` becomes false).
   func noteSaved() { savedPages = pages }
 
-  private func saveError(_ error: Errno, url: URL) -> QuireError {
-    switch error {
-    case .noSpace, .diskQuotaExceeded:
-      QuireError(
-        .systemCallFailed, "Cannot save \(QuireError.name(url)): the disk is full. Free some space and save again; the original is untouched.", url: url,
-        cause: error)
-    case .permissionDenied, .notPermitted, .readOnlyFileSystem:
-      QuireError(
-        .permissionDenied, "Cannot save \(QuireError.name(url)): its folder is not writable. Use \"save as\" to keep a copy elsewhere.", url: url, cause: error)
-    default:
-      QuireError(
-        .systemCallFailed, "Cannot save \(QuireError.name(url)): writing it beside the original failed. The original is untouched.", url: url, cause: error)
-    }
+  private func saveError(_ error: SyscallFailure, url: URL) -> QuireError {
+    let advice =
+      switch error.errno {
+      case .noSpace, .diskQuotaExceeded: "Free some space and save again; the original is untouched."
+      case .permissionDenied, .notPermitted, .readOnlyFileSystem: "Its folder is not writable; use \"save as\" to keep a copy elsewhere."
+      default: "Writing it beside the original failed; the original is untouched."
+      }
+    return QuireError(
+      QuireError.Code(error.errno), "Cannot save \(QuireError.name(url)): \(QuireError.describe(error.errno)). \(advice)", url: url, cause: error)
   }
 }
 

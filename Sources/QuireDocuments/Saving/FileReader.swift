@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -18,9 +19,9 @@ enum FileReader {
       if let copy = ScratchCopy.read(file.rawValue, size: Int(info.st_size)) {
         (data, hash) = copy
       } else {
-        switch Syscalls.readAllData(file, sizeHint: Int(info.st_size)) {
+        switch SystemCalls.readAll(file, sizeHint: Int(info.st_size)) {
         case .success(let value): data = value
-        case .failure(let code): throw readError(code, url, "read it", call: "read")
+        case .failure(let code): throw readError(code, url, "read it")
         }
         hash = ContentHash(data)
       }
@@ -39,7 +40,7 @@ enum FileReader {
       let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
       defer { buffer.deallocate() }
       while true {
-        switch Syscalls.readSome(file, into: buffer) {
+        switch SystemCalls.read(file, into: buffer) {
         case .success(0):
           var fingerprint = FileSaver.fingerprint(info, hasher.finalize())
           fingerprint.size = size
@@ -47,7 +48,7 @@ enum FileReader {
         case .success(let count):
           hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
           size += count
-        case .failure(let code): throw readError(code, url, "read it", call: "read")
+        case .failure(let code): throw readError(code, url, "read it")
         }
       }
     }
@@ -59,26 +60,26 @@ enum FileReader {
     let target = FileSaver.resolvedTarget(of: url)
     let folderPath = target.deletingLastPathComponent().path
     let folder: FileDescriptor
-    switch Syscalls.openFolder(folderPath) {
+    switch SystemCalls.open(FilePath(folderPath), O_RDONLY | O_DIRECTORY) {
     case .success(let fd): folder = fd
-    case .failure(let code): throw readError(code, url, "open its folder", call: "open")
+    case .failure(let code): throw readError(code, url, "open its folder")
     }
-    defer { Syscalls.release(folder) }
+    defer { SystemCalls.release(folder) }
     // Look before opening: opening a FIFO for reading waits for a writer, maybe for ever, and
     // opening a device can have effects. What open would refuse, it reports itself, below.
-    if case .success(let info) = Syscalls.statAt(folder, target.lastPathComponent), (info.st_mode & S_IFMT) != S_IFLNK {
+    if case .success(let info) = SystemCalls.lstat(target.lastPathComponent, in: folder), (info.st_mode & S_IFMT) != S_IFLNK {
       try requireRegularFile(info, url)
     }
     let file: FileDescriptor
-    switch Syscalls.openExisting(in: folder, target.lastPathComponent, writing: false) {
+    switch SystemCalls.open(target.lastPathComponent, in: folder, O_RDONLY | O_NOFOLLOW) {
     case .success(let fd): file = fd
-    case .failure(let code): throw readError(code, url, "open it", call: "openat")
+    case .failure(let code): throw readError(code, url, "open it")
     }
-    defer { Syscalls.release(file) }
+    defer { SystemCalls.release(file) }
     let info: stat
-    switch Syscalls.fileStatus(file) {
+    switch SystemCalls.fstat(file) {
     case .success(let value): info = value
-    case .failure(let code): throw readError(code, url, "inspect it", call: "fstat")
+    case .failure(let code): throw readError(code, url, "inspect it")
     }
     try requireRegularFile(info, url)
     guard Int(info.st_size) <= maximumSize else {
@@ -97,15 +98,16 @@ enum FileReader {
     throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)): it is \(what). Open a file instead.", url: url)
   }
 
-  static func readError(_ code: Errno, _ url: URL, _ step: String, call: String) -> QuireError {
+  static func readError(_ failure: SyscallFailure, _ url: URL, _ step: String) -> QuireError {
+    let code = failure.errno
     let (kind, text): (QuireError.Code, String) =
       switch code {
       case .noSuchFileOrDirectory: (.fileMissing, "it does not exist. Check the path")
       case .permissionDenied, .notPermitted: (.permissionDenied, "permission was denied. Check the file's permissions")
       case .tooManySymbolicLinkLevels: (.invalidArgument, "it is a symlink loop. Fix the link")
       case .isDirectory: (.unsupportedType, "it is a folder. Open a file instead")
-      default: (.systemCallFailed, "\(code) while trying to \(step). Try again")
+      default: (QuireError.Code(code), "\(QuireError.describe(code)) while trying to \(step). Try again")
       }
-    return QuireError(kind, "Cannot open \(QuireError.name(url)): \(text).", url: url, cause: SyscallFailure(call: call, errno: code))
+    return QuireError(kind, "Cannot open \(QuireError.name(url)): \(text).", url: url, cause: failure)
   }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import QuireSystem
 public import QuireTypes
 public import SystemPackage
 
@@ -116,12 +117,12 @@ public enum FileSaver {
     let name = target.lastPathComponent
     let failure = Failure(url: url, folder: folderPath)
 
-    let folder = try Syscalls.openFolder(folderPath).get(or: failure, "open the folder", call: "open")
-    defer { Syscalls.release(folder) }
+    let folder = try SystemCalls.open(FilePath(folderPath), O_RDONLY | O_DIRECTORY).get(or: failure, "open the folder")
+    defer { SystemCalls.release(folder) }
 
     // What is there now decides how to write: nothing, a regular file, several links.
     var existing: stat?
-    switch Syscalls.statAt(folder, name) {
+    switch SystemCalls.lstat(name, in: folder) {
     case .success(let info):
       guard (info.st_mode & S_IFMT) == S_IFREG else {
         throw QuireError(
@@ -135,15 +136,15 @@ public enum FileSaver {
       // A read-only file stays read-only: replacing it through the folder would be allowed,
       // but the user (or `chmod a-w`) said it must not change. No write bit refuses root too.
       let noWriteBit = info.st_mode & 0o222 == 0
-      if noWriteBit || (try? Syscalls.checkWritable(folder, name).get()) == nil {
+      if noWriteBit || (try? SystemCalls.checkWritable(name, in: folder).get()) == nil {
         throw QuireError(
           .permissionDenied,
           "Cannot save \(QuireError.name(url)): the file is read-only. Use \"save as\" to keep a copy elsewhere, or make it writable; the file on disk is unchanged and your edits are kept.",
           url: url, cause: SyscallFailure(call: "faccessat", errno: .permissionDenied))
       }
       existing = info
-    case .failure(.noSuchFileOrDirectory): existing = nil
-    case .failure(let code): throw failure.error(code, "inspect the file", call: "fstatat")
+    case .failure(let code) where code.errno == .noSuchFileOrDirectory: existing = nil
+    case .failure(let code): throw failure.error(code, "inspect the file")
     }
 
     if let existing, existing.st_nlink > 1 {
@@ -154,72 +155,72 @@ public enum FileSaver {
     FileWrapper.removeLeftovers(besides: target, notModifiedFor: FileWrapper.abandonedSaveAge)
     let tempName = temporaryName(for: name, suffix: "tmp")
     // O_EXCL: a fresh file nobody else can hold open; 0600 until the contents are complete.
-    let temp = try Syscalls.create(in: folder, tempName, mode: 0o600).get(or: failure, "create a temporary file", call: "openat")
+    let temp = try SystemCalls.open(tempName, in: folder, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600).get(or: failure, "create a temporary file")
     var tempOpen = true
     var tempExists = true
     defer {
-      if tempOpen { _ = Syscalls.close(temp) }
-      if tempExists { _ = Syscalls.remove(folder, tempName) }
+      if tempOpen { _ = SystemCalls.close(temp) }
+      if tempExists { _ = SystemCalls.remove(tempName, in: folder) }
     }
 
     // Write everything, then flush it: the rename below must never expose unflushed data.
-    let hash = try data.write(to: temp).get(or: failure, "write the new contents", call: "write")
-    try Syscalls.flush(temp).get(or: failure, "flush the new contents to disk", call: "fsync")
+    let hash = try data.write(to: temp).get(or: failure, "write the new contents")
+    try SystemCalls.flush(temp).get(or: failure, "flush the new contents to disk")
 
     if let existing {
       // Keep the old file's mode and owner, so a save never widens or narrows access.
-      try Syscalls.changeMode(temp, existing.st_mode & 0o7777).get(or: failure, "keep the file's permissions", call: "fchmod")
+      try SystemCalls.setMode(temp, existing.st_mode & 0o7777).get(or: failure, "keep the file's permissions")
       if existing.st_uid != geteuid() || existing.st_gid != getegid() {
-        switch Syscalls.changeOwner(temp, existing.st_uid, existing.st_gid) {
+        switch SystemCalls.setOwner(temp, existing.st_uid, existing.st_gid) {
         case .success: break
-        case .failure(.notPermitted):
+        case .failure(let code) where code.errno == .notPermitted:
           // We may write the file but not give a new file its owner: write in place instead.
           return try writeInPlace(data, folder: folder, name: name, existing: existing, url: url, target: target, failure: failure)
-        case .failure(let code): throw failure.error(code, "keep the file's owner", call: "fchown")
+        case .failure(let code): throw failure.error(code, "keep the file's owner")
         }
       }
     } else {
       let mode = options.newFilePermissions.map { mode_t($0.rawValue) } ?? (0o666 & ~currentUmask())
-      try Syscalls.changeMode(temp, mode).get(or: failure, "set the new file's permissions", call: "fchmod")
+      try SystemCalls.setMode(temp, mode).get(or: failure, "set the new file's permissions")
     }
     tempOpen = false
-    try Syscalls.close(temp).get(or: failure, "close the new contents", call: "close")
+    try SystemCalls.close(temp).get(or: failure, "close the new contents")
 
     // Swap the new file in with one atomic rename: readers see the old or the new, never a mix.
     var exchanged = false
     if existing != nil {
-      switch Syscalls.exchange(folder, tempName, name) {
+      switch SystemCalls.exchange(tempName, name, in: folder) {
       case .success: exchanged = true
-      case .failure(.invalidArgument), .failure(.notSupported):
+      case .failure(let code) where code.errno == .invalidArgument || code.errno == .notSupported:
         // This file system has no RENAME_EXCHANGE: a plain rename is still atomic, but a
         // failed folder flush below can no longer be undone.
-        try Syscalls.rename(folder, tempName, name).get(or: failure, "replace the file", call: "renameat")
+        try SystemCalls.rename(tempName, in: folder, to: name, in: folder).get(or: failure, "replace the file")
         tempExists = false
-      case .failure(let code): throw failure.error(code, "replace the file", call: "renameat2")
+      case .failure(let code): throw failure.error(code, "replace the file")
       }
     } else {
-      switch Syscalls.renameNoReplace(folder, tempName, name) {
+      switch SystemCalls.renameNoReplace(tempName, to: name, in: folder) {
       case .success: break
-      case .failure(.invalidArgument), .failure(.notSupported):
-        try Syscalls.rename(folder, tempName, name).get(or: failure, "move the new file into place", call: "renameat")
-      case .failure(let code): throw failure.error(code, "move the new file into place", call: "renameat2")
+      case .failure(let code) where code.errno == .invalidArgument || code.errno == .notSupported:
+        try SystemCalls.rename(tempName, in: folder, to: name, in: folder).get(or: failure, "move the new file into place")
+      case .failure(let code): throw failure.error(code, "move the new file into place")
       }
       tempExists = false
     }
 
     if options.syncsParentDirectory {
       // Flush the folder so the new name survives a power cut; on failure, undo the swap.
-      if case .failure(let code) = Syscalls.flush(folder, folder: true) {
+      if case .failure(let code) = SystemCalls.flush(folder, folder: true) {
         if exchanged {
-          _ = Syscalls.exchange(folder, tempName, name)
+          _ = SystemCalls.exchange(tempName, name, in: folder)
         } else if existing == nil {
-          _ = Syscalls.remove(folder, name)
+          _ = SystemCalls.remove(name, in: folder)
         }
-        throw failure.error(code, "flush the folder to disk", call: "fsync")
+        throw failure.error(code, "flush the folder to disk")
       }
     }
     // `tempName` now holds the old version (after an exchange); the deferred unlink drops it.
-    let info = try Syscalls.statAt(folder, name).get(or: failure, "inspect the saved file", call: "fstatat")
+    let info = try SystemCalls.lstat(name, in: folder).get(or: failure, "inspect the saved file")
     return SaveResult(
       writtenURL: target, fingerprint: fingerprint(info, hash),
       method: existing == nil ? .created : .replaced)
@@ -232,52 +233,52 @@ public enum FileSaver {
     _ data: FileBody, folder: FileDescriptor, name: String, existing: stat, url: URL, target: URL, failure: Failure
   ) throws(QuireError) -> SaveResult {
     // Read the old contents: they are the backup and what a failure writes back.
-    let reader = try Syscalls.openExisting(in: folder, name, writing: false).get(or: failure, "open the file", call: "openat")
-    let old = Syscalls.readAll(reader, sizeHint: Int(existing.st_size))
-    Syscalls.release(reader)
-    let oldBytes = try old.get(or: failure, "read the file for its backup", call: "read")
+    let reader = try SystemCalls.open(name, in: folder, O_RDONLY | O_NOFOLLOW).get(or: failure, "open the file")
+    let old = SystemCalls.readAll(reader, sizeHint: Int(existing.st_size))
+    SystemCalls.release(reader)
+    let oldBytes = try old.get(or: failure, "read the file for its backup")
 
     // The backup: flushed, and its name flushed, before the file is touched.
     let backupName = temporaryName(for: name, suffix: "backup")
-    let backup = try Syscalls.create(in: folder, backupName, mode: 0o600).get(or: failure, "create a backup copy", call: "openat")
+    let backup = try SystemCalls.open(backupName, in: folder, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600).get(or: failure, "create a backup copy")
     var backupExists = true
-    defer { if backupExists { _ = Syscalls.remove(folder, backupName) } }
+    defer { if backupExists { _ = SystemCalls.remove(backupName, in: folder) } }
     do throws(QuireError) {
-      try oldBytes.withUnsafeBytes { Syscalls.writeAll(backup, $0) }.get(or: failure, "write the backup copy", call: "write")
-      try Syscalls.flush(backup).get(or: failure, "flush the backup copy", call: "fsync")
+      try oldBytes.withUnsafeBytes { SystemCalls.writeAll(backup, $0) }.get(or: failure, "write the backup copy")
+      try SystemCalls.flush(backup).get(or: failure, "flush the backup copy")
     } catch {
-      _ = Syscalls.close(backup)
+      _ = SystemCalls.close(backup)
       throw error
     }
-    try Syscalls.close(backup).get(or: failure, "close the backup copy", call: "close")
-    try Syscalls.flush(folder, folder: true).get(or: failure, "flush the folder to disk", call: "fsync")
+    try SystemCalls.close(backup).get(or: failure, "close the backup copy")
+    try SystemCalls.flush(folder, folder: true).get(or: failure, "flush the folder to disk")
 
-    let file = try Syscalls.openExisting(in: folder, name, writing: true).get(or: failure, "open the file for writing", call: "openat")
+    let file = try SystemCalls.open(name, in: folder, O_WRONLY | O_NOFOLLOW).get(or: failure, "open the file for writing")
     var fileOpen = true
-    defer { if fileOpen { _ = Syscalls.close(file) } }
-    let written: Result<ContentHash, Errno> = data.write(to: file, at: 0).flatMap { hash in
-      Syscalls.truncate(file, to: data.count).flatMap { Syscalls.flush(file) }.map { hash }
+    defer { if fileOpen { _ = SystemCalls.close(file) } }
+    let written: Result<ContentHash, SyscallFailure> = data.write(to: file, at: 0).flatMap { hash in
+      SystemCalls.truncate(file, to: data.count).flatMap { SystemCalls.flush(file) }.map { hash }
     }
     if case .failure(let code) = written {
       // Put the old bytes back; keep the backup if even that fails.
-      let restored: Result<Void, Errno> = oldBytes.withUnsafeBytes { bytes in
-        Syscalls.writeAll(file, bytes, at: 0)
-          .flatMap { Syscalls.truncate(file, to: oldBytes.count) }
-          .flatMap { Syscalls.flush(file) }
+      let restored: Result<Void, SyscallFailure> = oldBytes.withUnsafeBytes { bytes in
+        SystemCalls.writeAll(file, bytes, at: 0)
+          .flatMap { SystemCalls.truncate(file, to: oldBytes.count) }
+          .flatMap { SystemCalls.flush(file) }
       }
       if case .failure = restored {
         backupExists = false
         throw QuireError(
-          failure.code(for: code),
-          "Cannot save \(QuireError.name(url)) in place: \(describe(code)), and the old contents could not be written back. They are kept in '\(backupName)' beside it; copy them back before editing further.",
-          url: url, cause: SyscallFailure(call: "write", errno: code))
+          QuireError.Code(code.errno),
+          "Cannot save \(QuireError.name(url)) in place: \(QuireError.describe(code.errno)), and the old contents could not be written back. They are kept in '\(backupName)' beside it; copy them back before editing further.",
+          url: url, cause: code)
       }
-      throw failure.error(code, "write the file in place", call: "write")
+      throw failure.error(code, "write the file in place")
     }
     guard case .success(let hash) = written else { preconditionFailure("a failed in-place write returned above") }
     fileOpen = false
-    try Syscalls.close(file).get(or: failure, "close the file", call: "close")
-    let info = try Syscalls.statAt(folder, name).get(or: failure, "inspect the saved file", call: "fstatat")
+    try SystemCalls.close(file).get(or: failure, "close the file")
+    let info = try SystemCalls.lstat(name, in: folder).get(or: failure, "inspect the saved file")
     return SaveResult(writtenURL: target, fingerprint: fingerprint(info, hash), method: .inPlace)
   }
 
@@ -291,7 +292,7 @@ public enum FileSaver {
   /// The file a save really writes: the end of a symlink chain, or `url` when it does not exist.
   static func resolvedTarget(of url: URL) -> URL {
     let path = url.standardizedFileURL.path
-    if let real = Syscalls.resolvedPath(path) { return URL(fileURLWithPath: real) }
+    if let real = SystemCalls.resolvedPath(path) { return URL(fileURLWithPath: real) }
     // A dangling symlink: follow it by hand to where the new file belongs.
     var current = path
     for _ in 0..<40 {
@@ -300,7 +301,7 @@ public enum FileSaver {
     }
     let parent = (current as NSString).deletingLastPathComponent
     let name = (current as NSString).lastPathComponent
-    let realParent = Syscalls.resolvedPath(parent) ?? parent
+    let realParent = SystemCalls.resolvedPath(parent) ?? parent
     return URL(fileURLWithPath: realParent).appendingPathComponent(name)
   }
 
@@ -332,32 +333,16 @@ public enum FileSaver {
   }
 }
 
-/// A system call that failed: the cause of a ``QuireError``.
-public struct SyscallFailure: Error, Sendable, CustomStringConvertible {
-  /// The call, e.g. `renameat2`.
-  public var call: String
-  /// What it returned.
-  public var errno: Errno
-  public var description: String { "'\(call)' failed: (\(errno.rawValue)) \(errno)" }
-}
-
-/// Turns an `Errno` from one save step into a ``QuireError`` that names the file and step.
+/// Turns a failed call of one save step into a ``QuireError`` that names the file and step:
+/// the code from the one errno table (``QuireError/Code/init(_:for:)``), the failure kept as
+/// the cause.
 struct Failure {
   let url: URL
   let folder: String
 
-  func code(for errno: Errno) -> QuireError.Code {
-    switch errno {
-    case .noSpace, .diskQuotaExceeded: .diskFull
-    case .permissionDenied, .notPermitted, .readOnlyFileSystem: .permissionDenied
-    case .noSuchFileOrDirectory: .fileMissing
-    default: .systemCallFailed
-    }
-  }
-
-  func error(_ errno: Errno, _ step: String, call: String) -> QuireError {
+  func error(_ failure: SyscallFailure, _ step: String) -> QuireError {
     let advice: String =
-      switch errno {
+      switch failure.errno {
       case .noSpace, .diskQuotaExceeded: "Free some space and save again"
       case .permissionDenied, .notPermitted, .readOnlyFileSystem:
         "'\(folder)' or the file is not writable; use \"save as\" to keep a copy elsewhere"
@@ -365,17 +350,17 @@ struct Failure {
       default: "Try again, or use \"save as\" to keep a copy elsewhere"
       }
     return QuireError(
-      code(for: errno),
-      "Cannot save \(QuireError.name(url)): \(FileSaver.describe(errno)) while trying to \(step). \(advice); the file on disk is unchanged and your edits are kept.",
-      url: url, cause: SyscallFailure(call: call, errno: errno))
+      QuireError.Code(failure.errno, for: .save),
+      "Cannot save \(QuireError.name(url)): \(FileSaver.describe(failure.errno)) while trying to \(step). \(advice); the file on disk is unchanged and your edits are kept.",
+      url: url, cause: failure)
   }
 }
 
-extension Result where Failure == Errno {
-  func get(or failure: QuireDocuments.Failure, _ step: String, call: String) throws(QuireError) -> Success {
+extension Result where Failure == SyscallFailure {
+  func get(or failure: QuireDocuments.Failure, _ step: String) throws(QuireError) -> Success {
     switch self {
     case .success(let value): return value
-    case .failure(let code): throw failure.error(code, step, call: call)
+    case .failure(let code): throw failure.error(code, step)
     }
   }
 }
@@ -394,13 +379,13 @@ enum FileBody {
   }
 
   /// Writes the bytes to `fd` at `offset` (or where it stands) and returns their hash.
-  func write(to fd: FileDescriptor, at offset: Int? = nil) -> Result<ContentHash, Errno> {
+  func write(to fd: FileDescriptor, at offset: Int? = nil) -> Result<ContentHash, SyscallFailure> {
     var hasher = ContentHasher()
     switch self {
     case .data(let data):
       return data.withUnsafeBytes { bytes in
         hasher.update(bytes)
-        return Syscalls.writeAll(fd, bytes, at: offset).map { hasher.finalize() }
+        return SystemCalls.writeAll(fd, bytes, at: offset).map { hasher.finalize() }
       }
     case .text(let text, let prefix):
       // Chunks are gathered into one buffer of up to 1 MiB per write: a few hundred writes
@@ -410,12 +395,12 @@ enum FileBody {
       buffer.reserveCapacity(min(capacity, prefix.count + text.utf8Count))
       buffer.append(contentsOf: prefix)
       var written = 0
-      var failure: Errno?
+      var failure: SyscallFailure?
       func flush() {
         guard failure == nil, !buffer.isEmpty else { return }
         buffer.withUnsafeBytes { bytes in
           hasher.update(bytes)
-          if case .failure(let code) = Syscalls.writeAll(fd, bytes, at: offset.map { $0 + written }) { failure = code }
+          if case .failure(let code) = SystemCalls.writeAll(fd, bytes, at: offset.map { $0 + written }) { failure = code }
         }
         written += buffer.count
         buffer.removeAll(keepingCapacity: true)

@@ -1,6 +1,7 @@
 public import Foundation
 import Glibc
 import QuireFormats
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -131,7 +132,7 @@ public struct VersionStore: Sendable {
 
   private func keepVersionLocked(of url: URL) throws -> FileVersion? {
     let path = url.standardizedFileURL.path
-    guard case .success(let info) = FileWrapperSyscalls.lstat(path) else { return nil }
+    guard case .success(let info) = SystemCalls.lstat(FilePath(path)) else { return nil }
     if info.st_mode & S_IFMT == S_IFDIR { return try keepPackageVersionLocked(of: url, path: path, info: info) }
     guard info.st_mode & S_IFMT == S_IFREG else { return nil }
     let unreadable = { (cause: any Error) in
@@ -139,54 +140,63 @@ public struct VersionStore: Sendable {
         .permissionDenied, "Cannot keep a version of \(QuireError.name(url)): it is not readable. Check its permissions; the save did not start.", url: url,
         cause: cause)
     }
-    let source = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard source >= 0 else { throw unreadable(Errno(rawValue: errno)) }
-    defer { close(source) }
+    let source: FileDescriptor
+    switch SystemCalls.open(FilePath(path), O_RDONLY | O_NOFOLLOW) {
+    case .success(let fd): source = fd
+    case .failure(let failure): throw unreadable(failure)
+    }
+    defer { SystemCalls.release(source) }
     // The file is copied into the store a megabyte at a time while it is hashed: a large
     // file is never held in memory.
     let pendingURL = objects.appendingPathComponent(".pending-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
-    let pending = open(pendingURL.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard pending >= 0 else {
+    let pending: FileDescriptor
+    switch SystemCalls.open(FilePath(pendingURL.path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) {
+    case .success(let fd): pending = fd
+    case .failure(let failure):
       throw QuireError(
-        .permissionDenied, "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': a file cannot be created there. Check the folder.", url: url,
-        cause: Errno(rawValue: errno))
+        QuireError.Code(failure.errno) == .diskFull ? .diskFull : .permissionDenied,
+        "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': a file cannot be created there (\(QuireError.describe(failure.errno))). Check the folder.",
+        url: url, cause: failure)
     }
     var pendingExists = true
-    defer { if pendingExists { unlink(pendingURL.path) } }
+    defer { if pendingExists { _ = SystemCalls.remove(pendingURL.path) } }
     let digest = ContentDigest()
     var size = 0
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     defer { buffer.deallocate() }
     do {
-      defer { close(pending) }
-      while true {
-        let count = read(source, buffer.baseAddress!, buffer.count)
-        if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { throw unreadable(Errno(rawValue: errno)) }
-        if count == 0 { break }
+      defer { SystemCalls.release(pending) }
+      reading: while true {
+        let count: Int
+        switch SystemCalls.read(source, into: buffer) {
+        case .success(0): break reading
+        case .success(let n): count = n
+        case .failure(let failure): throw unreadable(failure)
+        }
         let piece = UnsafeRawBufferPointer(rebasing: buffer[..<count])
         digest.update(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: piece.baseAddress!), count: count, deallocator: .none))
-        let bytes = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: piece.baseAddress!), count: count, deallocator: .none)
-        if case .failure(let code) = FileWrapperSyscalls.writeAll(pending, bytes) {
+        if case .failure(let failure) = SystemCalls.writeAll(pending, piece) {
           throw QuireError(
-            code == .noSpace || code == .diskQuotaExceeded ? .diskFull : .systemCallFailed,
-            "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(FileSaver.describe(code)) while writing it. Free some space, or check the folder.",
-            url: url,
-            cause: SyscallFailure(call: "write", errno: code))
+            QuireError.Code(failure.errno),
+            "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)) while writing it. Free some space, or check the folder.",
+            url: url, cause: failure)
         }
         size += count
       }
-      let finished = FileWrapperSyscalls.fchmod(pending, 0o400).flatMap { FileWrapperSyscalls.fsync(pending) }
-      if case .failure(let code) = finished {
+      let finished = SystemCalls.setMode(pending, 0o400).flatMap { SystemCalls.flush(pending) }
+      if case .failure(let failure) = finished {
         throw QuireError(
-          .systemCallFailed, "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(FileSaver.describe(code)) while flushing it.", url: url,
-          cause: SyscallFailure(call: "fsync", errno: code))
+          QuireError.Code(failure.errno),
+          "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)) while flushing it.", url: url,
+          cause: failure)
       }
     }
     let hash = digest.finalize()
     return try record(hash, ofItemAt: path, info: info, size: size, isPackage: false) { objectURL in
-      guard rename(pendingURL.path, objectURL.path) == 0 else {
-        throw QuireError(.systemCallFailed, "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)'.", url: url, cause: Errno(rawValue: errno))
+      if case .failure(let failure) = SystemCalls.rename(pendingURL.path, to: objectURL.path) {
+        throw QuireError(
+          QuireError.Code(failure.errno), "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)).", url: url,
+          cause: failure)
       }
       pendingExists = false
     }
@@ -209,7 +219,7 @@ public struct VersionStore: Sendable {
     if let latest = index.versions.last, latest.contentHash == hash { return latest }
     let objectURL = objects.appendingPathComponent(hash)
     var wroteObject = false
-    if case .failure = FileWrapperSyscalls.lstat(objectURL.path) {
+    if case .failure = SystemCalls.lstat(FilePath(objectURL.path)) {
       try store(objectURL)
       wroteObject = true
     }
@@ -223,7 +233,7 @@ public struct VersionStore: Sendable {
     } catch {
       // The index was not written (a full disk): the object this call stored is referenced by
       // nothing, so it goes too (another index may name an object that was already there).
-      if wroteObject { _ = unlink(objectURL.path) }
+      if wroteObject { _ = SystemCalls.remove(objectURL.path) }
       throw error
     }
   }
@@ -275,7 +285,7 @@ public struct VersionStore: Sendable {
     for name in names {
       let childPath = path + "/" + name
       let childRelative = relative.isEmpty ? name : relative + "/" + name
-      guard case .success(let info) = FileWrapperSyscalls.lstat(childPath) else { continue }
+      guard case .success(let info) = SystemCalls.lstat(FilePath(childPath)) else { continue }
       let mode = UInt16(info.st_mode & 0o7777)
       switch info.st_mode & S_IFMT {
       case S_IFDIR:
@@ -294,7 +304,7 @@ public struct VersionStore: Sendable {
         }
         let hash = ContentDigest.sha256(data)
         let object = objects.appendingPathComponent(hash)
-        if case .failure = FileWrapperSyscalls.lstat(object.path) {
+        if case .failure = SystemCalls.lstat(FilePath(object.path)) {
           try writePrivately(data, to: object, permissions: 0o400)
         }
         total += data.count
@@ -431,10 +441,8 @@ public struct VersionStore: Sendable {
     }
     try withLock {
       _ = try keepVersionLocked(of: restoration.url)
-      if unlink(restoration.url.path) != 0, errno != ENOENT {
-        throw QuireError(
-          .systemCallFailed, "Cannot undo restoring \(QuireError.name(restoration.url)): removing it failed.", url: restoration.url,
-          cause: Errno(rawValue: errno))
+      if case .failure(let failure) = SystemCalls.remove(restoration.url.path), failure.errno != .noSuchFileOrDirectory {
+        throw QuireError(failure, while: .remove, url: restoration.url)
       }
     }
   }
@@ -445,7 +453,7 @@ public struct VersionStore: Sendable {
   public func totalSize() throws -> Int64 {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []
     return names.reduce(Int64(0)) { sum, name in
-      guard case .success(let info) = FileWrapperSyscalls.lstat(objects.path + "/" + name) else { return sum }
+      guard case .success(let info) = SystemCalls.lstat(FilePath(objects.path + "/" + name)) else { return sum }
       return sum + Int64(info.st_size)
     }
   }
@@ -477,7 +485,7 @@ public struct VersionStore: Sendable {
     let kept = indexes.flatMap(\.versions)
     let referenced = Set(kept.map(\.contentHash) + kept.flatMap(members(of:)))
     for name in (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? [] where !referenced.contains(name) {
-      _ = unlink(objects.path + "/" + name)
+      _ = SystemCalls.remove(objects.path + "/" + name)
     }
   }
 
@@ -489,7 +497,7 @@ public struct VersionStore: Sendable {
 
   private func readIndex(forPath path: String) throws -> Index {
     let url = indexURL(forPath: path)
-    guard case .success(let info) = FileWrapperSyscalls.lstat(url.path) else { return Index(path: path, versions: []) }
+    guard case .success(let info) = SystemCalls.lstat(FilePath(url.path)) else { return Index(path: path, versions: []) }
     guard info.st_mode & S_IFMT == S_IFREG else {
       throw QuireError(
         .invalidContent,
@@ -531,14 +539,17 @@ public struct VersionStore: Sendable {
   private func withLock<R>(_ body: () throws -> R) throws -> R {
     for folder in [root, objects, items] { try makePrivateFolder(folder) }
     let lockPath = root.appendingPathComponent("lock").path
-    let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      throw QuireError(
-        .permissionDenied, "Cannot use the version store at '\(root.path)': its lock file cannot be opened.", url: root, cause: Errno(rawValue: errno))
+    let fd: FileDescriptor
+    switch SystemCalls.open(FilePath(lockPath), O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600) {
+    case .success(let opened): fd = opened
+    case .failure(let failure):
+      throw QuireError(failure, while: .lock, url: root, role: "the version store's lock file '\(lockPath)'")
     }
-    defer { close(fd) }
-    while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
-    defer { _ = flock(fd, LOCK_UN) }
+    defer { SystemCalls.release(fd) }
+    if case .failure(let failure) = SystemCalls.lockWhole(fd, exclusive: true) {
+      throw QuireError(failure, while: .lock, url: root, role: "the version store at '\(root.path)'")
+    }
+    defer { SystemCalls.unlockWhole(fd) }
     return try body()
   }
 

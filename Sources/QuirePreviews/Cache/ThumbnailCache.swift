@@ -1,5 +1,6 @@
 public import Foundation
 public import QuireFormats
+import QuireSystem
 import QuireTypes
 public import SystemPackage
 
@@ -10,8 +11,8 @@ public import SystemPackage
 /// `Thumb::Mime` and `Software` as PNG `tEXt` chunks. A thumbnail is fresh when its URI and
 /// MTime (and Size, when present) match the file. Files that cannot be thumbnailed are recorded
 /// under `fail/quire-<version>/`, so a newer Quire tries them again. Folders are made 0700,
-/// files 0600; every write goes to a temporary file in the same folder that is renamed over
-/// the name (`renameat(2)`), and folders are opened with `O_NOFOLLOW`, so nothing is ever
+/// files 0600; every write goes through the package's atomic writer (a temporary file in the
+/// same folder, renamed over the name), and folders are opened with `O_NOFOLLOW`, so nothing is ever
 /// written through a symbolic link.
 public struct ThumbnailCache: Sendable {
   /// The four size classes of the standard.
@@ -189,13 +190,10 @@ public struct ThumbnailCache: Sendable {
   /// ``matches(_:source:)`` on a path: the `tEXt` chunks before `IDAT` in the first 4 KiB are
   /// compared byte for byte, with no copy of the file into Swift values.
   static func matches(path: String, source: Source) -> Bool {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
+    guard case .success(let fd) = SystemCalls.open(FilePath(path), O_RDONLY | O_NOFOLLOW) else { return false }
+    defer { SystemCalls.release(fd) }
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
-      var got = -1
-      repeat { got = read(fd, buffer.baseAddress, 4096) } while got < 0 && errno == EINTR
-      guard got > 8 else { return false }
+      guard case .success(let got) = SystemCalls.read(fd, into: UnsafeMutableRawBufferPointer(buffer), at: 0), got > 8 else { return false }
       return textChunksMatch(UnsafeBufferPointer(rebasing: buffer[0..<got]), source: source)
     }
   }
@@ -264,55 +262,26 @@ public struct ThumbnailCache: Sendable {
     return failureURL(for: source)
   }
 
-  /// Writes `data` to `root/folders…/name` through a temporary file and `renameat(2)`.
+  /// Writes `data` to `root/folders…/name` with the atomic writer (a temporary file in the
+  /// same folder, renamed over the name).
   func write(_ data: Data, folders: [String], name: String) throws {
     // The root and the folders under it are private (0700, this user's, never through a link).
     let target = folders.reduce(root) { $0.appendingPathComponent($1, isDirectory: true) }
-    let folder: Int32
+    let folder: FileDescriptor
     do {
-      folder = try PrivateFolder.open(target, below: root.deletingLastPathComponent()).rawValue
+      folder = try PrivateFolder.open(target, below: root.deletingLastPathComponent())
     } catch {
       throw error.error(role: "the thumbnail cache folder", alternative: "pass another cache folder")
     }
-    defer { close(folder) }
-    // A unique temporary name in the same folder, so the rename is atomic.
-    var temporaryName = ""
-    var fd: Int32 = -1
-    for attempt in 0..<16 {
-      temporaryName = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(attempt).tmp"
-      fd = openat(folder, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-      if fd >= 0 || errno != EEXIST { break }
-    }
-    guard fd >= 0 else { throw cacheError("create a file in", errno) }
-    var written = 0
-    let failure: Int32? = data.withUnsafeBytes { raw -> Int32? in
-      while written < raw.count {
-        let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-        if n < 0 {
-          if errno == EINTR { continue }
-          return errno
-        }
-        written += n
-      }
-      return nil
-    }
+    defer { SystemCalls.release(folder) }
     // No fsync: a thumbnail is a cache; the rename alone guarantees no reader sees half a file.
-    close(fd)
-    if let failure {
-      _ = unlinkat(folder, temporaryName, 0)
-      throw cacheError("write a thumbnail in", failure)
-    }
-    if renameat(folder, temporaryName, folder, name) != 0 {
-      let code = errno  // unlinkat below may change errno
-      _ = unlinkat(folder, temporaryName, 0)
-      throw cacheError("rename a thumbnail in", code)
+    if case .failure(let failure) = AtomicFile.write(data, named: name, in: folder, mode: 0o600, durable: false) {
+      throw QuireError(
+        failure, while: .write, url: target.appendingPathComponent(name), role: "a thumbnail in the cache '\(root.path)'",
+        advice: failure.errno == .noSpace || failure.errno == .diskQuotaExceeded
+          ? "Free some space, or pass another cache folder."
+          : "Check that it is yours and writable, or pass another cache folder.")
     }
   }
 
-  private func cacheError(_ what: String, _ code: Int32) -> QuireError {
-    QuireError(
-      code == EACCES || code == EPERM ? .permissionDenied : .systemCallFailed,
-      "Cannot \(what) the thumbnail cache '\(root.path)': \(String(cString: strerror(code))). Check that it is yours and writable, or pass another cache folder.",
-      cause: Errno(rawValue: code))
-  }
 }

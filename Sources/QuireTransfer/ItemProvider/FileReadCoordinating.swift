@@ -1,6 +1,8 @@
 public import Foundation
 public import QuireCoordination
+import QuireSystem
 import QuireTypes
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -38,9 +40,8 @@ extension FileCoordinator: FileReadCoordinating {
   ) throws -> Result {
     // A symbolic link is refused, not followed: the check comes before the lock, and the body
     // opens with O_NOFOLLOW as well.
-    var info = stat()
-    if lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-      throw TransferErrors.opening(url, SystemCallError(call: "lstat", code: ELOOP))
+    if case .success(let info) = SystemCalls.lstat(FilePath(url.path)), info.st_mode & S_IFMT == S_IFLNK {
+      throw TransferErrors.opening(url, SyscallFailure(call: "lstat", errno: Errno(rawValue: ELOOP)))
     }
     do {
       return try coordinate(readingItemAt: url, options: [], timeout: timeout, byAccessor: body)
@@ -54,8 +55,8 @@ extension FileCoordinator: FileReadCoordinating {
 
 /// Errors shared by the files of this module.
 enum TransferErrors {
-  static func opening(_ url: URL, _ error: SystemCallError) -> QuireError {
-    switch error.code {
+  static func opening(_ url: URL, _ error: SyscallFailure) -> QuireError {
+    switch error.errno.rawValue {
     case ENOENT:
       return QuireError(.fileMissing, "Cannot read \(QuireError.name(url)): it does not exist. Check the path.", url: url, cause: error)
     case EACCES, EPERM:
@@ -68,15 +69,8 @@ enum TransferErrors {
     }
   }
 
-  static func writing(_ url: URL, _ error: SystemCallError) -> QuireError {
-    switch error.code {
-    case ENOSPC, EDQUOT:
-      return QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)): the disk is full. Free some space and try again.", url: url, cause: error)
-    case EACCES, EPERM, EROFS:
-      return QuireError(.permissionDenied, "Cannot write \(QuireError.name(url)): permission denied. Check the folder's permissions.", url: url, cause: error)
-    default:
-      return QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)).", url: url, cause: error)
-    }
+  static func writing(_ url: URL, _ error: SyscallFailure) -> QuireError {
+    QuireError(error, while: .write, url: url)
   }
 }
 
@@ -88,7 +82,7 @@ struct ScratchFolder: Sendable {
   init(in parent: URL = FileManager.default.temporaryDirectory) throws {
     var template = Array((parent.path + "/quire-transfer-XXXXXX").utf8CString)
     guard let path = mkdtemp(&template) else {
-      let error = SystemCallError(call: "mkdtemp", code: errno)
+      let error = SyscallFailure(call: "mkdtemp", errno: Errno(rawValue: errno))
       throw TransferErrors.writing(parent, error)
     }
     url = URL(fileURLWithPath: String(cString: path), isDirectory: true)
@@ -113,8 +107,8 @@ struct ScratchFolder: Sendable {
   func write(_ data: Data, named name: String) throws -> URL {
     let target = url.appendingPathComponent(name)
     let fd = try Self.create(target)
-    defer { Syscalls.close(fd) }
-    if case .failure(let error) = Syscalls.writeAll(fd, data) { throw TransferErrors.writing(target, error) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
+    if case .failure(let error) = SystemCalls.writeAll(FileDescriptor(rawValue: fd), data) { throw TransferErrors.writing(target, error) }
     return target
   }
 
@@ -126,7 +120,7 @@ struct ScratchFolder: Sendable {
   }
 
   static func create(_ target: URL, mode: mode_t = 0o600) throws -> Int32 {
-    switch Syscalls.open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode) {
+    switch SystemCalls.open(FilePath(target.path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode).map(\.rawValue) {
     case .success(let fd): return fd
     case .failure(let error): throw TransferErrors.writing(target, error)
     }
@@ -135,16 +129,16 @@ struct ScratchFolder: Sendable {
   /// Copies `source` to a new file `target`, keeping holes; removes `target` on failure.
   static func copyFile(_ source: URL, to target: URL, mode: mode_t = 0o600, cancelled: () -> Bool = { false }) throws {
     let input: Int32
-    switch Syscalls.open(source.path, O_RDONLY) {
+    switch SystemCalls.open(FilePath(source.path), O_RDONLY, mode: 0).map(\.rawValue) {
     case .success(let fd): input = fd
     case .failure(let error): throw TransferErrors.opening(source, error)
     }
-    defer { Syscalls.close(input) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: input)) }
     let output = try create(target, mode: mode)
-    defer { Syscalls.close(output) }
-    if case .failure(let error) = Syscalls.copyContents(from: input, to: output, cancelled: cancelled) {
-      _ = unlink(target.path)
-      if error.code == ECANCELED {
+    defer { SystemCalls.release(FileDescriptor(rawValue: output)) }
+    if case .failure(let error) = SystemCalls.copySparse(from: FileDescriptor(rawValue: input), to: FileDescriptor(rawValue: output), cancelled: cancelled) {
+      _ = SystemCalls.remove(target.path)
+      if error.errno.rawValue == ECANCELED {
         throw QuireError(.cancelled, "Copying \(QuireError.name(source)) was cancelled.", url: source)
       }
       throw TransferErrors.writing(target, error)

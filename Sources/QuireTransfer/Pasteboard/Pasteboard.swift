@@ -1,6 +1,8 @@
 public import Foundation
+import QuireSystem
 public import QuireTypes
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -359,7 +361,7 @@ public final class Pasteboard: Sendable {
               let itemFolder = folder.file(generation)
               try PasteboardFolder.checkPrivateFolder(itemFolder, below: folder.url)
               let file = itemFolder.appendingPathComponent(fileName)
-              switch Syscalls.lstat(file.path) {
+              switch SystemCalls.lstat(FilePath(file.path)) {
               case .success(let info) where info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid(): break
               case .success:
                 throw QuireError(
@@ -371,7 +373,7 @@ public final class Pasteboard: Sendable {
               try PasteboardFolder.checkPrivateFolder(reading)
               let linked = reading.appendingPathComponent(fileName)
               guard link(file.path, linked.path) == 0 else {
-                throw TransferErrors.opening(file, SystemCallError(call: "link", code: errno))
+                throw TransferErrors.opening(file, SyscallFailure(call: "link", errno: Errno(rawValue: errno)))
               }
               return linked
             }
@@ -518,7 +520,7 @@ public final class Pasteboard: Sendable {
           if representation.fileName != nil { return representation }
           let fileName = "\(index)-\(number)"
           guard written.contains(fileName),
-            rename(staging.appendingPathComponent(fileName).path, dataFolder.appendingPathComponent(fileName).path) == 0
+            (try? SystemCalls.rename(staging.appendingPathComponent(fileName).path, to: dataFolder.appendingPathComponent(fileName).path).get()) != nil
           else { return nil }
           return PasteboardState.StoredRepresentation(typeIdentifier: representation.typeIdentifier, fileName: fileName)
         }
@@ -526,7 +528,7 @@ public final class Pasteboard: Sendable {
       }
       state.items = kept
       state.ownerProcess = nil
-      if let socket = state.socketName { _ = unlink(folder.file(socket).path) }
+      if let socket = state.socketName { _ = SystemCalls.remove(folder.file(socket).path) }
       state.socketName = nil
       try folder.writeState(state)
     }
@@ -549,8 +551,8 @@ public final class Pasteboard: Sendable {
             case .failure(let error): throw error
             case .success(.data(let data)):
               let fd = try ScratchFolder.create(target)
-              defer { Syscalls.close(fd) }
-              if case .failure(let error) = Syscalls.writeAll(fd, data) { throw TransferErrors.writing(target, error) }
+              defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
+              if case .failure(let error) = SystemCalls.writeAll(FileDescriptor(rawValue: fd), data) { throw TransferErrors.writing(target, error) }
             case .success(.file(let url)):
               try provider.fileReadCoordinator.coordinateReading(itemAt: url, timeout: provider.loadTimeout) {
                 try ScratchFolder.copyFile($0, to: target)

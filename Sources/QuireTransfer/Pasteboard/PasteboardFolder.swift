@@ -1,5 +1,7 @@
 import Foundation
+import QuireSystem
 import QuireTypes
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -59,12 +61,11 @@ struct PasteboardFolder: Sendable {
   static func checkPrivateFolder(_ path: URL, below trusted: URL? = nil) throws {
     do {
       try PrivateFolder.make(
-        path, below: trusted ?? path.deletingLastPathComponent(), loosePermissions: .refuse,
-        faults: { call, path in call == "mkdirat" ? Syscalls.injectedFailure("mkdir", path) : nil })
+        path, below: trusted ?? path.deletingLastPathComponent(), loosePermissions: .refuse)
     } catch {
       guard case .systemCall(let call, let code) = error.kind else { throw error.error(role: "the pasteboard folder") }
       let url = URL(fileURLWithPath: error.path, isDirectory: true)
-      let failure = SystemCallError(call: call, code: code.rawValue)
+      let failure = SyscallFailure(call: call, errno: code, path: error.path)
       throw call == "mkdirat" ? TransferErrors.writing(url, failure) : TransferErrors.opening(url, failure)
     }
   }
@@ -90,8 +91,8 @@ struct PasteboardFolder: Sendable {
   }
 
   private func unlock(_ fd: Int32) {
-    Syscalls.unlock(fd)
-    Syscalls.close(fd)
+    SystemCalls.unlockWhole(FileDescriptor(rawValue: fd))
+    SystemCalls.release(FileDescriptor(rawValue: fd))
   }
 
   /// Opens `lock` and takes the lock on it; returns the descriptor to unlock.
@@ -99,7 +100,7 @@ struct PasteboardFolder: Sendable {
     try prepare()
     let lockFile = file("lock")
     let fd: Int32
-    switch Syscalls.open(lockFile.path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600) {
+    switch SystemCalls.open(FilePath(lockFile.path), O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600).map(\.rawValue) {
     case .success(let opened): fd = opened
     case .failure(let error): throw TransferErrors.opening(lockFile, error)
     }
@@ -107,16 +108,16 @@ struct PasteboardFolder: Sendable {
       try Self.checkOwnFile(fd, lockFile)
       try take(fd, exclusive: exclusive)
     } catch {
-      Syscalls.close(fd)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
       throw error
     }
     return fd
   }
 
   private func take(_ fd: Int32, exclusive: Bool) throws {
-    switch Syscalls.lock(fd, exclusive: exclusive, deadline: .now + Self.lockTimeout) {
+    switch SystemCalls.lockWhole(FileDescriptor(rawValue: fd), exclusive: exclusive, deadline: .now + Self.lockTimeout) {
     case .success: break
-    case .failure(let error) where error.code == EWOULDBLOCK:
+    case .failure(let error) where error.errno.rawValue == EWOULDBLOCK:
       throw QuireError(
         .timedOut,
         "The pasteboard '\(url.lastPathComponent)' stayed locked by another process for \(Self.lockTimeout). Try again; if it persists, that process is stuck.",
@@ -128,7 +129,7 @@ struct PasteboardFolder: Sendable {
 
   /// Checks that an opened file is a regular file of this user.
   static func checkOwnFile(_ fd: Int32, _ url: URL) throws {
-    guard case .success(let info) = Syscalls.fstat(fd) else { return }
+    guard case .success(let info) = SystemCalls.fstat(FileDescriptor(rawValue: fd)) else { return }
     guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {
       throw QuireError(
         .permissionDenied,
@@ -141,18 +142,18 @@ struct PasteboardFolder: Sendable {
   func readState() throws -> PasteboardState? {
     let stateFile = file("state.json")
     let fd: Int32
-    switch Syscalls.open(stateFile.path, O_RDONLY | O_NOFOLLOW) {
+    switch SystemCalls.open(FilePath(stateFile.path), O_RDONLY | O_NOFOLLOW, mode: 0).map(\.rawValue) {
     case .success(let opened): fd = opened
-    case .failure(let error) where error.code == ENOENT: return nil
+    case .failure(let error) where error.errno.rawValue == ENOENT: return nil
     case .failure(let error): throw TransferErrors.opening(stateFile, error)
     }
-    defer { Syscalls.close(fd) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     try Self.checkOwnFile(fd, stateFile)
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     while true {
       let count = try buffer.withUnsafeMutableBytes { raw -> Int in
-        switch Syscalls.read(fd, into: raw) {
+        switch SystemCalls.read(FileDescriptor(rawValue: fd), into: raw) {
         case .success(let count): return count
         case .failure(let error): throw TransferErrors.opening(stateFile, error)
         }
@@ -178,22 +179,12 @@ struct PasteboardFolder: Sendable {
     }
   }
 
-  /// Writes the state beside and renames it over `state.json`. Call holding the exclusive lock.
+  /// Writes `state.json` with the atomic writer (beside, then renamed over). Call holding the exclusive lock.
   func writeState(_ state: PasteboardState) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let data = try encoder.encode(state)
-    let temporary = file("state.json.\(getpid()).\(UInt32.random(in: 0...UInt32.max))")
-    let fd = try ScratchFolder.create(temporary)
-    let written = Syscalls.writeAll(fd, data)
-    Syscalls.close(fd)
-    if case .failure(let error) = written {
-      _ = unlink(temporary.path)
-      throw TransferErrors.writing(temporary, error)
-    }
-    if rename(temporary.path, file("state.json").path) != 0 {
-      let error = SystemCallError(call: "rename", code: errno)
-      _ = unlink(temporary.path)
+    if case .failure(let error) = AtomicFile.write(data, to: file("state.json").path, mode: 0o600) {
       throw TransferErrors.writing(file("state.json"), error)
     }
   }
@@ -201,7 +192,7 @@ struct PasteboardFolder: Sendable {
   /// Removes a generation's data folder and socket.
   func removeGeneration(_ state: PasteboardState) {
     try? FileManager.default.removeItem(at: file(state.generation))
-    if let socket = state.socketName { _ = unlink(file(socket).path) }
+    if let socket = state.socketName { _ = SystemCalls.remove(file(socket).path) }
   }
 
   /// Removes staging folders of processes that are gone and reading folders older than an

@@ -1,6 +1,8 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -37,26 +39,23 @@ final class PromiseServer: Sendable {
     self.socketPath = socketPath
     self.generation = generation
     self.providers = providers
-    _ = unlink(socketPath)
-    switch Syscalls.listeningSocket(at: socketPath) {
+    switch SystemCalls.listeningSocket(at: socketPath, replacing: true).map(\.rawValue) {
     case .success(let fd): listener = fd
-    case .failure(let error) where error.code == ENAMETOOLONG:
+    case .failure(let error) where error.errno.rawValue == ENAMETOOLONG:
       throw QuireError(
         .invalidArgument,
         "The pasteboard folder's path is too long for a Unix socket ('\(socketPath)'). Use a shorter XDG_RUNTIME_DIR.",
         cause: error)
     case .failure(let error):
-      throw QuireError(.systemCallFailed, "Cannot open the pasteboard's socket '\(socketPath)'.", cause: error)
+      throw QuireError(
+        QuireError.Code(error.errno), "Cannot open the pasteboard's socket '\(socketPath)' (\(QuireError.describe(error.errno))).", cause: error)
     }
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else {
-      let error = SystemCallError(call: "pipe", code: errno)
-      Syscalls.close(listener)
-      throw QuireError(.systemCallFailed, "Cannot start the pasteboard's server.", cause: error)
+    switch SystemCalls.pipe() {
+    case .success(let ends): stopPipe = (ends.read.rawValue, ends.write.rawValue)
+    case .failure(let error):
+      SystemCalls.release(FileDescriptor(rawValue: listener))
+      throw QuireError(QuireError.Code(error.errno), "Cannot start the pasteboard's server (\(QuireError.describe(error.errno))).", cause: error)
     }
-    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-    stopPipe = (fds[0], fds[1])
     let thread = Thread { [self] in acceptLoop() }
     thread.name = "quire.pasteboard.promises"
     thread.start()
@@ -69,24 +68,22 @@ final class PromiseServer: Sendable {
       return stopped
     }
     if wasStopped { return }
-    _ = unlink(socketPath)
-    var byte: UInt8 = 1
-    _ = write(stopPipe.write, &byte, 1)
+    _ = SystemCalls.remove(socketPath)
+    _ = SystemCalls.writeAll(FileDescriptor(rawValue: stopPipe.write), [UInt8(1)])
   }
 
   private func acceptLoop() {
     defer {
-      Syscalls.close(listener)
-      Syscalls.close(stopPipe.read)
-      Syscalls.close(stopPipe.write)
+      SystemCalls.release(FileDescriptor(rawValue: listener))
+      SystemCalls.release(FileDescriptor(rawValue: stopPipe.read))
+      SystemCalls.release(FileDescriptor(rawValue: stopPipe.write))
     }
     while true {
-      let ready = Syscalls.waitReadable([listener, stopPipe.read], milliseconds: -1)
+      let ready = SystemCalls.waitReadable([listener, stopPipe.read].map(FileDescriptor.init(rawValue:)), milliseconds: -1)
       if ready[1] { return }
       guard ready[0] else { continue }
-      let connection = accept(listener, nil, nil)
-      if connection < 0 { continue }
-      _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+      guard case .success(let accepted) = SystemCalls.accept(FileDescriptor(rawValue: listener)) else { continue }
+      let connection = accepted.rawValue
       // Reading the request waits on the peer (up to 10 s), which would starve Dispatch's few
       // global threads (one per core on Linux): a bounded pool of its own reads them, so a
       // flood of connections queues instead of starting a thread each.
@@ -98,7 +95,7 @@ final class PromiseServer: Sendable {
   static let connections = ThreadPool(name: "quire.pasteboard.requests", limit: 8)
 
   private func serve(_ connection: Int32) {
-    guard Syscalls.peerUserID(connection) == geteuid() else { return Syscalls.close(connection) }
+    guard SystemCalls.peerUserID(FileDescriptor(rawValue: connection)) == geteuid() else { return SystemCalls.release(FileDescriptor(rawValue: connection)) }
     guard let line = Self.readLine(connection, limit: 64 << 10, timeoutMilliseconds: 10_000),
       let request = try? JSONDecoder().decode(PromiseRequest.self, from: line)
     else { return answer(connection, message: "The request was not understood.") }
@@ -113,13 +110,13 @@ final class PromiseServer: Sendable {
     else { return answer(connection, message: "The item has no \(request.typeIdentifier) representation for other processes.") }
     let progress = Progress(totalUnitCount: 1)
     provider.start(representation, progress: progress) { result in
-      defer { Syscalls.close(connection) }
+      defer { SystemCalls.release(FileDescriptor(rawValue: connection)) }
       switch result {
       case .failure(let error):
         Self.send(connection, PromiseAnswer(length: nil, message: (error as? QuireError)?.reason ?? "\(error)"))
       case .success(.data(let data)):
         guard Self.send(connection, PromiseAnswer(length: Int64(data.count), message: nil)) else { return }
-        _ = Syscalls.writeAll(connection, data, socket: true)
+        _ = SystemCalls.writeAll(FileDescriptor(rawValue: connection), data, socket: true)
       case .success(.file(let url)):
         do {
           try provider.fileReadCoordinator.coordinateReading(itemAt: url, timeout: provider.loadTimeout) { url in
@@ -134,35 +131,37 @@ final class PromiseServer: Sendable {
 
   private func answer(_ connection: Int32, message: String) {
     Self.send(connection, PromiseAnswer(length: nil, message: message))
-    Syscalls.close(connection)
+    SystemCalls.release(FileDescriptor(rawValue: connection))
   }
 
   @discardableResult
   private static func send(_ connection: Int32, _ answer: PromiseAnswer) -> Bool {
     guard var line = try? JSONEncoder().encode(answer) else { return false }
     line.append(0x0A)
-    if case .failure = Syscalls.writeAll(connection, line, socket: true) { return false }
+    if case .failure = SystemCalls.writeAll(FileDescriptor(rawValue: connection), line, socket: true) { return false }
     return true
   }
 
   /// Sends the answer line and the file's bytes in 1 MiB chunks.
   private static func stream(_ url: URL, to connection: Int32) throws {
     let fd: Int32
-    switch Syscalls.open(url.path, O_RDONLY) {
+    switch SystemCalls.open(FilePath(url.path), O_RDONLY, mode: 0).map(\.rawValue) {
     case .success(let opened): fd = opened
     case .failure(let error): throw TransferErrors.opening(url, error)
     }
-    defer { Syscalls.close(fd) }
-    guard case .success(let info) = Syscalls.fstat(fd) else { return }
+    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
+    guard case .success(let info) = SystemCalls.fstat(FileDescriptor(rawValue: fd)) else { return }
     let length = Int64(info.st_size)
     guard send(connection, PromiseAnswer(length: length, message: nil)) else { return }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     defer { buffer.deallocate() }
     var sent: Int64 = 0
     while sent < length {
-      guard case .success(let count) = Syscalls.read(fd, into: buffer), count > 0 else { return }
+      guard case .success(let count) = SystemCalls.read(FileDescriptor(rawValue: fd), into: buffer), count > 0 else { return }
       let chunk = Int(min(Int64(count), length - sent))
-      if case .failure = Syscalls.writeAll(connection, UnsafeRawBufferPointer(rebasing: buffer[0..<chunk]), socket: true) { return }
+      if case .failure = SystemCalls.writeAll(FileDescriptor(rawValue: connection), UnsafeRawBufferPointer(rebasing: buffer[0..<chunk]), socket: true) {
+        return
+      }
       sent += Int64(chunk)
     }
   }
@@ -173,9 +172,9 @@ final class PromiseServer: Sendable {
     var line = Data()
     var buffer = [UInt8](repeating: 0, count: 4096)
     while line.count <= limit {
-      guard Syscalls.waitReadable([fd], milliseconds: timeoutMilliseconds)[0] else { return nil }
-      let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
-      if count <= 0 { return nil }
+      guard SystemCalls.waitReadable([fd].map(FileDescriptor.init(rawValue:)), milliseconds: timeoutMilliseconds)[0] else { return nil }
+      let received = buffer.withUnsafeMutableBytes { SystemCalls.receive(FileDescriptor(rawValue: fd), into: $0) }
+      guard case .success(let count) = received, count > 0 else { return nil }
       if let newline = buffer[0..<count].firstIndex(of: 0x0A) {
         line.append(contentsOf: buffer[0..<newline])
         rest?.pointee = Data(buffer[(newline + 1)..<count])
@@ -204,17 +203,17 @@ enum PromiseClient {
       "The \(request.typeIdentifier) representation was promised by \(owner), which exited without leaving it. Copy the item again.")
     if let ownerProcess, !PasteboardFolder.isAlive(ownerProcess) { throw gone }
     let connection: Int32
-    switch Syscalls.connect(to: socketPath) {
+    switch SystemCalls.connect(to: socketPath).map(\.rawValue) {
     case .success(let fd): connection = fd
     case .failure(let error):
       var refused = gone
       refused.cause = error
       throw refused
     }
-    defer { Syscalls.close(connection) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: connection)) }
     var request = try JSONEncoder().encode(request)
     request.append(0x0A)
-    if case .failure(let error) = Syscalls.writeAll(connection, request, socket: true) {
+    if case .failure(let error) = SystemCalls.writeAll(FileDescriptor(rawValue: connection), request, socket: true) {
       throw QuireError(.systemCallFailed, "Cannot ask \(owner) for the pasted item.", cause: error)
     }
     let milliseconds = Int32(clamping: Int64(stallTimeout.timeInterval * 1000))
@@ -228,14 +227,14 @@ enum PromiseClient {
       throw QuireError(.unsupportedType, "\(owner.capitalizedFirst) could not give the pasted item: \(answer.message ?? "no reason given").")
     }
     let fd = try ScratchFolder.create(target)
-    defer { Syscalls.close(fd) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     var received: Int64 = 0
     func store(_ bytes: UnsafeRawBufferPointer) throws {
       let count = Int(min(Int64(bytes.count), length - received))
       let part = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
-      if Syscalls.isAllZero(part) {
-        if lseek(fd, off_t(count), SEEK_CUR) < 0 { throw TransferErrors.writing(target, SystemCallError(call: "lseek", code: errno)) }
-      } else if case .failure(let error) = Syscalls.writeAll(fd, part) {
+      if isAllZero(part) {
+        if lseek(fd, off_t(count), SEEK_CUR) < 0 { throw TransferErrors.writing(target, SyscallFailure(call: "lseek", errno: Errno(rawValue: errno))) }
+      } else if case .failure(let error) = SystemCalls.writeAll(FileDescriptor(rawValue: fd), part) {
         throw TransferErrors.writing(target, error)
       }
       received += Int64(count)
@@ -247,7 +246,7 @@ enum PromiseClient {
       if isCancelled() { throw QuireError(.cancelled, "Pasting was cancelled.") }
       let wait = min(milliseconds, 100)
       var waited: Int32 = 0
-      while !Syscalls.waitReadable([connection], milliseconds: wait)[0] {
+      while !SystemCalls.waitReadable([connection].map(FileDescriptor.init(rawValue:)), milliseconds: wait)[0] {
         waited += wait
         if isCancelled() { throw QuireError(.cancelled, "Pasting was cancelled.") }
         if waited >= milliseconds {
@@ -255,8 +254,7 @@ enum PromiseClient {
         }
       }
       let want = Int(min(Int64(buffer.count), length - received))
-      let count = Glibc.recv(connection, buffer.baseAddress, want, 0)
-      if count < 0, errno == EINTR { continue }
+      let count = (try? SystemCalls.receive(FileDescriptor(rawValue: connection), into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])).get()) ?? -1
       guard count > 0 else {
         throw QuireError(
           .invalidContent,
@@ -264,6 +262,14 @@ enum PromiseClient {
       }
       try store(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
     }
-    if ftruncate(fd, off_t(length)) != 0 { throw TransferErrors.writing(target, SystemCallError(call: "ftruncate", code: errno)) }
+    if ftruncate(fd, off_t(length)) != 0 { throw TransferErrors.writing(target, SyscallFailure(call: "ftruncate", errno: Errno(rawValue: errno))) }
   }
+}
+
+/// Whether every byte of `buffer` is zero (a hole to skip rather than write).
+private func isAllZero(_ buffer: UnsafeRawBufferPointer) -> Bool {
+  guard let base = buffer.baseAddress, buffer.count > 0 else { return true }
+  if base.load(as: UInt8.self) != 0 { return false }
+  // Compare the buffer with itself shifted by one byte: all equal and the first is zero.
+  return memcmp(base, base + 1, buffer.count - 1) == 0
 }

@@ -1,6 +1,8 @@
 internal import CXCB
 import Foundation
+import QuireSystem
 import QuireTypes
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -621,7 +623,7 @@ final class SelectionLoop {
       activeRead = read
       return nil
     }
-    if case .failure(let error) = Syscalls.writeAll(read.descriptor, bytes) {
+    if case .failure(let error) = SystemCalls.writeAll(FileDescriptor(rawValue: read.descriptor), bytes) {
       return QuireError(.systemCallFailed, "Cannot write the pasted data to '\(read.request.file?.path ?? "")': \(error).")
     }
     return nil

@@ -1,5 +1,6 @@
 package import Foundation
 package import SystemPackage
+import QuireSystem
 
 #if canImport(Glibc)
   import Glibc
@@ -37,20 +38,20 @@ package enum InputFile {
   static func open(_ file: Named, for role: String) throws(QuireError) -> Int32 {
     let (url, quoted) = (file.url, file.quoted)
     let fd: Int32
-    switch Syscalls.open(file.path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) {
-    case .success(let opened): fd = opened
+    switch SystemCalls.open(file.path, O_RDONLY | O_NONBLOCK | O_NOCTTY).mapError(\.errno) {
+    case .success(let opened): fd = opened.rawValue
     case .failure(let code): throw openError(file, role: role, code)
     }
     let info: stat
-    switch Syscalls.fstatInfo(fd) {
+    switch SystemCalls.fstat(FileDescriptor(rawValue: fd)).mapError(\.errno) {
     case .success(let got): info = got
     case .failure(let code):
-      _ = Glibc.close(fd)
-      throw QuireError(.systemCallFailed, "Cannot \(role) \(quoted): it cannot be inspected (\(code)).", url: url, cause: code)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
+      throw QuireError(QuireError.Code(code), "Cannot \(role) \(quoted): it cannot be inspected (\(QuireError.describe(code))).", url: url, cause: code)
     }
     let kind = info.st_mode & S_IFMT
     guard kind == S_IFREG else {
-      _ = Glibc.close(fd)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
       let what: String
       switch kind {
       case S_IFDIR: what = "a folder"
@@ -64,18 +65,18 @@ package enum InputFile {
       throw QuireError(.unsupportedType, "Cannot \(role) \(quoted): it is \(what), not a regular file. \(advice)", url: url)
     }
     // Reads of a regular file never return EAGAIN, but clear the flag for clarity of intent.
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    SystemCalls.setNonBlocking(FileDescriptor(rawValue: fd), false)
     return fd
   }
 
   /// Checks that `url` can be read as a document (see ``open(_:for:)``) without reading it.
   package static func check(_ url: URL, for role: String) throws(QuireError) {
-    _ = Glibc.close(try open(url, for: role))
+    SystemCalls.release(FileDescriptor(rawValue: try open(url, for: role)))
   }
 
   /// Checks that `path` can be read as a document (see ``open(_:for:)-(FilePath,_)``).
   package static func check(_ path: FilePath, for role: String) throws(QuireError) {
-    _ = Glibc.close(try open(path, for: role))
+    SystemCalls.release(FileDescriptor(rawValue: try open(path, for: role)))
   }
 
   /// Reads `url` to end of file, up to `limit` bytes.
@@ -94,18 +95,20 @@ package enum InputFile {
   static func read(_ file: Named, for role: String, limit: Int, truncating: Bool) throws(QuireError) -> [UInt8] {
     let (url, quoted) = (file.url, file.quoted)
     let fd = try open(file, for: role)
-    defer { _ = Glibc.close(fd) }
+    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 << 10)
     while true {
       let wanted = min(chunk.count, limit + 1 - bytes.count)
       if wanted <= 0 { break }
-      let result = chunk.withUnsafeMutableBytes { Syscalls.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted])) }
+      let result = chunk.withUnsafeMutableBytes {
+        SystemCalls.read(FileDescriptor(rawValue: fd), into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted])).mapError(\.errno)
+      }
       switch result {
       case .success(0): return bytes
       case .success(let count): bytes += chunk[0..<count]
       case .failure(let code):
-        throw QuireError(.systemCallFailed, "Cannot \(role) \(quoted): reading it failed (\(code)).", url: url, cause: code)
+        throw QuireError(QuireError.Code(code), "Cannot \(role) \(quoted): reading it failed (\(QuireError.describe(code))).", url: url, cause: code)
       }
     }
     if truncating { return Array(bytes.prefix(limit)) }
@@ -158,11 +161,11 @@ package enum InputFile {
 
   static func missingError(_ file: Named, for role: String) -> QuireError {
     let (url, quoted) = (file.url, file.quoted)
-    switch Syscalls.statInfo(file.path) {
+    switch SystemCalls.stat(file.path).mapError(\.errno) {
     case .failure(let code) where code == .tooManySymbolicLinkLevels: return openError(file, role: role, code)
     default: break
     }
-    if case .success(let info) = Syscalls.lstatInfo(file.path), info.st_mode & S_IFMT == S_IFLNK {
+    if case .success(let info) = SystemCalls.lstat(file.path), info.st_mode & S_IFMT == S_IFLNK {
       var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
       let length = file.path.withPlatformString { raw in buffer.withUnsafeMutableBytes { readlink(raw, $0.baseAddress!, $0.count - 1) } }
       let target = length >= 0 ? DisplayName.escaping(bytes: buffer.prefix(length)) : "?"
@@ -178,7 +181,7 @@ package enum InputFile {
     let (url, quoted) = (file.url, file.quoted)
     switch code {
     case .noSuchFileOrDirectory:
-      if case .success(let info) = Syscalls.lstatInfo(file.path), info.st_mode & S_IFMT == S_IFLNK {
+      if case .success(let info) = SystemCalls.lstat(file.path), info.st_mode & S_IFMT == S_IFLNK {
         return missingError(file, for: role)
       }
       return QuireError(.fileMissing, "Cannot \(role) \(quoted): there is no such file. Check the path.", url: url, cause: code)
@@ -191,7 +194,7 @@ package enum InputFile {
     case .notDirectory:
       return QuireError(.fileMissing, "Cannot \(role) \(quoted): a part of its path is not a folder.", url: url, cause: code)
     default:
-      return QuireError(.systemCallFailed, "Cannot \(role) \(quoted): it cannot be opened (\(code)).", url: url, cause: code)
+      return QuireError(QuireError.Code(code), "Cannot \(role) \(quoted): it cannot be opened (\(QuireError.describe(code))).", url: url, cause: code)
     }
   }
 }

@@ -1,4 +1,5 @@
 package import Foundation
+import QuireSystem
 import SystemPackage
 
 #if canImport(Glibc)
@@ -27,7 +28,7 @@ package enum OutputPath {
   /// What is at `url`, or an error naming it when nothing can be written there.
   package static func kind(of url: URL) throws(QuireError) -> Kind {
     let path = FilePath(url.path)
-    switch Syscalls.statInfo(path) {
+    switch SystemCalls.stat(path).mapError(\.errno) {
     case .success(let info):
       switch info.st_mode & S_IFMT {
       case S_IFREG: return .regularFile(target: url.resolvingSymlinksInPath())
@@ -50,7 +51,7 @@ package enum OutputPath {
       // A dangling link is written through to its target, as the safe save does.
       let target = url.resolvingSymlinksInPath()
       let folder = target.deletingLastPathComponent()
-      switch Syscalls.statInfo(FilePath(folder.path)) {
+      switch SystemCalls.stat(FilePath(folder.path)) {
       case .success(let info) where info.st_mode & S_IFMT == S_IFDIR: return .regularFile(target: target)
       case .success:
         throw QuireError(.fileMissing, "Cannot write to \(quoted(url)): '\(DisplayName.escaping(path: folder))' is not a folder.", url: url)
@@ -63,8 +64,8 @@ package enum OutputPath {
       throw QuireError(.fileMissing, "Cannot write to \(quoted(url)): a part of its path is not a folder.", url: url, cause: Errno.notDirectory)
     case .failure(let code):
       throw QuireError(
-        code == .permissionDenied ? .permissionDenied : .systemCallFailed,
-        "Cannot write to \(quoted(url)): it cannot be inspected (\(code)). Check the folder's permissions.", url: url, cause: code)
+        QuireError.Code(code),
+        "Cannot write to \(quoted(url)): it cannot be inspected (\(QuireError.describe(code))). Check the folder's permissions.", url: url, cause: code)
     }
   }
 
@@ -80,9 +81,9 @@ package enum OutputPath {
   /// Opens the device or FIFO at `url` for writing (never creating, never replacing) and
   /// writes all of `data` to it.
   package static func writeThrough(_ data: Data, to url: URL, description: String) throws(QuireError) {
-    let fd: Int32
+    let fd: FileDescriptor
     // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of waiting forever.
-    switch Syscalls.open(FilePath(url.path), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) {
+    switch SystemCalls.open(FilePath(url.path), O_WRONLY | O_NONBLOCK | O_NOCTTY).mapError(\.errno) {
     case .success(let opened): fd = opened
     case .failure(.noSuchAddressOrDevice) where description.contains("FIFO"):
       throw QuireError(
@@ -90,16 +91,16 @@ package enum OutputPath {
         cause: Errno.noSuchAddressOrDevice)
     case .failure(let code):
       throw QuireError(
-        code == .permissionDenied ? .permissionDenied : .systemCallFailed,
-        "Cannot write to \(quoted(url)) (\(description)): it cannot be opened (\(code)). Check its permissions.", url: url, cause: code)
+        QuireError.Code(code),
+        "Cannot write to \(quoted(url)) (\(description)): it cannot be opened (\(QuireError.describe(code))). Check its permissions.", url: url, cause: code)
     }
-    defer { _ = Glibc.close(fd) }
+    defer { SystemCalls.release(fd) }
     // Writes may wait for the reader; only the open had to not.
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-    if case .failure(let code) = Syscalls.writeAll(fd, data) {
+    SystemCalls.setNonBlocking(fd, false)
+    if case .failure(let code) = SystemCalls.writeAll(fd, data).mapError(\.errno) {
       throw QuireError(
-        code == .noSpace ? .diskFull : .systemCallFailed,
-        "Cannot write to \(quoted(url)) (\(description)): the write failed (\(code)). Nothing else was changed.", url: url, cause: code)
+        QuireError.Code(code),
+        "Cannot write to \(quoted(url)) (\(description)): the write failed (\(QuireError.describe(code))). Nothing else was changed.", url: url, cause: code)
     }
   }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import QuireSystem
 public import SystemPackage
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ extension TypeRegistry {
   public func identifyFile(at path: FilePath, options: IdentificationOptions = .init()) throws -> TypeIdentification {
     var name = path.lastComponent.map { String(decoding: $0.string.utf8, as: UTF8.self) } ?? ""
     var info: stat
-    switch Syscalls.lstatInfo(path) {
+    switch SystemCalls.lstat(path).mapError(\.errno) {
     case .success(let value): info = value
     case .failure(let error):
       let code: QuireError.Code =
@@ -51,7 +52,7 @@ extension TypeRegistry {
       guard options.followsSymbolicLinks else {
         return fileSystemAnswer("public.symlink", mime: "inode/symlink", detail: "a symbolic link (not followed)")
       }
-      switch Syscalls.statInfo(path) {
+      switch SystemCalls.stat(path).mapError(\.errno) {
       case .success(let target):
         info = target
         // The target's name counts, as when the target itself is identified.
@@ -75,19 +76,19 @@ extension TypeRegistry {
     guard options.readsContent else { return decide(name: name, content: nil, notes: notes) }
 
     let bound = readBound(options)
-    switch Syscalls.openForReading(path) {
+    switch SystemCalls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY).mapError(\.errno) {
     case .failure(let error):
       notes.append(.init(kind: .note, detail: "the content could not be read (\(error)); judged by name only"))
       return decide(name: name, content: nil, notes: notes)
     case .success(let fd):
-      defer { Syscalls.close(fd) }
+      defer { SystemCalls.release(fd) }
       // The object may have been swapped between lstat and open: trust only fstat now.
-      if case .success(let opened) = Syscalls.fstatInfo(fd), opened.st_mode & S_IFMT != S_IFREG || opened.st_ino != info.st_ino {
+      if case .success(let opened) = SystemCalls.fstat(fd), opened.st_mode & S_IFMT != S_IFREG || opened.st_ino != info.st_ino {
         notes.append(.init(kind: .note, detail: "the file changed while it was being identified; judged by name only"))
         return decide(name: name, content: nil, notes: notes)
       }
       var buffer = [UInt8](repeating: 0, count: bound)
-      let count = buffer.withUnsafeMutableBytes { Syscalls.readPrefix(fd, into: $0) }
+      let count = buffer.withUnsafeMutableBytes { SystemCalls.readPrefix(fd, into: $0) }
       return buffer.withUnsafeBytes { bytes in
         decide(name: name, content: UnsafeRawBufferPointer(rebasing: bytes[0..<count]), notes: notes)
       }

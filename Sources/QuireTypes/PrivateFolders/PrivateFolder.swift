@@ -1,4 +1,5 @@
 package import Foundation
+import QuireSystem
 package import SystemPackage
 
 #if canImport(Glibc)
@@ -23,10 +24,6 @@ package enum PrivateFolder {
     /// Refuse it: someone else may already have written into it.
     case refuse
   }
-
-  /// Lets tests make a call fail: given the call (`"openat"`, `"mkdirat"`) and the full
-  /// path, returns the `errno` value to report instead of calling, or `nil` to call.
-  package typealias FaultHook = @Sendable (_ call: String, _ path: String) -> Int32?
 
   /// Why a private folder cannot be used, with the path of the component at fault.
   package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -86,26 +83,12 @@ package enum PrivateFolder {
         return QuireError(
           Self.code(for: code),
           "Cannot make or open \(role) '\(path)': \(String(cString: strerror(code.rawValue))). Check that its parent folder is writable\(orElse).",
-          url: url, cause: Self.Cause(call: call, code: code))
+          url: url, cause: SyscallFailure(call: call, errno: code, path: path))
       }
     }
 
     /// The ``QuireError/Code`` for a failed call's `errno`.
-    package static func code(for code: Errno) -> QuireError.Code {
-      switch code {
-      case .permissionDenied, .notPermitted, .readOnlyFileSystem: .permissionDenied
-      case .noSpace, .diskQuotaExceeded: .diskFull
-      case .noSuchFileOrDirectory: .fileMissing
-      default: .systemCallFailed
-      }
-    }
-
-    /// A failed call as a cause: `'mkdirat' failed: (13) Permission denied`.
-    struct Cause: Error, Sendable, CustomStringConvertible {
-      let call: String
-      let code: Errno
-      var description: String { "'\(call)' failed: (\(code.rawValue)) \(String(cString: strerror(code.rawValue)))" }
-    }
+    package static func code(for code: Errno) -> QuireError.Code { QuireError.Code(code) }
   }
 
   /// Opens the private folder `url`, making what is missing.
@@ -116,12 +99,10 @@ package enum PrivateFolder {
   ///     links in its path are followed). When `url` is not below it, `url`'s parent is
   ///     trusted instead.
   ///   - loosePermissions: What to do with a folder below `trusted` that lets others in.
-  ///   - faults: For tests: failures to report from `openat` and `mkdirat` of the
-  ///     components below the deepest existing ancestor of `trusted`.
   /// - Returns: A descriptor of the folder (`O_DIRECTORY`), which the caller closes.
   /// - Throws: ``Failure`` naming the component at fault.
   package static func open(
-    _ url: URL, below trusted: URL, loosePermissions: LoosePermissions = .tighten, faults: FaultHook? = nil
+    _ url: URL, below trusted: URL, loosePermissions: LoosePermissions = .tighten
   ) throws(Failure) -> FileDescriptor {
     let target = components(of: url)
     var base = components(of: trusted)
@@ -129,53 +110,50 @@ package enum PrivateFolder {
 
     // The trusted folder, or its deepest existing ancestor, opened following links.
     var depth = base.count
-    var folder: Int32
+    var folder: FileDescriptor
     while true {
       let path = joined(base.prefix(depth))
-      let opened = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-      if opened >= 0 {
-        folder = opened
-        break
-      }
-      let code = errno
-      if code == EINTR { continue }
-      if code == ENOENT && depth > 0 {
+      switch SystemCalls.open(FilePath(path), O_RDONLY | O_DIRECTORY) {
+      case .success(let opened): folder = opened
+      case .failure(let failure) where failure.errno == .noSuchFileOrDirectory && depth > 0:
         depth -= 1
         continue
+      case .failure(let failure):
+        throw Failure(path: path, kind: failure.errno == .notDirectory ? .notAFolder : .systemCall(failure.call, failure.errno))
       }
-      throw Failure(path: path, kind: code == ENOTDIR ? .notAFolder : .systemCall("open", Errno(rawValue: code)))
+      break
     }
 
     // Each further component: opened without following a link, made when missing.
     for index in depth..<target.count {
       let name = target[index]
       let path = joined(target.prefix(index + 1))
-      let child: Int32
+      let child: FileDescriptor
       do {
-        child = try openChild(name, in: folder, path: path, faults: faults)
+        child = try openChild(name, in: folder, path: path)
       } catch {
-        _ = Glibc.close(folder)
+        SystemCalls.release(folder)
         throw error
       }
-      _ = Glibc.close(folder)
+      SystemCalls.release(folder)
       folder = child
       // Below the trusted folder, every level is Quire's own: this user's, and private.
       guard index >= base.count else { continue }
       if let failure = checkOwnFolder(folder, path: path, loosePermissions: loosePermissions) {
-        _ = Glibc.close(folder)
+        SystemCalls.release(folder)
         throw failure
       }
     }
-    return FileDescriptor(rawValue: folder)
+    return folder
   }
 
-  /// Makes (or checks) the private folder `url`; see ``open(_:below:loosePermissions:faults:)``.
+  /// Makes (or checks) the private folder `url`; see ``open(_:below:loosePermissions:)``.
   ///
   /// - Throws: ``Failure`` naming the component at fault.
   package static func make(
-    _ url: URL, below trusted: URL, loosePermissions: LoosePermissions = .tighten, faults: FaultHook? = nil
+    _ url: URL, below trusted: URL, loosePermissions: LoosePermissions = .tighten
   ) throws(Failure) {
-    let folder = try open(url, below: trusted, loosePermissions: loosePermissions, faults: faults)
+    let folder = try open(url, below: trusted, loosePermissions: loosePermissions)
     try? folder.close()
   }
 
@@ -190,44 +168,40 @@ package enum PrivateFolder {
   }
 
   /// Opens `name` in `folder` with `O_NOFOLLOW | O_DIRECTORY`, making it (0700) when missing.
-  private static func openChild(_ name: String, in folder: Int32, path: String, faults: FaultHook?) throws(Failure) -> Int32 {
+  private static func openChild(_ name: String, in folder: FileDescriptor, path: String) throws(Failure) -> FileDescriptor {
     var madeIt = false
     while true {
-      if let forced = faults?("openat", path) { throw Failure(path: path, kind: .systemCall("openat", Errno(rawValue: forced))) }
-      let child = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-      if child >= 0 { return child }
-      let code = errno
-      switch code {
-      case EINTR:
-        continue
-      case ENOENT where !madeIt:
-        if let forced = faults?("mkdirat", path) { throw Failure(path: path, kind: .systemCall("mkdirat", Errno(rawValue: forced))) }
+      switch SystemCalls.open(name, in: folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: path) {
+      case .success(let child): return child
+      case .failure(let failure) where failure.errno == .noSuchFileOrDirectory && !madeIt:
         // Another process may make it at the same moment: EEXIST is fine, the next openat checks it.
-        if mkdirat(folder, name, 0o700) != 0, errno != EEXIST {
-          throw Failure(path: path, kind: .systemCall("mkdirat", Errno(rawValue: errno)))
+        if case .failure(let failure) = SystemCalls.makeFolder(name, in: folder, mode: 0o700, path: path), failure.errno != .fileExists {
+          throw Failure(path: path, kind: .systemCall(failure.call, failure.errno))
         }
         madeIt = true
-      case ELOOP, ENOTDIR:
+      case .failure(let failure) where failure.errno == .tooManySymbolicLinkLevels || failure.errno == .notDirectory:
         // O_NOFOLLOW reports a link as ELOOP (or ENOTDIR with O_DIRECTORY): say which it is.
-        var info = stat()
-        let isLink = fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFLNK
+        let isLink = if case .success(let info) = SystemCalls.lstat(name, in: folder), info.st_mode & S_IFMT == S_IFLNK { true } else { false }
         throw Failure(path: path, kind: isLink ? .symbolicLink : .notAFolder)
-      default:
-        throw Failure(path: path, kind: .systemCall("openat", Errno(rawValue: code)))
+      case .failure(let failure):
+        throw Failure(path: path, kind: .systemCall(failure.call, failure.errno))
       }
     }
   }
 
   /// Checks that the open folder is this user's and private, tightening it when allowed.
-  private static func checkOwnFolder(_ folder: Int32, path: String, loosePermissions: LoosePermissions) -> Failure? {
-    var info = stat()
-    guard fstat(folder, &info) == 0 else { return Failure(path: path, kind: .systemCall("fstat", Errno(rawValue: errno))) }
+  private static func checkOwnFolder(_ folder: FileDescriptor, path: String, loosePermissions: LoosePermissions) -> Failure? {
+    let info: FileStatus
+    switch SystemCalls.fstat(folder) {
+    case .success(let got): info = got
+    case .failure(let failure): return Failure(path: path, kind: .systemCall(failure.call, failure.errno))
+    }
     guard info.st_uid == geteuid() else { return Failure(path: path, kind: .ownedByAnotherUser(uid: info.st_uid)) }
     let mode = UInt32(info.st_mode) & 0o777
     guard mode != 0o700 else { return nil }
     if mode & 0o077 != 0 && loosePermissions == .refuse { return Failure(path: path, kind: .loosePermissions(mode: mode)) }
     // The owner needs all three bits to use it; group and others get none, whatever the umask was.
-    guard fchmod(folder, 0o700) == 0 else { return Failure(path: path, kind: .systemCall("fchmod", Errno(rawValue: errno))) }
+    if case .failure(let failure) = SystemCalls.setMode(folder, 0o700) { return Failure(path: path, kind: .systemCall(failure.call, failure.errno)) }
     return nil
   }
 

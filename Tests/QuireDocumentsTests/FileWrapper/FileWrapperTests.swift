@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import QuireDocuments
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import SystemPackage
@@ -224,10 +225,10 @@ final class FileWrapperTests {
     let url = folder.file("pkg")
     let old = makePackage(text: "old")
     try old.write(to: url, options: .atomic)
-    let recorder = FileWrapperFaults()
+    let recorder = FaultPlan(scope: folder.url.path)
     let scratch = folder.file("scratch")
     try old.write(to: scratch, options: .atomic)
-    try withInjectedFaults(recorder) {
+    try recorder.run {
       try FileWrapper(url: scratch).write(to: scratch, options: .atomic, originalContentsURL: scratch)
     }
     try FileManager.default.removeItem(at: scratch)
@@ -237,9 +238,9 @@ final class FileWrapperTests {
         let current = try FileWrapper(url: url)  // a document's package, read from disk
         current.removeFileWrapper(current.fileWrappers?["text.md"] ?? current)
         current.addRegularFile(withContents: Data("new".utf8), preferredFilename: "text.md")
-        let faults = FileWrapperFaults(failing: operation, onCall: occurrence, with: errno)
+        let faults = FaultPlan(failing: operation, with: errno, occurrence: occurrence, under: folder.url.path)
         do {
-          try withInjectedFaults(faults) { try current.write(to: url, options: .atomic, originalContentsURL: url) }
+          try faults.run { try current.write(to: url, options: .atomic, originalContentsURL: url) }
           // Steps after the swap (removing the old tree) may fail without failing the save.
           #expect(makePackage(text: "new").matchesContents(of: url), "\(operation) #\(occurrence)")
           try makePackage(text: "old").write(to: url, options: .atomic)

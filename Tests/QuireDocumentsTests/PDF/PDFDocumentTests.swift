@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import QuireDocuments
 import QuireFormats
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import Testing
@@ -233,12 +234,12 @@ final class PDFDocumentTests {
   @Test func injectedFailuresLeaveTheOriginal() throws {
     let url = try makePDF()
     let original = try Data(contentsOf: url)
-    for operation in [FileWrapperFaults.Operation.open, .stat, .chmod, .fsync, .rename] {
+    for operation in [SystemStep.open, .inspect, .keepMode, .flush, .rename] {
       let document = try PDFDocument(contentsOf: url)
       try document.removePage(at: 0)
-      let faults = FileWrapperFaults(failing: operation, onCall: 1, with: .noSpace)
-      let error = #expect(throws: QuireError.self) { try withInjectedFaults(faults) { try document.save() } }
-      #expect(error?.reason.contains("disk is full") == true, "\(operation)")
+      let faults = FaultPlan(failing: operation, with: .noSpace, under: folder.url.path)
+      let error = #expect(throws: QuireError.self) { try faults.run { try document.save() } }
+      #expect(error?.reason.contains("disk is full") == true, "\(operation): \(String(describing: error))")
       #expect(try Data(contentsOf: url) == original, "\(operation)")
       #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["five.pdf"], "\(operation)")
       #expect(document.hasUnsavedChanges)

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import QuireDocuments
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import SystemPackage
@@ -211,18 +212,20 @@ final class TextBundleDocumentTests {
 
   @Test func aFailedPackageSaveLeavesTheOldOrTheNewPackageWhole() async throws {
     // Count the calls of one clean save, then fail each of them in turn.
-    let counter = FileWrapperFaults()
+    let counter = FaultPlan(scope: folder.url.path)
     let probe = try await openDirectly(try makeBundle("Probe.textbundle"))
-    try await withInjectedFaults(counter) { try await probe.save() }
+    try await counter.run { try await probe.save() }
     var keptOld = 0
-    for operation in FileWrapperFaults.Operation.allCases where operation != .stat {
+    // The writer's steps. Opens and reads are left out: the one plan also reaches the package
+    // fingerprint check before the save (FileReader), whose failures are not the writer's.
+    for operation in SystemStep.allCases where ![.inspect, .openFolder, .open, .read].contains(operation) {
       for occurrence in 1...max(1, counter.callCounts[operation] ?? 0) {
         let url = try makeBundle("Trip-\(operation)-\(occurrence).textbundle")
         let document = try await openDirectly(url)
-        let faults = FileWrapperFaults(failing: operation, onCall: occurrence, with: .noSpace)
+        let faults = FaultPlan(failing: operation, with: .noSpace, occurrence: occurrence, under: folder.url.path)
         var failed = false
         do {
-          try await withInjectedFaults(faults) { try await document.save() }
+          try await faults.run { try await document.save() }
         } catch let error as QuireError {
           failed = true
           #expect(error.reason.contains("Trip-"))

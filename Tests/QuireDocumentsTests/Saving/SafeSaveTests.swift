@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import QuireDocuments
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import SystemPackage
@@ -129,18 +130,18 @@ final class SafeSaveTests {
 
   // MARK: Fault injection (acceptance 2)
 
-  nonisolated static let steps: [SaveStep] = [.create, .write, .flush, .keepMode, .close, .rename, .folderFlush]
+  nonisolated static let steps: [SystemStep] = [.create, .write, .flush, .keepMode, .close, .rename, .folderFlush]
   nonisolated static let errnos: [Errno] = [.noSpace, .ioError, .permissionDenied]
 
   /// Each step of a save fails in turn: the file stays byte-identical, the document keeps its
   /// edits, stays dirty, reports `savingError`, and no temporary file is left behind.
   @Test(arguments: steps, errnos)
-  func aFailedStepLeavesTheFileAsItWas(_ step: SaveStep, _ errno: Errno) async throws {
+  func aFailedStepLeavesTheFileAsItWas(_ step: SystemStep, _ errno: Errno) async throws {
     let original = "line one\r\nline two\r\n"
     let document = try await openTextDocument(original, in: folder)
     chmod(document.fileURL.path, 0o640)
     try document.replaceLines(in: 1..<2, with: ["edited"])
-    let plan = SyscallFaults(failing: step, with: errno)
+    let plan = FaultPlan(failing: step, with: errno, under: folder.url.path)
     do {
       try await plan.run { try await document.save() }
       Issue.record("save succeeded although \(step) failed")
@@ -150,7 +151,7 @@ final class SafeSaveTests {
       #expect(error.code == (errno == .noSpace ? .diskFull : errno == .permissionDenied ? .permissionDenied : .systemCallFailed))
       #expect((error.cause as? SyscallFailure)?.errno == errno)
     }
-    #expect(plan.calledSteps.contains(step))
+    #expect(plan.calls.contains(step))
     #expect(bytes(document.fileURL) == Array(original.utf8))
     #expect(mode(document.fileURL).mode == 0o640)
     #expect(document.text == "line one\r\nedited\r\n")
@@ -170,15 +171,18 @@ final class SafeSaveTests {
   /// whose check for changes on disk opens the file once: the in-place write opens it third;
   /// the backup is the first write, create and flush.)
   @Test(arguments: [
-    (SaveStep.create, 1), (.write, 1), (.flush, 1), (.folderFlush, 1), (.open, 3), (.write, 2), (.truncate, 1), (.flush, 2),
+    (SystemStep.create, 1), (.write, 1), (.flush, 1), (.folderFlush, 1), (.open, 3), (.write, 2), (.truncate, 1), (.flush, 2),
   ])
-  func aFailedInPlaceSaveRestoresTheOldBytes(_ step: SaveStep, _ occurrence: Int) async throws {
+  func aFailedInPlaceSaveRestoresTheOldBytes(_ step: SystemStep, _ occurrence: Int) async throws {
     let original = "a fairly long original line\n"
     let document = try await openTextDocument(original, in: folder)
     let other = folder.file("other.txt")
     link(document.fileURL.path, other.path)
     try document.replaceText(with: "short\n")
-    let plan = SyscallFaults(failing: step, with: .noSpace, occurrence: occurrence)
+    // Opens count only those of the file itself: coordination also looks for other editors'
+    // lock files (`.notes.txt.swp`) in the folder.
+    let only = step == .open ? document.fileURL.path : nil
+    let plan = FaultPlan([.init(step, .noSpace, under: only, occurrence: occurrence)], scope: folder.url.path)
     await #expect(throws: QuireError.self) { try await plan.run { try await document.save() } }
     #expect(bytes(document.fileURL) == Array(original.utf8))
     #expect(bytes(other) == Array(original.utf8))
@@ -192,7 +196,7 @@ final class SafeSaveTests {
     document.autosavePolicy = nil
     document.recoveryStore = nil
     do {
-      try await SyscallFaults(failing: .open, with: .permissionDenied).run { try await document.open() }
+      try await FaultPlan(failing: .open, with: .permissionDenied, occurrence: nil, under: folder.url.path).run { try await document.open() }
       Issue.record("opened")
     } catch let error as QuireError {
       #expect(error.code == .permissionDenied)

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import QuireDocuments
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import SystemPackage
@@ -145,8 +146,8 @@ final class VersionStoreTests {
     try save("two", to: url)
     let version = try #require(try store.versions(ofItemAt: url).first)
     try Data("three".utf8).write(to: url)
-    let faults = FileWrapperFaults(failing: .write, onCall: failingWrite, with: .noSpace)
-    let error = #expect(throws: QuireError.self) { try withInjectedFaults(faults) { try self.store.restore(version) } }
+    let faults = FaultPlan(failing: .write, with: .noSpace, occurrence: failingWrite, under: folder.url.path)
+    let error = #expect(throws: QuireError.self) { try faults.run { try self.store.restore(version) } }
     #expect(error?.reason.contains("disk is full") == true)
     #expect(try read(url) == "three")
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["r.md", "state"])
@@ -158,8 +159,8 @@ final class VersionStoreTests {
     let url = folder.file("full.md")
     try Data("kept before".utf8).write(to: url)
     // Write 1 is the object, write 2 the index.
-    let faults = FileWrapperFaults(failing: .write, onCall: 2, with: .noSpace)
-    #expect(throws: QuireError.self) { try withInjectedFaults(faults) { try self.store.keepVersion(of: url) } }
+    let faults = FaultPlan(failing: .write, with: .noSpace, occurrence: 2, under: folder.url.path)
+    #expect(throws: QuireError.self) { try faults.run { try self.store.keepVersion(of: url) } }
     let objects = store.root.appendingPathComponent("objects")
     #expect(try FileManager.default.contentsOfDirectory(atPath: objects.path).isEmpty)
     #expect(try store.versions(ofItemAt: url).isEmpty)

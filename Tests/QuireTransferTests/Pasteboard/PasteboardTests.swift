@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTestSupport
 @_spi(Testing) import QuireTransfer
 import QuireTypes
@@ -278,9 +279,7 @@ final class PasteboardSafetyTests {
   @Test func permissionDeniedOnTheLockFileIsAClearError() throws {
     let board = try Pasteboard.general(rootFolder: root)
     let lock = board.folderURL.appendingPathComponent("lock").path
-    TransferTesting.failSystemCall("open", with: EACCES, under: lock)
-    defer { TransferTesting.removeFailures(under: lock) }
-    #expect { try board.setString("x") } throws: { error in
+    #expect { try FaultPlan(failing: .create, with: .permissionDenied, under: lock).run { try board.setString("x") } } throws: { error in
       let error = error as? QuireError
       return error?.code == .permissionDenied && error?.reason.contains("'lock'") == true
     }

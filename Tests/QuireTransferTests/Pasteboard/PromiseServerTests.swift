@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTestSupport
 @_spi(Testing) import QuireTransfer
 import QuireTypes
@@ -79,16 +80,16 @@ final class SystemCallFailureTests {
   let folder: TemporaryFolder
   init() throws { folder = try TemporaryFolder() }
   deinit {
-    TransferTesting.removeFailures(under: folder.url.path)
     folder.remove()
   }
 
   @Test func anUnreadableFileRepresentationIsPermissionDenied() async throws {
     let file = try folder.write("private", to: "locked.txt")
-    TransferTesting.failSystemCall("open", with: EACCES, under: file.path)
     let provider = ItemProvider(contentsOf: file)
     await #expect {
-      try await provider.loadDataRepresentation(for: .plainText)
+      try await FaultPlan(failing: .open, with: .permissionDenied, under: file.path).run {
+        try await provider.loadDataRepresentation(for: .plainText)
+      }
     } throws: { error in
       let error = error as? QuireError
       return error?.code == .permissionDenied && error?.reason.contains("'locked.txt'") == true
@@ -99,11 +100,12 @@ final class SystemCallFailureTests {
     let root = folder.file("pasteboards")
     let board = try Pasteboard(name: "general", rootFolder: root)
     try board.setString("will not fit")
-    TransferTesting.failSystemCall("open", with: ENOSPC, under: board.folderURL.appendingPathComponent("staging-").path)
     await #expect {
-      try await board.materializePromises()
+      try await FaultPlan(failing: .create, with: .noSpace, under: board.folderURL.appendingPathComponent("staging-").path).run {
+        try await board.materializePromises()
+      }
     } throws: { error in
-      (error as? QuireError)?.reason.contains("disk is full") == true
+      (error as? QuireError)?.code == .diskFull && (error as? QuireError)?.reason.contains("disk is full") == true
     }
     let other = try Pasteboard(name: "general", rootFolder: root, usesLocalItems: false)
     #expect(try other.types.isEmpty)

@@ -1,0 +1,116 @@
+import Foundation
+import QuireSystem
+import QuireTestSupport
+import SystemPackage
+import Testing
+
+@Suite("AtomicFile: the one atomic writer")
+final class AtomicFileTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-system") }
+  deinit { folder.remove() }
+
+  func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() }
+
+  @Test func writesANewFileWithTheModeAsked() throws {
+    let target = folder.file("new.json")
+    try AtomicFile.write(Data("{}".utf8), to: target.path, mode: 0o600).get()
+    #expect(try Data(contentsOf: target) == Data("{}".utf8))
+    let attributes = try FileManager.default.attributesOfItem(atPath: target.path)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    #expect(try names() == ["new.json"])
+  }
+
+  @Test func replacesAnExistingFileAndItsSymbolicLinkNotTheLinksTarget() throws {
+    let target = try folder.write("old", to: "state.json")
+    try AtomicFile.write(Data("new".utf8), to: target.path).get()
+    #expect(try String(contentsOf: target, encoding: .utf8) == "new")
+    let elsewhere = try folder.write("keep", to: "elsewhere")
+    let link = folder.file("link")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: elsewhere)
+    try AtomicFile.write(Data("mine".utf8), to: link.path, durable: false).get()
+    #expect(try String(contentsOf: elsewhere, encoding: .utf8) == "keep")
+    // The link itself was replaced by the new file.
+    #expect(try FileManager.default.attributesOfItem(atPath: link.path)[.type] as? FileAttributeType == .typeRegular)
+    #expect(try String(contentsOf: link, encoding: .utf8) == "mine")
+  }
+
+  @Test func neverReplacesAFolderOrAFIFO() throws {
+    let fifo = folder.file("pipe")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    #expect(throws: SyscallFailure.self) { try AtomicFile.write(Data("x".utf8), to: fifo.path).get() }
+    let attributes = try FileManager.default.attributesOfItem(atPath: fifo.path)
+    #expect(attributes[.type] as? FileAttributeType != .typeRegular)
+    let sub = folder.file("sub")
+    try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: false)
+    #expect { try AtomicFile.write(Data("x".utf8), to: sub.path).get() } throws: { ($0 as? SyscallFailure)?.errno == .isDirectory }
+    #expect(try names() == ["pipe", "sub"])
+  }
+
+  /// Every step of the writer fails in turn: the old file stays whole, nothing is left beside it.
+  @Test(arguments: [SystemStep.create, .write, .keepMode, .flush, .close, .rename])
+  func aFailedStepLeavesTheOldFile(_ step: SystemStep) throws {
+    let target = try folder.write("old", to: "data")
+    let plan = FaultPlan(failing: step, with: .noSpace, under: folder.url.path)
+    #expect { try plan.run { try AtomicFile.write(Data("new".utf8), to: target.path).get() } } throws: {
+      ($0 as? SyscallFailure)?.errno == .noSpace
+    }
+    #expect(plan.calls.contains(step))
+    #expect(try String(contentsOf: target, encoding: .utf8) == "old")
+    #expect(try names() == ["data"])
+  }
+}
+
+@Suite("FaultPlan: the one fault-injection hook")
+final class FaultPlanTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-system") }
+  deinit { folder.remove() }
+
+  @Test func failsTheNthMatchingCallOnlyAndRecordsTheSteps() throws {
+    let file = try folder.write("x", to: "f")
+    let plan = FaultPlan(failing: .open, with: .permissionDenied, occurrence: 2, under: folder.url.path)
+    let results = plan.run { (0..<3).map { _ in SystemCalls.open(FilePath(file.path), O_RDONLY) } }
+    #expect(results.map { (try? $0.get()) == nil } == [false, true, false])
+    for case .success(let fd) in results { SystemCalls.release(fd) }
+    #expect(plan.callCounts[.open] == 3)
+  }
+
+  @Test func callsOutsideTheScopeAreNeitherFailedNorCounted() throws {
+    let file = try folder.write("x", to: "f")
+    let plan = FaultPlan(failing: nil, with: .ioError, occurrence: nil, under: folder.file("other").path)
+    let opened = plan.run { SystemCalls.open(FilePath(file.path), O_RDONLY) }
+    if case .success(let fd) = opened { SystemCalls.release(fd) } else { Issue.record("a call outside the scope failed") }
+    #expect(plan.calls.isEmpty)
+  }
+
+  @Test func aCallInsideAnOpenFolderIsMatchedByItsFullPath() throws {
+    let sub = folder.file("sub")
+    try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: false)
+    let folderFD = try SystemCalls.open(FilePath(sub.path), O_RDONLY | O_DIRECTORY).get()
+    defer { SystemCalls.release(folderFD) }
+    let plan = FaultPlan(failing: .makeFolder, with: .noSpace, under: sub.path + "/made")
+    let made = plan.run { SystemCalls.makeFolder("made", in: folderFD) }
+    #expect(throws: SyscallFailure(call: "mkdirat", errno: .noSpace, path: "made")) { try made.get() }
+  }
+
+  @Test func theCurrentPlanTravelsToAQueueThroughCarry() async throws {
+    let file = try folder.write("x", to: "f")
+    let plan = FaultPlan(failing: .open, with: .permissionDenied, occurrence: nil, under: folder.url.path)
+    let failed: Bool = await plan.run {
+      await withCheckedContinuation { continuation in
+        DispatchQueue(label: "test").async(
+          execute: FaultPlan.carry {
+            continuation.resume(returning: (try? SystemCalls.open(FilePath(file.path), O_RDONLY).get()) == nil)
+          })
+      }
+    }
+    #expect(failed)
+  }
+
+  @Test func aFailureMatchesAnErrnoPattern() {
+    let result: Result<Void, SyscallFailure> = .failure(SyscallFailure(call: "openat", errno: .noSuchFileOrDirectory))
+    if case .failure(.noSuchFileOrDirectory) = result {} else { Issue.record("the errno pattern did not match") }
+    if case .failure(.permissionDenied) = result { Issue.record("another errno matched") }
+  }
+}
