@@ -64,7 +64,7 @@ final class NonUTF8NamePreviewTests {
   }
 
   @Test func theBatchWalksAndDrawsSuchNamesByTheirBytes() throws {
-    let quire = try #require(builtQuire(), "the batch's worker is the quire program built beside the tests")
+    let quire = try builtQuire()  // the batch's worker is the quire program built beside the tests
     try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
     try folder.write("# in a folder\n", toNameBytes: Array("docs/in".utf8) + [0xFF] + Array(".md".utf8))
     let given = try make("# given\n", suffix: "given.md")
