@@ -195,7 +195,8 @@ public struct VersionStore: Sendable {
     return try record(hash, ofItemAt: path, info: info, size: size, isPackage: false) { objectURL in
       if case .failure(let failure) = SystemCalls.rename(pendingURL.path, to: objectURL.path) {
         throw QuireError(
-          QuireError.Code(failure.errno), "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)).", url: url,
+          QuireError.Code(failure.errno), "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)).",
+          url: url,
           cause: failure)
       }
       pendingExists = false

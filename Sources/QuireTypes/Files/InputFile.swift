@@ -1,6 +1,6 @@
 package import Foundation
-package import SystemPackage
 import QuireSystem
+package import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
