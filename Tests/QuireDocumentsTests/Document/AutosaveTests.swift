@@ -37,7 +37,8 @@ final class AutosaveTests {
     document.undoManager.undo()
     #expect(!document.hasUnsavedChanges)
     // The timer's autosave finds the document back at its saved state.
-    #expect(await eventually { store.recoveredVersion(for: document.fileURL) == nil })
+    // (A long wait: in a whole run the main actor is shared with many suites.)
+    #expect(await eventually(timeout: .seconds(120)) { store.recoveredVersion(for: document.fileURL) == nil })
     #expect(!document.hasUnautosavedChanges)
     #expect(bytes(document.fileURL) == Array("saved\n".utf8))
   }

@@ -37,7 +37,9 @@ struct BoundedLoadTests {
     // The pool's handlers are all busy and waiting: the rest wait their turn, not on new threads.
     #expect(await eventually { started.load(ordering: .relaxed) >= 32 })
     let during = Self.threads()
-    #expect(during - before <= 48, "\(during - before) threads for 200 blocked loads")
+    // The pools use at most 40 (32 handlers, 8 deliveries); the rest of the margin is for the
+    // threads other suites of this process start meanwhile. A thread per load made 199.
+    #expect(during - before <= 100, "\(during - before) threads for 200 blocked loads")
     for _ in 0..<200 { release.signal() }
     #expect(await eventually(timeout: .seconds(60)) { delivered.load(ordering: .relaxed) == 200 })
     #expect(progresses.allSatisfy { $0.completedUnitCount == $0.totalUnitCount })
