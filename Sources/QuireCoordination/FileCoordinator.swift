@@ -2,7 +2,7 @@ public import Foundation
 import QuireSystem
 import QuireTypes
 import Synchronization
-import SystemPackage
+public import SystemPackage
 
 /// Coordinated reading and writing of files and folders between the threads and processes
 /// of one user: the analogue of Apple's `NSFileCoordinator`.
@@ -145,8 +145,26 @@ public final class FileCoordinator: Sendable {
   public func coordinate<T>(
     readingItemAt url: URL, options: ReadingOptions = [], timeout: Duration? = nil, byAccessor reader: (URL) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [(url, options)], writes: [])
-    return try run(access, timeout: timeout) { try reader($0[0]) }
+    let access = try prepare(reads: [(Item(url, options), options)], writes: [])
+    return try run(access, timeout: timeout) { try reader($0.urls[0]) }
+  }
+
+  /// Reads the item at `path`, a path of any bytes (a name that is not UTF-8, which no `URL`
+  /// holds, included), as ``coordinate(readingItemAt:options:timeout:byAccessor:)-(URL,_,_,_)``
+  /// reads a URL's item. A relative path is taken from the current folder.
+  ///
+  /// - Parameters:
+  ///   - path: The file or folder to read.
+  ///   - options: See ``ReadingOptions``; `resolvesSymbolicLink` resolves with `realpath(3)`.
+  ///   - timeout: How long to wait for the lock; nil waits as long as it takes.
+  ///   - reader: Reads the item at the absolute path it is given.
+  /// - Returns: What `reader` returns.
+  /// - Throws: ``QuireError`` as the URL form does, naming the item escaped.
+  public func coordinate<T>(
+    readingItemAt path: FilePath, options: ReadingOptions = [], timeout: Duration? = nil, byAccessor reader: (FilePath) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [(Item(path, options), options)], writes: [])
+    return try run(access, timeout: timeout) { try reader($0.paths[0]) }
   }
 
   /// Writes the item at `url` once no one else reads or writes it (or a folder above or an
@@ -163,8 +181,25 @@ public final class FileCoordinator: Sendable {
   public func coordinate<T>(
     writingItemAt url: URL, options: WritingOptions = [], timeout: Duration? = nil, byAccessor writer: (URL) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [], writes: [(url, options)])
-    return try run(access, timeout: timeout) { try writer($0[0]) }
+    let access = try prepare(reads: [], writes: [(Item(url), options)])
+    return try run(access, timeout: timeout) { try writer($0.urls[0]) }
+  }
+
+  /// Writes the item at `path`, a path of any bytes (a name that is not UTF-8 included), as
+  /// ``coordinate(writingItemAt:options:timeout:byAccessor:)-(URL,_,_,_)`` writes a URL's item.
+  /// A relative path is taken from the current folder.
+  ///
+  /// - Parameters:
+  ///   - path: The file or folder to write (its folder must exist).
+  ///   - options: See ``WritingOptions``.
+  ///   - timeout: How long to wait for the lock; nil waits as long as it takes.
+  ///   - writer: Writes the item at the absolute path it is given.
+  /// - Throws: ``QuireError`` as the URL form does, naming the item escaped.
+  public func coordinate<T>(
+    writingItemAt path: FilePath, options: WritingOptions = [], timeout: Duration? = nil, byAccessor writer: (FilePath) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [], writes: [(Item(path), options)])
+    return try run(access, timeout: timeout) { try writer($0.paths[0]) }
   }
 
   /// Reads one item and writes another in one coordinated access (both locks taken in the
@@ -174,8 +209,8 @@ public final class FileCoordinator: Sendable {
     writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [(readingURL, readingOptions)], writes: [(writingURL, writingOptions)])
-    return try run(access, timeout: timeout) { try body($0[0], $0[1]) }
+    let access = try prepare(reads: [(Item(readingURL, readingOptions), readingOptions)], writes: [(Item(writingURL), writingOptions)])
+    return try run(access, timeout: timeout) { try body($0.urls[0], $0.urls[1]) }
   }
 
   /// Writes two items in one coordinated access: the shape of a move (`.forMoving` on the
@@ -185,15 +220,34 @@ public final class FileCoordinator: Sendable {
     writingItemAt url2: URL, options options2: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [], writes: [(url1, options1), (url2, options2)])
-    return try run(access, timeout: timeout) { try body($0[0], $0[1]) }
+    let access = try prepare(reads: [], writes: [(Item(url1), options1), (Item(url2), options2)])
+    return try run(access, timeout: timeout) { try body($0.urls[0], $0.urls[1]) }
+  }
+
+  /// The two-item write (a move) for paths of any bytes: `path1` `.forMoving`, `path2`
+  /// `.forReplacing`, after which the mover calls ``item(at:didMoveTo:)-(FilePath,_)``.
+  public func coordinate<T>(
+    writingItemAt path1: FilePath, options options1: WritingOptions = [],
+    writingItemAt path2: FilePath, options options2: WritingOptions = [],
+    timeout: Duration? = nil, byAccessor body: (FilePath, FilePath) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [], writes: [(Item(path1), options1), (Item(path2), options2)])
+    return try run(access, timeout: timeout) { try body($0.paths[0], $0.paths[1]) }
   }
 
   /// Tells the presenters of `oldURL` (and of items inside it), here and in other processes,
   /// that it moved to `newURL`. Call it inside a coordinated move.
   public func item(at oldURL: URL, didMoveTo newURL: URL) {
-    let from = oldURL.standardizedFileURL.path
-    let to = newURL.standardizedFileURL.path
+    itemMoved(from: oldURL.standardizedFileURL.path, to: newURL.standardizedFileURL.path)
+  }
+
+  /// Tells the presenters of `oldPath` (any bytes) and of items inside it that it moved to
+  /// `newPath`, as ``item(at:didMoveTo:)-(URL,_)`` does for URLs. Call it inside a coordinated move.
+  public func item(at oldPath: FilePath, didMoveTo newPath: FilePath) {
+    itemMoved(from: PathText.string(Item(oldPath).path), to: PathText.string(Item(newPath).path))
+  }
+
+  private func itemMoved(from: String, to: String) {
     let registry = PresenterRegistry.shared(for: location)
     let own = filePresenter.flatMap { registry.registration(for: $0) }
     if let own, [.same, .descendant].contains(Relation(presenter: own.path, item: from)) {
@@ -210,8 +264,8 @@ public final class FileCoordinator: Sendable {
     readingItemAt url: URL, options: ReadingOptions = [], timeout: Duration? = nil,
     byAccessor reader: (URL) async throws -> T
   ) async throws -> T {
-    let access = try await prepareAsync(reads: [(url, options)], writes: [])
-    return try await runAsync(access, timeout: timeout) { try await reader($0[0]) }
+    let access = try await prepareAsync(reads: [(Item(url, options), options)], writes: [])
+    return try await runAsync(access, timeout: timeout) { try await reader($0.urls[0]) }
   }
 
   /// The async form of ``coordinate(writingItemAt:options:timeout:byAccessor:)``.
@@ -219,8 +273,8 @@ public final class FileCoordinator: Sendable {
     writingItemAt url: URL, options: WritingOptions = [], timeout: Duration? = nil,
     byAccessor writer: (URL) async throws -> T
   ) async throws -> T {
-    let access = try await prepareAsync(reads: [], writes: [(url, options)])
-    return try await runAsync(access, timeout: timeout) { try await writer($0[0]) }
+    let access = try await prepareAsync(reads: [], writes: [(Item(url), options)])
+    return try await runAsync(access, timeout: timeout) { try await writer($0.urls[0]) }
   }
 
   /// The async form of the read-one-write-another access.
@@ -229,8 +283,8 @@ public final class FileCoordinator: Sendable {
     writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) async throws -> T
   ) async throws -> T {
-    let access = try await prepareAsync(reads: [(readingURL, readingOptions)], writes: [(writingURL, writingOptions)])
-    return try await runAsync(access, timeout: timeout) { try await body($0[0], $0[1]) }
+    let access = try await prepareAsync(reads: [(Item(readingURL, readingOptions), readingOptions)], writes: [(Item(writingURL), writingOptions)])
+    return try await runAsync(access, timeout: timeout) { try await body($0.urls[0], $0.urls[1]) }
   }
 
   /// The async form of the two-item write (a move).
@@ -239,14 +293,46 @@ public final class FileCoordinator: Sendable {
     writingItemAt url2: URL, options options2: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) async throws -> T
   ) async throws -> T {
-    let access = try await prepareAsync(reads: [], writes: [(url1, options1), (url2, options2)])
-    return try await runAsync(access, timeout: timeout) { try await body($0[0], $0[1]) }
+    let access = try await prepareAsync(reads: [], writes: [(Item(url1), options1), (Item(url2), options2)])
+    return try await runAsync(access, timeout: timeout) { try await body($0.urls[0], $0.urls[1]) }
   }
 
   // MARK: The steps of an access
 
+  /// One item of an access: its absolute path (any bytes), and the URL the accessor and
+  /// messages get. A URL caller's item keeps its own (standardized, resolved when asked) URL;
+  /// a path's item gets a URL of its `PathText` form, which only names it in messages (an
+  /// accessor of a path is given the path).
+  private struct Item: Sendable {
+    var path: FilePath
+    var url: URL
+
+    init(_ url: URL, _ options: ReadingOptions = []) {
+      var resolved = url.standardizedFileURL
+      if options.contains(.resolvesSymbolicLink) { resolved = resolved.resolvingSymlinksInPath() }
+      self.url = resolved
+      self.path = FilePath(resolved.path)
+    }
+
+    init(_ path: FilePath, _ options: ReadingOptions = []) {
+      var absolute = path
+      if absolute.isRelative, let here = SystemCalls.resolvedPath(FilePath(".")) { absolute = here.pushing(absolute) }
+      absolute = absolute.lexicallyNormalized()
+      if options.contains(.resolvesSymbolicLink), let resolved = SystemCalls.resolvedPath(absolute) { absolute = resolved }
+      self.path = absolute
+      self.url = URL(fileURLWithPath: PathText.string(absolute))
+    }
+  }
+
+  /// The items of an access as accessors get them: URLs for the URL forms, paths for the others.
+  private struct Given {
+    var urls: [URL]
+    var paths: [FilePath]
+  }
+
   private struct Access: Sendable {
     var urls: [URL]
+    var paths: [FilePath]
     var reads: [String]
     var writes: [(path: String, options: WritingOptions)]
     var targets: [LockTarget]
@@ -261,6 +347,7 @@ public final class FileCoordinator: Sendable {
     var writing: Bool { !writes.isEmpty }
     var heldItems: [HeldItem] { reads.map { HeldItem(path: $0, writing: false) } + writes.map { HeldItem(path: $0.path, writing: true) } }
     var description: URL { urls.last ?? URL(fileURLWithPath: "/") }
+    var given: Given { Given(urls: urls, paths: paths) }
   }
 
   /// An item an accessor of a coordinator holds, for nested accesses.
@@ -289,46 +376,50 @@ public final class FileCoordinator: Sendable {
       && writes.allSatisfy { path in held.contains { $0.writing && covers($0, path) } }
   }
 
-  private func prepare(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)]) throws -> Access {
+  private func prepare(reads: [(Item, ReadingOptions)], writes: [(Item, WritingOptions)]) throws -> Access {
     try prepare(reads: reads, writes: writes, held: Self.heldItems[ObjectIdentifier(self)] ?? [])
   }
 
   /// Resolves and checks the items, asks the presenters to get ready, and plans the locks.
-  private func prepare(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)], held: [HeldItem]) throws -> Access {
-    if isCancelled { throw cancelledError(reads.first?.0 ?? writes.first?.0) }
+  ///
+  /// Paths travel as `PathText` strings (the path itself when it is UTF-8): lock names,
+  /// presenter messages and nesting checks see every name, whatever its bytes.
+  private func prepare(reads: [(Item, ReadingOptions)], writes: [(Item, WritingOptions)], held: [HeldItem]) throws -> Access {
+    if isCancelled { throw cancelledError(reads.first?.0.url ?? writes.first?.0.url) }
     var urls: [URL] = []
+    var paths: [FilePath] = []
     var readPaths: [String] = []
     var writePaths: [(String, WritingOptions)] = []
-    for (url, options) in reads {
-      var resolved = url.standardizedFileURL
-      if options.contains(.resolvesSymbolicLink) { resolved = resolved.resolvingSymlinksInPath() }
-      if case .failure(let code) = SystemCalls.lstat(FilePath(resolved.path)).mapError(\.errno) {
-        throw Self.pathError("read", url, resolved.path, code)
+    for (item, _) in reads {
+      if case .failure(let code) = SystemCalls.lstat(item.path).mapError(\.errno) {
+        throw Self.pathError("read", item.url, DisplayName.escaping(item.path), code)
       }
-      urls.append(resolved)
-      readPaths.append(resolved.path)
+      urls.append(item.url)
+      paths.append(item.path)
+      readPaths.append(PathText.string(item.path))
     }
-    for (url, options) in writes {
-      let resolved = url.standardizedFileURL
-      let folder = resolved.deletingLastPathComponent()
-      switch SystemCalls.lstat(FilePath(folder.path)).mapError(\.errno) {
+    for (item, options) in writes {
+      let url = item.url
+      let folder = item.path.removingLastComponent()
+      let folderName = DisplayName.escaping(folder)
+      switch SystemCalls.lstat(folder).mapError(\.errno) {
       case .failure(.noSuchFileOrDirectory):
         throw QuireError(
           .fileMissing,
-          "Cannot write \(QuireError.name(url)): its folder '\(folder.path)' does not exist (was it moved or deleted?). Choose another place.",
+          "Cannot write \(QuireError.name(url)): its folder '\(folderName)' does not exist (was it moved or deleted?). Choose another place.",
           url: url, cause: Errno.noSuchFileOrDirectory)
       case .failure(let code):
-        throw Self.pathError("write", url, folder.path, code)
+        throw Self.pathError("write", url, folderName, code)
       case .success(let info) where info.st_mode & S_IFMT != S_IFDIR:
         throw QuireError(
           .fileMissing,
-          "Cannot write \(QuireError.name(url)): '\(folder.path)' is not a folder. Choose another place.",
+          "Cannot write \(QuireError.name(url)): '\(folderName)' is not a folder. Choose another place.",
           url: url, cause: Errno.notDirectory)
       case .success:
         break
       }
       if !options.contains(.ignoringForeignEditorLocks) {
-        let live = ForeignEditorLock.locks(for: resolved).filter { !$0.isStale }
+        let live = ForeignEditorLock.locks(for: url).filter { !$0.isStale }
         if !live.isEmpty {
           throw QuireError(
             .inUse,
@@ -336,20 +427,21 @@ public final class FileCoordinator: Sendable {
             url: url)
         }
       }
-      urls.append(resolved)
-      writePaths.append((resolved.path, options))
+      urls.append(url)
+      paths.append(item.path)
+      writePaths.append((PathText.string(item.path), options))
     }
     let registry = PresenterRegistry.shared(for: location)
     let own = filePresenter.flatMap { registry.registration(for: $0) }
     if Self.isCovered(reads: readPaths, writes: writePaths.map(\.0), by: held) {
       var access = Access(
-        urls: urls, reads: readPaths, writes: writePaths, targets: [], folder: "", token: "", own: own, registry: registry)
+        urls: urls, paths: paths, reads: readPaths, writes: writePaths, targets: [], folder: "", token: "", own: own, registry: registry)
       access.isNested = true
       return access
     }
     let folder = try ItemLocks.folder(location, for: urls.first)
     var access = Access(
-      urls: urls, reads: readPaths, writes: writePaths,
+      urls: urls, paths: paths, reads: readPaths, writes: writePaths,
       targets: ItemLocks.plan(reading: readPaths, writing: writePaths.map(\.0)),
       folder: folder, token: UUID().uuidString, own: own, registry: registry)
     access.readsWithoutChanges = reads.allSatisfy { $0.1.contains(.withoutChanges) }
@@ -357,7 +449,7 @@ public final class FileCoordinator: Sendable {
     return access
   }
 
-  private func prepareAsync(reads: [(URL, ReadingOptions)], writes: [(URL, WritingOptions)]) async throws -> Access {
+  private func prepareAsync(reads: [(Item, ReadingOptions)], writes: [(Item, WritingOptions)]) async throws -> Access {
     // The presenter round trip blocks; keep it off the cooperative pool.
     let held = Self.heldItems[ObjectIdentifier(self)] ?? []
     return try await withCheckedThrowingContinuation { continuation in
@@ -404,8 +496,8 @@ public final class FileCoordinator: Sendable {
     }
   }
 
-  private func run<T>(_ access: Access, timeout: Duration?, body: ([URL]) throws -> T) throws -> T {
-    if access.isNested { return try body(access.urls) }
+  private func run<T>(_ access: Access, timeout: Duration?, body: (Given) throws -> T) throws -> T {
+    if access.isNested { return try body(access.given) }
     let held: HeldLocks
     do {
       held = try acquire(access, timeout: timeout)
@@ -420,12 +512,12 @@ public final class FileCoordinator: Sendable {
     var holding = Self.heldItems
     holding[ObjectIdentifier(self), default: []] += access.heldItems
     return try Self.$heldItems.withValue(holding) {
-      try Self.$heldLockPaths.withValue(Self.heldLockPaths.union(access.targets.map(\.path))) { try body(access.urls) }
+      try Self.$heldLockPaths.withValue(Self.heldLockPaths.union(access.targets.map(\.path))) { try body(access.given) }
     }
   }
 
-  private func runAsync<T: Sendable>(_ access: Access, timeout: Duration?, body: ([URL]) async throws -> T) async throws -> T {
-    if access.isNested { return try await body(access.urls) }
+  private func runAsync<T: Sendable>(_ access: Access, timeout: Duration?, body: (Given) async throws -> T) async throws -> T {
+    if access.isNested { return try await body(access.given) }
     let held: HeldLocks
     do {
       held = try await acquireAsync(access, timeout: timeout)
@@ -440,7 +532,7 @@ public final class FileCoordinator: Sendable {
       let lockPaths = Self.heldLockPaths.union(access.targets.map(\.path))
       result = .success(
         try await Self.$heldItems.withValue(holding) {
-          try await Self.$heldLockPaths.withValue(lockPaths) { try await body(access.urls) }
+          try await Self.$heldLockPaths.withValue(lockPaths) { try await body(access.given) }
         })
     } catch {
       result = .failure(error)
@@ -513,7 +605,8 @@ public final class FileCoordinator: Sendable {
     let verb = access.writing ? "write" : "read"
     var reason = "Cannot \(verb) \(QuireError.name(access.description)): still held after \(timeout)"
     if holders.isEmpty {
-      reason += " by a process that left no record (it may itself be waiting to write '\(acquisition.waitingOn ?? access.description.path)')"
+      reason +=
+        " by a process that left no record (it may itself be waiting to write '\(acquisition.waitingOn.map { DisplayName.escaping($0) } ?? DisplayName.escaping(access.paths.last ?? FilePath("/")))')"
     } else {
       reason += " by " + holders.map(\.description).joined(separator: "; ")
     }

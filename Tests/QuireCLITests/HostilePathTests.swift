@@ -348,16 +348,77 @@ final class NonUTF8NameTests {
 
   /// Runs quire through `sh`, whose `printf` makes the byte: `$0` is quire, `NAME` in the
   /// command stands for the name.
-  func quire(_ command: String, input: String = "") async throws -> ProcessResult {
+  func quire(_ command: String, input: String = "", environment: [String: String] = [:]) async throws -> ProcessResult {
     let quire = try #require(ProcessRunner.quire)
     let script = "name=$(printf 'non\\377utf.md'); exec \"$0\" " + command.replacingOccurrences(of: "NAME", with: "\"$name\"")
     return try await ProcessRunner.run(
       URL(fileURLWithPath: "/bin/sh"), ["-c", script, quire.path], in: folder.url, input: input,
-      environment: ["XDG_RUNTIME_DIR": folder.file(".runtime").path])
+      environment: ["XDG_RUNTIME_DIR": folder.file(".runtime").path] + environment)
+  }
+
+  /// Runs `command` in `sh` in the test's folder with `$name` set to the name's bytes.
+  func shell(_ command: String, environment: [String: String] = [:]) async throws -> ProcessResult {
+    try await ProcessRunner.run(
+      URL(fileURLWithPath: "/bin/sh"), ["-c", "name=$(printf 'non\\377utf.md'); " + command], in: folder.url, input: "", environment: environment)
+  }
+
+  /// Per-user data (the Trash, the recent documents) inside the test's folder.
+  var dataHome: [String: String] { ["XDG_DATA_HOME": folder.file(".data").path, "XDG_STATE_HOME": folder.file(".state").path] }
+
+  func exists(_ name: String) -> Bool {
+    let bytes = Array(folder.url.path.utf8) + [UInt8(ascii: "/")] + Array(name.utf8).flatMap { $0 == UInt8(ascii: "?") ? [0xFF] : [$0] } + [0]
+    var info = stat()
+    return bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) } } == 0
+  }
+
+  @Test(.enabled(if: Programs.isInstalled("/usr/bin/getfattr"), "needs getfattr (Debian attr)"))
+  func tagSetsTheVeryFilesTagsAndGetfattrReadsThem() async throws {
+    try makeFile()
+    let set = try await quire("tag NAME +work +urgent")
+    #expect(set.status == 0, "\(set.error)")
+    #expect(set.output == "work\nurgent\n")
+    let get = try await shell("exec /usr/bin/getfattr --only-values -n user.xdg.tags \"$name\"")
+    #expect(get.output == "work,urgent", "\(get.error)")
+    let json = try await quire("tag --json NAME")
+    #expect(json.output.contains("\"path\" : \"\(folder.url.path)/non\\\\xFFutf.md\""), "\(json.output)")
+    let bad = try await quire("tag NAME +$name")
+    #expect(bad.status == 2)
+    #expect(bad.error.contains("non\\xFFutf.md"), "\(bad.error)")
+  }
+
+  @Test(.enabled(if: Programs.isInstalled("/usr/bin/gio") && Programs.isInstalled("/usr/bin/dbus-run-session"), "needs gio and dbus-run-session"))
+  func trashMovesTheVeryFileAndGioSeesIt() async throws {
+    try makeFile()
+    let trashed = try await quire("trash NAME", environment: dataHome)
+    #expect(trashed.status == 0, "\(trashed.error)")
+    #expect(!exists("non?utf.md"))
+    let list = try await shell("exec /usr/bin/dbus-run-session -- /usr/bin/gio trash --list", environment: dataHome)
+    #expect(list.output.hasPrefix("trash:///non%FFutf.md\t"), "\(list.output) \(list.error)")
+    let listed = try await quire("trash --list", environment: dataHome)
+    #expect(listed.output.hasPrefix("\(folder.url.path)/non\\xFFutf.md\t"), "\(listed.output)")
+    let restored = try await quire("trash --restore NAME", environment: dataHome)
+    #expect(restored.status == 0, "\(restored.error)")
+    #expect(restored.output == "\(folder.url.path)/non\\xFFutf.md\n")
+    #expect(exists("non?utf.md"))
+  }
+
+  @Test func recentAddsTheVeryFileAndListsItEscaped() async throws {
+    try makeFile()
+    let added = try await quire("recent --add NAME", environment: dataHome)
+    #expect(added.status == 0, "\(added.error)")
+    let xbel = try String(contentsOf: folder.file(".data/recently-used.xbel"), encoding: .utf8)
+    #expect(xbel.contains("href=\"file://\(folder.url.path)/non%FFutf.md\""), "\(xbel)")
+    let listed = try await quire("recent", environment: dataHome)
+    #expect(listed.output == "\(folder.url.path)/non\\xFFutf.md\n", "\(listed.output) \(listed.error)")
+    let removed = try await quire("recent --remove NAME", environment: dataHome)
+    #expect(removed.status == 0, "\(removed.error)")
+    #expect(try await quire("recent", environment: dataHome).output.isEmpty)
   }
 
   /// Commands whose library APIs take only a `URL` (which cannot hold the name) refuse it.
-  @Test(arguments: ["NAME", "watch --seconds 1 NAME", "preview --output NAME kept.md", "thumbnail --output NAME kept.md"])
+  @Test(arguments: [
+    "NAME", "watch --seconds 1 NAME", "preview --output NAME kept.md", "thumbnail --output NAME kept.md", "search --in NAME x", "recent --in NAME",
+  ])
   func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
     try makeFile()
     try folder.write("# kept\n", to: "kept.md")

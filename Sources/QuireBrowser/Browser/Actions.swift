@@ -103,7 +103,8 @@ struct Actions {
   static func writeNew(_ data: Data, to url: URL, permissions: FilePermissions = [.ownerReadWrite, .groupReadWrite, .otherReadWrite]) throws {
     let fd: FileDescriptor
     do {
-      fd = try FileDescriptor.open(FilePath(url.path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow], permissions: permissions)
+      fd = try FileDescriptor.open(
+        BrowserSyscalls.path(url.path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow], permissions: permissions)
     } catch let errno as Errno where errno == .fileExists {
       throw QuireError(
         .fileExists, "Cannot create \(QuireError.name(url)): a file of that name is already in '\(url.deletingLastPathComponent().path)'. Choose another name.",
@@ -117,7 +118,7 @@ struct Actions {
         if fsync(fd.rawValue) != 0 { throw Errno(rawValue: errno) }
       }
     } catch {
-      _ = unlink(url.path)
+      BrowserSyscalls.unlink(url.path)
       throw QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)); nothing was kept.", url: url, cause: error as? Errno)
     }
   }
@@ -224,6 +225,15 @@ struct Actions {
 
   // MARK: Trash
 
+  /// Trashes the item at `path` (any bytes), coordinated by its path.
+  func trash(_ path: FilePath) throws -> TrashedItem {
+    let url = BrowserSyscalls.carrierURL(path)
+    try requireExisting(url)
+    return try browser.coordinator().coordinate(writingItemAt: path, options: .forDeleting, timeout: timeout) { path in
+      try browser.trash.trashItem(at: BrowserSyscalls.carrierURL(path))
+    }
+  }
+
   func trash(_ url: URL) throws -> TrashedItem {
     try requireExisting(url)
     return try browser.coordinator().coordinate(writingItemAt: url, options: .forDeleting, timeout: timeout) { url in
@@ -232,9 +242,10 @@ struct Actions {
   }
 
   func restore(_ item: TrashedItem, to destination: URL?) throws -> URL {
-    let target = (destination ?? item.originalURL).standardizedFileURL
+    // By its path: an original name that is not UTF-8 is carried in the URL as PathText.
+    let target = BrowserSyscalls.filePath((destination ?? item.originalURL).standardizedFileURL)
     return try browser.coordinator().coordinate(writingItemAt: target, options: .forReplacing, timeout: timeout) { target in
-      try browser.trash.restore(item, to: target)
+      try browser.trash.restore(item, to: BrowserSyscalls.carrierURL(target))
     }
   }
 }

@@ -2,6 +2,7 @@ public import Foundation
 import QuireCoordination
 public import QuireDocuments
 import QuireTypes
+public import SystemPackage
 
 extension DocumentBrowser {
   // MARK: Creating
@@ -98,6 +99,17 @@ extension DocumentBrowser {
     try Actions(browser: self).trash(url.standardizedFileURL)
   }
 
+  /// Moves the item at `path`, a path of any bytes (a name that is not UTF-8, which no `URL`
+  /// holds, included), to the Trash, coordinated, as ``trashItem(at:)-(URL)`` does; `gio trash`
+  /// sees it under its own bytes.
+  ///
+  /// - Returns: The trashed item; its ``TrashedItem/originalPath`` and
+  ///   ``TrashedItem/trashedPath`` are the paths with the name's bytes.
+  /// - Throws: ``QuireError`` as the URL form does, naming the item escaped.
+  public func trashItem(at path: FilePath) throws -> TrashedItem {
+    try Actions(browser: self).trash(path)
+  }
+
   /// Puts a trashed item back where it was (or at `destination`), coordinated.
   ///
   /// - Returns: The restored item's URL.
@@ -115,6 +127,15 @@ extension DocumentBrowser {
   /// - Throws: ``QuireError`` when `recently-used.xbel` cannot be read or written.
   public func noteRecentDocument(at url: URL) throws {
     try recentDocuments.add(url.standardizedFileURL, searching: locations)
+  }
+
+  /// Adds the document at `path`, a path of any bytes (a name that is not UTF-8 included), to
+  /// the recent documents, as ``noteRecentDocument(at:)-(URL)`` does; its `href` holds the
+  /// name's bytes percent-encoded (`%FF`), as GTK writes it.
+  ///
+  /// - Throws: ``QuireError`` when the file is missing or `recently-used.xbel` cannot be read or written.
+  public func noteRecentDocument(at path: FilePath) throws {
+    try recentDocuments.add(path)
   }
 
   /// The recent documents, most recently used first, with Quire's entries resolved again

@@ -37,7 +37,7 @@ struct FileIdentity: Codable, Hashable {
     var size: UInt32 = 128
     var type: Int32 = 0
     var mount: Int32 = 0
-    if cquire_name_to_handle(url.path, &type, &bytes, &size, &mount) == 0 {
+    if BrowserSyscalls.path(url.path).withPlatformString({ cquire_name_to_handle($0, &type, &bytes, &size, &mount) }) == 0 {
       identity.handleType = type
       identity.handle = Data(bytes[0..<Int(size)]).base64EncodedString()
     }

@@ -1,5 +1,6 @@
 public import Foundation
 public import QuireTypes
+public import SystemPackage
 
 /// One entry of the recent documents.
 public struct RecentDocument: Sendable, Hashable, Codable {
@@ -34,6 +35,10 @@ public struct RecentDocument: Sendable, Hashable, Codable {
 
   /// The file name.
   public var name: String { url.lastPathComponent }
+
+  /// Where the document is, with the bytes of its name: for a name that is not UTF-8 (which
+  /// no `URL` holds) ``url`` only stands for it, and this is the path to use.
+  public var path: FilePath { BrowserSyscalls.filePath(url) }
 
   /// Makes an entry.
   public init(
@@ -103,11 +108,29 @@ public struct RecentDocuments: Sendable {
   /// - Parameter folders: Unused when adding; kept for symmetry with ``entries(searching:updatingEntries:)``.
   /// - Throws: ``QuireError`` when the file is missing or the list cannot be written.
   public func add(_ url: URL, searching folders: [URL] = []) throws {
-    let url = url.standardizedFileURL
+    try add(carriedBy: url.standardizedFileURL)
+  }
+
+  /// Adds the document at `path`, a path of any bytes (a name that is not UTF-8 included), as
+  /// ``add(_:searching:)`` adds a URL's: the `href` holds the name's bytes percent-encoded
+  /// (`%FF`), as GLib's `g_filename_to_uri` writes them, so GTK's recent manager finds the file.
+  ///
+  /// - Throws: ``QuireError`` when the file is missing or the list cannot be written.
+  public func add(_ path: FilePath) throws {
+    try add(carriedBy: BrowserSyscalls.carrierURL(path))
+  }
+
+  /// Removes the entry for `path` (any bytes), as ``remove(_:)-(URL)`` does for a URL.
+  public func remove(_ path: FilePath) throws {
+    try remove(BrowserSyscalls.carrierURL(path))
+  }
+
+  /// Adds the document whose path is `url`'s `PathText` path (see `BrowserSyscalls`).
+  func add(carriedBy url: URL) throws {
     guard let identity = FileIdentity.current(of: url) else {
       throw QuireError(.fileMissing, "Cannot add \(QuireError.name(url)) to the recent documents: there is no such file.", url: url)
     }
-    let mimeType = registry.type(forFileAt: url)?.preferredMIMEType ?? "application/octet-stream"
+    let mimeType = (try? registry.identifyFile(at: BrowserSyscalls.filePath(url)))?.type.preferredMIMEType ?? "application/octet-stream"
     var list = try XBELList.read(fileURL)
     list.touch(href: Self.href(for: url), mimeType: mimeType, application: applicationName, exec: applicationCommand, now: Date())
     list.trim(to: maximumCount)
@@ -191,11 +214,12 @@ public struct RecentDocuments: Sendable {
 
   /// `file://` and the path percent-encoded as GLib's `g_filename_to_uri` does.
   static func href(for url: URL) -> String {
-    "file://" + Trash.percentEncoded(url.path).replacingOccurrences(of: "%7E", with: "~")
+    "file://" + Trash.percentEncoded(bytes: PathText.bytes(url.path)).replacingOccurrences(of: "%7E", with: "~")
   }
 
   static func url(forHref href: String) -> URL? {
-    guard href.hasPrefix("file://"), let path = String(href.dropFirst("file://".count)).removingPercentEncoding, path.hasPrefix("/") else { return nil }
+    // The bytes the escapes stand for, as PathText: a name that is not UTF-8 is kept.
+    guard href.hasPrefix("file://"), let path = Trash.percentDecoded(String(href.dropFirst("file://".count))), path.hasPrefix("/") else { return nil }
     return URL(fileURLWithPath: path)
   }
 }

@@ -224,7 +224,7 @@ final class SearchIndex: Sendable {
 
   /// Reads a regular file without following a symbolic link or blocking on a FIFO.
   static func readRegularFile(_ url: URL) throws -> Data {
-    let fd = Glibc.open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    let fd = BrowserSyscalls.path(url.path).withPlatformString { Glibc.open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
     guard fd >= 0 else { throw QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)).", url: url) }
     defer { close(fd) }
     var info = stat()

@@ -1,7 +1,7 @@
 public import Foundation
 import QuireCoordination
 import QuireTypes
-import SystemPackage
+public import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -25,31 +25,52 @@ public enum FileTags {
   /// - Throws: ``QuireError``: `fileMissing`, `unsupportedType` when the file system keeps no
   ///   user attributes, `invalidContent` when the attribute is not UTF-8.
   public static func tags(of url: URL) throws -> [String] {
-    switch BrowserSyscalls.getAttribute(attributeName, path: url.path) {
-    case .success(nil): return []
-    case .success(let data?):
-      guard let text = String(validating: data, as: UTF8.self) else {
-        throw QuireError(
-          .invalidContent, "The tags of \(QuireError.name(url)) (\(attributeName)) are not UTF-8 text. Set them again with 'quire tag'.", url: url)
-      }
-      return parse(text)
-    case .failure(let errno): throw error(errno, reading: true, url: url)
-    }
+    try tags(of: FilePath(url.path), url: url)
+  }
+
+  /// The tags of the file at `path`, a path of any bytes (a name that is not UTF-8, which no
+  /// `URL` holds, included), as ``tags(of:)-(URL)`` reads them.
+  ///
+  /// - Throws: ``QuireError`` as ``tags(of:)-(URL)``, naming the file escaped.
+  public static func tags(of path: FilePath) throws -> [String] {
+    try tags(of: path, url: nil)
   }
 
   /// Sets the file's tags (replacing the old ones); an empty list removes the attribute.
   ///
-  /// - Throws: ``QuireError`` as ``tags(of:)``, and `invalidArgument` for a tag with a comma
+  /// - Throws: ``QuireError`` as ``tags(of:)-(URL)``, and `invalidArgument` for a tag with a comma
   ///   or a line break.
   public static func setTags(_ tags: [String], of url: URL) throws {
-    let clean = try normalized(tags, url: url)
+    try setTags(tags, of: FilePath(url.path), url: url)
+  }
+
+  /// Sets the tags of the file at `path` (any bytes), as ``setTags(_:of:)-(_,URL)`` does.
+  public static func setTags(_ tags: [String], of path: FilePath) throws {
+    try setTags(tags, of: path, url: nil)
+  }
+
+  static func tags(of path: FilePath, url: URL?) throws -> [String] {
+    switch BrowserSyscalls.getAttribute(attributeName, path: path) {
+    case .success(nil): return []
+    case .success(let data?):
+      guard let text = String(validating: data, as: UTF8.self) else {
+        throw QuireError(
+          .invalidContent, "The tags of \(QuireError.name(path)) (\(attributeName)) are not UTF-8 text. Set them again with 'quire tag'.", url: url)
+      }
+      return parse(text)
+    case .failure(let errno): throw error(errno, reading: true, path: path, url: url)
+    }
+  }
+
+  static func setTags(_ tags: [String], of path: FilePath, url: URL?) throws {
+    let clean = try normalized(tags, path: path, url: url)
     let result: Result<Void, Errno>
     if clean.isEmpty {
-      result = BrowserSyscalls.removeAttribute(attributeName, path: url.path)
+      result = BrowserSyscalls.removeAttribute(attributeName, path: path)
     } else {
-      result = BrowserSyscalls.setAttribute(attributeName, value: Data(clean.joined(separator: ",").utf8), path: url.path)
+      result = BrowserSyscalls.setAttribute(attributeName, value: Data(clean.joined(separator: ",").utf8), path: path)
     }
-    if case .failure(let errno) = result { throw error(errno, reading: false, url: url) }
+    if case .failure(let errno) = result { throw error(errno, reading: false, path: path, url: url) }
   }
 
   /// Splits an attribute value: comma-separated, spaces around each tag trimmed, blanks and
@@ -65,30 +86,30 @@ public enum FileTags {
     return result
   }
 
-  static func normalized(_ tags: [String], url: URL) throws -> [String] {
+  static func normalized(_ tags: [String], path: FilePath, url: URL?) throws -> [String] {
     for tag in tags where tag.contains(",") || tag.contains("\n") {
-      throw QuireError(.invalidArgument, "Cannot tag \(QuireError.name(url)) with '\(tag)': a tag cannot hold a comma or a line break.", url: url)
+      throw QuireError(.invalidArgument, "Cannot tag \(QuireError.name(path)) with '\(tag)': a tag cannot hold a comma or a line break.", url: url)
     }
     return parse(tags.joined(separator: ","))
   }
 
-  static func error(_ errno: Errno, reading: Bool, url: URL) -> QuireError {
+  static func error(_ errno: Errno, reading: Bool, path: FilePath, url: URL?) -> QuireError {
     let verb = reading ? "read" : "set"
     switch errno {
     case .notSupported:
       return QuireError(
         .unsupportedType,
-        "Cannot \(verb) the tags of \(QuireError.name(url)): its file system keeps no user extended attributes (\(attributeName)). Move it to a folder on ext4, XFS or Btrfs to tag it.",
+        "Cannot \(verb) the tags of \(QuireError.name(path)): its file system keeps no user extended attributes (\(attributeName)). Move it to a folder on ext4, XFS or Btrfs to tag it.",
         url: url, cause: errno)
     case .noSuchFileOrDirectory:
-      return QuireError(.fileMissing, "Cannot \(verb) the tags of \(QuireError.name(url)): there is no such file.", url: url, cause: errno)
+      return QuireError(.fileMissing, "Cannot \(verb) the tags of \(QuireError.name(path)): there is no such file.", url: url, cause: errno)
     case .permissionDenied, .notPermitted:
-      return QuireError(.permissionDenied, "Cannot \(verb) the tags of \(QuireError.name(url)): permission denied.", url: url, cause: errno)
+      return QuireError(.permissionDenied, "Cannot \(verb) the tags of \(QuireError.name(path)): permission denied.", url: url, cause: errno)
     case .noSpace, .outOfRange:
       return QuireError(
-        .limitExceeded, "Cannot \(verb) the tags of \(QuireError.name(url)): they are longer than its file system allows.", url: url, cause: errno)
+        .limitExceeded, "Cannot \(verb) the tags of \(QuireError.name(path)): they are longer than its file system allows.", url: url, cause: errno)
     default:
-      return QuireError(.systemCallFailed, "Cannot \(verb) the tags of \(QuireError.name(url)).", url: url, cause: errno)
+      return QuireError(.systemCallFailed, "Cannot \(verb) the tags of \(QuireError.name(path)).", url: url, cause: errno)
     }
   }
 }
@@ -122,6 +143,29 @@ extension DocumentBrowser {
       let tags = try FileTags.tags(of: url).filter { !gone.contains($0.lowercased()) } + added
       try FileTags.setTags(tags, of: url)
       return try FileTags.tags(of: url)
+    }
+  }
+
+  /// The tags of the item at `path`, a path of any bytes (a name that is not UTF-8
+  /// included), read inside a coordinated read, as ``tags(of:)-(URL)`` reads a URL's.
+  ///
+  /// - Throws: ``QuireError`` as ``FileTags/tags(of:)-(FilePath)``, or when coordination times out.
+  public func tags(of path: FilePath) throws -> [String] {
+    try coordinator().coordinate(readingItemAt: path, options: .withoutChanges, timeout: configuration.coordinationTimeout) {
+      try FileTags.tags(of: $0)
+    }
+  }
+
+  /// Adds `added` and removes `removed` (compared ignoring case) in one coordinated write of
+  /// the item at `path` (any bytes), and returns its tags afterwards, as
+  /// ``changeTags(of:adding:removing:)-(URL,_,_)`` does for a URL.
+  @discardableResult
+  public func changeTags(of path: FilePath, adding added: [String] = [], removing removed: [String] = []) throws -> [String] {
+    try coordinator().coordinate(writingItemAt: path, timeout: configuration.coordinationTimeout) { path in
+      let gone = Set(removed.map { $0.lowercased() })
+      let tags = try FileTags.tags(of: path).filter { !gone.contains($0.lowercased()) } + added
+      try FileTags.setTags(tags, of: path)
+      return try FileTags.tags(of: path)
     }
   }
 

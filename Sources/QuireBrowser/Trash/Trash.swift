@@ -1,5 +1,6 @@
 public import Foundation
 import QuireTypes
+public import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -20,6 +21,13 @@ public struct TrashedItem: Sendable, Hashable, Codable {
 
   /// The name in the trash (which may be numbered to differ from the original's).
   public var name: String { trashedURL.lastPathComponent }
+
+  /// Where the item was, with the bytes of its name: for a name that is not UTF-8 (which no
+  /// `URL` holds) ``originalURL`` only stands for it, and this is the path to use.
+  public var originalPath: FilePath { BrowserSyscalls.filePath(originalURL) }
+
+  /// The trashed file or folder, with the bytes of its name (see ``originalPath``).
+  public var trashedPath: FilePath { BrowserSyscalls.filePath(trashedURL) }
 
   /// Makes an item.
   public init(originalURL: URL, trashedURL: URL, infoURL: URL, deletionDate: Date?, trashFolder: URL) {
@@ -59,7 +67,21 @@ public struct Trash: Sendable {
   ///
   /// - Throws: ``QuireError`` when the item is missing or no trash folder can be made or used.
   public func trashItem(at url: URL) throws -> TrashedItem {
-    let url = url.standardizedFileURL
+    try trashItem(carriedBy: url.standardizedFileURL)
+  }
+
+  /// Moves the item at `path`, a path of any bytes (a name that is not UTF-8 included), to the
+  /// trash of its volume, as ``trashItem(at:)-(URL)`` does: the trashed file keeps the name's
+  /// bytes and the `.trashinfo` holds them percent-encoded (`%FF`), as `gio trash` writes them.
+  /// The item's ``TrashedItem/originalPath`` and ``TrashedItem/trashedPath`` are its paths.
+  ///
+  /// - Throws: ``QuireError`` when the item is missing or no trash folder can be made or used.
+  public func trashItem(at path: FilePath) throws -> TrashedItem {
+    try trashItem(carriedBy: BrowserSyscalls.carrierURL(path))
+  }
+
+  /// Trashes the item whose path is `url`'s `PathText` path (see `BrowserSyscalls`).
+  func trashItem(carriedBy url: URL) throws -> TrashedItem {
     let info: stat
     switch BrowserSyscalls.lstatInfo(url.path) {
     case .success(let value): info = value
@@ -75,7 +97,7 @@ public struct Trash: Sendable {
     let relativeBase = folder.topFolder.map { $0.path == "/" ? "/" : $0.path + "/" }
     var storedPath = url.path
     if let relativeBase, url.path.hasPrefix(relativeBase) { storedPath = String(url.path.dropFirst(relativeBase.count)) }
-    let contents = "[Trash Info]\nPath=\(Self.percentEncoded(storedPath))\nDeletionDate=\(Self.dateFormatter.string(from: Date()))\n"
+    let contents = "[Trash Info]\nPath=\(Self.percentEncoded(bytes: PathText.bytes(storedPath)))\nDeletionDate=\(Self.dateFormatter.string(from: Date()))\n"
     var number = 1
     while true {
       let trashName = number == 1 ? name : (ext.isEmpty ? "\(stem).\(number)" : "\(stem).\(number).\(ext)")
@@ -92,10 +114,10 @@ public struct Trash: Sendable {
       case .success:
         return TrashedItem(originalURL: url, trashedURL: fileURL, infoURL: infoURL, deletionDate: Date(), trashFolder: folder.url)
       case .failure(.fileExists):
-        _ = unlink(infoURL.path)
+        BrowserSyscalls.unlink(infoURL.path)
         number += 1
       case .failure(let errno):
-        _ = unlink(infoURL.path)
+        BrowserSyscalls.unlink(infoURL.path)
         throw QuireError(
           errno == .permissionDenied || errno == .notPermitted ? .permissionDenied : .systemCallFailed,
           "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'); it is still where it was.", url: url, cause: errno)
@@ -118,13 +140,15 @@ public struct Trash: Sendable {
     var seen = Set<String>()
     for folder in folders where seen.insert(folder.url.path).inserted {
       let infoFolder = folder.url.appendingPathComponent("info")
-      guard let names = try? FileManager.default.contentsOfDirectory(atPath: infoFolder.path) else { continue }
-      for infoName in names where infoName.hasSuffix(".trashinfo") {
+      // Names as bytes (as PathText): Foundation's listing would turn a name that is not UTF-8
+      // into one that is not there.
+      guard let entries = BrowserSyscalls.entries(in: BrowserSyscalls.path(infoFolder.path)) else { continue }
+      for infoName in entries.map({ PathText.string(bytes: $0) }) where infoName.hasSuffix(".trashinfo") {
         let name = String(infoName.dropLast(".trashinfo".count))
         let fileURL = folder.url.appendingPathComponent("files/\(name)")
         let infoURL = infoFolder.appendingPathComponent(infoName)
         guard BrowserSyscalls.lstatInfo(fileURL.path).isSuccess,
-          let data = try? Data(contentsOf: infoURL), data.count < 1 << 16,
+          let data = BrowserSyscalls.readSmallFile(BrowserSyscalls.path(infoURL.path), limit: 1 << 16),
           let parsed = Self.parseInfo(String(decoding: data, as: UTF8.self))
         else { continue }
         var original = parsed.path
@@ -148,7 +172,7 @@ public struct Trash: Sendable {
     let target = (destination ?? item.originalURL).standardizedFileURL
     switch BrowserSyscalls.renameNoReplace(item.trashedURL.path, target.path) {
     case .success:
-      _ = unlink(item.infoURL.path)
+      BrowserSyscalls.unlink(item.infoURL.path)
       return target
     case .failure(.fileExists), .failure(.directoryNotEmpty):
       throw QuireError(
@@ -250,8 +274,14 @@ public struct Trash: Sendable {
 
   /// Percent-encodes every byte but unreserved characters and "/" (RFC 2396 as GIO does).
   static func percentEncoded(_ path: String) -> String {
+    percentEncoded(bytes: Array(path.utf8))
+  }
+
+  /// Percent-encodes the bytes of a path as ``percentEncoded(_:)`` does (a byte that is not
+  /// UTF-8 becomes `%FF`).
+  static func percentEncoded(bytes: [UInt8]) -> String {
     var result = ""
-    for byte in path.utf8 {
+    for byte in bytes {
       switch byte {
       case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
         UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "/"):
@@ -261,6 +291,24 @@ public struct Trash: Sendable {
       }
     }
     return result
+  }
+
+  /// `text` with its `%XX` escapes decoded to bytes, as `PathText` (a byte that is not UTF-8
+  /// is kept); nil when an escape is malformed.
+  static func percentDecoded(_ text: String) -> String? {
+    var bytes: [UInt8] = []
+    var iterator = Array(text.utf8).makeIterator()
+    while let byte = iterator.next() {
+      guard byte == UInt8(ascii: "%") else {
+        bytes.append(byte)
+        continue
+      }
+      guard let high = iterator.next(), let low = iterator.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else {
+        return nil
+      }
+      bytes.append(value)
+    }
+    return PathText.string(bytes: bytes)
   }
 
   /// The `Path` (decoded) and `DeletionDate` of a `.trashinfo`, or nil when it is not one.
@@ -277,7 +325,7 @@ public struct Trash: Sendable {
       guard inGroup, let equals = trimmed.firstIndex(of: "=") else { continue }
       let key = trimmed[..<equals]
       let value = String(trimmed[trimmed.index(after: equals)...])
-      if key == "Path" { path = value.removingPercentEncoding }
+      if key == "Path" { path = percentDecoded(value) }
       if key == "DeletionDate" { date = dateFormatter.date(from: value) }
     }
     guard let path, !path.isEmpty else { return nil }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import SystemPackage
 
 /// What the browser commands share: which folders they browse, and JSON output.
 struct BrowserLocationOptions: ParsableArguments {
@@ -34,6 +35,17 @@ enum BrowserJSON {
     encoder.dateEncodingStrategy = .iso8601
     return String(decoding: try encoder.encode(value), as: UTF8.self)
   }
+
+  /// `path` made absolute (from the current folder) and normalized, as text for output: the
+  /// path itself when it is UTF-8, escaped (`\xFF`) when it is not.
+  static func shown(absolute path: FilePath) -> String {
+    var absolute = path
+    if absolute.isRelative { absolute = FilePath(FileManager.default.currentDirectoryPath).pushing(absolute) }
+    return DisplayName.escaping(absolute.lexicallyNormalized())
+  }
+
+  /// A path as the commands print it: escaped (`\xFF`, control characters) for a terminal.
+  static func shown(_ url: URL) -> String { DisplayName.escaping(PathText.path(url.path)) }
 
   /// One value on one line (for streams of changes).
   static func encodeLine<T: Encodable>(_ value: T) throws -> String {

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import Quire
+import SystemPackage
 
 /// `quire recent`: the desktop's recent documents, moved files found again.
-struct RecentCommand: AsyncParsableCommand {
+struct RecentCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "recent",
     abstract: "List recent documents (shared with GNOME), following files that moved.",
@@ -21,10 +22,18 @@ struct RecentCommand: AsyncParsableCommand {
   @Flag(help: "Print JSON.") var json = false
 
   func run() async throws {
+    // The files are taken as bytes; the folders to search are not yet (the listing takes URLs).
+    for folder in locations.folders where PathText.holdsNonUTF8Bytes(folder) {
+      throw QuireError(
+        .invalidArgument,
+        "Cannot search '\(DisplayName.escaping(folder))' for moved files: a folder whose name is not UTF-8 cannot be searched yet. Give a UTF-8 folder; nothing was read or written."
+      )
+    }
     let browser = locations.makeBrowser()
     do {
-      for path in add { try browser.noteRecentDocument(at: URL(fileURLWithPath: path)) }
-      for path in remove { try browser.recentDocuments.remove(URL(fileURLWithPath: path)) }
+      // By their bytes: a name that is not UTF-8 is the very file named.
+      for path in add { try browser.noteRecentDocument(at: QuireCommand.filePath(path)) }
+      for path in remove { try browser.recentDocuments.remove(QuireCommand.filePath(path)) }
       if !add.isEmpty || !remove.isEmpty { return }
       let entries = Array(try browser.recentItems().prefix(max(0, limit)))
       if json {
@@ -33,9 +42,9 @@ struct RecentCommand: AsyncParsableCommand {
       }
       for entry in entries {
         switch entry.status {
-        case .available: print(entry.url.path)
-        case .moved: print("\(entry.url.path)  (moved from \(entry.previousURL?.path ?? "?"))")
-        case .missing: print("\(entry.url.path)  (gone)")
+        case .available: print(BrowserJSON.shown(entry.url))
+        case .moved: print("\(BrowserJSON.shown(entry.url))  (moved from \(entry.previousURL.map(BrowserJSON.shown) ?? "?"))")
+        case .missing: print("\(BrowserJSON.shown(entry.url))  (gone)")
         }
       }
     } catch {

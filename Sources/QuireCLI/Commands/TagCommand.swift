@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import Quire
+import SystemPackage
 
 /// `quire tag FILE [+TAG|-TAG…]`: show or change a file's tags (`user.xdg.tags`).
-struct TagCommand: AsyncParsableCommand {
+struct TagCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "tag",
     abstract: "Show a file's tags, or add (+TAG) and remove (-TAG) them.",
@@ -19,19 +20,24 @@ struct TagCommand: AsyncParsableCommand {
 
   func validate() throws {
     for change in changes where !(change.hasPrefix("+") || change.hasPrefix("-")) || change.count < 2 {
-      throw ValidationError("'\(change)' is not a change: write +TAG to add a tag or -TAG to remove one.")
+      throw ValidationError("'\(DisplayName.escaping(change))' is not a change: write +TAG to add a tag or -TAG to remove one.")
+    }
+    // Only the file is taken as bytes: a tag is text (user.xdg.tags is UTF-8).
+    for change in changes where PathText.holdsNonUTF8Bytes(change) {
+      throw ValidationError("The tag '\(DisplayName.escaping(change))' is not UTF-8 text. Give tags in UTF-8.")
     }
   }
 
   func run() async throws {
-    let url = URL(fileURLWithPath: file).standardizedFileURL
-    let browser = DocumentBrowser(configuration: .init(locations: [url.deletingLastPathComponent()]))
+    // The file by its bytes: a name that is not UTF-8 is the very file named.
+    let path = QuireCommand.filePath(file)
+    let browser = DocumentBrowser(configuration: .init(locations: [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]))
     do {
       let added = changes.filter { $0.hasPrefix("+") }.map { String($0.dropFirst()) }
       let removed = changes.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) }
-      let tags = changes.isEmpty ? try browser.tags(of: url) : try browser.changeTags(of: url, adding: added, removing: removed)
+      let tags = changes.isEmpty ? try browser.tags(of: path) : try browser.changeTags(of: path, adding: added, removing: removed)
       if json {
-        print(try BrowserJSON.encode(["path": .string(url.path), "tags": JSONValue.array(tags)]))
+        print(try BrowserJSON.encode(["path": .string(BrowserJSON.shown(absolute: path)), "tags": JSONValue.array(tags)]))
       } else {
         for tag in tags { print(tag) }
       }

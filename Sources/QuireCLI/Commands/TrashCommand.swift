@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import Quire
+import SystemPackage
 
 /// `quire trash FILE…`: move documents to the freedesktop Trash (coordinated).
-struct TrashCommand: AsyncParsableCommand {
+struct TrashCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "trash",
     abstract: "Move files to the Trash (as 'gio trash' does), or list and restore them.",
@@ -30,7 +31,8 @@ struct TrashCommand: AsyncParsableCommand {
     var trashed: [TrashedItem] = []
     for file in files {
       do {
-        trashed.append(try browser.trashItem(at: URL(fileURLWithPath: file, relativeTo: here)))
+        // By its bytes: a name that is not UTF-8 is the very file named.
+        trashed.append(try browser.trashItem(at: QuireCommand.filePath(file)))
       } catch {
         failures += 1
         reportFailure(error)
@@ -39,10 +41,12 @@ struct TrashCommand: AsyncParsableCommand {
     for path in restore {
       let original = URL(fileURLWithPath: path, relativeTo: here).standardizedFileURL
       do {
+        // Paths compare as PathText, so a name that is not UTF-8 is found by its bytes.
         guard let item = try browser.trash.items().first(where: { $0.originalURL.path == original.path }) else {
-          throw QuireError(.fileMissing, "Nothing in the Trash came from '\(original.path)'. 'quire trash --list' shows what is there.", url: original)
+          throw QuireError(
+            .fileMissing, "Nothing in the Trash came from '\(BrowserJSON.shown(original))'. 'quire trash --list' shows what is there.", url: original)
         }
-        print(try browser.restoreItem(item).path)
+        print(BrowserJSON.shown(try browser.restoreItem(item)))
       } catch {
         failures += 1
         reportFailure(error)
@@ -53,7 +57,7 @@ struct TrashCommand: AsyncParsableCommand {
       if json {
         print(try BrowserJSON.encode(items))
       } else {
-        for item in items { print("\(item.originalURL.path)\t\(item.deletionDate.map { BrowseCommand.dateFormat.string(from: $0) } ?? "?")") }
+        for item in items { print("\(BrowserJSON.shown(item.originalURL))\t\(item.deletionDate.map { BrowseCommand.dateFormat.string(from: $0) } ?? "?")") }
       }
     } else if json && !trashed.isEmpty {
       print(try BrowserJSON.encode(trashed))
