@@ -456,15 +456,27 @@ final class NonUTF8NameTests {
     #expect(try String(contentsOf: folder.file("pasted.md"), encoding: .utf8) == "# kept\n")
   }
 
-  @Test func browseSaysItCannotListSuchANameInsteadOfSkippingIt() async throws {
+  @Test func browseListsSuchANameEscaped() async throws {
     try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
     try makeFile(in: "docs")
     try folder.write("# fine\n", to: "docs/fine.md")
     let result = try await quire("browse docs")
-    #expect(result.status == 1)
-    #expect(result.output.hasPrefix("fine.md  "), "\(result.output)")
-    #expect(!result.output.contains("utf.md"))
-    #expect(result.error.contains("Not listed: '\(folder.url.path)/docs/non\\xFFutf.md'"), "\(result.error)")
+    #expect(result.status == 0, "\(result.error)")
+    let lines = result.output.split(separator: "\n")
+    #expect(lines.count == 2, "\(result.output)")
+    #expect(lines.first?.hasPrefix("fine.md  ") == true, "\(result.output)")
+    #expect(lines.last?.hasPrefix("non\\xFFutf.md  Markdown text  7 bytes") == true, "\(result.output)")
+    let json = try await quire("browse --json docs")
+    #expect(json.output.contains("\"name\" : \"non\\\\xFFutf.md\""), "\(json.output)")
+  }
+
+  @Test func searchFindsSuchAFileByItsTextAndNamesItEscaped() async throws {
+    try FileManager.default.createDirectory(at: folder.file("docs"), withIntermediateDirectories: true)
+    try makeFile(in: "docs")
+    try folder.write("# other\n", to: "docs/other.md")
+    let result = try await quire("search --in docs kept", environment: ["XDG_CACHE_HOME": folder.file(".cache").path])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output.hasPrefix("\(folder.url.path)/docs/non\\xFFutf.md: line 1\n"), "\(result.output)")
   }
 
   @Test func typeIdentifiesTheVeryFileNamed() async throws {

@@ -1,5 +1,6 @@
 public import Foundation
 public import QuireTypes
+public import SystemPackage
 
 /// One document a ``DocumentBrowser`` shows: a file, or a package (such as a `.textbundle`
 /// folder) shown as one document.
@@ -7,12 +8,16 @@ public import QuireTypes
 /// An item is a snapshot taken when the browser listed it; the file may have changed since.
 /// The browser's ``DocumentBrowser/changes()`` stream says when.
 public struct BrowserItem: Sendable, Hashable, Identifiable, Codable {
-  /// The document's file URL (standardized, absolute).
+  /// The document's file URL (standardized, absolute). For a name that is not UTF-8 (Linux
+  /// names are bytes; no `URL` holds them) it only stands for the file: use ``path``, which the
+  /// browser's `FilePath` actions take.
   public var url: URL
   /// The location (one of ``DocumentBrowser/locations``) the item was found under.
   public var location: URL
   /// The file name, e.g. `notes.md`.
   public var name: String { url.lastPathComponent }
+  /// The document's absolute path with the bytes of its name, also when they are not UTF-8.
+  public var path: FilePath { BrowserSyscalls.filePath(url) }
   /// The path relative to ``location``, e.g. `projects/notes.md`.
   public var relativePath: String
   /// The document's type identifier, e.g. `net.daringfireball.markdown` (see ``contentType``).
@@ -180,7 +185,10 @@ public struct BrowserChange: Sendable, Hashable, Codable, CustomStringConvertibl
 
   /// `added notes.md`, `moved a.md -> b.md`.
   public var description: String {
-    if let previousURL { return "\(kind) \(previousURL.path) -> \(url.path)" }
-    return "\(kind) \(url.path)"
+    // Escaped for a terminal: control characters and bytes that are not UTF-8 (`\xFF`).
+    if let previousURL {
+      return "\(kind) \(DisplayName.escaping(BrowserSyscalls.filePath(previousURL))) -> \(DisplayName.escaping(BrowserSyscalls.filePath(url)))"
+    }
+    return "\(kind) \(DisplayName.escaping(BrowserSyscalls.filePath(url)))"
   }
 }

@@ -146,14 +146,6 @@ public final class DocumentBrowser: Sendable {
     return Self.sort(items, by: order)
   }
 
-  /// The files and folders under the locations whose names are not UTF-8 (Linux names are
-  /// bytes): a ``BrowserItem`` holds a `URL`, which cannot hold such a name, so ``items(sortedBy:taggedWith:)``
-  /// cannot list them; callers say so (naming them escaped) rather than leave them out silently.
-  public func namesNotListed() -> [FilePath] {
-    let listing = Listing(configuration: configuration)
-    return configuration.locations.flatMap { location in listing.folders(of: location).flatMap { listing.namesNotUTF8(in: $0) } }
-  }
-
   /// The item at `url`, whether or not it is under the locations or of an allowed type.
   ///
   /// - Throws: ``QuireError`` (`fileMissing`) when nothing is there, (`unsupportedType`) for a

@@ -65,33 +65,13 @@ struct Listing {
     return items
   }
 
-  /// The UTF-8 names in `folder` (hidden ones only when configured), read as bytes: a name
-  /// that is not UTF-8 is left to ``namesNotUTF8(in:)`` (Foundation's listing would decode it
-  /// into a *different* name, one that is not there).
+  /// The names in `folder` (hidden ones only when configured), read as bytes and carried as
+  /// `PathText`: a name that is not UTF-8 is listed under its own bytes (Foundation's listing
+  /// would decode it into a *different* name, one that is not there), and its item's URL
+  /// carries it (see `BrowserSyscalls`, ``BrowserItem/path``).
   func names(in folder: URL) -> [String] {
-    entries(in: folder).compactMap { String(validating: $0, as: UTF8.self) }.sorted()
-  }
-
-  /// The paths in `folder` whose names are not UTF-8, which no ``BrowserItem`` (a `URL`) holds.
-  func namesNotUTF8(in folder: URL) -> [FilePath] {
-    entries(in: folder).filter { String(validating: $0, as: UTF8.self) == nil }.map { name in
-      (Array(folder.path.utf8) + [UInt8(ascii: "/")] + name + [0]).withUnsafeBufferPointer {
-        $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) }
-      }
-    }
-  }
-
-  /// The names in `folder` as bytes, without `.`, `..` and (unless configured) hidden ones.
-  private func entries(in folder: URL) -> [[UInt8]] {
-    guard let directory = opendir(folder.path) else { return [] }
-    defer { closedir(directory) }
-    var names: [[UInt8]] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-      if name.first == UInt8(ascii: "."), !configuration.includesHiddenFiles || name == [0x2E] || name == [0x2E, 0x2E] { continue }
-      names.append(name)
-    }
-    return names
+    let entries = BrowserSyscalls.entries(in: BrowserSyscalls.filePath(folder)) ?? []
+    return entries.filter { $0.first != UInt8(ascii: ".") || configuration.includesHiddenFiles }.map { PathText.string(bytes: $0) }.sorted()
   }
 
   func isAllowed(_ item: BrowserItem) -> Bool {
@@ -133,7 +113,8 @@ struct Listing {
       type = configuration.registry.type(forFilenameExtension: url.pathExtension) ?? .package
     } else {
       type =
-        (try? configuration.registry.identifyFile(at: FilePath(url.path), options: .init(maximumBytesRead: 4096, followsSymbolicLinks: false)))?.type ?? .data
+        (try? configuration.registry.identifyFile(at: BrowserSyscalls.filePath(url), options: .init(maximumBytesRead: 4096, followsSymbolicLinks: false)))?.type
+        ?? .data
     }
     let size = package ? packageSize(url) : Int64(info.st_size)
     var relative = String(url.path.dropFirst(location.path.count))
@@ -141,7 +122,7 @@ struct Listing {
     return BrowserItem(
       url: url, location: location, relativePath: relative, contentTypeIdentifier: type.identifier, mimeType: type.preferredMIMEType,
       isPackage: package, size: size, modificationDate: Self.date(info.st_mtim), creationDate: creationDate(url),
-      accessDate: Self.date(info.st_atim), tags: (try? FileTags.tags(of: url)) ?? [],
+      accessDate: Self.date(info.st_atim), tags: (try? FileTags.tags(of: BrowserSyscalls.filePath(url))) ?? [],
       fileID: FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
   }
 

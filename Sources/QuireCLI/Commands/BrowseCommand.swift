@@ -11,7 +11,8 @@ struct BrowseCommand: AsyncParsableCommand {
     discussion: """
       Walks the folders (the current one by default) and lists the documents Quire opens \
       (text, Markdown, PDF, TextBundle), packages as one document. Exit codes: 0 done, \
-      1 a folder could not be read or a name could not be listed (not UTF-8), 2 usage error.
+      1 a folder could not be read, 2 usage error. Names are shown escaped (\\xFF for a byte \
+      that is not UTF-8, \\n for a newline).
       """)
 
   @Argument(help: "Folders to browse (the current folder by default).") var folders: [String] = []
@@ -42,13 +43,6 @@ struct BrowseCommand: AsyncParsableCommand {
       reportFailure(error)
       throw ExitCode(ExitStatus.failure)
     }
-    // Names that are not UTF-8 cannot be listed yet: said, not left out silently.
-    let notListed = browser.namesNotListed()
-    for path in notListed {
-      reportFailure(
-        QuireError(
-          .invalidArgument, "Not listed: '\(DisplayName.escaping(path))': its name is not UTF-8, which the browser cannot show yet. Rename it to UTF-8."))
-    }
     let shown = items.map { item in
       (item, thumbnails ? try? browser.thumbnail(for: item) : browser.cachedThumbnail(for: item))
     }
@@ -57,10 +51,7 @@ struct BrowseCommand: AsyncParsableCommand {
     } else {
       for (item, thumbnail) in shown { print(Self.line(for: item, thumbnail: thumbnail)) }
     }
-    guard watch else {
-      if !notListed.isEmpty { throw ExitCode(ExitStatus.failure) }
-      return
-    }
+    guard watch else { return }
     fflush(nil)
     for await change in try browser.changes() {
       // One line per change, written at once (standard output may be a pipe).
@@ -80,7 +71,7 @@ struct BrowseCommand: AsyncParsableCommand {
   /// `notes.md  Markdown document  1.2 KB  2026-11-24 13:00  #work #urgent`
   static func line(for item: BrowserItem, thumbnail: URL?) -> String {
     var parts = [
-      item.relativePath + (item.isPackage ? "/" : ""), DocumentBrowser.kindName(of: item),
+      DisplayName.escaping(item.relativePath) + (item.isPackage ? "/" : ""), DocumentBrowser.kindName(of: item),
       ByteCountFormatter.string(fromByteCount: item.size, countStyle: .file), dateFormat.string(from: item.modificationDate),
     ]
     if !item.tags.isEmpty { parts.append(item.tags.map { "#" + $0 }.joined(separator: " ")) }

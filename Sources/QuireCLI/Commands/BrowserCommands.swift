@@ -44,6 +44,12 @@ enum BrowserJSON {
     return DisplayName.escaping(absolute.lexicallyNormalized())
   }
 
+  /// A name or path for JSON: as it is, or escaped (`\xFF`) when it holds bytes that are not
+  /// UTF-8 (JSON strings are Unicode).
+  static func text(_ pathText: String) -> String {
+    PathText.holdsNonUTF8Bytes(pathText) ? DisplayName.escaping(pathText) : pathText
+  }
+
   /// A path as the commands print it: escaped (`\xFF`, control characters) for a terminal.
   static func shown(_ url: URL) -> String { DisplayName.escaping(PathText.path(url.path)) }
 
@@ -70,8 +76,8 @@ enum BrowserJSON {
     var thumbnail: String?
 
     init(_ item: BrowserItem, thumbnail: URL?) {
-      path = item.url.path
-      name = item.name
+      path = BrowserJSON.text(item.url.path)
+      name = BrowserJSON.text(item.name)
       type = item.contentTypeIdentifier
       mimeType = item.mimeType
       kind = DocumentBrowser.kindName(of: item)

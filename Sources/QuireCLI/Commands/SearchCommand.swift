@@ -49,7 +49,7 @@ struct SearchCommand: AsyncParsableCommand {
       let terminal = isatty(STDOUT_FILENO) == 1
       for hit in hits {
         let place = hit.page.map { "page \($0), line \(hit.line ?? 1)" } ?? hit.line.map { "line \($0)" } ?? ""
-        print("\(hit.url.path)\(place.isEmpty ? "" : ":") \(place)")
+        print("\(BrowserJSON.shown(hit.url))\(place.isEmpty ? "" : ":") \(place)")
         print("  " + (terminal ? hit.snippet.terminalText : hit.snippet.rendered()))
       }
     } catch {
