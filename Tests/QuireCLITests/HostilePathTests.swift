@@ -129,6 +129,32 @@ final class HostilePathTests {
     }
   }
 
+  /// The desktop's recent documents list (`recently-used.xbel`, shared with GTK) is a file
+  /// `quire recent --add` rewrites: a FIFO or a symbolic link planted there is refused, named,
+  /// without waiting on the FIFO, and stays what it is.
+  @Test(arguments: ["fifo", "link"])
+  func recentRefusesASpecialFileAtTheRecentList(_ kind: String) async throws {
+    try folder.write("# a\n", to: "a.md")
+    let data = folder.file(".data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    let list = data.appendingPathComponent("recently-used.xbel")
+    if kind == "fifo" {
+      #expect(mkfifo(list.path, 0o600) == 0)
+    } else {
+      try FileManager.default.createSymbolicLink(atPath: list.path, withDestinationPath: folder.file("elsewhere.xbel").path)
+    }
+    let quire = try #require(ProcessRunner.quire)
+    let result = try await ProcessRunner.run(
+      quire, ["recent", "--add", "a.md"], in: folder.url, input: "",
+      environment: environment.merging(["XDG_DATA_HOME": data.path, "XDG_STATE_HOME": folder.file(".state").path]) { $1 })
+    #expect(result.status == 1)
+    #expect(result.error.contains("'recently-used.xbel'"), "\(result.error)")
+    var info = stat()
+    #expect(lstat(list.path, &info) == 0)
+    #expect(info.st_mode & S_IFMT == (kind == "fifo" ? S_IFIFO : S_IFLNK))
+    #expect(!FileManager.default.fileExists(atPath: folder.file("elsewhere.xbel").path))
+  }
+
   @Test func aFIFOWithoutAReaderIsRefusedNotWaitedOn() async throws {
     try folder.write("# Notes\n", to: "notes.md")
     #expect(mkfifo(folder.file("fifo").path, 0o600) == 0)
