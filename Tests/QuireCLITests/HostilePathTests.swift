@@ -415,8 +415,10 @@ final class NonUTF8NameTests {
   @Test(.enabled(if: Programs.isInstalled("/usr/bin/gio") && Programs.isInstalled("/usr/bin/dbus-run-session"), "needs gio and dbus-run-session"))
   func trashMovesTheVeryFileAndGioSeesIt() async throws {
     try makeFile()
-    let trashed = try await quire("trash NAME", environment: dataHome)
+    let trashed = try await quire("trash --json NAME", environment: dataHome)
     #expect(trashed.status == 0, "\(trashed.error)")
+    // JSON names the very file: the file:// URI of its bytes, as GLib writes it.
+    #expect(trashed.output.contains("\"originalURL\" : \"file://\(folder.url.path)/non%FFutf.md\""), "\(trashed.output)")
     #expect(!exists("non?utf.md"))
     let list = try await shell("exec /usr/bin/dbus-run-session -- /usr/bin/gio trash --list", environment: dataHome)
     #expect(list.output.hasPrefix("trash:///non%FFutf.md\t"), "\(list.output) \(list.error)")
@@ -436,6 +438,8 @@ final class NonUTF8NameTests {
     #expect(xbel.contains("href=\"file://\(folder.url.path)/non%FFutf.md\""), "\(xbel)")
     let listed = try await quire("recent", environment: dataHome)
     #expect(listed.output == "\(folder.url.path)/non\\xFFutf.md\n", "\(listed.output) \(listed.error)")
+    let json = try await quire("recent --json", environment: dataHome)
+    #expect(json.output.contains("\"url\" : \"file://\(folder.url.path)/non%FFutf.md\""), "\(json.output)")
     let removed = try await quire("recent --remove NAME", environment: dataHome)
     #expect(removed.status == 0, "\(removed.error)")
     #expect(try await quire("recent", environment: dataHome).output.isEmpty)
@@ -503,6 +507,8 @@ final class NonUTF8NameTests {
     let result = try await quire("search --in docs kept", environment: ["XDG_CACHE_HOME": folder.file(".cache").path])
     #expect(result.status == 0, "\(result.error)")
     #expect(result.output.hasPrefix("\(folder.url.path)/docs/non\\xFFutf.md: line 1\n"), "\(result.output)")
+    let json = try await quire("search --json --in docs kept", environment: ["XDG_CACHE_HOME": folder.file(".cache").path])
+    #expect(json.output.contains("\"url\" : \"file://\(folder.url.path)/docs/non%FFutf.md\""), "\(json.output)")
   }
 
   @Test func typeIdentifiesTheVeryFileNamed() async throws {

@@ -26,6 +26,18 @@ enum BrowserSyscalls {
   /// The real path of a carrier URL (see ``carrierURL(_:)``); a UTF-8 URL's own path.
   static func filePath(_ url: URL) -> FilePath { PathText.path(url.path) }
 
+  /// Encodes `url` under `key`: as `URL` encodes itself, or, for a URL that carries a name that
+  /// is not UTF-8 (see ``carrierURL(_:)``), as the `file://` URI of the real bytes (`%FF`, as
+  /// GLib writes it), so encoded items name the very file.
+  static func encode<Key: CodingKey>(_ url: URL?, forKey key: Key, in container: inout KeyedEncodingContainer<Key>) throws {
+    guard let url else { return }
+    if url.isFileURL, PathText.holdsNonUTF8Bytes(url.path) {
+      try container.encode("file://" + Trash.percentEncoded(bytes: PathText.bytes(url.path)), forKey: key)
+    } else {
+      try container.encode(url, forKey: key)
+    }
+  }
+
   /// The names in `folder` as bytes, without `.` and `..`; nil when it cannot be read.
   static func entries(in folder: FilePath) -> [[UInt8]]? {
     guard let directory = folder.withPlatformString({ opendir($0) }) else { return nil }

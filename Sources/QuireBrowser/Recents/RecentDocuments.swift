@@ -40,6 +40,25 @@ public struct RecentDocument: Sendable, Hashable, Codable {
   /// no `URL` holds) ``url`` only stands for it, and this is the path to use.
   public var path: FilePath { BrowserSyscalls.filePath(url) }
 
+  /// Encodes the entry; a URL whose name is not UTF-8 is written as the `file://` URI of its
+  /// bytes (`%FF`), as the `href` in `recently-used.xbel` holds it.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try BrowserSyscalls.encode(url, forKey: .url, in: &container)
+    try BrowserSyscalls.encode(previousURL, forKey: .previousURL, in: &container)
+    try container.encode(status, forKey: .status)
+    try container.encodeIfPresent(mimeType, forKey: .mimeType)
+    try container.encodeIfPresent(added, forKey: .added)
+    try container.encodeIfPresent(modified, forKey: .modified)
+    try container.encodeIfPresent(visited, forKey: .visited)
+    try container.encode(applications, forKey: .applications)
+    try container.encode(isFollowed, forKey: .isFollowed)
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case url, previousURL, status, mimeType, added, modified, visited, applications, isFollowed
+  }
+
   /// Makes an entry.
   public init(
     url: URL, previousURL: URL? = nil, status: Status, mimeType: String?, added: Date?, modified: Date?, visited: Date?,

@@ -1,5 +1,6 @@
 public import Foundation
 public import QuireTypes
+public import SystemPackage
 
 /// What to look for in the search index.
 ///
@@ -82,6 +83,26 @@ public struct SearchHit: Sendable, Hashable, Codable {
     self.snippet = snippet
     self.line = line
     self.page = page
+  }
+
+  /// The document's path with the bytes of its name, also when they are not UTF-8 (``url``
+  /// then only stands for it).
+  public var path: FilePath { BrowserSyscalls.filePath(url) }
+
+  /// Encodes the hit; a URL whose name is not UTF-8 is written as the `file://` URI of its
+  /// bytes (`%FF`), as GLib writes it.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try BrowserSyscalls.encode(url, forKey: .url, in: &container)
+    try container.encode(contentTypeIdentifier, forKey: .contentTypeIdentifier)
+    try container.encode(score, forKey: .score)
+    try container.encode(snippet, forKey: .snippet)
+    try container.encodeIfPresent(line, forKey: .line)
+    try container.encodeIfPresent(page, forKey: .page)
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case url, contentTypeIdentifier, score, snippet, line, page
   }
 }
 

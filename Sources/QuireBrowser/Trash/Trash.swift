@@ -29,6 +29,21 @@ public struct TrashedItem: Sendable, Hashable, Codable {
   /// The trashed file or folder, with the bytes of its name (see ``originalPath``).
   public var trashedPath: FilePath { BrowserSyscalls.filePath(trashedURL) }
 
+  /// Encodes the item; a URL whose name is not UTF-8 is written as the `file://` URI of its
+  /// bytes (`%FF`), as GLib writes it.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try BrowserSyscalls.encode(originalURL, forKey: .originalURL, in: &container)
+    try BrowserSyscalls.encode(trashedURL, forKey: .trashedURL, in: &container)
+    try BrowserSyscalls.encode(infoURL, forKey: .infoURL, in: &container)
+    try container.encodeIfPresent(deletionDate, forKey: .deletionDate)
+    try BrowserSyscalls.encode(trashFolder, forKey: .trashFolder, in: &container)
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case originalURL, trashedURL, infoURL, deletionDate, trashFolder
+  }
+
   /// Makes an item.
   public init(originalURL: URL, trashedURL: URL, infoURL: URL, deletionDate: Date?, trashFolder: URL) {
     self.originalURL = originalURL
