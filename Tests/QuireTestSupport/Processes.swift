@@ -1,6 +1,10 @@
 public import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Finding the programs tests run: this package's executables, built beside the test bundle,
 /// and the system's tools.
 public enum Programs {
@@ -95,6 +99,21 @@ public enum ChildProcess {
     }
   }
 
+  /// Starts `process` with no signal blocked. Foundation's `Process` spawns with the calling
+  /// thread's signal mask, and Dispatch's and the task pool's threads block every signal, so a
+  /// child would start with `SIGTERM` blocked: `dbus-run-session` could then not stop the
+  /// `dbus-daemon` it started (each `gio trash` in a test left one behind, with a
+  /// `gvfsd-trash`, until the user's inotify instances ran out). The mask is cleared on this
+  /// thread only for the spawn.
+  static func launch(_ process: Process) throws {
+    var none = sigset_t()
+    var old = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &old)
+    defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+    try process.run()
+  }
+
   /// ``run(_:_:environment:in:input:timeLimit:)``, waiting on the calling thread.
   public static func runBlocking(
     _ program: URL, _ arguments: [String], environment: [String: String]? = nil, in folder: URL? = nil, input: Data = Data(),
@@ -118,7 +137,7 @@ public enum ChildProcess {
     process.standardOutput = handles[1]
     process.standardError = handles[2]
     let killed = Mutex(false)
-    try process.run()
+    try ChildProcess.launch(process)
     if let timeLimit {
       let pid = process.processIdentifier
       let ended = DispatchSemaphore(value: 0)
@@ -175,7 +194,7 @@ public final class RunningProcess: Sendable {
     process.standardInput = input
     process.standardOutput = stdout
     process.standardError = discardingErrors ? FileHandle.nullDevice : stderr
-    try process.run()
+    try ChildProcess.launch(process)
     try? stdout.fileHandleForWriting.close()
     try? stderr.fileHandleForWriting.close()
     output = LineReader(stdout.fileHandleForReading)
