@@ -86,11 +86,13 @@ public final class PDFPage {
   /// The page as displayed (its rotation applied, the crop box for every `box`) is scaled to
   /// fit inside `size` with its proportions kept and centred; the page is white, the margins
   /// transparent. The image is empty (no ``UIImage/cgImage``, size zero) when the page cannot
-  /// be drawn: a page no longer in its document, a damaged page, or a side below 1 or above
-  /// 32767 pixels.
+  /// be drawn: a page no longer in its document, a damaged page, a side below 1 or above
+  /// 32767 pixels, or more than 64 million pixels in all (256 MB).
   public func thumbnail(of size: CGSize, for box: PDFDisplayBox) -> UIImage {
     let sides: ClosedRange<CGFloat> = 1...32767  // also keeps NaN and infinities out of Int()
-    guard sides.contains(size.width.rounded()), sides.contains(size.height.rounded()) else { return UIImage() }
+    guard sides.contains(size.width.rounded()), sides.contains(size.height.rounded()),
+      size.width.rounded() * size.height.rounded() <= 64_000_000
+    else { return UIImage() }
     let width = Int(size.width.rounded())
     let height = Int(size.height.rounded())
     guard let document, let index,
@@ -110,7 +112,16 @@ public final class PDFPage {
 
 /// CoreGraphics' `CGPDFBox`: the boxes ``CGPDFPage/getBoxRect(_:)`` measures.
 public enum CGPDFBox: Int32, Sendable {
-  case mediaBox, cropBox, bleedBox, trimBox, artBox
+  /// The page's medium.
+  case mediaBox
+  /// The region shown and printed (what Quire measures for every box).
+  case cropBox
+  /// The region clipped to in production.
+  case bleedBox
+  /// The finished page after trimming.
+  case trimBox
+  /// The page's meaningful content.
+  case artBox
 }
 
 /// CoreGraphics' `CGPDFDocument`: a PDF file as it is on disk, with its pages numbered from 1,

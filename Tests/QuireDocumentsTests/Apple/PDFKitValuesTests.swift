@@ -71,7 +71,7 @@ final class PDFKitValuesTests {
     let page = try #require(document.page(at: 1))
     for size in [
       CGSize.zero, CGSize(width: -5, height: 10), CGSize(width: 40_000, height: 10), CGSize(width: CGFloat.nan, height: 10),
-      CGSize(width: 10, height: CGFloat.infinity), CGSize(width: 1e300, height: 1e300),
+      CGSize(width: 10, height: CGFloat.infinity), CGSize(width: 1e300, height: 1e300), CGSize(width: 20_000, height: 20_000),
     ] {
       let image = page.thumbnail(of: size, for: .mediaBox)
       #expect(image.cgImage == nil && image.size == .zero && image.pngData() == nil)
