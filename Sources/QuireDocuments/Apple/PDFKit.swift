@@ -1,6 +1,7 @@
 // PDFKit's names and member spellings over Quire's PDFDocument. Compatibility surface: see the
-// "Porting from Apple's frameworks" article. Drawing into views (PDFView, thumbnails as
-// UIImage/NSImage) is not here: Linux has no UIKit or AppKit.
+// "Porting from Apple's frameworks" article. Views (PDFView, PDFThumbnailView) are not here:
+// Linux has no UIKit or AppKit; the values PDFKit's API hands out (a thumbnail's UIImage, a
+// selection's UIColor, a page's CGPDFPage) are.
 public import Foundation
 public import QuireFormats
 
@@ -42,7 +43,11 @@ public final class PDFPage {
     self.password = document.sources[page.source].password
   }
 
-  private var index: Int? { document?.index(for: self) }
+  /// Where the page is in its document now; nil when it was removed (or its document is gone).
+  private var index: Int? {
+    guard let index = document?.index(for: self), index != NSNotFound else { return nil }
+    return index
+  }
 
   /// The page's text (nil when it cannot be read).
   public var string: String? {
@@ -75,6 +80,107 @@ public final class PDFPage {
 
   /// How many characters the page's text has.
   public var numberOfCharacters: Int { string?.count ?? 0 }
+
+  /// The page drawn as an image of `size` (PDFKit's `thumbnail(of:for:)`), one pixel per point.
+  ///
+  /// The page as displayed (its rotation applied, the crop box for every `box`) is scaled to
+  /// fit inside `size` with its proportions kept and centred; the page is white, the margins
+  /// transparent. The image is empty (no ``UIImage/cgImage``, size zero) when the page cannot
+  /// be drawn: a page no longer in its document, a damaged page, a side below 1 or above
+  /// 32767 pixels, or more than 64 million pixels in all (256 MB).
+  public func thumbnail(of size: CGSize, for box: PDFDisplayBox) -> UIImage {
+    let sides: ClosedRange<CGFloat> = 1...32767  // also keeps NaN and infinities out of Int()
+    guard sides.contains(size.width.rounded()), sides.contains(size.height.rounded()),
+      size.width.rounded() * size.height.rounded() <= 64_000_000
+    else { return UIImage() }
+    let width = Int(size.width.rounded())
+    let height = Int(size.height.rounded())
+    guard let document, let index,
+      let bitmap = try? document.render(page: index, fittingIn: width, height: height), let image = try? CGImage(bitmap)
+    else { return UIImage() }
+    return UIImage(cgImage: image)
+  }
+
+  /// The page as CoreGraphics has it (PDFKit's `pageRef`): page ``CGPDFPage/pageNumber`` of
+  /// the file it comes from, before this document's page operations; nil when the page is no
+  /// longer in its document.
+  public var pageRef: CGPDFPage? {
+    guard let document, let index, let origin = try? document.origin(ofPage: index) else { return nil }
+    return CGPDFDocument(document: document, source: origin.source).page(at: origin.index + 1)
+  }
+}
+
+/// CoreGraphics' `CGPDFBox`: the boxes ``CGPDFPage/getBoxRect(_:)`` measures.
+public enum CGPDFBox: Int32, Sendable {
+  /// The page's medium.
+  case mediaBox
+  /// The region shown and printed (what Quire measures for every box).
+  case cropBox
+  /// The region clipped to in production.
+  case bleedBox
+  /// The finished page after trimming.
+  case trimBox
+  /// The page's meaningful content.
+  case artBox
+}
+
+/// CoreGraphics' `CGPDFDocument`: a PDF file as it is on disk, with its pages numbered from 1,
+/// as ``PDFPage/pageRef`` reaches it.
+///
+/// It is the file a page came from, before the ``PDFDocument``'s page operations (read from
+/// the document's private snapshot of it), and keeps that document alive.
+public final class CGPDFDocument {
+  private let document: PDFDocument
+  private let source: Int
+
+  init(document: PDFDocument, source: Int) {
+    self.document = document
+    self.source = source
+  }
+
+  /// The number of pages in the file.
+  public var numberOfPages: Int { document.sourceFacts(source).pageCount }
+
+  /// Page `pageNumber`, from 1 (CoreGraphics' numbering), or nil outside 1…``numberOfPages``.
+  public func page(at pageNumber: Int) -> CGPDFPage? {
+    guard pageNumber >= 1, pageNumber <= numberOfPages else { return nil }
+    return CGPDFPage(document: self, pageNumber: pageNumber, box: document.sourcePageBox(source, page: pageNumber - 1))
+  }
+
+  /// Whether the file's permissions let a reader copy its text.
+  public var allowsCopying: Bool { document.sourceFacts(source).permissions.contains(.copy) }
+  /// Whether the file's permissions let a reader print it.
+  public var allowsPrinting: Bool { document.sourceFacts(source).permissions.contains(.print) }
+  /// Whether the file is encrypted.
+  public var isEncrypted: Bool { document.sourceFacts(source).isEncrypted }
+  /// Whether the file can be read: always true here, since a ``PDFDocument`` opens only a file
+  /// it can read (with its password).
+  public var isUnlocked: Bool { true }
+}
+
+/// CoreGraphics' `CGPDFPage`: a page of a ``CGPDFDocument`` as the file has it.
+public final class CGPDFPage {
+  /// The file the page is in.
+  public let document: CGPDFDocument?
+  /// The page's number in its file, from 1.
+  public let pageNumber: Int
+  private let box: (rotation: Int, width: Double, height: Double)?
+
+  init(document: CGPDFDocument, pageNumber: Int, box: (rotation: Int, width: Double, height: Double)?) {
+    self.document = document
+    self.pageNumber = pageNumber
+    self.box = box
+  }
+
+  /// The page's rotation in the file (its /Rotate): 0, 90, 180 or 270 degrees clockwise.
+  public var rotationAngle: Int32 { Int32(box?.rotation ?? 0) }
+
+  /// The page's box in points, before ``rotationAngle`` is applied. Quire measures the crop
+  /// box for every `box` and puts it at the origin; `.zero` when the page cannot be read.
+  public func getBoxRect(_ box: CGPDFBox) -> CGRect {
+    guard let size = self.box else { return .zero }
+    return CGRect(x: 0, y: 0, width: size.width, height: size.height)
+  }
 }
 
 /// PDFKit's `PDFOutline`: a node of a document's outline (``PDFDocument/outlineRoot``), read

@@ -3,6 +3,7 @@ import Glibc
 public import QuireFormats
 import QuireSystem
 import QuireTypes
+import Synchronization
 import SystemPackage
 
 /// One page operation on a ``PDFDocument``, as recorded for undo and shown to the user.
@@ -34,13 +35,47 @@ public enum PDFPageOperation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Where a search found its text: a page and the rectangles on it.
-public struct PDFSelection: Sendable, Equatable {
+///
+/// A class, as PDFKit's `PDFSelection` is: a find's delegate receives the selection and may
+/// set its ``color`` for the client's own drawing. Two selections are equal when they cover
+/// the same text at the same places (the colour is not compared). Sendable: the text and
+/// places are constants and the colour is kept behind a lock, so a find's notification can
+/// carry a selection to another task.
+open class PDFSelection: NSObject, @unchecked Sendable {
   /// The 0-based page, in the document's current page order.
-  public var pageIndex: Int
+  public let pageIndex: Int
   /// The text searched for (PDFKit's `string`), when the selection comes from a search.
-  public var string: String?
+  public let string: String?
   /// The matched areas, in points from the top left of the page as displayed by its source.
-  public var bounds: [PDFRect]
+  public let bounds: [PDFRect]
+  /// The colour to draw the selection with (PDFKit's `color`); nil, the default, means the
+  /// viewer's own highlight colour. Quire has no `PDFView`: the colour is kept for the
+  /// client that draws selections.
+  open var color: UIColor? {
+    get { colorStorage.withLock { $0 } }
+    set { colorStorage.withLock { $0 = newValue } }
+  }
+  private let colorStorage = Mutex<UIColor?>(nil)
+
+  init(pageIndex: Int, string: String?, bounds: [PDFRect]) {
+    self.pageIndex = pageIndex
+    self.string = string
+    self.bounds = bounds
+  }
+
+  /// Whether `object` is a selection of the same text at the same places.
+  open override func isEqual(_ object: Any?) -> Bool {
+    guard let other = object as? PDFSelection else { return false }
+    return pageIndex == other.pageIndex && string == other.string && bounds == other.bounds
+  }
+
+  /// A hash consistent with ``isEqual(_:)``.
+  open override var hash: Int {
+    var hasher = Hasher()
+    hasher.combine(pageIndex)
+    hasher.combine(string)
+    return hasher.finalize()
+  }
 }
 
 /// A PDF that can be read and reorganised, as PDFKit's `PDFDocument` offers.
@@ -254,7 +289,7 @@ public final class PDFDocument {
     guard index >= 0, index < pages.count else {
       throw QuireError(
         .invalidArgument,
-        "\(displayName) has no page \(index + 1): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
+        "\(displayName) has no page \(index < .max ? index + 1 : index): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
         url: documentURL)
     }
     return pages[index]
@@ -278,6 +313,36 @@ public final class PDFDocument {
   public func text(ofPage index: Int) throws -> String {
     let page = try page(index)
     return try readable(index) { try sources[page.source].file.text(ofPage: page.index) }
+  }
+
+  /// Page `index` (0-based) as displayed (its page operations' rotation applied), scaled to
+  /// fit inside `width` × `height` pixels and centred on a transparent image of that size.
+  func render(page index: Int, fittingIn width: Int, height: Int) throws -> Bitmap {
+    let page = try page(index)
+    return try readable(index) {
+      try sources[page.source].file.render(page: page.index, rotation: page.addedRotation, fittingIn: width, height: height)
+    }
+  }
+
+  /// Which file page `index` (0-based) comes from, and its 0-based index in that file.
+  func origin(ofPage index: Int) throws -> (source: Int, index: Int) {
+    let page = try page(index)
+    return (page.source, page.index)
+  }
+
+  /// What CoreGraphics' `CGPDFDocument` tells of file `source`: its pages, permissions and
+  /// whether it is encrypted.
+  func sourceFacts(_ source: Int) -> (pageCount: Int, permissions: PDFPermissions, isEncrypted: Bool) {
+    let file = sources[source].file
+    return (file.pageCount, file.permissions, (try? qpdf(forSource: source).isEncrypted) ?? false)
+  }
+
+  /// Page `index` (0-based) of file `source` as the file has it: its /Rotate and its crop box's
+  /// size before that rotation (CoreGraphics' `CGPDFPage` measures so), or nil when it cannot be read.
+  func sourcePageBox(_ source: Int, page index: Int) -> (rotation: Int, width: Double, height: Double)? {
+    guard let size = try? sources[source].file.pageSize(at: index) else { return nil }
+    let rotation = QPDFFile.normalized((try? qpdf(forSource: source).rotation(ofPage: index)) ?? 0)
+    return rotation % 180 == 0 ? (rotation, size.width, size.height) : (rotation, size.height, size.width)
   }
 
   /// Runs `body` on a page that exists; when poppler still cannot load it, says so.
@@ -370,13 +435,13 @@ public final class PDFDocument {
     guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= pages.count else {
       throw QuireError(
         .invalidArgument,
-        "\(displayName) has no pages \(range.lowerBound + 1)–\(range.upperBound): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
+        "\(displayName) has no pages \(range.lowerBound < .max ? range.lowerBound + 1 : range.lowerBound)–\(range.upperBound): it has \(pages.count) page\(pages.count == 1 ? "" : "s").",
         url: documentURL)
     }
   }
 
   /// Removes page `index` (0-based).
-  public func removePage(at index: Int) throws { try removePages(in: index..<(index + 1)) }
+  public func removePage(at index: Int) throws { try removePages(in: index..<(index < .max ? index + 1 : index)) }
 
   /// Removes pages `range` (0-based). A document keeps at least one page.
   public func removePages(in range: Range<Int>) throws {
@@ -407,7 +472,9 @@ public final class PDFDocument {
   }
 
   /// Turns page `index` clockwise by `degrees` (a multiple of 90; negative turns left).
-  public func rotatePage(at index: Int, by degrees: Int) throws { try rotatePages(in: index..<(index + 1), by: degrees) }
+  public func rotatePage(at index: Int, by degrees: Int) throws {
+    try rotatePages(in: index..<(index < .max ? index + 1 : index), by: degrees)
+  }
 
   /// Turns pages `range` clockwise by `degrees` (a multiple of 90; negative turns left).
   public func rotatePages(in range: Range<Int>, by degrees: Int) throws {
@@ -416,7 +483,7 @@ public final class PDFDocument {
       throw QuireError(.invalidArgument, "Cannot rotate pages of \(displayName) by \(degrees)°: use a multiple of 90.", url: documentURL)
     }
     try apply(.rotate(range, degrees: degrees)) { pages in
-      for index in range { pages[index].addedRotation = QPDFFile.normalized(pages[index].addedRotation + degrees) }
+      for index in range { pages[index].addedRotation = QPDFFile.normalized(pages[index].addedRotation + QPDFFile.normalized(degrees)) }
     }
   }
 
@@ -425,7 +492,7 @@ public final class PDFDocument {
   public func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
     guard index >= 0, index <= pages.count else {
       throw QuireError(
-        .invalidArgument, "Cannot insert pages at \(index + 1) in \(displayName): it has \(pages.count) pages.", url: documentURL)
+        .invalidArgument, "Cannot insert pages at \(index < .max ? index + 1 : index) in \(displayName): it has \(pages.count) pages.", url: documentURL)
     }
     guard allowsDocumentAssembly else {
       throw QuireError(

@@ -83,7 +83,7 @@ public final class PDFFile {
     guard index >= 0, index < pageCount else {
       throw QuireError(
         .invalidArgument,
-        "\(QuireError.name(url)) has no page \(index + 1): it has \(pageCount) page\(pageCount == 1 ? "" : "s").",
+        "\(QuireError.name(url)) has no page \(index < .max ? index + 1 : index): it has \(pageCount) page\(pageCount == 1 ? "" : "s").",
         url: url)
     }
     guard let page = poppler_document_get_page(document, Int32(index)) else {

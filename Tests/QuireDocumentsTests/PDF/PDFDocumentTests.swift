@@ -206,7 +206,21 @@ final class PDFDocumentTests {
     let error = #expect(throws: QuireError.self) { try document.removePages(in: 0..<2) }
     #expect(error?.reason.contains("at least one page") == true)
     #expect(throws: QuireError.self) { try document.text(ofPage: 7) }
+    // The extremes of Int fail with an error, not an overflow.
+    for index in [Int.max, Int.min] {
+      #expect(throws: QuireError.self) { try document.text(ofPage: index) }
+      #expect(throws: QuireError.self) { try document.pageSize(at: index) }
+      #expect(throws: QuireError.self) { try document.rotation(ofPage: index) }
+      #expect(throws: QuireError.self) { try document.removePage(at: index) }
+      #expect(throws: QuireError.self) { try document.rotatePage(at: index, by: 90) }
+      #expect(throws: QuireError.self) { try document.movePage(at: index, to: 0) }
+      #expect(throws: QuireError.self) { try document.exchangePage(at: 0, withPageAt: index) }
+      #expect(document.page(at: index) == nil)
+    }
     #expect(document.operations.isEmpty)
+    // A turn by a huge multiple of 90 is that turn modulo 360.
+    try document.rotatePage(at: 0, by: Int.max / 360 * 360 - 270)
+    #expect(try document.rotation(ofPage: 0) == 90)
   }
 
   @Test func encryptedPDFNeedsItsPasswordAndRestrictionsHold() throws {

@@ -1,0 +1,115 @@
+// Written from UIKit's documentation of UIColor and UIImage (and AppKit's of NSColor and
+// NSImage), not from Quire's own API: the components UIKit documents for its named colours,
+// getRed's pointers, UIImage's empty image, pngData() and init?(data:).
+import Foundation
+import QuireFormats
+import Testing
+
+@Suite("UIColor and UIImage, as UIKit documents them")
+struct AppleImageValuesTests {
+  /// The components `color` reports through getRed(_:green:blue:alpha:).
+  func rgba(_ color: UIColor) -> [CGFloat] {
+    var red: CGFloat = -1
+    var green: CGFloat = -1
+    var blue: CGFloat = -1
+    var alpha: CGFloat = -1
+    #expect(color.getRed(&red, green: &green, blue: &blue, alpha: &alpha))
+    return [red, green, blue, alpha]
+  }
+
+  @Test func namedColoursHaveTheComponentsUIKitDocuments() {
+    #expect(rgba(.red) == [1, 0, 0, 1])
+    #expect(rgba(.green) == [0, 1, 0, 1])
+    #expect(rgba(.blue) == [0, 0, 1, 1])
+    #expect(rgba(.orange) == [1, 0.5, 0, 1])
+    #expect(rgba(.purple) == [0.5, 0, 0.5, 1])
+    #expect(rgba(.brown) == [0.6, 0.4, 0.2, 1])
+    #expect(rgba(.cyan) == [0, 1, 1, 1])
+    #expect(rgba(.yellow) == [1, 1, 0, 1])
+    #expect(rgba(.magenta) == [1, 0, 1, 1])
+    let third: CGFloat = 1.0 / 3.0
+    let twoThirds: CGFloat = 2.0 / 3.0
+    #expect(rgba(.darkGray) == [third, third, third, 1])
+    #expect(rgba(.lightGray) == [twoThirds, twoThirds, twoThirds, 1])
+    #expect(rgba(.gray) == [0.5, 0.5, 0.5, 1])
+    #expect(rgba(.black) == [0, 0, 0, 1])
+    #expect(rgba(.white) == [1, 1, 1, 1])
+    #expect(rgba(.clear)[3] == 0)
+  }
+
+  @Test func getRedFillsOnlyThePointersGiven() {
+    var red: CGFloat = -1
+    #expect(UIColor(red: 0.25, green: 0.5, blue: 0.75, alpha: 0.4).getRed(&red, green: nil, blue: nil, alpha: nil))
+    #expect(red == 0.25)
+  }
+
+  @Test func initialisersAndAlpha() {
+    #expect(rgba(UIColor(white: 0.2, alpha: 0.6)) == [0.2, 0.2, 0.2, 0.6])
+    #expect(rgba(UIColor.red.withAlphaComponent(0.3)) == [1, 0, 0, 0.3])
+    // Hue, saturation and brightness (each 0…1): 0 red, 1/3 green, 2/3 blue; saturation 0 is a grey.
+    #expect(rgba(UIColor(hue: 0, saturation: 1, brightness: 1, alpha: 1)) == [1, 0, 0, 1])
+    #expect(rgba(UIColor(hue: 1, saturation: 1, brightness: 1, alpha: 1)) == [1, 0, 0, 1])
+    let green = rgba(UIColor(hue: 1.0 / 3.0, saturation: 1, brightness: 1, alpha: 1))
+    #expect(abs(green[0]) < 1e-9 && green[1] == 1 && abs(green[2]) < 1e-9)
+    let blue = rgba(UIColor(hue: 2.0 / 3.0, saturation: 1, brightness: 0.5, alpha: 1))
+    #expect(abs(blue[0]) < 1e-9 && abs(blue[1]) < 1e-9 && blue[2] == 0.5)
+    #expect(rgba(UIColor(hue: 0.7, saturation: 0, brightness: 0.4, alpha: 1)) == [0.4, 0.4, 0.4, 1])
+    // Extended sRGB keeps components outside 0…1.
+    #expect(rgba(UIColor(red: 1.2, green: -0.1, blue: 0, alpha: 1)) == [1.2, -0.1, 0, 1])
+  }
+
+  @Test func appKitSpellingsAreTheSameColour() {
+    let color = NSColor(srgbRed: 0.1, green: 0.2, blue: 0.3, alpha: 1)
+    #expect([color.redComponent, color.greenComponent, color.blueComponent, color.alphaComponent] == [0.1, 0.2, 0.3, 1])
+    #expect(NSColor(calibratedRed: 0.1, green: 0.2, blue: 0.3, alpha: 1) == color)
+    #expect(color.quireColor == Color(red: 0.1, green: 0.2, blue: 0.3))
+  }
+
+  @Test func coloursAreEqualByComponents() {
+    #expect(UIColor.red == UIColor(red: 1, green: 0, blue: 0, alpha: 1))
+    #expect(UIColor.red.hash == UIColor(red: 1, green: 0, blue: 0, alpha: 1).hash)
+    #expect(UIColor.red != UIColor.red.withAlphaComponent(0.5))
+    #expect(!UIColor.red.isEqual("red"))
+    #expect(Set([UIColor.red, .red, .blue]).count == 2)
+  }
+
+  @Test func anEmptyImageHasNoPixelsNoSizeAndNoPNG() {
+    let image = UIImage()
+    #expect(image.cgImage == nil)
+    #expect(image.size == .zero)
+    #expect(image.pngData() == nil)
+  }
+
+  @Test func pngDataRoundTripsThePixels() throws {
+    let bitmap = try Bitmap(width: 6, height: 4, background: Color(red: 1, green: 0, blue: 0))
+    let image = UIImage(cgImage: try CGImage(bitmap))
+    #expect(image.size == CGSize(width: 6, height: 4))
+    #expect(image.scale == 1)
+    #expect(image.cgImage?.bytesPerRow == 24)
+    let png = try #require(image.pngData())
+    let decoded = try Bitmap(pngData: png)
+    #expect(decoded.width == 6 && decoded.height == 4)
+    #expect(decoded.pixel(x: 3, y: 2) == (255, 0, 0, 255))
+    let again = try #require(UIImage(data: png))
+    #expect(again.size == CGSize(width: 6, height: 4))
+    #expect(again == image)
+  }
+
+  @Test func scaleDividesThePixelsIntoPoints() throws {
+    let pixels = try CGImage(Bitmap(width: 40, height: 20))
+    #expect(UIImage(cgImage: pixels, scale: 2).size == CGSize(width: 20, height: 10))
+    // AppKit: a zero size uses the pixel dimensions.
+    #expect(NSImage(cgImage: pixels, size: .zero).size == CGSize(width: 40, height: 20))
+    #expect(NSImage(cgImage: pixels, size: CGSize(width: 10, height: 5)).size == CGSize(width: 10, height: 5))
+  }
+
+  @Test func dataThatIsNotAnImageGivesNil() throws {
+    #expect(UIImage(data: Data()) == nil)
+    #expect(UIImage(data: Data("not a picture".utf8)) == nil)
+    #expect(UIImage(data: Data([0xFF, 0xD8, 0xFF, 0xE0])) == nil)  // a JPEG's start: Quire reads PNG only
+    // A PNG cut short after its header.
+    let png = try Bitmap(width: 8, height: 8).pngData()
+    #expect(UIImage(data: png.prefix(40)) == nil)
+    #expect(CGImage(pngData: Data(repeating: 0, count: 1 << 20)) == nil)
+  }
+}
