@@ -1158,6 +1158,11 @@ final class EdEngine {
 
     var changedAny = false
     try edit("substitute") { () throws(EdError) in
+      if globalLines == nil {
+        // Outside g: every line's change in one pass and one undo record.
+        changedAny = try substituteInOnePass(addresses, compiled.regex, replacement, global: global, occurrence: occurrence)
+        return
+      }
       var line = addresses.first
       var end = addresses.second
       while line <= end {
@@ -1188,6 +1193,40 @@ final class EdEngine {
     }
     try printCurrent(flags)
     if isBare && globalLines != nil { try printNullCommandInGlobal() }
+  }
+
+  /// `s` over `addresses` outside a `g` command: the lines are read in place, and the changed
+  /// ones are replaced together in one edit of the buffer. Returns whether any line changed.
+  private func substituteInOnePass(
+    _ addresses: Addresses, _ regex: borrowing POSIXRegex, _ replacement: [UInt8], global: Bool, occurrence: Int
+  ) throws(EdError) -> Bool {
+    var lastOriginal: [UInt8]?
+    let changed = try buffer.editLines(in: (addresses.first - 1)..<addresses.second) { (_, bytes) throws(EdError) -> [[UInt8]]? in
+      if isInterrupted() { throw EdError.interrupted }
+      guard try regex.matches(bytes) else { return nil }
+      let original = Array(bytes)
+      guard let lines = try substituted(original, regex, replacement, global: global, occurrence: occurrence) else { return nil }
+      lastOriginal = original
+      return lines
+    }
+    guard let last = changed.last, let lastOriginal else { return false }
+    // As ed, which replaces a line by deleting it: the line replaced last is in the cut buffer.
+    cutBuffer = [lastOriginal]
+    // A mark on a replaced line is gone; the others move by the lines added above them.
+    if !document.marks.isEmpty {
+      document.marks = document.marks.compactMapValues { line in
+        var shift = 0
+        for change in changed {
+          if change.index > line - 1 { break }
+          if change.index == line - 1 { return nil }
+          shift += change.count - 1
+        }
+        return line + shift
+      }
+    }
+    let shift = changed.reduce(0) { $0 + $1.count - 1 }
+    document.currentLine = last.index + shift + 1
+    return true
   }
 
   /// ed leaves a bare `s`'s newline unread, and in a `g` command list that newline is a

@@ -32,6 +32,15 @@ protocol LineBuffer: AnyObject {
   func appendBytes(_ bytes: [UInt8]) throws(EdError)
   /// ``replaceLines(in:with:)`` with lines given as bytes.
   func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError)
+  /// Passes each line in `range` (0-based) to `transform`, in order, as its bytes without the
+  /// newline (valid only during the call), and replaces each line for which it returns lines
+  /// with those lines, all in one pass and one undo record (an `s` over many lines).
+  ///
+  /// - Returns: The lines changed, in ascending order: the index each had before the edit and
+  ///   how many lines took its place.
+  func editLines(
+    in range: Range<Int>, _ transform: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> [[UInt8]]?
+  ) throws(EdError) -> [(index: Int, count: Int)]
 
   /// Opens an undoable group; nested groups join the outermost one.
   ///
@@ -195,6 +204,58 @@ final class DocumentLineBuffer: LineBuffer {
       throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
     }
     token += 1
+  }
+
+  func editLines(
+    in range: Range<Int>, _ transform: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> [[UInt8]]?
+  ) throws(EdError) -> [(index: Int, count: Int)] {
+    var changed: [(index: Int, count: Int)] = []
+    var failure: EdError?
+    let standalone = groupDepth == 0
+    if standalone { beginEditGroup(named: "edit", cursor: 0) }
+    defer { if standalone { endEditGroup(cursor: changed.last.map { $0.index + $0.count } ?? 0) } }
+    // The document's text before the edit: read while the edit builds the new text.
+    let source = document.storage
+    do {
+      try document.editLines { editor in
+        try source.forEachLine(in: range) { index, bytes in
+          let lines: [[UInt8]]?
+          do throws(EdError) {
+            lines = try transform(index, bytes)
+          } catch {
+            failure = error
+            throw error
+          }
+          guard let lines else { return }
+          try editor.replaceLines(in: index..<(index + 1), withBytes: lines)
+          changed.append((index, lines.count))
+        }
+        // No line changed: leave the text (and the undo history) alone.
+        if changed.isEmpty { throw CancellationError() }
+      }
+    } catch {
+      if let failure { throw failure }
+      if changed.isEmpty { return changed }
+      throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
+    guard let last = changed.last else { return changed }
+    if !groupHasEdits {
+      groupHasEdits = true
+      // After the text's record here (its change was only known once made): the cursor
+      // records only set the line to restore, so their order in the group does not matter.
+      registerCursor(restoring: cursorBefore, thenRestoring: nil)
+    }
+    if isBinary && last.index == source.lineCount - 1 && !source.endsWithNewline {
+      // As ed: changing a binary file's unended last line ends it.
+      do {
+        let end = document.storage.utf8Count
+        try document.replaceBytes(inUTF8Range: end..<end, with: [UInt8(ascii: "\n")])
+      } catch {
+        throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+      }
+    }
+    token += 1
+    return changed
   }
 
   func bytes(ofLines range: Range<Int>) -> [UInt8] {
