@@ -1379,10 +1379,14 @@ final class EdEngine {
       if commands == [""] { commands = ["p"] }
     }
 
+    if !interactive && commands == ["d"] {
+      try deleteInOnePass(addresses, compiled.regex, matching: matching)
+      return .proceed
+    }
     var lines: [Int] = []
-    for line in addresses.first...addresses.second {
+    try buffer.forEachLine(in: (addresses.first - 1)..<addresses.second) { (index, bytes) throws(EdError) in
       if isInterrupted() { throw EdError.interrupted }
-      if try compiled.regex.matches(buffer.lineBytes(at: line - 1)) == matching { lines.append(line) }
+      if try compiled.regex.matches(bytes) == matching { lines.append(index + 1) }
     }
     globalLines = lines
     globalCursor = 0
@@ -1439,6 +1443,36 @@ final class EdEngine {
     // As ed: G's and V's print suffix prints the current line once more at the end.
     if interactive && outcome == .proceed { try printCurrent(interactiveFlags) }
     return outcome
+  }
+
+  /// `g/re/d` (and `v/re/d`): the lines are read in place and the matching ones deleted
+  /// together in one edit of the buffer, as ed's `d` on each would leave the text, the marks,
+  /// the cut buffer and the current line.
+  private func deleteInOnePass(_ addresses: Addresses, _ regex: borrowing POSIXRegex, matching: Bool) throws(EdError) {
+    var lastDeleted: [UInt8]?
+    try edit("global") { () throws(EdError) in
+      let deleted = try buffer.editLines(in: (addresses.first - 1)..<addresses.second) { (_, bytes) throws(EdError) -> [[UInt8]]? in
+        if isInterrupted() { throw EdError.interrupted }
+        guard try regex.matches(bytes) == matching else { return nil }
+        lastDeleted = Array(bytes)
+        return []
+      }
+      guard let last = deleted.last, let lastDeleted else { return }
+      cutBuffer = [lastDeleted]
+      if !document.marks.isEmpty {
+        document.marks = document.marks.compactMapValues { line in
+          var shift = 0
+          for change in deleted {
+            if change.index > line - 1 { break }
+            if change.index == line - 1 { return nil }
+            shift -= 1
+          }
+          return line + shift
+        }
+      }
+      // As d on the last line deleted: the line after it, or the new last line.
+      document.currentLine = min(last.index + 1 - (deleted.count - 1), lastLine)
+    }
   }
 
   // MARK: PDFs

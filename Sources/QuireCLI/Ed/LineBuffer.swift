@@ -32,6 +32,9 @@ protocol LineBuffer: AnyObject {
   func appendBytes(_ bytes: [UInt8]) throws(EdError)
   /// ``replaceLines(in:with:)`` with lines given as bytes.
   func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError)
+  /// Calls `body` with each line in `range` (0-based) and its bytes without the newline, in
+  /// order, read in place (the pointer is valid only during the call).
+  func forEachLine(in range: Range<Int>, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> Void) throws(EdError)
   /// Passes each line in `range` (0-based) to `transform`, in order, as its bytes without the
   /// newline (valid only during the call), and replaces each line for which it returns lines
   /// with those lines, all in one pass and one undo record (an `s` over many lines).
@@ -206,6 +209,22 @@ final class DocumentLineBuffer: LineBuffer {
     token += 1
   }
 
+  func forEachLine(in range: Range<Int>, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> Void) throws(EdError) {
+    var failure: EdError?
+    do {
+      try document.storage.forEachLine(in: range) { index, bytes in
+        do throws(EdError) {
+          try body(index, bytes)
+        } catch {
+          failure = error
+          throw error
+        }
+      }
+    } catch {
+      throw failure ?? EdError("cannot read '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
+  }
+
   func editLines(
     in range: Range<Int>, _ transform: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> [[UInt8]]?
   ) throws(EdError) -> [(index: Int, count: Int)] {
@@ -245,7 +264,7 @@ final class DocumentLineBuffer: LineBuffer {
       // records only set the line to restore, so their order in the group does not matter.
       registerCursor(restoring: cursorBefore, thenRestoring: nil)
     }
-    if isBinary && last.index == source.lineCount - 1 && !source.endsWithNewline {
+    if isBinary && last.count > 0 && last.index == source.lineCount - 1 && !source.endsWithNewline {
       // As ed: changing a binary file's unended last line ends it.
       do {
         let end = document.storage.utf8Count
