@@ -36,9 +36,18 @@ final class EdDocument {
   var marks: [UInt8: Int] = [:]
   /// What the file held when last read or written; `nil` when it has never been read (a new file).
   var diskFingerprint: FileFingerprint?
-  /// The lines the file held when last read or written here: the base of `merge`'s
-  /// three-way merge; `nil` when unknown (a new file, or after `f`).
-  var diskLines: [String]?
+  /// The bytes the file held when last read or written here: the base of `merge`'s
+  /// three-way merge; `nil` when unknown (a new file, or after `f`). Kept as the bytes read
+  /// (one buffer, shared with the read), not as a copy of the file's lines.
+  var diskBytes: [UInt8]?
+  /// ``diskBytes`` as the merge takes them: decoded as UTF-8, the last line ended.
+  var diskText: String? {
+    diskBytes.map { bytes in
+      var text = String(decoding: bytes, as: UTF8.self)
+      if bytes.last.map({ $0 != UInt8(ascii: "\n") }) ?? false { text += "\n" }
+      return text
+    }
+  }
   /// The cheap identity of the file when last read, written or checked.
   var diskStamp: FileStamp?
   /// The fingerprint of a change on disk the person has already been told about.

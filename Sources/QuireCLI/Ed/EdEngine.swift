@@ -390,7 +390,7 @@ final class EdEngine {
       cutBuffer = []
       document.fileURL = url
       document.diskFingerprint = contents.fingerprint
-      document.diskLines = contents.lines
+      document.diskBytes = contents.bytes
       document.diskStamp = contents.stamp
       document.announcedDiskChange = nil
       document.mayOverwriteDiskChange = false
@@ -410,7 +410,7 @@ final class EdEngine {
         }
         document.fileURL = URL(fileURLWithPath: name)
         document.diskFingerprint = document.fingerprintOnDisk(files)
-        document.diskLines = nil
+        document.diskBytes = nil
       }
       guard let url = document.fileURL else { throw EdError("no current file name; give one: f FILE") }
       output(url.relativePath)
@@ -1595,7 +1595,7 @@ final class EdEngine {
     if document.fileURL == nil { document.fileURL = url }
     if isOwnFile && !appending {
       document.diskFingerprint = document.textBundle == nil ? FileFingerprint(of: bytes) : document.fingerprintOnDisk(files)
-      document.diskLines = lines
+      document.diskBytes = bytes
       document.diskStamp = stamp
       document.announcedDiskChange = nil
       document.mayOverwriteDiskChange = false
@@ -1633,11 +1633,11 @@ final class EdEngine {
   /// unknown or the file cannot be read. Throws naming the conflict when the edits overlap
   /// (the buffer is then unchanged).
   private func mergeWithDisk(_ url: URL) throws(EdError) -> [String]? {
-    guard let base = document.diskLines, let theirs = try? document.readDiskVersion(files).0 else { return nil }
+    guard let base = document.diskText, let theirs = try? document.readDiskVersion(files).0 else { return nil }
     let result: TextMerge.Result
     do {
       result = try TextMerge.merge(
-        base: TextFileSystem.text(of: base), mine: TextFileSystem.text(of: buffer.allLines),
+        base: base, mine: TextFileSystem.text(of: buffer.allLines),
         theirs: TextFileSystem.text(of: theirs.lines))
     } catch {
       return nil

@@ -72,7 +72,7 @@ extension EdDocument {
   /// Remembers `contents` as the version on disk: the base of `merge` and of conflict checks.
   func noteDiskVersion(_ contents: TextFileContents) {
     diskFingerprint = contents.fingerprint
-    diskLines = contents.lines
+    diskBytes = contents.bytes
     diskStamp = contents.stamp
   }
 

@@ -599,15 +599,15 @@ final class REPLSession {
     let previous = document.fileURL
     let previousFingerprint = document.diskFingerprint
     document.fileURL = url
-    let previousLines = document.diskLines
+    let previousBytes = document.diskBytes
     document.diskFingerprint = document.fingerprintOnDisk(configuration.files)
-    document.diskLines = nil
+    document.diskBytes = nil
     do {
       engine.document = document
       _ = try engine.execute("w") { nil }
     } catch {
       document.fileURL = previous
-      document.diskLines = previousLines
+      document.diskBytes = previousBytes
       document.diskFingerprint = previousFingerprint
       throw error
     }
@@ -666,14 +666,14 @@ final class REPLSession {
     if document.pdf != nil {
       throw EdError("cannot merge '\(document.displayName)': page changes of PDFs are not merged; 'revert' loads the disk version, 'keep' keeps yours")
     }
-    guard let base = document.diskLines else {
+    guard let base = document.diskText else {
       throw EdError("cannot merge '\(document.displayName)': quire does not know the version it last read or wrote; 'revert' or 'keep' instead")
     }
     let (contents, _) = try document.readDiskVersion(configuration.files)
     func text(_ lines: [String]) -> String { lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
     let result: TextMerge.Result
     do {
-      result = try TextMerge.merge(base: text(base), mine: document.text, theirs: text(contents.lines))
+      result = try TextMerge.merge(base: base, mine: document.text, theirs: text(contents.lines))
     } catch {
       throw EdError("cannot merge '\(document.displayName)': \(error.reason)")
     }
