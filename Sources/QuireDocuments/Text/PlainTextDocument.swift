@@ -161,6 +161,16 @@ open class PlainTextDocument: Document {
     replaceStorage(with: edited)
   }
 
+  /// Replaces the whole text with `text` as one undoable change, without copying it: the
+  /// document shares `text`'s chunks (a file read with ``FileFingerprint/read(from:url:)``
+  /// stays in its mapped scratch copy), and the undo entry keeps the replaced text's chunks.
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable.
+  public func replaceText(with text: TextStorage) throws {
+    try checkEditable()
+    replaceStorage(with: text)
+  }
+
   /// Puts `new` in place of the whole text, registering the way back.
   private func replaceStorage(with new: TextStorage) {
     let old = storage
