@@ -37,14 +37,15 @@ final class EdDocument {
   /// What the file held when last read or written; `nil` when it has never been read (a new file).
   var diskFingerprint: FileFingerprint?
   /// The bytes the file held when last read or written here: the base of `merge`'s
-  /// three-way merge; `nil` when unknown (a new file, or after `f`). Kept as the bytes read
-  /// (one buffer, shared with the read), not as a copy of the file's lines.
-  var diskBytes: [UInt8]?
+  /// three-way merge; `nil` when unknown (a new file, or after `f`). Kept as a text that
+  /// shares the chunks of the lines read or written (a large file's stay in the document
+  /// layer's mapped scratch copy), not as a copy of the file.
+  var diskBytes: TextStorage?
   /// ``diskBytes`` as the merge takes them: decoded as UTF-8, the last line ended.
   var diskText: String? {
     diskBytes.map { bytes in
-      var text = String(decoding: bytes, as: UTF8.self)
-      if bytes.last.map({ $0 != UInt8(ascii: "\n") }) ?? false { text += "\n" }
+      var text = bytes.string
+      if !bytes.endsWithNewline { text += "\n" }
       return text
     }
   }

@@ -227,7 +227,7 @@ final class EdEngine {
     } catch {
       throw EdError(error.message, ed: Self.systemReason(for: url))
     }
-    document.buffer.reset(bytes: contents.bytes)
+    document.buffer.reset(data: contents.data)
     document.noteDiskVersion(contents)
     document.currentLine = lastLine
     if printsByteCounts { output("\(contents.byteCount)") }
@@ -386,12 +386,10 @@ final class EdEngine {
         }
         throw error
       }
-      document.buffer.reset(bytes: contents.bytes)
+      document.buffer.reset(data: contents.data)
       cutBuffer = []
       document.fileURL = url
-      document.diskFingerprint = contents.fingerprint
-      document.diskBytes = contents.bytes
-      document.diskStamp = contents.stamp
+      document.noteDiskVersion(contents)
       document.announcedDiskChange = nil
       document.mayOverwriteDiskChange = false
       document.marks = [:]
@@ -516,7 +514,7 @@ final class EdEngine {
       let contents = try readFile(url)
       try edit("read") { () throws(EdError) in
         let lines = contents.byteLines
-        if contents.lacksFinalNewline && contents.bytes.contains(0) && addresses.second == lastLine {
+        if contents.lacksFinalNewline && contents.data.contains(0) && addresses.second == lastLine {
           // As ed: a binary file read at the end of the buffer keeps its last line unended.
           try buffer.appendBytes(contents.bytes)
           if globalLines != nil { globalHasEdited = true }
@@ -1563,12 +1561,14 @@ final class EdEngine {
     if let pdf = document.pdf { return try writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
-    var bytes = lastLine == 0 ? [] : buffer.bytes(ofLines: (addresses.first - 1)..<addresses.second)
-    var lines: [String] { REPLWords.lines(of: String(decoding: bytes, as: UTF8.self)) }
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
+    // The whole buffer is written from its chunks (never joined into one buffer); a part of it
+    // as a text of its own.
+    var text = wholeBuffer ? buffer.text : TextStorage(bytes: lastLine == 0 ? [] : buffer.bytes(ofLines: (addresses.first - 1)..<addresses.second))
+    var written: FileFingerprint?
     var stamp: FileStamp?
     if appending {
-      try files.append(bytes, to: url)
+      try files.append(text.utf8Bytes(), to: url)
     } else {
       // The conflict check and the write in one coordinated write: no other coordinated
       // writer can save in between.
@@ -1577,7 +1577,7 @@ final class EdEngine {
           let onDisk = document.fingerprintOnDisk(files)
           if let onDisk, onDisk != document.diskFingerprint {
             if mergesOnWriteConflict, wholeBuffer, let merged = try mergeWithDisk(url) {
-              bytes = TextFileSystem.bytes(of: merged)
+              text = TextStorage(bytes: TextFileSystem.bytes(of: merged))
             } else {
               try checkNoConflict(url)
             }
@@ -1585,24 +1585,24 @@ final class EdEngine {
         }
         if isOwnFile { keepVersion(of: url) }
         if isOwnFile, let bundle = document.textBundle {
-          try writeTextBundle(bundle, text: TextFileSystem.text(of: lines), to: url)
+          try writeTextBundle(bundle, text: text.string, to: url)
         } else {
-          try files.writeAtomically(bytes, to: url)
+          written = try files.writeAtomically(text, to: url)
         }
         stamp = files.stamp(of: url)
       }
     }
     if document.fileURL == nil { document.fileURL = url }
     if isOwnFile && !appending {
-      document.diskFingerprint = document.textBundle == nil ? FileFingerprint(of: bytes) : document.fingerprintOnDisk(files)
-      document.diskBytes = bytes
+      document.diskFingerprint = document.textBundle == nil ? (written ?? document.fingerprintOnDisk(files)) : document.fingerprintOnDisk(files)
+      document.diskBytes = text
       document.diskStamp = stamp
       document.announcedDiskChange = nil
       document.mayOverwriteDiskChange = false
     }
     // As in ed, writing the whole buffer anywhere counts as saving it.
     if wholeBuffer { buffer.markSaved() }
-    if printsByteCounts { output("\(bytes.count)") }
+    if printsByteCounts { output("\(text.utf8Count)") }
   }
 
   /// Writes a TextBundle with `text` as its text: the package is swapped whole (unchanged

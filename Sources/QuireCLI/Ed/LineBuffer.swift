@@ -72,13 +72,19 @@ protocol LineBuffer: AnyObject {
   /// Marks the lines as differing from the file without an edit (ed's move of lines onto
   /// themselves modifies the buffer and leaves nothing to undo).
   func markModified()
-  /// Replaces every line with the lines of `bytes` (each ended by a newline; a last one without
+  /// Replaces every line with the lines of `data` (each ended by a newline; a last one without
   /// gets one) without recording undo (ed's `e`): the undo history is cleared and the buffer is
-  /// unedited.
-  func reset(bytes: [UInt8])
+  /// unedited. The lines share `data` (a large file's mapped scratch copy), not a copy of it.
+  func reset(data: Data)
+  /// Every line as the file holds them (``bytes(ofLines:)`` of all lines) as a text that shares
+  /// the buffer's chunks, for a write that streams them instead of joining them.
+  var text: TextStorage { get }
 }
 
 extension LineBuffer {
+  /// ``reset(data:)`` with bytes.
+  func reset(bytes: [UInt8]) { reset(data: Data(bytes)) }
+
   /// The bytes of the lines at `range` (0-based).
   func lineBytes(in range: Range<Int>) -> [[UInt8]] { range.map { lineBytes(at: $0) } }
 
@@ -130,7 +136,14 @@ final class DocumentLineBuffer: LineBuffer {
   /// A buffer over `document`, which must be open.
   init(document: PlainTextDocument) {
     self.document = document
-    isBinary = document.storage.utf8Bytes().contains(0)
+    isBinary = Self.isBinary(document.storage)
+  }
+
+  /// Whether `text` is binary in the sense that matters: only an unended last line behaves
+  /// differently in a binary buffer (every edit ends the lines it makes), so a text that ends
+  /// with a newline is not searched for NUL bytes (a pass over a 100 MiB file saved).
+  private static func isBinary(_ text: TextStorage) -> Bool {
+    !text.endsWithNewline && text.firstUTF8Offset(of: 0) != nil
   }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
@@ -145,7 +158,10 @@ final class DocumentLineBuffer: LineBuffer {
       document.recoveryStore = autosave.store
       document.autosavePolicy = autosave.policy
     }
-    let binary = contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
+    // Only a last line without a newline needs the test for NUL bytes (a binary file keeps it
+    // unended, as in ed); the buffer's own test reads the text without faulting in the mapping.
+    let unended = contents.last.map { $0 != UInt8(ascii: "\n") } ?? false
+    let binary = unended && contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
     document.appendsMissingFinalNewline = !binary
     do {
       try document.open(contents: contents, fingerprint: nil)
@@ -277,6 +293,13 @@ final class DocumentLineBuffer: LineBuffer {
     return changed
   }
 
+  var text: TextStorage {
+    let storage = document.storage
+    // A last line without a newline is written with one, unless the buffer is binary.
+    guard !storage.endsWithNewline && !isBinary else { return storage }
+    return TextStorage(bytes: bytes(ofLines: 0..<storage.lineCount))
+  }
+
   func bytes(ofLines range: Range<Int>) -> [UInt8] {
     let storage = document.storage
     guard !range.isEmpty else { return [] }
@@ -374,13 +397,16 @@ final class DocumentLineBuffer: LineBuffer {
 
   func markModified() { document.updateChangeCount(.done) }
 
-  func reset(bytes: [UInt8]) {
+  func reset(data: Data) {
+    var text = TextStorage(bytes: data)
+    text.lineEnding = .lf
+    isBinary = Self.isBinary(text)
+    // As ed: a last line without a newline gets one, unless the text is binary.
+    if !isBinary { _ = text.appendMissingFinalNewline() }
     let undoManager = document.undoManager
     undoManager.disableUndoRegistration()
-    isBinary = bytes.contains(0)
-    // As ed: a last line without a newline gets one, unless the text is binary.
-    let ended = !isBinary && !bytes.isEmpty && bytes.last != UInt8(ascii: "\n") ? bytes + [UInt8(ascii: "\n")] : bytes
-    try? document.replaceBytes(inUTF8Range: 0..<document.storage.utf8Count, with: ended)
+    // The text shares `data`'s bytes: nothing is copied.
+    try? document.replaceText(with: text)
     undoManager.enableUndoRegistration()
     undoManager.removeAllActions()
     groupDepth = 0

@@ -8,19 +8,22 @@ import Quire
 /// else (a size + hash comparison, so a `touch` is not a change and a same-size rewrite is).
 struct FileFingerprint: Equatable, Sendable {
   var size: Int
-  /// FNV-1a, 64 bits, over the bytes: enough to notice a change, not a security measure.
-  var hash: UInt64
+  /// The document layer's content hash of the bytes (``ContentHash``): enough to notice a
+  /// change, not a security measure.
+  var hash: ContentHash
 
-  init(of bytes: some Sequence<UInt8>) {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    var size = 0
-    for byte in bytes {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x0000_0100_0000_01b3
-      size += 1
-    }
+  init(size: Int, hash: ContentHash) {
     self.size = size
     self.hash = hash
+  }
+
+  init(of bytes: [UInt8]) {
+    self.init(size: bytes.count, hash: bytes.withUnsafeBytes { ContentHash($0) })
+  }
+
+  /// The size and content hash of a document layer fingerprint.
+  init(_ fingerprint: QuireDocuments.FileFingerprint) {
+    self.init(size: fingerprint.size, hash: fingerprint.contentHash)
   }
 }
 
@@ -40,8 +43,14 @@ struct FileStamp: Equatable, Sendable {
 
 /// A text file as read: its bytes, and its lines as ed sees them.
 struct TextFileContents {
-  /// The bytes read (a document is opened from them).
-  var bytes: [UInt8]
+  /// The bytes read (a document is opened from them): a large file's stay in the document
+  /// layer's mapped scratch copy (``QuireDocuments/FileFingerprint/read(from:url:)``).
+  var data: Data
+  /// ``data`` as an array (a copy).
+  var bytes: [UInt8] {
+    get { [UInt8](data) }
+    set { data = Data(newValue) }
+  }
   /// The lines, without their newlines (split from ``bytes`` on each read; setting them
   /// replaces the bytes).
   var lines: [String] {
@@ -112,34 +121,32 @@ struct TextFileSystem: Sendable {
     let fd = openForReading(url.path)
     if fd < 0 { throw EdError("cannot read '\(name)': \(describe(errno))") }
     defer { close(fd) }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(Int(info.st_size))
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw EdError("cannot read '\(name)': \(describe(errno))")
+    let read: (fingerprint: QuireDocuments.FileFingerprint, contents: Data)
+    do {
+      read = try QuireDocuments.FileFingerprint.read(from: fd, url: url)
+    } catch {
+      throw EdError("cannot read '\(name)': \(REPLSession.message(for: error))")
+    }
+    let data = read.contents
+    if !readsAnyBytes {
+      let problem = data.withUnsafeBytes { TextStorage.firstTextProblem(in: $0) }
+      if case .nul? = problem {
+        throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
       }
-      if count == 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
+      if case .invalidUTF8? = problem {
+        throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
+      }
     }
-    if !readsAnyBytes && bytes.contains(0) {
-      throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
-    }
-    guard readsAnyBytes || String(validating: bytes, as: UTF8.self) != nil else {
-      throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
-    }
-    let lacksNewline = !bytes.isEmpty && bytes.last != UInt8(ascii: "\n")
+    let lacksNewline = !data.isEmpty && data.last != UInt8(ascii: "\n")
     return TextFileContents(
-      bytes: bytes, byteCount: bytes.count, lacksFinalNewline: lacksNewline,
-      fingerprint: FileFingerprint(of: bytes), stamp: stamp(of: url))
+      data: data, byteCount: data.count, lacksFinalNewline: lacksNewline,
+      fingerprint: FileFingerprint(read.fingerprint), stamp: stamp(of: url))
   }
 
   /// The fingerprint of what is at `url` now, or `nil` when nothing is there.
   func fingerprint(of url: URL) -> FileFingerprint? {
-    guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-    return FileFingerprint(of: data)
+    guard let current = try? QuireDocuments.FileFingerprint.current(at: url) else { return nil }
+    return FileFingerprint(current)
   }
 
   /// The cheap identity of `url`, or `nil` when it does not exist.
@@ -175,6 +182,18 @@ struct TextFileSystem: Sendable {
   func writeAtomically(_ bytes: [UInt8], to url: URL) throws(EdError) {
     do {
       try FileSaver.writeOutput(Data(bytes), to: url)
+    } catch {
+      throw EdError(error.reason)
+    }
+  }
+
+  /// ``writeAtomically(_:to:)`` for a document's text, written from its chunks (never joined
+  /// into one buffer) and hashed as it is written.
+  ///
+  /// - Returns: The fingerprint of what was written (`nil` for a device or FIFO).
+  func writeAtomically(_ text: TextStorage, to url: URL) throws(EdError) -> FileFingerprint? {
+    do {
+      return try FileSaver.writeOutput(text, to: url).map { FileFingerprint($0.fingerprint) }
     } catch {
       throw EdError(error.reason)
     }

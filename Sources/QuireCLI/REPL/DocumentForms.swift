@@ -25,7 +25,7 @@ extension EdDocument {
   static func open(_ url: URL, files: TextFileSystem, autosave: AutosaveSettings? = nil) throws(EdError) -> (EdDocument, TextFileContents?) {
     if isTextBundle(url) {
       let (contents, bundle) = try readTextBundle(at: url, files: files)
-      let buffer = try DocumentLineBuffer(contents: Data(contents.bytes), url: url, autosave: autosave)
+      let buffer = try DocumentLineBuffer(contents: contents.data, url: url, autosave: autosave)
       let document = EdDocument(buffer: buffer, fileURL: url, form: .textBundle(bundle))
       document.noteDiskVersion(contents)
       return (document, contents)
@@ -43,7 +43,7 @@ extension EdDocument {
       return (document, nil)
     }
     let contents = try files.read(url)
-    let document = EdDocument(buffer: try DocumentLineBuffer(contents: Data(contents.bytes), url: url, autosave: autosave), fileURL: url)
+    let document = EdDocument(buffer: try DocumentLineBuffer(contents: contents.data, url: url, autosave: autosave), fileURL: url)
     document.noteDiskVersion(contents)
     return (document, contents)
   }
@@ -70,9 +70,11 @@ extension EdDocument {
   }
 
   /// Remembers `contents` as the version on disk: the base of `merge` and of conflict checks.
+  /// Called right after the lines were read from `contents`, so the base is the text they
+  /// became (its chunks shared, not a copy of the file).
   func noteDiskVersion(_ contents: TextFileContents) {
     diskFingerprint = contents.fingerprint
-    diskBytes = contents.bytes
+    diskBytes = textDocument?.storage ?? TextStorage(bytes: contents.data)
     diskStamp = contents.stamp
   }
 
@@ -115,7 +117,7 @@ extension EdDocument {
     let fingerprint =
       DocumentsFolder.isFolder(url) ? FileFingerprint(of: Array(text.utf8)) : (files.fingerprint(of: url) ?? FileFingerprint(of: Array(text.utf8)))
     let contents = TextFileContents(
-      bytes: Array(text.utf8), byteCount: text.utf8.count, lacksFinalNewline: lacksNewline, fingerprint: fingerprint, stamp: files.stamp(of: url))
+      data: Data(text.utf8), byteCount: text.utf8.count, lacksFinalNewline: lacksNewline, fingerprint: fingerprint, stamp: files.stamp(of: url))
     return (contents, bundle)
   }
 }

@@ -405,7 +405,7 @@ final class REPLSession {
           "opened TextBundle '\(document.displayName)': \(document.buffer.lineCount) lines of \(bundle.textFilename), \(bundle.assetNames.count) asset\(bundle.assetNames.count == 1 ? "" : "s") ('assets' lists them)"
         )
       case .textFile:
-        if let contents { say("opened '\(document.displayName)': \(contents.lines.count) lines, \(contents.byteCount) bytes") }
+        if let contents { say("opened '\(document.displayName)': \(document.buffer.lineCount) lines, \(contents.byteCount) bytes") }
       }
       if contents?.lacksFinalNewline == true { say("note: the last line has no newline; saving adds one (as ed does)") }
     } else {
