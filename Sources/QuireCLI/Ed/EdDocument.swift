@@ -29,30 +29,26 @@ final class EdDocument {
   /// How the document is stored (a `revert` reads a TextBundle or PDF anew).
   var form: Form
   /// ed's current file name (`f`): where `w` writes by default. `nil` for an untitled buffer.
-  var fileURL: URL?
+  /// A text document's file is its document's (``Document/setFileURL(_:)``): the saves,
+  /// autosaves and conflict checks follow the name.
+  var fileURL: URL? {
+    didSet {
+      if let fileURL, let text = textDocument, text.fileURL != fileURL.standardizedFileURL { text.setFileURL(fileURL) }
+    }
+  }
   /// The current line, 1-based; 0 when the buffer is empty.
   var currentLine: Int
   /// Marks set with `k`, by letter, as 1-based line numbers.
   var marks: [UInt8: Int] = [:]
-  /// What the file held when last read or written; `nil` when it has never been read (a new file).
+  /// For a PDF or a TextBundle, which the REPL writes itself: the document layer's
+  /// fingerprint of the file when last read or written (a text document keeps its own,
+  /// ``Document/fileFingerprint``). `nil` when it has never been read (a new file).
   var diskFingerprint: FileFingerprint?
-  /// The bytes the file held when last read or written here: the base of `merge`'s
-  /// three-way merge; `nil` when unknown (a new file, or after `f`). Kept as the bytes read
-  /// (one buffer, shared with the read), not as a copy of the file's lines.
-  var diskBytes: [UInt8]?
-  /// ``diskBytes`` as the merge takes them: decoded as UTF-8, the last line ended.
-  var diskText: String? {
-    diskBytes.map { bytes in
-      var text = String(decoding: bytes, as: UTF8.self)
-      if bytes.last.map({ $0 != UInt8(ascii: "\n") }) ?? false { text += "\n" }
-      return text
-    }
-  }
-  /// The cheap identity of the file when last read, written or checked.
-  var diskStamp: FileStamp?
-  /// The fingerprint of a change on disk the person has already been told about.
+  /// The disk version a change announcement has already named (a PDF's or TextBundle's
+  /// fingerprint, or a text document's ``Document/conflictVersion``'s).
   var announcedDiskChange: FileFingerprint?
-  /// Set by `keep`: the next `w` may replace a version saved by someone else.
+  /// Set by `keep` for a PDF or TextBundle: the next `w` may replace a version saved by
+  /// someone else (a text document settles it with ``Document/resolveConflict(_:)``).
   var mayOverwriteDiskChange = false
 
   init(buffer: any LineBuffer, fileURL: URL?, form: Form = .textFile) {
@@ -106,6 +102,13 @@ final class EdDocument {
 
   /// The document layer's document holding the lines (`nil` for a PDF).
   var textDocument: PlainTextDocument? { pdf == nil ? (buffer as? DocumentLineBuffer)?.document : nil }
+
+  /// The text document when the document is a text file (not a TextBundle or a PDF): the one
+  /// whose saves and conflict checks are the document layer's own.
+  var plainTextDocument: PlainTextDocument? {
+    if case .textFile = form { return textDocument }
+    return nil
+  }
 
   /// The lines of the document's ``Document/recoveredVersion`` (autosaved edits an earlier
   /// session left when it was killed), read when the file was opened: its autosave may replace

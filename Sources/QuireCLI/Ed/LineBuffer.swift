@@ -72,10 +72,13 @@ protocol LineBuffer: AnyObject {
   /// Marks the lines as differing from the file without an edit (ed's move of lines onto
   /// themselves modifies the buffer and leaves nothing to undo).
   func markModified()
-  /// Replaces every line with the lines of `bytes` (each ended by a newline; a last one without
-  /// gets one) without recording undo (ed's `e`): the undo history is cleared and the buffer is
-  /// unedited.
-  func reset(bytes: [UInt8])
+  /// Replaces every line with the lines of `contents` (each ended by a newline; a last one
+  /// without gets one, unless the text holds NUL bytes) without recording undo (ed's `e`): the
+  /// undo history is cleared and the buffer is unedited. `fingerprint` is the file's as read
+  /// (``Document/revert(toContents:fingerprint:)``), `nil` when the bytes are not a file's.
+  func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError)
+  /// Notes that the document changed its text itself (a merge, a reload): ``changeToken`` moves.
+  func noteChangedOutside()
 }
 
 extension LineBuffer {
@@ -139,7 +142,7 @@ final class DocumentLineBuffer: LineBuffer {
   ///
   /// With `autosave` (and a file), the document autosaves its unsaved edits to recovery files
   /// and offers one a crash left (``Document/recoveredVersion``).
-  convenience init(contents: Data, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
+  convenience init(contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
     let document = DocumentLineBuffer.makeDocument(for: url)
     if let autosave, url != nil {
       document.recoveryStore = autosave.store
@@ -148,7 +151,7 @@ final class DocumentLineBuffer: LineBuffer {
     let binary = contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
     document.appendsMissingFinalNewline = !binary
     do {
-      try document.open(contents: contents, fingerprint: nil)
+      try document.open(contents: contents, fingerprint: fingerprint)
     } catch {
       throw EdError("cannot open '\(url?.lastPathComponent ?? "untitled")': \(REPLSession.message(for: error))")
     }
@@ -374,17 +377,18 @@ final class DocumentLineBuffer: LineBuffer {
 
   func markModified() { document.updateChangeCount(.done) }
 
-  func reset(bytes: [UInt8]) {
-    let undoManager = document.undoManager
-    undoManager.disableUndoRegistration()
-    isBinary = bytes.contains(0)
+  func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError) {
+    isBinary = contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
     // As ed: a last line without a newline gets one, unless the text is binary.
-    let ended = !isBinary && !bytes.isEmpty && bytes.last != UInt8(ascii: "\n") ? bytes + [UInt8(ascii: "\n")] : bytes
-    try? document.replaceBytes(inUTF8Range: 0..<document.storage.utf8Count, with: ended)
-    undoManager.enableUndoRegistration()
-    undoManager.removeAllActions()
+    document.appendsMissingFinalNewline = !isBinary
+    do {
+      try document.revert(toContents: contents, fingerprint: fingerprint)
+    } catch {
+      throw EdError("cannot read '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
     groupDepth = 0
-    document.updateChangeCount(.cleared)
     token += 1
   }
+
+  func noteChangedOutside() { token += 1 }
 }
