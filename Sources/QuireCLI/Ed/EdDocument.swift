@@ -19,9 +19,10 @@ final class EdDocument {
     /// A TextBundle (`.textbundle` folder or `.textpack` archive): the lines are its text;
     /// its assets and `info.json` are written with it.
     case textBundle(TextBundle)
-    /// A PDF: pages rather than lines. The page commands change it; `w`, `u` and `redo` save,
-    /// undo and redo page operations; ed's line commands do not apply.
-    case pdf(PDFDocument)
+    /// A PDF: pages rather than lines, a ``PDFFileDocument`` (made by the document layer's
+    /// registry). The page commands change it; `w`, `u` and `redo` are its save, undo and redo;
+    /// ed's line commands do not apply.
+    case pdf(PDFFileDocument)
   }
 
   /// The lines and their undo history (empty for a PDF).
@@ -33,7 +34,7 @@ final class EdDocument {
   /// autosaves and conflict checks follow the name.
   var fileURL: URL? {
     didSet {
-      if let fileURL, let text = textDocument, text.fileURL != fileURL.standardizedFileURL { text.setFileURL(fileURL) }
+      if let fileURL, let document = textDocument ?? pdfDocument, document.fileURL != fileURL.standardizedFileURL { document.setFileURL(fileURL) }
     }
   }
   /// The current line, 1-based; 0 when the buffer is empty.
@@ -58,11 +59,19 @@ final class EdDocument {
     currentLine = buffer.lineCount
   }
 
-  /// The PDF, when the document is one.
-  var pdf: PDFDocument? {
-    if case .pdf(let pdf) = form { return pdf }
+  /// The PDF document, when the document is one.
+  var pdfDocument: PDFFileDocument? {
+    if case .pdf(let document) = form { return document }
     return nil
   }
+
+  /// The PDF's pages (its document's model), when the document is a PDF.
+  var pdf: PDFDocument? { pdfDocument?.pdf }
+
+  /// The document layer's document that saves, checks for changes on disk and settles
+  /// conflicts itself: a text file's or a PDF's (`nil` for a TextBundle, which the REPL
+  /// writes through ``TextBundle``).
+  var libraryDocument: Document? { plainTextDocument ?? pdfDocument }
 
   /// The TextBundle, when the document is one.
   var textBundle: TextBundle? {
@@ -88,7 +97,7 @@ final class EdDocument {
   var displayName: String { fileURL?.lastPathComponent ?? "untitled" }
 
   /// Whether there are changes not yet written.
-  var isEdited: Bool { pdf?.hasUnsavedChanges ?? buffer.isEdited }
+  var isEdited: Bool { pdfDocument?.hasUnsavedChanges ?? buffer.isEdited }
 
   /// The document text, each line followed by a newline.
   var text: String {
@@ -101,7 +110,7 @@ final class EdDocument {
   }
 
   /// The document layer's document holding the lines (`nil` for a PDF).
-  var textDocument: PlainTextDocument? { pdf == nil ? (buffer as? DocumentLineBuffer)?.document : nil }
+  var textDocument: PlainTextDocument? { pdfDocument == nil ? (buffer as? DocumentLineBuffer)?.document : nil }
 
   /// The text document when the document is a text file (not a TextBundle or a PDF): the one
   /// whose saves and conflict checks are the document layer's own.
@@ -109,9 +118,4 @@ final class EdDocument {
     if case .textFile = form { return textDocument }
     return nil
   }
-
-  /// The lines of the document's ``Document/recoveredVersion`` (autosaved edits an earlier
-  /// session left when it was killed), read when the file was opened: its autosave may replace
-  /// the recovery file before the person decides.
-  var recoveredLines: [String]?
 }

@@ -148,9 +148,9 @@ final class EdEngine {
   /// Undoes the last command's edits (the `u` command and the word command `undo`); in a PDF,
   /// the last page operation.
   func undo() throws(EdError) {
-    if let pdf = document.pdf {
-      guard pdf.canUndo else { throw EdError("nothing to undo in '\(document.displayName)'") }
-      pdf.undo()
+    if let pdf = document.pdfDocument {
+      guard pdf.undoManager.canUndo else { throw EdError("nothing to undo in '\(document.displayName)'") }
+      pdf.undoManager.undo()
       return
     }
     guard let cursor = buffer.undo() else { throw EdError("nothing to undo") }
@@ -161,9 +161,9 @@ final class EdEngine {
 
   /// Redoes the last undone command's edits (the word command `redo`).
   func redo() throws(EdError) {
-    if let pdf = document.pdf {
-      guard pdf.canRedo else { throw EdError("nothing to redo in '\(document.displayName)'") }
-      pdf.redo()
+    if let pdf = document.pdfDocument {
+      guard pdf.undoManager.canRedo else { throw EdError("nothing to redo in '\(document.displayName)'") }
+      pdf.undoManager.redo()
       return
     }
     guard let cursor = buffer.redo() else { throw EdError("nothing to redo") }
@@ -1495,29 +1495,29 @@ final class EdEngine {
     }
   }
 
-  /// `w` for a PDF: saves the page operations to its file through libqpdf (keeping the
-  /// previous file as a version), or writes a copy to another file.
-  private func writePDF(_ pdf: PDFDocument, to name: String?, appending: Bool) throws(EdError) {
+  /// `w` for a PDF: its document's save (the pages written losslessly through libqpdf, the
+  /// check for changes on disk, a kept version), or a copy saved to another file.
+  private func writePDF(_ pdf: PDFFileDocument, to name: String?, appending: Bool) async throws(EdError) {
     if appending { throw EdError("'\(document.displayName)' is a PDF: W appends lines; use w to save it") }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL?.standardizedFileURL == url.standardizedFileURL
     do {
       if isOwnFile {
-        try coordinatedWrite(url) { () throws(EdError) in
-          try checkNoConflict(url)
-          keepVersion(of: url)
-          do { try pdf.save(to: url) } catch { throw EdError("cannot write '\(url.path)': \(Self.reason(error))") }
-          document.diskFingerprint = document.fingerprintOnDisk()
+        do {
+          try await pdf.save()
+        } catch let error as QuireError where error.code == .fileChangedOnDisk {
+          throw conflictError(url)
         }
-        document.announcedDiskChange = nil
-        document.mayOverwriteDiskChange = false
       } else {
-        try pdf.write(to: url)
+        try await pdf.save(to: url, for: .saveToOperation)
       }
     } catch let error as EdError {
       throw error
     } catch {
       throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
+    }
+    if let error = pdf.lastVersioningError, isOwnFile {
+      note("note: the previous version of '\(url.lastPathComponent)' could not be kept: \(error.reason)")
     }
     if printsByteCounts { output("\((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)") }
   }
@@ -1562,7 +1562,7 @@ final class EdEngine {
   }
 
   private func write(_ addresses: Addresses, to name: String?, appending: Bool) async throws(EdError) {
-    if let pdf = document.pdf { return try writePDF(pdf, to: name, appending: appending) }
+    if let pdf = document.pdfDocument { return try await writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine

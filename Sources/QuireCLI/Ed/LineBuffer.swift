@@ -166,9 +166,11 @@ final class DocumentLineBuffer: LineBuffer {
     self.init(document: document)
   }
 
-  /// A closed document for `url` that reads bytes exactly, as ed does.
+  /// A closed document for `url` that reads bytes exactly, as ed does: of the class the
+  /// document layer's registry has for plain text (``DocumentController``).
   private static func makeDocument(for url: URL?) -> PlainTextDocument {
-    let document = PlainTextDocument(fileURL: url ?? untitledURL, fileType: .plainText)
+    let documentClass = EdDocument.registry.documentClass(for: .plainText) as? PlainTextDocument.Type ?? PlainTextDocument.self
+    let document = documentClass.init(fileURL: url ?? untitledURL, fileType: .plainText)
     document.readsBytesExactly = true
     document.appendsMissingFinalNewline = true
     document.autosavePolicy = nil

@@ -5,6 +5,10 @@ import Quire
 /// file, a TextBundle, a PDF): what differs between the forms lives here, so the session and
 /// the ed engine ask the document rather than switch on its form.
 extension EdDocument {
+  /// The document layer's registry of document classes by type (``DocumentController``), from
+  /// which the REPL's documents are made.
+  static let registry = DocumentController()
+
   /// Whether `url` names a TextBundle (`.textbundle` folder or `.textpack` archive).
   static func isTextBundle(_ url: URL) -> Bool {
     ["textbundle", "textpack"].contains(url.pathExtension.lowercased())
@@ -31,15 +35,21 @@ extension EdDocument {
       return (document, contents)
     }
     if isPDF(url) {
-      let pdf: PDFDocument
+      // The document layer's class for PDFs, from the one registry of document classes.
+      guard let documentClass = registry.documentClass(for: .pdf) as? PDFFileDocument.Type else {
+        throw EdError("cannot open '\(url.lastPathComponent)': no document class for PDFs is registered")
+      }
+      let pdf = documentClass.init(fileURL: url, fileType: .pdf)
+      pdf.autosavePolicy = nil
+      pdf.recoveryStore = nil
+      pdf.registersAsFilePresenter = false
       do {
-        pdf = try PDFDocument(contentsOf: url)
+        let (fingerprint, contents) = try FileFingerprint.read(at: url)
+        try pdf.open(contents: contents, fingerprint: fingerprint)
       } catch {
         throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: \(REPLSession.message(for: error))")
       }
-      let document = EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf))
-      document.diskFingerprint = document.fingerprintOnDisk()
-      return (document, nil)
+      return (EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf)), nil)
     }
     let contents = try files.read(url)
     let buffer = try DocumentLineBuffer(contents: contents.data, fingerprint: contents.fingerprint, url: url, autosave: autosave)

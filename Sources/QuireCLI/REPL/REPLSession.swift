@@ -438,7 +438,7 @@ final class REPLSession {
   /// the session coordinates (working for `presenter`, the REPL's presenter of the file, which
   /// is then not asked about them), and keep versions in the session's version store.
   func adopt(_ document: EdDocument, presenter: (any FilePresenter)? = nil) {
-    guard let text = document.textDocument else { return }
+    guard let text = document.libraryDocument else { return }
     if let coordinator = configuration.coordinator {
       text.fileAccess = FileCoordinator(filePresenter: presenter, location: coordinator.location)
     } else {
@@ -572,7 +572,7 @@ final class REPLSession {
   func undo(count: Int = 1) throws {
     let document = try requireDocument()
     engine.document = document
-    let name = document.pdf?.undoActionName
+    let name = document.pdfDocument?.undoManager.undoActionName
     var done = 0
     while done < count {
       do {
@@ -594,7 +594,7 @@ final class REPLSession {
   func redo(count: Int = 1) throws {
     let document = try requireDocument()
     engine.document = document
-    let name = document.pdf?.redoActionName
+    let name = document.pdfDocument?.undoManager.redoActionName
     var done = 0
     while done < count {
       do {
@@ -651,12 +651,12 @@ final class REPLSession {
   func revert() async throws {
     let document = try requireDocument()
     guard document.fileURL != nil else { throw EdError("'\(document.displayName)' has no file to revert to") }
-    if let pdf = document.pdf {
+    if let pdf = document.pdfDocument {
       try engine.confirm(
         "revert", unsaved: pdf.hasUnsavedChanges ? [document.displayName] : [],
         warning: "'\(document.displayName)' has unsaved page changes: 'revert' again drops them (this cannot be undone), 'w' saves them")
-      try reloadPDF(document)
-      say("reverted '\(document.displayName)' to the disk version (\(document.pdf?.pageCount ?? 0) pages)")
+      try await reloadPDF(document)
+      say("reverted '\(document.displayName)' to the disk version (\(pdf.pageCount) pages)")
       return
     }
     if let text = document.plainTextDocument {
@@ -695,15 +695,20 @@ final class REPLSession {
     return document.buffer.lineCount
   }
 
-  /// Reads a PDF document's file again, dropping its page operations.
-  func reloadPDF(_ document: EdDocument) throws {
-    guard let url = document.fileURL else { return }
-    let (reopened, _) = try EdDocument.open(url, files: configuration.files)
-    guard let pdf = reopened.pdf else { throw EdError("'\(document.displayName)' is no longer a PDF on disk") }
-    document.form = .pdf(pdf)
-    document.diskFingerprint = reopened.diskFingerprint
+  /// Reads a PDF document's file again, dropping its page operations (the document's
+  /// ``Document/revertToSaved()``; in conflict, its ``Document/ConflictResolution/takeTheirs``).
+  func reloadPDF(_ document: EdDocument) async throws {
+    guard let pdf = document.pdfDocument else { return }
+    do {
+      if pdf.documentState.contains(.inConflict) {
+        try await pdf.resolveConflict(.takeTheirs)
+      } else {
+        try await pdf.revertToSaved()
+      }
+    } catch {
+      throw EdError("cannot read '\(document.displayName)' again: \(Self.message(for: error))")
+    }
     document.announcedDiskChange = nil
-    document.mayOverwriteDiskChange = false
   }
 
   /// A TextBundle's text read again from disk, as one undoable edit.
@@ -773,7 +778,8 @@ final class REPLSession {
   // MARK: Autosave and recovery
 
   /// Offers the autosaved edits a killed session left for `document`'s file (the document
-  /// found them when it opened: ``Document/recoveredVersion``).
+  /// found them when it opened: ``Document/recoveredVersion``; its autosave leaves them alone
+  /// until the person decides).
   private func offerRecoveredVersion(of document: EdDocument) {
     guard let text = document.textDocument, let version = text.recoveredVersion else { return }
     guard let recovered = try? configuration.files.read(version.url) else {
@@ -785,25 +791,25 @@ final class REPLSession {
       text.discardRecoveredVersion()
       return
     }
-    document.recoveredLines = recovered.lines
     say(
       "'\(document.displayName)' has autosaved edits from \(Self.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them"
     )
   }
 
-  /// `recover`: replaces the current document's lines with its autosaved edits, as one
-  /// undoable change; `recover discard` drops them.
+  /// `recover`: replaces the current document's lines with its autosaved edits (read from the
+  /// document's ``Document/recoveredVersion``), as one undoable change; `recover discard`
+  /// drops them.
   func recover(discarding: Bool) throws {
     let document = try requireTextDocument(for: "recover")
-    guard let text = document.textDocument, let version = text.recoveredVersion, let lines = document.recoveredLines else {
+    guard let text = document.textDocument, let version = text.recoveredVersion else {
       throw EdError("'\(document.displayName)' has no autosaved edits to recover")
     }
-    document.recoveredLines = nil
     if discarding {
       text.discardRecoveredVersion()
       say("dropped the autosaved edits of '\(document.displayName)'")
       return
     }
+    let lines = try configuration.files.read(version.url).lines
     try document.replaceAllLines(with: lines, named: "recover")
     // The edits are the document's now; its autosave keeps them from here.
     text.discardRecoveredVersion()
@@ -821,8 +827,8 @@ final class REPLSession {
       guard let text = document.textDocument else { continue }
       if endedAtEndOfInput {
         try? await text.autosave()
-      } else if text.recoveredVersion == nil || text.hasUnsavedChanges {
-        // A crash's version not yet decided on, and not replaced by an autosave, stays.
+      } else if text.recoveredVersion == nil {
+        // A crash's version not yet decided on stays (autosaves never replace it).
         try? await text.close(discardingChanges: true)
       }
     }
@@ -831,7 +837,7 @@ final class REPLSession {
   func autosaveState(of document: EdDocument) -> String {
     guard let autosave = configuration.autosave else { return "autosave: off" }
     guard let text = document.textDocument else { return "page changes are not autosaved" }
-    if let version = text.recoveredVersion, document.recoveredLines != nil {
+    if let version = text.recoveredVersion {
       return "autosaved edits from \(Self.time(version.date)) to recover ('recover')"
     }
     guard document.fileURL != nil else { return "autosave: none until it has a file name" }
@@ -854,7 +860,7 @@ final class REPLSession {
   /// its conflict with ``Document/resolveConflict(_:)``, ``Document/ConflictResolution/keepMine``).
   func keepMine() async throws {
     let document = try requireDocument()
-    if let text = document.plainTextDocument {
+    if let text = document.libraryDocument {
       if !text.documentState.contains(.inConflict) { _ = try? await text.checkForChangesOnDisk() }
       if text.documentState.contains(.inConflict) { try await text.resolveConflict(.keepMine) }
     } else {
@@ -865,12 +871,12 @@ final class REPLSession {
   }
 
   /// Says, once per change, which open files changed on disk; clean ones reload. A text
-  /// document checks its file itself (``Document/checkForChangesOnDisk()``); a PDF's or
+  /// file or a PDF checks its file itself (``Document/checkForChangesOnDisk()``); a
   /// TextBundle's file is compared with its fingerprint here.
   func announceDiskChanges() async {
     for document in documents {
       guard let url = document.fileURL else { continue }
-      if let text = document.plainTextDocument {
+      if let text = document.libraryDocument {
         guard text.fileFingerprint != nil, let change = try? await text.checkForChangesOnDisk() else { continue }
         switch change {
         case .unchanged: continue
@@ -882,13 +888,23 @@ final class REPLSession {
           document.buffer.noteChangedOutside()
           document.currentLine = min(document.currentLine, document.buffer.lineCount)
           document.announcedDiskChange = nil
-          output("! '\(document.displayName)' changed on disk; reloaded it (there were no unsaved changes here)")
+          if let pdf = document.pdfDocument {
+            output("! '\(document.displayName)' changed on disk; reloaded it (\(pdf.pageCount) pages; there were no unsaved page changes here)")
+          } else {
+            output("! '\(document.displayName)' changed on disk; reloaded it (there were no unsaved changes here)")
+          }
         case .conflict:
           guard let theirs = text.conflictVersion?.fingerprint, document.announcedDiskChange.map({ !$0.hasSameContent(as: theirs) }) ?? true else { continue }
           document.announcedDiskChange = theirs
-          output(
-            "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both"
-          )
+          if document.pdfDocument != nil {
+            output(
+              "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
+            )
+          } else {
+            output(
+              "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both"
+            )
+          }
         }
         continue
       }
@@ -902,11 +918,7 @@ final class REPLSession {
       }
       guard !onDisk.hasSameContent(as: known), document.announcedDiskChange.map({ !$0.hasSameContent(as: onDisk) }) ?? true else { continue }
       if !document.isEdited {
-        if document.pdf != nil, (try? reloadPDF(document)) != nil {
-          output("! '\(document.displayName)' changed on disk; reloaded it (\(document.pdf?.pageCount ?? 0) pages; there were no unsaved page changes here)")
-          continue
-        }
-        if document.pdf == nil, let disk = try? document.readDiskVersion(configuration.files),
+        if let disk = try? document.readDiskVersion(configuration.files),
           (try? replaceWithDiskVersion(document, disk.0, bundle: disk.1)) != nil
         {
           output("! '\(document.displayName)' changed on disk; reloaded it (no unsaved changes here; u undoes the reload)")
@@ -915,15 +927,9 @@ final class REPLSession {
       }
       document.announcedDiskChange = onDisk
       _ = url
-      if document.pdf != nil {
-        output(
-          "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
-        )
-      } else {
-        output(
-          "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs)"
-        )
-      }
+      output(
+        "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs)"
+      )
     }
   }
 
@@ -950,7 +956,7 @@ final class REPLSession {
     var parts: [String] = []
     parts.append(document.isEdited ? "unsaved changes" : (document.fileURL == nil ? "untitled" : "saved"))
     if let url = document.fileURL {
-      let text = document.plainTextDocument
+      let text = document.libraryDocument
       let known = text.map(\.fileFingerprint) ?? document.diskFingerprint
       if known == nil && !FileManager.default.fileExists(atPath: url.path) {
         parts.append("new file")

@@ -139,10 +139,11 @@ struct StatusWord: SessionCommand {
     if let url = document.fileURL, let type = TypeRegistry.shared.type(forFileAt: url) ?? UTType(filenameExtension: url.pathExtension) {
       session.print("type: \(type.identifier)")
     }
-    if let pdf = document.pdf {
-      session.print("pages: \(pdf.pageCount)\(pdf.isEncrypted ? ", encrypted" : "")")
+    if let pdf = document.pdfDocument {
+      session.print("pages: \(pdf.pageCount)\(pdf.pdf?.isEncrypted == true ? ", encrypted" : "")")
       session.print("state: \(session.state(of: document))")
-      session.print("page operations: \(pdf.operations.map(\.description).joined(separator: "; ").nonEmpty ?? "none")\(pdf.canRedo ? " (redo available)" : "")")
+      session.print(
+        "page operations: \(pdf.operations.map(\.description).joined(separator: "; ").nonEmpty ?? "none")\(pdf.undoManager.canRedo ? " (redo available)" : "")")
       return
     }
     let bytes = TextFileSystem.bytes(of: document.buffer.allLines).count

@@ -772,13 +772,17 @@ open class Document {
   /// Autosaves now: to the document's own file when ``autosavesInPlace``, else to its
   /// recovery file (removed instead when the document is back at its saved state). Does
   /// nothing when there is nothing new to autosave.
+  ///
+  /// A crash's version still offered as ``recoveredVersion`` is never overwritten: the edits
+  /// made meanwhile are autosaved once it is restored or discarded, so the person can still
+  /// choose it (read it from its file at any time before).
   public func autosave() async throws {
     guard hasUnautosavedChanges, !documentState.contains(.closed), !isSaving else { return }
     if autosavesInPlace {
       try await save(to: fileURL, ofType: fileType, for: .autosaveInPlaceOperation)
       return
     }
-    guard let recoveryStore else { return }
+    guard let recoveryStore, recoveredVersion == nil else { return }
     if !hasUnsavedChanges && recoveredVersion == nil {
       // Back at the saved state (undone, or edited back): there is nothing to recover, and an
       // earlier autosave of the edits would offer them after a crash. A version a crash left
