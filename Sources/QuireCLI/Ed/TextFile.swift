@@ -121,27 +121,13 @@ struct TextFileSystem: Sendable {
     }
   }
 
-  /// Appends `bytes` to `url` (ed's `W`), creating it when missing; a device or FIFO is
-  /// written through by the output-path rule (a FIFO no one reads is refused, never waited on).
+  /// Appends `bytes` to `url` (ed's `W`), creating it when missing: the document layer's
+  /// ``FileSaver/appendOutput(_:to:)`` (a device or FIFO is written through).
   func append(_ bytes: [UInt8], to url: URL) throws(EdError) {
     do {
-      if case .special(let description) = try OutputPath.kind(of: url) {
-        return try OutputPath.writeThrough(Data(bytes), to: url, description: description)
-      }
+      try FileSaver.appendOutput(Data(bytes), to: url)
     } catch {
       throw EdError(error.reason)
-    }
-    let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
-    if fd < 0 { throw EdError("cannot append to '\(displayName(url))': \(describe(errno))") }
-    defer { close(fd) }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw EdError("cannot append to '\(displayName(url))': \(describe(errno))")
-      }
-      written += count
     }
   }
 
