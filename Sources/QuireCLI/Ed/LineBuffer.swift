@@ -72,19 +72,16 @@ protocol LineBuffer: AnyObject {
   /// Marks the lines as differing from the file without an edit (ed's move of lines onto
   /// themselves modifies the buffer and leaves nothing to undo).
   func markModified()
-  /// Replaces every line with the lines of `data` (each ended by a newline; a last one without
-  /// gets one) without recording undo (ed's `e`): the undo history is cleared and the buffer is
-  /// unedited. The lines share `data` (a large file's mapped scratch copy), not a copy of it.
-  func reset(data: Data)
-  /// Every line as the file holds them (``bytes(ofLines:)`` of all lines) as a text that shares
-  /// the buffer's chunks, for a write that streams them instead of joining them.
-  var text: TextStorage { get }
+  /// Replaces every line with the lines of `contents` (each ended by a newline; a last one
+  /// without gets one, unless the text holds NUL bytes) without recording undo (ed's `e`): the
+  /// undo history is cleared and the buffer is unedited. `fingerprint` is the file's as read
+  /// (``Document/revert(toContents:fingerprint:)``), `nil` when the bytes are not a file's.
+  func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError)
+  /// Notes that the document changed its text itself (a merge, a reload): ``changeToken`` moves.
+  func noteChangedOutside()
 }
 
 extension LineBuffer {
-  /// ``reset(data:)`` with bytes.
-  func reset(bytes: [UInt8]) { reset(data: Data(bytes)) }
-
   /// The bytes of the lines at `range` (0-based).
   func lineBytes(in range: Range<Int>) -> [[UInt8]] { range.map { lineBytes(at: $0) } }
 
@@ -136,14 +133,16 @@ final class DocumentLineBuffer: LineBuffer {
   /// A buffer over `document`, which must be open.
   init(document: PlainTextDocument) {
     self.document = document
-    isBinary = Self.isBinary(document.storage)
+    isBinary = !document.storage.endsWithNewline && document.storage.firstUTF8Offset(of: 0) != nil
   }
 
-  /// Whether `text` is binary in the sense that matters: only an unended last line behaves
+  /// Whether `contents` is binary in the sense that matters: only an unended last line behaves
   /// differently in a binary buffer (every edit ends the lines it makes), so a text that ends
-  /// with a newline is not searched for NUL bytes (a pass over a 100 MiB file saved).
-  private static func isBinary(_ text: TextStorage) -> Bool {
-    !text.endsWithNewline && text.firstUTF8Offset(of: 0) != nil
+  /// with a newline is not searched for NUL bytes (a pass over a 100 MiB file saved, and its
+  /// mapped scratch copy not faulted in whole).
+  private static func isBinary(_ contents: Data) -> Bool {
+    guard let last = contents.last, last != UInt8(ascii: "\n") else { return false }
+    return contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
   }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
@@ -152,19 +151,15 @@ final class DocumentLineBuffer: LineBuffer {
   ///
   /// With `autosave` (and a file), the document autosaves its unsaved edits to recovery files
   /// and offers one a crash left (``Document/recoveredVersion``).
-  convenience init(contents: Data, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
+  convenience init(contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
     let document = DocumentLineBuffer.makeDocument(for: url)
     if let autosave, url != nil {
       document.recoveryStore = autosave.store
       document.autosavePolicy = autosave.policy
     }
-    // Only a last line without a newline needs the test for NUL bytes (a binary file keeps it
-    // unended, as in ed); the buffer's own test reads the text without faulting in the mapping.
-    let unended = contents.last.map { $0 != UInt8(ascii: "\n") } ?? false
-    let binary = unended && contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
-    document.appendsMissingFinalNewline = !binary
+    document.appendsMissingFinalNewline = !DocumentLineBuffer.isBinary(contents)
     do {
-      try document.open(contents: contents, fingerprint: nil)
+      try document.open(contents: contents, fingerprint: fingerprint)
     } catch {
       throw EdError("cannot open '\(url?.lastPathComponent ?? "untitled")': \(REPLSession.message(for: error))")
     }
@@ -179,9 +174,11 @@ final class DocumentLineBuffer: LineBuffer {
     self.init(document: document)
   }
 
-  /// A closed document for `url` that reads bytes exactly, as ed does.
+  /// A closed document for `url` that reads bytes exactly, as ed does: of the class the
+  /// document layer's registry has for plain text (``DocumentController``).
   private static func makeDocument(for url: URL?) -> PlainTextDocument {
-    let document = PlainTextDocument(fileURL: url ?? untitledURL, fileType: .plainText)
+    let documentClass = EdDocument.registry.documentClass(for: .plainText) as? PlainTextDocument.Type ?? PlainTextDocument.self
+    let document = documentClass.init(fileURL: url ?? untitledURL, fileType: .plainText)
     document.readsBytesExactly = true
     document.appendsMissingFinalNewline = true
     document.autosavePolicy = nil
@@ -293,13 +290,6 @@ final class DocumentLineBuffer: LineBuffer {
     return changed
   }
 
-  var text: TextStorage {
-    let storage = document.storage
-    // A last line without a newline is written with one, unless the buffer is binary.
-    guard !storage.endsWithNewline && !isBinary else { return storage }
-    return TextStorage(bytes: bytes(ofLines: 0..<storage.lineCount))
-  }
-
   func bytes(ofLines range: Range<Int>) -> [UInt8] {
     let storage = document.storage
     guard !range.isEmpty else { return [] }
@@ -397,20 +387,18 @@ final class DocumentLineBuffer: LineBuffer {
 
   func markModified() { document.updateChangeCount(.done) }
 
-  func reset(data: Data) {
-    var text = TextStorage(bytes: data)
-    text.lineEnding = .lf
-    isBinary = Self.isBinary(text)
+  func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError) {
+    isBinary = Self.isBinary(contents)
     // As ed: a last line without a newline gets one, unless the text is binary.
-    if !isBinary { _ = text.appendMissingFinalNewline() }
-    let undoManager = document.undoManager
-    undoManager.disableUndoRegistration()
-    // The text shares `data`'s bytes: nothing is copied.
-    try? document.replaceText(with: text)
-    undoManager.enableUndoRegistration()
-    undoManager.removeAllActions()
+    document.appendsMissingFinalNewline = !isBinary
+    do {
+      try document.revert(toContents: contents, fingerprint: fingerprint)
+    } catch {
+      throw EdError("cannot read '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
     groupDepth = 0
-    document.updateChangeCount(.cleared)
     token += 1
   }
+
+  func noteChangedOutside() { token += 1 }
 }

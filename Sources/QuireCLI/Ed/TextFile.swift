@@ -2,71 +2,21 @@ import Foundation
 import Glibc
 import Quire
 
-/// What a file held when quire last read or wrote it: size and a content hash.
-///
-/// A `w` compares the file's current fingerprint with this one to notice a save by someone
-/// else (a size + hash comparison, so a `touch` is not a change and a same-size rewrite is).
-struct FileFingerprint: Equatable, Sendable {
-  var size: Int
-  /// The document layer's content hash of the bytes (``ContentHash``): enough to notice a
-  /// change, not a security measure.
-  var hash: ContentHash
-
-  init(size: Int, hash: ContentHash) {
-    self.size = size
-    self.hash = hash
-  }
-
-  init(of bytes: [UInt8]) {
-    self.init(size: bytes.count, hash: bytes.withUnsafeBytes { ContentHash($0) })
-  }
-
-  /// The size and content hash of a document layer fingerprint.
-  init(_ fingerprint: QuireDocuments.FileFingerprint) {
-    self.init(size: fingerprint.size, hash: fingerprint.contentHash)
-  }
-}
-
-/// The cheap identity of a file on disk (device, inode, size, modification time), checked before
-/// every REPL command; a difference leads to the full ``FileFingerprint`` comparison.
-struct FileStamp: Equatable, Sendable {
-  var device: UInt64
-  var inode: UInt64
-  var size: Int64
-  var modified: timespec
-
-  static func == (lhs: FileStamp, rhs: FileStamp) -> Bool {
-    lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
-      && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
-  }
-}
-
 /// A text file as read: its bytes, and its lines as ed sees them.
 struct TextFileContents {
-  /// The bytes read (a document is opened from them): a large file's stay in the document
-  /// layer's mapped scratch copy (``QuireDocuments/FileFingerprint/read(from:url:)``).
+  /// The bytes read (a document is opened from them, without a copy).
   var data: Data
-  /// ``data`` as an array (a copy).
-  var bytes: [UInt8] {
-    get { [UInt8](data) }
-    set { data = Data(newValue) }
-  }
-  /// The lines, without their newlines (split from ``bytes`` on each read; setting them
-  /// replaces the bytes).
+  /// The bytes read, as an array.
+  var bytes: [UInt8] { [UInt8](data) }
+  /// The lines, without their newlines.
   var lines: [String] {
-    get {
-      var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-      if !lacksFinalNewline { lines.removeLast() }
-      return lines
-    }
-    set {
-      bytes = TextFileSystem.bytes(of: newValue)
-      lacksFinalNewline = false
-    }
+    var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    if !lacksFinalNewline { lines.removeLast() }
+    return lines
   }
   /// The lines as bytes, exactly as read (NUL bytes and bytes that are not UTF-8 included).
   var byteLines: [[UInt8]] {
-    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+    var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
     if !lacksFinalNewline { lines.removeLast() }
     return lines
   }
@@ -74,15 +24,17 @@ struct TextFileContents {
   mutating func stripTrailingCarriageReturns() {
     var lines = byteLines
     for index in lines.indices where lines[index].last == UInt8(ascii: "\r") { lines[index].removeLast() }
-    bytes = EdEngine.bytes(of: lines)
+    data = Data(EdEngine.bytes(of: lines))
     lacksFinalNewline = false
+    fingerprint = nil
   }
   /// Bytes read, as ed reports them.
   var byteCount: Int
   /// The last line had no newline (ed adds one when writing).
   var lacksFinalNewline: Bool
-  var fingerprint: FileFingerprint
-  var stamp: FileStamp?
+  /// The document layer's fingerprint of the file as read (what its conflict checks compare
+  /// with); `nil` when the bytes are not the file's (a TextBundle's text, stripped CRs).
+  var fingerprint: FileFingerprint?
 }
 
 /// Reading and writing text files for the line editor.
@@ -120,41 +72,26 @@ struct TextFileSystem: Sendable {
     }
     let fd = openForReading(url.path)
     if fd < 0 { throw EdError("cannot read '\(name)': \(describe(errno))") }
-    defer { close(fd) }
-    let read: (fingerprint: QuireDocuments.FileFingerprint, contents: Data)
+    close(fd)
+    let fingerprint: FileFingerprint
+    let data: Data
     do {
-      read = try QuireDocuments.FileFingerprint.read(from: fd, url: url)
+      (fingerprint, data) = try FileFingerprint.read(at: url)
     } catch {
       throw EdError("cannot read '\(name)': \(REPLSession.message(for: error))")
     }
-    let data = read.contents
+    // As a drop-in ed any bytes are read, and a large file's mapped copy is not searched here.
     if !readsAnyBytes {
-      let problem = data.withUnsafeBytes { TextStorage.firstTextProblem(in: $0) }
-      if case .nul? = problem {
+      let hasNUL = data.withUnsafeBytes { raw in raw.baseAddress.map { memchr($0, 0, raw.count) != nil } ?? false }
+      if hasNUL {
         throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
       }
-      if case .invalidUTF8? = problem {
+      guard data.withUnsafeBytes({ String(validating: $0.bindMemory(to: UInt8.self), as: UTF8.self) != nil }) else {
         throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
       }
     }
     let lacksNewline = !data.isEmpty && data.last != UInt8(ascii: "\n")
-    return TextFileContents(
-      data: data, byteCount: data.count, lacksFinalNewline: lacksNewline,
-      fingerprint: FileFingerprint(read.fingerprint), stamp: stamp(of: url))
-  }
-
-  /// The fingerprint of what is at `url` now, or `nil` when nothing is there.
-  func fingerprint(of url: URL) -> FileFingerprint? {
-    guard let current = try? QuireDocuments.FileFingerprint.current(at: url) else { return nil }
-    return FileFingerprint(current)
-  }
-
-  /// The cheap identity of `url`, or `nil` when it does not exist.
-  func stamp(of url: URL) -> FileStamp? {
-    var info = stat()
-    guard stat(url.path, &info) == 0 else { return nil }
-    return FileStamp(
-      device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: info.st_mtim)
+    return TextFileContents(data: data, byteCount: data.count, lacksFinalNewline: lacksNewline, fingerprint: fingerprint)
   }
 
   /// The bytes ed writes for `lines`: each line followed by a newline.
@@ -187,39 +124,13 @@ struct TextFileSystem: Sendable {
     }
   }
 
-  /// ``writeAtomically(_:to:)`` for a document's text, written from its chunks (never joined
-  /// into one buffer) and hashed as it is written.
-  ///
-  /// - Returns: The fingerprint of what was written (`nil` for a device or FIFO).
-  func writeAtomically(_ text: TextStorage, to url: URL) throws(EdError) -> FileFingerprint? {
-    do {
-      return try FileSaver.writeOutput(text, to: url).map { FileFingerprint($0.fingerprint) }
-    } catch {
-      throw EdError(error.reason)
-    }
-  }
-
-  /// Appends `bytes` to `url` (ed's `W`), creating it when missing; a device or FIFO is
-  /// written through by the output-path rule (a FIFO no one reads is refused, never waited on).
+  /// Appends `bytes` to `url` (ed's `W`), creating it when missing: the document layer's
+  /// ``FileSaver/appendOutput(_:to:)`` (a device or FIFO is written through).
   func append(_ bytes: [UInt8], to url: URL) throws(EdError) {
     do {
-      if case .special(let description) = try OutputPath.kind(of: url) {
-        return try OutputPath.writeThrough(Data(bytes), to: url, description: description)
-      }
+      try FileSaver.appendOutput(Data(bytes), to: url)
     } catch {
       throw EdError(error.reason)
-    }
-    let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
-    if fd < 0 { throw EdError("cannot append to '\(displayName(url))': \(describe(errno))") }
-    defer { close(fd) }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw EdError("cannot append to '\(displayName(url))': \(describe(errno))")
-      }
-      written += count
     }
   }
 

@@ -219,8 +219,15 @@ open class PlainTextDocument: Document {
 
   // MARK: Merging
 
+  override func overlappingEdits(with theirs: Data) throws -> Int? {
+    var theirStorage = readsBytesExactly ? TextStorage(bytes: theirs) : try TextEncoding.decode(theirs).0
+    if appendsMissingFinalNewline { _ = theirStorage.appendMissingFinalNewline() }
+    return try TextMerge.merge(base: mergeBase.string, mine: storage.string, theirs: theirStorage.string).conflicts
+  }
+
   open override func merge(with theirs: Data, ofType type: UTType) throws -> MergeOutcome {
-    let (theirStorage, _) = try TextEncoding.decode(theirs)
+    var theirStorage = readsBytesExactly ? TextStorage(bytes: theirs) : try TextEncoding.decode(theirs).0
+    if appendsMissingFinalNewline { _ = theirStorage.appendMissingFinalNewline() }
     let result = try TextMerge.merge(base: mergeBase.string, mine: storage.string, theirs: theirStorage.string)
     try undoManager.groupUndo(named: "Merge") {
       try replaceText(with: result.text)

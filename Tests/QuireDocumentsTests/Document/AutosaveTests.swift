@@ -36,13 +36,28 @@ final class AutosaveTests {
     #expect(store.recoveredVersion(for: document.fileURL) != nil)
     document.undoManager.undo()
     #expect(!document.hasUnsavedChanges)
-    // An autosave (the timer's, or the REPL's before it reads the next command) finds the
-    // document back at its saved state. Called directly: in a whole run of this target the
-    // timer's autosave after an undo was not seen within 120 s, though it is alone (open).
-    try await document.autosave()
-    #expect(store.recoveredVersion(for: document.fileURL) == nil)
+    // The timer's autosave finds the document back at its saved state. (The explicit autosave
+    // above and the timer's, started by the edit, once overlapped: the earlier write landed
+    // after the later removal and the recovery file stayed. Autosaves now run one at a time.)
+    #expect(await eventually { store.recoveredVersion(for: document.fileURL) == nil })
     #expect(!document.hasUnautosavedChanges)
     #expect(bytes(document.fileURL) == Array("saved\n".utf8))
+  }
+
+  @Test func anAutosaveStartedDuringAnotherWaitsForItsWrite() async throws {
+    let document = try await openTextDocument("saved\n", in: folder)
+    document.recoveryStore = store
+    document.autosavePolicy = nil
+    try document.replaceText(with: "unsaved\n")
+    // The first autosave takes its snapshot and waits for its write; meanwhile the edit is
+    // undone and a second autosave finds the document back at its saved state.
+    let first = Task { try await document.autosave() }
+    await Task.yield()
+    document.undoManager.undo()
+    try await document.autosave()
+    try await first.value
+    #expect(store.recoveredVersion(for: document.fileURL) == nil, "the first autosave's write landed after the second removed the file")
+    #expect(!document.hasUnautosavedChanges)
   }
 
   @Test func theTimerKeepsWorkingAfterAnExplicitAutosave() async throws {
@@ -92,6 +107,25 @@ final class AutosaveTests {
     try await second.save()
     #expect(store.recoveredVersion(for: first.fileURL) == nil)
     #expect(bytes(first.fileURL) == Array("recover me\n".utf8))
+  }
+
+  @Test func anAutosaveLeavesACrashsVersionWaitingForADecision() async throws {
+    let first = try await openTextDocument("saved\n", in: folder)
+    first.recoveryStore = store
+    try first.replaceText(with: "recover me\n")
+    try await first.autosave()
+    let second = PlainTextDocument(fileURL: first.fileURL)
+    second.recoveryStore = store
+    second.autosavePolicy = nil
+    try await second.open()
+    let offer = try #require(second.recoveredVersion)
+    try second.replaceText(with: "typed before deciding\n")
+    try await second.autosave()
+    #expect(try Data(contentsOf: offer.url) == Data("recover me\n".utf8), "the crash's version is still there to choose")
+    second.discardRecoveredVersion()
+    try await second.autosave()
+    let autosaved = try #require(store.recoveredVersion(for: second.fileURL))
+    #expect(try Data(contentsOf: autosaved.url) == Data("typed before deciding\n".utf8), "once decided, the edits are autosaved")
   }
 
   @Test func discardingTheRecoveredVersionRemovesIt() async throws {
