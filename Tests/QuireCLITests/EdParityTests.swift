@@ -262,6 +262,48 @@ struct EdModeParityTests {
     #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url))
   }
 
+  /// Files of 4 MiB or more are read into the document layer's mapped scratch copy, which the
+  /// buffer shares, and written from their chunks: a text, a binary one without a final
+  /// newline (its last line stays unended until changed), a binary one with, edited, read into
+  /// and written as ed does.
+  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
+  func largeFilesMatchEd() async throws {
+    let ed = try #require(ProcessRunner.ed)
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
+    var text = ""
+    var line = 0
+    while text.utf8.count < 5 << 20 {
+      line += 1
+      text += "\(line): the quick brown fox\n"
+    }
+    let files: [String: Data] = [
+      "plain.txt": Data(text.utf8),
+      "binary.bin": Data((text + "nul \u{0} here").utf8),
+      "ended.bin": Data(("nul \u{0}\n" + text).utf8),
+    ]
+    let scripts: [(String, String)] = [
+      ("plain.txt", "$=\n$p\n1000s/fox/cat/\n,s/brown/red/g\nw\nr binary.bin\n$=\nw both.txt\nq"),
+      ("binary.bin", "$=\n2d\nw\n$l\n$s/here/there/\nw again.bin\nu\nw\nq"),
+      ("binary.bin", "g/9:/d\nw\nu\nw undone.bin\nq"),
+      ("ended.bin", "1l\n$a\nadded\n.\nw\nr plain.txt\nw\nq"),
+    ]
+    for (file, script) in scripts {
+      let edRun = try Fixture(EdScript("", script))
+      defer { edRun.folder.remove() }
+      let quireRun = try Fixture(EdScript("", script))
+      defer { quireRun.folder.remove() }
+      for run in [edRun, quireRun] {
+        for (name, data) in files { try data.write(to: run.folder.file(name)) }
+      }
+      let edResult = try await ProcessRunner.run(ed, ["-s", file], in: edRun.folder.url, input: script + "\n")
+      let quireResult = try await ProcessRunner.run(quire, ["-s", file], in: quireRun.folder.url, input: script + "\n")
+      #expect(quireResult.output == edResult.output, "\(file): \(script)")
+      #expect(quireResult.error == edResult.error, "\(file): \(script)")
+      #expect(quireResult.status == edResult.status, "\(file): \(script)")
+      #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url), "\(file): \(script)")
+    }
+  }
+
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
   func optionsAndFileArgumentsMatchEd() async throws {
     let ed = try #require(ProcessRunner.ed)

@@ -1,4 +1,5 @@
 import Foundation
+import Quire
 import QuireTestSupport
 import Testing
 
@@ -112,7 +113,7 @@ struct LineBufferTests {
     #expect(!buffer.isBinary)
     #expect(buffer.bytes(ofLines: 0..<2) == Array("a\nb\n".utf8))
     #expect(buffer.document.appendedFinalNewline)
-    buffer.reset(bytes: Array("x".utf8))
+    try buffer.reset(contents: Data("x".utf8), fingerprint: nil)
     #expect(buffer.document.text == "x\n")
   }
 
@@ -128,7 +129,7 @@ struct LineBufferTests {
   @Test func resetReplacesTheLinesWithoutHistory() throws {
     let buffer = try buffer("a\n")
     try buffer.deleteLines(in: 0..<1)
-    buffer.reset(bytes: Array("x\ny".utf8))
+    try buffer.reset(contents: Data("x\ny".utf8), fingerprint: nil)
     #expect(buffer.allLines == ["x", "y"])
     #expect(buffer.undoCount == 0)
     #expect(!buffer.isEdited)
@@ -212,9 +213,12 @@ final class TextFileTests {
     #expect(try TextFileSystem().read(empty).lines == [])
   }
 
-  @Test func fingerprintNoticesSameSizeChanges() {
-    #expect(FileFingerprint(of: Array("abc".utf8)) != FileFingerprint(of: Array("abd".utf8)))
-    #expect(FileFingerprint(of: Array("abc".utf8)) == FileFingerprint(of: Array("abc".utf8)))
+  @Test func readingGivesTheDocumentLayersFingerprintOfTheFile() throws {
+    let url = try folder.write("abc\n", to: "g.txt")
+    let read = try #require(try TextFileSystem().read(url).fingerprint)
+    #expect(read.hasSameContent(as: try FileFingerprint.read(at: url).fingerprint))
+    try "abd\n".write(to: url, atomically: true, encoding: .utf8)
+    #expect(!read.hasSameContent(as: try FileFingerprint.read(at: url).fingerprint))
   }
 }
 
@@ -290,32 +294,32 @@ struct EdBytesTests {
   static let binary: [[UInt8]] = [[0x61, 0x00, 0x62], [0xFF, 0x78, 0xC3], Array("plain".utf8)]
 
   /// Runs `commands` on a document that holds `lines` byte for byte; returns its lines after.
-  private func run(_ commands: [String], on lines: [[UInt8]]) throws -> ([[UInt8]], [[UInt8]]) {
+  private func run(_ commands: [String], on lines: [[UInt8]]) async throws -> ([[UInt8]], [[UInt8]]) {
     let buffer = try DocumentLineBuffer(contents: Data(EdEngine.bytes(of: lines)), url: nil)
     var printed: [[UInt8]] = []
     let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: { printed.append(Array($0.utf8)) })
     engine.outputBytes = { printed.append($0) }
-    for command in commands { _ = try engine.execute(command) { nil } }
+    for command in commands { _ = try await engine.execute(command) { nil } }
     return (buffer.lineBytes(in: 0..<buffer.lineCount), printed)
   }
 
-  @Test func printingGivesTheBytesBack() throws {
-    let (_, printed) = try run([",p", "1n", ",l"], on: Self.binary)
+  @Test func printingGivesTheBytesBack() async throws {
+    let (_, printed) = try await run([",p", "1n", ",l"], on: Self.binary)
     #expect(printed[0..<3].map { $0 } == Self.binary)
     #expect(printed[3] == Array("1\t".utf8) + [0x61, 0x00, 0x62])
     #expect(printed[4...] == [Array("a\\000b$".utf8), Array("\\377x\\303$".utf8), Array("plain$".utf8)])
   }
 
-  @Test func editsKeepTheBytes() throws {
-    let (lines, _) = try run(["1,2t$", "4,5j", "1m$", "2y", "0x", "1,2d", "u"], on: Self.binary)
+  @Test func editsKeepTheBytes() async throws {
+    let (lines, _) = try await run(["1,2t$", "4,5j", "1m$", "2y", "0x", "1,2d", "u"], on: Self.binary)
     let (a, b, plain) = (Self.binary[0], Self.binary[1], Self.binary[2])
     // t copied, j joined, m moved, y and x put back, and u brought back what d deleted.
     #expect(lines == [plain, b, plain, a + b, a])
   }
 
-  @Test func substituteAndSearchSeeBytesAroundNUL() throws {
+  @Test func substituteAndSearchSeeBytesAroundNUL() async throws {
     // A NUL does not end the line for the regular expression: b after it is found.
-    let (lines, _) = try run(["/b/s/b/B/", "2s/x/&&/", "g/plain/s/$/!/"], on: Self.binary)
+    let (lines, _) = try await run(["/b/s/b/B/", "2s/x/&&/", "g/plain/s/$/!/"], on: Self.binary)
     #expect(lines == [[0x61, 0x00, 0x42], [0xFF, 0x78, 0x78, 0xC3], Array("plain!".utf8)])
   }
 }

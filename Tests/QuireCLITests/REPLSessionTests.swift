@@ -165,7 +165,7 @@ final class REPLSessionTests {
     _ = try await session.handle("a")
     try session.newDocument(path: nil, template: nil)
     do {
-      try session.mergeWithDiskVersion()
+      try await session.mergeWithDiskVersion()
       Issue.record("merge of an untitled document should fail")
     } catch let error as EdError {
       #expect(error.message == "'untitled' has no file to merge with")
@@ -173,7 +173,7 @@ final class REPLSessionTests {
     try session.open(file.path)
     _ = try await session.handle("f \(folder.file("elsewhere.txt").path)")
     do {
-      try session.mergeWithDiskVersion()
+      try await session.mergeWithDiskVersion()
       Issue.record("merge without a known base should fail")
     } catch let error as EdError {
       #expect(error.message.contains("does not know the version it last read or wrote"))
@@ -184,20 +184,23 @@ final class REPLSessionTests {
     let (session, transcript) = makeSession([], in: folder)
     try session.open(file.path)
     try "new text\n".write(to: file, atomically: true, encoding: .utf8)
-    session.announceDiskChanges()
+    await session.announceDiskChanges()
     #expect(transcript.output.last?.contains("changed on disk; reloaded") == true)
     #expect(session.currentDocument?.buffer.allLines == ["new text"])
-    _ = try await session.handle("u")
-    #expect(session.currentDocument?.buffer.allLines == ["one", "two", "three"])
+    // The document layer's reload of a clean document starts a new history (nothing unsaved
+    // was lost); an edit makes it dirty for the next change on disk.
+    _ = try await session.handle("1s/new/my/")
     try "third version\n".write(to: file, atomically: true, encoding: .utf8)
-    session.announceDiskChanges()
+    await session.announceDiskChanges()
     #expect(transcript.output.last?.contains("has unsaved changes here") == true)
     let count = transcript.output.count
-    session.announceDiskChanges()
+    await session.announceDiskChanges()
     #expect(transcript.output.count == count, "a change is announced once")
     _ = try await session.handle("revert")
     #expect(session.currentDocument?.buffer.allLines == ["third version"])
     #expect(session.currentDocument?.isEdited == false)
+    _ = try await session.handle("u")
+    #expect(session.currentDocument?.buffer.allLines == ["my text"], "u brings your version back after revert")
   }
 
   @Test func missingFileIsCreatedOnFirstSave() async throws {

@@ -19,9 +19,10 @@ final class EdDocument {
     /// A TextBundle (`.textbundle` folder or `.textpack` archive): the lines are its text;
     /// its assets and `info.json` are written with it.
     case textBundle(TextBundle)
-    /// A PDF: pages rather than lines. The page commands change it; `w`, `u` and `redo` save,
-    /// undo and redo page operations; ed's line commands do not apply.
-    case pdf(PDFDocument)
+    /// A PDF: pages rather than lines, a ``PDFFileDocument`` (made by the document layer's
+    /// registry). The page commands change it; `w`, `u` and `redo` are its save, undo and redo;
+    /// ed's line commands do not apply.
+    case pdf(PDFFileDocument)
   }
 
   /// The lines and their undo history (empty for a PDF).
@@ -29,21 +30,26 @@ final class EdDocument {
   /// How the document is stored (a `revert` reads a TextBundle or PDF anew).
   var form: Form
   /// ed's current file name (`f`): where `w` writes by default. `nil` for an untitled buffer.
-  var fileURL: URL?
+  /// A text document's file is its document's (``Document/setFileURL(_:)``): the saves,
+  /// autosaves and conflict checks follow the name.
+  var fileURL: URL? {
+    didSet {
+      if let fileURL, let document = textDocument ?? pdfDocument, document.fileURL != fileURL.standardizedFileURL { document.setFileURL(fileURL) }
+    }
+  }
   /// The current line, 1-based; 0 when the buffer is empty.
   var currentLine: Int
   /// Marks set with `k`, by letter, as 1-based line numbers.
   var marks: [UInt8: Int] = [:]
-  /// What the file held when last read or written; `nil` when it has never been read (a new file).
+  /// For a PDF or a TextBundle, which the REPL writes itself: the document layer's
+  /// fingerprint of the file when last read or written (a text document keeps its own,
+  /// ``Document/fileFingerprint``). `nil` when it has never been read (a new file).
   var diskFingerprint: FileFingerprint?
-  /// The lines the file held when last read or written here: the base of `merge`'s
-  /// three-way merge; `nil` when unknown (a new file, or after `f`).
-  var diskLines: [String]?
-  /// The cheap identity of the file when last read, written or checked.
-  var diskStamp: FileStamp?
-  /// The fingerprint of a change on disk the person has already been told about.
+  /// The disk version a change announcement has already named (a PDF's or TextBundle's
+  /// fingerprint, or a text document's ``Document/conflictVersion``'s).
   var announcedDiskChange: FileFingerprint?
-  /// Set by `keep`: the next `w` may replace a version saved by someone else.
+  /// Set by `keep` for a PDF or TextBundle: the next `w` may replace a version saved by
+  /// someone else (a text document settles it with ``Document/resolveConflict(_:)``).
   var mayOverwriteDiskChange = false
 
   init(buffer: any LineBuffer, fileURL: URL?, form: Form = .textFile) {
@@ -53,11 +59,19 @@ final class EdDocument {
     currentLine = buffer.lineCount
   }
 
-  /// The PDF, when the document is one.
-  var pdf: PDFDocument? {
-    if case .pdf(let pdf) = form { return pdf }
+  /// The PDF document, when the document is one.
+  var pdfDocument: PDFFileDocument? {
+    if case .pdf(let document) = form { return document }
     return nil
   }
+
+  /// The PDF's pages (its document's model), when the document is a PDF.
+  var pdf: PDFDocument? { pdfDocument?.pdf }
+
+  /// The document layer's document that saves, checks for changes on disk and settles
+  /// conflicts itself: a text file's or a PDF's (`nil` for a TextBundle, which the REPL
+  /// writes through ``TextBundle``).
+  var libraryDocument: Document? { plainTextDocument ?? pdfDocument }
 
   /// The TextBundle, when the document is one.
   var textBundle: TextBundle? {
@@ -83,7 +97,7 @@ final class EdDocument {
   var displayName: String { fileURL?.lastPathComponent ?? "untitled" }
 
   /// Whether there are changes not yet written.
-  var isEdited: Bool { pdf?.hasUnsavedChanges ?? buffer.isEdited }
+  var isEdited: Bool { pdfDocument?.hasUnsavedChanges ?? buffer.isEdited }
 
   /// The document text, each line followed by a newline.
   var text: String {
@@ -96,10 +110,12 @@ final class EdDocument {
   }
 
   /// The document layer's document holding the lines (`nil` for a PDF).
-  var textDocument: PlainTextDocument? { pdf == nil ? (buffer as? DocumentLineBuffer)?.document : nil }
+  var textDocument: PlainTextDocument? { pdfDocument == nil ? (buffer as? DocumentLineBuffer)?.document : nil }
 
-  /// The lines of the document's ``Document/recoveredVersion`` (autosaved edits an earlier
-  /// session left when it was killed), read when the file was opened: its autosave may replace
-  /// the recovery file before the person decides.
-  var recoveredLines: [String]?
+  /// The text document when the document is a text file (not a TextBundle or a PDF): the one
+  /// whose saves and conflict checks are the document layer's own.
+  var plainTextDocument: PlainTextDocument? {
+    if case .textFile = form { return textDocument }
+    return nil
+  }
 }

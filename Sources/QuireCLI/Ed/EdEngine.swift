@@ -135,10 +135,10 @@ final class EdEngine {
   /// - Returns: Whether to go on or quit.
   /// - Throws: ``EdError`` with one line naming what failed; the buffer keeps any edits made
   ///   before the failure (one undo step removes them).
-  func execute(_ line: String, input: @escaping () -> String?) throws(EdError) -> Outcome {
+  func execute(_ line: String, input: @escaping () -> String?) async throws(EdError) -> Outcome {
     do {
       var scanner = CommandScanner(line, continuation: input)
-      return try run(&scanner, input: input)
+      return try await run(&scanner, input: input)
     } catch {
       lastFailure = error
       throw error
@@ -148,9 +148,9 @@ final class EdEngine {
   /// Undoes the last command's edits (the `u` command and the word command `undo`); in a PDF,
   /// the last page operation.
   func undo() throws(EdError) {
-    if let pdf = document.pdf {
-      guard pdf.canUndo else { throw EdError("nothing to undo in '\(document.displayName)'") }
-      pdf.undo()
+    if let pdf = document.pdfDocument {
+      guard pdf.undoManager.canUndo else { throw EdError("nothing to undo in '\(document.displayName)'") }
+      pdf.undoManager.undo()
       return
     }
     guard let cursor = buffer.undo() else { throw EdError("nothing to undo") }
@@ -161,9 +161,9 @@ final class EdEngine {
 
   /// Redoes the last undone command's edits (the word command `redo`).
   func redo() throws(EdError) {
-    if let pdf = document.pdf {
-      guard pdf.canRedo else { throw EdError("nothing to redo in '\(document.displayName)'") }
-      pdf.redo()
+    if let pdf = document.pdfDocument {
+      guard pdf.undoManager.canRedo else { throw EdError("nothing to redo in '\(document.displayName)'") }
+      pdf.undoManager.redo()
       return
     }
     guard let cursor = buffer.redo() else { throw EdError("nothing to redo") }
@@ -213,7 +213,7 @@ final class EdEngine {
       let command = String(name.dropFirst())
       try checkShellAllowed()
       let bytes = try runShell(command, reading: true)
-      document.buffer.reset(bytes: bytes)
+      try document.buffer.reset(contents: Data(bytes), fingerprint: nil)
       document.currentLine = lastLine
       if printsByteCounts { output("\(bytes.count)") }
       return
@@ -227,8 +227,7 @@ final class EdEngine {
     } catch {
       throw EdError(error.message, ed: Self.systemReason(for: url))
     }
-    document.buffer.reset(bytes: contents.bytes)
-    document.noteDiskVersion(contents)
+    try document.buffer.reset(contents: contents.data, fingerprint: contents.fingerprint)
     document.currentLine = lastLine
     if printsByteCounts { output("\(contents.byteCount)") }
   }
@@ -287,7 +286,7 @@ final class EdEngine {
     }
   }
 
-  private func run(_ s: inout CommandScanner, input: @escaping () -> String?) throws(EdError) -> Outcome {
+  private func run(_ s: inout CommandScanner, input: @escaping () -> String?) async throws(EdError) -> Outcome {
     if document.pdf != nil { try checkAppliesToPDF(s.peek) }
     var addresses = try parseAddresses(&s)
     let command = s.next()
@@ -360,7 +359,7 @@ final class EdEngine {
       if case .shell(let shellCommand) = target {
         guard case .textFile = document.form else { throw EdError("e !command reads into a text document", ed: "Invalid redirection") }
         let bytes = try runShell(shellCommand, reading: true)
-        document.buffer.reset(bytes: bytes)
+        try document.buffer.reset(contents: Data(bytes), fingerprint: nil)
         cutBuffer = []
         document.marks = [:]
         document.currentLine = lastLine
@@ -378,22 +377,18 @@ final class EdEngine {
       } catch {
         if edOptions != nil {
           // As ed: the buffer is emptied before the read, and the name is kept.
-          document.buffer.reset(bytes: [])
-          cutBuffer = []
           document.fileURL = url
+          try? document.buffer.reset(contents: Data(), fingerprint: nil)
+          cutBuffer = []
           document.marks = [:]
           document.currentLine = 0
         }
         throw error
       }
-      document.buffer.reset(bytes: contents.bytes)
-      cutBuffer = []
       document.fileURL = url
-      document.diskFingerprint = contents.fingerprint
-      document.diskLines = contents.lines
-      document.diskStamp = contents.stamp
+      try document.buffer.reset(contents: contents.data, fingerprint: contents.fingerprint)
+      cutBuffer = []
       document.announcedDiskChange = nil
-      document.mayOverwriteDiskChange = false
       document.marks = [:]
       document.currentLine = lastLine
       if printsByteCounts { output("\(contents.byteCount)") }
@@ -409,14 +404,13 @@ final class EdEngine {
           throw EdError("'\(document.displayName)' is a TextBundle: its name ends in .textbundle or .textpack")
         }
         document.fileURL = URL(fileURLWithPath: name)
-        document.diskFingerprint = document.fingerprintOnDisk(files)
-        document.diskLines = nil
+        document.diskFingerprint = document.fingerprintOnDisk()
       }
       guard let url = document.fileURL else { throw EdError("no current file name; give one: f FILE") }
       output(url.relativePath)
 
     case UInt8(ascii: "g"), UInt8(ascii: "v"), UInt8(ascii: "G"), UInt8(ascii: "V"):
-      return try global(
+      return try await global(
         &s, addresses: addresses, matching: command == UInt8(ascii: "g") || command == UInt8(ascii: "G"),
         interactive: command == UInt8(ascii: "G") || command == UInt8(ascii: "V"), input: input)
 
@@ -516,7 +510,7 @@ final class EdEngine {
       let contents = try readFile(url)
       try edit("read") { () throws(EdError) in
         let lines = contents.byteLines
-        if contents.lacksFinalNewline && contents.bytes.contains(0) && addresses.second == lastLine {
+        if contents.lacksFinalNewline && contents.data.contains(0) && addresses.second == lastLine {
           // As ed: a binary file read at the end of the buffer keeps its last line unended.
           try buffer.appendBytes(contents.bytes)
           if globalLines != nil { globalHasEdited = true }
@@ -565,7 +559,7 @@ final class EdEngine {
         if printsByteCounts { output("\(bytes.count)") }
       } else {
         do {
-          try write(addresses, to: target?.fileName, appending: command == UInt8(ascii: "W"))
+          try await write(addresses, to: target?.fileName, appending: command == UInt8(ascii: "W"))
         } catch {
           if let diagnostic, let url = try? fileURL(target?.fileName) {
             diagnostic("\(url.relativePath): \(Self.systemWriteReason(for: url))")
@@ -968,6 +962,19 @@ final class EdEngine {
     try body()
   }
 
+  /// ``edit(_:_:)`` for a body that awaits (a `g` command list, which may `w`).
+  private func editAsync(_ name: String, _ body: () async throws(EdError) -> Void) async throws(EdError) {
+    let before = buffer.changeToken
+    editDepth += 1
+    buffer.beginEditGroup(named: name, cursor: document.currentLine)
+    defer {
+      buffer.endEditGroup(cursor: document.currentLine)
+      editDepth -= 1
+      if editDepth == 0 && buffer.changeToken == before { markUnchanged() }
+    }
+    try await body()
+  }
+
   /// Records that the last command changed nothing: `u` now has nothing to undo.
   private func markUnchanged() {
     if editDepth == 0 { undoBarrier = buffer.changeToken }
@@ -1158,6 +1165,11 @@ final class EdEngine {
 
     var changedAny = false
     try edit("substitute") { () throws(EdError) in
+      if globalLines == nil {
+        // Outside g: every line's change in one pass and one undo record.
+        changedAny = try substituteInOnePass(addresses, compiled.regex, replacement, global: global, occurrence: occurrence)
+        return
+      }
       var line = addresses.first
       var end = addresses.second
       while line <= end {
@@ -1188,6 +1200,40 @@ final class EdEngine {
     }
     try printCurrent(flags)
     if isBare && globalLines != nil { try printNullCommandInGlobal() }
+  }
+
+  /// `s` over `addresses` outside a `g` command: the lines are read in place, and the changed
+  /// ones are replaced together in one edit of the buffer. Returns whether any line changed.
+  private func substituteInOnePass(
+    _ addresses: Addresses, _ regex: borrowing POSIXRegex, _ replacement: [UInt8], global: Bool, occurrence: Int
+  ) throws(EdError) -> Bool {
+    var lastOriginal: [UInt8]?
+    let changed = try buffer.editLines(in: (addresses.first - 1)..<addresses.second) { (_, bytes) throws(EdError) -> [[UInt8]]? in
+      if isInterrupted() { throw EdError.interrupted }
+      guard try regex.matches(bytes) else { return nil }
+      let original = Array(bytes)
+      guard let lines = try substituted(original, regex, replacement, global: global, occurrence: occurrence) else { return nil }
+      lastOriginal = original
+      return lines
+    }
+    guard let last = changed.last, let lastOriginal else { return false }
+    // As ed, which replaces a line by deleting it: the line replaced last is in the cut buffer.
+    cutBuffer = [lastOriginal]
+    // A mark on a replaced line is gone; the others move by the lines added above them.
+    if !document.marks.isEmpty {
+      document.marks = document.marks.compactMapValues { line in
+        var shift = 0
+        for change in changed {
+          if change.index > line - 1 { break }
+          if change.index == line - 1 { return nil }
+          shift += change.count - 1
+        }
+        return line + shift
+      }
+    }
+    let shift = changed.reduce(0) { $0 + $1.count - 1 }
+    document.currentLine = last.index + shift + 1
+    return true
   }
 
   /// ed leaves a bare `s`'s newline unread, and in a `g` command list that newline is a
@@ -1305,7 +1351,7 @@ final class EdEngine {
 
   private func global(
     _ s: inout CommandScanner, addresses: Addresses, matching: Bool, interactive: Bool, input: @escaping () -> String?
-  ) throws(EdError) -> Outcome {
+  ) async throws(EdError) -> Outcome {
     if globalLines != nil { throw EdError("g and v cannot be nested", ed: "Cannot nest global commands") }
     var addresses = addresses
     if addresses.count == 0 {
@@ -1340,10 +1386,14 @@ final class EdEngine {
       if commands == [""] { commands = ["p"] }
     }
 
+    if !interactive && commands == ["d"] {
+      try deleteInOnePass(addresses, compiled.regex, matching: matching)
+      return .proceed
+    }
     var lines: [Int] = []
-    for line in addresses.first...addresses.second {
+    try buffer.forEachLine(in: (addresses.first - 1)..<addresses.second) { (index, bytes) throws(EdError) in
       if isInterrupted() { throw EdError.interrupted }
-      if try compiled.regex.matches(buffer.lineBytes(at: line - 1)) == matching { lines.append(line) }
+      if try compiled.regex.matches(bytes) == matching { lines.append(index + 1) }
     }
     globalLines = lines
     globalCursor = 0
@@ -1355,7 +1405,7 @@ final class EdEngine {
       globalHasEdited = false
     }
     var outcome = Outcome.proceed
-    try edit("global") { () throws(EdError) in
+    try await editAsync("global") { () async throws(EdError) in
       while let lines = globalLines, globalCursor < lines.count {
         if isInterrupted() { throw EdError.interrupted }
         let line = lines[globalCursor] + globalOffset
@@ -1387,7 +1437,7 @@ final class EdEngine {
           var scanner = CommandScanner(command, continuation: listInput)
           scanner.endsWithEscapedNewline = continued
           scanner.continuedAfterPull = { continued }
-          if try run(&scanner, input: listInput) == .quit { outcome = .quit }
+          if try await run(&scanner, input: listInput) == .quit { outcome = .quit }
           if outcome == .quit { return }
         }
       }
@@ -1400,6 +1450,36 @@ final class EdEngine {
     // As ed: G's and V's print suffix prints the current line once more at the end.
     if interactive && outcome == .proceed { try printCurrent(interactiveFlags) }
     return outcome
+  }
+
+  /// `g/re/d` (and `v/re/d`): the lines are read in place and the matching ones deleted
+  /// together in one edit of the buffer, as ed's `d` on each would leave the text, the marks,
+  /// the cut buffer and the current line.
+  private func deleteInOnePass(_ addresses: Addresses, _ regex: borrowing POSIXRegex, matching: Bool) throws(EdError) {
+    var lastDeleted: [UInt8]?
+    try edit("global") { () throws(EdError) in
+      let deleted = try buffer.editLines(in: (addresses.first - 1)..<addresses.second) { (_, bytes) throws(EdError) -> [[UInt8]]? in
+        if isInterrupted() { throw EdError.interrupted }
+        guard try regex.matches(bytes) == matching else { return nil }
+        lastDeleted = Array(bytes)
+        return []
+      }
+      guard let last = deleted.last, let lastDeleted else { return }
+      cutBuffer = [lastDeleted]
+      if !document.marks.isEmpty {
+        document.marks = document.marks.compactMapValues { line in
+          var shift = 0
+          for change in deleted {
+            if change.index > line - 1 { break }
+            if change.index == line - 1 { return nil }
+            shift -= 1
+          }
+          return line + shift
+        }
+      }
+      // As d on the last line deleted: the line after it, or the new last line.
+      document.currentLine = min(last.index + 1 - (deleted.count - 1), lastLine)
+    }
   }
 
   // MARK: PDFs
@@ -1415,32 +1495,31 @@ final class EdEngine {
     }
   }
 
-  /// `w` for a PDF: saves the page operations to its file through libqpdf (keeping the
-  /// previous file as a version), or writes a copy to another file.
-  private func writePDF(_ pdf: PDFDocument, to name: String?, appending: Bool) throws(EdError) {
+  /// `w` for a PDF: its document's save (the pages written losslessly through libqpdf, the
+  /// check for changes on disk, a kept version), or a copy saved to another file.
+  private func writePDF(_ pdf: PDFFileDocument, to name: String?, appending: Bool) async throws(EdError) {
     if appending { throw EdError("'\(document.displayName)' is a PDF: W appends lines; use w to save it") }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL?.standardizedFileURL == url.standardizedFileURL
     do {
       if isOwnFile {
-        try coordinatedWrite(url) { () throws(EdError) in
-          try checkNoConflict(url)
-          keepVersion(of: url)
-          do { try pdf.save(to: url) } catch { throw EdError("cannot write '\(url.path)': \(Self.reason(error))") }
-          document.diskFingerprint = files.fingerprint(of: url)
-          document.diskStamp = files.stamp(of: url)
+        do {
+          try await pdf.save()
+        } catch let error as QuireError where error.code == .fileChangedOnDisk {
+          throw conflictError(url)
         }
-        document.announcedDiskChange = nil
-        document.mayOverwriteDiskChange = false
       } else {
-        try pdf.write(to: url)
+        try await pdf.save(to: url, for: .saveToOperation)
       }
     } catch let error as EdError {
       throw error
     } catch {
       throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
     }
-    if printsByteCounts { output("\(files.stamp(of: url)?.size ?? 0)") }
+    if let error = pdf.lastVersioningError, isOwnFile {
+      note("note: the previous version of '\(url.lastPathComponent)' could not be kept: \(error.reason)")
+    }
+    if printsByteCounts { output("\((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)") }
   }
 
   private static func reason(_ error: any Error) -> String {
@@ -1474,62 +1553,122 @@ final class EdEngine {
     }
   }
 
-  /// Throws when someone else saved `url` since it was read here (unless `keep` allowed it).
+  /// Throws when someone else saved `url` since it was read here (unless `keep` allowed it):
+  /// for a PDF or a TextBundle, which the REPL writes itself.
   private func checkNoConflict(_ url: URL) throws(EdError) {
-    guard document.fileURL != nil, !document.mayOverwriteDiskChange else { return }
-    let onDisk = document.fingerprintOnDisk(files)
-    guard let onDisk, onDisk != document.diskFingerprint else { return }
-    throw EdError(
-      "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
-        + (document.pdf == nil
-          ? "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere"
-          : "'revert' loads the disk version (your page changes are dropped), 'keep' then 'w' replaces it, 'w OTHER.pdf' saves yours elsewhere"))
+    guard document.fileURL != nil, !document.mayOverwriteDiskChange, let known = document.diskFingerprint else { return }
+    guard let onDisk = document.fingerprintOnDisk(), !onDisk.hasSameContent(as: known) else { return }
+    throw conflictError(url)
   }
 
-  private func write(_ addresses: Addresses, to name: String?, appending: Bool) throws(EdError) {
-    if let pdf = document.pdf { return try writePDF(pdf, to: name, appending: appending) }
+  private func write(_ addresses: Addresses, to name: String?, appending: Bool) async throws(EdError) {
+    if let pdf = document.pdfDocument { return try await writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
     let isOwnFile = document.fileURL == nil || document.fileURL?.standardizedFileURL == url.standardizedFileURL
-    var bytes = lastLine == 0 ? [] : buffer.bytes(ofLines: (addresses.first - 1)..<addresses.second)
-    var lines: [String] { REPLWords.lines(of: String(decoding: bytes, as: UTF8.self)) }
     let wholeBuffer = addresses.first <= 1 && addresses.second == lastLine
-    var stamp: FileStamp?
+    if !appending, wholeBuffer, let text = document.plainTextDocument, !Self.isSpecialFile(url) {
+      // The document's own save: safe save, coordination, the check for changes on disk and
+      // a kept version; to another file, a copy of it (ed: the buffer counts as saved).
+      try await save(text, to: url, ownFile: isOwnFile)
+      if document.fileURL == nil { document.fileURL = url }
+      buffer.markSaved()
+      document.currentLine = min(document.currentLine, lastLine)
+      if printsByteCounts { output("\(text.storage.utf8Count)") }
+      return
+    }
+    let bytes = lastLine == 0 ? [] : buffer.bytes(ofLines: (addresses.first - 1)..<addresses.second)
+    var lines: [String] { REPLWords.lines(of: String(decoding: bytes, as: UTF8.self)) }
     if appending {
       try files.append(bytes, to: url)
     } else {
-      // The conflict check and the write in one coordinated write: no other coordinated
-      // writer can save in between.
+      // A part of the text, a TextBundle, or a device: written here, inside a coordinated
+      // write, with the conflict check of a TextBundle.
       try coordinatedWrite(url) { () throws(EdError) in
-        if isOwnFile, document.fileURL != nil, !document.mayOverwriteDiskChange {
-          let onDisk = document.fingerprintOnDisk(files)
-          if let onDisk, onDisk != document.diskFingerprint {
-            if mergesOnWriteConflict, wholeBuffer, let merged = try mergeWithDisk(url) {
-              bytes = TextFileSystem.bytes(of: merged)
-            } else {
-              try checkNoConflict(url)
-            }
-          }
-        }
-        if isOwnFile { keepVersion(of: url) }
+        if isOwnFile, document.fileURL != nil, document.textBundle != nil { try checkNoConflict(url) }
         if isOwnFile, let bundle = document.textBundle {
+          keepVersion(of: url)
           try writeTextBundle(bundle, text: TextFileSystem.text(of: lines), to: url)
+        } else if isOwnFile, !Self.isSpecialFile(url), let text = document.plainTextDocument {
+          // Some lines over the document's own file (ed's `1,2w`): the document takes them
+          // as its own write, not as someone else's change.
+          do {
+            text.fileFingerprint = try FileSaver.write(Data(bytes), to: url).fingerprint
+          } catch {
+            throw EdError(Self.reason(error))
+          }
         } else {
           try files.writeAtomically(bytes, to: url)
         }
-        stamp = files.stamp(of: url)
       }
     }
     if document.fileURL == nil { document.fileURL = url }
-    if isOwnFile && !appending {
-      document.diskFingerprint = document.textBundle == nil ? FileFingerprint(of: bytes) : document.fingerprintOnDisk(files)
-      document.diskLines = lines
-      document.diskStamp = stamp
+    if isOwnFile && !appending && document.textBundle != nil {
+      document.diskFingerprint = document.fingerprintOnDisk()
       document.announcedDiskChange = nil
       document.mayOverwriteDiskChange = false
     }
     // As in ed, writing the whole buffer anywhere counts as saving it.
     if wholeBuffer { buffer.markSaved() }
     if printsByteCounts { output("\(bytes.count)") }
+  }
+
+  /// Whether `url` is a device or FIFO (or a link to one), which `w` writes through.
+  private static func isSpecialFile(_ url: URL) -> Bool {
+    if case .special = try? OutputPath.kind(of: url) { return true }
+    return false
+  }
+
+  /// Saves `text` with the document layer: over its own file (``Document/save()``; a change on
+  /// disk is a conflict, which a script merges when no edits overlap), as its first file
+  /// (save as, for an untitled buffer) or as a copy to another file.
+  private func save(_ text: PlainTextDocument, to url: URL, ownFile: Bool) async throws(EdError) {
+    do {
+      if document.fileURL == nil {
+        try await text.save(to: url, for: .saveAsOperation)
+      } else if ownFile {
+        try await saveOwnFile(text, url)
+      } else {
+        try await text.save(to: url, for: .saveToOperation)
+      }
+    } catch let error as EdError {
+      throw error
+    } catch {
+      throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
+    }
+    if let error = text.lastVersioningError {
+      note("note: the previous version of '\(url.lastPathComponent)' could not be kept: \(error.reason)")
+    }
+  }
+
+  private func saveOwnFile(_ text: PlainTextDocument, _ url: URL) async throws {
+    let count = text.lineCount
+    let hadHistory = text.undoManager.canUndo || text.undoManager.canRedo
+    do {
+      try await text.save()
+      // A clean document whose file changed reloads instead (the disk version is newer), with
+      // a new history.
+      if text.lineCount != count || (hadHistory && !text.undoManager.canUndo && !text.undoManager.canRedo) { buffer.noteChangedOutside() }
+      return
+    } catch let error as QuireError where error.code == .fileChangedOnDisk {
+      guard mergesOnWriteConflict, text.documentState.contains(.inConflict) else { throw conflictError(url) }
+    }
+    let outcome = try await text.resolveConflict(.mergeUnlessOverlapping)
+    guard outcome.mergeConflicts == 0 else {
+      throw EdError(
+        "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it, and \(outcome.mergeConflicts) of its changes overlap yours; nothing written"
+      )
+    }
+    buffer.noteChangedOutside()
+    try await text.save()
+  }
+
+  /// Says that `url` changed on disk since it was read here, and what the person can do.
+  func conflictError(_ url: URL) -> EdError {
+    EdError(
+      "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
+        + (document.pdf == nil
+          ? "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere"
+          : "'revert' loads the disk version (your page changes are dropped), 'keep' then 'w' replaces it, 'w OTHER.pdf' saves yours elsewhere"))
   }
 
   /// Writes a TextBundle with `text` as its text: the package is swapped whole (unchanged
@@ -1553,29 +1692,5 @@ final class EdEngine {
     } catch {
       throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
     }
-  }
-
-  /// Merges the disk version of `url` into the buffer, three-way against the version last read
-  /// or written, as one undoable edit; returns the merged lines, or `nil` when the base is
-  /// unknown or the file cannot be read. Throws naming the conflict when the edits overlap
-  /// (the buffer is then unchanged).
-  private func mergeWithDisk(_ url: URL) throws(EdError) -> [String]? {
-    guard let base = document.diskLines, let theirs = try? document.readDiskVersion(files).0 else { return nil }
-    let result: TextMerge.Result
-    do {
-      result = try TextMerge.merge(
-        base: TextFileSystem.text(of: base), mine: TextFileSystem.text(of: buffer.allLines),
-        theirs: TextFileSystem.text(of: theirs.lines))
-    } catch {
-      return nil
-    }
-    guard result.conflicts == 0 else {
-      throw EdError(
-        "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it, and \(result.conflicts) of its changes overlap yours; nothing written")
-    }
-    var merged = result.text.components(separatedBy: "\n")
-    if merged.last == "" { merged.removeLast() }
-    try document.replaceAllLines(with: merged, named: "merge")
-    return merged
   }
 }

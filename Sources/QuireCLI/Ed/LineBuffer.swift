@@ -32,6 +32,18 @@ protocol LineBuffer: AnyObject {
   func appendBytes(_ bytes: [UInt8]) throws(EdError)
   /// ``replaceLines(in:with:)`` with lines given as bytes.
   func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError)
+  /// Calls `body` with each line in `range` (0-based) and its bytes without the newline, in
+  /// order, read in place (the pointer is valid only during the call).
+  func forEachLine(in range: Range<Int>, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> Void) throws(EdError)
+  /// Passes each line in `range` (0-based) to `transform`, in order, as its bytes without the
+  /// newline (valid only during the call), and replaces each line for which it returns lines
+  /// with those lines, all in one pass and one undo record (an `s` over many lines).
+  ///
+  /// - Returns: The lines changed, in ascending order: the index each had before the edit and
+  ///   how many lines took its place.
+  func editLines(
+    in range: Range<Int>, _ transform: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> [[UInt8]]?
+  ) throws(EdError) -> [(index: Int, count: Int)]
 
   /// Opens an undoable group; nested groups join the outermost one.
   ///
@@ -60,10 +72,13 @@ protocol LineBuffer: AnyObject {
   /// Marks the lines as differing from the file without an edit (ed's move of lines onto
   /// themselves modifies the buffer and leaves nothing to undo).
   func markModified()
-  /// Replaces every line with the lines of `bytes` (each ended by a newline; a last one without
-  /// gets one) without recording undo (ed's `e`): the undo history is cleared and the buffer is
-  /// unedited.
-  func reset(bytes: [UInt8])
+  /// Replaces every line with the lines of `contents` (each ended by a newline; a last one
+  /// without gets one, unless the text holds NUL bytes) without recording undo (ed's `e`): the
+  /// undo history is cleared and the buffer is unedited. `fingerprint` is the file's as read
+  /// (``Document/revert(toContents:fingerprint:)``), `nil` when the bytes are not a file's.
+  func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError)
+  /// Notes that the document changed its text itself (a merge, a reload): ``changeToken`` moves.
+  func noteChangedOutside()
 }
 
 extension LineBuffer {
@@ -118,7 +133,16 @@ final class DocumentLineBuffer: LineBuffer {
   /// A buffer over `document`, which must be open.
   init(document: PlainTextDocument) {
     self.document = document
-    isBinary = document.storage.utf8Bytes().contains(0)
+    isBinary = !document.storage.endsWithNewline && document.storage.firstUTF8Offset(of: 0) != nil
+  }
+
+  /// Whether `contents` is binary in the sense that matters: only an unended last line behaves
+  /// differently in a binary buffer (every edit ends the lines it makes), so a text that ends
+  /// with a newline is not searched for NUL bytes (a pass over a 100 MiB file saved, and its
+  /// mapped scratch copy not faulted in whole).
+  private static func isBinary(_ contents: Data) -> Bool {
+    guard let last = contents.last, last != UInt8(ascii: "\n") else { return false }
+    return contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
   }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
@@ -127,16 +151,15 @@ final class DocumentLineBuffer: LineBuffer {
   ///
   /// With `autosave` (and a file), the document autosaves its unsaved edits to recovery files
   /// and offers one a crash left (``Document/recoveredVersion``).
-  convenience init(contents: Data, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
+  convenience init(contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
     let document = DocumentLineBuffer.makeDocument(for: url)
     if let autosave, url != nil {
       document.recoveryStore = autosave.store
       document.autosavePolicy = autosave.policy
     }
-    let binary = contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
-    document.appendsMissingFinalNewline = !binary
+    document.appendsMissingFinalNewline = !DocumentLineBuffer.isBinary(contents)
     do {
-      try document.open(contents: contents, fingerprint: nil)
+      try document.open(contents: contents, fingerprint: fingerprint)
     } catch {
       throw EdError("cannot open '\(url?.lastPathComponent ?? "untitled")': \(REPLSession.message(for: error))")
     }
@@ -151,9 +174,11 @@ final class DocumentLineBuffer: LineBuffer {
     self.init(document: document)
   }
 
-  /// A closed document for `url` that reads bytes exactly, as ed does.
+  /// A closed document for `url` that reads bytes exactly, as ed does: of the class the
+  /// document layer's registry has for plain text (``DocumentController``).
   private static func makeDocument(for url: URL?) -> PlainTextDocument {
-    let document = PlainTextDocument(fileURL: url ?? untitledURL, fileType: .plainText)
+    let documentClass = EdDocument.registry.documentClass(for: .plainText) as? PlainTextDocument.Type ?? PlainTextDocument.self
+    let document = documentClass.init(fileURL: url ?? untitledURL, fileType: .plainText)
     document.readsBytesExactly = true
     document.appendsMissingFinalNewline = true
     document.autosavePolicy = nil
@@ -195,6 +220,74 @@ final class DocumentLineBuffer: LineBuffer {
       throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
     }
     token += 1
+  }
+
+  func forEachLine(in range: Range<Int>, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> Void) throws(EdError) {
+    var failure: EdError?
+    do {
+      try document.storage.forEachLine(in: range) { index, bytes in
+        do throws(EdError) {
+          try body(index, bytes)
+        } catch {
+          failure = error
+          throw error
+        }
+      }
+    } catch {
+      throw failure ?? EdError("cannot read '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
+  }
+
+  func editLines(
+    in range: Range<Int>, _ transform: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> [[UInt8]]?
+  ) throws(EdError) -> [(index: Int, count: Int)] {
+    var changed: [(index: Int, count: Int)] = []
+    var failure: EdError?
+    let standalone = groupDepth == 0
+    if standalone { beginEditGroup(named: "edit", cursor: 0) }
+    defer { if standalone { endEditGroup(cursor: changed.last.map { $0.index + $0.count } ?? 0) } }
+    // The document's text before the edit: read while the edit builds the new text.
+    let source = document.storage
+    do {
+      try document.editLines { editor in
+        try source.forEachLine(in: range) { index, bytes in
+          let lines: [[UInt8]]?
+          do throws(EdError) {
+            lines = try transform(index, bytes)
+          } catch {
+            failure = error
+            throw error
+          }
+          guard let lines else { return }
+          try editor.replaceLines(in: index..<(index + 1), withBytes: lines)
+          changed.append((index, lines.count))
+        }
+        // No line changed: leave the text (and the undo history) alone.
+        if changed.isEmpty { throw CancellationError() }
+      }
+    } catch {
+      if let failure { throw failure }
+      if changed.isEmpty { return changed }
+      throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
+    guard let last = changed.last else { return changed }
+    if !groupHasEdits {
+      groupHasEdits = true
+      // After the text's record here (its change was only known once made): the cursor
+      // records only set the line to restore, so their order in the group does not matter.
+      registerCursor(restoring: cursorBefore, thenRestoring: nil)
+    }
+    if isBinary && last.count > 0 && last.index == source.lineCount - 1 && !source.endsWithNewline {
+      // As ed: changing a binary file's unended last line ends it.
+      do {
+        let end = document.storage.utf8Count
+        try document.replaceBytes(inUTF8Range: end..<end, with: [UInt8(ascii: "\n")])
+      } catch {
+        throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+      }
+    }
+    token += 1
+    return changed
   }
 
   func bytes(ofLines range: Range<Int>) -> [UInt8] {
@@ -294,17 +387,18 @@ final class DocumentLineBuffer: LineBuffer {
 
   func markModified() { document.updateChangeCount(.done) }
 
-  func reset(bytes: [UInt8]) {
-    let undoManager = document.undoManager
-    undoManager.disableUndoRegistration()
-    isBinary = bytes.contains(0)
+  func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError) {
+    isBinary = Self.isBinary(contents)
     // As ed: a last line without a newline gets one, unless the text is binary.
-    let ended = !isBinary && !bytes.isEmpty && bytes.last != UInt8(ascii: "\n") ? bytes + [UInt8(ascii: "\n")] : bytes
-    try? document.replaceBytes(inUTF8Range: 0..<document.storage.utf8Count, with: ended)
-    undoManager.enableUndoRegistration()
-    undoManager.removeAllActions()
+    document.appendsMissingFinalNewline = !isBinary
+    do {
+      try document.revert(toContents: contents, fingerprint: fingerprint)
+    } catch {
+      throw EdError("cannot read '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
     groupDepth = 0
-    document.updateChangeCount(.cleared)
     token += 1
   }
+
+  func noteChangedOutside() { token += 1 }
 }

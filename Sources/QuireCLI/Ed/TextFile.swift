@@ -2,62 +2,21 @@ import Foundation
 import Glibc
 import Quire
 
-/// What a file held when quire last read or wrote it: size and a content hash.
-///
-/// A `w` compares the file's current fingerprint with this one to notice a save by someone
-/// else (a size + hash comparison, so a `touch` is not a change and a same-size rewrite is).
-struct FileFingerprint: Equatable, Sendable {
-  var size: Int
-  /// FNV-1a, 64 bits, over the bytes: enough to notice a change, not a security measure.
-  var hash: UInt64
-
-  init(of bytes: some Sequence<UInt8>) {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    var size = 0
-    for byte in bytes {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x0000_0100_0000_01b3
-      size += 1
-    }
-    self.size = size
-    self.hash = hash
-  }
-}
-
-/// The cheap identity of a file on disk (device, inode, size, modification time), checked before
-/// every REPL command; a difference leads to the full ``FileFingerprint`` comparison.
-struct FileStamp: Equatable, Sendable {
-  var device: UInt64
-  var inode: UInt64
-  var size: Int64
-  var modified: timespec
-
-  static func == (lhs: FileStamp, rhs: FileStamp) -> Bool {
-    lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
-      && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
-  }
-}
-
 /// A text file as read: its bytes, and its lines as ed sees them.
 struct TextFileContents {
-  /// The bytes read (a document is opened from them).
-  var bytes: [UInt8]
-  /// The lines, without their newlines (split from ``bytes`` on each read; setting them
-  /// replaces the bytes).
+  /// The bytes read (a document is opened from them, without a copy).
+  var data: Data
+  /// The bytes read, as an array.
+  var bytes: [UInt8] { [UInt8](data) }
+  /// The lines, without their newlines.
   var lines: [String] {
-    get {
-      var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-      if !lacksFinalNewline { lines.removeLast() }
-      return lines
-    }
-    set {
-      bytes = TextFileSystem.bytes(of: newValue)
-      lacksFinalNewline = false
-    }
+    var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    if !lacksFinalNewline { lines.removeLast() }
+    return lines
   }
   /// The lines as bytes, exactly as read (NUL bytes and bytes that are not UTF-8 included).
   var byteLines: [[UInt8]] {
-    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+    var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
     if !lacksFinalNewline { lines.removeLast() }
     return lines
   }
@@ -65,15 +24,17 @@ struct TextFileContents {
   mutating func stripTrailingCarriageReturns() {
     var lines = byteLines
     for index in lines.indices where lines[index].last == UInt8(ascii: "\r") { lines[index].removeLast() }
-    bytes = EdEngine.bytes(of: lines)
+    data = Data(EdEngine.bytes(of: lines))
     lacksFinalNewline = false
+    fingerprint = nil
   }
   /// Bytes read, as ed reports them.
   var byteCount: Int
   /// The last line had no newline (ed adds one when writing).
   var lacksFinalNewline: Bool
-  var fingerprint: FileFingerprint
-  var stamp: FileStamp?
+  /// The document layer's fingerprint of the file as read (what its conflict checks compare
+  /// with); `nil` when the bytes are not the file's (a TextBundle's text, stripped CRs).
+  var fingerprint: FileFingerprint?
 }
 
 /// Reading and writing text files for the line editor.
@@ -111,43 +72,26 @@ struct TextFileSystem: Sendable {
     }
     let fd = openForReading(url.path)
     if fd < 0 { throw EdError("cannot read '\(name)': \(describe(errno))") }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(Int(info.st_size))
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw EdError("cannot read '\(name)': \(describe(errno))")
+    close(fd)
+    let fingerprint: FileFingerprint
+    let data: Data
+    do {
+      (fingerprint, data) = try FileFingerprint.read(at: url)
+    } catch {
+      throw EdError("cannot read '\(name)': \(REPLSession.message(for: error))")
+    }
+    // As a drop-in ed any bytes are read, and a large file's mapped copy is not searched here.
+    if !readsAnyBytes {
+      let hasNUL = data.withUnsafeBytes { raw in raw.baseAddress.map { memchr($0, 0, raw.count) != nil } ?? false }
+      if hasNUL {
+        throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
       }
-      if count == 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
+      guard data.withUnsafeBytes({ String(validating: $0.bindMemory(to: UInt8.self), as: UTF8.self) != nil }) else {
+        throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
+      }
     }
-    if !readsAnyBytes && bytes.contains(0) {
-      throw EdError("'\(name)' is a binary file (it contains NUL bytes); quire edits text files only")
-    }
-    guard readsAnyBytes || String(validating: bytes, as: UTF8.self) != nil else {
-      throw EdError("'\(name)' is not UTF-8 text; convert it first (e.g. with iconv)")
-    }
-    let lacksNewline = !bytes.isEmpty && bytes.last != UInt8(ascii: "\n")
-    return TextFileContents(
-      bytes: bytes, byteCount: bytes.count, lacksFinalNewline: lacksNewline,
-      fingerprint: FileFingerprint(of: bytes), stamp: stamp(of: url))
-  }
-
-  /// The fingerprint of what is at `url` now, or `nil` when nothing is there.
-  func fingerprint(of url: URL) -> FileFingerprint? {
-    guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-    return FileFingerprint(of: data)
-  }
-
-  /// The cheap identity of `url`, or `nil` when it does not exist.
-  func stamp(of url: URL) -> FileStamp? {
-    var info = stat()
-    guard stat(url.path, &info) == 0 else { return nil }
-    return FileStamp(
-      device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: info.st_mtim)
+    let lacksNewline = !data.isEmpty && data.last != UInt8(ascii: "\n")
+    return TextFileContents(data: data, byteCount: data.count, lacksFinalNewline: lacksNewline, fingerprint: fingerprint)
   }
 
   /// The bytes ed writes for `lines`: each line followed by a newline.
@@ -180,27 +124,13 @@ struct TextFileSystem: Sendable {
     }
   }
 
-  /// Appends `bytes` to `url` (ed's `W`), creating it when missing; a device or FIFO is
-  /// written through by the output-path rule (a FIFO no one reads is refused, never waited on).
+  /// Appends `bytes` to `url` (ed's `W`), creating it when missing: the document layer's
+  /// ``FileSaver/appendOutput(_:to:)`` (a device or FIFO is written through).
   func append(_ bytes: [UInt8], to url: URL) throws(EdError) {
     do {
-      if case .special(let description) = try OutputPath.kind(of: url) {
-        return try OutputPath.writeThrough(Data(bytes), to: url, description: description)
-      }
+      try FileSaver.appendOutput(Data(bytes), to: url)
     } catch {
       throw EdError(error.reason)
-    }
-    let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
-    if fd < 0 { throw EdError("cannot append to '\(displayName(url))': \(describe(errno))") }
-    defer { close(fd) }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw EdError("cannot append to '\(displayName(url))': \(describe(errno))")
-      }
-      written += count
     }
   }
 

@@ -5,6 +5,10 @@ import Quire
 /// file, a TextBundle, a PDF): what differs between the forms lives here, so the session and
 /// the ed engine ask the document rather than switch on its form.
 extension EdDocument {
+  /// The document layer's registry of document classes by type (``DocumentController``), from
+  /// which the REPL's documents are made.
+  static let registry = DocumentController()
+
   /// Whether `url` names a TextBundle (`.textbundle` folder or `.textpack` archive).
   static func isTextBundle(_ url: URL) -> Bool {
     ["textbundle", "textpack"].contains(url.pathExtension.lowercased())
@@ -25,27 +29,31 @@ extension EdDocument {
   static func open(_ url: URL, files: TextFileSystem, autosave: AutosaveSettings? = nil) throws(EdError) -> (EdDocument, TextFileContents?) {
     if isTextBundle(url) {
       let (contents, bundle) = try readTextBundle(at: url, files: files)
-      let buffer = try DocumentLineBuffer(contents: Data(contents.bytes), url: url, autosave: autosave)
+      let buffer = try DocumentLineBuffer(contents: contents.data, url: url, autosave: autosave)
       let document = EdDocument(buffer: buffer, fileURL: url, form: .textBundle(bundle))
-      document.noteDiskVersion(contents)
+      document.diskFingerprint = document.fingerprintOnDisk()
       return (document, contents)
     }
     if isPDF(url) {
-      let pdf: PDFDocument
+      // The document layer's class for PDFs, from the one registry of document classes.
+      guard let documentClass = registry.documentClass(for: .pdf) as? PDFFileDocument.Type else {
+        throw EdError("cannot open '\(url.lastPathComponent)': no document class for PDFs is registered")
+      }
+      let pdf = documentClass.init(fileURL: url, fileType: .pdf)
+      pdf.autosavePolicy = nil
+      pdf.recoveryStore = nil
+      pdf.registersAsFilePresenter = false
       do {
-        pdf = try PDFDocument(contentsOf: url)
+        let (fingerprint, contents) = try FileFingerprint.read(at: url)
+        try pdf.open(contents: contents, fingerprint: fingerprint)
       } catch {
         throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: \(REPLSession.message(for: error))")
       }
-      let document = EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf))
-      document.diskFingerprint = files.fingerprint(of: url)
-      document.diskStamp = files.stamp(of: url)
-      return (document, nil)
+      return (EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf)), nil)
     }
     let contents = try files.read(url)
-    let document = EdDocument(buffer: try DocumentLineBuffer(contents: Data(contents.bytes), url: url, autosave: autosave), fileURL: url)
-    document.noteDiskVersion(contents)
-    return (document, contents)
+    let buffer = try DocumentLineBuffer(contents: contents.data, fingerprint: contents.fingerprint, url: url, autosave: autosave)
+    return (EdDocument(buffer: buffer, fileURL: url), contents)
   }
 
   /// A document for `url`, which does not exist yet: created by the first `w`.
@@ -69,21 +77,13 @@ extension EdDocument {
     return "\(buffer.lineCount) line\(buffer.lineCount == 1 ? "" : "s")"
   }
 
-  /// Remembers `contents` as the version on disk: the base of `merge` and of conflict checks.
-  func noteDiskVersion(_ contents: TextFileContents) {
-    diskFingerprint = contents.fingerprint
-    diskLines = contents.lines
-    diskStamp = contents.stamp
-  }
-
-  /// What the document's file holds now, for conflict checks: a text file's or textpack's
-  /// bytes, a TextBundle folder's text file, a PDF's bytes; `nil` when there is nothing there.
-  func fingerprintOnDisk(_ files: TextFileSystem) -> FileFingerprint? {
+  /// What the file of a PDF or TextBundle holds now, for the conflict checks the REPL makes
+  /// for them: a PDF's or textpack's bytes, a TextBundle folder's text file; `nil` when there
+  /// is nothing there. (A text document checks its file itself: ``Document/checkForChangesOnDisk()``.)
+  func fingerprintOnDisk() -> FileFingerprint? {
     guard let url = fileURL else { return nil }
-    if let bundle = textBundle, DocumentsFolder.isFolder(url) {
-      return files.fingerprint(of: url.appendingPathComponent(bundle.textFilename))
-    }
-    return files.fingerprint(of: url)
+    let file = textBundle != nil && DocumentsFolder.isFolder(url) ? url.appendingPathComponent(textBundle?.textFilename ?? "text.md") : url
+    return try? FileFingerprint.read(at: file).fingerprint
   }
 
   /// Reads the text the document's file holds now (a text file, or a TextBundle's text).
@@ -112,10 +112,7 @@ extension EdDocument {
       throw EdError("cannot open '\(url.lastPathComponent)': its \(bundle.textFilename) contains NUL bytes; quire edits text")
     }
     let lacksNewline = !text.isEmpty && text.utf8.last != UInt8(ascii: "\n")
-    let fingerprint =
-      DocumentsFolder.isFolder(url) ? FileFingerprint(of: Array(text.utf8)) : (files.fingerprint(of: url) ?? FileFingerprint(of: Array(text.utf8)))
-    let contents = TextFileContents(
-      bytes: Array(text.utf8), byteCount: text.utf8.count, lacksFinalNewline: lacksNewline, fingerprint: fingerprint, stamp: files.stamp(of: url))
+    let contents = TextFileContents(data: Data(text.utf8), byteCount: text.utf8.count, lacksFinalNewline: lacksNewline, fingerprint: nil)
     return (contents, bundle)
   }
 }

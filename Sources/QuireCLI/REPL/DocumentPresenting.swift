@@ -33,6 +33,8 @@ final class REPLPresenting {
     do {
       try FileCoordinator.addFilePresenter(presenter, location: location)
       presenters.withLock { $0[ObjectIdentifier(document)] = presenter }
+      // The document's saves work for this presenter: it is not asked about them.
+      session.adopt(document, presenter: presenter)
     } catch {
       session.say("note: other programs' changes to '\(document.displayName)' will not reach this session: \(error)")
     }
@@ -68,8 +70,10 @@ final class REPLPresenting {
 
   /// Saves `document` for another process.
   fileprivate func saveForOtherProcess(_ id: ObjectIdentifier) async throws {
+    // A command that awaits its own save lets the main actor run this meanwhile: wait for it.
+    while session?.isRunningCommand == true { try await Task.sleep(for: .milliseconds(10)) }
     guard let session, let document = session.documents.first(where: { ObjectIdentifier($0) == id }), document.isEdited else { return }
-    try session.save(document)
+    try await session.save(document)
     session.say("saved '\(document.displayName)': another program asked to (it is about to read or move it)")
   }
 }

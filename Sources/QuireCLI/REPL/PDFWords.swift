@@ -19,29 +19,29 @@ enum PDFWords {
     try session.open(path)
   }
 
-  /// The current document's PDF.
-  static func require(_ session: REPLSession) throws -> PDFDocument {
+  /// The current document's PDF document.
+  static func require(_ session: REPLSession) throws -> PDFFileDocument {
     guard let document = session.currentDocument else {
       throw EdError("no PDF is open; open one with 'open FILE.pdf'")
     }
-    guard let pdf = document.pdf else {
+    guard let pdf = document.pdfDocument else {
       throw EdError("'\(document.displayName)' is not a PDF: the page commands work on a PDF; open one with 'open FILE.pdf'")
     }
     return pdf
   }
 
   /// Page `text` (1-based) as a 0-based index.
-  static func page(_ text: String, of pdf: PDFDocument) throws -> Int {
+  static func page(_ text: String, of pdf: PDFFileDocument) throws -> Int {
     guard let number = Int(text) else { throw EdError("'\(text)' is not a page number") }
     guard number >= 1, number <= pdf.pageCount else {
       throw EdError(
-        "there is no page \(number): '\(pdf.documentURL?.lastPathComponent ?? "untitled.pdf")' has \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")")
+        "there is no page \(number): '\(pdf.fileURL.lastPathComponent)' has \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")")
     }
     return number - 1
   }
 
   /// Pages `N` or `N-M` (1-based) as 0-based indexes.
-  static func pages(_ text: String, of pdf: PDFDocument) throws -> Range<Int> {
+  static func pages(_ text: String, of pdf: PDFFileDocument) throws -> Range<Int> {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
     guard parts.count <= 2 else { throw EdError("'\(text)' is not a page or page range (N or N-M)") }
     let first = try page(parts[0], of: pdf)
@@ -50,8 +50,9 @@ enum PDFWords {
     return first..<(last + 1)
   }
 
-  /// Runs a page operation, with its errors as one line.
-  static func change(_ pdf: PDFDocument, in session: REPLSession, _ body: (PDFDocument) throws -> Void) throws {
+  /// Runs a page operation of the document (one undo step of its undo manager), with its
+  /// errors as one line.
+  static func change(_ pdf: PDFFileDocument, in session: REPLSession, _ body: (PDFFileDocument) throws -> Void) throws {
     do {
       try body(pdf)
     } catch let error as EdError {
@@ -59,7 +60,7 @@ enum PDFWords {
     } catch {
       throw EdError(REPLSession.message(for: error))
     }
-    session.say("\(pdf.undoActionName ?? "done"); \(pdf.pageCount) pages; u undoes it, w saves")
+    session.say("\(pdf.undoManager.undoActionName.nonEmpty ?? "done"); \(pdf.pageCount) pages; u undoes it, w saves")
   }
 }
 
@@ -76,7 +77,7 @@ struct PagesWord: SessionCommand {
     if let path { try PDFWords.open(path, in: session) }
     let pdf = try PDFWords.require(session)
     session.print(
-      "\(pdf.documentURL?.lastPathComponent ?? "untitled.pdf"): \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")\(pdf.hasUnsavedChanges ? " (unsaved changes)" : "")"
+      "\(pdf.fileURL.lastPathComponent): \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")\(pdf.hasUnsavedChanges ? " (unsaved changes)" : "")"
     )
     for index in 0..<pdf.pageCount {
       do {

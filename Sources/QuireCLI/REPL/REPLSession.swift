@@ -55,6 +55,9 @@ final class REPLSession {
   private let engine: EdEngine
   /// The input line number of the command running now (script mode names it on failure).
   private(set) var lineNumber = 0
+  /// Whether a command is under way: it may await a save, and another program's request to
+  /// save waits for it to end (``REPLPresenting``).
+  private(set) var isRunningCommand = false
   /// Set when Ctrl-D with unsaved changes has warned once.
   private var warnedAtEndOfInput = false
   /// Set when the session ends at the end of its input rather than by `q` or `Q`.
@@ -168,7 +171,7 @@ final class REPLSession {
   /// Reads and runs commands until `q`, `Q` or the end of input; returns the exit status.
   private func runCommands() async -> Int32 {
     while true {
-      if configuration.isInteractive { announceDiskChanges() }
+      if configuration.isInteractive { await announceDiskChanges() }
       configuration.interrupt.clear()
       guard let line = await nextCommandLine(prompt: configuration.isInteractive || isEdMode ? prompt : "") else {
         if configuration.isInteractive && configuration.interrupt.isPending {
@@ -203,7 +206,7 @@ final class REPLSession {
       warnedAtEndOfInput = false
       let commandLine = lineNumber
       source.remember(line)
-      if configuration.isInteractive { announceDiskChanges() }
+      if configuration.isInteractive { await announceDiskChanges() }
       do {
         let outcome = try await handle(line)
         edWarnedOfUnsavedChanges = false
@@ -330,7 +333,11 @@ final class REPLSession {
   /// Runs one command line: a word command, or an ed command on the current document.
   func handle(_ line: String) async throws -> EdEngine.Outcome {
     engine.beginCommand()
-    defer { engine.endCommand() }
+    isRunningCommand = true
+    defer {
+      engine.endCommand()
+      isRunningCommand = false
+    }
     let words = Self.splitWords(line)
     // A word command, unless ed would read the line as a command of its own: in ed mode
     // "status" is s/a/us/ with t as the delimiter, and ed's meaning wins.
@@ -340,7 +347,7 @@ final class REPLSession {
     }
     let document = ensureDocument()
     engine.document = document
-    return try engine.execute(line) { [unowned self] in
+    return try await engine.execute(line) { [unowned self] in
       let text = nextContinuationLine()
       // Ctrl-C in text input: end the half-typed line before the message.
       if text == nil && configuration.isInteractive && configuration.interrupt.isPending { output("") }
@@ -352,6 +359,7 @@ final class REPLSession {
   private func ensureDocument() -> EdDocument {
     if let currentDocument { return currentDocument }
     let document = EdDocument(buffer: DocumentLineBuffer(), fileURL: nil)
+    adopt(document)
     documents.append(document)
     currentIndex = documents.count - 1
     return document
@@ -405,7 +413,7 @@ final class REPLSession {
           "opened TextBundle '\(document.displayName)': \(document.buffer.lineCount) lines of \(bundle.textFilename), \(bundle.assetNames.count) asset\(bundle.assetNames.count == 1 ? "" : "s") ('assets' lists them)"
         )
       case .textFile:
-        if let contents { say("opened '\(document.displayName)': \(contents.lines.count) lines, \(contents.byteCount) bytes") }
+        if let contents { say("opened '\(document.displayName)': \(document.buffer.lineCount) lines, \(contents.byteCount) bytes") }
       }
       if contents?.lacksFinalNewline == true { say("note: the last line has no newline; saving adds one (as ed does)") }
     } else {
@@ -420,9 +428,23 @@ final class REPLSession {
       say("'\(document.displayName)' is a new \(document.textBundle == nil ? "file" : "TextBundle"); it is created when you save (w)")
     }
     offerRecoveredVersion(of: document)
+    adopt(document)
     documents.append(document)
     currentIndex = documents.count - 1
     presenting.opened(document, in: self)
+  }
+
+  /// Gives a text document the session's way to its files: its saves are coordinated when
+  /// the session coordinates (working for `presenter`, the REPL's presenter of the file, which
+  /// is then not asked about them), and keep versions in the session's version store.
+  func adopt(_ document: EdDocument, presenter: (any FilePresenter)? = nil) {
+    guard let text = document.libraryDocument else { return }
+    if let coordinator = configuration.coordinator {
+      text.fileAccess = FileCoordinator(filePresenter: presenter, location: coordinator.location)
+    } else {
+      text.fileAccess = UncoordinatedFileAccess()
+    }
+    text.versionStore = configuration.versionStore
   }
 
   /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
@@ -465,6 +487,7 @@ final class REPLSession {
       url = target
     }
     let document = try EdDocument.new(at: url, autosave: configuration.autosave)
+    adopt(document)
     let buffer = document.buffer
     if !lines.isEmpty {
       buffer.beginEditGroup(named: "new from template", cursor: 0)
@@ -532,16 +555,16 @@ final class REPLSession {
   }
 
   /// Runs an ed command on the current document (the word commands `save`, `undo`, …).
-  func runEd(_ command: String) throws {
+  func runEd(_ command: String) async throws {
     engine.document = try requireDocument()
-    _ = try engine.execute(command) { nil }
+    _ = try await engine.execute(command) { nil }
   }
 
   /// Saves `document` with `w`, whether or not it is the current one.
-  func save(_ document: EdDocument) throws {
+  func save(_ document: EdDocument) async throws {
     engine.document = document
     defer { if let currentDocument { engine.document = currentDocument } }
-    _ = try engine.execute("w") { nil }
+    _ = try await engine.execute("w") { nil }
   }
 
   /// `undo [N]`: undoes the last `count` changes (the multi-level history; ed's `u` toggles
@@ -549,7 +572,7 @@ final class REPLSession {
   func undo(count: Int = 1) throws {
     let document = try requireDocument()
     engine.document = document
-    let name = document.pdf?.undoActionName
+    let name = document.pdfDocument?.undoManager.undoActionName
     var done = 0
     while done < count {
       do {
@@ -571,7 +594,7 @@ final class REPLSession {
   func redo(count: Int = 1) throws {
     let document = try requireDocument()
     engine.document = document
-    let name = document.pdf?.redoActionName
+    let name = document.pdfDocument?.undoManager.redoActionName
     var done = 0
     while done < count {
       do {
@@ -589,42 +612,56 @@ final class REPLSession {
     }
   }
 
-  /// Saves the current document to `path` and makes `path` its file.
-  func saveAs(_ path: String) throws {
+  /// Saves the current document to `path` and makes `path` its file: a text document's save
+  /// as (``Document/save(to:ofType:for:)``); a TextBundle or PDF is written there by `w`.
+  func saveAs(_ path: String) async throws {
     let document = try requireDocument()
     let url = URL(fileURLWithPath: path)
     if document.textBundle != nil, !EdDocument.isTextBundle(url) {
       throw EdError("'\(document.displayName)' is a TextBundle: save it as NAME.textbundle (a folder) or NAME.textpack (an archive)")
     }
+    if let text = document.plainTextDocument {
+      do {
+        try await text.save(to: url, for: .saveAsOperation)
+      } catch {
+        throw EdError("cannot save '\(document.displayName)' as '\(path)': \(Self.message(for: error))")
+      }
+      document.fileURL = url
+      say("saved as '\(path)'")
+      return
+    }
     let previous = document.fileURL
     let previousFingerprint = document.diskFingerprint
     document.fileURL = url
-    let previousLines = document.diskLines
-    document.diskFingerprint = document.fingerprintOnDisk(configuration.files)
-    document.diskLines = nil
+    document.diskFingerprint = document.fingerprintOnDisk()
     do {
       engine.document = document
-      _ = try engine.execute("w") { nil }
+      _ = try await engine.execute("w") { nil }
     } catch {
       document.fileURL = previous
-      document.diskLines = previousLines
       document.diskFingerprint = previousFingerprint
       throw error
     }
     say("saved as '\(path)'")
   }
 
-  /// Loads the disk version of the current document: as one undoable edit for text; a PDF is
-  /// read again (asking first when that drops page changes, which cannot be undone).
-  func revert() throws {
+  /// Loads the disk version of the current document as one undoable edit (a text document in
+  /// conflict settles it with the document layer first: ``Document/resolveConflict(_:)``); a
+  /// PDF is read again (asking first when that drops page changes, which cannot be undone).
+  func revert() async throws {
     let document = try requireDocument()
     guard document.fileURL != nil else { throw EdError("'\(document.displayName)' has no file to revert to") }
-    if let pdf = document.pdf {
+    if let pdf = document.pdfDocument {
       try engine.confirm(
         "revert", unsaved: pdf.hasUnsavedChanges ? [document.displayName] : [],
         warning: "'\(document.displayName)' has unsaved page changes: 'revert' again drops them (this cannot be undone), 'w' saves them")
-      try reloadPDF(document)
-      say("reverted '\(document.displayName)' to the disk version (\(document.pdf?.pageCount ?? 0) pages)")
+      try await reloadPDF(document)
+      say("reverted '\(document.displayName)' to the disk version (\(pdf.pageCount) pages)")
+      return
+    }
+    if let text = document.plainTextDocument {
+      let lines = try await revertText(document, text)
+      say("reverted '\(document.displayName)' to the disk version (\(lines) lines); u brings your version back")
       return
     }
     let (contents, bundle) = try document.readDiskVersion(configuration.files)
@@ -632,18 +669,49 @@ final class REPLSession {
     say("reverted '\(document.displayName)' to the disk version (\(contents.lines.count) lines); u brings your version back")
   }
 
-  /// Reads a PDF document's file again, dropping its page operations.
-  func reloadPDF(_ document: EdDocument) throws {
-    guard let url = document.fileURL else { return }
-    let (reopened, _) = try EdDocument.open(url, files: configuration.files)
-    guard let pdf = reopened.pdf else { throw EdError("'\(document.displayName)' is no longer a PDF on disk") }
-    document.form = .pdf(pdf)
-    document.diskFingerprint = reopened.diskFingerprint
-    document.diskStamp = reopened.diskStamp
+  /// Puts the disk version of a text document in place of its text as one undoable edit.
+  /// In conflict, the disk version is the document's ``Document/conflictVersion``, and keeping
+  /// it settles the conflict; otherwise it is the file as last read or saved (a file changed
+  /// meanwhile makes a conflict first, or reloads a clean document).
+  private func revertText(_ document: EdDocument, _ text: PlainTextDocument) async throws -> Int {
+    if !text.documentState.contains(.inConflict), try await text.checkForChangesOnDisk() == .reloaded {
+      document.buffer.noteChangedOutside()
+      document.currentLine = document.buffer.lineCount
+      return document.buffer.lineCount
+    }
+    let disk: Data
+    if let theirs = text.conflictVersion {
+      disk = theirs.contents
+      try await text.resolveConflict(.keepMine)
+    } else {
+      disk = try document.readDiskVersion(configuration.files).0.data
+    }
+    let contents = TextFileContents(
+      data: disk, byteCount: disk.count, lacksFinalNewline: !disk.isEmpty && disk.last != UInt8(ascii: "\n"), fingerprint: nil)
+    try document.replaceAllLines(with: contents.lines, named: "revert")
+    document.buffer.markSaved()
     document.announcedDiskChange = nil
-    document.mayOverwriteDiskChange = false
+    document.marks = [:]
+    return document.buffer.lineCount
   }
 
+  /// Reads a PDF document's file again, dropping its page operations (the document's
+  /// ``Document/revertToSaved()``; in conflict, its ``Document/ConflictResolution/takeTheirs``).
+  func reloadPDF(_ document: EdDocument) async throws {
+    guard let pdf = document.pdfDocument else { return }
+    do {
+      if pdf.documentState.contains(.inConflict) {
+        try await pdf.resolveConflict(.takeTheirs)
+      } else {
+        try await pdf.revertToSaved()
+      }
+    } catch {
+      throw EdError("cannot read '\(document.displayName)' again: \(Self.message(for: error))")
+    }
+    document.announcedDiskChange = nil
+  }
+
+  /// A TextBundle's text read again from disk, as one undoable edit.
   private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents, bundle: TextBundle?) throws(EdError) {
     if let bundle {
       document.form = .textBundle(bundle)
@@ -651,44 +719,58 @@ final class REPLSession {
     }
     try document.replaceAllLines(with: contents.lines, named: "revert")
     document.buffer.markSaved()
-    document.noteDiskVersion(contents)
+    document.diskFingerprint = document.fingerprintOnDisk()
     document.announcedDiskChange = nil
     document.mayOverwriteDiskChange = false
     document.marks = [:]
   }
 
   /// `merge`: combines the disk version with this one, three-way against the version last
-  /// read or written here (libgit2's merge, through the document layer's ``TextMerge``), as one
-  /// undoable edit. Overlapping edits are kept both between conflict markers.
-  func mergeWithDiskVersion() throws {
+  /// read or written here, as one undoable edit: the document layer's conflict resolution
+  /// (``Document/resolveConflict(_:)`` with ``Document/ConflictResolution/merge``, libgit2's
+  /// merge). Overlapping edits are kept both between conflict markers.
+  func mergeWithDiskVersion() async throws {
     let document = try requireDocument()
     guard document.fileURL != nil else { throw EdError("'\(document.displayName)' has no file to merge with") }
     if document.pdf != nil {
       throw EdError("cannot merge '\(document.displayName)': page changes of PDFs are not merged; 'revert' loads the disk version, 'keep' keeps yours")
     }
-    guard let base = document.diskLines else {
+    guard let text = document.plainTextDocument else {
+      throw EdError("cannot merge '\(document.displayName)': the text of a TextBundle is not merged; 'revert' loads the disk version, 'keep' keeps yours")
+    }
+    guard text.fileFingerprint != nil else {
       throw EdError("cannot merge '\(document.displayName)': quire does not know the version it last read or wrote; 'revert' or 'keep' instead")
     }
-    let (contents, _) = try document.readDiskVersion(configuration.files)
-    func text(_ lines: [String]) -> String { lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
-    let result: TextMerge.Result
-    do {
-      result = try TextMerge.merge(base: text(base), mine: document.text, theirs: text(contents.lines))
-    } catch {
-      throw EdError("cannot merge '\(document.displayName)': \(error.reason)")
+    if !text.documentState.contains(.inConflict) {
+      let change: Document.DiskChange
+      do { change = try await text.checkForChangesOnDisk() } catch { throw EdError("cannot merge '\(document.displayName)': \(Self.message(for: error))") }
+      switch change {
+      case .conflict: break
+      case .reloaded:
+        document.buffer.noteChangedOutside()
+        document.currentLine = document.buffer.lineCount
+        say("'\(document.displayName)' had no unsaved changes: reloaded the disk version (\(document.buffer.lineCount) lines)")
+        return
+      case .deleted: throw EdError("cannot merge '\(document.displayName)': it was deleted or moved on disk; w writes it again")
+      case .unchanged:
+        say("nothing to merge: '\(document.displayName)' on disk is the version quire last read or wrote")
+        return
+      }
     }
-    var merged = result.text.components(separatedBy: "\n")
-    if merged.last == "" { merged.removeLast() }
-    try document.replaceAllLines(with: merged, named: "merge")
-    // The disk version is now part of this one: the next w replaces it without a conflict.
-    document.noteDiskVersion(contents)
+    let outcome: Document.ConflictOutcome
+    do {
+      outcome = try await text.resolveConflict(.merge)
+    } catch {
+      throw EdError("cannot merge '\(document.displayName)': \(Self.message(for: error))")
+    }
+    document.buffer.noteChangedOutside()
+    document.currentLine = document.buffer.lineCount
     document.announcedDiskChange = nil
-    document.mayOverwriteDiskChange = false
-    if result.conflicts == 0 {
-      say("merged the disk version of '\(document.displayName)' with yours (\(merged.count) lines); w saves the result, u undoes the merge")
+    if outcome.mergeConflicts == 0 {
+      say("merged the disk version of '\(document.displayName)' with yours (\(document.buffer.lineCount) lines); w saves the result, u undoes the merge")
     } else {
       say(
-        "merged the disk version of '\(document.displayName)' with yours: \(result.conflicts) conflict(s) kept both between <<<<<<< mine and >>>>>>> lines; edit them, then w (u undoes the merge)"
+        "merged the disk version of '\(document.displayName)' with yours: \(outcome.mergeConflicts) conflict(s) kept both between <<<<<<< mine and >>>>>>> lines; edit them, then w (u undoes the merge)"
       )
     }
   }
@@ -696,7 +778,8 @@ final class REPLSession {
   // MARK: Autosave and recovery
 
   /// Offers the autosaved edits a killed session left for `document`'s file (the document
-  /// found them when it opened: ``Document/recoveredVersion``).
+  /// found them when it opened: ``Document/recoveredVersion``; its autosave leaves them alone
+  /// until the person decides).
   private func offerRecoveredVersion(of document: EdDocument) {
     guard let text = document.textDocument, let version = text.recoveredVersion else { return }
     guard let recovered = try? configuration.files.read(version.url) else {
@@ -708,25 +791,25 @@ final class REPLSession {
       text.discardRecoveredVersion()
       return
     }
-    document.recoveredLines = recovered.lines
     say(
       "'\(document.displayName)' has autosaved edits from \(Self.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them"
     )
   }
 
-  /// `recover`: replaces the current document's lines with its autosaved edits, as one
-  /// undoable change; `recover discard` drops them.
+  /// `recover`: replaces the current document's lines with its autosaved edits (read from the
+  /// document's ``Document/recoveredVersion``), as one undoable change; `recover discard`
+  /// drops them.
   func recover(discarding: Bool) throws {
     let document = try requireTextDocument(for: "recover")
-    guard let text = document.textDocument, let version = text.recoveredVersion, let lines = document.recoveredLines else {
+    guard let text = document.textDocument, let version = text.recoveredVersion else {
       throw EdError("'\(document.displayName)' has no autosaved edits to recover")
     }
-    document.recoveredLines = nil
     if discarding {
       text.discardRecoveredVersion()
       say("dropped the autosaved edits of '\(document.displayName)'")
       return
     }
+    let lines = try configuration.files.read(version.url).lines
     try document.replaceAllLines(with: lines, named: "recover")
     // The edits are the document's now; its autosave keeps them from here.
     text.discardRecoveredVersion()
@@ -744,8 +827,8 @@ final class REPLSession {
       guard let text = document.textDocument else { continue }
       if endedAtEndOfInput {
         try? await text.autosave()
-      } else if text.recoveredVersion == nil || text.hasUnsavedChanges {
-        // A crash's version not yet decided on, and not replaced by an autosave, stays.
+      } else if text.recoveredVersion == nil {
+        // A crash's version not yet decided on stays (autosaves never replace it).
         try? await text.close(discardingChanges: true)
       }
     }
@@ -754,7 +837,7 @@ final class REPLSession {
   func autosaveState(of document: EdDocument) -> String {
     guard let autosave = configuration.autosave else { return "autosave: off" }
     guard let text = document.textDocument else { return "page changes are not autosaved" }
-    if let version = text.recoveredVersion, document.recoveredLines != nil {
+    if let version = text.recoveredVersion {
       return "autosaved edits from \(Self.time(version.date)) to recover ('recover')"
     }
     guard document.fileURL != nil else { return "autosave: none until it has a file name" }
@@ -773,33 +856,69 @@ final class REPLSession {
     return formatter.string(from: date)
   }
 
-  /// `keep`: the next `w` may replace the version someone else saved.
-  func keepMine() throws {
+  /// `keep`: the next `w` may replace the version someone else saved (a text document settles
+  /// its conflict with ``Document/resolveConflict(_:)``, ``Document/ConflictResolution/keepMine``).
+  func keepMine() async throws {
     let document = try requireDocument()
-    document.mayOverwriteDiskChange = true
+    if let text = document.libraryDocument {
+      if !text.documentState.contains(.inConflict) { _ = try? await text.checkForChangesOnDisk() }
+      if text.documentState.contains(.inConflict) { try await text.resolveConflict(.keepMine) }
+    } else {
+      document.mayOverwriteDiskChange = true
+    }
+    document.announcedDiskChange = nil
     say("keeping your version of '\(document.displayName)'; the next w replaces the disk version")
   }
 
-  /// Says, once per change, which open files changed on disk; reloads clean ones.
-  func announceDiskChanges() {
+  /// Says, once per change, which open files changed on disk; clean ones reload. A text
+  /// file or a PDF checks its file itself (``Document/checkForChangesOnDisk()``); a
+  /// TextBundle's file is compared with its fingerprint here.
+  func announceDiskChanges() async {
     for document in documents {
-      guard let url = document.fileURL, document.diskFingerprint != nil else { continue }
-      let stamp = configuration.files.stamp(of: url)
-      guard stamp != document.diskStamp else { continue }
-      document.diskStamp = stamp
-      guard stamp != nil else {
-        output("! '\(document.displayName)' was deleted or moved on disk; w writes it again")
+      guard let url = document.fileURL else { continue }
+      if let text = document.libraryDocument {
+        guard text.fileFingerprint != nil, let change = try? await text.checkForChangesOnDisk() else { continue }
+        switch change {
+        case .unchanged: continue
+        case .deleted:
+          guard document.announcedDiskChange == nil else { continue }
+          document.announcedDiskChange = text.fileFingerprint
+          output("! '\(document.displayName)' was deleted or moved on disk; w writes it again")
+        case .reloaded:
+          document.buffer.noteChangedOutside()
+          document.currentLine = min(document.currentLine, document.buffer.lineCount)
+          document.announcedDiskChange = nil
+          if let pdf = document.pdfDocument {
+            output("! '\(document.displayName)' changed on disk; reloaded it (\(pdf.pageCount) pages; there were no unsaved page changes here)")
+          } else {
+            output("! '\(document.displayName)' changed on disk; reloaded it (there were no unsaved changes here)")
+          }
+        case .conflict:
+          guard let theirs = text.conflictVersion?.fingerprint, document.announcedDiskChange.map({ !$0.hasSameContent(as: theirs) }) ?? true else { continue }
+          document.announcedDiskChange = theirs
+          if document.pdfDocument != nil {
+            output(
+              "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
+            )
+          } else {
+            output(
+              "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both"
+            )
+          }
+        }
         continue
       }
-      guard let onDisk = document.fingerprintOnDisk(configuration.files), onDisk != document.diskFingerprint,
-        onDisk != document.announcedDiskChange
-      else { continue }
-      if !document.isEdited {
-        if document.pdf != nil, (try? reloadPDF(document)) != nil {
-          output("! '\(document.displayName)' changed on disk; reloaded it (\(document.pdf?.pageCount ?? 0) pages; there were no unsaved page changes here)")
-          continue
+      guard let known = document.diskFingerprint else { continue }
+      guard let onDisk = document.fingerprintOnDisk() else {
+        if document.announcedDiskChange != known {
+          document.announcedDiskChange = known
+          output("! '\(document.displayName)' was deleted or moved on disk; w writes it again")
         }
-        if document.pdf == nil, let disk = try? document.readDiskVersion(configuration.files),
+        continue
+      }
+      guard !onDisk.hasSameContent(as: known), document.announcedDiskChange.map({ !$0.hasSameContent(as: onDisk) }) ?? true else { continue }
+      if !document.isEdited {
+        if let disk = try? document.readDiskVersion(configuration.files),
           (try? replaceWithDiskVersion(document, disk.0, bundle: disk.1)) != nil
         {
           output("! '\(document.displayName)' changed on disk; reloaded it (no unsaved changes here; u undoes the reload)")
@@ -807,15 +926,10 @@ final class REPLSession {
         }
       }
       document.announcedDiskChange = onDisk
-      if document.pdf != nil {
-        output(
-          "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
-        )
-      } else {
-        output(
-          "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both"
-        )
-      }
+      _ = url
+      output(
+        "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs)"
+      )
     }
   }
 
@@ -842,9 +956,15 @@ final class REPLSession {
     var parts: [String] = []
     parts.append(document.isEdited ? "unsaved changes" : (document.fileURL == nil ? "untitled" : "saved"))
     if let url = document.fileURL {
-      if document.diskFingerprint == nil && !FileManager.default.fileExists(atPath: url.path) {
+      let text = document.libraryDocument
+      let known = text.map(\.fileFingerprint) ?? document.diskFingerprint
+      if known == nil && !FileManager.default.fileExists(atPath: url.path) {
         parts.append("new file")
-      } else if let onDisk = document.fingerprintOnDisk(configuration.files), let known = document.diskFingerprint, onDisk != known {
+      } else if text?.documentState.contains(.inConflict) == true {
+        parts.append("in conflict (changed on disk)")
+      } else if let known, let onDisk = try? FileFingerprint.read(at: url).fingerprint, text == nil || document.textBundle != nil,
+        !onDisk.hasSameContent(as: known)
+      {
         parts.append(document.isEdited ? "in conflict (changed on disk)" : "changed on disk")
       }
     }

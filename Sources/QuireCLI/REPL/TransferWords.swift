@@ -46,7 +46,7 @@ struct CutWord: SessionCommand {
   @MainActor func run(in session: REPLSession) async throws {
     let (document, lines) = try copyLines(range, toPasteboard: pasteboard, in: session, for: "cut")
     // The deletion is ed's d, so undo, marks and the current line behave as for d.
-    try session.runEd("\(lines.lowerBound + 1),\(lines.upperBound)d")
+    try await session.runEd("\(lines.lowerBound + 1),\(lines.upperBound)d")
     session.say("cut \(lines.count) line\(lines.count == 1 ? "" : "s") of '\(document.displayName)'; u brings them back")
   }
 }

@@ -52,8 +52,8 @@ struct RestoreWord: SessionCommand {
         "there is no version '\(number)': '\(document.displayName)' has \(versions.count) kept version\(versions.count == 1 ? "" : "s"); 'versions' lists them")
     }
     let version = versions[index - 1]
-    if document.pdf != nil {
-      try restorePDF(version, number: index, of: document, from: store, in: session)
+    if document.pdfDocument != nil {
+      try await restorePDF(version, number: index, of: document, from: store, in: session)
       return
     }
     let text: String
@@ -102,7 +102,9 @@ struct RestoreWord: SessionCommand {
 
   /// Puts version `number` back into a PDF's file (keeping what the file held as a version
   /// first, so `restore` of that version takes it back) and reads the PDF again.
-  @MainActor private func restorePDF(_ version: FileVersion, number: Int, of document: EdDocument, from store: VersionStore, in session: REPLSession) throws {
+  @MainActor private func restorePDF(_ version: FileVersion, number: Int, of document: EdDocument, from store: VersionStore, in session: REPLSession)
+    async throws
+  {
     if document.isEdited {
       throw EdError("'\(document.displayName)' has unsaved page changes: 'w' saves them (as a version too) or 'revert' drops them before restoring")
     }
@@ -111,7 +113,7 @@ struct RestoreWord: SessionCommand {
     } catch {
       throw EdError("cannot restore version \(number) of '\(document.displayName)': \(REPLSession.message(for: error))")
     }
-    try session.reloadPDF(document)
+    try await session.reloadPDF(document)
     session.say("restored version \(number) of '\(document.displayName)' (\(document.extent))")
     session.say("the file holds version \(number) now; the version it replaced is kept: 'versions' lists it, 'restore' takes it back")
   }

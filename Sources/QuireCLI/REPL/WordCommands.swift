@@ -81,10 +81,10 @@ struct SaveWord: SessionCommand {
   @MainActor func run(in session: REPLSession) async throws {
     switch words.count {
     case 0:
-      try session.runEd("w")
+      try await session.runEd("w")
       session.say("saved '\(session.currentDocument?.displayName ?? "")'")
     case 2 where words[0] == "as":
-      try session.saveAs(words[1])
+      try await session.saveAs(words[1])
     default:
       throw EdError("write 'save' or 'save as PATH'")
     }
@@ -93,18 +93,18 @@ struct SaveWord: SessionCommand {
 
 struct RevertWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "revert", abstract: "Load the disk version (undoable: u brings yours back).")
-  @MainActor func run(in session: REPLSession) async throws { try session.revert() }
+  @MainActor func run(in session: REPLSession) async throws { try await session.revert() }
 }
 
 struct KeepWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "keep", abstract: "Keep your version after a change on disk; the next w replaces theirs.")
-  @MainActor func run(in session: REPLSession) async throws { try session.keepMine() }
+  @MainActor func run(in session: REPLSession) async throws { try await session.keepMine() }
 }
 
 struct MergeWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "merge", abstract: "Merge the disk version with yours, three-way (undoable; overlaps get conflict markers).")
-  @MainActor func run(in session: REPLSession) async throws { try session.mergeWithDiskVersion() }
+  @MainActor func run(in session: REPLSession) async throws { try await session.mergeWithDiskVersion() }
 }
 
 struct CloseWord: SessionCommand {
@@ -139,10 +139,11 @@ struct StatusWord: SessionCommand {
     if let url = document.fileURL, let type = TypeRegistry.shared.type(forFileAt: url) ?? UTType(filenameExtension: url.pathExtension) {
       session.print("type: \(type.identifier)")
     }
-    if let pdf = document.pdf {
-      session.print("pages: \(pdf.pageCount)\(pdf.isEncrypted ? ", encrypted" : "")")
+    if let pdf = document.pdfDocument {
+      session.print("pages: \(pdf.pageCount)\(pdf.pdf?.isEncrypted == true ? ", encrypted" : "")")
       session.print("state: \(session.state(of: document))")
-      session.print("page operations: \(pdf.operations.map(\.description).joined(separator: "; ").nonEmpty ?? "none")\(pdf.canRedo ? " (redo available)" : "")")
+      session.print(
+        "page operations: \(pdf.operations.map(\.description).joined(separator: "; ").nonEmpty ?? "none")\(pdf.undoManager.canRedo ? " (redo available)" : "")")
       return
     }
     let bytes = TextFileSystem.bytes(of: document.buffer.allLines).count

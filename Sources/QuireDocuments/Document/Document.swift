@@ -87,8 +87,13 @@ open class Document {
   private var savedVersionUnreachable = false
   /// Whether some change has not been autosaved (or saved) yet.
   public private(set) var hasUnautosavedChanges = false
-  /// The fingerprint of the file as last read or written.
-  public private(set) var fileFingerprint: FileFingerprint?
+  /// The fingerprint of the file as last read or written: what ``checkForChangesOnDisk()``
+  /// and a save compare the file with. A caller that writes the document's file itself (an
+  /// editor writing some of its lines there, as ed's `1,2w`) sets it to what it wrote, as
+  /// NSDocument's callers set `fileModificationDate`, so that its own write is not taken for
+  /// someone else's change. `nil`: the file is not known (a new file), and the next save
+  /// writes without a check.
+  public var fileFingerprint: FileFingerprint?
   /// The error of the last failed save (``State/savingError``).
   public private(set) var lastSaveError: QuireError?
   /// The error of the last failed autosave, if any.
@@ -428,6 +433,57 @@ open class Document {
     documentState = .closed
   }
 
+  /// Points the document at another file without reading or writing it (NSDocument's
+  /// `setFileURL`): the next ``save()`` writes there. What the document knew of its old file
+  /// goes: ``fileFingerprint`` is cleared (so the first save to the new file does not take
+  /// what is there for someone else's change), an unresolved conflict is dropped, and an
+  /// autosave of the old file's unsaved changes moves to the new one at the next autosave.
+  /// The presenter, when registered, presents the new file. To write the contents to `url` and
+  /// make it the document's file in one step, use ``save(to:ofType:for:)`` with
+  /// ``SaveOperation/saveAsOperation``.
+  public func setFileURL(_ url: URL) {
+    let new = url.standardizedFileURL
+    guard new != fileURL else { return }
+    let old = fileURL
+    fileURL = new
+    fileFingerprint = nil
+    conflictVersion = nil
+    conflictContents = nil
+    ConflictBoard.shared.remove(for: self)
+    documentState.remove(.inConflict)
+    if recoveryStore?.recoveredVersion(for: old) != nil && recoveredVersion == nil {
+      recoveryStore?.remove(for: old)
+      if hasUnsavedChanges {
+        hasUnautosavedChanges = true
+        scheduleAutosave()
+      }
+    }
+    if isPresenting { startPresenting() }
+  }
+
+  /// Reads the document from `contents`, its file's bytes as the caller read them (with
+  /// ``FileFingerprint/read(at:)``), without suspending, dropping unsaved changes and the undo
+  /// history: ``revertToSaved()`` for a command loop that runs each command to its end on the
+  /// main actor, as ``open(contents:fingerprint:)`` is ``open()``'s. With `fingerprint` `nil`
+  /// the file is not known (see ``fileFingerprint``).
+  ///
+  /// - Throws: ``QuireError`` naming the file when the contents are not what its type
+  ///   promises; the document stays as it was.
+  public func revert(toContents contents: Data, fingerprint: FileFingerprint?) throws {
+    guard !documentState.contains(.closed) else { return try open(contents: contents, fingerprint: fingerprint) }
+    try load(.file(contents), type: try resolvedType())
+    fileFingerprint = fingerprint
+    undoManager.removeAllActions()
+    updateChangeCount(.cleared)
+    conflictVersion = nil
+    conflictContents = nil
+    ConflictBoard.shared.remove(for: self)
+    documentState.remove([.inConflict, .savingError])
+    recoveryStore?.remove(for: fileURL)
+    recoveredVersion = nil
+    documentDidReadFromDisk()
+  }
+
   /// Writes the closed document's contents as a new file (or package) at `url`, which becomes
   /// its file and must not exist, and opens it (UIDocument's save "for creating").
   func createNew(at url: URL) async throws {
@@ -726,6 +782,10 @@ open class Document {
   /// Autosaves now: to the document's own file when ``autosavesInPlace``, else to its
   /// recovery file (removed instead when the document is back at its saved state). Does
   /// nothing when there is nothing new to autosave.
+  ///
+  /// A crash's version still offered as ``recoveredVersion`` is never overwritten: the edits
+  /// made meanwhile are autosaved once it is restored or discarded, so the person can still
+  /// choose it (read it from its file at any time before).
   public func autosave() async throws {
     // One at a time: a caller that finds one under way waits for it, then looks again.
     while isAutosaving { await withCheckedContinuation { autosaveWaiters.append($0) } }
@@ -745,7 +805,7 @@ open class Document {
       try await save(to: fileURL, ofType: fileType, for: .autosaveInPlaceOperation)
       return
     }
-    guard let recoveryStore else { return }
+    guard let recoveryStore, recoveredVersion == nil else { return }
     if !hasUnsavedChanges && recoveredVersion == nil {
       // Back at the saved state (undone, or edited back): there is nothing to recover, and an
       // earlier autosave of the edits would offer them after a crash. A version a crash left
@@ -888,10 +948,14 @@ open class Document {
       let options = SaveOptions(syncsParentDirectory: saveOptions.syncsParentDirectory, requiresNewFile: true)
       _ = try await Self.write(Handoff(theirContents), to: copy, original: nil, expected: nil, options: options, versions: nil, access: fileAccess)
       outcome.copyURL = copy
-    case .merge:
+    case .merge, .mergeUnlessOverlapping:
       guard case .file(let data) = theirContents else {
         throw QuireError(
           .unsupportedType, "\(QuireError.name(fileURL)) is a package and cannot be merged. Choose keep mine, take theirs or keep both.", url: fileURL)
+      }
+      if resolution == .mergeUnlessOverlapping, let overlaps = try overlappingEdits(with: data), overlaps > 0 {
+        // Nothing merged: the conflict stays, for the caller to settle another way.
+        return ConflictOutcome(copyURL: nil, mergeConflicts: overlaps)
       }
       outcome.mergeConflicts = try merge(with: data, ofType: try resolvedType()).conflicts
     }
@@ -902,6 +966,10 @@ open class Document {
     documentState.remove(.inConflict)
     return outcome
   }
+
+  /// How many of the document's edits overlap `theirs` in a three-way merge, without
+  /// merging; `nil` when the document does not merge. ``PlainTextDocument`` overrides it.
+  func overlappingEdits(with theirs: Data) throws -> Int? { nil }
 
   /// Settles the conflict keeping the document's edits, or taking the other version, without
   /// waiting: what `NSFileVersion`'s `isResolved` and `replaceItem(at:)` do.

@@ -94,13 +94,18 @@ extension Document {
     /// Three-way merge of the edits and the other version against the last read or saved
     /// version; overlapping edits get conflict markers (text documents only).
     case merge
+    /// ``merge`` when no edits overlap; otherwise nothing changes, the conflict stays, and
+    /// ``ConflictOutcome/mergeConflicts`` says how many edits overlap (a script's save that
+    /// merges what it can and stops at what needs a person).
+    case mergeUnlessOverlapping
   }
 
   /// What resolving a conflict did.
   public struct ConflictOutcome: Sendable, Hashable {
     /// Where ``ConflictResolution/keepBoth`` saved the other version.
     public var copyURL: URL?
-    /// How many overlapping edits ``ConflictResolution/merge`` marked with conflict markers.
+    /// How many overlapping edits ``ConflictResolution/merge`` marked with conflict markers
+    /// (for ``ConflictResolution/mergeUnlessOverlapping``: how many overlap, nothing merged).
     public var mergeConflicts: Int
   }
 

@@ -45,6 +45,29 @@ public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
   public static func read(at url: URL) throws -> (fingerprint: FileFingerprint, contents: Data) {
     try FileReader.read(url)
   }
+
+  /// Reads the rest of `descriptor`, a regular file the caller opened for reading (through a
+  /// seam of its own, say), together with its fingerprint, as ``read(at:)`` does: a file of
+  /// 4 MiB or more is copied inside the kernel into a private scratch file that the returned
+  /// `Data` maps (its unchanged bytes then cost page cache, not the process's memory, and a
+  /// ``TextStorage`` made from it shares them). The caller still owns and closes `descriptor`.
+  ///
+  /// - Parameters:
+  ///   - descriptor: An open file descriptor of a regular file.
+  ///   - url: The file's name, for errors.
+  /// - Throws: ``QuireError`` naming `url` when it is not a regular file, is too large to hold,
+  ///   or cannot be read.
+  public static func read(from descriptor: Int32, url: URL) throws -> (fingerprint: FileFingerprint, contents: Data) {
+    try FileReader.read(descriptor: descriptor, url: url)
+  }
+
+  /// The fingerprint of the file at `url` now (symbolic links followed), read a megabyte at a
+  /// time: the file is never held in memory (a check for changes on disk before a save).
+  ///
+  /// - Throws: ``QuireError`` naming `url` when it cannot be opened or read.
+  public static func current(at url: URL) throws -> FileFingerprint {
+    try FileReader.fingerprint(url)
+  }
 }
 
 /// A 128-bit hash of bytes: two independent 64-bit lanes over 8-byte words, each word mixed in

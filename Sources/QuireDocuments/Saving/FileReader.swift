@@ -13,22 +13,40 @@ enum FileReader {
   static let maximumSize = 4 << 30
 
   static func read(_ url: URL) throws(QuireError) -> (fingerprint: FileFingerprint, contents: Data) {
-    try withOpenFile(url) { file, info throws(QuireError) in
-      let data: Data
-      let hash: ContentHash
-      if let copy = ScratchCopy.read(file.rawValue, size: Int(info.st_size)) {
-        (data, hash) = copy
-      } else {
-        switch SystemCalls.readAll(file, sizeHint: Int(info.st_size)) {
-        case .success(let value): data = value
-        case .failure(let code): throw readError(code, url, "read it")
-        }
-        hash = ContentHash(data)
-      }
-      var fingerprint = FileSaver.fingerprint(info, hash)
-      fingerprint.size = data.count
-      return (fingerprint, data)
+    try withOpenFile(url) { file, info throws(QuireError) in try read(file, info, url) }
+  }
+
+  /// Reads the rest of `descriptor`, a file the caller opened for reading, with its
+  /// fingerprint, as ``read(_:)`` reads a file it opens (`url` names it in errors).
+  static func read(descriptor: Int32, url: URL) throws(QuireError) -> (fingerprint: FileFingerprint, contents: Data) {
+    let file = FileDescriptor(rawValue: descriptor)
+    let info: stat
+    switch SystemCalls.fstat(file) {
+    case .success(let value): info = value
+    case .failure(let code): throw readError(code, url, "inspect it")
     }
+    try requireRegularFile(info, url)
+    try requireSize(info, url)
+    return try read(file, info, url)
+  }
+
+  /// The bytes of `file` from where it stands (a large file into a mapped scratch copy, see
+  /// ``ScratchCopy``) and their fingerprint.
+  private static func read(_ file: FileDescriptor, _ info: stat, _ url: URL) throws(QuireError) -> (fingerprint: FileFingerprint, contents: Data) {
+    let data: Data
+    let hash: ContentHash
+    if let copy = ScratchCopy.read(file.rawValue, size: Int(info.st_size)) {
+      (data, hash) = copy
+    } else {
+      switch SystemCalls.readAll(file, sizeHint: Int(info.st_size)) {
+      case .success(let value): data = value
+      case .failure(let code): throw readError(code, url, "read it")
+      }
+      hash = ContentHash(data)
+    }
+    var fingerprint = FileSaver.fingerprint(info, hash)
+    fingerprint.size = data.count
+    return (fingerprint, data)
   }
 
   /// The fingerprint of the file at `url`, read a megabyte at a time: what ``read(_:)`` gives
@@ -82,13 +100,17 @@ enum FileReader {
     case .failure(let code): throw readError(code, url, "inspect it")
     }
     try requireRegularFile(info, url)
-    guard Int(info.st_size) <= maximumSize else {
-      throw QuireError(
-        .limitExceeded,
-        "Cannot open \(QuireError.name(url)): it is \(info.st_size) bytes, more than the \(maximumSize >> 30) GiB a document can hold in memory.",
-        url: url)
-    }
+    try requireSize(info, url)
     return try body(file, info)
+  }
+
+  /// Throws unless the file `info` describes fits in a document.
+  private static func requireSize(_ info: stat, _ url: URL) throws(QuireError) {
+    guard Int(info.st_size) > maximumSize else { return }
+    throw QuireError(
+      .limitExceeded,
+      "Cannot open \(QuireError.name(url)): it is \(info.st_size) bytes, more than the \(maximumSize >> 30) GiB a document can hold in memory.",
+      url: url)
   }
 
   /// Throws unless `info` describes a regular file.

@@ -85,6 +85,26 @@ public enum FileSaver {
     }
   }
 
+  /// Writes `text`'s bytes to `url` by the output-path rule, as ``writeOutput(_:to:options:)``
+  /// writes `Data`: a regular file (or nothing) gets the safe save from the text's chunks
+  /// (never joined; the bytes are hashed as they are written), a device or FIFO is written
+  /// through.
+  ///
+  /// - Returns: Where and how a regular file was written, with the fingerprint of what was
+  ///   written; `nil` when the text went through a device or FIFO.
+  /// - Throws: ``QuireError`` naming `url` and what is there when it cannot be written.
+  @discardableResult
+  public static func writeOutput(_ text: TextStorage, to url: URL, options: SaveOptions = .standard) throws(QuireError) -> SaveResult? {
+    switch try OutputPath.kind(of: url) {
+    case .regularFile(let target): return try write(text, to: target, options: options)
+    case .special(let description):
+      var data = Data(capacity: text.utf8Count)
+      text.forEachChunk { data.append($0) }
+      try OutputPath.writeThrough(data, to: url, description: description)
+      return nil
+    }
+  }
+
   /// Writes `data` to `url` safely.
   ///
   /// - Parameters:

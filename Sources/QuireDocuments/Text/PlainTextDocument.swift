@@ -161,6 +161,16 @@ open class PlainTextDocument: Document {
     replaceStorage(with: edited)
   }
 
+  /// Replaces the whole text with `text` as one undoable change, without copying it: the
+  /// document shares `text`'s chunks (a file read with ``FileFingerprint/read(from:url:)``
+  /// stays in its mapped scratch copy), and the undo entry keeps the replaced text's chunks.
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable.
+  public func replaceText(with text: TextStorage) throws {
+    try checkEditable()
+    replaceStorage(with: text)
+  }
+
   /// Puts `new` in place of the whole text, registering the way back.
   private func replaceStorage(with new: TextStorage) {
     let old = storage
@@ -209,8 +219,15 @@ open class PlainTextDocument: Document {
 
   // MARK: Merging
 
+  override func overlappingEdits(with theirs: Data) throws -> Int? {
+    var theirStorage = readsBytesExactly ? TextStorage(bytes: theirs) : try TextEncoding.decode(theirs).0
+    if appendsMissingFinalNewline { _ = theirStorage.appendMissingFinalNewline() }
+    return try TextMerge.merge(base: mergeBase.string, mine: storage.string, theirs: theirStorage.string).conflicts
+  }
+
   open override func merge(with theirs: Data, ofType type: UTType) throws -> MergeOutcome {
-    let (theirStorage, _) = try TextEncoding.decode(theirs)
+    var theirStorage = readsBytesExactly ? TextStorage(bytes: theirs) : try TextEncoding.decode(theirs).0
+    if appendsMissingFinalNewline { _ = theirStorage.appendMissingFinalNewline() }
     let result = try TextMerge.merge(base: mergeBase.string, mine: storage.string, theirs: theirStorage.string)
     try undoManager.groupUndo(named: "Merge") {
       try replaceText(with: result.text)

@@ -345,6 +345,23 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     return chunks[index].withBytes { $0[inner] }
   }
 
+  /// The UTF-8 offset of the first byte equal to `byte` (a NUL, say: GNU ed's test for a
+  /// binary buffer), or `nil` when the text has none. Searched chunk by chunk with `memchr`,
+  /// never joining the text; the pages of a large file's scratch copy are let go as it goes.
+  public func firstUTF8Offset(of byte: UInt8) -> Int? {
+    var start = 0
+    for chunk in chunks {
+      let found: Int? = chunk.withBytes { bytes in
+        guard let base = bytes.baseAddress, !bytes.isEmpty, let hit = memchr(base, Int32(byte), bytes.count) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+      }
+      scratch?.noteRead(chunk.count)
+      if let found { return start + found }
+      start += chunk.count
+    }
+    return nil
+  }
+
   /// The bytes in `range` (clamped to the text).
   public func utf8Bytes(in range: Range<Int>) -> [UInt8] {
     let clamped = range.clamped(to: 0..<utf8Count)

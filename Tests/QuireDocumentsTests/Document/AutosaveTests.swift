@@ -109,6 +109,25 @@ final class AutosaveTests {
     #expect(bytes(first.fileURL) == Array("recover me\n".utf8))
   }
 
+  @Test func anAutosaveLeavesACrashsVersionWaitingForADecision() async throws {
+    let first = try await openTextDocument("saved\n", in: folder)
+    first.recoveryStore = store
+    try first.replaceText(with: "recover me\n")
+    try await first.autosave()
+    let second = PlainTextDocument(fileURL: first.fileURL)
+    second.recoveryStore = store
+    second.autosavePolicy = nil
+    try await second.open()
+    let offer = try #require(second.recoveredVersion)
+    try second.replaceText(with: "typed before deciding\n")
+    try await second.autosave()
+    #expect(try Data(contentsOf: offer.url) == Data("recover me\n".utf8), "the crash's version is still there to choose")
+    second.discardRecoveredVersion()
+    try await second.autosave()
+    let autosaved = try #require(store.recoveredVersion(for: second.fileURL))
+    #expect(try Data(contentsOf: autosaved.url) == Data("typed before deciding\n".utf8), "once decided, the edits are autosaved")
+  }
+
   @Test func discardingTheRecoveredVersionRemovesIt() async throws {
     let first = try await openTextDocument("saved\n", in: folder)
     first.recoveryStore = store

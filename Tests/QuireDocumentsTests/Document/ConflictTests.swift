@@ -166,6 +166,56 @@ final class ConflictTests {
     #expect(document.text == "A\nB\nC\n")
   }
 
+  @Test func mergeUnlessOverlappingMergesEditsApart() async throws {
+    let document = try await conflicted(
+      base: "one\ntwo\nthree\nfour\nfive\n", mine: "ONE\ntwo\nthree\nfour\nfive\n", theirs: "one\ntwo\nthree\nfour\nFIVE\n")
+    #expect(try await document.resolveConflict(.mergeUnlessOverlapping).mergeConflicts == 0)
+    #expect(document.text == "ONE\ntwo\nthree\nfour\nFIVE\n")
+    #expect(document.documentState == .normal)
+    try await document.save()
+    #expect(bytes(document.fileURL) == Array("ONE\ntwo\nthree\nfour\nFIVE\n".utf8))
+  }
+
+  @Test func mergeUnlessOverlappingLeavesOverlapsAndTheConflictAlone() async throws {
+    let document = try await conflicted(base: "a\nb\nc\n", mine: "a\nmine\nc\n", theirs: "a\ntheirs\nc\n")
+    #expect(try await document.resolveConflict(.mergeUnlessOverlapping).mergeConflicts == 1)
+    #expect(document.text == "a\nmine\nc\n", "nothing merged")
+    #expect(document.documentState.contains(.inConflict), "the conflict stays for another resolution")
+    await #expect(throws: QuireError.self) { try await document.save() }
+    #expect(bytes(document.fileURL) == Array("a\ntheirs\nc\n".utf8))
+    try await document.resolveConflict(.keepMine)
+    try await document.save()
+    #expect(bytes(document.fileURL) == Array("a\nmine\nc\n".utf8))
+  }
+
+  @Test func aFingerprintSetByTheCallerIsTheDocumentsOwnWrite() async throws {
+    // As NSDocument's callers set fileModificationDate after writing the file themselves.
+    let document = try await openTextDocument("a\nb\n", in: folder)
+    try document.replaceText(with: "a\nb\nc\n")
+    document.fileFingerprint = try FileSaver.write(Data("a\n".utf8), to: document.fileURL).fingerprint
+    #expect(try await document.checkForChangesOnDisk() == .unchanged)
+    try await document.save()
+    #expect(bytes(document.fileURL) == Array("a\nb\nc\n".utf8))
+  }
+
+  @Test func revertToContentsReadByTheCallerDropsEditsAndKnowsTheFile() async throws {
+    let document = try await openTextDocument("old\n", in: folder)
+    try document.replaceText(with: "edited\n")
+    try writeExternally("new\n", to: document.fileURL)
+    let (fingerprint, data) = try FileFingerprint.read(at: document.fileURL)
+    try document.revert(toContents: data, fingerprint: fingerprint)
+    #expect(document.text == "new\n")
+    #expect(!document.hasUnsavedChanges)
+    #expect(!document.undoManager.canUndo)
+    #expect(try await document.checkForChangesOnDisk() == .unchanged)
+    // The merge base is what was read: an edit and another change on disk merge against it.
+    try document.replaceText(with: "new\nmine\n")
+    try writeExternally("theirs\nnew\n", to: document.fileURL)
+    #expect(try await document.checkForChangesOnDisk() == .conflict)
+    #expect(try await document.resolveConflict(.merge).mergeConflicts == 0)
+    #expect(document.text == "theirs\nnew\nmine\n")
+  }
+
   @Test func resolvingWithoutAConflictIsAnError() async throws {
     let document = try await openTextDocument("a\n", in: folder)
     await #expect(throws: QuireError.self) { try await document.resolveConflict(.keepMine) }
