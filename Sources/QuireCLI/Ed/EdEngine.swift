@@ -1508,6 +1508,9 @@ final class EdEngine {
         } catch let error as QuireError where error.code == .fileChangedOnDisk {
           throw conflictError(url)
         }
+      } else if Self.isSpecialFile(url) {
+        // A device or FIFO is written through (the pages as the document would save them).
+        try FileSaver.writeOutput(try pdf.contents(forType: .pdf), to: url)
       } else {
         try await pdf.save(to: url, for: .saveToOperation)
       }
