@@ -35,17 +35,11 @@ struct BrowseCommand: AsyncParsableCommand {
     let wanted = types.compactMap(Self.type(named:))
     let browser = BrowserLocationOptions.makeBrowser(folders: folders, types: wanted.isEmpty ? DocumentBrowser.defaultContentTypes : wanted)
     let order = BrowserSortOrder(parsing: sort) ?? .name
-    let items: [BrowserItem]
-    do {
-      items = try browser.items(sortedBy: order, taggedWith: tag)
-    } catch {
-      reportFailure(error)
-      throw ExitCode(ExitStatus.failure)
-    }
+    let items = try browser.items(sortedBy: order, taggedWith: tag)
     // Names that are not UTF-8 cannot be listed yet: said, not left out silently.
     let notListed = browser.namesNotListed()
     for path in notListed {
-      reportFailure(
+      ErrorReport.say(
         QuireError(
           .invalidArgument, "Not listed: '\(DisplayName.escaping(path))': its name is not UTF-8, which the browser cannot show yet. Rename it to UTF-8."))
     }

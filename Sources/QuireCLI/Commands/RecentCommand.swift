@@ -11,7 +11,7 @@ struct RecentCommand: AsyncParsableCommand {
       Reads $XDG_DATA_HOME/recently-used.xbel, the list GTK applications share. Documents Quire \
       opened are found again after a rename or move (by file handle, inode or content, in \
       their old folder and the --in folders); gone ones are marked. Exit codes: 0 done, \
-      1 the list could not be read or written, 2 usage error.
+      1 the list could not be read or written, 2 usage error; 3 and up as 'quire help' lists.
       """)
 
   @OptionGroup var locations: BrowserLocationOptions
@@ -22,25 +22,20 @@ struct RecentCommand: AsyncParsableCommand {
 
   func run() async throws {
     let browser = locations.makeBrowser()
-    do {
-      for path in add { try browser.noteRecentDocument(at: URL(fileURLWithPath: path)) }
-      for path in remove { try browser.recentDocuments.remove(URL(fileURLWithPath: path)) }
-      if !add.isEmpty || !remove.isEmpty { return }
-      let entries = Array(try browser.recentItems().prefix(max(0, limit)))
-      if json {
-        print(try BrowserJSON.encode(entries))
-        return
+    for path in add { try browser.noteRecentDocument(at: URL(fileURLWithPath: path)) }
+    for path in remove { try browser.recentDocuments.remove(URL(fileURLWithPath: path)) }
+    if !add.isEmpty || !remove.isEmpty { return }
+    let entries = Array(try browser.recentItems().prefix(max(0, limit)))
+    if json {
+      print(try BrowserJSON.encode(entries))
+      return
+    }
+    for entry in entries {
+      switch entry.status {
+      case .available: print(entry.url.path)
+      case .moved: print("\(entry.url.path)  (moved from \(entry.previousURL?.path ?? "?"))")
+      case .missing: print("\(entry.url.path)  (gone)")
       }
-      for entry in entries {
-        switch entry.status {
-        case .available: print(entry.url.path)
-        case .moved: print("\(entry.url.path)  (moved from \(entry.previousURL?.path ?? "?"))")
-        case .missing: print("\(entry.url.path)  (gone)")
-        }
-      }
-    } catch {
-      reportFailure(error)
-      throw ExitCode(ExitStatus.failure)
     }
   }
 }

@@ -10,7 +10,7 @@ struct TagCommand: AsyncParsableCommand {
     discussion: """
       Tags are the user.xdg.tags extended attribute, comma-separated, as KDE's Dolphin and \
       getfattr see them. With no changes, prints the tags, one per line. Exit codes: 0 done, \
-      1 the file is missing or its file system keeps no user attributes, 2 usage error.
+      1 the file is missing or its file system keeps no user attributes, 2 usage error; 3 and up as 'quire help' lists.
       """)
 
   @Argument(help: "The file.") var file: String
@@ -26,18 +26,13 @@ struct TagCommand: AsyncParsableCommand {
   func run() async throws {
     let url = URL(fileURLWithPath: file).standardizedFileURL
     let browser = DocumentBrowser(configuration: .init(locations: [url.deletingLastPathComponent()]))
-    do {
-      let added = changes.filter { $0.hasPrefix("+") }.map { String($0.dropFirst()) }
-      let removed = changes.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) }
-      let tags = changes.isEmpty ? try browser.tags(of: url) : try browser.changeTags(of: url, adding: added, removing: removed)
-      if json {
-        print(try BrowserJSON.encode(["path": .string(url.path), "tags": JSONValue.array(tags)]))
-      } else {
-        for tag in tags { print(tag) }
-      }
-    } catch {
-      reportFailure(error)
-      throw ExitCode(ExitStatus.failure)
+    let added = changes.filter { $0.hasPrefix("+") }.map { String($0.dropFirst()) }
+    let removed = changes.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) }
+    let tags = changes.isEmpty ? try browser.tags(of: url) : try browser.changeTags(of: url, adding: added, removing: removed)
+    if json {
+      print(try BrowserJSON.encode(["path": .string(url.path), "tags": JSONValue.array(tags)]))
+    } else {
+      for tag in tags { print(tag) }
     }
   }
 

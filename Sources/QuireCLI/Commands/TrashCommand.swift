@@ -33,7 +33,7 @@ struct TrashCommand: AsyncParsableCommand {
         trashed.append(try browser.trashItem(at: URL(fileURLWithPath: file, relativeTo: here)))
       } catch {
         failures += 1
-        reportFailure(error)
+        ErrorReport.say(error)
       }
     }
     for path in restore {
@@ -45,7 +45,7 @@ struct TrashCommand: AsyncParsableCommand {
         print(try browser.restoreItem(item).path)
       } catch {
         failures += 1
-        reportFailure(error)
+        ErrorReport.say(error)
       }
     }
     if list {
