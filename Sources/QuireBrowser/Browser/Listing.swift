@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -22,7 +23,7 @@ struct Listing {
   }
 
   func check(location: URL) throws {
-    switch BrowserSyscalls.lstatInfo(location.path) {
+    switch SystemCalls.lstat(FilePath(location.path)) {
     case .success(let info) where (info.st_mode & S_IFMT) == S_IFDIR: return
     case .success:
       throw QuireError(.invalidArgument, "Cannot browse \(QuireError.name(location)): it is not a folder. Give a folder.", url: location)
@@ -44,7 +45,7 @@ struct Listing {
       index += 1
       for name in names(in: folder) {
         let url = folder.appendingPathComponent(name)
-        guard case .success(let info) = BrowserSyscalls.lstatInfo(url.path), (info.st_mode & S_IFMT) == S_IFDIR else { continue }
+        guard case .success(let info) = SystemCalls.lstat(FilePath(url.path)), (info.st_mode & S_IFMT) == S_IFDIR else { continue }
         if !isPackage(url) { result.append(url) }
       }
     }
@@ -55,7 +56,7 @@ struct Listing {
     var items: [BrowserItem] = []
     for name in names(in: folder) {
       let url = folder.appendingPathComponent(name)
-      guard case .success(let info) = BrowserSyscalls.lstatInfo(url.path) else { continue }
+      guard case .success(let info) = SystemCalls.lstat(FilePath(url.path)) else { continue }
       if (info.st_mode & S_IFMT) == S_IFDIR && !isPackage(url) {
         if configuration.includesSubfolders { items += walk(url, location: location) }
         continue
@@ -111,7 +112,7 @@ struct Listing {
   }
 
   func item(at url: URL) throws -> BrowserItem {
-    switch BrowserSyscalls.lstatInfo(url.path) {
+    switch SystemCalls.lstat(FilePath(url.path)) {
     case .success(let info):
       return try makeItem(url, info: info, location: location(of: url) ?? url.deletingLastPathComponent())
     case .failure(.noSuchFileOrDirectory):
@@ -149,7 +150,7 @@ struct Listing {
     var total: Int64 = 0
     guard let walker = FileManager.default.enumerator(atPath: url.path) else { return 0 }
     while let name = walker.nextObject() as? String {
-      if case .success(let info) = BrowserSyscalls.lstatInfo(url.path + "/" + name), (info.st_mode & S_IFMT) == S_IFREG { total += Int64(info.st_size) }
+      if case .success(let info) = SystemCalls.lstat(FilePath(url.path + "/" + name)), (info.st_mode & S_IFMT) == S_IFREG { total += Int64(info.st_size) }
     }
     return total
   }

@@ -1,5 +1,7 @@
 public import Foundation
+import QuireSystem
 public import QuireTypes
+import SystemPackage
 
 /// One entry of the recent documents.
 public struct RecentDocument: Sendable, Hashable, Codable {
@@ -165,7 +167,7 @@ public struct RecentDocuments: Sendable {
             identitiesChanged = true
           }
         }
-      } else if case .failure = BrowserSyscalls.lstatInfo(url.path) {
+      } else if case .failure = SystemCalls.lstat(FilePath(url.path)) {
         entry.status = .missing
       }
       result.append(entry)

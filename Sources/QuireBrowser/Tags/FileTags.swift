@@ -1,5 +1,6 @@
 public import Foundation
 import QuireCoordination
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -25,7 +26,7 @@ public enum FileTags {
   /// - Throws: ``QuireError``: `fileMissing`, `unsupportedType` when the file system keeps no
   ///   user attributes, `invalidContent` when the attribute is not UTF-8.
   public static func tags(of url: URL) throws -> [String] {
-    switch BrowserSyscalls.getAttribute(attributeName, path: url.path) {
+    switch SystemCalls.attribute(attributeName, of: url.path) {
     case .success(nil): return []
     case .success(let data?):
       guard let text = String(validating: data, as: UTF8.self) else {
@@ -33,7 +34,7 @@ public enum FileTags {
           .invalidContent, "The tags of \(QuireError.name(url)) (\(attributeName)) are not UTF-8 text. Set them again with 'quire tag'.", url: url)
       }
       return parse(text)
-    case .failure(let errno): throw error(errno, reading: true, url: url)
+    case .failure(let failure): throw error(failure, reading: true, url: url)
     }
   }
 
@@ -43,13 +44,13 @@ public enum FileTags {
   ///   or a line break.
   public static func setTags(_ tags: [String], of url: URL) throws {
     let clean = try normalized(tags, url: url)
-    let result: Result<Void, Errno>
+    let result: Result<Void, SyscallFailure>
     if clean.isEmpty {
-      result = BrowserSyscalls.removeAttribute(attributeName, path: url.path)
+      result = SystemCalls.removeAttribute(attributeName, of: url.path)
     } else {
-      result = BrowserSyscalls.setAttribute(attributeName, value: Data(clean.joined(separator: ",").utf8), path: url.path)
+      result = SystemCalls.setAttribute(attributeName, to: Data(clean.joined(separator: ",").utf8), of: url.path)
     }
-    if case .failure(let errno) = result { throw error(errno, reading: false, url: url) }
+    if case .failure(let failure) = result { throw error(failure, reading: false, url: url) }
   }
 
   /// Splits an attribute value: comma-separated, spaces around each tag trimmed, blanks and
@@ -72,23 +73,24 @@ public enum FileTags {
     return parse(tags.joined(separator: ","))
   }
 
-  static func error(_ errno: Errno, reading: Bool, url: URL) -> QuireError {
+  static func error(_ failure: SyscallFailure, reading: Bool, url: URL) -> QuireError {
     let verb = reading ? "read" : "set"
-    switch errno {
+    switch failure.errno {
     case .notSupported:
       return QuireError(
         .unsupportedType,
         "Cannot \(verb) the tags of \(QuireError.name(url)): its file system keeps no user extended attributes (\(attributeName)). Move it to a folder on ext4, XFS or Btrfs to tag it.",
-        url: url, cause: errno)
+        url: url, cause: failure)
     case .noSuchFileOrDirectory:
-      return QuireError(.fileMissing, "Cannot \(verb) the tags of \(QuireError.name(url)): there is no such file.", url: url, cause: errno)
+      return QuireError(.fileMissing, "Cannot \(verb) the tags of \(QuireError.name(url)): there is no such file.", url: url, cause: failure)
     case .permissionDenied, .notPermitted:
-      return QuireError(.permissionDenied, "Cannot \(verb) the tags of \(QuireError.name(url)): permission denied.", url: url, cause: errno)
-    case .noSpace, .outOfRange:
+      return QuireError(.permissionDenied, "Cannot \(verb) the tags of \(QuireError.name(url)): permission denied.", url: url, cause: failure)
+    case .outOfRange, .argListTooLong:
       return QuireError(
-        .limitExceeded, "Cannot \(verb) the tags of \(QuireError.name(url)): they are longer than its file system allows.", url: url, cause: errno)
+        .limitExceeded, "Cannot \(verb) the tags of \(QuireError.name(url)): they are longer than its file system allows.", url: url, cause: failure)
     default:
-      return QuireError(.systemCallFailed, "Cannot \(verb) the tags of \(QuireError.name(url)).", url: url, cause: errno)
+      return QuireError(
+        QuireError.Code(failure.errno, for: reading ? .read : .write), "Cannot \(verb) the tags of \(QuireError.name(url)).", url: url, cause: failure)
     }
   }
 }

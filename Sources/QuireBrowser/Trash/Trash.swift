@@ -1,5 +1,7 @@
 public import Foundation
+import QuireSystem
 import QuireTypes
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -61,7 +63,7 @@ public struct Trash: Sendable {
   public func trashItem(at url: URL) throws -> TrashedItem {
     let url = url.standardizedFileURL
     let info: stat
-    switch BrowserSyscalls.lstatInfo(url.path) {
+    switch SystemCalls.lstat(FilePath(url.path)) {
     case .success(let value): info = value
     case .failure(.noSuchFileOrDirectory):
       throw QuireError(.fileMissing, "Cannot move \(QuireError.name(url)) to the Trash: there is no such file.", url: url)
@@ -88,17 +90,17 @@ public struct Trash: Sendable {
         number += 1
         continue
       }
-      switch BrowserSyscalls.renameNoReplace(url.path, fileURL.path) {
+      switch SystemCalls.renameNoReplace(url.path, to: fileURL.path) {
       case .success:
         return TrashedItem(originalURL: url, trashedURL: fileURL, infoURL: infoURL, deletionDate: Date(), trashFolder: folder.url)
       case .failure(.fileExists):
-        _ = unlink(infoURL.path)
+        _ = SystemCalls.remove(infoURL.path)
         number += 1
-      case .failure(let errno):
-        _ = unlink(infoURL.path)
+      case .failure(let failure):
+        _ = SystemCalls.remove(infoURL.path)
         throw QuireError(
-          errno == .permissionDenied || errno == .notPermitted ? .permissionDenied : .systemCallFailed,
-          "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'); it is still where it was.", url: url, cause: errno)
+          QuireError.Code(failure.errno, for: .save),
+          "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'); it is still where it was.", url: url, cause: failure)
       }
     }
   }
@@ -123,7 +125,7 @@ public struct Trash: Sendable {
         let name = String(infoName.dropLast(".trashinfo".count))
         let fileURL = folder.url.appendingPathComponent("files/\(name)")
         let infoURL = infoFolder.appendingPathComponent(infoName)
-        guard BrowserSyscalls.lstatInfo(fileURL.path).isSuccess,
+        guard SystemCalls.lstat(FilePath(fileURL.path)).isSuccess,
           let data = try? Data(contentsOf: infoURL), data.count < 1 << 16,
           let parsed = Self.parseInfo(String(decoding: data, as: UTF8.self))
         else { continue }
@@ -146,9 +148,9 @@ public struct Trash: Sendable {
   /// - Throws: ``QuireError``: `fileExists` when something now has that name (nothing is replaced).
   public func restore(_ item: TrashedItem, to destination: URL? = nil) throws -> URL {
     let target = (destination ?? item.originalURL).standardizedFileURL
-    switch BrowserSyscalls.renameNoReplace(item.trashedURL.path, target.path) {
+    switch SystemCalls.renameNoReplace(item.trashedURL.path, to: target.path) {
     case .success:
-      _ = unlink(item.infoURL.path)
+      _ = SystemCalls.remove(item.infoURL.path)
       return target
     case .failure(.fileExists), .failure(.directoryNotEmpty):
       throw QuireError(
@@ -182,14 +184,14 @@ public struct Trash: Sendable {
   func trashFolder(for url: URL, device: dev_t) throws -> Folder {
     let dataHome = XDGBaseDirectory.dataHome.location(in: environment)
     try? FileManager.default.createDirectory(at: dataHome.url, withIntermediateDirectories: true)
-    if case .success(let home) = BrowserSyscalls.lstatInfo(dataHome.url.resolvingSymlinksInPath().path), home.st_dev == device {
+    if case .success(let home) = SystemCalls.lstat(FilePath(dataHome.url.resolvingSymlinksInPath().path)), home.st_dev == device {
       try makeTrash(homeTrashURL, below: dataHome.trustedFolder)
       return Folder(url: homeTrashURL, topFolder: nil)
     }
     let top = Self.topFolder(of: url, device: device)
     let uid = getuid()
     let shared = top.appendingPathComponent(".Trash")
-    if case .success(let info) = BrowserSyscalls.lstatInfo(shared.path), (info.st_mode & S_IFMT) == S_IFDIR, (info.st_mode & S_ISVTX) != 0 {
+    if case .success(let info) = SystemCalls.lstat(FilePath(shared.path)), (info.st_mode & S_IFMT) == S_IFDIR, (info.st_mode & S_ISVTX) != 0 {
       let mine = shared.appendingPathComponent("\(uid)")
       if (try? makeTrash(mine, below: shared)) != nil { return Folder(url: mine, topFolder: top) }
     }
@@ -217,7 +219,7 @@ public struct Trash: Sendable {
     var current = url.deletingLastPathComponent()
     while current.path != "/" {
       let parent = current.deletingLastPathComponent()
-      guard case .success(let info) = BrowserSyscalls.lstatInfo(parent.path), info.st_dev == device else { break }
+      guard case .success(let info) = SystemCalls.lstat(FilePath(parent.path)), info.st_dev == device else { break }
       current = parent
     }
     return current
