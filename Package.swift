@@ -173,7 +173,8 @@ let package = Package(
     .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(
-      name: "quire-documents-test-helper", dependencies: ["QuireDocuments"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings),
+      name: "quire-documents-test-helper", dependencies: ["QuireDocuments", "QuireSystem"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireSystem", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
       swiftSettings: swiftSettings),

@@ -67,12 +67,22 @@ package final class FaultPlan: Sendable {
     package var pathPrefix: String?
     /// The matching call that fails (1 = the first); nil for every one.
     package var occurrence: Int?
+    /// When set, the matching call does not fail: it runs this first (which may never return,
+    /// to hold a process at an exact step for a test that kills it there), then goes on.
+    package var hold: (@Sendable () -> Void)?
 
     package init(_ operation: SystemStep?, _ errno: Errno, under pathPrefix: String? = nil, occurrence: Int? = 1) {
       self.operation = operation
       self.errno = errno
       self.pathPrefix = pathPrefix
       self.occurrence = occurrence
+    }
+
+    /// A step that is held rather than failed: the `occurrence`-th call of `operation` runs
+    /// `hold` before it is made.
+    package init(holding operation: SystemStep?, under pathPrefix: String? = nil, occurrence: Int = 1, with hold: @escaping @Sendable () -> Void) {
+      self.init(operation, .ioError, under: pathPrefix, occurrence: occurrence)
+      self.hold = hold
     }
 
     func matches(_ operation: SystemStep, _ path: String?) -> Bool {
@@ -167,14 +177,22 @@ package final class FaultPlan: Sendable {
     if let scope {
       guard let path, path.hasPrefix(scope) else { return nil }
     }
-    return state.withLock { state in
+    let (failure, holds) = state.withLock { state in
       state.calls.append(operation)
       var failure: Errno?
+      var holds: [@Sendable () -> Void] = []
       for (index, fault) in faults.enumerated() where fault.matches(operation, path) {
         state.matched[index] += 1
-        if failure == nil, fault.occurrence == nil || fault.occurrence == state.matched[index] { failure = fault.errno }
+        guard fault.occurrence == nil || fault.occurrence == state.matched[index] else { continue }
+        if let hold = fault.hold {
+          holds.append(hold)
+        } else if failure == nil {
+          failure = fault.errno
+        }
       }
-      return failure
+      return (failure, holds)
     }
+    for hold in holds { hold() }
+    return failure
   }
 }

@@ -2,6 +2,21 @@
 // open under a time limit, without risking the test process.
 import Foundation
 import QuireDocuments
+import QuireSystem
+
+/// The plan that holds this process at `step` (e.g. `write`) number `occurrence` of the calls
+/// under `folder`, once the first save is done: it prints `holding STEP #N` and waits there to
+/// be killed, so a test kills it inside a save, at a step it chose.
+func holdPlan(_ arguments: ArraySlice<String>, under folder: URL) -> FaultPlan? {
+  guard arguments.count == 2, let step = SystemStep(rawValue: arguments[arguments.startIndex]),
+    let occurrence = Int(arguments[arguments.startIndex + 1])
+  else { return nil }
+  let fault = FaultPlan.Fault(holding: step, under: folder.path, occurrence: occurrence) {
+    FileHandle.standardOutput.write(Data("holding \(step) #\(occurrence)\n".utf8))
+    while true { pause() }
+  }
+  return FaultPlan([fault], scope: folder.path)
+}
 
 let arguments = CommandLine.arguments.dropFirst()
 
@@ -22,14 +37,17 @@ func package(generation: Int, files: Int, size: Int) -> FileWrapper {
 
 switch arguments.first {
 case "write-generations":
-  // write-generations DEST FILES SIZE: writes generations 1, 2, 1, 2, … until killed.
+  // write-generations DEST FILES SIZE [STEP N]: writes generations 1, 2, 1, 2, … until
+  // killed; with STEP N, holds at that step of the saves after the first (see holdPlan).
   let values = Array(arguments.dropFirst())
-  guard values.count == 3, let files = Int(values[1]), let size = Int(values[2]) else { exit(2) }
+  guard values.count == 3 || values.count == 5, let files = Int(values[1]), let size = Int(values[2]) else { exit(2) }
   let destination = URL(fileURLWithPath: values[0])
+  let plan = holdPlan(values.dropFirst(3), under: destination.deletingLastPathComponent())
   var generation = 1
   while true {
     do {
-      try package(generation: generation, files: files, size: size).write(to: destination, options: .atomic, originalContentsURL: destination)
+      let save = { try package(generation: generation, files: files, size: size).write(to: destination, options: .atomic, originalContentsURL: destination) }
+      if generation == 2, let plan { try plan.run(save) } else { try save() }
     } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       exit(1)
@@ -38,12 +56,14 @@ case "write-generations":
     generation = generation == 1 ? 2 : 1
   }
 case "save-bundle-document":
-  // save-bundle-document DEST FILES SIZE: opens the TextBundle DEST as a TextBundleDocument
-  // and saves generations 1, 2, 1, 2, … of its text and assets through Document.save()
-  // until killed.
+  // save-bundle-document DEST FILES SIZE [STEP N]: opens the TextBundle DEST as a
+  // TextBundleDocument and saves generations 1, 2, 1, 2, … of its text and assets through
+  // Document.save() until killed; with STEP N, holds at that step of the saves of generation 2.
   let values = Array(arguments.dropFirst())
-  guard values.count == 3, let files = Int(values[1]), let size = Int(values[2]) else { exit(2) }
-  let document = TextBundleDocument(fileURL: URL(fileURLWithPath: values[0]))
+  guard values.count == 3 || values.count == 5, let files = Int(values[1]), let size = Int(values[2]) else { exit(2) }
+  let destination = URL(fileURLWithPath: values[0])
+  let plan = holdPlan(values.dropFirst(3), under: destination.deletingLastPathComponent())
+  let document = TextBundleDocument(fileURL: destination)
   document.autosavePolicy = nil
   document.recoveryStore = nil
   do {
@@ -55,7 +75,7 @@ case "save-bundle-document":
         document.bundle.removeAsset(named: "file-\(index).bin")
         document.bundle.addAsset(Data(repeating: UInt8(generation), count: size), preferredFilename: "file-\(index).bin")
       }
-      try await document.save()
+      if generation == 2, let plan { try await plan.run { try await document.save() } } else { try await document.save() }
       FileHandle.standardOutput.write(Data("wrote \(generation)\n".utf8))
       generation = generation == 1 ? 2 : 1
     }

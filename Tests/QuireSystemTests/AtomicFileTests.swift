@@ -1,6 +1,7 @@
 import Foundation
 import QuireSystem
 import QuireTestSupport
+import Synchronization
 import SystemPackage
 import Testing
 
@@ -106,6 +107,18 @@ final class FaultPlanTests {
       }
     }
     #expect(failed)
+  }
+
+  @Test func aHeldStepRunsTheHoldBeforeTheCallAndDoesNotFailIt() throws {
+    let file = try folder.write("x", to: "f")
+    let held = Mutex<[Int]>([])
+    let plan = FaultPlan(
+      [FaultPlan.Fault(holding: .open, under: folder.url.path, occurrence: 2) { held.withLock { $0.append($0.count + 1) } }],
+      scope: folder.url.path)
+    let results = plan.run { (0..<3).map { _ in SystemCalls.open(FilePath(file.path), O_RDONLY) } }
+    #expect(results.allSatisfy { (try? $0.get()) != nil })
+    for case .success(let fd) in results { SystemCalls.release(fd) }
+    #expect(held.withLock { $0 } == [1])
   }
 
   @Test func aFailureMatchesAnErrnoPattern() {

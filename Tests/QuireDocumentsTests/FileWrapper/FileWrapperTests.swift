@@ -258,37 +258,32 @@ final class FileWrapperTests {
     #expect(failures > 10)
   }
 
-  /// Kills a process that saves a package over and over: what is on disk is always one
-  /// generation, whole.
+  /// Kills a process inside a save of a package, held at a chosen step (the first, a middle
+  /// and the last file's write, the swap, the folder flush): what is on disk is always one
+  /// generation, whole, and the killed save's temporary folder is all that is left.
   @Test func killDuringSaveLeavesOldOrNewWhole() throws {
     let url = folder.file("pkg")
     let files = 40
     let size = 16 * 1024
-    var killedMidSave = 0
-    for round in 0..<6 {
-      let helper = try TestHelper.start(["write-generations", url.path, "\(files)", "\(size)"])
-      // Let it finish at least one save (it prints a line), then kill it at a varying point of a later one.
-      #expect(helper.waitForLineBlocking(startingWith: "") != nil, "round \(round): the helper saved nothing")
-      usleep(UInt32(1_000 + round * 7_000))
+    let holds: [(SystemStep, Int)] = [(.write, 1), (.write, files / 2), (.write, files + 1), (.rename, 1), (.flush, files + 2)]
+    for (step, occurrence) in holds {
+      let helper = try TestHelper.start(["write-generations", url.path, "\(files)", "\(size)", step.rawValue, "\(occurrence)"])
+      #expect(helper.waitForLineBlocking(startingWith: "holding") != nil, "the helper never reached \(step) #\(occurrence)")
       helper.killAndWait()
       let read = try FileWrapper(url: url, options: .immediate)
       let text = try #require(read.fileWrappers?["text.md"]?.regularFileContents)
       let generation: UInt8 = text == Data("generation 1\n".utf8) ? 1 : 2
-      #expect(text == Data("generation \(generation)\n".utf8))
+      #expect(text == Data("generation \(generation)\n".utf8), "killed at \(step) #\(occurrence)")
       let assets = try #require(read.fileWrappers?["assets"]?.fileWrappers)
       #expect(assets.count == files)
       for (name, file) in assets {
-        #expect(file.regularFileContents == Data(repeating: generation, count: size), "\(name) in round \(round)")
+        #expect(file.regularFileContents == Data(repeating: generation, count: size), "\(name), killed at \(step) #\(occurrence)")
       }
-      // Only the package and perhaps the killed save's hidden temporary folder remain.
+      // Only the package and the killed save's hidden temporary folder remain.
       #expect(entries(of: folder.url).filter { !$0.hasPrefix(".pkg.quire-") } == ["pkg"])
-      let leftovers = FileWrapper.removeLeftovers(besides: url)
-      if !leftovers.isEmpty { killedMidSave += 1 }
+      #expect(!FileWrapper.removeLeftovers(besides: url).isEmpty, "killed at \(step) #\(occurrence), yet no save was under way")
       #expect(entries(of: folder.url) == ["pkg"])
     }
-    // A kill that landed between saves proves nothing; most must land inside one.
-    print("kill during save: \(killedMidSave) of 6 kills landed mid-save")
-    #expect(killedMidSave >= 3)
   }
 
   func inode(_ url: URL) throws -> UInt64 {
