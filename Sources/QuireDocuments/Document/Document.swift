@@ -151,6 +151,11 @@ open class Document {
   private var idleDeadline: ContinuousClock.Instant?
   private var intervalDeadline: ContinuousClock.Instant?
   private var isSaving = false
+  /// Whether an autosave is under way: autosaves run one at a time, so that an earlier one's
+  /// write cannot land after a later one's (which may have removed the recovery file).
+  private var isAutosaving = false
+  /// Autosaves waiting for the one under way.
+  private var autosaveWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// Makes a closed document for the file at `fileURL`; call ``open()`` to read it.
   ///
@@ -698,6 +703,11 @@ open class Document {
     autosaveTask = nil
     idleDeadline = nil
     intervalDeadline = nil
+    // A save under way leaves the autosave to later: edits made during it still need one.
+    if isSaving {
+      scheduleAutosave()
+      return
+    }
     do {
       try await autosave()
       lastAutosaveError = nil
@@ -717,6 +727,19 @@ open class Document {
   /// recovery file (removed instead when the document is back at its saved state). Does
   /// nothing when there is nothing new to autosave.
   public func autosave() async throws {
+    // One at a time: a caller that finds one under way waits for it, then looks again.
+    while isAutosaving { await withCheckedContinuation { autosaveWaiters.append($0) } }
+    isAutosaving = true
+    defer {
+      isAutosaving = false
+      let waiters = autosaveWaiters
+      autosaveWaiters = []
+      for waiter in waiters { waiter.resume() }
+    }
+    try await autosaveOnce()
+  }
+
+  private func autosaveOnce() async throws {
     guard hasUnautosavedChanges, !documentState.contains(.closed), !isSaving else { return }
     if autosavesInPlace {
       try await save(to: fileURL, ofType: fileType, for: .autosaveInPlaceOperation)
