@@ -55,7 +55,7 @@ enum ErrorReport {
   /// description (its first line).
   static func text(for error: any Error) -> String {
     if let error = error as? QuireError { return error.reason }
-    if let error = error as? LocalizedError, let text = error.errorDescription { return text }
+    if let error = error as? any LocalizedError, let text = error.errorDescription { return text }
     let text = String(describing: error)
     return text.split(separator: "\n").first.map(String.init) ?? text
   }
