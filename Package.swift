@@ -121,7 +121,7 @@ let package = Package(
     .target(
       name: "QuireBrowser",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats", "CQuireSystem",
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats", "CQuireSystem",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
@@ -135,7 +135,8 @@ let package = Package(
     .target(
       name: "QuireServer",
       dependencies: [
-        "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireBrowser",
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireBrowser",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
@@ -187,7 +188,7 @@ let package = Package(
     .testTarget(
       name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
       swiftSettings: swiftSettings),
-    .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireCLITests",
       dependencies: ["QuireCLI", "QuireTestSupport", .product(name: "SnapshotTesting", package: "swift-snapshot-testing")],

@@ -1,8 +1,9 @@
 // swift-tools-version: 6.0
 // libFuzzer targets for what Quire parses. Built with scripts/fuzz (which passes
 // `-sanitize=fuzzer,address` and `-parse-as-library`); not part of the main package or its tests.
-// Each target is an executable whose one file defines `LLVMFuzzerTestOneInput`; it reaches
-// package internals through `@testable import`, which a debug build allows.
+// Each target is an executable whose one file defines `LLVMFuzzerTestOneInput` and hands over
+// to libFuzzer through FuzzDriver (the one driver); it reaches package internals through
+// `@testable import`, which a debug build allows.
 import PackageDescription
 
 let targets: [(name: String, module: String)] = [
@@ -22,10 +23,11 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: targets.map { .executable(name: $0.name, targets: [$0.name]) },
   dependencies: [.package(name: "Quire", path: "..")],
-  targets: targets.map {
-    .executableTarget(
-      name: $0.name, dependencies: [.product(name: $0.module, package: "Quire")],
-      path: "Sources/\($0.name)")
-  },
+  targets: [.target(name: "FuzzDriver", path: "Sources/FuzzDriver")]
+    + targets.map {
+      .executableTarget(
+        name: $0.name, dependencies: ["FuzzDriver", .product(name: $0.module, package: "Quire")],
+        path: "Sources/\($0.name)")
+    },
   swiftLanguageModes: [.v6]
 )

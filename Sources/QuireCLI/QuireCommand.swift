@@ -4,16 +4,6 @@ import Quire
 import Synchronization
 import SystemPackage
 
-/// Exit codes of every `quire` command (documented in README):
-/// - 0: everything asked for was done.
-/// - 1: some work failed (the rest was still done); the message names the file.
-/// - 2: usage error: unknown option, missing argument, bad value.
-public enum ExitStatus {
-  public static let success: Int32 = 0
-  public static let failure: Int32 = 1
-  public static let usage: Int32 = 2
-}
-
 /// A command whose file arguments keep their bytes (it opens them as `FilePath`, through
 /// ``QuireCommand/filePath(_:)``), so names that are not UTF-8 work.
 protocol TakesNamesAsBytes {}
@@ -25,8 +15,9 @@ public struct QuireCommand: AsyncParsableCommand {
     abstract: "Open, edit, preview and thumbnail documents.",
     discussion: """
       With no subcommand, opens the REPL on the given files, or on Documents/ when none are \
-      given. Exit codes: 0 done, 1 some work failed, 2 usage error.
-      """,
+      given.
+
+      """ + ExitStatus.documentation,
     version: quireVersion,
     subcommands: [
       REPLCommand.self, DemoCommand.self, ThumbnailCommand.self, PreviewCommand.self,
@@ -145,20 +136,24 @@ public struct QuireCommand: AsyncParsableCommand {
     Set(configuration.subcommands.map { $0._commandName } + ["help"])
   }
 
-  /// Prints `error` the way argument-parser would and returns the documented exit code.
+  /// Prints `error` and returns its exit status: a ``QuireError`` (or any error of the library)
+  /// through ``ErrorReport``, argument-parser's own errors (usage, `--help`, `--version`) as
+  /// argument-parser prints them.
   static func report(_ error: any Error) -> Int32 {
-    if let quireError = error as? QuireError {
-      FileHandle.standardError.write(Data("quire: \(quireError.description)\n".utf8))
-      return ExitStatus.failure
-    }
+    if error is QuireError { return ErrorReport.fail(error) }
     let code = exitCode(for: error)
     let message = fullMessage(for: error)
     if code == .success {
       if !message.isEmpty { print(message) }
       return ExitStatus.success
     }
-    if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
     if error is ExitCode { return code.rawValue }
-    return code == .validationFailure ? ExitStatus.usage : code.rawValue
+    // argument-parser's own: a usage error (its 64 is documented as 2 here).
+    if code == .validationFailure {
+      if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+      return ExitStatus.usage
+    }
+    // Any other error a command let through: said the same way as a QuireError.
+    return ErrorReport.fail(error)
   }
 }

@@ -159,14 +159,6 @@ package enum SystemCalls {
     return String(cString: resolved)
   }
 
-  /// The real path of `path` (any bytes) with every symbolic link resolved, or nil when it
-  /// does not exist.
-  package static func resolvedPath(_ path: FilePath) -> FilePath? {
-    guard let resolved = path.withPlatformString({ Glibc.realpath($0, nil) }) else { return nil }
-    defer { free(resolved) }
-    return FilePath(platformString: resolved)
-  }
-
   /// Where the item that `fd` names is now (`readlink` of `/proc/self/fd/N`), and whether it
   /// has been unlinked.
   package static func currentPath(of fd: FileDescriptor) -> (path: String, isDeleted: Bool)? {

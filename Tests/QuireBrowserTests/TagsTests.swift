@@ -1,5 +1,6 @@
 import Foundation
 import QuireBrowser
+import QuireSystem
 import QuireTestSupport
 import QuireTypes
 import Testing
@@ -35,6 +36,16 @@ final class TagsTests {
     #expect(try browser.allTags().map(\.tag) == ["home", "work"])
     try browser.setTags([], of: file)
     #expect(try browser.tags(of: file).isEmpty)
+  }
+
+  /// An ENOSPC at the attribute's write is `.diskFull`, as at every other write, and the old
+  /// tags stay.
+  @Test func aFullDiskWhileTaggingIsDiskFull() throws {
+    let file = try folder.write("# A\n", to: "a.md")
+    try FileTags.setTags(["old"], of: file)
+    let plan = FaultPlan(failing: .write, with: .noSpace, under: folder.url.path)
+    #expect { try plan.run { try FileTags.setTags(["new"], of: file) } } throws: { ($0 as? QuireError)?.code == .diskFull }
+    #expect(try FileTags.tags(of: file) == ["old"])
   }
 
   @Test func tagWithCommaIsRefused() throws {

@@ -26,6 +26,35 @@ struct CommandTests {
     }
     #expect(try EdArguments.normalized(["-s", "notes.md"], subcommands: QuireCommand.subcommandNames).first == "repl")
   }
+
+  // Every command says a failure as `quire: REASON` and exits with the status ExitStatus's
+  // table gives the error's code.
+  @Test func aFailureExitsWithItsCodesStatusAndSaysItsReasonOnce() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    try folder.write("# Notes\n", to: "notes.md")
+    // /dev/full answers every write with ENOSPC: .diskFull, status 3.
+    let full = try await ProcessRunner.runQuire(["preview", "notes.md", "--output", "/dev/full"], in: folder.url)
+    #expect(full.status == ExitStatus.diskFull && full.status == 3, "\(full.error)")
+    #expect(full.error == "quire: Cannot write to '/dev/full' (a character device): the write failed (the disk is full). Nothing else was changed.\n")
+    // A missing file: status 1, one line naming it, no code name in front of the reason.
+    let missing = try await ProcessRunner.runQuire(["tag", "gone.md"], in: folder.url)
+    #expect(missing.status == ExitStatus.failure, "\(missing.error)")
+    #expect(missing.error.hasPrefix("quire: Cannot read 'gone.md'") && missing.error.split(separator: "\n").count == 1, "\(missing.error)")
+    #expect(!missing.error.contains("file missing:"))
+  }
+
+  @Test func theExitStatusTableGivesEachCodeOneStatus() {
+    #expect(ExitStatus.status(for: .diskFull) == 3)
+    #expect(ExitStatus.status(for: .inUse) == 4 && ExitStatus.status(for: .fileChangedOnDisk) == 4)
+    #expect(ExitStatus.status(for: .timedOut) == 5)
+    #expect(ExitStatus.status(for: .cancelled) == 130)
+    for code in [QuireError.Code.fileMissing, .permissionDenied, .invalidContent, .invalidArgument, .systemCallFailed] {
+      #expect(ExitStatus.status(for: code) == ExitStatus.failure, "\(code)")
+    }
+    // quire help documents every status the table can give.
+    for status in [0, 1, 2, 3, 4, 5, 130] { #expect(ExitStatus.documentation.contains(" \(status) "), "\(status)") }
+  }
 }
 
 @Suite("quire thumbnail and quire preview")

@@ -100,10 +100,12 @@ final class CrossProcessTests: CoordinationSuite {
       try FileManager.default.removeItem(at: url)
     }
     #expect(await presenter.waitForLine(startingWith: "deleted") != nil)
-    // The deletion is reported once, though inotify saw it too.
-    try await Task.sleep(for: .milliseconds(100))
-    #expect(presenter.lines.filter { $0 == "deleted" }.count == 1)
+    // The deletion is reported once in the presenter's whole life, though inotify saw it too:
+    // counted once the helper has ended (its output read to the end), not after a pause.
     presenter.closeInput()
+    #expect(await presenter.waitForExit() == 0)
+    #expect(presenter.output.waitForEndBlocking())
+    #expect(presenter.lines.filter { $0 == "deleted" }.count == 1)
   }
 
   @Test func aCoordinatedWriteInAnotherProcessReachesAPresenterHere() async throws {

@@ -12,6 +12,40 @@ final class LockingTests: CoordinationSuite {
   /// Runs `body` on a new thread, returning at once.
   func onThread(_ body: @escaping @Sendable () -> Void) { Thread.detachNewThread(body) }
 
+  enum Access { case reading, writing }
+
+  /// Holds a coordinated access to `url` on a thread of its own and returns, once it is held,
+  /// the semaphore that ends it.
+  func holding(_ access: Access, _ url: URL) -> DispatchSemaphore {
+    let (inside, release) = startHolding(access, url)
+    inside.wait()
+    return release
+  }
+
+  /// ``holding(_:_:)`` from async code: waits for the access off the cooperative pool.
+  func holding(_ access: Access, _ url: URL) async -> DispatchSemaphore {
+    let (inside, release) = startHolding(access, url)
+    await waitOffPool(inside)
+    return release
+  }
+
+  private func startHolding(_ access: Access, _ url: URL) -> (inside: DispatchSemaphore, release: DispatchSemaphore) {
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let coordinator = FileCoordinator(location: location)
+    onThread {
+      let hold: @Sendable (URL) -> Void = { _ in
+        inside.signal()
+        release.wait()
+      }
+      switch access {
+      case .reading: try? coordinator.coordinate(readingItemAt: url, byAccessor: hold)
+      case .writing: try? coordinator.coordinate(writingItemAt: url, byAccessor: hold)
+      }
+    }
+    return (inside, release)
+  }
+
   /// Waits (up to 30 s) until some access holds the turnstile of a lock file (byte 0 of a
   /// file in `<runtime>/quire/locks`, see ItemLocks): an acquirer met a conflict and now
   /// waits, keeping later arrivals behind it. A fixed 50 ms pause stood in for this, and a
@@ -39,16 +73,8 @@ final class LockingTests: CoordinationSuite {
 
   @Test func readersShareAnItem() throws {
     let file = try folder.write("x\n", to: "shared.txt")
-    let inside = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
+    let release = holding(.reading, file)
     let location = self.location
-    onThread {
-      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in
-        inside.signal()
-        release.wait()
-      }
-    }
-    inside.wait()
     defer { release.signal() }
     let read = try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(500)) { _ in true }
     #expect(read)
@@ -95,16 +121,8 @@ final class LockingTests: CoordinationSuite {
     let inner = folder.file("project")
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
     let file = try folder.write("x\n", to: "project/notes.md")
-    let inside = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
+    let release = holding(.writing, inner)
     let location = self.location
-    onThread {
-      try? FileCoordinator(location: location).coordinate(writingItemAt: inner) { _ in
-        inside.signal()
-        release.wait()
-      }
-    }
-    inside.wait()
     #expect {
       try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
     } throws: { ($0 as? QuireError)?.code == .timedOut }
@@ -118,16 +136,8 @@ final class LockingTests: CoordinationSuite {
     let inner = folder.file("project")
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
     let file = try folder.write("x\n", to: "project/notes.md")
-    let inside = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
+    let release = holding(.reading, file)
     let location = self.location
-    onThread {
-      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in
-        inside.signal()
-        release.wait()
-      }
-    }
-    inside.wait()
     #expect {
       try FileCoordinator(location: location).coordinate(writingItemAt: inner, timeout: .milliseconds(100)) { _ in }
     } throws: { error in
@@ -294,16 +304,8 @@ final class LockingTests: CoordinationSuite {
 
   @Test func cancelStopsAWaitingAccess() throws {
     let file = try folder.write("x\n", to: "held.txt")
-    let inside = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
+    let release = holding(.writing, file)
     let location = self.location
-    onThread {
-      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in
-        inside.signal()
-        release.wait()
-      }
-    }
-    inside.wait()
     defer { release.signal() }
     let coordinator = FileCoordinator(location: location)
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { coordinator.cancel() }
@@ -314,16 +316,8 @@ final class LockingTests: CoordinationSuite {
 
   @Test func cancellingTheTaskStopsAnAsyncWait() async throws {
     let file = try folder.write("x\n", to: "held.txt")
-    let inside = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
+    let release = await holding(.writing, file)
     let location = self.location
-    onThread {
-      try? FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in
-        inside.signal()
-        release.wait()
-      }
-    }
-    await waitOffPool(inside)
     defer { release.signal() }
     let task = Task {
       try await FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in "read" }

@@ -47,3 +47,18 @@ func runTool(_ name: String, _ arguments: [String], in folder: URL? = nil, sourc
   }
   return try ChildProcess.runBlocking(tool, arguments, in: folder)
 }
+
+/// `quire-documents-test-helper` (built beside the test binary) as a child process, through
+/// QuireTestSupport's one process runner.
+enum TestHelper {
+  /// Starts the helper with `arguments`; its output is read line by line.
+  static func start(_ arguments: [String]) throws -> RunningProcess {
+    try ChildProcess.startBuilt("quire-documents-test-helper", arguments, discardingErrors: true)
+  }
+
+  /// Runs the helper to its end, or kills it after `timeLimit` seconds of CPU time
+  /// (``ChildProcess/finish(_:cpuSeconds:)``).
+  static func run(_ arguments: [String], timeLimit: Double) throws -> (status: Int32?, output: String) {
+    ChildProcess.finish(try start(arguments), cpuSeconds: timeLimit)
+  }
+}

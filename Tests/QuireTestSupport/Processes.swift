@@ -99,21 +99,6 @@ public enum ChildProcess {
     }
   }
 
-  /// Starts `process` with no signal blocked. Foundation's `Process` spawns with the calling
-  /// thread's signal mask, and Dispatch's and the task pool's threads block every signal, so a
-  /// child would start with `SIGTERM` blocked: `dbus-run-session` could then not stop the
-  /// `dbus-daemon` it started (each `gio trash` in a test left one behind, with a
-  /// `gvfsd-trash`, until the user's inotify instances ran out). The mask is cleared on this
-  /// thread only for the spawn.
-  static func launch(_ process: Process) throws {
-    var none = sigset_t()
-    var old = sigset_t()
-    sigemptyset(&none)
-    pthread_sigmask(SIG_SETMASK, &none, &old)
-    defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
-    try process.run()
-  }
-
   /// ``run(_:_:environment:in:input:timeLimit:)``, waiting on the calling thread.
   public static func runBlocking(
     _ program: URL, _ arguments: [String], environment: [String: String]? = nil, in folder: URL? = nil, input: Data = Data(),
@@ -163,6 +148,58 @@ public enum ChildProcess {
     _ program: URL, _ arguments: [String], environment: [String: String]? = nil, in folder: URL? = nil, discardingErrors: Bool = false
   ) throws -> RunningProcess {
     try RunningProcess(program, arguments, environment: environment, in: folder, discardingErrors: discardingErrors)
+  }
+
+  /// Starts `process` with no signal blocked. `posix_spawn` gives a child the calling
+  /// thread's signal mask, and the threads tests run on (Dispatch's, the task pool's) block
+  /// most signals: a child started from one ignored SIGTERM, so `dbus-run-session` could not
+  /// end its `dbus-daemon`, and every `gio trash` test left a bus and `gvfsd` behind, each
+  /// holding an inotify instance until the user's 128 ran out.
+  public static func launch(_ process: Process) throws {
+    var none = sigset_t()
+    var previous = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &previous)
+    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    try process.run()
+  }
+
+  /// Starts this package's program `name` (``Programs/built(_:)``) as ``start(_:_:environment:in:discardingErrors:)``
+  /// does; throws ``TestFailure`` when it is not built.
+  public static func startBuilt(_ name: String, _ arguments: [String], discardingErrors: Bool = false) throws -> RunningProcess {
+    guard let url = Programs.built(name) else {
+      throw TestFailure("\(name) is not built beside the tests; run `swift build --build-tests` first")
+    }
+    return try start(url, arguments, discardingErrors: discardingErrors)
+  }
+
+  /// Runs `process` to its end, or kills it once it has used `cpuSeconds` of CPU time (or,
+  /// blocked, six times that on the clock).
+  ///
+  /// CPU time, not the clock: a program that loops runs out of it just the same, while on a
+  /// loaded machine one that works gets a small share of a core and its clock time stretches
+  /// (2.6 s of CPU took 27 s beside eight busy loops, past a 20 s clock limit).
+  /// - Returns: The exit status (nil when it was killed for time) and its output.
+  public static func finish(_ process: RunningProcess, cpuSeconds limit: Double) -> (status: Int32?, output: String) {
+    let deadline = Date().addingTimeInterval(limit * 6)
+    while process.process.isRunning && Date() < deadline && (cpuSeconds(of: process.pid) ?? 0) < limit {
+      usleep(5_000)
+    }
+    let killed = process.process.isRunning
+    process.killAndWait()
+    _ = process.output.waitForEndBlocking()
+    return (killed ? nil : process.process.terminationStatus, process.output.text)
+  }
+
+  /// The user and system CPU time process `pid` has used (`/proc/PID/stat`), in seconds.
+  public static func cpuSeconds(of pid: Int32) -> Double? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let end = stat.lastIndex(of: ")")
+    else { return nil }
+    // After "pid (comm)": state is field 3, utime and stime are fields 14 and 15.
+    let fields = stat[stat.index(after: end)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
   }
 }
 

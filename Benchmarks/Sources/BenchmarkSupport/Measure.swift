@@ -52,3 +52,18 @@ public func report(_ label: String, _ value: Double, unit: String, baseline: Dou
   if let baseline, baseline > 0 { line += String(format: "   ratio %.3f", value / baseline) }
   print(line)
 }
+
+/// What `executable arguments` prints on standard output; throws when it exits with a status
+/// other than 0 (compilers building a floor, floors printing their figures).
+public func output(of executable: String, _ arguments: [String]) throws -> String {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  try process.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable]) }
+  return String(decoding: data, as: UTF8.self)
+}

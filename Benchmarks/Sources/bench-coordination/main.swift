@@ -47,23 +47,10 @@ if arguments.count == 6, arguments[1] == "handoff-child" {
   exit(0)
 }
 
-func run(_ executable: String, _ args: [String]) throws -> String {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = args
-  let pipe = Pipe()
-  process.standardOutput = pipe
-  try process.run()
-  let data = pipe.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable]) }
-  return String(decoding: data, as: UTF8.self)
-}
-
 func compileFloor(_ name: String, into folder: URL) throws -> String {
-  let output = folder.appendingPathComponent(name).path
-  _ = try run("/usr/bin/cc", ["-O2", "-o", output, floors.appendingPathComponent(name + ".c").path])
-  return output
+  let binary = folder.appendingPathComponent(name).path
+  _ = try output(of: "/usr/bin/cc", ["-O2", "-o", binary, floors.appendingPathComponent(name + ".c").path])
+  return binary
 }
 
 var template = Array((NSTemporaryDirectory() + "/quire-bench-coordination-XXXXXX").utf8CString)
@@ -126,9 +113,9 @@ do {
     }
     quireRates.append(Double(handoffs) / quire)
     func floorRate(_ mode: String) throws -> Double {
-      let output = try run(
-        floor, [mode, folder.appendingPathComponent("lock-\(mode)").path, folder.appendingPathComponent("counter-\(mode)").path, "\(handoffs)"])
-      return Double(handoffs) / (Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .infinity)
+      let printed = try output(
+        of: floor, [mode, folder.appendingPathComponent("lock-\(mode)").path, folder.appendingPathComponent("counter-\(mode)").path, "\(handoffs)"])
+      return Double(handoffs) / (Double(printed.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .infinity)
     }
     ofdRates.append(try floorRate("ofd"))
     flockRates.append(try floorRate("flock"))
@@ -171,7 +158,7 @@ do {
   FileCoordinator.removeFilePresenter(presenter)
   let floor = try compileFloor("coordination-inotify", into: folder)
   _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("raw.txt").path, contents: Data())
-  let raw = try run(floor, [folder.appendingPathComponent("raw.txt").path, "\(samples)"]).split(separator: "\n").compactMap { Double($0) }
+  let raw = try output(of: floor, [folder.appendingPathComponent("raw.txt").path, "\(samples)"]).split(separator: "\n").compactMap { Double($0) }
   print("\n3. Change-notification latency of an uncoordinated append (\(samples) samples, 20 ms apart):")
   report("raw inotify reader p50 (floor)", percentile(raw, 50), unit: "µs")
   report("raw inotify reader p99 (floor)", percentile(raw, 99), unit: "µs")

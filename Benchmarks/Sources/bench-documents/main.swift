@@ -19,23 +19,10 @@ let floorSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
   .appendingPathComponent("../../floors/safe-save.c").standardizedFileURL
 let floorBinary = work.appendingPathComponent("safe-save-floor")
 
-func run(_ executable: String, _ arguments: [String]) throws -> String {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  let pipe = Pipe()
-  process.standardOutput = pipe
-  try process.run()
-  let data = pipe.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
-  return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
-_ = try run("/usr/bin/cc", ["-O2", "-o", floorBinary.path, floorSource.path])
+_ = try output(of: "/usr/bin/cc", ["-O2", "-o", floorBinary.path, floorSource.path])
 
 func floor(_ arguments: [String]) throws -> Double {
-  Double(try run(floorBinary.path, arguments)) ?? 0
+  Double(try output(of: floorBinary.path, arguments).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
 }
 
 /// Resets the peak resident size (`VmHWM`) so the next phase's peak can be read on its own.

@@ -8,23 +8,13 @@ import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()
 let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-let quire =
-  arguments.first.map { URL(fileURLWithPath: $0) }
-  ?? here.appendingPathComponent("../../../.build/release/quire").standardizedFileURL
+let quire = requireProgram(
+  arguments.first.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("../../../.build/release/quire").standardizedFileURL,
+  "run 'swift build -c release --product quire' in the project first")
 let lineCount = arguments.dropFirst().first.flatMap { Int($0) } ?? 200_000
-let ed = URL(fileURLWithPath: "/usr/bin/ed")
+let ed = requireProgram(EdComparison.ed, "install GNU ed (apt-get install ed)")
 
-guard FileManager.default.isExecutableFile(atPath: quire.path) else {
-  print("skipped: \(quire.path) is missing; run 'swift build -c release --product quire' in the project first")
-  exit(0)
-}
-guard FileManager.default.isExecutableFile(atPath: ed.path) else {
-  print("skipped: GNU ed is not installed")
-  exit(0)
-}
-
-let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bench-repl-\(getpid())")
-try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+let folder = try EdComparison.makeFolder("bench-repl")
 defer { try? FileManager.default.removeItem(at: folder) }
 var text = ""
 text.reserveCapacity(lineCount * 40)

@@ -148,122 +148,18 @@ if arguments.first == "--child", arguments.count >= 4 {
 
 let mebibytes = arguments.first.flatMap { Int($0) } ?? 100
 let runs = max(1, arguments.dropFirst().first.flatMap { Int($0) } ?? 1)
-let ed = URL(fileURLWithPath: "/usr/bin/ed")
-let time = URL(fileURLWithPath: "/usr/bin/time")
-guard FileManager.default.isExecutableFile(atPath: time.path) else {
-  print("skipped: GNU time is not installed (apt-get install time; scripts/setup installs it)")
-  exit(0)
-}
-guard FileManager.default.isExecutableFile(atPath: ed.path) else {
-  print("skipped: GNU ed is not installed (apt-get install ed; scripts/setup installs it)")
-  exit(0)
-}
+EdComparison.requirePeers()
 let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
 
-let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bench-text-100mib-\(getpid())")
-try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+let folder = try EdComparison.makeFolder("bench-text-100mib")
 defer { try? FileManager.default.removeItem(at: folder) }
-
-// The file bench-repl-100mib makes: numbered lines of about 64 bytes, "fox" on every line.
 let original = folder.appendingPathComponent("original.txt")
-var fileSize = 0
-var lineCount = 0
-do {
-  _ = FileManager.default.createFile(atPath: original.path, contents: nil)
-  let handle = try FileHandle(forWritingTo: original)
-  var piece = [UInt8]()
-  while fileSize < mebibytes << 20 {
-    lineCount += 1
-    let line = Array("\(lineCount): the quick brown fox jumps over the lazy dog, then rests\n".utf8)
-    piece.append(contentsOf: line)
-    fileSize += line.count
-    if piece.count >= 1 << 20 {
-      try handle.write(contentsOf: piece)
-      piece.removeAll(keepingCapacity: true)
-    }
-  }
-  try handle.write(contentsOf: piece)
-  try handle.close()
-}
-
-struct Cost {
-  var seconds: Double
-  var peakBytes: Int
-  var status: Int32
-}
-
-/// Runs `argv` under GNU time (stdin from `input`, stdout and stderr to /dev/null) and returns
-/// its wall time, peak RSS and exit status.
-func run(_ argv: [String], input: URL) throws -> Cost {
-  let peakFile = folder.appendingPathComponent("peak.txt")
-  var actions = posix_spawn_file_actions_t()
-  posix_spawn_file_actions_init(&actions)
-  defer { posix_spawn_file_actions_destroy(&actions) }
-  posix_spawn_file_actions_addopen(&actions, 0, input.path, O_RDONLY, 0)
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-  posix_spawn_file_actions_addopen(&actions, 2, folder.appendingPathComponent("stderr.txt").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-  let full = [time.path, "-f", "%M", "-o", peakFile.path] + argv
-  var cArguments = full.map { strdup($0) } + [nil]
-  defer { for pointer in cArguments { free(pointer) } }
-  var pid: pid_t = 0
-  var status: Int32 = 0
-  var usage = rusage()
-  let start = ContinuousClock.now
-  let spawned = posix_spawn(&pid, time.path, &actions, nil, &cArguments, environ)
-  guard spawned == 0 else { throw NSError(domain: "posix_spawn", code: Int(spawned)) }
-  while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
-  let elapsed = ContinuousClock.now - start
-  let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-  let peakText = (try? String(contentsOf: peakFile, encoding: .utf8)) ?? ""
-  let kibibytes = peakText.split(whereSeparator: \.isNewline).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last ?? 0
-  let code = (status >> 8) & 0xFF
-  if code != 0, let message = try? String(contentsOf: folder.appendingPathComponent("stderr.txt"), encoding: .utf8) {
-    print("       \(argv.first ?? "") failed: \(message.prefix(400))")
-  }
-  return Cost(seconds: seconds, peakBytes: kibibytes * 1024, status: code)
-}
-
-let cases: [(name: String, child: String, script: String)] = [
-  ("open + $=", "open", "$=\nq\n"),
-  (",s/fox/cat/g + w", "subst", ",s/fox/cat/g\nw\nq\n"),
-  ("small edits + w", "small", "1000s/fox/cat/\n\(lineCount / 2)d\n\(lineCount / 3)a\nan added line\n.\n$a\nthe last line\n.\n2,3j\nw\nq\n"),
-  ("g/re/d + u + w", "gdel", "g/^[0-9]*999:/d\nu\nw\nq\n"),
-]
+let (fileSize, lineCount) = try EdComparison.writeFile(at: original, mebibytes: mebibytes)
 
 print("Quire's text path (PlainTextDocument, in a child process) vs GNU ed -s, \(fileSize) bytes (\(lineCount) lines), median of \(runs) run(s) each")
-var worstRatio = 0.0
-var worstMemory = 0.0
 let empty = folder.appendingPathComponent("empty")
 _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
-for (index, item) in cases.enumerated() {
-  let scriptURL = folder.appendingPathComponent("script-\(index).ed")
-  try Data(item.script.utf8).write(to: scriptURL)
-  var edCosts: [Cost] = []
-  var quireCosts: [Cost] = []
-  let edFile = folder.appendingPathComponent("ed.txt")
-  let quireFile = folder.appendingPathComponent("quire.txt")
-  let versions = folder.appendingPathComponent("versions")
-  for _ in 0..<runs {
-    for url in [edFile, quireFile, versions] { try? FileManager.default.removeItem(at: url) }
-    try FileManager.default.copyItem(at: original, to: edFile)
-    try FileManager.default.copyItem(at: original, to: quireFile)
-    edCosts.append(try run([ed.path, "-s", edFile.path], input: scriptURL))
-    quireCosts.append(try run([me.path, "--child", item.child, quireFile.path, versions.path], input: empty))
-  }
-  let same = FileManager.default.contentsEqual(atPath: edFile.path, andPath: quireFile.path)
-  let edTime = median(edCosts.map(\.seconds))
-  let quireTime = median(quireCosts.map(\.seconds))
-  let edPeak = edCosts.map(\.peakBytes).max() ?? 0
-  let quirePeak = quireCosts.map(\.peakBytes).max() ?? 0
-  report("ed     \(item.name)", edTime, unit: "s")
-  report("quire  \(item.name)", quireTime, unit: "s", baseline: edTime)
-  print(
-    String(
-      format: "       peak memory: ed %.0f MiB (%.2f× file), quire %.0f MiB (%.2f× file); files %@; exit ed %d, quire %d",
-      Double(edPeak) / 1_048_576, Double(edPeak) / Double(fileSize), Double(quirePeak) / 1_048_576,
-      Double(quirePeak) / Double(fileSize), same ? "identical" : "DIFFER", edCosts.map(\.status).max() ?? 0,
-      quireCosts.map(\.status).max() ?? 0))
-  worstRatio = max(worstRatio, edTime > 0 ? quireTime / edTime : 0)
-  worstMemory = max(worstMemory, Double(quirePeak) / Double(fileSize))
+let versions = folder.appendingPathComponent("versions")
+try EdComparison.compareCases(in: folder, original: original, fileSize: fileSize, lineCount: lineCount, runs: runs, scratch: [versions]) { key, _, file in
+  ([me.path, "--child", key, file.path, versions.path], empty)
 }
-print(String(format: "worst quire/ed time ratio %.2f (target ≤ 1.0); quire's peak memory %.2f× the file (target ≤ 1.5)", worstRatio, worstMemory))

@@ -2,6 +2,7 @@
 // the input is one command, run on a small in-memory buffer. Commands that reach files or the
 // shell (e, E, r, w, W, !) become p, so the fuzzer never writes, reads or runs anything outside.
 import Foundation
+import FuzzDriver
 @testable import QuireCLI
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -33,13 +34,5 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
 @_cdecl("fuzz_ed_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-  var argc = argc
-  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+  runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
-) -> CInt

@@ -1,5 +1,6 @@
 // Markdown to a safe HTML page, to text, and to a thumbnail's layout (drawn at 64 px).
 import Foundation
+import FuzzDriver
 import QuireFormats
 @testable import QuirePreviews
 
@@ -20,13 +21,5 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
 @_cdecl("fuzz_markdown_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-  var argc = argc
-  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+  runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
-) -> CInt

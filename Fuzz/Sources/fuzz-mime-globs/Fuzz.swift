@@ -1,13 +1,10 @@
 // shared-mime-info's `globs2`, `aliases`, `subclasses` and `types` files (the input, split at
 // NUL bytes into the four), read by SharedMIMEDatabase from a folder, then names matched.
 import Foundation
+import FuzzDriver
 @testable import QuireTypes
 
-let folder: URL = {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-fuzz-mime-\(getpid())", isDirectory: true)
-  try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
-}()
+let folder = fuzzScratchFolder("mime")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
@@ -31,13 +28,5 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
 @_cdecl("fuzz_mime_globs_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-  var argc = argc
-  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+  runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
-) -> CInt

@@ -1,13 +1,10 @@
 // shared-mime-info's binary `magic` file (the input after its "MIME-Magic\0\n" header), read by
 // MagicDatabase from a folder, then matched against its own bytes.
 import Foundation
+import FuzzDriver
 @testable import QuireTypes
 
-let folder: URL = {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-fuzz-magic-\(getpid())", isDirectory: true)
-  try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
-}()
+let folder = fuzzScratchFolder("magic")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
@@ -22,13 +19,5 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
 @_cdecl("fuzz_mime_magic_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-  var argc = argc
-  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+  runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
-) -> CInt

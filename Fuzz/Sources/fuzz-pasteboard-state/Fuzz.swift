@@ -1,6 +1,7 @@
 // A pasteboard's on-disk state.json, as another process (or an attacker) may have left it, read
 // through the folder's own checks.
 import Foundation
+import FuzzDriver
 @testable import QuireTransfer
 
 let root: URL = {
@@ -22,13 +23,5 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
 @_cdecl("fuzz_pasteboard_state_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-  var argc = argc
-  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+  runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
-) -> CInt

@@ -1,6 +1,7 @@
 // POSIX basic regular expressions as ed gives them to regcomp(3): the pattern is the input up to
 // the first NUL, the text to match the rest.
 import Foundation
+import FuzzDriver
 @testable import QuireCLI
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,13 +20,5 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
 @_cdecl("fuzz_regex_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-  var argc = argc
-  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+  runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
-) -> CInt

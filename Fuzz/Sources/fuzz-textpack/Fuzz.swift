@@ -2,13 +2,10 @@
 // inside it. (Reading from memory, Archive(data:), leaks in ZIPFoundation 0.9.20: see
 // lsan-suppressions.txt; the file is what users open.)
 import Foundation
+import FuzzDriver
 @testable import QuireDocuments
 
-let scratch: URL = {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-fuzz-textpack-\(getpid())", isDirectory: true)
-  try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
-}()
+let scratch = fuzzScratchFolder("textpack")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
@@ -23,13 +20,5 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
 @_cdecl("fuzz_textpack_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-  var argc = argc
-  var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-  return LLVMFuzzerRunDriver(&argc, &argv) { fuzz($0, $1) }
+  runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafeRawPointer?, Int) -> CInt
-) -> CInt

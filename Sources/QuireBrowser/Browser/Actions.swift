@@ -1,6 +1,7 @@
 import Foundation
 import QuireCoordination
 import QuireDocuments
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -26,7 +27,7 @@ struct Actions {
   }
 
   static func exists(_ url: URL) -> Bool {
-    if case .success = BrowserSyscalls.lstatInfo(url.path) { return true }
+    if case .success = SystemCalls.lstat(PathCarrier.filePath(url)) { return true }
     return false
   }
 
@@ -55,21 +56,22 @@ struct Actions {
     }
   }
 
-  func renameError(_ errno: Errno, from: URL, to: URL) -> QuireError {
-    switch errno {
+  func renameError(_ failure: SyscallFailure, from: URL, to: URL) -> QuireError {
+    switch failure.errno {
     case .fileExists, .directoryNotEmpty:
       return QuireError(
         .fileExists,
         "Cannot name \(QuireError.name(from)) \(QuireError.name(to)): that name is taken in '\(to.deletingLastPathComponent().path)'. Choose another name.",
-        url: to, cause: errno)
+        url: to, cause: failure)
     case .noSuchFileOrDirectory:
       return QuireError(
-        .fileMissing, "Cannot move \(QuireError.name(from)): it or the folder '\(to.deletingLastPathComponent().path)' is gone.", url: from, cause: errno)
+        .fileMissing, "Cannot move \(QuireError.name(from)): it or the folder '\(to.deletingLastPathComponent().path)' is gone.", url: from, cause: failure)
     case .permissionDenied, .notPermitted, .readOnlyFileSystem:
       return QuireError(
-        .permissionDenied, "Cannot move \(QuireError.name(from)) to '\(to.deletingLastPathComponent().path)': permission denied.", url: from, cause: errno)
+        .permissionDenied, "Cannot move \(QuireError.name(from)) to '\(to.deletingLastPathComponent().path)': permission denied.", url: from, cause: failure)
     default:
-      return QuireError(.systemCallFailed, "Cannot move \(QuireError.name(from)) to \(QuireError.name(to)).", url: from, cause: errno)
+      return QuireError(
+        QuireError.Code(failure.errno, for: .save), "Cannot move \(QuireError.name(from)) to \(QuireError.name(to)).", url: from, cause: failure)
     }
   }
 
@@ -102,24 +104,22 @@ struct Actions {
   /// Writes `data` to a new file (`O_CREAT | O_EXCL`, 0666 less the umask) and flushes it.
   static func writeNew(_ data: Data, to url: URL, permissions: FilePermissions = [.ownerReadWrite, .groupReadWrite, .otherReadWrite]) throws {
     let fd: FileDescriptor
-    do {
-      fd = try FileDescriptor.open(
-        BrowserSyscalls.path(url.path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow], permissions: permissions)
-    } catch let errno as Errno where errno == .fileExists {
+    switch SystemCalls.open(PathCarrier.filePath(url), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: permissions.rawValue) {
+    case .success(let opened): fd = opened
+    case .failure(.fileExists):
       throw QuireError(
         .fileExists, "Cannot create \(QuireError.name(url)): a file of that name is already in '\(url.deletingLastPathComponent().path)'. Choose another name.",
-        url: url, cause: errno)
-    } catch let errno as Errno {
-      throw QuireError(.permissionDenied, "Cannot create \(QuireError.name(url)) in '\(url.deletingLastPathComponent().path)'.", url: url, cause: errno)
+        url: url)
+    case .failure(let failure):
+      throw QuireError(
+        QuireError.Code(failure.errno, for: .create), "Cannot create \(QuireError.name(url)) in '\(url.deletingLastPathComponent().path)'.", url: url,
+        cause: failure)
     }
-    do {
-      _ = try fd.closeAfter {
-        try fd.writeAll(data)
-        if fsync(fd.rawValue) != 0 { throw Errno(rawValue: errno) }
-      }
-    } catch {
-      BrowserSyscalls.unlink(url.path)
-      throw QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)); nothing was kept.", url: url, cause: error as? Errno)
+    let written = SystemCalls.writeAll(fd, data).flatMap { SystemCalls.flush(fd) }
+    SystemCalls.release(fd)
+    if case .failure(let failure) = written {
+      _ = SystemCalls.remove(PathCarrier.filePath(url))
+      throw QuireError(QuireError.Code(failure.errno, for: .write), "Cannot write \(QuireError.name(url)); nothing was kept.", url: url, cause: failure)
     }
   }
 
@@ -138,7 +138,7 @@ struct Actions {
 
   func move(_ url: URL, into folder: URL) throws -> URL {
     try requireExisting(url)
-    guard case .success(let info) = BrowserSyscalls.lstatInfo(folder.path), (info.st_mode & S_IFMT) == S_IFDIR else {
+    guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(folder)), (info.st_mode & S_IFMT) == S_IFDIR else {
       throw QuireError(.fileMissing, "Cannot move \(QuireError.name(url)) into '\(folder.path)': there is no such folder.", url: folder)
     }
     let target = folder.appendingPathComponent(url.lastPathComponent)
@@ -156,7 +156,7 @@ struct Actions {
     let coordinator = browser.coordinator()
     try coordinator.coordinate(writingItemAt: url, options: .forMoving, writingItemAt: target, options: .forReplacing, timeout: timeout) {
       source, destination in
-      switch BrowserSyscalls.renameNoReplace(source.path, destination.path) {
+      switch SystemCalls.renameNoReplace(PathCarrier.filePath(source), to: PathCarrier.filePath(destination)) {
       case .success: break
       case .failure(.improperLink):
         try Self.copyItem(source, to: destination)
@@ -164,7 +164,7 @@ struct Actions {
           throw QuireError(
             .systemCallFailed, "\(QuireError.name(source)) was copied to '\(destination.path)' but could not be removed; both are there now.", url: source)
         }
-      case .failure(let errno): throw renameError(errno, from: source, to: destination)
+      case .failure(let failure): throw renameError(failure, from: source, to: destination)
       }
       coordinator.item(at: source, didMoveTo: destination)
     }
@@ -189,7 +189,7 @@ struct Actions {
     guard let folder = (folder ?? configuration.locations.first)?.standardizedFileURL else {
       throw QuireError(.invalidArgument, "Cannot import \(QuireError.name(url)): the browser has no location. Give a folder.", url: url)
     }
-    switch BrowserSyscalls.lstatInfo(url.path) {
+    switch SystemCalls.lstat(PathCarrier.filePath(url)) {
     case .failure:
       throw QuireError(.fileMissing, "Cannot import \(QuireError.name(url)): there is no such file.", url: url)
     case .success(let info):
@@ -227,10 +227,10 @@ struct Actions {
 
   /// Trashes the item at `path` (any bytes), coordinated by its path.
   func trash(_ path: FilePath) throws -> TrashedItem {
-    let url = BrowserSyscalls.carrierURL(path)
+    let url = PathCarrier.carrierURL(path)
     try requireExisting(url)
     return try browser.coordinator().coordinate(writingItemAt: path, options: .forDeleting, timeout: timeout) { path in
-      try browser.trash.trashItem(at: BrowserSyscalls.carrierURL(path))
+      try browser.trash.trashItem(at: PathCarrier.carrierURL(path))
     }
   }
 
@@ -243,9 +243,9 @@ struct Actions {
 
   func restore(_ item: TrashedItem, to destination: URL?) throws -> URL {
     // By its path: an original name that is not UTF-8 is carried in the URL as PathText.
-    let target = BrowserSyscalls.filePath((destination ?? item.originalURL).standardizedFileURL)
+    let target = PathCarrier.filePath((destination ?? item.originalURL).standardizedFileURL)
     return try browser.coordinator().coordinate(writingItemAt: target, options: .forReplacing, timeout: timeout) { target in
-      try browser.trash.restore(item, to: BrowserSyscalls.carrierURL(target))
+      try browser.trash.restore(item, to: PathCarrier.carrierURL(target))
     }
   }
 }

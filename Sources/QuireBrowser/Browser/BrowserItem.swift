@@ -17,7 +17,7 @@ public struct BrowserItem: Sendable, Hashable, Identifiable, Codable {
   /// The file name, e.g. `notes.md`.
   public var name: String { url.lastPathComponent }
   /// The document's absolute path with the bytes of its name, also when they are not UTF-8.
-  public var path: FilePath { BrowserSyscalls.filePath(url) }
+  public var path: FilePath { PathCarrier.filePath(url) }
   /// The path relative to ``location``, e.g. `projects/notes.md`.
   public var relativePath: String
   /// The document's type identifier, e.g. `net.daringfireball.markdown` (see ``contentType``).
@@ -187,8 +187,8 @@ public struct BrowserChange: Sendable, Hashable, Codable, CustomStringConvertibl
   public var description: String {
     // Escaped for a terminal: control characters and bytes that are not UTF-8 (`\xFF`).
     if let previousURL {
-      return "\(kind) \(DisplayName.escaping(BrowserSyscalls.filePath(previousURL))) -> \(DisplayName.escaping(BrowserSyscalls.filePath(url)))"
+      return "\(kind) \(DisplayName.escaping(PathCarrier.filePath(previousURL))) -> \(DisplayName.escaping(PathCarrier.filePath(url)))"
     }
-    return "\(kind) \(DisplayName.escaping(BrowserSyscalls.filePath(url)))"
+    return "\(kind) \(DisplayName.escaping(PathCarrier.filePath(url)))"
   }
 }

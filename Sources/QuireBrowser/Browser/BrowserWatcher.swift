@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
 import QuireCoordination
+import QuireSystem
 import QuireTypes
 import Synchronization
+import SystemPackage
 
 /// Watches a browser's folders through folder ``FilePresenter``s and turns what they hear into
 /// ``BrowserChange``s for every open stream (and, when asked, into search index updates).
@@ -101,7 +103,7 @@ final class BrowserWatcher: Sendable {
     let listing = Listing(configuration: configuration)
     let path = url.path
     guard listing.location(of: url) != nil else { return }
-    guard case .success(let info) = BrowserSyscalls.lstatInfo(path) else {
+    guard case .success(let info) = SystemCalls.lstat(PathCarrier.path(path)) else {
       vanished(path)
       return
     }
@@ -134,7 +136,7 @@ final class BrowserWatcher: Sendable {
         return .moved(from: oldPath)
       }
       if let (oldPath, _) = state.known.first(where: {
-        $0.value.fileID == item.fileID && $0.key != path && BrowserSyscalls.lstatInfo($0.key).isFailure
+        $0.value.fileID == item.fileID && $0.key != path && SystemCalls.lstat(PathCarrier.path($0.key)).isFailure
       }) {
         state.known[oldPath] = nil
         return .moved(from: oldPath)

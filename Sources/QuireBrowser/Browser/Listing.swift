@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -22,7 +23,7 @@ struct Listing {
   }
 
   func check(location: URL) throws {
-    switch BrowserSyscalls.lstatInfo(location.path) {
+    switch SystemCalls.lstat(PathCarrier.filePath(location)) {
     case .success(let info) where (info.st_mode & S_IFMT) == S_IFDIR: return
     case .success:
       throw QuireError(.invalidArgument, "Cannot browse \(QuireError.name(location)): it is not a folder. Give a folder.", url: location)
@@ -44,7 +45,7 @@ struct Listing {
       index += 1
       for name in names(in: folder) {
         let url = folder.appendingPathComponent(name)
-        guard case .success(let info) = BrowserSyscalls.lstatInfo(url.path), (info.st_mode & S_IFMT) == S_IFDIR else { continue }
+        guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)), (info.st_mode & S_IFMT) == S_IFDIR else { continue }
         if !isPackage(url) { result.append(url) }
       }
     }
@@ -55,7 +56,7 @@ struct Listing {
     var items: [BrowserItem] = []
     for name in names(in: folder) {
       let url = folder.appendingPathComponent(name)
-      guard case .success(let info) = BrowserSyscalls.lstatInfo(url.path) else { continue }
+      guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)) else { continue }
       if (info.st_mode & S_IFMT) == S_IFDIR && !isPackage(url) {
         if configuration.includesSubfolders { items += walk(url, location: location) }
         continue
@@ -68,9 +69,9 @@ struct Listing {
   /// The names in `folder` (hidden ones only when configured), read as bytes and carried as
   /// `PathText`: a name that is not UTF-8 is listed under its own bytes (Foundation's listing
   /// would decode it into a *different* name, one that is not there), and its item's URL
-  /// carries it (see `BrowserSyscalls`, ``BrowserItem/path``).
+  /// carries it (see `PathCarrier`, ``BrowserItem/path``).
   func names(in folder: URL) -> [String] {
-    let entries = BrowserSyscalls.entries(in: BrowserSyscalls.filePath(folder)) ?? []
+    let entries = SystemCalls.entryNames(in: PathCarrier.filePath(folder)) ?? []
     return entries.filter { $0.first != UInt8(ascii: ".") || configuration.includesHiddenFiles }.map { PathText.string(bytes: $0) }.sorted()
   }
 
@@ -91,7 +92,7 @@ struct Listing {
   }
 
   func item(at url: URL) throws -> BrowserItem {
-    switch BrowserSyscalls.lstatInfo(url.path) {
+    switch SystemCalls.lstat(PathCarrier.filePath(url)) {
     case .success(let info):
       return try makeItem(url, info: info, location: location(of: url) ?? url.deletingLastPathComponent())
     case .failure(.noSuchFileOrDirectory):
@@ -113,7 +114,7 @@ struct Listing {
       type = configuration.registry.type(forFilenameExtension: url.pathExtension) ?? .package
     } else {
       type =
-        (try? configuration.registry.identifyFile(at: BrowserSyscalls.filePath(url), options: .init(maximumBytesRead: 4096, followsSymbolicLinks: false)))?.type
+        (try? configuration.registry.identifyFile(at: PathCarrier.filePath(url), options: .init(maximumBytesRead: 4096, followsSymbolicLinks: false)))?.type
         ?? .data
     }
     let size = package ? packageSize(url) : Int64(info.st_size)
@@ -122,7 +123,7 @@ struct Listing {
     return BrowserItem(
       url: url, location: location, relativePath: relative, contentTypeIdentifier: type.identifier, mimeType: type.preferredMIMEType,
       isPackage: package, size: size, modificationDate: Self.date(info.st_mtim), creationDate: creationDate(url),
-      accessDate: Self.date(info.st_atim), tags: (try? FileTags.tags(of: BrowserSyscalls.filePath(url))) ?? [],
+      accessDate: Self.date(info.st_atim), tags: (try? FileTags.tags(of: PathCarrier.filePath(url))) ?? [],
       fileID: FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
   }
 
@@ -130,7 +131,9 @@ struct Listing {
     var total: Int64 = 0
     guard let walker = FileManager.default.enumerator(atPath: url.path) else { return 0 }
     while let name = walker.nextObject() as? String {
-      if case .success(let info) = BrowserSyscalls.lstatInfo(url.path + "/" + name), (info.st_mode & S_IFMT) == S_IFREG { total += Int64(info.st_size) }
+      if case .success(let info) = SystemCalls.lstat(PathCarrier.path(url.path + "/" + name)), (info.st_mode & S_IFMT) == S_IFREG {
+        total += Int64(info.st_size)
+      }
     }
     return total
   }

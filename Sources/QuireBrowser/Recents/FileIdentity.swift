@@ -2,7 +2,9 @@ import CQuireSystem
 import Foundation
 import QuireDocuments
 import QuireFormats
+import QuireSystem
 import QuireTypes
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -27,7 +29,7 @@ struct FileIdentity: Codable, Hashable {
   static let maximumHashedSize: Int64 = 64 << 20
 
   static func current(of url: URL) -> FileIdentity? {
-    guard case .success(let info) = BrowserSyscalls.lstatInfo(url.path) else { return nil }
+    guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)) else { return nil }
     let kind = info.st_mode & S_IFMT
     guard kind == S_IFREG || kind == S_IFDIR else { return nil }
     var identity = FileIdentity(
@@ -37,7 +39,7 @@ struct FileIdentity: Codable, Hashable {
     var size: UInt32 = 128
     var type: Int32 = 0
     var mount: Int32 = 0
-    if BrowserSyscalls.path(url.path).withPlatformString({ cquire_name_to_handle($0, &type, &bytes, &size, &mount) }) == 0 {
+    if PathCarrier.path(url.path).withPlatformString({ cquire_name_to_handle($0, &type, &bytes, &size, &mount) }) == 0 {
       identity.handleType = type
       identity.handle = Data(bytes[0..<Int(size)]).base64EncodedString()
     }
@@ -50,20 +52,20 @@ struct FileIdentity: Codable, Hashable {
   /// Whether the file at `url` is this one: the same inode, or (after a save that replaced
   /// the file) the same path still holding a file.
   func matches(_ url: URL) -> Bool {
-    guard case .success(let info) = BrowserSyscalls.lstatInfo(url.path) else { return false }
+    guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)) else { return false }
     let kind = info.st_mode & S_IFMT
     return kind == S_IFREG || kind == S_IFDIR
   }
 
   /// Whether `url` holds this inode with the recorded size and modification time.
   func isUnchanged(at url: URL) -> Bool {
-    guard case .success(let info) = BrowserSyscalls.lstatInfo(url.path) else { return false }
+    guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)) else { return false }
     return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode && Int64(info.st_size) == size
       && Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9 == modificationTime
   }
 
   private func isSameInode(_ path: String) -> Bool {
-    guard case .success(let info) = BrowserSyscalls.lstatInfo(path) else { return false }
+    guard case .success(let info) = SystemCalls.lstat(PathCarrier.path(path)) else { return false }
     return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
   }
 
@@ -73,7 +75,7 @@ struct FileIdentity: Codable, Hashable {
     if let found = resolveByHandle(near: url) { return found }
     var roots: [URL] = []
     var folder = url.deletingLastPathComponent()
-    while case .failure = BrowserSyscalls.lstatInfo(folder.path), folder.path != "/" { folder = folder.deletingLastPathComponent() }
+    while case .failure = SystemCalls.lstat(PathCarrier.filePath(folder)), folder.path != "/" { folder = folder.deletingLastPathComponent() }
     roots.append(folder)
     roots += folders
     var sameSize: [String] = []
@@ -86,7 +88,7 @@ struct FileIdentity: Codable, Hashable {
         for name in names {
           visited += 1
           let path = current == "/" ? "/" + name : current + "/" + name
-          guard case .success(let info) = BrowserSyscalls.lstatInfo(path) else { continue }
+          guard case .success(let info) = SystemCalls.lstat(PathCarrier.path(path)) else { continue }
           if UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode { return URL(fileURLWithPath: path) }
           let kind = info.st_mode & S_IFMT
           if kind == S_IFDIR && !name.hasPrefix(".") { pending.append(path) }
@@ -107,10 +109,10 @@ struct FileIdentity: Codable, Hashable {
   private func resolveByHandle(near url: URL) -> URL? {
     guard let handleType, let handle, let bytes = Data(base64Encoded: handle), !bytes.isEmpty else { return nil }
     var folder = url.deletingLastPathComponent()
-    while case .failure = BrowserSyscalls.lstatInfo(folder.path), folder.path != "/" { folder = folder.deletingLastPathComponent() }
-    let mountFD = Glibc.open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard mountFD >= 0 else { return nil }
-    defer { close(mountFD) }
+    while case .failure = SystemCalls.lstat(PathCarrier.filePath(folder)), folder.path != "/" { folder = folder.deletingLastPathComponent() }
+    guard case .success(let mount) = SystemCalls.open(PathCarrier.filePath(folder), O_RDONLY | O_DIRECTORY) else { return nil }
+    defer { SystemCalls.release(mount) }
+    let mountFD = mount.rawValue
     var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let result = [UInt8](bytes).withUnsafeBufferPointer { raw in
       cquire_path_for_handle(mountFD, handleType, raw.baseAddress, UInt32(raw.count), &path, UInt32(path.count))

@@ -1,4 +1,5 @@
 public import Foundation
+import QuireSystem
 public import QuireTypes
 public import SystemPackage
 
@@ -38,14 +39,14 @@ public struct RecentDocument: Sendable, Hashable, Codable {
 
   /// Where the document is, with the bytes of its name: for a name that is not UTF-8 (which
   /// no `URL` holds) ``url`` only stands for it, and this is the path to use.
-  public var path: FilePath { BrowserSyscalls.filePath(url) }
+  public var path: FilePath { PathCarrier.filePath(url) }
 
   /// Encodes the entry; a URL whose name is not UTF-8 is written as the `file://` URI of its
   /// bytes (`%FF`), as the `href` in `recently-used.xbel` holds it.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
-    try BrowserSyscalls.encode(url, forKey: .url, in: &container)
-    try BrowserSyscalls.encode(previousURL, forKey: .previousURL, in: &container)
+    try PathCarrier.encode(url, forKey: .url, in: &container)
+    try PathCarrier.encode(previousURL, forKey: .previousURL, in: &container)
     try container.encode(status, forKey: .status)
     try container.encodeIfPresent(mimeType, forKey: .mimeType)
     try container.encodeIfPresent(added, forKey: .added)
@@ -136,20 +137,20 @@ public struct RecentDocuments: Sendable {
   ///
   /// - Throws: ``QuireError`` when the file is missing or the list cannot be written.
   public func add(_ path: FilePath) throws {
-    try add(carriedBy: BrowserSyscalls.carrierURL(path))
+    try add(carriedBy: PathCarrier.carrierURL(path))
   }
 
   /// Removes the entry for `path` (any bytes), as ``remove(_:)-(URL)`` does for a URL.
   public func remove(_ path: FilePath) throws {
-    try remove(BrowserSyscalls.carrierURL(path))
+    try remove(PathCarrier.carrierURL(path))
   }
 
-  /// Adds the document whose path is `url`'s `PathText` path (see `BrowserSyscalls`).
+  /// Adds the document whose path is `url`'s `PathText` path (see `PathCarrier`).
   func add(carriedBy url: URL) throws {
     guard let identity = FileIdentity.current(of: url) else {
       throw QuireError(.fileMissing, "Cannot add \(QuireError.name(url)) to the recent documents: there is no such file.", url: url)
     }
-    let mimeType = (try? registry.identifyFile(at: BrowserSyscalls.filePath(url)))?.type.preferredMIMEType ?? "application/octet-stream"
+    let mimeType = (try? registry.identifyFile(at: PathCarrier.filePath(url)))?.type.preferredMIMEType ?? "application/octet-stream"
     var list = try XBELList.read(fileURL)
     list.touch(href: Self.href(for: url), mimeType: mimeType, application: applicationName, exec: applicationCommand, now: Date())
     list.trim(to: maximumCount)
@@ -207,7 +208,7 @@ public struct RecentDocuments: Sendable {
             identitiesChanged = true
           }
         }
-      } else if case .failure = BrowserSyscalls.lstatInfo(url.path) {
+      } else if case .failure = SystemCalls.lstat(PathCarrier.filePath(url)) {
         entry.status = .missing
       }
       result.append(entry)

@@ -1,6 +1,8 @@
 import Foundation
 import QuireDocuments
+import QuireSystem
 import QuireTypes
+import SystemPackage
 
 /// `recently-used.xbel` as text: the bookmarks Quire reads, each kept as the exact text it was
 /// read as, so that a rewrite leaves every other program's entries and data byte for byte as
@@ -49,7 +51,7 @@ struct XBELList {
     do {
       data = try SearchIndex.readRegularFile(url)
     } catch {
-      if case .failure(.noSuchFileOrDirectory) = BrowserSyscalls.lstatInfo(url.path) {
+      if case .failure(.noSuchFileOrDirectory) = SystemCalls.lstat(PathCarrier.filePath(url)) {
         return XBELList(header: emptyHeader, bookmarks: [], trailer: "</xbel>")
       }
       throw QuireError(.permissionDenied, "Cannot read the recent documents list \(QuireError.name(url)).", url: url, cause: error)

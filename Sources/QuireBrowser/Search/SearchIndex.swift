@@ -2,8 +2,10 @@ import Foundation
 import GRDB
 import QuireDocuments
 import QuireFormats
+import QuireSystem
 import QuireTypes
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -64,11 +66,11 @@ final class SearchIndex: Sendable {
   }
 
   private func openAndCheck() throws -> DatabaseQueue {
-    if case .failure = BrowserSyscalls.lstatInfo(url.path) {
+    if case .failure = SystemCalls.lstat(PathCarrier.filePath(url)) {
       try Actions.writeNew(Data(), to: url, permissions: [.ownerReadWrite])
       recreated.withLock { $0 = true }
     }
-    guard case .success(let info) = BrowserSyscalls.lstatInfo(url.path), (info.st_mode & S_IFMT) == S_IFREG else {
+    guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)), (info.st_mode & S_IFMT) == S_IFREG else {
       throw QuireError(.invalidContent, "The search index \(QuireError.name(url)) is not a regular file.", url: url)
     }
     var configuration = Configuration()
@@ -98,7 +100,7 @@ final class SearchIndex: Sendable {
 
   private func removeFiles() {
     queue.withLock { $0 = nil }
-    for suffix in ["", "-wal", "-shm", "-journal"] { _ = unlink(url.path + suffix) }
+    for suffix in ["", "-wal", "-shm", "-journal"] { _ = SystemCalls.remove(url.path + suffix) }
   }
 
   /// Runs `body` on the database; when SQLite finds it corrupt, makes it anew once and runs again.
@@ -224,19 +226,19 @@ final class SearchIndex: Sendable {
 
   /// Reads a regular file without following a symbolic link or blocking on a FIFO.
   static func readRegularFile(_ url: URL) throws -> Data {
-    let fd = BrowserSyscalls.path(url.path).withPlatformString { Glibc.open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-    guard fd >= 0 else { throw QuireError(.permissionDenied, "Cannot read \(QuireError.name(url)).", url: url) }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+    let fd: FileDescriptor
+    switch SystemCalls.open(PathCarrier.filePath(url), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) {
+    case .success(let opened): fd = opened
+    case .failure(let failure):
+      throw QuireError(QuireError.Code(failure.errno, for: .open), "Cannot read \(QuireError.name(url)).", url: url, cause: failure)
+    }
+    defer { SystemCalls.release(fd) }
+    guard case .success(let info) = SystemCalls.fstat(fd), (info.st_mode & S_IFMT) == S_IFREG else {
       throw QuireError(.unsupportedType, "\(QuireError.name(url)) is not a regular file.", url: url)
     }
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      if count <= 0 { break }
+    while case .success(let count) = buffer.withUnsafeMutableBytes({ SystemCalls.read(fd, into: $0) }), count > 0 {
       data.append(contentsOf: buffer[0..<count])
       if data.count > maximumTextSize { break }
     }

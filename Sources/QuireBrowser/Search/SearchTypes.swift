@@ -87,13 +87,13 @@ public struct SearchHit: Sendable, Hashable, Codable {
 
   /// The document's path with the bytes of its name, also when they are not UTF-8 (``url``
   /// then only stands for it).
-  public var path: FilePath { BrowserSyscalls.filePath(url) }
+  public var path: FilePath { PathCarrier.filePath(url) }
 
   /// Encodes the hit; a URL whose name is not UTF-8 is written as the `file://` URI of its
   /// bytes (`%FF`), as GLib writes it.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
-    try BrowserSyscalls.encode(url, forKey: .url, in: &container)
+    try PathCarrier.encode(url, forKey: .url, in: &container)
     try container.encode(contentTypeIdentifier, forKey: .contentTypeIdentifier)
     try container.encode(score, forKey: .score)
     try container.encode(snippet, forKey: .snippet)

@@ -1,5 +1,6 @@
 public import Foundation
 import QuireCoordination
+import QuireSystem
 import QuireTypes
 public import SystemPackage
 
@@ -25,7 +26,7 @@ public enum FileTags {
   /// - Throws: ``QuireError``: `fileMissing`, `unsupportedType` when the file system keeps no
   ///   user attributes, `invalidContent` when the attribute is not UTF-8.
   public static func tags(of url: URL) throws -> [String] {
-    try tags(of: FilePath(url.path), url: url)
+    try tags(of: PathCarrier.filePath(url), url: url)
   }
 
   /// The tags of the file at `path`, a path of any bytes (a name that is not UTF-8, which no
@@ -41,7 +42,7 @@ public enum FileTags {
   /// - Throws: ``QuireError`` as ``tags(of:)-(URL)``, and `invalidArgument` for a tag with a comma
   ///   or a line break.
   public static func setTags(_ tags: [String], of url: URL) throws {
-    try setTags(tags, of: FilePath(url.path), url: url)
+    try setTags(tags, of: PathCarrier.filePath(url), url: url)
   }
 
   /// Sets the tags of the file at `path` (any bytes), as ``setTags(_:of:)-(_,URL)`` does.
@@ -50,7 +51,7 @@ public enum FileTags {
   }
 
   static func tags(of path: FilePath, url: URL?) throws -> [String] {
-    switch BrowserSyscalls.getAttribute(attributeName, path: path) {
+    switch SystemCalls.attribute(attributeName, of: path) {
     case .success(nil): return []
     case .success(let data?):
       guard let text = String(validating: data, as: UTF8.self) else {
@@ -58,19 +59,19 @@ public enum FileTags {
           .invalidContent, "The tags of \(QuireError.name(path)) (\(attributeName)) are not UTF-8 text. Set them again with 'quire tag'.", url: url)
       }
       return parse(text)
-    case .failure(let errno): throw error(errno, reading: true, path: path, url: url)
+    case .failure(let failure): throw error(failure, reading: true, path: path, url: url)
     }
   }
 
   static func setTags(_ tags: [String], of path: FilePath, url: URL?) throws {
     let clean = try normalized(tags, path: path, url: url)
-    let result: Result<Void, Errno>
+    let result: Result<Void, SyscallFailure>
     if clean.isEmpty {
-      result = BrowserSyscalls.removeAttribute(attributeName, path: path)
+      result = SystemCalls.removeAttribute(attributeName, of: path)
     } else {
-      result = BrowserSyscalls.setAttribute(attributeName, value: Data(clean.joined(separator: ",").utf8), path: path)
+      result = SystemCalls.setAttribute(attributeName, to: Data(clean.joined(separator: ",").utf8), of: path)
     }
-    if case .failure(let errno) = result { throw error(errno, reading: false, path: path, url: url) }
+    if case .failure(let failure) = result { throw error(failure, reading: false, path: path, url: url) }
   }
 
   /// Splits an attribute value: comma-separated, spaces around each tag trimmed, blanks and
@@ -93,23 +94,24 @@ public enum FileTags {
     return parse(tags.joined(separator: ","))
   }
 
-  static func error(_ errno: Errno, reading: Bool, path: FilePath, url: URL?) -> QuireError {
+  static func error(_ failure: SyscallFailure, reading: Bool, path: FilePath, url: URL?) -> QuireError {
     let verb = reading ? "read" : "set"
-    switch errno {
+    switch failure.errno {
     case .notSupported:
       return QuireError(
         .unsupportedType,
         "Cannot \(verb) the tags of \(QuireError.name(path)): its file system keeps no user extended attributes (\(attributeName)). Move it to a folder on ext4, XFS or Btrfs to tag it.",
-        url: url, cause: errno)
+        url: url, cause: failure)
     case .noSuchFileOrDirectory:
-      return QuireError(.fileMissing, "Cannot \(verb) the tags of \(QuireError.name(path)): there is no such file.", url: url, cause: errno)
+      return QuireError(.fileMissing, "Cannot \(verb) the tags of \(QuireError.name(path)): there is no such file.", url: url, cause: failure)
     case .permissionDenied, .notPermitted:
-      return QuireError(.permissionDenied, "Cannot \(verb) the tags of \(QuireError.name(path)): permission denied.", url: url, cause: errno)
-    case .noSpace, .outOfRange:
+      return QuireError(.permissionDenied, "Cannot \(verb) the tags of \(QuireError.name(path)): permission denied.", url: url, cause: failure)
+    case .outOfRange, .argListTooLong:
       return QuireError(
-        .limitExceeded, "Cannot \(verb) the tags of \(QuireError.name(path)): they are longer than its file system allows.", url: url, cause: errno)
+        .limitExceeded, "Cannot \(verb) the tags of \(QuireError.name(path)): they are longer than its file system allows.", url: url, cause: failure)
     default:
-      return QuireError(.systemCallFailed, "Cannot \(verb) the tags of \(QuireError.name(path)).", url: url, cause: errno)
+      return QuireError(
+        QuireError.Code(failure.errno, for: reading ? .read : .write), "Cannot \(verb) the tags of \(QuireError.name(path)).", url: url, cause: failure)
     }
   }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import QuireSystem
 import QuireTypes
 public import SystemPackage
 
@@ -24,20 +25,20 @@ public struct TrashedItem: Sendable, Hashable, Codable {
 
   /// Where the item was, with the bytes of its name: for a name that is not UTF-8 (which no
   /// `URL` holds) ``originalURL`` only stands for it, and this is the path to use.
-  public var originalPath: FilePath { BrowserSyscalls.filePath(originalURL) }
+  public var originalPath: FilePath { PathCarrier.filePath(originalURL) }
 
   /// The trashed file or folder, with the bytes of its name (see ``originalPath``).
-  public var trashedPath: FilePath { BrowserSyscalls.filePath(trashedURL) }
+  public var trashedPath: FilePath { PathCarrier.filePath(trashedURL) }
 
   /// Encodes the item; a URL whose name is not UTF-8 is written as the `file://` URI of its
   /// bytes (`%FF`), as GLib writes it.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
-    try BrowserSyscalls.encode(originalURL, forKey: .originalURL, in: &container)
-    try BrowserSyscalls.encode(trashedURL, forKey: .trashedURL, in: &container)
-    try BrowserSyscalls.encode(infoURL, forKey: .infoURL, in: &container)
+    try PathCarrier.encode(originalURL, forKey: .originalURL, in: &container)
+    try PathCarrier.encode(trashedURL, forKey: .trashedURL, in: &container)
+    try PathCarrier.encode(infoURL, forKey: .infoURL, in: &container)
     try container.encodeIfPresent(deletionDate, forKey: .deletionDate)
-    try BrowserSyscalls.encode(trashFolder, forKey: .trashFolder, in: &container)
+    try PathCarrier.encode(trashFolder, forKey: .trashFolder, in: &container)
   }
 
   enum CodingKeys: String, CodingKey {
@@ -92,13 +93,13 @@ public struct Trash: Sendable {
   ///
   /// - Throws: ``QuireError`` when the item is missing or no trash folder can be made or used.
   public func trashItem(at path: FilePath) throws -> TrashedItem {
-    try trashItem(carriedBy: BrowserSyscalls.carrierURL(path))
+    try trashItem(carriedBy: PathCarrier.carrierURL(path))
   }
 
-  /// Trashes the item whose path is `url`'s `PathText` path (see `BrowserSyscalls`).
+  /// Trashes the item whose path is `url`'s `PathText` path (see `PathCarrier`).
   func trashItem(carriedBy url: URL) throws -> TrashedItem {
     let info: stat
-    switch BrowserSyscalls.lstatInfo(url.path) {
+    switch SystemCalls.lstat(PathCarrier.filePath(url)) {
     case .success(let value): info = value
     case .failure(.noSuchFileOrDirectory):
       throw QuireError(.fileMissing, "Cannot move \(QuireError.name(url)) to the Trash: there is no such file.", url: url)
@@ -125,17 +126,17 @@ public struct Trash: Sendable {
         number += 1
         continue
       }
-      switch BrowserSyscalls.renameNoReplace(url.path, fileURL.path) {
+      switch SystemCalls.renameNoReplace(PathCarrier.filePath(url), to: PathCarrier.filePath(fileURL)) {
       case .success:
         return TrashedItem(originalURL: url, trashedURL: fileURL, infoURL: infoURL, deletionDate: Date(), trashFolder: folder.url)
       case .failure(.fileExists):
-        BrowserSyscalls.unlink(infoURL.path)
+        _ = SystemCalls.remove(PathCarrier.filePath(infoURL))
         number += 1
-      case .failure(let errno):
-        BrowserSyscalls.unlink(infoURL.path)
+      case .failure(let failure):
+        _ = SystemCalls.remove(PathCarrier.filePath(infoURL))
         throw QuireError(
-          errno == .permissionDenied || errno == .notPermitted ? .permissionDenied : .systemCallFailed,
-          "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'); it is still where it was.", url: url, cause: errno)
+          QuireError.Code(failure.errno, for: .save),
+          "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'); it is still where it was.", url: url, cause: failure)
       }
     }
   }
@@ -157,13 +158,13 @@ public struct Trash: Sendable {
       let infoFolder = folder.url.appendingPathComponent("info")
       // Names as bytes (as PathText): Foundation's listing would turn a name that is not UTF-8
       // into one that is not there.
-      guard let entries = BrowserSyscalls.entries(in: BrowserSyscalls.path(infoFolder.path)) else { continue }
+      guard let entries = SystemCalls.entryNames(in: PathCarrier.filePath(infoFolder)) else { continue }
       for infoName in entries.map({ PathText.string(bytes: $0) }) where infoName.hasSuffix(".trashinfo") {
         let name = String(infoName.dropLast(".trashinfo".count))
         let fileURL = folder.url.appendingPathComponent("files/\(name)")
         let infoURL = infoFolder.appendingPathComponent(infoName)
-        guard BrowserSyscalls.lstatInfo(fileURL.path).isSuccess,
-          let data = BrowserSyscalls.readSmallFile(BrowserSyscalls.path(infoURL.path), limit: 1 << 16),
+        guard SystemCalls.lstat(PathCarrier.filePath(fileURL)).isSuccess,
+          let data = SystemCalls.readSmallFile(PathCarrier.filePath(infoURL), limit: 1 << 16),
           let parsed = Self.parseInfo(String(decoding: data, as: UTF8.self))
         else { continue }
         var original = parsed.path
@@ -185,9 +186,9 @@ public struct Trash: Sendable {
   /// - Throws: ``QuireError``: `fileExists` when something now has that name (nothing is replaced).
   public func restore(_ item: TrashedItem, to destination: URL? = nil) throws -> URL {
     let target = (destination ?? item.originalURL).standardizedFileURL
-    switch BrowserSyscalls.renameNoReplace(item.trashedURL.path, target.path) {
+    switch SystemCalls.renameNoReplace(PathCarrier.filePath(item.trashedURL), to: PathCarrier.filePath(target)) {
     case .success:
-      BrowserSyscalls.unlink(item.infoURL.path)
+      _ = SystemCalls.remove(PathCarrier.filePath(item.infoURL))
       return target
     case .failure(.fileExists), .failure(.directoryNotEmpty):
       throw QuireError(
@@ -221,14 +222,14 @@ public struct Trash: Sendable {
   func trashFolder(for url: URL, device: dev_t) throws -> Folder {
     let dataHome = XDGBaseDirectory.dataHome.location(in: environment)
     try? FileManager.default.createDirectory(at: dataHome.url, withIntermediateDirectories: true)
-    if case .success(let home) = BrowserSyscalls.lstatInfo(dataHome.url.resolvingSymlinksInPath().path), home.st_dev == device {
+    if case .success(let home) = SystemCalls.lstat(PathCarrier.filePath(dataHome.url.resolvingSymlinksInPath())), home.st_dev == device {
       try makeTrash(homeTrashURL, below: dataHome.trustedFolder)
       return Folder(url: homeTrashURL, topFolder: nil)
     }
     let top = Self.topFolder(of: url, device: device)
     let uid = getuid()
     let shared = top.appendingPathComponent(".Trash")
-    if case .success(let info) = BrowserSyscalls.lstatInfo(shared.path), (info.st_mode & S_IFMT) == S_IFDIR, (info.st_mode & S_ISVTX) != 0 {
+    if case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(shared)), (info.st_mode & S_IFMT) == S_IFDIR, (info.st_mode & S_ISVTX) != 0 {
       let mine = shared.appendingPathComponent("\(uid)")
       if (try? makeTrash(mine, below: shared)) != nil { return Folder(url: mine, topFolder: top) }
     }
@@ -256,7 +257,7 @@ public struct Trash: Sendable {
     var current = url.deletingLastPathComponent()
     while current.path != "/" {
       let parent = current.deletingLastPathComponent()
-      guard case .success(let info) = BrowserSyscalls.lstatInfo(parent.path), info.st_dev == device else { break }
+      guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(parent)), info.st_dev == device else { break }
       current = parent
     }
     return current

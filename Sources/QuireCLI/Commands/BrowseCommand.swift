@@ -36,13 +36,9 @@ struct BrowseCommand: AsyncParsableCommand {
     let wanted = types.compactMap(Self.type(named:))
     let browser = BrowserLocationOptions.makeBrowser(folders: folders, types: wanted.isEmpty ? DocumentBrowser.defaultContentTypes : wanted)
     let order = BrowserSortOrder(parsing: sort) ?? .name
-    let items: [BrowserItem]
-    do {
-      items = try browser.items(sortedBy: order, taggedWith: tag)
-    } catch {
-      reportFailure(error)
-      throw ExitCode(ExitStatus.failure)
-    }
+    // Every name is listed, a name that is not UTF-8 by its bytes (shown escaped); a failure exits
+    // with its status from ExitStatus.
+    let items = try browser.items(sortedBy: order, taggedWith: tag)
     let shown = items.map { item in
       (item, thumbnails ? try? browser.thumbnail(for: item) : browser.cachedThumbnail(for: item))
     }

@@ -90,9 +90,3 @@ enum BrowserJSON {
     }
   }
 }
-
-/// Prints a failure the way the other commands do and returns the failure status.
-func reportFailure(_ error: any Error) {
-  let message = (error as? QuireError)?.reason ?? "\(error)"
-  FileHandle.standardError.write(Data("quire: \(message)\n".utf8))
-}

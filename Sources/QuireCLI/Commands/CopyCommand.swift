@@ -49,7 +49,7 @@ struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
       do {
         try board.setItemProviders([provider])
       } catch {
-        if serveSelection { SelectionServer.report("error: \(QuireCommand.message(for: error))") }
+        if serveSelection { SelectionServer.report("error: \(ErrorReport.text(for: error))") }
         throw error
       }
       if serveSelection { SelectionServer.report("ready") }

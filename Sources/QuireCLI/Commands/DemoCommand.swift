@@ -34,7 +34,7 @@ struct DemoCommand: AsyncParsableCommand {
         try tour(url, into: outputURL)
       } catch {
         failures += 1
-        print("\(DisplayName.escaping(name)): failed: \(error)")
+        print("\(DisplayName.escaping(name)): failed: \(ErrorReport.text(for: error))")
       }
     }
     print("Wrote previews and thumbnails to \(outputURL.path)")

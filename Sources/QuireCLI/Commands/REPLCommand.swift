@@ -139,8 +139,7 @@ struct REPLCommand: AsyncParsableCommand {
     do {
       editor = try LineEditor(program: "quire")
     } catch {
-      FileHandle.standardError.write(Data("quire: \(error)\n".utf8))
-      return ExitStatus.failure
+      return ErrorReport.fail(error)
     }
     editor.cancelLineOnControlC(isInterrupted: { Interrupt.shared.isPending }, interrupt: { Interrupt.shared.raise() })
     let history = History(stateHome: stateHome)

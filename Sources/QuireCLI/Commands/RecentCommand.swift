@@ -12,7 +12,7 @@ struct RecentCommand: AsyncParsableCommand, TakesNamesAsBytes {
       Reads $XDG_DATA_HOME/recently-used.xbel, the list GTK applications share. Documents Quire \
       opened are found again after a rename or move (by file handle, inode or content, in \
       their old folder and the --in folders); gone ones are marked. Exit codes: 0 done, \
-      1 the list could not be read or written, 2 usage error.
+      1 the list could not be read or written, 2 usage error; 3 and up as 'quire help' lists.
       """)
 
   @OptionGroup var locations: BrowserLocationOptions
@@ -30,26 +30,21 @@ struct RecentCommand: AsyncParsableCommand, TakesNamesAsBytes {
       )
     }
     let browser = locations.makeBrowser()
-    do {
-      // By their bytes: a name that is not UTF-8 is the very file named.
-      for path in add { try browser.noteRecentDocument(at: QuireCommand.filePath(path)) }
-      for path in remove { try browser.recentDocuments.remove(QuireCommand.filePath(path)) }
-      if !add.isEmpty || !remove.isEmpty { return }
-      let entries = Array(try browser.recentItems().prefix(max(0, limit)))
-      if json {
-        print(try BrowserJSON.encode(entries))
-        return
+    // By their bytes: a name that is not UTF-8 is the very file named.
+    for path in add { try browser.noteRecentDocument(at: QuireCommand.filePath(path)) }
+    for path in remove { try browser.recentDocuments.remove(QuireCommand.filePath(path)) }
+    if !add.isEmpty || !remove.isEmpty { return }
+    let entries = Array(try browser.recentItems().prefix(max(0, limit)))
+    if json {
+      print(try BrowserJSON.encode(entries))
+      return
+    }
+    for entry in entries {
+      switch entry.status {
+      case .available: print(BrowserJSON.shown(entry.url))
+      case .moved: print("\(BrowserJSON.shown(entry.url))  (moved from \(entry.previousURL.map(BrowserJSON.shown) ?? "?"))")
+      case .missing: print("\(BrowserJSON.shown(entry.url))  (gone)")
       }
-      for entry in entries {
-        switch entry.status {
-        case .available: print(BrowserJSON.shown(entry.url))
-        case .moved: print("\(BrowserJSON.shown(entry.url))  (moved from \(entry.previousURL.map(BrowserJSON.shown) ?? "?"))")
-        case .missing: print("\(BrowserJSON.shown(entry.url))  (gone)")
-        }
-      }
-    } catch {
-      reportFailure(error)
-      throw ExitCode(ExitStatus.failure)
     }
   }
 }

@@ -11,7 +11,7 @@ struct SearchCommand: AsyncParsableCommand {
       QUERY is words (all must occur), "phrases" in double quotes and prefixes such as budg*. \
       The index (SQLite FTS5, in $XDG_CACHE_HOME/quire/search) is brought up to date first; \
       a missing or damaged index is made anew. Exit codes: 0 done (also with no hits), \
-      1 a folder or the index could not be used, 2 usage error.
+      1 a folder or the index could not be used, 2 usage error; 3 and up as 'quire help' lists.
       """)
 
   @Argument(help: "What to look for.") var query: [String] = []
@@ -37,24 +37,19 @@ struct SearchCommand: AsyncParsableCommand {
     let browser = locations.makeBrowser()
     let showsProgress = isatty(STDERR_FILENO) == 1
     let progress: (@Sendable (Int, Int) -> Void)? = showsProgress ? Self.showProgress : nil
-    do {
-      let report = rebuild ? try browser.rebuildSearchIndex(progress: progress) : try browser.updateSearchIndex(progress: progress)
-      if rebuild && !json { print("indexed \(report.indexed) documents (\(report.failures.count) by name only)") }
-      guard !query.isEmpty else { return }
-      let hits = try browser.search(SearchQuery(query.joined(separator: " "), contentTypes: types.compactMap(BrowseCommand.type(named:)), limit: limit))
-      if json {
-        print(try BrowserJSON.encode(hits))
-        return
-      }
-      let terminal = isatty(STDOUT_FILENO) == 1
-      for hit in hits {
-        let place = hit.page.map { "page \($0), line \(hit.line ?? 1)" } ?? hit.line.map { "line \($0)" } ?? ""
-        print("\(BrowserJSON.shown(hit.url))\(place.isEmpty ? "" : ":") \(place)")
-        print("  " + (terminal ? hit.snippet.terminalText : hit.snippet.rendered()))
-      }
-    } catch {
-      reportFailure(error)
-      throw ExitCode(ExitStatus.failure)
+    let report = rebuild ? try browser.rebuildSearchIndex(progress: progress) : try browser.updateSearchIndex(progress: progress)
+    if rebuild && !json { print("indexed \(report.indexed) documents (\(report.failures.count) by name only)") }
+    guard !query.isEmpty else { return }
+    let hits = try browser.search(SearchQuery(query.joined(separator: " "), contentTypes: types.compactMap(BrowseCommand.type(named:)), limit: limit))
+    if json {
+      print(try BrowserJSON.encode(hits))
+      return
+    }
+    let terminal = isatty(STDOUT_FILENO) == 1
+    for hit in hits {
+      let place = hit.page.map { "page \($0), line \(hit.line ?? 1)" } ?? hit.line.map { "line \($0)" } ?? ""
+      print("\(BrowserJSON.shown(hit.url))\(place.isEmpty ? "" : ":") \(place)")
+      print("  " + (terminal ? hit.snippet.terminalText : hit.snippet.rendered()))
     }
   }
 }

@@ -41,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
     process.arguments = [address]
     do { try process.run() } catch {
-      FileHandle.standardError.write(Data("quire: cannot run xdg-open (\(error)); open the address yourself.\n".utf8))
+      FileHandle.standardError.write(Data("quire: cannot run xdg-open (\(ErrorReport.text(for: error))); open the address yourself.\n".utf8))
     }
   }
 }

@@ -11,7 +11,7 @@ struct TagCommand: AsyncParsableCommand, TakesNamesAsBytes {
     discussion: """
       Tags are the user.xdg.tags extended attribute, comma-separated, as KDE's Dolphin and \
       getfattr see them. With no changes, prints the tags, one per line. Exit codes: 0 done, \
-      1 the file is missing or its file system keeps no user attributes, 2 usage error.
+      1 the file is missing or its file system keeps no user attributes, 2 usage error; 3 and up as 'quire help' lists.
       """)
 
   @Argument(help: "The file.") var file: String
@@ -32,18 +32,13 @@ struct TagCommand: AsyncParsableCommand, TakesNamesAsBytes {
     // The file by its bytes: a name that is not UTF-8 is the very file named.
     let path = QuireCommand.filePath(file)
     let browser = DocumentBrowser(configuration: .init(locations: [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]))
-    do {
-      let added = changes.filter { $0.hasPrefix("+") }.map { String($0.dropFirst()) }
-      let removed = changes.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) }
-      let tags = changes.isEmpty ? try browser.tags(of: path) : try browser.changeTags(of: path, adding: added, removing: removed)
-      if json {
-        print(try BrowserJSON.encode(["path": .string(BrowserJSON.shown(absolute: path)), "tags": JSONValue.array(tags)]))
-      } else {
-        for tag in tags { print(tag) }
-      }
-    } catch {
-      reportFailure(error)
-      throw ExitCode(ExitStatus.failure)
+    let added = changes.filter { $0.hasPrefix("+") }.map { String($0.dropFirst()) }
+    let removed = changes.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) }
+    let tags = changes.isEmpty ? try browser.tags(of: path) : try browser.changeTags(of: path, adding: added, removing: removed)
+    if json {
+      print(try BrowserJSON.encode(["path": .string(BrowserJSON.shown(absolute: path)), "tags": JSONValue.array(tags)]))
+    } else {
+      for tag in tags { print(tag) }
     }
   }
 

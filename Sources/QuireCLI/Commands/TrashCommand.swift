@@ -35,7 +35,7 @@ struct TrashCommand: AsyncParsableCommand, TakesNamesAsBytes {
         trashed.append(try browser.trashItem(at: QuireCommand.filePath(file)))
       } catch {
         failures += 1
-        reportFailure(error)
+        ErrorReport.say(error)
       }
     }
     for path in restore {
@@ -49,7 +49,7 @@ struct TrashCommand: AsyncParsableCommand, TakesNamesAsBytes {
         print(BrowserJSON.shown(try browser.restoreItem(item)))
       } catch {
         failures += 1
-        reportFailure(error)
+        ErrorReport.say(error)
       }
     }
     if list {

@@ -63,9 +63,8 @@ struct TypeCommand: AsyncParsableCommand, TakesNamesAsBytes {
         if json { reports.append(report) } else { print(Self.describe(report)) }
       } catch {
         failures += 1
-        let message = (error as? QuireError)?.reason ?? "\(error)"
-        if json { reports.append(FileReport(path: shown, error: message)) }
-        FileHandle.standardError.write(Data("quire: \(message)\n".utf8))
+        if json { reports.append(FileReport(path: shown, error: ErrorReport.text(for: error))) }
+        ErrorReport.say(error)
       }
     }
     if json { print(try Self.encode(reports)) }

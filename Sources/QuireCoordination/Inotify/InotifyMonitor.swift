@@ -294,8 +294,7 @@ private final class LibInotifyToolsOwner {
     let inode: UInt64
 
     init?(path: String) {
-      var info = stat()
-      guard lstat(path, &info) == 0 else { return nil }
+      guard case .success(let info) = SystemCalls.lstat(FilePath(path)) else { return nil }
       device = UInt64(info.st_dev)
       inode = UInt64(info.st_ino)
     }
@@ -359,17 +358,17 @@ private final class LibInotifyToolsOwner {
           cause: Errno(rawValue: code)))
     }
     let temporary = NSTemporaryDirectory()
-    var template = Array(((temporary.hasSuffix("/") ? temporary : temporary + "/") + "quire-inotify-XXXXXX").utf8CString)
-    guard let made = mkdtemp(&template) else {
-      let code = errno
+    let folder: String
+    switch SystemCalls.makeTemporaryFolder(in: temporary, prefix: "quire-inotify-") {
+    case .success(let made): folder = made
+    case .failure(let failure):
       return .failure(
         QuireError(
-          .systemCallFailed,
-          "Cannot watch files: no private folder could be made in '\(temporary)' (\(String(cString: strerror(code)))). Set TMPDIR to a writable folder.",
-          cause: Errno(rawValue: code)))
+          QuireError.Code(failure.errno, for: .create),
+          "Cannot watch files: no private folder could be made in '\(temporary)' (\(failure.errno)). Set TMPDIR to a writable folder.",
+          cause: failure))
     }
-    let folder = String(cString: made)
-    defer { rmdir(folder) }
+    defer { _ = SystemCalls.removeFolder(folder) }
     func privateFile(_ name: String) -> (fd: Int32, wd: Int32)? {
       let path = folder + "/" + name
       guard case .success(let opened) = SystemCalls.open(FilePath(path), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW, mode: 0o600) else { return nil }

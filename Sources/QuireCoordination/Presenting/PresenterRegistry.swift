@@ -214,11 +214,9 @@ final class PresenterRegistry: Sendable {
       }
       // The coordinator keeps the connection while it holds the item and writes "finish" when
       // done; if it dies instead, the kernel closes the connection. Either way: reacquire.
-      Thread.detachNewThread { [self] in
-        UnixSocket.setTimeout(connection, seconds: 0)
-        _ = UnixSocket.readLine(connection)
-        SystemCalls.release(FileDescriptor(rawValue: connection))
-        handle(WireMessage(kind: .finish, paths: message.paths, token: message.token), excluding: nil) {}
+      // One thread of the process watches every such connection.
+      HeldAccesses.shared.watch(connection) { [self] in
+        Self.requests.submit { self.handle(WireMessage(kind: .finish, paths: message.paths, token: message.token), excluding: nil) {} }
       }
     }
   }

@@ -2,7 +2,9 @@
 // surface: see the "Porting from Apple's frameworks" article.
 public import Foundation
 import QuireCoordination
+import QuireSystem
 import Synchronization
+import SystemPackage
 
 /// A version of a file, as Apple's `NSFileVersion`: the current one (the file itself), the
 /// ones an open document's conflict offers (``unresolvedConflictVersionsOfItem(at:)``), and
@@ -65,7 +67,7 @@ public final class NSFileVersion: @unchecked Sendable, Equatable {
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
       try contents.write(to: file)
-      chmod(file.path, 0o600)
+      try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
     } catch {
       return itemURL
     }
@@ -108,8 +110,7 @@ public final class NSFileVersion: @unchecked Sendable, Equatable {
 
   /// The file as it is now.
   public class func currentVersionOfItem(at url: URL) -> NSFileVersion? {
-    var info = stat()
-    guard stat(url.path, &info) == 0 else { return nil }
+    guard case .success(let info) = SystemCalls.stat(FilePath(url.path)) else { return nil }
     let date = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     return NSFileVersion(kind: .current, item: url.standardizedFileURL, date: date, contents: url.standardizedFileURL)
   }

@@ -1,7 +1,9 @@
 // Apple's document classes by their own names and subclassing points. Compatibility surface:
 // see the "Porting from Apple's frameworks" article.
 public import Foundation
+import QuireSystem
 public import QuireTypes
+import SystemPackage
 
 /// UIKit's `UIDocument`, as a ``Document`` whose subclasses override Apple's points with
 /// `String` type names: ``contents(forType:)-(String)`` returning `Data` or a ``FileWrapper``
@@ -107,8 +109,7 @@ open class UIDocument: Document {
 
   /// When the file was last modified (its `mtime`), or nil when it does not exist.
   public var fileModificationDate: Date? {
-    var info = stat()
-    guard stat(fileURL.path, &info) == 0 else { return nil }
+    guard case .success(let info) = SystemCalls.stat(FilePath(fileURL.path)) else { return nil }
     return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
   }
 

@@ -214,12 +214,11 @@ public final class FileWrapper: CustomDebugStringConvertible {
       }
       return (.directory(children), attributes)
     case S_IFLNK:
-      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-      let count = readlink(path, &buffer, buffer.count - 1)
-      guard count >= 0 else { throw readError(SyscallFailure(call: "readlink", errno: Errno(rawValue: errno), path: path), path: path, url: url) }
+      guard let target = SystemCalls.readLink(FilePath(path)) else {
+        throw readError(SyscallFailure(call: "readlink", errno: Errno(rawValue: errno), path: path), path: path, url: url)
+      }
       attributes.posixPermissions = nil
-      let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      return (.link(destination), attributes)
+      return (.link(String(decoding: target.string.utf8, as: UTF8.self)), attributes)
     default:
       throw QuireError(.unsupportedType, "Cannot read \(QuireError.name(url)): '\(path)' is a device, socket or pipe, which a document cannot hold.", url: url)
     }

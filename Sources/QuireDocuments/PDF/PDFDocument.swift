@@ -207,13 +207,13 @@ public final class PDFDocument {
 
   private static func makeSnapshotFolder(in folder: URL?) throws -> URL {
     let base = (folder ?? URL(fileURLWithPath: NSTemporaryDirectory())).path
-    var template = Array((base + "/quire-pdf-XXXXXX").utf8CString)
-    guard let path = mkdtemp(&template) else {  // mkdtemp makes it 0700
+    switch SystemCalls.makeTemporaryFolder(in: base, prefix: "quire-pdf-") {  // 0700
+    case .success(let path): return URL(fileURLWithPath: path, isDirectory: true)
+    case .failure(let failure):
       throw QuireError(
-        .systemCallFailed, "Cannot open a PDF: no private temporary folder could be made in '\(base)'. Check that it is writable.",
-        cause: Errno(rawValue: errno))
+        QuireError.Code(failure.errno, for: .create), "Cannot open a PDF: no private temporary folder could be made in '\(base)'. Check that it is writable.",
+        cause: failure)
     }
-    return URL(fileURLWithPath: String(cString: path), isDirectory: true)
   }
 
   /// Copies the file at `url` to `snapshot` (0600): a copy-on-write clone where the file

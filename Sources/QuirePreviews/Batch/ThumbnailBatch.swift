@@ -1,5 +1,6 @@
 public import Foundation
 import QuireFormats
+import QuireSystem
 public import QuireTypes
 public import SystemPackage
 
@@ -179,9 +180,11 @@ public struct ThumbnailBatch: Sendable {
     let shard = options.shard
     for path in paths {
       let absolute = path.absolute
-      var info = stat()
-      guard PathText.path(absolute).withPlatformString({ stat($0, &info) }) == 0 else {
-        let code = errno
+      let info: FileStatus
+      switch SystemCalls.stat(PathText.path(absolute)) {
+      case .success(let found): info = found
+      case .failure(let failure):
+        let code = failure.errno.rawValue
         if shard?.contains(key: path.key) ?? true {
           let error =
             path.url.map { FileErrors.opening($0, errno: code) }
@@ -241,10 +244,9 @@ public struct ThumbnailBatch: Sendable {
         let child = relative.isEmpty ? name : relative + "/" + name
         var type = kind
         if type == DT_UNKNOWN || type == DT_LNK {
-          var info = stat()
           // A link counts as what it points to, but a link to a folder is not entered.
-          let found = PathText.path(base + "/" + child).withPlatformString { type == DT_LNK ? stat($0, &info) : lstat($0, &info) }
-          guard found == 0 else { continue }
+          let childPath = PathText.path(base + "/" + child)
+          guard case .success(let info) = type == DT_LNK ? SystemCalls.stat(childPath) : SystemCalls.lstat(childPath) else { continue }
           switch info.st_mode & S_IFMT {
           case S_IFREG: type = UInt8(DT_REG)
           case S_IFDIR: type = kind == DT_LNK ? UInt8(DT_LNK) : UInt8(DT_DIR)

@@ -121,12 +121,12 @@ public struct ThumbnailCache: Sendable {
       free(cwd)
     }
     absolute = absolute.lexicallyNormalized()
-    var info = stat()
-    guard absolute.withPlatformString({ stat($0, &info) }) == 0 else {
-      let code = errno
-      throw code == ENOENT || code == ENOTDIR
-        ? InputFile.missingError(absolute, for: "read")
-        : QuireError(.systemCallFailed, "Cannot read \(QuireError.name(absolute)): \(String(cString: strerror(code))).")
+    let info: FileStatus
+    switch SystemCalls.stat(absolute) {
+    case .success(let found): info = found
+    case .failure(.noSuchFileOrDirectory), .failure(.notDirectory): throw InputFile.missingError(absolute, for: "read")
+    case .failure(let failure):
+      throw QuireError(QuireError.Code(failure.errno, for: .inspect), "Cannot read \(QuireError.name(absolute)): \(failure.errno).", cause: failure)
     }
     return Source(
       path: PathText.string(absolute), uri: try FreedesktopNames.fileURI(for: absolute), modificationTime: Int(info.st_mtim.tv_sec),
@@ -138,8 +138,11 @@ public struct ThumbnailCache: Sendable {
   static func source(forPath path: String) throws -> Source {
     // A name that is not UTF-8, carried by `PathText`: by its bytes.
     if PathText.holdsNonUTF8Bytes(path) { return try source(for: PathText.path(path)) }
-    var info = stat()
-    guard stat(path, &info) == 0 else { throw FileErrors.opening(URL(fileURLWithPath: path), errno: errno) }
+    let info: FileStatus
+    switch SystemCalls.stat(FilePath(path)) {
+    case .success(let found): info = found
+    case .failure(let failure): throw FileErrors.opening(URL(fileURLWithPath: path), errno: failure.errno.rawValue)
+    }
     return Source(
       path: path, uri: try FreedesktopNames.fileURI(forPath: path), modificationTime: Int(info.st_mtim.tv_sec),
       size: Int64(info.st_size), modificationTimeNanoseconds: Int(info.st_mtim.tv_nsec))

@@ -1,6 +1,7 @@
 public import Foundation
 public import QuireCoordination
 public import QuireFormats
+import QuireSystem
 public import QuireTypes
 public import SystemPackage
 
@@ -117,13 +118,17 @@ extension Array where Element == UInt8 {
 /// Reads the first bytes of a file, with errors that name it.
 enum FileHead {
   static func read(_ url: URL, count: Int) throws -> [UInt8] {
-    let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw FileErrors.opening(url, errno: errno) }
-    defer { close(fd) }
+    let fd: FileDescriptor
+    switch SystemCalls.open(FilePath(url.path), O_RDONLY) {
+    case .success(let opened): fd = opened
+    case .failure(let failure): throw FileErrors.opening(url, errno: failure.errno.rawValue)
+    }
+    defer { SystemCalls.release(fd) }
     var buffer = [UInt8](repeating: 0, count: count)
-    let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) }
-    guard got >= 0 else { throw FileErrors.opening(url, errno: errno) }
-    return Array(buffer.prefix(got))
+    switch buffer.withUnsafeMutableBytes({ SystemCalls.read(fd, into: $0) }) {
+    case .success(let got): return Array(buffer.prefix(got))
+    case .failure(let failure): throw FileErrors.opening(url, errno: failure.errno.rawValue)
+    }
   }
 }
 

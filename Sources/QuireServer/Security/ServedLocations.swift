@@ -1,5 +1,7 @@
 public import Foundation
+import QuireSystem
 public import QuireTypes
+import SystemPackage
 
 /// The folders a server shows, and the one way a request names a file in them.
 ///
@@ -121,8 +123,7 @@ public struct ServedLocations: Sendable {
     guard real == root || real.hasPrefix(prefix) else {
       throw QuireError(.invalidArgument, "'\(Self.shown(shown))' leads out of the served folder (through a symbolic link); refused.")
     }
-    var status = stat()
-    guard lstat(real, &status) == 0 else {
+    guard case .success(let status) = SystemCalls.lstat(FilePath(real)) else {
       throw QuireError(.fileMissing, "\(QuireError.name(url)) does not exist in the served folder.", url: url)
     }
     let kind = status.st_mode & S_IFMT
@@ -135,9 +136,7 @@ public struct ServedLocations: Sendable {
   /// `realpath(3)`: the path with every symbolic link and `..` resolved, or `nil` when some
   /// part is missing.
   static func realPath(_ path: String) -> String? {
-    guard let resolved = realpath(path, nil) else { return nil }
-    defer { free(resolved) }
-    return String(cString: resolved)
+    SystemCalls.resolvedPath(path)
   }
 
   /// A reference as it may appear in a message: at most 200 characters, no control characters.

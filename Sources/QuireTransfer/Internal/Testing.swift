@@ -24,8 +24,7 @@ extension TransferTesting {
     // The server closes the connection after its answer, which ends the loop; the long wait only
     // matters on a loaded machine, where a 5 s wait once ran out before the answer came.
     while answer.count < 1 << 20, SystemCalls.waitReadable([fd].map(FileDescriptor.init(rawValue:)), milliseconds: 60_000)[0] {
-      let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-      if count <= 0 { break }
+      guard case .success(let count) = buffer.withUnsafeMutableBytes({ SystemCalls.receive(FileDescriptor(rawValue: fd), into: $0) }), count > 0 else { break }
       answer.append(contentsOf: buffer[0..<count])
     }
     return answer

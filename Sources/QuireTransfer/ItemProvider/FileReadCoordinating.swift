@@ -80,12 +80,10 @@ struct ScratchFolder: Sendable {
   let url: URL
 
   init(in parent: URL = FileManager.default.temporaryDirectory) throws {
-    var template = Array((parent.path + "/quire-transfer-XXXXXX").utf8CString)
-    guard let path = mkdtemp(&template) else {
-      let error = SyscallFailure(call: "mkdtemp", errno: Errno(rawValue: errno))
-      throw TransferErrors.writing(parent, error)
+    switch SystemCalls.makeTemporaryFolder(in: parent.path, prefix: "quire-transfer-") {
+    case .success(let path): url = URL(fileURLWithPath: path, isDirectory: true)
+    case .failure(let error): throw TransferErrors.writing(parent, error)
     }
-    url = URL(fileURLWithPath: String(cString: path), isDirectory: true)
   }
 
   func remove() { try? FileManager.default.removeItem(at: url) }

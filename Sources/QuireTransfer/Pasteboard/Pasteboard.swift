@@ -372,8 +372,8 @@ public final class Pasteboard: Sendable {
               }
               try PasteboardFolder.checkPrivateFolder(reading)
               let linked = reading.appendingPathComponent(fileName)
-              guard link(file.path, linked.path) == 0 else {
-                throw TransferErrors.opening(file, SyscallFailure(call: "link", errno: Errno(rawValue: errno)))
+              if case .failure(let failure) = SystemCalls.makeHardLink(at: linked.path, to: file.path) {
+                throw TransferErrors.opening(file, failure)
               }
               return linked
             }

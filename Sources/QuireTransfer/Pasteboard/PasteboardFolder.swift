@@ -222,6 +222,6 @@ struct PasteboardFolder: Sendable {
 
   /// Whether process `pid` is alive (signal 0 reaches it, or exists but is not ours).
   static func isAlive(_ pid: Int32) -> Bool {
-    pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+    SystemCalls.processExists(pid)
   }
 }

@@ -233,7 +233,9 @@ enum PromiseClient {
       let count = Int(min(Int64(bytes.count), length - received))
       let part = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
       if isAllZero(part) {
-        if lseek(fd, off_t(count), SEEK_CUR) < 0 { throw TransferErrors.writing(target, SyscallFailure(call: "lseek", errno: Errno(rawValue: errno))) }
+        if case .failure(let error) = SystemCalls.seek(FileDescriptor(rawValue: fd), to: Int64(count), from: SEEK_CUR) {
+          throw TransferErrors.writing(target, error)
+        }
       } else if case .failure(let error) = SystemCalls.writeAll(FileDescriptor(rawValue: fd), part) {
         throw TransferErrors.writing(target, error)
       }
@@ -262,7 +264,7 @@ enum PromiseClient {
       }
       try store(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
     }
-    if ftruncate(fd, off_t(length)) != 0 { throw TransferErrors.writing(target, SyscallFailure(call: "ftruncate", errno: Errno(rawValue: errno))) }
+    if case .failure(let error) = SystemCalls.truncate(FileDescriptor(rawValue: fd), to: Int(length)) { throw TransferErrors.writing(target, error) }
   }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -72,16 +74,15 @@ final class DisplayConnection: Sendable {
 
   private init(display: String) throws {
     self.display = display
-    var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else {
-      throw QuireError(.systemCallFailed, "Cannot watch the X display '\(display)': pipe failed (\(String(cString: strerror(errno)))).")
+    let ends: (read: FileDescriptor, write: FileDescriptor)
+    switch SystemCalls.pipe(nonBlocking: true) {
+    case .success(let made): ends = made
+    case .failure(let failure):
+      throw QuireError(
+        QuireError.Code(failure.errno), "Cannot watch the X display '\(display)': no wake pipe could be made (\(failure.errno)).", cause: failure)
     }
-    for end in ends {
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(end, F_SETFL, O_NONBLOCK)
-    }
-    wakeDescriptor = ends[0]
-    wakeWriter = ends[1]
+    wakeDescriptor = ends.read.rawValue
+    wakeWriter = ends.write.rawValue
     let opened = Mutex<Result<Void, QuireError>?>(nil)
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
@@ -103,8 +104,8 @@ final class DisplayConnection: Sendable {
       throw QuireError(.timedOut, "The X display '\(display)' did not answer within 30 s. Check DISPLAY, or unset it to use Quire's own pasteboard.")
     }
     if case .failure(let error) = opened.withLock({ $0 }) {
-      close(ends[0])
-      close(ends[1])
+      SystemCalls.release(ends.read)
+      SystemCalls.release(ends.write)
       throw error
     }
   }
@@ -114,14 +115,13 @@ final class DisplayConnection: Sendable {
   /// Runs `work` on the connection's thread, soon.
   func post(_ work: @escaping @Sendable (SelectionLoop) -> Void) {
     inbox.withLock { $0.append(work) }
-    var one: UInt8 = 1
-    _ = Glibc.write(wakeWriter, &one, 1)  // a full pipe already wakes the loop
+    _ = SystemCalls.writeAll(FileDescriptor(rawValue: wakeWriter), [UInt8(1)])  // a full pipe already wakes the loop
   }
 
   /// The closures posted so far, taken out (the loop calls this).
   func takeWork() -> [@Sendable (SelectionLoop) -> Void] {
     var drained = [UInt8](repeating: 0, count: 256)
-    while Glibc.read(wakeDescriptor, &drained, drained.count) > 0 {}
+    while case .success(let count) = drained.withUnsafeMutableBytes({ SystemCalls.read(FileDescriptor(rawValue: wakeDescriptor), into: $0) }), count > 0 {}
     return inbox.withLock { work in
       defer { work = [] }
       return work

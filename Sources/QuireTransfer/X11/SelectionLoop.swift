@@ -108,17 +108,12 @@ final class SelectionLoop {
         break
       }
       xcb_flush(c)
-      var descriptors = [
-        pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: connection.wakeDescriptor, events: Int16(POLLIN), revents: 0),
-      ]
       let timeout = nextDeadline().map { max(0, min(1000, Int32($0.timeIntervalSinceNow * 1000) + 1)) } ?? 1000
-      _ = poll(&descriptors, 2, timeout)
+      _ = SystemCalls.waitReadable([socket, connection.wakeDescriptor].map(FileDescriptor.init(rawValue:)), milliseconds: timeout)
     }
     // Closed: work posted before callers saw the failure still gets its answer (an error).
     while true {
-      var wake = pollfd(fd: connection.wakeDescriptor, events: Int16(POLLIN), revents: 0)
-      _ = poll(&wake, 1, -1)
+      _ = SystemCalls.waitReadable([FileDescriptor(rawValue: connection.wakeDescriptor)], milliseconds: -1)
       for work in connection.takeWork() { work(self) }
     }
   }
@@ -553,9 +548,13 @@ final class SelectionLoop {
     let request = reads.removeFirst()
     var read = ActiveRead(request: request, deadline: Date().addingTimeInterval(request.stallTimeout.timeInterval))
     if let file = request.file {
-      read.descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-      guard read.descriptor >= 0 else {
-        request.complete(.failure(QuireError(.systemCallFailed, "Cannot write the pasted data to '\(file.path)' (\(String(cString: strerror(errno)))).")))
+      switch SystemCalls.open(FilePath(file.path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) {
+      case .success(let fd): read.descriptor = fd.rawValue
+      case .failure(let failure):
+        request.complete(
+          .failure(
+            QuireError(
+              QuireError.Code(failure.errno, for: .create), "Cannot write the pasted data to '\(file.path)' (\(failure.errno)).", url: file, cause: failure)))
         return startNextRead()
       }
     }
@@ -568,7 +567,7 @@ final class SelectionLoop {
   private func endRead(_ result: Result<(type: String, data: Data), any Error>) {
     guard let read = activeRead else { return }
     activeRead = nil
-    if read.descriptor >= 0 { close(read.descriptor) }
+    if read.descriptor >= 0 { SystemCalls.release(FileDescriptor(rawValue: read.descriptor)) }
     xcb_delete_property(c, window, readAtom)
     read.request.complete(result)
     startNextRead()

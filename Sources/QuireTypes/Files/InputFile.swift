@@ -166,9 +166,7 @@ package enum InputFile {
     default: break
     }
     if case .success(let info) = SystemCalls.lstat(file.path), info.st_mode & S_IFMT == S_IFLNK {
-      var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-      let length = file.path.withPlatformString { raw in buffer.withUnsafeMutableBytes { readlink(raw, $0.baseAddress!, $0.count - 1) } }
-      let target = length >= 0 ? DisplayName.escaping(bytes: buffer.prefix(length)) : "?"
+      let target = SystemCalls.readLink(file.path).map { DisplayName.escaping($0) } ?? "?"
       return QuireError(
         .fileMissing,
         "Cannot \(role) \(quoted): it is a symbolic link to '\(target)', which does not exist. Fix or remove the link.",

@@ -56,9 +56,8 @@ extension TypeRegistry {
       case .success(let target):
         info = target
         // The target's name counts, as when the target itself is identified.
-        if let resolved = path.withPlatformString({ realpath($0, nil) }) {
-          name = FilePath(platformString: resolved).lastComponent.map { String(decoding: $0.string.utf8, as: UTF8.self) } ?? name
-          free(resolved)
+        if let resolved = SystemCalls.resolvedPath(path) {
+          name = resolved.lastComponent.map { String(decoding: $0.string.utf8, as: UTF8.self) } ?? name
         }
         notes.append(.init(kind: .note, detail: "a symbolic link; its target '\(name)' was identified"))
       case .failure(let error):

@@ -7,10 +7,7 @@ import Testing
 /// Starts `quire-coordination-helper` (built beside the tests) with `arguments`; its output is
 /// gathered line by line.
 func startHelper(_ arguments: [String]) throws -> RunningProcess {
-  guard let helper = Programs.built("quire-coordination-helper") else {
-    throw TestFailure("quire-coordination-helper is not built beside the tests; run `swift build --build-tests` first")
-  }
-  return try ChildProcess.start(helper, arguments)
+  try ChildProcess.startBuilt("quire-coordination-helper", arguments)
 }
 
 /// Runs a system tool (cp, mv, rm, sh) with an argument array and waits for it.

@@ -1,25 +1,22 @@
 import Dispatch
 import Foundation
 import QuireTestSupport
-import QuireTransfer
 import QuireTypes
 import Synchronization
 import Testing
 
-/// Many loads at once: all of them deliver, and the process's thread count stays bounded (a
-/// queue or a thread per load made one thread each).
+@testable import QuireTransfer
+
+/// Many loads at once: all of them deliver, and they run on the provider's bounded pools (a
+/// queue or a thread per load made one thread each). The pools' own thread counts are checked,
+/// not the process's, which other suites running meanwhile change.
 @Suite("Item provider: many loads, bounded threads")
 struct BoundedLoadTests {
-  /// The number of threads of this process (`/proc/self/task`).
-  static func threads() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
-  }
 
   @Test func twoHundredBlockedLoadsDeliverWithoutAThreadEach() async throws {
     let release = DispatchSemaphore(value: 0)
     let started = Atomic<Int>(0)
     let delivered = Atomic<Int>(0)
-    let before = Self.threads()
     var progresses: [Progress] = []
     for index in 0..<200 {
       let provider = ItemProvider()
@@ -35,11 +32,11 @@ struct BoundedLoadTests {
         })
     }
     // The pool's handlers are all busy and waiting: the rest wait their turn, not on new threads.
-    #expect(await eventually { started.load(ordering: .relaxed) >= 32 })
-    let during = Self.threads()
-    // The pools use at most 40 (32 handlers, 8 deliveries); the rest of the margin is for the
-    // threads other suites of this process start meanwhile. A thread per load made 199.
-    #expect(during - before <= 100, "\(during - before) threads for 200 blocked loads")
+    #expect(await eventually { started.load(ordering: .relaxed) >= ItemProvider.loads.limit })
+    let loads = ItemProvider.loads
+    #expect(started.load(ordering: .relaxed) == loads.limit, "no more handlers run than the load pool has threads")
+    #expect(loads.threadCount <= loads.limit, "\(loads.threadCount) load threads")
+    #expect(ItemProvider.deliveries.threadCount <= ItemProvider.deliveries.limit)
     for _ in 0..<200 { release.signal() }
     #expect(await eventually(timeout: .seconds(60)) { delivered.load(ordering: .relaxed) == 200 })
     #expect(progresses.allSatisfy { $0.completedUnitCount == $0.totalUnitCount })

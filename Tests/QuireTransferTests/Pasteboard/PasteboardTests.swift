@@ -5,8 +5,9 @@ import QuireTestSupport
 import QuireTypes
 import Testing
 
-@Suite("Pasteboard: items, change count, visibility, promises, expiration")
-final class PasteboardTests {
+/// What every pasteboard suite here starts from: a temporary folder and the pasteboards' root
+/// in it, removed after each test.
+class PasteboardFolderFixture {
   let folder: TemporaryFolder
   let root: URL
   init() throws {
@@ -21,6 +22,11 @@ final class PasteboardTests {
   func otherProcessView(_ name: String = "general") throws -> Pasteboard {
     try Pasteboard(name: name, rootFolder: root, usesLocalItems: false)
   }
+}
+
+@Suite("Pasteboard: items, change count, visibility, promises, expiration")
+final class PasteboardTests: PasteboardFolderFixture {
+
   func entries(_ name: String = "general") throws -> [String] {
     // A load's reading folder can go while it is being listed (ENOENT): list again.
     for _ in 0..<20 {
@@ -210,14 +216,7 @@ final class PasteboardTests {
 }
 
 @Suite("Pasteboard: refusing unsafe folders and bad input")
-final class PasteboardSafetyTests {
-  let folder: TemporaryFolder
-  let root: URL
-  init() throws {
-    folder = try TemporaryFolder()
-    root = folder.file("pasteboards")
-  }
-  deinit { folder.remove() }
+final class PasteboardSafetyTests: PasteboardFolderFixture {
 
   func expectRefused(_ name: String = "general", sourceLocation: SourceLocation = #_sourceLocation, containing text: String) {
     #expect(sourceLocation: sourceLocation) {
@@ -296,14 +295,7 @@ final class PasteboardSafetyTests {
 
 /// Finding 6 of issue 16: a stored item's folder is checked as every private folder is.
 @Suite("Pasteboard: item folders that are not private")
-final class PasteboardItemFolderTests {
-  let folder: TemporaryFolder
-  let root: URL
-  init() throws {
-    folder = try TemporaryFolder()
-    root = folder.file("pasteboards")
-  }
-  deinit { folder.remove() }
+final class PasteboardItemFolderTests: PasteboardFolderFixture {
 
   /// Copies text, materialises it, and returns the item folder and a reader of the pasteboard.
   func storedItem() async throws -> (itemFolder: URL, reader: Pasteboard) {

@@ -1,0 +1,85 @@
+import Foundation
+import QuireSystem
+import QuireTestSupport
+import SystemPackage
+import Testing
+
+@Suite("SystemCalls by path: attributes, links, temporary folders")
+final class PathCallsTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-system") }
+  deinit { folder.remove() }
+
+  @Test func aTemporaryFolderIsNewAndPrivate() throws {
+    let first = try SystemCalls.makeTemporaryFolder(in: folder.url.path, prefix: "scratch-").get()
+    let second = try SystemCalls.makeTemporaryFolder(in: folder.url.path + "/", prefix: "scratch-").get()
+    #expect(first != second && first.hasPrefix(folder.url.path + "/scratch-") && second.hasPrefix(folder.url.path + "/scratch-"))
+    let info = try SystemCalls.lstat(FilePath(first)).get()
+    #expect(info.st_mode & S_IFMT == S_IFDIR && info.st_mode & 0o777 == 0o700)
+    try SystemCalls.removeFolder(first).get()
+    #expect(SystemCalls.lstat(FilePath(first)).isFailure)
+    #expect { try SystemCalls.makeTemporaryFolder(in: folder.file("missing").path, prefix: "x").get() } throws: {
+      ($0 as? SyscallFailure)?.errno == .noSuchFileOrDirectory
+    }
+  }
+
+  @Test func readLinkAndResolvedPathKeepBytesThatAreNotUTF8() throws {
+    let target: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".md".utf8)  // Latin-1 "café.md"
+    let targetPath = FilePath(folder.url.path).appending(FilePath.Component(platformString: target.map { CChar(bitPattern: $0) } + [0])!)
+    let fd = try SystemCalls.open(targetPath, O_WRONLY | O_CREAT | O_EXCL).get()
+    SystemCalls.release(fd)
+    let link = FilePath(folder.file("link").path)
+    #expect(targetPath.withPlatformString { target in link.withPlatformString { symlink(target, $0) } } == 0)
+    #expect(SystemCalls.readLink(link) == targetPath)
+    #expect(SystemCalls.resolvedPath(link) == SystemCalls.resolvedPath(targetPath))
+    #expect(SystemCalls.resolvedPath(link)?.lastComponent == targetPath.lastComponent)
+    #expect(SystemCalls.readLink(targetPath) == nil, "not a link")
+  }
+
+  @Test func renameNoReplaceAndHardLinksNeverReplace() throws {
+    let a = try folder.write("a", to: "a")
+    let b = try folder.write("b", to: "b")
+    #expect { try SystemCalls.renameNoReplace(a.path, to: b.path).get() } throws: { ($0 as? SyscallFailure)?.errno == .fileExists }
+    #expect { try SystemCalls.makeHardLink(at: b.path, to: a.path).get() } throws: { ($0 as? SyscallFailure)?.errno == .fileExists }
+    try SystemCalls.makeHardLink(at: folder.file("c").path, to: a.path).get()
+    try SystemCalls.renameNoReplace(a.path, to: folder.file("d").path).get()
+    #expect(try String(contentsOf: folder.file("c"), encoding: .utf8) == "a")
+    #expect(try String(contentsOf: folder.file("d"), encoding: .utf8) == "a")
+    #expect(try String(contentsOf: b, encoding: .utf8) == "b")
+  }
+}
+
+/// Whether the temporary folder's file system keeps user extended attributes (tmpfs may not).
+private let userAttributesWork: Bool = {
+  guard let folder = try? TemporaryFolder(prefix: "quire-xattr-probe"), let file = try? folder.write("x", to: "probe") else { return false }
+  defer { folder.remove() }
+  return !SystemCalls.setAttribute("user.quire.probe", to: Data("1".utf8), of: file.path).isFailure
+}()
+
+@Suite("SystemCalls: extended attributes", .enabled(if: userAttributesWork, "the temporary folder's file system keeps no user extended attributes"))
+final class AttributeCallsTests {
+  let folder: TemporaryFolder
+  init() throws { folder = try TemporaryFolder(prefix: "quire-system") }
+  deinit { folder.remove() }
+
+  @Test func attributesRoundTrip() throws {
+    let file = try folder.write("x", to: "file")
+    try SystemCalls.setAttribute("user.quire.test", to: Data("v".utf8), of: file.path).get()
+    #expect(try SystemCalls.attribute("user.quire.test", of: file.path).get() == Data("v".utf8))
+    #expect(try SystemCalls.attribute("user.quire.none", of: file.path).get() == nil)
+    try SystemCalls.removeAttribute("user.quire.test", of: file.path).get()
+    try SystemCalls.removeAttribute("user.quire.test", of: file.path).get()  // already gone: fine
+    #expect(try SystemCalls.attribute("user.quire.test", of: file.path).get() == nil)
+    let plan = FaultPlan(failing: .write, with: .noSpace, under: folder.url.path)
+    #expect { try plan.run { try SystemCalls.setAttribute("user.quire.test", to: Data("v".utf8), of: file.path).get() } } throws: {
+      ($0 as? SyscallFailure)?.errno == .noSpace
+    }
+  }
+}
+
+extension Result {
+  fileprivate var isFailure: Bool {
+    if case .failure = self { return true }
+    return false
+  }
+}
