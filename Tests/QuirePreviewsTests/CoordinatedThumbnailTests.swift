@@ -59,6 +59,9 @@ final class CoordinatedThumbnailTests {
     providers.register(provider, for: [.plainText])
     var generator = ThumbnailGenerator(providers: providers)
     generator.coordinationLocation = location
+    // Past its timeout (10 s) a thumbnail is drawn as the file is; on a loaded machine the
+    // probing below can take that long, so the wait here is long enough never to end first.
+    generator.coordinationTimeout = .seconds(600)
     let done = Mutex(false)
     Thread.detachNewThread { [generator] in
       _ = try? generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: .plainText, maximumSize: 16))
