@@ -372,14 +372,7 @@ open class Document {
     let type = try resolvedType()
     let (fingerprint, contents) = try await readFile()
     try load(contents, type: type)
-    fileType = type
-    fileFingerprint = fingerprint
-    undoManager.removeAllActions()
-    changeCount = 0
-    updateChangeCount(.cleared)
-    documentDidReadFromDisk()
-    recoveredVersion = recoveryStore?.recoveredVersion(for: fileURL)
-    documentState.remove(.closed)
+    finishOpening(type: type, fingerprint: fingerprint)
     startPresenting()
   }
 
@@ -396,6 +389,12 @@ open class Document {
     guard documentState.contains(.closed) else { return }
     let type = try resolvedType()
     try load(.file(contents), type: type)
+    finishOpening(type: type, fingerprint: fingerprint)
+  }
+
+  /// The document is at its file's state once the contents are loaded: no changes, no undo
+  /// history, and the recovery file a crash left (if any) offered.
+  private func finishOpening(type: UTType, fingerprint: FileFingerprint?) {
     fileType = type
     fileFingerprint = fingerprint
     undoManager.removeAllActions()
@@ -472,6 +471,12 @@ open class Document {
   public func revert(toContents contents: Data, fingerprint: FileFingerprint?) throws {
     guard !documentState.contains(.closed) else { return try open(contents: contents, fingerprint: fingerprint) }
     try load(.file(contents), type: try resolvedType())
+    finishReverting(fingerprint: fingerprint)
+  }
+
+  /// The document is back at its file's state once the contents are loaded: unsaved changes,
+  /// the undo history, a conflict and the recovery file are gone.
+  private func finishReverting(fingerprint: FileFingerprint?) {
     fileFingerprint = fingerprint
     undoManager.removeAllActions()
     updateChangeCount(.cleared)
@@ -717,17 +722,8 @@ open class Document {
       fileURL = previous
       throw error
     }
-    fileFingerprint = fingerprint
-    undoManager.removeAllActions()
-    updateChangeCount(.cleared)
-    conflictVersion = nil
-    conflictContents = nil
-    ConflictBoard.shared.remove(for: self)
-    documentState.remove([.inConflict, .savingError])
+    finishReverting(fingerprint: fingerprint)
     if previous != fileURL && isPresenting { startPresenting() }
-    recoveryStore?.remove(for: fileURL)
-    recoveredVersion = nil
-    documentDidReadFromDisk()
   }
 
   // MARK: Autosave
