@@ -108,14 +108,7 @@ final class EdEngine {
   /// still to visit shifts them in O(1) instead of rewriting the list.
   private var globalOffset = 0
 
-  private static let localeReady: Bool = {
-    // regcomp/regexec read LC_CTYPE: UTF-8 so that `.` matches a character, not a byte, as in
-    // GNU ed (which calls setlocale). Files are UTF-8, whatever the environment says.
-    setlocale(LC_CTYPE, "C.UTF-8") != nil
-  }()
-
   init(document: EdDocument, files: TextFileSystem = TextFileSystem(), printsByteCounts: Bool, output: @escaping (String) -> Void) {
-    _ = Self.localeReady
     self.document = document
     self.files = files
     self.printsByteCounts = printsByteCounts
