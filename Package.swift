@@ -121,7 +121,7 @@ let package = Package(
     .target(
       name: "QuireBrowser",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats", "CQuireSystem",
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ],

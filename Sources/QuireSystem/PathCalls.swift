@@ -168,4 +168,31 @@ extension SystemCalls {
     }
     return data.count <= limit ? data : nil
   }
+
+  // MARK: Kernel file handles
+
+  /// A kernel file handle for the item at `path` (`name_to_handle_at(2)`, a final symbolic
+  /// link not followed): its type and bytes, which stay valid across renames and moves
+  /// within the file system. Fails where the file system has no handles (`EOPNOTSUPP`).
+  package static func fileHandle(of path: FilePath) -> Result<(type: Int32, bytes: [UInt8]), SyscallFailure> {
+    var bytes = [UInt8](repeating: 0, count: 128)
+    var size: UInt32 = 128
+    var type: Int32 = 0
+    var mount: Int32 = 0
+    return path.withPlatformString { cPath in
+      retrying("name_to_handle_at", .inspect, path: path.string) { cquire_name_to_handle(cPath, &type, &bytes, &size, &mount) }
+    }.map { _ in (type, Array(bytes[0..<Int(size)])) }
+  }
+
+  /// Where the item a ``fileHandle(of:)`` names is now (`open_by_handle_at(2)` with `O_PATH`,
+  /// then its `/proc/self/fd` link); `fileSystem` is any descriptor on its file system. Needs
+  /// `CAP_DAC_READ_SEARCH`; without it this fails with `EPERM`.
+  package static func path(forHandle bytes: [UInt8], type: Int32, onFileSystemOf fileSystem: FileDescriptor) -> Result<FilePath, SyscallFailure> {
+    var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    return bytes.withUnsafeBufferPointer { raw in
+      retrying("open_by_handle_at", .inspect) {
+        cquire_path_for_handle(fileSystem.rawValue, type, raw.baseAddress, UInt32(raw.count), &path, UInt32(path.count))
+      }
+    }.map { _ in FilePath(platformString: path) }
+  }
 }
