@@ -6,14 +6,7 @@ import QuireTypes
 import Testing
 
 @Suite("Search")
-final class SearchTests {
-  let folder: TemporaryFolder
-  let browser: DocumentBrowser
-  init() throws {
-    folder = try TemporaryFolder()
-    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder)))
-  }
-  deinit { folder.remove() }
+final class SearchTests: BrowserTestCase {
 
   func makeDocuments() throws {
     try folder.write("# Budget\n\nThe quarterly report is due.\nSee the budget for Zürich.\n", to: "notes.md")
