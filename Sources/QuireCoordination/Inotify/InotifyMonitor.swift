@@ -482,15 +482,15 @@ private final class LibInotifyToolsOwner {
 
   /// Removes the watches that found no new subscriber since their last one left.
   private func removeUnusedWatches() {
-    // Read what is queued first: a watch the kernel has dropped (IN_IGNORED) must not be
-    // removed again, or libinotifytools fails and prints to standard error.
+    // Read what is queued first: a watch the kernel has dropped (IN_IGNORED) is not removed
+    // again. One it drops between the flush and the removal makes the removal fail, quietly.
     flush()
     for wd in unused {
       guard let watch = watches[wd], watch.subscribers.isEmpty else { continue }
       forget(wd)
       // The kernel watch is alive: removing it drops its entry from libinotifytools' tables
       // and frees its name.
-      if inotifytools_remove_watch_by_wd(wd) != 0 { takenNames.remove(watch.name) }
+      if cquire_inotifytools_remove_watch_quietly(wd) != 0 { takenNames.remove(watch.name) }
     }
     unused = []
   }
