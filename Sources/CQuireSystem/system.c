@@ -21,6 +21,7 @@ const int cquire_F_OFD_SETLK = F_OFD_SETLK;
 const int cquire_F_OFD_SETLKW = F_OFD_SETLKW;
 const int cquire_F_OFD_GETLK = F_OFD_GETLK;
 const int cquire_O_PATH = O_PATH;
+const int cquire_F_SETLEASE = F_SETLEASE;
 const unsigned int cquire_RENAME_EXCHANGE = RENAME_EXCHANGE;
 const unsigned int cquire_RENAME_NOREPLACE = RENAME_NOREPLACE;
 

@@ -12,6 +12,8 @@ extern const int cquire_F_OFD_SETLKW;
 extern const int cquire_F_OFD_GETLK;
 /* O_PATH: open a file or folder only to name it (follow it through renames via /proc/self/fd). */
 extern const int cquire_O_PATH;
+/* F_SETLEASE: a write lease is granted only while no other descriptor has the file open. */
+extern const int cquire_F_SETLEASE;
 extern const unsigned int cquire_RENAME_EXCHANGE;
 extern const unsigned int cquire_RENAME_NOREPLACE;
 

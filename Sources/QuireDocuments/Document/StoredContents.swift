@@ -62,13 +62,14 @@ enum StoredContents {
 
   /// Writes `self` to `url`: a file through ``FileSaver``, a package with
   /// ``FileWrapper/write(to:options:originalContentsURL:)`` (atomic: built beside, swapped
-  /// in with `renameat2(RENAME_EXCHANGE)`), reusing unchanged files of `original`.
-  func write(to url: URL, original: URL?, options: SaveOptions) throws -> SaveResult {
+  /// in with `renameat2(RENAME_EXCHANGE)`), reusing unchanged files of `original`. A file's
+  /// replaced content goes to `keeper` (see ``ReplacedVersionKeeper``).
+  func write(to url: URL, original: URL?, options: SaveOptions, keeper: ReplacedVersionKeeper? = nil) throws -> SaveResult {
     switch self {
     case .file(let data):
-      return try FileSaver.write(data, to: url, options: options)
+      return try FileSaver.write(.data(data), to: url, options: options, keeper: keeper)
     case .text(let text, let prefix):
-      return try FileSaver.write(text, prefix: prefix, to: url, options: options)
+      return try FileSaver.write(.text(text, prefix: prefix), to: url, options: options, keeper: keeper)
     case .package(let wrapper):
       let target = FileSaver.resolvedTarget(of: url)
       let existed: Bool

@@ -131,7 +131,9 @@ public enum FileSaver {
     try write(FileBody.text(text, prefix: prefix), to: url, options: options)
   }
 
-  static func write(_ data: FileBody, to url: URL, options: SaveOptions) throws(QuireError) -> SaveResult {
+  /// Writes `data` to `url` safely; with `keeper`, the content it replaces is kept as a version
+  /// (see ``ReplacedVersionKeeper``: after the swap, or before an in-place rewrite).
+  static func write(_ data: FileBody, to url: URL, options: SaveOptions, keeper: ReplacedVersionKeeper? = nil) throws(QuireError) -> SaveResult {
     let target = resolvedTarget(of: url)
     let folderPath = target.deletingLastPathComponent().path
     let name = target.lastPathComponent
@@ -168,6 +170,7 @@ public enum FileSaver {
     }
 
     if let existing, existing.st_nlink > 1 {
+      keeper?.keepCopy(of: target)
       return try writeInPlace(data, folder: folder, name: name, existing: existing, url: url, target: target, failure: failure)
     }
 
@@ -195,6 +198,7 @@ public enum FileSaver {
         case .success: break
         case .failure(let code) where code.errno == .notPermitted:
           // We may write the file but not give a new file its owner: write in place instead.
+          keeper?.keepCopy(of: target)
           return try writeInPlace(data, folder: folder, name: name, existing: existing, url: url, target: target, failure: failure)
         case .failure(let code): throw failure.error(code, "keep the file's owner")
         }
@@ -213,7 +217,8 @@ public enum FileSaver {
       case .success: exchanged = true
       case .failure(let code) where code.errno == .invalidArgument || code.errno == .notSupported:
         // This file system has no RENAME_EXCHANGE: a plain rename is still atomic, but a
-        // failed folder flush below can no longer be undone.
+        // failed folder flush below can no longer be undone, and the old file is gone after it.
+        keeper?.keepCopy(of: target)
         try SystemCalls.rename(tempName, in: folder, to: name, in: folder).get(or: failure, "replace the file")
         tempExists = false
       case .failure(let code): throw failure.error(code, "replace the file")
@@ -239,7 +244,9 @@ public enum FileSaver {
         throw failure.error(code, "flush the folder to disk")
       }
     }
-    // `tempName` now holds the old version (after an exchange); the deferred unlink drops it.
+    // `tempName` now holds the old version (after an exchange): the version store may take it,
+    // else the deferred unlink drops it.
+    if exchanged, let existing { keeper?.keepReplaced(named: tempName, in: folder, url: target, replaced: existing) }
     let info = try SystemCalls.lstat(name, in: folder).get(or: failure, "inspect the saved file")
     return SaveResult(
       writtenURL: target, fingerprint: fingerprint(info, hash),
