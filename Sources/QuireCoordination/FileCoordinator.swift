@@ -315,9 +315,7 @@ public final class FileCoordinator: Sendable {
     }
 
     init(_ path: FilePath, _ options: ReadingOptions = []) {
-      var absolute = path
-      if absolute.isRelative, let here = SystemCalls.resolvedPath(FilePath(".")) { absolute = here.pushing(absolute) }
-      absolute = absolute.lexicallyNormalized()
+      var absolute = path.absoluteNormalized
       if options.contains(.resolvesSymbolicLink), let resolved = SystemCalls.resolvedPath(absolute) { absolute = resolved }
       self.path = absolute
       self.url = URL(fileURLWithPath: PathText.string(absolute))

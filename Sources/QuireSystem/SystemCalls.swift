@@ -159,13 +159,19 @@ package enum SystemCalls {
     return String(cString: resolved)
   }
 
-  /// Where the item that `fd` names is now (`readlink` of `/proc/self/fd/N`), and whether it
-  /// has been unlinked.
-  package static func currentPath(of fd: FileDescriptor) -> (path: String, isDeleted: Bool)? {
-    guard let text = readLink("/proc/self/fd/\(fd.rawValue)") else { return nil }
-    if text.hasSuffix(" (deleted)") { return (String(text.dropLast(10)), true) }
-    if case .success(let info) = fstat(fd), info.st_nlink == 0 { return (text, true) }
-    return (text, false)
+  /// Where the item that `fd` names is now (`readlink` of `/proc/self/fd/N`, with its bytes:
+  /// a name that is not UTF-8 stays exact), and whether it has been unlinked.
+  package static func currentPath(of fd: FileDescriptor) -> (path: FilePath, isDeleted: Bool)? {
+    guard let link = readLink(FilePath("/proc/self/fd/\(fd.rawValue)")) else { return nil }
+    var bytes = link.withPlatformString { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+    let deletedMark = Array(" (deleted)".utf8)
+    let isMarked = bytes.count > deletedMark.count && bytes.suffix(deletedMark.count).elementsEqual(deletedMark)
+    if isMarked { bytes.removeLast(deletedMark.count) }
+    bytes.append(0)
+    let path = bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
+    if isMarked { return (path, true) }
+    if case .success(let info) = fstat(fd), info.st_nlink == 0 { return (path, true) }
+    return (path, false)
   }
 
   // MARK: Reading and writing

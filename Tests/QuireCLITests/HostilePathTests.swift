@@ -447,7 +447,7 @@ final class NonUTF8NameTests {
 
   /// Commands whose library APIs take only a `URL` (which cannot hold the name) refuse it.
   @Test(arguments: [
-    "NAME", "watch --seconds 1 NAME", "preview --output NAME kept.md", "thumbnail --output NAME kept.md", "search --in NAME x", "recent --in NAME",
+    "NAME", "preview --output NAME kept.md", "thumbnail --output NAME kept.md", "search --in NAME x", "recent --in NAME",
   ])
   func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
     try makeFile()
@@ -458,6 +458,38 @@ final class NonUTF8NameTests {
     // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("\u{FFFD}") }.count == 1)
     #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  // The time limit only guards against a hang: with `--seconds 3600`, returning at all means
+  // the command stopped on its second message.
+  @Test(.timeLimit(.minutes(5))) func watchReportsChangesOfTheVeryFileNamedEscaped() async throws {
+    try makeFile()
+    let path = Array(folder.url.path.utf8) + Array("/non".utf8) + [0xFF] + Array("utf.md".utf8) + [0]
+    let writer = Task.detached {
+      for _ in 0..<2000 {
+        try? await Task.sleep(for: .milliseconds(30))
+        let fd = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_APPEND) } }
+        if fd >= 0 {
+          _ = write(fd, "more\n", 5)
+          close(fd)
+        }
+      }
+    }
+    defer { writer.cancel() }
+    let result = try await quire("watch --count 2 --seconds 3600 --runtime-folder .runtime NAME")
+    #expect(result.status == 0, "\(result.error)")
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2 && lines.allSatisfy { $0 == "changed \(folder.url.path)/non\\xFFutf.md" }, "\(result.output)")
+    #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  @Test(arguments: ["missing", "dangling link"])
+  func watchOfABadNameIsAnErrorNamingItEscaped(_ kind: String) async throws {
+    if kind == "dangling link" { _ = try await shell("ln -s /nonexistent/x \"$name\"") }
+    let result = try await quire("watch --seconds 3600 --runtime-folder .runtime NAME")
+    #expect(result.status == 1)
+    #expect(result.error.contains("non\\xFFutf.md"), "\(result.error)")
+    #expect(result.error.contains(kind == "missing" ? "no such file" : "symbolic link"), "\(result.error)")
   }
 
   @Test func previewShowsTheVeryFileNamed() async throws {

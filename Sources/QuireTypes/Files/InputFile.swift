@@ -79,6 +79,15 @@ package enum InputFile {
     SystemCalls.release(FileDescriptor(rawValue: try open(path, for: role)))
   }
 
+  /// Checks that something (a file, a folder, anything a link leads to) is at `path` (any
+  /// bytes), for commands that watch or name an item rather than read it as a document.
+  ///
+  /// - Throws: ``missingError(_:for:)-(FilePath,_)``'s error when nothing is there (a dangling
+  ///   link, a link loop or a missing path, each said as it is).
+  package static func checkExists(_ path: FilePath, for role: String) throws(QuireError) {
+    if case .failure = SystemCalls.stat(path) { throw missingError(path, for: role) }
+  }
+
   /// Reads `url` to end of file, up to `limit` bytes.
   ///
   /// - Parameter truncating: When true, a longer file gives its first `limit` bytes; when

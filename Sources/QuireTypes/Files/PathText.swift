@@ -1,3 +1,4 @@
+import QuireSystem
 package import SystemPackage
 
 #if canImport(Glibc)
@@ -87,5 +88,17 @@ package enum PathText {
   /// Whether `text` holds bytes that are not UTF-8 (so a `URL` or `String` API would lose them).
   package static func holdsNonUTF8Bytes(_ text: String) -> Bool {
     text.unicodeScalars.contains { $0.value >= base }
+  }
+}
+
+extension FilePath {
+  /// This path made absolute, with its bytes: a relative path is taken from the current
+  /// folder (`realpath(3)` of `.`, so a folder whose name is not UTF-8 stays exact), and `.`
+  /// and `..` components are resolved lexically. The one way the package makes a path
+  /// absolute.
+  package var absoluteNormalized: FilePath {
+    var absolute = self
+    if absolute.isRelative, let here = SystemCalls.resolvedPath(FilePath(".")) { absolute = here.pushing(absolute) }
+    return absolute.lexicallyNormalized()
   }
 }
