@@ -311,7 +311,8 @@ public final class FileCoordinator: Sendable {
       var resolved = url.standardizedFileURL
       if options.contains(.resolvesSymbolicLink) { resolved = resolved.resolvingSymlinksInPath() }
       self.url = resolved
-      self.path = FilePath(resolved.path)
+      // The URL's path is a `PathText` string: a URL carrying a name that is not UTF-8 names it.
+      self.path = PathText.path(resolved.path)
     }
 
     init(_ path: FilePath, _ options: ReadingOptions = []) {

@@ -30,7 +30,7 @@ package enum InputFile {
   struct Named {
     var path: FilePath
     var url: URL?
-    init(_ url: URL) { (self.path, self.url) = (FilePath(url.path), url) }
+    init(_ url: URL) { (self.path, self.url) = (PathText.path(url.path), url) }
     init(_ path: FilePath) { (self.path, self.url) = (path, nil) }
     var quoted: String { "'\(DisplayName.escaping(path))'" }
   }
