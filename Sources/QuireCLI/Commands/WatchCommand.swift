@@ -34,7 +34,7 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
     if let note = location.fallbackNote {
       FileHandle.standardError.write(Data("quire: \(note)\n".utf8))
     }
-    let printer = WatchPrinter()
+    let printer = WatchPrinter(limit: count)
     var presenters: [WatchPresenter] = []
     defer { for presenter in presenters { FileCoordinator.removeFilePresenter(presenter) } }
     for argument in paths {
@@ -56,13 +56,18 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
   }
 }
 
-/// Prints whole lines, one writer at a time, and counts them.
+/// Prints whole lines, one writer at a time, and counts them; once `limit` lines are printed
+/// (`--count`), later messages are not (two can arrive before the command stops).
 final class WatchPrinter: Sendable {
   private let count = Mutex(0)
+  private let limit: Int?
   var printed: Int { count.withLock { $0 } }
+
+  init(limit: Int? = nil) { self.limit = limit }
 
   func say(_ line: String) {
     count.withLock { count in
+      if let limit, count >= limit { return }
       FileHandle.standardOutput.write(Data((line + "\n").utf8))
       count += 1
     }
