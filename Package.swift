@@ -151,7 +151,7 @@ let package = Package(
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "QuireTypes", "CEdit", "CQuireSystem", "QuireServer",
+        "Quire", "QuireTypes", "QuireSystem", "CEdit", "CQuireSystem", "QuireServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],

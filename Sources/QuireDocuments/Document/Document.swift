@@ -584,7 +584,7 @@ open class Document {
   ) async throws -> (SaveResult, QuireError?) {
     try await access.coordinate(writingItemAt: url) { url in
       if let expected, contents.value.isFile {
-        if case .success(let info) = SystemCalls.stat(FilePath(FileSaver.resolvedTarget(of: url).path)),
+        if case .success(let info) = SystemCalls.stat(PathText.path(FileSaver.resolvedTarget(of: url).path)),
           FileSaver.fingerprint(info, expected.contentHash) != expected
         {
           throw QuireError(

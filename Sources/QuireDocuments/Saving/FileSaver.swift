@@ -81,8 +81,17 @@ public enum FileSaver {
     } catch let error as QuireError {
       throw error
     } catch {
-      throw QuireError(.systemCallFailed, "Cannot write to '\(url.path)'.", url: url, cause: error)
+      throw QuireError(.systemCallFailed, "Cannot write to '\(DisplayName.escaping(path: url))'.", url: url, cause: error)
     }
+  }
+
+  /// Writes a command's output `data` to `path`, a path of any bytes (a name that is not UTF-8
+  /// is written as that very name), by the output-path rule, as
+  /// ``writeOutput(_:to:options:)-(Data,URL,_)`` writes to a URL.
+  ///
+  /// - Throws: ``QuireError`` naming `path` escaped and what is there when it cannot be written.
+  public static func writeOutput(_ data: Data, to path: FilePath, options: SaveOptions = .standard) throws(QuireError) {
+    try writeOutput(data, to: OutputPath.url(carrying: path), options: options)
   }
 
   /// Writes `text`'s bytes to `url` by the output-path rule, as ``writeOutput(_:to:options:)``
@@ -139,7 +148,9 @@ public enum FileSaver {
     let name = target.lastPathComponent
     let failure = Failure(url: url, folder: folderPath)
 
-    let folder = try SystemCalls.open(FilePath(folderPath), O_RDONLY | O_DIRECTORY).get(or: failure, "open the folder")
+    // Paths and names are `PathText` strings: a URL carrying a name that is not UTF-8 (see
+    // `OutputPath.url(carrying:)`) writes that very name.
+    let folder = try SystemCalls.open(PathText.path(folderPath), O_RDONLY | O_DIRECTORY).get(or: failure, "open the folder")
     defer { SystemCalls.release(folder) }
 
     // What is there now decides how to write: nothing, a regular file, several links.
@@ -323,7 +334,7 @@ public enum FileSaver {
     // A dangling symlink: follow it by hand to where the new file belongs.
     var current = path
     for _ in 0..<40 {
-      guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { break }
+      guard let link = SystemCalls.readLink(current) else { break }
       current = link.hasPrefix("/") ? link : (current as NSString).deletingLastPathComponent + "/" + link
     }
     let parent = (current as NSString).deletingLastPathComponent
@@ -372,7 +383,7 @@ struct Failure {
       switch failure.errno {
       case .noSpace, .diskQuotaExceeded: "Free some space and save again"
       case .permissionDenied, .notPermitted, .readOnlyFileSystem:
-        "'\(folder)' or the file is not writable; use \"save as\" to keep a copy elsewhere"
+        "'\(DisplayName.escaping(folder))' or the file is not writable; use \"save as\" to keep a copy elsewhere"
       case .noSuchFileOrDirectory: "Its folder is gone; use \"save as\" to choose another place"
       default: "Try again, or use \"save as\" to keep a copy elsewhere"
       }

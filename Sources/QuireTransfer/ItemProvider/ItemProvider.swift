@@ -716,6 +716,17 @@ extension ItemProvider {
   /// - Returns: The identifier of the representation written.
   /// - Throws: ``QuireError`` for a missing type, a failed load, or a destination that
   ///   cannot be written (the old file is then untouched).
+  /// Writes the representation of `type` to `path`, a path of any bytes (a name that is not
+  /// UTF-8 is written as that very name), as ``writeRepresentation(for:to:)-(_,URL)`` writes
+  /// to a URL.
+  ///
+  /// - Returns: The identifier of the representation written.
+  /// - Throws: ``QuireError`` as the URL form does, naming `path` escaped.
+  @discardableResult
+  public func writeRepresentation(for type: UTType, to path: FilePath) async throws -> String {
+    try await writeRepresentation(for: type, to: OutputPath.url(carrying: path))
+  }
+
   @discardableResult
   public func writeRepresentation(for type: UTType, to requested: URL) async throws -> String {
     guard let representation = representation(accepting: [type.identifier]) else {
