@@ -1,5 +1,6 @@
 import Foundation
 import QuireDocuments
+import QuireFormats
 import QuireTestSupport
 import Testing
 
@@ -61,4 +62,27 @@ enum TestHelper {
   static func run(_ arguments: [String], timeLimit: Double) throws -> (status: Int32?, output: String) {
     ChildProcess.finish(try start(arguments), cpuSeconds: timeLimit)
   }
+}
+
+/// Opens `document` the way most tests want it: no autosave and no recovery files, with
+/// `configure` run first for the reading options a test is about (`readsBytesExactly`, ...).
+@MainActor
+@discardableResult
+func openQuietly<D: Document>(_ document: D, configure: (D) -> Void = { _ in }) async throws -> D {
+  document.autosavePolicy = nil
+  document.recoveryStore = nil
+  configure(document)
+  try await document.open()
+  return document
+}
+
+/// Writes a PDF to `url` whose pages hold `pages` (Pango markup, one page each), runs `decorate`
+/// (title, outline) before the file is finished, and returns `url`.
+@discardableResult
+func writePDF(to url: URL, pages: [String], decorate: (PDFWriter) -> Void = { _ in }) throws -> URL {
+  let writer = try PDFWriter(url: url)
+  for page in pages { try writer.addPage(markup: page) }
+  decorate(writer)
+  try writer.finish()
+  return url
 }

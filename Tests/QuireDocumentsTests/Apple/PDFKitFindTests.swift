@@ -64,11 +64,7 @@ final class PDFKitFindTests {
 
   /// A PDF whose pages hold `texts`.
   private func pdf(_ name: String, _ texts: [String]) throws -> PDFDocument {
-    let url = folder.file(name)
-    let writer = try PDFWriter(url: url)
-    for text in texts { try writer.addPage(markup: text) }
-    try writer.finish()
-    return try #require(PDFDocument(url: url))
+    try #require(PDFDocument(url: writePDF(to: folder.file(name), pages: texts)))
   }
 
   @Test func beginFindStringCallsTheDelegateAndPostsTheNotifications() async throws {

@@ -24,11 +24,7 @@ final class PDFKitValuesTests {
 
   /// A PDF of A4 portrait pages (595 × 842 points) holding `texts`.
   private func makePDF(_ name: String, _ texts: [String]) throws -> URL {
-    let url = folder.file(name)
-    let writer = try PDFWriter(url: url)
-    for text in texts { try writer.addPage(markup: text) }
-    try writer.finish()
-    return url
+    try writePDF(to: folder.file(name), pages: texts)
   }
 
   /// The thumbnail's pixels, decoded from its PNG.

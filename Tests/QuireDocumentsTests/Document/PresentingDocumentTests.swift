@@ -47,10 +47,7 @@ final class PresentingDocumentTests {
 
   @Test func anUncoordinatedChangeReloadsACleanDocument() async throws {
     let url = try folder.write("before\n", to: "b.txt")
-    let document = CountingDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    try await document.open()
+    let document = try await openQuietly(CountingDocument(fileURL: url))
     // Another editor writes the file without coordination: inotify tells the presenter.
     try Data("after\n".utf8).write(to: url, options: .atomic)
     #expect(await waitUntil { document.text == "after\n" })
@@ -60,10 +57,7 @@ final class PresentingDocumentTests {
 
   @Test func aSaveInAnotherProcessReachesThisDocumentAndItsEditsBecomeAConflict() async throws {
     let url = try folder.write("base\n", to: "shared.txt")
-    let mine = CountingDocument(fileURL: url)
-    mine.autosavePolicy = nil
-    mine.recoveryStore = nil
-    try await mine.open()
+    let mine = try await openQuietly(CountingDocument(fileURL: url))
     // A `quire-documents-test-helper open-document FILE` process: another program with the
     // same file open as a `Document`.
     let theirs = try TestHelper.start(["open-document", url.path])

@@ -14,18 +14,13 @@ final class PDFDocumentTests {
 
   /// A PDF of `count` pages whose text is "PAGEn marker", with an outline entry per page.
   func makePDF(_ name: String = "five.pdf", pages count: Int = 5, word: String = "PAGE") throws -> URL {
-    let url = folder.file(name)
-    let writer = try PDFWriter(url: url)
-    writer.setTitle("Quire \(word) test")
-    for number in 1...count {
-      try writer.addPage(markup: "\(word)\(number) marker")
+    try writePDF(to: folder.file(name), pages: (1...count).map { "\(word)\($0) marker" }) { writer in
+      writer.setTitle("Quire \(word) test")
+      let chapter = writer.addOutlineEntry("Chapter", page: 1)
+      for number in 2...max(2, count) where number <= count {
+        writer.addOutlineEntry("Section \(number)", page: number, parent: chapter)
+      }
     }
-    let chapter = writer.addOutlineEntry("Chapter", page: 1)
-    for number in 2...max(2, count) where number <= count {
-      writer.addOutlineEntry("Section \(number)", page: number, parent: chapter)
-    }
-    try writer.finish()
-    return url
   }
 
   func pageWords(_ document: PDFDocument) throws -> [String] {

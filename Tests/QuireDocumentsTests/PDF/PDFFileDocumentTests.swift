@@ -13,11 +13,7 @@ final class PDFFileDocumentTests {
   deinit { folder.remove() }
 
   func makePDF(_ name: String = "five.pdf", pages count: Int = 5, word: String = "PAGE") throws -> URL {
-    let url = folder.file(name)
-    let writer = try PDFWriter(url: url)
-    for number in 1...count { try writer.addPage(markup: "\(word)\(number) marker") }
-    try writer.finish()
-    return url
+    try writePDF(to: folder.file(name), pages: (1...count).map { "\(word)\($0) marker" })
   }
 
   func controller() -> DocumentController {

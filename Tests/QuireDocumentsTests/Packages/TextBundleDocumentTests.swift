@@ -201,10 +201,7 @@ final class TextBundleDocumentTests {
 
   /// A document opened directly: no version store, so injected faults hit only the package write.
   func openDirectly(_ url: URL) async throws -> TextBundleDocument {
-    let document = TextBundleDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    try await document.open()
+    let document = try await openQuietly(TextBundleDocument(fileURL: url))
     try document.replaceText(with: "new text")
     try document.addAsset(Data("extra".utf8), named: "extra.txt")
     return document

@@ -40,10 +40,7 @@ final class SafeSaveTests {
     let target = try folder.write("old\n", to: "real.txt")
     let link = folder.file("link.txt")
     try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
-    let document = PlainTextDocument(fileURL: link)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: link))
     try document.replaceText(with: "new\n")
     try await document.save()
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)

@@ -22,10 +22,7 @@ final class PlainTextDocumentTests {
     let original = Data(fixture(text, encoding, bom: bom))
     let url = folder.file("enc.txt")
     try original.write(to: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url))
     #expect(document.encoding == encoding)
     #expect(document.text == text)
     #expect(document.lineEnding == .crlf)
@@ -41,11 +38,9 @@ final class PlainTextDocumentTests {
     let original = (1...500).map { "\($0) fox\n" }.joined()
     let url = folder.file("batch.txt")
     try Data(original.utf8).write(to: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.readsBytesExactly = true
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.readsBytesExactly = true
+    }
     let text = document.storage
     try document.undoManager.groupUndo(named: "s") {
       try document.editLines { editor in
@@ -97,12 +92,10 @@ final class PlainTextDocumentTests {
     #expect(fingerprint.contentHash == ContentHash(Data(original)))
     #expect(fingerprint.size == original.count)
 
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.readsBytesExactly = true
-    document.registersAsFilePresenter = false  // the truncation below is not to be reloaded
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.readsBytesExactly = true
+      $0.registersAsFilePresenter = false  // the truncation below is not to be reloaded
+    }
     // Someone truncates the file: the document holds its own copy.
     let truncate = try FileHandle(forWritingTo: url)
     try truncate.truncate(atOffset: 10)
@@ -146,11 +139,9 @@ final class PlainTextDocumentTests {
     refusing.recoveryStore = nil
     await #expect(throws: QuireError.self) { try await refusing.open() }
 
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.readsBytesExactly = true
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.readsBytesExactly = true
+    }
     #expect(document.lineCount == 3)
     #expect(document.lineBytes(at: 1) == [0xFF, 0xFE, 0x00, 0x41, 0x0D])
     try document.replaceLines(in: 0..<1, withBytes: [[0x80, 0x00]])
@@ -167,11 +158,9 @@ final class PlainTextDocumentTests {
   func appendsTheMissingFinalNewlineWhenAsked(_ appends: Bool) async throws {
     let url = folder.file("open-end.txt")
     try Data("a\nb".utf8).write(to: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.appendsMissingFinalNewline = appends
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.appendsMissingFinalNewline = appends
+    }
     #expect(document.appendedFinalNewline == appends)
     #expect(document.text == (appends ? "a\nb\n" : "a\nb"))
     #expect(!document.hasUnsavedChanges)
@@ -193,12 +182,10 @@ final class PlainTextDocumentTests {
   func aFileWithANULKeepsItsUnendedLastLine(_ name: String, _ contents: [UInt8], _ holdsNUL: Bool, _ appends: Bool) async throws {
     let url = folder.file("\(name).bin")
     try Data(contents).write(to: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.readsBytesExactly = true
-    document.appendsMissingFinalNewline = true
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.readsBytesExactly = true
+      $0.appendsMissingFinalNewline = true
+    }
     #expect(document.readHeldNULBytes == holdsNUL, "\(name)")
     #expect(document.appendedFinalNewline == appends, "\(name)")
     #expect(document.storage.utf8Bytes() == contents + (appends ? [0x0A] : []), "\(name)")
@@ -219,12 +206,10 @@ final class PlainTextDocumentTests {
     bytes.removeLast()  // unended
     let url = folder.file("large.bin")
     try Data(bytes).write(to: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.readsBytesExactly = true
-    document.appendsMissingFinalNewline = true
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.readsBytesExactly = true
+      $0.appendsMissingFinalNewline = true
+    }
     #expect(document.readHeldNULBytes)
     #expect(!document.appendedFinalNewline)
     #expect(document.storage.utf8Count == bytes.count)

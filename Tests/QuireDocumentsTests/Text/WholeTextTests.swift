@@ -95,12 +95,10 @@ final class WholeTextTests {
   @Test func replacingTheWholeTextIsOneUndoableChange() async throws {
     let url = folder.file("replace.txt")
     try Data("old one\nold two\n".utf8).write(to: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.registersAsFilePresenter = false
-    document.readsBytesExactly = true
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.registersAsFilePresenter = false
+      $0.readsBytesExactly = true
+    }
     let new = lines(upTo: 6 << 20)
     let newURL = folder.file("new.txt")
     try Data(new).write(to: newURL)

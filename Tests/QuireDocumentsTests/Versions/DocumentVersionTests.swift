@@ -70,10 +70,7 @@ final class DocumentVersionTests {
 
   @Test func withoutAVersionStoreVersionsAreAClearError() async throws {
     let url = try folder.write("text", to: "plain.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url))
     try document.replaceText(with: "changed")
     try await document.save()  // saves without keeping versions
     #expect(throws: QuireError.self) { try document.versions() }
