@@ -73,16 +73,21 @@ enum WritingCommand: String, CaseIterable, CustomTestStringConvertible, Sendable
   }
 }
 
-@Suite("Hostile paths and bad input")
-final class HostilePathTests {
+/// What the hostile-path suites start from: a temporary folder holding a private `.runtime`
+/// folder, which ``environment`` names as `XDG_RUNTIME_DIR`; removed when the suite is done.
+class HostileFolderTestCase {
   let folder: TemporaryFolder
   init() throws {
     folder = try TemporaryFolder()
-    try FileManager.default.createDirectory(at: folder.file(".runtime"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try folder.privateFolder(".runtime")
   }
   deinit { folder.remove() }
 
   var environment: [String: String] { ["XDG_RUNTIME_DIR": folder.file(".runtime").path] }
+}
+
+@Suite("Hostile paths and bad input")
+final class HostilePathTests: HostileFolderTestCase {
 
   func quire(_ arguments: [String], input: String = "", in place: URL? = nil) async throws -> ProcessResult {
     let quire = try #require(ProcessRunner.quire, "the quire executable is built beside the tests")
@@ -367,13 +372,7 @@ extension Dictionary where Key == String, Value == String {
 
 /// Finding 4: names that are not UTF-8 (bytes no Swift String holds) reach quire through a shell.
 @Suite("Hostile paths: names that are not UTF-8")
-final class NonUTF8NameTests {
-  let folder: TemporaryFolder
-  init() throws {
-    folder = try TemporaryFolder()
-    try FileManager.default.createDirectory(at: folder.file(".runtime"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-  }
-  deinit { folder.remove() }
+final class NonUTF8NameTests: HostileFolderTestCase {
 
   /// Makes `non\xFFutf.md` (the byte 0xFF is not UTF-8) in the test's folder.
   func makeFile(in subfolder: String = ".") throws {
@@ -391,7 +390,7 @@ final class NonUTF8NameTests {
     let script = "name=$(printf 'non\\377utf.md'); exec \"$0\" " + command.replacingOccurrences(of: "NAME", with: "\"$name\"")
     return try await ProcessRunner.run(
       URL(fileURLWithPath: "/bin/sh"), ["-c", script, quire.path], in: folder.url, input: input,
-      environment: ["XDG_RUNTIME_DIR": folder.file(".runtime").path] + environment)
+      environment: self.environment + environment)
   }
 
   /// Runs `command` in `sh` in the test's folder with `$name` set to the name's bytes.

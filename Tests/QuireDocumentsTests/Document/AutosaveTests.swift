@@ -13,6 +13,20 @@ final class AutosaveTests {
 
   var store: RecoveryStore { RecoveryStore(folder: folder.file("state/quire/recovery")) }
 
+  /// A crash after an autosave: `first` holds "saved\n", has `typed` autosaved to the recovery
+  /// store and is never closed; `second` is a new document opened on the same file afterwards.
+  func crashAndReopen(typed: String) async throws -> (first: PlainTextDocument, second: PlainTextDocument) {
+    let first = try await openTextDocument("saved\n", in: folder)
+    first.recoveryStore = store
+    try first.replaceText(with: typed)
+    try await first.autosave()
+    let second = PlainTextDocument(fileURL: first.fileURL)
+    second.recoveryStore = store
+    second.autosavePolicy = nil
+    try await second.open()
+    return (first, second)
+  }
+
   @Test func idleAutosaveWritesARecoveryFileNotTheUsersFile() async throws {
     let document = try await openTextDocument("saved\n", in: folder)
     document.recoveryStore = store
@@ -89,15 +103,7 @@ final class AutosaveTests {
   }
 
   @Test func reopeningAfterACrashOffersTheRecoveredVersion() async throws {
-    let first = try await openTextDocument("saved\n", in: folder)
-    first.recoveryStore = store
-    try first.replaceText(with: "recover me\n")
-    try await first.autosave()
-    // The process "crashes": the document is never closed. A new one opens the same file.
-    let second = PlainTextDocument(fileURL: first.fileURL)
-    second.recoveryStore = store
-    second.autosavePolicy = nil
-    try await second.open()
+    let (first, second) = try await crashAndReopen(typed: "recover me\n")
     #expect(second.text == "saved\n")
     let offer = try #require(second.recoveredVersion)
     #expect(offer.documentURL == first.fileURL)
@@ -110,14 +116,7 @@ final class AutosaveTests {
   }
 
   @Test func anAutosaveLeavesACrashsVersionWaitingForADecision() async throws {
-    let first = try await openTextDocument("saved\n", in: folder)
-    first.recoveryStore = store
-    try first.replaceText(with: "recover me\n")
-    try await first.autosave()
-    let second = PlainTextDocument(fileURL: first.fileURL)
-    second.recoveryStore = store
-    second.autosavePolicy = nil
-    try await second.open()
+    let (_, second) = try await crashAndReopen(typed: "recover me\n")
     let offer = try #require(second.recoveredVersion)
     try second.replaceText(with: "typed before deciding\n")
     try await second.autosave()
@@ -129,14 +128,7 @@ final class AutosaveTests {
   }
 
   @Test func discardingTheRecoveredVersionRemovesIt() async throws {
-    let first = try await openTextDocument("saved\n", in: folder)
-    first.recoveryStore = store
-    try first.replaceText(with: "never mind\n")
-    try await first.autosave()
-    let second = PlainTextDocument(fileURL: first.fileURL)
-    second.recoveryStore = store
-    second.autosavePolicy = nil
-    try await second.open()
+    let (first, second) = try await crashAndReopen(typed: "never mind\n")
     second.discardRecoveredVersion()
     #expect(store.recoveredVersion(for: first.fileURL) == nil)
     #expect(names(in: store.folder).isEmpty)
