@@ -72,10 +72,16 @@ final class BrowserCommandTests {
     try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/dbus-run-session"), ["--", "/usr/bin/gio", "trash"] + arguments, environment: fullEnvironment)
   }
 
-  /// A `quire` REPL on `file` as another process, fed line by line while it runs.
-  func liveREPL(_ file: URL) throws -> RunningProcess {
+  /// Runs `body` with a `quire` REPL on `file` as another process, fed line by line while it
+  /// runs; quits it (`Q`) and waits for it to end afterwards, however `body` ends.
+  func withLiveREPL(_ file: URL, _ body: (RunningProcess) async throws -> Void) async throws {
     guard let quire = ProcessRunner.quire else { throw QuireError(.fileMissing, "the quire executable is not built") }
-    return try ChildProcess.start(quire, [file.path], environment: fullEnvironment, in: folder.url)
+    let repl = try ChildProcess.start(quire, [file.path], environment: fullEnvironment, in: folder.url)
+    defer {
+      repl.write("Q\n")
+      repl.finish()
+    }
+    try await body(repl)
   }
 
   // MARK: 3. Tags
@@ -134,40 +140,34 @@ final class BrowserCommandTests {
 
   @Test func openREPLFollowsARenameByTheBrowser() async throws {
     let file = try folder.write("# Notes\n", to: "notes.md")
-    let repl = try liveREPL(file)
-    defer {
-      repl.write("Q\n")
-      repl.finish()
+    try await withLiveREPL(file) { repl in
+      repl.write("docs\n")
+      #expect(await eventually { repl.transcript.contains("notes.md") })
+      let renamed = try browser.renameItem(at: file, to: "plan")
+      #expect(
+        await eventually {
+          repl.write("f\n")
+          return repl.transcript.contains(renamed.path)
+        })
+      repl.write("a\nadded by the REPL\n.\nw\n")
+      #expect(await eventually { (try? String(contentsOf: renamed, encoding: .utf8)) == "# Notes\nadded by the REPL\n" })
+      #expect(!FileManager.default.fileExists(atPath: file.path))
     }
-    repl.write("docs\n")
-    #expect(await eventually { repl.transcript.contains("notes.md") })
-    let renamed = try browser.renameItem(at: file, to: "plan")
-    #expect(
-      await eventually {
-        repl.write("f\n")
-        return repl.transcript.contains(renamed.path)
-      })
-    repl.write("a\nadded by the REPL\n.\nw\n")
-    #expect(await eventually { (try? String(contentsOf: renamed, encoding: .utf8)) == "# Notes\nadded by the REPL\n" })
-    #expect(!FileManager.default.fileExists(atPath: file.path))
   }
 
   @Test func openREPLWithUnsavedChangesSavesBeforeAMove() async throws {
     try FileManager.default.createDirectory(at: folder.file("archive"), withIntermediateDirectories: true)
     let file = try folder.write("# Draft\n", to: "draft.md")
-    let repl = try liveREPL(file)
-    defer {
-      repl.write("Q\n")
-      repl.finish()
+    try await withLiveREPL(file) { repl in
+      repl.write("a\nnot saved yet\n.\ndocs\n")
+      #expect(await eventually { repl.transcript.contains("unsaved changes") })
+      let moved = try browser.moveItem(at: file, into: folder.file("archive"))
+      #expect(try String(contentsOf: moved, encoding: .utf8) == "# Draft\nnot saved yet\n")
+      #expect(
+        await eventually {
+          repl.write("f\n")
+          return repl.transcript.contains(moved.path)
+        })
     }
-    repl.write("a\nnot saved yet\n.\ndocs\n")
-    #expect(await eventually { repl.transcript.contains("unsaved changes") })
-    let moved = try browser.moveItem(at: file, into: folder.file("archive"))
-    #expect(try String(contentsOf: moved, encoding: .utf8) == "# Draft\nnot saved yet\n")
-    #expect(
-      await eventually {
-        repl.write("f\n")
-        return repl.transcript.contains(moved.path)
-      })
   }
 }
