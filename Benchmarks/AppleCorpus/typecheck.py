@@ -370,6 +370,10 @@ def main():
             "group": label, "files": len(group), "free": free, "strictFree": strict,
             "frameworkErrors": sum(result["counts"]["framework"] for result in group),
             "stubbed": sum(1 for result in group if result["stubbed"]),
+            # The same count with fewer classes excused, to show what each class decides.
+            "freeCountingOldSpellings": sum(1 for r in group if r["counts"]["framework"] + r["counts"]["old-spelling"] == 0),
+            "freeCountingOldSpellingsObjcUI": sum(1 for r in group if sum(r["counts"][name] for name in CLASSES if name != "other") == 0),
+            "noErrorAtAll": sum(1 for r in group if not r["errors"]),
             "freeOnlyByClassification": [result["file"] for result in group if result["free"] and not result["strictFree"]],
             "errorsByClass": {name: sum(result["counts"][name] for result in group) for name in CLASSES},
         })
@@ -393,6 +397,8 @@ def main():
               f"({item['frameworkErrors']} framework errors; {item['stubbed']} import a third-party module, stubbed empty); "
               f"by the first version's rule {item['strictFree']} of {item['files']} ({100 * item['strictFree'] / item['files']:.0f}%); "
               f"errors by class: " + ", ".join(f"{name} {count}" for name, count in item["errorsByClass"].items()))
+        print(f"  with old spellings counted as framework errors: {item['freeCountingOldSpellings']} free; with objc and ui too: "
+              f"{item['freeCountingOldSpellingsObjcUI']}; files with no error at all: {item['noErrorAtAll']}")
 
 
 if __name__ == "__main__":
