@@ -1,5 +1,4 @@
 public import Foundation
-import QuireSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -156,7 +155,14 @@ public enum ChildProcess {
   /// most signals: a child started from one ignored SIGTERM, so `dbus-run-session` could not
   /// end its `dbus-daemon`, and every `gio trash` test left a bus and `gvfsd` behind, each
   /// holding an inotify instance until the user's 128 ran out.
-  public static func launch(_ process: Process) throws { try SystemCalls.launch(process) }
+  public static func launch(_ process: Process) throws {
+    var none = sigset_t()
+    var previous = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &previous)
+    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    try process.run()
+  }
 
   /// Starts this package's program `name` (``Programs/built(_:)``) as ``start(_:_:environment:in:discardingErrors:)``
   /// does; throws ``TestFailure`` when it is not built.
