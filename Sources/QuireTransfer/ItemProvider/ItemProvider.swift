@@ -62,6 +62,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
     var suggestedName: String?
     var loadTimeout: Duration = .seconds(30)
     var maximumDataSize = 256 << 20
+    var previewImageHandler: LoadHandler?
   }
   private let settings: Mutex<Settings>
 
@@ -122,6 +123,13 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   public var maximumDataSize: Int {
     get { settings.withLock { $0.maximumDataSize } }
     set { settings.withLock { $0.maximumDataSize = newValue } }
+  }
+
+  /// The handler that makes the item's preview image (Apple's `previewImageHandler`, see
+  /// ``loadPreviewImage(options:completionHandler:)``); nil when the item has none.
+  public var previewImageHandler: LoadHandler? {
+    get { settings.withLock { $0.previewImageHandler } }
+    set { settings.withLock { $0.previewImageHandler = newValue } }
   }
 
   // MARK: Registering
