@@ -276,3 +276,39 @@ int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_
   cquire_match_free(match);
   return status;
 }
+
+/* Spawning: see the header. */
+#include <spawn.h>
+
+int cquire_spawn_close_from(void *actions, int from) {
+  return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
+}
+
+int cquire_spawn_chdir(void *actions, const char *path) {
+  return posix_spawn_file_actions_addchdir_np((posix_spawn_file_actions_t *)actions, path);
+}
+
+struct cquire_saved_interrupts {
+  struct sigaction interrupt;
+  struct sigaction quit;
+};
+
+void *cquire_ignore_interrupts(void) {
+  struct cquire_saved_interrupts *saved = calloc(1, sizeof *saved);
+  struct sigaction ignore;
+  if (!saved) return NULL;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGINT, &ignore, &saved->interrupt);
+  sigaction(SIGQUIT, &ignore, &saved->quit);
+  return saved;
+}
+
+void cquire_restore_interrupts(void *state) {
+  struct cquire_saved_interrupts *saved = state;
+  if (!saved) return;
+  sigaction(SIGINT, &saved->interrupt, NULL);
+  sigaction(SIGQUIT, &saved->quit, NULL);
+  free(saved);
+}

@@ -24,13 +24,6 @@ final class TerminalTests {
   /// How long any one wait for the screen, a file or quire's exit may take.
   private static let patience: Duration = .seconds(60)
 
-  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
-  /// module does not declare.
-  private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-  }()
-
   static var tmuxPath: URL? {
     ["/usr/bin/tmux", "/bin/tmux"].map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
   }
@@ -41,33 +34,11 @@ final class TerminalTests {
     return try spawn(tmux.path, ["-L", socket] + arguments)
   }
 
-  /// Runs a program with posix_spawn and waits for it; its output goes through a file, since
-  /// tmux's server keeps the standard output it inherited (a pipe would never end) and
-  /// Foundation's Process did not notice the tmux client's exit here.
+  /// Runs a program and waits for it (its output goes through a file: tmux's server keeps
+  /// what it inherited).
   private func spawn(_ program: String, _ arguments: [String]) throws -> ProcessResult {
-    let outputPath = folder.file(".tmux-output-\(UInt32.random(in: 0...UInt32.max))").path
-    defer { unlink(outputPath) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    // Nothing else this process has open reaches tmux: its server outlives the client and
-    // would otherwise keep, say, the write end of another test's pipe open.
-    if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
-    let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    let variables: [String] = ["PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "TERM=xterm"]
-    var environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
-    defer { for variable in environment { free(variable) } }
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, program, &actions, nil, argv, &environment)
-    guard status == 0 else { return ProcessResult(status: 127, output: "", error: "posix_spawn failed: \(status)") }
-    var exitStatus: Int32 = 0
-    while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}
-    let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-    return ProcessResult(status: (exitStatus >> 8) & 0xff, output: output, error: "")
+    try ChildProcess.runBlocking(
+      URL(fileURLWithPath: program), arguments, environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "TERM": "xterm"])
   }
 
   private func send(_ keys: String...) throws { try tmux(["send-keys", "-t", "main:0"] + keys) }
@@ -166,6 +137,45 @@ final class TerminalTests {
     #expect(info.st_mode & 0o777 == 0o600)
     #expect(lstat(state.appendingPathComponent("quire").path, &info) == 0)
     #expect(info.st_mode & 0o777 == 0o700)
+  }
+
+  /// Issue 16: Ctrl-C stops a `!cmd` as in GNU ed. The shell starts in quire's process group
+  /// (Foundation's `Process` gave it a group of its own, where the terminal's Ctrl-C never
+  /// reached it), and quire ignores the SIGINT while the command runs, prints `!` when it has
+  /// ended and goes on, as ed does.
+  @Test(.enabled(if: TerminalTests.tmuxPath != nil, "tmux is not installed (apt-get install tmux)")) func controlCStopsAShellCommand() async throws {
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
+    try folder.write("one\n", to: "notes.txt")
+    let pidFile = folder.file("shell.pid")
+    try tmux([
+      "new-session", "-d", "-s", "main", "-x", "150", "-y", "50", "-c", folder.url.path,
+      "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(folder.file(".state").path)", "HOME=\(folder.url.path)",
+      quire.path, "notes.txt",
+    ])
+    try await waitFor("notes.txt> ")
+    try send("!echo $$ > shell.pid; sleep 100; echo not-stopped", "Enter")
+    #expect(try await eventually { ((try? String(contentsOf: pidFile, encoding: .utf8)) ?? "").hasSuffix("\n") })
+    let shell = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+    let quirePid = try #require(
+      pid_t(try tmux(["display-message", "-p", "-t", "main:0", "#{pane_pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(Self.processGroup(of: shell) == Self.processGroup(of: quirePid), "the shell runs in quire's process group")
+    try send("C-c")
+    let screen = try await waitFor("notes.txt> ", count: 2)
+    #expect(screen.contains("\n!\n") || screen.contains("^C!\n"), "quire printed ed's ! after the command: \(screen)")
+    #expect(!screen.contains("\nnot-stopped"), "the shell went on after sleep")
+    #expect(kill(shell, 0) != 0, "the shell has ended and been reaped")
+    try await type(["!echo after", "Enter"], expecting: "after\n!")
+    try await type(["=", "Enter"], expecting: "\n1\n")
+    try send("q", "Enter")
+    try await waitUntilQuit()
+    #expect(!isRunning)
+  }
+
+  /// The process group of `pid` (`/proc/PID/stat`, the fifth field).
+  private static func processGroup(of pid: pid_t) -> pid_t? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return nil }
+    let fields = stat[stat.index(after: end)...].split(separator: " ")
+    return fields.count > 2 ? pid_t(fields[2]) : nil
   }
 
   /// Acceptance 3: SIGKILL mid-edit, start again on the same file, the autosaved edits are

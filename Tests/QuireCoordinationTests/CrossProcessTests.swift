@@ -18,7 +18,7 @@ final class CrossProcessTests: CoordinationSuite {
     // stops the counter: no change for 60 s (or 10 minutes in all) ends the wait.
     var seen = ""
     var lastChange = ContinuousClock.now
-    while helpers.contains(where: { $0.process.isRunning }) {
+    while helpers.contains(where: { $0.isRunning }) {
       let now = (try? String(contentsOf: counter, encoding: .utf8)) ?? seen
       if now != seen {
         seen = now
@@ -33,7 +33,7 @@ final class CrossProcessTests: CoordinationSuite {
     }
     for helper in helpers {
       #expect(await helper.waitForExit(within: .seconds(10)) == 0)
-      if helper.process.isRunning { helper.process.terminate() }
+      helper.kill(SIGTERM)
     }
     let elapsed = ContinuousClock.now - start
     print("8 processes × 500 coordinated increments took \(elapsed)")
@@ -47,7 +47,7 @@ final class CrossProcessTests: CoordinationSuite {
     let coordinator = FileCoordinator(location: location)
     var reads = 0
     var torn = 0
-    while writer.process.isRunning || reads < 20 {
+    while writer.isRunning || reads < 20 {
       let data = try await coordinator.coordinate(readingItemAt: file) { url in try Data(contentsOf: url) }
       reads += 1
       if data.count != 64 * 1024 || Set(data).count != 1 { torn += 1 }

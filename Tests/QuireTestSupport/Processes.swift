@@ -1,4 +1,5 @@
 public import Foundation
+package import QuireSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -111,34 +112,25 @@ public enum ChildProcess {
     let errorURL = scratch.file("err")
     try input.write(to: inputURL)
     for url in [outputURL, errorURL] { try Data().write(to: url) }
-    let process = Process()
-    process.executableURL = program
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    if let folder { process.currentDirectoryURL = folder }
     let handles = try [FileHandle(forReadingFrom: inputURL), FileHandle(forWritingTo: outputURL), FileHandle(forWritingTo: errorURL)]
     defer { for handle in handles { try? handle.close() } }
-    process.standardInput = handles[0]
-    process.standardOutput = handles[1]
-    process.standardError = handles[2]
+    let child = try launch(
+      program, arguments, environment: environment, in: folder, input: .descriptor(handles[0].fileDescriptor),
+      output: .descriptor(handles[1].fileDescriptor), errors: .descriptor(handles[2].fileDescriptor))
     let killed = Mutex(false)
-    try ChildProcess.launch(process)
     if let timeLimit {
-      let pid = process.processIdentifier
       let ended = DispatchSemaphore(value: 0)
       Thread {
         if ended.wait(timeout: .now() + timeLimit.seconds) == .timedOut {
           killed.withLock { $0 = true }
-          kill(pid, SIGKILL)
+          child.signal(SIGKILL)
         }
       }.start()
-      process.waitUntilExit()
+      _ = child.wait()
       ended.signal()
-    } else {
-      process.waitUntilExit()
     }
     return ProcessResult(
-      status: process.terminationStatus, outputData: try Data(contentsOf: outputURL),
+      status: child.wait().foundationStatus, outputData: try Data(contentsOf: outputURL),
       error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self), killed: killed.withLock { $0 })
   }
 
@@ -150,18 +142,19 @@ public enum ChildProcess {
     try RunningProcess(program, arguments, environment: environment, in: folder, discardingErrors: discardingErrors)
   }
 
-  /// Starts `process` with no signal blocked. `posix_spawn` gives a child the calling
-  /// thread's signal mask, and the threads tests run on (Dispatch's, the task pool's) block
-  /// most signals: a child started from one ignored SIGTERM, so `dbus-run-session` could not
-  /// end its `dbus-daemon`, and every `gio trash` test left a bus and `gvfsd` behind, each
-  /// holding an inotify instance until the user's 128 ran out.
-  public static func launch(_ process: Process) throws {
-    var none = sigset_t()
-    var previous = sigset_t()
-    sigemptyset(&none)
-    pthread_sigmask(SIG_SETMASK, &none, &previous)
-    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-    try process.run()
+  /// Starts `program` through the system layer (``SystemCalls/spawn(_:arguments:environment:folder:standardInput:standardOutput:standardError:ownProcessGroup:)``),
+  /// as Quire starts its own children: no signal blocked (the threads tests run on block most
+  /// signals, and a `dbus-run-session` started with them could not end its `dbus-daemon`), no
+  /// descriptor of ours inherited, and reaped by waiting on its process id, so a daemon it
+  /// leaves behind holding a descriptor cannot keep a test waiting.
+  package static func launch(
+    _ program: URL, _ arguments: [String], environment: [String: String]? = nil, in folder: URL? = nil, input: ChildStream,
+    output: ChildStream, errors: ChildStream
+  ) throws -> SpawnedProcess {
+    try SystemCalls.spawn(
+      program.path, arguments: arguments, environment: environment, folder: folder?.path, standardInput: input, standardOutput: output,
+      standardError: errors
+    ).get()
   }
 
   /// Starts this package's program `name` (``Programs/built(_:)``) as ``start(_:_:environment:in:discardingErrors:)``
@@ -182,13 +175,13 @@ public enum ChildProcess {
   /// - Returns: The exit status (nil when it was killed for time) and its output.
   public static func finish(_ process: RunningProcess, cpuSeconds limit: Double) -> (status: Int32?, output: String) {
     let deadline = Date().addingTimeInterval(limit * 6)
-    while process.process.isRunning && Date() < deadline && (cpuSeconds(of: process.pid) ?? 0) < limit {
+    while process.isRunning && Date() < deadline && (cpuSeconds(of: process.pid) ?? 0) < limit {
       usleep(5_000)
     }
-    let killed = process.process.isRunning
+    let killed = process.isRunning
     process.killAndWait()
     _ = process.output.waitForEndBlocking()
-    return (killed ? nil : process.process.terminationStatus, process.output.text)
+    return (killed ? nil : process.child.wait().foundationStatus, process.output.text)
   }
 
   /// The user and system CPU time process `pid` has used (`/proc/PID/stat`), in seconds.
@@ -203,6 +196,17 @@ public enum ChildProcess {
   }
 }
 
+extension Termination {
+  /// As Foundation's `Process.terminationStatus`: the exit status, or the signal's number.
+  package var foundationStatus: Int32 {
+    switch self {
+    case .exited(let status): status
+    case .signalled(let signal): signal
+    case .reapedElsewhere: 255
+    }
+  }
+}
+
 extension Duration {
   /// The duration in seconds, for Dispatch and Foundation.
   var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
@@ -212,34 +216,41 @@ extension Duration {
 /// output gathered line by line. Killed when the last reference goes, if still running.
 public final class RunningProcess: Sendable {
   /// The process.
-  public let process: Process
-  private let input: Pipe
+  package let child: SpawnedProcess
+  private let input: FileHandle
   /// Its standard output, line by line.
   public let output: LineReader
   /// Its standard error, line by line (empty when discarded).
   public let errors: LineReader
 
   fileprivate init(_ program: URL, _ arguments: [String], environment: [String: String]?, in folder: URL?, discardingErrors: Bool) throws {
-    process = Process()
-    process.executableURL = program
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    if let folder { process.currentDirectoryURL = folder }
-    input = Pipe()
+    let stdin = Pipe()
     let stdout = Pipe()
     let stderr = Pipe()
-    process.standardInput = input
-    process.standardOutput = stdout
-    process.standardError = discardingErrors ? FileHandle.nullDevice : stderr
-    try ChildProcess.launch(process)
-    try? stdout.fileHandleForWriting.close()
-    try? stderr.fileHandleForWriting.close()
+    child = try ChildProcess.launch(
+      program, arguments, environment: environment, in: folder, input: .descriptor(stdin.fileHandleForReading.fileDescriptor),
+      output: .descriptor(stdout.fileHandleForWriting.fileDescriptor),
+      errors: discardingErrors ? .discarded : .descriptor(stderr.fileHandleForWriting.fileDescriptor))
+    for end in [stdin.fileHandleForReading, stdout.fileHandleForWriting, stderr.fileHandleForWriting] { try? end.close() }
+    input = stdin.fileHandleForWriting
     output = LineReader(stdout.fileHandleForReading)
     errors = discardingErrors ? LineReader(nil) : LineReader(stderr.fileHandleForReading)
   }
 
   /// Its process id.
-  public var pid: Int32 { process.processIdentifier }
+  public var pid: Int32 { child.pid }
+
+  /// Whether it still runs.
+  public var isRunning: Bool { child.isRunning }
+
+  /// Its exit status once it has ended, or the signal's number when one ended it (as
+  /// Foundation's `Process.terminationStatus`); `nil` while it runs.
+  public var terminationStatus: Int32? { child.poll()?.foundationStatus }
+
+  /// Whether a signal ended it (`nil` while it runs).
+  public var endedBySignal: Bool? {
+    child.poll().map { if case .signalled = $0 { true } else { false } }
+  }
 
   /// Every line it has printed on standard output so far.
   public var lines: [String] { output.lines }
@@ -251,10 +262,10 @@ public final class RunningProcess: Sendable {
   public func send(_ line: String) { write(line + "\n") }
 
   /// Writes `text` to its standard input as it is.
-  public func write(_ text: String) { try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8)) }
+  public func write(_ text: String) { try? input.write(contentsOf: Data(text.utf8)) }
 
   /// Closes its standard input.
-  public func closeInput() { try? input.fileHandleForWriting.close() }
+  public func closeInput() { try? input.close() }
 
   /// Waits (at most `limit`) for an output line starting with `prefix`, among the lines after
   /// the first `seen`; returns it, or `nil` when none came.
@@ -279,31 +290,26 @@ public final class RunningProcess: Sendable {
   /// Kills it (SIGKILL) and waits, on the calling thread, until it has ended.
   public func killAndWait() {
     kill()
-    process.waitUntilExit()
+    _ = child.wait()
   }
 
   /// Waits (at most `limit`) for it to end; returns its exit status, or `nil` if it still runs.
   public func waitForExit(within limit: Duration = .seconds(60)) async -> Int32? {
-    guard await eventually(timeout: limit, every: .milliseconds(5), { !process.isRunning }) else { return nil }
-    return process.terminationStatus
+    guard await eventually(timeout: limit, every: .milliseconds(5), { !isRunning }) else { return nil }
+    return terminationStatus
   }
 
   /// Closes its input and waits for it to end; returns its exit status.
   @discardableResult
   public func finish() -> Int32 {
     closeInput()
-    process.waitUntilExit()
-    return process.terminationStatus
+    return child.wait().foundationStatus
   }
 
   /// Sends it `signal` (SIGKILL unless told).
-  public func kill(_ signal: Int32 = SIGKILL) {
-    if process.isRunning { _ = Glibc.kill(process.processIdentifier, signal) }
-  }
+  public func kill(_ signal: Int32 = SIGKILL) { child.signal(signal) }
 
-  deinit {
-    if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
-  }
+  deinit { child.signal(SIGKILL) }
 }
 
 /// Reads a file handle to its end on a thread of its own, keeping the lines.

@@ -52,4 +52,14 @@ void cquire_install_interrupt_handler(int signal, void (*raise)(void));
 int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_t count, regmatch_t *matches,
                                  int flags, int isolated, int *interrupted);
 
+/* posix_spawn_file_actions_addclosefrom_np (glibc 2.34) and _addchdir_np (glibc 2.29) on a
+   posix_spawn_file_actions_t: the child closes every descriptor from `from` up, and starts in
+   `path`. (Untyped, so that this header includes no more of glibc's.) */
+int cquire_spawn_close_from(void *actions, int from);
+int cquire_spawn_chdir(void *actions, const char *path);
+/* SIGINT and SIGQUIT ignored while a command runs, as system(3) does; the returned state
+   puts their actions (handler and flags, e.g. no SA_RESTART) back exactly, and is freed. */
+void *cquire_ignore_interrupts(void);
+void cquire_restore_interrupts(void *saved);
+
 #endif

@@ -22,15 +22,17 @@ enum SelectionServer {
       throw QuireError(.invalidArgument, "'quire copy' serves the desktop clipboard from a process of its own; use Pasteboard from the library instead.")
     }
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = Array(CommandLine.arguments.dropFirst()) + ["--serve-selection"]
     let report = Pipe()
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = report
-    process.standardError = FileHandle.nullDevice
-    try SystemCalls.launch(process)
+    let started = SystemCalls.spawn(
+      executable.path, arguments: Array(CommandLine.arguments.dropFirst()) + ["--serve-selection"], standardInput: .discarded,
+      standardOutput: .descriptor(report.fileHandleForWriting.fileDescriptor), standardError: .discarded)
     try? report.fileHandleForWriting.close()
+    let server: SpawnedProcess
+    switch started {
+    case .success(let spawned): server = spawned
+    case .failure(let failure):
+      throw QuireError(.systemCallFailed, "Cannot start the background 'quire' that serves the clipboard (\(failure)). Use --foreground.", cause: failure)
+    }
     // The first line, read on a thread of its own so that a silent server cannot hang us.
     let line = Mutex<String?>(nil)
     let arrived = DispatchSemaphore(value: 0)
@@ -46,7 +48,7 @@ enum SelectionServer {
       arrived.signal()
     }.start()
     guard arrived.wait(timeout: .now() + startTimeout) == .success, let first = line.withLock({ $0 }) else {
-      process.terminate()
+      server.signal(SIGTERM)
       throw QuireError(
         .timedOut, "The background 'quire' that serves the clipboard did not start within \(Int(startTimeout)) s. Try again, or use --foreground.")
     }
@@ -57,8 +59,10 @@ enum SelectionServer {
 
   /// In the server: a session of its own, so that closing the terminal does not end it.
   static func detach() {
+    // Started in the process group of `quire copy` (not its leader), so setsid succeeds.
     _ = setsid()
-    // Foundation's Process starts children with most signals blocked: SIGTERM must reach us.
+    // The mask was emptied by the system layer's spawn; the call keeps a server started any
+    // other way (a test's own runner) reachable by SIGTERM.
     var none = sigset_t()
     sigemptyset(&none)
     pthread_sigmask(SIG_SETMASK, &none, nil)

@@ -38,11 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
 
   /// Runs `xdg-open ADDRESS` directly (no shell), and says so when it cannot.
   static func openInBrowser(_ address: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
-    process.arguments = [address]
-    do { try SystemCalls.launch(process) } catch {
-      FileHandle.standardError.write(Data("quire: cannot run xdg-open (\(ErrorReport.text(for: error))); open the address yourself.\n".utf8))
+    // A group of its own: the browser it starts must outlive Ctrl-C on `quire serve`.
+    if case .failure(let failure) = SystemCalls.spawn("/usr/bin/xdg-open", arguments: [address], ownProcessGroup: true) {
+      FileHandle.standardError.write(Data("quire: cannot run xdg-open (\(failure)); open the address yourself.\n".utf8))
     }
   }
 }

@@ -87,34 +87,38 @@ extension EdEngine {
   @discardableResult
   func runShell(_ command: String, reading: Bool, input: [UInt8]? = nil) throws(EdError) -> [UInt8] {
     prepareForShell()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
     let outputPipe = reading ? Pipe() : nil
     let inputPipe = input == nil ? nil : Pipe()
-    if let outputPipe { process.standardOutput = outputPipe }
-    if let inputPipe { process.standardInput = inputPipe }
-    do {
-      // With no signal blocked (the system layer's one way to start a process): a shell
-      // started from a worker thread would pass its full mask on, and Ctrl-C or `kill` could
-      // not stop what it runs.
-      try SystemCalls.launch(process)
-    } catch {
-      throw EdError("cannot run the shell command '\(command)': \(error.localizedDescription)", ed: "Can't create shell process")
+    // Started by the system layer: in our process group and with no signal blocked, so the
+    // terminal's Ctrl-C stops the command; we ignore SIGINT until it has ended, as ed
+    // (system(3)) does, and go on.
+    return try SystemCalls.ignoringInterrupts { () throws(EdError) -> [UInt8] in
+      let started = SystemCalls.spawn(
+        "/bin/sh", arguments: ["-c", command],
+        standardInput: inputPipe.map { .descriptor($0.fileHandleForReading.fileDescriptor) } ?? .inherited,
+        standardOutput: outputPipe.map { .descriptor($0.fileHandleForWriting.fileDescriptor) } ?? .inherited)
+      try? inputPipe?.fileHandleForReading.close()
+      try? outputPipe?.fileHandleForWriting.close()
+      guard case .success(let shell) = started else {
+        if case .failure(let failure) = started {
+          throw EdError("cannot run the shell command '\(command)': \(failure)", ed: "Can't create shell process")
+        }
+        return []
+      }
+      var captured: [UInt8] = []
+      if let inputPipe, let input {
+        // A command that exits without reading all of it closes the pipe: EPIPE, not SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let handle = inputPipe.fileHandleForWriting
+        try? handle.write(contentsOf: Data(input))
+        try? handle.close()
+      }
+      if let outputPipe {
+        captured = [UInt8](outputPipe.fileHandleForReading.readDataToEndOfFile())
+      }
+      _ = shell.wait()
+      return captured
     }
-    var captured: [UInt8] = []
-    if let inputPipe, let input {
-      // A command that exits without reading all of it closes the pipe: EPIPE, not SIGPIPE.
-      signal(SIGPIPE, SIG_IGN)
-      let handle = inputPipe.fileHandleForWriting
-      try? handle.write(contentsOf: Data(input))
-      try? handle.close()
-    }
-    if let outputPipe {
-      captured = [UInt8](outputPipe.fileHandleForReading.readDataToEndOfFile())
-    }
-    process.waitUntilExit()
-    return captured
   }
 
   /// `bytes` as ed reads them into lines: split at newlines, a last line without one kept.

@@ -5,7 +5,7 @@ import QuireTypes
 /// Worker processes and the pipes to them; used by one thread (the batch's) only.
 struct WorkerPool {
   struct Worker {
-    var pid: pid_t
+    var process: SpawnedProcess
     var input: Int32  // the worker's stdin (we write jobs)
     var output: Int32  // the worker's stdout (we read replies)
     var buffer: [UInt8] = []
@@ -184,12 +184,10 @@ struct WorkerPool {
 
   /// Closes a worker's pipes and waits for it, killing it first when asked.
   func reap(_ worker: Worker, kill shouldKill: Bool) -> Int32 {
-    if shouldKill { kill(worker.pid, SIGKILL) }
+    if shouldKill { worker.process.signal(SIGKILL) }
     close(worker.input)
     close(worker.output)
-    var status: Int32 = 0
-    while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
-    return status
+    return worker.process.wait().waitStatus
   }
 
   /// Ends every worker (idle ones hold nothing worth keeping) and waits for it.
@@ -217,16 +215,17 @@ struct WorkerPool {
     }
     for fd in toWorker + fromWorker { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     let path = options.workerExecutable.path
-    var arguments = [path] + options.workerArguments
+    var arguments = options.workerArguments
     if options.memoryLimit > 0 { arguments += ["--memory-limit", String(options.memoryLimit)] }
     // Through the system layer: the worker starts with no signal blocked (a worker started
     // from a Dispatch thread would otherwise ignore the SIGTERM and SIGALRM that bound it).
-    let spawned = SystemCalls.spawn(path, arguments: arguments, duplicating: [(toWorker[0], 0), (fromWorker[1], 1)], discarding: [2])
+    let spawned = SystemCalls.spawn(
+      path, arguments: arguments, standardInput: .descriptor(toWorker[0]), standardOutput: .descriptor(fromWorker[1]), standardError: .discarded)
     close(toWorker[0])
     close(fromWorker[1])
     switch spawned {
-    case .success(let pid):
-      return Worker(pid: pid, input: toWorker[1], output: fromWorker[0])
+    case .success(let process):
+      return Worker(process: process, input: toWorker[1], output: fromWorker[0])
     case .failure(let failure):
       close(toWorker[1])
       close(fromWorker[0])

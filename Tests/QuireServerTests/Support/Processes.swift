@@ -43,7 +43,6 @@ final class ServeProcess: Sendable {
   let server: RunningProcess
   let address: String
   let port: Int
-  var process: Process { server.process }
   var output: LineReader { server.output }
   var errors: LineReader { server.errors }
 
@@ -61,7 +60,7 @@ final class ServeProcess: Sendable {
     let server = try ChildProcess.start(quire, ["serve"] + folders.map(\.path) + ["--port", "0"], environment: home.environment, in: workingFolder)
     let line: String
     do { line = try await server.output.firstLine(containing: "http://127.0.0.1:", within: .seconds(60)) } catch {
-      server.process.terminate()
+      server.kill(SIGTERM)
       throw TestFailure("quire serve printed no address: \(server.transcript)")
     }
     let address = line.trimmingCharacters(in: .whitespaces)
@@ -71,8 +70,8 @@ final class ServeProcess: Sendable {
 
   /// Stops the server as Ctrl+C would and waits for it to end.
   func stop() {
-    if process.isRunning { process.interrupt() }
-    process.waitUntilExit()
+    server.kill(SIGINT)
+    _ = server.child.wait()
   }
 }
 

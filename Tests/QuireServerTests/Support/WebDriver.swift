@@ -9,7 +9,6 @@ import Synchronization
 final class WebDriver: @unchecked Sendable {
   // @unchecked: `session` is written once in `start` before the driver is shared.
   private let driver: RunningProcess
-  var process: Process { driver.process }
   let base: URL
   private(set) var session = ""
   let profile: URL
@@ -65,8 +64,7 @@ final class WebDriver: @unchecked Sendable {
   func quit() async {
     _ = try? await command("DELETE", "session/\(session)", nil)
     // chromedriver does not always end on SIGTERM.
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
+    driver.killAndWait()
   }
 
   // MARK: Commands

@@ -123,7 +123,7 @@ final class CopyPasteProcessTests {
     _ = await promiser.waitForExit()
     let pasted = try await quire.run(["paste"])
     #expect(pasted.status == 1)
-    #expect(pasted.error.contains("promised by process \(promiser.process.processIdentifier), which exited"))
+    #expect(pasted.error.contains("promised by process \(promiser.pid), which exited"))
   }
 
   @Test func exitCodes() async throws {

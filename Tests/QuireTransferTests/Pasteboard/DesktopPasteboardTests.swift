@@ -1,53 +1,40 @@
 import Foundation
+import QuireSystem
 import QuireTestSupport
 import QuireTransfer
 import QuireTypes
 import Synchronization
 import Testing
 
-/// A child process started with `posix_spawn(2)` and reaped with `waitpid(2)`.
+/// A child process started through the system layer (no signal blocked, no descriptor of
+/// ours inherited) and reaped by its own process id.
 ///
 /// Not Foundation's `Process`, whose wait does not return while a grandchild lives on (as
 /// `xclip -i` forks one to serve the selection), and whose children do not end on SIGTERM.
 struct Spawned: Sendable {
-  let pid: pid_t
+  let process: SpawnedProcess
+  var pid: pid_t { process.pid }
 
   /// Starts `program` with standard input from `input` (or /dev/null) and standard output
   /// into `output` (or /dev/null); standard error goes to /dev/null.
   init(_ program: String, _ arguments: [String], environment: [String: String], input: URL? = nil, output: URL? = nil) throws {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output?.path ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for number in [SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD] { sigaddset(&defaults, number) }
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { for variable in variables { free(variable) } }
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, program, &actions, &attributes, argv, variables)
-    guard status == 0 else { throw CocoaError(.executableLoad) }
-    self.pid = pid
+    let inputHandle = try input.map { try FileHandle(forReadingFrom: $0) }
+    let outputHandle = try output.map { url in
+      FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+      return try FileHandle(forWritingTo: url)
+    }
+    defer { for handle in [inputHandle, outputHandle] { try? handle?.close() } }
+    process = try SystemCalls.spawn(
+      program, arguments: arguments, environment: environment, standardInput: inputHandle.map { .descriptor($0.fileDescriptor) } ?? .discarded,
+      standardOutput: outputHandle.map { .descriptor($0.fileDescriptor) } ?? .discarded, standardError: .discarded
+    ).get()
   }
 
   /// The exit status once it has ended (nil while it runs); a signal's death is 128 + signal.
-  func poll() -> Int32? {
-    var status: Int32 = 0
-    guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
-    return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-  }
+  func poll() -> Int32? { process.poll()?.shellStatus }
+
+  /// Sends it `signal`, unless it has ended and been reaped.
+  func signal(_ signal: Int32) { process.signal(signal) }
 
   /// Waits (polling every 5 ms, on a thread of its own) until it ends; killed after `timeout`.
   func wait(timeout: TimeInterval = 60) async -> Int32 {
@@ -58,9 +45,8 @@ struct Spawned: Sendable {
           if let status = poll() { return continuation.resume(returning: status) }
           usleep(5_000)
         }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        signal(SIGKILL)
+        _ = process.wait()
         continuation.resume(returning: 128 + SIGKILL)
       }.start()
     }
@@ -106,7 +92,7 @@ final class VirtualDisplay: Sendable {
         }
         try await Task.sleep(for: .milliseconds(5))
       }
-      kill(process.pid, SIGKILL)
+      process.signal(SIGKILL)
       _ = await process.wait()
     }
     scratch.remove()
@@ -116,7 +102,7 @@ final class VirtualDisplay: Sendable {
   /// Stops the server; every client of it (background `xclip`s and `quire`s) then ends.
   func stop() {
     guard !stopped.exchange(true, ordering: .relaxed) else { return }
-    kill(server.pid, SIGTERM)
+    server.signal(SIGTERM)
     for _ in 0..<1000 where server.poll() == nil { usleep(5_000) }
     scratch.remove()
   }
@@ -354,7 +340,7 @@ final class DesktopPasteboardTests {
     let quire = try quire()
     let server = try Spawned(quire.url.path, ["copy", "--text", "kept for quire", "--foreground"], environment: quire.environment)
     #expect(try await display.waitForTarget("UTF8_STRING"))
-    kill(server.pid, SIGTERM)  // hand over, then exit
+    server.signal(SIGTERM)  // hand over, then exit
     #expect(await server.wait() == 0)
     #expect(try await display.targets().isEmpty, "the selection outlived its owner")
     let pasted = try await quire.run(["paste"])
@@ -372,7 +358,7 @@ final class DesktopPasteboardTests {
     var owns = false
     for _ in 0..<3 where !owns {
       if let earlier = owner {
-        kill(earlier.pid, SIGKILL)
+        earlier.signal(SIGKILL)
         _ = await earlier.wait()
       }
       owner = try Spawned(
@@ -382,11 +368,11 @@ final class DesktopPasteboardTests {
     }
     let stopped = try #require(owner)
     defer {
-      kill(stopped.pid, SIGKILL)
+      stopped.signal(SIGKILL)
       _ = stopped.poll()
     }
     try #require(owns, "xclip never came to own the clipboard")
-    kill(stopped.pid, SIGSTOP)
+    stopped.signal(SIGSTOP)
     let pasteboard = try board()
     #expect {
       _ = try pasteboard.itemProviders
