@@ -20,14 +20,7 @@ enum FileReader {
   /// fingerprint, as ``read(_:)`` reads a file it opens (`url` names it in errors).
   static func read(descriptor: Int32, url: URL) throws(QuireError) -> (fingerprint: FileFingerprint, contents: Data) {
     let file = FileDescriptor(rawValue: descriptor)
-    let info: stat
-    switch SystemCalls.fstat(file) {
-    case .success(let value): info = value
-    case .failure(let code): throw readError(code, url, "inspect it")
-    }
-    try requireRegularFile(info, url)
-    try requireSize(info, url)
-    return try read(file, info, url)
+    return try read(file, inspectOpened(file, url), url)
   }
 
   /// The bytes of `file` from where it stands (a large file into a mapped scratch copy, see
@@ -94,6 +87,12 @@ enum FileReader {
     case .failure(let code): throw readError(code, url, "open it")
     }
     defer { SystemCalls.release(file) }
+    return try body(file, inspectOpened(file, url))
+  }
+
+  /// The metadata of `file`, opened for reading: a regular file of a size that can be read
+  /// (`url` names it in errors).
+  private static func inspectOpened(_ file: FileDescriptor, _ url: URL) throws(QuireError) -> stat {
     let info: stat
     switch SystemCalls.fstat(file) {
     case .success(let value): info = value
@@ -101,7 +100,7 @@ enum FileReader {
     }
     try requireRegularFile(info, url)
     try requireSize(info, url)
-    return try body(file, info)
+    return info
   }
 
   /// Throws unless the file `info` describes fits in a document.
