@@ -305,9 +305,7 @@ final class REPLDocumentFormsTests {
         try? Data("theirs\n".utf8).write(to: url, options: .atomic)
       }
     }
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !held.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-    #expect(held.withLock { $0 }, "the other writer never got the lock")
+    #expect(await eventually { held.withLock { $0 } }, "the other writer never got the lock")
     // The w waits for that save, sees it, and refuses to overwrite it.
     await #expect(throws: EdError.self) { try await session.handle("w") }
     #expect(try String(contentsOf: file, encoding: .utf8) == "theirs\n")

@@ -16,10 +16,14 @@ final class CrossProcessTests: CoordinationSuite {
     // machine is (3 s idle on two cores, up to 30 s beside two busy loops, 150-170 s beside
     // eight, when a fixed 120 s limit failed the test), while a lost wake-up or a deadlock
     // stops the counter: no change for 60 s (or 10 minutes in all) ends the wait.
+    // The counter is read as a reader should, coordinated: the helpers write it in place, and
+    // an uncoordinated read often lands between a writer's truncation and its write (under
+    // load, every read of a whole minute did, and the counter looked stuck at "").
+    let reader = FileCoordinator(location: location)
     var seen = ""
     var lastChange = ContinuousClock.now
     while helpers.contains(where: { $0.isRunning }) {
-      let now = (try? String(contentsOf: counter, encoding: .utf8)) ?? seen
+      let now = (try? await reader.coordinate(readingItemAt: counter) { url in try String(contentsOf: url, encoding: .utf8) }) ?? seen
       if now != seen {
         seen = now
         lastChange = .now

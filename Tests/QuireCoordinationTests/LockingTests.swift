@@ -53,8 +53,7 @@ final class LockingTests: CoordinationSuite {
   func waitForAQueuedAcquirer() async -> Bool {
     let locks = location.runtimeFolder.appendingPathComponent("quire/locks")
     let offsetGetLock: Int32 = 36  // F_OFD_GETLK, which Swift's Glibc module does not declare
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
+    return await eventually(every: .milliseconds(2)) {
       for name in (try? FileManager.default.contentsOfDirectory(atPath: locks.path)) ?? [] where name.hasSuffix(".lock") {
         let fd = open(locks.appendingPathComponent(name).path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { continue }
@@ -66,9 +65,8 @@ final class LockingTests: CoordinationSuite {
         region.l_len = 1
         if fcntl(fd, offsetGetLock, &region) == 0, region.l_type != Int16(F_UNLCK) { return true }
       }
-      try? await Task.sleep(for: .milliseconds(2))
+      return false
     }
-    return false
   }
 
   @Test func readersShareAnItem() throws {

@@ -249,12 +249,11 @@ final class PathPresenter: FilePresenter {
 
   /// Waits (up to a generous limit; it returns as soon as it is there) for a message starting with `prefix`.
   func waitFor(_ prefix: String) async -> String? {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while true {
-      let late = ContinuousClock.now >= deadline
-      if let found = texts.first(where: { $0.hasPrefix(prefix) }) { return found }
-      if late { return nil }
-      try? await Task.sleep(for: .milliseconds(2))
+    var found: String?
+    _ = await eventually(every: .milliseconds(2)) {
+      found = texts.first { $0.hasPrefix(prefix) }
+      return found != nil
     }
+    return found
   }
 }

@@ -67,19 +67,18 @@ final class CoordinatedThumbnailTests {
       done.withLock { $0 = true }
     }
     // The thumbnail waits in the lock's queue: a probe reader finds an access queued ahead.
-    var queued = false
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !queued && ContinuousClock.now < deadline {
+    let queued = await eventually(every: .zero) {
       do {
         try await FileCoordinator(location: location).coordinate(readingItemAt: url, timeout: .milliseconds(20)) { _ in }
+        return false
       } catch {
-        queued = (error as? QuireError)?.reason.contains("queued ahead") == true
+        return (error as? QuireError)?.reason.contains("queued ahead") == true
       }
     }
     #expect(queued, "the thumbnail did not wait for the save")
     #expect(provider.seen.withLock { $0 }.isEmpty, "the thumbnail was drawn during the save")
     finish.signal()
-    while !done.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(await eventually { done.withLock { $0 } })
     #expect(provider.seen.withLock { $0 } == ["complete\n"])
   }
 

@@ -270,27 +270,22 @@ public final class RunningProcess: Sendable {
   /// Waits (at most `limit`) for an output line starting with `prefix`, among the lines after
   /// the first `seen`; returns it, or `nil` when none came.
   @discardableResult
-  public func waitForLine(startingWith prefix: String, after seen: Int = 0, within limit: Duration = .seconds(30)) async -> String? {
+  public func waitForLine(startingWith prefix: String, after seen: Int = 0, within limit: Duration = patience) async -> String? {
     await output.waitForLine(within: limit) { index, line in index >= seen && line.hasPrefix(prefix) }
-  }
-
-  /// ``waitForLine(startingWith:after:within:)`` for synchronous tests, on the calling thread:
-  /// for tests that time a kill from the moment the program says it is ready.
-  @discardableResult
-  public func waitForLineBlocking(startingWith prefix: String, within limit: Duration = .seconds(30)) -> String? {
-    let deadline = ContinuousClock.now + limit
-    while true {
-      let late = ContinuousClock.now >= deadline
-      if let line = output.lines.first(where: { $0.hasPrefix(prefix) }) { return line }
-      if late || output.finished { return output.lines.first { $0.hasPrefix(prefix) } }
-      usleep(500)
-    }
   }
 
   /// Kills it (SIGKILL) and waits, on the calling thread, until it has ended.
   public func killAndWait() {
     kill()
     _ = child.wait()
+  }
+
+  /// Kills it (SIGKILL) and waits until it has ended, suspending instead of holding a thread:
+  /// the blocking ``killAndWait()`` in an async test holds one of the cooperative pool's two
+  /// threads, and a test that does so in a loop starves every other test's timers and waits.
+  public func killAndAwaitExit() async {
+    kill()
+    _ = await waitForExit(within: .seconds(300))
   }
 
   /// Waits (at most `limit`) for it to end; returns its exit status, or `nil` if it still runs.
@@ -356,7 +351,7 @@ public final class LineReader: Sendable {
   public var finished: Bool { state.withLock { $0.finished } }
 
   /// Waits, on the calling thread, until the end of the file (at most `limit`); returns whether it came.
-  public func waitForEndBlocking(within limit: Duration = .seconds(30)) -> Bool {
+  public func waitForEndBlocking(within limit: Duration = patience) -> Bool {
     let deadline = ContinuousClock.now + limit
     while !finished {
       if ContinuousClock.now >= deadline { return false }

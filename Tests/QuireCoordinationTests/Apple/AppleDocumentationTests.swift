@@ -49,9 +49,7 @@ final class AppleCoordinationTests {
     #expect(error == nil)
     #expect(text == "new\n")
     // The presenter heard of the write.
-    let deadline = ContinuousClock.now + .seconds(30)
-    while presenter.changes.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-    #expect(presenter.changes.withLock { $0 } > 0)
+    #expect(await eventually { presenter.changes.withLock { $0 } > 0 })
 
     // A missing item: the accessor is not called and the error says why.
     var called = false

@@ -141,14 +141,12 @@ final class AppleDocumentationTests {
     document.updateChangeCount(.done)
     // Another writer saves the file (coordinated, as another app would).
     try await NSFileCoordinator().coordinate(writingItemAt: url) { url in try Data("theirs\n".utf8).write(to: url) }
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !document.documentState.contains(.inConflict) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-    #expect(document.documentState.contains(.inConflict))
+    try #require(await eventually { document.documentState.contains(.inConflict) })
 
     // Apple's pattern: pick the conflict version, replace the item with it, mark resolved,
     // remove the other versions.
     let conflicts = try #require(NSFileVersion.unresolvedConflictVersionsOfItem(at: url))
-    #expect(conflicts.count == 1)
+    try #require(conflicts.count == 1)
     #expect(conflicts[0].isConflict && !conflicts[0].isResolved)
     #expect(conflicts[0].originatorNameComponents == nil)  // Apple gives it for iCloud versions only
     #expect(NSFileVersion.currentVersionOfItem(at: url)?.url == url.standardizedFileURL)

@@ -59,9 +59,7 @@ final class CoordinatedAccessTests {
         releasedAt.withLock { $0 = .now }
       }
     }
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !held.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-    #expect(held.withLock { $0 }, "the other writer never got the lock")
+    #expect(await eventually { held.withLock { $0 } }, "the other writer never got the lock")
     try await document.save()
     let saved = ContinuousClock.now
     // The save ran after the other writer let go, not beside it.

@@ -22,15 +22,6 @@ final class PresentingDocumentTests {
   init() throws { folder = try TemporaryFolder(prefix: "quire-presenting-document") }
   deinit { folder.remove() }
 
-  private func waitUntil(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-      if condition() { return true }
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-  }
-
   @Test func openingRegistersThePresenterAndClosingRemovesIt() async throws {
     let url = try folder.write("text\n", to: "a.txt")
     let document = PlainTextDocument(fileURL: url)
@@ -50,7 +41,7 @@ final class PresentingDocumentTests {
     let document = try await openQuietly(CountingDocument(fileURL: url))
     // Another editor writes the file without coordination: inotify tells the presenter.
     try Data("after\n".utf8).write(to: url, options: .atomic)
-    #expect(await waitUntil { document.text == "after\n" })
+    #expect(await eventually { document.text == "after\n" })
     #expect(document.changeNotices > 0)
     try await document.close()
   }
@@ -71,7 +62,7 @@ final class PresentingDocumentTests {
     #expect(await theirs.waitForLine(startingWith: "saved") != nil)
 
     // Its save reached this document as presentedItemDidChange, and made a conflict.
-    #expect(await waitUntil { mine.documentState.contains(.inConflict) })
+    #expect(await eventually { mine.documentState.contains(.inConflict) })
     #expect(mine.changeNotices > 0)
     #expect(mine.text == "mine\n")
     #expect(mine.conflictVersion.map { String(decoding: $0.contents, as: UTF8.self) } == "theirs\n")

@@ -261,15 +261,15 @@ final class FileWrapperTests {
   /// Kills a process inside a save of a package, held at a chosen step (the first, a middle
   /// and the last file's write, the swap, the folder flush): what is on disk is always one
   /// generation, whole, and the killed save's temporary folder is all that is left.
-  @Test func killDuringSaveLeavesOldOrNewWhole() throws {
+  @Test func killDuringSaveLeavesOldOrNewWhole() async throws {
     let url = folder.file("pkg")
     let files = 40
     let size = 16 * 1024
     let holds: [(SystemStep, Int)] = [(.write, 1), (.write, files / 2), (.write, files + 1), (.rename, 1), (.flush, files + 2)]
     for (step, occurrence) in holds {
       let helper = try TestHelper.start(["write-generations", url.path, "\(files)", "\(size)", step.rawValue, "\(occurrence)"])
-      #expect(helper.waitForLineBlocking(startingWith: "holding") != nil, "the helper never reached \(step) #\(occurrence)")
-      helper.killAndWait()
+      #expect(await helper.waitForLine(startingWith: "holding") != nil, "the helper never reached \(step) #\(occurrence)")
+      await helper.killAndAwaitExit()
       let read = try FileWrapper(url: url, options: .immediate)
       let text = try #require(read.fileWrappers?["text.md"]?.regularFileContents)
       let generation: UInt8 = text == Data("generation 1\n".utf8) ? 1 : 2

@@ -126,11 +126,9 @@ final class PDFFileDocumentTests {
 
   /// Acceptance 1 through the Document API: a corpus PDF copied, edited, saved with
   /// Document.save(), reopened by poppler and checked by qpdf.
-  @Test func corpusPDFRoundTripThroughTheDocument() async throws {
-    guard let corpus = sharedCorpus("pdf") else {
-      print("skipping: ../shared/corpus/pdf is absent")
-      return
-    }
+  @Test(.enabled(if: sharedCorpus("pdf") != nil, "../shared/corpus/pdf is absent"))
+  func corpusPDFRoundTripThroughTheDocument() async throws {
+    let corpus = try #require(sharedCorpus("pdf"))
     let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasSuffix(".pdf") }.sorted()
     var chosen: URL?
     for name in names {
@@ -170,11 +168,9 @@ final class PDFFileDocumentTests {
     }
   }
 
-  @Test func brokenCorpusFilesOpenOrFailClearly() async throws {
-    guard let corpus = sharedCorpus("broken-pdf") else {
-      print("skipping: ../shared/corpus/broken-pdf is absent")
-      return
-    }
+  @Test(.enabled(if: sharedCorpus("broken-pdf") != nil, "../shared/corpus/broken-pdf is absent"))
+  func brokenCorpusFilesOpenOrFailClearly() async throws {
+    let corpus = try #require(sharedCorpus("broken-pdf"))
     let files = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().prefix(40)
     for name in files {
       let document = PDFFileDocument(fileURL: corpus.appendingPathComponent(name), fileType: .pdf)

@@ -252,7 +252,7 @@ final class TextBundleDocumentTests {
 
   /// Kills a process inside a Document.save() of a TextBundleDocument, held at a chosen step:
   /// the package on disk is always one generation, whole.
-  @Test func killDuringADocumentSaveLeavesOldOrNewWhole() throws {
+  @Test func killDuringADocumentSaveLeavesOldOrNewWhole() async throws {
     let url = folder.file("Killed.textbundle")
     let files = 30
     let size = 16 * 1024
@@ -262,8 +262,8 @@ final class TextBundleDocumentTests {
     let holds: [(SystemStep, Int)] = [(.write, 1), (.write, files / 2), (.write, files + 1), (.rename, 1)]
     for (step, occurrence) in holds {
       let helper = try TestHelper.start(["save-bundle-document", url.path, "\(files)", "\(size)", step.rawValue, "\(occurrence)"])
-      #expect(helper.waitForLineBlocking(startingWith: "holding") != nil, "the helper never reached \(step) #\(occurrence)")
-      helper.killAndWait()
+      #expect(await helper.waitForLine(startingWith: "holding") != nil, "the helper never reached \(step) #\(occurrence)")
+      await helper.killAndAwaitExit()
       let read = try TextBundle(url: url)
       let generation: UInt8 = read.text == "generation 1\n" ? 1 : 2
       #expect(read.text == "generation \(generation)\n", "killed at \(step) #\(occurrence)")

@@ -34,7 +34,7 @@ final class CrashSafetyTests {
     return Int(header.dropFirst(8))
   }
 
-  @Test func everyKillLeavesACompleteVersion() throws {
+  @Test func everyKillLeavesACompleteVersion() async throws {
     let saver = try Self.saver()
     let url = folder.file("doc.txt")
     try Data(Self.content(version: 0).utf8).write(to: url)
@@ -43,7 +43,7 @@ final class CrashSafetyTests {
     for round in 0..<200 {
       let process = try ChildProcess.start(saver, [url.path, String((round + 1) * 100_000)], discardingErrors: true)
       // Wait until it has opened the document, then let it save for a random while.
-      #expect(process.waitForLineBlocking(startingWith: "ready") == "ready", "round \(round)")
+      #expect(await process.waitForLine(startingWith: "ready") == "ready", "round \(round)")
       // Every other round first waits until this process's first save is on disk (its
       // versions start above `start`): on a loaded machine a random 0-40 ms after "ready"
       // often ended before any save, so the kills landed on few versions (17 of 200 seen
@@ -51,10 +51,10 @@ final class CrashSafetyTests {
       if round % 2 == 1 {
         let start = (round + 1) * 100_000
         let deadline = ContinuousClock.now + .seconds(60)
-        while (Self.version(in: url) ?? 0) <= start, process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+        while (Self.version(in: url) ?? 0) <= start, process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
       }
-      usleep(UInt32.random(in: 0...40_000, using: &generator))
-      process.killAndWait()
+      try await Task.sleep(for: .microseconds(Int.random(in: 0...40_000, using: &generator)))
+      await process.killAndAwaitExit()
       #expect(process.endedBySignal == true, "round \(round): the saver stopped by itself")
 
       let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
@@ -76,7 +76,7 @@ final class CrashSafetyTests {
   /// The same with a version store: each save hands the file it replaces to the store. After
   /// every kill the file is one complete version, and so is every version the store lists
   /// (its bytes are a whole `content(version:)` and their SHA-256 is the name they are kept under).
-  @Test func everyKillWithVersionsLeavesACompleteFileAndCompleteVersions() throws {
+  @Test func everyKillWithVersionsLeavesACompleteFileAndCompleteVersions() async throws {
     let saver = try Self.saver()
     let url = folder.file("kept.txt")
     try Data(Self.content(version: 0).utf8).write(to: url)
@@ -85,13 +85,13 @@ final class CrashSafetyTests {
     for round in 0..<60 {
       let start = (round + 1) * 100_000
       let process = try ChildProcess.start(saver, [url.path, String(start), store.root.path], discardingErrors: true)
-      #expect(process.waitForLineBlocking(startingWith: "ready") == "ready", "round \(round)")
+      #expect(await process.waitForLine(startingWith: "ready") == "ready", "round \(round)")
       if round % 2 == 1 {
         let deadline = ContinuousClock.now + .seconds(60)
-        while (Self.version(in: url) ?? 0) <= start, process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+        while (Self.version(in: url) ?? 0) <= start, process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
       }
-      usleep(UInt32.random(in: 0...40_000, using: &generator))
-      process.killAndWait()
+      try await Task.sleep(for: .microseconds(Int.random(in: 0...40_000, using: &generator)))
+      await process.killAndAwaitExit()
       let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
       let found = Int(text.prefix { $0 != "\n" }.dropFirst(8)) ?? -1
       #expect(text == Self.content(version: found), "round \(round): the file is torn")
@@ -114,7 +114,7 @@ final class CrashSafetyTests {
     let recovery = folder.file("state/quire/recovery")
     let process = try ChildProcess.start(saver, ["--autosave", url.path, recovery.path, "typed before the crash\n"])
     #expect(await process.waitForLine(startingWith: "autosaved") == "autosaved")
-    process.killAndWait()
+    await process.killAndAwaitExit()
 
     #expect(bytes(url) == Array("saved\n".utf8))  // autosave never touched the user's file
     let document = PlainTextDocument(fileURL: url)

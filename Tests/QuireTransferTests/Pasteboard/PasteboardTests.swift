@@ -38,10 +38,7 @@ final class PasteboardTests: PasteboardFolderFixture {
   /// The folder's entries once finished loads' reading folders are gone: a load hands the
   /// reader a hard link in a `read-…` folder, removed just after the reader has the file.
   func settledEntries(_ name: String = "general") async throws -> [String] {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while try entries(name).contains(where: { $0.hasPrefix("read-") }), ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    _ = try await eventually { try !entries(name).contains { $0.hasPrefix("read-") } }
     return try entries(name)
   }
 
