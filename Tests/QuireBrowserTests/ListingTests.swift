@@ -6,10 +6,7 @@ import SystemPackage
 import Testing
 
 @Suite("Listing")
-final class ListingTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class ListingTests: FolderSuite {
 
   func browser(_ types: [UTType] = DocumentBrowser.defaultContentTypes) -> DocumentBrowser {
     DocumentBrowser(configuration: .init(locations: [folder.url], allowedContentTypes: types, environment: testEnvironment(folder)))

@@ -136,10 +136,8 @@ final class ThumbnailCommandTests {
 }
 
 @Suite("quire demo")
-final class DemoCommandTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-demo") }
-  deinit { folder.remove() }
+final class DemoCommandTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-demo") }
 
   @Test func toursAFolderAndWritesPrivatePreviewsAndThumbnails() async throws {
     let input = folder.file("in")

@@ -170,10 +170,8 @@ struct POSIXRegexTests {
 }
 
 @Suite("Text files")
-final class TextFileTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-textfile") }
-  deinit { folder.remove() }
+final class TextFileTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-textfile") }
 
   @Test func atomicWriteKeepsModeAndLeavesNoTemporaryFile() throws {
     let url = try folder.write("old\n", to: "f.txt")
@@ -260,10 +258,8 @@ final class CompletionTests {
 }
 
 @Suite("Command history file")
-final class HistoryFileTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-history") }
-  deinit { folder.remove() }
+final class HistoryFileTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-history") }
 
   @Test func ownerOnlyAndNeverThroughALink() throws {
     let devNull = open("/dev/null", O_RDWR)

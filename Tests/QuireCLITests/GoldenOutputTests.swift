@@ -12,10 +12,8 @@ import Testing
 /// test fails once; `SNAPSHOT_TESTING_RECORD=all swift test --filter GoldenOutputTests` rewrites
 /// them all after an intended change (review the diff).
 @Suite("Golden output of quire's commands")
-final class GoldenOutputTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-golden") }
-  deinit { folder.remove() }
+final class GoldenOutputTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-golden") }
 
   /// Runs `quire ARGUMENTS` in the test folder and returns its status, output and errors as one
   /// text, normalised.

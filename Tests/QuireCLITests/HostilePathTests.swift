@@ -699,10 +699,7 @@ final class UnreadableFolderTests {
 
 /// What fuzz-ed found (docs/fuzzing.md), kept as tests.
 @Suite("Fuzzing regressions: ed")
-final class FuzzedEdRegressionTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class FuzzedEdRegressionTests: FolderSuite {
 
   /// `s/x*/Y/N` with an empty match that is not the Nth looped forever on the same empty match.
   /// The limit only stops a hang: a whole `scripts/test` on a loaded machine (load 17 on 2 cores)

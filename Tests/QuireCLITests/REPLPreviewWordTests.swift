@@ -7,10 +7,8 @@ import Testing
 
 @MainActor
 @Suite("REPL thumbnail and preview words")
-final class REPLPreviewWordTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-repl-preview") }
-  deinit { folder.remove() }
+final class REPLPreviewWordTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-repl-preview") }
 
   func makePDF() throws -> URL {
     let url = folder.file("two-pages.pdf")

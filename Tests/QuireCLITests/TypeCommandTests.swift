@@ -7,10 +7,7 @@ import Testing
 @testable import QuireCLI
 
 @Suite("quire type and quire types")
-final class TypeCommandTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class TypeCommandTests: FolderSuite {
 
   // Golden files hold the whole output of `type --json`, `type --extension`, `types` and the
   // usage errors (GoldenOutputTests); these check the lines that matter here.

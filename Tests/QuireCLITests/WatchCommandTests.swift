@@ -5,10 +5,7 @@ import Testing
 @testable import QuireCLI
 
 @Suite("quire watch")
-final class WatchCommandTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class WatchCommandTests: FolderSuite {
 
   @Test func aMissingPathFailsWithOne() async throws {
     let result = try await ProcessRunner.runQuire(["watch", "--runtime-folder", folder.url.path, folder.file("absent.md").path], in: folder.url)

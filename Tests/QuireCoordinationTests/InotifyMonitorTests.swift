@@ -5,10 +5,7 @@ import QuireTypes
 import Testing
 
 @Suite("inotify: file changes as an async sequence")
-final class InotifyMonitorTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class InotifyMonitorTests: FolderSuite {
 
   /// The first event from `stream` matching `kind`, or nil after `seconds`.
   func firstEvent(

@@ -5,10 +5,7 @@ import QuireTypes
 import Testing
 
 @Suite("poppler-glib and cairo: PDF open, measure, render")
-final class PDFTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class PDFTests: FolderSuite {
 
   /// A three-page PDF made by cairo's PDF surface: page 1 is black text on white.
   func makePDF() throws -> URL {

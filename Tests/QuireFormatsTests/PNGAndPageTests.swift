@@ -56,10 +56,7 @@ struct PNGEncodingTests {
 }
 
 @Suite("PDF pages: exact sizes, rotation, crop box, metadata, outline")
-final class PDFPageTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class PDFPageTests: FolderSuite {
 
   func write(_ data: Data, _ name: String) throws -> URL {
     let url = folder.file(name)

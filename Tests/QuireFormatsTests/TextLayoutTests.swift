@@ -5,10 +5,7 @@ import QuireTypes
 import Testing
 
 @Suite("pango: text laid out into PNGs")
-final class TextLayoutTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class TextLayoutTests: FolderSuite {
 
   /// How many pixels in the bitmap are darker than mid-grey.
   func inkedPixels(_ bitmap: Bitmap) -> Int {

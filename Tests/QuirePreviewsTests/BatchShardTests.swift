@@ -5,10 +5,7 @@ import QuireTypes
 import Testing
 
 @Suite("Batch shards")
-final class BatchShardTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class BatchShardTests: FolderSuite {
 
   typealias Shard = ThumbnailBatch.Shard
 

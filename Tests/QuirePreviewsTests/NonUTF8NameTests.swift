@@ -8,10 +8,7 @@ import Testing
 
 /// Files whose names are not UTF-8 (no `URL` holds them): previewed and drawn by their bytes.
 @Suite("Previews and thumbnails of names that are not UTF-8")
-final class NonUTF8NamePreviewTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class NonUTF8NamePreviewTests: FolderSuite {
 
   /// Makes `non\xFF<suffix>` holding `text`; returns its path.
   func make(_ text: String, suffix: String) throws -> FilePath {

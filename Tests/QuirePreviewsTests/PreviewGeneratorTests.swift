@@ -6,10 +6,7 @@ import QuireTypes
 import Testing
 
 @Suite("Previews: Markdown, text and PDF")
-final class PreviewGeneratorTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class PreviewGeneratorTests: FolderSuite {
 
   /// Hostile Markdown: every way we know to get script, handlers or dangerous URLs through.
   static let hostile = [

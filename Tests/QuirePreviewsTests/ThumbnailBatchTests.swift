@@ -12,10 +12,7 @@ func builtQuire() throws -> URL {
 }
 
 @Suite("Batch with worker processes")
-final class ThumbnailBatchTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class ThumbnailBatchTests: FolderSuite {
 
   func run(_ paths: [URL], options: ThumbnailBatch.Options) -> ([ThumbnailBatch.Result], ThumbnailBatch.Summary) {
     var results: [ThumbnailBatch.Result] = []

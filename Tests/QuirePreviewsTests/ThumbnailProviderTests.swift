@@ -298,10 +298,7 @@ final class ThumbnailDrawingTests {
 }
 
 @Suite("Encrypted PDFs")
-final class EncryptedPDFTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class EncryptedPDFTests: FolderSuite {
 
   /// Encrypts a one-page PDF with the qpdf tool (scripts/setup installs it).
   func encrypt(user: String) throws -> URL {

@@ -6,10 +6,8 @@ import SystemPackage
 import Testing
 
 @Suite("AtomicFile: the one atomic writer")
-final class AtomicFileTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-system") }
-  deinit { folder.remove() }
+final class AtomicFileTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-system") }
 
   func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() }
 
@@ -63,10 +61,8 @@ final class AtomicFileTests {
 }
 
 @Suite("FaultPlan: the one fault-injection hook")
-final class FaultPlanTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-system") }
-  deinit { folder.remove() }
+final class FaultPlanTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-system") }
 
   @Test func failsTheNthMatchingCallOnlyAndRecordsTheSteps() throws {
     let file = try folder.write("x", to: "f")

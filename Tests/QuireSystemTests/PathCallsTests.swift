@@ -5,10 +5,8 @@ import SystemPackage
 import Testing
 
 @Suite("SystemCalls by path: attributes, links, temporary folders")
-final class PathCallsTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-system") }
-  deinit { folder.remove() }
+final class PathCallsTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-system") }
 
   @Test func aTemporaryFolderIsNewAndPrivate() throws {
     let first = try SystemCalls.makeTemporaryFolder(in: folder.url.path, prefix: "scratch-").get()
@@ -57,10 +55,8 @@ private let userAttributesWork: Bool = {
 }()
 
 @Suite("SystemCalls: extended attributes", .enabled(if: userAttributesWork, "the temporary folder's file system keeps no user extended attributes"))
-final class AttributeCallsTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-system") }
-  deinit { folder.remove() }
+final class AttributeCallsTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-system") }
 
   @Test func attributesRoundTrip() throws {
     let file = try folder.write("x", to: "file")

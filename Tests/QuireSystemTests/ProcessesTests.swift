@@ -4,10 +4,8 @@ import QuireTestSupport
 import Testing
 
 @Suite("SystemCalls.spawn: the one way children start, and how they are waited for")
-final class ProcessesTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-spawn") }
-  deinit { folder.remove() }
+final class ProcessesTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-spawn") }
 
   /// Starts `/bin/sh -c script` with its standard output into `output` (a file of the folder).
   private func shell(_ script: String, output: String = "out", ownProcessGroup: Bool = false) throws -> SpawnedProcess {

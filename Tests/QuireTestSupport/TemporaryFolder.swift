@@ -100,3 +100,31 @@ public func sharedCorpus(_ folder: String, filePath: String = #filePath) -> URL?
 
 /// Whether the tests run as root, where `chmod 000` does not stop reads.
 public var isRunningAsRoot: Bool { geteuid() == 0 }
+
+/// The base of a test suite that works in a temporary folder of its own: Swift Testing makes
+/// one instance of a suite per test, so each test gets a fresh folder, removed when the
+/// instance goes.
+open class FolderSuite {
+  /// This test's temporary folder.
+  public let folder: TemporaryFolder
+
+  /// Makes the folder.
+  /// - Parameter prefix: The start of the folder's name, which tells whose a leftover folder is.
+  public init(prefix: String = "quire-test") throws { folder = try TemporaryFolder(prefix: prefix) }
+
+  deinit { folder.remove() }
+}
+
+/// ``FolderSuite`` for a suite isolated to the main actor: a main-actor class that inherits
+/// from a nonisolated one is not sendable, and Swift Testing needs its suites to be.
+@MainActor
+open class MainActorFolderSuite {
+  /// This test's temporary folder.
+  public let folder: TemporaryFolder
+
+  /// Makes the folder.
+  /// - Parameter prefix: The start of the folder's name, which tells whose a leftover folder is.
+  public init(prefix: String = "quire-test") throws { folder = try TemporaryFolder(prefix: prefix) }
+
+  deinit { folder.remove() }
+}

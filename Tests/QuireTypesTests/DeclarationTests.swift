@@ -4,10 +4,7 @@ import QuireTypes
 import Testing
 
 @Suite("Type declarations")
-final class DeclarationTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class DeclarationTests: FolderSuite {
 
   /// A registry with the core types and no shared-mime-info, so tests do not depend on the
   /// machine's database.

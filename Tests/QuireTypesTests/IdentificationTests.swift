@@ -10,10 +10,7 @@ import Testing
 let hasSystemMIMEDatabase = FileManager.default.fileExists(atPath: "/usr/share/mime/magic")
 
 @Suite("File identification")
-final class IdentificationTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class IdentificationTests: FolderSuite {
 
   var registry: TypeRegistry { .shared }
 

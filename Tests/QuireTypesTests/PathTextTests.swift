@@ -8,10 +8,7 @@ import Testing
 /// Names that are not UTF-8 (Linux names are bytes): carried in a String without loss, shown
 /// escaped, and opened by their bytes.
 @Suite("File names as bytes")
-final class PathTextTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class PathTextTests: FolderSuite {
 
   static func path(_ bytes: [UInt8]) -> FilePath {
     (bytes + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }

@@ -38,10 +38,7 @@ struct XDGBaseDirectoryTests {
 }
 
 @Suite("Private folders")
-final class PrivateFolderTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class PrivateFolderTests: FolderSuite {
 
   func mode(_ url: URL) -> UInt32? {
     var info = stat()

@@ -4,10 +4,7 @@ import QuireTypes
 import Testing
 
 @Suite("shared-mime-info import")
-final class SharedMIMETests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class SharedMIMETests: FolderSuite {
 
   /// A private XDG data folder with a tiny shared-mime-info database.
   func makeDatabase() throws -> TypeRegistry {

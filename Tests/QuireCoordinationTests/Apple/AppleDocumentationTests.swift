@@ -25,10 +25,8 @@ final class NotesPresenter: NSObject, NSFilePresenter, @unchecked Sendable {
 }
 
 @Suite("Apple's documentation: NSFileCoordinator and NSFilePresenter")
-final class AppleCoordinationTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-apple-coordination") }
-  deinit { folder.remove() }
+final class AppleCoordinationTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-apple-coordination") }
 
   @Test func coordinatedWriteAndReadWithAnErrorPointer() async throws {
     let url = try folder.write("old\n", to: "notes.txt")

@@ -70,10 +70,8 @@ final class TemplateDocument: NSDocument {
 
 @Suite("Apple's documentation: UIDocument, NSFileVersion, PDFKit, UndoManager")
 @MainActor
-final class AppleDocumentationTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-apple-docs") }
-  deinit { folder.remove() }
+final class AppleDocumentationTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-apple-docs") }
 
   /// Turns a completion-handler call into a value.
   private func result(_ start: (@escaping @MainActor (Bool) -> Void) -> Void) async -> Bool {

@@ -57,10 +57,8 @@ final class PostedNotifications: @unchecked Sendable {  // touched on the main a
 
 @Suite("PDFKit's asynchronous find, as Apple documents it")
 @MainActor
-final class PDFKitFindTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-pdfkit-find") }
-  deinit { folder.remove() }
+final class PDFKitFindTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-pdfkit-find") }
 
   /// A PDF whose pages hold `texts`.
   private func pdf(_ name: String, _ texts: [String]) throws -> PDFDocument {

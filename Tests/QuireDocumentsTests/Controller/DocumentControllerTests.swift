@@ -9,10 +9,7 @@ final class LogDocument: PlainTextDocument {}
 
 @Suite("Document controller")
 @MainActor
-final class DocumentControllerTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class DocumentControllerTests: MainActorFolderSuite {
 
   func makeController(registry: TypeRegistry = .shared) -> DocumentController {
     let controller = DocumentController(

@@ -7,10 +7,7 @@ import Testing
 /// The README's library example, run against a temporary folder.
 @Suite("README example")
 @MainActor
-final class ReadmeExampleTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class ReadmeExampleTests: MainActorFolderSuite {
 
   @Test func theExampleWorks() async throws {
     let controller = DocumentController(

@@ -6,10 +6,7 @@ import Testing
 
 @Suite("Autosave and recovery")
 @MainActor
-final class AutosaveTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class AutosaveTests: MainActorFolderSuite {
 
   var store: RecoveryStore { RecoveryStore(folder: folder.file("state/quire/recovery")) }
 

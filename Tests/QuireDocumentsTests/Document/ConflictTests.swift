@@ -8,10 +8,7 @@ import Testing
 /// each resolution does what it says.
 @Suite("Changes on disk")
 @MainActor
-final class ConflictTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class ConflictTests: MainActorFolderSuite {
 
   /// Another program replaces the file (write beside, rename over), as editors do.
   func writeExternally(_ text: String, to url: URL) throws {

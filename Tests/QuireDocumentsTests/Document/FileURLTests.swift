@@ -8,10 +8,7 @@ import Testing
 /// writing either; its next save writes there.
 @Suite("Changing a document's file")
 @MainActor
-final class FileURLTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class FileURLTests: MainActorFolderSuite {
 
   @Test func theNextSaveWritesTheNewFileAndLeavesTheOldOne() async throws {
     let document = try await openTextDocument("old\n", in: folder)

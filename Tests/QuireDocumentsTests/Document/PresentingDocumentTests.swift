@@ -17,10 +17,8 @@ final class CountingDocument: PlainTextDocument {
 /// An open `Document` presents its file as UIDocument does: no wiring by the caller.
 @Suite("Documents present their files")
 @MainActor
-final class PresentingDocumentTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-presenting-document") }
-  deinit { folder.remove() }
+final class PresentingDocumentTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-presenting-document") }
 
   @Test func openingRegistersThePresenterAndClosingRemovesIt() async throws {
     let url = try folder.write("text\n", to: "a.txt")

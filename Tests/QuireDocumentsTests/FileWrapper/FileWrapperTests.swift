@@ -7,10 +7,8 @@ import SystemPackage
 import Testing
 
 @Suite("FileWrapper")
-final class FileWrapperTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-filewrapper") }
-  deinit { folder.remove() }
+final class FileWrapperTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-filewrapper") }
 
   /// A small package: text, an assets folder with two files, a symbolic link.
   func makePackage(text: String = "# Hello\n") -> FileWrapper {

@@ -5,10 +5,8 @@ import QuireTypes
 import Testing
 
 @Suite("TextBundle")
-final class TextBundleTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-textbundle") }
-  deinit { folder.remove() }
+final class TextBundleTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-textbundle") }
 
   let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
 

@@ -8,10 +8,8 @@ import Testing
 /// `TextPackArchive`, the zip inside a `.textpack`: round trips, and hostile or broken
 /// archives (made with Python's zipfile, as other tools would) refused with a clear error.
 @Suite("TextPackArchive")
-final class TextPackArchiveTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-textpack") }
-  deinit { folder.remove() }
+final class TextPackArchiveTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-textpack") }
 
   /// Writes a zip at `name` holding `entries` (name → text), stored uncompressed; `symlinks`
   /// are entries marked as symbolic links.

@@ -5,10 +5,7 @@ import Testing
 
 @Suite("Markdown document")
 @MainActor
-final class MarkdownDocumentTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class MarkdownDocumentTests: MainActorFolderSuite {
 
   @Test func outlinesHeadingsAndCountsWordsWithoutMarkup() async throws {
     let url = try folder.write("# Title\n\nSome *emphasised* words, don't split.\n\n## 日本語\n\n- one\n- two-part\n", to: "a.md")

@@ -7,10 +7,8 @@ import QuireTypes
 import Testing
 
 @Suite("PDFDocument")
-final class PDFDocumentTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-pdfdocument") }
-  deinit { folder.remove() }
+final class PDFDocumentTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-pdfdocument") }
 
   /// A PDF of `count` pages whose text is "PAGEn marker", with an outline entry per page.
   func makePDF(_ name: String = "five.pdf", pages count: Int = 5, word: String = "PAGE") throws -> URL {

@@ -9,10 +9,8 @@ import Testing
 /// temporary folder.
 @Suite("README packages example")
 @MainActor
-final class PackagesReadmeExampleTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-readme-packages") }
-  deinit { folder.remove() }
+final class PackagesReadmeExampleTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-readme-packages") }
 
   @Test func theExampleWorks() async throws {
     let bundleURL = folder.file("Trip.textbundle")

@@ -8,10 +8,8 @@ import Testing
 
 @Suite("TextBundle documents")
 @MainActor
-final class TextBundleDocumentTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-bundledoc") }
-  deinit { folder.remove() }
+final class TextBundleDocumentTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-bundledoc") }
 
   let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 7, 7, 7])
 

@@ -6,10 +6,7 @@ import Testing
 
 /// `FileSaver.appendOutput`: ed's `W`, a shell's `>>`, by the output-path rule.
 @Suite("Appending output")
-final class AppendOutputTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class AppendOutputTests: FolderSuite {
 
   @Test func appendsToAFileAndCreatesAMissingOne() throws {
     let file = try folder.write("one\n", to: "log.txt")

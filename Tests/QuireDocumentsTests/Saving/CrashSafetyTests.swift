@@ -7,10 +7,7 @@ import Testing
 /// Acceptance 1: a process saving in a loop is SIGKILLed at random moments, 200 times; the
 /// file always holds one complete version.
 @Suite("Crash safety")
-final class CrashSafetyTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class CrashSafetyTests: FolderSuite {
 
   /// The same content as `quire-test-saver` writes (Tests/QuireTestSaver/main.swift).
   static func content(version n: Int) -> String {

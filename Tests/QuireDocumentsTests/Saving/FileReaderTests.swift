@@ -8,10 +8,8 @@ import Testing
 /// `FileReader`, which every open goes through: the bytes and their fingerprint, and a clear
 /// error naming the file for everything that is not a readable regular file, with no hang.
 @Suite("FileReader")
-final class FileReaderTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-file-reader") }
-  deinit { folder.remove() }
+final class FileReaderTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-file-reader") }
 
   func expectError(_ code: QuireError.Code, reading url: URL, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(sourceLocation: sourceLocation) {

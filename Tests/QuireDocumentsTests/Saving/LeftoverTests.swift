@@ -6,10 +6,8 @@ import Testing
 /// What saves killed mid-way leave beside a document (hidden `.NAME.quire-…` items) is
 /// removed by a later save once it has gone unmodified for an hour; nothing else is touched.
 @Suite("Leftovers of interrupted saves")
-final class LeftoverTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-leftovers") }
-  deinit { folder.remove() }
+final class LeftoverTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-leftovers") }
 
   private func names() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: folder.url.path)) }
 

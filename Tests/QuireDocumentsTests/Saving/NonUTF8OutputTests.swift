@@ -12,10 +12,7 @@ import Testing
 /// Output paths whose names are not UTF-8 (finding 4 of issue 16): the output rule and the
 /// safe save write the very bytes named, never a lossy `non\u{FFFD}utf` name.
 @Suite("Output paths that are not UTF-8")
-final class NonUTF8OutputTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class NonUTF8OutputTests: FolderSuite {
 
   /// `name` in the test's folder, `?` standing for the byte 0xFF.
   func path(_ name: String) -> FilePath {
@@ -122,10 +119,7 @@ final class NonUTF8OutputTests {
 /// the presenter it registers reach that very file.
 @Suite("Documents of names that are not UTF-8")
 @MainActor
-final class NonUTF8DocumentTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class NonUTF8DocumentTests: MainActorFolderSuite {
 
   @Test func aDocumentOpensAndSavesTheVeryFileNamed() async throws {
     let bytes = try folder.write("old\n", toNameBytes: Array("non".utf8) + [0xFF] + Array("utf.txt".utf8))

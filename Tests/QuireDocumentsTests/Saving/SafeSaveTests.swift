@@ -8,10 +8,7 @@ import Testing
 
 @Suite("Safe save")
 @MainActor
-final class SafeSaveTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class SafeSaveTests: MainActorFolderSuite {
 
   @Test func replacingKeepsModeAndLeavesNoTemporaryFiles() async throws {
     let document = try await openTextDocument("old\n", in: folder)

@@ -6,10 +6,7 @@ import Testing
 
 @Suite("Plain-text document")
 @MainActor
-final class PlainTextDocumentTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class PlainTextDocumentTests: MainActorFolderSuite {
 
   @Test(arguments: [
     (TextEncoding.utf8, [UInt8]()),

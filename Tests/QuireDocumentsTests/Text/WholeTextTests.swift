@@ -16,10 +16,8 @@ import Testing
 /// and ``FileSaver/writeOutput(_:to:options:)-(TextStorage,_,_)``.
 @Suite("Whole texts without copies")
 @MainActor
-final class WholeTextTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-whole-text") }
-  deinit { folder.remove() }
+final class WholeTextTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-whole-text") }
 
   /// Numbered lines up to `size` bytes, with a NUL byte on line `nulLine` when given.
   func lines(upTo size: Int, nulLine: Int? = nil) -> [UInt8] {

@@ -7,10 +7,8 @@ import Testing
 
 @Suite("Document versions")
 @MainActor
-final class DocumentVersionTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-docversions") }
-  deinit { folder.remove() }
+final class DocumentVersionTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-docversions") }
 
   func controller() -> DocumentController {
     let controller = DocumentController(stateFolder: folder.file("state"))
@@ -155,10 +153,8 @@ final class DocumentVersionTests {
 
 @Suite("Document versions, bad input")
 @MainActor
-final class DocumentVersionBadInputTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-docversions-bad") }
-  deinit { folder.remove() }
+final class DocumentVersionBadInputTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-docversions-bad") }
 
   @Test func aFolderIsRefusedByATextDocumentWithoutBeingRead() async throws {
     let url = folder.file("notes.txt")

@@ -13,10 +13,8 @@ import Testing
 /// file's, exactly, and the save itself never fails for it.
 @Suite("Versions: the replaced file kept by the save")
 @MainActor
-final class ReplacedVersionTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-replaced") }
-  deinit { folder.remove() }
+final class ReplacedVersionTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-replaced") }
 
   /// Bytes no text decoder would pass: NUL, an invalid UTF-8 sequence, no final newline.
   static let oldBytes = Data("first line\n".utf8) + Data([0x00, 0xFF, 0xFE, 0x0A]) + Data("unended".utf8)

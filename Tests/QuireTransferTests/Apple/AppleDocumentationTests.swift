@@ -6,10 +6,8 @@ import QuireTypes
 import Testing
 
 @Suite("Apple's documentation: NSItemProvider")
-final class AppleItemProviderTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-apple-transfer") }
-  deinit { folder.remove() }
+final class AppleItemProviderTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-apple-transfer") }
 
   @Test func loadingAnItemAsAppleShows() async throws {
     let provider = NSItemProvider(item: Data("hello".utf8), typeIdentifier: UTType.plainText.identifier)

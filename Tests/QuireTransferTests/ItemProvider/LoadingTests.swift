@@ -6,10 +6,7 @@ import QuireTypes
 import Testing
 
 @Suite("Item provider: loading, coercion, cancellation, timeouts")
-final class LoadingTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class LoadingTests: FolderSuite {
 
   // MARK: Data ↔ file
 

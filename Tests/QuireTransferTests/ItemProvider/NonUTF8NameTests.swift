@@ -7,10 +7,7 @@ import Testing
 
 /// A file whose name is not UTF-8 (no `URL` holds it) registered by its `FilePath`.
 @Suite("Item provider: files whose names are not UTF-8")
-final class NonUTF8FileRepresentationTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+final class NonUTF8FileRepresentationTests: FolderSuite {
 
   func make(_ text: String, name: [UInt8]) throws -> FilePath {
     let raw = try folder.write(text, toNameBytes: name)
