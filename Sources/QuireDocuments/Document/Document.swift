@@ -291,6 +291,20 @@ open class Document {
       .unsupportedType, "\(QuireError.name(fileURL)) cannot be merged: only text documents merge. Choose keep mine, take theirs or keep both.", url: fileURL)
   }
 
+  /// What an autosave writes to the document's recovery file (see ``recoveryStore``), which
+  /// is a single file: by default ``contents(forType:)``, and `nil` (no recovery file) for a
+  /// package type. A package document that can keep its unsaved edits in one file (a
+  /// TextBundle's text) overrides it and ``readRecoveryContents(_:ofType:)``.
+  open func recoveryContents(forType type: UTType) throws -> Data? {
+    isPackageType(type) ? nil : try contents(forType: type)
+  }
+
+  /// Loads what ``recoveryContents(forType:)`` wrote, when a recovered version is restored.
+  /// By default ``read(from:ofType:)-(Data,_)``.
+  open func readRecoveryContents(_ data: Data, ofType type: UTType) throws {
+    try read(from: data, ofType: type)
+  }
+
   /// The type assumed when neither the caller nor the file name says (a file without an
   /// extension). `nil` here: such a file cannot be opened; text documents say plain text.
   open var fallbackType: UTType? { nil }
@@ -392,6 +406,18 @@ open class Document {
     finishOpening(type: type, fingerprint: fingerprint)
   }
 
+  /// Opens the closed document as a new one, with the contents it was made with (empty), for
+  /// a file that does not exist yet: nothing is read, and the first ``save()`` creates the
+  /// file, or the package of a package type (a new TextBundle). As after ``open()``,
+  /// ``recoveredVersion`` is set when a crash left autosaved contents for the file behind.
+  ///
+  /// - Throws: ``QuireError`` when the document's type is not given and its file name does
+  ///   not tell it; the document stays closed.
+  public func openNew() throws {
+    guard documentState.contains(.closed) else { return }
+    finishOpening(type: try resolvedType(), fingerprint: nil)
+  }
+
   /// The document is at its file's state once the contents are loaded: no changes, no undo
   /// history, and the recovery file a crash left (if any) offered.
   private func finishOpening(type: UTType, fingerprint: FileFingerprint?) {
@@ -487,6 +513,46 @@ open class Document {
     recoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
     documentDidReadFromDisk()
+  }
+
+  /// Replaces the document's contents with its file's as one undoable change named
+  /// `actionName`: an editor's revert that the person can take back (undo puts the contents
+  /// back, as unsaved changes; redo reverts again). In conflict, the file's version is the
+  /// ``conflictVersion`` (the whole package, for a package), and the conflict is settled.
+  /// Afterwards the document matches its file: no unsaved changes, and the contents read
+  /// become the merge base of a text document.
+  ///
+  /// - Parameter actionName: The undo step's name ("Revert").
+  /// - Throws: ``QuireError`` when the document is not editable or its file cannot be read
+  ///   as its type; nothing changes then.
+  public func revertUndoably(named actionName: String = "Revert") async throws {
+    try checkEditable()
+    let fingerprint: FileFingerprint
+    let contents: StoredContents
+    if let theirs = conflictVersion, let theirContents = conflictContents {
+      (fingerprint, contents) = (theirs.fingerprint, theirContents)
+    } else {
+      (fingerprint, contents) = try await readFile()
+    }
+    let type = try resolvedType()
+    try loadUndoably(named: actionName) { try load(contents, type: type) }
+    fileFingerprint = fingerprint
+    conflictVersion = nil
+    conflictContents = nil
+    ConflictBoard.shared.remove(for: self)
+    documentState.remove(.inConflict)
+    updateChangeCount(.cleared)
+    documentDidReadFromDisk()
+  }
+
+  /// Runs `load` (which replaces the document's contents) as one undoable change named
+  /// `actionName` whose undo puts the current contents back (``stateForUndoingRestore()``).
+  private func loadUndoably(named actionName: String, _ load: () throws -> Void) throws {
+    let before = try stateForUndoingRestore()
+    try load()
+    undoManager.groupUndo(named: actionName) {
+      undoManager.registerUndo(withTarget: self) { document in document.swapState(to: before) }
+    }
   }
 
   /// Writes the closed document's contents as a new file (or package) at `url`, which becomes
@@ -811,9 +877,8 @@ open class Document {
       return
     }
     let type = try fileType ?? resolvedType()
-    // Recovery files are single files; a package is autosaved only in place.
-    guard !isPackageType(type) else { return }
-    let data = try contents(forType: type)
+    // Recovery files are single files: a package autosaves only what it says it can.
+    guard let data = try recoveryContents(forType: type) else { return }
     let countAtSnapshot = changeCount
     let documentURL = fileURL
     let typeName = fileType?.identifier
@@ -832,9 +897,25 @@ open class Document {
     do { data = try Data(contentsOf: recoveredVersion.url) } catch {
       throw QuireError(.fileMissing, "Cannot read the recovered version of \(QuireError.name(fileURL)).", url: recoveredVersion.url)
     }
-    try load(.file(data), type: try resolvedType())
+    try readRecoveryContents(data, ofType: try resolvedType())
     undoManager.removeAllActions()
     updateChangeCount(.done)
+    self.recoveredVersion = nil
+  }
+
+  /// Loads the ``recoveredVersion`` into the document as one undoable change named
+  /// `actionName` (undo puts back what the document held): what an editor that keeps its
+  /// history offers instead of ``restoreRecoveredVersion()``. The edits are the document's
+  /// from then on, unsaved, and its next autosave keeps them.
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable or the recovery file cannot
+  ///   be read as the document's type; nothing changes.
+  public func restoreRecoveredVersion(asChangeNamed actionName: String) throws {
+    guard let recoveredVersion else { return }
+    try checkEditable()
+    let data = try recoveredVersion.contents()
+    let type = try resolvedType()
+    try loadUndoably(named: actionName) { try readRecoveryContents(data, ofType: type) }
     self.recoveredVersion = nil
   }
 
@@ -1052,11 +1133,7 @@ open class Document {
     try checkEditable()
     let contents = try requireVersionStore().storedContents(of: version)
     let type = try resolvedType()
-    let before = try stateForUndoingRestore()
-    try load(contents, type: type)
-    undoManager.groupUndo(named: "Restore Version") {
-      undoManager.registerUndo(withTarget: self) { document in document.swapState(to: before) }
-    }
+    try loadUndoably(named: "Restore Version") { try load(contents, type: type) }
   }
 
   /// Puts `state` back and registers the way back to the current state (undo and redo of a
