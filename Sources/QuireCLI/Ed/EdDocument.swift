@@ -41,10 +41,9 @@ final class EdDocument {
   /// current line, not the document's: nothing saves, autosaves or recovers them, and
   /// another view of the same document would have its own.
   var marks: [UInt8: Int] = [:]
-  /// The disk version a change announcement has already named (the document's
-  /// ``Document/conflictVersion``'s fingerprint, or its last known one for a deletion): the
-  /// notices the session has shown, not document state.
-  var announcedDiskChange: FileFingerprint?
+  /// The session's subscription to the document's file events (``Document/addFileObserver(_:)``):
+  /// how the REPL hears that the document reloaded, went in conflict or followed a move.
+  var fileObservation: ObservationToken?
 
   init(buffer: any LineBuffer, fileURL: URL?, form: Form = .textFile) {
     self.buffer = buffer

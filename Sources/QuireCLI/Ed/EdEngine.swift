@@ -388,7 +388,6 @@ final class EdEngine {
       document.fileURL = url
       try document.buffer.reset(contents: contents.data, fingerprint: contents.fingerprint)
       cutBuffer = []
-      document.announcedDiskChange = nil
       document.marks = [:]
       document.currentLine = lastLine
       if printsByteCounts { output("\(contents.byteCount)") }
@@ -1646,7 +1645,7 @@ final class EdEngine {
     EdError(
       "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
         + (document.pdf == nil
-          ? "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere"
+          ? "'revert' loads the disk version (your edits stay undoable), \(document.textBundle == nil ? "'merge' combines both, " : "")'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere"
           : "'revert' loads the disk version (your page changes are dropped), 'keep' then 'w' replaces it, 'w OTHER.pdf' saves yours elsewhere"))
   }
 }

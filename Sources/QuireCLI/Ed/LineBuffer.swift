@@ -150,8 +150,9 @@ final class DocumentLineBuffer: LineBuffer {
   }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
-  /// byte for byte, with ed's missing final newline appended. The session saves, autosaves and
-  /// watches the file itself, so the document does neither.
+  /// byte for byte, with ed's missing final newline appended. `prepare` gives the document the
+  /// session's file access and versions before it opens (and, for a file that exists, starts
+  /// presenting it: ``Document/open(contents:fingerprint:)``).
   ///
   /// With `autosave` (and a file), the document autosaves its unsaved edits to recovery files
   /// and offers one a crash left (``Document/recoveredVersion``).
@@ -159,10 +160,12 @@ final class DocumentLineBuffer: LineBuffer {
   /// With `requiresText` (quire's own mode, not a drop-in ed) every read of the document
   /// refuses bytes that are not UTF-8 text (``PlainTextDocument/requiresUTF8Text``).
   convenience init(
-    contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, requiresText: Bool = false, autosave: AutosaveSettings? = nil
+    contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, requiresText: Bool = false, autosave: AutosaveSettings? = nil,
+    prepare: (Document) -> Void = { _ in }
   ) throws(EdError) {
     let document = DocumentLineBuffer.makeDocument(for: url)
     document.requiresUTF8Text = requiresText
+    prepare(document)
     if let autosave, url != nil {
       document.recoveryStore = autosave.store
       document.autosavePolicy = autosave.policy
@@ -184,7 +187,7 @@ final class DocumentLineBuffer: LineBuffer {
   /// appended, as a text file's lines are.
   static func opening(
     _ url: URL, ofType type: UTType, isNew: Bool = false, requiresText: Bool = false, autosave: AutosaveSettings?,
-    prepare: (PlainTextDocument) -> Void
+    prepare: (Document) -> Void
   ) async throws(EdError) -> DocumentLineBuffer {
     let document = makeDocument(for: url, ofType: type)
     document.requiresUTF8Text = requiresText
@@ -239,7 +242,6 @@ final class DocumentLineBuffer: LineBuffer {
     document.appendsMissingFinalNewline = true
     document.autosavePolicy = nil
     document.recoveryStore = nil
-    document.registersAsFilePresenter = false
     return document
   }
 

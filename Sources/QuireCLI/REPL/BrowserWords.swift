@@ -120,7 +120,7 @@ struct SearchWord: SessionCommand {
   @Argument(help: "What to look for.") var words: [String] = []
   @MainActor func run(in session: REPLSession) async throws {
     if let open {
-      let hits = session.presenting.lastSearchHits
+      let hits = session.lastSearchHits
       guard hits.indices.contains(open - 1) else { throw EdError("there is no hit \(open); search first") }
       let hit = hits[open - 1]
       try await session.open(hit.url.path)
@@ -136,7 +136,7 @@ struct SearchWord: SessionCommand {
       try browser.updateSearchIndex()
       return try browser.search(words.joined(separator: " "))
     }
-    session.presenting.lastSearchHits = hits
+    session.lastSearchHits = hits
     if hits.isEmpty { session.print("no documents match") }
     for (index, hit) in hits.enumerated() {
       let place = hit.page.map { ":page \($0)" } ?? hit.line.map { ":\($0)" } ?? ""

@@ -37,7 +37,7 @@ extension EdDocument {
   /// - Throws: ``EdError`` naming the file: missing, unreadable, not text, not a TextBundle,
   ///   a damaged PDF.
   static func open(
-    _ url: URL, files: TextFileSystem, autosave: AutosaveSettings? = nil, prepare: (PlainTextDocument) -> Void = { _ in }
+    _ url: URL, files: TextFileSystem, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
   ) async throws(EdError) -> (EdDocument, TextFileContents?) {
     if let type = textBundleType(of: url) {
       let buffer = try await DocumentLineBuffer.opening(url, ofType: type, requiresText: !files.readsAnyBytes, autosave: autosave, prepare: prepare)
@@ -51,7 +51,7 @@ extension EdDocument {
       let pdf = documentClass.init(fileURL: url, fileType: .pdf)
       pdf.autosavePolicy = nil
       pdf.recoveryStore = nil
-      pdf.registersAsFilePresenter = false
+      prepare(pdf)
       do {
         let (fingerprint, contents) = try FileFingerprint.read(at: url)
         try pdf.open(contents: contents, fingerprint: fingerprint)
@@ -62,13 +62,13 @@ extension EdDocument {
     }
     let contents = try files.read(url)
     let buffer = try DocumentLineBuffer(
-      contents: contents.data, fingerprint: contents.fingerprint, url: url, requiresText: !files.readsAnyBytes, autosave: autosave)
+      contents: contents.data, fingerprint: contents.fingerprint, url: url, requiresText: !files.readsAnyBytes, autosave: autosave, prepare: prepare)
     return (EdDocument(buffer: buffer, fileURL: url), contents)
   }
 
   /// A document for `url`, which does not exist yet: created by the first `w`.
   static func new(
-    at url: URL?, files: TextFileSystem, autosave: AutosaveSettings? = nil, prepare: (PlainTextDocument) -> Void = { _ in }
+    at url: URL?, files: TextFileSystem, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
   ) async throws(EdError) -> EdDocument {
     guard let url else { return EdDocument(buffer: DocumentLineBuffer(), fileURL: nil) }
     if let type = textBundleType(of: url) {

@@ -57,17 +57,17 @@ final class REPLSession {
   private let engine: EdEngine
   /// The input line number of the command running now (script mode names it on failure).
   private(set) var lineNumber = 0
-  /// Whether a command is under way: it may await a save, and another program's request to
-  /// save waits for it to end (``REPLPresenting``).
-  private(set) var isRunningCommand = false
   /// Set when Ctrl-D with unsaved changes has warned once.
   private var warnedAtEndOfInput = false
   /// Set when the session ends at the end of its input rather than by `q` or `Q`.
   private var endedAtEndOfInput = false
   /// The first failing line in script mode.
   private(set) var firstFailure: (line: Int, message: String)?
-  /// Open documents as file presenters, and Recents (DocumentPresenting.swift).
-  let presenting = REPLPresenting()
+  /// The hits of the last `search`, for `search --open N`.
+  var lastSearchHits: [SearchHit] = []
+  /// What the documents reported of their files (changed on disk, moved), to print before
+  /// the next prompt (``announceDiskChanges()``).
+  private var fileNotices: [String] = []
   /// As ed: the exit status so far (1 after a failed command, 2 after input ended with
   /// unsaved changes; stays 0 with `-l`).
   private var edExitStatus: Int32 = 0
@@ -236,7 +236,6 @@ final class REPLSession {
     if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
     reader.completion = completion
     let line = await reader.nextLine(prompt: prompt)
-    presenting.applyMoves()
     guard let line else { return nil }
     lineNumber += 1
     return line
@@ -336,11 +335,7 @@ final class REPLSession {
   /// Runs one command line: a word command, or an ed command on the current document.
   func handle(_ line: String) async throws -> EdEngine.Outcome {
     engine.beginCommand()
-    isRunningCommand = true
-    defer {
-      engine.endCommand()
-      isRunningCommand = false
-    }
+    defer { engine.endCommand() }
     let words = Self.splitWords(line)
     // A word command, unless ed would read the line as a command of its own: in ed mode
     // "status" is s/a/us/ with t as the delimiter, and ed's meaning wins.
@@ -438,26 +433,37 @@ final class REPLSession {
     adopt(document)
     documents.append(document)
     currentIndex = documents.count - 1
-    presenting.opened(document, in: self)
+    // Recents are the desktop's (recently-used.xbel); a failure to note one is not the user's problem now.
+    try? RecentDocuments().add(url)
   }
 
   /// Gives a text document the session's way to its files: its saves are coordinated when
   /// the session coordinates (working for `presenter`, the REPL's presenter of the file, which
   /// is then not asked about them), and keep versions in the session's version store.
-  func adopt(_ document: EdDocument, presenter: (any FilePresenter)? = nil) {
+  /// The session also hears what the document reports of its file (``noteFileEvent(_:of:)``).
+  func adopt(_ document: EdDocument) {
     guard let text = document.libraryDocument else { return }
-    prepare(text, presenter: presenter)
+    prepare(text)
+    if document.fileObservation == nil {
+      document.fileObservation = text.addFileObserver { [weak self, weak document] event in
+        guard let self, let document else { return }
+        self.noteFileEvent(event, of: document)
+      }
+    }
   }
 
   /// Gives a document the session's file access (coordinated when the session coordinates,
-  /// working for `presenter`) and its version store, before it reads its file.
-  func prepare(_ document: Document, presenter: (any FilePresenter)? = nil) {
+  /// working for the document's own presenter, which then does not hear of its saves) and
+  /// its version store, before it reads its file.
+  func prepare(_ document: Document) {
     if let coordinator = configuration.coordinator {
-      document.fileAccess = FileCoordinator(filePresenter: presenter, location: coordinator.location)
+      document.fileAccess = FileCoordinator(filePresenter: document.filePresenter, location: coordinator.location)
     } else {
       document.fileAccess = UncoordinatedFileAccess()
     }
     document.versionStore = configuration.versionStore
+    // A browser's move or another program's coordinated read takes the text as shown here.
+    document.savesWhenOtherProcessesAsk = true
   }
 
   /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
@@ -560,9 +566,9 @@ final class REPLSession {
       warning: "'\(document.displayName)' has unsaved changes: 'close' again discards them, 'save' keeps them")
     guard let index = currentIndex else { return }
     documents.remove(at: index)
-    presenting.closed(document)
-    // Its edits were let go: the document's autosave and recovery file go with it.
-    try? await document.textDocument?.close(discardingChanges: true)
+    // Its edits were let go: the document's autosave, recovery file and presenter go with it.
+    document.fileObservation = nil
+    try? await document.libraryDocument?.close(discardingChanges: true)
     currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
     say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
   }
@@ -688,7 +694,6 @@ final class REPLSession {
     try await document.buffer.editDocument(named: "revert", cursor: document.currentLine) { text in try await text.revertUndoably(named: "revert") }
     document.buffer.markSaved()
     document.currentLine = document.buffer.lineCount
-    document.announcedDiskChange = nil
     document.marks = [:]
     return document.buffer.lineCount
   }
@@ -706,7 +711,6 @@ final class REPLSession {
     } catch {
       throw EdError("cannot read '\(document.displayName)' again: \(Self.message(for: error))")
     }
-    document.announcedDiskChange = nil
   }
 
   /// `merge`: combines the disk version with this one, three-way against the version last
@@ -749,7 +753,6 @@ final class REPLSession {
     }
     document.buffer.noteChangedOutside()
     document.currentLine = document.buffer.lineCount
-    document.announcedDiskChange = nil
     if outcome.mergeConflicts == 0 {
       say("merged the disk version of '\(document.displayName)' with yours (\(document.buffer.lineCount) lines); w saves the result, u undoes the merge")
     } else {
@@ -850,45 +853,52 @@ final class REPLSession {
       if !text.documentState.contains(.inConflict) { _ = try? await text.checkForChangesOnDisk() }
       if text.documentState.contains(.inConflict) { try await text.resolveConflict(.keepMine) }
     }
-    document.announcedDiskChange = nil
     say("keeping your version of '\(document.displayName)'; the next w replaces the disk version")
   }
 
-  /// Says, once per change, which open files changed on disk; clean ones reload. Each
-  /// document checks its file itself (``Document/checkForChangesOnDisk()``).
+  /// Has each open document check its file (clean ones reload, dirty ones go in conflict),
+  /// then prints what the documents reported meanwhile, once per change: found by these
+  /// checks, by their presenters (another program's coordinated write, a change seen by
+  /// inotify, a move) or by a command's own check.
   func announceDiskChanges() async {
     for document in documents {
-      guard document.fileURL != nil else { continue }
-      if let text = document.libraryDocument {
-        guard text.fileFingerprint != nil, let change = try? await text.checkForChangesOnDisk() else { continue }
-        switch change {
-        case .unchanged: continue
-        case .deleted:
-          guard document.announcedDiskChange == nil else { continue }
-          document.announcedDiskChange = text.fileFingerprint
-          output("! '\(document.displayName)' was deleted or moved on disk; w writes it again")
-        case .reloaded:
-          document.buffer.noteChangedOutside()
-          document.currentLine = min(document.currentLine, document.buffer.lineCount)
-          document.announcedDiskChange = nil
-          if let pdf = document.pdfDocument {
-            output("! '\(document.displayName)' changed on disk; reloaded it (\(pdf.pageCount) pages; there were no unsaved page changes here)")
-          } else {
-            output("! '\(document.displayName)' changed on disk; reloaded it (there were no unsaved changes here)")
-          }
-        case .conflict:
-          guard let theirs = text.conflictVersion?.fingerprint, document.announcedDiskChange.map({ !$0.hasSameContent(as: theirs) }) ?? true else { continue }
-          document.announcedDiskChange = theirs
-          if document.pdfDocument != nil {
-            output(
-              "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
-            )
-          } else {
-            output(
-              "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both"
-            )
-          }
-        }
+      guard document.fileURL != nil, let text = document.libraryDocument, text.fileFingerprint != nil else { continue }
+      _ = try? await text.checkForChangesOnDisk()
+    }
+    let notices = fileNotices
+    fileNotices = []
+    if configuration.isInteractive { for notice in notices { output(notice) } }
+  }
+
+  /// What a document reported of its file: the lines follow a reload (the current line stays
+  /// inside them), the name follows a move, and a notice waits for the next prompt.
+  private func noteFileEvent(_ event: Document.FileEvent, of document: EdDocument) {
+    let name = document.displayName
+    switch event {
+    case .moved(_, let url):
+      document.fileURL = url
+      fileNotices.append("'\(name)' was moved by another program: now '\(url.path)'")
+    case .changedOnDisk(.unchanged):
+      break
+    case .changedOnDisk(.deleted):
+      fileNotices.append("! '\(name)' was deleted or moved on disk; w writes it again")
+    case .changedOnDisk(.reloaded):
+      document.buffer.noteChangedOutside()
+      document.currentLine = min(document.currentLine, document.buffer.lineCount)
+      if let pdf = document.pdfDocument {
+        fileNotices.append("! '\(name)' changed on disk; reloaded it (\(pdf.pageCount) pages; there were no unsaved page changes here)")
+      } else {
+        fileNotices.append("! '\(name)' changed on disk; reloaded it (there were no unsaved changes here)")
+      }
+    case .changedOnDisk(.conflict):
+      if document.pdfDocument != nil {
+        fileNotices.append(
+          "! '\(name)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
+        )
+      } else {
+        fileNotices.append(
+          "! '\(name)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs)"
+            + (document.textBundle == nil ? ", 'merge' combines both" : ""))
       }
     }
   }

@@ -110,6 +110,11 @@ open class Document {
   /// When false (the default) autosave writes a recovery file and the user's file changes only
   /// on an explicit save.
   public var autosavesInPlace = false
+  /// Whether the document saves its unsaved changes to its file when another process's
+  /// coordinated read or move asks its presenter to (``savePresentedItemChanges()``), though
+  /// it does not autosave in place: an editor whose user expects a browser's move or copy to
+  /// take the text as shown (the `quire` REPL). Off by default, as in UIDocument.
+  public var savesWhenOtherProcessesAsk = false
   /// Where autosaves go when not in place; `nil` turns recovery off.
   public var recoveryStore: RecoveryStore? = .standard
   /// How the document reads and writes its file (the coordination seam): by default a
@@ -150,6 +155,9 @@ open class Document {
   private var conflictContents: StoredContents?
 
   private var stateObservers: [Int: @MainActor (State) -> Void] = [:]
+  private var fileObservers: [Int: @MainActor (FileEvent) -> Void] = [:]
+  /// Whether the last check found the file gone (a deletion is reported once).
+  private var reportedFileMissing = false
   private var nextObserver = 0
   private var undoObservation: ObservationToken?
   private var autosaveTask: Task<Void, Never>?
@@ -353,6 +361,22 @@ open class Document {
     return ObservationToken { [weak self] in self?.stateObservers[id] = nil }
   }
 
+  /// Calls `handler` each time someone else changes or moves the document's file (see
+  /// ``FileEvent``), after the document has acted on it (reloaded, gone in conflict, followed
+  /// the move), until the token is cancelled: how an editor says so to the person, whichever
+  /// way the document heard of it (its presenter, inotify, a check, a save).
+  @discardableResult
+  public func addFileObserver(_ handler: @escaping @MainActor (FileEvent) -> Void) -> ObservationToken {
+    let id = nextObserver
+    nextObserver += 1
+    fileObservers[id] = handler
+    return ObservationToken { [weak self] in self?.fileObservers[id] = nil }
+  }
+
+  private func notifyFile(_ event: FileEvent) {
+    for id in fileObservers.keys.sorted() { fileObservers[id]?(event) }
+  }
+
   private func notifyState() {
     let state = documentState
     for id in stateObservers.keys.sorted() { stateObservers[id]?(state) }
@@ -395,7 +419,8 @@ open class Document {
   /// `quire` REPL reads the file inside its own coordinated read with
   /// ``FileFingerprint/read(at:)``). With `fingerprint` `nil` the file does not exist yet: the
   /// document is new, and its first save creates the file. As after ``open()``,
-  /// ``recoveredVersion`` is set when a crash left autosaved contents behind.
+  /// ``recoveredVersion`` is set when a crash left autosaved contents behind, and a file that
+  /// exists is presented (``registersAsFilePresenter``).
   ///
   /// - Throws: ``QuireError`` naming the file when the contents are not what its type promises;
   ///   the document stays closed.
@@ -404,6 +429,7 @@ open class Document {
     let type = try resolvedType()
     try load(.file(contents), type: type)
     finishOpening(type: type, fingerprint: fingerprint)
+    if fingerprint != nil { startPresenting() }
   }
 
   /// Opens the closed document as a new one, with the contents it was made with (empty), for
@@ -756,6 +782,7 @@ open class Document {
     if !writesOwnFile && isPresenting { startPresenting() }
     fileType = saveType
     fileFingerprint = result.fingerprint
+    reportedFileMissing = false
     savedChangeCount = countAtSnapshot
     savedVersionUnreachable = false
     if changeCount == countAtSnapshot {
@@ -966,6 +993,7 @@ open class Document {
       current.hasSameContent(as: known)
     {
       fileFingerprint = current  // a touch or an identical rewrite: remember the new identity
+      reportedFileMissing = false
       return .unchanged
     }
     let fingerprint: FileFingerprint
@@ -974,8 +1002,13 @@ open class Document {
       (fingerprint, contents) = try await readFile()
     } catch let error as QuireError where error.code == .fileMissing {
       savedVersionUnreachable = true
+      if !reportedFileMissing {
+        reportedFileMissing = true
+        notifyFile(.changedOnDisk(.deleted))
+      }
       return .deleted
     }
+    reportedFileMissing = false
     if fingerprint.hasSameContent(as: known) {
       fileFingerprint = fingerprint  // a touch or an identical rewrite: remember the new identity
       return .unchanged
@@ -987,6 +1020,7 @@ open class Document {
       undoManager.removeAllActions()
       updateChangeCount(.cleared)
       documentDidReadFromDisk()
+      notifyFile(.changedOnDisk(.reloaded))
       return .reloaded
     }
     if case .file(let data) = contents {
@@ -997,6 +1031,7 @@ open class Document {
     conflictContents = contents
     documentState.insert(.inConflict)
     if let conflictVersion { ConflictBoard.shared.offer(conflictVersion, of: self) }
+    notifyFile(.changedOnDisk(.conflict))
     return .conflict
   }
 
@@ -1169,12 +1204,14 @@ open class Document {
     if let recoveryStore, hasUnautosavedChanges == false, recoveryStore.recoveredVersion(for: old) != nil {
       recoveryStore.remove(for: old)
     }
+    if old != fileURL { notifyFile(.moved(from: old, to: fileURL)) }
   }
 
-  /// Asks the document to save before another process reads its file
+  /// Asks the document to save before another process reads or moves its file
   /// (NSFilePresenter's `savePresentedItemChanges`). Saves only when it has unsaved changes
-  /// and autosaves in place; otherwise the other process sees the last saved version.
+  /// and autosaves in place or ``savesWhenOtherProcessesAsk``; otherwise the other process
+  /// sees the last saved version.
   open func savePresentedItemChanges() async throws {
-    if hasUnsavedChanges && autosavesInPlace { try await save() }
+    if hasUnsavedChanges && (autosavesInPlace || savesWhenOtherProcessesAsk) { try await save() }
   }
 }
