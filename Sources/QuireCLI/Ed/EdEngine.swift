@@ -68,12 +68,14 @@ final class EdEngine {
   private(set) var lastFailure: EdError?
   /// The last error's message, for `h`.
   var lastError: String? { lastFailure.map { edOptions == nil ? $0.message : $0.edMessage } }
-  /// The lines `y` (and `d`, `c`, `j`) copied, which `x` puts back.
+  /// The lines `y` (and `d`, `c`, `j`) copied, which `x` puts back: ed's cut buffer, a
+  /// clipboard of the editor (as in GNU ed, one for the session), not the document's text.
   private var cutBuffer: [[UInt8]] = []
   /// The last shell command, for `!!`.
   var lastShellCommand: String?
   /// The change token after a command that changed nothing: a `u` at that state has nothing
-  /// to undo (ed clears its undo record when such a command starts).
+  /// to undo (ed clears its undo record when such a command starts). This and the `u` state
+  /// below only say how ed's `u` maps onto the document's undo manager, which keeps the history.
   private var undoBarrier: Int?
   private var editDepth = 0
   /// Set by `u` inside `g` or `v`: the global command's changes are undone when it ends.
