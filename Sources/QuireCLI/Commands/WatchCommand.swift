@@ -29,7 +29,7 @@ struct WatchCommand: AsyncParsableCommand {
     if let note = location.fallbackNote {
       FileHandle.standardError.write(Data("quire: \(note)\n".utf8))
     }
-    let printer = WatchPrinter()
+    let printer = WatchPrinter(limit: count)
     var presenters: [WatchPresenter] = []
     defer { for presenter in presenters { FileCoordinator.removeFilePresenter(presenter) } }
     for path in paths {
@@ -53,13 +53,19 @@ struct WatchCommand: AsyncParsableCommand {
   }
 }
 
-/// Prints whole lines, one writer at a time, and counts them.
+/// Prints whole lines, one writer at a time, and counts them; with a `limit` (`--count`),
+/// lines after the limit are not printed (presenters may hear a second message before the
+/// watch loop sees the first).
 final class WatchPrinter: Sendable {
   private let count = Mutex(0)
+  private let limit: Int?
   var printed: Int { count.withLock { $0 } }
+
+  init(limit: Int? = nil) { self.limit = limit }
 
   func say(_ line: String) {
     count.withLock { count in
+      if let limit, count >= limit { return }
       FileHandle.standardOutput.write(Data((line + "\n").utf8))
       count += 1
     }
