@@ -68,6 +68,10 @@ let package = Package(
     // libgit2's git_merge_file: the three-way text merge (git's xdiff) behind document conflicts.
     .systemLibrary(
       name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
+    // OpenSSL's libcrypto: SHA-256 (ContentDigest) with the CPU's SHA instructions, about ten
+    // times GLib's speed here; libcrypto.so.3 was already among the libraries quire loads.
+    .systemLibrary(
+      name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // libxcb and its XFixes extension: the X11 CLIPBOARD and PRIMARY selections for Pasteboard.
     .systemLibrary(
       name: "CXCB", pkgConfig: "xcb-xfixes", providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
@@ -90,7 +94,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
-      dependencies: ["QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: ["QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG", "CCrypto", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCoordination",
@@ -121,7 +125,7 @@ let package = Package(
     .target(
       name: "QuireBrowser",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats", "CQuireSystem",
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
@@ -147,7 +151,7 @@ let package = Package(
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "QuireTypes", "CEdit", "CQuireSystem", "QuireServer",
+        "Quire", "QuireTypes", "QuireSystem", "CEdit", "CQuireSystem", "QuireServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],

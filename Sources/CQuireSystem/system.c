@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@ const int cquire_F_OFD_SETLK = F_OFD_SETLK;
 const int cquire_F_OFD_SETLKW = F_OFD_SETLKW;
 const int cquire_F_OFD_GETLK = F_OFD_GETLK;
 const int cquire_O_PATH = O_PATH;
+const int cquire_F_SETLEASE = F_SETLEASE;
 const unsigned int cquire_RENAME_EXCHANGE = RENAME_EXCHANGE;
 const unsigned int cquire_RENAME_NOREPLACE = RENAME_NOREPLACE;
 
@@ -74,6 +76,38 @@ int cquire_path_for_handle(int mount_fd, int handle_type, const unsigned char *b
   return 0;
 }
 
+/* Regular expressions in UTF-8, per thread: see the header. newlocale and uselocale are
+   thread-safe where setlocale is not (it changes every thread's locale under their feet). */
+static locale_t utf8_locale;
+static pthread_once_t utf8_locale_once = PTHREAD_ONCE_INIT;
+
+static void cquire_utf8_locale_make(void) {
+  static const char *const names[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8"};
+  for (size_t index = 0; index < sizeof names / sizeof names[0] && !utf8_locale; index++)
+    utf8_locale = newlocale(LC_CTYPE_MASK, names[index], (locale_t)0);
+}
+
+static locale_t cquire_utf8_locale(void) {
+  pthread_once(&utf8_locale_once, cquire_utf8_locale_make);
+  return utf8_locale;
+}
+
+int cquire_regcomp_utf8(regex_t *regex, const char *pattern, int flags) {
+  locale_t utf8 = cquire_utf8_locale();
+  locale_t previous = utf8 ? uselocale(utf8) : (locale_t)0;
+  int status = regcomp(regex, pattern, flags);
+  if (utf8) uselocale(previous);
+  return status;
+}
+
+int cquire_regexec_utf8(const regex_t *regex, const char *string, size_t count, regmatch_t *matches, int flags) {
+  locale_t utf8 = cquire_utf8_locale();
+  locale_t previous = utf8 ? uselocale(utf8) : (locale_t)0;
+  int status = regexec(regex, string, count, matches, flags);
+  if (utf8) uselocale(previous);
+  return status;
+}
+
 /* The interruptible regexec: see the header. */
 static void (*interrupt_raise)(void);
 static int interrupt_signal;
@@ -122,12 +156,12 @@ static void cquire_match_free(struct cquire_match *match) {
 }
 
 /* The thread that runs isolated matches, one after another; made on first use and again after
-   an interrupt abandoned it. Used by one matching thread at a time (the REPL's). */
+   an interrupt abandoned it. One per matching thread (tests match on several threads at once). */
 struct cquire_matcher {
   sem_t go;
   struct cquire_match *match;
 };
-static struct cquire_matcher *matcher;
+static __thread struct cquire_matcher *matcher;
 
 static void *cquire_matcher_loop(void *argument) {
   struct cquire_matcher *self = argument;
@@ -135,6 +169,8 @@ static void *cquire_matcher_loop(void *argument) {
   sigset_t set;
   sigfillset(&set);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
+  locale_t utf8 = cquire_utf8_locale();
+  if (utf8) uselocale(utf8);
   for (;;) {
     while (sem_wait(&self->go) != 0) {
     }
@@ -175,7 +211,7 @@ static struct cquire_matcher *cquire_matcher_make(void) {
 int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_t count, regmatch_t *matches,
                                  int flags, int isolated, int *interrupted) {
   *interrupted = 0;
-  if (!isolated) return regexec(regex, string, count, matches, flags);
+  if (!isolated) return cquire_regexec_utf8(regex, string, count, matches, flags);
   if (!interrupt_unblocked && interrupt_signal != 0) {
     /* Worker threads (Dispatch, Foundation's Thread) start with signals blocked: the waiting
        thread must be able to take the interrupt. Once per thread. */
@@ -206,7 +242,7 @@ int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_
   if (!matcher) matcher = cquire_matcher_make();
   if (!matcher) {
     cquire_match_free(match);
-    return regexec(regex, string, count, matches, flags);
+    return cquire_regexec_utf8(regex, string, count, matches, flags);
   }
   matcher->match = match;
   sem_post(&matcher->go);

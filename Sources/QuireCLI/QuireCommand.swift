@@ -81,6 +81,11 @@ public struct QuireCommand: AsyncParsableCommand {
   /// ``processArguments``).
   static func filePath(_ argument: String) -> FilePath { PathText.path(argument) }
 
+  /// The path an output argument names (`--output FILE`, the thumbnailer's OUTPUT), with the
+  /// bytes it had on the command line, for the library's output writers, which take it by
+  /// its bytes (a name that is not UTF-8 is written as that very name).
+  static func outputPath(_ argument: String) -> FilePath { filePath(argument) }
+
   /// The URL of an argument for a library API that takes only a `URL`; an argument that is
   /// not UTF-8 (which no `URL` holds) is refused, naming it escaped, so nothing is read or
   /// written under a lossy, *different* name.

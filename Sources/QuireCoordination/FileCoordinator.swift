@@ -311,13 +311,12 @@ public final class FileCoordinator: Sendable {
       var resolved = url.standardizedFileURL
       if options.contains(.resolvesSymbolicLink) { resolved = resolved.resolvingSymlinksInPath() }
       self.url = resolved
-      self.path = FilePath(resolved.path)
+      // The URL's path is a `PathText` string: a URL carrying a name that is not UTF-8 names it.
+      self.path = PathText.path(resolved.path)
     }
 
     init(_ path: FilePath, _ options: ReadingOptions = []) {
-      var absolute = path
-      if absolute.isRelative, let here = SystemCalls.resolvedPath(FilePath(".")) { absolute = here.pushing(absolute) }
-      absolute = absolute.lexicallyNormalized()
+      var absolute = path.absoluteNormalized
       if options.contains(.resolvesSymbolicLink), let resolved = SystemCalls.resolvedPath(absolute) { absolute = resolved }
       self.path = absolute
       self.url = URL(fileURLWithPath: PathText.string(absolute))

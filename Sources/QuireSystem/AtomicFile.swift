@@ -29,8 +29,8 @@ package enum AtomicFile {
   package static func write(_ bytes: some ContiguousBytes, to path: String, mode: Glibc.mode_t = 0o600, durable: Bool = true)
     -> Result<Void, SyscallFailure>
   {
-    let target = FilePath(path)
-    guard let name = target.lastComponent?.string, !name.isEmpty else {
+    let target = PathText.path(path)
+    guard let name = target.lastComponent.map({ PathText.string(FilePath(root: nil, [$0])) }), !name.isEmpty else {
       return .failure(SyscallFailure(call: "open", errno: .invalidArgument, path: path))
     }
     let folderPath = target.removingLastComponent()

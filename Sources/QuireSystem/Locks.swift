@@ -74,6 +74,18 @@ extension SystemCalls {
     void(retrying("flock", .lock, in: fd) { flockCall(fd.rawValue, exclusive ? LOCK_EX : LOCK_SH) })
   }
 
+  /// Takes a write lease on `fd` (`fcntl(F_SETLEASE, F_WRLCK)`): granted only while no other
+  /// open file description (in any process, this one's included) has the file open or mapped,
+  /// and only to the file's owner. Fails with `EAGAIN` when someone else has it open. While the
+  /// lease is held, another process opening the file waits for ``releaseLease(_:)`` (at most
+  /// `/proc/sys/fs/lease-break-time` seconds).
+  package static func takeWriteLease(_ fd: FileDescriptor) -> Result<Void, SyscallFailure> {
+    void(retrying("fcntl", .lock, in: fd) { Glibc.fcntl(fd.rawValue, cquire_F_SETLEASE, Int32(F_WRLCK)) })
+  }
+
+  /// Drops a lease taken with ``takeWriteLease(_:)``.
+  package static func releaseLease(_ fd: FileDescriptor) { _ = Glibc.fcntl(fd.rawValue, cquire_F_SETLEASE, Int32(F_UNLCK)) }
+
   /// Drops this open file description's `flock(2)` lock.
   package static func unlockWhole(_ fd: FileDescriptor) { _ = flockCall(fd.rawValue, LOCK_UN) }
 

@@ -18,7 +18,9 @@ extension SystemCalls {
     var capacity = 256
     while true {
       var buffer = [UInt8](repeating: 0, count: capacity)
-      let got = retrying("lgetxattr", .read, path: path) { buffer.withUnsafeMutableBytes { lgetxattr(path, name, $0.baseAddress, capacity) } }
+      let got = retrying("lgetxattr", .read, path: path) {
+        buffer.withUnsafeMutableBytes { bytes in PathText.withCString(path) { lgetxattr($0, name, bytes.baseAddress, capacity) } }
+      }
       switch got {
       case .success(let count): return .success(Data(buffer[0..<count]))
       case .failure(Errno(rawValue: ERANGE)) where capacity < 1 << 16: capacity *= 4
@@ -30,13 +32,16 @@ extension SystemCalls {
 
   /// Sets the attribute `name` of the item at `path` to `value` (`lsetxattr(2)`).
   package static func setAttribute(_ name: String, to value: Data, of path: String) -> Result<Void, SyscallFailure> {
-    void(retrying("lsetxattr", .write, path: path) { value.withUnsafeBytes { lsetxattr(path, name, $0.baseAddress, value.count, 0) } })
+    void(
+      retrying("lsetxattr", .write, path: path) {
+        value.withUnsafeBytes { bytes in PathText.withCString(path) { lsetxattr($0, name, bytes.baseAddress, value.count, 0) } }
+      })
   }
 
   /// Removes the attribute `name` of the item at `path` (`lremovexattr(2)`); an item without
   /// it is left as it is.
   package static func removeAttribute(_ name: String, of path: String) -> Result<Void, SyscallFailure> {
-    switch retrying("lremovexattr", .write, path: path, { lremovexattr(path, name) }) {
+    switch retrying("lremovexattr", .write, path: path, { PathText.withCString(path) { lremovexattr($0, name) } }) {
     case .success, .failure(Errno(rawValue: ENODATA)): .success(())
     case .failure(let failure): .failure(failure)
     }
@@ -47,17 +52,20 @@ extension SystemCalls {
   /// Moves `from` to `to` (paths); fails with `EEXIST` rather than replacing anything
   /// (`renameat2(RENAME_NOREPLACE)`), and with `EXDEV` across file systems.
   package static func renameNoReplace(_ from: String, to: String) -> Result<Void, SyscallFailure> {
-    void(retrying("renameat2", .rename, path: to) { cquire_renameat2(AT_FDCWD, from, AT_FDCWD, to, cquire_RENAME_NOREPLACE) })
+    void(
+      retrying("renameat2", .rename, path: to) {
+        PathText.withCString(from) { old in PathText.withCString(to) { cquire_renameat2(AT_FDCWD, old, AT_FDCWD, $0, cquire_RENAME_NOREPLACE) } }
+      })
   }
 
   /// Removes the empty folder at `path` (`rmdir(2)`).
   package static func removeFolder(_ path: String) -> Result<Void, SyscallFailure> {
-    void(retrying("rmdir", .remove, path: path) { Glibc.rmdir(path) })
+    void(retrying("rmdir", .remove, path: path) { PathText.withCString(path) { Glibc.rmdir($0) } })
   }
 
   /// Makes `link` a second name of the file at `target` (`link(2)`, never following a link).
   package static func makeHardLink(at link: String, to target: String) -> Result<Void, SyscallFailure> {
-    void(retrying("link", .link, path: link) { Glibc.link(target, link) })
+    void(retrying("link", .link, path: link) { PathText.withCString(target) { old in PathText.withCString(link) { Glibc.link(old, $0) } } })
   }
 
   /// Makes a new folder, mode 0700, named `prefix` and six random characters, in `folder`
@@ -167,5 +175,32 @@ extension SystemCalls {
       data.append(contentsOf: buffer[0..<count])
     }
     return data.count <= limit ? data : nil
+  }
+
+  // MARK: Kernel file handles
+
+  /// A kernel file handle for the item at `path` (`name_to_handle_at(2)`, a final symbolic
+  /// link not followed): its type and bytes, which stay valid across renames and moves
+  /// within the file system. Fails where the file system has no handles (`EOPNOTSUPP`).
+  package static func fileHandle(of path: FilePath) -> Result<(type: Int32, bytes: [UInt8]), SyscallFailure> {
+    var bytes = [UInt8](repeating: 0, count: 128)
+    var size: UInt32 = 128
+    var type: Int32 = 0
+    var mount: Int32 = 0
+    return path.withPlatformString { cPath in
+      retrying("name_to_handle_at", .inspect, path: path.string) { cquire_name_to_handle(cPath, &type, &bytes, &size, &mount) }
+    }.map { _ in (type, Array(bytes[0..<Int(size)])) }
+  }
+
+  /// Where the item a ``fileHandle(of:)`` names is now (`open_by_handle_at(2)` with `O_PATH`,
+  /// then its `/proc/self/fd` link); `fileSystem` is any descriptor on its file system. Needs
+  /// `CAP_DAC_READ_SEARCH`; without it this fails with `EPERM`.
+  package static func path(forHandle bytes: [UInt8], type: Int32, onFileSystemOf fileSystem: FileDescriptor) -> Result<FilePath, SyscallFailure> {
+    var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    return bytes.withUnsafeBufferPointer { raw in
+      retrying("open_by_handle_at", .inspect) {
+        cquire_path_for_handle(fileSystem.rawValue, type, raw.baseAddress, UInt32(raw.count), &path, UInt32(path.count))
+      }
+    }.map { _ in FilePath(platformString: path) }
   }
 }

@@ -72,7 +72,7 @@ package enum SystemCalls {
     _ name: String, in folder: FileDescriptor, _ flags: Int32, mode: Glibc.mode_t = 0o600, as operation: SystemStep? = nil, path: String? = nil
   ) -> Result<FileDescriptor, SyscallFailure> {
     retrying("openat", operation ?? Self.operation(forOpen: flags), path: path ?? name, in: path == nil ? folder : nil) {
-      Glibc.openat(folder.rawValue, name, flags | O_CLOEXEC, mode)
+      PathText.withCString(name) { Glibc.openat(folder.rawValue, $0, flags | O_CLOEXEC, mode) }
     }.map(FileDescriptor.init(rawValue:))
   }
 
@@ -133,7 +133,7 @@ package enum SystemCalls {
   package static func lstat(_ name: String, in folder: FileDescriptor, path: String? = nil) -> Result<FileStatus, SyscallFailure> {
     var info = FileStatus()
     return retrying("fstatat", .inspect, path: path ?? name, in: path == nil ? folder : nil) {
-      Glibc.fstatat(folder.rawValue, name, &info, AT_SYMLINK_NOFOLLOW)
+      PathText.withCString(name) { Glibc.fstatat(folder.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW) }
     }.map { _ in
       info
     }
@@ -141,31 +141,34 @@ package enum SystemCalls {
 
   /// `faccessat(2)` with `W_OK` and `AT_EACCESS`: may this process write `name`?
   package static func checkWritable(_ name: String, in folder: FileDescriptor) -> Result<Void, SyscallFailure> {
-    void(retrying("faccessat", .inspect, path: name, in: folder) { Glibc.faccessat(folder.rawValue, name, W_OK, AT_EACCESS) })
+    void(retrying("faccessat", .inspect, path: name, in: folder) { PathText.withCString(name) { Glibc.faccessat(folder.rawValue, $0, W_OK, AT_EACCESS) } })
   }
 
-  /// The target of the symbolic link at `path`, or nil when it is not one.
+  /// The target of the symbolic link at `path`, or nil when it is not one (both `PathText`
+  /// strings: a target that is not UTF-8 keeps its bytes).
   package static func readLink(_ path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 16)
-    let n = Glibc.readlink(path, &buffer, buffer.count - 1)
-    guard n > 0 else { return nil }
-    return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    readLink(PathText.path(path)).map(PathText.string)
   }
 
-  /// The real path of `path` with every symbolic link resolved, or nil when it does not exist.
+  /// The real path of `path` with every symbolic link resolved, or nil when it does not exist
+  /// (both `PathText` strings).
   package static func resolvedPath(_ path: String) -> String? {
-    guard let resolved = Glibc.realpath(path, nil) else { return nil }
-    defer { free(resolved) }
-    return String(cString: resolved)
+    resolvedPath(PathText.path(path)).map(PathText.string)
   }
 
-  /// Where the item that `fd` names is now (`readlink` of `/proc/self/fd/N`), and whether it
-  /// has been unlinked.
-  package static func currentPath(of fd: FileDescriptor) -> (path: String, isDeleted: Bool)? {
-    guard let text = readLink("/proc/self/fd/\(fd.rawValue)") else { return nil }
-    if text.hasSuffix(" (deleted)") { return (String(text.dropLast(10)), true) }
-    if case .success(let info) = fstat(fd), info.st_nlink == 0 { return (text, true) }
-    return (text, false)
+  /// Where the item that `fd` names is now (`readlink` of `/proc/self/fd/N`, with its bytes:
+  /// a name that is not UTF-8 stays exact), and whether it has been unlinked.
+  package static func currentPath(of fd: FileDescriptor) -> (path: FilePath, isDeleted: Bool)? {
+    guard let link = readLink(FilePath("/proc/self/fd/\(fd.rawValue)")) else { return nil }
+    var bytes = link.withPlatformString { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+    let deletedMark = Array(" (deleted)".utf8)
+    let isMarked = bytes.count > deletedMark.count && bytes.suffix(deletedMark.count).elementsEqual(deletedMark)
+    if isMarked { bytes.removeLast(deletedMark.count) }
+    bytes.append(0)
+    let path = bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
+    if isMarked { return (path, true) }
+    if case .success(let info) = fstat(fd), info.st_nlink == 0 { return (path, true) }
+    return (path, false)
   }
 
   // MARK: Reading and writing
@@ -277,7 +280,7 @@ package enum SystemCalls {
 
   /// `chmod(2)` of a path (for sockets, which have no descriptor to `fchmod`).
   package static func setMode(_ path: String, _ mode: Glibc.mode_t) -> Result<Void, SyscallFailure> {
-    void(retrying("chmod", .keepMode, path: path) { Glibc.chmod(path, mode) })
+    void(retrying("chmod", .keepMode, path: path) { PathText.withCString(path) { Glibc.chmod($0, mode) } })
   }
 
   /// `fchown(2)`.
@@ -300,57 +303,78 @@ package enum SystemCalls {
 
   /// `rename(2)`.
   package static func rename(_ from: String, to: String) -> Result<Void, SyscallFailure> {
-    void(retrying("rename", .rename, path: to) { Glibc.rename(from, to) })
+    void(retrying("rename", .rename, path: to) { PathText.withCString(from) { old in PathText.withCString(to) { Glibc.rename(old, $0) } } })
   }
 
   /// `renameat(2)`.
   package static func rename(_ from: String, in fromFolder: FileDescriptor, to: String, in toFolder: FileDescriptor)
     -> Result<Void, SyscallFailure>
   {
-    void(retrying("renameat", .rename, path: to, in: toFolder) { Glibc.renameat(fromFolder.rawValue, from, toFolder.rawValue, to) })
+    void(
+      retrying("renameat", .rename, path: to, in: toFolder) {
+        PathText.withCString(from) { old in PathText.withCString(to) { Glibc.renameat(fromFolder.rawValue, old, toFolder.rawValue, $0) } }
+      })
   }
 
   /// Swaps two names in `folder` atomically, whatever they are (`renameat2(RENAME_EXCHANGE)`).
   package static func exchange(_ first: String, _ second: String, in folder: FileDescriptor) -> Result<Void, SyscallFailure> {
-    void(retrying("renameat2", .rename, path: second, in: folder) { cquire_renameat2(folder.rawValue, first, folder.rawValue, second, cquire_RENAME_EXCHANGE) })
+    void(
+      retrying("renameat2", .rename, path: second, in: folder) {
+        PathText.withCString(first) { one in
+          PathText.withCString(second) { cquire_renameat2(folder.rawValue, one, folder.rawValue, $0, cquire_RENAME_EXCHANGE) }
+        }
+      })
   }
 
   /// Moves `from` to `to` in `folder`; fails with `EEXIST` rather than replacing
   /// (`renameat2(RENAME_NOREPLACE)`).
   package static func renameNoReplace(_ from: String, to: String, in folder: FileDescriptor) -> Result<Void, SyscallFailure> {
-    void(retrying("renameat2", .rename, path: to, in: folder) { cquire_renameat2(folder.rawValue, from, folder.rawValue, to, cquire_RENAME_NOREPLACE) })
+    void(
+      retrying("renameat2", .rename, path: to, in: folder) {
+        PathText.withCString(from) { old in PathText.withCString(to) { cquire_renameat2(folder.rawValue, old, folder.rawValue, $0, cquire_RENAME_NOREPLACE) } }
+      })
   }
 
   /// `unlink(2)`.
   package static func remove(_ path: String) -> Result<Void, SyscallFailure> {
-    void(retrying("unlink", .remove, path: path) { Glibc.unlink(path) })
+    void(retrying("unlink", .remove, path: path) { PathText.withCString(path) { Glibc.unlink($0) } })
   }
 
   /// `unlinkat(2)` of a file or (`folder: true`) an empty folder.
   package static func remove(_ name: String, in folder: FileDescriptor, isFolder: Bool = false) -> Result<Void, SyscallFailure> {
-    void(retrying("unlinkat", .remove, path: name, in: folder) { Glibc.unlinkat(folder.rawValue, name, isFolder ? AT_REMOVEDIR : 0) })
+    void(
+      retrying("unlinkat", .remove, path: name, in: folder) { PathText.withCString(name) { Glibc.unlinkat(folder.rawValue, $0, isFolder ? AT_REMOVEDIR : 0) } })
   }
 
   /// `mkdir(2)`.
   package static func makeFolder(_ path: String, mode: Glibc.mode_t = 0o700) -> Result<Void, SyscallFailure> {
-    void(retrying("mkdir", .makeFolder, path: path) { Glibc.mkdir(path, mode) })
+    void(retrying("mkdir", .makeFolder, path: path) { PathText.withCString(path) { Glibc.mkdir($0, mode) } })
   }
 
   /// `mkdirat(2)`; `path` (the full path) is for messages and fault plans.
   package static func makeFolder(_ name: String, in folder: FileDescriptor, mode: Glibc.mode_t = 0o700, path: String? = nil)
     -> Result<Void, SyscallFailure>
   {
-    void(retrying("mkdirat", .makeFolder, path: path ?? name, in: path == nil ? folder : nil) { Glibc.mkdirat(folder.rawValue, name, mode) })
+    void(
+      retrying("mkdirat", .makeFolder, path: path ?? name, in: path == nil ? folder : nil) {
+        PathText.withCString(name) { Glibc.mkdirat(folder.rawValue, $0, mode) }
+      })
   }
 
   /// `symlinkat(2)`: makes `name` in `folder` a symbolic link to `destination`.
   package static func makeSymbolicLink(_ name: String, in folder: FileDescriptor, to destination: String) -> Result<Void, SyscallFailure> {
-    void(retrying("symlinkat", .link, path: name, in: folder) { Glibc.symlinkat(destination, folder.rawValue, name) })
+    void(
+      retrying("symlinkat", .link, path: name, in: folder) {
+        PathText.withCString(destination) { target in PathText.withCString(name) { Glibc.symlinkat(target, folder.rawValue, $0) } }
+      })
   }
 
   /// `linkat(2)`: makes `name` in `folder` a hard link to the file at `path`.
   package static func makeHardLink(_ name: String, in folder: FileDescriptor, to path: String) -> Result<Void, SyscallFailure> {
-    void(retrying("linkat", .link, path: name, in: folder) { Glibc.linkat(AT_FDCWD, path, folder.rawValue, name, 0) })
+    void(
+      retrying("linkat", .link, path: name, in: folder) {
+        PathText.withCString(path) { target in PathText.withCString(name) { Glibc.linkat(AT_FDCWD, target, folder.rawValue, $0, 0) } }
+      })
   }
 
   // MARK: Copying
@@ -477,14 +501,14 @@ extension SystemCalls {
   /// Best effort, and not a ``FaultPlan`` step: it cleans up a temporary tree or an old tree
   /// after a swap, where a failure leaves a hidden item behind but never touches a document.
   package static func removeTree(_ name: String, in folder: FileDescriptor) {
-    if Glibc.unlinkat(folder.rawValue, name, 0) == 0 { return }
-    let fd = Glibc.openat(folder.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    if PathText.withCString(name, { Glibc.unlinkat(folder.rawValue, $0, 0) }) == 0 { return }
+    let fd = PathText.withCString(name) { Glibc.openat(folder.rawValue, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
     guard fd >= 0 else { return }
     if let stream = Glibc.fdopendir(Glibc.dup(fd)) {
       var names: [String] = []
       while let entry = Glibc.readdir(stream) {
         let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+          PathText.string(bytes: raw.prefix(while: { $0 != 0 }))
         }
         if entryName != "." && entryName != ".." { names.append(entryName) }
       }
@@ -492,6 +516,6 @@ extension SystemCalls {
       for entryName in names { removeTree(entryName, in: FileDescriptor(rawValue: fd)) }
     }
     _ = Glibc.close(fd)
-    _ = Glibc.unlinkat(folder.rawValue, name, AT_REMOVEDIR)
+    _ = PathText.withCString(name) { Glibc.unlinkat(folder.rawValue, $0, AT_REMOVEDIR) }
   }
 }

@@ -7,15 +7,10 @@ import Synchronization
 import Testing
 
 @Suite("Actions")
-final class ActionsTests {
-  let folder: TemporaryFolder
-  let browser: DocumentBrowser
+final class ActionsTests: BrowserTestCase {
   init() throws {
-    folder = try TemporaryFolder()
-    let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates").standardizedFileURL
-    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder), templatesFolder: templates))
+    try super.init(templates: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates").standardizedFileURL)
   }
-  deinit { folder.remove() }
 
   @Test func createsFromTemplateOrEmptyAndNeverReplaces() throws {
     let notes = try browser.createDocument(named: "Kick-off", fromTemplate: "meeting-notes.md")

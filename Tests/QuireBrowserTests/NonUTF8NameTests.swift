@@ -12,16 +12,7 @@ import Testing
 /// Tags, the Trash and the recent documents of a file whose name is not UTF-8 (no `URL` holds
 /// it), by `FilePath`, checked with the desktop's own tools.
 @Suite("Browser actions on names that are not UTF-8")
-final class NonUTF8NameBrowserTests {
-  let folder: TemporaryFolder
-  let environment: [String: String]
-  let browser: DocumentBrowser
-  init() throws {
-    folder = try TemporaryFolder()
-    environment = testEnvironment(folder)
-    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment))
-  }
-  deinit { folder.remove() }
+final class NonUTF8NameBrowserTests: BrowserTestCase {
 
   /// Makes `non\xFFutf.md` holding `text`; returns its path.
   func makeFile(_ text: String = "# kept\n") throws -> FilePath {

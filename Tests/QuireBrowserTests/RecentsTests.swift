@@ -31,16 +31,7 @@ func withGtkRecentManager(_ body: String, dataHome: String) throws -> ProcessRes
 }
 
 @Suite("Recent documents")
-final class RecentsTests {
-  let folder: TemporaryFolder
-  let environment: [String: String]
-  let browser: DocumentBrowser
-  init() throws {
-    folder = try TemporaryFolder()
-    environment = testEnvironment(folder)
-    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment))
-  }
-  deinit { folder.remove() }
+final class RecentsTests: BrowserTestCase {
 
   var xbel: URL { URL(fileURLWithPath: environment["XDG_DATA_HOME"]!).appendingPathComponent("recently-used.xbel") }
 

@@ -6,14 +6,7 @@ import QuireTypes
 import Testing
 
 @Suite("Search")
-final class SearchTests {
-  let folder: TemporaryFolder
-  let browser: DocumentBrowser
-  init() throws {
-    folder = try TemporaryFolder()
-    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder)))
-  }
-  deinit { folder.remove() }
+final class SearchTests: BrowserTestCase {
 
   func makeDocuments() throws {
     try folder.write("# Budget\n\nThe quarterly report is due.\nSee the budget for Zürich.\n", to: "notes.md")
@@ -93,6 +86,42 @@ final class SearchTests {
     #expect(try again.updateSearchIndex().wasRecreated)
     #expect(try again.search("hiking").count == 1)
     #expect(try again.rebuildSearchIndex().indexed == 4)
+  }
+
+  /// Issue 16: what is planted at the index's name (or its journal's) in the cache folder is
+  /// refused, naming it, and never followed, read (a FIFO would block) or removed.
+  @Test(.timeLimit(.minutes(2)), arguments: ["link", "dangling link", "fifo", "folder", "wal link"])
+  func aLinkOrFIFOPlantedAtTheIndexIsRefusedNotFollowedOrRemoved(_ kind: String) throws {
+    try makeDocuments()
+    let index = browser.searchIndexURL
+    try FileManager.default.createDirectory(at: index.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let precious = try folder.write("precious\n", to: ".xdg/precious.txt")
+    var planted = index
+    switch kind {
+    case "link": #expect(symlink(precious.path, index.path) == 0)
+    case "dangling link": #expect(symlink(folder.file("nowhere.sqlite").path, index.path) == 0)
+    case "fifo": #expect(mkfifo(index.path, 0o600) == 0)
+    case "folder": try FileManager.default.createDirectory(at: index, withIntermediateDirectories: false)
+    default:
+      planted = URL(fileURLWithPath: index.path + "-wal")
+      #expect(symlink(precious.path, planted.path) == 0)
+    }
+    for _ in 0..<2 {
+      let error = try #require(throws: QuireError.self) { try DocumentBrowser(configuration: browser.configuration).updateSearchIndex() }
+      #expect(error.reason.contains(planted.lastPathComponent), "\(error.reason)")
+      #expect(error.reason.contains("Nothing was read or removed"), "\(error.reason)")
+      #expect(throws: QuireError.self) { try DocumentBrowser(configuration: browser.configuration).rebuildSearchIndex() }
+    }
+    // Still there, still what it was; the link's target untouched and not created.
+    var info = stat()
+    #expect(lstat(planted.path, &info) == 0)
+    let expected: mode_t = kind == "fifo" ? S_IFIFO : kind == "folder" ? S_IFDIR : S_IFLNK
+    #expect(info.st_mode & S_IFMT == expected)
+    #expect(try String(contentsOf: precious, encoding: .utf8) == "precious\n")
+    #expect(!FileManager.default.fileExists(atPath: folder.file("nowhere.sqlite").path))
+    // Once it is removed, the index is made anew.
+    try FileManager.default.removeItem(at: planted)
+    #expect(try DocumentBrowser(configuration: browser.configuration).updateSearchIndex().indexed == 4)
   }
 
   @Test func brokenPDFAndSpecialFilesDoNotStopIndexing() throws {

@@ -16,14 +16,7 @@ let userAttributesWork: Bool = {
 }()
 
 @Suite("Tags", .enabled(if: userAttributesWork, "the temporary folder's file system keeps no user extended attributes"))
-final class TagsTests {
-  let folder: TemporaryFolder
-  let browser: DocumentBrowser
-  init() throws {
-    folder = try TemporaryFolder()
-    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder)))
-  }
-  deinit { folder.remove() }
+final class TagsTests: BrowserTestCase {
 
   @Test func tagsRoundTripAndListByTag() throws {
     let file = try folder.write("# A\n", to: "a.md")

@@ -304,6 +304,59 @@ struct EdModeParityTests {
     }
   }
 
+  /// GNU ed's words and bytes when a last line has no newline: "Newline appended" (with `-s`
+  /// too, on standard output) when a file's or a command's unended last line gets one, "Newline
+  /// inserted" when lines are read after a binary buffer's unended last line, ed's byte counts
+  /// (without `-s`), and a binary buffer (one that ever held a NUL, ended or not) keeping a read
+  /// text's unended last line unended at its end.
+  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
+  func unendedLastLinesAndBinaryBuffersMatchEd() async throws {
+    let ed = try #require(ProcessRunner.ed)
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
+    let files: [String: Data] = [
+      "nonl.txt": Data("a\nb".utf8),
+      "bin.bin": Data([0x78, 0x00, 0x79, 0x0A, 0x7A]),
+      "binnl.bin": Data([0x78, 0x00, 0x79, 0x0A, 0x7A, 0x0A]),
+      "empty.txt": Data(),
+    ]
+    let scripts: [(String, String)] = [
+      ("nonl.txt", ",p\nw\nq"),
+      ("nonl.txt", "w\nq"),
+      ("t.txt", "r nonl.txt\n0r nonl.txt\n2r nonl.txt\n,p\nw\nq"),
+      ("t.txt", "e nonl.txt\n,l\nw\nq"),
+      ("empty.txt", "r nonl.txt\nw\nq"),
+      ("bin.bin", "r nonl.txt\n,l\nw\nq"),
+      ("bin.bin", "0r nonl.txt\n1r nonl.txt\n,l\nw\nq"),
+      ("binnl.bin", "r nonl.txt\n,l\nw\nq"),
+      ("binnl.bin", "1r nonl.txt\nw\nq"),
+      ("binnl.bin", "1d\nr nonl.txt\nw\nq"),
+      ("t.txt", "r binnl.bin\nr nonl.txt\nw\nq"),
+      ("t.txt", "r bin.bin\nr nonl.txt\nw\nq"),
+      ("nonl.txt", "r bin.bin\nw\nq"),
+      ("bin.bin", "r bin.bin\nw\nq"),
+      ("t.txt", "r !printf x\n0r !printf 'y\\nz'\n,p\nw\nq"),
+      ("t.txt", "e !printf 'x\\ny'\n,p\nQ"),
+    ]
+    for options in [["-s"], ["-l"]] {
+      for (file, script) in scripts {
+        let edRun = try Fixture(EdScript("", script))
+        defer { edRun.folder.remove() }
+        let quireRun = try Fixture(EdScript("", script))
+        defer { quireRun.folder.remove() }
+        for run in [edRun, quireRun] {
+          for (name, data) in files { try data.write(to: run.folder.file(name)) }
+        }
+        let edResult = try await ProcessRunner.run(ed, options + [file], in: edRun.folder.url, input: script + "\n")
+        let quireResult = try await ProcessRunner.run(quire, options + [file], in: quireRun.folder.url, input: script + "\n")
+        let label = "\(options) \(file): \(script)"
+        #expect(quireResult.output == edResult.output, "\(label)")
+        #expect(quireResult.error == edResult.error, "\(label)")
+        #expect(quireResult.status == edResult.status, "\(label)")
+        #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url), "\(label)")
+      }
+    }
+  }
+
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
   func optionsAndFileArgumentsMatchEd() async throws {
     let ed = try #require(ProcessRunner.ed)

@@ -243,6 +243,18 @@ final class HostilePathTests {
 
   // MARK: 7: names that begin with '-'
 
+  /// A command the REPL starts (`!cmd`, `r !cmd`) gets no blocked signal: Foundation's Process
+  /// passes the starting thread's mask on, and the REPL's threads block nearly all signals, so
+  /// Ctrl-C and `kill` could not stop what it runs.
+  @Test func shellCommandsOfTheREPLStartWithNoSignalBlocked() async throws {
+    let file = try folder.write("x\n", to: "x.txt")
+    let result = try await quire(["x.txt"], input: "r !grep '^SigBlk:' /proc/self/status\n,p\nQ\n")
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output.contains("SigBlk:\t0000000000000000"), "\(result.output)")
+    #expect(!result.output.contains("SigBlk:\tf"), "\(result.output)")
+    _ = file
+  }
+
   @Test func aFileNameBeginningWithADashIsNotTakenForOptions() async throws {
     try folder.write("dash\n", to: "-dash.md")
     let refused = try await quire(["copy", "-dash.md"])
@@ -447,7 +459,7 @@ final class NonUTF8NameTests {
 
   /// Commands whose library APIs take only a `URL` (which cannot hold the name) refuse it.
   @Test(arguments: [
-    "NAME", "watch --seconds 1 NAME", "preview --output NAME kept.md", "thumbnail --output NAME kept.md", "search --in NAME x", "recent --in NAME",
+    "NAME", "thumbnail --output NAME kept.md", "search --in NAME x", "recent --in NAME",
   ])
   func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
     try makeFile()
@@ -458,6 +470,84 @@ final class NonUTF8NameTests {
     // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("\u{FFFD}") }.count == 1)
     #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  // The time limit only guards against a hang: with `--seconds 3600`, returning at all means
+  // the command stopped on its second message.
+  @Test(.timeLimit(.minutes(5))) func watchReportsChangesOfTheVeryFileNamedEscaped() async throws {
+    try makeFile()
+    let path = Array(folder.url.path.utf8) + Array("/non".utf8) + [0xFF] + Array("utf.md".utf8) + [0]
+    let writer = Task.detached {
+      for _ in 0..<2000 {
+        try? await Task.sleep(for: .milliseconds(30))
+        let fd = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_APPEND) } }
+        if fd >= 0 {
+          _ = write(fd, "more\n", 5)
+          close(fd)
+        }
+      }
+    }
+    defer { writer.cancel() }
+    let result = try await quire("watch --count 2 --seconds 3600 --runtime-folder .runtime NAME")
+    #expect(result.status == 0, "\(result.error)")
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2 && lines.allSatisfy { $0 == "changed \(folder.url.path)/non\\xFFutf.md" }, "\(result.output)")
+    #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  @Test(arguments: ["missing", "dangling link"])
+  func watchOfABadNameIsAnErrorNamingItEscaped(_ kind: String) async throws {
+    if kind == "dangling link" { _ = try await shell("ln -s /nonexistent/x \"$name\"") }
+    let result = try await quire("watch --seconds 3600 --runtime-folder .runtime NAME")
+    #expect(result.status == 1)
+    #expect(result.error.contains("non\\xFFutf.md"), "\(result.error)")
+    #expect(result.error.contains(kind == "missing" ? "no such file" : "symbolic link"), "\(result.error)")
+  }
+
+  @Test func previewAndTheThumbnailerWriteTheVeryOutputNameNamed() async throws {
+    try folder.write("# kept\n", to: "kept.md")
+    let preview = try await quire("preview --output NAME kept.md")
+    #expect(preview.status == 0, "\(preview.error)")
+    let html = try await shell("cat \"$name\"")
+    #expect(html.output.contains("<h1>kept</h1>"), "\(html.output) \(html.error)")
+    // Replaced safely a second time, still that name and nothing beside it.
+    #expect(try await quire("preview --format text --output NAME kept.md").status == 0)
+    #expect(try await shell("cat \"$name\"").output.contains("kept"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == [".runtime", "kept.md", "non\u{FFFD}utf.md"])
+    #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+    try FileManager.default.removeItem(at: folder.file("kept.md"))
+    try folder.write("# kept\n", to: "kept.md")
+    _ = try await shell("rm \"$name\"")
+    let thumbnail = try await quire("thumbnail -s 32 kept.md NAME")
+    #expect(thumbnail.status == 0, "\(thumbnail.error)")
+    let png = try await shell("head -c 4 \"$name\" | od -An -tx1")
+    #expect(png.output.trimmingCharacters(in: .whitespacesAndNewlines) == "89 50 4e 47", "\(png.output) \(png.error)")
+  }
+
+  @Test(arguments: ["fifo", "link"])
+  func anOutputNameThatIsNotUTF8WritesThroughAFIFOOrALinkThatStaysOne(_ kind: String) async throws {
+    try folder.write("# kept\n", to: "kept.md")
+    if kind == "fifo" {
+      // A reader (cat) copies what comes through the FIFO into a regular file.
+      let result = try await shell(
+        "mkfifo \"$name\" && { cat \"$name\" > got.html & } && \"$0\" preview --output \"$name\" kept.md; wait; test -p \"$name\" && echo still-fifo"
+          .replacingOccurrences(of: "\"$0\"", with: "'\(try #require(ProcessRunner.quire).path)'"))
+      #expect(result.output.contains("still-fifo"), "\(result.output) \(result.error)")
+      #expect(try String(contentsOf: folder.file("got.html"), encoding: .utf8).contains("<h1>kept</h1>"))
+    } else {
+      let result = try await shell(
+        "ln -s target.html \"$name\" && '\(try #require(ProcessRunner.quire).path)' preview --output \"$name\" kept.md && test -L \"$name\" && echo still-link")
+      #expect(result.output.contains("still-link"), "\(result.output) \(result.error)")
+      #expect(try String(contentsOf: folder.file("target.html"), encoding: .utf8).contains("<h1>kept</h1>"))
+    }
+  }
+
+  @Test func anOutputNameThatIsNotUTF8InAMissingFolderIsAnErrorNamingItEscaped() async throws {
+    try folder.write("# kept\n", to: "kept.md")
+    let result = try await quire("preview --output gone/NAME kept.md")
+    #expect(result.status == 1)
+    #expect(result.error.contains("non\\xFFutf.md"), "\(result.error)")
+    #expect(result.error.contains("does not exist"), "\(result.error)")
   }
 
   @Test func previewShowsTheVeryFileNamed() async throws {
@@ -484,6 +574,12 @@ final class NonUTF8NameTests {
     let file = try await quire("paste --type net.daringfireball.markdown --output pasted.md")
     #expect(file.status == 0, "\(file.error)")
     #expect(try String(contentsOf: folder.file("pasted.md"), encoding: .utf8) == "# kept\n")
+    // An output name that is not UTF-8 is written as that very name.
+    let byName = try await quire("paste --type net.daringfireball.markdown --output \"pasted$(printf '\\377').md\"")
+    #expect(byName.status == 0, "\(byName.error)")
+    let read = try await shell("cat \"pasted$(printf '\\377').md\"")
+    #expect(read.output == "# kept\n", "\(read.output) \(read.error)")
+    #expect(!FileManager.default.fileExists(atPath: folder.file("pasted\u{FFFD}.md").path))
   }
 
   @Test func browseListsSuchANameEscaped() async throws {

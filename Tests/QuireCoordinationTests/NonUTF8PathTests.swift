@@ -2,6 +2,7 @@ import Foundation
 import QuireCoordination
 import QuireTestSupport
 import QuireTypes
+import Synchronization
 import SystemPackage
 import Testing
 
@@ -110,5 +111,150 @@ final class NonUTF8PathTests: CoordinationSuite {
     let bytes = Array("gone".utf8) + [0xFE, 0]
     let path = bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
     return try #require(path.lastComponent)
+  }
+
+  // MARK: Presenters of such names (finding 4: `quire watch` refused them)
+
+  /// `name` (with `\xFF` standing for that byte) as a path in the test's folder.
+  func path(_ name: String) -> FilePath {
+    let bytes = Array(folder.url.path.utf8) + [UInt8(ascii: "/")] + Array(name.utf8).flatMap { $0 == UInt8(ascii: "?") ? [0xFF] : [$0] } + [0]
+    return bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
+  }
+
+  @Test func aPresenterOfSuchANameHearsChangesMovesAndDeletionWithTheBytes() async throws {
+    let file = try makeFile()
+    let presenter = PathPresenter(file)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    #expect(FileCoordinator.filePresenters.contains { $0 === presenter })
+
+    // An uncoordinated append (another program) is a change.
+    let fd = try FileDescriptor.open(file, .writeOnly, options: [.append])
+    _ = try fd.closeAfter { try fd.writeAll("more\n".utf8) }
+    #expect(await presenter.waitFor("changed") != nil, "\(presenter.texts)")
+
+    // A rename (as mv does) is a move to the very bytes of the new name.
+    let moved = path("moved?.md")
+    #expect(file.withPlatformString { old in moved.withPlatformString { rename(old, $0) } } == 0)
+    #expect(await presenter.waitFor("moved") != nil, "\(presenter.texts)")
+    #expect(presenter.path == moved)
+    #expect(presenter.texts.contains("moved \(folder.url.path)/moved\\xFF.md"), "\(presenter.texts)")
+
+    // A coordinated write of the new path reaches it (the registry names it by its bytes).
+    try FileCoordinator(location: location).coordinate(writingItemAt: moved, timeout: .seconds(10)) { given in
+      let fd = try FileDescriptor.open(given, .writeOnly, options: [.truncate])
+      _ = try fd.closeAfter { try fd.writeAll("new\n".utf8) }
+    }
+    #expect(await presenter.waitFor("relinquish-to-writer") != nil, "\(presenter.texts)")
+    #expect(await presenter.waitFor("reacquire") != nil, "\(presenter.texts)")
+
+    #expect(moved.withPlatformString { unlink($0) } == 0)
+    #expect(await presenter.waitFor("deleted") != nil, "\(presenter.texts)")
+  }
+
+  @Test func aFolderPresenterHearsOfAnEntryWhoseNameIsNotUTF8ByItsBytes() async throws {
+    let presenter = PathPresenter(FilePath(folder.url.path))
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    defer { FileCoordinator.removeFilePresenter(presenter) }
+    _ = try makeFile()
+    #expect(await presenter.waitFor("subitem \(folder.url.path)/non\\xFFutf.md") != nil, "\(presenter.texts)")
+    #expect(presenter.subitems.contains(path("non?utf.md")))
+  }
+
+  @Test func inotifyEventsOfSuchAPathKeepTheBytes() async throws {
+    let file = try makeFile()
+    let events = try InotifyMonitor.shared.events(at: FilePath(folder.url.path), kinds: [.created])
+    let other = path("other?.md")
+    let fd = try FileDescriptor.open(other, .writeOnly, options: [.create, .exclusiveCreate], permissions: .ownerReadWrite)
+    try fd.close()
+    var seen: FileSystemEvent?
+    for await event in events {
+      seen = event
+      break
+    }
+    let event = try #require(seen)
+    #expect(event.watchedItemPath == FilePath(folder.url.path))
+    #expect(event.entryName == other.lastComponent)
+    #expect(event.description.contains("other\\xFF.md"), "\(event.description)")
+    _ = file
+  }
+
+  @Test(arguments: ["missing", "fifo", "dangling link"])
+  func aPresenterOfABadPathNeverBlocksAndAMissingFolderIsAClearError(_ kind: String) async throws {
+    let item = path("bad?")
+    switch kind {
+    case "fifo": #expect(item.withPlatformString { mkfifo($0, 0o600) } == 0)
+    case "dangling link": #expect(item.withPlatformString { symlink("/nonexistent/x", $0) } == 0)
+    default: break
+    }
+    // A presenter may present an item that is not there yet (as Apple's do); one in a
+    // missing folder is an error naming it escaped.
+    // A FIFO is watched without being opened for reading, so adding never blocks.
+    let presenter = PathPresenter(item)
+    try FileCoordinator.addFilePresenter(presenter, location: location)
+    #expect(FileCoordinator.filePresenters.contains { $0 === presenter })
+    FileCoordinator.removeFilePresenter(presenter)
+    let inMissing = PathPresenter(item.appending("inside"))
+    if kind == "missing" {
+      let error = try #require(throws: QuireError.self) { try FileCoordinator.addFilePresenter(inMissing, location: location) }
+      #expect(error.reason.contains("bad\\xFF"), "\(error.reason)")
+    }
+  }
+}
+
+/// A presenter of a path of any bytes that records what it hears, names escaped.
+final class PathPresenter: FilePresenter {
+  private let item: Mutex<FilePath>
+  private let messages = Mutex<[String]>([])
+  private let subitemPaths = Mutex<[FilePath]>([])
+
+  init(_ path: FilePath) { item = Mutex(path) }
+
+  var presentedItemPath: FilePath? { item.withLock { $0 } }
+  var presentedItemURL: URL? { nil }
+  var path: FilePath { item.withLock { $0 } }
+  var texts: [String] { messages.withLock { $0 } }
+  var subitems: [FilePath] { subitemPaths.withLock { $0 } }
+
+  private func note(_ text: String) { messages.withLock { $0.append(text) } }
+
+  /// `path` as a test compares it: its bytes, `\xFF` for one that is not UTF-8.
+  static func shown(_ path: FilePath) -> String {
+    path.withPlatformString { raw in
+      UnsafeRawBufferPointer(start: raw, count: strlen(raw)).map { $0 < 0x80 ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }.joined()
+    }
+  }
+
+  func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+    note("relinquish-to-writer")
+    writer { self.note("reacquire") }
+  }
+
+  func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    note("deleted")
+    completionHandler(nil)
+  }
+
+  func presentedItemDidMove(toPath newPath: FilePath) {
+    item.withLock { $0 = newPath }
+    note("moved \(Self.shown(newPath))")
+  }
+
+  func presentedItemDidChange() { note("changed") }
+
+  func presentedSubitemDidChange(atPath subitem: FilePath) {
+    subitemPaths.withLock { $0.append(subitem) }
+    note("subitem \(Self.shown(subitem))")
+  }
+
+  /// Waits (up to a generous limit; it returns as soon as it is there) for a message starting with `prefix`.
+  func waitFor(_ prefix: String) async -> String? {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while true {
+      let late = ContinuousClock.now >= deadline
+      if let found = texts.first(where: { $0.hasPrefix(prefix) }) { return found }
+      if late { return nil }
+      try? await Task.sleep(for: .milliseconds(2))
+    }
   }
 }

@@ -8,26 +8,24 @@ import Testing
 /// Changes made by programs that do not coordinate reach presenters through inotify.
 @Suite("Uncoordinated changes reach presenters")
 final class UncoordinatedChangeTests: CoordinationSuite {
-  /// Presents `url`, runs `change`, and returns the first message starting with `prefix`
-  /// and how long after the tool finished it arrived.
+  /// Presents `url`, runs `change`, and returns the first message starting with `prefix`.
+  /// How fast it arrives is measured in `Benchmarks/` (RESULTS.md, coordination), not here:
+  /// on a loaded machine a bound on it fails for no fault of the code.
   func present(
     _ url: URL, expecting prefix: String, after change: () throws -> Void,
     sourceLocation: SourceLocation = #_sourceLocation
-  ) async throws -> (RecordingPresenter, RecordingPresenter.Message?, Duration) {
+  ) async throws -> (RecordingPresenter, RecordingPresenter.Message?) {
     let presenter = RecordingPresenter(url, location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     try change()
-    let done = ContinuousClock.now
-    let message = await presenter.waitFor(prefix, after: nil, within: 2)
-    let latency = (message?.at ?? .now) - done
+    let message = await presenter.waitFor(prefix, after: nil, within: 30)
     #expect(message != nil, "no '\(prefix)' message; heard \(presenter.texts)", sourceLocation: sourceLocation)
-    #expect(latency < .milliseconds(100), "'\(prefix)' took \(latency)", sourceLocation: sourceLocation)
-    return (presenter, message, latency)
+    return (presenter, message)
   }
 
   @Test func anInPlaceAppendWithEchoReachesThePresenter() async throws {
     let file = try folder.write("one\n", to: "log.txt")
-    let (presenter, _, _) = try await present(file, expecting: "changed") {
+    let (presenter, _) = try await present(file, expecting: "changed") {
       try runTool("/bin/sh", ["-c", "echo two >> \"$1\"", "sh", file.path])
     }
     FileCoordinator.removeFilePresenter(presenter)
@@ -36,7 +34,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
   @Test func copyingOverTheFileWithCpReachesThePresenter() async throws {
     let file = try folder.write("old\n", to: "target.txt")
     let source = try folder.write("new contents\n", to: "source.txt")
-    let (presenter, _, _) = try await present(file, expecting: "changed") {
+    let (presenter, _) = try await present(file, expecting: "changed") {
       try runTool("/bin/cp", [source.path, file.path])
     }
     FileCoordinator.removeFilePresenter(presenter)
@@ -45,7 +43,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
   @Test func movingTheFileWithMvReachesThePresenterWithItsNewPlace() async throws {
     let file = try folder.write("text\n", to: "a.txt")
     let destination = folder.file("b.txt")
-    let (presenter, message, _) = try await present(file, expecting: "moved") {
+    let (presenter, message) = try await present(file, expecting: "moved") {
       try runTool("/bin/mv", [file.path, destination.path])
     }
     #expect(message?.text == "moved \(destination.path)")
@@ -60,7 +58,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
   @Test func replacingTheFileByRenameReachesThePresenterAndRearmsTheWatch() async throws {
     let file = try folder.write("v1\n", to: "doc.txt")
     let replacement = try folder.write("v2\n", to: ".doc.txt.tmp")
-    let (presenter, _, _) = try await present(file, expecting: "changed") {
+    let (presenter, _) = try await present(file, expecting: "changed") {
       try runTool("/bin/mv", [replacement.path, file.path])
     }
     #expect(!presenter.texts.contains { $0.hasPrefix("moved") || $0 == "deleted" })
@@ -72,7 +70,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
 
   @Test func removingTheFileWithRmReachesThePresenter() async throws {
     let file = try folder.write("bye\n", to: "gone.txt")
-    let (presenter, _, _) = try await present(file, expecting: "deleted") {
+    let (presenter, _) = try await present(file, expecting: "deleted") {
       try runTool("/bin/rm", [file.path])
     }
     FileCoordinator.removeFilePresenter(presenter)
@@ -82,7 +80,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
     let inner = folder.file("project")
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
     let file = try folder.write("x\n", to: "project/notes.md")
-    let (presenter, message, _) = try await present(file, expecting: "moved") {
+    let (presenter, message) = try await present(file, expecting: "moved") {
       try runTool("/bin/mv", [inner.path, folder.file("renamed").path])
     }
     #expect(message?.text == "moved \(folder.file("renamed/notes.md").path)")
@@ -92,7 +90,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
   @Test func aFolderPresenterHearsOfItsEntries() async throws {
     let inner = folder.file("box")
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
-    let (presenter, _, _) = try await present(inner, expecting: "subitem new.txt") {
+    let (presenter, _) = try await present(inner, expecting: "subitem new.txt") {
       try runTool("/bin/cp", ["/etc/hostname", inner.appendingPathComponent("new.txt").path])
     }
     FileCoordinator.removeFilePresenter(presenter)
@@ -143,7 +141,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
 
   @Test func aPresenterOfAnItemThatDoesNotExistYetHearsItAppear() async throws {
     let file = folder.file("later.md")
-    let (presenter, _, _) = try await present(file, expecting: "changed") {
+    let (presenter, _) = try await present(file, expecting: "changed") {
       try runTool("/bin/sh", ["-c", "echo first > \"$1\"", "sh", file.path])
     }
     let since = ContinuousClock.now

@@ -29,8 +29,7 @@ final class CoordinatedThumbnailTests {
   let location: CoordinationLocation
   init() throws {
     folder = try TemporaryFolder(prefix: "quire-coordinated-thumbnail")
-    let runtime = try folder.privateFolder("run")
-    location = CoordinationLocation(runtimeFolder: runtime)
+    location = CoordinationLocation(runtimeFolder: try folder.privateFolder("run"))
   }
   deinit { folder.remove() }
 

@@ -124,6 +124,32 @@ final class ThumbnailBatchTests {
     #expect(line.contains("1073741824"), "limits: \(line)")
   }
 
+  /// A worker started from a Dispatch thread (which blocks nearly every signal) starts with
+  /// no signal blocked, so the SIGTERM and SIGALRM that bound it reach it. The "worker" here
+  /// is a shell that writes its own SigBlk and SigIgn lines from /proc and exits.
+  @Test func workersStartWithNoSignalBlockedEvenFromADispatchThread() async throws {
+    let file = try folder.write("# x\n", to: "x.md")
+    let report = folder.file("status.txt")
+    let options = ThumbnailBatch.Options(
+      size: 64, destination: .folder(folder.file("out")), jobs: 1, timeLimit: 30, memoryLimit: 0,
+      workerExecutable: URL(fileURLWithPath: "/bin/sh"),
+      workerArguments: ["-c", "grep -E '^Sig(Blk|Ign):' /proc/self/status > '\(report.path)'"], version: "test")
+    let ran: Void = await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        _ = ThumbnailBatch(options: options).run([file], onResult: { _ in })
+        continuation.resume()
+      }
+    }
+    _ = ran
+    let status = try String(contentsOf: report, encoding: .utf8)
+    #expect(status.contains("SigBlk:\t0000000000000000"), "\(status)")
+    // SIGPIPE (bit 13) and SIGINT (bit 2) are not ignored in the child either.
+    let ignored = status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }.flatMap {
+      UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16)
+    }
+    #expect(ignored.map { $0 & (1 << 12 | 1 << 1) == 0 } == true, "\(status)")
+  }
+
   @Test func aCrashingWorkerCostsOneEntryPerFile() throws {
     let files = try (1...3).map { try folder.write("# \($0)\n", to: "f\($0).md") }
     let (results, summary) = run(

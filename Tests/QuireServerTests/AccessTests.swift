@@ -7,22 +7,12 @@ import Testing
 /// another host, and every change without the CSRF token or from another origin. Checked
 /// with curl (`--path-as-is`, so curl sends `..` as written) against the real server process.
 @Suite("quire serve access", .serialized, .enabled(if: Programs.find("curl") != nil, "curl is not installed (scripts/setup installs it)"))
-final class AccessTests {
-  let folder: TemporaryFolder
-  let served: URL
-  let home: TestHome
-
+final class AccessTests: ServedFolderTestCase {
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-serve-access")
-    served = folder.file("served")
-    try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-    try Data("# Plan\n\nsecret plan\n".utf8).write(to: served.appendingPathComponent("plan.md"))
+    try super.init(prefix: "quire-serve-access", files: ["plan.md": "# Plan\n\nsecret plan\n"])
     try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("out").path, withDestinationPath: "/etc")
     try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("passwd.md").path, withDestinationPath: "/etc/passwd")
-    home = try TestHome(in: folder.url)
   }
-
-  deinit { folder.remove() }
 
   /// Runs curl; returns the status code and the body.
   func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {

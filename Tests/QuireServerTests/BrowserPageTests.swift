@@ -9,24 +9,17 @@ import Testing
 @Suite(
   "quire serve in Chromium", .serialized,
   .enabled(if: WebDriver.isAvailable, "Debian's chromium and chromium-driver are not installed (scripts/setup installs them)"))
-final class BrowserPageTests {
-  let folder: TemporaryFolder
-  let served: URL
-  let home: TestHome
-
+final class BrowserPageTests: ServedFolderTestCase {
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-serve-page")
-    served = folder.file("served")
-    try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-    try Data("# 日本語のノート\n\n吾輩は猫である。名前はまだ無い。\n\n- 東京\n- 京都\n".utf8).write(to: served.appendingPathComponent("ノート.md"))
-    try Data("# Plan\n\nThe quarterly **budget** review is on Friday.\n\n1. Numbers\n2. People\n".utf8).write(
-      to: served.appendingPathComponent("plan.md"))
-    try Data("shopping list\napples\npears\n".utf8).write(to: served.appendingPathComponent("notes.txt"))
-    try Data("line one\nline two\nline three\n".utf8).write(to: served.appendingPathComponent("shared.md"))
-    home = try TestHome(in: folder.url)
+    try super.init(
+      prefix: "quire-serve-page",
+      files: [
+        "ノート.md": "# 日本語のノート\n\n吾輩は猫である。名前はまだ無い。\n\n- 東京\n- 京都\n",
+        "plan.md": "# Plan\n\nThe quarterly **budget** review is on Friday.\n\n1. Numbers\n2. People\n",
+        "notes.txt": "shopping list\napples\npears\n",
+        "shared.md": "line one\nline two\nline three\n",
+      ])
   }
-
-  deinit { folder.remove() }
 
   static let screenshots: URL = {
     let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("quire-serve-screenshots")

@@ -75,6 +75,25 @@ final class AttributeCallsTests {
       ($0 as? SyscallFailure)?.errno == .noSpace
     }
   }
+
+  /// The handle outlives a move; finding a file by it needs `CAP_DAC_READ_SEARCH` (root here).
+  @Test(.enabled(if: geteuid() == 0, "open_by_handle_at needs CAP_DAC_READ_SEARCH: run as root"))
+  func aFileHandleFindsTheFileAfterAMove() throws {
+    try FileManager.default.createDirectory(at: folder.file("elsewhere"), withIntermediateDirectories: true)
+    let file = try folder.write("plan", to: "plan.md")
+    let handle = try SystemCalls.fileHandle(of: FilePath(file.path)).get()
+    #expect(!handle.bytes.isEmpty)
+    let moved = folder.file("elsewhere/renamed.md")
+    try SystemCalls.renameNoReplace(FilePath(file.path), to: FilePath(moved.path)).get()
+    let fileSystem = try SystemCalls.open(FilePath(folder.url.path), O_RDONLY | O_DIRECTORY).get()
+    defer { SystemCalls.release(fileSystem) }
+    let found = try SystemCalls.path(forHandle: handle.bytes, type: handle.type, onFileSystemOf: fileSystem).get()
+    #expect(SystemCalls.resolvedPath(found) == SystemCalls.resolvedPath(FilePath(moved.path)))
+    #expect { try SystemCalls.path(forHandle: [0, 1, 2], type: handle.type, onFileSystemOf: fileSystem).get() } throws: { $0 is SyscallFailure }
+    #expect { try SystemCalls.fileHandle(of: FilePath(folder.file("missing").path)).get() } throws: {
+      ($0 as? SyscallFailure)?.errno == .noSuchFileOrDirectory
+    }
+  }
 }
 
 extension Result {

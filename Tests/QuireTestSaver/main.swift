@@ -1,7 +1,9 @@
-// quire-test-saver PATH START
+// quire-test-saver PATH START [VERSIONS-FOLDER]
 //   Saves the plain-text document at PATH in a loop, each time with the next version of a
-//   known content (see `content(version:)`), until it is killed. The crash-safety test
-//   SIGKILLs it at random moments and checks that the file always holds one complete version.
+//   known content (see `content(version:)`), until it is killed; with VERSIONS-FOLDER, each
+//   save keeps the version it replaces in a version store there. The crash-safety test
+//   SIGKILLs it at random moments and checks that the file always holds one complete version
+//   (and that every kept version is complete).
 //
 // quire-test-saver --autosave PATH RECOVERY-FOLDER TEXT
 //   Opens PATH, replaces its text with TEXT, lets the idle autosave write the recovery file,
@@ -32,13 +34,14 @@ if arguments.count == 5, arguments[1] == "--autosave" {
     exit(1)
   }
 }
-guard arguments.count == 3, let start = Int(arguments[2]) else {
-  FileHandle.standardError.write(Data("usage: quire-test-saver PATH START\n".utf8))
+guard arguments.count == 3 || arguments.count == 4, let start = Int(arguments[2]) else {
+  FileHandle.standardError.write(Data("usage: quire-test-saver PATH START [VERSIONS-FOLDER]\n".utf8))
   exit(2)
 }
 let document = PlainTextDocument(fileURL: URL(fileURLWithPath: arguments[1]))
 document.autosavePolicy = nil
 document.recoveryStore = nil
+if arguments.count == 4 { document.versionStore = VersionStore(root: URL(fileURLWithPath: arguments[3])) }
 do {
   try await document.open()
   FileHandle.standardOutput.write(Data("ready\n".utf8))

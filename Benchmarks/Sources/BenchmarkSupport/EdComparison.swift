@@ -125,6 +125,15 @@ public enum EdComparison {
     let quirePeak = quire.map(\.peakBytes).max() ?? 0
     BenchmarkSupport.report("ed     \(name)", edTime, unit: "s")
     BenchmarkSupport.report("quire  \(name)", quireTime, unit: "s", baseline: edTime)
+    if ed.count > 1 {
+      // The spread: each program's fastest and slowest run, and the ratio of each run to ed's
+      // run beside it.
+      let ratios = zip(quire, ed).map { $0.seconds / max($1.seconds, 1e-9) }
+      print(
+        String(
+          format: "       runs: ed %.3f–%.3f s, quire %.3f–%.3f s, ratio per run %.3f–%.3f", ed.map(\.seconds).min() ?? 0, ed.map(\.seconds).max() ?? 0,
+          quire.map(\.seconds).min() ?? 0, quire.map(\.seconds).max() ?? 0, ratios.min() ?? 0, ratios.max() ?? 0))
+    }
     print(
       String(
         format: "       peak memory: ed %.0f MiB (%.2f× file), quire %.0f MiB (%.2f× file); files %@; exit ed %d, quire %d",

@@ -12,6 +12,8 @@ extern const int cquire_F_OFD_SETLKW;
 extern const int cquire_F_OFD_GETLK;
 /* O_PATH: open a file or folder only to name it (follow it through renames via /proc/self/fd). */
 extern const int cquire_O_PATH;
+/* F_SETLEASE: a write lease is granted only while no other descriptor has the file open. */
+extern const int cquire_F_SETLEASE;
 extern const unsigned int cquire_RENAME_EXCHANGE;
 extern const unsigned int cquire_RENAME_NOREPLACE;
 
@@ -27,6 +29,12 @@ int cquire_name_to_handle(const char *path, int *handle_type, unsigned char *byt
    CAP_DAC_READ_SEARCH; `mount_fd` is any descriptor on the file system. */
 int cquire_path_for_handle(int mount_fd, int handle_type, const unsigned char *bytes, unsigned int size, char *path_out,
                            unsigned int capacity);
+/* regcomp(3) and regexec(3) in a UTF-8 LC_CTYPE (so `.` matches a character, as in GNU ed,
+   which calls setlocale), whatever the process's locale: the calling thread switches to a
+   C.UTF-8 locale object (uselocale) for the call and back. setlocale from a thread while
+   others run is a data race that crashed tests; these never touch the global locale. */
+int cquire_regcomp_utf8(regex_t *regex, const char *pattern, int flags);
+int cquire_regexec_utf8(const regex_t *regex, const char *string, size_t count, regmatch_t *matches, int flags);
 /* Interruptible regular-expression matching. glibc's regexec(3) has no cancel hook and can run
    for minutes on a pattern with back references like \(a*\)*\1b; Ctrl-C must stop it, as
    GNU ed's does. Jumping out of regexec with siglongjmp (GNU ed's way) deadlocks a threaded
@@ -36,7 +44,8 @@ int cquire_path_for_handle(int mount_fd, int handle_type, const unsigned char *b
    its own copy of the text, the caller returns REG_NOMATCH with *interrupted set to 1.
    The regex_t is then still in use and must never be freed: the caller leaks it (as GNU ed
    leaks regexec's scratch memory) and compiles the pattern afresh. Without `isolated` this
-   is regexec (callers isolate patterns with back references, the ones that can run long).
+   is cquire_regexec_utf8 (callers isolate patterns with back references, the ones that can run
+   long). Matches run in the UTF-8 locale as above; each matching thread has its own matcher.
    cquire_install_interrupt_handler installs, for `signal`, a handler that calls `raise`
    (the program's interrupt flag) and, for SIGINT, wakes the caller waiting for a match. */
 void cquire_install_interrupt_handler(int signal, void (*raise)(void));

@@ -1,4 +1,3 @@
-import CQuireSystem
 import Foundation
 import QuireDocuments
 import QuireFormats
@@ -35,13 +34,9 @@ struct FileIdentity: Codable, Hashable {
     var identity = FileIdentity(
       device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
       modificationTime: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9, lastPath: url.path)
-    var bytes = [UInt8](repeating: 0, count: 128)
-    var size: UInt32 = 128
-    var type: Int32 = 0
-    var mount: Int32 = 0
-    if PathCarrier.path(url.path).withPlatformString({ cquire_name_to_handle($0, &type, &bytes, &size, &mount) }) == 0 {
-      identity.handleType = type
-      identity.handle = Data(bytes[0..<Int(size)]).base64EncodedString()
+    if case .success(let handle) = SystemCalls.fileHandle(of: PathCarrier.filePath(url)) {
+      identity.handleType = handle.type
+      identity.handle = Data(handle.bytes).base64EncodedString()
     }
     if kind == S_IFREG, identity.size <= maximumHashedSize, let data = try? SearchIndex.readRegularFile(url) {
       identity.sha256 = ContentDigest.sha256(data)
@@ -112,15 +107,10 @@ struct FileIdentity: Codable, Hashable {
     while case .failure = SystemCalls.lstat(PathCarrier.filePath(folder)), folder.path != "/" { folder = folder.deletingLastPathComponent() }
     guard case .success(let mount) = SystemCalls.open(PathCarrier.filePath(folder), O_RDONLY | O_DIRECTORY) else { return nil }
     defer { SystemCalls.release(mount) }
-    let mountFD = mount.rawValue
-    var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let result = [UInt8](bytes).withUnsafeBufferPointer { raw in
-      cquire_path_for_handle(mountFD, handleType, raw.baseAddress, UInt32(raw.count), &path, UInt32(path.count))
-    }
-    guard result == 0 else { return nil }
-    let found = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    guard found.hasPrefix("/"), isSameInode(found) else { return nil }
-    return URL(fileURLWithPath: found)
+    guard case .success(let found) = SystemCalls.path(forHandle: [UInt8](bytes), type: handleType, onFileSystemOf: mount),
+      found.isAbsolute, isSameInode(found.string)
+    else { return nil }
+    return PathCarrier.carrierURL(found)
   }
 }
 

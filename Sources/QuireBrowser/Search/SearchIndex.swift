@@ -18,7 +18,9 @@ import SystemPackage
 /// whose rowid is the document's id. A PDF's pages are joined with form feeds, so a hit's
 /// page is the number of form feeds before it. The database file is made 0600 in a private
 /// folder; a file that is not a database, is corrupt or has another schema version is removed
-/// and made anew (``SearchIndexReport/wasRecreated``).
+/// and made anew (``SearchIndexReport/wasRecreated``). Anything else at the database's name or
+/// its journal's (a symbolic link, a FIFO, a device, a folder) is refused, naming it: it is
+/// never followed (SQLite would open through a link), read (a FIFO would block) or removed.
 final class SearchIndex: Sendable {
   static let schemaVersion = 1
   /// Bigger text files are indexed by name only.
@@ -48,6 +50,7 @@ final class SearchIndex: Sendable {
     let folder = url.deletingLastPathComponent()
     let trusted = folder.path.hasPrefix(cacheHome.url.path + "/") ? cacheHome.trustedFolder : folder.deletingLastPathComponent()
     try PrivateFolder.make(folder, below: trusted, role: "the search index folder", alternative: "set XDG_CACHE_HOME to a folder of your own")
+    try checkNothingPlanted(in: folder, trusted: trusted)
     do {
       return try openAndCheck()
     } catch {
@@ -98,9 +101,48 @@ final class SearchIndex: Sendable {
     return database
   }
 
+  /// The database's file and SQLite's files beside it.
+  static let suffixes = ["", "-wal", "-shm", "-journal"]
+
+  /// Refuses the index when its file or one of SQLite's files beside it is anything but a
+  /// regular file: looked at in the private folder (opened through `PrivateFolder`, so the
+  /// folder itself is checked too) with `fstatat(AT_SYMLINK_NOFOLLOW)`, so nothing is followed.
+  private func checkNothingPlanted(in folder: URL, trusted: URL) throws {
+    let opened: FileDescriptor
+    do {
+      opened = try PrivateFolder.open(folder, below: trusted)
+    } catch {
+      throw error.error(role: "the search index folder", alternative: "set XDG_CACHE_HOME to a folder of your own")
+    }
+    defer { SystemCalls.release(opened) }
+    for suffix in Self.suffixes {
+      let name = url.lastPathComponent + suffix
+      guard case .success(let info) = SystemCalls.lstat(name, in: opened), info.st_mode & S_IFMT != S_IFREG else { continue }
+      let what: String
+      switch info.st_mode & S_IFMT {
+      case S_IFLNK: what = "a symbolic link, which Quire never follows for its private files"
+      case S_IFIFO: what = "a FIFO (named pipe), not a database"
+      case S_IFDIR: what = "a folder, not a database"
+      case S_IFCHR, S_IFBLK: what = "a device, not a database"
+      default: what = "not a regular file"
+      }
+      let path = folder.appendingPathComponent(name)
+      throw QuireError(
+        .permissionDenied,
+        "Cannot use the search index '\(DisplayName.escaping(path: path))': it is \(what). Nothing was read or removed; remove it yourself (the index is only a cache and is made anew), or set XDG_CACHE_HOME to a folder of your own.",
+        url: path)
+    }
+  }
+
+  /// Removes the index's regular files (a corrupt or outdated cache); anything else there is
+  /// left alone (``checkNothingPlanted(in:trusted:)`` refuses it).
   private func removeFiles() {
     queue.withLock { $0 = nil }
-    for suffix in ["", "-wal", "-shm", "-journal"] { _ = SystemCalls.remove(url.path + suffix) }
+    for suffix in Self.suffixes {
+      let path = PathCarrier.path(url.path + suffix)
+      guard case .success(let info) = SystemCalls.lstat(path), info.st_mode & S_IFMT == S_IFREG else { continue }
+      _ = SystemCalls.remove(path)
+    }
   }
 
   /// Runs `body` on the database; when SQLite finds it corrupt, makes it anew once and runs again.

@@ -39,9 +39,7 @@ enum BrowserJSON {
   /// `path` made absolute (from the current folder) and normalized, as text for output: the
   /// path itself when it is UTF-8, escaped (`\xFF`) when it is not.
   static func shown(absolute path: FilePath) -> String {
-    var absolute = path
-    if absolute.isRelative { absolute = FilePath(FileManager.default.currentDirectoryPath).pushing(absolute) }
-    return DisplayName.escaping(absolute.lexicallyNormalized())
+    DisplayName.escaping(path.absoluteNormalized)
   }
 
   /// A name or path for JSON: as it is, or escaped (`\xFF`) when it holds bytes that are not

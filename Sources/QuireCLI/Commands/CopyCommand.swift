@@ -108,8 +108,6 @@ struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
     if let text = path.withPlatformString({ String(validatingCString: $0) }) {
       return URL(fileURLWithPath: text).absoluteString
     }
-    var absolute = path
-    if !absolute.isAbsolute { absolute = FilePath(FileManager.default.currentDirectoryPath).pushing(path) }
-    return try FreedesktopNames.fileURI(for: absolute.lexicallyNormalized())
+    return try FreedesktopNames.fileURI(for: path.absoluteNormalized)
   }
 }

@@ -3,8 +3,9 @@ import Foundation
 import Quire
 
 /// `quire paste [--type ID] [--output FILE]`: writes the first pasteboard item to standard
-/// output or a file.
-struct PasteCommand: AsyncParsableCommand {
+/// output or a file; the output's name keeps its bytes (a name that is not UTF-8 is written as
+/// that very name).
+struct PasteCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "paste", abstract: "Paste from the pasteboard to standard output or a file.")
 
@@ -13,7 +14,10 @@ struct PasteCommand: AsyncParsableCommand {
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
 
   func validate() throws {
-    if let type, UTType(type) == nil { throw ValidationError("'\(type)' is not a known type identifier.") }
+    if let type, UTType(type) == nil { throw ValidationError("'\(DisplayName.escaping(type))' is not a known type identifier.") }
+    if PathText.holdsNonUTF8Bytes(pasteboard) {
+      throw ValidationError("The pasteboard name '\(DisplayName.escaping(pasteboard))' is not UTF-8; give a UTF-8 name.")
+    }
   }
 
   func run() async throws {
@@ -30,7 +34,7 @@ struct PasteCommand: AsyncParsableCommand {
         "The pasteboard '\(pasteboard)' has no \(wanted.identifier): it holds \(offered). Choose one with --type (and --output for files that are not text).")
     }
     if let output {
-      try await provider.writeRepresentation(for: wanted, to: URL(fileURLWithPath: output))
+      try await provider.writeRepresentation(for: wanted, to: QuireCommand.outputPath(output))
       return
     }
     // The representation of exactly the asked type when there is one (plain text, not the

@@ -27,7 +27,8 @@ struct PreviewCommand: AsyncParsableCommand, TakesNamesAsBytes {
     // The file by its bytes: a name that is not UTF-8 is the very file named.
     let text = try generator.preview(of: QuireCommand.filePath(file), format: PreviewGenerator.Format(rawValue: format) ?? .html)
     if let output {
-      try FileSaver.writeOutput(Data(text.utf8), to: try QuireCommand.fileURL(output, for: "write to"))
+      // The output by its bytes too: a name that is not UTF-8 is written as that very name.
+      try FileSaver.writeOutput(Data(text.utf8), to: QuireCommand.outputPath(output))
     } else {
       FileHandle.standardOutput.write(Data(text.utf8))
     }

@@ -79,7 +79,8 @@ struct REPLCommand: AsyncParsableCommand {
   ///   - files: The files to open.
   ///   - ed: ed's options when quire runs as a drop-in ed.
   @MainActor static func runSession(files: [String], ed: EdOptions? = nil) async -> Int32 {
-    // libedit and regcomp read LC_CTYPE: files and terminals are UTF-8 here.
+    // libedit reads LC_CTYPE: files and terminals are UTF-8 here (regular expressions use a
+    // UTF-8 locale of their own, see POSIXRegex).
     setlocale(LC_CTYPE, "C.UTF-8")
     let environment = ProcessInfo.processInfo.environment
     let isInteractive = isatty(STDIN_FILENO) == 1

@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuireSystem
 import Synchronization
 
 /// The background process that holds a desktop selection for `quire copy`, as `xclip` and
@@ -28,7 +29,7 @@ enum SelectionServer {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = report
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try SystemCalls.launch(process)
     try? report.fileHandleForWriting.close()
     // The first line, read on a thread of its own so that a silent server cannot hang us.
     let line = Mutex<String?>(nil)

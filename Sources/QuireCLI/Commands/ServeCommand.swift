@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Quire
 import QuireServer
+import QuireSystem
 
 /// `quire serve [FOLDER…] [--port N] [--open]`: the document browser as a local web page.
 struct ServeCommand: AsyncParsableCommand {
@@ -40,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
     process.arguments = [address]
-    do { try process.run() } catch {
+    do { try SystemCalls.launch(process) } catch {
       FileHandle.standardError.write(Data("quire: cannot run xdg-open (\(ErrorReport.text(for: error))); open the address yourself.\n".utf8))
     }
   }

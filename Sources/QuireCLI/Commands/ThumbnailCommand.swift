@@ -95,7 +95,7 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(filePath: input, contentType: type, maximumSize: size))
     let source = try ThumbnailCache.source(for: input)
     let png = try bitmap.pngData(text: ThumbnailOutput.textChunks(for: source, type: type, software: "Quire \(quireVersion)"))
-    try ThumbnailOutput.write(png, to: try QuireCommand.fileURL(paths[1], for: "write to"))
+    try ThumbnailOutput.write(png, to: QuireCommand.outputPath(paths[1]))
   }
 
   // MARK: Batch

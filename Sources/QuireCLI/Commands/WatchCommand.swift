@@ -2,12 +2,16 @@ import ArgumentParser
 import Foundation
 import Quire
 import Synchronization
+import SystemPackage
 
 /// `quire watch PATH…`: presents each path and prints every message its presenter receives,
 /// one per line: `changed PATH`, `moved OLD -> NEW`, `deleted PATH`, `subitem-changed PATH`,
 /// and for coordinated access by other processes `save-requested PATH`,
 /// `relinquished-to-reader PATH`, `relinquished-to-writer PATH`, `reacquired PATH`.
-struct WatchCommand: AsyncParsableCommand {
+///
+/// Paths keep their bytes (a name that is not UTF-8 is watched as it is) and are printed
+/// escaped (`DisplayName`), so each message is one line and no name can reach the terminal raw.
+struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "watch",
     abstract: "Print the changes a presenter of each path hears about, one per line.",
@@ -25,19 +29,18 @@ struct WatchCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let location = runtimeFolder.map { CoordinationLocation(runtimeFolder: URL(fileURLWithPath: $0)) } ?? .default
+    let location =
+      try runtimeFolder.map { CoordinationLocation(runtimeFolder: try QuireCommand.fileURL($0, for: "coordinate in", isDirectory: true)) } ?? .default
     if let note = location.fallbackNote {
       FileHandle.standardError.write(Data("quire: \(note)\n".utf8))
     }
     let printer = WatchPrinter(limit: count)
     var presenters: [WatchPresenter] = []
     defer { for presenter in presenters { FileCoordinator.removeFilePresenter(presenter) } }
-    for path in paths {
-      let url = URL(fileURLWithPath: path).standardizedFileURL
-      guard FileManager.default.fileExists(atPath: url.path) else {
-        throw InputFile.missingError(url, for: "watch")
-      }
-      let presenter = WatchPresenter(url: url, printer: printer)
+    for argument in paths {
+      let path = QuireCommand.filePath(argument).absoluteNormalized
+      try InputFile.checkExists(path, for: "watch")
+      let presenter = WatchPresenter(path: path, printer: printer)
       try FileCoordinator.addFilePresenter(presenter, location: location)
       presenters.append(presenter)
     }
@@ -53,9 +56,8 @@ struct WatchCommand: AsyncParsableCommand {
   }
 }
 
-/// Prints whole lines, one writer at a time, and counts them; with a `limit` (`--count`),
-/// lines after the limit are not printed (presenters may hear a second message before the
-/// watch loop sees the first).
+/// Prints whole lines, one writer at a time, and counts them; once `limit` lines are printed
+/// (`--count`), later messages are not (two can arrive before the command stops).
 final class WatchPrinter: Sendable {
   private let count = Mutex(0)
   private let limit: Int?
@@ -72,18 +74,24 @@ final class WatchPrinter: Sendable {
   }
 }
 
-/// A presenter that prints what it hears and answers every request at once.
+/// A presenter that prints what it hears and answers every request at once. It presents a
+/// path of any bytes (``presentedItemPath``) and prints names escaped.
 final class WatchPresenter: FilePresenter {
-  private let url: Mutex<URL>
+  private let item: Mutex<FilePath>
   private let printer: WatchPrinter
 
-  init(url: URL, printer: WatchPrinter) {
-    self.url = Mutex(url)
+  init(path: FilePath, printer: WatchPrinter) {
+    self.item = Mutex(path)
     self.printer = printer
   }
 
-  var presentedItemURL: URL? { url.withLock { $0 } }
-  private var path: String { url.withLock { $0.path } }
+  var presentedItemPath: FilePath? { item.withLock { $0 } }
+  /// The path's URL when it is UTF-8 (none holds other bytes; ``presentedItemPath`` is what is presented).
+  var presentedItemURL: URL? {
+    let text = PathText.string(item.withLock { $0 })
+    return PathText.holdsNonUTF8Bytes(text) ? nil : URL(fileURLWithPath: text)
+  }
+  private var path: String { DisplayName.escaping(item.withLock { $0 }) }
 
   func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
     printer.say("save-requested \(path)")
@@ -105,15 +113,15 @@ final class WatchPresenter: FilePresenter {
     completionHandler(nil)
   }
 
-  func presentedItemDidMove(to newURL: URL) {
-    let old = url.withLock { url in
-      defer { url = newURL }
-      return url.path
+  func presentedItemDidMove(toPath newPath: FilePath) {
+    let old = item.withLock { item in
+      defer { item = newPath }
+      return item
     }
-    printer.say("moved \(old) -> \(newURL.path)")
+    printer.say("moved \(DisplayName.escaping(old)) -> \(DisplayName.escaping(newPath))")
   }
 
   func presentedItemDidChange() { printer.say("changed \(path)") }
 
-  func presentedSubitemDidChange(at url: URL) { printer.say("subitem-changed \(url.path)") }
+  func presentedSubitemDidChange(atPath subitem: FilePath) { printer.say("subitem-changed \(DisplayName.escaping(subitem))") }
 }

@@ -110,14 +110,7 @@ final class EdEngine {
   /// still to visit shifts them in O(1) instead of rewriting the list.
   private var globalOffset = 0
 
-  private static let localeReady: Bool = {
-    // regcomp/regexec read LC_CTYPE: UTF-8 so that `.` matches a character, not a byte, as in
-    // GNU ed (which calls setlocale). Files are UTF-8, whatever the environment says.
-    setlocale(LC_CTYPE, "C.UTF-8") != nil
-  }()
-
   init(document: EdDocument, files: TextFileSystem = TextFileSystem(), printsByteCounts: Bool, output: @escaping (String) -> Void) {
-    _ = Self.localeReady
     self.document = document
     self.files = files
     self.printsByteCounts = printsByteCounts
@@ -217,7 +210,7 @@ final class EdEngine {
       let bytes = try runShell(command, reading: true)
       try document.buffer.reset(contents: Data(bytes), fingerprint: nil)
       document.currentLine = lastLine
-      if printsByteCounts { output("\(bytes.count)") }
+      reportRead(bytes.count, lacksFinalNewline: bytes.last.map { $0 != UInt8(ascii: "\n") } ?? false, at: 0, appended: true, before: (false, false))
       return
     }
     try checkFileNameAllowed(name)
@@ -231,7 +224,31 @@ final class EdEngine {
     }
     try document.buffer.reset(contents: contents.data, fingerprint: contents.fingerprint)
     document.currentLine = lastLine
-    if printsByteCounts { output("\(contents.byteCount)") }
+    reportRead(contents.byteCount, lacksFinalNewline: contents.lacksFinalNewline, at: 0, appended: true, before: (false, false))
+  }
+
+  /// What GNU ed says after reading `byteCount` bytes into the buffer after line `address` (0
+  /// for `e` and the file argument, into the emptied buffer): "Newline inserted" when they went
+  /// after an unended last line (a binary buffer's), "Newline appended" when their last line had
+  /// no newline and got one (not at the end of a binary buffer, where it stays unended), then,
+  /// without `-s`, the bytes read, counting an appended newline as ed counts it.
+  ///
+  /// - Parameters:
+  ///   - appended: Whether the bytes went after the last line.
+  ///   - before: Whether the last line was unended and the buffer binary before the read.
+  private func reportRead(_ byteCount: Int, lacksFinalNewline: Bool, at address: Int, appended: Bool, before: (unended: Bool, binary: Bool)) {
+    let newlineAdded = lacksFinalNewline && byteCount > 0
+    let binary = buffer.isBinary
+    if address != 0 && appended && byteCount > 0 && before.unended {
+      output("Newline inserted")
+    } else if newlineAdded && (!appended || !binary) {
+      output("Newline appended")
+    }
+    guard printsByteCounts else { return }
+    var count = byteCount
+    if newlineAdded && !binary { count += 1 }
+    if newlineAdded && !appended && binary && !before.binary { count += 1 }
+    output("\(count)")
   }
 
   /// Reads a file for `e`, `r` and the file argument; `--strip-trailing-cr` drops a carriage
@@ -365,7 +382,7 @@ final class EdEngine {
         cutBuffer = []
         document.marks = [:]
         document.currentLine = lastLine
-        if printsByteCounts { output("\(bytes.count)") }
+        reportRead(bytes.count, lacksFinalNewline: bytes.last.map { $0 != UInt8(ascii: "\n") } ?? false, at: 0, appended: true, before: (false, false))
         return .proceed
       }
       let name = target?.fileName
@@ -392,7 +409,7 @@ final class EdEngine {
       cutBuffer = []
       document.marks = [:]
       document.currentLine = lastLine
-      if printsByteCounts { output("\(contents.byteCount)") }
+      reportRead(contents.byteCount, lacksFinalNewline: contents.lacksFinalNewline, at: 0, appended: true, before: (false, false))
 
     case UInt8(ascii: "f"):
       try requireNoAddress(addresses)
@@ -492,6 +509,8 @@ final class EdEngine {
       if addresses.count == 0 { addresses.second = lastLine }
       try checkBounds(addresses.second)
       let target = try readFileTarget(&s)
+      let appended = addresses.second == lastLine
+      let before = (unended: buffer.endsWithUnendedLine, binary: buffer.isBinary)
       if case .shell(let shellCommand) = target {
         let bytes = try runShell(shellCommand, reading: true)
         let lines = Self.lines(of: bytes).map { Array($0.utf8) }
@@ -499,7 +518,8 @@ final class EdEngine {
           try replace(addresses.second..<addresses.second, with: lines)
           if !lines.isEmpty { document.currentLine = addresses.second + lines.count }
         }
-        if printsByteCounts { output("\(bytes.count)") }
+        let lacksFinalNewline = bytes.last.map { $0 != UInt8(ascii: "\n") } ?? false
+        reportRead(bytes.count, lacksFinalNewline: lacksFinalNewline, at: addresses.second, appended: appended, before: before)
         return .proceed
       }
       let name = target?.fileName
@@ -510,8 +530,9 @@ final class EdEngine {
       let contents = try readFile(url)
       try edit("read") { () throws(EdError) in
         let lines = contents.byteLines
-        if contents.lacksFinalNewline && contents.data.contains(0) && addresses.second == lastLine {
-          // As ed: a binary file read at the end of the buffer keeps its last line unended.
+        if contents.lacksFinalNewline && appended && (buffer.isBinary || contents.data.contains(0)) {
+          // As ed: a file read at the end of a binary buffer (or a binary file read at the end)
+          // keeps its last line unended.
           try buffer.appendBytes(contents.bytes)
           if globalLines != nil { globalHasEdited = true }
         } else {
@@ -519,7 +540,7 @@ final class EdEngine {
         }
         if !lines.isEmpty { document.currentLine = addresses.second + lines.count }
       }
-      if printsByteCounts { output("\(contents.byteCount)") }
+      reportRead(contents.byteCount, lacksFinalNewline: contents.lacksFinalNewline, at: addresses.second, appended: appended, before: before)
 
     case UInt8(ascii: "s"):
       try substitute(&s, addresses: addresses)

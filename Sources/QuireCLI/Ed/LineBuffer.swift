@@ -32,6 +32,11 @@ protocol LineBuffer: AnyObject {
   func appendBytes(_ bytes: [UInt8]) throws(EdError)
   /// ``replaceLines(in:with:)`` with lines given as bytes.
   func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError)
+  /// Whether a NUL byte came into the buffer since it was last read whole (GNU ed's "binary"
+  /// buffer, which keeps an unended last line unended).
+  var isBinary: Bool { get }
+  /// Whether the last line has no newline (only ever in a binary buffer).
+  var endsWithUnendedLine: Bool { get }
   /// Calls `body` with each line in `range` (0-based) and its bytes without the newline, in
   /// order, read in place (the pointer is valid only during the call).
   func forEachLine(in range: Range<Int>, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> Void) throws(EdError)
@@ -129,28 +134,24 @@ final class DocumentLineBuffer: LineBuffer {
   /// Set by the cursor records while undoing or redoing.
   private var restoredCursor: Int?
 
-  /// Whether the text holds a NUL byte: GNU ed's "binary" buffer. A binary file's last line
-  /// without a newline is kept without one when the file is read and written, until that line
-  /// is changed (which ends it, as ed does; undo takes the newline back out).
+  /// Whether a NUL byte came into the buffer since it was last read whole: GNU ed's "binary"
+  /// buffer, as sticky as ed's (deleting the NUL bytes does not clear it). The file's own NUL
+  /// bytes are the document's to find (``PlainTextDocument/readHeldNULBytes``, while it reads
+  /// the lines). A binary buffer's last line without a newline is kept without one when it is
+  /// read, appended to and written, until that line is changed (which ends it, as ed does; undo
+  /// takes the newline back out).
   private(set) var isBinary = false
 
   /// A buffer over `document`, which must be open.
   init(document: PlainTextDocument) {
     self.document = document
-    isBinary = !document.storage.endsWithNewline && document.storage.firstUTF8Offset(of: 0) != nil
+    isBinary = document.readHeldNULBytes
   }
 
-  /// Whether `contents` is binary in the sense that matters: only an unended last line behaves
-  /// differently in a binary buffer (every edit ends the lines it makes), so a text that ends
-  /// with a newline is not searched for NUL bytes (a pass over a 100 MiB file saved, and its
-  /// mapped scratch copy not faulted in whole).
-  private static func isBinary(_ contents: Data) -> Bool {
-    guard let last = contents.last, last != UInt8(ascii: "\n") else { return false }
-    return contents.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
-  }
+  var endsWithUnendedLine: Bool { !document.storage.endsWithNewline }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
-  /// byte for byte, with ed's missing final newline appended. `prepare` gives the document the
+  /// byte for byte, with ed's missing final newline appended (not to a binary file's). `prepare` gives the document the
   /// session's file access and versions before it opens (and, for a file that exists, starts
   /// presenting it: ``Document/open(contents:fingerprint:)``).
   ///
@@ -170,7 +171,6 @@ final class DocumentLineBuffer: LineBuffer {
       document.recoveryStore = autosave.store
       document.autosavePolicy = autosave.policy
     }
-    document.appendsMissingFinalNewline = !DocumentLineBuffer.isBinary(contents)
     do {
       try document.open(contents: contents, fingerprint: fingerprint)
     } catch {
@@ -221,7 +221,9 @@ final class DocumentLineBuffer: LineBuffer {
     } catch {
       throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
     }
-    isBinary = !document.storage.endsWithNewline && document.storage.firstUTF8Offset(of: 0) != nil
+    // A revert or restore reads text whole (the document says whether it held a NUL byte); as
+    // in ed, a buffer stays binary once it was.
+    isBinary = isBinary || document.readHeldNULBytes
     token += 1
   }
 
@@ -277,6 +279,7 @@ final class DocumentLineBuffer: LineBuffer {
     } catch {
       throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
     }
+    if !isBinary, lines.contains(where: { $0.contains(0) }) { isBinary = true }
     token += 1
   }
 
@@ -446,14 +449,14 @@ final class DocumentLineBuffer: LineBuffer {
   func markModified() { document.updateChangeCount(.done) }
 
   func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError) {
-    isBinary = Self.isBinary(contents)
-    // As ed: a last line without a newline gets one, unless the text is binary.
-    document.appendsMissingFinalNewline = !isBinary
+    // As ed: a last line without a newline gets one, unless the text is binary (the document's
+    // rule, ``PlainTextDocument/appendsMissingFinalNewline``).
     do {
       try document.revert(toContents: contents, fingerprint: fingerprint)
     } catch {
       throw EdError("cannot read '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
     }
+    isBinary = document.readHeldNULBytes
     groupDepth = 0
     token += 1
   }

@@ -4,7 +4,8 @@ import Glibc
 /// A compiled POSIX basic regular expression (`regcomp(3)` without `REG_EXTENDED`), ed's
 /// dialect: `\(…\)`, `\{m,n\}`, back references, bracket expressions with classes.
 ///
-/// Swift's `Regex` does not speak this dialect; the C library does, exactly. The `regex_t`
+/// Swift's `Regex` does not speak this dialect; the C library does, exactly, in a UTF-8
+/// `LC_CTYPE` of the calling thread's own (`cquire_regcomp_utf8`), never the process's. The `regex_t`
 /// lives in memory this value allocates and is the only owner of: `regfree` runs in `deinit`.
 /// Not `Sendable`: `regexec` on one `regex_t` from two threads at once is not promised safe.
 /// Ctrl-C stops a long match (see ``firstMatch(in:from:notAtLineStart:)``).
@@ -42,7 +43,7 @@ struct POSIXRegex: ~Copyable {
     let storage = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
     var cPattern = pattern.map { CChar(bitPattern: $0) }
     cPattern.append(0)
-    let status = regcomp(storage, cPattern, cflags)
+    let status = cquire_regcomp_utf8(storage, cPattern, cflags)
     guard status == 0 else {
       var message = [CChar](repeating: 0, count: 256)
       regerror(status, storage, &message, message.count)
@@ -108,7 +109,7 @@ struct POSIXRegex: ~Copyable {
     }
     return Self.withBytes(line) { base, count in
       var bounds = regmatch_t(rm_so: 0, rm_eo: regoff_t(count))
-      return regexec(compiled, base, 0, &bounds, REG_STARTEND) == 0
+      return cquire_regexec_utf8(compiled, base, 0, &bounds, REG_STARTEND) == 0
     }
   }
 
@@ -126,7 +127,7 @@ struct POSIXRegex: ~Copyable {
         // the copying path does: GNU ed's loop gives regexec the rest of the line.
         matches[0] = regmatch_t(rm_so: 0, rm_eo: regoff_t(length - offset))
         let flags = REG_STARTEND | (offset > 0 || notAtLineStart ? REG_NOTBOL : 0)
-        guard regexec(compiled, base + offset, count, matches.baseAddress!, flags) == 0 else { return nil }
+        guard cquire_regexec_utf8(compiled, base + offset, count, matches.baseAddress!, flags) == 0 else { return nil }
         return matches.map { match in
           match.rm_so < 0 ? nil : (offset + Int(match.rm_so))..<(offset + Int(match.rm_eo))
         }

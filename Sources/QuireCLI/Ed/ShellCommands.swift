@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuireSystem
 
 /// ed's shell commands: `!cmd`, `r !cmd`, `w !cmd`, `e !cmd`, run through `/bin/sh -c` as
 /// ed runs them (`system(3)` and `popen(3)`), and refused under `-r`.
@@ -94,7 +95,10 @@ extension EdEngine {
     if let outputPipe { process.standardOutput = outputPipe }
     if let inputPipe { process.standardInput = inputPipe }
     do {
-      try process.run()
+      // With no signal blocked (the system layer's one way to start a process): a shell
+      // started from a worker thread would pass its full mask on, and Ctrl-C or `kill` could
+      // not stop what it runs.
+      try SystemCalls.launch(process)
     } catch {
       throw EdError("cannot run the shell command '\(command)': \(error.localizedDescription)", ed: "Can't create shell process")
     }

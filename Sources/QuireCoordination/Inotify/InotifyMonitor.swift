@@ -3,7 +3,7 @@ import Foundation
 import QuireSystem
 import QuireTypes
 import Synchronization
-import SystemPackage
+public import SystemPackage
 
 /// What happened to a watched path, from inotify(7).
 public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
@@ -42,9 +42,18 @@ public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The watched path (as it was named when the watch was made; inotify follows the inode).
+  /// A path that is not UTF-8 is carried here in a form only ``watchedItemPath`` turns back
+  /// into its bytes.
   public var watchedPath: String
-  /// For events inside a watched folder, the name of the entry concerned.
+  /// For events inside a watched folder, the name of the entry concerned (a name that is not
+  /// UTF-8 carried as in ``watchedPath``; ``entryName`` has its bytes).
   public var name: String?
+
+  /// ``watchedPath`` with its bytes, also when they are not UTF-8.
+  public var watchedItemPath: FilePath { PathText.path(watchedPath) }
+
+  /// ``name`` with its bytes, also when they are not UTF-8.
+  public var entryName: FilePath.Component? { name.flatMap { PathText.path($0).lastComponent } }
   /// What happened.
   public var kind: Kind
   /// Links a `movedFrom` with its `movedTo` (inotify's cookie), 0 otherwise.
@@ -52,7 +61,7 @@ public struct FileSystemEvent: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String {
     let names = Kind.all.filter { kind.contains($0.0) }.map(\.1).joined(separator: ",")
-    return "\(names) \(watchedPath)\(name.map { "/" + $0 } ?? "")"
+    return "\(names) \(DisplayName.escaping(watchedPath))\(name.map { "/" + DisplayName.escaping($0) } ?? "")"
   }
 }
 
@@ -130,6 +139,21 @@ public final class InotifyMonitor: Sendable {
   /// - Throws: ``QuireError`` naming `path` when it does not exist, inotify's watch limit
   ///   (`fs.inotify.max_user_watches`) is reached, or inotify cannot start.
   public func events(at path: String, kinds: FileSystemEvent.Kind = .everything) throws -> AsyncStream<FileSystemEvent> {
+    try events(carried: path, kinds: kinds)
+  }
+
+  /// Events for `path`, a path of any bytes (a name that is not UTF-8 included), as
+  /// ``events(at:kinds:)-(String,_)`` gives them for a `String` path; the events' paths and
+  /// names keep the bytes (``FileSystemEvent/watchedItemPath``, ``FileSystemEvent/entryName``).
+  ///
+  /// - Throws: ``QuireError`` naming `path` escaped when it does not exist, inotify's watch
+  ///   limit is reached, or inotify cannot start.
+  public func events(at path: FilePath, kinds: FileSystemEvent.Kind = .everything) throws -> AsyncStream<FileSystemEvent> {
+    try events(carried: PathText.string(path), kinds: kinds)
+  }
+
+  /// Events for `path`, a `PathText` string (the path itself when it is UTF-8).
+  private func events(carried path: String, kinds: FileSystemEvent.Kind) throws -> AsyncStream<FileSystemEvent> {
     let (stream, continuation) = AsyncStream<FileSystemEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
     let id = try subscribe(
       path: path, kinds: kinds,
@@ -139,8 +163,10 @@ public final class InotifyMonitor: Sendable {
     return stream
   }
 
-  /// Watches `path` and calls `deliver` on the owner thread for each event (keep it short).
-  /// Returns an id for ``unsubscribe(_:)``.
+  /// Watches `path` (a `PathText` string: the path itself when it is UTF-8, and for a name
+  /// that is not, the text that stands for its bytes, which are what is watched) and calls
+  /// `deliver` on the owner thread for each event (keep it short). Events name entries the
+  /// same way. Returns an id for ``unsubscribe(_:)``.
   func subscribe(
     path: String, kinds: FileSystemEvent.Kind = .everything,
     deliver: @escaping @Sendable (FileSystemEvent) -> Void, finish: @escaping @Sendable () -> Void = {}
@@ -265,8 +291,9 @@ public final class InotifyMonitor: Sendable {
     }
   }
 
-  fileprivate static func watchError(_ path: String, _ code: Int32) -> QuireError {
-    let url = URL(fileURLWithPath: path)
+  fileprivate static func watchError(_ carried: String, _ code: Int32) -> QuireError {
+    let url = URL(fileURLWithPath: carried)
+    let path = DisplayName.escaping(carried)
     let cause = Errno(rawValue: code)
     switch code {
     case ENOSPC:
@@ -294,7 +321,7 @@ private final class LibInotifyToolsOwner {
     let inode: UInt64
 
     init?(path: String) {
-      guard case .success(let info) = SystemCalls.lstat(FilePath(path)) else { return nil }
+      guard case .success(let info) = SystemCalls.lstat(PathText.path(path)) else { return nil }
       device = UInt64(info.st_dev)
       inode = UInt64(info.st_ino)
     }
@@ -406,9 +433,9 @@ private final class LibInotifyToolsOwner {
         let wd = watches.filter { $0.value.subscribers.contains { $0.path == path } }.keys.max()
         reply(
           wd.map { wd in
-            let name = inotifytools_filename_from_wd(wd).map { String(cString: $0) } ?? ""
+            let name = inotifytools_filename_from_wd(wd).map { PathText.string(bytes: UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
             return InotifyMonitor.LibraryWatch(
-              descriptor: wd, name: name, descriptorForName: inotifytools_wd_from_filename(name))
+              descriptor: wd, name: name, descriptorForName: Self.descriptor(forName: name))
           })
       case .simulateOverflow(let prefix):
         for (_, watch) in watches {
@@ -441,19 +468,20 @@ private final class LibInotifyToolsOwner {
       generation += 1
       name = Self.spelling(of: path, generation: generation)
     }
-    guard inotifytools_watch_file(name, Self.mask) != 0 else {
+    // Names are bytes: libinotifytools gets the very bytes the `PathText` string stands for.
+    guard Self.withBytes(of: name, { inotifytools_watch_file($0, Self.mask) }) != 0 else {
       return InotifyMonitor.watchError(path, inotifytools_error())
     }
     // libinotifytools files folders with a trailing slash.
     var filed = name
-    var wd = inotifytools_wd_from_filename(filed)
+    var wd = Self.descriptor(forName: filed)
     if wd < 0 {
       filed = name + "/"
-      wd = inotifytools_wd_from_filename(filed)
+      wd = Self.descriptor(forName: filed)
     }
     guard wd >= 0 else {
       return QuireError(
-        .systemCallFailed, "Cannot watch '\(path)': libinotifytools added the watch but does not know it. Try again.",
+        .systemCallFailed, "Cannot watch '\(DisplayName.escaping(path))': libinotifytools added the watch but does not know it. Try again.",
         url: URL(fileURLWithPath: path))
     }
     takenNames.insert(filed)
@@ -482,15 +510,15 @@ private final class LibInotifyToolsOwner {
 
   /// Removes the watches that found no new subscriber since their last one left.
   private func removeUnusedWatches() {
-    // Read what is queued first: a watch the kernel has dropped (IN_IGNORED) must not be
-    // removed again, or libinotifytools fails and prints to standard error.
+    // Read what is queued first: a watch the kernel has dropped (IN_IGNORED) is not removed
+    // again. One it drops between the flush and the removal makes the removal fail, quietly.
     flush()
     for wd in unused {
       guard let watch = watches[wd], watch.subscribers.isEmpty else { continue }
       forget(wd)
       // The kernel watch is alive: removing it drops its entry from libinotifytools' tables
       // and frees its name.
-      if inotifytools_remove_watch_by_wd(wd) != 0 { takenNames.remove(watch.name) }
+      if cquire_inotifytools_remove_watch_quietly(wd) != 0 { takenNames.remove(watch.name) }
     }
     unused = []
   }
@@ -500,6 +528,19 @@ private final class LibInotifyToolsOwner {
     unused.remove(wd)
     if let identity = watch.identity, watchOfIdentity[identity] == wd { watchOfIdentity[identity] = nil }
     for s in watch.subscribers { watchOf[s.id] = nil }
+  }
+
+  /// Calls `body` with the C string of the bytes `name` (a `PathText` string) stands for,
+  /// exactly: not through `FilePath`, which would drop a trailing slash (libinotifytools files
+  /// folders with one) and merge the `//` of a spelling (see ``spelling(of:generation:)``).
+  static func withBytes<T>(of name: String, _ body: (UnsafePointer<CChar>) -> T) -> T {
+    let bytes = PathText.bytes(name).map { CChar(bitPattern: $0) } + [0]
+    return bytes.withUnsafeBufferPointer { body($0.baseAddress!) }
+  }
+
+  /// `inotifytools_wd_from_filename` of the bytes `name` (a `PathText` string) stands for.
+  static func descriptor(forName name: String) -> Int32 {
+    withBytes(of: name) { inotifytools_wd_from_filename($0) }
   }
 
   /// The `generation`th spelling of `path`: `path` itself, then with a binary count of
@@ -550,7 +591,8 @@ private final class LibInotifyToolsOwner {
     if event.pointee.len > 0 {
       let bytes = UnsafeRawBufferPointer(
         start: UnsafeRawPointer(event).advanced(by: MemoryLayout<inotify_event>.size), count: Int(event.pointee.len))
-      name = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      // A name that is not UTF-8 is carried by `PathText`, so it names the very entry.
+      name = PathText.string(bytes: bytes.prefix { $0 != 0 })
     }
     let cookie = event.pointee.cookie
     for s in watch.subscribers where !s.kinds.intersection(kind).isEmpty {

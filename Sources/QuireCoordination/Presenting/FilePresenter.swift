@@ -1,4 +1,5 @@
 public import Foundation
+public import SystemPackage
 
 /// An object that shows a file or folder to the user and wants to hear when others read,
 /// write, move or delete it: the analogue of Apple's `NSFilePresenter`.
@@ -27,6 +28,14 @@ public protocol FilePresenter: AnyObject, Sendable {
   /// atomic replacement and calls ``presentedItemDidMove(to:)``; update this property there.
   var presentedItemURL: URL? { get }
 
+  /// The presented file or folder as a path of any bytes: a presenter of a name that is not
+  /// UTF-8 (which no `URL` holds) gives it here. When it is not nil, it is the item presented
+  /// and ``presentedItemURL`` only names it; the default is nil. A relative path is taken from
+  /// the current folder when the presenter is added. Such a presenter hears of moves and
+  /// subitem changes through ``presentedItemDidMove(toPath:)`` and
+  /// ``presentedSubitemDidChange(atPath:)``, with the bytes.
+  var presentedItemPath: FilePath? { get }
+
   /// The queue the presenter's messages run on, or nil for a private serial queue.
   var presentedItemOperationQueue: OperationQueue? { get }
 
@@ -49,15 +58,26 @@ public protocol FilePresenter: AnyObject, Sendable {
   /// The item moved to `newURL` (by a coordinated move or by `mv` of it or a folder above it).
   func presentedItemDidMove(to newURL: URL)
 
+  /// The item moved to `newPath`, with its bytes (a name that is not UTF-8 included). Every
+  /// move is reported here; the default calls ``presentedItemDidMove(to:)`` with a URL of
+  /// the path (which cannot hold a name that is not UTF-8: implement this one to keep it).
+  func presentedItemDidMove(toPath newPath: FilePath)
+
   /// The item's contents or attributes changed, or it was replaced by another file at the
   /// same path (atomic save).
   func presentedItemDidChange()
 
   /// For folder presenters: the item at `url`, inside the folder, changed, appeared or went.
   func presentedSubitemDidChange(at url: URL)
+
+  /// For folder presenters: the item at `path` (its bytes), inside the folder, changed,
+  /// appeared or went. Every subitem change is reported here; the default calls
+  /// ``presentedSubitemDidChange(at:)`` with a URL of the path.
+  func presentedSubitemDidChange(atPath path: FilePath)
 }
 
 extension FilePresenter {
+  public var presentedItemPath: FilePath? { nil }
   public var presentedItemOperationQueue: OperationQueue? { nil }
   public func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) { completionHandler(nil) }
   public func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) { reader(nil) }
@@ -66,4 +86,6 @@ extension FilePresenter {
   public func presentedItemDidMove(to newURL: URL) {}
   public func presentedItemDidChange() {}
   public func presentedSubitemDidChange(at url: URL) {}
+  public func presentedItemDidMove(toPath newPath: FilePath) { presentedItemDidMove(to: PresenterRegistration.url(of: newPath)) }
+  public func presentedSubitemDidChange(atPath path: FilePath) { presentedSubitemDidChange(at: PresenterRegistration.url(of: path)) }
 }

@@ -97,8 +97,15 @@ final class PresenterRegistration: Sendable {
     self.onPathChange = onPathChange
   }
 
-  /// Where the item is now.
+  /// Where the item is now: a `PathText` string (the path itself when it is UTF-8), as every
+  /// path in the registry and in coordinators' messages is, so a name that is not UTF-8 is
+  /// watched, compared and reported by its bytes.
   var path: String { state.withLock { $0.path } }
+
+  /// A URL that names `path` for the URL forms of the presenter's messages: the path's own
+  /// when it is UTF-8; for a name that is not, one that carries its `PathText` form (no `URL`
+  /// holds the bytes; the path forms of the messages have them).
+  static func url(of path: FilePath) -> URL { URL(fileURLWithPath: PathText.string(path)) }
 
   /// Runs `body` where the presenter's messages run, one at a time.
   func perform(_ body: @escaping @Sendable () -> Void) {
@@ -118,10 +125,10 @@ final class PresenterRegistration: Sendable {
   func start() throws {
     let path = self.path
     let parent = (path as NSString).deletingLastPathComponent
-    if case .failure = SystemCalls.lstat(FilePath(parent)).mapError(\.errno) {
+    if case .failure = SystemCalls.lstat(PathText.path(parent)).mapError(\.errno) {
       throw QuireError(
         .fileMissing,
-        "Cannot present '\(path)': its folder '\(parent)' does not exist. Check the path.",
+        "Cannot present '\(DisplayName.escaping(path))': its folder '\(DisplayName.escaping(parent))' does not exist. Check the path.",
         url: URL(fileURLWithPath: path))
     }
     try tracking.sync { try arm(path: path) }
@@ -155,7 +162,7 @@ final class PresenterRegistration: Sendable {
 
     var fd: Int32 = -1
     var signature: Signature?
-    if case .success(let opened) = SystemCalls.openPath(FilePath(path)).map(\.rawValue) {
+    if case .success(let opened) = SystemCalls.openPath(PathText.path(path)).map(\.rawValue) {
       fd = opened
       if case .success(let info) = SystemCalls.fstat(FileDescriptor(rawValue: opened)) { signature = Signature(info) }
     }
@@ -255,14 +262,15 @@ final class PresenterRegistration: Sendable {
     }
     guard let snapshot else { return }
     var finding = Finding.nothing
-    let onDisk: Signature? = if case .success(let info) = SystemCalls.lstat(FilePath(snapshot.path)) { Signature(info) } else { nil }
+    let onDisk: Signature? = if case .success(let info) = SystemCalls.lstat(PathText.path(snapshot.path)) { Signature(info) } else { nil }
     if snapshot.fd >= 0, let now = SystemCalls.currentPath(of: FileDescriptor(rawValue: snapshot.fd)) {
+      let nowPath = PathText.string(now.path)
       if now.isDeleted {
         finding = onDisk == nil ? .deleted : .changed
-      } else if now.path != snapshot.path {
+      } else if nowPath != snapshot.path {
         // Something new at the old path means the old file was renamed away and replaced (as
         // vim's backup dance does): the presenter stays with the path.
-        finding = onDisk == nil ? .moved(now.path) : .changed
+        finding = onDisk == nil ? .moved(nowPath) : .changed
       } else if let onDisk, let old = snapshot.signature, onDisk.differs(from: old) {
         finding = .changed
       } else if snapshot.rescan {
@@ -289,8 +297,8 @@ final class PresenterRegistration: Sendable {
       try? arm(path: newPath)
       onPathChange()
       if reporting {
-        let url = URL(fileURLWithPath: newPath)
-        perform { [presenter] in presenter.presentedItemDidMove(to: url) }
+        let moved = PathText.path(newPath)
+        perform { [presenter] in presenter.presentedItemDidMove(toPath: moved) }
       }
     case .deleted:
       let report = state.withLock { state -> Bool in
@@ -306,8 +314,8 @@ final class PresenterRegistration: Sendable {
     }
     if reporting {
       for name in snapshot.subitems.sorted() {
-        let url = URL(fileURLWithPath: snapshot.path).appendingPathComponent(name)
-        perform { [presenter] in presenter.presentedSubitemDidChange(at: url) }
+        let subitem = PathText.path(snapshot.path + "/" + name)
+        perform { [presenter] in presenter.presentedSubitemDidChange(atPath: subitem) }
       }
     }
   }
@@ -405,8 +413,8 @@ final class PresenterRegistration: Sendable {
     switch Relation(presenter: path, item: item) {
     case .same: evaluateNow()
     case .ancestor:
-      let url = URL(fileURLWithPath: item)
-      perform { [presenter] in presenter.presentedSubitemDidChange(at: url) }
+      let subitem = PathText.path(item)
+      perform { [presenter] in presenter.presentedSubitemDidChange(atPath: subitem) }
     default: break
     }
   }
@@ -419,17 +427,17 @@ final class PresenterRegistration: Sendable {
       let newPath = to + current.dropFirst(from.count)
       tracking.sync { try? arm(path: newPath) }
       onPathChange()
-      let url = URL(fileURLWithPath: newPath)
-      perform { [presenter] in presenter.presentedItemDidMove(to: url) }
+      let moved = PathText.path(newPath)
+      perform { [presenter] in presenter.presentedItemDidMove(toPath: moved) }
     case .ancestor:
       for item in [from, to] {
-        let url = URL(fileURLWithPath: item)
-        perform { [presenter] in presenter.presentedSubitemDidChange(at: url) }
+        let subitem = PathText.path(item)
+        perform { [presenter] in presenter.presentedSubitemDidChange(atPath: subitem) }
       }
     case .none:
       if Relation(presenter: current, item: to) == .ancestor {
-        let url = URL(fileURLWithPath: to)
-        perform { [presenter] in presenter.presentedSubitemDidChange(at: url) }
+        let subitem = PathText.path(to)
+        perform { [presenter] in presenter.presentedSubitemDidChange(atPath: subitem) }
       }
     }
   }

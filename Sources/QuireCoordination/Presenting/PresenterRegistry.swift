@@ -93,16 +93,23 @@ final class PresenterRegistry: Sendable {
   // MARK: Adding and removing
 
   func add(_ presenter: any FilePresenter) throws {
-    guard let url = presenter.presentedItemURL else {
-      throw QuireError(.invalidArgument, "Cannot add a file presenter whose presentedItemURL is nil. Give it a URL first.")
+    // Paths in the registry are `PathText` strings, as in coordinators' messages: a path
+    // presenter's item keeps its bytes.
+    let path: String
+    if let filePath = presenter.presentedItemPath {
+      path = PathText.string(filePath.absoluteNormalized)
+    } else if let url = presenter.presentedItemURL {
+      path = url.standardizedFileURL.path
+    } else {
+      throw QuireError(.invalidArgument, "Cannot add a file presenter whose presentedItemURL and presentedItemPath are nil. Give it one first.")
     }
     if registration(for: presenter) != nil { return }
+    let url = presenter.presentedItemURL ?? URL(fileURLWithPath: path)
     try startListening(for: url)
     let id = state.withLock { state -> UInt64 in
       defer { state.nextID += 1 }
       return state.nextID
     }
-    let path = url.standardizedFileURL.path
     let registration = PresenterRegistration(id: id, presenter: presenter, path: path) { [weak self] in self?.publish() }
     try registration.start()
     state.withLock { $0.records[id] = registration }

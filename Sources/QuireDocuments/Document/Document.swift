@@ -22,8 +22,10 @@ import SystemPackage
 /// folder on disk is read through ``read(from:ofType:)-(FileWrapper,_)``. The defaults bridge
 /// the two forms, so a subclass overrides only the pair it needs (``TextBundleDocument``).
 ///
-/// **Versions.** With a ``versionStore`` (``DocumentController`` gives one), every save first
-/// keeps what the file (or package) held as a version; ``versions()`` lists them,
+/// **Versions.** With a ``versionStore`` (``DocumentController`` gives one), every save keeps
+/// what the file (or package) held as a version: a package before it is replaced, a file's
+/// replaced content straight from the safe save (moved into the store rather than copied when
+/// nobody else holds it open); ``versions()`` lists them,
 /// ``openVersion(_:)`` opens one read-only and ``restoreVersion(_:)`` brings one back as an
 /// undoable change.
 ///
@@ -674,7 +676,7 @@ open class Document {
   ) async throws -> (SaveResult, QuireError?) {
     try await access.coordinate(writingItemAt: url) { url in
       if let expected, contents.value.isFile {
-        if case .success(let info) = SystemCalls.stat(FilePath(FileSaver.resolvedTarget(of: url).path)),
+        if case .success(let info) = SystemCalls.stat(PathText.path(FileSaver.resolvedTarget(of: url).path)),
           FileSaver.fingerprint(info, expected.contentHash) != expected
         {
           throw QuireError(
@@ -685,14 +687,22 @@ open class Document {
       }
       var versioningError: QuireError?
       // Only what this save replaces is kept: a file before a file, a package before a package.
+      // A file's replaced content is handed to the store by the safe save itself, after the
+      // swap (no second copy of it is written); a package is kept before it is replaced.
+      var keeper: ReplacedVersionKeeper?
       if let versions, contents.value.isSameKind(as: FileSaver.resolvedTarget(of: url)) {
-        do { try versions.keepVersion(of: FileSaver.resolvedTarget(of: url)) } catch let error as QuireError {
-          versioningError = error
-        } catch {
-          versioningError = QuireError(.systemCallFailed, "Cannot keep a version of \(QuireError.name(url)).", url: url, cause: error)
+        if contents.value.isFile {
+          keeper = ReplacedVersionKeeper(store: versions)
+        } else {
+          do { try versions.keepVersion(of: FileSaver.resolvedTarget(of: url)) } catch let error as QuireError {
+            versioningError = error
+          } catch {
+            versioningError = QuireError(.systemCallFailed, "Cannot keep a version of \(QuireError.name(url)).", url: url, cause: error)
+          }
         }
       }
-      return (try contents.value.write(to: url, original: original, options: options), versioningError)
+      let result = try contents.value.write(to: url, original: original, options: options, keeper: keeper)
+      return (result, versioningError ?? keeper?.error)
     }
   }
 

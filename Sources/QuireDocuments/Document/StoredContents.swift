@@ -41,7 +41,7 @@ enum StoredContents {
   /// refused by ``FileReader`` ("it is a folder") without walking it.
   static func read(_ url: URL, packages: Bool) throws -> (fingerprint: FileFingerprint, contents: Handoff<StoredContents>) {
     let target = FileSaver.resolvedTarget(of: url)
-    if packages, case .success(let info) = SystemCalls.lstat(FilePath(target.path)), info.st_mode & S_IFMT == S_IFDIR {
+    if packages, case .success(let info) = SystemCalls.lstat(PathText.path(target.path)), info.st_mode & S_IFMT == S_IFDIR {
       let wrapper = try FileWrapper(url: target)
       let fingerprint = try PackageFingerprint.read(target, url: url)
       return (fingerprint, Handoff(.package(wrapper)))
@@ -53,7 +53,7 @@ enum StoredContents {
   /// Whether the item at `url` is what these contents replace: a regular file for `.file`,
   /// a folder for `.package` (symbolic links not followed).
   func isSameKind(as url: URL) -> Bool {
-    guard case .success(let info) = SystemCalls.lstat(FilePath(url.path)) else { return false }
+    guard case .success(let info) = SystemCalls.lstat(PathText.path(url.path)) else { return false }
     switch self {
     case .file, .text: return info.st_mode & S_IFMT == S_IFREG
     case .package: return info.st_mode & S_IFMT == S_IFDIR
@@ -62,17 +62,18 @@ enum StoredContents {
 
   /// Writes `self` to `url`: a file through ``FileSaver``, a package with
   /// ``FileWrapper/write(to:options:originalContentsURL:)`` (atomic: built beside, swapped
-  /// in with `renameat2(RENAME_EXCHANGE)`), reusing unchanged files of `original`.
-  func write(to url: URL, original: URL?, options: SaveOptions) throws -> SaveResult {
+  /// in with `renameat2(RENAME_EXCHANGE)`), reusing unchanged files of `original`. A file's
+  /// replaced content goes to `keeper` (see ``ReplacedVersionKeeper``).
+  func write(to url: URL, original: URL?, options: SaveOptions, keeper: ReplacedVersionKeeper? = nil) throws -> SaveResult {
     switch self {
     case .file(let data):
-      return try FileSaver.write(data, to: url, options: options)
+      return try FileSaver.write(.data(data), to: url, options: options, keeper: keeper)
     case .text(let text, let prefix):
-      return try FileSaver.write(text, prefix: prefix, to: url, options: options)
+      return try FileSaver.write(.text(text, prefix: prefix), to: url, options: options, keeper: keeper)
     case .package(let wrapper):
       let target = FileSaver.resolvedTarget(of: url)
       let existed: Bool
-      switch SystemCalls.lstat(FilePath(target.path)) {
+      switch SystemCalls.lstat(PathText.path(target.path)) {
       case .success(let info):
         if options.requiresNewFile {
           throw QuireError(.fileExists, "Cannot create \(QuireError.name(url)): an item with that name already exists. Choose another name.", url: url)
@@ -111,7 +112,7 @@ enum PackageFingerprint {
 
   static func read(_ target: URL, url: URL) throws -> FileFingerprint {
     let root = target.standardizedFileURL.path
-    guard case .success(let info) = SystemCalls.lstat(FilePath(root)) else {
+    guard case .success(let info) = SystemCalls.lstat(PathText.path(root)) else {
       throw QuireError(.fileMissing, "Cannot read \(QuireError.name(url)): the package is gone. Check the path.", url: url)
     }
     var listing = Data()
@@ -135,7 +136,7 @@ enum PackageFingerprint {
     for name in names {
       let childPath = path + "/" + name
       let childRelative = relative.isEmpty ? name : relative + "/" + name
-      guard case .success(let info) = SystemCalls.lstat(FilePath(childPath)) else { continue }
+      guard case .success(let info) = SystemCalls.lstat(PathText.path(childPath)) else { continue }
       switch info.st_mode & S_IFMT {
       case S_IFDIR:
         listing.append(contentsOf: Array("d\0\(childRelative)\0".utf8))

@@ -78,7 +78,7 @@ enum FileReader {
     let target = FileSaver.resolvedTarget(of: url)
     let folderPath = target.deletingLastPathComponent().path
     let folder: FileDescriptor
-    switch SystemCalls.open(FilePath(folderPath), O_RDONLY | O_DIRECTORY) {
+    switch SystemCalls.open(PathText.path(folderPath), O_RDONLY | O_DIRECTORY) {
     case .success(let fd): folder = fd
     case .failure(let code): throw readError(code, url, "open its folder")
     }

@@ -24,7 +24,7 @@ extension FileSaver {
       return try OutputPath.writeThrough(data, to: url, description: description)
     }
     let fd: FileDescriptor
-    switch SystemCalls.open(FilePath(url.path), O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY, mode: 0o666).mapError(\.errno) {
+    switch SystemCalls.open(PathText.path(url.path), O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY, mode: 0o666).mapError(\.errno) {
     case .success(let opened): fd = opened
     case .failure(let code):
       throw QuireError(

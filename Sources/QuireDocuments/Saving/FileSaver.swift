@@ -81,8 +81,17 @@ public enum FileSaver {
     } catch let error as QuireError {
       throw error
     } catch {
-      throw QuireError(.systemCallFailed, "Cannot write to '\(url.path)'.", url: url, cause: error)
+      throw QuireError(.systemCallFailed, "Cannot write to '\(DisplayName.escaping(path: url))'.", url: url, cause: error)
     }
+  }
+
+  /// Writes a command's output `data` to `path`, a path of any bytes (a name that is not UTF-8
+  /// is written as that very name), by the output-path rule, as
+  /// ``writeOutput(_:to:options:)-(Data,URL,_)`` writes to a URL.
+  ///
+  /// - Throws: ``QuireError`` naming `path` escaped and what is there when it cannot be written.
+  public static func writeOutput(_ data: Data, to path: FilePath, options: SaveOptions = .standard) throws(QuireError) {
+    try writeOutput(data, to: OutputPath.url(carrying: path), options: options)
   }
 
   /// Writes `text`'s bytes to `url` by the output-path rule, as ``writeOutput(_:to:options:)``
@@ -131,13 +140,17 @@ public enum FileSaver {
     try write(FileBody.text(text, prefix: prefix), to: url, options: options)
   }
 
-  static func write(_ data: FileBody, to url: URL, options: SaveOptions) throws(QuireError) -> SaveResult {
+  /// Writes `data` to `url` safely; with `keeper`, the content it replaces is kept as a version
+  /// (see ``ReplacedVersionKeeper``: after the swap, or before an in-place rewrite).
+  static func write(_ data: FileBody, to url: URL, options: SaveOptions, keeper: ReplacedVersionKeeper? = nil) throws(QuireError) -> SaveResult {
     let target = resolvedTarget(of: url)
     let folderPath = target.deletingLastPathComponent().path
     let name = target.lastPathComponent
     let failure = Failure(url: url, folder: folderPath)
 
-    let folder = try SystemCalls.open(FilePath(folderPath), O_RDONLY | O_DIRECTORY).get(or: failure, "open the folder")
+    // Paths and names are `PathText` strings: a URL carrying a name that is not UTF-8 (see
+    // `OutputPath.url(carrying:)`) writes that very name.
+    let folder = try SystemCalls.open(PathText.path(folderPath), O_RDONLY | O_DIRECTORY).get(or: failure, "open the folder")
     defer { SystemCalls.release(folder) }
 
     // What is there now decides how to write: nothing, a regular file, several links.
@@ -168,6 +181,7 @@ public enum FileSaver {
     }
 
     if let existing, existing.st_nlink > 1 {
+      keeper?.keepCopy(of: target)
       return try writeInPlace(data, folder: folder, name: name, existing: existing, url: url, target: target, failure: failure)
     }
 
@@ -195,6 +209,7 @@ public enum FileSaver {
         case .success: break
         case .failure(let code) where code.errno == .notPermitted:
           // We may write the file but not give a new file its owner: write in place instead.
+          keeper?.keepCopy(of: target)
           return try writeInPlace(data, folder: folder, name: name, existing: existing, url: url, target: target, failure: failure)
         case .failure(let code): throw failure.error(code, "keep the file's owner")
         }
@@ -213,7 +228,8 @@ public enum FileSaver {
       case .success: exchanged = true
       case .failure(let code) where code.errno == .invalidArgument || code.errno == .notSupported:
         // This file system has no RENAME_EXCHANGE: a plain rename is still atomic, but a
-        // failed folder flush below can no longer be undone.
+        // failed folder flush below can no longer be undone, and the old file is gone after it.
+        keeper?.keepCopy(of: target)
         try SystemCalls.rename(tempName, in: folder, to: name, in: folder).get(or: failure, "replace the file")
         tempExists = false
       case .failure(let code): throw failure.error(code, "replace the file")
@@ -239,7 +255,9 @@ public enum FileSaver {
         throw failure.error(code, "flush the folder to disk")
       }
     }
-    // `tempName` now holds the old version (after an exchange); the deferred unlink drops it.
+    // `tempName` now holds the old version (after an exchange): the version store may take it,
+    // else the deferred unlink drops it.
+    if exchanged, let existing { keeper?.keepReplaced(named: tempName, in: folder, url: target, replaced: existing) }
     let info = try SystemCalls.lstat(name, in: folder).get(or: failure, "inspect the saved file")
     return SaveResult(
       writtenURL: target, fingerprint: fingerprint(info, hash),
@@ -316,7 +334,7 @@ public enum FileSaver {
     // A dangling symlink: follow it by hand to where the new file belongs.
     var current = path
     for _ in 0..<40 {
-      guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { break }
+      guard let link = SystemCalls.readLink(current) else { break }
       current = link.hasPrefix("/") ? link : (current as NSString).deletingLastPathComponent + "/" + link
     }
     let parent = (current as NSString).deletingLastPathComponent
@@ -365,7 +383,7 @@ struct Failure {
       switch failure.errno {
       case .noSpace, .diskQuotaExceeded: "Free some space and save again"
       case .permissionDenied, .notPermitted, .readOnlyFileSystem:
-        "'\(folder)' or the file is not writable; use \"save as\" to keep a copy elsewhere"
+        "'\(DisplayName.escaping(folder))' or the file is not writable; use \"save as\" to keep a copy elsewhere"
       case .noSuchFileOrDirectory: "Its folder is gone; use \"save as\" to choose another place"
       default: "Try again, or use \"save as\" to keep a copy elsewhere"
       }

@@ -41,10 +41,16 @@ open class PlainTextDocument: Document {
   /// ``TextEncoding/checkUTF8Text(_:)``'s message. Set it before ``Document/open()``.
   public var requiresUTF8Text = false
   /// Whether a last line without a newline gets one when the file is read (GNU ed's "newline
-  /// appended"); the next save writes it. Set it before ``Document/open()``.
+  /// appended"); the next save writes it. As in GNU ed, a file that holds a NUL byte (with
+  /// ``readsBytesExactly``; see ``readHeldNULBytes``) keeps its last line unended. Set it before
+  /// ``Document/open()``.
   public var appendsMissingFinalNewline = false
   /// Whether the last read added the missing final newline (see ``appendsMissingFinalNewline``).
   public private(set) var appendedFinalNewline = false
+  /// Whether the bytes last read held a NUL byte (only looked for with ``readsBytesExactly``):
+  /// GNU ed's "binary" file, whose unended last line stays unended. Found in the same pass that
+  /// finds the lines, so knowing it costs no second read of a large file.
+  public private(set) var readHeldNULBytes = false
 
   public required init(fileURL: URL, fileType: UTType? = nil) {
     super.init(fileURL: fileURL, fileType: fileType)
@@ -55,11 +61,31 @@ open class PlainTextDocument: Document {
 
   open override func read(from data: Data, ofType type: UTType) throws {
     if readsBytesExactly && requiresUTF8Text { try TextEncoding.checkUTF8Text(data) }
-    var (storage, encoding) = readsBytesExactly ? (TextStorage(bytes: data), .utf8) : try TextEncoding.decode(data)
-    appendedFinalNewline = appendsMissingFinalNewline && storage.appendMissingFinalNewline()
+    let (text, encoding, holdsNUL) = try Self.text(of: data, exactly: readsBytesExactly)
+    var storage = text
+    readHeldNULBytes = holdsNUL
+    appendedFinalNewline = appendsMissingFinalNewline && !holdsNUL && storage.appendMissingFinalNewline()
     if readsBytesExactly { storage.lineEnding = .lf }
     self.storage = storage
     self.encoding = encoding
+  }
+
+  /// The text of `data`: byte for byte (with whether it holds a NUL) or decoded.
+  private static func text(of data: Data, exactly: Bool) throws -> (TextStorage, TextEncoding, holdsNUL: Bool) {
+    guard exactly else {
+      let (storage, encoding) = try TextEncoding.decode(data)
+      return (storage, encoding, false)
+    }
+    let (storage, holdsNUL) = TextStorage.scanning(bytes: data)
+    return (storage, .utf8, holdsNUL)
+  }
+
+  /// Another version of the file (someone else's save), read as this document reads its file.
+  private func theirText(_ theirs: Data) throws -> TextStorage {
+    let (text, _, holdsNUL) = try Self.text(of: theirs, exactly: readsBytesExactly)
+    var storage = text
+    if appendsMissingFinalNewline && !holdsNUL { storage.appendMissingFinalNewline() }
+    return storage
   }
 
   open override func contents(forType type: UTType) throws -> Data {
@@ -227,14 +253,12 @@ open class PlainTextDocument: Document {
   // MARK: Merging
 
   override func overlappingEdits(with theirs: Data) throws -> Int? {
-    var theirStorage = readsBytesExactly ? TextStorage(bytes: theirs) : try TextEncoding.decode(theirs).0
-    if appendsMissingFinalNewline { _ = theirStorage.appendMissingFinalNewline() }
+    let theirStorage = try theirText(theirs)
     return try TextMerge.merge(base: mergeBase.string, mine: storage.string, theirs: theirStorage.string).conflicts
   }
 
   open override func merge(with theirs: Data, ofType type: UTType) throws -> MergeOutcome {
-    var theirStorage = readsBytesExactly ? TextStorage(bytes: theirs) : try TextEncoding.decode(theirs).0
-    if appendsMissingFinalNewline { _ = theirStorage.appendMissingFinalNewline() }
+    let theirStorage = try theirText(theirs)
     let result = try TextMerge.merge(base: mergeBase.string, mine: storage.string, theirs: theirStorage.string)
     try undoManager.groupUndo(named: "Merge") {
       try replaceText(with: result.text)

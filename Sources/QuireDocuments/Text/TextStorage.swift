@@ -155,7 +155,28 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     }
   }
 
+  /// A text holding `data` byte for byte (``init(bytes:)-(Data)``), and whether the bytes hold
+  /// a NUL (GNU ed's "binary" file), found in the pass that finds the lines: the bytes are read
+  /// once.
+  static func scanning(bytes data: Data) -> (text: TextStorage, holdsNUL: Bool) {
+    var holdsNUL = false
+    let base = data.startIndex == 0 ? data : data.withUnsafeBytes { Data($0) }
+    let mapping = base.withUnsafeBytes { ScratchMapping.mapping(at: $0.baseAddress) }
+    let text = base.withUnsafeBytes { raw in
+      TextStorage(trustedUTF8: raw, sharing: base, offset: 0, scratch: mapping, findingNUL: &holdsNUL)
+    }
+    return (text, holdsNUL)
+  }
+
   private init(trustedUTF8 bytes: UnsafeRawBufferPointer, sharing storage: Data?, offset: Int, scratch: ScratchMapping? = nil) {
+    var unused = true
+    self.init(trustedUTF8: bytes, sharing: storage, offset: offset, scratch: scratch, findingNUL: &unused)
+  }
+
+  /// `holdsNUL` is set when a NUL byte is found; it is looked for only while it is `false`.
+  private init(
+    trustedUTF8 bytes: UnsafeRawBufferPointer, sharing storage: Data?, offset: Int, scratch: ScratchMapping?, findingNUL holdsNUL: inout Bool
+  ) {
     self.scratch = scratch
     var crlf = 0
     var start = 0
@@ -167,6 +188,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
       let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
       let offsets = Self.newlineOffsets(in: slice)
       crlf += Self.carriageReturns(before: offsets, in: slice, previous: start > 0 ? bytes[start - 1] : 0)
+      if !holdsNUL, let base = slice.baseAddress, memchr(base, 0, slice.count) != nil { holdsNUL = true }
       if let storage {
         chunks.append(Chunk(sharing: storage, range: (offset + start)..<(offset + end), newlineOffsets: offsets))
       } else {

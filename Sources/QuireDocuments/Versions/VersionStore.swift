@@ -146,8 +146,12 @@ public struct VersionStore: Sendable {
     case .failure(let failure): throw unreadable(failure)
     }
     defer { SystemCalls.release(source) }
-    // The file is copied into the store a megabyte at a time while it is hashed: a large
-    // file is never held in memory.
+    return try storeCopy(of: source, url: url, path: path, info: info)
+  }
+
+  /// Copies the file open at `source` into the store a megabyte at a time while hashing it (a
+  /// large file is never held in memory), flushes the copy and records it as a version of `path`.
+  private func storeCopy(of source: FileDescriptor, url: URL, path: String, info: stat) throws -> FileVersion {
     let pendingURL = objects.appendingPathComponent(".pending-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
     let pending: FileDescriptor
     switch SystemCalls.open(FilePath(pendingURL.path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) {
@@ -160,29 +164,10 @@ public struct VersionStore: Sendable {
     }
     var pendingExists = true
     defer { if pendingExists { _ = SystemCalls.remove(pendingURL.path) } }
-    let digest = ContentDigest()
-    var size = 0
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-    defer { buffer.deallocate() }
+    let (hash, size): (String, Int)
     do {
       defer { SystemCalls.release(pending) }
-      reading: while true {
-        let count: Int
-        switch SystemCalls.read(source, into: buffer) {
-        case .success(0): break reading
-        case .success(let n): count = n
-        case .failure(let failure): throw unreadable(failure)
-        }
-        let piece = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-        digest.update(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: piece.baseAddress!), count: count, deallocator: .none))
-        if case .failure(let failure) = SystemCalls.writeAll(pending, piece) {
-          throw QuireError(
-            QuireError.Code(failure.errno),
-            "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)) while writing it. Free some space, or check the folder.",
-            url: url, cause: failure)
-        }
-        size += count
-      }
+      (hash, size) = try hashContents(of: source, url: url, copyingTo: pending)
       let finished = SystemCalls.setMode(pending, 0o400).flatMap { SystemCalls.flush(pending) }
       if case .failure(let failure) = finished {
         throw QuireError(
@@ -191,7 +176,6 @@ public struct VersionStore: Sendable {
           cause: failure)
       }
     }
-    let hash = digest.finalize()
     return try record(hash, ofItemAt: path, info: info, size: size, isPackage: false) { objectURL in
       if case .failure(let failure) = SystemCalls.rename(pendingURL.path, to: objectURL.path) {
         throw QuireError(
@@ -201,6 +185,94 @@ public struct VersionStore: Sendable {
       }
       pendingExists = false
     }
+  }
+
+  /// The SHA-256 and size of the file open at `source`, read from its start a megabyte at a
+  /// time; with `copy`, each piece is also written there.
+  private func hashContents(of source: FileDescriptor, url: URL, copyingTo copy: FileDescriptor? = nil) throws -> (hash: String, size: Int) {
+    let digest = ContentDigest()
+    var size = 0
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let count: Int
+      switch SystemCalls.read(source, into: buffer, at: size) {
+      case .success(0): return (digest.finalize(), size)
+      case .success(let n): count = n
+      case .failure(let failure):
+        throw QuireError(
+          .permissionDenied,
+          "Cannot keep a version of \(QuireError.name(url)): it cannot be read (\(QuireError.describe(failure.errno))). Check its permissions.",
+          url: url, cause: failure)
+      }
+      let piece = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+      digest.update(piece)
+      if let copy, case .failure(let failure) = SystemCalls.writeAll(copy, piece) {
+        throw QuireError(
+          QuireError.Code(failure.errno),
+          "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)) while writing it. Free some space, or check the folder.",
+          url: url, cause: failure)
+      }
+      size += count
+    }
+  }
+
+  /// Keeps as a version of `path` the file a safe save has just swapped out: `name` in `folder`
+  /// (``FileSaver``'s temporary name, which now holds the replaced content), whose `stat` was
+  /// `replaced` before the save. Called by ``FileSaver`` through ``ReplacedVersionKeeper``.
+  ///
+  /// The file is hashed, then *moved* into the store (`renameat(2)`, made 0400 and flushed)
+  /// instead of copied, when that keeps what a copy guarantees: it is still the replaced file
+  /// (same device and inode), it has no other name, it is the user's own, it is on the store's
+  /// file system, and nobody else has it open or mapped (a write lease is granted, and held
+  /// until it is in the store), so no one can change the kept bytes afterwards. Otherwise it is
+  /// copied, as ``keepVersion(of:)`` does. When the store already holds the content, nothing
+  /// moves and the save removes the file.
+  func keepReplacedFile(named name: String, in folder: FileDescriptor, url: URL, replaced: stat) throws -> FileVersion? {
+    try withLock {
+      let path = url.standardizedFileURL.path
+      let source: FileDescriptor
+      switch SystemCalls.open(name, in: folder, O_RDONLY | O_NOFOLLOW) {
+      case .success(let fd): source = fd
+      case .failure(let failure):
+        throw QuireError(
+          .permissionDenied, "Cannot keep a version of \(QuireError.name(url)): the replaced file cannot be opened (\(QuireError.describe(failure.errno))).",
+          url: url, cause: failure)
+      }
+      defer { SystemCalls.release(source) }
+      guard case .success(let info) = SystemCalls.fstat(source), info.st_mode & S_IFMT == S_IFREG,
+        info.st_dev == replaced.st_dev, info.st_ino == replaced.st_ino
+      else { return nil }
+      guard info.st_nlink == 1, info.st_uid == geteuid(), sameFileSystem(as: info), case .success = SystemCalls.takeWriteLease(source) else {
+        return try storeCopy(of: source, url: url, path: path, info: info)
+      }
+      defer { SystemCalls.releaseLease(source) }
+      let (hash, size) = try hashContents(of: source, url: url)
+      return try record(hash, ofItemAt: path, info: info, size: size, isPackage: false) { objectURL in
+        let objectsFolder: FileDescriptor
+        switch SystemCalls.open(FilePath(objects.path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW) {
+        case .success(let fd): objectsFolder = fd
+        case .failure(let failure): throw QuireError(failure, while: .open, url: objects, role: "the version store's folder")
+        }
+        defer { SystemCalls.release(objectsFolder) }
+        let moved = SystemCalls.setMode(source, 0o400)
+          .flatMap { SystemCalls.flush(source) }
+          .flatMap { SystemCalls.rename(name, in: folder, to: objectURL.lastPathComponent, in: objectsFolder) }
+        if case .failure(let failure) = moved {
+          throw QuireError(
+            QuireError.Code(failure.errno),
+            "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)) while moving it there.", url: url,
+            cause: failure)
+        }
+      }
+    }
+  }
+
+  /// Whether a file with `info` is on the file system of the store's objects (so it can be
+  /// renamed into it).
+  private func sameFileSystem(as info: stat) -> Bool {
+    guard case .success(let objectsInfo) = SystemCalls.lstat(FilePath(objects.path)) else { return false }
+    return objectsInfo.st_dev == info.st_dev
   }
 
   /// Stores `object` (a file's bytes, or a package's manifest) once under its SHA-256 and

@@ -1,4 +1,5 @@
 import Foundation
+import QuireSystem
 import QuireTypes
 
 /// Worker processes and the pipes to them; used by one thread (the batch's) only.
@@ -215,28 +216,22 @@ struct WorkerPool {
       throw spawnError(code)
     }
     for fd in toWorker + fromWorker { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-
     let path = options.workerExecutable.path
     var arguments = [path] + options.workerArguments
     if options.memoryLimit > 0 { arguments += ["--memory-limit", String(options.memoryLimit)] }
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    // Through the system layer: the worker starts with no signal blocked (a worker started
+    // from a Dispatch thread would otherwise ignore the SIGTERM and SIGALRM that bound it).
+    let spawned = SystemCalls.spawn(path, arguments: arguments, duplicating: [(toWorker[0], 0), (fromWorker[1], 1)], discarding: [2])
     close(toWorker[0])
     close(fromWorker[1])
-    guard result == 0 else {
+    switch spawned {
+    case .success(let pid):
+      return Worker(pid: pid, input: toWorker[1], output: fromWorker[0])
+    case .failure(let failure):
       close(toWorker[1])
       close(fromWorker[0])
-      throw spawnError(result)
+      throw spawnError(failure.errno.rawValue)
     }
-    return Worker(pid: pid, input: toWorker[1], output: fromWorker[0])
   }
 
   func spawnError(_ code: Int32) -> QuireError {

@@ -1,6 +1,8 @@
 public import Foundation
 import QuireFormats
+import QuireSystem
 public import QuireTypes
+public import SystemPackage
 
 /// One file for a worker process to draw: sent as one JSON line on the worker's stdin.
 struct WorkerJob: Codable, Sendable {
@@ -123,20 +125,31 @@ public enum ThumbnailOutput {
   }
 
   /// Writes `png` to `url` by the output-path rule (`OutputPath`): a regular file or nothing
-  /// through a temporary file in the same folder and a rename; a device or FIFO (or a link
-  /// to one) written through, staying what it is.
+  /// through a temporary file in the same folder and a rename (the system layer's atomic
+  /// writer, mode 0644); a device or FIFO (or a link to one) written through, staying what
+  /// it is.
   /// - Throws: ``QuireError`` naming `url`.
   public static func write(_ png: Data, to url: URL) throws {
     do {
-      try OutputPath.write(png, to: url) { target in try png.write(to: target, options: .atomic) }
+      try OutputPath.write(png, to: url) { target in
+        // By the path's bytes: a URL carrying a name that is not UTF-8 writes that very name.
+        if case .failure(let failure) = AtomicFile.write(png, to: target.path, mode: 0o644) { throw failure }
+      }
     } catch let error as QuireError {
       throw error
     } catch {
       throw QuireError(
         .systemCallFailed,
-        "Cannot write the thumbnail \(QuireError.name(url)) to '\(url.deletingLastPathComponent().path)': \(error.localizedDescription). Check the folder exists and is writable.",
-        url: url)
+        "Cannot write the thumbnail \(QuireError.name(url)) to '\(DisplayName.escaping(url.deletingLastPathComponent().path))': \(error.localizedDescription). Check the folder exists and is writable.",
+        url: url, cause: error)
     }
+  }
+
+  /// Writes `png` to `path`, a path of any bytes (a name that is not UTF-8 is written as that
+  /// very name), as ``write(_:to:)-(_,URL)`` writes a URL.
+  /// - Throws: ``QuireError`` naming `path` escaped.
+  public static func write(_ png: Data, to path: FilePath) throws {
+    try write(png, to: OutputPath.url(carrying: path))
   }
 }
 

@@ -16,6 +16,31 @@ extension ItemProvider {
   /// Apple's completion for ``loadItem(forTypeIdentifier:options:completionHandler:)``.
   public typealias CompletionHandler = @Sendable ((any NSSecureCoding)?, (any Error)?) -> Void
 
+  /// Apple's handler that produces an item on request (`NSItemProviderLoadHandler`): it calls
+  /// the completion with the item, the class the receiver expects, and the request's options.
+  /// Quire uses it for ``previewImageHandler``.
+  public typealias LoadHandler = @Sendable (CompletionHandler?, AnyClass?, [AnyHashable: Any]?) -> Void
+
+  /// Loads the item's preview image, as Apple's `loadPreviewImage(options:completionHandler:)`:
+  /// the ``previewImageHandler`` runs on a background thread with `completionHandler`,
+  /// `NSData` as the expected class (Linux has no `UIImage` class to coerce to, so a handler
+  /// delivers `NSData` or a file `NSURL`, as Apple's documentation allows) and `options`
+  /// (for example Apple's `NSItemProviderPreferredImageSizeKey`). An item with no preview
+  /// handler completes with `nil` and a ``QuireError`` (`.unsupportedType`), as Apple's
+  /// completes with an error when no preview can be made.
+  public func loadPreviewImage(options: [AnyHashable: Any]! = [:], completionHandler: CompletionHandler!) {
+    nonisolated(unsafe) let options = options  // handed once to the handler on its thread, never touched here again
+    let handler = previewImageHandler
+    let name = itemName.capitalizedFirst
+    Self.loads.submit {
+      guard let handler else {
+        completionHandler?(nil, QuireError(.unsupportedType, "\(name) has no preview image: set its previewImageHandler."))
+        return
+      }
+      handler(completionHandler, NSData.self, options)
+    }
+  }
+
   /// A provider of one item, as Apple's `init(item:typeIdentifier:)`: a `String` as text, a
   /// `URL` as a URL (and its file, for a file URL), `Data` as bytes of `typeIdentifier`.
   public convenience init(item: Any?, typeIdentifier: String?) {

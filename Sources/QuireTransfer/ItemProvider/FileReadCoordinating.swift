@@ -118,7 +118,7 @@ struct ScratchFolder: Sendable {
   }
 
   static func create(_ target: URL, mode: mode_t = 0o600) throws -> Int32 {
-    switch SystemCalls.open(FilePath(target.path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode).map(\.rawValue) {
+    switch SystemCalls.open(PathText.path(target.path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode).map(\.rawValue) {
     case .success(let fd): return fd
     case .failure(let error): throw TransferErrors.writing(target, error)
     }
@@ -127,7 +127,7 @@ struct ScratchFolder: Sendable {
   /// Copies `source` to a new file `target`, keeping holes; removes `target` on failure.
   static func copyFile(_ source: URL, to target: URL, mode: mode_t = 0o600, cancelled: () -> Bool = { false }) throws {
     let input: Int32
-    switch SystemCalls.open(FilePath(source.path), O_RDONLY, mode: 0).map(\.rawValue) {
+    switch SystemCalls.open(PathText.path(source.path), O_RDONLY, mode: 0).map(\.rawValue) {
     case .success(let fd): input = fd
     case .failure(let error): throw TransferErrors.opening(source, error)
     }

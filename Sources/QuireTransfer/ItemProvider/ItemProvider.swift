@@ -62,6 +62,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
     var suggestedName: String?
     var loadTimeout: Duration = .seconds(30)
     var maximumDataSize = 256 << 20
+    var previewImageHandler: LoadHandler?
   }
   private let settings: Mutex<Settings>
 
@@ -122,6 +123,13 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   public var maximumDataSize: Int {
     get { settings.withLock { $0.maximumDataSize } }
     set { settings.withLock { $0.maximumDataSize = newValue } }
+  }
+
+  /// The handler that makes the item's preview image (Apple's `previewImageHandler`, see
+  /// ``loadPreviewImage(options:completionHandler:)``); nil when the item has none.
+  public var previewImageHandler: LoadHandler? {
+    get { settings.withLock { $0.previewImageHandler } }
+    set { settings.withLock { $0.previewImageHandler = newValue } }
   }
 
   // MARK: Registering
@@ -716,6 +724,17 @@ extension ItemProvider {
   /// - Returns: The identifier of the representation written.
   /// - Throws: ``QuireError`` for a missing type, a failed load, or a destination that
   ///   cannot be written (the old file is then untouched).
+  /// Writes the representation of `type` to `path`, a path of any bytes (a name that is not
+  /// UTF-8 is written as that very name), as ``writeRepresentation(for:to:)-(_,URL)`` writes
+  /// to a URL.
+  ///
+  /// - Returns: The identifier of the representation written.
+  /// - Throws: ``QuireError`` as the URL form does, naming `path` escaped.
+  @discardableResult
+  public func writeRepresentation(for type: UTType, to path: FilePath) async throws -> String {
+    try await writeRepresentation(for: type, to: OutputPath.url(carrying: path))
+  }
+
   @discardableResult
   public func writeRepresentation(for type: UTType, to requested: URL) async throws -> String {
     guard let representation = representation(accepting: [type.identifier]) else {

@@ -6,6 +6,9 @@ package import SystemPackage
 /// every module (`'renameat2' failed: (28) No space left on device`).
 public typealias SyscallFailure = QuireSystem.SyscallFailure
 
+/// A path's bytes carried in a `String` (see the system layer's `PathText`), for every module.
+package typealias PathText = QuireSystem.PathText
+
 extension QuireError.Code {
   /// The code an `errno` gives, the same in every module and for every operation except where
   /// the operation gives the errno another meaning (``SystemOperation/watch``: `ENOSPC` is the

@@ -33,13 +33,9 @@ package enum DisplayName {
     }
   }
 
-  /// The path of `url` escaped for display, from its file-system bytes.
-  package static func escaping(path url: URL) -> String {
-    url.withUnsafeFileSystemRepresentation { cPath in
-      guard let cPath else { return escaping(url.path) }
-      return escaping(bytes: UnsafeRawBufferPointer(start: cPath, count: strlen(cPath)))
-    }
-  }
+  /// The path of `url` escaped for display: its `path`, which for a URL that carries a name
+  /// that is not UTF-8 (`URL(fileURLWithPath:)` of a ``PathText`` string) stands for the bytes.
+  package static func escaping(path url: URL) -> String { escaping(url.path) }
 
   private static func escaping(_ scalar: Unicode.Scalar) -> String {
     switch scalar.value {
@@ -59,26 +55,5 @@ package enum DisplayName {
   }
 
   /// The length of the valid UTF-8 sequence starting at `position`, or 0 when it is not one.
-  package static func sequenceLength(_ bytes: [UInt8], at position: Int) -> Int {
-    let first = bytes[position]
-    let length: Int
-    switch first {
-    case 0x00...0x7F: return 1
-    case 0xC2...0xDF: length = 2
-    case 0xE0...0xEF: length = 3
-    case 0xF0...0xF4: length = 4
-    default: return 0
-    }
-    guard position + length <= bytes.count else { return 0 }
-    let second = bytes[position + 1]
-    switch first {
-    case 0xE0: guard (0xA0...0xBF).contains(second) else { return 0 }
-    case 0xED: guard (0x80...0x9F).contains(second) else { return 0 }
-    case 0xF0: guard (0x90...0xBF).contains(second) else { return 0 }
-    case 0xF4: guard (0x80...0x8F).contains(second) else { return 0 }
-    default: guard second & 0xC0 == 0x80 else { return 0 }
-    }
-    for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 { return 0 }
-    return length
-  }
+  package static func sequenceLength(_ bytes: [UInt8], at position: Int) -> Int { PathText.sequenceLength(bytes, at: position) }
 }

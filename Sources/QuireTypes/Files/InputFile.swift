@@ -30,7 +30,7 @@ package enum InputFile {
   struct Named {
     var path: FilePath
     var url: URL?
-    init(_ url: URL) { (self.path, self.url) = (FilePath(url.path), url) }
+    init(_ url: URL) { (self.path, self.url) = (PathText.path(url.path), url) }
     init(_ path: FilePath) { (self.path, self.url) = (path, nil) }
     var quoted: String { "'\(DisplayName.escaping(path))'" }
   }
@@ -77,6 +77,15 @@ package enum InputFile {
   /// Checks that `path` can be read as a document (see ``open(_:for:)-(FilePath,_)``).
   package static func check(_ path: FilePath, for role: String) throws(QuireError) {
     SystemCalls.release(FileDescriptor(rawValue: try open(path, for: role)))
+  }
+
+  /// Checks that something (a file, a folder, anything a link leads to) is at `path` (any
+  /// bytes), for commands that watch or name an item rather than read it as a document.
+  ///
+  /// - Throws: ``missingError(_:for:)-(FilePath,_)``'s error when nothing is there (a dangling
+  ///   link, a link loop or a missing path, each said as it is).
+  package static func checkExists(_ path: FilePath, for role: String) throws(QuireError) {
+    if case .failure = SystemCalls.stat(path) { throw missingError(path, for: role) }
   }
 
   /// Reads `url` to end of file, up to `limit` bytes.

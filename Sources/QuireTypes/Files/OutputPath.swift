@@ -1,6 +1,6 @@
 package import Foundation
 import QuireSystem
-import SystemPackage
+package import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -16,7 +16,20 @@ import SystemPackage
 ///   is. A FIFO nobody is reading is refused instead of waiting (`O_NONBLOCK` gives `ENXIO`).
 /// - A folder, a socket, a symbolic-link loop, a missing folder: refused with a message that
 ///   names the path, says what it is and what to do.
+///
+/// A name that is not UTF-8 is written by its bytes: the URL carries it as a ``PathText``
+/// string (`URL(fileURLWithPath: PathText.string(path))`, see ``url(carrying:)``), and every
+/// call here and in the savers takes the path from the URL through `PathText`.
 package enum OutputPath {
+  /// A URL for `path` that the output rule and the savers write by its very bytes (a name
+  /// that is not UTF-8 too); Foundation's own file APIs must not be given it.
+  package static func url(carrying path: FilePath) -> URL { URL(fileURLWithPath: PathText.string(path)) }
+
+  /// `url` with every symbolic link resolved, by its bytes; `url` itself when it does not exist.
+  static func resolved(_ url: URL) -> URL {
+    SystemCalls.resolvedPath(url.path).map { URL(fileURLWithPath: $0) } ?? url
+  }
+
   /// What is at an output path.
   package enum Kind: Sendable, Equatable {
     /// Nothing, or a regular file: write with the safe save at `target` (links resolved).
@@ -27,11 +40,11 @@ package enum OutputPath {
 
   /// What is at `url`, or an error naming it when nothing can be written there.
   package static func kind(of url: URL) throws(QuireError) -> Kind {
-    let path = FilePath(url.path)
+    let path = PathText.path(url.path)
     switch SystemCalls.stat(path).mapError(\.errno) {
     case .success(let info):
       switch info.st_mode & S_IFMT {
-      case S_IFREG: return .regularFile(target: url.resolvingSymlinksInPath())
+      case S_IFREG: return .regularFile(target: resolved(url))
       case S_IFCHR: return .special(description: "a character device")
       case S_IFBLK: return .special(description: "a block device")
       case S_IFIFO: return .special(description: "a FIFO (named pipe)")
@@ -51,7 +64,7 @@ package enum OutputPath {
       // A dangling link is written through to its target, as the safe save does.
       let target = url.resolvingSymlinksInPath()
       let folder = target.deletingLastPathComponent()
-      switch SystemCalls.stat(FilePath(folder.path)) {
+      switch SystemCalls.stat(PathText.path(folder.path)) {
       case .success(let info) where info.st_mode & S_IFMT == S_IFDIR: return .regularFile(target: target)
       case .success:
         throw QuireError(.fileMissing, "Cannot write to \(quoted(url)): '\(DisplayName.escaping(path: folder))' is not a folder.", url: url)
@@ -83,7 +96,7 @@ package enum OutputPath {
   package static func writeThrough(_ data: Data, to url: URL, description: String) throws(QuireError) {
     let fd: FileDescriptor
     // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of waiting forever.
-    switch SystemCalls.open(FilePath(url.path), O_WRONLY | O_NONBLOCK | O_NOCTTY).mapError(\.errno) {
+    switch SystemCalls.open(PathText.path(url.path), O_WRONLY | O_NONBLOCK | O_NOCTTY).mapError(\.errno) {
     case .success(let opened): fd = opened
     case .failure(.noSuchAddressOrDevice) where description.contains("FIFO"):
       throw QuireError(

@@ -26,8 +26,7 @@ final class CoordinatedAccessTests {
   let location: CoordinationLocation
   init() throws {
     folder = try TemporaryFolder(prefix: "quire-coordinated-document")
-    let runtime = try folder.privateFolder("run")
-    location = CoordinationLocation(runtimeFolder: runtime)
+    location = CoordinationLocation(runtimeFolder: try folder.privateFolder("run"))
   }
   deinit { folder.remove() }
 

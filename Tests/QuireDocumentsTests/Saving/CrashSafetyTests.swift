@@ -1,5 +1,6 @@
 import Foundation
 import QuireDocuments
+import QuireFormats
 import QuireTestSupport
 import Testing
 
@@ -70,6 +71,40 @@ final class CrashSafetyTests {
     #expect(versionsSeen.count > 50)
     // Leftover temporary files are allowed (a kill mid-save), but never the document's name twice.
     #expect(names(in: folder.url).filter { !$0.hasPrefix(".") } == ["doc.txt"])
+  }
+
+  /// The same with a version store: each save hands the file it replaces to the store. After
+  /// every kill the file is one complete version, and so is every version the store lists
+  /// (its bytes are a whole `content(version:)` and their SHA-256 is the name they are kept under).
+  @Test func everyKillWithVersionsLeavesACompleteFileAndCompleteVersions() throws {
+    let saver = try Self.saver()
+    let url = folder.file("kept.txt")
+    try Data(Self.content(version: 0).utf8).write(to: url)
+    let store = VersionStore(root: folder.file("state/versions"))
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<60 {
+      let start = (round + 1) * 100_000
+      let process = try ChildProcess.start(saver, [url.path, String(start), store.root.path], discardingErrors: true)
+      #expect(process.waitForLineBlocking(startingWith: "ready") == "ready", "round \(round)")
+      if round % 2 == 1 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while (Self.version(in: url) ?? 0) <= start, process.process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+      }
+      usleep(UInt32.random(in: 0...40_000, using: &generator))
+      process.killAndWait()
+      let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+      let found = Int(text.prefix { $0 != "\n" }.dropFirst(8)) ?? -1
+      #expect(text == Self.content(version: found), "round \(round): the file is torn")
+    }
+    let versions = try store.versions(ofItemAt: url)
+    #expect(versions.count > 1)
+    for version in versions {
+      let data = try store.contents(of: version)
+      let text = String(decoding: data, as: UTF8.self)
+      let found = Int(text.prefix { $0 != "\n" }.dropFirst(8)) ?? -1
+      #expect(text == Self.content(version: found), "a kept version is torn")
+      #expect(ContentDigest.sha256(data) == version.contentHash)
+    }
   }
 
   /// A process autosaves and is killed; opening the document again offers what it typed.

@@ -206,6 +206,61 @@ final class PlainTextDocumentTests {
     #expect(bytes(url) == Array((appends ? "A\nb\n" : "A\nb").utf8))
   }
 
+  /// GNU ed's rule, in the document layer: a file that holds a NUL byte keeps its unended last
+  /// line unended (and says it held one); a text file gets its newline. The NUL is found while
+  /// the lines are, in the first chunk or far into a file read through the scratch copy.
+  @Test(
+    arguments: [
+      ("text", Array("a\nb".utf8), false, true),
+      ("binary, unended", [0x61, 0x00, 0x0A, 0x62], true, false),
+      ("binary, ended", [0x61, 0x00, 0x0A, 0x62, 0x0A], true, false),
+      ("empty", [], false, false),
+    ] as [(String, [UInt8], Bool, Bool)])
+  func aFileWithANULKeepsItsUnendedLastLine(_ name: String, _ contents: [UInt8], _ holdsNUL: Bool, _ appends: Bool) async throws {
+    let url = folder.file("\(name).bin")
+    try Data(contents).write(to: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.readsBytesExactly = true
+    document.appendsMissingFinalNewline = true
+    try await document.open()
+    #expect(document.readHeldNULBytes == holdsNUL, "\(name)")
+    #expect(document.appendedFinalNewline == appends, "\(name)")
+    #expect(document.storage.utf8Bytes() == contents + (appends ? [0x0A] : []), "\(name)")
+    // Reverting to other bytes reads them by the same rule.
+    try document.revert(toContents: Data([0x78, 0x00, 0x79]), fingerprint: nil)
+    #expect(document.readHeldNULBytes)
+    #expect(!document.appendedFinalNewline)
+    #expect(document.storage.utf8Bytes() == [0x78, 0x00, 0x79])
+    try document.revert(toContents: Data("plain".utf8), fingerprint: nil)
+    #expect(!document.readHeldNULBytes)
+    #expect(document.text == "plain\n")
+  }
+
+  @Test func aNULFarIntoALargeFileIsFound() async throws {
+    var bytes = [UInt8](repeating: 0x61, count: 6 << 20)
+    for index in stride(from: 99, to: bytes.count, by: 100) { bytes[index] = 0x0A }
+    bytes[bytes.count - 10] = 0x00
+    bytes.removeLast()  // unended
+    let url = folder.file("large.bin")
+    try Data(bytes).write(to: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.readsBytesExactly = true
+    document.appendsMissingFinalNewline = true
+    try await document.open()
+    #expect(document.readHeldNULBytes)
+    #expect(!document.appendedFinalNewline)
+    #expect(document.storage.utf8Count == bytes.count)
+    // Without the NUL it is text: the newline is appended.
+    bytes[bytes.count - 9] = 0x61
+    try document.revert(toContents: Data(bytes), fingerprint: nil)
+    #expect(!document.readHeldNULBytes)
+    #expect(document.appendedFinalNewline)
+  }
+
   @Test func opensFromContentsTheCallerRead() async throws {
     let url = folder.file("read-by-caller.txt")
     try Data("one\ntwo\n".utf8).write(to: url)

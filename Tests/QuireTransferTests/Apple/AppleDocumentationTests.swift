@@ -44,4 +44,38 @@ final class AppleItemProviderTests {
     }
     #expect(address?.path == url.path)
   }
+
+  // "In your image handler block, return an NSURL object that specifies a file, or return an
+  // NSData object" (previewImageHandler); loadPreviewImage(options:completionHandler:) runs it
+  // with the options and the expected class (NSData, NSURL, UIImage or NSImage).
+  @Test func aPreviewImageComesFromThePreviewImageHandler() async throws {
+    let provider = NSItemProvider(item: Data("hello".utf8), typeIdentifier: UTType.plainText.identifier)
+    let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    provider.previewImageHandler = { completionHandler, expectedValueClass, options in
+      // Checked here, reported through the result (an expectation on this thread would not
+      // belong to the test).
+      guard expectedValueClass == NSData.self, options?["size"] as? Int == 64 else {
+        return completionHandler?(nil, CocoaError(.coderValueNotFound)) ?? ()
+      }
+      completionHandler?(NSData(data: png), nil)
+    }
+    let preview: Data? = await withCheckedContinuation { continuation in
+      provider.loadPreviewImage(options: ["size": 64]) { item, error in
+        continuation.resume(returning: (item as? NSData).map { Data($0) })
+      }
+    }
+    #expect(preview == png)
+  }
+
+  @Test func anItemWithNoPreviewHandlerCompletesWithAnError() async throws {
+    let provider = NSItemProvider(item: Data("hello".utf8), typeIdentifier: UTType.plainText.identifier)
+    #expect(provider.previewImageHandler == nil)
+    let outcome: (Bool, String?) = await withCheckedContinuation { continuation in
+      provider.loadPreviewImage(options: nil) { item, error in
+        continuation.resume(returning: (item == nil, error.map { "\($0)" }))
+      }
+    }
+    #expect(outcome.0)
+    #expect(outcome.1?.contains("has no preview image") == true)
+  }
 }

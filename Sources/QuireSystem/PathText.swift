@@ -14,10 +14,11 @@ package import SystemPackage
 /// mapping stays one to one, a scalar that is itself in that block is escaped byte by byte
 /// too. Valid UTF-8 without such scalars (every ordinary name) is left exactly as it is.
 ///
-/// ``DisplayName`` shows the escaped bytes as `\xFF`.
+/// ``DisplayName`` shows the escaped bytes as `\xFF`. Every `String` path or name the system
+/// layer (``SystemCalls``) takes is such a string: the call gets the bytes it stands for.
 package enum PathText {
   /// The first scalar of the block that stands for bytes: U+10FF00 + byte.
-  static let base: UInt32 = 0x10_FF00
+  package static let base: UInt32 = 0x10_FF00
 
   /// Whether `scalar` stands for one byte of a name.
   package static func byte(of scalar: Unicode.Scalar) -> UInt8? {
@@ -35,7 +36,7 @@ package enum PathText {
     var scalars = String.UnicodeScalarView()
     var position = 0
     while position < array.count {
-      let length = DisplayName.sequenceLength(array, at: position)
+      let length = sequenceLength(array, at: position)
       if length > 0, let text = String(validating: array[position..<position + length], as: UTF8.self),
         let scalar = text.unicodeScalars.first, scalar.value < base
       {
@@ -87,5 +88,50 @@ package enum PathText {
   /// Whether `text` holds bytes that are not UTF-8 (so a `URL` or `String` API would lose them).
   package static func holdsNonUTF8Bytes(_ text: String) -> Bool {
     text.unicodeScalars.contains { $0.value >= base }
+  }
+
+  /// Calls `body` with the C string of the bytes `text` stands for (see ``bytes(_:)``), as
+  /// the kernel must get them; for text without bytes that are not UTF-8 (every ordinary
+  /// name), its own UTF-8.
+  package static func withCString<Result>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+    guard holdsNonUTF8Bytes(text) else { return try text.withCString(body) }
+    let bytes = bytes(text).map { CChar(bitPattern: $0) } + [0]
+    return try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
+  }
+
+  /// The length of the valid UTF-8 sequence starting at `position`, or 0 when it is not one.
+  package static func sequenceLength(_ bytes: [UInt8], at position: Int) -> Int {
+    let first = bytes[position]
+    let length: Int
+    switch first {
+    case 0x00...0x7F: return 1
+    case 0xC2...0xDF: length = 2
+    case 0xE0...0xEF: length = 3
+    case 0xF0...0xF4: length = 4
+    default: return 0
+    }
+    guard position + length <= bytes.count else { return 0 }
+    let second = bytes[position + 1]
+    switch first {
+    case 0xE0: guard (0xA0...0xBF).contains(second) else { return 0 }
+    case 0xED: guard (0x80...0x9F).contains(second) else { return 0 }
+    case 0xF0: guard (0x90...0xBF).contains(second) else { return 0 }
+    case 0xF4: guard (0x80...0x8F).contains(second) else { return 0 }
+    default: guard second & 0xC0 == 0x80 else { return 0 }
+    }
+    for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 { return 0 }
+    return length
+  }
+}
+
+extension FilePath {
+  /// This path made absolute, with its bytes: a relative path is taken from the current
+  /// folder (`realpath(3)` of `.`, so a folder whose name is not UTF-8 stays exact), and `.`
+  /// and `..` components are resolved lexically. The one way the package makes a path
+  /// absolute.
+  package var absoluteNormalized: FilePath {
+    var absolute = self
+    if absolute.isRelative, let here = SystemCalls.resolvedPath(FilePath(".")) { absolute = here.pushing(absolute) }
+    return absolute.lexicallyNormalized()
   }
 }
