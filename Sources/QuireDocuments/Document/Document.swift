@@ -95,7 +95,12 @@ open class Document {
   /// NSDocument's callers set `fileModificationDate`, so that its own write is not taken for
   /// someone else's change. `nil`: the file is not known (a new file), and the next save
   /// writes without a check.
-  public var fileFingerprint: FileFingerprint?
+  public var fileFingerprint: FileFingerprint? {
+    didSet { fileVersionGeneration &+= 1 }
+  }
+  /// Counts changes of ``fileFingerprint`` (a save, a read, a resolved conflict): a check for
+  /// changes on disk whose reads overlapped one compares again.
+  private var fileVersionGeneration: UInt64 = 0
   /// The error of the last failed save (``State/savingError``).
   public private(set) var lastSaveError: QuireError?
   /// The error of the last failed autosave, if any.
@@ -995,22 +1000,41 @@ open class Document {
   }
 
   private func compareWithDisk() async throws -> DiskChange {
-    guard !documentState.contains(.closed), let known = fileFingerprint else { return .unchanged }
+    // The file is read while the document goes on (the reads suspend): a save, a resolved
+    // conflict or a revert in between gives the document a new known version, and what was
+    // read is then compared again with that one (compared with the version known before, the
+    // document's own resolved or saved version looked like someone else's change).
+    while true {
+      guard !documentState.contains(.closed), let known = fileFingerprint else { return .unchanged }
+      switch try await compareWithDisk(known: known) {
+      case .some(let change): return change
+      case .none: continue
+      }
+    }
+  }
+
+  /// One comparison with `known`; `nil` when the document's known version changed during the
+  /// reads (``fileVersionGeneration``), to be compared again.
+  private func compareWithDisk(known: FileFingerprint) async throws -> DiskChange? {
+    let basis = fileVersionGeneration
     // A regular file is first only hashed, a megabyte at a time: the usual answer is
     // "unchanged", and a large file is then never held twice.
     if let type = try? resolvedType(), !isPackageType(type),
       let current = try? await fileAccess.coordinate(readingItemAt: fileURL, { url in try FileReader.fingerprint(url) }),
       current.hasSameContent(as: known)
     {
+      guard basis == fileVersionGeneration else { return nil }
       fileFingerprint = current  // a touch or an identical rewrite: remember the new identity
       reportedFileMissing = false
       return .unchanged
     }
+    guard basis == fileVersionGeneration else { return nil }
     let fingerprint: FileFingerprint
     let contents: StoredContents
     do {
       (fingerprint, contents) = try await readFile()
     } catch let error as QuireError where error.code == .fileMissing {
+      guard basis == fileVersionGeneration else { return nil }
       savedVersionUnreachable = true
       if !reportedFileMissing {
         reportedFileMissing = true
@@ -1018,6 +1042,7 @@ open class Document {
       }
       return .deleted
     }
+    guard basis == fileVersionGeneration else { return nil }
     reportedFileMissing = false
     if fingerprint.hasSameContent(as: known) {
       fileFingerprint = fingerprint  // a touch or an identical rewrite: remember the new identity
