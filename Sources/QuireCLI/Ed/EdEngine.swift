@@ -40,9 +40,6 @@ final class EdEngine {
   /// the version last read or written) when the edits do not overlap, instead of failing.
   /// Script mode sets it; a terminal session asks the person (`merge`, `revert`, `keep`).
   var mergesOnWriteConflict = false
-  /// Where a `w` over the document's own file first keeps the file's previous content (as a
-  /// `Document` does on save); `nil` keeps no versions.
-  var versionStore: VersionStore?
   /// Takes the cross-process locks around each `w` of a file; `nil` writes uncoordinated.
   var coordinator: FileCoordinator?
   /// Says what the command did beyond ed's own output (a version that could not be kept).

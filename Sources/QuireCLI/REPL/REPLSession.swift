@@ -41,6 +41,10 @@ final class REPLSession {
     /// Whether a failing command ends a script. quire's script mode always stops; as ed, only a
     /// script read from a regular file does (a piped one goes on and exits 1 at its end).
     var stopsAtFirstError = true
+    /// The desktop's recent documents, where each opened file is noted; `nil` notes none
+    /// (tests: the user's own `recently-used.xbel` is not theirs to change). `quire` uses
+    /// `RecentDocuments()`.
+    var recents: RecentDocuments?
   }
 
   let configuration: Configuration
@@ -108,7 +112,6 @@ final class REPLSession {
       documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
     }
     engine.mergesOnWriteConflict = !configuration.isInteractive
-    engine.versionStore = configuration.versionStore
     engine.coordinator = configuration.coordinator
     engine.note = { [unowned self] text in
       if self.configuration.isInteractive { self.output(text) } else { self.errorOutput("quire: \(text)") }
@@ -434,7 +437,7 @@ final class REPLSession {
     documents.append(document)
     currentIndex = documents.count - 1
     // Recents are the desktop's (recently-used.xbel); a failure to note one is not the user's problem now.
-    try? RecentDocuments().add(url)
+    try? configuration.recents?.add(url)
   }
 
   /// Gives a text document the session's way to its files: its saves are coordinated when
