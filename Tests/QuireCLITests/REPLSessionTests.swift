@@ -84,7 +84,7 @@ final class REPLSessionTests {
   @Test func promptShowsDocumentAndUnsavedMarker() async throws {
     let (session, _) = makeSession([], in: folder)
     #expect(session.prompt == "quire> ")
-    try session.open(file.path)
+    try await session.open(file.path)
     #expect(session.prompt == "t.txt> ")
     _ = try await session.handle("1d")
     #expect(session.prompt == "t.txt*> ")
@@ -92,7 +92,7 @@ final class REPLSessionTests {
 
   @Test func writeRefusesToOverwriteAChangeOnDisk() async throws {
     let (session, _) = makeSession([], in: folder)
-    try session.open(file.path)
+    try await session.open(file.path)
     _ = try await session.handle("1d")
     try "someone else's save\n".write(to: file, atomically: true, encoding: .utf8)
     await #expect(throws: EdError.self) { try await session.handle("w") }
@@ -110,7 +110,7 @@ final class REPLSessionTests {
   @Test func mergeCombinesEditsThatDoNotOverlapAndMarksThoseThatDo() async throws {
     let (session, transcript) = makeSession([], in: folder)
     let long = try folder.write("a\nb\nc\nd\ne\nf\ng\nh\n", to: "m.txt")
-    try session.open(long.path)
+    try await session.open(long.path)
     _ = try await session.handle("1s/a/A/")
     try "a\nb\nc\nd\ne\nf\ng\nH\n".write(to: long, atomically: true, encoding: .utf8)
     await #expect(throws: EdError.self) { try await session.handle("w") }
@@ -139,7 +139,7 @@ final class REPLSessionTests {
   @Test func scriptWriteMergesEditsThatDoNotOverlapAndRefusesThoseThatDo() async throws {
     let (session, _) = makeSession([], in: folder, interactive: false)
     let long = try folder.write("a\nb\nc\nd\ne\nf\ng\nh\n", to: "s.txt")
-    try session.open(long.path)
+    try await session.open(long.path)
     _ = try await session.handle("1s/a/A/")
     try "a\nb\nc\nd\ne\nf\ng\nH\n".write(to: long, atomically: true, encoding: .utf8)
     _ = try await session.handle("w")
@@ -163,14 +163,14 @@ final class REPLSessionTests {
     let (session, _) = makeSession([], in: folder)
     await #expect(throws: EdError.self) { try await session.handle("merge") }
     _ = try await session.handle("a")
-    try session.newDocument(path: nil, template: nil)
+    try await session.newDocument(path: nil, template: nil)
     do {
       try await session.mergeWithDiskVersion()
       Issue.record("merge of an untitled document should fail")
     } catch let error as EdError {
       #expect(error.message == "'untitled' has no file to merge with")
     }
-    try session.open(file.path)
+    try await session.open(file.path)
     _ = try await session.handle("f \(folder.file("elsewhere.txt").path)")
     do {
       try await session.mergeWithDiskVersion()
@@ -182,7 +182,7 @@ final class REPLSessionTests {
 
   @Test func cleanDocumentReloadsAndDirtyOneIsAnnounced() async throws {
     let (session, transcript) = makeSession([], in: folder)
-    try session.open(file.path)
+    try await session.open(file.path)
     try "new text\n".write(to: file, atomically: true, encoding: .utf8)
     await session.announceDiskChanges()
     #expect(transcript.output.last?.contains("changed on disk; reloaded") == true)
@@ -212,7 +212,7 @@ final class REPLSessionTests {
 
   @Test func saveAsMakesTheNewFileTheDocuments() async throws {
     let (session, _) = makeSession([], in: folder)
-    try session.open(file.path)
+    try await session.open(file.path)
     _ = try await session.handle("1d")
     _ = try await session.handle("save as \(folder.file("copy.txt").path)")
     #expect(contents(folder.file("copy.txt")) == "two\nthree\n")
@@ -236,8 +236,8 @@ final class REPLSessionTests {
   @Test func docsAndSwitch() async throws {
     let other = try folder.write("x\n", to: "other.txt")
     let (session, transcript) = makeSession([], in: folder)
-    try session.open(file.path)
-    try session.open(other.path)
+    try await session.open(file.path)
+    try await session.open(other.path)
     _ = try await session.handle("switch t.txt")
     #expect(session.currentDocument?.displayName == "t.txt")
     _ = try await session.handle("2d")
@@ -253,7 +253,7 @@ final class REPLSessionTests {
 
   @Test func closeAsksWhenUnsaved() async throws {
     let (session, _) = makeSession([], in: folder)
-    try session.open(file.path)
+    try await session.open(file.path)
     _ = try await session.handle("1d")
     await #expect(throws: EdError.self) { try await session.handle("close") }
     _ = try await session.handle("close")
@@ -270,7 +270,7 @@ final class REPLSessionTests {
     // depend on when this process lets the main actor run a timer.
     let autosave = AutosaveSettings(store: store, policy: .init(idleDelay: .seconds(600), maximumInterval: .seconds(600)))
     let (session, _) = makeSession([], in: folder, autosave: autosave)
-    try session.open(file.path)
+    try await session.open(file.path)
     let document = try session.requireDocument()
     let text = try #require(document.textDocument)
     #expect(text.recoveryStore == store && text.autosavePolicy == autosave.policy)
@@ -340,23 +340,23 @@ final class REPLSessionTests {
     try store.write(Data("one\ntwo\nthree\n".utf8), for: file)
     let autosave = AutosaveSettings(store: store, policy: .init(idleDelay: .seconds(60), maximumInterval: .seconds(60)))
     let (session, transcript) = makeSession([], in: folder, autosave: autosave)
-    try session.open(file.path)
+    try await session.open(file.path)
     #expect(!transcript.output.contains { $0.contains("autosaved edits") })
     #expect(store.recoveredVersion(for: file) == nil)
 
     // A recovery file that is not text is reported, kept, and not offered.
     let other = try folder.write("a\n", to: "u.txt")
     try store.write(Data([0x66, 0x00, 0xff, 0x0a]), for: other)
-    try session.open(other.path)
+    try await session.open(other.path)
     #expect(transcript.output.contains { $0.contains("autosaved edits of 'u.txt'") && $0.contains("cannot be read") })
     #expect(store.recoveredVersion(for: other) != nil)
-    #expect(throws: EdError.self) { try session.recover(discarding: false) }
+    await #expect(throws: EdError.self) { try await session.recover(discarding: false) }
   }
 
   @Test func previewWritesAnHTMLPage() async throws {
     let markdown = try folder.write("# Hi\n\n<script>x</script>\n", to: "n.md")
     let (session, transcript) = makeSession([], in: folder)
-    try session.open(markdown.path)
+    try await session.open(markdown.path)
     _ = try await session.handle("preview")
     let path = try #require(transcript.output.last?.replacingOccurrences(of: "preview: ", with: ""))
     let html = try String(contentsOfFile: path, encoding: .utf8)
@@ -397,7 +397,7 @@ final class REPLSessionTests {
 
   @Test func interruptCancelsALongCommand() async throws {
     let (session, _) = makeSession([], in: folder)
-    try session.open(file.path)
+    try await session.open(file.path)
     session.configuration.interrupt.raise()
     await #expect(throws: EdError.interrupted) { try await session.handle("g/./d") }
     session.configuration.interrupt.clear()

@@ -102,6 +102,8 @@ struct REPLCommand: AsyncParsableCommand {
     // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
     configuration.coordinator = FileCoordinator()
     configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
+    // Every opened file is noted in the desktop's recent documents.
+    configuration.recents = RecentDocuments(environment: environment)
     if isInteractive {
       // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle
       // input before an autosave, default 5) lets tests wait less.

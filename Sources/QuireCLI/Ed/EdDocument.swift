@@ -1,24 +1,22 @@
 import Foundation
 import Quire
 
-/// One document open in the REPL: its lines, ed's per-buffer state (current line, marks,
-/// file name), what the file held on disk when it was last read or written, and the form it is
-/// stored in (``Form``): a text file, a TextBundle whose text the lines are, or a PDF whose pages
-/// the page commands change.
+/// One document open in the REPL: the document layer's document (a ``PlainTextDocument``,
+/// a ``TextBundleDocument`` or a ``PDFFileDocument``, made by its ``DocumentController``
+/// registry) and ed's view of it: the current line, marks and file name (``Form`` says which
+/// document it is).
 ///
-/// The lines, their undo and the save go through the document layer's parts: ``FileSaver``'s
-/// safe save, ``VersionStore`` versions,
-/// ``TextBundle`` packages and ``PDFDocument``'s lossless page operations; autosave and crash
-/// recovery are the text document's own (``Document/autosave()``, ``Document/recoveredVersion``).
+/// The text, its undo history, saves, conflicts, versions, assets, autosave and crash
+/// recovery are the document's; this class keeps none of them.
 @MainActor
 final class EdDocument {
   /// What a document is stored as, and so what `w`, `u` and `redo` act on.
   enum Form {
     /// A text file: the lines are the file.
     case textFile
-    /// A TextBundle (`.textbundle` folder or `.textpack` archive): the lines are its text;
-    /// its assets and `info.json` are written with it.
-    case textBundle(TextBundle)
+    /// A TextBundle (`.textbundle` folder or `.textpack` archive): a ``TextBundleDocument``,
+    /// whose text the lines are; its assets and `info.json` are saved with it.
+    case textBundle
     /// A PDF: pages rather than lines, a ``PDFFileDocument`` (made by the document layer's
     /// registry). The page commands change it; `w`, `u` and `redo` are its save, undo and redo;
     /// ed's line commands do not apply.
@@ -39,18 +37,13 @@ final class EdDocument {
   }
   /// The current line, 1-based; 0 when the buffer is empty.
   var currentLine: Int
-  /// Marks set with `k`, by letter, as 1-based line numbers.
+  /// Marks set with `k`, by letter, as 1-based line numbers. ed's view state, like the
+  /// current line, not the document's: nothing saves, autosaves or recovers them, and
+  /// another view of the same document would have its own.
   var marks: [UInt8: Int] = [:]
-  /// For a PDF or a TextBundle, which the REPL writes itself: the document layer's
-  /// fingerprint of the file when last read or written (a text document keeps its own,
-  /// ``Document/fileFingerprint``). `nil` when it has never been read (a new file).
-  var diskFingerprint: FileFingerprint?
-  /// The disk version a change announcement has already named (a PDF's or TextBundle's
-  /// fingerprint, or a text document's ``Document/conflictVersion``'s).
-  var announcedDiskChange: FileFingerprint?
-  /// Set by `keep` for a PDF or TextBundle: the next `w` may replace a version saved by
-  /// someone else (a text document settles it with ``Document/resolveConflict(_:)``).
-  var mayOverwriteDiskChange = false
+  /// The session's subscription to the document's file events (``Document/addFileObserver(_:)``):
+  /// how the REPL hears that the document reloaded, went in conflict or followed a move.
+  var fileObservation: ObservationToken?
 
   init(buffer: any LineBuffer, fileURL: URL?, form: Form = .textFile) {
     self.buffer = buffer
@@ -68,29 +61,14 @@ final class EdDocument {
   /// The PDF's pages (its document's model), when the document is a PDF.
   var pdf: PDFDocument? { pdfDocument?.pdf }
 
-  /// The document layer's document that saves, checks for changes on disk and settles
-  /// conflicts itself: a text file's or a PDF's (`nil` for a TextBundle, which the REPL
-  /// writes through ``TextBundle``).
+  /// The document layer's document: it saves, checks for changes on disk and settles
+  /// conflicts itself.
   var libraryDocument: Document? { plainTextDocument ?? pdfDocument }
 
-  /// The TextBundle, when the document is one.
-  var textBundle: TextBundle? {
-    if case .textBundle(let bundle) = form { return bundle }
+  /// The TextBundle document, when the document is one.
+  var textBundle: TextBundleDocument? {
+    if case .textBundle = form { return textDocument as? TextBundleDocument }
     return nil
-  }
-
-  /// Assets added to the TextBundle in this session (`assets add`), by name, with the path
-  /// their reference uses. One whose path is no longer in the text when the bundle is saved (the
-  /// insertion was undone or deleted) is left out of the save.
-  var addedAssets: [String: String] = [:]
-
-  /// Replaces every line with `lines` as one undoable edit named `name` (revert, merge,
-  /// recover, restore); the current line becomes the last.
-  func replaceAllLines(with lines: [String], named name: String) throws(EdError) {
-    buffer.beginEditGroup(named: name, cursor: currentLine)
-    try buffer.replaceLines(in: 0..<buffer.lineCount, with: lines)
-    currentLine = buffer.lineCount
-    buffer.endEditGroup(cursor: currentLine)
   }
 
   /// The name shown in prompts and lists.
@@ -112,10 +90,7 @@ final class EdDocument {
   /// The document layer's document holding the lines (`nil` for a PDF).
   var textDocument: PlainTextDocument? { pdfDocument == nil ? (buffer as? DocumentLineBuffer)?.document : nil }
 
-  /// The text document when the document is a text file (not a TextBundle or a PDF): the one
-  /// whose saves and conflict checks are the document layer's own.
-  var plainTextDocument: PlainTextDocument? {
-    if case .textFile = form { return textDocument }
-    return nil
-  }
+  /// The text document when the document has lines (a text file or a TextBundle, not a PDF):
+  /// its saves and conflict checks are the document layer's own.
+  var plainTextDocument: PlainTextDocument? { textDocument }
 }

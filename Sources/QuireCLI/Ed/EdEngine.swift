@@ -40,9 +40,6 @@ final class EdEngine {
   /// the version last read or written) when the edits do not overlap, instead of failing.
   /// Script mode sets it; a terminal session asks the person (`merge`, `revert`, `keep`).
   var mergesOnWriteConflict = false
-  /// Where a `w` over the document's own file first keeps the file's previous content (as a
-  /// `Document` does on save); `nil` keeps no versions.
-  var versionStore: VersionStore?
   /// Takes the cross-process locks around each `w` of a file; `nil` writes uncoordinated.
   var coordinator: FileCoordinator?
   /// Says what the command did beyond ed's own output (a version that could not be kept).
@@ -68,12 +65,14 @@ final class EdEngine {
   private(set) var lastFailure: EdError?
   /// The last error's message, for `h`.
   var lastError: String? { lastFailure.map { edOptions == nil ? $0.message : $0.edMessage } }
-  /// The lines `y` (and `d`, `c`, `j`) copied, which `x` puts back.
+  /// The lines `y` (and `d`, `c`, `j`) copied, which `x` puts back: ed's cut buffer, a
+  /// clipboard of the editor (as in GNU ed, one for the session), not the document's text.
   private var cutBuffer: [[UInt8]] = []
   /// The last shell command, for `!!`.
   var lastShellCommand: String?
   /// The change token after a command that changed nothing: a `u` at that state has nothing
-  /// to undo (ed clears its undo record when such a command starts).
+  /// to undo (ed clears its undo record when such a command starts). This and the `u` state
+  /// below only say how ed's `u` maps onto the document's undo manager, which keeps the history.
   private var undoBarrier: Int?
   private var editDepth = 0
   /// Set by `u` inside `g` or `v`: the global command's changes are undone when it ends.
@@ -405,7 +404,6 @@ final class EdEngine {
       document.fileURL = url
       try document.buffer.reset(contents: contents.data, fingerprint: contents.fingerprint)
       cutBuffer = []
-      document.announcedDiskChange = nil
       document.marks = [:]
       document.currentLine = lastLine
       reportRead(contents.byteCount, lacksFinalNewline: contents.lacksFinalNewline, at: 0, appended: true, before: (false, false))
@@ -421,7 +419,6 @@ final class EdEngine {
           throw EdError("'\(document.displayName)' is a TextBundle: its name ends in .textbundle or .textpack")
         }
         document.fileURL = URL(fileURLWithPath: name)
-        document.diskFingerprint = document.fingerprintOnDisk()
       }
       guard let url = document.fileURL else { throw EdError("no current file name; give one: f FILE") }
       output(url.relativePath)
@@ -1566,25 +1563,6 @@ final class EdEngine {
     }
   }
 
-  /// Keeps what `url` holds now as a version before it is replaced; a failure is said, not
-  /// thrown: the save goes on (a `Document` records it as `lastVersioningError`).
-  private func keepVersion(of url: URL) {
-    guard let versionStore else { return }
-    do {
-      try versionStore.keepVersion(of: url.resolvingSymlinksInPath())
-    } catch {
-      note("note: the previous version of '\(url.lastPathComponent)' could not be kept: \(Self.reason(error))")
-    }
-  }
-
-  /// Throws when someone else saved `url` since it was read here (unless `keep` allowed it):
-  /// for a PDF or a TextBundle, which the REPL writes itself.
-  private func checkNoConflict(_ url: URL) throws(EdError) {
-    guard document.fileURL != nil, !document.mayOverwriteDiskChange, let known = document.diskFingerprint else { return }
-    guard let onDisk = document.fingerprintOnDisk(), !onDisk.hasSameContent(as: known) else { return }
-    throw conflictError(url)
-  }
-
   private func write(_ addresses: Addresses, to name: String?, appending: Bool) async throws(EdError) {
     if let pdf = document.pdfDocument { return try await writePDF(pdf, to: name, appending: appending) }
     let url = try fileURL(name)
@@ -1600,19 +1578,17 @@ final class EdEngine {
       if printsByteCounts { output("\(text.storage.utf8Count)") }
       return
     }
+    if isOwnFile, document.fileURL != nil, document.textBundle != nil {
+      // A TextBundle is saved whole, by its document (its text with its assets).
+      throw EdError("'\(document.displayName)' is a TextBundle: w saves all of it; write some lines to another file with 'N,Mw FILE'")
+    }
     let bytes = lastLine == 0 ? [] : buffer.bytes(ofLines: (addresses.first - 1)..<addresses.second)
-    var lines: [String] { REPLWords.lines(of: String(decoding: bytes, as: UTF8.self)) }
     if appending {
       try files.append(bytes, to: url)
     } else {
-      // A part of the text, a TextBundle, or a device: written here, inside a coordinated
-      // write, with the conflict check of a TextBundle.
+      // A part of the text, or a device: written here, inside a coordinated write.
       try coordinatedWrite(url) { () throws(EdError) in
-        if isOwnFile, document.fileURL != nil, document.textBundle != nil { try checkNoConflict(url) }
-        if isOwnFile, let bundle = document.textBundle {
-          keepVersion(of: url)
-          try writeTextBundle(bundle, text: TextFileSystem.text(of: lines), to: url)
-        } else if isOwnFile, !Self.isSpecialFile(url), let text = document.plainTextDocument {
+        if isOwnFile, !Self.isSpecialFile(url), let text = document.plainTextDocument {
           // Some lines over the document's own file (ed's `1,2w`): the document takes them
           // as its own write, not as someone else's change.
           do {
@@ -1626,11 +1602,6 @@ final class EdEngine {
       }
     }
     if document.fileURL == nil { document.fileURL = url }
-    if isOwnFile && !appending && document.textBundle != nil {
-      document.diskFingerprint = document.fingerprintOnDisk()
-      document.announcedDiskChange = nil
-      document.mayOverwriteDiskChange = false
-    }
     // As in ed, writing the whole buffer anywhere counts as saving it.
     if wholeBuffer { buffer.markSaved() }
     if printsByteCounts { output("\(bytes.count)") }
@@ -1647,12 +1618,14 @@ final class EdEngine {
   /// (save as, for an untitled buffer) or as a copy to another file.
   private func save(_ text: PlainTextDocument, to url: URL, ownFile: Bool) async throws(EdError) {
     do {
+      // A TextBundle is written as the kind its new name says (a package, or an archive).
+      let type = document.textBundle != nil ? EdDocument.textBundleType(of: url) : nil
       if document.fileURL == nil {
-        try await text.save(to: url, for: .saveAsOperation)
+        try await text.save(to: url, ofType: type, for: .saveAsOperation)
       } else if ownFile {
         try await saveOwnFile(text, url)
       } else {
-        try await text.save(to: url, for: .saveToOperation)
+        try await text.save(to: url, ofType: type, for: .saveToOperation)
       }
     } catch let error as EdError {
       throw error
@@ -1674,7 +1647,8 @@ final class EdEngine {
       if text.lineCount != count || (hadHistory && !text.undoManager.canUndo && !text.undoManager.canRedo) { buffer.noteChangedOutside() }
       return
     } catch let error as QuireError where error.code == .fileChangedOnDisk {
-      guard mergesOnWriteConflict, text.documentState.contains(.inConflict) else { throw conflictError(url) }
+      // A script merges text files in conflict; a TextBundle is never merged.
+      guard mergesOnWriteConflict, document.textBundle == nil, text.documentState.contains(.inConflict) else { throw conflictError(url) }
     }
     let outcome = try await text.resolveConflict(.mergeUnlessOverlapping)
     guard outcome.mergeConflicts == 0 else {
@@ -1691,30 +1665,7 @@ final class EdEngine {
     EdError(
       "conflict: '\(url.lastPathComponent)' was changed on disk since quire read it; nothing written. "
         + (document.pdf == nil
-          ? "'revert' loads the disk version (your edits stay undoable), 'merge' combines both, 'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere"
+          ? "'revert' loads the disk version (your edits stay undoable), \(document.textBundle == nil ? "'merge' combines both, " : "")'keep' then 'w' replaces it, 'w OTHER' saves yours elsewhere"
           : "'revert' loads the disk version (your page changes are dropped), 'keep' then 'w' replaces it, 'w OTHER.pdf' saves yours elsewhere"))
-  }
-
-  /// Writes a TextBundle with `text` as its text: the package is swapped whole (unchanged
-  /// assets are linked, not copied), a textpack is written as a new archive. Assets added in
-  /// this session whose reference is no longer in the text are left out.
-  private func writeTextBundle(_ bundle: TextBundle, text: String, to url: URL) throws(EdError) {
-    if bundle.text != text { bundle.text = text }
-    let assets = bundle.fileWrapper.fileWrappers?["assets"]
-    var withheld: [FileWrapper] = []
-    for (name, path) in document.addedAssets where !text.contains(path) {
-      if let child = assets?.fileWrappers?[name] {
-        assets?.removeFileWrapper(child)
-        withheld.append(child)
-      }
-    }
-    defer { for child in withheld { assets?.addFileWrapper(child) } }
-    var isFolder: ObjCBool = false
-    let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
-    do {
-      try bundle.write(to: url, originalContentsURL: exists && isFolder.boolValue ? url.resolvingSymlinksInPath() : nil)
-    } catch {
-      throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
-    }
   }
 }

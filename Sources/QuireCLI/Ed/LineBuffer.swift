@@ -84,6 +84,10 @@ protocol LineBuffer: AnyObject {
   func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError)
   /// Notes that the document changed its text itself (a merge, a reload): ``changeToken`` moves.
   func noteChangedOutside()
+  /// Runs `body`, which changes the document through its own API (a restored version, an
+  /// added asset, a revert), as one edit group named `name`; `cursor` (1-based) is the
+  /// current line that undo restores.
+  func editDocument(named name: String, cursor: Int, _ body: (PlainTextDocument) async throws -> Void) async throws(EdError)
 }
 
 extension LineBuffer {
@@ -147,13 +151,22 @@ final class DocumentLineBuffer: LineBuffer {
   var endsWithUnendedLine: Bool { !document.storage.endsWithNewline }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
-  /// byte for byte, with ed's missing final newline appended (not to a binary file's). The session saves, autosaves and
-  /// watches the file itself, so the document does neither.
+  /// byte for byte, with ed's missing final newline appended (not to a binary file's). `prepare` gives the document the
+  /// session's file access and versions before it opens (and, for a file that exists, starts
+  /// presenting it: ``Document/open(contents:fingerprint:)``).
   ///
   /// With `autosave` (and a file), the document autosaves its unsaved edits to recovery files
   /// and offers one a crash left (``Document/recoveredVersion``).
-  convenience init(contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, autosave: AutosaveSettings? = nil) throws(EdError) {
+  ///
+  /// With `requiresText` (quire's own mode, not a drop-in ed) every read of the document
+  /// refuses bytes that are not UTF-8 text (``PlainTextDocument/requiresUTF8Text``).
+  convenience init(
+    contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, requiresText: Bool = false, autosave: AutosaveSettings? = nil,
+    prepare: (Document) -> Void = { _ in }
+  ) throws(EdError) {
     let document = DocumentLineBuffer.makeDocument(for: url)
+    document.requiresUTF8Text = requiresText
+    prepare(document)
     if let autosave, url != nil {
       document.recoveryStore = autosave.store
       document.autosavePolicy = autosave.policy
@@ -166,6 +179,54 @@ final class DocumentLineBuffer: LineBuffer {
     self.init(document: document)
   }
 
+  /// A buffer over the document the registry has for `type` (a TextBundle), read from its
+  /// file at `url` by the document itself (``Document/open()``: a package folder or an
+  /// archive, through its coordinated read), or opened empty when `isNew` (its first save
+  /// creates it, ``Document/openNew()``). `prepare` gives the document the session's file
+  /// access and versions before it reads. Held byte for byte, with ed's missing final newline
+  /// appended, as a text file's lines are.
+  static func opening(
+    _ url: URL, ofType type: UTType, isNew: Bool = false, requiresText: Bool = false, autosave: AutosaveSettings?,
+    prepare: (Document) -> Void
+  ) async throws(EdError) -> DocumentLineBuffer {
+    let document = makeDocument(for: url, ofType: type)
+    document.requiresUTF8Text = requiresText
+    if let autosave {
+      document.recoveryStore = autosave.store
+      document.autosavePolicy = autosave.policy
+    }
+    prepare(document)
+    do {
+      if isNew { try document.openNew() } else { try await document.open() }
+    } catch {
+      throw EdError("cannot open '\(url.lastPathComponent)' as a TextBundle: \(REPLSession.message(for: error))")
+    }
+    return DocumentLineBuffer(document: document)
+  }
+
+  /// Runs `body`, which changes the document through its own API (a restored version, an
+  /// added asset, a revert), as the edit group `name`: one undo step, with the current line
+  /// (1-based) `cursor` restored by undo.
+  func editDocument(named name: String, cursor: Int, _ body: (PlainTextDocument) async throws -> Void) async throws(EdError) {
+    beginEditGroup(named: name, cursor: cursor)
+    defer { endEditGroup(cursor: lineCount) }
+    if !groupHasEdits {
+      groupHasEdits = true
+      registerCursor(restoring: cursorBefore, thenRestoring: nil)
+    }
+    do {
+      try await body(document)
+    } catch let error as EdError {
+      throw error
+    } catch {
+      throw EdError("cannot change '\(document.fileURL.lastPathComponent)': \(REPLSession.message(for: error))")
+    }
+    // A revert or restore reads text whole (the document says whether it held a NUL byte); as
+    // in ed, a buffer stays binary once it was.
+    isBinary = isBinary || document.readHeldNULBytes
+    token += 1
+  }
+
   /// An empty buffer (an untitled document, or the lines of a PDF, which has none).
   convenience init() {
     let document = DocumentLineBuffer.makeDocument(for: nil)
@@ -176,14 +237,13 @@ final class DocumentLineBuffer: LineBuffer {
 
   /// A closed document for `url` that reads bytes exactly, as ed does: of the class the
   /// document layer's registry has for plain text (``DocumentController``).
-  private static func makeDocument(for url: URL?) -> PlainTextDocument {
-    let documentClass = EdDocument.registry.documentClass(for: .plainText) as? PlainTextDocument.Type ?? PlainTextDocument.self
-    let document = documentClass.init(fileURL: url ?? untitledURL, fileType: .plainText)
+  private static func makeDocument(for url: URL?, ofType type: UTType = .plainText) -> PlainTextDocument {
+    let documentClass = EdDocument.registry.documentClass(for: type) as? PlainTextDocument.Type ?? PlainTextDocument.self
+    let document = documentClass.init(fileURL: url ?? untitledURL, fileType: type)
     document.readsBytesExactly = true
     document.appendsMissingFinalNewline = true
     document.autosavePolicy = nil
     document.recoveryStore = nil
-    document.registersAsFilePresenter = false
     return document
   }
 

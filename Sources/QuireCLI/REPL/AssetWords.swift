@@ -21,37 +21,38 @@ struct AssetsWord: SessionCommand {
     case nil:
       list(bundle, of: document, in: session)
     case "add" where (2...3).contains(words.count):
-      try add(URL(fileURLWithPath: words[1]), named: words.count == 3 ? words[2] : nil, to: bundle, of: document, in: session)
+      try await add(URL(fileURLWithPath: words[1]), named: words.count == 3 ? words[2] : nil, to: bundle, of: document, in: session)
     default:
       throw EdError("write 'assets' to list them, or 'assets add FILE [NAME]'")
     }
   }
 
-  @MainActor private func list(_ bundle: TextBundle, of document: EdDocument, in session: REPLSession) {
+  @MainActor private func list(_ bundle: TextBundleDocument, of document: EdDocument, in session: REPLSession) {
     let names = bundle.assetNames
     if names.isEmpty { session.print("no assets in '\(document.displayName)'; 'assets add FILE' adds one") }
-    let text = TextFileSystem.text(of: document.buffer.allLines)
+    let text = bundle.text
     for name in names {
       let size = bundle.asset(named: name)?.count ?? 0
       var line = "  assets/\(name)  \(size) bytes"
-      if let path = document.addedAssets[name], !text.contains(path) {
-        line += "  (its reference was removed: not saved)"
+      if !text.contains("assets/\(name)") && !text.contains("assets/\(name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)") {
+        line += "  (not referenced in the text)"
       }
       session.print(line)
     }
   }
 
-  @MainActor private func add(_ url: URL, named name: String?, to bundle: TextBundle, of document: EdDocument, in session: REPLSession) throws {
+  @MainActor private func add(_ url: URL, named name: String?, to bundle: TextBundleDocument, of document: EdDocument, in session: REPLSession) async throws {
     let name = name ?? url.lastPathComponent
     guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"), name.utf8.count <= 255 else {
       throw EdError("'\(name)' is not a file name for an asset: give a plain name such as photo.png")
     }
     let data = try Self.read(url)
     let line = document.currentLine
-    let reference = bundle.addAsset(data, preferredFilename: name)
-    document.addedAssets[reference.name] = reference.path
-    try REPLWords.insert([reference.markdown], after: line, in: document, named: "add asset")
-    session.say("added 'assets/\(reference.name)' (\(data.count) bytes) and its reference as line \(line + 1); u takes both back, w saves")
+    var reference: TextBundle.AssetReference?
+    // The document's own undoable step: the asset and its reference line, taken back by one u.
+    try await document.buffer.editDocument(named: "add asset", cursor: line) { _ in reference = try bundle.addAsset(data, named: name, asLineAt: line) }
+    document.currentLine = line + 1
+    session.say("added 'assets/\(reference?.name ?? name)' (\(data.count) bytes) and its reference as line \(line + 1); u takes both back, w saves")
   }
 
   /// The bytes of the file to add, or an error naming it.

@@ -25,11 +25,11 @@ enum BrowserWords {
 
   /// `new --template NAME PATH`: the browser copies the template to PATH (coordinated, never
   /// replacing a file), then the session opens it.
-  static func newDocument(at path: String, template: String, in session: REPLSession) throws {
+  static func newDocument(at path: String, template: String, in session: REPLSession) async throws {
     let url = URL(fileURLWithPath: path).standardizedFileURL
     let browser = browser(for: session, folders: [url.deletingLastPathComponent().path])
     let item = try run { try browser.createDocument(named: url.lastPathComponent, in: url.deletingLastPathComponent(), fromTemplate: template) }
-    try session.open(item.url.path)
+    try await session.open(item.url.path)
   }
 }
 
@@ -56,7 +56,7 @@ struct RecentWord: SessionCommand {
     if let number {
       guard entries.indices.contains(number - 1) else { throw EdError("there is no recent document \(number); 'recent' lists them") }
       guard entries[number - 1].status != .missing else { throw EdError("'\(entries[number - 1].name)' is gone (deleted or moved out of reach)") }
-      return try session.open(entries[number - 1].url.path)
+      return try await session.open(entries[number - 1].url.path)
     }
     if entries.isEmpty { session.print("no recent documents") }
     for (index, entry) in entries.prefix(20).enumerated() {
@@ -120,10 +120,10 @@ struct SearchWord: SessionCommand {
   @Argument(help: "What to look for.") var words: [String] = []
   @MainActor func run(in session: REPLSession) async throws {
     if let open {
-      let hits = session.presenting.lastSearchHits
+      let hits = session.lastSearchHits
       guard hits.indices.contains(open - 1) else { throw EdError("there is no hit \(open); search first") }
       let hit = hits[open - 1]
-      try session.open(hit.url.path)
+      try await session.open(hit.url.path)
       if let line = hit.line, let document = session.currentDocument, document.pdf == nil, line <= document.buffer.lineCount {
         document.currentLine = line
         session.print(document.buffer.line(at: line - 1))
@@ -136,7 +136,7 @@ struct SearchWord: SessionCommand {
       try browser.updateSearchIndex()
       return try browser.search(words.joined(separator: " "))
     }
-    session.presenting.lastSearchHits = hits
+    session.lastSearchHits = hits
     if hits.isEmpty { session.print("no documents match") }
     for (index, hit) in hits.enumerated() {
       let place = hit.page.map { ":page \($0)" } ?? hit.line.map { ":\($0)" } ?? ""

@@ -8,7 +8,7 @@ import Quire
 @MainActor
 enum PDFWords {
   /// Opens `path` (which must be a PDF) as a document of the session, or switches to it.
-  static func open(_ path: String, in session: REPLSession) throws {
+  static func open(_ path: String, in session: REPLSession) async throws {
     let url = URL(fileURLWithPath: path)
     guard FileManager.default.fileExists(atPath: url.path) else {
       throw EdError("cannot open '\(path)': it does not exist")
@@ -16,7 +16,7 @@ enum PDFWords {
     guard EdDocument.isPDF(url) else {
       throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: it is not one (open it with 'open \(path)')")
     }
-    try session.open(path)
+    try await session.open(path)
   }
 
   /// The current document's PDF document.
@@ -67,14 +67,14 @@ enum PDFWords {
 struct PDFWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "pdf", abstract: "Open a PDF for the page commands (as 'open FILE.pdf').")
   @Argument(help: "The PDF file.") var path: String
-  @MainActor func run(in session: REPLSession) async throws { try PDFWords.open(path, in: session) }
+  @MainActor func run(in session: REPLSession) async throws { try await PDFWords.open(path, in: session) }
 }
 
 struct PagesWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "pages", abstract: "List the PDF's pages with their sizes and rotation.")
   @Argument(help: "A PDF to open first (default: the open PDF).") var path: String?
   @MainActor func run(in session: REPLSession) async throws {
-    if let path { try PDFWords.open(path, in: session) }
+    if let path { try await PDFWords.open(path, in: session) }
     let pdf = try PDFWords.require(session)
     session.print(
       "\(pdf.fileURL.lastPathComponent): \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")\(pdf.hasUnsavedChanges ? " (unsaved changes)" : "")"

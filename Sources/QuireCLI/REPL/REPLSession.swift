@@ -41,9 +41,15 @@ final class REPLSession {
     /// Whether a failing command ends a script. quire's script mode always stops; as ed, only a
     /// script read from a regular file does (a piped one goes on and exits 1 at its end).
     var stopsAtFirstError = true
+    /// The desktop's recent documents, where each opened file is noted; `nil` notes none
+    /// (tests: the user's own `recently-used.xbel` is not theirs to change). `quire` uses
+    /// `RecentDocuments()`.
+    var recents: RecentDocuments?
   }
 
   let configuration: Configuration
+  /// How files are read: the configuration's, reading any bytes as a drop-in ed.
+  let files: TextFileSystem
   private let source: any LineSource
   /// Reads ``source`` off the main actor.
   let reader: LineReader
@@ -55,17 +61,17 @@ final class REPLSession {
   private let engine: EdEngine
   /// The input line number of the command running now (script mode names it on failure).
   private(set) var lineNumber = 0
-  /// Whether a command is under way: it may await a save, and another program's request to
-  /// save waits for it to end (``REPLPresenting``).
-  private(set) var isRunningCommand = false
   /// Set when Ctrl-D with unsaved changes has warned once.
   private var warnedAtEndOfInput = false
   /// Set when the session ends at the end of its input rather than by `q` or `Q`.
   private var endedAtEndOfInput = false
   /// The first failing line in script mode.
   private(set) var firstFailure: (line: Int, message: String)?
-  /// Open documents as file presenters, and Recents (DocumentPresenting.swift).
-  let presenting = REPLPresenting()
+  /// The hits of the last `search`, for `search --open N`.
+  var lastSearchHits: [SearchHit] = []
+  /// What the documents reported of their files (changed on disk, moved), to print before
+  /// the next prompt (``announceDiskChanges()``).
+  private var fileNotices: [String] = []
   /// As ed: the exit status so far (1 after a failed command, 2 after input ended with
   /// unsaved changes; stays 0 with `-l`).
   private var edExitStatus: Int32 = 0
@@ -92,6 +98,7 @@ final class REPLSession {
     var files = configuration.files
     // As GNU ed, which edits any bytes; quire's own mode edits text.
     if configuration.ed != nil { files.readsAnyBytes = true }
+    self.files = files
     engine = EdEngine(
       document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil), files: files,
       printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive, output: output)
@@ -105,7 +112,6 @@ final class REPLSession {
       documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
     }
     engine.mergesOnWriteConflict = !configuration.isInteractive
-    engine.versionStore = configuration.versionStore
     engine.coordinator = configuration.coordinator
     engine.note = { [unowned self] text in
       if self.configuration.isInteractive { self.output(text) } else { self.errorOutput("quire: \(text)") }
@@ -160,7 +166,7 @@ final class REPLSession {
     }
     for file in files {
       do {
-        try open(file)
+        try await open(file)
       } catch {
         if report(error) { return ExitStatus.failure }
       }
@@ -233,7 +239,6 @@ final class REPLSession {
     if isEdMode && !configuration.isInteractive && !prompt.isEmpty { writeRaw(prompt) }
     reader.completion = completion
     let line = await reader.nextLine(prompt: prompt)
-    presenting.applyMoves()
     guard let line else { return nil }
     lineNumber += 1
     return line
@@ -333,11 +338,7 @@ final class REPLSession {
   /// Runs one command line: a word command, or an ed command on the current document.
   func handle(_ line: String) async throws -> EdEngine.Outcome {
     engine.beginCommand()
-    isRunningCommand = true
-    defer {
-      engine.endCommand()
-      isRunningCommand = false
-    }
+    defer { engine.endCommand() }
     let words = Self.splitWords(line)
     // A word command, unless ed would read the line as a command of its own: in ed mode
     // "status" is s/a/us/ with t as the delimiter, and ed's meaning wins.
@@ -392,7 +393,7 @@ final class REPLSession {
   /// Opens `path` (or switches to it when it is open already): a text file, a TextBundle
   /// (`.textbundle`, `.textpack`) or a PDF. A missing file becomes a new document that is
   /// created on the first save.
-  func open(_ path: String) throws {
+  func open(_ path: String) async throws {
     let url = URL(fileURLWithPath: path)
     if let index = documents.firstIndex(where: { $0.fileURL?.standardizedFileURL == url.standardizedFileURL }) {
       currentIndex = index
@@ -401,21 +402,25 @@ final class REPLSession {
     }
     let document: EdDocument
     if FileManager.default.fileExists(atPath: url.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) != nil {
-      let (opened, contents) = try EdDocument.open(url, files: configuration.files, autosave: configuration.autosave)
+      let (opened, contents) = try await EdDocument.open(url, files: files, autosave: configuration.autosave) { self.prepare($0) }
       document = opened
       switch document.form {
       case .pdf(let pdf):
         say(
           "opened PDF '\(document.displayName)': \(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s"); 'pages' lists them, delete-page, move-page, rotate and insert-pages change them, w saves, u undoes"
         )
-      case .textBundle(let bundle):
-        say(
-          "opened TextBundle '\(document.displayName)': \(document.buffer.lineCount) lines of \(bundle.textFilename), \(bundle.assetNames.count) asset\(bundle.assetNames.count == 1 ? "" : "s") ('assets' lists them)"
-        )
+      case .textBundle:
+        if let bundle = document.textBundle {
+          say(
+            "opened TextBundle '\(document.displayName)': \(document.buffer.lineCount) lines of \(bundle.bundle.textFilename), \(bundle.assetNames.count) asset\(bundle.assetNames.count == 1 ? "" : "s") ('assets' lists them)"
+          )
+        }
       case .textFile:
         if let contents { say("opened '\(document.displayName)': \(document.buffer.lineCount) lines, \(contents.byteCount) bytes") }
       }
-      if contents?.lacksFinalNewline == true { say("note: the last line has no newline; saving adds one (as ed does)") }
+      if contents?.lacksFinalNewline == true || document.textBundle?.appendedFinalNewline == true {
+        say("note: the last line has no newline; saving adds one (as ed does)")
+      }
     } else {
       let folder = url.deletingLastPathComponent()
       guard DocumentsFolder.isFolder(folder) else {
@@ -424,27 +429,44 @@ final class REPLSession {
       if EdDocument.isPDF(url) {
         throw EdError("cannot open '\(path)': it does not exist (quire changes the pages of PDFs that exist)")
       }
-      document = try EdDocument.new(at: url, autosave: configuration.autosave)
+      document = try await EdDocument.new(at: url, files: files, autosave: configuration.autosave) { self.prepare($0) }
       say("'\(document.displayName)' is a new \(document.textBundle == nil ? "file" : "TextBundle"); it is created when you save (w)")
     }
     offerRecoveredVersion(of: document)
     adopt(document)
     documents.append(document)
     currentIndex = documents.count - 1
-    presenting.opened(document, in: self)
+    // Recents are the desktop's (recently-used.xbel); a failure to note one is not the user's problem now.
+    try? configuration.recents?.add(url)
   }
 
   /// Gives a text document the session's way to its files: its saves are coordinated when
   /// the session coordinates (working for `presenter`, the REPL's presenter of the file, which
   /// is then not asked about them), and keep versions in the session's version store.
-  func adopt(_ document: EdDocument, presenter: (any FilePresenter)? = nil) {
+  /// The session also hears what the document reports of its file (``noteFileEvent(_:of:)``).
+  func adopt(_ document: EdDocument) {
     guard let text = document.libraryDocument else { return }
-    if let coordinator = configuration.coordinator {
-      text.fileAccess = FileCoordinator(filePresenter: presenter, location: coordinator.location)
-    } else {
-      text.fileAccess = UncoordinatedFileAccess()
+    prepare(text)
+    if document.fileObservation == nil {
+      document.fileObservation = text.addFileObserver { [weak self, weak document] event in
+        guard let self, let document else { return }
+        self.noteFileEvent(event, of: document)
+      }
     }
-    text.versionStore = configuration.versionStore
+  }
+
+  /// Gives a document the session's file access (coordinated when the session coordinates,
+  /// working for the document's own presenter, which then does not hear of its saves) and
+  /// its version store, before it reads its file.
+  func prepare(_ document: Document) {
+    if let coordinator = configuration.coordinator {
+      document.fileAccess = FileCoordinator(filePresenter: document.filePresenter, location: coordinator.location)
+    } else {
+      document.fileAccess = UncoordinatedFileAccess()
+    }
+    document.versionStore = configuration.versionStore
+    // A browser's move or another program's coordinated read takes the text as shown here.
+    document.savesWhenOtherProcessesAsk = true
   }
 
   /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
@@ -472,11 +494,11 @@ final class REPLSession {
   }
 
   /// Makes a new document, from a template when `template` is given.
-  func newDocument(path: String?, template: String?) throws {
+  func newDocument(path: String?, template: String?) async throws {
     var lines: [String] = []
     if let template {
       let url = try templateURL(named: template)
-      lines = try configuration.files.read(url).lines
+      lines = try files.read(url).lines
     }
     var url: URL?
     if let path {
@@ -486,7 +508,7 @@ final class REPLSession {
       }
       url = target
     }
-    let document = try EdDocument.new(at: url, autosave: configuration.autosave)
+    let document = try await EdDocument.new(at: url, files: files, autosave: configuration.autosave) { self.prepare($0) }
     adopt(document)
     let buffer = document.buffer
     if !lines.isEmpty {
@@ -547,9 +569,9 @@ final class REPLSession {
       warning: "'\(document.displayName)' has unsaved changes: 'close' again discards them, 'save' keeps them")
     guard let index = currentIndex else { return }
     documents.remove(at: index)
-    presenting.closed(document)
-    // Its edits were let go: the document's autosave and recovery file go with it.
-    try? await document.textDocument?.close(discardingChanges: true)
+    // Its edits were let go: the document's autosave, recovery file and presenter go with it.
+    document.fileObservation = nil
+    try? await document.libraryDocument?.close(discardingChanges: true)
     currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
     say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
   }
@@ -622,7 +644,7 @@ final class REPLSession {
     }
     if let text = document.plainTextDocument {
       do {
-        try await text.save(to: url, for: .saveAsOperation)
+        try await text.save(to: url, ofType: EdDocument.textBundleType(of: url), for: .saveAsOperation)
       } catch {
         throw EdError("cannot save '\(document.displayName)' as '\(path)': \(Self.message(for: error))")
       }
@@ -631,15 +653,12 @@ final class REPLSession {
       return
     }
     let previous = document.fileURL
-    let previousFingerprint = document.diskFingerprint
     document.fileURL = url
-    document.diskFingerprint = document.fingerprintOnDisk()
     do {
       engine.document = document
       _ = try await engine.execute("w") { nil }
     } catch {
       document.fileURL = previous
-      document.diskFingerprint = previousFingerprint
       throw error
     }
     say("saved as '\(path)'")
@@ -659,14 +678,9 @@ final class REPLSession {
       say("reverted '\(document.displayName)' to the disk version (\(pdf.pageCount) pages)")
       return
     }
-    if let text = document.plainTextDocument {
-      let lines = try await revertText(document, text)
-      say("reverted '\(document.displayName)' to the disk version (\(lines) lines); u brings your version back")
-      return
-    }
-    let (contents, bundle) = try document.readDiskVersion(configuration.files)
-    try replaceWithDiskVersion(document, contents, bundle: bundle)
-    say("reverted '\(document.displayName)' to the disk version (\(contents.lines.count) lines); u brings your version back")
+    guard let text = document.plainTextDocument else { return }
+    let lines = try await revertText(document, text)
+    say("reverted '\(document.displayName)' to the disk version (\(lines) lines); u brings your version back")
   }
 
   /// Puts the disk version of a text document in place of its text as one undoable edit.
@@ -679,18 +693,10 @@ final class REPLSession {
       document.currentLine = document.buffer.lineCount
       return document.buffer.lineCount
     }
-    let disk: Data
-    if let theirs = text.conflictVersion {
-      disk = theirs.contents
-      try await text.resolveConflict(.keepMine)
-    } else {
-      disk = try document.readDiskVersion(configuration.files).0.data
-    }
-    let contents = TextFileContents(
-      data: disk, byteCount: disk.count, lacksFinalNewline: !disk.isEmpty && disk.last != UInt8(ascii: "\n"), fingerprint: nil)
-    try document.replaceAllLines(with: contents.lines, named: "revert")
+    // The document's own undoable revert (settling a conflict by taking the disk version).
+    try await document.buffer.editDocument(named: "revert", cursor: document.currentLine) { text in try await text.revertUndoably(named: "revert") }
     document.buffer.markSaved()
-    document.announcedDiskChange = nil
+    document.currentLine = document.buffer.lineCount
     document.marks = [:]
     return document.buffer.lineCount
   }
@@ -708,21 +714,6 @@ final class REPLSession {
     } catch {
       throw EdError("cannot read '\(document.displayName)' again: \(Self.message(for: error))")
     }
-    document.announcedDiskChange = nil
-  }
-
-  /// A TextBundle's text read again from disk, as one undoable edit.
-  private func replaceWithDiskVersion(_ document: EdDocument, _ contents: TextFileContents, bundle: TextBundle?) throws(EdError) {
-    if let bundle {
-      document.form = .textBundle(bundle)
-      document.addedAssets = [:]
-    }
-    try document.replaceAllLines(with: contents.lines, named: "revert")
-    document.buffer.markSaved()
-    document.diskFingerprint = document.fingerprintOnDisk()
-    document.announcedDiskChange = nil
-    document.mayOverwriteDiskChange = false
-    document.marks = [:]
   }
 
   /// `merge`: combines the disk version with this one, three-way against the version last
@@ -735,7 +726,7 @@ final class REPLSession {
     if document.pdf != nil {
       throw EdError("cannot merge '\(document.displayName)': page changes of PDFs are not merged; 'revert' loads the disk version, 'keep' keeps yours")
     }
-    guard let text = document.plainTextDocument else {
+    guard let text = document.plainTextDocument, document.textBundle == nil else {
       throw EdError("cannot merge '\(document.displayName)': the text of a TextBundle is not merged; 'revert' loads the disk version, 'keep' keeps yours")
     }
     guard text.fileFingerprint != nil else {
@@ -765,7 +756,6 @@ final class REPLSession {
     }
     document.buffer.noteChangedOutside()
     document.currentLine = document.buffer.lineCount
-    document.announcedDiskChange = nil
     if outcome.mergeConflicts == 0 {
       say("merged the disk version of '\(document.displayName)' with yours (\(document.buffer.lineCount) lines); w saves the result, u undoes the merge")
     } else {
@@ -782,24 +772,25 @@ final class REPLSession {
   /// until the person decides).
   private func offerRecoveredVersion(of document: EdDocument) {
     guard let text = document.textDocument, let version = text.recoveredVersion else { return }
-    guard let recovered = try? configuration.files.read(version.url) else {
+    // A recovery file is read as the document reads: in quire's own mode, text only.
+    guard let recovered = try? version.contents(), !text.requiresUTF8Text || (try? TextEncoding.checkUTF8Text(recovered)) != nil else {
       say("note: the autosaved edits of '\(document.displayName)' in '\(version.url.path)' cannot be read; they are left there")
       return
     }
-    if recovered.bytes == document.buffer.bytes(ofLines: 0..<document.buffer.lineCount) {
+    if recovered.elementsEqual(document.buffer.bytes(ofLines: 0..<document.buffer.lineCount)) {
       // The autosave holds what the file holds: nothing to offer.
       text.discardRecoveredVersion()
       return
     }
     say(
-      "'\(document.displayName)' has autosaved edits from \(Self.time(version.date)) (\(recovered.lines.count) lines): 'recover' restores them, 'recover discard' drops them"
+      "'\(document.displayName)' has autosaved edits from \(Self.time(version.date)) (\(TextStorage(bytes: recovered).lineCount) lines): 'recover' restores them, 'recover discard' drops them"
     )
   }
 
   /// `recover`: replaces the current document's lines with its autosaved edits (read from the
   /// document's ``Document/recoveredVersion``), as one undoable change; `recover discard`
   /// drops them.
-  func recover(discarding: Bool) throws {
+  func recover(discarding: Bool) async throws {
     let document = try requireTextDocument(for: "recover")
     guard let text = document.textDocument, let version = text.recoveredVersion else {
       throw EdError("'\(document.displayName)' has no autosaved edits to recover")
@@ -809,12 +800,13 @@ final class REPLSession {
       say("dropped the autosaved edits of '\(document.displayName)'")
       return
     }
-    let lines = try configuration.files.read(version.url).lines
-    try document.replaceAllLines(with: lines, named: "recover")
+    try await document.buffer.editDocument(named: "recover", cursor: document.currentLine) { text in try text.restoreRecoveredVersion(asChangeNamed: "recover")
+    }
+    document.currentLine = document.buffer.lineCount
     // The edits are the document's now; its autosave keeps them from here.
     text.discardRecoveredVersion()
     say(
-      "recovered the autosaved edits of '\(document.displayName)' from \(Self.time(version.date)) (\(lines.count) lines); w saves them, u undoes the recovery"
+      "recovered the autosaved edits of '\(document.displayName)' from \(Self.time(version.date)) (\(document.buffer.lineCount) lines); w saves them, u undoes the recovery"
     )
   }
 
@@ -863,73 +855,54 @@ final class REPLSession {
     if let text = document.libraryDocument {
       if !text.documentState.contains(.inConflict) { _ = try? await text.checkForChangesOnDisk() }
       if text.documentState.contains(.inConflict) { try await text.resolveConflict(.keepMine) }
-    } else {
-      document.mayOverwriteDiskChange = true
     }
-    document.announcedDiskChange = nil
     say("keeping your version of '\(document.displayName)'; the next w replaces the disk version")
   }
 
-  /// Says, once per change, which open files changed on disk; clean ones reload. A text
-  /// file or a PDF checks its file itself (``Document/checkForChangesOnDisk()``); a
-  /// TextBundle's file is compared with its fingerprint here.
+  /// Has each open document check its file (clean ones reload, dirty ones go in conflict),
+  /// then prints what the documents reported meanwhile, once per change: found by these
+  /// checks, by their presenters (another program's coordinated write, a change seen by
+  /// inotify, a move) or by a command's own check.
   func announceDiskChanges() async {
     for document in documents {
-      guard let url = document.fileURL else { continue }
-      if let text = document.libraryDocument {
-        guard text.fileFingerprint != nil, let change = try? await text.checkForChangesOnDisk() else { continue }
-        switch change {
-        case .unchanged: continue
-        case .deleted:
-          guard document.announcedDiskChange == nil else { continue }
-          document.announcedDiskChange = text.fileFingerprint
-          output("! '\(document.displayName)' was deleted or moved on disk; w writes it again")
-        case .reloaded:
-          document.buffer.noteChangedOutside()
-          document.currentLine = min(document.currentLine, document.buffer.lineCount)
-          document.announcedDiskChange = nil
-          if let pdf = document.pdfDocument {
-            output("! '\(document.displayName)' changed on disk; reloaded it (\(pdf.pageCount) pages; there were no unsaved page changes here)")
-          } else {
-            output("! '\(document.displayName)' changed on disk; reloaded it (there were no unsaved changes here)")
-          }
-        case .conflict:
-          guard let theirs = text.conflictVersion?.fingerprint, document.announcedDiskChange.map({ !$0.hasSameContent(as: theirs) }) ?? true else { continue }
-          document.announcedDiskChange = theirs
-          if document.pdfDocument != nil {
-            output(
-              "! '\(document.displayName)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
-            )
-          } else {
-            output(
-              "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs), 'merge' combines both"
-            )
-          }
-        }
-        continue
+      guard document.fileURL != nil, let text = document.libraryDocument, text.fileFingerprint != nil else { continue }
+      _ = try? await text.checkForChangesOnDisk()
+    }
+    let notices = fileNotices
+    fileNotices = []
+    if configuration.isInteractive { for notice in notices { output(notice) } }
+  }
+
+  /// What a document reported of its file: the lines follow a reload (the current line stays
+  /// inside them), the name follows a move, and a notice waits for the next prompt.
+  private func noteFileEvent(_ event: Document.FileEvent, of document: EdDocument) {
+    let name = document.displayName
+    switch event {
+    case .moved(_, let url):
+      document.fileURL = url
+      fileNotices.append("'\(name)' was moved by another program: now '\(url.path)'")
+    case .changedOnDisk(.unchanged):
+      break
+    case .changedOnDisk(.deleted):
+      fileNotices.append("! '\(name)' was deleted or moved on disk; w writes it again")
+    case .changedOnDisk(.reloaded):
+      document.buffer.noteChangedOutside()
+      document.currentLine = min(document.currentLine, document.buffer.lineCount)
+      if let pdf = document.pdfDocument {
+        fileNotices.append("! '\(name)' changed on disk; reloaded it (\(pdf.pageCount) pages; there were no unsaved page changes here)")
+      } else {
+        fileNotices.append("! '\(name)' changed on disk; reloaded it (there were no unsaved changes here)")
       }
-      guard let known = document.diskFingerprint else { continue }
-      guard let onDisk = document.fingerprintOnDisk() else {
-        if document.announcedDiskChange != known {
-          document.announcedDiskChange = known
-          output("! '\(document.displayName)' was deleted or moved on disk; w writes it again")
-        }
-        continue
+    case .changedOnDisk(.conflict):
+      if document.pdfDocument != nil {
+        fileNotices.append(
+          "! '\(name)' changed on disk and has unsaved page changes here: 'revert' loads the disk version (your page changes are dropped), 'keep' keeps yours (the next w replaces theirs)"
+        )
+      } else {
+        fileNotices.append(
+          "! '\(name)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs)"
+            + (document.textBundle == nil ? ", 'merge' combines both" : ""))
       }
-      guard !onDisk.hasSameContent(as: known), document.announcedDiskChange.map({ !$0.hasSameContent(as: onDisk) }) ?? true else { continue }
-      if !document.isEdited {
-        if let disk = try? document.readDiskVersion(configuration.files),
-          (try? replaceWithDiskVersion(document, disk.0, bundle: disk.1)) != nil
-        {
-          output("! '\(document.displayName)' changed on disk; reloaded it (no unsaved changes here; u undoes the reload)")
-          continue
-        }
-      }
-      document.announcedDiskChange = onDisk
-      _ = url
-      output(
-        "! '\(document.displayName)' changed on disk and has unsaved changes here: 'revert' loads the disk version (yours stay undoable), 'keep' keeps yours (the next w replaces theirs)"
-      )
     }
   }
 
@@ -957,15 +930,10 @@ final class REPLSession {
     parts.append(document.isEdited ? "unsaved changes" : (document.fileURL == nil ? "untitled" : "saved"))
     if let url = document.fileURL {
       let text = document.libraryDocument
-      let known = text.map(\.fileFingerprint) ?? document.diskFingerprint
-      if known == nil && !FileManager.default.fileExists(atPath: url.path) {
+      if text?.fileFingerprint == nil && !FileManager.default.fileExists(atPath: url.path) {
         parts.append("new file")
       } else if text?.documentState.contains(.inConflict) == true {
         parts.append("in conflict (changed on disk)")
-      } else if let known, let onDisk = try? FileFingerprint.read(at: url).fingerprint, text == nil || document.textBundle != nil,
-        !onDisk.hasSameContent(as: known)
-      {
-        parts.append(document.isEdited ? "in conflict (changed on disk)" : "changed on disk")
       }
     }
     parts.append(autosaveState(of: document))

@@ -56,48 +56,11 @@ struct RestoreWord: SessionCommand {
       try await restorePDF(version, number: index, of: document, from: store, in: session)
       return
     }
-    let text: String
-    var kept: TextBundle?
-    do {
-      (text, kept) = try Self.text(of: version, in: store, for: document)
-    } catch let error as EdError {
-      throw error
-    } catch {
-      throw EdError(REPLSession.message(for: error))
-    }
-    let lines = REPLWords.lines(of: text)
-    if let kept, let bundle = document.textBundle { Self.bringBackAssets(of: kept, into: bundle, of: document) }
-    try document.replaceAllLines(with: lines, named: "restore version \(index)")
-    session.say("restored version \(index) of '\(document.displayName)' (\(lines.count) lines) into the buffer; u undoes it, w saves it")
-  }
-
-  /// Puts the assets a kept TextBundle had and `bundle` has lost back into `bundle`, as assets
-  /// added in this session: saved while the restored text refers to them, left out once `u`
-  /// takes the restore back.
-  @MainActor private static func bringBackAssets(of kept: TextBundle, into bundle: TextBundle, of document: EdDocument) {
-    for name in kept.assetNames where !name.contains("/") && bundle.asset(named: name) == nil {
-      guard let data = kept.asset(named: name) else { continue }
-      let reference = bundle.addAsset(data, preferredFilename: name)
-      document.addedAssets[reference.name] = reference.path
-    }
-  }
-
-  /// The text of a version: the file's, or the text of a TextBundle kept as a package or
-  /// textpack (with the bundle).
-  @MainActor private static func text(of version: FileVersion, in store: VersionStore, for document: EdDocument) throws -> (String, TextBundle?) {
-    guard document.textBundle != nil else {
-      guard let text = String(data: try store.contents(of: version), encoding: .utf8) else {
-        throw EdError("the version of '\(document.displayName)' saved \(version.savedDate) is not UTF-8 text")
-      }
-      return (text, nil)
-    }
-    do {
-      // A .textbundle is kept as a package; a .textpack as its archive file.
-      let bundle = try version.isPackage ? TextBundle(fileWrapper: store.fileWrapper(of: version)) : TextBundle(url: store.readOnlyURL(of: version))
-      return (bundle.text, bundle)
-    } catch {
-      throw EdError("cannot read the version of '\(document.displayName)' saved \(version.savedDate) as a TextBundle: \(REPLSession.message(for: error))")
-    }
+    // The document's own undoable restore (a TextBundle's whole package, assets included).
+    try await document.buffer.editDocument(named: "restore version \(index)", cursor: document.currentLine) { text in try text.restoreVersion(version) }
+    document.currentLine = document.buffer.lineCount
+    session.say(
+      "restored version \(index) of '\(document.displayName)' (\(document.buffer.lineCount) lines) into the buffer; u undoes it, w saves it")
   }
 
   /// Puts version `number` back into a PDF's file (keeping what the file held as a version

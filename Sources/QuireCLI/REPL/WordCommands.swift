@@ -38,7 +38,7 @@ struct OpenWord: SessionCommand {
   @Argument(help: "Files to open.") var paths: [String]
   @MainActor func run(in session: REPLSession) async throws {
     guard !paths.isEmpty else { throw EdError("open what? give a file: open notes.md") }
-    for path in paths { try session.open(path) }
+    for path in paths { try await session.open(path) }
   }
 }
 
@@ -47,8 +47,8 @@ struct NewWord: SessionCommand {
   @Option(help: "A template of Templates/ ('templates' lists them).") var template: String?
   @Argument(help: "Where the document will be saved.") var path: String?
   @MainActor func run(in session: REPLSession) async throws {
-    if let template, let path { return try BrowserWords.newDocument(at: path, template: template, in: session) }
-    try session.newDocument(path: path, template: template)
+    if let template, let path { return try await BrowserWords.newDocument(at: path, template: template, in: session) }
+    try await session.newDocument(path: path, template: template)
   }
 }
 
@@ -149,7 +149,7 @@ struct StatusWord: SessionCommand {
     let bytes = TextFileSystem.bytes(of: document.buffer.allLines).count
     session.print("lines: \(document.buffer.lineCount), bytes: \(bytes), current line: \(document.currentLine)")
     if let bundle = document.textBundle {
-      session.print("TextBundle: text in \(bundle.textFilename), \(bundle.assetNames.count) asset(s)")
+      session.print("TextBundle: text in \(bundle.bundle.textFilename), \(bundle.assetNames.count) asset(s)")
     }
     session.print("state: \(session.state(of: document))")
     session.print("undo: \(document.buffer.undoCount) level(s), redo: \(document.buffer.redoCount)")
@@ -291,8 +291,8 @@ struct RecoverWord: SessionCommand {
   @Argument(help: "'discard' to drop the autosaved edits instead.") var action: String?
   @MainActor func run(in session: REPLSession) async throws {
     switch action {
-    case nil: try session.recover(discarding: false)
-    case "discard": try session.recover(discarding: true)
+    case nil: try await session.recover(discarding: false)
+    case "discard": try await session.recover(discarding: true)
     case let other?: throw EdError("write 'recover' or 'recover discard', not 'recover \(other)'")
     }
   }

@@ -35,6 +35,14 @@ public struct RecoveredVersion: Sendable, Hashable {
   public var url: URL
   /// When it was autosaved.
   public var date: Date
+
+  /// The autosaved contents, read from the recovery file (a regular file, not followed
+  /// through a symbolic link's folder; a large one in a mapped scratch copy).
+  ///
+  /// - Throws: ``QuireError`` naming the recovery file when it is gone or cannot be read.
+  public func contents() throws(QuireError) -> Data {
+    try FileReader.read(url).contents
+  }
 }
 
 /// Autosaved contents of documents that do not autosave in place, under

@@ -95,7 +95,12 @@ open class Document {
   /// NSDocument's callers set `fileModificationDate`, so that its own write is not taken for
   /// someone else's change. `nil`: the file is not known (a new file), and the next save
   /// writes without a check.
-  public var fileFingerprint: FileFingerprint?
+  public var fileFingerprint: FileFingerprint? {
+    didSet { fileVersionGeneration &+= 1 }
+  }
+  /// Counts changes of ``fileFingerprint`` (a save, a read, a resolved conflict): a check for
+  /// changes on disk whose reads overlapped one compares again.
+  private var fileVersionGeneration: UInt64 = 0
   /// The error of the last failed save (``State/savingError``).
   public private(set) var lastSaveError: QuireError?
   /// The error of the last failed autosave, if any.
@@ -112,6 +117,11 @@ open class Document {
   /// When false (the default) autosave writes a recovery file and the user's file changes only
   /// on an explicit save.
   public var autosavesInPlace = false
+  /// Whether the document saves its unsaved changes to its file when another process's
+  /// coordinated read or move asks its presenter to (``savePresentedItemChanges()``), though
+  /// it does not autosave in place: an editor whose user expects a browser's move or copy to
+  /// take the text as shown (the `quire` REPL). Off by default, as in UIDocument.
+  public var savesWhenOtherProcessesAsk = false
   /// Where autosaves go when not in place; `nil` turns recovery off.
   public var recoveryStore: RecoveryStore? = .standard
   /// How the document reads and writes its file (the coordination seam): by default a
@@ -152,6 +162,9 @@ open class Document {
   private var conflictContents: StoredContents?
 
   private var stateObservers: [Int: @MainActor (State) -> Void] = [:]
+  private var fileObservers: [Int: @MainActor (FileEvent) -> Void] = [:]
+  /// Whether the last check found the file gone (a deletion is reported once).
+  private var reportedFileMissing = false
   private var nextObserver = 0
   private var undoObservation: ObservationToken?
   private var autosaveTask: Task<Void, Never>?
@@ -293,6 +306,20 @@ open class Document {
       .unsupportedType, "\(QuireError.name(fileURL)) cannot be merged: only text documents merge. Choose keep mine, take theirs or keep both.", url: fileURL)
   }
 
+  /// What an autosave writes to the document's recovery file (see ``recoveryStore``), which
+  /// is a single file: by default ``contents(forType:)``, and `nil` (no recovery file) for a
+  /// package type. A package document that can keep its unsaved edits in one file (a
+  /// TextBundle's text) overrides it and ``readRecoveryContents(_:ofType:)``.
+  open func recoveryContents(forType type: UTType) throws -> Data? {
+    isPackageType(type) ? nil : try contents(forType: type)
+  }
+
+  /// Loads what ``recoveryContents(forType:)`` wrote, when a recovered version is restored.
+  /// By default ``read(from:ofType:)-(Data,_)``.
+  open func readRecoveryContents(_ data: Data, ofType type: UTType) throws {
+    try read(from: data, ofType: type)
+  }
+
   /// The type assumed when neither the caller nor the file name says (a file without an
   /// extension). `nil` here: such a file cannot be opened; text documents say plain text.
   open var fallbackType: UTType? { nil }
@@ -341,6 +368,22 @@ open class Document {
     return ObservationToken { [weak self] in self?.stateObservers[id] = nil }
   }
 
+  /// Calls `handler` each time someone else changes or moves the document's file (see
+  /// ``FileEvent``), after the document has acted on it (reloaded, gone in conflict, followed
+  /// the move), until the token is cancelled: how an editor says so to the person, whichever
+  /// way the document heard of it (its presenter, inotify, a check, a save).
+  @discardableResult
+  public func addFileObserver(_ handler: @escaping @MainActor (FileEvent) -> Void) -> ObservationToken {
+    let id = nextObserver
+    nextObserver += 1
+    fileObservers[id] = handler
+    return ObservationToken { [weak self] in self?.fileObservers[id] = nil }
+  }
+
+  private func notifyFile(_ event: FileEvent) {
+    for id in fileObservers.keys.sorted() { fileObservers[id]?(event) }
+  }
+
   private func notifyState() {
     let state = documentState
     for id in stateObservers.keys.sorted() { stateObservers[id]?(state) }
@@ -383,7 +426,8 @@ open class Document {
   /// `quire` REPL reads the file inside its own coordinated read with
   /// ``FileFingerprint/read(at:)``). With `fingerprint` `nil` the file does not exist yet: the
   /// document is new, and its first save creates the file. As after ``open()``,
-  /// ``recoveredVersion`` is set when a crash left autosaved contents behind.
+  /// ``recoveredVersion`` is set when a crash left autosaved contents behind, and a file that
+  /// exists is presented (``registersAsFilePresenter``).
   ///
   /// - Throws: ``QuireError`` naming the file when the contents are not what its type promises;
   ///   the document stays closed.
@@ -392,6 +436,19 @@ open class Document {
     let type = try resolvedType()
     try load(.file(contents), type: type)
     finishOpening(type: type, fingerprint: fingerprint)
+    if fingerprint != nil { startPresenting() }
+  }
+
+  /// Opens the closed document as a new one, with the contents it was made with (empty), for
+  /// a file that does not exist yet: nothing is read, and the first ``save()`` creates the
+  /// file, or the package of a package type (a new TextBundle). As after ``open()``,
+  /// ``recoveredVersion`` is set when a crash left autosaved contents for the file behind.
+  ///
+  /// - Throws: ``QuireError`` when the document's type is not given and its file name does
+  ///   not tell it; the document stays closed.
+  public func openNew() throws {
+    guard documentState.contains(.closed) else { return }
+    finishOpening(type: try resolvedType(), fingerprint: nil)
   }
 
   /// The document is at its file's state once the contents are loaded: no changes, no undo
@@ -489,6 +546,46 @@ open class Document {
     recoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
     documentDidReadFromDisk()
+  }
+
+  /// Replaces the document's contents with its file's as one undoable change named
+  /// `actionName`: an editor's revert that the person can take back (undo puts the contents
+  /// back, as unsaved changes; redo reverts again). In conflict, the file's version is the
+  /// ``conflictVersion`` (the whole package, for a package), and the conflict is settled.
+  /// Afterwards the document matches its file: no unsaved changes, and the contents read
+  /// become the merge base of a text document.
+  ///
+  /// - Parameter actionName: The undo step's name ("Revert").
+  /// - Throws: ``QuireError`` when the document is not editable or its file cannot be read
+  ///   as its type; nothing changes then.
+  public func revertUndoably(named actionName: String = "Revert") async throws {
+    try checkEditable()
+    let fingerprint: FileFingerprint
+    let contents: StoredContents
+    if let theirs = conflictVersion, let theirContents = conflictContents {
+      (fingerprint, contents) = (theirs.fingerprint, theirContents)
+    } else {
+      (fingerprint, contents) = try await readFile()
+    }
+    let type = try resolvedType()
+    try loadUndoably(named: actionName) { try load(contents, type: type) }
+    fileFingerprint = fingerprint
+    conflictVersion = nil
+    conflictContents = nil
+    ConflictBoard.shared.remove(for: self)
+    documentState.remove(.inConflict)
+    updateChangeCount(.cleared)
+    documentDidReadFromDisk()
+  }
+
+  /// Runs `load` (which replaces the document's contents) as one undoable change named
+  /// `actionName` whose undo puts the current contents back (``stateForUndoingRestore()``).
+  private func loadUndoably(named actionName: String, _ load: () throws -> Void) throws {
+    let before = try stateForUndoingRestore()
+    try load()
+    undoManager.groupUndo(named: actionName) {
+      undoManager.registerUndo(withTarget: self) { document in document.swapState(to: before) }
+    }
   }
 
   /// Writes the closed document's contents as a new file (or package) at `url`, which becomes
@@ -700,6 +797,7 @@ open class Document {
     if !writesOwnFile && isPresenting { startPresenting() }
     fileType = saveType
     fileFingerprint = result.fingerprint
+    reportedFileMissing = false
     savedChangeCount = countAtSnapshot
     savedVersionUnreachable = false
     if changeCount == countAtSnapshot {
@@ -821,9 +919,8 @@ open class Document {
       return
     }
     let type = try fileType ?? resolvedType()
-    // Recovery files are single files; a package is autosaved only in place.
-    guard !isPackageType(type) else { return }
-    let data = try contents(forType: type)
+    // Recovery files are single files: a package autosaves only what it says it can.
+    guard let data = try recoveryContents(forType: type) else { return }
     let countAtSnapshot = changeCount
     let documentURL = fileURL
     let typeName = fileType?.identifier
@@ -842,9 +939,25 @@ open class Document {
     do { data = try Data(contentsOf: recoveredVersion.url) } catch {
       throw QuireError(.fileMissing, "Cannot read the recovered version of \(QuireError.name(fileURL)).", url: recoveredVersion.url)
     }
-    try load(.file(data), type: try resolvedType())
+    try readRecoveryContents(data, ofType: try resolvedType())
     undoManager.removeAllActions()
     updateChangeCount(.done)
+    self.recoveredVersion = nil
+  }
+
+  /// Loads the ``recoveredVersion`` into the document as one undoable change named
+  /// `actionName` (undo puts back what the document held): what an editor that keeps its
+  /// history offers instead of ``restoreRecoveredVersion()``. The edits are the document's
+  /// from then on, unsaved, and its next autosave keeps them.
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable or the recovery file cannot
+  ///   be read as the document's type; nothing changes.
+  public func restoreRecoveredVersion(asChangeNamed actionName: String) throws {
+    guard let recoveredVersion else { return }
+    try checkEditable()
+    let data = try recoveredVersion.contents()
+    let type = try resolvedType()
+    try loadUndoably(named: actionName) { try readRecoveryContents(data, ofType: type) }
     self.recoveredVersion = nil
   }
 
@@ -887,24 +1000,50 @@ open class Document {
   }
 
   private func compareWithDisk() async throws -> DiskChange {
-    guard !documentState.contains(.closed), let known = fileFingerprint else { return .unchanged }
+    // The file is read while the document goes on (the reads suspend): a save, a resolved
+    // conflict or a revert in between gives the document a new known version, and what was
+    // read is then compared again with that one (compared with the version known before, the
+    // document's own resolved or saved version looked like someone else's change).
+    while true {
+      guard !documentState.contains(.closed), let known = fileFingerprint else { return .unchanged }
+      switch try await compareWithDisk(known: known) {
+      case .some(let change): return change
+      case .none: continue
+      }
+    }
+  }
+
+  /// One comparison with `known`; `nil` when the document's known version changed during the
+  /// reads (``fileVersionGeneration``), to be compared again.
+  private func compareWithDisk(known: FileFingerprint) async throws -> DiskChange? {
+    let basis = fileVersionGeneration
     // A regular file is first only hashed, a megabyte at a time: the usual answer is
     // "unchanged", and a large file is then never held twice.
     if let type = try? resolvedType(), !isPackageType(type),
       let current = try? await fileAccess.coordinate(readingItemAt: fileURL, { url in try FileReader.fingerprint(url) }),
       current.hasSameContent(as: known)
     {
+      guard basis == fileVersionGeneration else { return nil }
       fileFingerprint = current  // a touch or an identical rewrite: remember the new identity
+      reportedFileMissing = false
       return .unchanged
     }
+    guard basis == fileVersionGeneration else { return nil }
     let fingerprint: FileFingerprint
     let contents: StoredContents
     do {
       (fingerprint, contents) = try await readFile()
     } catch let error as QuireError where error.code == .fileMissing {
+      guard basis == fileVersionGeneration else { return nil }
       savedVersionUnreachable = true
+      if !reportedFileMissing {
+        reportedFileMissing = true
+        notifyFile(.changedOnDisk(.deleted))
+      }
       return .deleted
     }
+    guard basis == fileVersionGeneration else { return nil }
+    reportedFileMissing = false
     if fingerprint.hasSameContent(as: known) {
       fileFingerprint = fingerprint  // a touch or an identical rewrite: remember the new identity
       return .unchanged
@@ -916,6 +1055,7 @@ open class Document {
       undoManager.removeAllActions()
       updateChangeCount(.cleared)
       documentDidReadFromDisk()
+      notifyFile(.changedOnDisk(.reloaded))
       return .reloaded
     }
     if case .file(let data) = contents {
@@ -926,6 +1066,7 @@ open class Document {
     conflictContents = contents
     documentState.insert(.inConflict)
     if let conflictVersion { ConflictBoard.shared.offer(conflictVersion, of: self) }
+    notifyFile(.changedOnDisk(.conflict))
     return .conflict
   }
 
@@ -1062,11 +1203,7 @@ open class Document {
     try checkEditable()
     let contents = try requireVersionStore().storedContents(of: version)
     let type = try resolvedType()
-    let before = try stateForUndoingRestore()
-    try load(contents, type: type)
-    undoManager.groupUndo(named: "Restore Version") {
-      undoManager.registerUndo(withTarget: self) { document in document.swapState(to: before) }
-    }
+    try loadUndoably(named: "Restore Version") { try load(contents, type: type) }
   }
 
   /// Puts `state` back and registers the way back to the current state (undo and redo of a
@@ -1102,12 +1239,14 @@ open class Document {
     if let recoveryStore, hasUnautosavedChanges == false, recoveryStore.recoveredVersion(for: old) != nil {
       recoveryStore.remove(for: old)
     }
+    if old != fileURL { notifyFile(.moved(from: old, to: fileURL)) }
   }
 
-  /// Asks the document to save before another process reads its file
+  /// Asks the document to save before another process reads or moves its file
   /// (NSFilePresenter's `savePresentedItemChanges`). Saves only when it has unsaved changes
-  /// and autosaves in place; otherwise the other process sees the last saved version.
+  /// and autosaves in place or ``savesWhenOtherProcessesAsk``; otherwise the other process
+  /// sees the last saved version.
   open func savePresentedItemChanges() async throws {
-    if hasUnsavedChanges && autosavesInPlace { try await save() }
+    if hasUnsavedChanges && (autosavesInPlace || savesWhenOtherProcessesAsk) { try await save() }
   }
 }

@@ -82,6 +82,20 @@ extension Document {
     case deleted
   }
 
+  /// What ``Document/addFileObserver(_:)`` reports: someone else changed or moved the
+  /// document's file, and what the document did about it.
+  public enum FileEvent: Sendable, Hashable {
+    /// The document found its file changed (by ``Document/checkForChangesOnDisk()``, its
+    /// presenter's notice or a save's check) and reloaded it, went ``State/inConflict``, or
+    /// noted it gone: ``DiskChange/reloaded``, ``DiskChange/conflict`` or
+    /// ``DiskChange/deleted``, reported once per change (a conflict again when the file
+    /// changes again, a deletion again only after the file was back).
+    case changedOnDisk(DiskChange)
+    /// The file was moved or renamed by someone else; the document follows it (its
+    /// ``Document/fileURL`` is `to`).
+    case moved(from: URL, to: URL)
+  }
+
   /// How to settle a conflict between unsaved edits and a file changed on disk.
   public enum ConflictResolution: Sendable, Hashable, CaseIterable {
     /// Keep the edits; the next save overwrites the other version.

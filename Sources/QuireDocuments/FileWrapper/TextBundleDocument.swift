@@ -103,6 +103,35 @@ open class TextBundleDocument: MarkdownDocument {
     return folder
   }
 
+  // MARK: Autosave and merge
+
+  /// The text alone (UTF-8): a TextBundle's recovery file keeps its unsaved text, for a
+  /// package as for a textpack; its assets are in the bundle, saved or not.
+  open override func recoveryContents(forType type: UTType) throws -> Data? {
+    encoding.encode(storage)
+  }
+
+  /// Loads recovered text into the bundle open now (its assets stay).
+  open override func readRecoveryContents(_ data: Data, ofType type: UTType) throws {
+    try super.read(from: data, ofType: .markdown)
+  }
+
+  /// Three-way merges the text of `theirs` (a `.textpack` archive changed on disk) with the
+  /// document's; the document's assets stay. A `.textbundle` package is never merged (see
+  /// ``Document/resolveConflict(_:)``).
+  open override func merge(with theirs: Data, ofType type: UTType) throws -> MergeOutcome {
+    try super.merge(with: try text(ofArchive: theirs), ofType: type)
+  }
+
+  override func overlappingEdits(with theirs: Data) throws -> Int? {
+    try super.overlappingEdits(with: try text(ofArchive: theirs))
+  }
+
+  /// The text file's bytes of the bundle zipped in `archive`.
+  private func text(ofArchive archive: Data) throws -> Data {
+    Data(try TextBundle(fileWrapper: TextPackArchive.read(data: archive, url: fileURL), url: fileURL).text.utf8)
+  }
+
   // MARK: Assets
 
   /// The files in `assets/`, sorted (files in subfolders as `sub/name`).
@@ -126,28 +155,67 @@ open class TextBundleDocument: MarkdownDocument {
   @discardableResult
   public func addAsset(_ data: Data, named name: String, at offset: Int? = nil) throws -> TextBundle.AssetReference {
     try checkEditable()
-    guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"), name.utf8.count <= 255 else {
-      throw QuireError(
-        .invalidArgument, "Cannot add '\(name)' to \(QuireError.name(fileURL)): an asset needs a plain file name such as photo.png (no '/', not empty).",
-        url: fileURL)
-    }
     if let offset, offset < 0 || offset > storage.utf8Count {
+      try Self.requireAssetName(name, of: fileURL)
       throw QuireError(
         .invalidArgument, "Cannot add '\(name)' at offset \(offset) of \(QuireError.name(fileURL)): the text has \(storage.utf8Count) bytes.", url: fileURL)
     }
+    return try insertAsset(data, named: name) { reference in
+      let position = offset ?? storage.utf8Count
+      let needsBreak = offset == nil && !storage.endsWithNewline
+      return (position, (needsBreak ? "\n" : "") + reference.markdown + (offset == nil ? "\n" : ""))
+    }
+  }
+
+  /// Copies `data` into `assets/` as `name` (see ``addAsset(_:named:at:)``) and inserts its
+  /// Markdown reference as a line of its own before line `line` (from 0; ``PlainTextDocument/lineCount``
+  /// appends it, ending the last line first when it has no newline): what a line editor
+  /// does. One undoable step, "Add Asset".
+  ///
+  /// - Throws: ``QuireError`` when the document is not editable, `name` is not a file name or
+  ///   `line` is outside the text; nothing changes then.
+  @discardableResult
+  public func addAsset(_ data: Data, named name: String, asLineAt line: Int) throws -> TextBundle.AssetReference {
+    guard line >= 0, line <= storage.lineCount else {
+      throw QuireError(
+        .invalidArgument, "Cannot add '\(name)' at line \(line + 1) of \(QuireError.name(fileURL)): the text has \(storage.lineCount) lines.", url: fileURL)
+    }
+    return try insertAsset(data, named: name) { reference in
+      guard line < storage.lineCount else {
+        return (storage.utf8Count, (storage.endsWithNewline ? "" : "\n") + reference.markdown + "\n")
+      }
+      return (storage.utf8Offset(ofLine: line), reference.markdown + "\n")
+    }
+  }
+
+  /// Adds the asset and inserts what `insertion` says (a UTF-8 offset and the text), as one
+  /// undoable step; the asset goes again when the insertion fails.
+  private func insertAsset(
+    _ data: Data, named name: String, _ insertion: (TextBundle.AssetReference) -> (offset: Int, text: String)
+  ) throws -> TextBundle.AssetReference {
+    try checkEditable()
+    try Self.requireAssetName(name, of: fileURL)
     let reference = bundle.addAsset(data, preferredFilename: name)
     do {
       try undoManager.groupUndo(named: "Add Asset") {
         undoManager.registerUndo(withTarget: self) { document in document.removeAssetUndoably(reference.name, data) }
-        let position = offset ?? storage.utf8Count
-        let needsBreak = offset == nil && storage.utf8Count > 0 && !text.hasSuffix("\n")
-        try replaceCharacters(inUTF8Range: position..<position, with: (needsBreak ? "\n" : "") + reference.markdown + (offset == nil ? "\n" : ""))
+        let (offset, text) = insertion(reference)
+        try replaceCharacters(inUTF8Range: offset..<offset, with: text)
       }
     } catch {
       bundle.removeAsset(named: reference.name)
       throw error
     }
     return reference
+  }
+
+  /// Throws unless `name` is a plain file name for an asset.
+  private static func requireAssetName(_ name: String, of url: URL) throws(QuireError) {
+    guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"), name.utf8.count <= 255 else {
+      throw QuireError(
+        .invalidArgument, "Cannot add '\(name)' to \(QuireError.name(url)): an asset needs a plain file name such as photo.png (no '/', not empty).",
+        url: url)
+    }
   }
 
   private func removeAssetUndoably(_ name: String, _ data: Data) {

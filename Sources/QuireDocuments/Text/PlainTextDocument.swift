@@ -34,6 +34,12 @@ open class PlainTextDocument: Document {
   /// as bytes of the text). Set it before ``Document/open()``. Off by default: a file that is
   /// not valid text in its encoding is refused.
   public var readsBytesExactly = false
+  /// With ``readsBytesExactly``: whether bytes that are not UTF-8 text, or NUL bytes, are
+  /// refused all the same (a text editor's own mode; GNU ed's mode reads them). The text is
+  /// then still held byte for byte (carriage returns are part of lines), but every read —
+  /// open, revert, a reload, a recovered or restored version — refuses what is not text, with
+  /// ``TextEncoding/checkUTF8Text(_:)``'s message. Set it before ``Document/open()``.
+  public var requiresUTF8Text = false
   /// Whether a last line without a newline gets one when the file is read (GNU ed's "newline
   /// appended"); the next save writes it. As in GNU ed, a file that holds a NUL byte (with
   /// ``readsBytesExactly``; see ``readHeldNULBytes``) keeps its last line unended. Set it before
@@ -54,6 +60,7 @@ open class PlainTextDocument: Document {
   open override var fallbackType: UTType? { .plainText }
 
   open override func read(from data: Data, ofType type: UTType) throws {
+    if readsBytesExactly && requiresUTF8Text { try TextEncoding.checkUTF8Text(data) }
     let (text, encoding, holdsNUL) = try Self.text(of: data, exactly: readsBytesExactly)
     var storage = text
     readHeldNULBytes = holdsNUL

@@ -60,6 +60,18 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable, CustomString
     return try result.get()
   }
 
+  /// Checks that `data` is UTF-8 text (a byte order mark allowed) without NUL bytes, as
+  /// ``decode(_:)`` requires of a file without a UTF-16 byte order mark, without decoding it.
+  ///
+  /// - Throws: ``QuireError/Code/invalidContent`` saying where the bytes stop being text.
+  public static func checkUTF8Text(_ data: Data) throws(QuireError) {
+    let refusal = "It is refused for editing, so it is never rewritten; open it with a program for its type."
+    let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<Void, QuireError> in
+      Result { () throws(QuireError) in try check(raw, offset: 0, refusal) }
+    }
+    try result.get()
+  }
+
   private static func check(_ bytes: UnsafeRawBufferPointer, offset: Int, _ refusal: String) throws(QuireError) {
     switch UTF8Check.firstProblem(in: bytes) {
     case nil: return

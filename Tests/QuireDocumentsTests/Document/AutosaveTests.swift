@@ -112,6 +112,32 @@ final class AutosaveTests: MainActorFolderSuite {
     #expect(bytes(first.fileURL) == Array("recover me\n".utf8))
   }
 
+  @Test func aRecoveredVersionRestoredAsAChangeIsUndoable() async throws {
+    let first = try await openTextDocument("saved\n", in: folder)
+    first.recoveryStore = store
+    try first.replaceText(with: "recover me\n")
+    try await first.autosave()
+    let second = PlainTextDocument(fileURL: first.fileURL)
+    second.recoveryStore = store
+    second.autosavePolicy = nil
+    try await second.open()
+    let offer = try #require(second.recoveredVersion)
+    #expect(try offer.contents() == Data("recover me\n".utf8))
+    try second.restoreRecoveredVersion(asChangeNamed: "recover")
+    #expect(second.text == "recover me\n")
+    #expect(second.recoveredVersion == nil)
+    #expect(second.hasUnsavedChanges)
+    #expect(second.undoManager.undoActionName == "recover")
+    second.undoManager.undo()
+    #expect(second.text == "saved\n")
+    #expect(!second.hasUnsavedChanges)
+    second.undoManager.redo()
+    #expect(second.text == "recover me\n")
+    // A recovery file that went away: a clear error naming it.
+    try FileManager.default.removeItem(at: offer.url)
+    #expect(throws: QuireError.self) { try offer.contents() }
+  }
+
   @Test func anAutosaveLeavesACrashsVersionWaitingForADecision() async throws {
     let (_, second) = try await crashAndReopen(typed: "recover me\n")
     let offer = try #require(second.recoveredVersion)

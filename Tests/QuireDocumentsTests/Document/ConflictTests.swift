@@ -213,6 +213,39 @@ final class ConflictTests: MainActorFolderSuite {
     #expect(document.text == "theirs\nnew\nmine\n")
   }
 
+  @Test func revertingUndoablyTakesTheFileAndUndoBringsTheEditsBack() async throws {
+    let document = PlainTextDocument(fileURL: try folder.write("one\n", to: "notes.txt"))
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    // The checks below are the test's own: no presenter notice runs one meanwhile.
+    document.registersAsFilePresenter = false
+    try await document.open()
+    try document.replaceText(with: "mine\n")
+    // Not in conflict: the file is read now (it did not change).
+    try await document.revertUndoably()
+    #expect(document.text == "one\n")
+    #expect(!document.hasUnsavedChanges)
+    #expect(document.undoManager.undoActionName == "Revert")
+    document.undoManager.undo()
+    #expect(document.text == "mine\n")
+    #expect(document.hasUnsavedChanges)
+    // In conflict: the other version is taken, the conflict settled, and it is the merge base.
+    try writeExternally("theirs\n", to: document.fileURL)
+    #expect(try await document.checkForChangesOnDisk() == .conflict)
+    try await document.revertUndoably(named: "revert")
+    #expect(document.text == "theirs\n")
+    #expect(document.documentState == .normal)
+    #expect(document.mergeBase.string == "theirs\n")
+    document.undoManager.undo()
+    #expect(document.text == "mine\n")
+    try await document.save()
+    #expect(try String(contentsOf: document.fileURL, encoding: .utf8) == "mine\n")
+    // A file that is gone: an error, and nothing changes.
+    try FileManager.default.removeItem(at: document.fileURL)
+    await #expect(throws: QuireError.self) { try await document.revertUndoably() }
+    #expect(document.text == "mine\n")
+  }
+
   @Test func resolvingWithoutAConflictIsAnError() async throws {
     let document = try await openTextDocument("a\n", in: folder)
     await #expect(throws: QuireError.self) { try await document.resolveConflict(.keepMine) }

@@ -44,6 +44,58 @@ final class PresentingDocumentTests: MainActorFolderSuite {
     try await document.close()
   }
 
+  @Test func fileObserversHearEachChangeOnceWhateverFoundIt() async throws {
+    let url = try folder.write("one\n", to: "observed.txt")
+    let (fingerprint, contents) = try FileFingerprint.read(at: url)
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    // Opened from contents the caller read (a command loop): it presents its file too.
+    try document.open(contents: contents, fingerprint: fingerprint)
+    #expect(FileCoordinator.filePresenters.contains { $0 === document.filePresenter })
+    var events: [Document.FileEvent] = []
+    let token = document.addFileObserver { events.append($0) }
+    // A change seen by inotify reloads the clean document, reported once.
+    try Data("two\n".utf8).write(to: url, options: .atomic)
+    #expect(await waitUntil { events == [.changedOnDisk(.reloaded)] })
+    #expect(try await document.checkForChangesOnDisk() == .unchanged)
+    // With unsaved edits: one conflict, however often it is checked.
+    try document.replaceText(with: "mine\n")
+    try Data("three\n".utf8).write(to: url, options: .atomic)
+    #expect(await waitUntil { events.count == 2 })
+    #expect(try await document.checkForChangesOnDisk() == .conflict)
+    #expect(events == [.changedOnDisk(.reloaded), .changedOnDisk(.conflict)])
+    // Gone: reported once.
+    try FileManager.default.removeItem(at: url)
+    #expect(try await document.checkForChangesOnDisk() == .deleted)
+    #expect(try await document.checkForChangesOnDisk() == .deleted)
+    #expect(events.filter { $0 == .changedOnDisk(.deleted) }.count == 1)
+    // A move reported by the presenter: the document follows it, and says so.
+    let moved = folder.file("moved.txt")
+    document.presentedItemDidMove(to: moved)
+    #expect(document.fileURL == moved.standardizedFileURL)
+    #expect(events.last == .moved(from: url.standardizedFileURL, to: moved.standardizedFileURL))
+    token.cancel()
+    try await document.close(discardingChanges: true)
+  }
+
+  @Test func aDocumentSavesWhenAnotherProcessAsksOnlyIfItSaysSo() async throws {
+    let url = try folder.write("saved\n", to: "asked.txt")
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try await document.open()
+    try document.replaceText(with: "shown\n")
+    // As UIDocument: not autosaving in place, the other process reads the saved version.
+    try await document.savePresentedItemChanges()
+    #expect(try String(contentsOf: url, encoding: .utf8) == "saved\n")
+    document.savesWhenOtherProcessesAsk = true
+    try await document.savePresentedItemChanges()
+    #expect(try String(contentsOf: url, encoding: .utf8) == "shown\n")
+    #expect(!document.hasUnsavedChanges)
+    try await document.close()
+  }
+
   @Test func aSaveInAnotherProcessReachesThisDocumentAndItsEditsBecomeAConflict() async throws {
     let url = try folder.write("base\n", to: "shared.txt")
     let mine = try await openQuietly(CountingDocument(fileURL: url))

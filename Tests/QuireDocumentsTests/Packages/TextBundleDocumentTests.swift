@@ -300,4 +300,109 @@ final class TextBundleDocumentTests: MainActorFolderSuite {
     try await document.save()
     #expect(try TextBundle(url: url).text == "mine again")
   }
+
+  // MARK: What a line editor needs (the quire REPL)
+
+  @Test func anAssetAddedAsALineIsOneUndoableStep() async throws {
+    let url = try makeBundle(text: "one\ntwo")
+    let document = try #require(try await controller().openDocument(at: url) as? TextBundleDocument)
+    try document.addAsset(png, named: "map.png", asLineAt: 1)
+    #expect(document.text == "one\n![map](assets/map.png)\ntwo")
+    #expect(document.undoManager.undoActionName == "Add Asset")
+    // At the end, after a last line without a newline: that line is ended first.
+    try document.addAsset(Data("x".utf8), named: "notes.csv", asLineAt: document.lineCount)
+    #expect(document.text == "one\n![map](assets/map.png)\ntwo\n[notes](assets/notes.csv)\n")
+    document.undoManager.undo()
+    document.undoManager.undo()
+    #expect(document.text == "one\ntwo")
+    #expect(document.assetNames == ["photo.png"])
+    // Outside the text, or a bad name: refused, nothing changes.
+    #expect(throws: QuireError.self) { try document.addAsset(png, named: "far.png", asLineAt: 3) }
+    #expect(throws: QuireError.self) { try document.addAsset(png, named: "a/b.png", asLineAt: 0) }
+    #expect(throws: QuireError.self) { try document.addAsset(png, named: "neg.png", asLineAt: -1) }
+    #expect(document.assetNames == ["photo.png"])
+    #expect(!document.hasUnsavedChanges)
+  }
+
+  @Test func aNewDocumentOpensEmptyAndItsFirstSaveCreatesThePackage() async throws {
+    let url = folder.file("Fresh.textbundle")
+    let document = TextBundleDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    try document.openNew()
+    #expect(!document.documentState.contains(.closed))
+    #expect(document.text == "")
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    try document.insertLines(["Hello"], at: 0)
+    try await document.save()
+    #expect(try TextBundle(url: url).text == "Hello\n")
+    #expect(names(in: url) == ["assets", "info.json", "text.md"])
+  }
+
+  @Test func revertingUndoablyTakesTheDiskPackageAndUndoBringsMineBack() async throws {
+    let url = try makeBundle()
+    let document = try #require(try await controller().openDocument(at: url) as? TextBundleDocument)
+    try document.replaceText(with: "mine\n")
+    // Someone else changes the package's text and adds an asset.
+    try Data("theirs\n".utf8).write(to: url.appendingPathComponent("text.md"))
+    try png.write(to: url.appendingPathComponent("assets/theirs.png"))
+    #expect(try await document.checkForChangesOnDisk() == .conflict)
+    try await document.revertUndoably(named: "revert")
+    #expect(document.text == "theirs\n")
+    #expect(document.assetNames == ["photo.png", "theirs.png"])
+    #expect(!document.hasUnsavedChanges)
+    #expect(!document.documentState.contains(.inConflict))
+    #expect(document.undoManager.undoActionName == "revert")
+    document.undoManager.undo()
+    #expect(document.text == "mine\n")
+    #expect(document.assetNames == ["photo.png"])
+    #expect(document.hasUnsavedChanges)
+    // Saving now replaces theirs without a conflict: the document read it.
+    try await document.save()
+    #expect(try TextBundle(url: url).text == "mine\n")
+    #expect(try TextBundle(url: url).assetNames == ["photo.png"])
+  }
+
+  @Test func aTextpackInConflictMergesItsText() async throws {
+    let url = folder.file("Notes.textpack")
+    try TextBundle(text: "one\ntwo\nthree\n").write(to: url)
+    let document = try #require(try await controller().openDocument(at: url) as? TextBundleDocument)
+    try document.replaceLines(in: 0..<1, with: ["ONE"])
+    let theirs = TextBundle(text: "one\ntwo\nTHREE\n")
+    theirs.addAsset(png, preferredFilename: "theirs.png")
+    try theirs.write(to: url)
+    #expect(try await document.checkForChangesOnDisk() == .conflict)
+    let outcome = try await document.resolveConflict(.merge)
+    #expect(outcome.mergeConflicts == 0)
+    #expect(document.text == "ONE\ntwo\nTHREE\n")
+    try await document.save()
+    #expect(try TextBundle(url: url).text == "ONE\ntwo\nTHREE\n")
+  }
+
+  @Test func aPackagesUnsavedTextIsAutosavedAndRecoveredWithItsAssets() async throws {
+    let url = try makeBundle()
+    let store = RecoveryStore(folder: folder.file("recovery"))
+    let first = TextBundleDocument(fileURL: url)
+    first.recoveryStore = store
+    first.autosavePolicy = nil
+    try await first.open()
+    try first.replaceText(with: "# Trip\n\nDay one, unsaved.\n")
+    try await first.autosave()
+    let recovered = try #require(store.recoveredVersion(for: url))
+    #expect(try recovered.contents() == Data("# Trip\n\nDay one, unsaved.\n".utf8))
+    // A crash: a second document opens the package and is offered the text.
+    let second = TextBundleDocument(fileURL: url)
+    second.recoveryStore = store
+    second.autosavePolicy = nil
+    try await second.open()
+    #expect(second.recoveredVersion != nil)
+    try second.restoreRecoveredVersion(asChangeNamed: "recover")
+    #expect(second.text == "# Trip\n\nDay one, unsaved.\n")
+    #expect(second.assetNames == ["photo.png"])
+    #expect(second.recoveredVersion == nil)
+    #expect(second.hasUnsavedChanges)
+    second.undoManager.undo()
+    #expect(second.text == "# Trip\n\nDay one.\n")
+    #expect(!second.hasUnsavedChanges)
+  }
 }

@@ -158,6 +158,32 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
     #expect(document.lineBytes(at: 0) == [0x80, 0x00])
   }
 
+  @Test func bytesHeldExactlyCanStillBeRequiredToBeText() async throws {
+    let url = try folder.write("first\r\nsecond\n", to: "crlf.txt")
+    let document = PlainTextDocument(fileURL: url)
+    document.autosavePolicy = nil
+    document.recoveryStore = nil
+    document.readsBytesExactly = true
+    document.requiresUTF8Text = true
+    try await document.open()
+    // Text, held byte for byte: the carriage return is part of the line.
+    #expect(document.lineBytes(at: 0) == Array("first\r".utf8))
+    // A NUL byte, or bytes that are not UTF-8, are refused by every read, saying where.
+    for bad in [Data([0x61, 0x00, 0x0A]), Data([0x61, 0xFF, 0x0A])] {
+      do {
+        try document.revert(toContents: bad, fingerprint: nil)
+        Issue.record("read \(Array(bad)) as text")
+      } catch let error as QuireError {
+        #expect(error.code == .invalidContent)
+        #expect(error.reason.contains("byte"))
+      }
+      #expect(document.lineBytes(at: 0) == Array("first\r".utf8))
+      #expect(throws: QuireError.self) { try TextEncoding.checkUTF8Text(bad) }
+    }
+    try TextEncoding.checkUTF8Text(Data([0xEF, 0xBB, 0xBF, 0x61]))
+    try TextEncoding.checkUTF8Text(Data())
+  }
+
   @Test(arguments: [true, false])
   func appendsTheMissingFinalNewlineWhenAsked(_ appends: Bool) async throws {
     let url = folder.file("open-end.txt")
