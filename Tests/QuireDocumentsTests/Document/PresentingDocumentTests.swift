@@ -57,12 +57,12 @@ final class PresentingDocumentTests: MainActorFolderSuite {
     let token = document.addFileObserver { events.append($0) }
     // A change seen by inotify reloads the clean document, reported once.
     try Data("two\n".utf8).write(to: url, options: .atomic)
-    #expect(await waitUntil { events == [.changedOnDisk(.reloaded)] })
+    #expect(await eventually { events == [.changedOnDisk(.reloaded)] })
     #expect(try await document.checkForChangesOnDisk() == .unchanged)
     // With unsaved edits: one conflict, however often it is checked.
     try document.replaceText(with: "mine\n")
     try Data("three\n".utf8).write(to: url, options: .atomic)
-    #expect(await waitUntil { events.count == 2 })
+    #expect(await eventually { events.count == 2 })
     #expect(try await document.checkForChangesOnDisk() == .conflict)
     #expect(events == [.changedOnDisk(.reloaded), .changedOnDisk(.conflict)])
     // Gone: reported once.
