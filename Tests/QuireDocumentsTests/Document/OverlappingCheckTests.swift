@@ -48,19 +48,8 @@ private final class ReadGate: DocumentFileAccess {
 /// compared with the version the document knows when the read ends, not when it began.
 @Suite("Checks for changes on disk that overlap the document's own steps")
 @MainActor
-final class OverlappingCheckTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder(prefix: "quire-overlapping-check") }
-  deinit { folder.remove() }
-
-  private func waitUntil(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while ContinuousClock.now < deadline {
-      if condition() { return true }
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-  }
+final class OverlappingCheckTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-overlapping-check") }
 
   /// The REPL's flaky merge (REPLSessionTests): a presenter's check that began before a merge
   /// and read after it took the merged-in version for someone else's change, put the document
@@ -81,7 +70,7 @@ final class OverlappingCheckTests {
     // A late check starts and waits in its read; meanwhile the conflict is merged.
     gate.close()
     let late = Task { try await document.checkForChangesOnDisk() }
-    #expect(await waitUntil { gate.waiting == 1 })
+    #expect(await eventually { gate.waiting == 1 })
     let outcome = try await document.resolveConflict(.merge)
     #expect(outcome.mergeConflicts == 0)
     gate.open()
