@@ -195,7 +195,7 @@ let package = Package(
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireCLITests",
-      dependencies: ["QuireCLI", "QuireTestSupport", .product(name: "SnapshotTesting", package: "swift-snapshot-testing")],
+      dependencies: ["QuireCLI", "QuireSystem", "QuireTestSupport", .product(name: "SnapshotTesting", package: "swift-snapshot-testing")],
       exclude: ["__Snapshots__"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

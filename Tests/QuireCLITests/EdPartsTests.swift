@@ -169,54 +169,59 @@ struct POSIXRegexTests {
   }
 }
 
-@Suite("Text files")
-final class TextFileTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-textfile") }
-
-  @Test func atomicWriteKeepsModeAndLeavesNoTemporaryFile() throws {
-    let url = try folder.write("old\n", to: "f.txt")
-    chmod(url.path, 0o640)
-    try TextFileSystem().writeAtomically(Array("new\n".utf8), to: url)
-    #expect(try String(contentsOf: url, encoding: .utf8) == "new\n")
-    var info = stat()
-    #expect(stat(url.path, &info) == 0)
-    #expect(info.st_mode & 0o777 == 0o640)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["f.txt"])
-  }
-
-  @Test func writeGoesThroughASymbolicLink() throws {
-    let target = try folder.write("old\n", to: "target.txt")
-    let link = folder.file("link.txt")
-    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "target.txt")
-    try TextFileSystem().writeAtomically(Array("new\n".utf8), to: link)
-    #expect(try String(contentsOf: target, encoding: .utf8) == "new\n")
-    #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == "target.txt")
-  }
-
-  @Test func failedWriteLeavesTheOldFile() throws {
-    let url = try folder.write("old\n", to: "f.txt")
-    #expect(throws: EdError.self) {
-      try TextFileSystem().writeAtomically(Array("new\n".utf8), to: self.folder.file("missing-folder/f.txt"))
-    }
-    #expect(try String(contentsOf: url, encoding: .utf8) == "old\n")
-  }
+/// A file's bytes as the REPL reads them for `e`, `r` and ed's file: by the document layer.
+@Suite("File bytes")
+final class FileBytesTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-filebytes") }
 
   @Test func readsLinesAndNotesAMissingFinalNewline() throws {
     let url = try folder.write("a\nb", to: "f.txt")
-    let contents = try TextFileSystem().read(url)
+    let contents = try EdDocument.readBytes(of: url, requiresText: true)
     #expect(contents.lines == ["a", "b"])
     #expect(contents.lacksFinalNewline)
     #expect(contents.byteCount == 3)
     let empty = try folder.write("", to: "empty.txt")
-    #expect(try TextFileSystem().read(empty).lines == [])
+    #expect(try EdDocument.readBytes(of: empty, requiresText: true).lines == [])
   }
 
   @Test func readingGivesTheDocumentLayersFingerprintOfTheFile() throws {
     let url = try folder.write("abc\n", to: "g.txt")
-    let read = try #require(try TextFileSystem().read(url).fingerprint)
+    let read = try #require(try EdDocument.readBytes(of: url, requiresText: true).fingerprint)
     #expect(read.hasSameContent(as: try FileFingerprint.read(at: url).fingerprint))
     try "abd\n".write(to: url, atomically: true, encoding: .utf8)
     #expect(!read.hasSameContent(as: try FileFingerprint.read(at: url).fingerprint))
+  }
+
+  @Test func strippingCarriageReturnsCountsTheBytesReadAndDropsTheFingerprint() throws {
+    let url = try folder.write("a\r\nb\r\n", to: "crlf.txt")
+    var contents = try EdDocument.readBytes(of: url, requiresText: true)
+    contents.stripTrailingCarriageReturns()
+    #expect(contents.lines == ["a", "b"])
+    #expect(contents.byteCount == 6, "ed reports the bytes it read")
+    #expect(contents.fingerprint == nil, "the bytes are no longer the file's")
+  }
+
+  @Test func textIsRequiredOnlyWhenAsked() throws {
+    let url = folder.file("nul.bin")
+    try Data([0x61, 0x00, 0xff, 0x0a]).write(to: url)
+    #expect(try EdDocument.readBytes(of: url, requiresText: false).bytes == [0x61, 0x00, 0xff, 0x0a])
+    #expect {
+      try EdDocument.readBytes(of: url, requiresText: true)
+    } throws: { error in
+      let message = (error as? EdError)?.message ?? ""
+      return message.contains("'nul.bin'") && message.contains("NUL byte")
+    }
+  }
+
+  /// The system call's reason ed prints after a name comes from the document layer's error.
+  @Test func failuresCarryTheSystemsReason() throws {
+    for (url, reason) in [(folder.file("missing.txt"), "No such file or directory"), (folder.url, "Is a directory")] {
+      #expect {
+        try EdDocument.readBytes(of: url, requiresText: false)
+      } throws: { error in
+        (error as? EdError)?.systemReason == reason
+      }
+    }
   }
 }
 

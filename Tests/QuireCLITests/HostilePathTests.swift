@@ -458,7 +458,7 @@ final class NonUTF8NameTests: HostileFolderTestCase {
 
   /// Commands whose library APIs take only a `URL` (which cannot hold the name) refuse it.
   @Test(arguments: [
-    "NAME", "thumbnail --output NAME kept.md", "search --in NAME x", "recent --in NAME",
+    "thumbnail --output NAME kept.md", "search --in NAME x", "recent --in NAME",
   ])
   func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
     try makeFile()
@@ -469,6 +469,65 @@ final class NonUTF8NameTests: HostileFolderTestCase {
     // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("\u{FFFD}") }.count == 1)
     #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  /// The bytes of the file named `name` (any bytes) in the test's folder, or `nil`.
+  func contents(ofFileNamed name: [UInt8]) -> [UInt8]? {
+    let path = Array(folder.url.path.utf8) + [UInt8(ascii: "/")] + name + [0]
+    let fd = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY) } }
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while case let count = read(fd, &buffer, buffer.count), count > 0 { bytes += buffer[..<count] }
+    return bytes
+  }
+
+  /// The name's bytes: `non\xFFutf.md`.
+  let nameBytes = Array("non".utf8) + [0xFF] + Array("utf.md".utf8)
+
+  /// The REPL opens the very file, says its name escaped, and `w` saves that file.
+  @Test func theREPLOpensTheVeryFileAndSavesIt() async throws {
+    try makeFile()
+    let result = try await quire("NAME", input: "H\na\nnew\n.\nw\nq\n")
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.error.isEmpty, "\(result.error)")
+    #expect(contents(ofFileNamed: nameBytes) == Array("# kept\nnew\n".utf8))
+    // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
+    #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  /// As a drop-in ed, quire edits the very file and prints its name's bytes for `f`, as GNU ed
+  /// does: both run the same script on a copy each, and print and write the same bytes.
+  @Test(.enabled(if: Programs.isInstalled("/usr/bin/ed"), "needs GNU ed (scripts/setup installs it)"))
+  func asADropInEdTheVeryFileIsEditedAndNamedAsEdNamesIt() async throws {
+    try makeFile()
+    let script = ",p\nf\n$a\nmore\n.\nw\nq\n"
+    let quire = try await quire("-s NAME", input: script)
+    #expect(quire.status == 0, "\(quire.error)")
+    let byQuire = contents(ofFileNamed: nameBytes)
+    let path = Array(folder.url.path.utf8) + [UInt8(ascii: "/")] + nameBytes + [0]
+    try #require(path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { unlink($0.baseAddress!) } } == 0)
+    try makeFile()
+    let ed = try await shell("printf '\(script.replacingOccurrences(of: "\n", with: "\\n"))' | /usr/bin/ed -s \"$name\"")
+    #expect(ed.status == 0, "\(ed.error)")
+    #expect(quire.outputData == ed.outputData, "quire printed \(Array(quire.outputData)), ed \(Array(ed.outputData))")
+    #expect(Array(quire.outputData) == Array("# kept\n".utf8) + nameBytes + [0x0A])
+    #expect(byQuire == contents(ofFileNamed: nameBytes))
+    #expect(byQuire == Array("# kept\nmore\n".utf8))
+  }
+
+  /// A name typed in the session (`w NAME`, `r NAME`) keeps its bytes: the input line is
+  /// bytes, not text that would turn 0xFF into U+FFFD.
+  @Test(arguments: ["-s", ""])
+  func aNameTypedInTheSessionIsTheVeryName(_ options: String) async throws {
+    try makeFile()
+    let quire = try #require(ProcessRunner.quire)
+    let result = try await shell(
+      "printf 'r non\\377utf.md\\na\\ntyped\\n.\\nw non\\377out.md\\nq\\n' | \"\(quire.path)\" \(options)", environment: environment)
+    #expect(result.status == 0, "\(result.error)")
+    #expect(contents(ofFileNamed: Array("non".utf8) + [0xFF] + Array("out.md".utf8)) == Array("# kept\ntyped\n".utf8))
+    #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}out.md").path))
   }
 
   // The time limit only guards against a hang: with `--seconds 3600`, returning at all means

@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuireSystem
 import QuireTestSupport
 import Testing
 
@@ -15,14 +16,13 @@ final class Transcript: @unchecked Sendable {
 /// A session over `lines`, in `folder`, interactive or as a script.
 @MainActor
 func makeSession(
-  _ lines: [String], in folder: TemporaryFolder, interactive: Bool = true, files: TextFileSystem = TextFileSystem(),
+  _ lines: [String], in folder: TemporaryFolder, interactive: Bool = true,
   autosave: AutosaveSettings? = nil, versionStore: VersionStore? = nil
 ) -> (REPLSession, Transcript) {
   let transcript = Transcript()
   var configuration = REPLSession.Configuration(
     isInteractive: interactive, documentsFolder: nil, templatesFolder: folder.file("Templates"),
     cacheHome: folder.file(".cache"))
-  configuration.files = files
   configuration.autosave = autosave
   configuration.versionStore = versionStore
   let session = REPLSession(
@@ -439,24 +439,19 @@ final class REPLBadInputTests {
     }
   }
 
-  /// Makes `locked.txt` fail to open with EACCES through the syscall seam (CI runs as root).
-  var files: TextFileSystem {
-    var files = TextFileSystem()
-    files.openForReading = { path in
-      if path.hasSuffix("locked.txt") {
-        errno = EACCES
-        return -1
-      }
-      return open(path, O_RDONLY | O_CLOEXEC)
+  /// Runs `session` with `locked.txt` failing to open with EACCES through the system layer's
+  /// fault plan (CI runs as root, where `chmod 000` does not stop a read).
+  func run(_ session: REPLSession, opening files: [String] = []) async -> Int32 {
+    await FaultPlan(failing: .open, with: .permissionDenied, occurrence: nil, under: folder.file("locked.txt").path).run {
+      await session.run(opening: files)
     }
-    return files
   }
 
   @Test(arguments: BadInput.allCases)
   func interactiveSessionPrintsOneLineAndGoesOn(_ input: BadInput) async throws {
     let (session, transcript) = makeSession(
-      ["open \(folder.file("t.txt").path)", command(input), "=", "q"], in: folder, files: files)
-    #expect(await session.run(opening: []) == 0)
+      ["open \(folder.file("t.txt").path)", command(input), "=", "q"], in: folder)
+    #expect(await run(session) == 0)
     let errors = transcript.output.filter { $0.hasPrefix("? ") }
     #expect(errors.count == 1, "\(transcript.output)")
     #expect(transcript.output.last == "2", "the session went on to run '='")
@@ -466,8 +461,8 @@ final class REPLBadInputTests {
   @Test(arguments: BadInput.allCases)
   func scriptStopsNamingTheLine(_ input: BadInput) async throws {
     let (session, transcript) = makeSession(
-      ["open \(folder.file("t.txt").path)", "1p", command(input), "2p"], in: folder, interactive: false, files: files)
-    #expect(await session.run(opening: []) == 1)
+      ["open \(folder.file("t.txt").path)", "1p", command(input), "2p"], in: folder, interactive: false)
+    #expect(await run(session) == 1)
     #expect(transcript.output == ["one"])
     #expect(transcript.errors.count == 1)
     #expect(transcript.errors.first?.hasPrefix("quire: line 3: ") == true, "\(transcript.errors)")
@@ -475,26 +470,26 @@ final class REPLBadInputTests {
 
   @Test func messagesNameTheProblem() async throws {
     let (session, transcript) = makeSession(
-      BadInput.allCases.map(command) + ["q"], in: folder, files: files)
-    _ = await session.run(opening: [folder.file("t.txt").path])
+      BadInput.allCases.map(command) + ["q"], in: folder)
+    _ = await run(session, opening: [folder.file("t.txt").path])
     let errors = transcript.output.filter { $0.hasPrefix("? ") }
     #expect(
       errors == [
         "? unknown command 'X'; type 'help' for the list",
         "? invalid address: line 40 is past the end (2 lines)",
         "? invalid regular expression '\\(': unmatched ( or \\(",
-        "? '\(folder.file("binary.dat").path)' is a binary file (it contains NUL bytes); quire edits text files only",
-        "? '\(folder.file("latin1.txt").path)' is not UTF-8 text; convert it first (e.g. with iconv)",
-        "? '\(folder.file("sub").path)' is a folder, not a file; open a file inside it",
-        "? cannot read '\(folder.file("locked.txt").path)': permission denied",
-        "? cannot open '\(folder.file("missing.txt").path)': no such file or folder",
+        "? Cannot open 'binary.dat': it holds a NUL byte at offset 4, so it is binary data, not text. It is refused for editing, so it is never rewritten; open it with a program for its type.",
+        "? Cannot open 'latin1.txt': it is not valid UTF-8 text (byte 1 breaks the encoding). It is refused for editing, so it is never rewritten; open it with a program for its type.",
+        "? Cannot open 'sub': it is a folder. Open a file instead.",
+        "? Cannot open 'locked.txt': permission was denied. Check the file's permissions.",
+        "? Cannot open 'missing.txt': it does not exist. Check the path.",
         "? write 'save' or 'save as PATH'",
       ])
   }
 
   @Test func startingOnABadFileInScriptModeFails() async throws {
-    let (session, transcript) = makeSession(["1p"], in: folder, interactive: false, files: files)
-    #expect(await session.run(opening: [folder.file("binary.dat").path]) == 1)
+    let (session, transcript) = makeSession(["1p"], in: folder, interactive: false)
+    #expect(await run(session, opening: [folder.file("binary.dat").path]) == 1)
     #expect(transcript.errors.count == 1)
   }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireSystem
 import QuireTypes
 
 /// `quire [FILE…]`: the REPL. With a terminal on standard input it edits interactively through
@@ -8,7 +9,7 @@ import QuireTypes
 ///
 /// GNU ed's options make it a drop-in ed (`quire -s FILE < script`; see ``EdOptions``). A file
 /// whose name begins with `-` or `+`, or is a subcommand's name, follows `--`, as with ed.
-struct REPLCommand: AsyncParsableCommand {
+struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "repl", abstract: "Open the REPL on files, or on Documents/ when none are given.",
     discussion: """
@@ -173,8 +174,10 @@ final class OutputStream {
   private var pending: [UInt8] = []
   init(fd: Int32) { self.fd = fd }
 
+  /// Writes `line` and a newline. A file name in it that is not UTF-8 (carried as a
+  /// ``PathText`` string) is written as its very bytes, as GNU ed prints names.
   func writeLine(_ line: String) {
-    pending.append(contentsOf: line.utf8)
+    pending.append(contentsOf: PathText.bytes(line))
     pending.append(UInt8(ascii: "\n"))
     if pending.count > 1 << 16 { flush() }
   }
@@ -187,7 +190,7 @@ final class OutputStream {
   }
 
   /// Writes `text` without a newline (a prompt).
-  func writeText(_ text: String) { pending.append(contentsOf: text.utf8) }
+  func writeText(_ text: String) { pending.append(contentsOf: PathText.bytes(text)) }
 
   func flush() {
     var offset = 0
@@ -237,17 +240,17 @@ struct History {
   init(stateHome: URL) { self.stateHome = stateHome }
 
   func load(into editor: LineEditor) {
-    var info = stat()
-    guard lstat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+    guard case .success(let info) = SystemCalls.lstat(PathText.path(file.path)), (info.st_mode & S_IFMT) == S_IFREG else { return }
     editor.loadHistory(from: file.path)
   }
 
+  /// Writes the history, mode 0600, never through a symbolic link; a failure loses only history.
   func save(from editor: LineEditor) {
-    guard (try? PrivateFolder.make(folder, below: stateHome)) != nil else { return }
-    let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { return }
-    fchmod(fd, 0o600)
-    try? editor.saveHistory(toDescriptor: fd)
+    guard (try? PrivateFolder.make(folder, below: stateHome)) != nil,
+      case .success(let file) = SystemCalls.open(PathText.path(file.path), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o600)
+    else { return }
+    _ = SystemCalls.setMode(file, 0o600)
+    try? editor.saveHistory(toDescriptor: file.rawValue)
   }
 }
 /// Where `quire` finds its sample documents: `./Documents`, else next to the executable's
@@ -261,8 +264,10 @@ enum DocumentsFolder {
   }
 
   static func isFolder(_ url: URL) -> Bool {
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+    // By the system layer, which takes the path by the bytes it stands for (a name that is
+    // not UTF-8 included, see `PathText`).
+    guard case .success(let info) = SystemCalls.stat(PathText.path(url.path)) else { return false }
+    return (info.st_mode & S_IFMT) == S_IFDIR
   }
 
   /// The visible entries of `folder`, sorted by name.

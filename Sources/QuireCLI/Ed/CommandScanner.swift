@@ -1,5 +1,8 @@
+import QuireSystem
+
 /// A cursor over the bytes of one ed command, able to pull continuation lines (a replacement
-/// ending in `\`, for instance) from the input.
+/// ending in `\`, for instance) from the input. A line's text is a ``PathText`` string: the
+/// bytes are the ones typed, those that are not UTF-8 included.
 struct CommandScanner {
   private(set) var bytes: [UInt8]
   private(set) var position = 0
@@ -11,7 +14,7 @@ struct CommandScanner {
   var continuedAfterPull: () -> Bool = { false }
 
   init(_ text: String, continuation: @escaping () -> String? = { nil }) {
-    bytes = Array(text.utf8)
+    bytes = PathText.bytes(text)
     self.continuation = continuation
   }
 
@@ -38,7 +41,7 @@ struct CommandScanner {
   mutating func pullContinuation() -> Bool {
     guard let line = continuation() else { return false }
     bytes.append(UInt8(ascii: "\n"))
-    bytes.append(contentsOf: line.utf8)
+    bytes.append(contentsOf: PathText.bytes(line))
     endsWithEscapedNewline = continuedAfterPull()
     return true
   }

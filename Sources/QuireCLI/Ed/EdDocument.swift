@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuireTypes
 
 /// One document open in the REPL: the document layer's document (a ``PlainTextDocument``,
 /// a ``TextBundleDocument`` or a ``PDFFileDocument``, made by its ``DocumentController``
@@ -71,8 +72,9 @@ final class EdDocument {
     return nil
   }
 
-  /// The name shown in prompts and lists.
-  var displayName: String { fileURL?.lastPathComponent ?? "untitled" }
+  /// The name shown in prompts, lists and messages: escaped for a terminal (a byte that is
+  /// not UTF-8 shows as `\xFF`, a control character as its escape).
+  var displayName: String { fileURL.map { DisplayName.escaping($0.lastPathComponent) } ?? "untitled" }
 
   /// Whether there are changes not yet written.
   var isEdited: Bool { pdfDocument?.hasUnsavedChanges ?? buffer.isEdited }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Quire
+import QuireSystem
 
 /// The line editor: GNU ed's addresses and commands over a ``LineBuffer``.
 ///
@@ -23,8 +24,6 @@ final class EdEngine {
 
   /// The document the commands apply to.
   var document: EdDocument
-  /// Reads and writes files.
-  let files: TextFileSystem
   /// Writes one line of output (the engine adds no newline).
   var output: (String) -> Void
   /// Writes one line of output given as bytes (a printed line, exactly as the buffer holds
@@ -107,9 +106,8 @@ final class EdEngine {
   /// still to visit shifts them in O(1) instead of rewriting the list.
   private var globalOffset = 0
 
-  init(document: EdDocument, files: TextFileSystem = TextFileSystem(), printsByteCounts: Bool, output: @escaping (String) -> Void) {
+  init(document: EdDocument, printsByteCounts: Bool, output: @escaping (String) -> Void) {
     self.document = document
-    self.files = files
     self.printsByteCounts = printsByteCounts
     self.output = output
   }
@@ -213,11 +211,11 @@ final class EdEngine {
     try checkFileNameAllowed(name)
     let url = URL(fileURLWithPath: name)
     document.fileURL = url
-    let contents: TextFileContents
+    let contents: FileBytes
     do {
       contents = try readFile(url, diagnosing: false)
     } catch {
-      throw EdError(error.message, ed: Self.systemReason(for: url))
+      throw EdError(error.message, ed: error.systemReason ?? "Cannot read input file")
     }
     try document.buffer.reset(contents: contents.data, fingerprint: contents.fingerprint)
     document.currentLine = lastLine
@@ -253,40 +251,21 @@ final class EdEngine {
   ///
   /// In ed mode a file that cannot be read is named on standard error with the system's reason,
   /// as ed does (``diagnostic``), unless `diagnosing` is off.
-  private func readFile(_ url: URL, diagnosing: Bool = true) throws(EdError) -> TextFileContents {
-    var contents: TextFileContents
+  private func readFile(_ url: URL, diagnosing: Bool = true) throws(EdError) -> FileBytes {
+    var contents: FileBytes
     do {
-      contents = try files.read(url)
+      // A drop-in ed reads any bytes; quire's own mode edits text.
+      contents = try EdDocument.readBytes(of: url, requiresText: edOptions == nil)
     } catch {
-      if diagnosing, let diagnostic { diagnostic("\(url.relativePath): \(Self.systemReason(for: url))") }
-      throw EdError(error.message, ed: "Cannot open input file")
+      if diagnosing, let diagnostic { diagnostic("\(url.relativePath): \(error.systemReason ?? "Cannot read input file")") }
+      var failure = error
+      failure.edMessage = "Cannot open input file"
+      throw failure
     }
     if edOptions?.stripsTrailingCR == true {
       contents.stripTrailingCarriageReturns()
     }
     return contents
-  }
-
-  /// Why `url` cannot be read, in the C library's words (ed prints them after the name).
-  private static func systemReason(for url: URL) -> String {
-    let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { return String(cString: strerror(errno)) }
-    close(fd)
-    var info = stat()
-    if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return String(cString: strerror(EISDIR)) }
-    return "Cannot read input file"
-  }
-
-  /// Why `url` cannot be written, in the C library's words.
-  private static func systemWriteReason(for url: URL) -> String {
-    var info = stat()
-    if stat(url.path, &info) == 0 {
-      if (info.st_mode & S_IFMT) == S_IFDIR { return String(cString: strerror(EISDIR)) }
-      if access(url.path, W_OK) != 0 { return String(cString: strerror(errno)) }
-    } else if access(url.deletingLastPathComponent().path, W_OK) != 0 {
-      return String(cString: strerror(errno))
-    }
-    return "Cannot open output file"
   }
 
   /// Sets the current line from ed's `+LINE`, `+/RE` or `+?RE` argument.
@@ -323,7 +302,7 @@ final class EdEngine {
       let flags = try readSuffix(&s)
       var at = addresses.second
       if command == UInt8(ascii: "i") { at = max(at - 1, 0) }
-      let text = try readText(input).map { Array($0.utf8) }
+      let text = try readText(input).map { PathText.bytes($0) }
       try edit("insert") { () throws(EdError) in
         try replace(at..<at, with: text)
         if text.isEmpty {
@@ -337,7 +316,7 @@ final class EdEngine {
     case UInt8(ascii: "c"):
       try requireRange(addresses)
       let flags = try readSuffix(&s)
-      let text = try readText(input).map { Array($0.utf8) }
+      let text = try readText(input).map { PathText.bytes($0) }
       cutBuffer = buffer.lineBytes(in: (addresses.first - 1)..<addresses.second)
       try edit("change") { () throws(EdError) in
         try replace((addresses.first - 1)..<addresses.second, with: text)
@@ -387,7 +366,7 @@ final class EdEngine {
       guard case .textFile = document.form, !EdDocument.isTextBundle(url) else {
         throw EdError("e reads a text file into a text document; open TextBundles and PDFs with 'open \(name ?? url.lastPathComponent)'")
       }
-      let contents: TextFileContents
+      let contents: FileBytes
       do {
         contents = try readFile(url)
       } catch {
@@ -580,7 +559,7 @@ final class EdEngine {
           try await write(addresses, to: target?.fileName, appending: command == UInt8(ascii: "W"))
         } catch {
           if let diagnostic, let url = try? fileURL(target?.fileName) {
-            diagnostic("\(url.relativePath): \(Self.systemWriteReason(for: url))")
+            diagnostic("\(url.relativePath): \(error.systemReason ?? "Cannot open output file")")
           }
           throw edOptions == nil ? error : EdError(error.message, ed: "Cannot open output file")
         }
@@ -949,7 +928,9 @@ final class EdEngine {
       s.advance()
       return .shell(try readShellCommand(&s))
     }
-    let name = String(decoding: s.rest(), as: UTF8.self)
+    // The name's very bytes, carried in a `PathText` string (the document layer and the
+    // system layer take it back as bytes).
+    let name = PathText.string(bytes: s.rest())
     if name.isEmpty { return nil }
     try checkFileNameAllowed(name)
     return .file(name)
@@ -1396,7 +1377,7 @@ final class EdEngine {
     if interactive {
       interactiveFlags = try readSuffix(&s)
     } else {
-      commands = [String(decoding: s.rest(), as: UTF8.self)]
+      commands = [PathText.string(bytes: s.rest())]
       while let last = commands.last, last.hasSuffix("\\") {
         guard let next = s.continuation() else { break }
         commands.append(next)
@@ -1535,7 +1516,7 @@ final class EdEngine {
     } catch let error as EdError {
       throw error
     } catch {
-      throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
+      throw EdError("cannot write '\(url.path)': \(Self.reason(error))", cause: error)
     }
     if let error = pdf.lastVersioningError, isOwnFile {
       note("note: the previous version of '\(url.lastPathComponent)' could not be kept: \(error.reason)")
@@ -1559,7 +1540,7 @@ final class EdEngine {
     } catch let error as EdError {
       throw error
     } catch {
-      throw EdError("cannot write '\(url.lastPathComponent)': \(Self.reason(error))")
+      throw EdError("cannot write '\(url.lastPathComponent)': \(Self.reason(error))", cause: error)
     }
   }
 
@@ -1584,7 +1565,11 @@ final class EdEngine {
     }
     let bytes = lastLine == 0 ? [] : buffer.bytes(ofLines: (addresses.first - 1)..<addresses.second)
     if appending {
-      try files.append(bytes, to: url)
+      do {
+        try FileSaver.appendOutput(Data(bytes), to: url)
+      } catch {
+        throw EdError(Self.reason(error), cause: error)
+      }
     } else {
       // A part of the text, or a device: written here, inside a coordinated write.
       try coordinatedWrite(url) { () throws(EdError) in
@@ -1594,10 +1579,16 @@ final class EdEngine {
           do {
             text.fileFingerprint = try FileSaver.write(Data(bytes), to: url).fingerprint
           } catch {
-            throw EdError(Self.reason(error))
+            throw EdError(Self.reason(error), cause: error)
           }
         } else {
-          try files.writeAtomically(bytes, to: url)
+          // Any other file through the output-path rule: a regular file by safe save, a device
+          // or FIFO (or a link to one) written through.
+          do {
+            try FileSaver.writeOutput(Data(bytes), to: url)
+          } catch {
+            throw EdError(Self.reason(error), cause: error)
+          }
         }
       }
     }
@@ -1630,7 +1621,7 @@ final class EdEngine {
     } catch let error as EdError {
       throw error
     } catch {
-      throw EdError("cannot write '\(url.path)': \(Self.reason(error))")
+      throw EdError("cannot write '\(url.path)': \(Self.reason(error))", cause: error)
     }
     if let error = text.lastVersioningError {
       note("note: the previous version of '\(url.lastPathComponent)' could not be kept: \(error.reason)")

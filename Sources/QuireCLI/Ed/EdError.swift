@@ -1,3 +1,8 @@
+import Foundation
+import Quire
+import QuireSystem
+import SystemPackage
+
 /// A failed ed command: one line for a person naming what failed, and GNU ed's own terse
 /// message for the same failure.
 ///
@@ -9,6 +14,11 @@ struct EdError: Error, Sendable, CustomStringConvertible, Equatable {
   var message: String
   /// GNU ed's message for this failure ("Invalid address"), printed by `h` and `H` in ed mode.
   var edMessage: String
+  /// The error of the system call that failed, when a file could not be read or written.
+  var systemError: Errno?
+  /// ``systemError`` in the C library's words ("No such file or directory"): GNU ed prints it
+  /// after the file's name.
+  var systemReason: String? { systemError.map { String(cString: strerror($0.rawValue)) } }
 
   /// - Parameters:
   ///   - message: quire's message.
@@ -19,7 +29,26 @@ struct EdError: Error, Sendable, CustomStringConvertible, Equatable {
     edMessage = ed ?? Self.edMessage(for: message)
   }
 
+  /// A failure of the document layer to read or write a file: `message`, with the error of
+  /// the failed system call (``systemError``) found in `cause`'s chain.
+  init(_ message: String, ed: String? = nil, cause: any Error) {
+    self.init(message, ed: ed)
+    systemError = Self.systemError(of: cause)
+  }
+
   var description: String { message }
+
+  /// The error of the system call that failed somewhere in `error`'s chain of causes
+  /// (``QuireError/cause``), if one did.
+  static func systemError(of error: any Error) -> Errno? {
+    var current: (any Error)? = error
+    while let error = current {
+      if let error = error as? EdError { return error.systemError }
+      if let failure = error as? SyscallFailure { return failure.errno }
+      current = (error as? QuireError)?.cause
+    }
+    return nil
+  }
 
   /// ed's message for a quire message that did not name one.
   private static func edMessage(for message: String) -> String {

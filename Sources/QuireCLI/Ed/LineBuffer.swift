@@ -179,16 +179,23 @@ final class DocumentLineBuffer: LineBuffer {
     self.init(document: document)
   }
 
-  /// A buffer over the document the registry has for `type` (a TextBundle), read from its
-  /// file at `url` by the document itself (``Document/open()``: a package folder or an
-  /// archive, through its coordinated read), or opened empty when `isNew` (its first save
-  /// creates it, ``Document/openNew()``). `prepare` gives the document the session's file
-  /// access and versions before it reads. Held byte for byte, with ed's missing final newline
-  /// appended, as a text file's lines are.
+  /// A buffer over the document the registry has for `type` (plain text, or a TextBundle),
+  /// read from its file at `url` by the document itself (``Document/open()``: a regular file,
+  /// or a package folder or an archive, through its coordinated read), or opened empty when
+  /// `isNew` (its first save creates it, ``Document/openNew()``). `prepare` gives the document
+  /// the session's file access and versions before it reads. Held byte for byte, with ed's
+  /// missing final newline appended (not to a binary file's).
+  ///
+  /// With `autosave`, the document autosaves its unsaved edits to recovery files and offers
+  /// one a crash left (``Document/recoveredVersion``). With `requiresText` (quire's own mode,
+  /// not a drop-in ed) every read of the document refuses bytes that are not UTF-8 text
+  /// (``PlainTextDocument/requiresUTF8Text``).
+  ///
+  /// - Returns: The buffer, or `nil` when nothing is at `url` (and not `isNew`).
   static func opening(
     _ url: URL, ofType type: UTType, isNew: Bool = false, requiresText: Bool = false, autosave: AutosaveSettings?,
     prepare: (Document) -> Void
-  ) async throws(EdError) -> DocumentLineBuffer {
+  ) async throws(EdError) -> DocumentLineBuffer? {
     let document = makeDocument(for: url, ofType: type)
     document.requiresUTF8Text = requiresText
     if let autosave {
@@ -198,8 +205,10 @@ final class DocumentLineBuffer: LineBuffer {
     prepare(document)
     do {
       if isNew { try document.openNew() } else { try await document.open() }
+    } catch let error as QuireError where error.code == .fileMissing {
+      return nil
     } catch {
-      throw EdError("cannot open '\(url.lastPathComponent)' as a TextBundle: \(REPLSession.message(for: error))")
+      throw EdError(EdDocument.openingFailure(url, error), cause: error)
     }
     return DocumentLineBuffer(document: document)
   }

@@ -21,7 +21,7 @@ extension EdEngine {
       guard let previous = lastShellCommand, !(edOptions?.isTraditional == true && previous.isEmpty) else {
         throw EdError("no previous shell command to repeat with !!", ed: "No previous command")
       }
-      command.append(contentsOf: previous.utf8)
+      command.append(contentsOf: PathText.bytes(previous))
       expanded = true
     }
     while let byte = s.next() {
@@ -29,7 +29,7 @@ extension EdEngine {
         guard let url = document.fileURL else {
           throw EdError("no current file name for % in the shell command; set one with f FILE", ed: "No current filename")
         }
-        command.append(contentsOf: url.relativePath.utf8)
+        command.append(contentsOf: PathText.bytes(url.relativePath))
         expanded = true
       } else if byte == UInt8(ascii: "\\"), let escaped = s.next() {
         if escaped != UInt8(ascii: "%") { command.append(byte) }
@@ -38,7 +38,8 @@ extension EdEngine {
         command.append(byte)
       }
     }
-    let text = String(decoding: command, as: UTF8.self)
+    // The bytes typed (and the file name's), carried to /bin/sh as they are.
+    let text = PathText.string(bytes: command)
     lastShellCommand = text
     if expanded {
       output(text)

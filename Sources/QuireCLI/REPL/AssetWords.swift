@@ -55,23 +55,19 @@ struct AssetsWord: SessionCommand {
     session.say("added 'assets/\(reference?.name ?? name)' (\(data.count) bytes) and its reference as line \(line + 1); u takes both back, w saves")
   }
 
-  /// The bytes of the file to add, or an error naming it.
+  /// The bytes of the file to add, read by the document layer (a regular file only, never
+  /// blocking on a FIFO or device), or an error naming it.
   static func read(_ url: URL) throws -> Data {
-    let name = url.path
-    var info = stat()
-    guard stat(url.path, &info) == 0 else {
-      throw EdError("cannot add '\(name)': \(errno == ENOENT ? "it does not exist" : String(cString: strerror(errno)))")
-    }
-    guard (info.st_mode & S_IFMT) == S_IFREG else {
-      throw EdError("cannot add '\(name)': it is not a regular file (a folder?); add the files inside it one by one")
-    }
-    guard Int(info.st_size) <= maximumAssetSize else {
-      throw EdError("cannot add '\(name)': it is \(info.st_size >> 20) MB; assets of a TextBundle edited here are at most \(maximumAssetSize >> 20) MB")
-    }
+    let data: Data
     do {
-      return try Data(contentsOf: url, options: .mappedIfSafe)
+      data = try FileFingerprint.read(at: url).contents
     } catch {
-      throw EdError("cannot add '\(name)': it cannot be read (\((error as NSError).localizedDescription))")
+      throw EdError("cannot add \(QuireError.name(url)): \(REPLSession.message(for: error))", cause: error)
     }
+    guard data.count <= maximumAssetSize else {
+      throw EdError(
+        "cannot add \(QuireError.name(url)): it is \(data.count >> 20) MB; assets of a TextBundle edited here are at most \(maximumAssetSize >> 20) MB")
+    }
+    return data
   }
 }

@@ -29,20 +29,19 @@ extension EdDocument {
     return url.pathExtension.lowercased() == "pdf"
   }
 
-  /// Opens the document at `url` in the form its type calls for; `prepare` gives a text
-  /// document the session's file access and versions before it reads.
+  /// Opens the document at `url` in the form its type calls for, read by the document itself
+  /// (``Document/open()``); `prepare` gives a text document the session's file access and
+  /// versions before it reads.
   ///
-  /// - Returns: The document and, for a text file, what was read (for the byte counts the
-  ///   REPL reports).
-  /// - Throws: ``EdError`` naming the file: missing, unreadable, not text, not a TextBundle,
-  ///   a damaged PDF.
+  /// - Parameter requiresText: Whether bytes that are not UTF-8 text are refused (quire's own
+  ///   mode; a drop-in ed edits any bytes).
+  /// - Returns: The document, or `nil` when nothing is at `url` (a dangling symbolic link
+  ///   included: the first save writes its target, as ed's does).
+  /// - Throws: ``EdError`` naming the file: a folder, a device or FIFO, unreadable, not text,
+  ///   not a TextBundle, a damaged PDF.
   static func open(
-    _ url: URL, files: TextFileSystem, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
-  ) async throws(EdError) -> (EdDocument, TextFileContents?) {
-    if let type = textBundleType(of: url) {
-      let buffer = try await DocumentLineBuffer.opening(url, ofType: type, requiresText: !files.readsAnyBytes, autosave: autosave, prepare: prepare)
-      return (EdDocument(buffer: buffer, fileURL: url, form: .textBundle), nil)
-    }
+    _ url: URL, requiresText: Bool, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
+  ) async throws(EdError) -> EdDocument? {
     if isPDF(url) {
       // The document layer's class for PDFs, from the one registry of document classes.
       guard let documentClass = registry.documentClass(for: .pdf) as? PDFFileDocument.Type else {
@@ -53,40 +52,129 @@ extension EdDocument {
       pdf.recoveryStore = nil
       prepare(pdf)
       do {
-        let (fingerprint, contents) = try FileFingerprint.read(at: url)
-        try pdf.open(contents: contents, fingerprint: fingerprint)
+        try await pdf.open()
+      } catch let error as QuireError where error.code == .fileMissing {
+        return nil
       } catch {
-        throw EdError("cannot open '\(url.lastPathComponent)' as a PDF: \(REPLSession.message(for: error))")
+        throw EdError(openingFailure(url, error), cause: error)
       }
-      return (EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf)), nil)
+      return EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf))
     }
-    let contents = try files.read(url)
-    let buffer = try DocumentLineBuffer(
-      contents: contents.data, fingerprint: contents.fingerprint, url: url, requiresText: !files.readsAnyBytes, autosave: autosave, prepare: prepare)
-    return (EdDocument(buffer: buffer, fileURL: url), contents)
+    let bundleType = textBundleType(of: url)
+    guard
+      let buffer = try await DocumentLineBuffer.opening(
+        url, ofType: bundleType ?? .plainText, requiresText: requiresText, autosave: autosave, prepare: prepare)
+    else { return nil }
+    return EdDocument(buffer: buffer, fileURL: url, form: bundleType == nil ? .textFile : .textBundle)
+  }
+
+  /// Why the document at `url` did not open: the document layer's reason, which names the
+  /// file ("Cannot open 'a.md': it is a folder. Open a file instead."), else one that does.
+  static func openingFailure(_ url: URL, _ error: any Error) -> String {
+    if let error = error as? QuireError, error.url != nil { return error.reason }
+    let form = isPDF(url) ? " as a PDF" : isTextBundle(url) ? " as a TextBundle" : ""
+    return "cannot open \(QuireError.name(url))\(form): \(REPLSession.message(for: error))"
+  }
+
+  /// The bytes of the file at `url`, as the document layer reads a file
+  /// (``FileFingerprint/read(at:)``: a regular file only, never blocking on a FIFO or device,
+  /// the name taken by its bytes), for ed's `e` and `r` and the file it starts on.
+  ///
+  /// - Parameter requiresText: Whether bytes that are not UTF-8 text are refused
+  ///   (``TextEncoding/checkUTF8Text(_:)``), as quire's own mode refuses them.
+  /// - Throws: ``EdError`` with the document layer's reason; its ``EdError/cause`` is the
+  ///   document layer's error.
+  nonisolated static func readBytes(of url: URL, requiresText: Bool) throws(EdError) -> FileBytes {
+    do {
+      let (fingerprint, data) = try FileFingerprint.read(at: url)
+      if requiresText { try TextEncoding.checkUTF8Text(data) }
+      return FileBytes(data: data, fingerprint: fingerprint)
+    } catch let error as QuireError where error.url == nil {
+      // The text check names no file.
+      throw EdError("cannot read \(QuireError.name(url)): \(error.reason)", cause: error)
+    } catch {
+      throw EdError(REPLSession.message(for: error), cause: error)
+    }
+  }
+
+  /// Writes `data` to `url` by the document layer's output-path rule
+  /// (``FileSaver/writeOutput(_:to:options:)``): a regular file by safe save, a device or FIFO
+  /// (or a link to one) written through; for what the REPL makes (previews, thumbnails).
+  ///
+  /// - Throws: ``EdError`` naming the file and what failed; an old file is untouched.
+  nonisolated static func writeOutput(_ data: Data, to url: URL) throws(EdError) {
+    do {
+      try FileSaver.writeOutput(data, to: url)
+    } catch {
+      throw EdError(REPLSession.message(for: error), cause: error)
+    }
   }
 
   /// A document for `url`, which does not exist yet: created by the first `w`.
   static func new(
-    at url: URL?, files: TextFileSystem, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
+    at url: URL?, requiresText: Bool, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
   ) async throws(EdError) -> EdDocument {
     guard let url else { return EdDocument(buffer: DocumentLineBuffer(), fileURL: nil) }
-    if let type = textBundleType(of: url) {
-      let buffer = try await DocumentLineBuffer.opening(
-        url, ofType: type, isNew: true, requiresText: !files.readsAnyBytes, autosave: autosave, prepare: prepare)
-      return EdDocument(buffer: buffer, fileURL: url, form: .textBundle)
-    }
     if url.pathExtension.lowercased() == "pdf" {
       throw EdError(
         "cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'"
       )
     }
-    return EdDocument(buffer: try DocumentLineBuffer(contents: Data(), url: url, requiresText: !files.readsAnyBytes, autosave: autosave), fileURL: url)
+    let bundleType = textBundleType(of: url)
+    // A document opened empty (``Document/openNew()``): its first save creates the file.
+    guard
+      let buffer = try await DocumentLineBuffer.opening(
+        url, ofType: bundleType ?? .plainText, isNew: true, requiresText: requiresText, autosave: autosave, prepare: prepare)
+    else { throw EdError("cannot make '\(url.lastPathComponent)'") }
+    return EdDocument(buffer: buffer, fileURL: url, form: bundleType == nil ? .textFile : .textBundle)
   }
 
   /// Its size in the unit it is edited in: "12 lines", "3 pages".
   var extent: String {
     if let pdf { return "\(pdf.pageCount) page\(pdf.pageCount == 1 ? "" : "s")" }
     return "\(buffer.lineCount) line\(buffer.lineCount == 1 ? "" : "s")"
+  }
+}
+
+/// A file's bytes as the document layer read them (``EdDocument/readBytes(of:requiresText:)``),
+/// with what ed reports of them.
+struct FileBytes {
+  /// The bytes read (a document is opened from them, without a copy).
+  var data: Data
+  /// The document layer's fingerprint of the file as read (what its conflict checks compare
+  /// with); `nil` when the bytes are no longer the file's (carriage returns stripped).
+  var fingerprint: FileFingerprint?
+  /// Bytes read, as ed reports them.
+  let byteCount: Int
+  /// The last line had no newline (ed adds one when writing).
+  private(set) var lacksFinalNewline: Bool
+
+  init(data: Data, fingerprint: FileFingerprint?) {
+    self.data = data
+    self.fingerprint = fingerprint
+    byteCount = data.count
+    lacksFinalNewline = !data.isEmpty && data.last != UInt8(ascii: "\n")
+  }
+
+  /// The bytes read, as an array.
+  var bytes: [UInt8] { [UInt8](data) }
+
+  /// The lines as text (bytes that are not UTF-8 replaced), without their newlines.
+  var lines: [String] { byteLines.map { String(decoding: $0, as: UTF8.self) } }
+
+  /// The lines as bytes, exactly as read (NUL bytes and bytes that are not UTF-8 included).
+  var byteLines: [[UInt8]] {
+    var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+    if !lacksFinalNewline { lines.removeLast() }
+    return lines
+  }
+
+  /// Drops a carriage return at the end of each line (ed's `--strip-trailing-cr`).
+  mutating func stripTrailingCarriageReturns() {
+    var lines = byteLines
+    for index in lines.indices where lines[index].last == UInt8(ascii: "\r") { lines[index].removeLast() }
+    data = Data(EdEngine.bytes(of: lines))
+    lacksFinalNewline = false
+    fingerprint = nil
   }
 }

@@ -1,9 +1,14 @@
 internal import CQuireSystem
 import Foundation
+import QuireSystem
 import Synchronization
 
 /// Where the REPL reads its lines: libedit on a terminal, standard input in script mode, an
 /// array in tests.
+///
+/// A line is a ``PathText`` string: bytes that are not UTF-8 (a file name, text for `a`, a
+/// pattern) are carried, not replaced, and the ed engine works on the bytes they stand for,
+/// as GNU ed does.
 protocol LineSource: AnyObject {
   /// The next line without its newline, or `nil` at the end of input (or after Ctrl-C, when
   /// ``Interrupt/isPending`` is set).
@@ -62,7 +67,7 @@ final class DescriptorLineSource: LineSource {
         return base.distance(to: UnsafeRawPointer(hit))
       }
       if let newline = found {
-        let line = String(decoding: pending[start..<newline], as: UTF8.self)
+        let line = PathText.string(bytes: pending[start..<newline])
         start = newline + 1
         return line
       }
@@ -72,7 +77,7 @@ final class DescriptorLineSource: LineSource {
           pending.removeAll()
           start = 0
         }
-        return discardsIncompleteLastLine ? nil : String(decoding: pending[start...], as: UTF8.self)
+        return discardsIncompleteLastLine ? nil : PathText.string(bytes: pending[start...])
       }
       // Drop the lines already taken before reading more.
       pending.removeSubrange(..<start)
@@ -100,11 +105,11 @@ final class DescriptorLineSource: LineSource {
         atEnd = true
         break
       }
-      if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+      if byte == UInt8(ascii: "\n") { return PathText.string(bytes: line) }
       line.append(byte)
     }
     guard !line.isEmpty, !discardsIncompleteLastLine else { return nil }
-    return String(decoding: line, as: UTF8.self)
+    return PathText.string(bytes: line)
   }
 
   /// Gives back what was read past the current line, so that a child process that reads

@@ -23,7 +23,6 @@ final class REPLSession {
     var templatesFolder: URL?
     /// `$XDG_CACHE_HOME`, where previews are written.
     var cacheHome: URL
-    var files = TextFileSystem()
     /// Ctrl-C; the executable passes ``Interrupt/shared``.
     var interrupt = InterruptFlag()
     /// Where and when documents autosave unsaved edits (the document layer's recovery files);
@@ -48,8 +47,9 @@ final class REPLSession {
   }
 
   let configuration: Configuration
-  /// How files are read: the configuration's, reading any bytes as a drop-in ed.
-  let files: TextFileSystem
+  /// Whether documents refuse bytes that are not UTF-8 text: quire's own mode edits text; as
+  /// a drop-in ed (GNU ed edits any bytes) it reads them byte for byte.
+  var requiresText: Bool { configuration.ed == nil }
   private let source: any LineSource
   /// Reads ``source`` off the main actor.
   let reader: LineReader
@@ -95,12 +95,8 @@ final class REPLSession {
     reader = LineReader(source)
     self.output = output
     self.errorOutput = errorOutput
-    var files = configuration.files
-    // As GNU ed, which edits any bytes; quire's own mode edits text.
-    if configuration.ed != nil { files.readsAnyBytes = true }
-    self.files = files
     engine = EdEngine(
-      document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil), files: files,
+      document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil),
       printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive, output: output)
     showsEdPrompt = configuration.ed?.prompt != nil
     if let ed = configuration.ed {
@@ -313,11 +309,11 @@ final class REPLSession {
     } catch {
       if configuration.ed?.isQuiet != true { errorOutput("\(file): \(error.edMessage)") }
       if configuration.stopsAtFirstError { return 2 }
-      // As ed: a file that cannot be opened leaves an empty buffer quietly; one that opens
-      // but cannot be read (a folder) is an error.
-      let fd = Glibc.open(file, O_RDONLY | O_CLOEXEC)
-      if fd >= 0 {
-        close(fd)
+      // As ed: a file that cannot be opened (missing, no permission) leaves an empty buffer
+      // quietly; one that is there but cannot be read (a folder; a device or FIFO, which the
+      // document layer does not read) is an error.
+      let opened = error.systemError.map { $0 == .isDirectory } ?? true
+      if opened {
         if configuration.ed?.isLoose != true { edExitStatus = 1 }
         output("?")
       }
@@ -401,8 +397,7 @@ final class REPLSession {
       return
     }
     let document: EdDocument
-    if FileManager.default.fileExists(atPath: url.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) != nil {
-      let (opened, contents) = try await EdDocument.open(url, files: files, autosave: configuration.autosave) { self.prepare($0) }
+    if let opened = try await EdDocument.open(url, requiresText: requiresText, autosave: configuration.autosave, prepare: { self.prepare($0) }) {
       document = opened
       switch document.form {
       case .pdf(let pdf):
@@ -416,20 +411,22 @@ final class REPLSession {
           )
         }
       case .textFile:
-        if let contents { say("opened '\(document.displayName)': \(document.buffer.lineCount) lines, \(contents.byteCount) bytes") }
+        if let text = document.textDocument {
+          say("opened '\(document.displayName)': \(document.buffer.lineCount) lines, \(text.storage.utf8Count - (text.appendedFinalNewline ? 1 : 0)) bytes")
+        }
       }
-      if contents?.lacksFinalNewline == true || document.textBundle?.appendedFinalNewline == true {
+      if document.textDocument?.appendedFinalNewline == true {
         say("note: the last line has no newline; saving adds one (as ed does)")
       }
     } else {
       let folder = url.deletingLastPathComponent()
       guard DocumentsFolder.isFolder(folder) else {
-        throw EdError("cannot open '\(path)': the folder '\(folder.path)' does not exist")
+        throw EdError("cannot open '\(DisplayName.escaping(path))': the folder '\(DisplayName.escaping(path: folder))' does not exist")
       }
       if EdDocument.isPDF(url) {
-        throw EdError("cannot open '\(path)': it does not exist (quire changes the pages of PDFs that exist)")
+        throw EdError("cannot open '\(DisplayName.escaping(path))': it does not exist (quire changes the pages of PDFs that exist)")
       }
-      document = try await EdDocument.new(at: url, files: files, autosave: configuration.autosave) { self.prepare($0) }
+      document = try await EdDocument.new(at: url, requiresText: requiresText, autosave: configuration.autosave) { self.prepare($0) }
       say("'\(document.displayName)' is a new \(document.textBundle == nil ? "file" : "TextBundle"); it is created when you save (w)")
     }
     offerRecoveredVersion(of: document)
@@ -498,7 +495,7 @@ final class REPLSession {
     var lines: [String] = []
     if let template {
       let url = try templateURL(named: template)
-      lines = try files.read(url).lines
+      lines = try EdDocument.readBytes(of: url, requiresText: true).lines
     }
     var url: URL?
     if let path {
@@ -508,7 +505,7 @@ final class REPLSession {
       }
       url = target
     }
-    let document = try await EdDocument.new(at: url, files: files, autosave: configuration.autosave) { self.prepare($0) }
+    let document = try await EdDocument.new(at: url, requiresText: requiresText, autosave: configuration.autosave) { self.prepare($0) }
     adopt(document)
     let buffer = document.buffer
     if !lines.isEmpty {

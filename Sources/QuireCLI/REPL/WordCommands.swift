@@ -146,7 +146,7 @@ struct StatusWord: SessionCommand {
         "page operations: \(pdf.operations.map(\.description).joined(separator: "; ").nonEmpty ?? "none")\(pdf.undoManager.canRedo ? " (redo available)" : "")")
       return
     }
-    let bytes = TextFileSystem.bytes(of: document.buffer.allLines).count
+    let bytes = document.textDocument?.storage.utf8Count ?? 0
     session.print("lines: \(document.buffer.lineCount), bytes: \(bytes), current line: \(document.currentLine)")
     if let bundle = document.textBundle {
       session.print("TextBundle: text in \(bundle.bundle.textFilename), \(bundle.assetNames.count) asset(s)")
@@ -197,11 +197,11 @@ struct PreviewWord: SessionCommand {
           throw EdError("cannot preview '\(url.lastPathComponent)': \(REPLSession.message(for: error))")
         }
         let target = try output.map { URL(fileURLWithPath: $0) } ?? Self.defaultTarget(for: url.lastPathComponent, in: session)
-        try session.configuration.files.writeAtomically(Array(html.utf8), to: target)
+        try EdDocument.writeOutput(Data(html.utf8), to: target)
         session.print("preview: \(target.path)")
         return
       }
-      text = try session.configuration.files.read(url).lines.map { $0 + "\n" }.joined()
+      text = try EdDocument.readBytes(of: url, requiresText: true).lines.map { $0 + "\n" }.joined()
       name = url.lastPathComponent
     } else {
       let document = try session.requireDocument()
@@ -215,7 +215,7 @@ struct PreviewWord: SessionCommand {
       throw EdError("cannot preview '\(name)': \(REPLSession.message(for: error))")
     }
     let target = try output.map { URL(fileURLWithPath: $0) } ?? Self.defaultTarget(for: name, in: session)
-    try session.configuration.files.writeAtomically(Array(page.utf8), to: target)
+    try EdDocument.writeOutput(Data(page.utf8), to: target)
     session.print("preview: \(target.path)")
   }
 
@@ -254,7 +254,7 @@ struct ThumbnailWord: SessionCommand {
         let type = try generator.contentType(of: url)
         let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: type, maximumSize: size))
         let target = folder.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png")
-        try session.configuration.files.writeAtomically(Array(try bitmap.pngData()), to: target)
+        try EdDocument.writeOutput(try bitmap.pngData(), to: target)
         session.print("thumbnail: \(target.path) (\(bitmap.width)×\(bitmap.height))")
       } catch let error as EdError {
         throw error

@@ -1,5 +1,6 @@
 internal import CEdit
 import Foundation
+import QuireSystem
 import QuireTypes
 
 /// Line input through libedit: editing keys, history and (later) completion.
@@ -69,7 +70,8 @@ final class LineEditor {
     promptStorage = Array(prompt.utf8CString)
     var count: Int32 = 0
     guard let line = el_gets(editLine, &count), count > 0 else { return nil }
-    var text = String(cString: line)
+    // The bytes typed, carried as they are (see `PathText`): a name that is not UTF-8 stays that name.
+    var text = PathText.string(bytes: UnsafeRawBufferPointer(start: line, count: strlen(line)))
     if text.hasSuffix("\n") { text.removeLast() }
     return text
   }

@@ -112,11 +112,14 @@ enum FileReader {
       url: url)
   }
 
-  /// Throws unless `info` describes a regular file.
+  /// Throws unless `info` describes a regular file. A folder's error has the cause reading
+  /// it would have (`EISDIR`), as tools that print the system's reason need.
   private static func requireRegularFile(_ info: stat, _ url: URL) throws(QuireError) {
     guard (info.st_mode & S_IFMT) != S_IFREG else { return }
-    let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
-    throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)): it is \(what). Open a file instead.", url: url)
+    let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
+    throw QuireError(
+      .unsupportedType, "Cannot open \(QuireError.name(url)): it is \(isFolder ? "a folder" : "not a regular file"). Open a file instead.", url: url,
+      cause: isFolder ? SyscallFailure(call: "read", errno: .isDirectory, path: url.path) : nil)
   }
 
   static func readError(_ failure: SyscallFailure, _ url: URL, _ step: String) -> QuireError {

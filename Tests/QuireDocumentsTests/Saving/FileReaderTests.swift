@@ -76,6 +76,12 @@ final class FileReaderTests: FolderSuite {
   @Test func aFolderIsNotAFile() throws {
     let url = try folder.privateFolder("Folder.txt")
     expectError(.unsupportedType, reading: url, saying: "folder")
+    // Its cause is what reading a folder gives, for tools that print the system's reason (ed).
+    #expect {
+      try FileReader.read(url)
+    } throws: { error in
+      ((error as? QuireError)?.cause as? SyscallFailure)?.errno == .isDirectory
+    }
   }
 
   @Test func aFIFOIsRefusedWithoutWaitingForAWriter() throws {
