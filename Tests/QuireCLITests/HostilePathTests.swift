@@ -489,9 +489,11 @@ final class NonUTF8NameTests: HostileFolderTestCase {
   /// The REPL opens the very file, says its name escaped, and `w` saves that file.
   @Test func theREPLOpensTheVeryFileAndSavesIt() async throws {
     try makeFile()
-    let result = try await quire("NAME", input: "H\na\nnew\n.\nw\nq\n")
+    let result = try await quire("NAME", input: "H\na\nnew\n.\nw\nf\nq\n")
     #expect(result.status == 0, "\(result.error)")
     #expect(result.error.isEmpty, "\(result.error)")
+    // quire's own mode shows the name escaped (GNU ed's prints its bytes, tested below).
+    #expect(result.output == "non\\xFFutf.md\n", "\(result.output)")
     #expect(contents(ofFileNamed: nameBytes) == Array("# kept\nnew\n".utf8))
     // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
     #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))

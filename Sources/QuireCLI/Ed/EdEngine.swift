@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Quire
 import QuireSystem
+import QuireTypes
 
 /// The line editor: GNU ed's addresses and commands over a ``LineBuffer``.
 ///
@@ -400,7 +401,8 @@ final class EdEngine {
         document.fileURL = URL(fileURLWithPath: name)
       }
       guard let url = document.fileURL else { throw EdError("no current file name; give one: f FILE") }
-      output(url.relativePath)
+      // GNU ed prints the name's bytes; quire's own mode shows it escaped, as its messages do.
+      output(edOptions == nil ? DisplayName.escaping(url.relativePath) : url.relativePath)
 
     case UInt8(ascii: "g"), UInt8(ascii: "v"), UInt8(ascii: "G"), UInt8(ascii: "V"):
       return try await global(
