@@ -458,7 +458,7 @@ final class NonUTF8NameTests: HostileFolderTestCase {
 
   /// Commands whose library APIs take only a `URL` (which cannot hold the name) refuse it.
   @Test(arguments: [
-    "thumbnail --output NAME kept.md", "search --in NAME x", "recent --in NAME",
+    "thumbnail --output NAME kept.md", "recent --in NAME",
   ])
   func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
     try makeFile()
@@ -469,6 +469,19 @@ final class NonUTF8NameTests: HostileFolderTestCase {
     // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("\u{FFFD}") }.count == 1)
     #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  /// `browse` and `search` take a folder whose name is not UTF-8 by its bytes: they list and
+  /// find the documents in that very folder, shown escaped.
+  @Test func browseAndSearchTakeAFolderNamedByItsBytes() async throws {
+    let made = try await shell("mkdir \"$name.d\" && printf '# a fox here\\n' > \"$name.d/a.md\"")
+    try #require(made.status == 0, "\(made.error)")
+    let listed = try await quire("browse NAME.d")
+    #expect(listed.status == 0, "\(listed.error)")
+    #expect(listed.output.hasPrefix("a.md  Markdown text"), "\(listed.output)")
+    let found = try await quire("search fox --in NAME.d", environment: ["XDG_CACHE_HOME": folder.file(".cache").path])
+    #expect(found.status == 0, "\(found.error)")
+    #expect(found.output.hasPrefix("\(folder.url.path)/non\\xFFutf.md.d/a.md: line 1"), "\(found.output)")
   }
 
   /// The bytes of the file named `name` (any bytes) in the test's folder, or `nil`.

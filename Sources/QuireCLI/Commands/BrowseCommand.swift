@@ -4,7 +4,7 @@ import Quire
 import SystemPackage
 
 /// `quire browse`: the documents of folders, filtered, sorted, with tags and thumbnails.
-struct BrowseCommand: AsyncParsableCommand {
+struct BrowseCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "browse",
     abstract: "List the documents in folders, with type, size, date and tags.",

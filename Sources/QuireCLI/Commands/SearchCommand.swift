@@ -3,7 +3,7 @@ import Foundation
 import Quire
 
 /// `quire search QUERY`: full-text search of the documents in folders.
-struct SearchCommand: AsyncParsableCommand {
+struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "search",
     abstract: "Search the text of documents (Markdown, text, TextBundle, PDF), ranked, hits marked.",
