@@ -63,6 +63,24 @@ extension SystemCalls {
     void(retrying("rmdir", .remove, path: path) { PathText.withCString(path) { Glibc.rmdir($0) } })
   }
 
+  /// Makes the folder at `path` and each missing folder above it (`mkdir -p`), by the path's
+  /// bytes; a folder already there is fine, anything else there fails with `ENOTDIR`/`EEXIST`.
+  package static func makeFolders(_ path: String, mode: Glibc.mode_t = 0o755) -> Result<Void, SyscallFailure> {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+      prefix += "/" + component
+      switch makeFolder(prefix, mode: mode) {
+      case .success: continue
+      case .failure(.fileExists):
+        guard case .success(let info) = stat(PathText.path(prefix)), (info.st_mode & S_IFMT) == S_IFDIR else {
+          return .failure(SyscallFailure(call: "mkdir", errno: .notDirectory, path: prefix))
+        }
+      case .failure(let failure): return .failure(failure)
+      }
+    }
+    return .success(())
+  }
+
   /// Makes `link` a second name of the file at `target` (`link(2)`, never following a link).
   package static func makeHardLink(at link: String, to target: String) -> Result<Void, SyscallFailure> {
     void(retrying("link", .link, path: link) { PathText.withCString(target) { old in PathText.withCString(link) { Glibc.link(old, $0) } } })

@@ -457,9 +457,7 @@ final class NonUTF8NameTests: HostileFolderTestCase {
   }
 
   /// Commands whose library APIs take only a `URL` (which cannot hold the name) refuse it.
-  @Test(arguments: [
-    "thumbnail --output NAME kept.md", "recent --in NAME",
-  ])
+  @Test(arguments: ["recent --in NAME"])
   func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {
     try makeFile()
     try folder.write("# kept\n", to: "kept.md")
@@ -469,6 +467,17 @@ final class NonUTF8NameTests: HostileFolderTestCase {
     // Nothing was written under another name (the lossy non\u{FFFD}utf.md).
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("\u{FFFD}") }.count == 1)
     #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md").path))
+  }
+
+  /// `thumbnail --output DIR` writes into the very folder named, making it (and a folder in
+  /// it) by the name's bytes.
+  @Test func thumbnailsGoIntoAnOutputFolderNamedByItsBytes() async throws {
+    try folder.write("# kept\n", to: "kept.md")
+    let result = try await quire("thumbnail --output NAME.d/sub kept.md")
+    #expect(result.status == 0, "\(result.error)")
+    let png = try await shell("test -s \"$name.d/sub/kept.md.png\"")
+    #expect(png.status == 0, "no kept.md.png in the folder named by the bytes")
+    #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}utf.md.d").path))
   }
 
   /// `browse` and `search` take a folder whose name is not UTF-8 by its bytes: they list and

@@ -108,7 +108,8 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
           root: try cacheDirectory.map { try QuireCommand.fileURL($0, for: "use the cache folder", isDirectory: true) }, version: quireVersion,
           settleInterval: settleTime))
     } else {
-      destination = .folder(try QuireCommand.fileURL(output ?? FileManager.default.currentDirectoryPath, for: "write into", isDirectory: true))
+      // By its bytes (see `PathText`): a folder whose name is not UTF-8 is that very folder.
+      destination = .folder(URL(fileURLWithPath: output ?? FileManager.default.currentDirectoryPath, isDirectory: true))
     }
     let worker = try workerPath.map { try QuireCommand.fileURL($0, for: "run the worker") } ?? Self.locateQuire()
     let slice = try shard.map { $0 == "auto" ? try ThumbnailBatch.Shard.fromEnvironment() : try ThumbnailBatch.Shard(parsing: $0) }

@@ -366,10 +366,9 @@ public struct ThumbnailBatch: Sendable {
         // A name that is not UTF-8 gets its thumbnail under the name escaped (`non\xFFutf.md.png`).
         let outputName = PathText.holdsNonUTF8Bytes(item.outputName) ? DisplayName.escaping(item.outputName) : item.outputName
         let output = folder.appendingPathComponent(outputName + ".png")
-        do {
-          try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
-        } catch {
-          fail(item, "Cannot make the folder '\(output.deletingLastPathComponent().path)': \(error.localizedDescription)")
+        // By the path's bytes (a folder named by bytes that are not UTF-8 is that very folder).
+        if case .failure(let failure) = SystemCalls.makeFolders(output.deletingLastPathComponent().path) {
+          fail(item, "Cannot make the folder '\(DisplayName.escaping(output.deletingLastPathComponent().path))': \(failure.errno). Check the --output folder.")
           continue
         }
         job.output = output.path
