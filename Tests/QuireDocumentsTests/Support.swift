@@ -64,16 +64,32 @@ enum TestHelper {
   }
 }
 
-/// Opens `document` the way most tests want it: no autosave and no recovery files, with
-/// `configure` run first for the reading options a test is about (`readsBytesExactly`, ...).
+/// `document` as most tests want it, not yet opened: no autosave and no recovery files. For a
+/// test that opens it its own way (from contents it read, as a new file, expecting a failure).
+@MainActor
+@discardableResult
+func quiet<D: Document>(_ document: D) -> D {
+  document.autosavePolicy = nil
+  document.recoveryStore = nil
+  return document
+}
+
+/// Opens `document` the way most tests want it (``quiet(_:)``), with `configure` run first for
+/// the reading options a test is about (`readsBytesExactly`, ...).
 @MainActor
 @discardableResult
 func openQuietly<D: Document>(_ document: D, configure: (D) -> Void = { _ in }) async throws -> D {
-  document.autosavePolicy = nil
-  document.recoveryStore = nil
-  configure(document)
+  configure(quiet(document))
   try await document.open()
   return document
+}
+
+/// A document controller as most tests want it: its state in `folder`'s `state`, autosave off.
+@MainActor
+func quietController(in folder: TemporaryFolder) -> DocumentController {
+  let controller = DocumentController(stateFolder: folder.file("state"))
+  controller.autosavePolicy = nil
+  return controller
 }
 
 /// Writes a PDF to `url` whose pages hold `pages` (Pango markup, one page each), runs `decorate`

@@ -15,8 +15,7 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
   }
 
   func controller() -> DocumentController {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
+    let controller = quietController(in: folder)
     return controller
   }
 
@@ -171,9 +170,7 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
     let corpus = try #require(sharedCorpus("broken-pdf"))
     let files = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().prefix(40)
     for name in files {
-      let document = PDFFileDocument(fileURL: corpus.appendingPathComponent(name), fileType: .pdf)
-      document.autosavePolicy = nil
-      document.recoveryStore = nil
+      let document = quiet(PDFFileDocument(fileURL: corpus.appendingPathComponent(name), fileType: .pdf))
       do {
         try await document.open()
         #expect(document.pageCount >= 0)

@@ -11,8 +11,7 @@ final class DocumentVersionTests: MainActorFolderSuite {
   init() throws { try super.init(prefix: "quire-docversions") }
 
   func controller() -> DocumentController {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
+    let controller = quietController(in: folder)
     return controller
   }
 
@@ -76,9 +75,7 @@ final class DocumentVersionTests: MainActorFolderSuite {
 
   @Test func aBrokenVersionStoreDoesNotStopTheSave() async throws {
     let url = try folder.write("old", to: "notes.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     // A file where the store's folder should be.
     let blocker = try folder.write("x", to: "blocked")
     document.versionStore = VersionStore(root: blocker.appendingPathComponent("versions"))
@@ -159,9 +156,7 @@ final class DocumentVersionBadInputTests: MainActorFolderSuite {
   @Test func aFolderIsRefusedByATextDocumentWithoutBeingRead() async throws {
     let url = folder.file("notes.txt")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     do {
       try await document.open()
       Issue.record("a folder opened as text")
@@ -172,8 +167,7 @@ final class DocumentVersionBadInputTests: MainActorFolderSuite {
   }
 
   @Test func aDamagedHistoryOrAMissingVersionGivesAClearError() async throws {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
+    let controller = quietController(in: folder)
     let url = try folder.write("one", to: "notes.txt")
     let document = try #require(try await controller.openDocument(at: url) as? PlainTextDocument)
     try document.replaceText(with: "two")
@@ -199,8 +193,7 @@ final class DocumentVersionBadInputTests: MainActorFolderSuite {
   }
 
   @Test func versionsOfADeletedFileAreStillListed() async throws {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
+    let controller = quietController(in: folder)
     let url = try folder.write("one", to: "gone.txt")
     let document = try #require(try await controller.openDocument(at: url) as? PlainTextDocument)
     try document.replaceText(with: "two")
