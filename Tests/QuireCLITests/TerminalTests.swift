@@ -10,16 +10,12 @@ import Testing
 /// generous deadline (``patience``): a loaded machine makes quire slower to start and answer,
 /// never wrong, and a test that passes waits no longer than the condition takes.
 @Suite("REPL in a terminal (tmux)")
-final class TerminalTests {
-  let folder: TemporaryFolder
+final class TerminalTests: FolderSuite {
   let socket = "quire-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
-  init() throws { folder = try TemporaryFolder(prefix: "quire-tmux") }
+  init() throws { try super.init(prefix: "quire-tmux") }
 
-  deinit {
-    _ = try? tmux(["kill-server"])
-    folder.remove()
-  }
+  deinit { _ = try? tmux(["kill-server"]) }
 
   /// How long any one wait for the screen, a file or quire's exit may take.
   private static let patience: Duration = .seconds(60)
