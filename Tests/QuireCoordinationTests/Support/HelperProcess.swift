@@ -78,15 +78,14 @@ final class RecordingPresenter: FilePresenter {
   func presentedItemDidChange() { note("changed") }
   func presentedSubitemDidChange(at url: URL) { note("subitem \(url.lastPathComponent)") }
 
-  /// Waits for a message starting with `prefix` that arrived after `since`.
-  func waitFor(_ prefix: String, after since: ContinuousClock.Instant? = nil, within seconds: Double = 5) async -> Message? {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while true {
-      // Look once more after the deadline: the task may have slept past it.
-      let late = ContinuousClock.now >= deadline
-      if let found = received.first(where: { message in message.text.hasPrefix(prefix) && (since.map { message.at >= $0 } ?? true) }) { return found }
-      if late { return nil }
-      try? await Task.sleep(for: .milliseconds(1))
+  /// Waits (up to a generous limit; it returns as soon as it is there) for a message starting
+  /// with `prefix` that arrived after `since`.
+  func waitFor(_ prefix: String, after since: ContinuousClock.Instant? = nil) async -> Message? {
+    var found: Message?
+    _ = await eventually(every: .milliseconds(1)) {
+      found = received.first { message in message.text.hasPrefix(prefix) && (since.map { message.at >= $0 } ?? true) }
+      return found != nil
     }
+    return found
   }
 }
