@@ -102,3 +102,20 @@ func writePDF(to url: URL, pages: [String], decorate: (PDFWriter) -> Void = { _ 
   try writer.finish()
   return url
 }
+
+/// The first PDF (by name) of the shared corpus's `pdf` folder with 4–40 pages, text on the
+/// first four, no password, and page edits allowed: what the round-trip tests edit. Read with
+/// its scratch files in `scratch`; throws when the corpus has none (callers skip without it).
+func editableCorpusPDF(scratch: TemporaryFolder) throws -> (url: URL, document: PDFDocument) {
+  let corpus = try #require(sharedCorpus("pdf"))
+  let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasSuffix(".pdf") }.sorted()
+  for name in names {
+    let url = corpus.appendingPathComponent(name)
+    guard let document = try? PDFDocument(contentsOf: url, temporaryFolder: scratch.url), (4...40).contains(document.pageCount),
+      document.allowsDocumentAssembly, !document.isEncrypted,
+      (try? (0..<4).allSatisfy { !(try document.text(ofPage: $0)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true
+    else { continue }
+    return (url, document)
+  }
+  throw TestFailure("no PDF in \(corpus.path) has 4–40 pages of text and allows page edits")
+}
