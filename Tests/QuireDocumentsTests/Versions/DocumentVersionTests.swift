@@ -166,12 +166,18 @@ final class DocumentVersionBadInputTests: MainActorFolderSuite {
     }
   }
 
-  @Test func aDamagedHistoryOrAMissingVersionGivesAClearError() async throws {
+  /// `name` holding "one", opened through a quiet controller and saved as "two": one version kept.
+  private func savedOnce(_ name: String) async throws -> (DocumentController, PlainTextDocument) {
     let controller = quietController(in: folder)
-    let url = try folder.write("one", to: "notes.txt")
+    let url = try folder.write("one", to: name)
     let document = try #require(try await controller.openDocument(at: url) as? PlainTextDocument)
     try document.replaceText(with: "two")
     try await document.save()
+    return (controller, document)
+  }
+
+  @Test func aDamagedHistoryOrAMissingVersionGivesAClearError() async throws {
+    let (controller, document) = try await savedOnce("notes.txt")
     let version = try #require(try document.versions().first)
     // The stored content disappears: opening or restoring it says so, and nothing changes.
     try FileManager.default.removeItem(at: controller.versionStore.readOnlyURL(of: version))
@@ -193,11 +199,8 @@ final class DocumentVersionBadInputTests: MainActorFolderSuite {
   }
 
   @Test func versionsOfADeletedFileAreStillListed() async throws {
-    let controller = quietController(in: folder)
-    let url = try folder.write("one", to: "gone.txt")
-    let document = try #require(try await controller.openDocument(at: url) as? PlainTextDocument)
-    try document.replaceText(with: "two")
-    try await document.save()
+    let (_, document) = try await savedOnce("gone.txt")
+    let url = document.fileURL
     try FileManager.default.removeItem(at: url)
     #expect(try document.versions().count == 1)
     try document.restoreVersion(try #require(try document.versions().first))
