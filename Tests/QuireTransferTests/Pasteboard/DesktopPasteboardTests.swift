@@ -160,20 +160,18 @@ final class LoadCounter: Sendable {
 @Suite(
   "Pasteboard on an X display: the desktop clipboard, with Xvfb, xclip and xsel",
   .enabled(if: VirtualDisplay.isAvailable, Comment(rawValue: VirtualDisplay.missing)))
-final class DesktopPasteboardTests {
-  let folder: TemporaryFolder
+final class DesktopPasteboardTests: FolderSuite {
   let display: VirtualDisplay
-  let runtime: URL
+  var runtime: URL { folder.file("runtime") }
   var root: URL { folder.file("pasteboards") }
 
   init() async throws {
-    folder = try TemporaryFolder()
-    runtime = try folder.privateFolder("runtime")
     display = try await VirtualDisplay()
+    try super.init()
+    try folder.privateFolder("runtime")
   }
   deinit {
     display.stop()
-    folder.remove()
   }
 
   func board(_ name: String = Pasteboard.generalName) throws -> Pasteboard {
