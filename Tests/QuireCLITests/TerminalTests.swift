@@ -97,9 +97,13 @@ final class TerminalTests: FolderSuite {
     #expect(try String(contentsOf: notes, encoding: .utf8) == "two\nthree\nfour\n")
 
     // Tab completes a word command.
+    let prompts = try occurrences("notes.txt> ")
     try await type(["sta", "Tab", "Enter"], expecting: "undo: ")
 
-    // Ctrl-C drops a half-typed line; the session goes on.
+    // Ctrl-C drops a half-typed line; the session goes on. Typed once the next prompt is up, so
+    // the line editor has the terminal: typed while `status` still ran, the Ctrl-C was lost
+    // under load and the half-typed line went through.
+    try await waitFor("notes.txt> ", count: prompts + 1)
     try await type(["junk that is not a command"], expecting: "junk that is not a command")
     try send("C-c")
     let afterInterrupt = try await type(["=", "Enter"], expecting: "\n3\n")
