@@ -130,14 +130,10 @@ final class VirtualDisplay: Sendable {
     return outcome.status == 0 ? outcome.text.split(separator: "\n").map(String.init) : []
   }
 
-  /// Waits (polling, up to 30 s) until the selection's owner lists `target`.
+  /// Waits (polling, up to ``patience``; it returns as soon as it is there) until the
+  /// selection's owner lists `target`.
   func waitForTarget(_ target: String, selection: String = "clipboard") async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-      if try await targets(selection: selection).contains(target) { return true }
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    return false
+    try await eventually(every: .milliseconds(20)) { try await targets(selection: selection).contains(target) }
   }
 }
 
