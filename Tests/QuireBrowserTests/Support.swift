@@ -12,19 +12,16 @@ func runTool(_ path: String, _ arguments: [String], environment extra: [String: 
 /// What most browser suites start from: a temporary folder, browsed by a `DocumentBrowser`
 /// whose XDG folders are inside it (``testEnvironment(_:)``), removed when the suite is done.
 /// Suites inherit it (`final class SearchTests: BrowserTestCase`).
-class BrowserTestCase {
-  let folder: TemporaryFolder
-  let environment: [String: String]
+class BrowserTestCase: FolderSuite {
   let browser: DocumentBrowser
+  var environment: [String: String] { testEnvironment(folder) }
 
   /// - Parameter templates: The browser's templates folder, for suites that make documents from them.
   init(templates: URL? = nil) throws {
-    folder = try TemporaryFolder()
-    environment = testEnvironment(folder)
-    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment, templatesFolder: templates))
+    let folder = try TemporaryFolder()
+    browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder), templatesFolder: templates))
+    super.init(folder: folder)
   }
 
   convenience init() throws { try self.init(templates: nil) }
-
-  deinit { folder.remove() }
 }

@@ -8,14 +8,10 @@ import Testing
 let gioAvailable = Programs.isInstalled("/usr/bin/gio") && Programs.isInstalled("/usr/bin/dbus-run-session")
 
 @Suite("Trash")
-final class TrashTests {
-  let folder: TemporaryFolder
-  let environment: [String: String]
-  init() throws {
-    folder = try TemporaryFolder()
-    environment = testEnvironment(folder)
-  }
-  deinit { folder.remove() }
+final class TrashTests: FolderSuite {
+  init() throws { try super.init() }
+
+  var environment: [String: String] { testEnvironment(folder) }
 
   var browser: DocumentBrowser { DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment)) }
 

@@ -21,18 +21,15 @@ final class ChangeLog: Sendable {
 }
 
 @Suite("Live changes")
-final class WatchingTests {
-  let folder: TemporaryFolder
+final class WatchingTests: FolderSuite {
   let browser: DocumentBrowser
   init() throws {
-    folder = try TemporaryFolder()
+    let folder = try TemporaryFolder()
     try FileManager.default.createDirectory(at: folder.file("sub"), withIntermediateDirectories: true)
     browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: testEnvironment(folder)))
+    super.init(folder: folder)
   }
-  deinit {
-    browser.stopWatching()
-    folder.remove()
-  }
+  deinit { browser.stopWatching() }
 
   @Test func changesByOtherProgramsArrive() async throws {
     let log = ChangeLog(try browser.changes())

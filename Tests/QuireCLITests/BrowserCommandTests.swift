@@ -5,18 +5,12 @@ import Synchronization
 import Testing
 
 @Suite("Browser commands")
-final class BrowserCommandTests {
-  let folder: TemporaryFolder
-  let environment: [String: String]
-  init() throws {
-    folder = try TemporaryFolder(prefix: "quire-browse")
-    environment = [
-      "XDG_DATA_HOME": folder.url.appendingPathComponent(".data").path,
-      "XDG_STATE_HOME": folder.url.appendingPathComponent(".state").path,
-      "XDG_CACHE_HOME": folder.url.appendingPathComponent(".cache").path,
-    ]
+final class BrowserCommandTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-browse") }
+
+  var environment: [String: String] {
+    ["XDG_DATA_HOME": folder.file(".data").path, "XDG_STATE_HOME": folder.file(".state").path, "XDG_CACHE_HOME": folder.file(".cache").path]
   }
-  deinit { folder.remove() }
 
   func quire(_ arguments: [String], input: String = "") async throws -> ProcessResult {
     guard let quire = ProcessRunner.quire else { throw QuireError(.fileMissing, "the quire executable is not built") }

@@ -14,7 +14,7 @@ struct EdScript: CustomTestStringConvertible, Sendable {
 }
 
 /// The fixture both programs start from: `t.txt` is edited; the others are read or written.
-private let fixtureFiles: [String: String] = [
+let fixtureFiles: [String: String] = [
   "t.txt": "one\ntwo\nthree\nfour\nfive\n",
   "other.txt": "alpha\nbeta\n",
   "mixed.txt": "tab\there\u{1}\u{7f}\\back\nlong \(String(repeating: "x", count: 150)) end\nü日本 café\n\n# heading\nlast line\n",
@@ -146,66 +146,35 @@ let failingEdScripts: [EdScript] = [
 struct EdParityTests {
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: edScripts)
   func scriptMatchesEd(_ script: EdScript) async throws {
-    let (ed, quire) = try tools()
-    let edRun = try Fixture(script)
-    defer { edRun.folder.remove() }
-    let quireRun = try Fixture(script)
-    defer { quireRun.folder.remove() }
-    let edResult = try await ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script.script + "\n")
-    let quireResult = try await ProcessRunner.run(quire, ["t.txt"], in: quireRun.folder.url, input: script.script + "\n")
-    #expect(edResult.status == 0, "ed itself failed on \(script.name): \(edResult.output)")
-    #expect(quireResult.status == 0, "quire failed: \(quireResult.error)")
-    #expect(quireResult.output == edResult.output)
-    #expect(quireResult.error.isEmpty)
-    #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url))
+    let run = try await ParityRun(script.script + "\n", ed: ["-s", "t.txt"], quire: ["t.txt"])
+    #expect(run.ed.status == 0, "ed itself failed on \(script.name): \(run.ed.output)")
+    #expect(run.quire.status == 0, "quire failed: \(run.quire.error)")
+    #expect(run.quire.output == run.ed.output)
+    #expect(run.quire.error.isEmpty)
+    #expect(run.quireFiles == run.edFiles)
   }
 
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: failingEdScripts)
   func failingScriptFailsLikeEd(_ script: EdScript) async throws {
-    let (ed, quire) = try tools()
-    let edRun = try Fixture(script)
-    defer { edRun.folder.remove() }
-    let quireRun = try Fixture(script)
-    defer { quireRun.folder.remove() }
-    let edResult = try await ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script.script + "\n")
-    let quireResult = try await ProcessRunner.run(quire, ["t.txt"], in: quireRun.folder.url, input: script.script + "\n")
-    #expect(edResult.status != 0)
-    #expect(quireResult.status != 0)
+    let run = try await ParityRun(script.script + "\n", ed: ["-s", "t.txt"], quire: ["t.txt"])
+    #expect(run.ed.status != 0)
+    #expect(run.quire.status != 0)
     // ed prints a bare "?" on standard output; quire prints one line naming the failure on
     // standard error. Everything else printed before the failure is the same.
-    let edOutput = edResult.output.split(separator: "\n", omittingEmptySubsequences: false).filter { $0 != "?" }
-    #expect(quireResult.output.split(separator: "\n", omittingEmptySubsequences: false) == edOutput)
-    let errorLines = quireResult.error.split(separator: "\n")
-    #expect(errorLines.count == 1, "expected one error line, got: \(quireResult.error)")
+    let edOutput = run.ed.output.split(separator: "\n", omittingEmptySubsequences: false).filter { $0 != "?" }
+    #expect(run.quire.output.split(separator: "\n", omittingEmptySubsequences: false) == edOutput)
+    let errorLines = run.quire.error.split(separator: "\n")
+    #expect(errorLines.count == 1, "expected one error line, got: \(run.quire.error)")
     #expect(errorLines.first?.hasPrefix("quire: ") == true)
-    #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url))
+    #expect(run.quireFiles == run.edFiles)
   }
 
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
   func failureNamesTheLine() async throws {
-    let (_, quire) = try tools()
-    let run = try Fixture(EdScript("", ""))
-    defer { run.folder.remove() }
-    let result = try await ProcessRunner.run(quire, ["t.txt"], in: run.folder.url, input: "1p\n2p\n40p\n3p\n")
-    #expect(result.status == 1)
-    #expect(result.output == "one\ntwo\n")
-    #expect(result.error == "quire: line 3: invalid address: line 40 is past the end (5 lines)\n")
-  }
-
-  private func tools() throws -> (URL, URL) {
-    let ed = try #require(ProcessRunner.ed, "GNU ed is not installed (apt-get install ed)")
-    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
-    return (ed, quire)
-  }
-
-}
-
-/// A temporary folder holding the fixture files.
-struct Fixture {
-  let folder: TemporaryFolder
-  init(_ script: EdScript) throws {
-    folder = try TemporaryFolder(prefix: "quire-ed")
-    for (name, text) in fixtureFiles { try folder.write(text, to: name) }
+    let run = try await ParityRun("1p\n2p\n40p\n3p\n", ed: ["-s", "t.txt"], quire: ["t.txt"])
+    #expect(run.quire.status == 1)
+    #expect(run.quire.output == "one\ntwo\n")
+    #expect(run.quire.error == "quire: line 3: invalid address: line 40 is past the end (5 lines)\n")
   }
 }
 
@@ -248,18 +217,7 @@ let edModeScripts: [EdScript] = [
 struct EdModeParityTests {
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: edModeScripts)
   func scriptMatchesEdExactly(_ script: EdScript) async throws {
-    let ed = try #require(ProcessRunner.ed)
-    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
-    let edRun = try Fixture(script)
-    defer { edRun.folder.remove() }
-    let quireRun = try Fixture(script)
-    defer { quireRun.folder.remove() }
-    let edResult = try await ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script.script + "\n")
-    let quireResult = try await ProcessRunner.run(quire, ["-s", "t.txt"], in: quireRun.folder.url, input: script.script + "\n")
-    #expect(quireResult.output == edResult.output)
-    #expect(quireResult.error == edResult.error)
-    #expect(quireResult.status == edResult.status)
-    #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url))
+    try await ParityRun(script.script + "\n", ed: ["-s", "t.txt"]).expectSame()
   }
 
   /// Files of 4 MiB or more are read into the document layer's mapped scratch copy, which the
@@ -268,8 +226,6 @@ struct EdModeParityTests {
   /// and written as ed does.
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
   func largeFilesMatchEd() async throws {
-    let ed = try #require(ProcessRunner.ed)
-    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     var text = ""
     var line = 0
     while text.utf8.count < 5 << 20 {
@@ -288,19 +244,7 @@ struct EdModeParityTests {
       ("ended.bin", "1l\n$a\nadded\n.\nw\nr plain.txt\nw\nq"),
     ]
     for (file, script) in scripts {
-      let edRun = try Fixture(EdScript("", script))
-      defer { edRun.folder.remove() }
-      let quireRun = try Fixture(EdScript("", script))
-      defer { quireRun.folder.remove() }
-      for run in [edRun, quireRun] {
-        for (name, data) in files { try data.write(to: run.folder.file(name)) }
-      }
-      let edResult = try await ProcessRunner.run(ed, ["-s", file], in: edRun.folder.url, input: script + "\n")
-      let quireResult = try await ProcessRunner.run(quire, ["-s", file], in: quireRun.folder.url, input: script + "\n")
-      #expect(quireResult.output == edResult.output, "\(file): \(script)")
-      #expect(quireResult.error == edResult.error, "\(file): \(script)")
-      #expect(quireResult.status == edResult.status, "\(file): \(script)")
-      #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url), "\(file): \(script)")
+      try await ParityRun(script + "\n", ed: ["-s", file], files: files).expectSame("\(file): \(script)")
     }
   }
 
@@ -311,8 +255,6 @@ struct EdModeParityTests {
   /// text's unended last line unended at its end.
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
   func unendedLastLinesAndBinaryBuffersMatchEd() async throws {
-    let ed = try #require(ProcessRunner.ed)
-    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     let files: [String: Data] = [
       "nonl.txt": Data("a\nb".utf8),
       "bin.bin": Data([0x78, 0x00, 0x79, 0x0A, 0x7A]),
@@ -339,28 +281,13 @@ struct EdModeParityTests {
     ]
     for options in [["-s"], ["-l"]] {
       for (file, script) in scripts {
-        let edRun = try Fixture(EdScript("", script))
-        defer { edRun.folder.remove() }
-        let quireRun = try Fixture(EdScript("", script))
-        defer { quireRun.folder.remove() }
-        for run in [edRun, quireRun] {
-          for (name, data) in files { try data.write(to: run.folder.file(name)) }
-        }
-        let edResult = try await ProcessRunner.run(ed, options + [file], in: edRun.folder.url, input: script + "\n")
-        let quireResult = try await ProcessRunner.run(quire, options + [file], in: quireRun.folder.url, input: script + "\n")
-        let label = "\(options) \(file): \(script)"
-        #expect(quireResult.output == edResult.output, "\(label)")
-        #expect(quireResult.error == edResult.error, "\(label)")
-        #expect(quireResult.status == edResult.status, "\(label)")
-        #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url), "\(label)")
+        try await ParityRun(script + "\n", ed: options + [file], files: files).expectSame("\(options) \(file): \(script)")
       }
     }
   }
 
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
   func optionsAndFileArgumentsMatchEd() async throws {
-    let ed = try #require(ProcessRunner.ed)
-    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     let cases: [(ed: [String], quire: [String], script: String)] = [
       (["-p", "> ", "t.txt"], ["-p", "> ", "t.txt"], "2p\nw\nq"),  // byte counts without -s
       (["-s", "missing.txt"], ["-s", "missing.txt"], "a\nnew\n.\nw\nq"),
@@ -377,21 +304,9 @@ struct EdModeParityTests {
       (["-s", "--strip-trailing-cr", "crlf.txt"], ["-s", "--strip-trailing-cr", "crlf.txt"], ",l\nr crlf.txt\n,l\nw\nq"),
       (["-s", "crlf.txt"], ["-s", "crlf.txt"], ",l\nQ"),
     ]
+    let files = ["-dash.txt": Data("dash\n".utf8), "crlf.txt": Data("one\r\ntwo\r\n".utf8)]
     for (edArguments, quireArguments, script) in cases {
-      let edRun = try Fixture(EdScript("", script))
-      defer { edRun.folder.remove() }
-      let quireRun = try Fixture(EdScript("", script))
-      defer { quireRun.folder.remove() }
-      for run in [edRun, quireRun] {
-        _ = try run.folder.write("dash\n", to: "-dash.txt")
-        _ = try run.folder.write("one\r\ntwo\r\n", to: "crlf.txt")
-      }
-      let edResult = try await ProcessRunner.run(ed, edArguments, in: edRun.folder.url, input: script + "\n")
-      let quireResult = try await ProcessRunner.run(quire, quireArguments, in: quireRun.folder.url, input: script + "\n")
-      #expect(quireResult.output == edResult.output, "\(quireArguments)")
-      #expect(quireResult.error == edResult.error, "\(quireArguments)")
-      #expect(quireResult.status == edResult.status, "\(quireArguments)")
-      #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url), "\(quireArguments)")
+      try await ParityRun(script + "\n", ed: edArguments, quire: quireArguments, files: files).expectSame("\(quireArguments)")
     }
   }
 }

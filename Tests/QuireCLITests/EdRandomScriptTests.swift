@@ -34,19 +34,8 @@ struct EdRandomScriptTests {
 
   @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: [1, 2, 3, 4] as [UInt64])
   func randomScriptsMatchEd(seed: UInt64) async throws {
-    let ed = try #require(ProcessRunner.ed)
-    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     for script in Scripts(state: seed, left: 15) {
-      let edRun = try Fixture(EdScript("", script))
-      defer { edRun.folder.remove() }
-      let quireRun = try Fixture(EdScript("", script))
-      defer { quireRun.folder.remove() }
-      let edResult = try await ProcessRunner.run(ed, ["-s", "t.txt"], in: edRun.folder.url, input: script)
-      let quireResult = try await ProcessRunner.run(quire, ["-s", "t.txt"], in: quireRun.folder.url, input: script)
-      #expect(quireResult.output == edResult.output, "script:\n\(script)")
-      #expect(quireResult.error == edResult.error, "script:\n\(script)")
-      #expect(quireResult.status == edResult.status, "script:\n\(script)")
-      #expect(ProcessRunner.snapshot(quireRun.folder.url) == ProcessRunner.snapshot(edRun.folder.url), "script:\n\(script)")
+      try await ParityRun(script, ed: ["-s", "t.txt"]).expectSame("script:\n\(script)")
     }
   }
 }

@@ -75,13 +75,11 @@ enum WritingCommand: String, CaseIterable, CustomTestStringConvertible, Sendable
 
 /// What the hostile-path suites start from: a temporary folder holding a private `.runtime`
 /// folder, which ``environment`` names as `XDG_RUNTIME_DIR`; removed when the suite is done.
-class HostileFolderTestCase {
-  let folder: TemporaryFolder
+class HostileFolderTestCase: FolderSuite {
   init() throws {
-    folder = try TemporaryFolder()
+    try super.init()
     try folder.privateFolder(".runtime")
   }
-  deinit { folder.remove() }
 
   var environment: [String: String] { ["XDG_RUNTIME_DIR": folder.file(".runtime").path] }
 }
@@ -742,13 +740,9 @@ final class NonUTF8NameTests: HostileFolderTestCase {
 /// Finding 10: a subfolder the user cannot list. Root lists everything, so the batch runs as
 /// `nobody` through setpriv(1).
 @Suite("Hostile paths: folders that cannot be listed")
-final class UnreadableFolderTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit {
-    chmod(folder.file("docs/locked").path, 0o755)
-    folder.remove()
-  }
+final class UnreadableFolderTests: FolderSuite {
+  init() throws { try super.init() }
+  deinit { chmod(folder.file("docs/locked").path, 0o755) }
 
   static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
 

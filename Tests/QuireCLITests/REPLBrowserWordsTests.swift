@@ -3,15 +3,13 @@ import QuireTestSupport
 import Testing
 
 @Suite("REPL browser words")
-final class REPLBrowserWordsTests {
-  let folder: TemporaryFolder
+final class REPLBrowserWordsTests: FolderSuite {
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-browser-words")
+    try super.init(prefix: "quire-browser-words")
     try FileManager.default.createDirectory(at: folder.file("Documents"), withIntermediateDirectories: true)
     let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates").standardizedFileURL
     try FileManager.default.copyItem(at: templates, to: folder.file("Templates"))
   }
-  deinit { folder.remove() }
 
   func session(_ script: String) async throws -> ProcessResult {
     guard let quire = ProcessRunner.quire else { throw CocoaError(.fileNoSuchFile) }

@@ -10,15 +10,10 @@ import Testing
 /// TextBundles (`assets`, package and textpack saves) and the versions every `w` keeps.
 @MainActor
 @Suite("REPL documents: PDFs, TextBundles, versions")
-final class REPLDocumentFormsTests {
-  let folder: TemporaryFolder
-  let versions: VersionStore
+final class REPLDocumentFormsTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-repl-forms") }
 
-  init() throws {
-    folder = try TemporaryFolder(prefix: "quire-repl-forms")
-    versions = VersionStore(root: folder.file("versions"))
-  }
-  deinit { folder.remove() }
+  var versions: VersionStore { VersionStore(root: folder.file("versions")) }
 
   private func session(_ lines: [String], interactive: Bool = false) -> (REPLSession, Transcript) {
     makeSession(lines, in: folder, interactive: interactive, versionStore: versions)

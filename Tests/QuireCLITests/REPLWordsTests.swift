@@ -8,15 +8,10 @@ import Testing
 /// The REPL's transfer, PDF and version words.
 @MainActor
 @Suite("REPL transfer, PDF and version words")
-final class REPLWordsTests {
-  let folder: TemporaryFolder
-  let pasteboards: URL
+final class REPLWordsTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-repl-words") }
 
-  init() throws {
-    folder = try TemporaryFolder(prefix: "quire-repl-words")
-    pasteboards = folder.file("runtime")
-  }
-  deinit { folder.remove() }
+  var pasteboards: URL { folder.file("runtime") }
 
   private func contents(_ url: URL) -> String? { try? String(contentsOf: url, encoding: .utf8) }
 

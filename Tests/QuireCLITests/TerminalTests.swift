@@ -10,16 +10,12 @@ import Testing
 /// generous deadline (``patience``): a loaded machine makes quire slower to start and answer,
 /// never wrong, and a test that passes waits no longer than the condition takes.
 @Suite("REPL in a terminal (tmux)")
-final class TerminalTests {
-  let folder: TemporaryFolder
+final class TerminalTests: FolderSuite {
   let socket = "quire-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
-  init() throws { folder = try TemporaryFolder(prefix: "quire-tmux") }
+  init() throws { try super.init(prefix: "quire-tmux") }
 
-  deinit {
-    _ = try? tmux(["kill-server"])
-    folder.remove()
-  }
+  deinit { _ = try? tmux(["kill-server"]) }
 
   /// How long any one wait for the screen, a file or quire's exit may take.
   private static let patience: Duration = .seconds(60)
@@ -101,9 +97,13 @@ final class TerminalTests {
     #expect(try String(contentsOf: notes, encoding: .utf8) == "two\nthree\nfour\n")
 
     // Tab completes a word command.
+    let prompts = try occurrences("notes.txt> ")
     try await type(["sta", "Tab", "Enter"], expecting: "undo: ")
 
-    // Ctrl-C drops a half-typed line; the session goes on.
+    // Ctrl-C drops a half-typed line; the session goes on. Typed once the next prompt is up, so
+    // the line editor has the terminal: typed while `status` still ran, the Ctrl-C was lost
+    // under load and the half-typed line went through.
+    try await waitFor("notes.txt> ", count: prompts + 1)
     try await type(["junk that is not a command"], expecting: "junk that is not a command")
     try send("C-c")
     let afterInterrupt = try await type(["=", "Enter"], expecting: "\n3\n")

@@ -7,9 +7,10 @@ import Testing
 @Suite("inotify: file changes as an async sequence")
 final class InotifyMonitorTests: FolderSuite {
 
-  /// The first event from `stream` matching `kind`, or nil after `seconds`.
+  /// The first event from `stream` matching `kind`, or nil after `limit` (generous: it returns
+  /// as soon as the event comes).
   func firstEvent(
-    _ stream: AsyncStream<FileSystemEvent>, matching kind: FileSystemEvent.Kind, within seconds: Double = 5
+    _ stream: AsyncStream<FileSystemEvent>, matching kind: FileSystemEvent.Kind, within limit: Duration = patience
   ) async -> FileSystemEvent? {
     await withTaskGroup(of: FileSystemEvent?.self) { group in
       group.addTask {
@@ -17,7 +18,7 @@ final class InotifyMonitorTests: FolderSuite {
         return nil
       }
       group.addTask {
-        try? await Task.sleep(for: .seconds(seconds))
+        try? await Task.sleep(for: limit)
         return nil
       }
       let first = await group.next() ?? nil

@@ -205,7 +205,7 @@ final class NonUTF8PathTests: CoordinationSuite {
 /// A presenter of a path of any bytes that records what it hears, names escaped.
 final class PathPresenter: FilePresenter {
   private let item: Mutex<FilePath>
-  private let messages = Mutex<[String]>([])
+  private let heard = HeardMessages()
   private let subitemPaths = Mutex<[FilePath]>([])
 
   init(_ path: FilePath) { item = Mutex(path) }
@@ -213,10 +213,10 @@ final class PathPresenter: FilePresenter {
   var presentedItemPath: FilePath? { item.withLock { $0 } }
   var presentedItemURL: URL? { nil }
   var path: FilePath { item.withLock { $0 } }
-  var texts: [String] { messages.withLock { $0 } }
+  var texts: [String] { heard.texts }
   var subitems: [FilePath] { subitemPaths.withLock { $0 } }
 
-  private func note(_ text: String) { messages.withLock { $0.append(text) } }
+  private func note(_ text: String) { heard.note(text) }
 
   /// `path` as a test compares it: its bytes, `\xFF` for one that is not UTF-8.
   static func shown(_ path: FilePath) -> String {
@@ -247,13 +247,6 @@ final class PathPresenter: FilePresenter {
     note("subitem \(Self.shown(subitem))")
   }
 
-  /// Waits (up to a generous limit; it returns as soon as it is there) for a message starting with `prefix`.
-  func waitFor(_ prefix: String) async -> String? {
-    var found: String?
-    _ = await eventually(every: .milliseconds(2)) {
-      found = texts.first { $0.hasPrefix(prefix) }
-      return found != nil
-    }
-    return found
-  }
+  /// ``HeardMessages/waitFor(_:after:)``.
+  func waitFor(_ prefix: String) async -> HeardMessages.Message? { await heard.waitFor(prefix) }
 }

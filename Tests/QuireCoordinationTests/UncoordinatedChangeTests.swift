@@ -18,7 +18,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
     let presenter = RecordingPresenter(url, location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     try change()
-    let message = await presenter.waitFor(prefix, after: nil, within: 30)
+    let message = await presenter.waitFor(prefix)
     #expect(message != nil, "no '\(prefix)' message; heard \(presenter.texts)", sourceLocation: sourceLocation)
     return (presenter, message)
   }
@@ -136,7 +136,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
     defer { FileCoordinator.removeFilePresenter(presenter) }
     InotifyMonitor.shared.simulateOverflow(under: file.path)
     // Events may have been lost, so the presenter is told its item may have changed.
-    #expect(await presenter.waitFor("changed", within: 2) != nil)
+    #expect(await presenter.waitFor("changed") != nil)
   }
 
   @Test func aPresenterOfAnItemThatDoesNotExistYetHearsItAppear() async throws {
@@ -172,10 +172,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
     try FileCoordinator.addFilePresenter(presenter, location: location)
     defer { FileCoordinator.removeFilePresenter(presenter) }
     try runTool("/bin/sh", ["-c", "echo y >> \"$1\"", "sh", file.path])
-    let deadline = ContinuousClock.now + .seconds(2)
-    while presenter.ranOnQueue.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(2))
-    }
+    #expect(await eventually { !presenter.ranOnQueue.withLock { $0.isEmpty } })
     #expect(presenter.ranOnQueue.withLock { $0 } == [true])
   }
 }

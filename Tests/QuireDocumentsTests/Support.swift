@@ -64,16 +64,32 @@ enum TestHelper {
   }
 }
 
-/// Opens `document` the way most tests want it: no autosave and no recovery files, with
-/// `configure` run first for the reading options a test is about (`readsBytesExactly`, ...).
+/// `document` as most tests want it, not yet opened: no autosave and no recovery files. For a
+/// test that opens it its own way (from contents it read, as a new file, expecting a failure).
+@MainActor
+@discardableResult
+func quiet<D: Document>(_ document: D) -> D {
+  document.autosavePolicy = nil
+  document.recoveryStore = nil
+  return document
+}
+
+/// Opens `document` the way most tests want it (``quiet(_:)``), with `configure` run first for
+/// the reading options a test is about (`readsBytesExactly`, ...).
 @MainActor
 @discardableResult
 func openQuietly<D: Document>(_ document: D, configure: (D) -> Void = { _ in }) async throws -> D {
-  document.autosavePolicy = nil
-  document.recoveryStore = nil
-  configure(document)
+  configure(quiet(document))
   try await document.open()
   return document
+}
+
+/// A document controller as most tests want it: its state in `folder`'s `state`, autosave off.
+@MainActor
+func quietController(in folder: TemporaryFolder) -> DocumentController {
+  let controller = DocumentController(stateFolder: folder.file("state"))
+  controller.autosavePolicy = nil
+  return controller
 }
 
 /// Writes a PDF to `url` whose pages hold `pages` (Pango markup, one page each), runs `decorate`
@@ -85,4 +101,21 @@ func writePDF(to url: URL, pages: [String], decorate: (PDFWriter) -> Void = { _ 
   decorate(writer)
   try writer.finish()
   return url
+}
+
+/// The first PDF (by name) of the shared corpus's `pdf` folder with 4–40 pages, text on the
+/// first four, no password, and page edits allowed: what the round-trip tests edit. Read with
+/// its scratch files in `scratch`; throws when the corpus has none (callers skip without it).
+func editableCorpusPDF(scratch: TemporaryFolder) throws -> (url: URL, document: PDFDocument) {
+  let corpus = try #require(sharedCorpus("pdf"))
+  let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasSuffix(".pdf") }.sorted()
+  for name in names {
+    let url = corpus.appendingPathComponent(name)
+    guard let document = try? PDFDocument(contentsOf: url, temporaryFolder: scratch.url), (4...40).contains(document.pageCount),
+      document.allowsDocumentAssembly, !document.isEncrypted,
+      (try? (0..<4).allSatisfy { !(try document.text(ofPage: $0)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true
+    else { continue }
+    return (url, document)
+  }
+  throw TestFailure("no PDF in \(corpus.path) has 4–40 pages of text and allows page edits")
 }

@@ -24,14 +24,13 @@ private final class OpenDocumentPresenter: FilePresenter {
 }
 
 @Suite("Thumbnails of open documents coordinate")
-final class CoordinatedThumbnailTests {
-  let folder: TemporaryFolder
-  let location: CoordinationLocation
+final class CoordinatedThumbnailTests: FolderSuite {
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-coordinated-thumbnail")
-    location = CoordinationLocation(runtimeFolder: try folder.privateFolder("run"))
+    try super.init(prefix: "quire-coordinated-thumbnail")
+    try folder.privateFolder("run")
   }
-  deinit { folder.remove() }
+
+  var location: CoordinationLocation { CoordinationLocation(runtimeFolder: folder.file("run")) }
 
   @Test func aThumbnailOfAnOpenDocumentWaitsForItsSave() async throws {
     let url = try folder.write("before\n", to: "open.txt")

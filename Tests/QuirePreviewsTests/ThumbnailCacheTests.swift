@@ -7,14 +7,10 @@ import QuireTypes
 import Testing
 
 @Suite("freedesktop thumbnail cache")
-final class ThumbnailCacheTests {
-  let folder: TemporaryFolder
-  let cache: ThumbnailCache
-  init() throws {
-    folder = try TemporaryFolder()
-    cache = ThumbnailCache(root: folder.file("cache/thumbnails"), version: "9.9.9", settleInterval: 0)
-  }
-  deinit { folder.remove() }
+final class ThumbnailCacheTests: FolderSuite {
+  init() throws { try super.init() }
+
+  var cache: ThumbnailCache { ThumbnailCache(root: folder.file("cache/thumbnails"), version: "9.9.9", settleInterval: 0) }
 
   func mode(_ url: URL) -> mode_t {
     var info = stat()

@@ -62,11 +62,9 @@ struct ProviderRegistryTests {
 }
 
 @Suite("Markdown, text and PDF thumbnails")
-final class ThumbnailDrawingTests {
-  let folder: TemporaryFolder
+final class ThumbnailDrawingTests: FolderSuite {
   let generator = ThumbnailGenerator()
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+  init() throws { try super.init() }
 
   func thumbnail(_ url: URL, size: Int = 256, scale: Double = 1) throws -> Bitmap {
     try generator.generateBestRepresentation(

@@ -7,13 +7,11 @@ import Testing
 @testable import QuireServer
 
 @Suite("Served locations")
-final class ServedLocationsTests {
-  let folder: TemporaryFolder
-  let served: URL
+final class ServedLocationsTests: FolderSuite {
+  var served: URL { folder.file("served") }
 
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-served")
-    served = folder.file("served")
+    try super.init(prefix: "quire-served")
     try FileManager.default.createDirectory(at: served.appendingPathComponent("sub"), withIntermediateDirectories: true)
     try Data("a".utf8).write(to: served.appendingPathComponent("sub/a b.md"))
     try Data("secret".utf8).write(to: folder.file("outside.md"))
@@ -21,8 +19,6 @@ final class ServedLocationsTests {
     try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("in.md").path, withDestinationPath: "sub/a b.md")
     guard mkfifo(served.appendingPathComponent("fifo").path, 0o600) == 0 else { throw TestFailure("mkfifo failed") }
   }
-
-  deinit { folder.remove() }
 
   @Test func referencesRoundTrip() throws {
     let locations = try ServedLocations(folders: [served])

@@ -112,6 +112,10 @@ open class FolderSuite {
   /// - Parameter prefix: The start of the folder's name, which tells whose a leftover folder is.
   public init(prefix: String = "quire-test") throws { folder = try TemporaryFolder(prefix: prefix) }
 
+  /// Takes `folder`, made by a subclass that needs it for a property of its own before this
+  /// initializer runs (a store or pasteboard inside it).
+  public init(folder: TemporaryFolder) { self.folder = folder }
+
   deinit { folder.remove() }
 }
 
@@ -125,6 +129,10 @@ open class MainActorFolderSuite {
   /// Makes the folder.
   /// - Parameter prefix: The start of the folder's name, which tells whose a leftover folder is.
   public init(prefix: String = "quire-test") throws { folder = try TemporaryFolder(prefix: prefix) }
+
+  /// Takes `folder`, made by a subclass that needs it for a property of its own before this
+  /// initializer runs (a store or pasteboard inside it).
+  public init(folder: TemporaryFolder) { self.folder = folder }
 
   deinit { folder.remove() }
 }

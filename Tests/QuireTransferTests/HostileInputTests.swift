@@ -8,14 +8,12 @@ import Testing
 /// check that peak memory stays far below the size. They run one after another so their
 /// peaks do not add up.
 @Suite("Hostile input: huge and mislabelled representations", .serialized)
-final class HostileInputTests {
-  let folder: TemporaryFolder
+final class HostileInputTests: FolderSuite {
   static let gigabyte: Int64 = 1 << 30
   /// Far below 1 GB, well above what the test process needs anyway.
   static let memoryCeiling = 400 << 20
 
-  init() throws { folder = try TemporaryFolder() }
-  deinit { folder.remove() }
+  init() throws { try super.init() }
 
   func expectPeakMemoryStayedLow(sourceLocation: SourceLocation = #_sourceLocation) throws {
     let peak = try #require(peakResidentBytes(), "/proc/self/status has no VmHWM line", sourceLocation: sourceLocation)

@@ -16,15 +16,41 @@ func runTool(_ path: String, _ arguments: [String], sourceLocation: SourceLocati
   #expect(result.status == 0, "\(path) \(arguments) failed: \(result.error)", sourceLocation: sourceLocation)
 }
 
-/// A presenter that records what it hears, with the time each message arrived.
-final class RecordingPresenter: FilePresenter {
+/// What a test presenter heard, in order, with the time each message arrived.
+final class HeardMessages: Sendable {
   struct Message: Sendable {
     var text: String
     var at: ContinuousClock.Instant
   }
 
-  private let url: Mutex<URL?>
   private let messages = Mutex<[Message]>([])
+
+  /// Every message so far.
+  var received: [Message] { messages.withLock { $0 } }
+  /// Every message's text so far.
+  var texts: [String] { received.map(\.text) }
+
+  /// Records `text`, now.
+  func note(_ text: String) { messages.withLock { $0.append(Message(text: text, at: .now)) } }
+
+  /// Waits (up to a generous limit; it returns as soon as it is there) for a message starting
+  /// with `prefix` that arrived after `since`.
+  func waitFor(_ prefix: String, after since: ContinuousClock.Instant? = nil) async -> Message? {
+    var found: Message?
+    _ = await eventually(every: .milliseconds(1)) {
+      found = received.first { message in message.text.hasPrefix(prefix) && (since.map { message.at >= $0 } ?? true) }
+      return found != nil
+    }
+    return found
+  }
+}
+
+/// A presenter that records what it hears, with the time each message arrived.
+final class RecordingPresenter: FilePresenter {
+  typealias Message = HeardMessages.Message
+
+  private let url: Mutex<URL?>
+  private let heard = HeardMessages()
   let unsaved = Mutex<String?>(nil)
   let location: CoordinationLocation
   let answers: Bool
@@ -36,10 +62,9 @@ final class RecordingPresenter: FilePresenter {
   }
 
   var presentedItemURL: URL? { url.withLock { $0 } }
-  var received: [Message] { messages.withLock { $0 } }
-  var texts: [String] { received.map(\.text) }
+  var texts: [String] { heard.texts }
 
-  private func note(_ text: String) { messages.withLock { $0.append(Message(text: text, at: .now)) } }
+  private func note(_ text: String) { heard.note(text) }
 
   func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
     note("save")
@@ -78,15 +103,6 @@ final class RecordingPresenter: FilePresenter {
   func presentedItemDidChange() { note("changed") }
   func presentedSubitemDidChange(at url: URL) { note("subitem \(url.lastPathComponent)") }
 
-  /// Waits for a message starting with `prefix` that arrived after `since`.
-  func waitFor(_ prefix: String, after since: ContinuousClock.Instant? = nil, within seconds: Double = 5) async -> Message? {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while true {
-      // Look once more after the deadline: the task may have slept past it.
-      let late = ContinuousClock.now >= deadline
-      if let found = received.first(where: { message in message.text.hasPrefix(prefix) && (since.map { message.at >= $0 } ?? true) }) { return found }
-      if late { return nil }
-      try? await Task.sleep(for: .milliseconds(1))
-    }
-  }
+  /// ``HeardMessages/waitFor(_:after:)``.
+  func waitFor(_ prefix: String, after since: ContinuousClock.Instant? = nil) async -> Message? { await heard.waitFor(prefix, after: since) }
 }

@@ -12,14 +12,12 @@ func privateLocation(in folder: TemporaryFolder) throws -> CoordinationLocation 
 /// The setup the coordination suites share: a temporary folder of the test's own, with a
 /// private coordination location inside it, removed when the test ends (Swift Testing makes
 /// a new suite instance per test).
-class CoordinationSuite {
-  let folder: TemporaryFolder
+class CoordinationSuite: FolderSuite {
   let location: CoordinationLocation
 
   init() throws {
-    folder = try TemporaryFolder()
+    let folder = try TemporaryFolder()
     location = try privateLocation(in: folder)
+    super.init(folder: folder)
   }
-
-  deinit { folder.remove() }
 }

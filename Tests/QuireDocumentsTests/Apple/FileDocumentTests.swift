@@ -123,15 +123,10 @@ final class Checklist: ReferenceFileDocument {
 
 @Suite("SwiftUI's FileDocument and ReferenceFileDocument, opened and saved by Quire's document layer")
 @MainActor
-final class FileDocumentTests {
-  let folder: TemporaryFolder
-  let controller: DocumentController
-  init() throws {
-    folder = try TemporaryFolder(prefix: "quire-file-document")
-    controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
-  }
-  deinit { folder.remove() }
+final class FileDocumentTests: MainActorFolderSuite {
+  init() throws { try super.init(prefix: "quire-file-document") }
+
+  private(set) lazy var controller = quietController(in: folder)
 
   private func text(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
 

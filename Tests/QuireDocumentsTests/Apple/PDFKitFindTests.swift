@@ -65,10 +65,25 @@ final class PDFKitFindTests: MainActorFolderSuite {
     try #require(PDFDocument(url: writePDF(to: folder.file(name), pages: texts)))
   }
 
-  @Test func beginFindStringCallsTheDelegateAndPostsTheNotifications() async throws {
-    let document = try pdf("find.pdf", ["nothing here", "iPhone and iPad, then IPHONE again", "an iphone"])
+  /// A new recorder, made `document`'s delegate (held weakly: the test keeps the recorder).
+  private func delegateRecorder(of document: PDFDocument) -> FindRecorder {
     let recorder = FindRecorder()
     document.delegate = recorder
+    return recorder
+  }
+
+  /// Runs one asynchronous find of `string` in `document` to its end and returns what the
+  /// delegate heard.
+  private func find(_ string: String, in document: PDFDocument, options: NSString.CompareOptions = []) async -> FindRecorder {
+    let recorder = delegateRecorder(of: document)
+    document.beginFindString(string, withOptions: options)
+    await recorder.waitForEnds(1)
+    return recorder
+  }
+
+  @Test func beginFindStringCallsTheDelegateAndPostsTheNotifications() async throws {
+    let document = try pdf("find.pdf", ["nothing here", "iPhone and iPad, then IPHONE again", "an iphone"])
+    let recorder = delegateRecorder(of: document)
     let posted = PostedNotifications()
     let names: [Notification.Name] = [
       .PDFDocumentDidBeginFind, .PDFDocumentDidBeginPageFind, .PDFDocumentDidFindMatch, .PDFDocumentDidEndPageFind, .PDFDocumentDidEndFind,
@@ -110,17 +125,13 @@ final class PDFKitFindTests: MainActorFolderSuite {
 
   @Test func caseMattersWithoutCaseInsensitive() async throws {
     let document = try pdf("case.pdf", ["iPhone and IPHONE and iphone"])
-    let recorder = FindRecorder()
-    document.delegate = recorder
-    document.beginFindString("IPHONE")
-    await recorder.waitForEnds(1)
+    let recorder = await find("IPHONE", in: document)
     #expect(recorder.matches.count == 1)
   }
 
   @Test func beginFindStringsFindsEachStringPageByPage() async throws {
     let document = try pdf("strings.pdf", ["alpha", "beta gamma alpha"])
-    let recorder = FindRecorder()
-    document.delegate = recorder
+    let recorder = delegateRecorder(of: document)
     document.beginFindStrings(["alpha", "beta"], withOptions: .caseInsensitive)
     await recorder.waitForEnds(1)
     #expect(recorder.matches.map { "\($0.pageIndex) \($0.string ?? "")" } == ["0 alpha", "1 alpha", "1 beta"])
@@ -128,8 +139,7 @@ final class PDFKitFindTests: MainActorFolderSuite {
 
   @Test func cancelFindStringStopsBetweenPagesAndAnnouncesTheEnd() async throws {
     let document = try pdf("long.pdf", (1...12).map { "page \($0) needle" })
-    let recorder = FindRecorder()
-    document.delegate = recorder
+    let recorder = delegateRecorder(of: document)
     recorder.onPageEnd = { page in
       if page == 2 { document.cancelFindString() }
     }
@@ -151,8 +161,7 @@ final class PDFKitFindTests: MainActorFolderSuite {
 
   @Test func aNewFindCancelsTheOneUnderWay() async throws {
     let document = try pdf("twice.pdf", ["one two", "two one"])
-    let recorder = FindRecorder()
-    document.delegate = recorder
+    let recorder = delegateRecorder(of: document)
     document.beginFindString("one")
     document.beginFindString("two")
     await recorder.waitForEnds(2)
@@ -167,25 +176,18 @@ final class PDFKitFindTests: MainActorFolderSuite {
 
   @Test func emptyStringsAndEmptyDocumentsBeginAndEnd() async throws {
     let document = try pdf("empty-string.pdf", ["text"])
-    let recorder = FindRecorder()
-    document.delegate = recorder
-    document.beginFindString("")
-    await recorder.waitForEnds(1)
+    let recorder = await find("", in: document)
     #expect(recorder.matches.isEmpty)
 
     let empty = PDFDocument()
-    let other = FindRecorder()
-    empty.delegate = other
-    empty.beginFindString("anything")
-    await other.waitForEnds(1)
+    let other = await find("anything", in: empty)
     #expect(other.events == ["begin", "end"])
     #expect(!empty.isFinding)
   }
 
   @Test func theSynchronousFindAnnouncesItselfToo() throws {
     let document = try pdf("sync.pdf", ["needle and needle", "hay"])
-    let recorder = FindRecorder()
-    document.delegate = recorder
+    let recorder = delegateRecorder(of: document)
     let found = document.findString("NEEDLE", withOptions: .caseInsensitive)
     #expect(found.count == 2)
     #expect(found.allSatisfy { $0.pageIndex == 0 })

@@ -13,21 +13,24 @@ final class AutosaveTests: MainActorFolderSuite {
   /// A crash after an autosave: `first` holds "saved\n", has `typed` autosaved to the recovery
   /// store and is never closed; `second` is a new document opened on the same file afterwards.
   func crashAndReopen(typed: String) async throws -> (first: PlainTextDocument, second: PlainTextDocument) {
-    let first = try await openTextDocument("saved\n", in: folder)
-    first.recoveryStore = store
+    let first = try await openAutosaving("saved\n")
     try first.replaceText(with: typed)
     try await first.autosave()
-    let second = PlainTextDocument(fileURL: first.fileURL)
-    second.recoveryStore = store
-    second.autosavePolicy = nil
-    try await second.open()
+    let second = try await openQuietly(PlainTextDocument(fileURL: first.fileURL)) { $0.recoveryStore = store }
     return (first, second)
   }
 
-  @Test func idleAutosaveWritesARecoveryFileNotTheUsersFile() async throws {
-    let document = try await openTextDocument("saved\n", in: folder)
+  /// A text document on `text`, open, autosaving into ``store`` by `policy` (`nil`: only when
+  /// the test calls `autosave()`).
+  func openAutosaving(_ text: String, policy: Document.AutosavePolicy? = nil) async throws -> PlainTextDocument {
+    let document = try await openTextDocument(text, in: folder)
     document.recoveryStore = store
-    document.autosavePolicy = .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60))
+    document.autosavePolicy = policy
+    return document
+  }
+
+  @Test func idleAutosaveWritesARecoveryFileNotTheUsersFile() async throws {
+    let document = try await openAutosaving("saved\n", policy: .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60)))
     try document.replaceText(with: "unsaved\n")
     #expect(await eventually { !document.hasUnautosavedChanges })
     #expect(bytes(document.fileURL) == Array("saved\n".utf8))
@@ -39,9 +42,7 @@ final class AutosaveTests: MainActorFolderSuite {
   }
 
   @Test func undoingBackToTheSavedStateRemovesTheRecoveryFile() async throws {
-    let document = try await openTextDocument("saved\n", in: folder)
-    document.recoveryStore = store
-    document.autosavePolicy = .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60))
+    let document = try await openAutosaving("saved\n", policy: .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60)))
     try document.replaceText(with: "unsaved\n")
     try await document.autosave()
     #expect(store.recoveredVersion(for: document.fileURL) != nil)
@@ -56,9 +57,7 @@ final class AutosaveTests: MainActorFolderSuite {
   }
 
   @Test func anAutosaveStartedDuringAnotherWaitsForItsWrite() async throws {
-    let document = try await openTextDocument("saved\n", in: folder)
-    document.recoveryStore = store
-    document.autosavePolicy = nil
+    let document = try await openAutosaving("saved\n")
     try document.replaceText(with: "unsaved\n")
     // The first autosave takes its snapshot and waits for its write; meanwhile the edit is
     // undone and a second autosave finds the document back at its saved state.
@@ -72,9 +71,7 @@ final class AutosaveTests: MainActorFolderSuite {
   }
 
   @Test func theTimerKeepsWorkingAfterAnExplicitAutosave() async throws {
-    let document = try await openTextDocument("saved\n", in: folder)
-    document.recoveryStore = store
-    document.autosavePolicy = .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60))
+    let document = try await openAutosaving("saved\n", policy: .init(idleDelay: .milliseconds(30), maximumInterval: .seconds(60)))
     try document.replaceText(with: "first\n")
     try await document.autosave()
     #expect(!document.hasUnautosavedChanges)
@@ -86,9 +83,7 @@ final class AutosaveTests: MainActorFolderSuite {
   }
 
   @Test func theMaximumIntervalAutosavesDuringContinuousTyping() async throws {
-    let document = try await openTextDocument("", in: folder)
-    document.recoveryStore = store
-    document.autosavePolicy = .init(idleDelay: .seconds(60), maximumInterval: .milliseconds(100))
+    let document = try await openAutosaving("", policy: .init(idleDelay: .seconds(60), maximumInterval: .milliseconds(100)))
     var typed = 0
     while store.recoveredVersion(for: document.fileURL) == nil, typed < 200 {
       try document.replaceText(with: String(repeating: "x", count: typed))
@@ -113,14 +108,7 @@ final class AutosaveTests: MainActorFolderSuite {
   }
 
   @Test func aRecoveredVersionRestoredAsAChangeIsUndoable() async throws {
-    let first = try await openTextDocument("saved\n", in: folder)
-    first.recoveryStore = store
-    try first.replaceText(with: "recover me\n")
-    try await first.autosave()
-    let second = PlainTextDocument(fileURL: first.fileURL)
-    second.recoveryStore = store
-    second.autosavePolicy = nil
-    try await second.open()
+    let (_, second) = try await crashAndReopen(typed: "recover me\n")
     let offer = try #require(second.recoveredVersion)
     #expect(try offer.contents() == Data("recover me\n".utf8))
     try second.restoreRecoveredVersion(asChangeNamed: "recover")
@@ -158,8 +146,7 @@ final class AutosaveTests: MainActorFolderSuite {
   }
 
   @Test func autosaveInPlaceWritesTheFile() async throws {
-    let document = try await openTextDocument("old\n", in: folder)
-    document.recoveryStore = store
+    let document = try await openAutosaving("old\n")
     document.autosavesInPlace = true
     document.autosavePolicy = .init(idleDelay: .milliseconds(20), maximumInterval: .seconds(60))
     try document.replaceText(with: "new\n")
@@ -173,8 +160,7 @@ final class AutosaveTests: MainActorFolderSuite {
     try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
     try FileManager.default.createDirectory(at: folder.file("state/quire"), withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(at: folder.file("state/quire/recovery"), withDestinationURL: elsewhere)
-    let document = try await openTextDocument("a\n", in: folder)
-    document.recoveryStore = store
+    let document = try await openAutosaving("a\n")
     try document.replaceText(with: "b\n")
     await #expect(throws: QuireError.self) { try await document.autosave() }
     #expect(names(in: elsewhere).isEmpty)
@@ -182,8 +168,7 @@ final class AutosaveTests: MainActorFolderSuite {
   }
 
   @Test func closingRemovesTheRecoveryFile() async throws {
-    let document = try await openTextDocument("a\n", in: folder)
-    document.recoveryStore = store
+    let document = try await openAutosaving("a\n")
     try document.replaceText(with: "b\n")
     try await document.autosave()
     try await document.close(discardingChanges: true)

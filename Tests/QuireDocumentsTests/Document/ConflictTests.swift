@@ -214,12 +214,10 @@ final class ConflictTests: MainActorFolderSuite {
   }
 
   @Test func revertingUndoablyTakesTheFileAndUndoBringsTheEditsBack() async throws {
-    let document = PlainTextDocument(fileURL: try folder.write("one\n", to: "notes.txt"))
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
     // The checks below are the test's own: no presenter notice runs one meanwhile.
-    document.registersAsFilePresenter = false
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: try folder.write("one\n", to: "notes.txt"))) {
+      $0.registersAsFilePresenter = false
+    }
     try document.replaceText(with: "mine\n")
     // Not in conflict: the file is read now (it did not change).
     try await document.revertUndoably()

@@ -21,14 +21,13 @@ private struct SneakingWriterAccess: DocumentFileAccess {
 /// `DocumentController` gives it to the documents it opens.
 @Suite("Coordinated document access")
 @MainActor
-final class CoordinatedAccessTests {
-  let folder: TemporaryFolder
-  let location: CoordinationLocation
+final class CoordinatedAccessTests: MainActorFolderSuite {
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-coordinated-document")
-    location = CoordinationLocation(runtimeFolder: try folder.privateFolder("run"))
+    try super.init(prefix: "quire-coordinated-document")
+    try folder.privateFolder("run")
   }
-  deinit { folder.remove() }
+
+  var location: CoordinationLocation { CoordinationLocation(runtimeFolder: folder.file("run")) }
 
   @Test func aWriterThatSavesBetweenTheCheckAndTheWriteIsNotOverwritten() async throws {
     let document = try await openTextDocument("old\n", in: folder)

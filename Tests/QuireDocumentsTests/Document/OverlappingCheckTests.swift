@@ -56,13 +56,11 @@ final class OverlappingCheckTests: MainActorFolderSuite {
   /// back in conflict with it, and the next merge merged that stale version.
   @Test func aCheckThatOverlapsAMergeComparesWithTheMergedVersion() async throws {
     let url = try folder.write("a\nb\nc\n", to: "merged.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.registersAsFilePresenter = false
     let gate = ReadGate()
-    document.fileAccess = gate
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.registersAsFilePresenter = false
+      $0.fileAccess = gate
+    }
     try document.replaceText(with: "A\nb\nc\n")
     try Data("a\nb\nC\n".utf8).write(to: url, options: .atomic)
     #expect(try await document.checkForChangesOnDisk() == .conflict)

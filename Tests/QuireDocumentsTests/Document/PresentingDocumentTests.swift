@@ -22,9 +22,7 @@ final class PresentingDocumentTests: MainActorFolderSuite {
 
   @Test func openingRegistersThePresenterAndClosingRemovesIt() async throws {
     let url = try folder.write("text\n", to: "a.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     #expect(!FileCoordinator.filePresenters.contains { $0 === document.filePresenter })
     try await document.open()
     #expect(document.fileAccess is FileCoordinator)
@@ -47,9 +45,7 @@ final class PresentingDocumentTests: MainActorFolderSuite {
   @Test func fileObserversHearEachChangeOnceWhateverFoundIt() async throws {
     let url = try folder.write("one\n", to: "observed.txt")
     let (fingerprint, contents) = try FileFingerprint.read(at: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     // Opened from contents the caller read (a command loop): it presents its file too.
     try document.open(contents: contents, fingerprint: fingerprint)
     #expect(FileCoordinator.filePresenters.contains { $0 === document.filePresenter })
@@ -81,10 +77,7 @@ final class PresentingDocumentTests: MainActorFolderSuite {
 
   @Test func aDocumentSavesWhenAnotherProcessAsksOnlyIfItSaysSo() async throws {
     let url = try folder.write("saved\n", to: "asked.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url))
     try document.replaceText(with: "shown\n")
     // As UIDocument: not autosaving in place, the other process reads the saved version.
     try await document.savePresentedItemChanges()

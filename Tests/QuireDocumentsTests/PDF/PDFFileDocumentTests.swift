@@ -15,8 +15,7 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
   }
 
   func controller() -> DocumentController {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
+    let controller = quietController(in: folder)
     return controller
   }
 
@@ -126,19 +125,7 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
   /// Document.save(), reopened by poppler and checked by qpdf.
   @Test(.enabled(if: sharedCorpus("pdf") != nil, "../shared/corpus/pdf is absent"))
   func corpusPDFRoundTripThroughTheDocument() async throws {
-    let corpus = try #require(sharedCorpus("pdf"))
-    let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasSuffix(".pdf") }.sorted()
-    var chosen: URL?
-    for name in names {
-      let url = corpus.appendingPathComponent(name)
-      guard let pdf = try? PDFDocument(contentsOf: url, temporaryFolder: folder.url), (4...40).contains(pdf.pageCount),
-        pdf.allowsDocumentAssembly, !pdf.isEncrypted,
-        (try? (0..<4).allSatisfy { !(try pdf.text(ofPage: $0)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true
-      else { continue }
-      chosen = url
-      break
-    }
-    let original = try #require(chosen)
+    let original = try editableCorpusPDF(scratch: folder).url
     let url = folder.file("copy.pdf")
     try Data(contentsOf: original).write(to: url)  // a writable copy (the corpus is read-only)
     let source = try PDFDocument(contentsOf: original)
@@ -171,9 +158,7 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
     let corpus = try #require(sharedCorpus("broken-pdf"))
     let files = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().prefix(40)
     for name in files {
-      let document = PDFFileDocument(fileURL: corpus.appendingPathComponent(name), fileType: .pdf)
-      document.autosavePolicy = nil
-      document.recoveryStore = nil
+      let document = quiet(PDFFileDocument(fileURL: corpus.appendingPathComponent(name), fileType: .pdf))
       do {
         try await document.open()
         #expect(document.pageCount >= 0)

@@ -14,8 +14,7 @@ final class TextBundleDocumentTests: MainActorFolderSuite {
   let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 7, 7, 7])
 
   func controller() -> DocumentController {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
+    let controller = quietController(in: folder)
     return controller
   }
 
@@ -326,9 +325,7 @@ final class TextBundleDocumentTests: MainActorFolderSuite {
 
   @Test func aNewDocumentOpensEmptyAndItsFirstSaveCreatesThePackage() async throws {
     let url = folder.file("Fresh.textbundle")
-    let document = TextBundleDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(TextBundleDocument(fileURL: url))
     try document.openNew()
     #expect(!document.documentState.contains(.closed))
     #expect(document.text == "")

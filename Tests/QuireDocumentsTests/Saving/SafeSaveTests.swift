@@ -186,9 +186,7 @@ final class SafeSaveTests: MainActorFolderSuite {
 
   @Test func aFailedReadRefusesToOpenAndSaysWhy() async throws {
     let url = try folder.write("text\n", to: "locked.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     do {
       try await FaultPlan(failing: .open, with: .permissionDenied, occurrence: nil, under: folder.url.path).run { try await document.open() }
       Issue.record("opened")

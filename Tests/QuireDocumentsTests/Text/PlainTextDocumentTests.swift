@@ -138,9 +138,7 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
     let original: [UInt8] = Array("first\n".utf8) + [0xFF, 0xFE, 0x00, 0x41, 0x0D, 0x0A] + Array("last\n".utf8)
     let url = folder.file("binary.txt")
     try Data(original).write(to: url)
-    let refusing = PlainTextDocument(fileURL: url)
-    refusing.autosavePolicy = nil
-    refusing.recoveryStore = nil
+    let refusing = quiet(PlainTextDocument(fileURL: url))
     await #expect(throws: QuireError.self) { try await refusing.open() }
 
     let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
@@ -160,12 +158,10 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
 
   @Test func bytesHeldExactlyCanStillBeRequiredToBeText() async throws {
     let url = try folder.write("first\r\nsecond\n", to: "crlf.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.readsBytesExactly = true
-    document.requiresUTF8Text = true
-    try await document.open()
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.readsBytesExactly = true
+      $0.requiresUTF8Text = true
+    }
     // Text, held byte for byte: the carriage return is part of the line.
     #expect(document.lineBytes(at: 0) == Array("first\r".utf8))
     // A NUL byte, or bytes that are not UTF-8, are refused by every read, saying where.
@@ -254,9 +250,7 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
     let url = folder.file("read-by-caller.txt")
     try Data("one\ntwo\n".utf8).write(to: url)
     let (fingerprint, contents) = try FileFingerprint.read(at: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     try document.open(contents: contents, fingerprint: fingerprint)
     #expect(document.lineCount == 2)
     #expect(!document.hasUnsavedChanges)
@@ -272,9 +266,7 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
 
   @Test func opensANewFileFromNoContents() async throws {
     let url = folder.file("new.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     try document.open(contents: Data(), fingerprint: nil)
     try document.insertLines(["first"], at: 0)
     try await document.save()
@@ -315,9 +307,7 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
   func invalidTextIsRefusedWithAClearErrorAndNeverTouched(_ bad: BadText) async throws {
     let url = folder.file("bad.txt")
     try Data(bad.bytes).write(to: url)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     do {
       try await document.open()
       Issue.record("opened invalid text")

@@ -11,8 +11,7 @@ final class DocumentVersionTests: MainActorFolderSuite {
   init() throws { try super.init(prefix: "quire-docversions") }
 
   func controller() -> DocumentController {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
+    let controller = quietController(in: folder)
     return controller
   }
 
@@ -76,9 +75,7 @@ final class DocumentVersionTests: MainActorFolderSuite {
 
   @Test func aBrokenVersionStoreDoesNotStopTheSave() async throws {
     let url = try folder.write("old", to: "notes.txt")
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     // A file where the store's folder should be.
     let blocker = try folder.write("x", to: "blocked")
     document.versionStore = VersionStore(root: blocker.appendingPathComponent("versions"))
@@ -159,9 +156,7 @@ final class DocumentVersionBadInputTests: MainActorFolderSuite {
   @Test func aFolderIsRefusedByATextDocumentWithoutBeingRead() async throws {
     let url = folder.file("notes.txt")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-    let document = PlainTextDocument(fileURL: url)
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+    let document = quiet(PlainTextDocument(fileURL: url))
     do {
       try await document.open()
       Issue.record("a folder opened as text")
@@ -171,13 +166,18 @@ final class DocumentVersionBadInputTests: MainActorFolderSuite {
     }
   }
 
-  @Test func aDamagedHistoryOrAMissingVersionGivesAClearError() async throws {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
-    let url = try folder.write("one", to: "notes.txt")
+  /// `name` holding "one", opened through a quiet controller and saved as "two": one version kept.
+  private func savedOnce(_ name: String) async throws -> (DocumentController, PlainTextDocument) {
+    let controller = quietController(in: folder)
+    let url = try folder.write("one", to: name)
     let document = try #require(try await controller.openDocument(at: url) as? PlainTextDocument)
     try document.replaceText(with: "two")
     try await document.save()
+    return (controller, document)
+  }
+
+  @Test func aDamagedHistoryOrAMissingVersionGivesAClearError() async throws {
+    let (controller, document) = try await savedOnce("notes.txt")
     let version = try #require(try document.versions().first)
     // The stored content disappears: opening or restoring it says so, and nothing changes.
     try FileManager.default.removeItem(at: controller.versionStore.readOnlyURL(of: version))
@@ -199,12 +199,8 @@ final class DocumentVersionBadInputTests: MainActorFolderSuite {
   }
 
   @Test func versionsOfADeletedFileAreStillListed() async throws {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
-    let url = try folder.write("one", to: "gone.txt")
-    let document = try #require(try await controller.openDocument(at: url) as? PlainTextDocument)
-    try document.replaceText(with: "two")
-    try await document.save()
+    let (_, document) = try await savedOnce("gone.txt")
+    let url = document.fileURL
     try FileManager.default.removeItem(at: url)
     #expect(try document.versions().count == 1)
     try document.restoreVersion(try #require(try document.versions().first))

@@ -20,8 +20,7 @@ final class ReplacedVersionTests: MainActorFolderSuite {
   static let oldBytes = Data("first line\n".utf8) + Data([0x00, 0xFF, 0xFE, 0x0A]) + Data("unended".utf8)
 
   func controller() -> DocumentController {
-    let controller = DocumentController(stateFolder: folder.file("state"))
-    controller.autosavePolicy = nil
+    let controller = quietController(in: folder)
     return controller
   }
 
@@ -37,13 +36,10 @@ final class ReplacedVersionTests: MainActorFolderSuite {
 
   /// A document that holds bytes exactly (as the REPL's do), opened on `url`.
   func openExactly(_ url: URL, store: VersionStore) async throws -> PlainTextDocument {
-    let document = PlainTextDocument(fileURL: url)
-    document.readsBytesExactly = true
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
-    document.versionStore = store
-    try await document.open()
-    return document
+    try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.readsBytesExactly = true
+      $0.versionStore = store
+    }
   }
 
   /// The names beside the document other than its own (a save's temporary files).

@@ -7,14 +7,10 @@ import SystemPackage
 import Testing
 
 @Suite("Versions")
-final class VersionStoreTests {
-  let folder: TemporaryFolder
-  let store: VersionStore
-  init() throws {
-    folder = try TemporaryFolder(prefix: "quire-versions")
-    store = VersionStore(root: folder.file("state/quire/versions"))
-  }
-  deinit { folder.remove() }
+final class VersionStoreTests: FolderSuite {
+  init() throws { try super.init(prefix: "quire-versions") }
+
+  var store: VersionStore { VersionStore(root: folder.file("state/quire/versions")) }
 
   /// What a document's save does: keep the old content, then write the new atomically.
   func save(_ text: String, to url: URL, in store: VersionStore? = nil) throws {

@@ -91,18 +91,15 @@ func waitFor(_ what: String, limit: Duration = .seconds(30), _ condition: () thr
 /// What the server suites start from: a temporary folder with a `served` folder holding
 /// `files` (name and text, in order), and a home for the server and REPL processes;
 /// removed when the suite is done. Suites inherit it.
-class ServedFolderTestCase {
-  let folder: TemporaryFolder
-  let served: URL
+class ServedFolderTestCase: FolderSuite {
   let home: TestHome
+  var served: URL { folder.file("served") }
 
   init(prefix: String, files: KeyValuePairs<String, String>) throws {
-    folder = try TemporaryFolder(prefix: prefix)
-    served = folder.file("served")
+    let folder = try TemporaryFolder(prefix: prefix)
+    home = try TestHome(in: folder.url)
+    super.init(folder: folder)
     try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
     for (name, text) in files { try Data(text.utf8).write(to: served.appendingPathComponent(name)) }
-    home = try TestHome(in: folder.url)
   }
-
-  deinit { folder.remove() }
 }

@@ -131,17 +131,16 @@ final class WebDriver: @unchecked Sendable {
     return data
   }
 
-  /// Waits until `script` returns true in the page (polled), or fails after `limit`.
-  func wait(for what: String, until script: String, _ args: [Any] = [], limit: Duration = .seconds(30)) async throws {
+  /// Waits until `script` returns true in the page (polled), or fails after `limit` (generous:
+  /// it returns as soon as the page says so).
+  func wait(for what: String, until script: String, _ args: [Any] = [], limit: Duration = patience) async throws {
     FileHandle.standardError.write(Data("page test: waiting for \(what)\n".utf8))
-    let deadline = ContinuousClock.now + limit
     var last: Any? = nil
-    while ContinuousClock.now < deadline {
+    let done = await eventually(timeout: limit, every: .milliseconds(100)) {
       last = try? await execute(script, args)
-      if let done = last as? Bool, done { return }
-      try await Task.sleep(for: .milliseconds(100))
+      return last as? Bool == true
     }
-    throw TestFailure("waited \(limit) for \(what); the page last said \(String(describing: last))")
+    guard done else { throw TestFailure("waited \(limit) for \(what); the page last said \(String(describing: last))") }
   }
 
   // MARK: The wire

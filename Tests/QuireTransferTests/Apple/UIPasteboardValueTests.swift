@@ -9,14 +9,13 @@ import Testing
 @testable import QuireTransfer
 
 @Suite("Apple's documentation: UIPasteboard values and kUTType constants")
-final class UIPasteboardValueTests {
-  let folder: TemporaryFolder
+final class UIPasteboardValueTests: FolderSuite {
   let board: UIPasteboard
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-uipasteboard-value")
+    let folder = try TemporaryFolder(prefix: "quire-uipasteboard-value")
     board = UIPasteboard(try Pasteboard(name: "values", rootFolder: folder.url))
+    super.init(folder: folder)
   }
-  deinit { folder.remove() }
 
   /// Runs UIKit's synchronous calls on a thread of their own: they wait for the item to load,
   /// which must not hold one of the few threads Swift's concurrency runs tests on.

@@ -38,17 +38,14 @@ struct QuireExecutable {
 }
 
 @Suite("quire copy and quire paste across processes")
-final class CopyPasteProcessTests {
-  let folder: TemporaryFolder
-  let runtime: URL
-  let quire: QuireExecutable?
-
+final class CopyPasteProcessTests: FolderSuite {
   init() throws {
-    folder = try TemporaryFolder()
-    runtime = try folder.privateFolder("runtime")
-    quire = QuireExecutable(runtime: runtime)
+    try super.init()
+    try folder.privateFolder("runtime")
   }
-  deinit { folder.remove() }
+
+  var runtime: URL { folder.file("runtime") }
+  var quire: QuireExecutable? { QuireExecutable(runtime: runtime) }
 
   var general: URL { runtime.appendingPathComponent("quire/pasteboards/general") }
   /// The files holding representations in the pasteboard folder (none while all are promised).

@@ -130,14 +130,10 @@ final class VirtualDisplay: Sendable {
     return outcome.status == 0 ? outcome.text.split(separator: "\n").map(String.init) : []
   }
 
-  /// Waits (polling, up to 30 s) until the selection's owner lists `target`.
+  /// Waits (polling, up to ``patience``; it returns as soon as it is there) until the
+  /// selection's owner lists `target`.
   func waitForTarget(_ target: String, selection: String = "clipboard") async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-      if try await targets(selection: selection).contains(target) { return true }
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    return false
+    try await eventually(every: .milliseconds(20)) { try await targets(selection: selection).contains(target) }
   }
 }
 
@@ -160,20 +156,18 @@ final class LoadCounter: Sendable {
 @Suite(
   "Pasteboard on an X display: the desktop clipboard, with Xvfb, xclip and xsel",
   .enabled(if: VirtualDisplay.isAvailable, Comment(rawValue: VirtualDisplay.missing)))
-final class DesktopPasteboardTests {
-  let folder: TemporaryFolder
+final class DesktopPasteboardTests: FolderSuite {
   let display: VirtualDisplay
-  let runtime: URL
+  var runtime: URL { folder.file("runtime") }
   var root: URL { folder.file("pasteboards") }
 
   init() async throws {
-    folder = try TemporaryFolder()
-    runtime = try folder.privateFolder("runtime")
     display = try await VirtualDisplay()
+    try super.init()
+    try folder.privateFolder("runtime")
   }
   deinit {
     display.stop()
-    folder.remove()
   }
 
   func board(_ name: String = Pasteboard.generalName) throws -> Pasteboard {

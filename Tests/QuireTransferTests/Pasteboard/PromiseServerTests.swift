@@ -8,15 +8,14 @@ import Testing
 /// The promise socket is an input path: whatever arrives on it gets an answer or a closed
 /// connection, never a crash, and never a representation that is not for other processes.
 @Suite("Promise server: hostile requests")
-final class PromiseServerTests {
-  let folder: TemporaryFolder
-  let root: URL
+final class PromiseServerTests: FolderSuite {
   let socket: String
   let generation: String
+  var root: URL { folder.file("pasteboards") }
 
   init() async throws {
-    folder = try TemporaryFolder()
-    root = folder.file("pasteboards")
+    let folder = try TemporaryFolder()
+    let root = folder.file("pasteboards")
     let provider = ItemProvider()
     provider.registerDataRepresentation(forTypeIdentifier: "com.example.private", visibility: .ownProcess) { Data("secret".utf8) }
     provider.registerDataRepresentation(for: .plainText) { Data("public".utf8) }
@@ -27,8 +26,8 @@ final class PromiseServerTests {
     socket = board.folderURL.appendingPathComponent(socketName).path
     let state = try JSONSerialization.jsonObject(with: Data(contentsOf: board.folderURL.appendingPathComponent("state.json")))
     generation = try #require((state as? [String: Any])?["generation"] as? String)
+    super.init(folder: folder)
   }
-  deinit { folder.remove() }
 
   /// Asks on a thread of its own: the server's handlers need the cooperative pool, which a
   /// blocking wait inside the test would take from them.
@@ -76,12 +75,8 @@ final class PromiseServerTests {
 }
 
 @Suite("Transfer: failures driven through the system-call hook")
-final class SystemCallFailureTests {
-  let folder: TemporaryFolder
-  init() throws { folder = try TemporaryFolder() }
-  deinit {
-    folder.remove()
-  }
+final class SystemCallFailureTests: FolderSuite {
+  init() throws { try super.init() }
 
   @Test func anUnreadableFileRepresentationIsPermissionDenied() async throws {
     let file = try folder.write("private", to: "locked.txt")
