@@ -161,11 +161,10 @@ open class Document {
   /// The other version's contents while ``State/inConflict`` (a package's tree, or bytes).
   private var conflictContents: StoredContents?
 
-  private var stateObservers: [Int: @MainActor (State) -> Void] = [:]
-  private var fileObservers: [Int: @MainActor (FileEvent) -> Void] = [:]
+  private let stateObservers = ObserverList<State>()
+  private let fileObservers = ObserverList<FileEvent>()
   /// Whether the last check found the file gone (a deletion is reported once).
   private var reportedFileMissing = false
-  private var nextObserver = 0
   private var undoObservation: ObservationToken?
   private var autosaveTask: Task<Void, Never>?
   private var idleDeadline: ContinuousClock.Instant?
@@ -362,10 +361,7 @@ open class Document {
   /// is cancelled.
   @discardableResult
   public func addStateObserver(_ handler: @escaping @MainActor (State) -> Void) -> ObservationToken {
-    let id = nextObserver
-    nextObserver += 1
-    stateObservers[id] = handler
-    return ObservationToken { [weak self] in self?.stateObservers[id] = nil }
+    stateObservers.add(handler)
   }
 
   /// Calls `handler` each time someone else changes or moves the document's file (see
@@ -374,20 +370,12 @@ open class Document {
   /// way the document heard of it (its presenter, inotify, a check, a save).
   @discardableResult
   public func addFileObserver(_ handler: @escaping @MainActor (FileEvent) -> Void) -> ObservationToken {
-    let id = nextObserver
-    nextObserver += 1
-    fileObservers[id] = handler
-    return ObservationToken { [weak self] in self?.fileObservers[id] = nil }
+    fileObservers.add(handler)
   }
 
-  private func notifyFile(_ event: FileEvent) {
-    for id in fileObservers.keys.sorted() { fileObservers[id]?(event) }
-  }
+  private func notifyFile(_ event: FileEvent) { fileObservers.notify(event) }
 
-  private func notifyState() {
-    let state = documentState
-    for id in stateObservers.keys.sorted() { stateObservers[id]?(state) }
-  }
+  private func notifyState() { stateObservers.notify(documentState) }
 
   /// Refuses edits until ``enableEditing()`` (``State/editingDisabled``).
   public func disableEditing() { documentState.insert(.editingDisabled) }

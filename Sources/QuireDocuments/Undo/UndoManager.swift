@@ -67,8 +67,7 @@ public final class UndoManager {
   /// Groups opened and not yet closed, outermost first.
   private var openGroups: [Group] = []
   private var disableCount = 0
-  private var observers: [Int: @MainActor (Event) -> Void] = [:]
-  private var nextObserver = 0
+  private let observers = ObserverList<Event>()
 
   /// Whether an undo is running.
   public private(set) var isUndoing = false
@@ -301,15 +300,10 @@ public final class UndoManager {
   /// Calls `handler` for every ``Event`` until the returned token is cancelled.
   @discardableResult
   public func addObserver(_ handler: @escaping @MainActor (Event) -> Void) -> ObservationToken {
-    let id = nextObserver
-    nextObserver += 1
-    observers[id] = handler
-    return ObservationToken { [weak self] in self?.observers[id] = nil }
+    observers.add(handler)
   }
 
-  private func notify(_ event: Event) {
-    for id in observers.keys.sorted() { observers[id]?(event) }
-  }
+  private func notify(_ event: Event) { observers.notify(event) }
 
   /// The steps as a tree, newest last, for tests and debugging.
   public var debugDescription: String {
@@ -336,5 +330,26 @@ public final class ObservationToken {
   public func cancel() {
     onCancel?()
     onCancel = nil
+  }
+}
+
+/// The handlers observing one kind of event (an undo manager's events, a document's states or
+/// file events), called in the order they were added, each until its token is cancelled.
+@MainActor
+final class ObserverList<Event> {
+  private var handlers: [Int: @MainActor (Event) -> Void] = [:]
+  private var nextID = 0
+
+  /// Adds `handler`; cancelling the token removes it.
+  func add(_ handler: @escaping @MainActor (Event) -> Void) -> ObservationToken {
+    let id = nextID
+    nextID += 1
+    handlers[id] = handler
+    return ObservationToken { [weak self] in self?.handlers[id] = nil }
+  }
+
+  /// Calls every handler with `event`, oldest first.
+  func notify(_ event: Event) {
+    for id in handlers.keys.sorted() { handlers[id]?(event) }
   }
 }
