@@ -114,7 +114,11 @@ extension EdDocument {
   static func new(
     at url: URL?, requiresText: Bool, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
   ) async throws(EdError) -> EdDocument {
-    guard let url else { return EdDocument(buffer: DocumentLineBuffer(), fileURL: nil) }
+    guard let url else {
+      let buffer = DocumentLineBuffer()
+      prepare(buffer.document)
+      return EdDocument(buffer: buffer, fileURL: nil)
+    }
     if url.pathExtension.lowercased() == "pdf" {
       throw EdError(
         "cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'"

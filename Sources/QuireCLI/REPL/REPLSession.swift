@@ -356,6 +356,7 @@ final class REPLSession {
   private func ensureDocument() -> EdDocument {
     if let currentDocument { return currentDocument }
     let document = EdDocument(buffer: DocumentLineBuffer(), fileURL: nil)
+    if let text = document.libraryDocument { prepare(text) }
     adopt(document)
     documents.append(document)
     currentIndex = documents.count - 1
@@ -437,13 +438,10 @@ final class REPLSession {
     try? configuration.recents?.add(url)
   }
 
-  /// Gives a text document the session's way to its files: its saves are coordinated when
-  /// the session coordinates (working for `presenter`, the REPL's presenter of the file, which
-  /// is then not asked about them), and keep versions in the session's version store.
-  /// The session also hears what the document reports of its file (``noteFileEvent(_:of:)``).
+  /// Makes `document` (prepared with ``prepare(_:)`` when it was made) one of the session's:
+  /// the session hears what the document reports of its file (``noteFileEvent(_:of:)``).
   func adopt(_ document: EdDocument) {
     guard let text = document.libraryDocument else { return }
-    prepare(text)
     if document.fileObservation == nil {
       document.fileObservation = text.addFileObserver { [weak self, weak document] event in
         guard let self, let document else { return }
