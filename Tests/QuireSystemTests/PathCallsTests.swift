@@ -21,6 +21,19 @@ final class PathCallsTests: FolderSuite {
     }
   }
 
+  @Test func makeFoldersMakesEachMissingFolderByItsBytesAndKeepsOnesThere() throws {
+    let nested = folder.url.path + "/out" + PathText.string(bytes: [0xFF]) + "/sub"
+    try SystemCalls.makeFolders(nested).get()
+    let info = try SystemCalls.lstat(PathText.path(nested)).get()
+    #expect(info.st_mode & S_IFMT == S_IFDIR)
+    // The byte is the name's, not U+FFFD's UTF-8.
+    #expect(SystemCalls.lstat(PathText.path(folder.url.path + "/out\u{FFFD}")).isFailure)
+    try SystemCalls.makeFolders(nested).get()
+    let file = try folder.write("x", to: "file")
+    #expect { try SystemCalls.makeFolders(file.path + "/sub").get() } throws: { ($0 as? SyscallFailure)?.errno == .notDirectory }
+    #expect { try SystemCalls.makeFolders(file.path).get() } throws: { ($0 as? SyscallFailure)?.errno == .notDirectory }
+  }
+
   @Test func readLinkAndResolvedPathKeepBytesThatAreNotUTF8() throws {
     let target: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".md".utf8)  // Latin-1 "café.md"
     let targetPath = FilePath(folder.url.path).appending(FilePath.Component(platformString: target.map { CChar(bitPattern: $0) } + [0])!)
