@@ -167,7 +167,10 @@ let package = Package(
       swiftSettings: swiftSettings),
 
     // MARK: Tests: one target per module
-    .target(name: "QuireTestSupport", dependencies: ["QuireSystem"], path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
+    .target(
+      name: "QuireTestSupport",
+      dependencies: ["QuireSystem", "QuireTypes", "QuireFormats", .product(name: "SystemPackage", package: "swift-system")],
+      path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.

@@ -1,4 +1,5 @@
 public import Foundation
+public import QuireFormats
 
 /// Hand-written PDFs for tests that need what cairo's PDF surface cannot make (page rotation,
 /// crop boxes, hostile structure). Offsets in the cross-reference table are computed, so
@@ -25,4 +26,22 @@ public enum PDFFixtures {
     out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
     return Data(out.utf8)
   }
+}
+
+/// Writes a PDF with cairo (``PDFWriter``) to `url`: one page for each entry of `pages` (Pango
+/// markup), a title, and one outline entry for each entry of `outline` (the first names page 1,
+/// the next page 2, …). `decorate` runs before the file is finished, for what else a test
+/// needs (nested outline entries). Returns `url`.
+@discardableResult
+public func writePDF(
+  to url: URL, pages: [String], width: Double = 595.28, height: Double = 841.89, title: String? = nil,
+  outline: [String] = [], decorate: (PDFWriter) throws -> Void = { _ in }
+) throws -> URL {
+  let writer = try PDFWriter(url: url, width: width, height: height)
+  if let title { writer.setTitle(title) }
+  for page in pages { try writer.addPage(markup: page) }
+  for (index, entry) in outline.enumerated() { writer.addOutlineEntry(entry, page: index + 1) }
+  try decorate(writer)
+  try writer.finish()
+  return url
 }

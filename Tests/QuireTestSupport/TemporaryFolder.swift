@@ -1,4 +1,5 @@
 public import Foundation
+public import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -56,6 +57,28 @@ public final class TemporaryFolder: Sendable {
     return path
   }
 
+  /// The path of `name` inside the folder, `name` given by its bytes (any bytes but `/` and
+  /// NUL: a name that is not UTF-8 too).
+  public func path(nameBytes name: [UInt8]) -> FilePath {
+    let bytes = Array(url.path.utf8) + [UInt8(ascii: "/")] + name + [0]
+    return bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
+  }
+
+  /// The bytes of the file at `path` (any name, read by its bytes), or `nil` when it cannot be
+  /// opened.
+  public func contents(of path: FilePath) -> [UInt8]? {
+    guard let descriptor = try? FileDescriptor.open(path, .readOnly, options: .noFollow) else { return nil }
+    return try? descriptor.closeAfter {
+      var bytes: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 65536)
+      while case let count = try buffer.withUnsafeMutableBytes({ try descriptor.read(into: $0) }), count > 0 { bytes += buffer[..<count] }
+      return bytes
+    }
+  }
+
+  /// The bytes of the file named by the bytes `name` in the folder, or `nil`.
+  public func contents(ofNameBytes name: [UInt8]) -> [UInt8]? { contents(of: path(nameBytes: name)) }
+
   /// Removes the folder and everything in it, names that are not UTF-8 too (Foundation's
   /// `removeItem` cannot name those, and would leave them and their folders behind).
   public func remove() {
@@ -109,8 +132,9 @@ open class FolderSuite {
   public let folder: TemporaryFolder
 
   /// Makes the folder.
-  /// - Parameter prefix: The start of the folder's name, which tells whose a leftover folder is.
-  public init(prefix: String = "quire-test") throws { folder = try TemporaryFolder(prefix: prefix) }
+  /// - Parameter prefix: The start of the folder's name, which tells whose a leftover folder
+  ///   is; by default `quire-` and the suite's type name.
+  public init(prefix: String? = nil) throws { folder = try TemporaryFolder(prefix: prefix ?? "quire-\(Self.self)") }
 
   /// Takes `folder`, made by a subclass that needs it for a property of its own before this
   /// initializer runs (a store or pasteboard inside it).
@@ -127,8 +151,9 @@ open class MainActorFolderSuite {
   public let folder: TemporaryFolder
 
   /// Makes the folder.
-  /// - Parameter prefix: The start of the folder's name, which tells whose a leftover folder is.
-  public init(prefix: String = "quire-test") throws { folder = try TemporaryFolder(prefix: prefix) }
+  /// - Parameter prefix: The start of the folder's name, which tells whose a leftover folder
+  ///   is; by default `quire-` and the suite's type name.
+  public init(prefix: String? = nil) throws { folder = try TemporaryFolder(prefix: prefix ?? "quire-\(Self.self)") }
 
   /// Takes `folder`, made by a subclass that needs it for a property of its own before this
   /// initializer runs (a store or pasteboard inside it).
