@@ -136,30 +136,18 @@ final class EdEngine {
     }
   }
 
-  /// Undoes the last command's edits (the `u` command and the word command `undo`); in a PDF,
-  /// the last page operation.
-  func undo() throws(EdError) {
+  /// Undoes the last command's edits, or redoes the last undone one (the `u` command, the word
+  /// commands `undo` and `redo`); in a PDF, the last page operation.
+  func take(_ step: HistoryStep) throws(EdError) {
     if let pdf = document.pdfDocument {
-      guard pdf.undoManager.canUndo else { throw EdError("nothing to undo in '\(document.displayName)'") }
-      pdf.undoManager.undo()
+      guard step.take(in: pdf.undoManager) else { throw EdError("nothing to \(step) in '\(document.displayName)'") }
       return
     }
-    guard let cursor = buffer.undo() else { throw EdError("nothing to undo") }
+    guard let cursor = step == .undo ? buffer.undo() : buffer.redo() else { throw EdError("nothing to \(step)") }
     undoBarrier = nil
     document.currentLine = min(max(cursor, 0), lastLine)
-    if document.currentLine == 0 && lastLine > 0 { document.currentLine = 1 }
-  }
-
-  /// Redoes the last undone command's edits (the word command `redo`).
-  func redo() throws(EdError) {
-    if let pdf = document.pdfDocument {
-      guard pdf.undoManager.canRedo else { throw EdError("nothing to redo in '\(document.displayName)'") }
-      pdf.undoManager.redo()
-      return
-    }
-    guard let cursor = buffer.redo() else { throw EdError("nothing to redo") }
-    undoBarrier = nil
-    document.currentLine = min(max(cursor, 0), lastLine)
+    // Undoing the first edit of a file leaves ed on its first line, not before it.
+    if step == .undo && document.currentLine == 0 && lastLine > 0 { document.currentLine = 1 }
   }
 
   /// Starts a top-level command: a confirmation asked for by the previous command stays
@@ -181,15 +169,15 @@ final class EdEngine {
 
   /// ed's `u`: undoes the last change; right after a `u`, redoes what it undid.
   private func toggleUndo() throws(EdError) {
-    if document.pdf != nil { return try undo() }
+    if document.pdf != nil { return try take(.undo) }
     if let undoBarrier, undoBarrier == buffer.changeToken { throw EdError("nothing to undo: the last command changed nothing", ed: "Nothing to undo") }
     if let undone = undoneByU, undone.token == buffer.changeToken, buffer.redoCount > 0 {
-      try redo()
+      try take(.redo)
       document.currentLine = min(max(undone.line, 0), lastLine)
       undoneByU = nil
     } else {
       let line = document.currentLine
-      do { try undo() } catch { throw EdError(error.message, ed: "Nothing to undo") }
+      do { try take(.undo) } catch { throw EdError(error.message, ed: "Nothing to undo") }
       undoneByU = (buffer.changeToken, line)
     }
   }

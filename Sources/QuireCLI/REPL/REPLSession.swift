@@ -584,16 +584,17 @@ final class REPLSession {
     _ = try await engine.execute("w") { nil }
   }
 
-  /// `undo [N]`: undoes the last `count` changes (the multi-level history; ed's `u` toggles
-  /// only the last change). Stops early, saying so, when fewer are left.
-  func undo(count: Int = 1) throws {
+  /// `undo [N]` and `redo [N]`: undoes the last `count` changes, or redoes the last `count`
+  /// undone ones (the multi-level history; ed's `u` toggles only the last change). Stops early,
+  /// saying so, when fewer are left.
+  func take(_ step: HistoryStep, count: Int = 1) throws {
     let document = try requireDocument()
     engine.document = document
-    let name = document.pdfDocument?.undoManager.undoActionName
+    let name = document.pdfDocument.map { step.actionName(in: $0.undoManager) }
     var done = 0
     while done < count {
       do {
-        try engine.undo()
+        try engine.take(step)
       } catch {
         if done == 0 { throw error }
         break
@@ -601,31 +602,10 @@ final class REPLSession {
       done += 1
     }
     if let pdf = document.pdf {
-      say("undid \(done == 1 ? name ?? "the page operation" : "\(done) page operations"); \(pdf.pageCount) pages")
+      say("\(step.pastTense) \(done == 1 ? name ?? "the page operation" : "\(done) page operations"); \(pdf.pageCount) pages")
     } else {
-      say("undid \(done) change\(done == 1 ? "" : "s"); \(document.buffer.undoCount) more level(s) of undo")
-    }
-  }
-
-  /// `redo [N]`: redoes the last `count` undone changes.
-  func redo(count: Int = 1) throws {
-    let document = try requireDocument()
-    engine.document = document
-    let name = document.pdfDocument?.undoManager.redoActionName
-    var done = 0
-    while done < count {
-      do {
-        try engine.redo()
-      } catch {
-        if done == 0 { throw error }
-        break
-      }
-      done += 1
-    }
-    if let pdf = document.pdf {
-      say("redid \(done == 1 ? name ?? "the page operation" : "\(done) page operations"); \(pdf.pageCount) pages")
-    } else {
-      say("redid \(done) change\(done == 1 ? "" : "s"); \(document.buffer.redoCount) more to redo")
+      let left = step == .undo ? "\(document.buffer.undoCount) more level(s) of undo" : "\(document.buffer.redoCount) more to redo"
+      say("\(step.pastTense) \(done) change\(done == 1 ? "" : "s"); \(left)")
     }
   }
 

@@ -119,7 +119,7 @@ struct UndoWord: SessionCommand {
   func validate() throws {
     guard count >= 1 else { throw ValidationError("undo N takes a count of 1 or more") }
   }
-  @MainActor func run(in session: REPLSession) async throws { try session.undo(count: count) }
+  @MainActor func run(in session: REPLSession) async throws { try session.take(.undo, count: count) }
 }
 
 struct RedoWord: SessionCommand {
@@ -128,7 +128,7 @@ struct RedoWord: SessionCommand {
   func validate() throws {
     guard count >= 1 else { throw ValidationError("redo N takes a count of 1 or more") }
   }
-  @MainActor func run(in session: REPLSession) async throws { try session.redo(count: count) }
+  @MainActor func run(in session: REPLSession) async throws { try session.take(.redo, count: count) }
 }
 
 struct StatusWord: SessionCommand {
