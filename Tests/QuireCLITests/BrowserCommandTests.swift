@@ -5,16 +5,9 @@ import Synchronization
 import Testing
 
 @Suite("Browser commands")
-final class BrowserCommandTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-browse") }
-
+final class BrowserCommandTests: FolderSuite, RunsQuire {
   var environment: [String: String] {
     ["XDG_DATA_HOME": folder.file(".data").path, "XDG_STATE_HOME": folder.file(".state").path, "XDG_CACHE_HOME": folder.file(".cache").path]
-  }
-
-  func quire(_ arguments: [String], input: String = "") async throws -> ProcessResult {
-    guard let quire = ProcessRunner.quire else { throw QuireError(.fileMissing, "the quire executable is not built") }
-    return try await ProcessRunner.run(quire, arguments, in: folder.url, input: input, environment: environment)
   }
 
   var fullEnvironment: [String: String] {

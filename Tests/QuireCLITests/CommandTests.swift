@@ -6,14 +6,12 @@ import Testing
 @testable import QuireCLI
 
 @Suite("quire command line")
-struct CommandTests {
+final class CommandTests: FolderSuite, RunsQuire {
   // Usage errors (exit status 2, reason and usage on standard error) and help are golden files:
   // GoldenOutputTests.usageErrors and helpOfEachSubcommand.
 
   @Test func versionPrintsTheVersionAlone() async throws {
-    let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let version = try await ProcessRunner.runQuire(["--version"], in: folder.url)
+    let version = try await quire(["--version"])
     #expect(version.status == 0)
     #expect(version.output.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+\n/) != nil, "\(version.output)")
     #expect(version.error.isEmpty)
@@ -30,15 +28,13 @@ struct CommandTests {
   // Every command says a failure as `quire: REASON` and exits with the status ExitStatus's
   // table gives the error's code.
   @Test func aFailureExitsWithItsCodesStatusAndSaysItsReasonOnce() async throws {
-    let folder = try TemporaryFolder()
-    defer { folder.remove() }
     try folder.write("# Notes\n", to: "notes.md")
     // /dev/full answers every write with ENOSPC: .diskFull, status 3.
-    let full = try await ProcessRunner.runQuire(["preview", "notes.md", "--output", "/dev/full"], in: folder.url)
+    let full = try await quire(["preview", "notes.md", "--output", "/dev/full"])
     #expect(full.status == ExitStatus.diskFull && full.status == 3, "\(full.error)")
     #expect(full.error == "quire: Cannot write to '/dev/full' (a character device): the write failed (the disk is full). Nothing else was changed.\n")
     // A missing file: status 1, one line naming it, no code name in front of the reason.
-    let missing = try await ProcessRunner.runQuire(["tag", "gone.md"], in: folder.url)
+    let missing = try await quire(["tag", "gone.md"])
     #expect(missing.status == ExitStatus.failure, "\(missing.error)")
     #expect(missing.error.hasPrefix("quire: Cannot read 'gone.md'") && missing.error.split(separator: "\n").count == 1, "\(missing.error)")
     #expect(!missing.error.contains("file missing:"))
@@ -58,34 +54,17 @@ struct CommandTests {
 }
 
 @Suite("quire thumbnail and quire preview")
-final class ThumbnailCommandTests {
-  let folder: URL
-  init() throws {
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-cli-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-  }
-  deinit { try? FileManager.default.removeItem(at: folder) }
-
-  func write(_ text: String, _ name: String) throws -> URL {
-    let url = folder.appendingPathComponent(name)
-    try Data(text.utf8).write(to: url)
-    return url
-  }
-
-  func quire(_ arguments: [String]) async throws -> ProcessResult {
-    try await ProcessRunner.runQuire(arguments, in: folder)
-  }
-
+final class ThumbnailCommandTests: FolderSuite, RunsQuire {
   @Test func thumbnailerFormWritesAPNGFromAPathOrAFileURI() async throws {
-    let input = try write("# Hello\n", "a b.md")
-    let output = folder.appendingPathComponent("out.png")
+    let input = try folder.write("# Hello\n", to: "a b.md")
+    let output = folder.file("out.png")
     let uri = "file://" + input.path.replacingOccurrences(of: " ", with: "%20")
     let made = try await quire(["thumbnail", "-s", "128", uri, output.path])
     #expect(made.status == 0 && made.output.isEmpty && made.error.isEmpty, "\(made.error)")
     let png = try Data(contentsOf: output)
     #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     #expect(png.count > 200)
-    let missing = folder.appendingPathComponent("missing.md").path
+    let missing = folder.file("missing.md").path
     let failed = try await quire(["thumbnail", "-s", "128", missing, output.path + "2"])
     #expect(failed.status == 1)
     #expect(failed.error.contains("Cannot read '\(missing)': there is no such file."), "\(failed.error)")
@@ -93,10 +72,10 @@ final class ThumbnailCommandTests {
   }
 
   @Test func installWritesAThumbnailerEntry() async throws {
-    let installed = try await quire(["thumbnail", "--install", "--data-dir", folder.path])
+    let installed = try await quire(["thumbnail", "--install", "--data-dir", folder.url.path])
     #expect(installed.status == 0, "\(installed.error)")
     #expect(installed.output.contains("thumbnailers/quire.thumbnailer") || installed.error.contains("thumbnailers/quire.thumbnailer"), "\(installed)")
-    let entry = try String(contentsOf: folder.appendingPathComponent("thumbnailers/quire.thumbnailer"), encoding: .utf8)
+    let entry = try String(contentsOf: folder.file("thumbnailers/quire.thumbnailer"), encoding: .utf8)
     #expect(entry.hasPrefix("[Thumbnailer Entry]\n"))
     #expect(entry.contains(" thumbnail -s %s %u %o\n"))
     #expect(entry.contains("MimeType=text/markdown;"))
@@ -104,13 +83,13 @@ final class ThumbnailCommandTests {
   }
 
   @Test func batchExitsZeroWhenAllSucceedAndOneWhenSomeFail() async throws {
-    let good = try write("# Good\n", "good.md")
-    let out = folder.appendingPathComponent("out").path
+    let good = try folder.write("# Good\n", to: "good.md")
+    let out = folder.file("out").path
     let allMade = try await quire(["thumbnail", "--json", "--output", out, good.path])
     #expect(allMade.status == 0, "\(allMade.error)")
     #expect(allMade.output.contains("\"status\":\"made\""), "\(allMade.output)")
     #expect(FileManager.default.fileExists(atPath: out + "/good.md.png"))
-    let bad = try write("%PDF-1.4 junk", "bad.pdf")
+    let bad = try folder.write("%PDF-1.4 junk", to: "bad.pdf")
     let someFailed = try await quire(["thumbnail", "--json", "--output", out, good.path, bad.path])
     #expect(someFailed.status == 1)
     let statuses = someFailed.output.split(separator: "\n").map { line in
@@ -120,34 +99,30 @@ final class ThumbnailCommandTests {
   }
 
   @Test func previewWritesHTMLAndText() async throws {
-    let input = try write("# Title\n\n<script>x</script>\n", "p.md")
-    let html = folder.appendingPathComponent("p.html")
+    let input = try folder.write("# Title\n\n<script>x</script>\n", to: "p.md")
+    let html = folder.file("p.html")
     let wrote = try await quire(["preview", input.path, "--output", html.path])
     #expect(wrote.status == 0 && wrote.output.isEmpty, "\(wrote.error)")
     let page = try String(contentsOf: html, encoding: .utf8)
     #expect(page.contains("<h1>Title</h1>") && !page.contains("<script>"))
-    let text = folder.appendingPathComponent("p.txt")
+    let text = folder.file("p.txt")
     #expect(try await quire(["preview", input.path, "--format", "text", "--output", text.path]).status == 0)
     #expect(try String(contentsOf: text, encoding: .utf8) == "Title")
-    let missing = try await quire(["preview", folder.appendingPathComponent("none.md").path])
+    let missing = try await quire(["preview", folder.file("none.md").path])
     #expect(missing.status == 1 && missing.output.isEmpty)
     #expect(missing.error.contains("none.md': there is no such file."), "\(missing.error)")
   }
 }
 
 @Suite("quire demo")
-final class DemoCommandTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-demo") }
-
+final class DemoCommandTests: FolderSuite, RunsQuire {
   @Test func toursAFolderAndWritesPrivatePreviewsAndThumbnails() async throws {
     let input = folder.file("in")
     let output = folder.file("out")
     try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     try Data("# Hello\n\n日本語\n".utf8).write(to: input.appendingPathComponent("note.md"))
-    let writer = try PDFWriter(url: input.appendingPathComponent("doc.pdf"), width: 200, height: 300)
-    try writer.addPage(markup: "page one")
-    try writer.finish()
-    let toured = try await ProcessRunner.runQuire(["demo", input.path, "--output", output.path], in: folder.url)
+    try writePDF(to: input.appendingPathComponent("doc.pdf"), pages: ["page one"])
+    let toured = try await quire(["demo", input.path, "--output", output.path])
     #expect(toured.status == 0, "\(toured.error)")
     #expect(toured.output.contains("note.md") && toured.output.contains("doc.pdf"), "\(toured.output)")
     for name in ["note.html", "note.png", "doc.html", "doc.png"] {
@@ -162,14 +137,14 @@ final class DemoCommandTests: FolderSuite {
     try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     try Data("not a pdf at all".utf8).write(to: input.appendingPathComponent("broken.pdf"))
     try Data("plain\n".utf8).write(to: input.appendingPathComponent("a.txt"))
-    let toured = try await ProcessRunner.runQuire(["demo", input.path, "--output", output.path], in: folder.url)
+    let toured = try await quire(["demo", input.path, "--output", output.path])
     #expect(toured.status == 1)
     #expect((toured.output + toured.error).contains("broken.pdf"), "\(toured.output)\(toured.error)")
     #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("a.png").path))
   }
 
   @Test func aMissingFolderIsAClearFailure() async throws {
-    let toured = try await ProcessRunner.runQuire(["demo", folder.file("absent").path, "--output", folder.file("o").path], in: folder.url)
+    let toured = try await quire(["demo", folder.file("absent").path, "--output", folder.file("o").path])
     #expect(toured.status == 1)
     #expect(toured.error.contains("absent"), "\(toured.error)")
   }

@@ -2,14 +2,24 @@ import Foundation
 import QuireTestSupport
 import Testing
 
-/// One edit script, run through `ed -s FILE` and `quire FILE` on identical folders.
+/// One edit script, run through `ed -s t.txt` and through quire on identical folders.
 struct EdScript: CustomTestStringConvertible, Sendable {
   var name: String
   var script: String
+  /// Whether quire runs it as a drop-in ed (`quire -s t.txt`: the same bytes on both outputs,
+  /// errors included) rather than in its own mode (`quire t.txt`, for a script that succeeds).
+  var dropIn = false
   var testDescription: String { name }
   init(_ name: String, _ script: String) {
     self.name = name
     self.script = script
+  }
+
+  /// A script quire runs as a drop-in ed.
+  static func dropIn(_ name: String, _ script: String) -> EdScript {
+    var script = EdScript(name, script)
+    script.dropIn = true
+    return script
   }
 }
 
@@ -142,19 +152,55 @@ let failingEdScripts: [EdScript] = [
   EdScript("end of script with unsaved changes", "1d"),
 ]
 
-@Suite("ed parity: the same scripts through GNU ed -s and quire")
+/// Scripts run through `ed -s FILE` and `quire -s FILE` (quire as a drop-in ed): standard output,
+/// standard error, exit status and the files must all be the same, errors and `H` messages
+/// included. A piped script goes on after an error, as ed's does.
+let edModeScripts: [EdScript] = [
+  .dropIn("H prints ed's messages", "H\n9p\n,s/zzz/y/\nkA\n3,2p\nX\nu\nw\nq"),
+  .dropIn("h prints the last error", "9p\nh\n2p"),
+  .dropIn("errors go on in a piped script, and the status says so", "1d\n9p\n2p\nw\nq"),
+  .dropIn("q warns once", "H\n1d\nq\n2p\nq\nq"),
+  .dropIn("end of input with unsaved changes", "H\n1d"),
+  .dropIn("end of input after q warned", "1d\nq"),
+  .dropIn("P shows the prompt", "P\n2p\nP\n3p"),
+  .dropIn("y and x", "2,3y\n$x\n.=\n0x\n,p\nw\nq"),
+  .dropIn("d c j fill the cut buffer", "2d\n$x\n1,2j\n0x\n3c\nC\n.\nx\n,p\nQ"),
+  .dropIn("z scrolls", "1z2\nz\n.=\n2z\n$z\n.="),
+  .dropIn("comments and blank suffixes", "2# note\n.=\n2p \n"),
+  .dropIn("shell escape", "!echo hello\n!!\n2p"),
+  .dropIn("shell escape with the file name", "!wc -l %\n!echo \\%"),
+  .dropIn("read a command's output", "0r !echo first; echo second\n.=\n,p\nQ"),
+  .dropIn("write to a command", "2,3w !tr a-z A-Z\nw !wc -l\nQ"),
+  .dropIn("edit a command's output", "e !printf 'x\\ny\\n'\n,p\nf\nQ"),
+  .dropIn("a shell command reads the script's next lines", "!read one; echo got $one\nthe line it reads\n2p"),
+  .dropIn("l escapes dollars and backslashes", "1s/$/ $5 \\\\x/\n1l\n1n\nQ"),
+  .dropIn("s suffixes in any order", "1s/o/0/pn\n2s/t/T/gl\n3s/e/E/2p\n,s/o/O/Ig\n,p\nQ"),
+  .dropIn("bare s flags", "1s/o/0/\n3s\n4sp\n5sg\n,p\nQ"),
+  .dropIn("case-insensitive search", "/FOUR/I=\n?ONE?I=\ng/T/Is/$/!/\n,p\nQ"),
+  .dropIn("G runs a command per line", "G/o/\np\n\ns/o/0/\n&\n,p\nQ"),
+  .dropIn("V runs a command per line", "V/o/n\nd\n,p\nQ"),
+  .dropIn("q inside g", "g/t/p\\\nq"),
+  .dropIn("wq and wQ", "1d\nwQ"),
+  .dropIn("bad suffixes", "H\nppp\n2pp\n1s/o/0/gg\n1s/o/0/3g\nw\nq"),
+  .dropIn("u and undo toggle", "2d\nu\nu\nu\n,p\nw\nq"),
+  .dropIn("word commands that are ed commands are ed's", "1c\nrad\n.\nstatus\n2c\nsave me \n.\nsave as x\n,p\nQ"),
+  .dropIn("files that cannot be read or written are named on stderr", "H\nr nosuch.txt\nw nodir/x.txt\nW nodir/y.txt\n2p\ne nosuch.txt\n,p\nf\nq"),
+]
+
+/// The same scripts through GNU ed and quire: what they print, how they end and the files they
+/// leave.
+@Suite("ed parity: the same scripts through GNU ed -s and quire", .enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
 struct EdParityTests {
-  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: edScripts)
+  /// quire in its own mode (the script succeeds in ed) or as a drop-in ed prints, ends and
+  /// writes exactly as ed does.
+  @Test(arguments: edScripts + edModeScripts)
   func scriptMatchesEd(_ script: EdScript) async throws {
-    let run = try await ParityRun(script.script + "\n", ed: ["-s", "t.txt"], quire: ["t.txt"])
-    #expect(run.ed.status == 0, "ed itself failed on \(script.name): \(run.ed.output)")
-    #expect(run.quire.status == 0, "quire failed: \(run.quire.error)")
-    #expect(run.quire.output == run.ed.output)
-    #expect(run.quire.error.isEmpty)
-    #expect(run.quireFiles == run.edFiles)
+    let run = try await ParityRun(script.script + "\n", ed: ["-s", "t.txt"], quire: script.dropIn ? nil : ["t.txt"])
+    if !script.dropIn { #expect(run.ed.status == 0, "ed itself failed on \(script.name): \(run.ed.output)") }
+    run.expectSame(script.name)
   }
 
-  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: failingEdScripts)
+  @Test(arguments: failingEdScripts)
   func failingScriptFailsLikeEd(_ script: EdScript) async throws {
     let run = try await ParityRun(script.script + "\n", ed: ["-s", "t.txt"], quire: ["t.txt"])
     #expect(run.ed.status != 0)
@@ -169,63 +215,18 @@ struct EdParityTests {
     #expect(run.quireFiles == run.edFiles)
   }
 
-  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
-  func failureNamesTheLine() async throws {
+  @Test func failureNamesTheLine() async throws {
     let run = try await ParityRun("1p\n2p\n40p\n3p\n", ed: ["-s", "t.txt"], quire: ["t.txt"])
     #expect(run.quire.status == 1)
     #expect(run.quire.output == "one\ntwo\n")
     #expect(run.quire.error == "quire: line 3: invalid address: line 40 is past the end (5 lines)\n")
-  }
-}
-
-/// Scripts run through `ed -s FILE` and `quire -s FILE` (quire as a drop-in ed): standard output,
-/// standard error, exit status and the files must all be the same, errors and `H` messages
-/// included. A piped script goes on after an error, as ed's does.
-let edModeScripts: [EdScript] = [
-  EdScript("H prints ed's messages", "H\n9p\n,s/zzz/y/\nkA\n3,2p\nX\nu\nw\nq"),
-  EdScript("h prints the last error", "9p\nh\n2p"),
-  EdScript("errors go on in a piped script, and the status says so", "1d\n9p\n2p\nw\nq"),
-  EdScript("q warns once", "H\n1d\nq\n2p\nq\nq"),
-  EdScript("end of input with unsaved changes", "H\n1d"),
-  EdScript("end of input after q warned", "1d\nq"),
-  EdScript("P shows the prompt", "P\n2p\nP\n3p"),
-  EdScript("y and x", "2,3y\n$x\n.=\n0x\n,p\nw\nq"),
-  EdScript("d c j fill the cut buffer", "2d\n$x\n1,2j\n0x\n3c\nC\n.\nx\n,p\nQ"),
-  EdScript("z scrolls", "1z2\nz\n.=\n2z\n$z\n.="),
-  EdScript("comments and blank suffixes", "2# note\n.=\n2p \n"),
-  EdScript("shell escape", "!echo hello\n!!\n2p"),
-  EdScript("shell escape with the file name", "!wc -l %\n!echo \\%"),
-  EdScript("read a command's output", "0r !echo first; echo second\n.=\n,p\nQ"),
-  EdScript("write to a command", "2,3w !tr a-z A-Z\nw !wc -l\nQ"),
-  EdScript("edit a command's output", "e !printf 'x\\ny\\n'\n,p\nf\nQ"),
-  EdScript("a shell command reads the script's next lines", "!read one; echo got $one\nthe line it reads\n2p"),
-  EdScript("l escapes dollars and backslashes", "1s/$/ $5 \\\\x/\n1l\n1n\nQ"),
-  EdScript("s suffixes in any order", "1s/o/0/pn\n2s/t/T/gl\n3s/e/E/2p\n,s/o/O/Ig\n,p\nQ"),
-  EdScript("bare s flags", "1s/o/0/\n3s\n4sp\n5sg\n,p\nQ"),
-  EdScript("case-insensitive search", "/FOUR/I=\n?ONE?I=\ng/T/Is/$/!/\n,p\nQ"),
-  EdScript("G runs a command per line", "G/o/\np\n\ns/o/0/\n&\n,p\nQ"),
-  EdScript("V runs a command per line", "V/o/n\nd\n,p\nQ"),
-  EdScript("q inside g", "g/t/p\\\nq"),
-  EdScript("wq and wQ", "1d\nwQ"),
-  EdScript("bad suffixes", "H\nppp\n2pp\n1s/o/0/gg\n1s/o/0/3g\nw\nq"),
-  EdScript("u and undo toggle", "2d\nu\nu\nu\n,p\nw\nq"),
-  EdScript("word commands that are ed commands are ed's", "1c\nrad\n.\nstatus\n2c\nsave me \n.\nsave as x\n,p\nQ"),
-  EdScript("files that cannot be read or written are named on stderr", "H\nr nosuch.txt\nw nodir/x.txt\nW nodir/y.txt\n2p\ne nosuch.txt\n,p\nf\nq"),
-]
-
-@Suite("ed parity: quire -s as a drop-in for ed -s")
-struct EdModeParityTests {
-  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"), arguments: edModeScripts)
-  func scriptMatchesEdExactly(_ script: EdScript) async throws {
-    try await ParityRun(script.script + "\n", ed: ["-s", "t.txt"]).expectSame()
   }
 
   /// Files of 4 MiB or more are read into the document layer's mapped scratch copy, which the
   /// buffer shares, and written from their chunks: a text, a binary one without a final
   /// newline (its last line stays unended until changed), a binary one with, edited, read into
   /// and written as ed does.
-  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
-  func largeFilesMatchEd() async throws {
+  @Test func largeFilesMatchEd() async throws {
     var text = ""
     var line = 0
     while text.utf8.count < 5 << 20 {
@@ -253,8 +254,7 @@ struct EdModeParityTests {
   /// inserted" when lines are read after a binary buffer's unended last line, ed's byte counts
   /// (without `-s`), and a binary buffer (one that ever held a NUL, ended or not) keeping a read
   /// text's unended last line unended at its end.
-  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
-  func unendedLastLinesAndBinaryBuffersMatchEd() async throws {
+  @Test func unendedLastLinesAndBinaryBuffersMatchEd() async throws {
     let files: [String: Data] = [
       "nonl.txt": Data("a\nb".utf8),
       "bin.bin": Data([0x78, 0x00, 0x79, 0x0A, 0x7A]),
@@ -286,8 +286,7 @@ struct EdModeParityTests {
     }
   }
 
-  @Test(.enabled(if: ProcessRunner.ed != nil, "GNU ed is not installed (apt-get install ed)"))
-  func optionsAndFileArgumentsMatchEd() async throws {
+  @Test func optionsAndFileArgumentsMatchEd() async throws {
     let cases: [(ed: [String], quire: [String], script: String)] = [
       (["-p", "> ", "t.txt"], ["-p", "> ", "t.txt"], "2p\nw\nq"),  // byte counts without -s
       (["-s", "missing.txt"], ["-s", "missing.txt"], "a\nnew\n.\nw\nq"),

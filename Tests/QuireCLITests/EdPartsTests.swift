@@ -172,8 +172,6 @@ struct POSIXRegexTests {
 /// A file's bytes as the REPL reads them for `e`, `r` and ed's file: by the document layer.
 @Suite("File bytes")
 final class FileBytesTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-filebytes") }
-
   @Test func readsLinesAndNotesAMissingFinalNewline() throws {
     let url = try folder.write("a\nb", to: "f.txt")
     let contents = try EdDocument.readBytes(of: url, requiresText: true)
@@ -226,15 +224,13 @@ final class FileBytesTests: FolderSuite {
 }
 
 @Suite("Tab completion")
-final class CompletionTests {
-  let folder: TemporaryFolder
+final class CompletionTests: FolderSuite {
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-complete")
+    try super.init()
     try folder.write("x", to: "notes.md")
     try folder.write("x", to: "novel.txt")
     try FileManager.default.createDirectory(at: folder.file("notebooks"), withIntermediateDirectories: true)
   }
-  deinit { folder.remove() }
 
   var completion: Completion {
     Completion(
@@ -264,8 +260,6 @@ final class CompletionTests {
 
 @Suite("Command history file")
 final class HistoryFileTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-history") }
-
   @Test func ownerOnlyAndNeverThroughALink() throws {
     let devNull = open("/dev/null", O_RDWR)
     defer { close(devNull) }

@@ -12,16 +12,12 @@ import Testing
 /// test fails once; `SNAPSHOT_TESTING_RECORD=all swift test --filter GoldenOutputTests` rewrites
 /// them all after an intended change (review the diff).
 @Suite("Golden output of quire's commands")
-final class GoldenOutputTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-golden") }
-
+final class GoldenOutputTests: FolderSuite, RunsQuire {
   /// Runs `quire ARGUMENTS` in the test folder and returns its status, output and errors as one
   /// text, normalised.
   func transcript(_ arguments: [String], input: String = "", sortingOutput: Bool = false) async throws -> String {
-    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build --build-tests' first")
-    let result = try await ProcessRunner.run(
-      quire, arguments, in: folder.url, input: input,
-      environment: ["XDG_DATA_HOME": folder.file(".data").path, "XDG_DATA_DIRS": folder.file(".no-system-data").path])
+    let result = try await quire(
+      arguments, input: input, environment: ["XDG_DATA_HOME": folder.file(".data").path, "XDG_DATA_DIRS": folder.file(".no-system-data").path])
     var output = normalised(result.output)
     if sortingOutput { output = output.split(separator: "\n").sorted().joined(separator: "\n") + (output.isEmpty ? "" : "\n") }
     return

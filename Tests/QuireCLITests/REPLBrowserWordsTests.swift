@@ -3,17 +3,16 @@ import QuireTestSupport
 import Testing
 
 @Suite("REPL browser words")
-final class REPLBrowserWordsTests: FolderSuite {
+final class REPLBrowserWordsTests: FolderSuite, RunsQuire {
   init() throws {
-    try super.init(prefix: "quire-browser-words")
+    try super.init()
     try FileManager.default.createDirectory(at: folder.file("Documents"), withIntermediateDirectories: true)
     let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates").standardizedFileURL
     try FileManager.default.copyItem(at: templates, to: folder.file("Templates"))
   }
 
   func session(_ script: String) async throws -> ProcessResult {
-    guard let quire = ProcessRunner.quire else { throw CocoaError(.fileNoSuchFile) }
-    return try await ProcessRunner.run(quire, [], in: folder.url, input: script, environment: ["XDG_DATA_HOME": folder.file(".data").path])
+    try await quire([], input: script, environment: ["XDG_DATA_HOME": folder.file(".data").path])
   }
 
   @Test func browseTagSearchOpenAndTrash() async throws {

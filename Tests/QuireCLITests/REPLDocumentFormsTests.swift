@@ -11,18 +11,10 @@ import Testing
 @MainActor
 @Suite("REPL documents: PDFs, TextBundles, versions")
 final class REPLDocumentFormsTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-repl-forms") }
-
   var versions: VersionStore { VersionStore(root: folder.file("versions")) }
 
   private func session(_ lines: [String], interactive: Bool = false) -> (REPLSession, Transcript) {
     makeSession(lines, in: folder, interactive: interactive, versionStore: versions)
-  }
-
-  private func errors(_ transcript: Transcript) -> [String] { transcript.output.filter { $0.hasPrefix("? ") } }
-
-  private func makePDF(_ name: String, pages: [String]) throws -> URL {
-    try QuireCLITests.makePDF(name, pages: pages, in: folder)
   }
 
   private func pageTexts(_ url: URL) throws -> [String] {
@@ -43,7 +35,7 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
   // MARK: PDFs
 
   @Test func pdfPageChangesAreSavedWithWAndUndoneWithU() async throws {
-    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo", "Charlie"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["Alpha", "Bravo", "Charlie"])
     let (session, transcript) = session(["open \(pdf.path)", "delete-page 2", "rotate 1 90", "u", "redo", "u", "docs", "w", "versions", "q"])
     #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try pageTexts(pdf) == ["Alpha", "Charlie"])
@@ -57,7 +49,7 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
   }
 
   @Test func pdfSaveAsMakesTheNewFileTheDocument() async throws {
-    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["Alpha", "Bravo"])
     let copy = folder.file("copy.pdf")
     let (session, transcript) = session(["open \(pdf.path)", "move-page 2 1", "save as \(copy.path)", "rotate 2 180", "w", "f", "q"])
     #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
@@ -68,14 +60,14 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
   }
 
   @Test func lineCommandsOnAPDFAreRefusedAndChangeNothing() async throws {
-    let pdf = try makePDF("doc.pdf", pages: ["Alpha"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["Alpha"])
     let before = try Data(contentsOf: pdf)
     let commands = [
       "p", "1d", "a", ",s/A/B/", "copy", "paste", "drag 1", "outline", "recover", "merge", "f other.pdf", "W \(folder.file("x").path)", "1w", "assets",
     ]
     let (session, transcript) = session(["open \(pdf.path)"] + commands + ["u", "Q"], interactive: true)
     #expect(await session.run(opening: []) == 0)
-    let messages = errors(transcript)
+    let messages = transcript.refusals
     #expect(messages.count == commands.count + 1, "\(messages)")
     #expect(messages.prefix(4).allSatisfy { $0.contains("is a PDF") })
     #expect(messages.last?.contains("nothing to undo in 'doc.pdf'") == true)
@@ -84,7 +76,7 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
   }
 
   @Test func quittingWithUnsavedPageChangesAsksFirst() async throws {
-    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["Alpha", "Bravo"])
     let (session, transcript) = session(["open \(pdf.path)", "delete-page 1", "q", "q"], interactive: true)
     #expect(await session.run(opening: []) == 0)
     #expect(transcript.output.contains { $0.hasPrefix("? unsaved changes in 'doc.pdf'") })
@@ -92,12 +84,12 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
   }
 
   @Test func pdfChangedOnDiskIsNotOverwrittenWithoutKeep() async throws {
-    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["Alpha", "Bravo"])
     let (session, _) = session([])
     try await session.open(pdf.path)
     _ = try await session.handle("delete-page 1")
     // Someone else saves the file meanwhile.
-    let theirs = try Data(contentsOf: try makePDF("theirs.pdf", pages: ["Theirs"]))
+    let theirs = try Data(contentsOf: try writePDF(to: folder.file("theirs.pdf"), pages: ["Theirs"]))
     try theirs.write(to: pdf)
     await #expect(throws: EdError.self) { try await session.handle("w") }
     #expect(try Data(contentsOf: pdf) == theirs)
@@ -107,7 +99,7 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
   }
 
   @Test func pdfVersionIsRestoredIntoTheFile() async throws {
-    let pdf = try makePDF("doc.pdf", pages: ["Alpha", "Bravo", "Charlie"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["Alpha", "Bravo", "Charlie"])
     let (session, transcript) = session(["open \(pdf.path)", "delete-page 1", "w", "restore 1", "pages", "q"])
     #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(try pageTexts(pdf) == ["Alpha", "Bravo", "Charlie"])
@@ -117,7 +109,7 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
   }
 
   @Test func brokenPDFsGiveOneClearLineOrOpen() async throws {
-    let good = try Data(contentsOf: try makePDF("good.pdf", pages: ["Alpha", "Bravo"]))
+    let good = try Data(contentsOf: try writePDF(to: folder.file("good.pdf"), pages: ["Alpha", "Bravo"]))
     let files: [(String, Data)] = [
       ("empty.pdf", Data()), ("garbage.pdf", Data("%PDF-1.7\nthis is not a PDF at all\n%%EOF\n".utf8)),
       ("truncated.pdf", good.prefix(good.count / 2)), ("binary.pdf", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) })),
@@ -125,7 +117,7 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
     for (name, data) in files { try data.write(to: folder.file(name)) }
     let (session, transcript) = session(files.map { "open \(folder.file($0.0).path)" } + ["Q"], interactive: true)
     #expect(await session.run(opening: []) == 0)
-    let messages = errors(transcript)
+    let messages = transcript.refusals
     let opened = transcript.output.filter { $0.hasPrefix("opened PDF") }
     // Each file either opens (poppler repairs some damage) or says it is not a readable PDF.
     #expect(messages.count + opened.count == files.count, "\(transcript.output)")
@@ -212,7 +204,7 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
     ]
     let (session, transcript) = session(["open \(text.path)"] + commands.map(\.0) + ["Q"], interactive: true)
     #expect(await session.run(opening: []) == 0)
-    let messages = errors(transcript)
+    let messages = transcript.refusals
     let expected = commands.map(\.1).filter { !$0.isEmpty }
     #expect(messages.count == expected.count, "\(messages)")
     for (message, fragment) in zip(messages, expected) {
@@ -312,6 +304,6 @@ final class REPLDocumentFormsTests: MainActorFolderSuite {
     let file = try folder.write("x\n", to: "v.txt")
     let (session, transcript) = makeSession(["versions", "Q"], in: folder, interactive: true)
     #expect(await session.run(opening: [file.path]) == 0)
-    #expect(errors(transcript).first?.contains("keeps no versions") == true)
+    #expect(transcript.refusals.first?.contains("keeps no versions") == true)
   }
 }

@@ -8,18 +8,6 @@ import Testing
 @MainActor
 @Suite("REPL thumbnail and preview words")
 final class REPLPreviewWordTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-repl-preview") }
-
-  func makePDF() throws -> URL {
-    let url = folder.file("two-pages.pdf")
-    let writer = try PDFWriter(url: url, width: 300, height: 400)
-    try writer.addPage(markup: "First page about otters")
-    try writer.addPage(markup: "Second page about herons")
-    writer.addOutlineEntry("Herons", page: 2)
-    try writer.finish()
-    return url
-  }
-
   @Test func thumbnailOfTheCurrentDocumentIsAPNGOfTheAskedSize() async throws {
     let note = try folder.write("# Title\n\nSome *text*.\n", to: "note.md")
     let out = folder.file("thumbs")
@@ -44,7 +32,9 @@ final class REPLPreviewWordTests: MainActorFolderSuite {
   }
 
   @Test func previewOfAPDFHasItsTextAndOutline() async throws {
-    let pdf = try makePDF()
+    let pdf = try writePDF(to: folder.file("two-pages.pdf"), pages: ["First page about otters", "Second page about herons"]) {
+      $0.addOutlineEntry("Herons", page: 2)
+    }
     let target = folder.file("preview.html")
     let (session, _) = makeSession(["preview \(pdf.path) --output \(target.path)", "q"], in: folder)
     #expect(await session.run(opening: []) == 0)

@@ -6,44 +6,16 @@ import Testing
 
 @testable import QuireCLI
 
-/// Collects what a session prints.
-final class Transcript: @unchecked Sendable {
-  // Only the test's own thread touches this (a session runs synchronously).
-  var output: [String] = []
-  var errors: [String] = []
-}
-
-/// A session over `lines`, in `folder`, interactive or as a script.
-@MainActor
-func makeSession(
-  _ lines: [String], in folder: TemporaryFolder, interactive: Bool = true,
-  autosave: AutosaveSettings? = nil, versionStore: VersionStore? = nil
-) -> (REPLSession, Transcript) {
-  let transcript = Transcript()
-  var configuration = REPLSession.Configuration(
-    isInteractive: interactive, documentsFolder: nil, templatesFolder: folder.file("Templates"),
-    cacheHome: folder.file(".cache"))
-  configuration.autosave = autosave
-  configuration.versionStore = versionStore
-  let session = REPLSession(
-    configuration: configuration, source: ArrayLineSource(lines), output: { transcript.output.append($0) },
-    errorOutput: { transcript.errors.append($0) })
-  return (session, transcript)
-}
-
 @MainActor
 @Suite("REPL session")
-final class REPLSessionTests {
-  let folder: TemporaryFolder
-  let file: URL
+final class REPLSessionTests: MainActorFolderSuite {
+  /// The file most tests edit: three lines.
+  var file: URL { folder.file("t.txt") }
 
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-repl")
-    file = try folder.write("one\ntwo\nthree\n", to: "t.txt")
+    try super.init()
+    try folder.write("one\ntwo\nthree\n", to: "t.txt")
   }
-  deinit { folder.remove() }
-
-  private func contents(_ url: URL) -> String? { try? String(contentsOf: url, encoding: .utf8) }
 
   @Test func uTogglesTheLastChangeAsEdDoes() async throws {
     // ed's u undoes the last change; u again redoes it, and the current line goes back to
@@ -390,7 +362,7 @@ final class REPLSessionTests {
   @Test func wordCommandUsageErrorsAreOneLine() async throws {
     let (session, transcript) = makeSession(["switch", "open", "new --nope", "=", "q"], in: folder)
     #expect(await session.run(opening: []) == 0)
-    let errors = transcript.output.filter { $0.hasPrefix("? ") }
+    let errors = transcript.refusals
     #expect(errors.count == 3)
     #expect(transcript.output.contains("0"))
   }
@@ -408,22 +380,20 @@ final class REPLSessionTests {
 /// Bad input: one clear line each; an interactive session goes on, a script stops naming the line.
 @MainActor
 @Suite("REPL bad input")
-final class REPLBadInputTests {
+final class REPLBadInputTests: MainActorFolderSuite {
   enum BadInput: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case unknownCommand, badAddress, badRegex, binaryFile, invalidUTF8, folder, unreadable, missingForRead, emptyCommandWord
     var testDescription: String { rawValue }
   }
 
-  let folder: TemporaryFolder
   init() throws {
-    folder = try TemporaryFolder(prefix: "quire-bad")
+    try super.init()
     try folder.write("one\ntwo\n", to: "t.txt")
     try Data([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff]).write(to: folder.file("binary.dat"))
     try Data([0x61, 0xff, 0xfe, 0x0a]).write(to: folder.file("latin1.txt"))
     try folder.write("secret\n", to: "locked.txt")
     try FileManager.default.createDirectory(at: folder.file("sub"), withIntermediateDirectories: true)
   }
-  deinit { folder.remove() }
 
   func command(_ input: BadInput) -> String {
     switch input {
@@ -452,7 +422,7 @@ final class REPLBadInputTests {
     let (session, transcript) = makeSession(
       ["open \(folder.file("t.txt").path)", command(input), "=", "q"], in: folder)
     #expect(await run(session) == 0)
-    let errors = transcript.output.filter { $0.hasPrefix("? ") }
+    let errors = transcript.refusals
     #expect(errors.count == 1, "\(transcript.output)")
     #expect(transcript.output.last == "2", "the session went on to run '='")
     #expect(try String(contentsOf: folder.file("t.txt"), encoding: .utf8) == "one\ntwo\n")
@@ -472,7 +442,7 @@ final class REPLBadInputTests {
     let (session, transcript) = makeSession(
       BadInput.allCases.map(command) + ["q"], in: folder)
     _ = await run(session, opening: [folder.file("t.txt").path])
-    let errors = transcript.output.filter { $0.hasPrefix("? ") }
+    let errors = transcript.refusals
     #expect(
       errors == [
         "? unknown command 'X'; type 'help' for the list",

@@ -9,11 +9,7 @@ import Testing
 @MainActor
 @Suite("REPL transfer, PDF and version words")
 final class REPLWordsTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-repl-words") }
-
   var pasteboards: URL { folder.file("runtime") }
-
-  private func contents(_ url: URL) -> String? { try? String(contentsOf: url, encoding: .utf8) }
 
   /// A session whose pasteboards and versions live in this test's folder.
   private func session(_ lines: [String], interactive: Bool = false) -> (REPLSession, Transcript) {
@@ -28,30 +24,30 @@ final class REPLWordsTests: MainActorFolderSuite {
     await session.run(opening: files)
   }
 
-  private func errors(_ transcript: Transcript) -> [String] { transcript.output.filter { $0.hasPrefix("? ") } }
+  /// Runs `copy` in a session on `source` and, once it has ended, `paste` then `w` in another
+  /// session on `target`, expecting both to succeed; returns the target's text afterwards.
+  private func copy(_ copy: String, from source: URL, thenPaste paste: String, into target: URL) async -> String? {
+    let (first, copied) = session([copy, "q"])
+    #expect(await run(first, opening: [source.path]) == 0, "\(copied.errors)")
+    let (second, pasted) = session([paste, "w", "q"])
+    #expect(await run(second, opening: [target.path]) == 0, "\(pasted.errors)")
+    return contents(target)
+  }
 
   // MARK: Copy, cut, paste
 
   @Test func copyInOneSessionPastesInAnother() async throws {
     let source = try folder.write("# Title\nsome *words*\nthird\n", to: "a.md")
     let target = try folder.write("x\n", to: "b.md")
-    let (first, _) = session(["copy 1,2", "q"])
-    #expect(await run(first, opening: [source.path]) == 0)
-    let (second, transcript) = session(["paste 0", "w", "q"])
-    #expect(await run(second, opening: [target.path]) == 0, "\(transcript.errors)")
     // Markdown into Markdown keeps the Markdown.
-    #expect(contents(target) == "# Title\nsome *words*\nx\n")
+    #expect(await copy("copy 1,2", from: source, thenPaste: "paste 0", into: target) == "# Title\nsome *words*\nx\n")
     #expect(contents(source) == "# Title\nsome *words*\nthird\n")
   }
 
   @Test func markdownPastedIntoPlainTextTakesThePlainText() async throws {
     let source = try folder.write("# Title\nsome *words*\n", to: "a.md")
     let target = try folder.write("x\n", to: "b.txt")
-    let (first, _) = session(["copy ,", "q"])
-    #expect(await run(first, opening: [source.path]) == 0)
-    let (second, transcript) = session(["paste", "w", "q"])
-    #expect(await run(second, opening: [target.path]) == 0, "\(transcript.errors)")
-    let text = try #require(contents(target))
+    let text = try #require(await copy("copy ,", from: source, thenPaste: "paste", into: target))
     #expect(text.hasPrefix("x\nTitle\n"))
     #expect(text.contains("some words"))
     #expect(!text.contains("#") && !text.contains("*"))
@@ -60,11 +56,7 @@ final class REPLWordsTests: MainActorFolderSuite {
   @Test func pasteWithATypeTakesThatRepresentation() async throws {
     let source = try folder.write("some *words*\n", to: "a.md")
     let target = try folder.write("x\n", to: "b.md")
-    let (first, _) = session(["copy", "q"])
-    #expect(await run(first, opening: [source.path]) == 0)
-    let (second, transcript) = session(["paste --type public.html", "w", "q"])
-    #expect(await run(second, opening: [target.path]) == 0, "\(transcript.errors)")
-    #expect(contents(target)?.contains("<em>words</em>") == true)
+    #expect(await copy("copy", from: source, thenPaste: "paste --type public.html", into: target)?.contains("<em>words</em>") == true)
   }
 
   @Test func aTypeTheDocumentCannotTakeIsRefusedWithTheReason() async throws {
@@ -75,7 +67,7 @@ final class REPLWordsTests: MainActorFolderSuite {
     let target = try folder.write("x\n", to: "b.txt")
     let (second, transcript) = session(["paste", "paste --type public.png", "w", "q"], interactive: true)
     #expect(await run(second, opening: [target.path]) == 0)
-    let refusals = errors(transcript)
+    let refusals = transcript.refusals
     #expect(refusals.count == 2)
     #expect(refusals.first?.contains("Cannot paste into 'b.txt'") == true)
     #expect(refusals.first?.contains("public.png") == true)
@@ -99,16 +91,15 @@ final class REPLWordsTests: MainActorFolderSuite {
   }
 
   @Test func copyInOneQuireProcessPastesInAnother() async throws {
-    let quire = try #require(ProcessRunner.quire, "the quire executable is not built beside the tests; run 'swift build' first")
     let runtime = folder.file("xdg-runtime")
     try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let environment = ["XDG_RUNTIME_DIR": runtime.path]
     let source = try folder.write("# Title\nsome *words*\n", to: "a.md")
     let target = try folder.write("x\n", to: "b.txt")
-    let first = try await ProcessRunner.run(quire, [source.path], in: folder.url, input: "copy 1,2\nq\n", environment: environment)
+    let first = try await ProcessRunner.runQuire([source.path], in: folder.url, input: "copy 1,2\nq\n", environment: environment)
     #expect(first.status == 0, "\(first.error)")
     // The first process has ended: its lines were written into the pasteboard as it left.
-    let second = try await ProcessRunner.run(quire, [target.path], in: folder.url, input: "paste 0\nw\nq\n", environment: environment)
+    let second = try await ProcessRunner.runQuire([target.path], in: folder.url, input: "paste 0\nw\nq\n", environment: environment)
     #expect(second.status == 0, "\(second.error)")
     let text = try #require(contents(target))
     #expect(text.hasPrefix("Title\n") && text.contains("some words") && text.hasSuffix("\nx\n"), "\(text)")
@@ -149,13 +140,9 @@ final class REPLWordsTests: MainActorFolderSuite {
 
   // MARK: PDF
 
-  private func makePDF(_ name: String, pages: [String]) throws -> URL {
-    try QuireCLITests.makePDF(name, pages: pages, in: folder)
-  }
-
   @Test func pageOperationsAreSavedAndReopenInOrder() async throws {
-    let pdf = try makePDF("doc.pdf", pages: ["Otters page", "Herons page", "Cranes page"])
-    let extra = try makePDF("extra.pdf", pages: ["Extra page"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["Otters page", "Herons page", "Cranes page"])
+    let extra = try writePDF(to: folder.file("extra.pdf"), pages: ["Extra page"])
     let (session, transcript) = session([
       "open \(pdf.path)", "delete-page 1", "move-page 2 1", "rotate 1 90", "insert-pages \(extra.path) 0",
       "u", "redo", "pages", "page 2", "w", "q",
@@ -174,13 +161,13 @@ final class REPLWordsTests: MainActorFolderSuite {
   }
 
   @Test func undoneDeletionIsNotSaved() async throws {
-    let pdf = try makePDF("doc.pdf", pages: ["One", "Two"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["One", "Two"])
     let copy = folder.file("copy.pdf")
     let (session, transcript) = session(["pages \(pdf.path)", "delete-page 1-2", "delete-page 2", "undo", "w \(copy.path)", "q"], interactive: true)
     #expect(await run(session, opening: []) == 0)
     // Removing every page is refused; the second deletion is undone before saving.
-    #expect(errors(transcript).count == 1)
-    #expect(errors(transcript).first?.contains("at least one page") == true)
+    #expect(transcript.refusals.count == 1)
+    #expect(transcript.refusals.first?.contains("at least one page") == true)
     #expect(try PDFDocument(contentsOf: copy).pageCount == 2)
   }
 
@@ -205,7 +192,7 @@ final class REPLWordsTests: MainActorFolderSuite {
 
   @Test func badInputGivesOneClearLineEach() async throws {
     let file = try folder.write("one\ntwo\nthree\n", to: "t.txt")
-    let pdf = try makePDF("doc.pdf", pages: ["One"])
+    let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["One"])
     let commands = [
       "copy 5", "cut 3,1", "copy x", "paste 9", "drop", "page 1", "pdf \(folder.file("missing.pdf").path)",
       "pdf \(file.path)", "pdf \(pdf.path)", "page 9", "delete-page 1-x", "rotate 1 45", "move-page 1 2",
@@ -213,7 +200,7 @@ final class REPLWordsTests: MainActorFolderSuite {
     ]
     let (session, transcript) = session(commands + ["Q"], interactive: true)
     #expect(await run(session, opening: [file.path]) == 0)
-    let messages = errors(transcript)
+    let messages = transcript.refusals
     #expect(messages.count == commands.count - 1, "\(messages)")  // `pdf doc.pdf` succeeds
     let expected = [
       "past the end", "comes after", "invalid address 'x'", "past the end", "nothing is being dragged", "is not a PDF",

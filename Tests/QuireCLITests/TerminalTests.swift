@@ -13,8 +13,6 @@ import Testing
 final class TerminalTests: FolderSuite {
   let socket = "quire-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
-  init() throws { try super.init(prefix: "quire-tmux") }
-
   deinit { _ = try? tmux(["kill-server"]) }
 
   /// How long any one wait for the screen, a file or quire's exit may take.

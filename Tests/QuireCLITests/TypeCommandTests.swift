@@ -7,14 +7,10 @@ import Testing
 @testable import QuireCLI
 
 @Suite("quire type and quire types")
-final class TypeCommandTests: FolderSuite {
+final class TypeCommandTests: FolderSuite, RunsQuire {
 
   // Golden files hold the whole output of `type --json`, `type --extension`, `types` and the
   // usage errors (GoldenOutputTests); these check the lines that matter here.
-
-  func quire(_ arguments: [String]) async throws -> ProcessResult {
-    try await ProcessRunner.runQuire(arguments, in: folder.url)
-  }
 
   @Test func identifyingFilesSucceeds() async throws {
     let md = try folder.write("# hi\n", to: "a.md")

@@ -5,10 +5,10 @@ import Testing
 @testable import QuireCLI
 
 @Suite("quire watch")
-final class WatchCommandTests: FolderSuite {
+final class WatchCommandTests: FolderSuite, RunsQuire {
 
   @Test func aMissingPathFailsWithOne() async throws {
-    let result = try await ProcessRunner.runQuire(["watch", "--runtime-folder", folder.url.path, folder.file("absent.md").path], in: folder.url)
+    let result = try await quire(["watch", "--runtime-folder", folder.url.path, folder.file("absent.md").path])
     #expect(result.status == 1)
     #expect(result.error.contains("absent.md"), "\(result.error)")
   }
@@ -29,8 +29,7 @@ final class WatchCommandTests: FolderSuite {
       }
     }
     defer { writer.cancel() }
-    let result = try await ProcessRunner.runQuire(
-      ["watch", "--count", "1", "--seconds", "3600", "--runtime-folder", folder.url.path, file.path], in: folder.url)
+    let result = try await quire(["watch", "--count", "1", "--seconds", "3600", "--runtime-folder", folder.url.path, file.path])
     #expect(result.status == 0, "\(result.error)")
     let lines = result.output.split(separator: "\n")
     #expect(lines.count == 1 && lines.first?.contains("watched.txt") == true, "\(result.output)")

@@ -43,3 +43,22 @@ enum ProcessRunner {
     return files
   }
 }
+
+/// A suite that runs the built `quire` in its test's folder: ``quire(_:input:)`` runs it there,
+/// with the suite's ``environment`` (none unless the suite says) added to the test home's.
+protocol RunsQuire {
+  /// The test's folder: the working folder and the home.
+  var folder: TemporaryFolder { get }
+  /// What the suite adds to the test home's environment (`XDG_RUNTIME_DIR`, …).
+  var environment: [String: String] { get }
+}
+
+extension RunsQuire {
+  var environment: [String: String] { [:] }
+
+  /// Runs the built `quire` with `arguments` in the test's folder, `input` on its standard
+  /// input, and `extra` added to the suite's environment.
+  func quire(_ arguments: [String], input: String = "", environment extra: [String: String] = [:]) async throws -> ProcessResult {
+    try await ProcessRunner.runQuire(arguments, in: folder.url, input: input, environment: environment.merging(extra) { $1 })
+  }
+}
