@@ -1196,19 +1196,36 @@ final class EdEngine {
   private func substituteInOnePass(
     _ addresses: Addresses, _ regex: borrowing POSIXRegex, _ replacement: [UInt8], global: Bool, occurrence: Int
   ) throws(EdError) -> Bool {
-    var lastOriginal: [UInt8]?
+    let changed = try replaceMatchingLinesInOnePass(addresses, regex) { (line) throws(EdError) in
+      try substituted(line, regex, replacement, global: global, occurrence: occurrence)
+    }
+    guard let last = changed.last else { return false }
+    let shift = changed.reduce(0) { $0 + $1.count - 1 }
+    document.currentLine = last.index + shift + 1
+    return true
+  }
+
+  /// Replaces each line of `addresses` that `regex` matches (or, with `matching` false, does
+  /// not match) by the lines `replace` gives for it (none: it is deleted; `nil`: it stays), in
+  /// one edit of the buffer that reads the lines in place, and leaves the cut buffer and the
+  /// marks as ed's `s` or `d` on each line would: what `s` in one pass and `g/re/d` share.
+  /// - Returns: The changes: each replaced line's index and how many lines replaced it.
+  private func replaceMatchingLinesInOnePass(
+    _ addresses: Addresses, _ regex: borrowing POSIXRegex, matching: Bool = true, _ replace: ([UInt8]) throws(EdError) -> [[UInt8]]?
+  ) throws(EdError) -> [(index: Int, count: Int)] {
+    var lastReplaced: [UInt8]?
     let changed = try buffer.editLines(in: (addresses.first - 1)..<addresses.second) { (_, bytes) throws(EdError) -> [[UInt8]]? in
       if isInterrupted() { throw EdError.interrupted }
-      guard try regex.matches(bytes) else { return nil }
+      guard try regex.matches(bytes) == matching else { return nil }
       let original = Array(bytes)
-      guard let lines = try substituted(original, regex, replacement, global: global, occurrence: occurrence) else { return nil }
-      lastOriginal = original
+      guard let lines = try replace(original) else { return nil }
+      lastReplaced = original
       return lines
     }
-    guard let last = changed.last, let lastOriginal else { return false }
+    guard let lastReplaced else { return changed }
     // As ed, which replaces a line by deleting it: the line replaced last is in the cut buffer.
-    cutBuffer = [lastOriginal]
-    // A mark on a replaced line is gone; the others move by the lines added above them.
+    cutBuffer = [lastReplaced]
+    // A mark on a replaced line is gone; the others move by the lines added or removed above them.
     if !document.marks.isEmpty {
       document.marks = document.marks.compactMapValues { line in
         var shift = 0
@@ -1220,9 +1237,7 @@ final class EdEngine {
         return line + shift
       }
     }
-    let shift = changed.reduce(0) { $0 + $1.count - 1 }
-    document.currentLine = last.index + shift + 1
-    return true
+    return changed
   }
 
   /// ed leaves a bare `s`'s newline unread, and in a `g` command list that newline is a
@@ -1445,27 +1460,9 @@ final class EdEngine {
   /// together in one edit of the buffer, as ed's `d` on each would leave the text, the marks,
   /// the cut buffer and the current line.
   private func deleteInOnePass(_ addresses: Addresses, _ regex: borrowing POSIXRegex, matching: Bool) throws(EdError) {
-    var lastDeleted: [UInt8]?
     try edit("global") { () throws(EdError) in
-      let deleted = try buffer.editLines(in: (addresses.first - 1)..<addresses.second) { (_, bytes) throws(EdError) -> [[UInt8]]? in
-        if isInterrupted() { throw EdError.interrupted }
-        guard try regex.matches(bytes) == matching else { return nil }
-        lastDeleted = Array(bytes)
-        return []
-      }
-      guard let last = deleted.last, let lastDeleted else { return }
-      cutBuffer = [lastDeleted]
-      if !document.marks.isEmpty {
-        document.marks = document.marks.compactMapValues { line in
-          var shift = 0
-          for change in deleted {
-            if change.index > line - 1 { break }
-            if change.index == line - 1 { return nil }
-            shift -= 1
-          }
-          return line + shift
-        }
-      }
+      let deleted = try replaceMatchingLinesInOnePass(addresses, regex, matching: matching) { _ in [] }
+      guard let last = deleted.last else { return }
       // As d on the last line deleted: the line after it, or the new last line.
       document.currentLine = min(last.index + 1 - (deleted.count - 1), lastLine)
     }
