@@ -940,28 +940,31 @@ final class EdEngine {
   /// A command that changes nothing (`g/zzz/d`, `a` with no text, an `s` that finds no match)
   /// still counts as the last change for `u`, which then has nothing to undo, as in ed.
   private func edit(_ name: String, _ body: () throws(EdError) -> Void) throws(EdError) {
-    let before = buffer.changeToken
-    editDepth += 1
-    buffer.beginEditGroup(named: name, cursor: document.currentLine)
-    defer {
-      buffer.endEditGroup(cursor: document.currentLine)
-      editDepth -= 1
-      if editDepth == 0 && buffer.changeToken == before { markUnchanged() }
-    }
+    let before = beginEdit(name)
+    defer { endEdit(since: before) }
     try body()
   }
 
   /// ``edit(_:_:)`` for a body that awaits (a `g` command list, which may `w`).
   private func editAsync(_ name: String, _ body: () async throws(EdError) -> Void) async throws(EdError) {
+    let before = beginEdit(name)
+    defer { endEdit(since: before) }
+    try await body()
+  }
+
+  /// Opens the undoable step of ``edit(_:_:)``; returns the buffer's change token before it.
+  private func beginEdit(_ name: String) -> Int {
     let before = buffer.changeToken
     editDepth += 1
     buffer.beginEditGroup(named: name, cursor: document.currentLine)
-    defer {
-      buffer.endEditGroup(cursor: document.currentLine)
-      editDepth -= 1
-      if editDepth == 0 && buffer.changeToken == before { markUnchanged() }
-    }
-    try await body()
+    return before
+  }
+
+  /// Closes the step ``beginEdit(_:)`` opened; one that changed nothing is still the last change.
+  private func endEdit(since before: Int) {
+    buffer.endEditGroup(cursor: document.currentLine)
+    editDepth -= 1
+    if editDepth == 0 && buffer.changeToken == before { markUnchanged() }
   }
 
   /// Records that the last command changed nothing: `u` now has nothing to undo.
