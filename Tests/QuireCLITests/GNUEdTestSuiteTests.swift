@@ -53,22 +53,14 @@ enum GNUEdTestSuite {
       return .failure(SkipReason(description: "cannot make '\(staging.path)': \(error.localizedDescription)"))
     }
     defer { try? FileManager.default.removeItem(at: staging) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/apt-get")
-    process.arguments = ["source", "--download-only", "ed"]
-    process.currentDirectoryURL = staging
-    let log = Pipe()
-    process.standardOutput = log
-    process.standardError = log
-    process.standardInput = FileHandle.nullDevice
+    let download: ProcessResult
     do {
-      try process.run()
+      download = try ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/apt-get"), ["source", "--download-only", "ed"], in: staging)
     } catch {
       return .failure(SkipReason(description: "cannot run apt-get source ed: \(error.localizedDescription)"))
     }
-    let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
+    guard download.status == 0 else {
+      let output = download.output + download.error
       let reason = output.split(separator: "\n").last(where: { $0.hasPrefix("E:") }).map(String.init) ?? output
       return .failure(
         SkipReason(
@@ -79,17 +71,13 @@ enum GNUEdTestSuite {
     guard let tarball = tarballs.first else {
       return .failure(SkipReason(description: "apt-get source ed left no .orig.tar archive in '\(staging.path)'"))
     }
-    let untar = Process()
-    untar.executableURL = URL(fileURLWithPath: "/bin/tar")
-    untar.arguments = ["-xf", tarball]
-    untar.currentDirectoryURL = staging
+    let untar: ProcessResult
     do {
-      try untar.run()
-      untar.waitUntilExit()
+      untar = try ChildProcess.runBlocking(URL(fileURLWithPath: "/bin/tar"), ["-xf", tarball], in: staging)
     } catch {
       return .failure(SkipReason(description: "cannot unpack \(tarball): \(error.localizedDescription)"))
     }
-    guard untar.terminationStatus == 0, findTestsuite(in: staging) != nil else {
+    guard untar.status == 0, findTestsuite(in: staging) != nil else {
       return .failure(SkipReason(description: "\(tarball) has no testsuite/check.sh"))
     }
     try? FileManager.default.removeItem(at: folder)
@@ -122,42 +110,27 @@ enum GNUEdTestSuite {
     var status: Int32
   }
 
-  /// ``check(with:testsuite:in:)`` on a thread of its own: the run takes a minute or more,
-  /// and a test thread blocked that long starves the other tests (and the REPL sessions'
-  /// autosave and item loads) of Swift's small task pool.
-  static func checkOffThePool(with program: URL, testsuite: URL, in folder: TemporaryFolder) async throws -> Run {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread { continuation.resume(with: Result { try check(with: program, testsuite: testsuite, in: folder) }) }.start()
-    }
-  }
-
   /// Runs `check.sh` as its Makefile does (`check.sh TESTDIR VERSION` from the build folder,
-  /// whose `ed` is the program under test): here `ed` is a symbolic link to `program`.
-  static func check(with program: URL, testsuite: URL, in folder: TemporaryFolder) throws -> Run {
+  /// whose `ed` is the program under test): here `ed` is a symbolic link to `program`. The run
+  /// takes a minute or more; ``ChildProcess`` waits for it off Swift's small task pool.
+  static func check(with program: URL, testsuite: URL, in folder: TemporaryFolder) async throws -> Run {
     let objdir = folder.file("objdir-\(program.lastPathComponent)")
     try FileManager.default.createDirectory(at: objdir, withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(at: objdir.appendingPathComponent("ed"), withDestinationURL: program)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = [testsuite.appendingPathComponent("check.sh").path, testsuite.path, "1.19"]
-    process.currentDirectoryURL = objdir
+    try FileManager.default.createDirectory(at: folder.file("runtime"), withIntermediateDirectories: true)
     // quire keeps versions and locks per user: in the test's folder, never the person's.
-    process.environment = [
+    let environment = [
       "PATH": "/usr/bin:/bin", "HOME": folder.url.path, "XDG_STATE_HOME": folder.file("state").path,
       "XDG_CACHE_HOME": folder.file("cache").path, "XDG_RUNTIME_DIR": folder.file("runtime").path,
     ]
-    try FileManager.default.createDirectory(at: folder.file("runtime"), withIntermediateDirectories: true)
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let result = try await ChildProcess.run(
+      URL(fileURLWithPath: "/bin/sh"), [testsuite.appendingPathComponent("check.sh").path, testsuite.path, "1.19"], environment: environment,
+      in: objdir)
+    let output = result.output + result.error
     let failures = output.split(separator: "\n").filter { $0.hasPrefix("***") }.map {
       $0.replacingOccurrences(of: testsuite.path + "/", with: "")
     }
-    return Run(failures: Set(failures), output: output, status: process.terminationStatus)
+    return Run(failures: Set(failures), output: output, status: result.status)
   }
 }
 
@@ -174,9 +147,9 @@ struct GNUEdTestSuiteTests {
     // check.sh runs each .err script three ways and each .ed script once.
     #expect(scripts.count > 80, "the test suite has \(scripts.count) scripts")
 
-    let edRun = try await GNUEdTestSuite.checkOffThePool(with: ed, testsuite: testsuite, in: folder)
+    let edRun = try await GNUEdTestSuite.check(with: ed, testsuite: testsuite, in: folder)
     #expect(edRun.output.contains("testing ed-1.19"), "check.sh did not run: \(edRun.output)")
-    let quireRun = try await GNUEdTestSuite.checkOffThePool(with: quire, testsuite: testsuite, in: folder)
+    let quireRun = try await GNUEdTestSuite.check(with: quire, testsuite: testsuite, in: folder)
     let regressions = quireRun.failures.subtracting(edRun.failures)
     #expect(regressions.isEmpty, "cases GNU ed passes and quire fails:\n\(regressions.sorted().joined(separator: "\n"))")
     if regressions.isEmpty { #expect(quireRun.status == edRun.status) }

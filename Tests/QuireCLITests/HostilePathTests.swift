@@ -167,30 +167,22 @@ final class HostilePathTests: HostileFolderTestCase {
   @Test(.timeLimit(.minutes(2))) func interruptStopsARunawayMatchInScriptMode() async throws {
     let quire = try #require(ProcessRunner.quire)
     try folder.write(String(repeating: "a", count: 400) + "\n", to: "a.txt")
-    let process = Process()
-    process.executableURL = quire
-    process.arguments = ["a.txt"]
-    process.currentDirectoryURL = folder.url
-    process.environment = ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "XDG_STATE_HOME": folder.file(".state").path] + environment
-    let input = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    input.fileHandleForWriting.write(Data("s/\\(a*\\)*\\1b/x/\np\n".utf8))
+    let process = try ChildProcess.start(
+      quire, ["a.txt"], environment: ["PATH": "/usr/bin:/bin", "HOME": folder.url.path, "XDG_STATE_HOME": folder.file(".state").path] + environment,
+      in: folder.url)
+    process.write("s/\\(a*\\)*\\1b/x/\np\n")
     // Wait until the handler is installed (SigCgt has SIGINT), then interrupt until it stops:
     // the match alone runs for minutes.
-    while process.isRunning, !Self.catchesInterrupt(process.processIdentifier) { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(await eventually { !process.isRunning || Self.catchesInterrupt(process.pid) })
     while process.isRunning {
-      kill(process.processIdentifier, SIGINT)
+      process.kill(SIGINT)
       try await Task.sleep(for: .milliseconds(200))
     }
-    try input.fileHandleForWriting.close()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(process.terminationReason == .exit)
+    process.closeInput()
+    #expect(process.endedBySignal == false)
     #expect(process.terminationStatus == 1)
-    #expect(message.contains("line 1: interrupted"))
+    #expect(await eventually { process.errors.finished })
+    #expect(process.errors.text.contains("line 1: interrupted"), "\(process.errors.text)")
   }
 
   static func catchesInterrupt(_ pid: Int32) -> Bool {
@@ -334,22 +326,16 @@ final class HostilePathTests: HostileFolderTestCase {
     let quire = try #require(ProcessRunner.quire)
     let watched = try folder.write("text\n", to: "watched.txt")
     let runtime = folder.file("runtime")
-    let process = Process()
-    process.executableURL = quire
-    process.arguments = ["watch", "--runtime-folder", runtime.path, watched.path]
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    let process = try ChildProcess.start(quire, ["watch", "--runtime-folder", runtime.path, watched.path])
     let presenters = runtime.appendingPathComponent("quire/presenters")
     func entries() -> [String] {
-      ((try? FileManager.default.contentsOfDirectory(atPath: presenters.path)) ?? []).filter { $0.hasPrefix("\(process.processIdentifier).") }
+      ((try? FileManager.default.contentsOfDirectory(atPath: presenters.path)) ?? []).filter { $0.hasPrefix("\(process.pid).") }
     }
-    while process.isRunning, !(entries().contains("\(process.processIdentifier).json") && Self.catchesInterrupt(process.processIdentifier)) {
-      try await Task.sleep(for: .milliseconds(20))
-    }
+    #expect(await eventually { !process.isRunning || (entries().contains("\(process.pid).json") && Self.catchesInterrupt(process.pid)) })
     #expect(entries().count == 2, "PID.sock and PID.json while watching: \(entries())")
-    kill(process.processIdentifier, signal)
-    process.waitUntilExit()
-    #expect(process.terminationReason == .exit)
+    process.kill(signal)
+    #expect(await process.waitForExit(within: patience) != nil)
+    #expect(process.endedBySignal == false)
     #expect(entries().isEmpty, "left behind: \(entries())")
   }
 }
