@@ -198,7 +198,10 @@ let package = Package(
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireCLITests",
-      dependencies: ["QuireCLI", "QuireSystem", "QuireTestSupport", .product(name: "SnapshotTesting", package: "swift-snapshot-testing")],
+      dependencies: [
+        "QuireCLI", "Quire", "QuireTypes", "QuireSystem", "QuireTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+      ],
       exclude: ["__Snapshots__"], swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

@@ -517,17 +517,7 @@ final class NonUTF8NameTests: HostileFolderTestCase {
   // the command stopped on its second message.
   @Test(.timeLimit(.minutes(5))) func watchReportsChangesOfTheVeryFileNamedEscaped() async throws {
     try makeFile()
-    let path = folder.path(nameBytes: nameBytes)
-    let writer = Task.detached {
-      for _ in 0..<2000 {
-        try? await Task.sleep(for: .milliseconds(30))
-        let fd = path.withPlatformString { open($0, O_WRONLY | O_APPEND) }
-        if fd >= 0 {
-          _ = write(fd, "more\n", 5)
-          close(fd)
-        }
-      }
-    }
+    let writer = keepAppending(to: folder.path(nameBytes: nameBytes))
     defer { writer.cancel() }
     let result = try await quire("watch --count 2 --seconds 3600 --runtime-folder .runtime NAME")
     #expect(result.status == 0, "\(result.error)")
@@ -702,7 +692,7 @@ final class NonUTF8NameTests: HostileFolderTestCase {
 final class UnreadableFolderTests: FolderSuite {
   deinit { chmod(folder.file("docs/locked").path, 0o755) }
 
-  static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
+  static let setpriv = Programs.system("setpriv")
 
   @Test(.enabled(if: geteuid() == 0 && setpriv != nil, "runs quire as nobody, which needs root and setpriv(1)"))
   func anUnreadableSubfolderIsAFailedEntryNamingIt() async throws {
@@ -722,7 +712,7 @@ final class UnreadableFolderTests: FolderSuite {
     try FileManager.default.copyItem(at: quire, to: copy)
     for path in [copy.deletingLastPathComponent().path, copy.path] { chmod(path, 0o755) }
     let result = try await ProcessRunner.run(
-      URL(fileURLWithPath: setpriv),
+      setpriv,
       ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "thumbnail", "--jobs", "1", "--output", "out", "docs"],
       in: folder.url, input: "", environment: ["HOME": folder.url.path, "XDG_CACHE_HOME": folder.file("out").path])
     #expect(result.status == 1, "\(result.output)\(result.error)")

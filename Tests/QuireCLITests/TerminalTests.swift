@@ -15,12 +15,7 @@ final class TerminalTests: FolderSuite {
 
   deinit { _ = try? tmux(["kill-server"]) }
 
-  /// How long any one wait for the screen, a file or quire's exit may take.
-  private static let patience: Duration = .seconds(60)
-
-  static var tmuxPath: URL? {
-    ["/usr/bin/tmux", "/bin/tmux"].map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
-  }
+  static var tmuxPath: URL? { Programs.system("tmux") }
 
   @discardableResult
   private func tmux(_ arguments: [String]) throws -> ProcessResult {
@@ -39,9 +34,10 @@ final class TerminalTests: FolderSuite {
 
   private func screen() throws -> String { try tmux(["capture-pane", "-p", "-J", "-t", "main:0", "-S", "-200"]).output }
 
-  /// Polls `condition` every 50 ms until it holds or ``patience`` has passed.
+  /// Polls `condition` every 50 ms (each look may start tmux) until it holds or ``patience``
+  /// has passed.
   private func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-    try await QuireTestSupport.eventually(timeout: Self.patience, every: .milliseconds(50), condition)
+    try await QuireTestSupport.eventually(every: .milliseconds(50), condition)
   }
 
   /// Waits until the screen shows `text` `count` times (up to ``patience``); returns the screen.

@@ -1,5 +1,6 @@
 import Foundation
 import QuireTestSupport
+import SystemPackage
 import Testing
 
 @testable import QuireCLI
@@ -19,15 +20,7 @@ final class WatchCommandTests: FolderSuite, RunsQuire {
   // the command stopped on the message.
   @Test(.timeLimit(.minutes(5))) func stopsAfterTheAskedNumberOfMessages() async throws {
     let file = try folder.write("one\n", to: "watched.txt")
-    let writer = Task.detached {
-      for _ in 0..<2000 {
-        try? await Task.sleep(for: .milliseconds(30))
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("more\n".utf8))
-        try handle.close()
-      }
-    }
+    let writer = keepAppending(to: FilePath(file.path))
     defer { writer.cancel() }
     let result = try await quire(["watch", "--count", "1", "--seconds", "3600", "--runtime-folder", folder.url.path, file.path])
     #expect(result.status == 0, "\(result.error)")
