@@ -124,8 +124,6 @@ final class Checklist: ReferenceFileDocument {
 @Suite("SwiftUI's FileDocument and ReferenceFileDocument, opened and saved by Quire's document layer")
 @MainActor
 final class FileDocumentTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-file-document") }
-
   private(set) lazy var controller = quietController(in: folder)
 
   private func text(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
