@@ -140,6 +140,15 @@ final class FileDocumentTests: MainActorFolderSuite {
     return try #require(try await opener.openDocument(at: url) as? FileDocumentHost<Value>)
   }
 
+  /// Writes `contents` to `name` and opens it as the host of a `Value` made directly, without
+  /// a controller, and without autosave.
+  private func openHost<Value: FileDocument>(_ name: String, as _: Value.Type, writing contents: String) async throws -> FileDocumentHost<Value> {
+    let host = FileDocumentHost<Value>(fileURL: try folder.write(contents, to: name))
+    host.autosavePolicy = nil
+    try await host.open()
+    return host
+  }
+
   @Test func writableContentTypesDefaultToTheReadableOnes() {
     #expect(TextFile.writableContentTypes == [.plainText])
     #expect(PackFolder.writableContentTypes == [.folder])
@@ -266,11 +275,8 @@ final class FileDocumentTests: MainActorFolderSuite {
   }
 
   @Test func aTypeTheDocumentDoesNotWriteIsRefusedAndNothingIsWritten() async throws {
-    let url = folder.file("strict.txt")
-    try Data("keep".utf8).write(to: url)
-    let host = FileDocumentHost<StrictTextFile>(fileURL: url)
-    host.autosavePolicy = nil
-    try await host.open()
+    let host = try await openHost("strict.txt", as: StrictTextFile.self, writing: "keep")
+    let url = host.fileURL
     host.document?.text = "changed"
     let target = folder.file("strict.pdf")
     await expectQuireError(.unsupportedType) { try await host.save(to: target, ofType: .pdf, for: .saveToOperation) }
@@ -280,11 +286,8 @@ final class FileDocumentTests: MainActorFolderSuite {
   }
 
   @Test func aFolderForAFileTypeIsRefusedAndTheFileIsUntouched() async throws {
-    let url = folder.file("plain.txt")
-    try Data("plain".utf8).write(to: url)
-    let host = FileDocumentHost<FolderForText>(fileURL: url)
-    host.autosavePolicy = nil
-    try await host.open()
+    let host = try await openHost("plain.txt", as: FolderForText.self, writing: "plain")
+    let url = host.fileURL
     host.document = FolderForText()
     await expectQuireError(.unsupportedType) { try await host.save() }
     #expect(try text(url) == "plain")
