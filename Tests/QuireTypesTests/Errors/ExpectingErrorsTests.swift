@@ -2,9 +2,9 @@ import QuireTestSupport
 import QuireTypes
 import Testing
 
-/// The test suite's one check of an error (`expectQuireError`) must fail where it should:
+/// The test suite's check of an error's code and words (`expectQuireError`) must fail where it should:
 /// each case here is a known issue, and Swift Testing fails the test if one is not recorded.
-@Suite("expectQuireError: the check every error test goes through")
+@Suite("expectQuireError: the check of an error's code and words")
 struct ExpectingErrorsTests {
   let missing = QuireError(.fileMissing, "Cannot open 'a.md': it does not exist.")
 
