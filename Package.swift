@@ -169,7 +169,7 @@ let package = Package(
     // MARK: Tests: one target per module
     .target(
       name: "QuireTestSupport",
-      dependencies: ["QuireSystem", "QuireTypes", "QuireFormats", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: ["QuireSystem", "QuireTypes", "QuireFormats", "QuireCoordination", .product(name: "SystemPackage", package: "swift-system")],
       path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),

@@ -92,17 +92,6 @@ func quietController(in folder: TemporaryFolder) -> DocumentController {
   return controller
 }
 
-/// Writes a PDF to `url` whose pages hold `pages` (Pango markup, one page each), runs `decorate`
-/// (title, outline) before the file is finished, and returns `url`.
-@discardableResult
-func writePDF(to url: URL, pages: [String], decorate: (PDFWriter) -> Void = { _ in }) throws -> URL {
-  let writer = try PDFWriter(url: url)
-  for page in pages { try writer.addPage(markup: page) }
-  decorate(writer)
-  try writer.finish()
-  return url
-}
-
 /// The first PDF (by name) of the shared corpus's `pdf` folder with 4–40 pages, text on the
 /// first four, no password, and page edits allowed: what the round-trip tests edit. Read with
 /// its scratch files in `scratch`; throws when the corpus has none (callers skip without it).

@@ -7,8 +7,6 @@ import Testing
 
 @Suite("AtomicFile: the one atomic writer")
 final class AtomicFileTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-system") }
-
   func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() }
 
   @Test func writesANewFileWithTheModeAsked() throws {
@@ -62,8 +60,6 @@ final class AtomicFileTests: FolderSuite {
 
 @Suite("FaultPlan: the one fault-injection hook")
 final class FaultPlanTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-system") }
-
   @Test func failsTheNthMatchingCallOnlyAndRecordsTheSteps() throws {
     let file = try folder.write("x", to: "f")
     let plan = FaultPlan(failing: .open, with: .permissionDenied, occurrence: 2, under: folder.url.path)

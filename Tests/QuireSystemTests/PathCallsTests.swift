@@ -6,8 +6,6 @@ import Testing
 
 @Suite("SystemCalls by path: attributes, links, temporary folders")
 final class PathCallsTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-system") }
-
   @Test func aTemporaryFolderIsNewAndPrivate() throws {
     let first = try SystemCalls.makeTemporaryFolder(in: folder.url.path, prefix: "scratch-").get()
     let second = try SystemCalls.makeTemporaryFolder(in: folder.url.path + "/", prefix: "scratch-").get()
@@ -69,8 +67,6 @@ private let userAttributesWork: Bool = {
 
 @Suite("SystemCalls: extended attributes", .enabled(if: userAttributesWork, "the temporary folder's file system keeps no user extended attributes"))
 final class AttributeCallsTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-system") }
-
   @Test func attributesRoundTrip() throws {
     let file = try folder.write("x", to: "file")
     try SystemCalls.setAttribute("user.quire.test", to: Data("v".utf8), of: file.path).get()

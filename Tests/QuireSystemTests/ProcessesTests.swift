@@ -5,8 +5,6 @@ import Testing
 
 @Suite("SystemCalls.spawn: the one way children start, and how they are waited for")
 final class ProcessesTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-spawn") }
-
   /// Starts `/bin/sh -c script` with its standard output into `output` (a file of the folder).
   private func shell(_ script: String, output: String = "out", ownProcessGroup: Bool = false) throws -> SpawnedProcess {
     let handle = try FileHandle(forWritingTo: try folder.write("", to: output))

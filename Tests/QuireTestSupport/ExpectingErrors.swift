@@ -4,8 +4,9 @@ public import Testing
 /// Runs `body` and expects it to throw a ``QuireError`` with `code` whose reason contains each
 /// of `reasonParts`; records an issue at the caller otherwise.
 ///
-/// The one way tests check an error: the code a caller branches on and the words a person
-/// reads, both, so a test of "refused clearly" cannot pass on a different refusal.
+/// How tests check a refusal whose kind matters: the code a caller branches on and the words
+/// a person reads, both, so a test of "refused clearly" cannot pass on a different refusal.
+/// (Where any `QuireError` will do, `#expect(throws: QuireError.self)` says so.)
 /// - Returns: The error, for further checks (its cause, its file), or `nil` when there was none.
 @discardableResult
 public func expectQuireError<Result>(

@@ -629,18 +629,8 @@ public final class FileWrapper: CustomDebugStringConvertible {
         try child.writeItem(into: fd, name: key, context: &context, url: url, inheritedMode: nil)
         if context.updateNames { child.filename = key }
       }
-      if case .failure(let error) = SystemCalls.setMode(FileDescriptor(rawValue: fd), mode) {
-        throw saveError(error, step: "setting the permissions of '\(name)'", url: url)
-      }
-      if let date = fileAttributes.modificationDate,
-        case .failure(let error) = SystemCalls.setModificationDate(FileDescriptor(rawValue: fd), date)
-      {
-        throw saveError(error, step: "setting the date of '\(name)'", url: url)
-      }
       // The folder's entries must be on disk before the folder is swapped in.
-      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: fd)) {
-        throw saveError(error, step: "flushing the folder '\(name)'", url: url)
-      }
+      try settle(FileDescriptor(rawValue: fd), mode: mode, shown: "the folder '\(name)'", url: url)
     case .file(let contents, let source):
       let mode = fileAttributes.posixPermissions.map { mode_t($0) } ?? inheritedMode ?? 0o644
       if let source, let prefix = context.originalPrefix, source.path.hasPrefix(prefix),
@@ -679,18 +669,22 @@ public final class FileWrapper: CustomDebugStringConvertible {
           throw saveError(error, step: "writing '\(name)'", url: url)
         }
       }
-      if case .failure(let error) = SystemCalls.setMode(FileDescriptor(rawValue: fd), mode) {
-        throw saveError(error, step: "setting the permissions of '\(name)'", url: url)
-      }
-      if let date = fileAttributes.modificationDate,
-        case .failure(let error) = SystemCalls.setModificationDate(FileDescriptor(rawValue: fd), date)
-      {
-        throw saveError(error, step: "setting the date of '\(name)'", url: url)
-      }
       // The bytes must be on disk before the rename makes them the document.
-      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: fd)) {
-        throw saveError(error, step: "flushing '\(name)'", url: url)
-      }
+      try settle(FileDescriptor(rawValue: fd), mode: mode, shown: "'\(name)'", url: url)
+    }
+  }
+
+  /// Gives a newly written item (`shown` names it in errors) its mode and, when the wrapper
+  /// has one, its modification date, then flushes it to disk.
+  private func settle(_ fd: FileDescriptor, mode: mode_t, shown: String, url: URL) throws {
+    if case .failure(let error) = SystemCalls.setMode(fd, mode) {
+      throw saveError(error, step: "setting the permissions of \(shown)", url: url)
+    }
+    if let date = fileAttributes.modificationDate, case .failure(let error) = SystemCalls.setModificationDate(fd, date) {
+      throw saveError(error, step: "setting the date of \(shown)", url: url)
+    }
+    if case .failure(let error) = SystemCalls.flush(fd) {
+      throw saveError(error, step: "flushing \(shown)", url: url)
     }
   }
 

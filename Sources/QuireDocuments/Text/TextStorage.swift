@@ -941,22 +941,18 @@ struct ChunkIndex: Sendable {
   }
 
   /// The newlines in the chunks before `chunk`.
-  func newlines(before chunk: Int) -> Int {
-    var sum = 0
-    var i = chunk
-    while i > 0 {
-      sum += newlines[i]
-      i -= i & -i
-    }
-    return sum
-  }
+  func newlines(before chunk: Int) -> Int { Self.sum(of: newlines, before: chunk) }
 
   /// The bytes in the chunks before `chunk`.
-  func bytes(before chunk: Int) -> Int {
+  func bytes(before chunk: Int) -> Int { Self.sum(of: bytes, before: chunk) }
+
+  /// The sum of the counts of the chunks before `chunk`, read from the tree `tree`.
+  @inline(__always)
+  private static func sum(of tree: [Int], before chunk: Int) -> Int {
     var sum = 0
     var i = chunk
     while i > 0 {
-      sum += bytes[i]
+      sum += tree[i]
       i -= i & -i
     }
     return sum

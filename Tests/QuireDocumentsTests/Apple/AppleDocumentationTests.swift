@@ -71,8 +71,6 @@ final class TemplateDocument: NSDocument {
 @Suite("Apple's documentation: UIDocument, NSFileVersion, PDFKit, UndoManager")
 @MainActor
 final class AppleDocumentationTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-apple-docs") }
-
   /// Turns a completion-handler call into a value.
   private func result(_ start: (@escaping @MainActor (Bool) -> Void) -> Void) async -> Bool {
     await withCheckedContinuation { continuation in start { continuation.resume(returning: $0) } }
@@ -158,16 +156,8 @@ final class AppleDocumentationTests: MainActorFolderSuite {
   }
 
   @Test func pdfKitPageEdits() throws {
-    let url = folder.file("three.pdf")
-    let writer = try PDFWriter(url: url)
-    writer.setTitle("PDFKit test")
-    for number in 1...3 { try writer.addPage(markup: "PAGE\(number) marker") }
-    writer.addOutlineEntry("Chapter", page: 1)
-    try writer.finish()
-    let other = folder.file("other.pdf")
-    let otherWriter = try PDFWriter(url: other)
-    try otherWriter.addPage(markup: "OTHER1 marker")
-    try otherWriter.finish()
+    let url = try writePDF(to: folder.file("three.pdf"), pages: (1...3).map { "PAGE\($0) marker" }, title: "PDFKit test", outline: ["Chapter"])
+    let other = try writePDF(to: folder.file("other.pdf"), pages: ["OTHER1 marker"])
 
     let document = try #require(PDFDocument(data: try Data(contentsOf: url)))
     let extra = try #require(PDFDocument(data: try Data(contentsOf: other)))
@@ -285,10 +275,7 @@ final class AppleDocumentationTests: MainActorFolderSuite {
   }
 
   @Test func pdfKitInitializersAreFailableAndEmpty() throws {
-    let url = folder.file("one.pdf")
-    let writer = try PDFWriter(url: url)
-    try writer.addPage(markup: "ONLY marker")
-    try writer.finish()
+    let url = try writePDF(to: folder.file("one.pdf"), pages: ["ONLY marker"])
     // init?(url:): a document, or nil for a file that is missing, empty, not a PDF, or a folder.
     let document = try #require(PDFDocument(url: url))
     #expect(document.documentURL == url.standardizedFileURL && document.pageCount == 1)

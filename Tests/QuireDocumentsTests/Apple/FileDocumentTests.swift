@@ -124,11 +124,30 @@ final class Checklist: ReferenceFileDocument {
 @Suite("SwiftUI's FileDocument and ReferenceFileDocument, opened and saved by Quire's document layer")
 @MainActor
 final class FileDocumentTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-file-document") }
-
   private(set) lazy var controller = quietController(in: folder)
 
   private func text(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
+
+  /// Writes `contents` (when given) to `name`, registers `Value` with `opener` (the suite's
+  /// controller by default) and opens the file through it, as the host of a `Value`.
+  private func open<Value: FileDocument>(
+    _ name: String, as _: Value.Type, writing contents: Data? = nil, with opener: DocumentController? = nil
+  ) async throws -> FileDocumentHost<Value> {
+    let opener = opener ?? controller
+    let url = folder.file(name)
+    try contents?.write(to: url)
+    opener.register(Value.self)
+    return try #require(try await opener.openDocument(at: url) as? FileDocumentHost<Value>)
+  }
+
+  /// Writes `contents` to `name` and opens it as the host of a `Value` made directly, without
+  /// a controller, and without autosave.
+  private func openHost<Value: FileDocument>(_ name: String, as _: Value.Type, writing contents: String) async throws -> FileDocumentHost<Value> {
+    let host = FileDocumentHost<Value>(fileURL: try folder.write(contents, to: name))
+    host.autosavePolicy = nil
+    try await host.open()
+    return host
+  }
 
   @Test func writableContentTypesDefaultToTheReadableOnes() {
     #expect(TextFile.writableContentTypes == [.plainText])
@@ -137,11 +156,8 @@ final class FileDocumentTests: MainActorFolderSuite {
   }
 
   @Test func aFileDocumentOpensEditsUndoesAndSavesSafely() async throws {
-    let url = folder.file("note.txt")
-    try Data("first draft".utf8).write(to: url)
-    controller.register(TextFile.self)
-    let opened = try await controller.openDocument(at: url)
-    let host = try #require(opened as? FileDocumentHost<TextFile>)
+    let host = try await open("note.txt", as: TextFile.self, writing: Data("first draft".utf8))
+    let url = host.fileURL
     #expect(host.document?.text == "first draft")
     #expect(!host.hasUnsavedChanges)
 
@@ -165,17 +181,13 @@ final class FileDocumentTests: MainActorFolderSuite {
     try await controller.close(host)
 
     let again = DocumentController(stateFolder: folder.file("state"))
-    again.register(TextFile.self)
-    let reopened = try #require(try await again.openDocument(at: url) as? FileDocumentHost<TextFile>)
+    let reopened = try await open("note.txt", as: TextFile.self, with: again)
     #expect(reopened.document?.text == "second draft")
     try await again.close(reopened)
   }
 
   @Test func theReadConfigurationNamesTheFileAndItsType() async throws {
-    let url = folder.file("named.txt")
-    try Data("ok".utf8).write(to: url)
-    controller.register(StrictTextFile.self)
-    let host = try #require(try await controller.openDocument(at: url) as? FileDocumentHost<StrictTextFile>)
+    let host = try await open("named.txt", as: StrictTextFile.self, writing: Data("ok".utf8))
     #expect(host.document?.readName == "named.txt")
     #expect(host.document?.readType == .plainText)
     try await controller.close(host)
@@ -249,54 +261,42 @@ final class FileDocumentTests: MainActorFolderSuite {
     controller.register(StrictTextFile.self)
     let url = folder.file("latin1.txt")
     try Data([0x63, 0x61, 0x66, 0xE9]).write(to: url)  // "café" in Latin-1: not UTF-8
-    let error = await #expect(throws: QuireError.self) { try await self.controller.openDocument(at: url) }
-    #expect(error?.code == .invalidContent)
+    let error = await expectQuireError(.invalidContent) { try await self.controller.openDocument(at: url) }
     #expect(error?.url?.lastPathComponent == "latin1.txt")
     #expect(error.map { "\($0)" }?.contains("latin1.txt") == true)
     #expect(controller.documents.isEmpty)
     #expect(try Data(contentsOf: url) == Data([0x63, 0x61, 0x66, 0xE9]))
 
     // Missing and empty files.
-    await #expect(throws: QuireError.self) { try await self.controller.openDocument(at: self.folder.file("missing.txt")) }
-    let empty = folder.file("empty.txt")
-    try Data().write(to: empty)
-    let host = try #require(try await controller.openDocument(at: empty) as? FileDocumentHost<StrictTextFile>)
+    await expectQuireError(.fileMissing) { try await self.controller.openDocument(at: self.folder.file("missing.txt")) }
+    let host = try await open("empty.txt", as: StrictTextFile.self, writing: Data())
     #expect(host.document?.text == "")
     try await controller.close(host)
   }
 
   @Test func aTypeTheDocumentDoesNotWriteIsRefusedAndNothingIsWritten() async throws {
-    let url = folder.file("strict.txt")
-    try Data("keep".utf8).write(to: url)
-    let host = FileDocumentHost<StrictTextFile>(fileURL: url)
-    host.autosavePolicy = nil
-    try await host.open()
+    let host = try await openHost("strict.txt", as: StrictTextFile.self, writing: "keep")
+    let url = host.fileURL
     host.document?.text = "changed"
     let target = folder.file("strict.pdf")
-    let error = await #expect(throws: QuireError.self) { try await host.save(to: target, ofType: .pdf, for: .saveToOperation) }
-    #expect(error?.code == .unsupportedType)
+    await expectQuireError(.unsupportedType) { try await host.save(to: target, ofType: .pdf, for: .saveToOperation) }
     #expect(!FileManager.default.fileExists(atPath: target.path))
     #expect(try text(url) == "keep")
     try await host.close(discardingChanges: true)
   }
 
   @Test func aFolderForAFileTypeIsRefusedAndTheFileIsUntouched() async throws {
-    let url = folder.file("plain.txt")
-    try Data("plain".utf8).write(to: url)
-    let host = FileDocumentHost<FolderForText>(fileURL: url)
-    host.autosavePolicy = nil
-    try await host.open()
+    let host = try await openHost("plain.txt", as: FolderForText.self, writing: "plain")
+    let url = host.fileURL
     host.document = FolderForText()
-    let error = await #expect(throws: QuireError.self) { try await host.save() }
-    #expect(error?.code == .unsupportedType)
+    await expectQuireError(.unsupportedType) { try await host.save() }
     #expect(try text(url) == "plain")
     try await host.close(discardingChanges: true)
   }
 
   @Test func aNewFileOfATypeTheDocumentDoesNotWriteIsRefused() async throws {
     let url = folder.file("nothing.pdf")
-    let error = await #expect(throws: QuireError.self) { try await self.controller.makeDocument(TextFile(), ofType: .pdf, at: url) }
-    #expect(error?.code == .unsupportedType)
+    await expectQuireError(.unsupportedType) { try await self.controller.makeDocument(TextFile(), ofType: .pdf, at: url) }
     #expect(!FileManager.default.fileExists(atPath: url.path))
     #expect(controller.documents.isEmpty)
   }

@@ -58,8 +58,6 @@ final class PostedNotifications: @unchecked Sendable {  // touched on the main a
 @Suite("PDFKit's asynchronous find, as Apple documents it")
 @MainActor
 final class PDFKitFindTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-pdfkit-find") }
-
   /// A PDF whose pages hold `texts`.
   private func pdf(_ name: String, _ texts: [String]) throws -> PDFDocument {
     try #require(PDFDocument(url: writePDF(to: folder.file(name), pages: texts)))

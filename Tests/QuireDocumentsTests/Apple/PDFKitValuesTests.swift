@@ -18,8 +18,6 @@ final class ColouringDelegate: PDFDocumentDelegate {
 
 @Suite("PDFKit's thumbnails, page references and selection colours, as Apple documents them")
 final class PDFKitValuesTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-pdfkit-values") }
-
   /// A PDF of A4 portrait pages (595 × 842 points) holding `texts`.
   private func makePDF(_ name: String, _ texts: [String]) throws -> URL {
     try writePDF(to: folder.file(name), pages: texts)

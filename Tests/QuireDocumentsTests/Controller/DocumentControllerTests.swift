@@ -130,13 +130,7 @@ final class DocumentControllerTests: MainActorFolderSuite {
       ftruncate(handle, 5 << 30)  // sparse: costs no disk
       close(handle)
     }
-    do {
-      try await controller.openDocument(at: url)
-      Issue.record("opened \(input)")
-    } catch let error as QuireError {
-      #expect(error.code == code, "\(input): \(error)")
-      #expect(error.reason.contains(url.lastPathComponent), "\(input): \(error.reason)")
-    }
+    await expectQuireError(code, reasonContains: url.lastPathComponent) { try await controller.openDocument(at: url) }
     #expect(controller.documents.isEmpty)
   }
 

@@ -52,12 +52,7 @@ final class ConflictTests: MainActorFolderSuite {
     let token = document.addStateObserver { states.append($0) }
     try document.replaceText(with: "mine\n")
     try writeExternally("theirs\n", to: document.fileURL)
-    do {
-      try await document.save()
-      Issue.record("saved over someone else's change")
-    } catch let error as QuireError {
-      #expect(error.code == .fileChangedOnDisk)
-    }
+    await expectQuireError(.fileChangedOnDisk) { try await document.save() }
     #expect(document.documentState.contains(.inConflict))
     #expect(states == [.inConflict])
     #expect(bytes(document.fileURL) == Array("theirs\n".utf8))

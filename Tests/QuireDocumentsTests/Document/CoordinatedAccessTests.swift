@@ -21,23 +21,12 @@ private struct SneakingWriterAccess: DocumentFileAccess {
 /// `DocumentController` gives it to the documents it opens.
 @Suite("Coordinated document access")
 @MainActor
-final class CoordinatedAccessTests: MainActorFolderSuite {
-  init() throws {
-    try super.init(prefix: "quire-coordinated-document")
-    try folder.privateFolder("run")
-  }
-
-  var location: CoordinationLocation { CoordinationLocation(runtimeFolder: folder.file("run")) }
-
+final class CoordinatedAccessTests: MainActorCoordinationSuite {
   @Test func aWriterThatSavesBetweenTheCheckAndTheWriteIsNotOverwritten() async throws {
     let document = try await openTextDocument("old\n", in: folder)
     document.fileAccess = SneakingWriterAccess(theirs: Data("theirs\n".utf8))
     try document.replaceText(with: "mine\n")
-    await #expect {
-      try await document.save()
-    } throws: { error in
-      (error as? QuireError)?.code == .fileChangedOnDisk
-    }
+    await expectQuireError(.fileChangedOnDisk) { try await document.save() }
     #expect(bytes(document.fileURL) == Array("theirs\n".utf8))
     #expect(document.documentState.contains(.inConflict))
     #expect(document.text == "mine\n")

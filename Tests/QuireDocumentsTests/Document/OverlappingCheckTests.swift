@@ -49,8 +49,6 @@ private final class ReadGate: DocumentFileAccess {
 @Suite("Checks for changes on disk that overlap the document's own steps")
 @MainActor
 final class OverlappingCheckTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-overlapping-check") }
-
   /// The REPL's flaky merge (REPLSessionTests): a presenter's check that began before a merge
   /// and read after it took the merged-in version for someone else's change, put the document
   /// back in conflict with it, and the next merge merged that stale version.

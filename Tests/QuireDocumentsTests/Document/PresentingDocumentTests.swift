@@ -18,8 +18,6 @@ final class CountingDocument: PlainTextDocument {
 @Suite("Documents present their files")
 @MainActor
 final class PresentingDocumentTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-presenting-document") }
-
   @Test func openingRegistersThePresenterAndClosingRemovesIt() async throws {
     let url = try folder.write("text\n", to: "a.txt")
     let document = quiet(PlainTextDocument(fileURL: url))

@@ -8,8 +8,6 @@ import Testing
 
 @Suite("FileWrapper")
 final class FileWrapperTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-filewrapper") }
-
   /// A small package: text, an assets folder with two files, a symbolic link.
   func makePackage(text: String = "# Hello\n") -> FileWrapper {
     let root = FileWrapper(directoryWithFileWrappers: [:])

@@ -6,8 +6,6 @@ import Testing
 
 @Suite("TextBundle")
 final class TextBundleTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-textbundle") }
-
   let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
 
   func makeBundle() -> TextBundle {

@@ -9,8 +9,6 @@ import Testing
 /// archives (made with Python's zipfile, as other tools would) refused with a clear error.
 @Suite("TextPackArchive")
 final class TextPackArchiveTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-textpack") }
-
   /// Writes a zip at `name` holding `entries` (name → text), stored uncompressed; `symlinks`
   /// are entries marked as symbolic links.
   func zip(_ name: String, _ entries: [(String, String)], symlinks: [String] = []) throws -> URL {
@@ -34,12 +32,7 @@ final class TextPackArchiveTests: FolderSuite {
   }
 
   func expectRefused(_ url: URL, _ code: QuireError.Code, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(sourceLocation: sourceLocation) {
-      try TextPackArchive.read(from: url)
-    } throws: { error in
-      guard let error = error as? QuireError else { return false }
-      return error.code == code && error.reason.contains(url.lastPathComponent) && error.reason.contains(words)
-    }
+    expectQuireError(code, reasonContains: url.lastPathComponent, words, sourceLocation: sourceLocation) { try TextPackArchive.read(from: url) }
   }
 
   @Test func aTreeSurvivesARoundTrip() throws {

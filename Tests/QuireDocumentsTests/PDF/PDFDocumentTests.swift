@@ -8,8 +8,6 @@ import Testing
 
 @Suite("PDFDocument")
 final class PDFDocumentTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-pdfdocument") }
-
   /// A PDF of `count` pages whose text is "PAGEn marker", with an outline entry per page.
   func makePDF(_ name: String = "five.pdf", pages count: Int = 5, word: String = "PAGE") throws -> URL {
     try writePDF(to: folder.file(name), pages: (1...count).map { "\(word)\($0) marker" }) { writer in

@@ -8,8 +8,6 @@ import Testing
 @Suite("PDF documents")
 @MainActor
 final class PDFFileDocumentTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-pdffiledoc") }
-
   func makePDF(_ name: String = "five.pdf", pages count: Int = 5, word: String = "PAGE") throws -> URL {
     try writePDF(to: folder.file(name), pages: (1...count).map { "\(word)\($0) marker" })
   }

@@ -10,15 +10,10 @@ import Testing
 @Suite("README packages example")
 @MainActor
 final class PackagesReadmeExampleTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-readme-packages") }
-
   @Test func theExampleWorks() async throws {
     let bundleURL = folder.file("Trip.textbundle")
     try TextBundle(text: "# Trip\n").write(to: bundleURL)
-    let pdfURL = folder.file("report.pdf")
-    let writer = try PDFWriter(url: pdfURL)
-    for number in 1...5 { try writer.addPage(markup: "Page \(number)") }
-    try writer.finish()
+    let pdfURL = try writePDF(to: folder.file("report.pdf"), pages: (1...5).map { "Page \($0)" })
     let pngData = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
 
     let controller = DocumentController(stateFolder: folder.file("state/quire"))

@@ -9,8 +9,6 @@ import Testing
 @Suite("TextBundle documents")
 @MainActor
 final class TextBundleDocumentTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-bundledoc") }
-
   let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 7, 7, 7])
 
   func controller() -> DocumentController {
@@ -63,12 +61,7 @@ final class TextBundleDocumentTests: MainActorFolderSuite {
     try await document.save()
     #expect(try TextBundle(url: url).text == "Hello\n")
     // It exists now: creating it again is refused, and nothing changes.
-    do {
-      _ = try await controller.makeDocument(ofType: type, at: url)
-      Issue.record("created over an existing package")
-    } catch let error as QuireError {
-      #expect(error.code == .fileExists)
-    }
+    await expectQuireError(.fileExists) { try await controller.makeDocument(ofType: type, at: url) }
     #expect(try TextBundle(url: url).text == "Hello\n")
     #expect(controller.documents.count == 1)
   }
@@ -162,13 +155,7 @@ final class TextBundleDocumentTests: MainActorFolderSuite {
     // A folder without text.
     let empty = folder.file("Empty.textbundle")
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: false)
-    do {
-      _ = try await controller.openDocument(at: empty)
-      Issue.record("an empty bundle opened")
-    } catch let error as QuireError {
-      #expect(error.code == .invalidContent)
-      #expect(error.reason.contains("Empty.textbundle"))
-    }
+    await expectQuireError(.invalidContent, reasonContains: "Empty.textbundle") { try await controller.openDocument(at: empty) }
     // Text that is not UTF-8.
     let latin = folder.file("Latin.textbundle")
     try FileManager.default.createDirectory(at: latin, withIntermediateDirectories: false)

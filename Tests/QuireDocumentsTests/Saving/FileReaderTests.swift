@@ -9,15 +9,9 @@ import Testing
 /// error naming the file for everything that is not a readable regular file, with no hang.
 @Suite("FileReader")
 final class FileReaderTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-file-reader") }
-
-  func expectError(_ code: QuireError.Code, reading url: URL, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(sourceLocation: sourceLocation) {
-      try FileReader.read(url)
-    } throws: { error in
-      guard let error = error as? QuireError else { return false }
-      return error.code == code && error.reason.contains(url.lastPathComponent) && error.reason.contains(words)
-    }
+  @discardableResult
+  func expectError(_ code: QuireError.Code, reading url: URL, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) -> QuireError? {
+    expectQuireError(code, reasonContains: url.lastPathComponent, words, sourceLocation: sourceLocation) { try FileReader.read(url) }
   }
 
   @Test func readsTheBytesWithTheirFingerprint() throws {
@@ -75,13 +69,9 @@ final class FileReaderTests: FolderSuite {
 
   @Test func aFolderIsNotAFile() throws {
     let url = try folder.privateFolder("Folder.txt")
-    expectError(.unsupportedType, reading: url, saying: "folder")
+    let error = expectError(.unsupportedType, reading: url, saying: "folder")
     // Its cause is what reading a folder gives, for tools that print the system's reason (ed).
-    #expect {
-      try FileReader.read(url)
-    } throws: { error in
-      ((error as? QuireError)?.cause as? SyscallFailure)?.errno == .isDirectory
-    }
+    #expect((error?.cause as? SyscallFailure)?.errno == .isDirectory)
   }
 
   @Test func aFIFOIsRefusedWithoutWaitingForAWriter() throws {

@@ -7,8 +7,6 @@ import Testing
 /// removed by a later save once it has gone unmodified for an hour; nothing else is touched.
 @Suite("Leftovers of interrupted saves")
 final class LeftoverTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-leftovers") }
-
   private func names() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: folder.url.path)) }
 
   /// Makes `name` (a file, or a folder holding one) last modified `hours` ago.

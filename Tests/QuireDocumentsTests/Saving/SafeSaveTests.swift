@@ -63,13 +63,7 @@ final class SafeSaveTests: MainActorFolderSuite {
     let document = try await openTextDocument("old\n", in: folder)
     chmod(document.fileURL.path, 0o444)
     try document.replaceText(with: "new\n")
-    do {
-      try await document.save()
-      Issue.record("replaced a read-only file")
-    } catch let error as QuireError {
-      #expect(error.code == .permissionDenied)
-      #expect(error.reason.contains("read-only"))
-    }
+    await expectQuireError(.permissionDenied, reasonContains: "read-only") { try await document.save() }
     #expect(bytes(document.fileURL) == Array("old\n".utf8))
     #expect(mode(document.fileURL).mode == 0o444)
     #expect(document.hasUnsavedChanges)
@@ -136,15 +130,10 @@ final class SafeSaveTests: MainActorFolderSuite {
     chmod(document.fileURL.path, 0o640)
     try document.replaceLines(in: 1..<2, with: ["edited"])
     let plan = FaultPlan(failing: step, with: errno, under: folder.url.path)
-    do {
-      try await plan.run { try await document.save() }
-      Issue.record("save succeeded although \(step) failed")
-    } catch let error as QuireError {
-      #expect(error.url == document.fileURL)
-      #expect(error.reason.contains("'notes.txt'"))
-      #expect(error.code == (errno == .noSpace ? .diskFull : errno == .permissionDenied ? .permissionDenied : .systemCallFailed))
-      #expect((error.cause as? SyscallFailure)?.errno == errno)
-    }
+    let code: QuireError.Code = errno == .noSpace ? .diskFull : errno == .permissionDenied ? .permissionDenied : .systemCallFailed
+    let error = await expectQuireError(code, reasonContains: "'notes.txt'") { try await plan.run { try await document.save() } }
+    #expect(error?.url == document.fileURL)
+    #expect((error?.cause as? SyscallFailure)?.errno == errno)
     #expect(plan.calls.contains(step))
     #expect(bytes(document.fileURL) == Array(original.utf8))
     #expect(mode(document.fileURL).mode == 0o640)
@@ -187,12 +176,8 @@ final class SafeSaveTests: MainActorFolderSuite {
   @Test func aFailedReadRefusesToOpenAndSaysWhy() async throws {
     let url = try folder.write("text\n", to: "locked.txt")
     let document = quiet(PlainTextDocument(fileURL: url))
-    do {
+    await expectQuireError(.permissionDenied, reasonContains: "'locked.txt'") {
       try await FaultPlan(failing: .open, with: .permissionDenied, occurrence: nil, under: folder.url.path).run { try await document.open() }
-      Issue.record("opened")
-    } catch let error as QuireError {
-      #expect(error.code == .permissionDenied)
-      #expect(error.reason.contains("'locked.txt'"))
     }
     #expect(document.documentState == .closed)
   }

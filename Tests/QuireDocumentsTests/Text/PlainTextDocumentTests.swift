@@ -166,13 +166,7 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
     #expect(document.lineBytes(at: 0) == Array("first\r".utf8))
     // A NUL byte, or bytes that are not UTF-8, are refused by every read, saying where.
     for bad in [Data([0x61, 0x00, 0x0A]), Data([0x61, 0xFF, 0x0A])] {
-      do {
-        try document.revert(toContents: bad, fingerprint: nil)
-        Issue.record("read \(Array(bad)) as text")
-      } catch let error as QuireError {
-        #expect(error.code == .invalidContent)
-        #expect(error.reason.contains("byte"))
-      }
+      expectQuireError(.invalidContent, reasonContains: "byte") { try document.revert(toContents: bad, fingerprint: nil) }
       #expect(document.lineBytes(at: 0) == Array("first\r".utf8))
       #expect(throws: QuireError.self) { try TextEncoding.checkUTF8Text(bad) }
     }
@@ -308,14 +302,7 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
     let url = folder.file("bad.txt")
     try Data(bad.bytes).write(to: url)
     let document = quiet(PlainTextDocument(fileURL: url))
-    do {
-      try await document.open()
-      Issue.record("opened invalid text")
-    } catch let error as QuireError {
-      #expect(error.code == .invalidContent)
-      #expect(error.reason.contains("'bad.txt'"))
-      #expect(error.reason.contains("refused for editing"))
-    }
+    await expectQuireError(.invalidContent, reasonContains: "'bad.txt'", "refused for editing") { try await document.open() }
     #expect(document.documentState.contains(.closed))
     #expect(throws: QuireError.self) { try document.replaceText(with: "x") }
     await #expect(throws: QuireError.self) { try await document.save() }

@@ -30,22 +30,27 @@ struct TextStorageTests {
     #expect(TextStorage("no newline").lineEnding == .lf)
   }
 
+  /// Replaces lines of `start` by each step in turn, and expects the text after each.
+  func expectEdits(of start: String, _ steps: [(lines: Range<Int>, with: [String], gives: String)], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    var text = TextStorage(start)
+    for step in steps {
+      try text.replaceLines(in: step.lines, with: step.with)
+      #expect(text.string == step.gives, sourceLocation: sourceLocation)
+    }
+  }
+
   @Test func replacingLinesKeepsOtherLinesEndings() throws {
-    var text = TextStorage("a\r\nb\r\nc\n")
-    try text.replaceLines(in: 1..<2, with: ["B", "B2"])
-    #expect(text.string == "a\r\nB\r\nB2\r\nc\n")
-    try text.replaceLines(in: 0..<0, with: ["top"])
-    #expect(text.string == "top\r\na\r\nB\r\nB2\r\nc\n")
-    try text.replaceLines(in: 1..<4, with: [])
-    #expect(text.string == "top\r\nc\n")
+    try expectEdits(
+      of: "a\r\nb\r\nc\n",
+      [
+        (1..<2, ["B", "B2"], "a\r\nB\r\nB2\r\nc\n"),
+        (0..<0, ["top"], "top\r\na\r\nB\r\nB2\r\nc\n"),
+        (1..<4, [], "top\r\nc\n"),
+      ])
   }
 
   @Test func aTextWithoutAFinalNewlineKeepsNone() throws {
-    var text = TextStorage("a\nb")
-    try text.replaceLines(in: 2..<2, with: ["c", "d"])
-    #expect(text.string == "a\nb\nc\nd")
-    try text.replaceLines(in: 3..<4, with: ["D"])
-    #expect(text.string == "a\nb\nc\nD")
+    try expectEdits(of: "a\nb", [(2..<2, ["c", "d"], "a\nb\nc\nd"), (3..<4, ["D"], "a\nb\nc\nD")])
   }
 
   @Test func outOfRangeEditsAreRefused() {

@@ -17,8 +17,6 @@ import Testing
 @Suite("Whole texts without copies")
 @MainActor
 final class WholeTextTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-whole-text") }
-
   /// Numbered lines up to `size` bytes, with a NUL byte on line `nulLine` when given.
   func lines(upTo size: Int, nulLine: Int? = nil) -> [UInt8] {
     var bytes = [UInt8]()
@@ -56,12 +54,7 @@ final class WholeTextTests: MainActorFolderSuite {
     let url = URL(fileURLWithPath: "/dev/null")
     let fd = try open(url)
     defer { close(fd) }
-    #expect {
-      try FileFingerprint.read(from: fd, url: url)
-    } throws: { error in
-      guard let error = error as? QuireError else { return false }
-      return error.code == .unsupportedType && error.reason.contains("null") && error.reason.contains("not a regular file")
-    }
+    expectQuireError(.unsupportedType, reasonContains: "null", "not a regular file") { try FileFingerprint.read(from: fd, url: url) }
   }
 
   @Test func theCurrentFingerprintIsTheReadOnesWithoutHoldingTheFile() throws {
@@ -133,10 +126,6 @@ final class WholeTextTests: MainActorFolderSuite {
 
   @Test func aTextGoesThroughADeviceAndIsRefusedByAFolder() throws {
     #expect(try FileSaver.writeOutput(TextStorage("to nowhere\n"), to: URL(fileURLWithPath: "/dev/null")) == nil)
-    #expect {
-      try FileSaver.writeOutput(TextStorage("text\n"), to: self.folder.url)
-    } throws: { error in
-      (error as? QuireError)?.reason.contains("it is a folder") == true
-    }
+    expectQuireError(.unsupportedType, reasonContains: "it is a folder") { try FileSaver.writeOutput(TextStorage("text\n"), to: self.folder.url) }
   }
 }

@@ -8,8 +8,6 @@ import Testing
 @Suite("Document versions")
 @MainActor
 final class DocumentVersionTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-docversions") }
-
   func controller() -> DocumentController {
     let controller = quietController(in: folder)
     return controller
@@ -127,10 +125,7 @@ final class DocumentVersionTests: MainActorFolderSuite {
   }
 
   @Test func restoringAPDFVersionIsUndoableWithItsPageHistory() async throws {
-    let url = folder.file("doc.pdf")
-    let writer = try PDFWriter(url: url)
-    for number in 1...3 { try writer.addPage(markup: "P\(number) text") }
-    try writer.finish()
+    let url = try writePDF(to: folder.file("doc.pdf"), pages: ["P1 text", "P2 text", "P3 text"])
     let document = try #require(try await controller().openDocument(at: url) as? PDFFileDocument)
     try document.removePages(in: 0..<1)
     try await document.save()
@@ -151,19 +146,11 @@ final class DocumentVersionTests: MainActorFolderSuite {
 @Suite("Document versions, bad input")
 @MainActor
 final class DocumentVersionBadInputTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-docversions-bad") }
-
   @Test func aFolderIsRefusedByATextDocumentWithoutBeingRead() async throws {
     let url = folder.file("notes.txt")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
     let document = quiet(PlainTextDocument(fileURL: url))
-    do {
-      try await document.open()
-      Issue.record("a folder opened as text")
-    } catch let error as QuireError {
-      #expect(error.code == .unsupportedType)
-      #expect(error.reason.contains("notes.txt"))
-    }
+    await expectQuireError(.unsupportedType, reasonContains: "notes.txt") { try await document.open() }
   }
 
   /// `name` holding "one", opened through a quiet controller and saved as "two": one version kept.

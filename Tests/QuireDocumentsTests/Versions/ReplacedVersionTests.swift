@@ -14,8 +14,6 @@ import Testing
 @Suite("Versions: the replaced file kept by the save")
 @MainActor
 final class ReplacedVersionTests: MainActorFolderSuite {
-  init() throws { try super.init(prefix: "quire-replaced") }
-
   /// Bytes no text decoder would pass: NUL, an invalid UTF-8 sequence, no final newline.
   static let oldBytes = Data("first line\n".utf8) + Data([0x00, 0xFF, 0xFE, 0x0A]) + Data("unended".utf8)
 

@@ -8,8 +8,6 @@ import Testing
 
 @Suite("Versions")
 final class VersionStoreTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-versions") }
-
   var store: VersionStore { VersionStore(root: folder.file("state/quire/versions")) }
 
   /// What a document's save does: keep the old content, then write the new atomically.

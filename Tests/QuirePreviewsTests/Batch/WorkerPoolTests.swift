@@ -10,8 +10,6 @@ import Testing
 /// reply whatever its worker does (answers, dies, crashes, hangs, talks nonsense, never starts).
 @Suite("WorkerPool")
 final class WorkerPoolTests: FolderSuite {
-  init() throws { try super.init(prefix: "quire-worker-pool") }
-
   /// Answers each job line with `{"id":N,"status":"made"}`.
   static let answering = #"while IFS= read -r line; do id=${line#*\"id\":}; id=${id%%[!0-9]*}; printf '{"id":%s,"status":"made"}\n' "$id"; done"#
 

@@ -96,9 +96,7 @@ final class ThumbnailCacheTests: FolderSuite {
     try FileManager.default.createDirectory(at: cache.root, withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(at: cache.root.appendingPathComponent("large"), withDestinationURL: elsewhere)
     let source = try ThumbnailCache.source(for: try folder.write("x", to: "a.md"))
-    #expect {
-      try self.cache.store(self.bitmap(), for: source, flavor: .large, mimeType: nil)
-    } throws: { ($0 as? QuireError)?.code == .permissionDenied }
+    expectQuireError(.permissionDenied) { try self.cache.store(self.bitmap(), for: source, flavor: .large, mimeType: nil) }
     #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
   }
 
@@ -106,14 +104,12 @@ final class ThumbnailCacheTests: FolderSuite {
   /// leaves neither a thumbnail nor a temporary file behind.
   @Test func aFullDiskWhileWritingIsDiskFullAndLeavesNothing() throws {
     let source = try ThumbnailCache.source(for: try folder.write("x", to: "a.md"))
-    #expect {
+    let error = expectQuireError(.diskFull, reasonContains: "disk is full") {
       try FaultPlan(failing: .write, with: .noSpace, under: self.cache.root.path).run {
         try self.cache.store(self.bitmap(), for: source, flavor: .normal, mimeType: nil)
       }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .diskFull && error?.reason.contains("disk is full") == true && (error?.cause as? SyscallFailure)?.errno == .noSpace
     }
+    #expect((error?.cause as? SyscallFailure)?.errno == .noSpace)
     #expect(try FileManager.default.contentsOfDirectory(atPath: cache.root.appendingPathComponent("normal").path).isEmpty)
     #expect(cache.entry(for: source, flavor: .normal) == .missing)
   }
@@ -145,7 +141,7 @@ final class ThumbnailCacheTests: FolderSuite {
   }
 
   @Test func missingSourceFailsClearly() {
-    #expect { try ThumbnailCache.source(for: self.folder.file("nope.md")) } throws: { ($0 as? QuireError)?.code == .fileMissing }
+    expectQuireError(.fileMissing) { try ThumbnailCache.source(for: self.folder.file("nope.md")) }
   }
 
   @Test func truncatedOrForeignThumbnailsAreNotFresh() throws {

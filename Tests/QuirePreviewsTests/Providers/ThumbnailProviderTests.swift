@@ -284,14 +284,14 @@ final class ThumbnailDrawingTests: FolderSuite {
     let url = try folder.write("# secret\n", to: "locked.md")
     chmod(url.path, 0)
     defer { chmod(url.path, 0o600) }
-    #expect { try self.thumbnail(url) } throws: { ($0 as? QuireError)?.code == .permissionDenied }
+    expectQuireError(.permissionDenied) { try self.thumbnail(url) }
   }
 
   @Test func unsupportedTypeFailsClearly() throws {
     let url = try folder.write("x", to: "a.png")
-    #expect {
+    expectQuireError(.unsupportedType) {
       try generator.generateBestRepresentation(for: ThumbnailRequest(fileURL: url, contentType: .png, maximumSize: 64))
-    } throws: { ($0 as? QuireError)?.code == .unsupportedType }
+    }
   }
 }
 
@@ -318,11 +318,8 @@ final class EncryptedPDFTests: FolderSuite {
 
   @Test func needingAPasswordFailsClearly() throws {
     let url = try encrypt(user: "user-secret")
-    #expect {
+    expectQuireError(.passwordRequired, reasonContains: "password") {
       try PDFThumbnailProvider().makeThumbnail(for: ThumbnailRequest(fileURL: url, contentType: .pdf, maximumSize: 100))
-    } throws: { error in
-      let quire = error as? QuireError
-      return quire?.code == .passwordRequired && quire?.reason.contains("password") == true
     }
   }
 }

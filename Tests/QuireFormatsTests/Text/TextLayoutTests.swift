@@ -40,14 +40,12 @@ final class TextLayoutTests: FolderSuite {
 
   @Test func invalidMarkupIsAnError() throws {
     let bitmap = try Bitmap(width: 20, height: 20)
-    #expect { try TextLayout.draw(markup: "<b>unclosed", in: bitmap, x: 0, y: 0, width: 20) } throws: {
-      ($0 as? QuireError)?.code == .invalidArgument
-    }
+    expectQuireError(.invalidArgument) { try TextLayout.draw(markup: "<b>unclosed", in: bitmap, x: 0, y: 0, width: 20) }
     #expect(TextLayout.escapeMarkup("<b>&") == "&lt;b&gt;&amp;")
   }
 
   @Test func badSizesAreRefused() {
-    #expect { try Bitmap(width: 0, height: 10) } throws: { ($0 as? QuireError)?.code == .invalidArgument }
-    #expect { try Bitmap(width: 10, height: 100_000) } throws: { ($0 as? QuireError)?.code == .invalidArgument }
+    expectQuireError(.invalidArgument) { try Bitmap(width: 0, height: 10) }
+    expectQuireError(.invalidArgument) { try Bitmap(width: 10, height: 100_000) }
   }
 }

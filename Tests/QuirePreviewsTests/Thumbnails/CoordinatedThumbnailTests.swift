@@ -24,14 +24,7 @@ private final class OpenDocumentPresenter: FilePresenter {
 }
 
 @Suite("Thumbnails of open documents coordinate")
-final class CoordinatedThumbnailTests: FolderSuite {
-  init() throws {
-    try super.init(prefix: "quire-coordinated-thumbnail")
-    try folder.privateFolder("run")
-  }
-
-  var location: CoordinationLocation { CoordinationLocation(runtimeFolder: folder.file("run")) }
-
+final class CoordinatedThumbnailTests: CoordinationSuite {
   @Test func aThumbnailOfAnOpenDocumentWaitsForItsSave() async throws {
     let url = try folder.write("before\n", to: "open.txt")
     let presenter = OpenDocumentPresenter(url)

@@ -78,14 +78,9 @@ final class PreviewGeneratorTests: FolderSuite {
   }
 
   @Test func pdfTextOutlineAndMetadata() throws {
-    let url = folder.file("book.pdf")
-    let writer = try PDFWriter(url: url, width: 300, height: 400)
-    writer.setTitle("A <Book>")
-    for page in 1...2 {
-      try writer.addPage(markup: "Text of page \(page)")
-      writer.addOutlineEntry("Chapter \(page)", page: page)
-    }
-    try writer.finish()
+    let url = try writePDF(
+      to: folder.file("book.pdf"), pages: ["Text of page 1", "Text of page 2"], width: 300, height: 400, title: "A <Book>",
+      outline: ["Chapter 1", "Chapter 2"])
     let text = try PreviewGenerator().preview(of: url, format: .text)
     #expect(text.contains("Title: A <Book>"))
     #expect(text.contains("Pages: 2"))
@@ -109,19 +104,17 @@ final class PreviewGeneratorTests: FolderSuite {
 
   @Test func badInputFailsClearly() throws {
     let generator = PreviewGenerator()
-    #expect { try generator.preview(of: self.folder.file("missing.md"), format: .html) } throws: { ($0 as? QuireError)?.code == .fileMissing }
+    expectQuireError(.fileMissing) { try generator.preview(of: self.folder.file("missing.md"), format: .html) }
     let png = folder.file("x.png")
     try Data([0x89, 0x50, 0x4E, 0x47, 0, 0, 0]).write(to: png)
-    #expect { try generator.preview(of: png, format: .html) } throws: { ($0 as? QuireError)?.code == .unsupportedType }
+    expectQuireError(.unsupportedType) { try generator.preview(of: png, format: .html) }
     let broken = folder.file("broken.pdf")
     try Data("%PDF-1.4\ngarbage".utf8).write(to: broken)
-    #expect { try generator.preview(of: broken, format: .text) } throws: { ($0 as? QuireError)?.code == .invalidContent }
+    expectQuireError(.invalidContent) { try generator.preview(of: broken, format: .text) }
     let invalid = folder.file("bad.md")
     try Data([0x23, 0x20, 0xFF, 0xFE, 0x0A]).write(to: invalid)
     // Refused, naming the file, as the REPL and copy refuse it (issue 16, finding 9).
-    #expect { try generator.preview(of: invalid, format: .html) } throws: {
-      ($0 as? QuireError)?.code == .invalidContent && ($0 as? QuireError)?.reason.contains("bad.md") == true
-    }
+    expectQuireError(.invalidContent, reasonContains: "bad.md") { try generator.preview(of: invalid, format: .html) }
   }
 
   @Test func japaneseCorpusPreviewsKeepTheirText() throws {

@@ -9,15 +9,9 @@ final class PDFTests: FolderSuite {
 
   /// A three-page PDF made by cairo's PDF surface: page 1 is black text on white.
   func makePDF() throws -> URL {
-    let url = folder.file("made.pdf")
-    let writer = try PDFWriter(url: url, width: 400, height: 600)
-    writer.setTitle("Made by the test")
-    for page in 1...3 {
-      try writer.addPage(markup: "<span size='xx-large'>Page \(page)</span>\nHello from cairo.")
-      writer.addOutlineEntry("Chapter \(page)", page: page)
-    }
-    try writer.finish()
-    return url
+    try writePDF(
+      to: folder.file("made.pdf"), pages: (1...3).map { "<span size='xx-large'>Page \($0)</span>\nHello from cairo." },
+      width: 400, height: 600, title: "Made by the test", outline: (1...3).map { "Chapter \($0)" })
   }
 
   @Test func opensAPDFMadeByCairoAndReadsPagesAndSize() throws {
@@ -47,15 +41,12 @@ final class PDFTests: FolderSuite {
 
   @Test func missingFileFailsClearly() {
     let url = folder.file("absent.pdf")
-    #expect { try PDFFile(contentsOf: url) } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .fileMissing && error?.reason.contains("absent.pdf") == true
-    }
+    expectQuireError(.fileMissing, reasonContains: "absent.pdf") { try PDFFile(contentsOf: url) }
   }
 
   @Test func textFileIsNotAPDF() throws {
     let url = try folder.write("hello, not a pdf\n", to: "fake.pdf")
-    #expect { try PDFFile(contentsOf: url) } throws: { ($0 as? QuireError)?.code == .invalidContent }
+    expectQuireError(.invalidContent) { try PDFFile(contentsOf: url) }
   }
 
   @Test func truncatedPDFFailsOrOpensWithoutCrashing() throws {
@@ -72,6 +63,6 @@ final class PDFTests: FolderSuite {
 
   @Test func pageOutOfRangeIsAnError() throws {
     let pdf = try PDFFile(contentsOf: makePDF())
-    #expect { try pdf.pageSize(at: 3) } throws: { ($0 as? QuireError)?.code == .invalidArgument }
+    expectQuireError(.invalidArgument) { try pdf.pageSize(at: 3) }
   }
 }

@@ -37,7 +37,7 @@ final class TagsTests: BrowserTestCase {
     let file = try folder.write("# A\n", to: "a.md")
     try FileTags.setTags(["old"], of: file)
     let plan = FaultPlan(failing: .write, with: .noSpace, under: folder.url.path)
-    #expect { try plan.run { try FileTags.setTags(["new"], of: file) } } throws: { ($0 as? QuireError)?.code == .diskFull }
+    expectQuireError(.diskFull) { try plan.run { try FileTags.setTags(["new"], of: file) } }
     #expect(try FileTags.tags(of: file) == ["old"])
   }
 

@@ -15,10 +15,7 @@ final class SearchTests: BrowserTestCase {
     try folder.write("# Trip\n\nPack the hiking boots.\n", to: "Trip.textbundle/text.md")
     try folder.write("{\"version\": 2}", to: "Trip.textbundle/info.json")
     // Two pages, made by cairo: the hit is on the second.
-    let writer = try PDFWriter(url: folder.file("bill.pdf"), width: 300, height: 400)
-    _ = try writer.addPage(markup: "Cover page")
-    _ = try writer.addPage(markup: "Invoice for consulting")
-    try writer.finish()
+    try writePDF(to: folder.file("bill.pdf"), pages: ["Cover page", "Invoice for consulting"], width: 300, height: 400)
   }
 
   @Test func findsWordsInEveryKindWithHitsMarked() throws {

@@ -9,7 +9,7 @@ import Testing
 @Suite("Actions")
 final class ActionsTests: BrowserTestCase {
   init() throws {
-    try super.init(templates: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates").standardizedFileURL)
+    try super.init(templates: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Templates").standardizedFileURL)
   }
 
   @Test func createsFromTemplateOrEmptyAndNeverReplaces() throws {

@@ -25,24 +25,23 @@ struct GitHubMarkdownTests {
 
     """
 
-  @Test func tablesRenderAsHTMLTables() throws {
+  /// Each extension renders as GitHub renders it: the HTML holds each of the fragments.
+  @Test(arguments: [
+    ("tables", ["<table>", "<th align=\"left\">Name</th>", "<th align=\"center\">Role</th>", "<td align=\"right\">2023</td>"]),
+    (
+      "task lists",
+      ["<input type=\"checkbox\" checked=\"\" disabled=\"\" /> write the parser", "<input type=\"checkbox\" disabled=\"\" /> draw the tables"]
+    ),
+    ("strikethrough", ["<del>old</del>"]),
+    (
+      "autolinks",
+      ["<a href=\"https://example.org\">https://example.org</a>", "<a href=\"http://www.example.com\">www.example.com</a>"]
+    ),
+    ("footnotes", ["<section class=\"footnotes\"", "href=\"#fn-1\"", "The source."]),
+  ])
+  func anExtensionRendersAsGitHubRendersIt(_ feature: String, _ fragments: [String]) throws {
     let html = try CommonMark.html(from: Self.readme)
-    #expect(html.contains("<table>"))
-    #expect(html.contains("<th align=\"left\">Name</th>"))
-    #expect(html.contains("<th align=\"center\">Role</th>"))
-    #expect(html.contains("<td align=\"right\">2023</td>"))
-  }
-
-  @Test func taskListsStrikethroughAutolinksAndFootnotes() throws {
-    let html = try CommonMark.html(from: Self.readme)
-    #expect(html.contains("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> write the parser"))
-    #expect(html.contains("<input type=\"checkbox\" disabled=\"\" /> draw the tables"))
-    #expect(html.contains("<del>old</del>"))
-    #expect(html.contains("<a href=\"https://example.org\">https://example.org</a>"))
-    #expect(html.contains("<a href=\"http://www.example.com\">www.example.com</a>"))
-    #expect(html.contains("<section class=\"footnotes\""))
-    #expect(html.contains("href=\"#fn-1\""))
-    #expect(html.contains("The source."))
+    for fragment in fragments { #expect(html.contains(fragment), "\(feature): \(fragment)") }
   }
 
   @Test func withoutExtensionsItIsPlainCommonMark() throws {

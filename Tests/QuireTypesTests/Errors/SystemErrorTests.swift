@@ -32,13 +32,10 @@ struct SystemErrorTests {
   /// ENOSPC injected at the write of a device written through (`--output /dev/null`) is `diskFull`.
   @Test func aFullDiskWhileWritingThroughIsDiskFull() {
     let null = URL(fileURLWithPath: "/dev/null")
-    #expect {
+    expectQuireError(.diskFull, reasonContains: "disk is full") {
       try FaultPlan(failing: .write, with: .noSpace, under: "/dev/null").run {
         try OutputPath.writeThrough(Data("x".utf8), to: null, description: "a character device")
       }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .diskFull && error?.reason.contains("disk is full") == true
     }
   }
 }

@@ -101,15 +101,12 @@ final class PDFPageTests: FolderSuite {
   }
 
   @Test func metadataAndOutlineAreRead() throws {
-    let url = folder.file("outline.pdf")
-    let writer = try PDFWriter(url: url, width: 300, height: 300)
-    writer.setTitle("Outline test")
-    for page in 1...3 {
-      try writer.addPage(markup: "Page \(page)")
-      let parent = writer.addOutlineEntry("Chapter \(page)", page: page)
-      if page == 2 { writer.addOutlineEntry("Section 2.1", page: 2, parent: parent) }
+    let url = try writePDF(to: folder.file("outline.pdf"), pages: ["Page 1", "Page 2", "Page 3"], width: 300, height: 300, title: "Outline test") {
+      for page in 1...3 {
+        let parent = $0.addOutlineEntry("Chapter \(page)", page: page)
+        if page == 2 { $0.addOutlineEntry("Section 2.1", page: 2, parent: parent) }
+      }
     }
-    try writer.finish()
     let pdf = try PDFFile(contentsOf: url)
     #expect(pdf.metadata.title == "Outline test")
     #expect(pdf.metadata.pageCount == 3)
@@ -122,7 +119,7 @@ final class PDFPageTests: FolderSuite {
 
   @Test func emptyFileFailsClearly() throws {
     let url = try write(Data(), "empty.pdf")
-    #expect { try PDFFile(contentsOf: url) } throws: { ($0 as? QuireError)?.code == .invalidContent }
+    expectQuireError(.invalidContent) { try PDFFile(contentsOf: url) }
   }
 }
 
