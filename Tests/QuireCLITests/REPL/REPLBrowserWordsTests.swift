@@ -7,7 +7,7 @@ final class REPLBrowserWordsTests: FolderSuite, RunsQuire {
   init() throws {
     try super.init()
     try FileManager.default.createDirectory(at: folder.file("Documents"), withIntermediateDirectories: true)
-    let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates").standardizedFileURL
+    let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Templates").standardizedFileURL
     try FileManager.default.copyItem(at: templates, to: folder.file("Templates"))
   }
 
