@@ -112,23 +112,32 @@ struct CloseWord: SessionCommand {
   @MainActor func run(in session: REPLSession) async throws { try await session.closeCurrent() }
 }
 
-struct UndoWord: SessionCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "undo", abstract: "Undo the last N changes (default 1); repeat to go further back (ed's u only toggles the last change).")
-  @Argument(help: "How many changes to undo.") var count: Int = 1
-  func validate() throws {
-    guard count >= 1 else { throw ValidationError("undo N takes a count of 1 or more") }
-  }
-  @MainActor func run(in session: REPLSession) async throws { try session.take(.undo, count: count) }
+/// `undo [N]` and `redo [N]`: N steps through the current document's history, one way or the other.
+protocol HistoryWord: SessionCommand {
+  /// Which way the word steps.
+  static var step: HistoryStep { get }
+  /// How many steps.
+  var count: Int { get }
 }
 
-struct RedoWord: SessionCommand {
-  static let configuration = CommandConfiguration(commandName: "redo", abstract: "Redo the last N undone changes (default 1).")
-  @Argument(help: "How many changes to redo.") var count: Int = 1
+extension HistoryWord {
   func validate() throws {
-    guard count >= 1 else { throw ValidationError("redo N takes a count of 1 or more") }
+    guard count >= 1 else { throw ValidationError("\(Self.step) N takes a count of 1 or more") }
   }
-  @MainActor func run(in session: REPLSession) async throws { try session.take(.redo, count: count) }
+  @MainActor func run(in session: REPLSession) async throws { try session.take(Self.step, count: count) }
+}
+
+struct UndoWord: HistoryWord {
+  static let configuration = CommandConfiguration(
+    commandName: "undo", abstract: "Undo the last N changes (default 1); repeat to go further back (ed's u only toggles the last change).")
+  static let step = HistoryStep.undo
+  @Argument(help: "How many changes to undo.") var count: Int = 1
+}
+
+struct RedoWord: HistoryWord {
+  static let configuration = CommandConfiguration(commandName: "redo", abstract: "Redo the last N undone changes (default 1).")
+  static let step = HistoryStep.redo
+  @Argument(help: "How many changes to redo.") var count: Int = 1
 }
 
 struct StatusWord: SessionCommand {

@@ -38,6 +38,15 @@ final class REPLSessionTests: MainActorFolderSuite {
     #expect(transcript.output.contains("redid 1 change; 0 more to redo"))
   }
 
+  @Test func undoAndRedoTakeACountOfOneOrMore() async throws {
+    let (session, transcript) = makeSession(["1d", "undo 0", "redo 0", "w", "q"], in: folder)
+    #expect(await session.run(opening: [file.path]) == 0)
+    #expect(transcript.refusals.count == 2, "\(transcript.output)")
+    #expect(transcript.refusals.first?.contains("undo N takes a count of 1 or more") == true, "\(transcript.refusals)")
+    #expect(transcript.refusals.last?.contains("redo N takes a count of 1 or more") == true, "\(transcript.refusals)")
+    #expect(contents(file) == "two\nthree\n")
+  }
+
   @Test func quitWithUnsavedChangesAsksOnce() async throws {
     let (session, transcript) = makeSession(["1d", "q", "2p", "q", "q"], in: folder)
     #expect(await session.run(opening: [file.path]) == 0)
