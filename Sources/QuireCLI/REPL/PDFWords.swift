@@ -50,9 +50,11 @@ enum PDFWords {
     return first..<(last + 1)
   }
 
-  /// Runs a page operation of the document (one undo step of its undo manager), with its
-  /// errors as one line.
-  static func change(_ pdf: PDFFileDocument, in session: REPLSession, _ body: (PDFFileDocument) throws -> Void) throws {
+  /// Runs a page operation on the session's PDF (one undo step of its undo manager): `body`
+  /// reads its arguments against the PDF and changes it; errors are one line, and the change
+  /// is said.
+  static func change(in session: REPLSession, _ body: (PDFFileDocument) throws -> Void) throws {
+    let pdf = try require(session)
     do {
       try body(pdf)
     } catch let error as EdError {
@@ -107,9 +109,7 @@ struct DeletePageWord: SessionCommand {
   static let configuration = CommandConfiguration(commandName: "delete-page", abstract: "Delete pages N or N-M of the PDF (u brings them back).")
   @Argument(help: "N or N-M.") var pages: String
   @MainActor func run(in session: REPLSession) async throws {
-    let pdf = try PDFWords.require(session)
-    let range = try PDFWords.pages(pages, of: pdf)
-    try PDFWords.change(pdf, in: session) { try $0.removePages(in: range) }
+    try PDFWords.change(in: session) { pdf in try pdf.removePages(in: PDFWords.pages(pages, of: pdf)) }
   }
 }
 
@@ -118,10 +118,7 @@ struct MovePageWord: SessionCommand {
   @Argument(help: "The page to move.") var page: String
   @Argument(help: "Where it ends up.") var to: String
   @MainActor func run(in session: REPLSession) async throws {
-    let pdf = try PDFWords.require(session)
-    let from = try PDFWords.page(page, of: pdf)
-    let target = try PDFWords.page(to, of: pdf)
-    try PDFWords.change(pdf, in: session) { try $0.movePage(at: from, to: target) }
+    try PDFWords.change(in: session) { pdf in try pdf.movePage(at: PDFWords.page(page, of: pdf), to: PDFWords.page(to, of: pdf)) }
   }
 }
 
@@ -130,10 +127,11 @@ struct RotateWord: SessionCommand {
   @Argument(help: "N or N-M.") var pages: String
   @Argument(help: "Degrees, a multiple of 90 (negative turns left).") var degrees: String
   @MainActor func run(in session: REPLSession) async throws {
-    let pdf = try PDFWords.require(session)
-    let range = try PDFWords.pages(pages, of: pdf)
-    guard let turn = Int(degrees), turn % 90 == 0 else { throw EdError("rotate by a multiple of 90 degrees, not '\(degrees)'") }
-    try PDFWords.change(pdf, in: session) { try $0.rotatePages(in: range, by: turn) }
+    try PDFWords.change(in: session) { pdf in
+      let range = try PDFWords.pages(pages, of: pdf)
+      guard let turn = Int(degrees), turn % 90 == 0 else { throw EdError("rotate by a multiple of 90 degrees, not '\(degrees)'") }
+      try pdf.rotatePages(in: range, by: turn)
+    }
   }
 }
 
@@ -143,16 +141,17 @@ struct InsertPagesWord: SessionCommand {
   @Argument(help: "The PDF whose pages are inserted.") var path: String
   @Argument(help: "Insert after this page (0: at the front).") var at: String?
   @MainActor func run(in session: REPLSession) async throws {
-    let pdf = try PDFWords.require(session)
-    var index = pdf.pageCount
-    if let at {
-      guard let number = Int(at), number >= 0, number <= pdf.pageCount else {
-        throw EdError("cannot insert after page '\(at)': give 0 to \(pdf.pageCount)")
+    try PDFWords.change(in: session) { pdf in
+      var index = pdf.pageCount
+      if let at {
+        guard let number = Int(at), number >= 0, number <= pdf.pageCount else {
+          throw EdError("cannot insert after page '\(at)': give 0 to \(pdf.pageCount)")
+        }
+        index = number
       }
-      index = number
+      let url = URL(fileURLWithPath: path)
+      guard FileManager.default.fileExists(atPath: url.path) else { throw EdError("cannot insert pages from '\(path)': it does not exist") }
+      try pdf.insertPages(from: url, at: index)
     }
-    let url = URL(fileURLWithPath: path)
-    guard FileManager.default.fileExists(atPath: url.path) else { throw EdError("cannot insert pages from '\(path)': it does not exist") }
-    try PDFWords.change(pdf, in: session) { try $0.insertPages(from: url, at: index) }
   }
 }
