@@ -18,19 +18,13 @@ final class REPLWordsTests: MainActorFolderSuite {
     return (session, transcript)
   }
 
-  /// Runs `session` as `quire` runs it: on the main actor, awaiting its lines, so that its
-  /// paste and drop await item loads that run on the task pool.
-  private func run(_ session: REPLSession, opening files: [String]) async -> Int32 {
-    await session.run(opening: files)
-  }
-
   /// Runs `copy` in a session on `source` and, once it has ended, `paste` then `w` in another
   /// session on `target`, expecting both to succeed; returns the target's text afterwards.
   private func copy(_ copy: String, from source: URL, thenPaste paste: String, into target: URL) async -> String? {
     let (first, copied) = session([copy, "q"])
-    #expect(await run(first, opening: [source.path]) == 0, "\(copied.errors)")
+    #expect(await first.run(opening: [source.path]) == 0, "\(copied.errors)")
     let (second, pasted) = session([paste, "w", "q"])
-    #expect(await run(second, opening: [target.path]) == 0, "\(pasted.errors)")
+    #expect(await second.run(opening: [target.path]) == 0, "\(pasted.errors)")
     return contents(target)
   }
 
@@ -66,7 +60,7 @@ final class REPLWordsTests: MainActorFolderSuite {
     try board.setItemProviders([provider])
     let target = try folder.write("x\n", to: "b.txt")
     let (second, transcript) = session(["paste", "paste --type public.png", "w", "q"], interactive: true)
-    #expect(await run(second, opening: [target.path]) == 0)
+    #expect(await second.run(opening: [target.path]) == 0)
     let refusals = transcript.refusals
     #expect(refusals.count == 2)
     #expect(refusals.first?.contains("Cannot paste into 'b.txt'") == true)
@@ -78,7 +72,7 @@ final class REPLWordsTests: MainActorFolderSuite {
   @Test func cutDeletesAndUndoBringsTheLinesBack() async throws {
     let file = try folder.write("one\ntwo\nthree\n", to: "t.txt")
     let (session, transcript) = session(["cut 2", ",p", "u", "paste $", "w", "q"])
-    #expect(await run(session, opening: [file.path]) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: [file.path]) == 0, "\(transcript.errors)")
     #expect(transcript.output.prefix(2) == ["one", "three"])
     #expect(contents(file) == "one\ntwo\nthree\ntwo\n")
   }
@@ -86,7 +80,7 @@ final class REPLWordsTests: MainActorFolderSuite {
   @Test func pasteIsOneUndoableEdit() async throws {
     let file = try folder.write("one\ntwo\n", to: "t.txt")
     let (session, transcript) = session(["copy ,", "paste", "paste 0", "u", "w", "q"])
-    #expect(await run(session, opening: [file.path]) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: [file.path]) == 0, "\(transcript.errors)")
     #expect(contents(file) == "one\ntwo\none\ntwo\n")
   }
 
@@ -112,7 +106,7 @@ final class REPLWordsTests: MainActorFolderSuite {
     let a = try folder.write("a1\na2\na3\n", to: "a.txt")
     let b = try folder.write("b1\n", to: "b.txt")
     let (session, transcript) = session(["switch a.txt", "drag 1,2", "switch b.txt", "drop 0", "w", "switch a.txt", "w", "q"])
-    #expect(await run(session, opening: [a.path, b.path]) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: [a.path, b.path]) == 0, "\(transcript.errors)")
     #expect(contents(b) == "a1\na2\nb1\n")
     #expect(contents(a) == "a1\na2\na3\n")
   }
@@ -123,7 +117,7 @@ final class REPLWordsTests: MainActorFolderSuite {
     let (session, transcript) = session([
       "switch a.txt", "drag 2,3", "switch b.txt", "drop --move", "w", "switch a.txt", ",p", "u", "w", "q",
     ])
-    #expect(await run(session, opening: [a.path, b.path]) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: [a.path, b.path]) == 0, "\(transcript.errors)")
     #expect(contents(b) == "b1\na2\na3\n")
     #expect(transcript.output == ["a1"])
     // u in the source document brought its lines back.
@@ -133,7 +127,7 @@ final class REPLWordsTests: MainActorFolderSuite {
   @Test func dropMoveWithinOneDocumentIsOneEdit() async throws {
     let a = try folder.write("1\n2\n3\n4\n", to: "a.txt")
     let (session, transcript) = session(["drag 1", "drop $ --move", "w", ",p", "u", ",p", "Q"])
-    #expect(await run(session, opening: [a.path]) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: [a.path]) == 0, "\(transcript.errors)")
     #expect(contents(a) == "2\n3\n4\n1\n")
     #expect(transcript.output.suffix(8) == ["2", "3", "4", "1", "1", "2", "3", "4"])
   }
@@ -147,7 +141,7 @@ final class REPLWordsTests: MainActorFolderSuite {
       "open \(pdf.path)", "delete-page 1", "move-page 2 1", "rotate 1 90", "insert-pages \(extra.path) 0",
       "u", "redo", "pages", "page 2", "w", "q",
     ])
-    #expect(await run(session, opening: []) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: []) == 0, "\(transcript.errors)")
     #expect(transcript.output.first == "doc.pdf: 3 pages (unsaved changes)")
     #expect(transcript.output.contains { $0.contains("Cranes page") })
     let reopened = try PDFDocument(contentsOf: pdf)
@@ -164,7 +158,7 @@ final class REPLWordsTests: MainActorFolderSuite {
     let pdf = try writePDF(to: folder.file("doc.pdf"), pages: ["One", "Two"])
     let copy = folder.file("copy.pdf")
     let (session, transcript) = session(["pages \(pdf.path)", "delete-page 1-2", "delete-page 2", "undo", "w \(copy.path)", "q"], interactive: true)
-    #expect(await run(session, opening: []) == 0)
+    #expect(await session.run(opening: []) == 0)
     // Removing every page is refused; the second deletion is undone before saving.
     #expect(transcript.refusals.count == 1)
     #expect(transcript.refusals.first?.contains("at least one page") == true)
@@ -181,7 +175,7 @@ final class REPLWordsTests: MainActorFolderSuite {
     try store.keepVersion(of: file)
     try "third\n".write(to: file, atomically: true, encoding: .utf8)
     let (session, transcript) = session(["versions", "restore 1", ",p", "u", ",p", "restore 2", "w", "q"])
-    #expect(await run(session, opening: [file.path]) == 0, "\(transcript.errors)")
+    #expect(await session.run(opening: [file.path]) == 0, "\(transcript.errors)")
     #expect(transcript.output.count == 4)
     #expect(transcript.output.prefix(2).allSatisfy { $0.contains("saved ") && $0.contains("bytes") })
     #expect(transcript.output.suffix(2) == ["first", "third"])
@@ -199,7 +193,7 @@ final class REPLWordsTests: MainActorFolderSuite {
       "insert-pages \(folder.file("missing.pdf").path)", "insert-pages \(file.path)", "restore 3", "u",
     ]
     let (session, transcript) = session(commands + ["Q"], interactive: true)
-    #expect(await run(session, opening: [file.path]) == 0)
+    #expect(await session.run(opening: [file.path]) == 0)
     let messages = transcript.refusals
     #expect(messages.count == commands.count - 1, "\(messages)")  // `pdf doc.pdf` succeeds
     let expected = [
