@@ -119,15 +119,17 @@ struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
       out.flush()
       err.flush()
     }
+    // An error line comes after what was printed before it, and at once.
+    let errorOutput = { (line: String) in
+      out.flush()
+      err.writeLine(line)
+      err.flush()
+    }
     guard isInteractive else {
       let session = REPLSession(
         configuration: configuration, source: DescriptorLineSource(discardsIncompleteLastLine: ed != nil, beforeWaiting: { out.flush() }),
         output: { out.writeLine($0) },
-        errorOutput: {
-          out.flush()
-          err.writeLine($0)
-          err.flush()
-        })
+        errorOutput: errorOutput)
       session.outputBytes = { out.writeLine(bytes: $0) }
       session.writeRaw = {
         out.writeText($0)
@@ -151,11 +153,7 @@ struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let session = REPLSession(
       configuration: configuration, source: FlushingSource(editor: editor, output: out, history: history),
       output: { out.writeLine($0) },
-      errorOutput: {
-        out.flush()
-        err.writeLine($0)
-        err.flush()
-      })
+      errorOutput: errorOutput)
     editor.enableCompletion { [reader = session.reader] line in reader.completion.candidates(forLineBefore: line) }
     session.flushOutput = {
       out.flush()

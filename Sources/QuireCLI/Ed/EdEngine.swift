@@ -167,6 +167,12 @@ final class EdEngine {
     throw EdError(warning, ed: EdError.bufferModified)
   }
 
+  /// ``confirm(_:unsaved:warning:)`` for `q`: the warning names the documents in `unsaved`,
+  /// then gives `advice`.
+  private func confirmQuit(unsaved: [String], advice: String) throws(EdError) {
+    try confirm("q", unsaved: unsaved, warning: "unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")): \(advice)")
+  }
+
   /// ed's `u`: undoes the last change; right after a `u`, redoes what it undid.
   private func toggleUndo() throws(EdError) {
     if document.pdf != nil { return try take(.undo) }
@@ -465,9 +471,7 @@ final class EdEngine {
       _ = try readSuffix(&s)
       if command == UInt8(ascii: "q") {
         let unsaved = (document.isEdited || globalHasEdited ? [document.displayName] : []) + otherUnsavedDocuments()
-        try confirm(
-          "q", unsaved: unsaved,
-          warning: "unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")): 'q' again quits without saving, 'w' saves")
+        try confirmQuit(unsaved: unsaved, advice: "'q' again quits without saving, 'w' saves")
       }
       return .quit
 
@@ -557,9 +561,7 @@ final class EdEngine {
       if quitsUnconditionally { return .quit }
       if quits {
         let unsaved = otherUnsavedDocuments() + (document.isEdited ? [document.displayName] : [])
-        try confirm(
-          "q", unsaved: unsaved,
-          warning: "unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")): 'q' again quits without saving")
+        try confirmQuit(unsaved: unsaved, advice: "'q' again quits without saving")
         return .quit
       }
 
