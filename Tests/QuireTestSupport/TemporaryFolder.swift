@@ -41,9 +41,9 @@ public final class TemporaryFolder: Sendable {
     return target
   }
 
-  /// Writes `text` to a file named by the bytes `name` (any bytes but `/` and NUL: a name that
-  /// is not UTF-8, which no `String` or `URL` holds) and returns the file's path as bytes
-  /// (without the terminating NUL).
+  /// Writes `text` to a file named by the bytes `name`, a path relative to the folder (any
+  /// bytes but NUL: a name that is not UTF-8, which no `String` or `URL` holds; `/` separates
+  /// folders that must exist) and returns the file's path as bytes (without the terminating NUL).
   @discardableResult
   public func write(_ text: String, toNameBytes name: [UInt8]) throws -> [UInt8] {
     let path = Array(url.path.utf8) + [UInt8(ascii: "/")] + name
@@ -57,8 +57,8 @@ public final class TemporaryFolder: Sendable {
     return path
   }
 
-  /// The path of `name` inside the folder, `name` given by its bytes (any bytes but `/` and
-  /// NUL: a name that is not UTF-8 too).
+  /// The path of `name` inside the folder, `name` given by its bytes: a relative path of any
+  /// bytes but NUL, names that are not UTF-8 too.
   public func path(nameBytes name: [UInt8]) -> FilePath {
     let bytes = Array(url.path.utf8) + [UInt8(ascii: "/")] + name + [0]
     return bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
