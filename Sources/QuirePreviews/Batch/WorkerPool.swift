@@ -1,13 +1,14 @@
 import Foundation
 import QuireSystem
 import QuireTypes
+import SystemPackage
 
 /// Worker processes and the pipes to them; used by one thread (the batch's) only.
 struct WorkerPool {
   struct Worker {
     var process: SpawnedProcess
-    var input: Int32  // the worker's stdin (we write jobs)
-    var output: Int32  // the worker's stdout (we read replies)
+    var input: FileDescriptor  // the worker's stdin (we write jobs)
+    var output: FileDescriptor  // the worker's stdout (we read replies)
     var buffer: [UInt8] = []
     var job: WorkerJob?
     var started = ContinuousClock.now
@@ -77,7 +78,7 @@ struct WorkerPool {
         workers[slot]!.job = job
         workers[slot]!.started = .now
         active += 1
-        if !LineReader.writeAll(workers[slot]!.input, data) {
+        if case .failure = SystemCalls.writeAll(workers[slot]!.input, data) {
           // The worker died between jobs; its output's end is noticed below.
           continue
         }
@@ -93,23 +94,24 @@ struct WorkerPool {
       if let next = waiting.last?.notBefore, active < count {
         waitMs = Int32(max(0, min(Double(Int32.max), ((next - now).seconds * 1000).rounded(.up))))
       }
-      var fds: [pollfd] = []
+      var outputs: [FileDescriptor] = []
       var slots: [Int] = []
       for slot in 0..<count {
         guard let worker = workers[slot], worker.job != nil else { continue }
         let remaining = worker.started + limit - now
         waitMs = min(waitMs, Int32(max(0, min(Double(Int32.max), (remaining.seconds * 1000).rounded(.up)))))
-        fds.append(pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0))
+        outputs.append(worker.output)
         slots.append(slot)
       }
-      let ready = poll(&fds, nfds_t(fds.count), waitMs)
-      if ready < 0 && errno != EINTR { break }
+      // An interrupted wait reads as nothing ready: the loop comes round again.
+      let ready = SystemCalls.waitReadable(outputs, milliseconds: waitMs)
 
       for (index, slot) in slots.enumerated() {
         guard var worker = workers[slot], let job = worker.job else { continue }
-        if fds[index].revents != 0 {
+        if ready[index] {
           var chunk = [UInt8](repeating: 0, count: 16384)
-          let n = chunk.withUnsafeMutableBytes { read(worker.output, $0.baseAddress, 16384) }
+          // An error reads as the end: the worker is reaped below either way.
+          let n = (try? chunk.withUnsafeMutableBytes { SystemCalls.read(worker.output, into: $0) }.get()) ?? 0
           if n > 0 {
             worker.buffer.append(contentsOf: chunk[0..<n])
             if let newline = worker.buffer.firstIndex(of: 0x0A) {
@@ -128,7 +130,6 @@ struct WorkerPool {
             }
             continue
           }
-          if n < 0 && errno == EINTR { continue }
           // End of output: the worker died on this file (a crash, an abort, the memory limit).
           let status = reap(worker, kill: false)
           workers[slot] = nil
@@ -185,8 +186,8 @@ struct WorkerPool {
   /// Closes a worker's pipes and waits for it, killing it first when asked.
   func reap(_ worker: Worker, kill shouldKill: Bool) -> Int32 {
     if shouldKill { worker.process.signal(SIGKILL) }
-    close(worker.input)
-    close(worker.output)
+    SystemCalls.release(worker.input)
+    SystemCalls.release(worker.output)
     return worker.process.wait().waitStatus
   }
 
@@ -202,41 +203,40 @@ struct WorkerPool {
   /// Starts a worker with `posix_spawn` (an argument array, no shell): stdin and stdout are
   /// pipes to us, stderr goes to /dev/null (poppler reports every syntax error there).
   func spawn() throws -> Worker {
-    var toWorker: [Int32] = [0, 0]
-    var fromWorker: [Int32] = [0, 0]
-    // pipe2 needs _GNU_SOURCE, invisible here: pipe then FD_CLOEXEC. Another thread spawning in
-    // between could inherit an end; shutDown kills workers rather than waiting for EOF.
-    guard pipe(&toWorker) == 0 else { throw spawnError(errno) }
-    guard pipe(&fromWorker) == 0 else {
-      let code = errno
-      close(toWorker[0])
-      close(toWorker[1])
-      throw spawnError(code)
+    // Both pipes close-on-exec (the system layer's pipe): no other child inherits an end, and
+    // the spawn hands the worker its two ends as 0 and 1.
+    let toWorker = try SystemCalls.pipe().mapError(spawnError).get()
+    let fromWorker: (read: FileDescriptor, write: FileDescriptor)
+    do { fromWorker = try SystemCalls.pipe().mapError(spawnError).get() } catch {
+      SystemCalls.release(toWorker.read)
+      SystemCalls.release(toWorker.write)
+      throw error
     }
-    for fd in toWorker + fromWorker { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     let path = options.workerExecutable.path
     var arguments = options.workerArguments
     if options.memoryLimit > 0 { arguments += ["--memory-limit", String(options.memoryLimit)] }
     // Through the system layer: the worker starts with no signal blocked (a worker started
     // from a Dispatch thread would otherwise ignore the SIGTERM and SIGALRM that bound it).
     let spawned = SystemCalls.spawn(
-      path, arguments: arguments, standardInput: .descriptor(toWorker[0]), standardOutput: .descriptor(fromWorker[1]), standardError: .discarded)
-    close(toWorker[0])
-    close(fromWorker[1])
+      path, arguments: arguments, standardInput: .descriptor(toWorker.read.rawValue), standardOutput: .descriptor(fromWorker.write.rawValue),
+      standardError: .discarded)
+    SystemCalls.release(toWorker.read)
+    SystemCalls.release(fromWorker.write)
     switch spawned {
     case .success(let process):
-      return Worker(process: process, input: toWorker[1], output: fromWorker[0])
+      return Worker(process: process, input: toWorker.write, output: fromWorker.read)
     case .failure(let failure):
-      close(toWorker[1])
-      close(fromWorker[0])
-      throw spawnError(failure.errno.rawValue)
+      SystemCalls.release(toWorker.write)
+      SystemCalls.release(fromWorker.read)
+      throw spawnError(failure)
     }
   }
 
-  func spawnError(_ code: Int32) -> QuireError {
+  func spawnError(_ failure: SyscallFailure) -> QuireError {
+    // The code from the errno, as everywhere (too many open files is `limitExceeded`).
     QuireError(
-      .systemCallFailed,
-      "Cannot start a thumbnail worker '\(options.workerExecutable.path)': \(String(cString: strerror(code))). Check that the quire program is installed and runnable."
-    )
+      QuireError.Code(failure.errno),
+      "Cannot start a thumbnail worker '\(options.workerExecutable.path)': \(QuireError.describe(failure.errno)). Check that the quire program is installed and runnable.",
+      cause: failure)
   }
 }

@@ -51,6 +51,8 @@ public enum ThumbnailWorker {
   ///   bytes applied to this process first, so a file that explodes fails allocation here
   ///   instead of taking the machine's memory.
   public static func serve(input: Int32 = 0, output: Int32 = 1, memoryLimit: Int? = nil, generator: ThumbnailGenerator = ThumbnailGenerator()) {
+    let input = FileDescriptor(rawValue: input)
+    let output = FileDescriptor(rawValue: output)
     if let memoryLimit, memoryLimit > 0 {
       var limit = rlimit(rlim_cur: rlim_t(memoryLimit), rlim_max: rlim_t(memoryLimit))
       _ = setrlimit(addressSpaceLimitResource, &limit)
@@ -63,7 +65,8 @@ public enum ThumbnailWorker {
       let reply = handle(job, generator: generator)
       guard var data = try? encoder.encode(reply) else { continue }
       data.append(0x0A)
-      guard LineReader.writeAll(output, data) else { return }
+      // The parent is gone (or killed us mid-write): nothing is left to answer.
+      guard case .success = SystemCalls.writeAll(output, data) else { return }
     }
   }
 
@@ -153,14 +156,14 @@ public enum ThumbnailOutput {
   }
 }
 
-/// Splits a file descriptor's bytes into lines; retries EINTR.
+/// Splits a file descriptor's bytes into lines, read through the system layer.
 struct LineReader {
-  let fd: Int32
+  let fd: FileDescriptor
   var buffer: [UInt8] = []
   var start = 0
   var isAtEnd = false
 
-  init(fd: Int32) { self.fd = fd }
+  init(fd: FileDescriptor) { self.fd = fd }
 
   /// The next line without its newline, or nil at end of input.
   mutating func nextLine() -> [UInt8]? {
@@ -179,35 +182,15 @@ struct LineReader {
     }
   }
 
-  /// Reads what is available (blocking until something is).
+  /// Reads what is available (blocking until something is); the end of input or an error
+  /// ends the lines.
   mutating func fill() {
     var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
-      if n < 0, errno == EINTR { continue }
-      if n <= 0 {
-        isAtEnd = true
-        return
-      }
-      buffer.append(contentsOf: chunk[0..<n])
+    guard case .success(let n) = chunk.withUnsafeMutableBytes({ SystemCalls.read(fd, into: $0) }), n > 0 else {
+      isAtEnd = true
       return
     }
-  }
-
-  /// Writes every byte of `data`; false when the reader is gone.
-  static func writeAll(_ fd: Int32, _ data: Data) -> Bool {
-    data.withUnsafeBytes { raw in
-      var done = 0
-      while done < raw.count {
-        let n = write(fd, raw.baseAddress! + done, raw.count - done)
-        if n < 0 {
-          if errno == EINTR { continue }
-          return false
-        }
-        done += n
-      }
-      return true
-    }
+    buffer.append(contentsOf: chunk[0..<n])
   }
 }
 
