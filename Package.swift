@@ -94,7 +94,9 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireFormats",
-      dependencies: ["QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG", "CCrypto", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: [
+        "QuireSystem", "QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG", "CCrypto", .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireCoordination",

@@ -1,6 +1,8 @@
 internal import CPoppler
 public import Foundation
+import QuireSystem
 import QuireTypes
+import SystemPackage
 
 /// A PDF opened with poppler-glib for reading and rendering.
 ///
@@ -21,12 +23,16 @@ public final class PDFFile {
   ///   encrypted and the password is missing or wrong, `.invalidContent` when poppler cannot
   ///   parse it.
   public init(contentsOf url: URL, password: String? = nil) throws {
-    var info = stat()
-    guard stat(url.path, &info) == 0 else {
-      if errno == EACCES {
-        throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url)
-      }
+    // By the path's bytes (a URL carrying a name that is not UTF-8 names that very file).
+    let info: FileStatus
+    switch SystemCalls.stat(PathText.path(url.path)) {
+    case .success(let status): info = status
+    case .failure(let failure) where failure.errno == .permissionDenied:
+      throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url, cause: failure)
+    case .failure(let failure) where failure.errno == .noSuchFileOrDirectory || failure.errno == .notDirectory:
       throw InputFile.missingError(url, for: "open")
+    case .failure(let failure):
+      throw QuireError(failure, while: .open, url: url)
     }
     if info.st_size == 0 && (info.st_mode & S_IFMT) == S_IFREG {
       throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)): the file is empty, so it is not a PDF.", url: url)
