@@ -28,7 +28,7 @@ enum FileReader {
   private static func read(_ file: FileDescriptor, _ info: stat, _ url: URL) throws(QuireError) -> (fingerprint: FileFingerprint, contents: Data) {
     let data: Data
     let hash: ContentHash
-    if let copy = ScratchCopy.read(file.rawValue, size: Int(info.st_size)) {
+    if let copy = ScratchCopy.read(file, size: Int(info.st_size)) {
       (data, hash) = copy
     } else {
       switch SystemCalls.readAll(file, sizeHint: Int(info.st_size)) {

@@ -1,9 +1,7 @@
 import Foundation
+import QuireSystem
 import Synchronization
-
-#if canImport(Glibc)
-  import Glibc
-#endif
+import SystemPackage
 
 /// A large file's bytes held the way GNU ed holds its buffer: copied (inside the kernel) into
 /// an unlinked temporary file of this process and mapped read-only, so that the text's
@@ -21,22 +19,12 @@ enum ScratchCopy {
   /// The rest of `fd` (a regular file of about `size` bytes) as `Data` over a mapped
   /// scratch copy, with its hash, or `nil` when one cannot be made (no room in the temporary folder, no
   /// `O_TMPFILE`): the caller then reads the file into memory.
-  static func read(_ fd: Int32, size: Int) -> (data: Data, hash: ContentHash)? {
-    guard size >= threshold else { return nil }
-    let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    // O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`; Swift's Glibc does not export the macro).
-    let scratch = open(folder, 0o20_000_000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
-    guard scratch >= 0 else { return nil }
-    defer { close(scratch) }
-    var copied = 0
-    while true {
-      let n = sendfile(scratch, fd, nil, 1 << 30)
-      if n < 0 && errno == EINTR { continue }
-      guard n >= 0 else { return nil }
-      if n == 0 { break }
-      copied += n
-    }
-    guard copied > 0, let (data, mapping) = map(scratch, count: copied) else { return nil }
+  static func read(_ fd: FileDescriptor, size: Int) -> (data: Data, hash: ContentHash)? {
+    guard size >= threshold, let scratch = makeScratchFile() else { return nil }
+    defer { SystemCalls.release(scratch) }
+    guard case .success(let copied) = SystemCalls.copyRest(of: fd, to: scratch), copied > 0,
+      let (data, mapping) = map(scratch, count: copied)
+    else { return nil }
     let base = UnsafeRawPointer(bitPattern: mapping.base)!
     // The hash, a window at a time, each window's pages let go after it.
     var hasher = ContentHasher()
@@ -50,13 +38,19 @@ enum ScratchCopy {
     return (data, hasher.finalize())
   }
 
+  /// An unnamed file in the temporary folder (`TMPDIR`, else `/tmp`), or nil.
+  private static func makeScratchFile() -> FileDescriptor? {
+    let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    return try? SystemCalls.makeUnnamedFile(in: folder).get()
+  }
+
   /// `count` bytes of the file `fd` mapped read-only, as `Data` that unmaps them when it goes.
-  private static func map(_ fd: Int32, count: Int) -> (Data, ScratchMapping)? {
-    guard let base = mmap(nil, count, PROT_READ, MAP_SHARED, fd, 0), base != MAP_FAILED else { return nil }
+  private static func map(_ fd: FileDescriptor, count: Int) -> (Data, ScratchMapping)? {
+    guard case .success(let base) = SystemCalls.mapReadOnly(fd, count: count) else { return nil }
     let mapping = ScratchMapping(base: Int(bitPattern: base), length: count)
     ScratchMapping.live.withLock { $0[mapping.base] = mapping }
     let data = Data(
-      bytesNoCopy: base, count: count,
+      bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: count,
       deallocator: .custom { pointer, count in
         ScratchMapping.live.withLock { live in
           live[Int(bitPattern: pointer)]?.unmap()
@@ -70,18 +64,9 @@ enum ScratchCopy {
   /// own and mapped back, so that they too are page cache rather than the process's memory;
   /// `nil` when that cannot be done (the caller keeps them in memory).
   static func spill(_ bytes: UnsafeRawBufferPointer) -> Data? {
-    guard let source = bytes.baseAddress, !bytes.isEmpty else { return nil }
-    let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    let scratch = open(folder, 0o20_000_000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
-    guard scratch >= 0 else { return nil }
-    defer { close(scratch) }
-    var written = 0
-    while written < bytes.count {
-      let n = write(scratch, source + written, bytes.count - written)
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { return nil }
-      written += n
-    }
+    guard !bytes.isEmpty, let scratch = makeScratchFile() else { return nil }
+    defer { SystemCalls.release(scratch) }
+    guard case .success = SystemCalls.writeAll(scratch, bytes) else { return nil }
     return map(scratch, count: bytes.count)?.0
   }
 }
@@ -125,7 +110,7 @@ final class ScratchMapping: Sendable {
   func release() {
     mapped.withLock { mapped in
       guard mapped else { return }
-      _ = madvise(UnsafeMutableRawPointer(bitPattern: base), length, MADV_DONTNEED)
+      SystemCalls.dropPages(UnsafeRawPointer(bitPattern: base)!, count: length)
     }
   }
 
@@ -134,7 +119,7 @@ final class ScratchMapping: Sendable {
     mapped.withLock { mapped in
       guard mapped else { return }
       mapped = false
-      munmap(UnsafeMutableRawPointer(bitPattern: base), length)
+      SystemCalls.unmap(UnsafeRawPointer(bitPattern: base)!, count: length)
     }
   }
 }
