@@ -29,6 +29,16 @@ package import SystemPackage
 /// meanwhile by another thread) that holds the socket left the child unreaped and
 /// `waitUntilExit()` blocked for as long as that grandchild lived.
 extension SystemCalls {
+  /// Points `fd` at `/dev/null` (`open(2)`, then `dup2(2)` over it): what this process
+  /// writes there from now on is discarded, and a reader at the other end of a pipe that was
+  /// there sees its end. Nothing is done when `/dev/null` cannot be opened.
+  package static func discard(_ fd: FileDescriptor) {
+    let null = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
+    guard null >= 0 else { return }
+    _ = Glibc.dup2(null, fd.rawValue)
+    _ = Glibc.close(null)
+  }
+
   /// The signals a child gets back to their default action (Quire may catch or ignore them).
   static let signalsReset: [Int32] = [SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGALRM, SIGCHLD]
 

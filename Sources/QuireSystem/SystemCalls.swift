@@ -124,6 +124,12 @@ package enum SystemCalls {
   }
 
   /// `fstat(2)`.
+  /// Whether `fd` is a regular file (`fstat(2)`); false when it cannot be looked at.
+  package static func isRegularFile(_ fd: FileDescriptor) -> Bool {
+    guard case .success(let info) = fstat(fd) else { return false }
+    return info.st_mode & S_IFMT == S_IFREG
+  }
+
   package static func fstat(_ fd: FileDescriptor) -> Result<FileStatus, SyscallFailure> {
     var info = FileStatus()
     return retrying("fstat", .inspect, in: fd) { cFstat(fd.rawValue, &info) }.map { _ in info }

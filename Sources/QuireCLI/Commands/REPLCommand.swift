@@ -3,6 +3,7 @@ import Foundation
 import Quire
 import QuireSystem
 import QuireTypes
+import SystemPackage
 
 /// `quire [FILE…]`: the REPL. With a terminal on standard input it edits interactively through
 /// libedit; otherwise it reads commands as a script (no prompt, stops at the first error).
@@ -98,8 +99,7 @@ struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
     configuration.ed = ed
     // ed stops at a script's first error only when standard input is a regular file; a piped
     // script goes on (and exits 1 at its end).
-    var info = stat()
-    configuration.stopsAtFirstError = ed == nil || (fstat(STDIN_FILENO, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+    configuration.stopsAtFirstError = ed == nil || SystemCalls.isRegularFile(.standardInput)
     // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
     configuration.coordinator = FileCoordinator()
     configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
@@ -168,9 +168,9 @@ struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
 
 /// Lines written to a file descriptor through a buffer, flushed before input is read.
 final class OutputStream {
-  private let fd: Int32
+  private let descriptor: FileDescriptor
   private var pending: [UInt8] = []
-  init(fd: Int32) { self.fd = fd }
+  init(fd: Int32) { descriptor = FileDescriptor(rawValue: fd) }
 
   /// Writes `line` and a newline. A file name in it that is not UTF-8 (carried as a
   /// ``PathText`` string) is written as its very bytes, as GNU ed prints names.
@@ -191,15 +191,8 @@ final class OutputStream {
   func writeText(_ text: String) { pending.append(contentsOf: PathText.bytes(text)) }
 
   func flush() {
-    var offset = 0
-    while offset < pending.count {
-      let count = pending.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        break
-      }
-      offset += count
-    }
+    // A reader that is gone (EPIPE) loses the output, as it would lose ed's.
+    _ = SystemCalls.writeAll(descriptor, pending)
     pending.removeAll(keepingCapacity: true)
   }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Quire
 import QuireSystem
 import Synchronization
+import SystemPackage
 
 /// The background process that holds a desktop selection for `quire copy`, as `xclip` and
 /// `wl-copy` do: an X11 selection lives only while its owner runs, and `quire copy` returns
@@ -73,11 +74,7 @@ enum SelectionServer {
   /// In the server: tells `quire copy` how it went, then lets go of the pipe.
   static func report(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    let null = open("/dev/null", O_WRONLY)
-    if null >= 0 {
-      dup2(null, STDOUT_FILENO)
-      close(null)
-    }
+    SystemCalls.discard(.standardOutput)
   }
 
   /// SIGTERM and SIGINT hand the items over (to a clipboard manager, else to Quire's store)

@@ -2,6 +2,7 @@ internal import CQuireSystem
 import Foundation
 import QuireSystem
 import Synchronization
+import SystemPackage
 
 /// Where the REPL reads its lines: libedit on a terminal, standard input in script mode, an
 /// array in tests.
@@ -32,7 +33,7 @@ extension LineEditor: LineSource {}
 /// and rewound to the next unread line before a command starts (``prepareForChildProcess()``);
 /// a pipe is read a byte at a time, as ed reads it, so nothing past the line is taken.
 final class DescriptorLineSource: LineSource {
-  private let fd: Int32
+  private let descriptor: FileDescriptor
   /// Bytes read from a regular file; those before `start` are taken.
   private var pending: [UInt8] = []
   private var start = 0
@@ -45,11 +46,10 @@ final class DescriptorLineSource: LineSource {
   private let beforeWaiting: () -> Void
 
   init(fileDescriptor: Int32 = STDIN_FILENO, discardsIncompleteLastLine: Bool = false, beforeWaiting: @escaping () -> Void = {}) {
-    fd = fileDescriptor
+    descriptor = FileDescriptor(rawValue: fileDescriptor)
     self.discardsIncompleteLastLine = discardsIncompleteLastLine
     self.beforeWaiting = beforeWaiting
-    var info = stat()
-    isSeekable = fstat(fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    isSeekable = SystemCalls.isRegularFile(FileDescriptor(rawValue: fileDescriptor))
   }
 
   func readLine(prompt: String) -> String? {
@@ -85,10 +85,10 @@ final class DescriptorLineSource: LineSource {
       beforeWaiting()
       let old = pending.count
       pending.append(contentsOf: repeatElement(0, count: 1 << 16))
-      let count = pending.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, 1 << 16) }
-      pending.removeSubrange((old + max(count, 0))...)
-      if count < 0 && errno == EINTR { continue }
-      if count <= 0 { atEnd = true }
+      // An error ends the input as its end does (EINTR is retried by the system layer).
+      let count = (try? pending.withUnsafeMutableBytes { SystemCalls.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[old...])) }.get()) ?? 0
+      pending.removeSubrange((old + count)...)
+      if count == 0 { atEnd = true }
     }
   }
 
@@ -99,9 +99,8 @@ final class DescriptorLineSource: LineSource {
     var line: [UInt8] = []
     while !atEnd {
       var byte: UInt8 = 0
-      let count = read(fd, &byte, 1)
-      if count < 0 && errno == EINTR { continue }
-      if count <= 0 {
+      let count = (try? withUnsafeMutableBytes(of: &byte) { SystemCalls.read(descriptor, into: $0) }.get()) ?? 0
+      if count == 0 {
         atEnd = true
         break
       }
@@ -117,7 +116,7 @@ final class DescriptorLineSource: LineSource {
   func prepareForChildProcess() {
     let unread = pending.count - start
     guard isSeekable, unread > 0 else { return }
-    if lseek(fd, off_t(-unread), SEEK_CUR) >= 0 {
+    if case .success = SystemCalls.seek(descriptor, to: Int64(-unread), from: SEEK_CUR) {
       pending.removeAll()
       start = 0
       atEnd = false

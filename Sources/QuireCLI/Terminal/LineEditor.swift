@@ -2,6 +2,7 @@ internal import CEdit
 import Foundation
 import QuireSystem
 import QuireTypes
+import SystemPackage
 
 /// Line input through libedit: editing keys, history and (later) completion.
 ///
@@ -143,22 +144,21 @@ final class LineEditor {
   /// Reads one UTF-8 character from the input for libedit: 1 with a character, 0 at the end
   /// of input, -1 on an error or when a signal (Ctrl-C) interrupts the read.
   private func readCharacter(into character: UnsafeMutablePointer<wchar_t>) -> Int32 {
-    let fd = fileno(input)
+    let fd = FileDescriptor(rawValue: fileno(input))
     /// A byte, or -1 at the end, -2 when interrupted, -3 on an error.
     func readByte() -> Int {
       var byte: UInt8 = 0
       while true {
         // SIGINT may be delivered to any thread, so a read on this one is not always
         // interrupted: wait in short polls and look at the interrupt flag between them.
-        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&request, 1, 100)
+        let ready = SystemCalls.waitReadable([fd], milliseconds: 100)[0]
         if isInterrupted() { return -2 }
-        if ready == 0 || (ready < 0 && errno == EINTR) { continue }
-        let count = Glibc.read(fd, &byte, 1)
-        if count == 1 { return Int(byte) }
-        if count == 0 { return -1 }
-        if errno == EINTR { return -2 }
-        return -3
+        if !ready { continue }
+        switch withUnsafeMutableBytes(of: &byte, { SystemCalls.read(fd, into: $0) }) {
+        case .success(1): return Int(byte)
+        case .success: return -1
+        case .failure: return -3
+        }
       }
     }
     let first = readByte()
@@ -224,7 +224,7 @@ final class LineEditor {
   /// symbolic links, mode 0600); `fd` is closed.
   func saveHistory(toDescriptor fd: Int32) throws {
     guard let stream = fdopen(fd, "w") else {
-      close(fd)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
       throw QuireError(.systemCallFailed, "Cannot save the command history: \(String(cString: strerror(errno))).")
     }
     defer { fclose(stream) }
