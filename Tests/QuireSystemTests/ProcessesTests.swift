@@ -54,15 +54,15 @@ final class ProcessesTests: FolderSuite {
     child.signal(SIGKILL)  // reaped: nothing is sent to a process that might have taken its id
   }
 
-  @Test func aChildStaysInOurProcessGroupUnlessAskedAndStartsWithNoSignalBlocked() throws {
+  @Test func aChildStaysInOurProcessGroupUnlessAskedAndStartsWithNoSignalBlocked() async throws {
     let inGroup = try shell("grep '^SigBlk' /proc/self/status; exec sleep 1000")
     defer { inGroup.signal(SIGKILL) }
     let own = try shell("exec sleep 1000", output: "own", ownProcessGroup: true)
     defer { own.signal(SIGKILL) }
-    #expect(try eventuallyBlocking { Self.processGroup(of: inGroup.pid) == getpgrp() })
+    #expect(await eventually { Self.processGroup(of: inGroup.pid) == getpgrp() })
     #expect(Self.processGroup(of: inGroup.pid) == getpgrp(), "as system(3) and GNU ed start it, so the terminal's Ctrl-C reaches it")
-    #expect(try eventuallyBlocking { Self.processGroup(of: own.pid) == own.pid })
-    #expect(try eventuallyBlocking { read("out").hasPrefix("SigBlk") })
+    #expect(await eventually { Self.processGroup(of: own.pid) == own.pid })
+    #expect(await eventually { read("out").hasPrefix("SigBlk") })
     #expect(read("out").split(separator: "\t").last == "0000000000000000")
   }
 
@@ -83,15 +83,5 @@ final class ProcessesTests: FolderSuite {
     #expect(throws: SyscallFailure.self) { try SystemCalls.spawn("/bin/true", arguments: [], folder: folder.file("missing").path).get() }
     #expect(
       (try? SystemCalls.spawn("/bin/sh", arguments: ["-c", "test \"$PWD\" = \"$0\"", folder.url.path], folder: folder.url.path).get())?.wait() == .exited(0))
-  }
-
-  /// Polls `condition` (every 5 ms, at most 60 s) on the calling thread.
-  private func eventuallyBlocking(_ condition: () throws -> Bool) throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while ContinuousClock.now < deadline {
-      if try condition() { return true }
-      usleep(5_000)
-    }
-    return try condition()
   }
 }

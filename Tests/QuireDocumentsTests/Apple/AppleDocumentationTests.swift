@@ -204,9 +204,7 @@ final class AppleDocumentationTests: MainActorFolderSuite {
     increment()
     undoManager.setActionName("Increment")
     // Quire closes the event group at the end of the main-actor turn.
-    await Task.yield()
-    try await Task.sleep(for: .milliseconds(1))
-    #expect(undoManager.groupingLevel == 0)
+    #expect(await eventually { undoManager.groupingLevel == 0 })
     #expect(undoManager.undoMenuItemTitle == "Undo Increment")
     #expect(undoManager.undoMenuTitle(forUndoActionName: "Typing") == "Undo Typing")
     #expect(undoManager.redoMenuTitle(forUndoActionName: "") == "Redo")

@@ -47,8 +47,7 @@ final class CrashSafetyTests: FolderSuite {
       // under load). The other rounds still kill at any moment from "ready" on.
       if round % 2 == 1 {
         let start = (round + 1) * 100_000
-        let deadline = ContinuousClock.now + .seconds(60)
-        while (Self.version(in: url) ?? 0) <= start, process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        _ = await eventually(timeout: .seconds(60), every: .milliseconds(1)) { (Self.version(in: url) ?? 0) > start || !process.isRunning }
       }
       try await Task.sleep(for: .microseconds(Int.random(in: 0...40_000, using: &generator)))
       await process.killAndAwaitExit()
@@ -84,8 +83,7 @@ final class CrashSafetyTests: FolderSuite {
       let process = try ChildProcess.start(saver, [url.path, String(start), store.root.path], discardingErrors: true)
       #expect(await process.waitForLine(startingWith: "ready") == "ready", "round \(round)")
       if round % 2 == 1 {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while (Self.version(in: url) ?? 0) <= start, process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        _ = await eventually(timeout: .seconds(60), every: .milliseconds(1)) { (Self.version(in: url) ?? 0) > start || !process.isRunning }
       }
       try await Task.sleep(for: .microseconds(Int.random(in: 0...40_000, using: &generator)))
       await process.killAndAwaitExit()

@@ -81,16 +81,8 @@ final class NonUTF8OutputTests: FolderSuite {
       }
       return String(decoding: bytes, as: UTF8.self)
     }
-    var written = false
-    for _ in 0..<6000 where !written {
-      do {
-        try FileSaver.writeOutput(Data("through the pipe\n".utf8), to: fifo)
-        written = true
-      } catch {
-        try await Task.sleep(for: .milliseconds(10))  // the reader has not opened it yet
-      }
-    }
-    #expect(written)
+    // Refused (no reader) until the reader has opened it, then written through.
+    #expect(await eventually(every: .milliseconds(10)) { (try? FileSaver.writeOutput(Data("through the pipe\n".utf8), to: fifo)) != nil })
     #expect(await reader.value == "through the pipe\n")
     #expect(kind(fifo) == S_IFIFO)
   }
