@@ -2,6 +2,7 @@
 // NSFileCoordinator and NSFilePresenter compiles unchanged. See the "Porting from Apple's
 // frameworks" article.
 public import Foundation
+import QuireSystem
 public import QuireTypes
 
 /// Foundation's `NSFileCoordinator`: Quire's ``FileCoordinator`` (the same locks, presenters
@@ -118,39 +119,42 @@ extension FileCoordinator {
   public func coordinate(with intents: [NSFileAccessIntent], queue: OperationQueue, byAccessor accessor: @escaping @Sendable ((any Error)?) -> Void) {
     let reads = intents.filter { $0.readingOptions != nil }
     let writes = intents.filter { $0.readingOptions == nil }
-    Thread.detachNewThread {
-      let done = DispatchSemaphore(value: 0)
-      let run: @Sendable ((any Error)?) -> Void = { error in
-        queue.addOperation {
-          accessor(error)
-          done.signal()
+    // The wait for the locks blocks: it runs where the module's other blocking work runs, with
+    // the caller's fault plan (tests).
+    Blocking.queue.async(
+      execute: FaultPlan.carry {
+        let done = DispatchSemaphore(value: 0)
+        let run: @Sendable ((any Error)?) -> Void = { error in
+          queue.addOperation {
+            accessor(error)
+            done.signal()
+          }
+          done.wait()
         }
-        done.wait()
-      }
-      do {
-        switch (reads.count, writes.count) {
-        case (0, 0):
-          run(nil)
-        case (1, 0):
-          try self.coordinate(readingItemAt: reads[0].url, options: reads[0].readingOptions ?? [], timeout: nil) { _ in run(nil) }
-        case (0, 1):
-          try self.coordinate(writingItemAt: writes[0].url, options: writes[0].writingOptions, timeout: nil) { _ in run(nil) }
-        case (1, 1):
-          try self.coordinate(
-            readingItemAt: reads[0].url, options: reads[0].readingOptions ?? [], writingItemAt: writes[0].url, options: writes[0].writingOptions,
-            timeout: nil
-          ) { _, _ in run(nil) }
-        case (0, 2):
-          try self.coordinate(
-            writingItemAt: writes[0].url, options: writes[0].writingOptions, writingItemAt: writes[1].url, options: writes[1].writingOptions,
-            timeout: nil
-          ) { _, _ in run(nil) }
-        default:
-          throw QuireError(.invalidArgument, "Quire coordinates at most two items at once (one read and one write, or two writes).")
+        do {
+          switch (reads.count, writes.count) {
+          case (0, 0):
+            run(nil)
+          case (1, 0):
+            try self.coordinate(readingItemAt: reads[0].url, options: reads[0].readingOptions ?? [], timeout: nil) { _ in run(nil) }
+          case (0, 1):
+            try self.coordinate(writingItemAt: writes[0].url, options: writes[0].writingOptions, timeout: nil) { _ in run(nil) }
+          case (1, 1):
+            try self.coordinate(
+              readingItemAt: reads[0].url, options: reads[0].readingOptions ?? [], writingItemAt: writes[0].url, options: writes[0].writingOptions,
+              timeout: nil
+            ) { _, _ in run(nil) }
+          case (0, 2):
+            try self.coordinate(
+              writingItemAt: writes[0].url, options: writes[0].writingOptions, writingItemAt: writes[1].url, options: writes[1].writingOptions,
+              timeout: nil
+            ) { _, _ in run(nil) }
+          default:
+            throw QuireError(.invalidArgument, "Quire coordinates at most two items at once (one read and one write, or two writes).")
+          }
+        } catch {
+          run(error)
         }
-      } catch {
-        run(error)
-      }
-    }
+      })
   }
 }
