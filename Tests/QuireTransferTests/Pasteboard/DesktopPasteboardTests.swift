@@ -368,11 +368,7 @@ final class DesktopPasteboardTests: FolderSuite {
     try #require(owns, "xclip never came to own the clipboard")
     stopped.signal(SIGSTOP)
     let pasteboard = try board()
-    #expect {
-      _ = try pasteboard.itemProviders
-    } throws: { error in
-      (error as? QuireError)?.code == .timedOut && "\(error)".contains("CLIPBOARD")
-    }
+    expectQuireError(.timedOut, reasonContains: "CLIPBOARD") { try pasteboard.itemProviders }
     // The connection keeps working for other selections.
     try board(Pasteboard.primaryName).setString("still serving")
     #expect(try await display.run(VirtualDisplay.xsel, ["--primary", "--output"]).text == "still serving")

@@ -205,7 +205,7 @@ final class PasteboardTests: PasteboardFolderFixture {
     // The wait's patience is well under the handler's 600 s, so only the cancellation can have
     // ended the load (a 15 s wait beside a 20 s handler could time out on a loaded machine).
     #expect(await eventually { outcome.current != nil })
-    #expect((outcome.current as? QuireError)?.code == .cancelled)
+    expectQuireError(.cancelled, in: outcome.current)
   }
 }
 
@@ -213,11 +213,8 @@ final class PasteboardTests: PasteboardFolderFixture {
 final class PasteboardSafetyTests: PasteboardFolderFixture {
 
   func expectRefused(_ name: String = "general", sourceLocation: SourceLocation = #_sourceLocation, containing text: String) {
-    #expect(sourceLocation: sourceLocation) {
+    expectQuireError(.permissionDenied, reasonContains: text, sourceLocation: sourceLocation) {
       try Pasteboard(name: name, rootFolder: self.root)
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .permissionDenied && error?.reason.contains(text) == true
     }
   }
 
@@ -249,14 +246,12 @@ final class PasteboardSafetyTests: PasteboardFolderFixture {
     let board = try Pasteboard.general(rootFolder: root)
     let target = try folder.write("{}", to: "target.json")
     try FileManager.default.createSymbolicLink(at: board.folderURL.appendingPathComponent("state.json"), withDestinationURL: target)
-    #expect { try board.changeCount } throws: { ($0 as? QuireError)?.code == .permissionDenied }
+    expectQuireError(.permissionDenied) { try board.changeCount }
   }
 
   @Test(arguments: ["", ".hidden", "a/b", "..", "é", String(repeating: "x", count: 65), "with space"])
   func badNamesAreRefused(_ name: String) {
-    #expect { try Pasteboard(name: name, rootFolder: self.root) } throws: {
-      ($0 as? QuireError)?.code == .invalidArgument
-    }
+    expectQuireError(.invalidArgument) { try Pasteboard(name: name, rootFolder: self.root) }
   }
 
   @Test(arguments: ["", "not json", "{\"changeCount\": 1}", "{\"changeCount\":1,\"generation\":\"../../etc\",\"items\":[]}"])
@@ -264,7 +259,7 @@ final class PasteboardSafetyTests: PasteboardFolderFixture {
     let board = try Pasteboard.general(rootFolder: root)
     try Data(contents.utf8).write(to: board.folderURL.appendingPathComponent("state.json"))
     chmod(board.folderURL.appendingPathComponent("state.json").path, 0o600)
-    #expect { try board.itemProviders } throws: { ($0 as? QuireError)?.code == .invalidContent }
+    expectQuireError(.invalidContent) { try board.itemProviders }
     try board.setString("fresh")
     #expect(try await board.string() == "fresh")
   }
@@ -272,9 +267,8 @@ final class PasteboardSafetyTests: PasteboardFolderFixture {
   @Test func permissionDeniedOnTheLockFileIsAClearError() throws {
     let board = try Pasteboard.general(rootFolder: root)
     let lock = board.folderURL.appendingPathComponent("lock").path
-    #expect { try FaultPlan(failing: .create, with: .permissionDenied, under: lock).run { try board.setString("x") } } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .permissionDenied && error?.reason.contains("'lock'") == true
+    expectQuireError(.permissionDenied, reasonContains: "'lock'") {
+      try FaultPlan(failing: .create, with: .permissionDenied, under: lock).run { try board.setString("x") }
     }
   }
 
@@ -307,10 +301,8 @@ final class PasteboardItemFolderTests: PasteboardFolderFixture {
 
   func expectRefused(_ reader: Pasteboard, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let provider = try #require(try reader.itemProviders.first, sourceLocation: sourceLocation)
-    await #expect(sourceLocation: sourceLocation) {
-      _ = try await provider.loadDataRepresentation(for: .plainText)
-    } throws: { error in
-      ((error as? QuireError)?.detailedDescription ?? "\(error)").contains(words)
+    await expectQuireError(.permissionDenied, reasonContains: words, sourceLocation: sourceLocation) {
+      try await provider.loadDataRepresentation(for: .plainText)
     }
   }
 
