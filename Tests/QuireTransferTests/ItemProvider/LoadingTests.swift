@@ -80,14 +80,7 @@ final class LoadingTests: FolderSuite {
     let result = Box<Data?>(nil)
     provider.loadDataRepresentation(for: .plainText) { data, _ in result.set(data) }
     // The load waits in the lock's queue: a probe reader finds an access queued ahead of it.
-    let queued = await eventually {
-      do {
-        try FileCoordinator().coordinate(readingItemAt: file, timeout: .milliseconds(20)) { _ in }
-        return false
-      } catch {
-        return (error as? QuireError)?.reason.contains("queued ahead") == true
-      }
-    }
+    let queued = await eventually { await FileCoordinator().findsAccessQueuedAhead(ofReading: file) }
     #expect(queued, "the load did not wait for the writer")
     #expect(result.current == nil, "the load read while another process was writing")
     holder.send("finish")
