@@ -6,17 +6,23 @@ import QuireTypes
 import Testing
 
 /// What every pasteboard suite here starts from: a temporary folder and the pasteboards' root
-/// in it, removed after each test.
+/// in it, removed after each test, and a clock the test moves.
 class PasteboardFolderFixture: FolderSuite {
   init() throws { try super.init() }
 
   var root: URL { folder.file("pasteboards") }
 
+  /// The time by which this test's pasteboards tell whether items have expired: it stands
+  /// still until the test moves it.
+  let now = Box(Date())
+
   /// The pasteboard as this process sees it.
-  func board(_ name: String = "general") throws -> Pasteboard { try Pasteboard(name: name, rootFolder: root) }
+  func board(_ name: String = "general") throws -> Pasteboard {
+    try Pasteboard(name: name, rootFolder: root, usesLocalItems: true, now: { [now] in now.current })
+  }
   /// The same pasteboard as another process sees it: through the folder and the socket.
   func otherProcessView(_ name: String = "general") throws -> Pasteboard {
-    try Pasteboard(name: name, rootFolder: root, usesLocalItems: false)
+    try Pasteboard(name: name, rootFolder: root, usesLocalItems: false, now: { [now] in now.current })
   }
 }
 
@@ -149,13 +155,12 @@ final class PasteboardTests: PasteboardFolderFixture {
   }
 
   @Test func expiredItemsAreGoneForEveryone() async throws {
-    // Three seconds: the two looks below must come before the expiry even when a loaded
-    // machine runs this task late (with one second, a late look found the item expired).
-    let expiry = Date().addingTimeInterval(3)
+    // The pasteboards go by the test's clock, so the looks before the expiry cannot come late.
+    let expiry = now.current.addingTimeInterval(60)
     try board().setObjects(["fleeting"], expirationDate: expiry)
     #expect(try board().numberOfItems == 1)
     #expect(try otherProcessView().numberOfItems == 1)
-    try await Task.sleep(for: .seconds(max(0, expiry.timeIntervalSinceNow) + 0.05))
+    now.set(expiry.addingTimeInterval(1))
     #expect(try board().numberOfItems == 0)
     #expect(try otherProcessView().numberOfItems == 0)
     try await board().materializePromises()
