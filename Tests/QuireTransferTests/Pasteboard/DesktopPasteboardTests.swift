@@ -281,11 +281,7 @@ final class DesktopPasteboardTests: FolderSuite {
   // Acceptance 4: one quire copies, another pastes, through the X server.
   @Test func twoQuireProcessesGoThroughTheXServerNotTheFolder() async throws {
     let quire = try quire()
-    let copied = try await quire.run(["copy", "--text", "from one quire to another ✓"])
-    #expect(copied.status == 0, "\(copied.error)")
-    let pasted = try await quire.run(["paste"])
-    #expect(pasted.status == 0, "\(pasted.error)")
-    #expect(pasted.output == "from one quire to another ✓")
+    try await quire.expectCopiedTextIsPasted("from one quire to another ✓")
     #expect(folderStore.isEmpty, "the copy went through the folder: \(folderStore)")
     // xclip sees the same clipboard.
     #expect(try await display.run(VirtualDisplay.xclip, ["-o", "-selection", "clipboard"]).text == "from one quire to another ✓")
