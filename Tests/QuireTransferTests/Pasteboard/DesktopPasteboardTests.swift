@@ -377,11 +377,7 @@ final class DesktopPasteboardTests: FolderSuite {
     // The connection's thread notices the closed socket; every later use fails, none hangs.
     let failed = await eventually { (try? pasteboard.changeCount) == nil }
     #expect(failed)
-    #expect {
-      try pasteboard.setString("after")
-    } throws: { error in
-      "\(error)".contains("X display")
-    }
+    expectQuireError(.fileMissing, reasonContains: "X display", "was lost") { try pasteboard.setString("after") }
     await pasteboard.waitUntilItemsAreReplaced()  // returns: nothing is held any more
   }
 
