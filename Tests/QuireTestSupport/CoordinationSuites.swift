@@ -1,3 +1,4 @@
+public import Foundation
 public import QuireCoordination
 
 extension TemporaryFolder {
@@ -30,5 +31,21 @@ open class MainActorCoordinationSuite: MainActorFolderSuite {
   public init() throws {
     try super.init()
     try folder.privateFolder("run")
+  }
+}
+
+extension FileCoordinator {
+  /// Whether a coordinated read of `url` finds another access queued ahead of it in the lock's
+  /// queue: the read gives up after 20 ms, and its timeout's reason says so.
+  ///
+  /// How a test sees, without a pause, that an access it started (a load, a thumbnail) waits
+  /// behind a writer holding the file: it polls this with `eventually`.
+  public func findsAccessQueuedAhead(ofReading url: URL) async -> Bool {
+    do {
+      try await coordinate(readingItemAt: url, timeout: .milliseconds(20)) { _ in }
+      return false
+    } catch {
+      return isQuireError(error, .timedOut, reasonContains: "queued ahead")
+    }
   }
 }

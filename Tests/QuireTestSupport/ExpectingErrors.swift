@@ -40,6 +40,36 @@ public func expectQuireError<Result>(
   }
 }
 
+/// Expects `error`, as a completion handler reported it, to be a ``QuireError`` with `code`
+/// whose reason contains each of `reasonParts`; records an issue at the caller otherwise, and
+/// when there was no error.
+///
+/// ``expectQuireError(_:reasonContains:sourceLocation:performing:)`` for work that reports
+/// through a callback (a load's or a drop's completion handler): the test keeps what the
+/// handler was given, then checks it here.
+/// - Returns: The error, for further checks, or `nil` when it was not the one expected.
+@discardableResult
+public func expectQuireError(
+  _ code: QuireError.Code, reasonContains reasonParts: String..., in error: (any Error)?,
+  sourceLocation: SourceLocation = #_sourceLocation
+) -> QuireError? {
+  guard let error else {
+    Issue.record("expected a QuireError (\(code)), but there was no error", sourceLocation: sourceLocation)
+    return nil
+  }
+  return check(error, code: code, reasonParts: reasonParts, sourceLocation: sourceLocation)
+}
+
+/// Whether `error` is a ``QuireError`` with `code` whose reason contains each of `reasonParts`.
+///
+/// For a condition a test waits for or counts (a probe refused for the awaited reason, a
+/// handler told of a timeout), where a different error is not yet a failure; where it is,
+/// ``expectQuireError(_:reasonContains:in:sourceLocation:)`` records what came instead.
+public func isQuireError(_ error: (any Error)?, _ code: QuireError.Code, reasonContains reasonParts: String...) -> Bool {
+  guard let error = error as? QuireError, error.code == code else { return false }
+  return reasonParts.allSatisfy { error.reason.contains($0) }
+}
+
 private func check(_ error: any Error, code: QuireError.Code, reasonParts: [String], sourceLocation: SourceLocation) -> QuireError? {
   guard let error = error as? QuireError else {
     Issue.record("expected a QuireError (\(code)), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)

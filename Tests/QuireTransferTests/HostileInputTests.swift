@@ -36,10 +36,8 @@ final class HostileInputTests: FolderSuite {
     #expect(head == "HEAD")
     #expect(tail == "TAIL")
     // Into memory it is refused, with the way out named.
-    await #expect {
+    await expectQuireError(.limitExceeded, reasonContains: "as a file") {
       try await provider.loadDataRepresentation(for: .data)
-    } throws: { error in
-      (error as? QuireError)?.code == .limitExceeded && (error as? QuireError)?.reason.contains("as a file") == true
     }
     try expectPeakMemoryStayedLow()
   }
@@ -77,10 +75,8 @@ final class HostileInputTests: FolderSuite {
     try Pasteboard(name: "general", rootFolder: root).setItemProviders([liar])
     let remote = try #require(try Pasteboard(name: "general", rootFolder: root, usesLocalItems: false).itemProviders.first)
     #expect(remote.canLoadObject(ofClass: PNGImage.self))
-    await #expect {
+    await expectQuireError(.invalidContent, reasonContains: "PNG signature") {
       try await remote.loadObject(ofClass: PNGImage.self)
-    } throws: { error in
-      (error as? QuireError)?.code == .invalidContent && (error as? QuireError)?.reason.contains("PNG signature") == true
     }
   }
 }

@@ -39,6 +39,8 @@ public final class Pasteboard: Sendable {
   private let usesLocalItems: Bool
   /// The X display and selection, for a desktop pasteboard.
   private let desktop: (connection: DisplayConnection, selection: DisplaySelection)?
+  /// The clock every question "has it expired?" is put to: the system's, or a test's.
+  private let clock: @Sendable () -> Date
 
   /// The name of the general pasteboard (the X11 `CLIPBOARD` selection on a desktop).
   public static let generalName = "general"
@@ -84,14 +86,29 @@ public final class Pasteboard: Sendable {
     try self.init(name: name, rootFolder: rootFolder, usesLocalItems: true, display: display)
   }
 
-  /// Makes a pasteboard that, with `usesLocalItems` false, reads what another process
-  /// would see even for items this process set (for tests of the cross-process paths).
+  /// Makes a Quire-only pasteboard that, with `usesLocalItems` false, reads what another
+  /// process would see even for items this process set (for tests of the cross-process paths).
+  ///
+  /// - Parameters:
+  ///   - name: As for ``init(name:rootFolder:)``.
+  ///   - rootFolder: As for ``init(name:rootFolder:)``.
+  ///   - usesLocalItems: Whether items this process set come back as they were given (true,
+  ///     as for every other pasteboard) or as another process sees them (false).
+  ///   - now: The time by which this pasteboard tells whether items have expired (in
+  ///     ``itemProviders`` and ``materializePromises()``); the system's clock by default. A
+  ///     test gives the pasteboard and its other-process view one clock that it moves itself,
+  ///     so that it checks an expiry without waiting for it.
+  /// - Throws: As ``init(name:rootFolder:)``.
   @_spi(Testing)
-  public convenience init(name: String, rootFolder: URL?, usesLocalItems: Bool) throws {
-    try self.init(name: name, rootFolder: rootFolder, usesLocalItems: usesLocalItems, display: nil)
+  public convenience init(
+    name: String, rootFolder: URL?, usesLocalItems: Bool, now: @escaping @Sendable () -> Date = { Date() }
+  ) throws {
+    try self.init(name: name, rootFolder: rootFolder, usesLocalItems: usesLocalItems, display: nil, now: now)
   }
 
-  init(name: String, rootFolder: URL?, usesLocalItems: Bool, display: String?) throws {
+  init(
+    name: String, rootFolder: URL?, usesLocalItems: Bool, display: String?, now: @escaping @Sendable () -> Date = { Date() }
+  ) throws {
     guard Self.isValidName(name) else {
       throw QuireError(
         .invalidArgument,
@@ -101,6 +118,7 @@ public final class Pasteboard: Sendable {
     self.name = name
     folder = PasteboardFolder(root: root, name: name)
     self.usesLocalItems = usesLocalItems
+    clock = now
     let selection: DisplaySelection? =
       switch name {
       case Self.generalName: .clipboard
@@ -164,6 +182,8 @@ public final class Pasteboard: Sendable {
     let providers: [ItemProvider]
     let expirationDate: Date?
     var server: PromiseServer?
+    /// The clock of the pasteboard that set them, for materialising them.
+    let clock: @Sendable () -> Date
   }
 
   /// Folder path → this process's items there.
@@ -193,7 +213,7 @@ public final class Pasteboard: Sendable {
   /// Gives up the selection at `date` if it still holds `providers`.
   private func scheduleExpiry(of providers: [ItemProvider], at date: Date) {
     guard let desktop else { return }
-    DispatchQueue.global().asyncAfter(deadline: .now() + max(0, date.timeIntervalSinceNow)) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + max(0, date.timeIntervalSince(clock()))) {
       let current = desktop.connection.published.withLock { $0.owned[desktop.selection] }
       guard let current, current.count == providers.count, zip(current, providers).allSatisfy({ $0 === $1 }) else { return }
       try? desktop.connection.own(desktop.selection, providers: [])
@@ -238,7 +258,7 @@ public final class Pasteboard: Sendable {
         throw error
       }
       let local = LocalItems(
-        folder: folder, generation: generation, providers: providers, expirationDate: expirationDate, server: server)
+        folder: folder, generation: generation, providers: providers, expirationDate: expirationDate, server: server, clock: clock)
       Self.localItems.withLock { $0[folder.url.path] = local }
     }
   }
@@ -282,7 +302,7 @@ public final class Pasteboard: Sendable {
         switch try desktop.connection.ownership(of: desktop.selection) {
         case .this(let providers):
           let expiry = Self.desktopFolders.withLock { $0[desktop.selection]?.expirationDate }
-          return expiry.map { $0 <= Date() } == true ? [] : providers
+          return PasteboardState.hasExpired(expiry, at: clock()) ? [] : providers
         case .other:
           return try SelectionReader(connection: desktop.connection, selection: desktop.selection).itemProviders()
         case .none:
@@ -291,9 +311,9 @@ public final class Pasteboard: Sendable {
       }
       let state = try folder.withLock(exclusive: false) { try folder.readState() }
       guard let state else { return [] }
-      let now = Date()
+      let now = clock()
       if usesLocalItems, let local = Self.localItems.withLock({ $0[folder.url.path] }), local.generation == state.generation {
-        return local.expirationDate.map { $0 <= now } == true ? [] : local.providers
+        return PasteboardState.hasExpired(local.expirationDate, at: now) ? [] : local.providers
       }
       return state.items.enumerated().compactMap { index, item in
         item.isExpired(at: now) ? nil : remoteProvider(item, index: index, state: state)
@@ -494,7 +514,7 @@ public final class Pasteboard: Sendable {
     try? FileManager.default.removeItem(at: staging)
     try PasteboardFolder.checkPrivateFolder(staging)
     defer { try? FileManager.default.removeItem(at: staging) }
-    let now = Date()
+    let now = local.clock()
     var written: Set<String> = []
     var firstError: (any Error)?
     for (index, item) in listed.items.enumerated() where !item.isExpired(at: now) && local.providers.indices.contains(index) {

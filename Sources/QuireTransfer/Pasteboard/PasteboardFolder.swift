@@ -24,8 +24,12 @@ struct PasteboardState: Codable, Sendable {
     var expirationDate: Date?
     var representations: [StoredRepresentation]
 
-    func isExpired(at now: Date) -> Bool { expirationDate.map { $0 <= now } ?? false }
+    func isExpired(at now: Date) -> Bool { PasteboardState.hasExpired(expirationDate, at: now) }
   }
+
+  /// Whether items expiring at `expirationDate` (never, when `nil`) have expired at `now`:
+  /// the one rule for items in the folder, items this process holds and a desktop selection.
+  static func hasExpired(_ expirationDate: Date?, at now: Date) -> Bool { expirationDate.map { $0 <= now } ?? false }
 
   struct StoredRepresentation: Codable, Sendable {
     var typeIdentifier: String

@@ -238,7 +238,7 @@ final class AppleDocumentationTests: MainActorFolderSuite {
     let missing = folder.file("missing.txt")
     let failed = await document.revert(toContentsOf: missing)
     #expect(!failed)
-    #expect((document.lastError as? QuireError)?.code == .fileMissing)
+    expectQuireError(.fileMissing, in: document.lastError)
     #expect(document.fileURL == url.standardizedFileURL && document.userText == "second")
     await document.close()  // the result may be left unused, as in UIKit
     #expect(document.documentState.contains(.closed))

@@ -59,14 +59,7 @@ final class CoordinatedThumbnailTests: CoordinationSuite {
       done.withLock { $0 = true }
     }
     // The thumbnail waits in the lock's queue: a probe reader finds an access queued ahead.
-    let queued = await eventually(every: .zero) {
-      do {
-        try await FileCoordinator(location: location).coordinate(readingItemAt: url, timeout: .milliseconds(20)) { _ in }
-        return false
-      } catch {
-        return (error as? QuireError)?.reason.contains("queued ahead") == true
-      }
-    }
+    let queued = await eventually(every: .zero) { await FileCoordinator(location: location).findsAccessQueuedAhead(ofReading: url) }
     #expect(queued, "the thumbnail did not wait for the save")
     #expect(provider.seen.withLock { $0 }.isEmpty, "the thumbnail was drawn during the save")
     finish.signal()

@@ -25,6 +25,16 @@ struct QuireExecutable {
     try await ChildProcess.run(url, arguments, environment: environment, timeLimit: timeLimit)
   }
 
+  /// Copies `text` with one `quire copy --text` and pastes it with another `quire paste`,
+  /// expecting both to succeed and the paste to give back the text.
+  func expectCopiedTextIsPasted(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let copied = try await run(["copy", "--text", text])
+    #expect(copied.status == 0, "\(copied.error)", sourceLocation: sourceLocation)
+    let pasted = try await run(["paste"])
+    #expect(pasted.status == 0, "\(pasted.error)", sourceLocation: sourceLocation)
+    #expect(pasted.output == text, sourceLocation: sourceLocation)
+  }
+
   /// Starts `quire ARGUMENTS --promise`, which serves its promises until its input closes, and
   /// waits (up to 30 s) until it says "ready": the items are on the pasteboard and being served.
   func startPromising(_ arguments: [String]) async throws -> RunningProcess {
@@ -57,12 +67,7 @@ final class CopyPasteProcessTests: FolderSuite {
   }
 
   @Test func textCopiedInOneProcessIsPastedInAnother() async throws {
-    let quire = try executable()
-    let copied = try await quire.run(["copy", "--text", "hello from one process ✓"])
-    #expect(copied.status == 0, "\(copied.error)")
-    let pasted = try await quire.run(["paste"])
-    #expect(pasted.status == 0, "\(pasted.error)")
-    #expect(pasted.output == "hello from one process ✓")
+    try await executable().expectCopiedTextIsPasted("hello from one process ✓")
   }
 
   @Test func markdownTextIsOfferedAsMarkdownHTMLAndPlainText() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import QuireTestSupport
 import QuireTransfer
 import QuireTypes
 import Testing
@@ -14,10 +15,8 @@ struct ConformanceTests {
   @Test func invalidUTF8IsReportedNotCrashedOn() async throws {
     let provider = ItemProvider()
     provider.registerDataRepresentation(for: .plainText) { Data([0x66, 0xFF, 0xFE, 0x80]) }
-    await #expect {
+    await expectQuireError(.invalidContent, reasonContains: "UTF-8") {
       try await provider.loadObject(ofClass: String.self)
-    } throws: { error in
-      (error as? QuireError)?.code == .invalidContent && (error as? QuireError)?.reason.contains("UTF-8") == true
     }
   }
 
@@ -40,9 +39,7 @@ struct ConformanceTests {
   @Test(arguments: ["", "not a url", "relative/path", "https://a\nhttps://b"])
   func textThatIsNoURLIsRefused(_ text: String) async {
     let provider = ItemProvider(object: text)
-    await #expect { try await provider.loadObject(ofClass: URL.self) } throws: {
-      ($0 as? QuireError)?.code == .invalidContent
-    }
+    await expectQuireError(.invalidContent) { try await provider.loadObject(ofClass: URL.self) }
   }
 
   @Test func aWebURLIsNotAFileURL() {
@@ -108,11 +105,7 @@ struct ConformanceTests {
   func bytesThatAreNotPNGAreReportedByTheReader(_ name: String, _ bytes: Data) async {
     let provider = ItemProvider(suggestedName: name)
     provider.registerDataRepresentation(for: .png) { bytes }  // declared PNG, but is not
-    await #expect {
-      try await provider.loadObject(ofClass: PNGImage.self)
-    } throws: { error in
-      (error as? QuireError)?.code == .invalidContent
-    }
+    await expectQuireError(.invalidContent) { try await provider.loadObject(ofClass: PNGImage.self) }
   }
 
   @Test func pngImagesTravelAsPNG() async throws {

@@ -99,7 +99,7 @@ struct DragAndDropTests {
     #expect(await eventually { started.current == 3 })
     progress.cancel()
     #expect(await eventually { outcome.current != nil })
-    #expect((outcome.current as? QuireError)?.code == .cancelled)
+    expectQuireError(.cancelled, in: outcome.current)
     #expect(await eventually { stopped.current == 3 }, "not every item's handler was stopped")
   }
 
@@ -113,9 +113,9 @@ struct DragAndDropTests {
   }
 
   @Test func nothingAcceptedIsAnError() async {
-    await #expect {
+    await expectQuireError(.unsupportedType) {
       try await DropSession(itemProviders: [pngItem()]).loadItems(for: PasteConfiguration(acceptableTypes: [.plainText]))
-    } throws: { ($0 as? QuireError)?.code == .unsupportedType }
+    }
   }
 
   // MARK: Text transfer for the REPL
@@ -140,15 +140,11 @@ struct DragAndDropTests {
     defer { folder.remove() }
     let png = folder.file("photo.png")
     try pngHeader().write(to: png)
-    await #expect {
+    await expectQuireError(.unsupportedType, reasonContains: "'notes.md'", "public.png (PNG image)", "'photo'") {
       try await TextTransfer.text(toPaste: [ItemProvider(contentsOf: png)], intoDocumentOfType: .markdown, documentName: "notes.md")
-    } throws: { error in
-      guard let error = error as? QuireError else { return false }
-      return error.code == .unsupportedType && error.reason.contains("'notes.md'") && error.reason.contains("public.png (PNG image)")
-        && error.reason.contains("'photo'")
     }
-    await #expect {
+    await expectQuireError(.fileMissing, reasonContains: "empty") {
       try await TextTransfer.text(toPaste: [], intoDocumentOfType: .markdown, documentName: "notes.md")
-    } throws: { ($0 as? QuireError)?.reason.contains("empty") == true }
+    }
   }
 }

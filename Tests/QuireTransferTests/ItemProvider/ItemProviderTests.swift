@@ -33,12 +33,8 @@ struct ItemProviderTests {
   @Test func aMissingTypeIsAClearError() async {
     let provider = ItemProvider(suggestedName: "note")
     provider.registerDataRepresentation(for: .plainText) { Data("x".utf8) }
-    await #expect {
+    await expectQuireError(.unsupportedType, reasonContains: "public.plain-text", "'note'") {
       try await provider.loadDataRepresentation(for: .png)
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .unsupportedType && error?.reason.contains("public.plain-text") == true
-        && error?.reason.contains("'note'") == true
     }
   }
 

@@ -61,10 +61,8 @@ final class LoadingTests: FolderSuite {
 
   @Test func aMissingFileRepresentationIsAClearError() async {
     let provider = ItemProvider(contentsOf: folder.file("gone.txt"))
-    await #expect {
+    await expectQuireError(.fileMissing, reasonContains: "gone.txt") {
       try await provider.loadDataRepresentation(for: .plainText)
-    } throws: { error in
-      (error as? QuireError)?.code == .fileMissing && (error as? QuireError)?.reason.contains("gone.txt") == true
     }
   }
 
@@ -82,14 +80,7 @@ final class LoadingTests: FolderSuite {
     let result = Box<Data?>(nil)
     provider.loadDataRepresentation(for: .plainText) { data, _ in result.set(data) }
     // The load waits in the lock's queue: a probe reader finds an access queued ahead of it.
-    let queued = await eventually {
-      do {
-        try FileCoordinator().coordinate(readingItemAt: file, timeout: .milliseconds(20)) { _ in }
-        return false
-      } catch {
-        return (error as? QuireError)?.reason.contains("queued ahead") == true
-      }
-    }
+    let queued = await eventually { await FileCoordinator().findsAccessQueuedAhead(ofReading: file) }
     #expect(queued, "the load did not wait for the writer")
     #expect(result.current == nil, "the load read while another process was writing")
     holder.send("finish")
@@ -146,7 +137,7 @@ final class LoadingTests: FolderSuite {
     #expect(await eventually { started.current })
     progress.cancel()
     #expect(await eventually { outcome.current != nil })
-    #expect((outcome.current as? QuireError)?.code == .cancelled)
+    expectQuireError(.cancelled, in: outcome.current)
     #expect(await eventually { stopped.current }, "the handler kept working after cancellation")
   }
 
@@ -175,7 +166,7 @@ final class LoadingTests: FolderSuite {
     progress.cancel()
     // The handler saw the cancellation and returned (its loop ends there: nothing to wait for).
     #expect(await eventually { stopped.current }, "the handler's progress was not cancelled")
-    #expect((outcome.current as? QuireError)?.code == .cancelled)
+    expectQuireError(.cancelled, in: outcome.current)
   }
 
   @Test func cancellingTheTaskCancelsAnAsyncLoad() async throws {
@@ -193,7 +184,7 @@ final class LoadingTests: FolderSuite {
     let task = Task { try await provider.loadDataRepresentation(for: .plainText) }
     #expect(await eventually { started.current })
     task.cancel()
-    await #expect { try await task.value } throws: { ($0 as? QuireError)?.code == .cancelled }
+    await expectQuireError(.cancelled) { try await task.value }
     #expect(await eventually { stopped.current })
   }
 
@@ -201,11 +192,8 @@ final class LoadingTests: FolderSuite {
     let provider = ItemProvider(suggestedName: "stuck")
     provider.loadTimeout = .milliseconds(150)
     provider.registerDataRepresentation(for: .plainText) { _ in nil }  // never completes
-    await #expect {
+    await expectQuireError(.timedOut, reasonContains: "'stuck'") {
       try await provider.loadDataRepresentation(for: .plainText)
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .timedOut && error?.reason.contains("'stuck'") == true
     }
   }
 
@@ -226,7 +214,7 @@ final class LoadingTests: FolderSuite {
     let failures = Box(0)
     for provider in providers {
       provider.loadDataRepresentation(for: .plainText) { _, error in
-        if (error as? QuireError)?.code == .timedOut { failures.update { $0 += 1 } }
+        if isQuireError(error, .timedOut) { failures.update { $0 += 1 } }
       }
     }
     let allTimedOut = await eventually { failures.current == providers.count }
@@ -238,9 +226,7 @@ final class LoadingTests: FolderSuite {
     let provider = ItemProvider()
     provider.loadTimeout = .milliseconds(100)
     provider.registerFileRepresentation(for: .png) { _ in nil }
-    await #expect { try await provider.loadFileRepresentation(for: .png) { _ in 1 } } throws: {
-      ($0 as? QuireError)?.code == .timedOut
-    }
+    await expectQuireError(.timedOut) { try await provider.loadFileRepresentation(for: .png) { _ in 1 } }
   }
 
   @Test func aThrowingHandlerFailsTheLoadWithItsError() async throws {
@@ -271,7 +257,7 @@ final class LoadingTests: FolderSuite {
         outcome.set(error)
       }
       #expect(await eventually { calls.current > 0 })
-      #expect((outcome.current as? QuireError)?.code == .timedOut)
+      expectQuireError(.timedOut, in: outcome.current)
       // A handler that started before the timeout has set `pending` by now or very soon.
       guard await eventually(timeout: .seconds(2), { pending.current != nil }), let lateCompletion = pending.current else { continue }
       // A failure is delivered within the completion call: had the gate let it through, the
@@ -290,9 +276,7 @@ final class LoadingTests: FolderSuite {
     let provider = ItemProvider()
     provider.maximumDataSize = 1 << 20
     provider.registerFileRepresentation(for: .data, fileURL: file)
-    await #expect { try await provider.loadDataRepresentation(for: .data) } throws: {
-      ($0 as? QuireError)?.code == .limitExceeded
-    }
+    await expectQuireError(.limitExceeded) { try await provider.loadDataRepresentation(for: .data) }
     // As a file it still works.
     let size = try await provider.loadFileRepresentation(for: .data) { url in
       try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int

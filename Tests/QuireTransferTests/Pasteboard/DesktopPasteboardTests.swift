@@ -281,11 +281,7 @@ final class DesktopPasteboardTests: FolderSuite {
   // Acceptance 4: one quire copies, another pastes, through the X server.
   @Test func twoQuireProcessesGoThroughTheXServerNotTheFolder() async throws {
     let quire = try quire()
-    let copied = try await quire.run(["copy", "--text", "from one quire to another ✓"])
-    #expect(copied.status == 0, "\(copied.error)")
-    let pasted = try await quire.run(["paste"])
-    #expect(pasted.status == 0, "\(pasted.error)")
-    #expect(pasted.output == "from one quire to another ✓")
+    try await quire.expectCopiedTextIsPasted("from one quire to another ✓")
     #expect(folderStore.isEmpty, "the copy went through the folder: \(folderStore)")
     // xclip sees the same clipboard.
     #expect(try await display.run(VirtualDisplay.xclip, ["-o", "-selection", "clipboard"]).text == "from one quire to another ✓")
@@ -368,11 +364,7 @@ final class DesktopPasteboardTests: FolderSuite {
     try #require(owns, "xclip never came to own the clipboard")
     stopped.signal(SIGSTOP)
     let pasteboard = try board()
-    #expect {
-      _ = try pasteboard.itemProviders
-    } throws: { error in
-      (error as? QuireError)?.code == .timedOut && "\(error)".contains("CLIPBOARD")
-    }
+    expectQuireError(.timedOut, reasonContains: "CLIPBOARD") { try pasteboard.itemProviders }
     // The connection keeps working for other selections.
     try board(Pasteboard.primaryName).setString("still serving")
     #expect(try await display.run(VirtualDisplay.xsel, ["--primary", "--output"]).text == "still serving")
@@ -385,11 +377,7 @@ final class DesktopPasteboardTests: FolderSuite {
     // The connection's thread notices the closed socket; every later use fails, none hangs.
     let failed = await eventually { (try? pasteboard.changeCount) == nil }
     #expect(failed)
-    #expect {
-      try pasteboard.setString("after")
-    } throws: { error in
-      "\(error)".contains("X display")
-    }
+    expectQuireError(.fileMissing, reasonContains: "X display", "was lost") { try pasteboard.setString("after") }
     await pasteboard.waitUntilItemsAreReplaced()  // returns: nothing is held any more
   }
 

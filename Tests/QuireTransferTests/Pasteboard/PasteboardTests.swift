@@ -6,17 +6,23 @@ import QuireTypes
 import Testing
 
 /// What every pasteboard suite here starts from: a temporary folder and the pasteboards' root
-/// in it, removed after each test.
+/// in it, removed after each test, and a clock the test moves.
 class PasteboardFolderFixture: FolderSuite {
   init() throws { try super.init() }
 
   var root: URL { folder.file("pasteboards") }
 
+  /// The time by which this test's pasteboards tell whether items have expired: it stands
+  /// still until the test moves it.
+  let now = Box(Date())
+
   /// The pasteboard as this process sees it.
-  func board(_ name: String = "general") throws -> Pasteboard { try Pasteboard(name: name, rootFolder: root) }
+  func board(_ name: String = "general") throws -> Pasteboard {
+    try Pasteboard(name: name, rootFolder: root, usesLocalItems: true, now: { [now] in now.current })
+  }
   /// The same pasteboard as another process sees it: through the folder and the socket.
   func otherProcessView(_ name: String = "general") throws -> Pasteboard {
-    try Pasteboard(name: name, rootFolder: root, usesLocalItems: false)
+    try Pasteboard(name: name, rootFolder: root, usesLocalItems: false, now: { [now] in now.current })
   }
 }
 
@@ -149,13 +155,12 @@ final class PasteboardTests: PasteboardFolderFixture {
   }
 
   @Test func expiredItemsAreGoneForEveryone() async throws {
-    // Three seconds: the two looks below must come before the expiry even when a loaded
-    // machine runs this task late (with one second, a late look found the item expired).
-    let expiry = Date().addingTimeInterval(3)
+    // The pasteboards go by the test's clock, so the looks before the expiry cannot come late.
+    let expiry = now.current.addingTimeInterval(60)
     try board().setObjects(["fleeting"], expirationDate: expiry)
     #expect(try board().numberOfItems == 1)
     #expect(try otherProcessView().numberOfItems == 1)
-    try await Task.sleep(for: .seconds(max(0, expiry.timeIntervalSinceNow) + 0.05))
+    now.set(expiry.addingTimeInterval(1))
     #expect(try board().numberOfItems == 0)
     #expect(try otherProcessView().numberOfItems == 0)
     try await board().materializePromises()
@@ -205,7 +210,7 @@ final class PasteboardTests: PasteboardFolderFixture {
     // The wait's patience is well under the handler's 600 s, so only the cancellation can have
     // ended the load (a 15 s wait beside a 20 s handler could time out on a loaded machine).
     #expect(await eventually { outcome.current != nil })
-    #expect((outcome.current as? QuireError)?.code == .cancelled)
+    expectQuireError(.cancelled, in: outcome.current)
   }
 }
 
@@ -213,11 +218,8 @@ final class PasteboardTests: PasteboardFolderFixture {
 final class PasteboardSafetyTests: PasteboardFolderFixture {
 
   func expectRefused(_ name: String = "general", sourceLocation: SourceLocation = #_sourceLocation, containing text: String) {
-    #expect(sourceLocation: sourceLocation) {
+    expectQuireError(.permissionDenied, reasonContains: text, sourceLocation: sourceLocation) {
       try Pasteboard(name: name, rootFolder: self.root)
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .permissionDenied && error?.reason.contains(text) == true
     }
   }
 
@@ -249,14 +251,12 @@ final class PasteboardSafetyTests: PasteboardFolderFixture {
     let board = try Pasteboard.general(rootFolder: root)
     let target = try folder.write("{}", to: "target.json")
     try FileManager.default.createSymbolicLink(at: board.folderURL.appendingPathComponent("state.json"), withDestinationURL: target)
-    #expect { try board.changeCount } throws: { ($0 as? QuireError)?.code == .permissionDenied }
+    expectQuireError(.permissionDenied) { try board.changeCount }
   }
 
   @Test(arguments: ["", ".hidden", "a/b", "..", "é", String(repeating: "x", count: 65), "with space"])
   func badNamesAreRefused(_ name: String) {
-    #expect { try Pasteboard(name: name, rootFolder: self.root) } throws: {
-      ($0 as? QuireError)?.code == .invalidArgument
-    }
+    expectQuireError(.invalidArgument) { try Pasteboard(name: name, rootFolder: self.root) }
   }
 
   @Test(arguments: ["", "not json", "{\"changeCount\": 1}", "{\"changeCount\":1,\"generation\":\"../../etc\",\"items\":[]}"])
@@ -264,7 +264,7 @@ final class PasteboardSafetyTests: PasteboardFolderFixture {
     let board = try Pasteboard.general(rootFolder: root)
     try Data(contents.utf8).write(to: board.folderURL.appendingPathComponent("state.json"))
     chmod(board.folderURL.appendingPathComponent("state.json").path, 0o600)
-    #expect { try board.itemProviders } throws: { ($0 as? QuireError)?.code == .invalidContent }
+    expectQuireError(.invalidContent) { try board.itemProviders }
     try board.setString("fresh")
     #expect(try await board.string() == "fresh")
   }
@@ -272,9 +272,8 @@ final class PasteboardSafetyTests: PasteboardFolderFixture {
   @Test func permissionDeniedOnTheLockFileIsAClearError() throws {
     let board = try Pasteboard.general(rootFolder: root)
     let lock = board.folderURL.appendingPathComponent("lock").path
-    #expect { try FaultPlan(failing: .create, with: .permissionDenied, under: lock).run { try board.setString("x") } } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .permissionDenied && error?.reason.contains("'lock'") == true
+    expectQuireError(.permissionDenied, reasonContains: "'lock'") {
+      try FaultPlan(failing: .create, with: .permissionDenied, under: lock).run { try board.setString("x") }
     }
   }
 
@@ -307,10 +306,8 @@ final class PasteboardItemFolderTests: PasteboardFolderFixture {
 
   func expectRefused(_ reader: Pasteboard, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let provider = try #require(try reader.itemProviders.first, sourceLocation: sourceLocation)
-    await #expect(sourceLocation: sourceLocation) {
-      _ = try await provider.loadDataRepresentation(for: .plainText)
-    } throws: { error in
-      ((error as? QuireError)?.detailedDescription ?? "\(error)").contains(words)
+    await expectQuireError(.permissionDenied, reasonContains: words, sourceLocation: sourceLocation) {
+      try await provider.loadDataRepresentation(for: .plainText)
     }
   }
 

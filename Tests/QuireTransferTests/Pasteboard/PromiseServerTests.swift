@@ -81,13 +81,10 @@ final class SystemCallFailureTests: FolderSuite {
   @Test func anUnreadableFileRepresentationIsPermissionDenied() async throws {
     let file = try folder.write("private", to: "locked.txt")
     let provider = ItemProvider(contentsOf: file)
-    await #expect {
+    await expectQuireError(.permissionDenied, reasonContains: "'locked.txt'") {
       try await FaultPlan(failing: .open, with: .permissionDenied, under: file.path).run {
         try await provider.loadDataRepresentation(for: .plainText)
       }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .permissionDenied && error?.reason.contains("'locked.txt'") == true
     }
   }
 
@@ -95,12 +92,10 @@ final class SystemCallFailureTests: FolderSuite {
     let root = folder.file("pasteboards")
     let board = try Pasteboard(name: "general", rootFolder: root)
     try board.setString("will not fit")
-    await #expect {
+    await expectQuireError(.diskFull, reasonContains: "disk is full") {
       try await FaultPlan(failing: .create, with: .noSpace, under: board.folderURL.appendingPathComponent("staging-").path).run {
         try await board.materializePromises()
       }
-    } throws: { error in
-      (error as? QuireError)?.code == .diskFull && (error as? QuireError)?.reason.contains("disk is full") == true
     }
     let other = try Pasteboard(name: "general", rootFolder: root, usesLocalItems: false)
     #expect(try other.types.isEmpty)
@@ -123,6 +118,6 @@ final class SystemCallFailureTests: FolderSuite {
     let handle = try FileHandle(forWritingTo: state)
     try handle.truncate(atOffset: 17 << 20)
     try handle.close()
-    #expect { try board.changeCount } throws: { ($0 as? QuireError)?.code == .limitExceeded }
+    expectQuireError(.limitExceeded) { try board.changeCount }
   }
 }
