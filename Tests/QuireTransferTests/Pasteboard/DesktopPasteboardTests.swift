@@ -6,53 +6,6 @@ import QuireTypes
 import Synchronization
 import Testing
 
-/// A child process started through the system layer (no signal blocked, no descriptor of
-/// ours inherited) and reaped by its own process id.
-///
-/// Not Foundation's `Process`, whose wait does not return while a grandchild lives on (as
-/// `xclip -i` forks one to serve the selection), and whose children do not end on SIGTERM.
-struct Spawned: Sendable {
-  let process: SpawnedProcess
-  var pid: pid_t { process.pid }
-
-  /// Starts `program` with standard input from `input` (or /dev/null) and standard output
-  /// into `output` (or /dev/null); standard error goes to /dev/null.
-  init(_ program: String, _ arguments: [String], environment: [String: String], input: URL? = nil, output: URL? = nil) throws {
-    let inputHandle = try input.map { try FileHandle(forReadingFrom: $0) }
-    let outputHandle = try output.map { url in
-      FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
-      return try FileHandle(forWritingTo: url)
-    }
-    defer { for handle in [inputHandle, outputHandle] { try? handle?.close() } }
-    process = try SystemCalls.spawn(
-      program, arguments: arguments, environment: environment, standardInput: inputHandle.map { .descriptor($0.fileDescriptor) } ?? .discarded,
-      standardOutput: outputHandle.map { .descriptor($0.fileDescriptor) } ?? .discarded, standardError: .discarded
-    ).get()
-  }
-
-  /// The exit status once it has ended (nil while it runs); a signal's death is 128 + signal.
-  func poll() -> Int32? { process.poll()?.shellStatus }
-
-  /// Sends it `signal`, unless it has ended and been reaped.
-  func signal(_ signal: Int32) { process.signal(signal) }
-
-  /// Waits (polling every 5 ms, on a thread of its own) until it ends; killed after `timeout`.
-  func wait(timeout: TimeInterval = 60) async -> Int32 {
-    await withCheckedContinuation { continuation in
-      Thread {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-          if let status = poll() { return continuation.resume(returning: status) }
-          usleep(5_000)
-        }
-        signal(SIGKILL)
-        _ = process.wait()
-        continuation.resume(returning: 128 + SIGKILL)
-      }.start()
-    }
-  }
-}
-
 /// An `Xvfb` X server on a display of its own, started for one test and stopped after it,
 /// and the real clipboard tools (`xclip`, `xsel`) pointed at it.
 final class VirtualDisplay: Sendable {
@@ -64,7 +17,7 @@ final class VirtualDisplay: Sendable {
 
   let name: String
   let number: Int
-  private let server: Spawned
+  private let server: RunningProcess
   /// A folder for the tools' HOME (xsel writes a log there) and their output.
   let scratch: TemporaryFolder
   private static let nextNumber = Atomic<Int>(0)
@@ -78,22 +31,18 @@ final class VirtualDisplay: Sendable {
     for _ in 0..<40 {
       let number = base + Self.nextNumber.add(1, ordering: .relaxed).oldValue % 40
       if FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { continue }
-      let ready = scratch.file("display-\(number)")
-      let process = try Spawned(
-        Self.xvfb, [":\(number)", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "320x200x24"], environment: [:], output: ready)
-      let deadline = ContinuousClock.now + .seconds(30)
-      while ContinuousClock.now < deadline, process.poll() == nil {
-        let line = (try? String(contentsOf: ready, encoding: .utf8)) ?? ""
-        if line.hasSuffix("\n") && line.trimmingCharacters(in: .whitespacesAndNewlines) == "\(number)" {
-          self.number = number
-          name = ":\(number)"
-          server = process
-          return
-        }
-        try await Task.sleep(for: .milliseconds(5))
+      let process = try ChildProcess.start(
+        URL(fileURLWithPath: Self.xvfb), [":\(number)", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "320x200x24"], environment: [:],
+        discardingErrors: true)
+      // Its number on a line of its own once it accepts clients; the end of its output when
+      // it could not start (the display was taken meanwhile).
+      if await process.output.waitForLine(within: .seconds(30), { $1 == "\(number)" }) != nil {
+        self.number = number
+        name = ":\(number)"
+        server = process
+        return
       }
-      process.signal(SIGKILL)
-      _ = await process.wait()
+      await process.killAndAwaitExit()
     }
     scratch.remove()
     throw CocoaError(.executableLoad)
@@ -102,8 +51,9 @@ final class VirtualDisplay: Sendable {
   /// Stops the server; every client of it (background `xclip`s and `quire`s) then ends.
   func stop() {
     guard !stopped.exchange(true, ordering: .relaxed) else { return }
-    server.signal(SIGTERM)
-    for _ in 0..<1000 where server.poll() == nil { usleep(5_000) }
+    // SIGTERM, not SIGKILL: the server removes its /tmp/.X*-lock on the way out.
+    server.kill(SIGTERM)
+    server.finish()
     scratch.remove()
   }
 
@@ -113,15 +63,17 @@ final class VirtualDisplay: Sendable {
     var text: String { String(decoding: output, as: UTF8.self) }
   }
 
-  /// Runs `tool` against this display with `input` (a file) on standard input; output goes
-  /// through a file. Killed after `timeout`, so a hang fails the test instead of stopping the suite.
+  /// The environment a clipboard tool runs in against this display.
+  var toolEnvironment: [String: String] { ["DISPLAY": name, "PATH": "/usr/bin:/bin", "HOME": scratch.url.path] }
+
+  /// Runs `tool` against this display with `input` (a file) on standard input, to its end
+  /// (its output goes through a file, so an `xclip` server it leaves behind cannot hold the
+  /// test). Killed after `timeout`, so a hang fails the test instead of stopping the suite.
   func run(_ tool: String, _ arguments: [String], input: URL? = nil, timeout: TimeInterval = 60) async throws -> Outcome {
-    let output = scratch.file("output-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: output) }
-    let process = try Spawned(
-      tool, arguments, environment: ["DISPLAY": name, "PATH": "/usr/bin:/bin", "HOME": scratch.url.path], input: input, output: output)
-    let status = await process.wait(timeout: timeout)
-    return Outcome(status: status, output: (try? Data(contentsOf: output)) ?? Data())
+    let result = try await ChildProcess.run(
+      URL(fileURLWithPath: tool), arguments, environment: toolEnvironment, input: try input.map { try Data(contentsOf: $0) } ?? Data(),
+      timeLimit: .seconds(timeout))
+    return Outcome(status: result.status, output: result.outputData)
   }
 
   /// The targets the clipboard's owner lists (`xclip -o -t TARGETS`), empty when none.
@@ -328,10 +280,10 @@ final class DesktopPasteboardTests: FolderSuite {
 
   @Test func aCopyServerStoppedWithoutAClipboardManagerLeavesItsItemsForQuire() async throws {
     let quire = try quire()
-    let server = try Spawned(quire.url.path, ["copy", "--text", "kept for quire", "--foreground"], environment: quire.environment)
+    let server = try ChildProcess.start(quire.url, ["copy", "--text", "kept for quire", "--foreground"], environment: quire.environment)
     #expect(try await display.waitForTarget("UTF8_STRING"))
-    server.signal(SIGTERM)  // hand over, then exit
-    #expect(await server.wait() == 0)
+    server.kill(SIGTERM)  // hand over, then exit
+    #expect(await server.waitForExit() == 0)
     #expect(try await display.targets().isEmpty, "the selection outlived its owner")
     let pasted = try await quire.run(["paste"])
     #expect(pasted.status == 0, "\(pasted.error)")
@@ -341,28 +293,24 @@ final class DesktopPasteboardTests: FolderSuite {
   @Test func anOwnerThatStopsAnsweringEndsTheReadWithATimeoutNotAHang() async throws {
     // A real xclip holding the clipboard in the foreground, then stopped: it owns the
     // selection but answers nothing.
-    let text = try folder.write("frozen", to: "frozen.txt")
     // Quire is not involved until xclip owns the clipboard: an xclip that did not come to own
     // it (seen once in a loaded full run) is replaced, up to three times, before the test fails.
-    var owner: Spawned?
+    var owner: RunningProcess?
     var owns = false
     for _ in 0..<3 where !owns {
-      if let earlier = owner {
-        earlier.signal(SIGKILL)
-        _ = await earlier.wait()
-      }
-      owner = try Spawned(
-        VirtualDisplay.xclip, ["-quiet", "-i", "-selection", "clipboard"], environment: ["DISPLAY": display.name, "HOME": folder.url.path],
-        input: text)
+      await owner?.killAndAwaitExit()
+      let started = try ChildProcess.start(
+        URL(fileURLWithPath: VirtualDisplay.xclip), ["-quiet", "-i", "-selection", "clipboard"], environment: display.toolEnvironment,
+        discardingErrors: true)
+      started.write("frozen")
+      started.closeInput()
+      owner = started
       owns = try await display.waitForTarget("UTF8_STRING")
     }
     let stopped = try #require(owner)
-    defer {
-      stopped.signal(SIGKILL)
-      _ = stopped.poll()
-    }
+    defer { stopped.kill() }
     try #require(owns, "xclip never came to own the clipboard")
-    stopped.signal(SIGSTOP)
+    stopped.kill(SIGSTOP)
     let pasteboard = try board()
     expectQuireError(.timedOut, reasonContains: "CLIPBOARD") { try pasteboard.itemProviders }
     // The connection keeps working for other selections.
