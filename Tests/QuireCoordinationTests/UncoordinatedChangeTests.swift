@@ -14,7 +14,7 @@ final class UncoordinatedChangeTests: CoordinationSuite {
   func present(
     _ url: URL, expecting prefix: String, after change: () throws -> Void,
     sourceLocation: SourceLocation = #_sourceLocation
-  ) async throws -> (RecordingPresenter, RecordingPresenter.Message?) {
+  ) async throws -> (RecordingPresenter, HeardMessages.Message?) {
     let presenter = RecordingPresenter(url, location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     try change()
@@ -90,8 +90,9 @@ final class UncoordinatedChangeTests: CoordinationSuite {
   @Test func aFolderPresenterHearsOfItsEntries() async throws {
     let inner = folder.file("box")
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
-    let (presenter, _) = try await present(inner, expecting: "subitem new.txt") {
-      try runTool("/bin/cp", ["/etc/hostname", inner.appendingPathComponent("new.txt").path])
+    let entry = inner.appendingPathComponent("new.txt")
+    let (presenter, _) = try await present(inner, expecting: "subitem \(entry.path)") {
+      try runTool("/bin/cp", ["/etc/hostname", entry.path])
     }
     FileCoordinator.removeFilePresenter(presenter)
   }
