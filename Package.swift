@@ -173,7 +173,11 @@ let package = Package(
     .testTarget(
       name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
+      name: "QuireCoordinationTests",
+      dependencies: [
+        "QuireCoordination", "QuireTypes", "QuireSystem", "QuireTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        "quire-coordination-helper",
+      ],
       swiftSettings: swiftSettings),
     // Another process for the coordination and transfer tests: it counts, writes in place,
     // holds a lock, or presents a file and prints what it hears (QuireTestSupport's presenter).
