@@ -100,15 +100,12 @@ final class LockingTests: CoordinationSuite {
     }
     inside.wait()
     let coordinator = FileCoordinator(location: location)
-    #expect {
+    expectQuireError(.timedOut, reasonContains: "process \(getpid())") {
       if waiterWrites {
         try coordinator.coordinate(writingItemAt: file, timeout: .milliseconds(100)) { _ in }
       } else {
         try coordinator.coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
       }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .timedOut && error?.reason.contains("process \(getpid())") == true
     }
     release.signal()
     let done = try coordinator.coordinate(writingItemAt: file, timeout: .seconds(5)) { _ in true }
@@ -121,9 +118,9 @@ final class LockingTests: CoordinationSuite {
     let file = try folder.write("x\n", to: "project/notes.md")
     let release = holding(.writing, inner)
     let location = self.location
-    #expect {
+    expectQuireError(.timedOut) {
       try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
-    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    }
     // A file beside the folder is not affected.
     let beside = try folder.write("y\n", to: "beside.md")
     #expect(try FileCoordinator(location: location).coordinate(writingItemAt: beside, timeout: .milliseconds(500)) { _ in true })
@@ -136,11 +133,8 @@ final class LockingTests: CoordinationSuite {
     let file = try folder.write("x\n", to: "project/notes.md")
     let release = holding(.reading, file)
     let location = self.location
-    #expect {
+    expectQuireError(.timedOut, reasonContains: "notes.md") {
       try FileCoordinator(location: location).coordinate(writingItemAt: inner, timeout: .milliseconds(100)) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .timedOut && error?.reason.contains("notes.md") == true
     }
     // Reading the folder is fine alongside.
     #expect(try FileCoordinator(location: location).coordinate(readingItemAt: inner, timeout: .milliseconds(500)) { _ in true })
@@ -195,9 +189,9 @@ final class LockingTests: CoordinationSuite {
     }
     #expect(await waitForAQueuedAcquirer(), "the writer never queued for the file")  // it waits, holding the turnstile
     // A second reader is compatible with the first, but must not overtake the waiting writer.
-    #expect {
+    expectQuireError(.timedOut) {
       try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
-    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    }
     releaseFirst.signal()
     await waitOffPool(writerDone)
     let text = try await FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .seconds(5)) { url in
@@ -254,11 +248,11 @@ final class LockingTests: CoordinationSuite {
     }
     #expect(asyncText == "nested\n")
     // A write inside a read is not covered: it waits for the outer read until its timeout.
-    await #expect {
+    await expectQuireError(.timedOut) {
       try await coordinator.coordinate(readingItemAt: file) { url in
         try await coordinator.coordinate(writingItemAt: url, timeout: .milliseconds(100)) { _ in }
       }
-    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    }
   }
 
   /// Blocking nested accesses: a write and a read of a file inside a folder being written.
@@ -307,9 +301,9 @@ final class LockingTests: CoordinationSuite {
     defer { release.signal() }
     let coordinator = FileCoordinator(location: location)
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { coordinator.cancel() }
-    #expect {
+    expectQuireError(.cancelled) {
       try coordinator.coordinate(readingItemAt: file, timeout: .seconds(10)) { _ in }
-    } throws: { ($0 as? QuireError)?.code == .cancelled }
+    }
   }
 
   @Test func cancellingTheTaskStopsAnAsyncWait() async throws {
@@ -323,8 +317,7 @@ final class LockingTests: CoordinationSuite {
     try await Task.sleep(for: .milliseconds(50))
     task.cancel()
     let result = await task.result
-    #expect(throws: QuireError.self) { try result.get() }
-    if case .failure(let error) = result { #expect((error as? QuireError)?.code == .cancelled) }
+    expectQuireError(.cancelled) { try result.get() }
   }
 
   @Test func asyncAccessesReadAndWrite() async throws {

@@ -64,12 +64,9 @@ final class NonUTF8PathTests: CoordinationSuite {
       }
     }
     let coordinator = FileCoordinator(location: location)
-    let error = try #require(throws: QuireError.self) {
+    expectQuireError(.timedOut, reasonContains: "'non\\xFFutf.md'", "process \(getpid())") {
       try coordinator.coordinate(readingItemAt: path, timeout: .milliseconds(100)) { _ in }
     }
-    #expect(error.code == .timedOut)
-    #expect(error.reason.contains("'non\\xFFutf.md'"), "\(error.reason)")
-    #expect(error.reason.contains("process \(getpid())"), "\(error.reason)")
     release.signal()
     #expect(try coordinator.coordinate(readingItemAt: path, timeout: .seconds(5)) { _ in true })
   }
@@ -83,20 +80,17 @@ final class NonUTF8PathTests: CoordinationSuite {
         release.wait()
       }
     }
-    let error = try #require(throws: QuireError.self) {
+    expectQuireError(.timedOut) {
       try FileCoordinator(location: location).coordinate(readingItemAt: FilePath(file.path), timeout: .milliseconds(100)) { _ in }
     }
-    #expect(error.code == .timedOut)
     release.signal()
   }
 
   @Test func aMissingItemIsAClearErrorNamingItEscaped() throws {
     let path = folder.path(nameBytes: Array("gone".utf8) + [0xFE])
-    let error = try #require(throws: QuireError.self) {
+    expectQuireError(.fileMissing, reasonContains: "'gone\\xFE'") {
       try FileCoordinator(location: location).coordinate(readingItemAt: path, timeout: .seconds(5)) { _ in }
     }
-    #expect(error.code == .fileMissing)
-    #expect(error.reason.contains("'gone\\xFE'"), "\(error.reason)")
   }
 
   // MARK: Presenters of such names (finding 4: `quire watch` refused them)
@@ -179,8 +173,7 @@ final class NonUTF8PathTests: CoordinationSuite {
     FileCoordinator.removeFilePresenter(presenter)
     let inMissing = RecordingPathPresenter(item.appending("inside"), location: location)
     if kind == "missing" {
-      let error = try #require(throws: QuireError.self) { try FileCoordinator.addFilePresenter(inMissing, location: location) }
-      #expect(error.reason.contains("bad\\xFF"), "\(error.reason)")
+      expectQuireError(.fileMissing, reasonContains: "bad\\xFF") { try FileCoordinator.addFilePresenter(inMissing, location: location) }
     }
   }
 }
