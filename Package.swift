@@ -162,11 +162,6 @@ let package = Package(
       name: "quire",
       dependencies: ["QuireCLI"],
       swiftSettings: swiftSettings),
-    // Spawned by QuireCoordinationTests as another process; not part of any product.
-    .executableTarget(
-      name: "quire-coordination-helper",
-      dependencies: ["QuireCoordination"],
-      swiftSettings: swiftSettings),
 
     // MARK: Tests: one target per module
     .target(
@@ -179,7 +174,18 @@ let package = Package(
     .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireCoordinationTests", dependencies: ["QuireCoordination", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireCoordinationTests",
+      dependencies: [
+        "QuireCoordination", "QuireTypes", "QuireSystem", "QuireTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        "quire-coordination-helper",
+      ],
+      swiftSettings: swiftSettings),
+    // Another process for the coordination and transfer tests: it counts, writes in place,
+    // holds a lock, or presents a file and prints what it hears (QuireTestSupport's presenter).
+    .executableTarget(
+      name: "quire-coordination-helper", dependencies: ["QuireCoordination", "QuireTestSupport"], path: "Tests/QuireCoordinationHelper",
+      swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(
       name: "quire-documents-test-helper", dependencies: ["QuireDocuments", "QuireSystem"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings

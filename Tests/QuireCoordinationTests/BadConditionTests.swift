@@ -3,6 +3,7 @@ import Foundation
 import QuireSystem
 import QuireTestSupport
 import QuireTypes
+import SystemPackage
 import Testing
 
 @Suite("Bad conditions give clear errors and no hang")
@@ -11,42 +12,33 @@ final class BadConditionTests: CoordinationSuite {
     let file = try folder.write("x\n", to: "doc.txt")
     let blocked = try folder.write("not a folder\n", to: "blocked")
     let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: blocked))
-    #expect {
+    expectQuireError(.fileMissing, reasonContains: "lock folder", "XDG_RUNTIME_DIR") {
       try coordinator.coordinate(readingItemAt: file) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.reason.contains("lock folder") == true && error?.reason.contains("XDG_RUNTIME_DIR") == true
     }
   }
 
-  @Test func aLockLocationThatRefusesWritesFailsClearly() throws {
+  /// Coordinates a write of a file whose lock folder (made here, with `attributes`) fails
+  /// `step` (every step when nil) with `errno`, as the system layer's fault plan says.
+  func writeWithTheLockFolderFailing(_ step: SystemStep?, with errno: Errno, attributes: [FileAttributeKey: Any]? = nil) throws {
     let file = try folder.write("x\n", to: "doc.txt")
-    let runtime = folder.file("readonly-run")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
+    let runtime = folder.file("faulty-run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: attributes)
     let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: runtime))
-    #expect {
-      try FaultPlan(failing: nil, with: .permissionDenied, occurrence: nil, under: runtime.path).run {
-        try coordinator.coordinate(writingItemAt: file) { _ in }
-      }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .permissionDenied && error?.reason.contains("writable") == true
+    try FaultPlan(failing: step, with: errno, occurrence: nil, under: runtime.path).run {
+      try coordinator.coordinate(writingItemAt: file) { _ in }
+    }
+  }
+
+  @Test func aLockLocationThatRefusesWritesFailsClearly() {
+    expectQuireError(.permissionDenied, reasonContains: "writable") {
+      try writeWithTheLockFolderFailing(nil, with: .permissionDenied)
     }
   }
 
   /// A full disk when the lock file is made is `diskFull`, as everywhere (the one errno mapping).
-  @Test func aFullDiskForTheLockFileIsDiskFull() throws {
-    let file = try folder.write("x\n", to: "doc.txt")
-    let runtime = folder.file("full-run")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-    let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: runtime))
-    #expect {
-      try FaultPlan(failing: .create, with: .noSpace, occurrence: nil, under: runtime.path).run {
-        try coordinator.coordinate(writingItemAt: file) { _ in }
-      }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .diskFull && error?.reason.contains("disk is full") == true
+  @Test func aFullDiskForTheLockFileIsDiskFull() {
+    expectQuireError(.diskFull, reasonContains: "disk is full") {
+      try writeWithTheLockFolderFailing(.create, with: .noSpace, attributes: [.posixPermissions: 0o700])
     }
   }
 
@@ -57,10 +49,8 @@ final class BadConditionTests: CoordinationSuite {
     try FileManager.default.createDirectory(at: folder.file("elsewhere"), withIntermediateDirectories: false)
     try FileManager.default.createSymbolicLink(at: runtime.appendingPathComponent("quire"), withDestinationURL: folder.file("elsewhere"))
     let coordinator = FileCoordinator(location: CoordinationLocation(runtimeFolder: runtime))
-    #expect {
+    expectQuireError(.permissionDenied, reasonContains: "symbolic link") {
       try coordinator.coordinate(readingItemAt: file) { _ in }
-    } throws: { error in
-      (error as? QuireError)?.reason.contains("symbolic link") == true
     }
   }
 
@@ -78,31 +68,21 @@ final class BadConditionTests: CoordinationSuite {
 
   @Test func readingAPathThatDoesNotExistFailsClearly() throws {
     let missing = folder.file("absent.md")
-    #expect {
+    expectQuireError(.fileMissing, reasonContains: "absent.md") {
       try FileCoordinator(location: location).coordinate(readingItemAt: missing) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .fileMissing && error?.reason.contains("absent.md") == true
     }
   }
 
   @Test func writingIntoAMissingFolderFailsClearly() throws {
     let missing = folder.file("no-such-folder/new.md")
-    #expect {
+    expectQuireError(.fileMissing, reasonContains: "no-such-folder") {
       try FileCoordinator(location: location).coordinate(writingItemAt: missing) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .fileMissing && error?.reason.contains("no-such-folder") == true
     }
   }
 
   @Test func presentingInAMissingFolderFailsClearly() throws {
     let presenter = RecordingPresenter(folder.file("no-such-folder/new.md"), location: location)
-    #expect {
-      try FileCoordinator.addFilePresenter(presenter, location: location)
-    } throws: { error in
-      (error as? QuireError)?.code == .fileMissing
-    }
+    expectQuireError(.fileMissing) { try FileCoordinator.addFilePresenter(presenter, location: location) }
   }
 
   @Test func deletingThePresentedItemsFolderReachesThePresenterAndLaterAccessFailsClearly() async throws {
@@ -114,24 +94,18 @@ final class BadConditionTests: CoordinationSuite {
     defer { FileCoordinator.removeFilePresenter(presenter) }
     try runTool("/bin/rm", ["-r", inner.path])
     #expect(await presenter.waitFor("deleted") != nil)
-    #expect {
+    expectQuireError(.fileMissing, reasonContains: "project") {
       try FileCoordinator(filePresenter: presenter, location: location).coordinate(writingItemAt: file, timeout: .seconds(2)) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .fileMissing && error?.reason.contains("project") == true
     }
   }
 
   @Test func reachingTheInotifyWatchLimitFailsClearly() throws {
     let file = try folder.write("x\n", to: "watched.md")
     let presenter = RecordingPresenter(file, location: location)
-    #expect {
+    expectQuireError(.limitExceeded, reasonContains: "max_user_watches") {
       try FaultPlan(failing: .watch, with: .noSpace, under: file.path).run {
         try FileCoordinator.addFilePresenter(presenter, location: location)
       }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .limitExceeded && error?.reason.contains("max_user_watches") == true
     }
     #expect(!FileCoordinator.filePresenters.contains { $0 === presenter })
   }

@@ -130,13 +130,8 @@ final class CrossProcessTests: CoordinationSuite {
     #expect(await holder.waitForLine(startingWith: "holding") != nil)
     // While it holds the item, a reader times out and is told who holds it.
     let coordinator = FileCoordinator(location: location)
-    #expect {
+    expectQuireError(.timedOut, reasonContains: "process \(holder.pid)", "quire-coordinat", "writing", "since") {
       try coordinator.coordinate(readingItemAt: file, timeout: .milliseconds(150)) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .timedOut && error?.reason.contains("process \(holder.pid)") == true
-        && error?.reason.contains("quire-coordinat") == true && error?.reason.contains("writing") == true
-        && error?.reason.contains("since") == true
     }
     holder.kill()
     _ = await holder.waitForExit()

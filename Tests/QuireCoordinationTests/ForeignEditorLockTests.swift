@@ -40,11 +40,8 @@ final class ForeignEditorLockTests: CoordinationSuite {
   @Test func aLiveForeignLockRefusesACoordinatedWriteByName() throws {
     let file = try folder.write("x\n", to: "held.md")
     try vimSwap(pid: getpid()).write(to: folder.file(".held.md.swp"))
-    #expect {
+    expectQuireError(.inUse, reasonContains: "Vim", "process \(getpid())") {
       try FileCoordinator(location: location).coordinate(writingItemAt: file) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .inUse && error?.reason.contains("Vim") == true && error?.reason.contains("process \(getpid())") == true
     }
     // Reading is fine, and a writer may choose to go ahead.
     #expect(try FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in true })

@@ -12,20 +12,15 @@ final class HostileInputTests: CoordinationSuite {
 
   @Test func aPathLongerThanTheSystemAllowsFailsClearly() {
     let long = folder.file(String(repeating: "n", count: 300))
-    #expect {
+    expectQuireError(.invalidArgument, reasonContains: "longer") {
       try FileCoordinator(location: location).coordinate(readingItemAt: long) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .invalidArgument && error?.reason.contains("longer") == true
     }
   }
 
   @Test func writingBelowAFileFailsClearly() throws {
     let file = try folder.write("x\n", to: "plain.txt")
-    #expect {
+    expectQuireError(.fileMissing, reasonContains: "not a folder") {
       try FileCoordinator(location: location).coordinate(writingItemAt: file.appendingPathComponent("inside.txt")) { _ in }
-    } throws: { error in
-      (error as? QuireError)?.reason.contains("not a folder") == true
     }
   }
 
@@ -39,10 +34,8 @@ final class HostileInputTests: CoordinationSuite {
     for name in planted {
       try FileManager.default.createSymbolicLink(at: locks.appendingPathComponent(name), withDestinationURL: victim)
     }
-    #expect {
+    expectQuireError(.systemCallFailed, reasonContains: "lock file") {
       try coordinator.coordinate(writingItemAt: file) { _ in }
-    } throws: { error in
-      (error as? QuireError)?.reason.contains("lock file") == true
     }
     #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
   }

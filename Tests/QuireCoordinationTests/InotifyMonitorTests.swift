@@ -48,10 +48,7 @@ final class InotifyMonitorTests: FolderSuite {
 
   @Test func missingPathFailsClearly() {
     let path = folder.file("absent").path
-    #expect { try InotifyMonitor.shared.events(at: path) } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .fileMissing && error?.reason.contains("absent") == true
-    }
+    expectQuireError(.fileMissing, reasonContains: "absent") { try InotifyMonitor.shared.events(at: path) }
   }
 
   // MARK: The libinotifytools shim

@@ -12,7 +12,18 @@ final class LockingTests: CoordinationSuite {
   /// Runs `body` on a new thread, returning at once.
   func onThread(_ body: @escaping @Sendable () -> Void) { Thread.detachNewThread(body) }
 
-  enum Access { case reading, writing }
+  enum Access {
+    case reading, writing
+
+    /// Takes this access to `url` with `coordinator` (waiting at most `timeout`) and runs
+    /// `body` inside it.
+    func coordinate<T>(_ url: URL, with coordinator: FileCoordinator, timeout: Duration? = nil, _ body: (URL) throws -> T) throws -> T {
+      switch self {
+      case .reading: try coordinator.coordinate(readingItemAt: url, timeout: timeout, byAccessor: body)
+      case .writing: try coordinator.coordinate(writingItemAt: url, timeout: timeout, byAccessor: body)
+      }
+    }
+  }
 
   /// Holds a coordinated access to `url` on a thread of its own and returns, once it is held,
   /// the semaphore that ends it.
@@ -34,13 +45,9 @@ final class LockingTests: CoordinationSuite {
     let release = DispatchSemaphore(value: 0)
     let coordinator = FileCoordinator(location: location)
     onThread {
-      let hold: @Sendable (URL) -> Void = { _ in
+      try? access.coordinate(url, with: coordinator) { _ in
         inside.signal()
         release.wait()
-      }
-      switch access {
-      case .reading: try? coordinator.coordinate(readingItemAt: url, byAccessor: hold)
-      case .writing: try? coordinator.coordinate(writingItemAt: url, byAccessor: hold)
       }
     }
     return (inside, release)
@@ -72,43 +79,18 @@ final class LockingTests: CoordinationSuite {
   @Test func readersShareAnItem() throws {
     let file = try folder.write("x\n", to: "shared.txt")
     let release = holding(.reading, file)
-    let location = self.location
     defer { release.signal() }
     let read = try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(500)) { _ in true }
     #expect(read)
   }
 
-  @Test(arguments: [(true, false), (false, true), (true, true)])
-  func aWriterExcludesReadersAndWriters(holderWrites: Bool, waiterWrites: Bool) throws {
+  @Test(arguments: [(Access.writing, Access.reading), (.reading, .writing), (.writing, .writing)])
+  func aWriterExcludesReadersAndWriters(holder: Access, waiter: Access) throws {
     let file = try folder.write("x\n", to: "item.txt")
-    let inside = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
-    let location = self.location
-    onThread {
-      let coordinator = FileCoordinator(location: location)
-      if holderWrites {
-        try? coordinator.coordinate(writingItemAt: file) { _ in
-          inside.signal()
-          release.wait()
-        }
-      } else {
-        try? coordinator.coordinate(readingItemAt: file) { _ in
-          inside.signal()
-          release.wait()
-        }
-      }
-    }
-    inside.wait()
+    let release = holding(holder, file)
     let coordinator = FileCoordinator(location: location)
-    #expect {
-      if waiterWrites {
-        try coordinator.coordinate(writingItemAt: file, timeout: .milliseconds(100)) { _ in }
-      } else {
-        try coordinator.coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
-      }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .timedOut && error?.reason.contains("process \(getpid())") == true
+    expectQuireError(.timedOut, reasonContains: "process \(getpid())") {
+      try waiter.coordinate(file, with: coordinator, timeout: .milliseconds(100)) { _ in }
     }
     release.signal()
     let done = try coordinator.coordinate(writingItemAt: file, timeout: .seconds(5)) { _ in true }
@@ -120,10 +102,9 @@ final class LockingTests: CoordinationSuite {
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
     let file = try folder.write("x\n", to: "project/notes.md")
     let release = holding(.writing, inner)
-    let location = self.location
-    #expect {
+    expectQuireError(.timedOut) {
       try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
-    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    }
     // A file beside the folder is not affected.
     let beside = try folder.write("y\n", to: "beside.md")
     #expect(try FileCoordinator(location: location).coordinate(writingItemAt: beside, timeout: .milliseconds(500)) { _ in true })
@@ -135,12 +116,8 @@ final class LockingTests: CoordinationSuite {
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
     let file = try folder.write("x\n", to: "project/notes.md")
     let release = holding(.reading, file)
-    let location = self.location
-    #expect {
+    expectQuireError(.timedOut, reasonContains: "notes.md") {
       try FileCoordinator(location: location).coordinate(writingItemAt: inner, timeout: .milliseconds(100)) { _ in }
-    } throws: { error in
-      let error = error as? QuireError
-      return error?.code == .timedOut && error?.reason.contains("notes.md") == true
     }
     // Reading the folder is fine alongside.
     #expect(try FileCoordinator(location: location).coordinate(readingItemAt: inner, timeout: .milliseconds(500)) { _ in true })
@@ -177,16 +154,8 @@ final class LockingTests: CoordinationSuite {
   @Test func aReaderArrivingAfterAWaitingWriterQueuesBehindIt() async throws {
     let file = try folder.write("x\n", to: "queue.txt")
     let location = self.location
-    let firstInside = DispatchSemaphore(value: 0)
-    let releaseFirst = DispatchSemaphore(value: 0)
+    let releaseFirst = await holding(.reading, file)
     let writerDone = DispatchSemaphore(value: 0)
-    onThread {
-      try? FileCoordinator(location: location).coordinate(readingItemAt: file) { _ in
-        firstInside.signal()
-        releaseFirst.wait()
-      }
-    }
-    await waitOffPool(firstInside)
     onThread {
       _ = try? FileCoordinator(location: location).coordinate(writingItemAt: file, timeout: .seconds(10)) { url in
         try Data("w\n".utf8).write(to: url)
@@ -195,9 +164,9 @@ final class LockingTests: CoordinationSuite {
     }
     #expect(await waitForAQueuedAcquirer(), "the writer never queued for the file")  // it waits, holding the turnstile
     // A second reader is compatible with the first, but must not overtake the waiting writer.
-    #expect {
+    expectQuireError(.timedOut) {
       try FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .milliseconds(100)) { _ in }
-    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    }
     releaseFirst.signal()
     await waitOffPool(writerDone)
     let text = try await FileCoordinator(location: location).coordinate(readingItemAt: file, timeout: .seconds(5)) { url in
@@ -254,11 +223,11 @@ final class LockingTests: CoordinationSuite {
     }
     #expect(asyncText == "nested\n")
     // A write inside a read is not covered: it waits for the outer read until its timeout.
-    await #expect {
+    await expectQuireError(.timedOut) {
       try await coordinator.coordinate(readingItemAt: file) { url in
         try await coordinator.coordinate(writingItemAt: url, timeout: .milliseconds(100)) { _ in }
       }
-    } throws: { ($0 as? QuireError)?.code == .timedOut }
+    }
   }
 
   /// Blocking nested accesses: a write and a read of a file inside a folder being written.
@@ -303,13 +272,12 @@ final class LockingTests: CoordinationSuite {
   @Test func cancelStopsAWaitingAccess() throws {
     let file = try folder.write("x\n", to: "held.txt")
     let release = holding(.writing, file)
-    let location = self.location
     defer { release.signal() }
     let coordinator = FileCoordinator(location: location)
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { coordinator.cancel() }
-    #expect {
+    expectQuireError(.cancelled) {
       try coordinator.coordinate(readingItemAt: file, timeout: .seconds(10)) { _ in }
-    } throws: { ($0 as? QuireError)?.code == .cancelled }
+    }
   }
 
   @Test func cancellingTheTaskStopsAnAsyncWait() async throws {
@@ -323,8 +291,7 @@ final class LockingTests: CoordinationSuite {
     try await Task.sleep(for: .milliseconds(50))
     task.cancel()
     let result = await task.result
-    #expect(throws: QuireError.self) { try result.get() }
-    if case .failure(let error) = result { #expect((error as? QuireError)?.code == .cancelled) }
+    expectQuireError(.cancelled) { try result.get() }
   }
 
   @Test func asyncAccessesReadAndWrite() async throws {

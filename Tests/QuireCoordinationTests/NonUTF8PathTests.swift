@@ -2,7 +2,6 @@ import Foundation
 import QuireCoordination
 import QuireTestSupport
 import QuireTypes
-import Synchronization
 import SystemPackage
 import Testing
 
@@ -11,33 +10,27 @@ import Testing
 final class NonUTF8PathTests: CoordinationSuite {
   /// Makes `non\xFFutf.md` holding `text`; returns its path.
   func makeFile(_ text: String = "x\n") throws -> FilePath {
-    let bytes = try folder.write(text, toNameBytes: Array("non".utf8) + [0xFF] + Array("utf.md".utf8))
-    return (bytes + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
+    let name = Array("non".utf8) + [0xFF] + Array("utf.md".utf8)
+    try folder.write(text, toNameBytes: name)
+    return folder.path(nameBytes: name)
   }
 
-  /// The whole file at `path`, read by its bytes.
-  func contents(of path: FilePath) throws -> String {
-    let fd = try FileDescriptor.open(path, .readOnly)
-    return try fd.closeAfter {
-      var buffer = [UInt8](repeating: 0, count: 256)
-      let count = try buffer.withUnsafeMutableBytes { try fd.read(into: $0) }
-      return String(decoding: buffer.prefix(count), as: UTF8.self)
-    }
-  }
+  /// The whole file at `path`, read by its bytes (nil when it cannot be opened).
+  func contents(of path: FilePath) -> String? { folder.contents(of: path).map { String(decoding: $0, as: UTF8.self) } }
 
   @Test func theVeryFileIsReadAndWrittenByItsBytes() throws {
     let path = try makeFile()
     let coordinator = FileCoordinator(location: location)
     let read = try coordinator.coordinate(readingItemAt: path, timeout: .seconds(5)) { given in
       #expect(given == path)
-      return try contents(of: given)
+      return contents(of: given)
     }
     #expect(read == "x\n")
     try coordinator.coordinate(writingItemAt: path, timeout: .seconds(5)) { given in
       let fd = try FileDescriptor.open(given, .writeOnly, options: [.truncate])
       _ = try fd.closeAfter { try fd.writeAll("y\n".utf8) }
     }
-    #expect(try contents(of: path) == "y\n")
+    #expect(contents(of: path) == "y\n")
   }
 
   @Test func aRelativePathIsTakenFromTheCurrentFolderAndNormalized() throws {
@@ -71,12 +64,9 @@ final class NonUTF8PathTests: CoordinationSuite {
       }
     }
     let coordinator = FileCoordinator(location: location)
-    let error = try #require(throws: QuireError.self) {
+    expectQuireError(.timedOut, reasonContains: "'non\\xFFutf.md'", "process \(getpid())") {
       try coordinator.coordinate(readingItemAt: path, timeout: .milliseconds(100)) { _ in }
     }
-    #expect(error.code == .timedOut)
-    #expect(error.reason.contains("'non\\xFFutf.md'"), "\(error.reason)")
-    #expect(error.reason.contains("process \(getpid())"), "\(error.reason)")
     release.signal()
     #expect(try coordinator.coordinate(readingItemAt: path, timeout: .seconds(5)) { _ in true })
   }
@@ -90,40 +80,27 @@ final class NonUTF8PathTests: CoordinationSuite {
         release.wait()
       }
     }
-    let error = try #require(throws: QuireError.self) {
+    expectQuireError(.timedOut) {
       try FileCoordinator(location: location).coordinate(readingItemAt: FilePath(file.path), timeout: .milliseconds(100)) { _ in }
     }
-    #expect(error.code == .timedOut)
     release.signal()
   }
 
   @Test func aMissingItemIsAClearErrorNamingItEscaped() throws {
-    let path = FilePath(folder.url.path).appending(try makeName())
-    let error = try #require(throws: QuireError.self) {
+    let path = folder.path(nameBytes: Array("gone".utf8) + [0xFE])
+    expectQuireError(.fileMissing, reasonContains: "'gone\\xFE'") {
       try FileCoordinator(location: location).coordinate(readingItemAt: path, timeout: .seconds(5)) { _ in }
     }
-    #expect(error.code == .fileMissing)
-    #expect(error.reason.contains("'gone\\xFE'"), "\(error.reason)")
-  }
-
-  /// `gone\xFE` as a path component.
-  func makeName() throws -> FilePath.Component {
-    let bytes = Array("gone".utf8) + [0xFE, 0]
-    let path = bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
-    return try #require(path.lastComponent)
   }
 
   // MARK: Presenters of such names (finding 4: `quire watch` refused them)
 
   /// `name` (with `\xFF` standing for that byte) as a path in the test's folder.
-  func path(_ name: String) -> FilePath {
-    let bytes = Array(folder.url.path.utf8) + [UInt8(ascii: "/")] + Array(name.utf8).flatMap { $0 == UInt8(ascii: "?") ? [0xFF] : [$0] } + [0]
-    return bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { FilePath(platformString: $0.baseAddress!) } }
-  }
+  func path(_ name: String) -> FilePath { folder.path(nameBytes: Array(name.utf8).flatMap { $0 == UInt8(ascii: "?") ? [0xFF] : [$0] }) }
 
   @Test func aPresenterOfSuchANameHearsChangesMovesAndDeletionWithTheBytes() async throws {
     let file = try makeFile()
-    let presenter = PathPresenter(file)
+    let presenter = RecordingPathPresenter(file, location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     defer { FileCoordinator.removeFilePresenter(presenter) }
     #expect(FileCoordinator.filePresenters.contains { $0 === presenter })
@@ -153,7 +130,7 @@ final class NonUTF8PathTests: CoordinationSuite {
   }
 
   @Test func aFolderPresenterHearsOfAnEntryWhoseNameIsNotUTF8ByItsBytes() async throws {
-    let presenter = PathPresenter(FilePath(folder.url.path))
+    let presenter = RecordingPathPresenter(FilePath(folder.url.path), location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     defer { FileCoordinator.removeFilePresenter(presenter) }
     _ = try makeFile()
@@ -190,63 +167,13 @@ final class NonUTF8PathTests: CoordinationSuite {
     // A presenter may present an item that is not there yet (as Apple's do); one in a
     // missing folder is an error naming it escaped.
     // A FIFO is watched without being opened for reading, so adding never blocks.
-    let presenter = PathPresenter(item)
+    let presenter = RecordingPathPresenter(item, location: location)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     #expect(FileCoordinator.filePresenters.contains { $0 === presenter })
     FileCoordinator.removeFilePresenter(presenter)
-    let inMissing = PathPresenter(item.appending("inside"))
+    let inMissing = RecordingPathPresenter(item.appending("inside"), location: location)
     if kind == "missing" {
-      let error = try #require(throws: QuireError.self) { try FileCoordinator.addFilePresenter(inMissing, location: location) }
-      #expect(error.reason.contains("bad\\xFF"), "\(error.reason)")
+      expectQuireError(.fileMissing, reasonContains: "bad\\xFF") { try FileCoordinator.addFilePresenter(inMissing, location: location) }
     }
   }
-}
-
-/// A presenter of a path of any bytes that records what it hears, names escaped.
-final class PathPresenter: FilePresenter {
-  private let item: Mutex<FilePath>
-  private let heard = HeardMessages()
-  private let subitemPaths = Mutex<[FilePath]>([])
-
-  init(_ path: FilePath) { item = Mutex(path) }
-
-  var presentedItemPath: FilePath? { item.withLock { $0 } }
-  var presentedItemURL: URL? { nil }
-  var path: FilePath { item.withLock { $0 } }
-  var texts: [String] { heard.texts }
-  var subitems: [FilePath] { subitemPaths.withLock { $0 } }
-
-  private func note(_ text: String) { heard.note(text) }
-
-  /// `path` as a test compares it: its bytes, `\xFF` for one that is not UTF-8.
-  static func shown(_ path: FilePath) -> String {
-    path.withPlatformString { raw in
-      UnsafeRawBufferPointer(start: raw, count: strlen(raw)).map { $0 < 0x80 ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }.joined()
-    }
-  }
-
-  func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
-    note("relinquish-to-writer")
-    writer { self.note("reacquire") }
-  }
-
-  func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-    note("deleted")
-    completionHandler(nil)
-  }
-
-  func presentedItemDidMove(toPath newPath: FilePath) {
-    item.withLock { $0 = newPath }
-    note("moved \(Self.shown(newPath))")
-  }
-
-  func presentedItemDidChange() { note("changed") }
-
-  func presentedSubitemDidChange(atPath subitem: FilePath) {
-    subitemPaths.withLock { $0.append(subitem) }
-    note("subitem \(Self.shown(subitem))")
-  }
-
-  /// ``HeardMessages/waitFor(_:after:)``.
-  func waitFor(_ prefix: String) async -> HeardMessages.Message? { await heard.waitFor(prefix) }
 }

@@ -1,21 +1,24 @@
-// A helper process for QuireCoordination's cross-process tests (not part of any product).
+// A helper process for the cross-process tests of QuireCoordination and QuireTransfer.
 // Usage: quire-coordination-helper RUNTIME-FOLDER COMMAND ARGUMENTSâ€¦
 //   increment COUNTER N        N coordinated read-increment-write cycles on COUNTER
 //   write-loop FILE N          N coordinated in-place writes of 64 KiB of one repeated letter
 //   present FILE UNSAVED       presents FILE holding UNSAVED as unsaved text; prints each
-//                              message it gets, one per line; saves UNSAVED when asked; exits
-//                              when standard input closes
+//                              message it gets, one per line (QuireTestSupport's
+//                              RecordingPresenter); saves UNSAVED when asked; exits when
+//                              standard input closes
 //   hold-write FILE            takes write access, writes half a file, prints "holding", waits
 //   hold-write-until-input FILE
 //                              takes write access, writes "half", prints "holding", waits for a
 //                              line on standard input, writes "complete\n", lets go, prints
 //                              "released", then waits for standard input to close
+// Every write is in place (QuireTestSupport's writeInPlace), so a reader that does not
+// coordinate could see it half done.
 import Foundation
 import QuireCoordination
-import Synchronization
+import QuireTestSupport
 
 /// Prints one line at once (standard output is a pipe; nothing waits in a buffer).
-func say(_ line: String) {
+@Sendable func say(_ line: String) {
   FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
@@ -29,74 +32,6 @@ guard arguments.count >= 4 else { fail("usage: RUNTIME-FOLDER COMMAND ARGUMENTSâ
 let location = CoordinationLocation(runtimeFolder: URL(fileURLWithPath: arguments[1]))
 let command = arguments[2]
 let file = URL(fileURLWithPath: arguments[3])
-
-/// Writes `data` in place (truncate, then write in 4 KiB pieces), so that an uncoordinated
-/// reader could see a half-written file.
-func writeInPlace(_ data: Data, to url: URL) throws {
-  let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-  guard fd >= 0 else { throw POSIXError(.EIO) }
-  defer { close(fd) }
-  var offset = 0
-  while offset < data.count {
-    let piece = data[offset..<min(data.count, offset + 4096)]
-    let written = piece.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    guard written > 0 else { throw POSIXError(.EIO) }
-    offset += written
-  }
-}
-
-final class HelperPresenter: FilePresenter {
-  let url = Mutex<URL?>(nil)
-  let unsaved = Mutex<String?>(nil)
-  let location: CoordinationLocation
-  var presentedItemURL: URL? { url.withLock { $0 } }
-
-  init(url: URL, unsaved: String, location: CoordinationLocation) {
-    self.url.withLock { $0 = url }
-    self.unsaved.withLock { $0 = unsaved.isEmpty ? nil : unsaved }
-    self.location = location
-  }
-
-  func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-    say("save")
-    guard let text = unsaved.withLock({ $0 }), let target = presentedItemURL else { return completionHandler(nil) }
-    do {
-      try FileCoordinator(filePresenter: self, location: location).coordinate(writingItemAt: target) { url in
-        try writeInPlace(Data(text.utf8), to: url)
-      }
-      unsaved.withLock { $0 = nil }
-      say("saved")
-      completionHandler(nil)
-    } catch {
-      say("save-failed \(error)")
-      completionHandler(error)
-    }
-  }
-
-  func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
-    say("relinquish-to-reader")
-    reader { say("reacquire") }
-  }
-
-  func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
-    say("relinquish-to-writer")
-    writer { say("reacquire") }
-  }
-
-  func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-    say("deleted")
-    completionHandler(nil)
-  }
-
-  func presentedItemDidMove(to newURL: URL) {
-    url.withLock { $0 = newURL }
-    say("moved \(newURL.path)")
-  }
-
-  func presentedItemDidChange() { say("changed") }
-
-  func presentedSubitemDidChange(at url: URL) { say("subitem \(url.path)") }
-}
 
 do {
   switch command {
@@ -119,7 +54,8 @@ do {
       try coordinator.coordinate(writingItemAt: file) { url in try writeInPlace(data, to: url) }
     }
   case "present":
-    let presenter = HelperPresenter(url: file, unsaved: arguments.count > 4 ? arguments[4] : "", location: location)
+    let unsaved = arguments.count > 4 && !arguments[4].isEmpty ? arguments[4] : nil
+    let presenter = RecordingPresenter(file, location: location, unsavedText: unsaved, echo: say)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     say("ready")
     while readLine() != nil {}
