@@ -3,7 +3,6 @@ import QuireBrowser
 import QuireCoordination
 import QuireTestSupport
 import QuireTypes
-import Synchronization
 import Testing
 
 @Suite("Actions")
@@ -68,7 +67,7 @@ final class ActionsTests: BrowserTestCase {
 
   @Test func renameReachesAPresenterOfTheFile() async throws {
     let file = try folder.write("a", to: "watched.md")
-    let presenter = RecordingPresenter(url: file)
+    let presenter = RecordingPresenter(file, location: .default)
     try FileCoordinator.addFilePresenter(presenter)
     defer { FileCoordinator.removeFilePresenter(presenter) }
     let renamed = try browser.renameItem(at: file, to: "followed")
@@ -78,27 +77,11 @@ final class ActionsTests: BrowserTestCase {
   @Test func moveAsksAPresenterToSaveFirst() async throws {
     try FileManager.default.createDirectory(at: folder.file("archive"), withIntermediateDirectories: true)
     let file = try folder.write("old", to: "draft.md")
-    let presenter = RecordingPresenter(url: file, unsavedText: "new")
+    let presenter = RecordingPresenter(file, location: .default, unsavedText: "new")
     try FileCoordinator.addFilePresenter(presenter)
     defer { FileCoordinator.removeFilePresenter(presenter) }
     let moved = try browser.moveItem(at: file, into: folder.file("archive"))
     #expect(try String(contentsOf: moved, encoding: .utf8) == "new")
     #expect(await eventually { presenter.presentedItemURL?.path == moved.path })
-  }
-}
-
-/// A presenter that follows moves and, when it has unsaved text, writes it when asked to save.
-final class RecordingPresenter: FilePresenter {
-  private let state: Mutex<(url: URL, unsaved: String?)>
-  init(url: URL, unsavedText: String? = nil) { state = Mutex((url, unsavedText)) }
-  var presentedItemURL: URL? { state.withLock { $0.url } }
-  func presentedItemDidMove(to newURL: URL) { state.withLock { $0.url = newURL } }
-  func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-    let (url, text) = state.withLock { state in
-      defer { state.unsaved = nil }
-      return (state.url, state.unsaved)
-    }
-    if let text { try? Data(text.utf8).write(to: url) }
-    completionHandler(nil)
   }
 }
