@@ -66,8 +66,5 @@ func pngHeader(width: UInt32 = 3, height: UInt32 = 2) -> Data {
 /// the default location (`$XDG_RUNTIME_DIR`, or its fallback): the one every coordinator made
 /// without a location uses.
 func startCoordinationHelper(_ arguments: [String]) throws -> RunningProcess {
-  guard let helper = Programs.built("quire-coordination-helper") else {
-    throw TestFailure("quire-coordination-helper is not built beside the tests; run `swift build --build-tests` first")
-  }
-  return try ChildProcess.start(helper, [CoordinationLocation.default.runtimeFolder.path] + arguments)
+  try ChildProcess.startBuilt("quire-coordination-helper", [CoordinationLocation.default.runtimeFolder.path] + arguments)
 }
