@@ -15,7 +15,8 @@ final class CrossProcessTests: CoordinationSuite {
     // Wait as long as the counter keeps moving. The time depends steeply on how busy the
     // machine is (3 s idle on two cores, up to 30 s beside two busy loops, 150-170 s beside
     // eight, when a fixed 120 s limit failed the test), while a lost wake-up or a deadlock
-    // stops the counter: no change for 60 s (or 10 minutes in all) ends the wait.
+    // stops the counter: no change for 60 s ends the wait. (It can change 4,000 times at most,
+    // so the wait ends either way; how long it took is printed, not judged.)
     // The counter is read as a reader should, coordinated: the helpers write it in place, and
     // an uncoordinated read often lands between a writer's truncation and its write (under
     // load, every read of a whole minute did, and the counter looked stuck at "").
@@ -27,7 +28,7 @@ final class CrossProcessTests: CoordinationSuite {
       if now != seen {
         seen = now
         lastChange = .now
-      } else if ContinuousClock.now - lastChange > .seconds(60) || ContinuousClock.now - start > .seconds(600) {
+      } else if ContinuousClock.now - lastChange > .seconds(60) {
         Issue.record(
           "the counter was at \(seen.trimmingCharacters(in: .whitespacesAndNewlines)) after \(ContinuousClock.now - start), unchanged for \(ContinuousClock.now - lastChange)"
         )
