@@ -40,7 +40,7 @@ final class AtomicFileTests: FolderSuite {
     #expect(attributes[.type] as? FileAttributeType != .typeRegular)
     let sub = folder.file("sub")
     try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: false)
-    #expect { try AtomicFile.write(Data("x".utf8), to: sub.path).get() } throws: { ($0 as? SyscallFailure)?.errno == .isDirectory }
+    #expect(AtomicFile.write(Data("x".utf8), to: sub.path).failure?.errno == .isDirectory)
     #expect(try names() == ["pipe", "sub"])
   }
 
@@ -49,9 +49,7 @@ final class AtomicFileTests: FolderSuite {
   func aFailedStepLeavesTheOldFile(_ step: SystemStep) throws {
     let target = try folder.write("old", to: "data")
     let plan = FaultPlan(failing: step, with: .noSpace, under: folder.url.path)
-    #expect { try plan.run { try AtomicFile.write(Data("new".utf8), to: target.path).get() } } throws: {
-      ($0 as? SyscallFailure)?.errno == .noSpace
-    }
+    #expect(plan.run { AtomicFile.write(Data("new".utf8), to: target.path) }.failure?.errno == .noSpace)
     #expect(plan.calls.contains(step))
     #expect(try String(contentsOf: target, encoding: .utf8) == "old")
     #expect(try names() == ["data"])

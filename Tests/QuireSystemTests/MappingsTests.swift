@@ -81,11 +81,3 @@ final class MappingsTests: FolderSuite {
     #expect(SystemCalls.writeAll(pipe.write, Array("dropped".utf8)).failure == nil)
   }
 }
-
-extension Result {
-  /// The error, when this is a failure.
-  fileprivate var failure: Failure? {
-    if case .failure(let error) = self { return error }
-    return nil
-  }
-}

@@ -13,10 +13,8 @@ final class PathCallsTests: FolderSuite {
     let info = try SystemCalls.lstat(FilePath(first)).get()
     #expect(info.st_mode & S_IFMT == S_IFDIR && info.st_mode & 0o777 == 0o700)
     try SystemCalls.removeFolder(first).get()
-    #expect(SystemCalls.lstat(FilePath(first)).isFailure)
-    #expect { try SystemCalls.makeTemporaryFolder(in: folder.file("missing").path, prefix: "x").get() } throws: {
-      ($0 as? SyscallFailure)?.errno == .noSuchFileOrDirectory
-    }
+    #expect(SystemCalls.lstat(FilePath(first)).failure != nil)
+    #expect(SystemCalls.makeTemporaryFolder(in: folder.file("missing").path, prefix: "x").failure?.errno == .noSuchFileOrDirectory)
   }
 
   @Test func makeFoldersMakesEachMissingFolderByItsBytesAndKeepsOnesThere() throws {
@@ -25,11 +23,11 @@ final class PathCallsTests: FolderSuite {
     let info = try SystemCalls.lstat(PathText.path(nested)).get()
     #expect(info.st_mode & S_IFMT == S_IFDIR)
     // The byte is the name's, not U+FFFD's UTF-8.
-    #expect(SystemCalls.lstat(PathText.path(folder.url.path + "/out\u{FFFD}")).isFailure)
+    #expect(SystemCalls.lstat(PathText.path(folder.url.path + "/out\u{FFFD}")).failure != nil)
     try SystemCalls.makeFolders(nested).get()
     let file = try folder.write("x", to: "file")
-    #expect { try SystemCalls.makeFolders(file.path + "/sub").get() } throws: { ($0 as? SyscallFailure)?.errno == .notDirectory }
-    #expect { try SystemCalls.makeFolders(file.path).get() } throws: { ($0 as? SyscallFailure)?.errno == .notDirectory }
+    #expect(SystemCalls.makeFolders(file.path + "/sub").failure?.errno == .notDirectory)
+    #expect(SystemCalls.makeFolders(file.path).failure?.errno == .notDirectory)
   }
 
   @Test func readLinkAndResolvedPathKeepBytesThatAreNotUTF8() throws {
@@ -48,8 +46,8 @@ final class PathCallsTests: FolderSuite {
   @Test func renameNoReplaceAndHardLinksNeverReplace() throws {
     let a = try folder.write("a", to: "a")
     let b = try folder.write("b", to: "b")
-    #expect { try SystemCalls.renameNoReplace(a.path, to: b.path).get() } throws: { ($0 as? SyscallFailure)?.errno == .fileExists }
-    #expect { try SystemCalls.makeHardLink(at: b.path, to: a.path).get() } throws: { ($0 as? SyscallFailure)?.errno == .fileExists }
+    #expect(SystemCalls.renameNoReplace(a.path, to: b.path).failure?.errno == .fileExists)
+    #expect(SystemCalls.makeHardLink(at: b.path, to: a.path).failure?.errno == .fileExists)
     try SystemCalls.makeHardLink(at: folder.file("c").path, to: a.path).get()
     try SystemCalls.renameNoReplace(a.path, to: folder.file("d").path).get()
     #expect(try String(contentsOf: folder.file("c"), encoding: .utf8) == "a")
@@ -62,7 +60,7 @@ final class PathCallsTests: FolderSuite {
 private let userAttributesWork: Bool = {
   guard let folder = try? TemporaryFolder(prefix: "quire-xattr-probe"), let file = try? folder.write("x", to: "probe") else { return false }
   defer { folder.remove() }
-  return !SystemCalls.setAttribute("user.quire.probe", to: Data("1".utf8), of: file.path).isFailure
+  return SystemCalls.setAttribute("user.quire.probe", to: Data("1".utf8), of: file.path).failure == nil
 }()
 
 @Suite("SystemCalls: extended attributes", .enabled(if: userAttributesWork, "the temporary folder's file system keeps no user extended attributes"))
@@ -76,9 +74,7 @@ final class AttributeCallsTests: FolderSuite {
     try SystemCalls.removeAttribute("user.quire.test", of: file.path).get()  // already gone: fine
     #expect(try SystemCalls.attribute("user.quire.test", of: file.path).get() == nil)
     let plan = FaultPlan(failing: .write, with: .noSpace, under: folder.url.path)
-    #expect { try plan.run { try SystemCalls.setAttribute("user.quire.test", to: Data("v".utf8), of: file.path).get() } } throws: {
-      ($0 as? SyscallFailure)?.errno == .noSpace
-    }
+    #expect(plan.run { SystemCalls.setAttribute("user.quire.test", to: Data("v".utf8), of: file.path) }.failure?.errno == .noSpace)
   }
 
   /// The handle outlives a move; finding a file by it needs `CAP_DAC_READ_SEARCH` (root here).
@@ -94,16 +90,7 @@ final class AttributeCallsTests: FolderSuite {
     defer { SystemCalls.release(fileSystem) }
     let found = try SystemCalls.path(forHandle: handle.bytes, type: handle.type, onFileSystemOf: fileSystem).get()
     #expect(SystemCalls.resolvedPath(found) == SystemCalls.resolvedPath(FilePath(moved.path)))
-    #expect { try SystemCalls.path(forHandle: [0, 1, 2], type: handle.type, onFileSystemOf: fileSystem).get() } throws: { $0 is SyscallFailure }
-    #expect { try SystemCalls.fileHandle(of: FilePath(folder.file("missing").path)).get() } throws: {
-      ($0 as? SyscallFailure)?.errno == .noSuchFileOrDirectory
-    }
-  }
-}
-
-extension Result {
-  fileprivate var isFailure: Bool {
-    if case .failure = self { return true }
-    return false
+    #expect(SystemCalls.path(forHandle: [0, 1, 2], type: handle.type, onFileSystemOf: fileSystem).failure != nil)
+    #expect(SystemCalls.fileHandle(of: FilePath(folder.file("missing").path)).failure?.errno == .noSuchFileOrDirectory)
   }
 }

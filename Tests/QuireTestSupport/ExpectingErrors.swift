@@ -81,3 +81,12 @@ private func check(_ error: any Error, code: QuireError.Code, reasonParts: [Stri
   }
   return error
 }
+
+extension Result {
+  /// The error of a failed call, `nil` when it succeeded: how a test checks a system call's
+  /// result, `#expect(SystemCalls.stat(path).failure?.errno == .noSuchFileOrDirectory)`.
+  public var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}
