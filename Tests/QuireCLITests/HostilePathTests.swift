@@ -513,6 +513,25 @@ final class NonUTF8NameTests: HostileFolderTestCase {
     #expect(!FileManager.default.fileExists(atPath: folder.file("non\u{FFFD}out.md").path))
   }
 
+  /// Text typed for `a` keeps its bytes. In quire's own mode a document holds UTF-8 text only,
+  /// so a line that is not is refused and the file stays as it was (it used to go in, and the
+  /// next open refused the file quire had saved); as a drop-in ed (`-s`) it goes in as typed,
+  /// as GNU ed writes it.
+  @Test(arguments: ["-s", ""])
+  func textTypedThatIsNotUTF8IsRefusedInQuiresOwnModeAndKeptAsEdKeepsIt(_ options: String) async throws {
+    try folder.write("# kept\n", to: "notes.md")
+    let quire = try #require(ProcessRunner.quire)
+    let result = try await shell("printf 'a\\ncaf\\351\\n.\\nw\\nq\\n' | \"\(quire.path)\" \(options) notes.md", environment: environment)
+    if options == "-s" {
+      #expect(result.status == 0, "\(result.error)")
+      #expect(folder.contents(ofNameBytes: Array("notes.md".utf8)) == Array("# kept\ncaf".utf8) + [0xE9, 0x0A])
+    } else {
+      #expect(result.status != 0)
+      #expect(result.error.contains("not valid UTF-8") && result.error.contains("left as it was"), "\(result.error)")
+      #expect(folder.contents(ofNameBytes: Array("notes.md".utf8)) == Array("# kept\n".utf8))
+    }
+  }
+
   // The time limit only guards against a hang: with `--seconds 3600`, returning at all means
   // the command stopped on its second message.
   @Test(.timeLimit(.minutes(5))) func watchReportsChangesOfTheVeryFileNamedEscaped() async throws {

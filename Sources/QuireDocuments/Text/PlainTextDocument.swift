@@ -38,7 +38,9 @@ open class PlainTextDocument: Document {
   /// refused all the same (a text editor's own mode; GNU ed's mode reads them). The text is
   /// then still held byte for byte (carriage returns are part of lines), but every read —
   /// open, revert, a reload, a recovered or restored version — refuses what is not text, with
-  /// ``TextEncoding/checkUTF8Text(_:)``'s message. Set it before ``Document/open()``.
+  /// ``TextEncoding/checkUTF8Text(_:)``'s message, and every edit refuses new bytes that are
+  /// not (``replaceBytes(inUTF8Range:with:)``, ``replaceLines(in:withBytes:)``,
+  /// ``editLines(_:)``), leaving the text as it was. Set it before ``Document/open()``.
   public var requiresUTF8Text = false
   /// Whether a last line without a newline gets one when the file is read (GNU ed's "newline
   /// appended"); the next save writes it. As in GNU ed, a file that holds a NUL byte (with
@@ -158,9 +160,10 @@ open class PlainTextDocument: Document {
   /// document that ``readsBytesExactly`` (the range need not fall between characters).
   ///
   /// - Throws: ``QuireError`` when the document is not editable or the range is outside the
-  ///   text.
+  ///   text; `invalidContent` when the document ``requiresUTF8Text`` and `bytes` are not.
   public func replaceBytes(inUTF8Range range: Range<Int>, with bytes: [UInt8]) throws {
     try checkEditable()
+    if requiresUTF8Text { try TextEncoding.checkNewUTF8Text(bytes) }
     let removed = try storage.replace(utf8Range: range, withBytes: bytes)
     let inserted = range.lowerBound..<(range.lowerBound + bytes.count)
     if undoManager.isUndoRegistrationEnabled {
@@ -186,11 +189,12 @@ open class PlainTextDocument: Document {
   /// undo entry holds the chunks the edit replaced (shared, not copied), not one entry per line.
   ///
   /// - Throws: ``QuireError`` when the document is not editable or an edit is out of order or
-  ///   outside the text, or what `body` throws; the text is then unchanged.
+  ///   outside the text (or puts in bytes that are not UTF-8 text, when the document
+  ///   ``requiresUTF8Text``), or what `body` throws; the text is then unchanged.
   public func editLines(_ body: (inout TextStorage.LineEditor) throws -> Void) throws {
     try checkEditable()
     var edited = storage
-    try edited.editLines(body)
+    try edited.editLines(requiringUTF8Text: requiresUTF8Text, body)
     replaceStorage(with: edited)
   }
 

@@ -72,6 +72,22 @@ public enum TextEncoding: String, Sendable, Hashable, CaseIterable, CustomString
     try result.get()
   }
 
+  /// Checks that `bytes`, new text for a document that holds UTF-8 text only
+  /// (``PlainTextDocument/requiresUTF8Text``), are UTF-8 text without NUL bytes.
+  ///
+  /// - Throws: ``QuireError/Code/invalidContent`` saying which byte of the new text breaks it.
+  static func checkNewUTF8Text(_ bytes: some ContiguousBytes) throws(QuireError) {
+    let problem = bytes.withUnsafeBytes { UTF8Check.firstProblem(in: $0) }
+    let keep = "This document holds UTF-8 text only, and was left as it was; type the text as UTF-8."
+    switch problem {
+    case nil: return
+    case .invalid(let at)?:
+      throw QuireError(.invalidContent, "The new text is not valid UTF-8 (its byte \(at + 1) breaks the encoding). \(keep)")
+    case .nul(let at)?:
+      throw QuireError(.invalidContent, "The new text holds a NUL byte (its byte \(at + 1)). \(keep)")
+    }
+  }
+
   private static func check(_ bytes: UnsafeRawBufferPointer, offset: Int, _ refusal: String) throws(QuireError) {
     switch UTF8Check.firstProblem(in: bytes) {
     case nil: return

@@ -666,7 +666,13 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
   /// - Throws: What `body` throws (then the text is unchanged), or the editor's
   ///   ``QuireError/Code/invalidArgument`` for an edit out of order or outside the text.
   public mutating func editLines(_ body: (inout LineEditor) throws -> Void) rethrows {
-    var editor = LineEditor(source: self)
+    try editLines(requiringUTF8Text: false, body)
+  }
+
+  /// ``editLines(_:)``, where with `requiringUTF8Text` every line an edit puts in must be
+  /// UTF-8 text without NUL bytes (``PlainTextDocument/requiresUTF8Text``).
+  mutating func editLines(requiringUTF8Text: Bool, _ body: (inout LineEditor) throws -> Void) rethrows {
+    var editor = LineEditor(source: self, requiresUTF8Text: requiringUTF8Text)
     try body(&editor)
     self = editor.finish()
   }
@@ -694,8 +700,12 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
     private var segmentChunks: [(index: Int, range: Range<Int>, newlineOffsets: [UInt16])] = []
     private static let segmentSize = 4 << 20
 
-    init(source: TextStorage) {
+    /// Whether new lines must be UTF-8 text (see ``TextStorage/editLines(requiringUTF8Text:_:)``).
+    private let requiresUTF8Text: Bool
+
+    init(source: TextStorage, requiresUTF8Text: Bool = false) {
       self.source = source
+      self.requiresUTF8Text = requiresUTF8Text
       spills = source.scratch != nil
       chunks.reserveCapacity(source.chunks.count)
     }
@@ -715,6 +725,7 @@ public struct TextStorage: Sendable, Equatable, CustomStringConvertible, CustomD
           .invalidArgument, "Line edits must come in ascending order: line \(range.lowerBound + 1) comes before line \(nextLine + 1), already edited.")
       }
       let (bytes, new) = try source.edit(replacingLines: range, withBytes: lines)
+      if requiresUTF8Text { try TextEncoding.checkNewUTF8Text(new) }
       guard bytes.lowerBound >= consumed else {
         throw QuireError(.invalidArgument, "Line edits must come in ascending order: line \(range.lowerBound + 1) overlaps an earlier edit.")
       }

@@ -174,6 +174,36 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
     try TextEncoding.checkUTF8Text(Data())
   }
 
+  /// Edits keep a document that must hold text, text: new bytes that are not UTF-8 (or a NUL)
+  /// are refused by each way bytes go in, and the text stays as it was; GNU ed's mode takes them.
+  @Test(arguments: [true, false])
+  func editsThatWouldPutInBytesThatAreNotTextAreRefused(_ required: Bool) async throws {
+    let url = try folder.write("first\nsecond\n", to: "text.txt")
+    let document = try await openQuietly(PlainTextDocument(fileURL: url)) {
+      $0.readsBytesExactly = true
+      $0.requiresUTF8Text = required
+    }
+    let latin1: [UInt8] = Array("caf".utf8) + [0xE9]
+    let edits: [(String, () throws -> Void)] = [
+      ("replaceLines", { try document.replaceLines(in: 1..<1, withBytes: [latin1]) }),
+      ("replaceBytes", { try document.replaceBytes(inUTF8Range: 0..<0, with: [0x61, 0x00, 0x0A]) }),
+      ("editLines", { try document.editLines { try $0.replaceLine(1, withBytes: latin1) } }),
+    ]
+    for (name, edit) in edits {
+      let before = document.storage
+      if required {
+        expectQuireError(.invalidContent, reasonContains: "UTF-8 text only", "left as it was") { try edit() }
+        #expect(document.storage == before, "\(name) changed the text")
+      } else {
+        try edit()
+        #expect(document.storage != before, "\(name) did not change the text")
+      }
+    }
+    // Text that is UTF-8 goes in either way.
+    try document.replaceLines(in: 0..<1, withBytes: [Array("café".utf8)])
+    #expect(document.lineBytes(at: 0) == Array("café".utf8))
+  }
+
   @Test(arguments: [true, false])
   func appendsTheMissingFinalNewlineWhenAsked(_ appends: Bool) async throws {
     let url = folder.file("open-end.txt")
