@@ -51,7 +51,6 @@ public enum ThumbnailWorker {
   ///   bytes applied to this process first, so a file that explodes fails allocation here
   ///   instead of taking the machine's memory.
   public static func serve(input: Int32 = 0, output: Int32 = 1, memoryLimit: Int? = nil, generator: ThumbnailGenerator = ThumbnailGenerator()) {
-    let input = FileDescriptor(rawValue: input)
     let output = FileDescriptor(rawValue: output)
     if let memoryLimit, memoryLimit > 0 {
       var limit = rlimit(rlim_cur: rlim_t(memoryLimit), rlim_max: rlim_t(memoryLimit))
@@ -163,7 +162,7 @@ struct LineReader {
   var start = 0
   var isAtEnd = false
 
-  init(fd: FileDescriptor) { self.fd = fd }
+  init(fd: Int32) { self.fd = FileDescriptor(rawValue: fd) }
 
   /// The next line without its newline, or nil at end of input.
   mutating func nextLine() -> [UInt8]? {
