@@ -1,6 +1,7 @@
 // The ed command scanner, address parser, regular expressions and replacements: every line of
-// the input is one command, run on a small in-memory buffer. Commands that reach files or the
-// shell (e, E, r, w, W, !) become p, so the fuzzer never writes, reads or runs anything outside.
+// the input is one command, run on a small document held in memory, as the REPL runs it.
+// Commands that reach files or the shell (e, E, r, w, W, !) become p, so the fuzzer never
+// writes, reads or runs anything outside.
 import Foundation
 import FuzzDriver
 @testable import QuireCLI
@@ -14,8 +15,16 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
     default: byte
     }
   }
+  waitOnMainActor { await run(bytes) }
+  return 0
+}
+
+/// Runs each line of `bytes` as a command on a five-line document (the engine and the
+/// document are the main actor's, as in the REPL).
+@MainActor
+func run(_ bytes: [UInt8]) async {
   var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-  let buffer = InMemoryLineBuffer(lines: ["alpha", "beta beta", "", "gamma aaaa", "delta"])
+  guard let buffer = try? DocumentLineBuffer(contents: Data("alpha\nbeta beta\n\ngamma aaaa\ndelta\n".utf8), url: nil) else { return }
   let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: { _ in })
   // g/v with t or j can double the buffer per marked line (GNU ed too): work a user would stop
   // with Ctrl-C. The harness presses it after 200 ms or 20,000 lines, through the same check
@@ -26,13 +35,12 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
   while !lines.isEmpty, executed < 64 {
     let line = lines.removeFirst()
     executed += 1
-    _ = try? engine.execute(line, input: { lines.isEmpty ? nil : lines.removeFirst() })
+    _ = try? await engine.execute(line, input: { lines.isEmpty ? nil : lines.removeFirst() })
   }
-  return 0
 }
 
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.
 @_cdecl("fuzz_ed_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-  runLibFuzzer(argc, argv) { fuzz($0, $1) }
+  runLibFuzzerServingTheMainActor(argc, argv) { fuzz($0, $1) }
 }
