@@ -224,8 +224,9 @@ final class LineEditor {
   /// symbolic links, mode 0600); `fd` is closed.
   func saveHistory(toDescriptor fd: Int32) throws {
     guard let stream = fdopen(fd, "w") else {
+      let reason = String(cString: strerror(errno))  // read before the close below can change errno
       SystemCalls.release(FileDescriptor(rawValue: fd))
-      throw QuireError(.systemCallFailed, "Cannot save the command history: \(String(cString: strerror(errno))).")
+      throw QuireError(.systemCallFailed, "Cannot save the command history: \(reason).")
     }
     defer { fclose(stream) }
     var event = HistEvent()
