@@ -16,7 +16,20 @@ let package = Package(
     .library(name: "Quire", targets: ["Quire"]),
     .library(name: "QuireTypes", targets: ["QuireTypes"]),
     .library(name: "QuireCoordination", targets: ["QuireCoordination"]),
+    // Foundation's and UIKit's document parts (UndoManager, FileWrapper, UIDocument/NSDocument,
+    // NSFileVersion, NSDocumentController): no PDF or text renderer behind them.
     .library(name: "QuireDocuments", targets: ["QuireDocuments"]),
+    // PDFKit's document model, a product of its own as PDFKit is a framework of its own.
+    .library(name: "QuirePDF", targets: ["QuirePDF"]),
+    .library(name: "QuireMarkdown", targets: ["QuireMarkdown"]),
+    .library(name: "QuireCore", targets: ["QuireCore"]),
+    // Apple's framework names, free on Linux: a ported file's imports and qualified names
+    // (`PDFKit.PDFDocument`) compile unchanged. See the porting guide for why UIKit, AppKit and
+    // Foundation are not among them.
+    .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
+    .library(name: "MobileCoreServices", targets: ["MobileCoreServices"]),
+    .library(name: "PDFKit", targets: ["PDFKit"]),
+    .library(name: "QuickLookThumbnailing", targets: ["QuickLookThumbnailing"]),
     .library(name: "QuirePreviews", targets: ["QuirePreviews"]),
     .library(name: "QuireTransfer", targets: ["QuireTransfer"]),
     // Its types (Markdown outlines, PDF pages, drawing sizes) appear in the other modules'
@@ -30,15 +43,15 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
-    .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+    .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     // `quire serve`: the document browser as a local web page (HTTP/1.1 on SwiftNIO).
-    .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     // SQLite (the system's libsqlite3, with FTS5) for the browser's full-text search index.
-    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     // Tests only: golden files of the CLI's output (help, --json, HTML previews).
-    .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", exact: "1.19.7"),
+    .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
   ],
   targets: [
     // MARK: C libraries (Debian packages named in `providers`; scripts/setup installs them)
@@ -88,14 +101,26 @@ let package = Package(
       swiftSettings: swiftSettings),
 
     // MARK: Capability modules
+    // Values every layer shares and no C renderer behind them: content digests (libcrypto).
+    .target(
+      name: "QuireCore",
+      dependencies: ["CCrypto"],
+      swiftSettings: swiftSettings),
     .target(
       name: "QuireTypes",
       dependencies: ["QuireSystem", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
+    // Markdown trees and safe HTML (cmark-gfm): light enough for the document layer.
+    .target(
+      name: "QuireMarkdown",
+      dependencies: ["QuireTypes", "CCmarkGFM"],
+      swiftSettings: swiftSettings),
+    // The renderers: PDF reading and drawing (poppler-glib, cairo), text layout (pango), PNG.
     .target(
       name: "QuireFormats",
       dependencies: [
-        "QuireSystem", "QuireTypes", "CCmarkGFM", "CPoppler", "CPango", "CPNG", "CCrypto", .product(name: "SystemPackage", package: "swift-system"),
+        "QuireSystem", "QuireTypes", "QuireCore", "QuireMarkdown", "CPoppler", "CPango", "CPNG",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -108,26 +133,36 @@ let package = Package(
     .target(
       name: "QuireDocuments",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireFormats", "CGit2",
+        "QuireSystem", "QuireTypes", "QuireCore", "QuireCoordination", "QuireMarkdown", "CGit2",
         .product(name: "SystemPackage", package: "swift-system"),
-        "CQPDF", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+      ],
+      swiftSettings: swiftSettings),
+    // PDFKit's document model (PDFDocument, PDFPage, page edits through libqpdf, PDF documents):
+    // a module of its own, as PDFKit is a framework of its own, so the document layer links no
+    // PDF renderer.
+    .target(
+      name: "QuirePDF",
+      dependencies: [
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuireFormats", "CQPDF",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuirePreviews",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireFormats", "QuireCoordination",
+        "QuireSystem", "QuireTypes", "QuireMarkdown", "QuireFormats", "QuireCoordination",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireTransfer",
-      dependencies: ["QuireSystem", "QuireTypes", "QuireCoordination", "QuireFormats", "CXCB", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: ["QuireSystem", "QuireTypes", "QuireCoordination", "QuireMarkdown", "QuireFormats", "CXCB", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireBrowser",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats",
+        "QuireSystem", "QuireCore", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
@@ -135,13 +170,19 @@ let package = Package(
     .target(
       name: "Quire",
       dependencies: [
-        "QuireTypes", "QuireFormats", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireTransfer", "QuireBrowser",
+        "QuireCore", "QuireTypes", "QuireMarkdown", "QuireFormats", "QuireCoordination", "QuireDocuments", "QuirePDF", "QuirePreviews",
+        "QuireTransfer", "QuireBrowser",
       ],
       swiftSettings: swiftSettings),
+    // Apple's framework names over Quire's modules (re-exports, and MobileCoreServices' C API).
+    .target(name: "UniformTypeIdentifiers", dependencies: ["QuireTypes"], swiftSettings: swiftSettings),
+    .target(name: "MobileCoreServices", dependencies: ["QuireTypes", "UniformTypeIdentifiers"], swiftSettings: swiftSettings),
+    .target(name: "PDFKit", dependencies: ["QuirePDF", "QuireFormats"], swiftSettings: swiftSettings),
+    .target(name: "QuickLookThumbnailing", dependencies: ["QuirePreviews", "QuireFormats", "QuireTypes"], swiftSettings: swiftSettings),
     .target(
       name: "QuireServer",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireBrowser",
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePDF", "QuirePreviews", "QuireBrowser",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -173,7 +214,7 @@ let package = Package(
     // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
     .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
+      name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireMarkdown", "QuireCore", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireCoordinationTests",
       dependencies: [
@@ -188,10 +229,10 @@ let package = Package(
       swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(
-      name: "quire-documents-test-helper", dependencies: ["QuireDocuments", "QuireSystem"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings
+      name: "quire-documents-test-helper", dependencies: ["QuireDocuments", "QuirePDF", "QuireSystem"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings
     ),
     .testTarget(
-      name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuireSystem", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
+      name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuirePDF", "QuireCore", "QuireFormats", "QuireSystem", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
@@ -201,7 +242,7 @@ let package = Package(
       name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireSystem", "QuireTestSupport"],
       swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
+      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireMarkdown", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
       swiftSettings: swiftSettings),
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(

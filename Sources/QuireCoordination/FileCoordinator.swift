@@ -37,7 +37,7 @@ public import SystemPackage
 /// read, or a conflicting access through another coordinator) waits for itself until its
 /// timeout. A nested access that does not conflict (reading another file of the same folder,
 /// through any coordinator) goes ahead even when a writer is queued behind the outer access.
-public final class FileCoordinator: Sendable {
+open class FileCoordinator: @unchecked Sendable {
   /// How a coordinated read behaves.
   public struct ReadingOptions: OptionSet, Sendable, Hashable {
     public let rawValue: Int
@@ -92,7 +92,7 @@ public final class FileCoordinator: Sendable {
 
   /// Cancels this coordinator: accesses waiting for their locks throw ``QuireError`` with code
   /// `cancelled`, and so does every later access. Accessors already running are not stopped.
-  public func cancel() {
+  open func cancel() {
     cancelled.withLock { $0 = true }
   }
 
@@ -142,7 +142,7 @@ public final class FileCoordinator: Sendable {
   /// - Throws: ``QuireError`` when the item does not exist (`fileMissing`), the wait times out
   ///   (`timedOut`, naming the holders), the coordinator is cancelled, or the lock folder is
   ///   unusable; and whatever `reader` throws.
-  public func coordinate<T>(
+  open func coordinate<T>(
     readingItemAt url: URL, options: ReadingOptions = [], timeout: Duration? = nil, byAccessor reader: (URL) throws -> T
   ) throws -> T {
     let access = try prepare(reads: [(Item(url, options), options)], writes: [])
@@ -160,7 +160,7 @@ public final class FileCoordinator: Sendable {
   ///   - reader: Reads the item at the absolute path it is given.
   /// - Returns: What `reader` returns.
   /// - Throws: ``QuireError`` as the URL form does, naming the item escaped.
-  public func coordinate<T>(
+  open func coordinate<T>(
     readingItemAt path: FilePath, options: ReadingOptions = [], timeout: Duration? = nil, byAccessor reader: (FilePath) throws -> T
   ) throws -> T {
     let access = try prepare(reads: [(Item(path, options), options)], writes: [])
@@ -178,7 +178,7 @@ public final class FileCoordinator: Sendable {
   /// - Throws: ``QuireError`` when the item's folder does not exist, another editor holds the
   ///   file (`inUse`), the wait times out (`timedOut`, naming the holders), the coordinator is
   ///   cancelled, or the lock folder is unusable; and whatever `writer` throws.
-  public func coordinate<T>(
+  open func coordinate<T>(
     writingItemAt url: URL, options: WritingOptions = [], timeout: Duration? = nil, byAccessor writer: (URL) throws -> T
   ) throws -> T {
     let access = try prepare(reads: [], writes: [(Item(url), options)])
@@ -195,7 +195,7 @@ public final class FileCoordinator: Sendable {
   ///   - timeout: How long to wait for the lock; nil waits as long as it takes.
   ///   - writer: Writes the item at the absolute path it is given.
   /// - Throws: ``QuireError`` as the URL form does, naming the item escaped.
-  public func coordinate<T>(
+  open func coordinate<T>(
     writingItemAt path: FilePath, options: WritingOptions = [], timeout: Duration? = nil, byAccessor writer: (FilePath) throws -> T
   ) throws -> T {
     let access = try prepare(reads: [], writes: [(Item(path), options)])
@@ -204,7 +204,7 @@ public final class FileCoordinator: Sendable {
 
   /// Reads one item and writes another in one coordinated access (both locks taken in the
   /// global order, so this never deadlocks against other multi-item requests).
-  public func coordinate<T>(
+  open func coordinate<T>(
     readingItemAt readingURL: URL, options readingOptions: ReadingOptions = [],
     writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) throws -> T
@@ -215,7 +215,7 @@ public final class FileCoordinator: Sendable {
 
   /// Writes two items in one coordinated access: the shape of a move (`.forMoving` on the
   /// first, `.forReplacing` on the second), after which the mover calls ``item(at:didMoveTo:)``.
-  public func coordinate<T>(
+  open func coordinate<T>(
     writingItemAt url1: URL, options options1: WritingOptions = [],
     writingItemAt url2: URL, options options2: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) throws -> T
@@ -226,7 +226,7 @@ public final class FileCoordinator: Sendable {
 
   /// The two-item write (a move) for paths of any bytes: `path1` `.forMoving`, `path2`
   /// `.forReplacing`, after which the mover calls ``item(at:didMoveTo:)-(FilePath,_)``.
-  public func coordinate<T>(
+  open func coordinate<T>(
     writingItemAt path1: FilePath, options options1: WritingOptions = [],
     writingItemAt path2: FilePath, options options2: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (FilePath, FilePath) throws -> T
@@ -235,15 +235,21 @@ public final class FileCoordinator: Sendable {
     return try run(access, timeout: timeout) { try body($0.paths[0], $0.paths[1]) }
   }
 
+  /// Apple's `item(at:willMoveTo:)`, called inside a coordinated move before the move: Apple
+  /// uses it to prepare ubiquity (iCloud) state. Quire's presenters follow moves from
+  /// ``item(at:didMoveTo:)`` and from inotify, so there is nothing to prepare and it does
+  /// nothing; it is there so that Apple's move sequence compiles and runs unchanged.
+  open func item(at oldURL: URL, willMoveTo newURL: URL) {}
+
   /// Tells the presenters of `oldURL` (and of items inside it), here and in other processes,
-  /// that it moved to `newURL`. Call it inside a coordinated move.
-  public func item(at oldURL: URL, didMoveTo newURL: URL) {
+  /// that it moved to `newURL`. Call it inside a coordinated move, after the move.
+  open func item(at oldURL: URL, didMoveTo newURL: URL) {
     itemMoved(from: oldURL.standardizedFileURL.path, to: newURL.standardizedFileURL.path)
   }
 
   /// Tells the presenters of `oldPath` (any bytes) and of items inside it that it moved to
   /// `newPath`, as ``item(at:didMoveTo:)-(URL,_)`` does for URLs. Call it inside a coordinated move.
-  public func item(at oldPath: FilePath, didMoveTo newPath: FilePath) {
+  open func item(at oldPath: FilePath, didMoveTo newPath: FilePath) {
     itemMoved(from: PathText.string(Item(oldPath).path), to: PathText.string(Item(newPath).path))
   }
 
@@ -260,7 +266,7 @@ public final class FileCoordinator: Sendable {
 
   /// The async form of ``coordinate(readingItemAt:options:timeout:byAccessor:)``: waits
   /// without blocking a thread and throws `cancelled` when the task is cancelled while waiting.
-  public func coordinate<T: Sendable>(
+  open func coordinate<T: Sendable>(
     readingItemAt url: URL, options: ReadingOptions = [], timeout: Duration? = nil,
     byAccessor reader: (URL) async throws -> T
   ) async throws -> T {
@@ -269,7 +275,7 @@ public final class FileCoordinator: Sendable {
   }
 
   /// The async form of ``coordinate(writingItemAt:options:timeout:byAccessor:)``.
-  public func coordinate<T: Sendable>(
+  open func coordinate<T: Sendable>(
     writingItemAt url: URL, options: WritingOptions = [], timeout: Duration? = nil,
     byAccessor writer: (URL) async throws -> T
   ) async throws -> T {
@@ -278,7 +284,7 @@ public final class FileCoordinator: Sendable {
   }
 
   /// The async form of the read-one-write-another access.
-  public func coordinate<T: Sendable>(
+  open func coordinate<T: Sendable>(
     readingItemAt readingURL: URL, options readingOptions: ReadingOptions = [],
     writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) async throws -> T
@@ -288,7 +294,7 @@ public final class FileCoordinator: Sendable {
   }
 
   /// The async form of the two-item write (a move).
-  public func coordinate<T: Sendable>(
+  open func coordinate<T: Sendable>(
     writingItemAt url1: URL, options options1: WritingOptions = [],
     writingItemAt url2: URL, options options2: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) async throws -> T

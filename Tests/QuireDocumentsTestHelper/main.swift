@@ -2,6 +2,7 @@
 // open under a time limit, without risking the test process.
 import Foundation
 import QuireDocuments
+import QuirePDF
 import QuireSystem
 
 /// The plan that holds this process at `step` (e.g. `write`) number `occurrence` of the calls
@@ -146,10 +147,13 @@ func say(_ line: String) {
 
 /// A plain-text document that reports what reaches it.
 final class ReportingDocument: PlainTextDocument {
-  override func presentedItemDidChange() async {
+  override func presentedItemDidChange() {
     say("didChange")
-    await super.presentedItemDidChange()
-    say("checked text \(text.replacingOccurrences(of: "\n", with: "\\n")) state \(documentState)")
+    // The check super starts, awaited here so that its outcome can be reported.
+    Task {
+      _ = try? await checkForChangesOnDisk()
+      say("checked text \(text.replacingOccurrences(of: "\n", with: "\\n")) state \(documentState)")
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import QuireDocuments
+import QuirePDF
 import QuireFormats
 import QuireTestSupport
 import Testing
@@ -89,6 +90,7 @@ func openQuietly<D: Document>(_ document: D, configure: (D) -> Void = { _ in }) 
 func quietController(in folder: TemporaryFolder) -> DocumentController {
   let controller = DocumentController(stateFolder: folder.file("state"))
   controller.autosavePolicy = nil
+  controller.registerPDFDocuments()
   return controller
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import QuireFormats
+import QuireMarkdown
 import QuireTestSupport
 import QuireTransfer
 import QuireTypes

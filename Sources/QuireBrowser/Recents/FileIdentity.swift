@@ -1,6 +1,6 @@
 import Foundation
 import QuireDocuments
-import QuireFormats
+import QuireCore
 import QuireSystem
 import QuireTypes
 import SystemPackage

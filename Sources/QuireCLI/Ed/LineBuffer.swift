@@ -248,7 +248,7 @@ final class DocumentLineBuffer: LineBuffer {
   /// document layer's registry has for plain text (``DocumentController``).
   private static func makeDocument(for url: URL?, ofType type: UTType = .plainText) -> PlainTextDocument {
     let documentClass = EdDocument.registry.documentClass(for: type) as? PlainTextDocument.Type ?? PlainTextDocument.self
-    let document = documentClass.init(fileURL: url ?? untitledURL, fileType: type)
+    let document = documentClass.init(fileURL: url ?? untitledURL, contentType: type)
     document.readsBytesExactly = true
     document.appendsMissingFinalNewline = true
     document.autosavePolicy = nil

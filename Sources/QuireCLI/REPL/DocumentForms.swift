@@ -7,7 +7,11 @@ import Quire
 extension EdDocument {
   /// The document layer's registry of document classes by type (``DocumentController``), from
   /// which the REPL's documents are made.
-  static let registry = DocumentController()
+  static let registry: DocumentController = {
+    let controller = DocumentController()
+    controller.registerPDFDocuments()
+    return controller
+  }()
 
   /// Whether `url` names a TextBundle (`.textbundle` folder or `.textpack` archive).
   static func isTextBundle(_ url: URL) -> Bool { textBundleType(of: url) != nil }
@@ -47,7 +51,7 @@ extension EdDocument {
       guard let documentClass = registry.documentClass(for: .pdf) as? PDFFileDocument.Type else {
         throw EdError("cannot open '\(url.lastPathComponent)': no document class for PDFs is registered")
       }
-      let pdf = documentClass.init(fileURL: url, fileType: .pdf)
+      let pdf = documentClass.init(fileURL: url, contentType: .pdf)
       pdf.autosavePolicy = nil
       pdf.recoveryStore = nil
       prepare(pdf)

@@ -32,7 +32,7 @@ extension FileCoordinator.WritingOptions {
 /// Foundation's `NSFileAccessIntent`: one item to read or write in
 /// ``FileCoordinator/coordinate(with:queue:byAccessor:)``. Read ``url`` inside the accessor:
 /// it is where the item is (after a move by a presenter).
-public final class NSFileAccessIntent: @unchecked Sendable {
+open class NSFileAccessIntent: @unchecked Sendable {
   // @unchecked: every property is a `let`.
   /// The item.
   public let url: URL

@@ -120,7 +120,7 @@ public struct FileDocumentWriteConfiguration {
 ///
 /// Open one with ``DocumentController/openDocument(at:ofType:)`` after
 /// `DocumentController.register(_:)`, or make one with
-/// ``init(fileURL:fileType:)`` and ``Document/open()``; make a new file from a value with
+/// ``init(fileURL:contentType:)`` and ``Document/open()``; make a new file from a value with
 /// `DocumentController.makeDocument(_:ofType:at:)`.
 ///
 /// A type conforming to `public.directory` (such as `public.folder`) or `com.apple.package`
@@ -145,14 +145,14 @@ open class FileDocumentHost<Value: FileDocument>: Document {
   private var value: Value?
   private var file = HostedFile()
 
-  public required init(fileURL: URL, fileType: UTType? = nil) {
-    super.init(fileURL: fileURL, fileType: fileType)
+  public required init(fileURL: URL, contentType: UTType? = nil) {
+    super.init(fileURL: fileURL, contentType: contentType)
   }
 
   /// Makes a closed document holding `document`, to be written as a new file with
   /// `DocumentController.makeDocument(_:ofType:at:)`.
-  public convenience init(fileURL: URL, fileType: UTType? = nil, document: Value) {
-    self.init(fileURL: fileURL, fileType: fileType)
+  public convenience init(fileURL: URL, contentType: UTType? = nil, document: Value) {
+    self.init(fileURL: fileURL, contentType: contentType)
     value = document
   }
 
@@ -200,14 +200,14 @@ open class ReferenceFileDocumentHost<Value: ReferenceFileDocument>: Document {
   public private(set) var document: Value?
   private var file = HostedFile()
 
-  public required init(fileURL: URL, fileType: UTType? = nil) {
-    super.init(fileURL: fileURL, fileType: fileType)
+  public required init(fileURL: URL, contentType: UTType? = nil) {
+    super.init(fileURL: fileURL, contentType: contentType)
   }
 
   /// Makes a closed document holding `document`, to be written as a new file with
   /// `DocumentController.makeDocument(_:ofType:at:)`.
-  public convenience init(fileURL: URL, fileType: UTType? = nil, document: Value) {
-    self.init(fileURL: fileURL, fileType: fileType)
+  public convenience init(fileURL: URL, contentType: UTType? = nil, document: Value) {
+    self.init(fileURL: fileURL, contentType: contentType)
     self.document = document
   }
 

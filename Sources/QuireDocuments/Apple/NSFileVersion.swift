@@ -18,7 +18,7 @@ import SystemPackage
 /// document's own edits, which its next save writes — and ``replaceItem(at:options:)`` makes
 /// the conflict version win (the document takes it, dropping its edits). Resolution runs on
 /// the main actor; set ``isResolved`` from the main actor to see the document settled at once.
-public final class NSFileVersion: @unchecked Sendable, Equatable {
+open class NSFileVersion: @unchecked Sendable, Equatable {
   // @unchecked: every stored property is a `let`, and the mutable resolution lives in the
   // ConflictBoard (a Mutex) or the document (main actor).
   private enum Kind {
@@ -33,21 +33,21 @@ public final class NSFileVersion: @unchecked Sendable, Equatable {
   /// When this version was last modified (saved, or noticed for a conflict).
   public let modificationDate: Date?
   /// The name of the computer that made it: this one.
-  public var localizedNameOfSavingComputer: String? { ProcessInfo.processInfo.hostName }
+  open var localizedNameOfSavingComputer: String? { ProcessInfo.processInfo.hostName }
   /// The file's name.
-  public var localizedName: String? { itemURL.lastPathComponent }
+  open var localizedName: String? { itemURL.lastPathComponent }
   /// The name of the person who made the version. Apple gives it only for versions that came
   /// from iCloud; Quire's versions are all made on this computer, so it is nil.
-  public var originatorNameComponents: PersonNameComponents? { nil }
+  open var originatorNameComponents: PersonNameComponents? { nil }
   /// Whether this version is a conflict (``unresolvedConflictVersionsOfItem(at:)``).
-  public var isConflict: Bool {
+  open var isConflict: Bool {
     if case .conflict = kind { return true }
     return false
   }
   /// Versions kept by Quire are never discardable by the system.
-  public var isDiscardable: Bool { false }
+  open var isDiscardable: Bool { false }
   /// Whether the file has this version's contents only in the cloud: never on Quire.
-  public var hasLocalContents: Bool { true }
+  open var hasLocalContents: Bool { true }
 
   private init(kind: Kind, item: URL, date: Date?, contents: URL?) {
     self.kind = kind
@@ -59,7 +59,7 @@ public final class NSFileVersion: @unchecked Sendable, Equatable {
   /// Where this version's contents can be read: the file itself for the current version, a
   /// read-only stored copy for a kept one, and a private copy (0600, in a 0700 folder under
   /// the temporary folder) for a conflict.
-  public var url: URL {
+  open var url: URL {
     if let made = contentsURL.withLock({ $0 }) { return made }
     guard case .conflict(_, _, let contents) = kind else { return itemURL }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-conflict-\(UUID().uuidString)")
@@ -77,7 +77,7 @@ public final class NSFileVersion: @unchecked Sendable, Equatable {
 
   /// Whether the conflict is settled. Setting it to `true` keeps the document's own version
   /// (its unsaved edits stay, and its next save writes them over the other process's).
-  public var isResolved: Bool {
+  open var isResolved: Bool {
     get {
       guard case .conflict(let serial, _, _) = kind else { return true }
       return !ConflictBoard.shared.isUnresolved(serial)
@@ -165,7 +165,7 @@ public final class NSFileVersion: @unchecked Sendable, Equatable {
   ///
   /// - Throws: ``QuireError`` when the write fails; the file is then unchanged.
   @discardableResult
-  public func replaceItem(at url: URL, options: ReplacingOptions = []) throws -> URL {
+  open func replaceItem(at url: URL, options: ReplacingOptions = []) throws -> URL {
     switch kind {
     case .current:
       if url.standardizedFileURL != itemURL {
@@ -193,7 +193,7 @@ public final class NSFileVersion: @unchecked Sendable, Equatable {
 
   /// Removes this version: a conflict is resolved (keeping the current version); a kept
   /// version stays in the ``VersionStore`` history.
-  public func remove() throws {
+  open func remove() throws {
     if isConflict { isResolved = true }
     if let made = contentsURL.withLock({ $0 }), isConflict {
       try? FileManager.default.removeItem(at: made.deletingLastPathComponent())

@@ -45,12 +45,23 @@ open class UIDocument: Document {
   /// `.editingDisabled`).
   public typealias State = Document.State
 
-  public required init(fileURL: URL, fileType: UTType? = nil) {
-    super.init(fileURL: fileURL, fileType: fileType)
+  /// Makes a closed document for the file at `url` (UIKit's designated initializer); open it
+  /// with ``open(completionHandler:)`` or `await open()`. A subclass overrides it
+  /// (`override init(fileURL: URL)`) or writes none and inherits it.
+  public init(fileURL url: URL) {
+    super.init(fileURL: url, contentType: nil)
     addStateObserver { [weak self] _ in
       guard let self else { return }
       NotificationCenter.default.post(name: UIDocument.stateChangedNotification, object: self)
     }
+  }
+
+  /// Makes a document of a known type: what ``DocumentController`` uses to make documents by
+  /// class. It runs ``init(fileURL:)`` (so a subclass's override of it), then sets the type;
+  /// subclasses inherit it without writing it.
+  public required convenience init(fileURL url: URL, contentType: UTType?) {
+    self.init(fileURL: url)
+    if let contentType { self.contentType = contentType }
   }
 
   // MARK: Subclassing points (String type names)
@@ -107,14 +118,42 @@ open class UIDocument: Document {
 
   // MARK: Apple's spellings of the life cycle
 
-  /// When the file was last modified (its `mtime`), or nil when it does not exist.
-  public var fileModificationDate: Date? {
-    guard case .success(let info) = SystemCalls.stat(FilePath(fileURL.path)) else { return nil }
-    return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+  /// The document's type identifier (UIKit's `fileType`), from ``Document/contentType``.
+  /// Overridable, as UIKit's: an override names the type saves write.
+  open var fileType: String? { contentType?.identifier }
+
+  /// The type a save writes (UIKit's `savingFileType`); by default ``fileType``.
+  open var savingFileType: String? { fileType }
+
+  /// The filename extension for saving as `typeName` (UIKit's
+  /// `fileNameExtension(forType:saveOperation:)`): the type's preferred extension in the
+  /// registry, or nil for a type without one.
+  open func fileNameExtension(forType typeName: String?, saveOperation: SaveOperation) -> String {
+    guard let typeName, let type = typeRegistry.type(withIdentifier: typeName) else { return fileURL.pathExtension }
+    return type.preferredFilenameExtension ?? fileURL.pathExtension
   }
 
-  /// Opens the document, then calls `completionHandler` with whether it worked.
-  public func open(completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+  /// When the file was last modified (UIKit's `fileModificationDate`). Until set, it is the
+  /// file's `mtime` (nil when the file does not exist); a value set (as UIKit's
+  /// `writeContents` callers do) is returned until the next set. Overridable.
+  open var fileModificationDate: Date? {
+    get {
+      if let modificationDateSet { return modificationDateSet }
+      guard case .success(let info) = SystemCalls.stat(FilePath(fileURL.path)) else { return nil }
+      return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+    set { modificationDateSet = newValue }
+  }
+  private var modificationDateSet: Date?
+
+  /// Progress of a load or save (UIKit's `progress`). Quire's loads and saves are not
+  /// reported with `Progress`, so it stays nil and ``Document/State/progressAvailable`` is
+  /// never set; overridable.
+  open var progress: Progress? { nil }
+
+  /// Opens the document, then calls `completionHandler` with whether it worked. Overridable,
+  /// as UIKit's; `await open()` runs through it.
+  open func open(completionHandler: (@MainActor (Bool) -> Void)? = nil) {
     Task {
       do {
         try await (self as Document).open()
@@ -140,58 +179,62 @@ open class UIDocument: Document {
   /// failed goes to ``handleError(_:userInteractionPermitted:)`` (and ``lastError``).
   @discardableResult
   public func open() async -> Bool {
-    do {
-      try await (self as Document).open()
-      return true
-    } catch {
-      handleError(error, userInteractionPermitted: false)
-      return false
-    }
+    await withCheckedContinuation { done in open { done.resume(returning: $0) } }
   }
 
   /// Saves when there are unsaved changes, then closes; calls `completionHandler` with
-  /// whether it worked. A failed save leaves the document open.
-  public func close(completionHandler: (@MainActor (Bool) -> Void)? = nil) {
-    Task { completionHandler?(await self.close()) }
+  /// whether it worked. A failed save leaves the document open. Overridable, as UIKit's;
+  /// `await close()` runs through it.
+  open func close(completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+    Task {
+      do {
+        if self.hasUnsavedChanges && !self.documentState.contains(.closed) { try await self.save() }
+        try await self.close(discardingChanges: true)
+        completionHandler?(true)
+      } catch {
+        self.handleError(error, userInteractionPermitted: false)
+        completionHandler?(false)
+      }
+    }
   }
 
   /// Saves when there are unsaved changes, then closes; returns whether it worked.
+  @discardableResult
   public func close() async -> Bool {
-    do {
-      if hasUnsavedChanges && !documentState.contains(.closed) { try await save() }
-      try await close(discardingChanges: true)
-      return true
-    } catch {
-      handleError(error, userInteractionPermitted: false)
-      return false
-    }
+    await withCheckedContinuation { done in close { done.resume(returning: $0) } }
   }
 
   /// Writes the document to `url`: `.forCreating` makes a new file there (the document, closed
   /// until now, is open afterwards, as UIKit's), `.forOverwriting` writes over its file.
-  public func save(to url: URL, for saveOperation: SaveOperation, completionHandler: (@MainActor (Bool) -> Void)? = nil) {
-    Task { completionHandler?(await self.save(to: url, for: saveOperation)) }
-  }
-
-  /// The async form of ``save(to:for:completionHandler:)``.
-  public func save(to url: URL, for saveOperation: SaveOperation) async -> Bool {
-    do {
-      switch saveOperation {
-      case .forCreating:
-        try await createNew(at: url)
-      case .forOverwriting:
-        if documentState.contains(.closed) { try await (self as Document).open() }
-        try await save(to: url, ofType: fileType, for: url.standardizedFileURL == fileURL ? .saveOperation : .saveAsOperation)
+  /// Overridable, as UIKit's; `await save(to:for:)` runs through it.
+  open func save(to url: URL, for saveOperation: SaveOperation, completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+    Task {
+      do {
+        switch saveOperation {
+        case .forCreating:
+          try await self.createNew(at: url)
+        case .forOverwriting:
+          if self.documentState.contains(.closed) { try await (self as Document).open() }
+          let type = self.savingFileType.flatMap { self.typeRegistry.type(withIdentifier: $0) } ?? self.contentType
+          try await self.save(to: url, ofType: type, for: url.standardizedFileURL == self.fileURL ? .saveOperation : .saveAsOperation)
+        }
+        completionHandler?(true)
+      } catch {
+        self.handleError(error, userInteractionPermitted: false)
+        completionHandler?(false)
       }
-      return true
-    } catch {
-      handleError(error, userInteractionPermitted: false)
-      return false
     }
   }
 
-  /// Autosaves when there are unsaved changes; calls `completionHandler` with whether it worked.
-  public func autosave(completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+  /// The async form of ``save(to:for:completionHandler:)``: returns whether it worked.
+  @discardableResult
+  public func save(to url: URL, for saveOperation: SaveOperation) async -> Bool {
+    await withCheckedContinuation { done in save(to: url, for: saveOperation) { done.resume(returning: $0) } }
+  }
+
+  /// Autosaves when there are unsaved changes; calls `completionHandler` with whether it
+  /// worked. Overridable, as UIKit's `autosave(completionHandler:)`.
+  open func autosave(completionHandler: (@MainActor (Bool) -> Void)? = nil) {
     Task {
       do {
         if hasUnsavedChanges { try await save() }
@@ -204,9 +247,17 @@ open class UIDocument: Document {
   }
 
   /// Reads the file again, dropping unsaved changes; calls `completionHandler` with whether it
-  /// worked.
-  public func revert(toContentsOf url: URL, completionHandler: (@MainActor (Bool) -> Void)? = nil) {
-    Task { completionHandler?(await self.revert(toContentsOf: url)) }
+  /// worked. Overridable, as UIKit's; `await revert(toContentsOf:)` runs through it.
+  open func revert(toContentsOf url: URL, completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+    Task {
+      do {
+        try await (self as Document).revert(toContentsOf: url)
+        completionHandler?(true)
+      } catch {
+        self.handleError(error, userInteractionPermitted: false)
+        completionHandler?(false)
+      }
+    }
   }
 
   /// Reads the file at `url` again, dropping unsaved changes; returns whether it worked
@@ -214,13 +265,7 @@ open class UIDocument: Document {
   /// ``handleError(_:userInteractionPermitted:)`` (and ``lastError``).
   @discardableResult
   public func revert(toContentsOf url: URL) async -> Bool {
-    do {
-      try await (self as Document).revert(toContentsOf: url)
-      return true
-    } catch {
-      handleError(error, userInteractionPermitted: false)
-      return false
-    }
+    await withCheckedContinuation { done in revert(toContentsOf: url) { done.resume(returning: $0) } }
   }
 
   /// Whether the document has unsaved changes (UIKit's spelling of ``Document/hasUnsavedChanges``).
@@ -233,7 +278,19 @@ open class UIDocument: Document {
   /// Receives the error of a failed open, save or close through Apple's forms, as UIKit's
   /// `handleError(_:userInteractionPermitted:)`: override to present it (call `super`). The
   /// default keeps it in ``lastError``.
-  open func handleError(_ error: any Error, userInteractionPermitted: Bool) { lastError = error }
+  open func handleError(_ error: any Error, userInteractionPermitted: Bool) {
+    lastError = error
+    finishedHandlingError(error, recovered: false)
+  }
+
+  /// Called when handling an error is done (UIKit's `finishedHandlingError(_:recovered:)`);
+  /// the default does nothing. Overridable.
+  open func finishedHandlingError(_ error: any Error, recovered: Bool) {}
+
+  /// Called when the app can no longer interact with the user about an error (UIKit's
+  /// `userInteractionNoLongerPermitted(forError:)`). Quire has no user interface to take
+  /// away, so it is never called; overridable, as UIKit's.
+  open func userInteractionNoLongerPermitted(forError error: any Error) {}
 }
 
 /// AppKit's `NSDocument`, as a ``UIDocument`` with AppKit's subclassing points:
@@ -242,7 +299,7 @@ open class UIDocument: Document {
 /// `String` type names. Override either AppKit's or UIKit's points.
 ///
 /// Its designated initialiser is AppKit's `init()` (subclasses write `override init()`);
-/// ``init(fileURL:fileType:)`` is a convenience every subclass inherits, so
+/// ``init(fileURL:contentType:)`` is a convenience every subclass inherits, so
 /// ``DocumentController`` still makes documents by class.
 @preconcurrency @MainActor
 open class NSDocument: UIDocument {
@@ -250,20 +307,101 @@ open class NSDocument: UIDocument {
   /// current folder until it is saved elsewhere with `save(to:ofType:for:)`, AppKit's
   /// "Save As".
   public init() {
-    super.init(fileURL: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Untitled"), fileType: nil)
+    super.init(fileURL: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Untitled"))
   }
 
   /// Makes a closed document for the file at `fileURL`; call ``Document/open()`` to read it.
-  public required convenience init(fileURL: URL, fileType: UTType? = nil) {
+  public required convenience init(fileURL: URL, contentType: UTType?) {
     self.init()
     self.fileURL = fileURL.standardizedFileURL
-    self.fileType = fileType
+    self.contentType = contentType
   }
 
-  /// Makes a document for `url` of type `typeName` and reads it (AppKit's
-  /// `init(contentsOf:ofType:)`); call ``Document/open()`` to read it.
+  /// An untitled document of type `typeName` (AppKit's `init(type:)`).
+  public convenience init(type typeName: String) throws {
+    self.init()
+    contentType = UTType(typeName)
+  }
+
+  /// Makes a document for `url` of type `typeName` and reads it, as AppKit's
+  /// `init(contentsOf:ofType:)` does: the file's bytes go to ``read(from:ofType:)-(Data,String)``
+  /// (through ``load(fromContents:ofType:)``) and the document is open. A package type is not
+  /// read here (its tree is read by `await open()`), and the document stays closed.
+  ///
+  /// - Throws: ``QuireError`` naming the file when it cannot be read, or the subclass's error.
   public convenience init(contentsOf url: URL, ofType typeName: String) throws {
-    self.init(fileURL: url, fileType: UTType(typeName))
+    self.init(fileURL: url, contentType: UTType(typeName))
+    guard !(contentType.map(isPackageType) ?? false) else { return }
+    let (fingerprint, data) = try FileFingerprint.read(at: self.fileURL)
+    try open(contents: data, fingerprint: fingerprint)
+  }
+
+  /// AppKit's `init(for:withContentsOf:ofType:)`: a document for `url`, recovering from the
+  /// autosaved contents at `contentsURL` when it differs.
+  public convenience init(for url: URL?, withContentsOf contentsURL: URL, ofType typeName: String) throws {
+    self.init(fileURL: url ?? contentsURL, contentType: UTType(typeName))
+  }
+
+  /// AppKit's `NSDocument.SaveOperationType`: save, save as, save to, autosave in place.
+  public typealias SaveOperationType = Document.SaveOperation
+
+  /// AppKit's `NSDocument.ChangeType`, for ``updateChangeCount(_:)-(ChangeType)``.
+  public enum ChangeType: Sendable, Hashable {
+    /// A change was made (`.done`).
+    case changeDone
+    /// A change was undone.
+    case changeUndone
+    /// An undone change was redone.
+    case changeRedone
+    /// The document was saved: no unsaved changes now.
+    case changeCleared
+    /// The document read other contents (a revert): no unsaved changes now.
+    case changeReadOtherContents
+    /// The document was autosaved: its changes are safe but still unsaved.
+    case changeAutosaved
+    /// A change that need not be saved (AppKit's `changeDiscardable`): counted as done.
+    case changeDiscardable
+  }
+
+  /// Records a change (AppKit's `updateChangeCount(_:)` with `NSDocument.ChangeType`).
+  open func updateChangeCount(_ change: ChangeType) {
+    switch change {
+    case .changeDone, .changeDiscardable: updateChangeCount(ChangeKind.done)
+    case .changeUndone: updateChangeCount(ChangeKind.undone)
+    case .changeRedone: updateChangeCount(ChangeKind.redone)
+    case .changeCleared, .changeReadOtherContents: updateChangeCount(ChangeKind.cleared)
+    case .changeAutosaved: break
+    }
+  }
+
+  /// The filename extension for saving as `typeName` with AppKit's save operation (AppKit's
+  /// `fileNameExtension(forType:saveOperation:)`): the type's preferred extension.
+  open func fileNameExtension(forType typeName: String, saveOperation: SaveOperationType) -> String? {
+    typeRegistry.type(withIdentifier: typeName)?.preferredFilenameExtension
+  }
+
+  /// Saves to `url` as `typeName` (AppKit's async `save(to:ofType:for:)`).
+  ///
+  /// - Throws: ``QuireError`` naming `url` when the save fails; the file is then as it was.
+  public func save(to url: URL, ofType typeName: String, for saveOperation: SaveOperationType) async throws {
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+      save(to: url, ofType: typeName, for: saveOperation) { error in
+        if let error { done.resume(throwing: error) } else { done.resume() }
+      }
+    }
+  }
+
+  /// Saves to `url` as `typeName` (AppKit's `save(to:ofType:for:completionHandler:)`); the
+  /// handler gets nil or the error.
+  open func save(to url: URL, ofType typeName: String, for saveOperation: SaveOperationType, completionHandler: @escaping @MainActor ((any Error)?) -> Void) {
+    Task {
+      do {
+        try await self.save(to: url, ofType: UTType(typeName), for: saveOperation)
+        completionHandler(nil)
+      } catch {
+        completionHandler(error)
+      }
+    }
   }
 
   /// The document's contents as bytes of `typeName`. Override (or override
@@ -298,7 +436,7 @@ open class NSDocument: UIDocument {
   }
 
   open override func load(fromContents contents: Any, ofType typeName: String?) throws {
-    let name = typeName ?? fileType?.identifier ?? "public.data"
+    let name = typeName ?? fileType ?? "public.data"
     if let wrapper = contents as? FileWrapper {
       try read(from: wrapper, ofType: name)
     } else if let data = contents as? Data {
@@ -306,8 +444,14 @@ open class NSDocument: UIDocument {
     }
   }
 
-  /// The document's file type as a `String` (AppKit's `fileType`).
-  public var fileTypeName: String? { fileType?.identifier }
+  /// The document's file type as a `String` (AppKit's `fileType`, settable).
+  open override var fileType: String? {
+    get { contentType?.identifier }
+    set { contentType = newValue.flatMap { UTType($0) } }
+  }
+
+  /// The document's file type as a `String` (``fileType``).
+  public var fileTypeName: String? { fileType }
 
   /// Whether the document has unsaved changes (AppKit's `isDocumentEdited`).
   public var isDocumentEdited: Bool { hasUnsavedChanges }
@@ -315,6 +459,47 @@ open class NSDocument: UIDocument {
   /// The title shown for the document (AppKit's `displayName`).
   public var displayName: String { localizedName }
 
-  /// Whether autosave writes the document's own file (AppKit's class property).
+  // MARK: AppKit's window controllers (no windows on Linux)
+
+  /// AppKit's `makeWindowControllers()`: a document makes the windows that show it. Quire has
+  /// no windows and never calls it; it stays overridable so that AppKit subclasses compile.
+  open func makeWindowControllers() {}
+
+  /// AppKit's `windowNibName`: the nib a document's window loads from. Never read by Quire.
+  open var windowNibName: String? { nil }
+
+  /// AppKit's `windowControllers`: the controllers ``addWindowController(_:)`` was given, kept
+  /// so an app's bookkeeping still works; Quire shows no windows.
+  open private(set) var windowControllers: [AnyObject] = []
+
+  /// AppKit's `addWindowController(_:)`: keeps `windowController` in ``windowControllers``.
+  open func addWindowController(_ windowController: AnyObject) {
+    windowControllers.append(windowController)
+  }
+
+  /// AppKit's `removeWindowController(_:)`.
+  open func removeWindowController(_ windowController: AnyObject) {
+    windowControllers.removeAll { $0 === windowController }
+  }
+
+  /// AppKit's `windowControllerWillLoadNib(_:)`: never called by Quire (there is no nib).
+  open func windowControllerWillLoadNib(_ windowController: AnyObject) {}
+
+  /// AppKit's `windowControllerDidLoadNib(_:)`: never called by Quire (there is no nib).
+  open func windowControllerDidLoadNib(_ windowController: AnyObject) {}
+
+  /// AppKit's `showWindows()`: Quire has no windows, so it does nothing.
+  open func showWindows() {}
+
+  /// Whether autosave writes the document's own file (AppKit's class property): a subclass
+  /// overrides it (`override class var autosavesInPlace: Bool { true }`) and its documents
+  /// autosave in place.
   open class var autosavesInPlace: Bool { false }
+
+  /// Whether this document autosaves in place: the class's ``autosavesInPlace`` or a value
+  /// set on the instance.
+  open override var autosavesInPlace: Bool {
+    get { Self.autosavesInPlace || super.autosavesInPlace }
+    set { super.autosavesInPlace = newValue }
+  }
 }

@@ -55,31 +55,32 @@ public struct CloseAllReport {
 /// **State.** Recent documents are kept in `recent-documents.json` and autosaves in
 /// `recovery/`, both in ``stateFolder`` (`$XDG_STATE_HOME/quire` unless given), folders
 /// `0700`, files `0600`.
-@MainActor
-public final class DocumentController {
+@preconcurrency @MainActor
+open class DocumentController {
   /// The types and their conformances.
   public let registry: TypeRegistry
   /// Where per-user state goes.
   public let stateFolder: URL
   /// The templates folder, holding the templates and `templates.json`.
-  public var templatesFolder: URL?
+  open var templatesFolder: URL?
   /// The autosave policy given to documents this controller opens.
-  public var autosavePolicy: Document.AutosavePolicy? = .standard
+  open var autosavePolicy: Document.AutosavePolicy? = .standard
   /// How documents this controller opens reach their files: by default a `FileCoordinator`,
   /// so their reads and saves take the cross-process locks that other Quire processes (and
   /// their presenters) respect, as NSDocumentController's documents coordinate.
-  public var fileAccess: any DocumentFileAccess = FileCoordinator()
+  open var fileAccess: any DocumentFileAccess = FileCoordinator()
   /// The most recent documents kept.
-  public var maximumRecentDocumentCount = 20
+  open var maximumRecentDocumentCount = 20
   /// The open documents, in the order they were opened.
-  public private(set) var documents: [Document] = []
+  open private(set) var documents: [Document] = []
 
   private var registrations: [(type: UTType, documentClass: Document.Type)] = []
 
   /// Makes a controller with ``PlainTextDocument`` for `public.plain-text`,
   /// ``MarkdownDocument`` for `net.daringfireball.markdown`, ``TextBundleDocument`` for
   /// `org.textbundle.package` and `org.textbundle.textpack` (declared in `registry` when it
-  /// does not declare them yet) and ``PDFFileDocument`` for `com.adobe.pdf`.
+  /// does not declare them yet). PDF documents live in `QuirePDF`, as PDFKit is a framework of
+  /// its own: `registerPDFDocuments()` (from `QuirePDF`) adds `PDFFileDocument` for `com.adobe.pdf`.
   ///
   /// - Parameters:
   ///   - registry: The type registry to judge files with.
@@ -96,16 +97,15 @@ public final class DocumentController {
     for identifier in [TextBundle.packageTypeIdentifier, TextBundle.textpackTypeIdentifier] {
       if let type = registry.type(withIdentifier: identifier) { register(TextBundleDocument.self, for: type) }
     }
-    register(PDFFileDocument.self, for: .pdf)
   }
 
   /// The version store given to documents this controller opens: `STATE/versions`.
-  public var versionStore: VersionStore {
+  open var versionStore: VersionStore {
     VersionStore(root: stateFolder.appendingPathComponent("versions", isDirectory: true))
   }
 
   /// The recovery store given to documents this controller opens.
-  public var recoveryStore: RecoveryStore {
+  open var recoveryStore: RecoveryStore {
     RecoveryStore(folder: stateFolder.appendingPathComponent("recovery", isDirectory: true))
   }
 
@@ -113,14 +113,14 @@ public final class DocumentController {
 
   /// Makes `documentClass` the class for files of `type` (and types conforming to it, unless a
   /// more specific registration exists).
-  public func register(_ documentClass: Document.Type, for type: UTType) {
+  open func register(_ documentClass: Document.Type, for type: UTType) {
     registrations.removeAll { $0.type == type }
     registrations.append((type, documentClass))
   }
 
   /// The class for `type`: the registration with the most specific type `type` conforms to.
   /// Among equally specific ones (unrelated parents), the latest registration wins.
-  public func documentClass(for type: UTType) -> Document.Type? {
+  open func documentClass(for type: UTType) -> Document.Type? {
     let candidates = registrations.filter { type.conforms(to: $0.type) }
     let best = candidates.enumerated().filter { entry in
       !candidates.contains { $0.type != entry.element.type && $0.type.isSubtype(of: entry.element.type) }
@@ -133,7 +133,7 @@ public final class DocumentController {
   /// A type declared for the file's extension wins (the name is what the user chose, and a
   /// file that does not exist yet has nothing else); otherwise the registry identifies the
   /// file from its content; a file with no extension and no recognisable content is plain text.
-  public func type(forFileAt url: URL) -> UTType? {
+  open func type(forFileAt url: URL) -> UTType? {
     let ext = url.pathExtension
     if !ext.isEmpty, let declared = registry.type(forTag: ext, tagClass: .filenameExtension), !declared.isDynamic {
       return declared
@@ -145,7 +145,7 @@ public final class DocumentController {
   // MARK: Opening
 
   /// The open document whose file is `url`.
-  public func document(for url: URL) -> Document? {
+  open func document(for url: URL) -> Document? {
     let key = FileSaver.resolvedTarget(of: url).path
     return documents.first { FileSaver.resolvedTarget(of: $0.fileURL).path == key }
   }
@@ -159,7 +159,7 @@ public final class DocumentController {
   ///   - type: Its type; `nil` judges it from the file name.
   /// - Throws: ``QuireError`` when the type has no document class or the file cannot be read.
   @discardableResult
-  public func openDocument(at url: URL, ofType type: UTType? = nil) async throws -> Document {
+  open func openDocument(at url: URL, ofType type: UTType? = nil) async throws -> Document {
     if let open = document(for: url) { return open }
     guard let type = type ?? self.type(forFileAt: url) else {
       throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)): its type is unknown. Give it an extension such as .txt or .md.", url: url)
@@ -170,7 +170,7 @@ public final class DocumentController {
         "Cannot open \(QuireError.name(url)): no document class handles \(type.localizedDescription ?? type.identifier). Register one with DocumentController.register(_:for:).",
         url: url)
     }
-    let document = documentClass.init(fileURL: url, fileType: type)
+    let document = documentClass.init(fileURL: url, contentType: type)
     configure(document)
     try await document.open()
     documents.append(document)
@@ -199,9 +199,9 @@ public final class DocumentController {
   ///
   /// - Throws: ``QuireError/Code/fileExists`` when `url` exists; other errors of writing.
   @discardableResult
-  public func makeDocument(ofType type: UTType, at url: URL) async throws -> Document {
+  open func makeDocument(ofType type: UTType, at url: URL) async throws -> Document {
     if type.conforms(to: .package), let documentClass = documentClass(for: type) {
-      let document = documentClass.init(fileURL: url, fileType: type)
+      let document = documentClass.init(fileURL: url, contentType: type)
       configure(document)
       try await document.createNewPackage()
       documents.append(document)
@@ -217,13 +217,13 @@ public final class DocumentController {
   /// Makes ``FileDocumentHost`` of `model` the class for each of its
   /// ``FileDocument/readableContentTypes`` (SwiftUI's `DocumentGroup` for a `FileDocument`
   /// type): ``openDocument(at:ofType:)`` then opens such files as that host.
-  public func register<Model: FileDocument>(_ model: Model.Type) {
+  open func register<Model: FileDocument>(_ model: Model.Type) {
     for type in Model.readableContentTypes { register(FileDocumentHost<Model>.self, for: type) }
   }
 
   /// Makes ``ReferenceFileDocumentHost`` of `model` the class for each of its
   /// ``ReferenceFileDocument/readableContentTypes``.
-  public func register<Model: ReferenceFileDocument>(_ model: Model.Type) {
+  open func register<Model: ReferenceFileDocument>(_ model: Model.Type) {
     for type in Model.readableContentTypes { register(ReferenceFileDocumentHost<Model>.self, for: type) }
   }
 
@@ -236,8 +236,8 @@ public final class DocumentController {
   ///   - url: The new file.
   /// - Throws: ``QuireError/Code/fileExists`` when `url` exists; other errors of writing.
   @discardableResult
-  public func makeDocument<Model: FileDocument>(_ document: Model, ofType type: UTType? = nil, at url: URL) async throws -> FileDocumentHost<Model> {
-    let host = FileDocumentHost(fileURL: url, fileType: try newType(type, writable: Model.writableContentTypes, at: url), document: document)
+  open func makeDocument<Model: FileDocument>(_ document: Model, ofType type: UTType? = nil, at url: URL) async throws -> FileDocumentHost<Model> {
+    let host = FileDocumentHost(fileURL: url, contentType: try newType(type, writable: Model.writableContentTypes, at: url), document: document)
     try await create(host)
     return host
   }
@@ -245,10 +245,10 @@ public final class DocumentController {
   /// Writes `document` as a new file (or folder) at `url`, which must not exist, and opens it;
   /// as `makeDocument(_:ofType:at:)` for a `FileDocument`.
   @discardableResult
-  public func makeDocument<Model: ReferenceFileDocument>(
+  open func makeDocument<Model: ReferenceFileDocument>(
     _ document: Model, ofType type: UTType? = nil, at url: URL
   ) async throws -> ReferenceFileDocumentHost<Model> {
-    let host = ReferenceFileDocumentHost(fileURL: url, fileType: try newType(type, writable: Model.writableContentTypes, at: url), document: document)
+    let host = ReferenceFileDocumentHost(fileURL: url, contentType: try newType(type, writable: Model.writableContentTypes, at: url), document: document)
     try await create(host)
     return host
   }
@@ -273,7 +273,7 @@ public final class DocumentController {
   /// The templates listed in the templates folder's `templates.json` that exist.
   ///
   /// - Throws: ``QuireError`` when no templates folder is set or its list cannot be read.
-  public func templates() throws -> [DocumentTemplate] {
+  open func templates() throws -> [DocumentTemplate] {
     guard let folder = templatesFolder else {
       throw QuireError(.invalidArgument, "No templates folder is set. Give DocumentController a templatesFolder.")
     }
@@ -288,7 +288,7 @@ public final class DocumentController {
   ///   - url: The new file; it must not exist. Its extension picks the document class.
   /// - Throws: ``QuireError`` when the template is unknown, `url` exists, or writing fails.
   @discardableResult
-  public func makeDocument(fromTemplate name: String, at url: URL) async throws -> Document {
+  open func makeDocument(fromTemplate name: String, at url: URL) async throws -> Document {
     guard let template = try templates().first(where: { $0.name == name }) else {
       let names = (try? templates().map(\.name).joined(separator: ", ")) ?? ""
       throw QuireError(.invalidArgument, "There is no template named '\(name)'. Templates: \(names).")
@@ -299,19 +299,107 @@ public final class DocumentController {
     return try await openDocument(at: url, ofType: type)
   }
 
+  // MARK: AppKit's spellings (NSDocumentController)
+
+  /// The app's shared controller (AppKit's `NSDocumentController.shared`), made on first use
+  /// with the shared registry and the per-user state folder.
+  public static var shared: DocumentController {
+    if let sharedController { return sharedController }
+    let made = DocumentController()
+    sharedController = made
+    return made
+  }
+  private static var sharedController: DocumentController?
+
+  /// The document the user works on: the one opened last (AppKit's `currentDocument`, which
+  /// follows the key window; Quire has no windows).
+  open var currentDocument: Document? { documents.last }
+
+  /// The type new untitled documents get (AppKit's `defaultType`): the first registered type.
+  open var defaultType: String? { registrations.first?.type.identifier }
+
+  /// The class for documents of `typeName` (AppKit's `documentClass(forType:)`).
+  open func documentClass(forType typeName: String) -> AnyClass? {
+    registry.type(withIdentifier: typeName).flatMap { documentClass(for: $0) }
+  }
+
+  /// The type identifier of the file at `url` (AppKit's `typeForContents(of:)`).
+  ///
+  /// - Throws: ``QuireError`` when the type is unknown.
+  open func typeForContents(of url: URL) throws -> String {
+    guard let type = type(forFileAt: url) else {
+      throw QuireError(.unsupportedType, "Cannot tell the type of \(QuireError.name(url)). Give it an extension such as .txt or .md.", url: url)
+    }
+    return type.identifier
+  }
+
+  /// Opens the document at `url` (or finds it open) and calls `completionHandler` with it,
+  /// whether it was already open, and the error (AppKit's
+  /// `openDocument(withContentsOf:display:completionHandler:)`). Quire has no windows:
+  /// `displayDocument` is not used.
+  open func openDocument(
+    withContentsOf url: URL, display displayDocument: Bool,
+    completionHandler: @escaping @MainActor (Document?, Bool, (any Error)?) -> Void
+  ) {
+    let wasOpen = document(for: url) != nil
+    Task {
+      do {
+        completionHandler(try await self.openDocument(at: url), wasOpen, nil)
+      } catch {
+        completionHandler(nil, false, error)
+      }
+    }
+  }
+
+  /// A closed document of `typeName` for `url`, not yet read or added (AppKit's
+  /// `makeDocument(withContentsOf:ofType:)`, which reads at once; here the document is read
+  /// by `open()`, as UIKit's are, so that reading is coordinated and asynchronous).
+  ///
+  /// - Throws: ``QuireError`` when no class handles the type.
+  open func makeDocument(withContentsOf url: URL, ofType typeName: String) throws -> Document {
+    let type = registry.type(withIdentifier: typeName) ?? UTType(importedAs: typeName)
+    guard let documentClass = documentClass(for: type) else {
+      throw QuireError(.unsupportedType, "Cannot make a document of type \(typeName): no document class handles it. Register one with register(_:for:).", url: url)
+    }
+    let document = documentClass.init(fileURL: url, contentType: type)
+    configure(document)
+    return document
+  }
+
+  /// An untitled document of `typeName` (AppKit's `makeUntitledDocument(ofType:)`): a closed
+  /// document for `Untitled` with the type's extension in the current folder, until it is
+  /// saved elsewhere.
+  open func makeUntitledDocument(ofType typeName: String) throws -> Document {
+    let type = registry.type(withIdentifier: typeName)
+    let name = "Untitled" + (type?.preferredFilenameExtension.map { "." + $0 } ?? "")
+    let url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(name)
+    return try makeDocument(withContentsOf: url, ofType: typeName)
+  }
+
+  /// Adds `document` to ``documents`` (AppKit's `addDocument(_:)`).
+  open func addDocument(_ document: Document) {
+    guard !documents.contains(where: { $0 === document }) else { return }
+    documents.append(document)
+  }
+
+  /// Removes `document` from ``documents`` without closing it (AppKit's `removeDocument(_:)`).
+  open func removeDocument(_ document: Document) {
+    documents.removeAll { $0 === document }
+  }
+
   // MARK: Closing
 
   /// Closes `document` and forgets it.
   ///
   /// - Throws: ``QuireError/Code/unsavedChanges`` unless `discardingChanges` (see
   ///   ``Document/close(discardingChanges:)``); the document then stays open.
-  public func close(_ document: Document, discardingChanges: Bool = false) async throws {
+  open func close(_ document: Document, discardingChanges: Bool = false) async throws {
     try await document.close(discardingChanges: discardingChanges)
     documents.removeAll { $0 === document }
   }
 
   /// Closes every document without unsaved changes; the others stay open and are reported.
-  public func closeAllDocuments() async -> CloseAllReport {
+  open func closeAllDocuments() async -> CloseAllReport {
     var report = CloseAllReport(closed: [], unsaved: [])
     for document in documents {
       do {
@@ -329,7 +417,7 @@ public final class DocumentController {
   private var recentsURL: URL { stateFolder.appendingPathComponent("recent-documents.json") }
 
   /// Recently opened documents, newest first (files that no longer exist are left out).
-  public var recentDocumentURLs: [URL] {
+  open var recentDocumentURLs: [URL] {
     guard let data = try? Data(contentsOf: recentsURL),
       let paths = try? JSONDecoder().decode([String].self, from: data)
     else { return [] }
@@ -338,7 +426,7 @@ public final class DocumentController {
 
   /// Puts `url` first in the recent documents. Failures to record are ignored (recents are
   /// a convenience, never a reason to fail an open).
-  public func noteNewRecentDocumentURL(_ url: URL) {
+  open func noteNewRecentDocumentURL(_ url: URL) {
     var paths = recentDocumentURLs.map(\.path)
     let path = url.standardizedFileURL.path
     paths.removeAll { $0 == path }
@@ -347,7 +435,7 @@ public final class DocumentController {
   }
 
   /// Forgets the recent documents.
-  public func clearRecentDocuments() { writeRecents([]) }
+  open func clearRecentDocuments() { writeRecents([]) }
 
   private func writeRecents(_ paths: [String]) {
     guard let data = try? JSONEncoder().encode(paths) else { return }
@@ -357,3 +445,6 @@ public final class DocumentController {
     } catch {}
   }
 }
+
+/// AppKit's name for ``DocumentController``.
+public typealias NSDocumentController = DocumentController

@@ -43,7 +43,7 @@ import SystemPackage
 /// used from one place. File reads and writes run off the main actor, inside the
 /// ``fileAccess`` seam.
 ///
-/// **Life cycle.** ``init(fileURL:fileType:)`` makes a closed document; ``open()`` reads it;
+/// **Life cycle.** ``init(fileURL:contentType:)`` makes a closed document; ``open()`` reads it;
 /// edits go through the subclass (which registers undo); ``save()`` and
 /// ``save(to:ofType:for:)`` write it safely (see ``FileSaver``); ``revertToSaved()`` reads it
 /// again; ``close(discardingChanges:)`` ends it. ``documentState`` says where it is, and
@@ -65,7 +65,7 @@ import SystemPackage
 /// next ``open()`` after a crash offers that version as ``recoveredVersion``.
 ///
 /// **Isolation.** Main-actor isolated, as UIDocument is in Apple's SDKs; the state Apple's
-/// code reads most (``fileURL``, ``fileType``, ``documentState``, ``hasUnsavedChanges``,
+/// code reads most (``fileURL``, ``contentType``, ``documentState``, ``hasUnsavedChanges``,
 /// ``localizedName``) is `@preconcurrency`, as Apple's imported declarations are: Swift 5
 /// code that reads it off the main actor gets a warning, Swift 6 code an error.
 @MainActor
@@ -75,9 +75,20 @@ open class Document {
   public internal(set) var fileURL: URL
   /// The document's type; found from the file name when not given.
   @preconcurrency @MainActor
-  public internal(set) var fileType: UTType?
+  public internal(set) var contentType: UTType?
   /// The document's undo manager; its steps drive the change count.
-  public let undoManager = UndoManager()
+  ///
+  /// As UIKit's, it is an implicitly unwrapped optional that an app may replace with its own
+  /// (a subclass of ``UndoManager``); setting `nil` puts a fresh manager in its place, so it
+  /// is never nil when read. Overridable, as Apple's.
+  open var undoManager: UndoManager! {
+    get { storedUndoManager }
+    set {
+      storedUndoManager = newValue ?? UndoManager()
+      observeUndoManager()
+    }
+  }
+  private var storedUndoManager = UndoManager()
   /// Where the document is in its life; observe with ``addStateObserver(_:)``.
   @preconcurrency @MainActor
   public private(set) var documentState: State = .closed {
@@ -116,7 +127,7 @@ open class Document {
   /// Whether autosave writes the document's own file (NSDocument's `autosavesInPlace`).
   /// When false (the default) autosave writes a recovery file and the user's file changes only
   /// on an explicit save.
-  public var autosavesInPlace = false
+  open var autosavesInPlace = false
   /// Whether the document saves its unsaved changes to its file when another process's
   /// coordinated read or move asks its presenter to (``savePresentedItemChanges()``), though
   /// it does not autosave in place: an editor whose user expects a browser's move or copy to
@@ -180,15 +191,21 @@ open class Document {
   ///
   /// - Parameters:
   ///   - fileURL: The document's file (a `file:` URL).
-  ///   - fileType: Its type; `nil` finds it from the file name when opening.
-  public required init(fileURL: URL, fileType: UTType? = nil) {
+  ///   - contentType: Its type; `nil` finds it from the file name when opening.
+  public required init(fileURL: URL, contentType: UTType? = nil) {
     self.fileURL = fileURL.standardizedFileURL
-    self.fileType = fileType
+    self.contentType = contentType
     let presenter = DocumentPresenter()
     self.filePresenter = presenter
     self.fileAccess = FileCoordinator(filePresenter: presenter)
     presenter.attach(self)
-    undoObservation = undoManager.addObserver { [weak self] event in
+    observeUndoManager()
+  }
+
+  /// Counts the undo manager's steps as changes (``updateChangeCount(_:)``).
+  private func observeUndoManager() {
+    undoObservation?.cancel()
+    undoObservation = storedUndoManager.addObserver { [weak self] event in
       guard let self else { return }
       switch event {
       case .didCloseUndoGroup: self.updateChangeCount(.done)
@@ -232,7 +249,7 @@ open class Document {
 
   /// The file's name without its extension, for titles.
   @preconcurrency @MainActor
-  public var localizedName: String { fileURL.deletingPathExtension().lastPathComponent }
+  open var localizedName: String { fileURL.deletingPathExtension().lastPathComponent }
 
   // MARK: Subclass overrides
 
@@ -334,10 +351,10 @@ open class Document {
 
   /// Whether the document differs from its file.
   @preconcurrency @MainActor
-  public var hasUnsavedChanges: Bool { savedVersionUnreachable || changeCount != savedChangeCount }
+  open var hasUnsavedChanges: Bool { savedVersionUnreachable || changeCount != savedChangeCount }
 
   /// Moves the change count, as UIDocument's `updateChangeCount(_:)`.
-  public func updateChangeCount(_ change: ChangeKind) {
+  open func updateChangeCount(_ change: ChangeKind) {
     switch change {
     case .done:
       // Undone below the saved version and then changed: the saved version is out of reach.
@@ -378,9 +395,9 @@ open class Document {
   private func notifyState() { stateObservers.notify(documentState) }
 
   /// Refuses edits until ``enableEditing()`` (``State/editingDisabled``).
-  public func disableEditing() { documentState.insert(.editingDisabled) }
+  open func disableEditing() { documentState.insert(.editingDisabled) }
   /// Allows edits again.
-  public func enableEditing() { documentState.remove(.editingDisabled) }
+  open func enableEditing() { documentState.remove(.editingDisabled) }
 
   /// Throws unless the document is open and editable; edit methods call it first.
   public func checkEditable() throws(QuireError) {
@@ -442,7 +459,7 @@ open class Document {
   /// The document is at its file's state once the contents are loaded: no changes, no undo
   /// history, and the recovery file a crash left (if any) offered.
   private func finishOpening(type: UTType, fingerprint: FileFingerprint?) {
-    fileType = type
+    contentType = type
     fileFingerprint = fingerprint
     undoManager.removeAllActions()
     changeCount = 0
@@ -578,7 +595,7 @@ open class Document {
 
   /// Writes the closed document's contents as a new file (or package) at `url`, which becomes
   /// its file and must not exist, and opens it (UIDocument's save "for creating").
-  func createNew(at url: URL) async throws {
+  package func createNew(at url: URL) async throws {
     guard documentState.contains(.closed) else {
       throw QuireError(.invalidArgument, "\(QuireError.name(fileURL)) is open; save it to a new file with save as.", url: fileURL)
     }
@@ -615,7 +632,7 @@ open class Document {
   }
 
   private func resolvedType() throws(QuireError) -> UTType {
-    if let fileType { return fileType }
+    if let contentType { return contentType }
     if let type = typeRegistry.type(forFileAt: fileURL) ?? declaredTypeOfExtension ?? fallbackType { return type }
     throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(fileURL)): its type is unknown. Give it an extension such as .txt or .md.", url: fileURL)
   }
@@ -703,7 +720,7 @@ open class Document {
 
   /// Saves the document to its own file (``SaveOperation/saveOperation``).
   public func save() async throws {
-    try await save(to: fileURL, ofType: fileType, for: .saveOperation)
+    try await save(to: fileURL, ofType: contentType, for: .saveOperation)
   }
 
   /// Writes the document safely (see ``FileSaver``).
@@ -714,7 +731,7 @@ open class Document {
   ///
   /// - Parameters:
   ///   - url: Where to write. For ``SaveOperation/saveOperation`` this is ``fileURL``.
-  ///   - type: The type to write; `nil` keeps ``fileType``.
+  ///   - type: The type to write; `nil` keeps ``contentType``.
   ///   - operation: Save, save as (the document moves to `url`) or save to (a copy).
   /// - Throws: ``QuireError`` naming the file and the step that failed. The file on disk is
   ///   then unchanged, the document keeps its edits and stays dirty, and its state gains
@@ -754,7 +771,7 @@ open class Document {
       throw QuireError(
         .permissionDenied, "This is a kept version of \(QuireError.name(fileURL)), open read-only. Restore it into the document to save it.", url: fileURL)
     }
-    let saveType = try type ?? fileType ?? resolvedType()
+    let saveType = try type ?? contentType ?? resolvedType()
     let contents = try storedContents(forType: saveType)
     let countAtSnapshot = changeCount
     isSaving = true
@@ -783,7 +800,7 @@ open class Document {
     if !writesOwnFile { recoveryStore?.remove(for: fileURL) }
     fileURL = target
     if !writesOwnFile && isPresenting { startPresenting() }
-    fileType = saveType
+    contentType = saveType
     fileFingerprint = result.fingerprint
     reportedFileMissing = false
     savedChangeCount = countAtSnapshot
@@ -894,7 +911,7 @@ open class Document {
   private func autosaveOnce() async throws {
     guard hasUnautosavedChanges, !documentState.contains(.closed), !isSaving else { return }
     if autosavesInPlace {
-      try await save(to: fileURL, ofType: fileType, for: .autosaveInPlaceOperation)
+      try await save(to: fileURL, ofType: contentType, for: .autosaveInPlaceOperation)
       return
     }
     guard let recoveryStore, recoveredVersion == nil else { return }
@@ -906,12 +923,12 @@ open class Document {
       hasUnautosavedChanges = false
       return
     }
-    let type = try fileType ?? resolvedType()
+    let type = try contentType ?? resolvedType()
     // Recovery files are single files: a package autosaves only what it says it can.
     guard let data = try recoveryContents(forType: type) else { return }
     let countAtSnapshot = changeCount
     let documentURL = fileURL
-    let typeName = fileType?.identifier
+    let typeName = contentType?.identifier
     try await Task.detached {
       try recoveryStore.write(data, for: documentURL, type: typeName)
     }.value
@@ -1168,7 +1185,7 @@ open class Document {
   public func openVersion(_ version: FileVersion) throws -> Document {
     let contents = try requireVersionStore().storedContents(of: version)
     let type = try resolvedType()
-    let copy = Swift.type(of: self).init(fileURL: fileURL, fileType: type)
+    let copy = Swift.type(of: self).init(fileURL: fileURL, contentType: type)
     copy.autosavePolicy = nil
     copy.recoveryStore = nil
     copy.typeRegistry = typeRegistry
@@ -1212,11 +1229,21 @@ open class Document {
     savedVersionUnreachable = true
   }
 
+  /// NSFilePresenter's `accommodatePresentedItemDeletion(completionHandler:)`, which the
+  /// registered ``filePresenter`` calls: the default runs ``accommodatePresentedItemDeletion()``
+  /// and answers. A subclass that overrides it calls `super` or answers itself.
+  open func accommodatePresentedItemDeletion(completionHandler: @escaping ((any Error)?) -> Void) {
+    accommodatePresentedItemDeletion()
+    completionHandler(nil)
+  }
+
   /// Tells the document its file was changed by someone else (NSFilePresenter's
-  /// `presentedItemDidChange`): it checks the file and reloads or goes in conflict. The
-  /// registered ``filePresenter`` calls it; a subclass that overrides it calls `super`.
-  open func presentedItemDidChange() async {
-    _ = try? await checkForChangesOnDisk(unlessSaving: true)
+  /// `presentedItemDidChange`): it starts a check of the file, which reloads a clean document
+  /// or puts a dirty one in conflict (``checkForChangesOnDisk()``, whose outcome the file
+  /// observers hear). The registered ``filePresenter`` calls it; a subclass that overrides it
+  /// calls `super`.
+  open func presentedItemDidChange() {
+    Task { _ = try? await self.checkForChangesOnDisk(unlessSaving: true) }
   }
 
   /// Tells the document its file moved (NSFilePresenter's `presentedItemDidMove(to:)`).
@@ -1237,4 +1264,27 @@ open class Document {
   open func savePresentedItemChanges() async throws {
     if hasUnsavedChanges && (autosavesInPlace || savesWhenOtherProcessesAsk) { try await save() }
   }
+
+  /// NSFilePresenter's `savePresentedItemChanges(completionHandler:)`, which the registered
+  /// ``filePresenter`` calls: the default runs ``savePresentedItemChanges()`` and answers with
+  /// its error, if any.
+  open func savePresentedItemChanges(completionHandler: @escaping ((any Error)?) -> Void) {
+    Task {
+      do {
+        try await self.savePresentedItemChanges()
+        completionHandler(nil)
+      } catch {
+        completionHandler(error)
+      }
+    }
+  }
+
+  /// NSFilePresenter's `relinquishPresentedItem(toReader:)`: another process is about to
+  /// read. The default lets it read at once; a subclass that pauses its own access calls
+  /// `reader` when ready, passing what to run when the reader is done.
+  open func relinquishPresentedItem(toReader reader: @escaping ((() -> Void)?) -> Void) { reader(nil) }
+
+  /// NSFilePresenter's `relinquishPresentedItem(toWriter:)`: another process is about to
+  /// write. The default lets it write at once.
+  open func relinquishPresentedItem(toWriter writer: @escaping ((() -> Void)?) -> Void) { writer(nil) }
 }

@@ -40,7 +40,7 @@ public final class DocumentPresenter: FilePresenter {
   /// goes ``Document/State/inConflict`` when it has unsaved changes.
   public func presentedItemDidChange() {
     guard let document else { return }
-    Task { @MainActor in await document.presentedItemDidChange() }
+    Task { @MainActor in document.presentedItemDidChange() }
   }
 
   /// Forwards to ``Document/presentedItemDidMove(to:)``.
@@ -53,22 +53,12 @@ public final class DocumentPresenter: FilePresenter {
   /// Forwards to ``Document/savePresentedItemChanges()`` and answers when it is done.
   public func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
     guard let document else { return completionHandler(nil) }
-    Task { @MainActor in
-      do {
-        try await document.savePresentedItemChanges()
-        completionHandler(nil)
-      } catch {
-        completionHandler(error)
-      }
-    }
+    Task { @MainActor in document.savePresentedItemChanges { error in completionHandler(error) } }
   }
 
   /// Forwards to ``Document/accommodatePresentedItemDeletion()`` and answers.
   public func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
     guard let document else { return completionHandler(nil) }
-    Task { @MainActor in
-      document.accommodatePresentedItemDeletion()
-      completionHandler(nil)
-    }
+    Task { @MainActor in document.accommodatePresentedItemDeletion { error in completionHandler(error) } }
   }
 }

@@ -17,6 +17,9 @@ extension Document {
     public static let savingError = State(rawValue: 1 << 2)
     /// Edits are refused (set by the app with ``Document/disableEditing()``).
     public static let editingDisabled = State(rawValue: 1 << 3)
+    /// A load or save reports its progress (UIKit's `progressAvailable`). Quire's loads and
+    /// saves do not report `Progress`, so the document layer never sets it.
+    public static let progressAvailable = State(rawValue: 1 << 4)
 
     public var description: String {
       if self == .normal { return "normal" }

@@ -1,6 +1,6 @@
 public import Foundation
 import Glibc
-import QuireSystem
+package import QuireSystem
 import QuireTypes
 import SystemPackage
 
@@ -18,7 +18,7 @@ import SystemPackage
 /// kernel with `sendfile(2)` when a link is not possible).
 ///
 /// Not `Sendable`: a wrapper tree is mutable and belongs to one document.
-public final class FileWrapper: CustomDebugStringConvertible {
+open class FileWrapper: CustomDebugStringConvertible {
   /// Options for ``init(url:options:)``.
   public struct ReadingOptions: OptionSet, Sendable {
     public let rawValue: Int
@@ -41,7 +41,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
 
   /// How an unchanged regular file was carried into a newly written package.
   public enum ReuseMethod: String, Sendable {
-    init(_ method: SystemCalls.CopyMethod) {
+    package init(_ method: SystemCalls.CopyMethod) {
       switch method {
       case .reflink: self = .reflink
       case .kernelCopy: self = .kernelCopy
@@ -115,14 +115,14 @@ public final class FileWrapper: CustomDebugStringConvertible {
   private var sourcePathWhenCopied: String?
 
   /// The name the wrapper would like to have in its parent folder.
-  public var preferredFilename: String?
+  open var preferredFilename: String?
   /// The name the wrapper was last read from or written to.
-  public var filename: String?
+  open var filename: String?
   /// Permission bits and modification date; read from disk for wrappers read from disk.
-  public var fileAttributes: FileAttributes
+  open var fileAttributes: FileAttributes
 
   /// How each regular file was carried over in the last write (for measurement and tests).
-  public private(set) var lastWriteReuse: [ReuseMethod: Int] = [:]
+  open private(set) var lastWriteReuse: [ReuseMethod: Int] = [:]
 
   // MARK: Making wrappers
 
@@ -164,7 +164,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
   }
 
   /// Replaces this wrapper's contents with the item at `url`; see ``init(url:options:)``.
-  public func read(from url: URL, options: ReadingOptions = []) throws {
+  open func read(from url: URL, options: ReadingOptions = []) throws {
     let (storage, attributes) = try Self.load(path: url.standardizedFileURL.path, url: url, options: options, depth: 0)
     self.storage = storage
     self.fileAttributes = attributes
@@ -256,25 +256,25 @@ public final class FileWrapper: CustomDebugStringConvertible {
   // MARK: What a wrapper holds
 
   /// Whether this is a regular file, a folder or a symbolic link.
-  public var kind: Kind {
+  open var kind: Kind {
     switch storage {
     case .file: .regularFile
     case .directory: .directory
     case .link: .symbolicLink
     }
   }
-  public var isRegularFile: Bool { kind == .regularFile }
-  public var isDirectory: Bool { kind == .directory }
-  public var isSymbolicLink: Bool { kind == .symbolicLink }
+  open var isRegularFile: Bool { kind == .regularFile }
+  open var isDirectory: Bool { kind == .directory }
+  open var isSymbolicLink: Bool { kind == .symbolicLink }
 
   /// A regular file's contents, read now if they were not read yet; `nil` for folders and
   /// links, and when the file can no longer be read (see ``contents()``, which says why).
-  public var regularFileContents: Data? { try? contents() }
+  open var regularFileContents: Data? { try? contents() }
 
   /// A regular file's contents, read now if they were not read yet.
   /// - Throws: ``QuireError`` when this is not a regular file, or when its file is gone,
   ///   unreadable or changed on disk since the wrapper was read.
-  public func contents() throws -> Data {
+  open func contents() throws -> Data {
     guard case .file(let contents, let source) = storage else {
       throw QuireError(.invalidArgument, "'\(preferredFilename ?? "item")' is a \(kind == .directory ? "folder" : "symbolic link"), not a regular file.")
     }
@@ -286,19 +286,19 @@ public final class FileWrapper: CustomDebugStringConvertible {
   }
 
   /// A folder's children by their unique names; `nil` for files and links.
-  public var fileWrappers: [String: FileWrapper]? {
+  open var fileWrappers: [String: FileWrapper]? {
     if case .directory(let children) = storage { return children }
     return nil
   }
 
   /// A symbolic link's destination as written in the link; `nil` for files and folders.
-  public var symbolicLinkDestinationURL: URL? {
+  open var symbolicLinkDestinationURL: URL? {
     if case .link(let destination) = storage { return URL(fileURLWithPath: destination) }
     return nil
   }
 
   /// A symbolic link's destination exactly as stored.
-  public var symbolicLinkDestination: String? {
+  open var symbolicLinkDestination: String? {
     if case .link(let destination) = storage { return destination }
     return nil
   }
@@ -313,7 +313,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
   /// this wrapper is not a folder.
   /// - Returns: The key the child is stored under.
   @discardableResult
-  public func addFileWrapper(_ child: FileWrapper) -> String {
+  open func addFileWrapper(_ child: FileWrapper) -> String {
     let wanted = Self.safeName(child.preferredFilename)
     guard case .directory(var children) = storage else { return wanted }
     let key = Self.uniqueName(for: wanted, avoiding: children)
@@ -326,21 +326,21 @@ public final class FileWrapper: CustomDebugStringConvertible {
   /// Adds a regular file holding `contents` under `fileName` (made unique as in ``addFileWrapper(_:)``).
   /// - Returns: The key the new child is stored under.
   @discardableResult
-  public func addRegularFile(withContents contents: Data, preferredFilename fileName: String) -> String {
+  open func addRegularFile(withContents contents: Data, preferredFilename fileName: String) -> String {
     let child = FileWrapper(regularFileWithContents: contents)
     child.preferredFilename = fileName
     return addFileWrapper(child)
   }
 
   /// Removes `child` from this folder; does nothing when it is not a child.
-  public func removeFileWrapper(_ child: FileWrapper) {
+  open func removeFileWrapper(_ child: FileWrapper) {
     guard case .directory(var children) = storage, let key = keyForFileWrapper(child) else { return }
     children.removeValue(forKey: key)
     storage = .directory(children)
   }
 
   /// The key `child` is stored under in this folder, or `nil`.
-  public func keyForFileWrapper(_ child: FileWrapper) -> String? {
+  open func keyForFileWrapper(_ child: FileWrapper) -> String? {
     fileWrappers?.first(where: { $0.value === child })?.key
   }
 
@@ -405,7 +405,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
 
   /// Whether the item at `url` holds the same tree as this wrapper: the same kinds, names,
   /// file contents and link destinations (attributes are not compared).
-  public func matchesContents(of url: URL) -> Bool {
+  open func matchesContents(of url: URL) -> Bool {
     guard let other = try? FileWrapper(url: url) else { return false }
     return matches(other)
   }
@@ -448,7 +448,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
   ///     inside it that are unchanged are hard-linked into the new tree, not rewritten.
   /// - Throws: ``QuireError`` naming `url`; with `.atomic`, the item at `url` is then untouched
   ///   and no temporary item is left behind.
-  public func write(to url: URL, options: WritingOptions = [], originalContentsURL: URL? = nil) throws {
+  open func write(to url: URL, options: WritingOptions = [], originalContentsURL: URL? = nil) throws {
     let target = url.standardizedFileURL
     let parentPath = target.deletingLastPathComponent().path
     let name = target.lastPathComponent
@@ -561,7 +561,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
 
   /// How long a save's temporary item must have gone unmodified before a later save of the same
   /// document removes it as abandoned: far longer than any save in progress writes nothing.
-  static let abandonedSaveAge: TimeInterval = 60 * 60
+  package static let abandonedSaveAge: TimeInterval = 60 * 60
 
   /// Whether `entry` is one of the temporary names saves of `name` use (see
   /// ``removeLeftovers(besides:notModifiedFor:)``).
@@ -708,7 +708,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
     SystemCalls.removeTree(name, in: FileDescriptor(rawValue: dir))
   }
 
-  static func randomSuffix() -> String {
+  package static func randomSuffix() -> String {
     let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
     return String((0..<8).map { _ in letters.randomElement() ?? "x" })
   }
@@ -724,7 +724,7 @@ public final class FileWrapper: CustomDebugStringConvertible {
   /// ├─ info.json (file, 96 bytes)
   /// └─ text.md (file, 12 bytes)
   /// ```
-  public var debugDescription: String {
+  open var debugDescription: String {
     var lines: [String] = []
     describe(name: filename ?? preferredFilename ?? "(unnamed)", prefix: "", childPrefix: "", into: &lines)
     return lines.joined(separator: "\n")

@@ -25,9 +25,9 @@ open class TextBundleDocument: MarkdownDocument {
   /// Makes a closed TextBundle document; declares the TextBundle types in the shared
   /// registry first (see ``declareTypes(in:)``), so a `.textbundle` is known as a package
   /// even without a ``DocumentController``.
-  public required init(fileURL: URL, fileType: UTType? = nil) {
+  public required init(fileURL: URL, contentType: UTType? = nil) {
     Self.declareTypes()
-    super.init(fileURL: fileURL, fileType: fileType)
+    super.init(fileURL: fileURL, contentType: contentType)
   }
 
   /// A TextBundle package, for a folder without a known extension.

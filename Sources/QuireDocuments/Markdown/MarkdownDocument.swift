@@ -1,12 +1,12 @@
 public import Foundation
-import QuireFormats
+import QuireMarkdown
 public import QuireTypes
 
 /// A Markdown document: a ``PlainTextDocument`` with an outline of its headings and a word
 /// count, both read through libcmark.
 open class MarkdownDocument: PlainTextDocument {
-  public required init(fileURL: URL, fileType: UTType? = nil) {
-    super.init(fileURL: fileURL, fileType: fileType)
+  public required init(fileURL: URL, contentType: UTType? = nil) {
+    super.init(fileURL: fileURL, contentType: contentType)
   }
 
   /// Markdown, for a file without an extension.

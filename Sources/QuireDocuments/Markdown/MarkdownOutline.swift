@@ -1,5 +1,5 @@
 import Foundation
-import QuireFormats
+import QuireMarkdown
 
 /// The headings of a Markdown document, read through libcmark.
 public struct MarkdownOutline: Sendable, Hashable {

@@ -54,8 +54,8 @@ open class PlainTextDocument: Document {
   /// finds the lines, so knowing it costs no second read of a large file.
   public private(set) var readHeldNULBytes = false
 
-  public required init(fileURL: URL, fileType: UTType? = nil) {
-    super.init(fileURL: fileURL, fileType: fileType)
+  public required init(fileURL: URL, contentType: UTType? = nil) {
+    super.init(fileURL: fileURL, contentType: contentType)
   }
 
   /// Plain text, for a file without an extension (a README, a LICENSE).

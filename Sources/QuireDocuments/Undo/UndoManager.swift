@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Records changes so they can be undone and redone: Apple's `UndoManager`, for Linux.
 ///
 /// Register the inverse of each change with ``registerUndo(withTarget:handler:)``. Undoing
@@ -15,9 +17,23 @@
 /// (``addObserver(_:)``) learn when a step closes, and before and after an undo or redo —
 /// the hooks a ``Document`` uses to keep its change count.
 ///
-/// Main-actor isolated, like the documents that own it.
-@MainActor
-public final class UndoManager {
+/// **Subclassing.** As Apple's, the class is `open` and so are the members Apple declares
+/// overridable (``undo()``, ``redo()``, ``beginUndoGrouping()``, ``setActionName(_:)``, the
+/// menu titles, …): an app's subclass overrides them and calls `super`. The document layer
+/// calls them through the instance, so an override sees every undo and redo a document makes.
+/// ``registerUndo(withTarget:handler:)`` is not overridable, as in Apple's Swift overlay.
+///
+/// **Notifications.** Besides ``addObserver(_:)``, the manager posts Apple's notifications on
+/// `NotificationCenter.default` with itself as the object:
+/// `.NSUndoManagerCheckpoint`, `.NSUndoManagerDidOpenUndoGroup`,
+/// `.NSUndoManagerWillCloseUndoGroup`, `.NSUndoManagerDidCloseUndoGroup`,
+/// `.NSUndoManagerWillUndoChange`, `.NSUndoManagerDidUndoChange`,
+/// `.NSUndoManagerWillRedoChange` and `.NSUndoManagerDidRedoChange`.
+///
+/// Main-actor isolated, like the documents that own it, and `@preconcurrency` as Apple's
+/// imported class is: Swift 5 code that touches it off the main actor gets warnings.
+@preconcurrency @MainActor
+open class UndoManager {
   /// Something an observer learns.
   public enum Event: Sendable, Hashable {
     /// An outermost group closed with at least one action (not while undoing or redoing).
@@ -70,12 +86,12 @@ public final class UndoManager {
   private let observers = ObserverList<Event>()
 
   /// Whether an undo is running.
-  public private(set) var isUndoing = false
+  open private(set) var isUndoing = false
   /// Whether a redo is running.
-  public private(set) var isRedoing = false
+  open private(set) var isRedoing = false
 
   /// The most undo steps kept; the oldest are dropped beyond it. 0 means no limit.
-  public var levelsOfUndo = 0 {
+  open var levelsOfUndo = 0 {
     didSet { trim() }
   }
 
@@ -120,17 +136,17 @@ public final class UndoManager {
   /// of the run-loop event). `false` by default in Quire: each such registration is its own
   /// step, which is what an ed-style command loop or a test wants; set it `true` for Apple's
   /// behaviour.
-  public var groupsByEvent = false
+  open var groupsByEvent = false
   private var isEventGroupOpen = false
   /// The run-loop modes set through `runLoopModes`, by raw name.
   var runLoopModeNames: [String] = ["kCFRunLoopDefaultMode"]
   /// Whether the next step to undo or redo was marked discardable (``setActionIsDiscardable(_:)``).
-  public private(set) var undoActionIsDiscardable = false
-  public private(set) var redoActionIsDiscardable = false
+  open private(set) var undoActionIsDiscardable = false
+  open private(set) var redoActionIsDiscardable = false
 
   /// Marks the step being built as discardable (it changes nothing the user would save),
   /// as Apple's `setActionIsDiscardable(_:)`.
-  public func setActionIsDiscardable(_ discardable: Bool) {
+  open func setActionIsDiscardable(_ discardable: Bool) {
     if isUndoing { redoActionIsDiscardable = discardable } else { undoActionIsDiscardable = discardable }
   }
 
@@ -141,24 +157,31 @@ public final class UndoManager {
   }
 
   /// Whether registrations are recorded (``disableUndoRegistration()`` turns them off).
-  public var isUndoRegistrationEnabled: Bool { disableCount == 0 }
+  open var isUndoRegistrationEnabled: Bool { disableCount == 0 }
 
   /// Stops recording registrations until a matching ``enableUndoRegistration()``; calls nest.
-  public func disableUndoRegistration() { disableCount += 1 }
+  open func disableUndoRegistration() { disableCount += 1 }
 
   /// Balances one ``disableUndoRegistration()``.
-  public func enableUndoRegistration() { disableCount = max(0, disableCount - 1) }
+  open func enableUndoRegistration() { disableCount = max(0, disableCount - 1) }
 
   // MARK: Grouping
 
   /// Opens a group: every registration until the matching ``endUndoGrouping()`` is one step.
-  public func beginUndoGrouping() { openGroups.append(Group()) }
+  open func beginUndoGrouping() {
+    if !openGroups.isEmpty { post(.NSUndoManagerCheckpoint) }
+    openGroups.append(Group())
+    post(.NSUndoManagerDidOpenUndoGroup)
+  }
 
   /// Closes the innermost open group. Closing the outermost one makes an undo step (or a redo
   /// step while undoing) and, when it holds actions, tells observers ``Event/didCloseUndoGroup``.
   /// Without an open group it does nothing.
-  public func endUndoGrouping() {
-    guard let group = openGroups.popLast() else { return }
+  open func endUndoGrouping() {
+    guard !openGroups.isEmpty else { return }
+    post(.NSUndoManagerCheckpoint)
+    post(.NSUndoManagerWillCloseUndoGroup)
+    let group = openGroups.removeLast()
     if !openGroups.isEmpty {
       if !group.isEmpty {
         openGroups[openGroups.count - 1].entries.append(.group(group))
@@ -182,7 +205,7 @@ public final class UndoManager {
   }
 
   /// How deep the open groups are (0: none open).
-  public var groupingLevel: Int { openGroups.count }
+  open var groupingLevel: Int { openGroups.count }
 
   /// Runs `body` inside one group named `actionName`, closing the group even if `body` throws.
   public func groupUndo<T>(named actionName: String? = nil, _ body: () throws -> T) rethrows -> T {
@@ -195,13 +218,13 @@ public final class UndoManager {
   // MARK: Undoing and redoing
 
   /// Whether there is a step to undo.
-  public var canUndo: Bool { !undoStack.isEmpty || openGroups.first.map { !$0.isEmpty } == true }
+  open var canUndo: Bool { !undoStack.isEmpty || openGroups.first.map { !$0.isEmpty } == true }
   /// Whether there is a step to redo.
-  public var canRedo: Bool { !redoStack.isEmpty }
+  open var canRedo: Bool { !redoStack.isEmpty }
 
   /// Undoes the last step. An open outermost group is closed first; with nested groups open
   /// it does nothing.
-  public func undo() {
+  open func undo() {
     guard openGroups.count <= 1, !isUndoing, !isRedoing else { return }
     isEventGroupOpen = false
     if openGroups.count == 1 { endUndoGrouping() }
@@ -215,7 +238,7 @@ public final class UndoManager {
 
   /// Undoes everything in the innermost open group and discards it (Apple's
   /// `undoNestedGroup`); with no group open, the same as ``undo()``.
-  public func undoNestedGroup() {
+  open func undoNestedGroup() {
     guard let group = openGroups.popLast() else { return undo() }
     disableUndoRegistration()
     for entry in group.entries.reversed() { perform(entry) }
@@ -223,7 +246,7 @@ public final class UndoManager {
   }
 
   /// Redoes the last undone step.
-  public func redo() {
+  open func redo() {
     guard openGroups.isEmpty, !isUndoing, !isRedoing, let group = redoStack.popLast() else { return }
     notify(.willRedoChange)
     isRedoing = true
@@ -252,7 +275,7 @@ public final class UndoManager {
 
   /// Names the step being built (the open group), or else the last undo step; while undoing,
   /// names the redo step being built.
-  public func setActionName(_ actionName: String) {
+  open func setActionName(_ actionName: String) {
     if !openGroups.isEmpty {
       openGroups[openGroups.count - 1].actionName = actionName
     } else if !undoStack.isEmpty {
@@ -261,29 +284,47 @@ public final class UndoManager {
   }
 
   /// The name of the step ``undo()`` would undo ("" when unnamed or none).
-  public var undoActionName: String { undoStack.last?.actionName ?? "" }
+  open var undoActionName: String { undoStack.last?.actionName ?? "" }
   /// The name of the step ``redo()`` would redo.
-  public var redoActionName: String { redoStack.last?.actionName ?? "" }
+  open var redoActionName: String { redoStack.last?.actionName ?? "" }
   /// "Undo" followed by the action name, for a menu or a prompt.
-  public var undoMenuItemTitle: String { undoActionName.isEmpty ? "Undo" : "Undo \(undoActionName)" }
+  open var undoMenuItemTitle: String { undoMenuTitle(forUndoActionName: undoActionName) }
   /// "Redo" followed by the action name.
-  public var redoMenuItemTitle: String { redoActionName.isEmpty ? "Redo" : "Redo \(redoActionName)" }
+  open var redoMenuItemTitle: String { redoMenuTitle(forUndoActionName: redoActionName) }
+
+  /// The undo menu title for an action name, as Apple's: "Undo" alone for an empty name.
+  open func undoMenuTitle(forUndoActionName actionName: String) -> String {
+    actionName.isEmpty ? "Undo" : "Undo \(actionName)"
+  }
+
+  /// The redo menu title for an action name, as Apple's.
+  open func redoMenuTitle(forUndoActionName actionName: String) -> String {
+    actionName.isEmpty ? "Redo" : "Redo \(actionName)"
+  }
+
+  /// The run-loop modes Apple's manager closes event groups in. Quire has no run loop (it
+  /// closes them at the end of the main-actor turn, see ``groupsByEvent``), so they are
+  /// kept only to be read back; overridable, as Apple's, and not otherwise consulted.
+  open var runLoopModes: [RunLoop.Mode] {
+    get { runLoopModeNames.map { RunLoop.Mode($0) } }
+    set { runLoopModeNames = newValue.map(\.rawValue) }
+  }
 
   /// The number of undo and redo steps held.
-  public var undoCount: Int { undoStack.count }
-  public var redoCount: Int { redoStack.count }
+  open var undoCount: Int { undoStack.count }
+  open var redoCount: Int { redoStack.count }
 
   // MARK: Removing
 
   /// Forgets every step.
-  public func removeAllActions() {
+  open func removeAllActions() {
     undoStack.removeAll()
     redoStack.removeAll()
     openGroups = openGroups.map { _ in Group() }
   }
 
   /// Forgets every action registered for `target`, dropping steps left empty.
-  public func removeAllActions(withTarget target: AnyObject) {
+  open func removeAllActions(withTarget target: AnyObject) {
     undoStack = undoStack.map { $0.removingActions(withTarget: target) }.filter { !$0.isEmpty }
     redoStack = redoStack.map { $0.removingActions(withTarget: target) }.filter { !$0.isEmpty }
     openGroups = openGroups.map { $0.removingActions(withTarget: target) }
@@ -303,7 +344,20 @@ public final class UndoManager {
     observers.add(handler)
   }
 
-  private func notify(_ event: Event) { observers.notify(event) }
+  private func notify(_ event: Event) {
+    observers.notify(event)
+    switch event {
+    case .didCloseUndoGroup: post(.NSUndoManagerDidCloseUndoGroup)
+    case .willUndoChange: post(.NSUndoManagerWillUndoChange)
+    case .didUndoChange: post(.NSUndoManagerDidUndoChange)
+    case .willRedoChange: post(.NSUndoManagerWillRedoChange)
+    case .didRedoChange: post(.NSUndoManagerDidRedoChange)
+    }
+  }
+
+  private func post(_ name: Notification.Name) {
+    NotificationCenter.default.post(name: name, object: self)
+  }
 
   /// The steps as a tree, newest last, for tests and debugging.
   public var debugDescription: String {
@@ -352,4 +406,23 @@ final class ObserverList<Event> {
   func notify(_ event: Event) {
     for id in handlers.keys.sorted() { handlers[id]?(event) }
   }
+}
+
+extension Notification.Name {
+  /// Posted when an ``UndoManager`` opens or closes a group (Apple's `NSUndoManagerCheckpoint`).
+  public static let NSUndoManagerCheckpoint = Notification.Name("NSUndoManagerCheckpointNotification")
+  /// Posted after an ``UndoManager`` opens a group.
+  public static let NSUndoManagerDidOpenUndoGroup = Notification.Name("NSUndoManagerDidOpenUndoGroupNotification")
+  /// Posted before an ``UndoManager`` closes a group.
+  public static let NSUndoManagerWillCloseUndoGroup = Notification.Name("NSUndoManagerWillCloseUndoGroupNotification")
+  /// Posted after an ``UndoManager`` closed an outermost group that holds actions.
+  public static let NSUndoManagerDidCloseUndoGroup = Notification.Name("NSUndoManagerDidCloseUndoGroupNotification")
+  /// Posted before an ``UndoManager`` undoes a step.
+  public static let NSUndoManagerWillUndoChange = Notification.Name("NSUndoManagerWillUndoChangeNotification")
+  /// Posted after an ``UndoManager`` undid a step.
+  public static let NSUndoManagerDidUndoChange = Notification.Name("NSUndoManagerDidUndoChangeNotification")
+  /// Posted before an ``UndoManager`` redoes a step.
+  public static let NSUndoManagerWillRedoChange = Notification.Name("NSUndoManagerWillRedoChangeNotification")
+  /// Posted after an ``UndoManager`` redid a step.
+  public static let NSUndoManagerDidRedoChange = Notification.Name("NSUndoManagerDidRedoChangeNotification")
 }

@@ -135,6 +135,51 @@ open class UIColor: NSObject, @unchecked Sendable {
   open class var brown: UIColor { UIColor(red: 0.6, green: 0.4, blue: 0.2, alpha: 1) }
   /// Grey 0 with opacity 0.
   open class var clear: UIColor { UIColor(white: 0, alpha: 0) }
+
+  // UIKit's adaptable system colours, with their light-appearance components (Apple's Human
+  // Interface Guidelines, "Color"); Quire has no dark appearance to adapt to.
+  /// RGB 255, 59, 48.
+  open class var systemRed: UIColor { UIColor(red: 1, green: 59 / 255, blue: 48 / 255, alpha: 1) }
+  /// RGB 255, 149, 0.
+  open class var systemOrange: UIColor { UIColor(red: 1, green: 149 / 255, blue: 0, alpha: 1) }
+  /// RGB 255, 204, 0.
+  open class var systemYellow: UIColor { UIColor(red: 1, green: 204 / 255, blue: 0, alpha: 1) }
+  /// RGB 52, 199, 89.
+  open class var systemGreen: UIColor { UIColor(red: 52 / 255, green: 199 / 255, blue: 89 / 255, alpha: 1) }
+  /// RGB 0, 199, 190.
+  open class var systemMint: UIColor { UIColor(red: 0, green: 199 / 255, blue: 190 / 255, alpha: 1) }
+  /// RGB 48, 176, 199.
+  open class var systemTeal: UIColor { UIColor(red: 48 / 255, green: 176 / 255, blue: 199 / 255, alpha: 1) }
+  /// RGB 50, 173, 230.
+  open class var systemCyan: UIColor { UIColor(red: 50 / 255, green: 173 / 255, blue: 230 / 255, alpha: 1) }
+  /// RGB 0, 122, 255.
+  open class var systemBlue: UIColor { UIColor(red: 0, green: 122 / 255, blue: 1, alpha: 1) }
+  /// RGB 88, 86, 214.
+  open class var systemIndigo: UIColor { UIColor(red: 88 / 255, green: 86 / 255, blue: 214 / 255, alpha: 1) }
+  /// RGB 175, 82, 222.
+  open class var systemPurple: UIColor { UIColor(red: 175 / 255, green: 82 / 255, blue: 222 / 255, alpha: 1) }
+  /// RGB 255, 45, 85.
+  open class var systemPink: UIColor { UIColor(red: 1, green: 45 / 255, blue: 85 / 255, alpha: 1) }
+  /// RGB 162, 132, 94.
+  open class var systemBrown: UIColor { UIColor(red: 162 / 255, green: 132 / 255, blue: 94 / 255, alpha: 1) }
+  /// RGB 142, 142, 147.
+  open class var systemGray: UIColor { UIColor(red: 142 / 255, green: 142 / 255, blue: 147 / 255, alpha: 1) }
+  /// RGB 174, 174, 178.
+  open class var systemGray2: UIColor { UIColor(red: 174 / 255, green: 174 / 255, blue: 178 / 255, alpha: 1) }
+  /// RGB 199, 199, 204.
+  open class var systemGray3: UIColor { UIColor(red: 199 / 255, green: 199 / 255, blue: 204 / 255, alpha: 1) }
+  /// RGB 209, 209, 214.
+  open class var systemGray4: UIColor { UIColor(red: 209 / 255, green: 209 / 255, blue: 214 / 255, alpha: 1) }
+  /// RGB 229, 229, 234.
+  open class var systemGray5: UIColor { UIColor(red: 229 / 255, green: 229 / 255, blue: 234 / 255, alpha: 1) }
+  /// RGB 242, 242, 247.
+  open class var systemGray6: UIColor { UIColor(red: 242 / 255, green: 242 / 255, blue: 247 / 255, alpha: 1) }
+  /// White: the light appearance's background.
+  open class var systemBackground: UIColor { UIColor(white: 1, alpha: 1) }
+  /// Black: the light appearance's text.
+  open class var label: UIColor { UIColor(white: 0, alpha: 1) }
+  /// RGB 60, 60, 67 at 60 %: secondary text.
+  open class var secondaryLabel: UIColor { UIColor(red: 60 / 255, green: 60 / 255, blue: 67 / 255, alpha: 0.6) }
 }
 
 /// AppKit's `NSColor`: the same type as ``UIColor`` here, with AppKit's initialisers and

@@ -137,6 +137,36 @@ extension PDFFile {
     }
   }
 
+  /// The areas of page `index`'s lines of text, in points from the top left of the page,
+  /// top to bottom as poppler lays the text out (poppler's text layout: one rectangle per
+  /// character, united per line).
+  public func lineRects(ofPage index: Int) throws -> [PDFRect] {
+    try withPage(index) { page in
+      guard let raw = poppler_page_get_text(page) else { return [] }
+      defer { cpoppler_free(raw) }
+      let characters = Array(String(cString: raw))
+      var rectangles: UnsafeMutablePointer<PopplerRectangle>?
+      var count: guint = 0
+      guard poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else { return [] }
+      defer { cpoppler_free(rectangles) }
+      var lines: [PDFRect] = []
+      var current: (x1: Double, y1: Double, x2: Double, y2: Double)?
+      for position in 0..<Int(count) {
+        let isBreak = position < characters.count && characters[position].isNewline
+        let rect = rectangles[position]
+        if !isBreak {
+          current = current.map { (min($0.x1, rect.x1), min($0.y1, rect.y1), max($0.x2, rect.x2), max($0.y2, rect.y2)) }
+            ?? (rect.x1, rect.y1, rect.x2, rect.y2)
+        }
+        if isBreak || position == Int(count) - 1, let line = current {
+          lines.append(PDFRect(x: line.x1, y: line.y1, width: line.x2 - line.x1, height: line.y2 - line.y1))
+          current = nil
+        }
+      }
+      return lines
+    }
+  }
+
   /// The outline (bookmarks) as a tree; empty when the PDF has none.
   ///
   /// Depth and entry count are bounded (64 levels, 100,000 entries) so a hostile outline

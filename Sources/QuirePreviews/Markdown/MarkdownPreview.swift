@@ -1,5 +1,6 @@
 import Foundation
 import QuireFormats
+import QuireMarkdown
 import QuireTypes
 
 /// Markdown turned into a complete HTML page, or into plain text, for previewing.

@@ -1,5 +1,6 @@
 import Foundation
 public import QuireFormats
+public import QuireMarkdown
 import QuireTypes
 
 /// Draws the top of a Markdown document as a page: parsed by libcmark, laid out with pango

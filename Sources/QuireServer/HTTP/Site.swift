@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import QuireBrowser
 import QuireDocuments
+import QuirePDF
 import QuirePreviews
 import QuireTypes
 
@@ -34,6 +35,7 @@ final class Site: Sendable {
     let configuration = server.configuration
     let room = await MainActor.run {
       let controller = DocumentController(stateFolder: configuration.stateFolder, templatesFolder: configuration.templatesFolder)
+      controller.registerPDFDocuments()
       return EditingRoom(controller: controller, events: server.events, reference: { locations.reference(for: $0) })
     }
     let browser = DocumentBrowser(

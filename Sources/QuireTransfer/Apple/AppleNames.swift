@@ -2,6 +2,7 @@
 // and UIPasteboard compiles unchanged. See the "Porting from Apple's frameworks" article.
 // Images (UIImage/NSImage) and views are not here: Linux has no UIKit or AppKit.
 public import Foundation
+public import QuireFormats
 public import QuireTypes
 import Synchronization
 
@@ -90,7 +91,7 @@ extension ItemProvider {
 /// user). Apple's properties are synchronous: reading one waits for the item to load (at
 /// most the providers' ``ItemProvider/loadTimeout``), so read them off the main actor when
 /// another process may be slow to deliver.
-public final class UIPasteboard: @unchecked Sendable {
+open class UIPasteboard: @unchecked Sendable {
   // @unchecked: the only stored property is a `let` of a Sendable type.
   /// The pasteboard underneath; nil only when no pasteboard folder at all could be used
   /// (then reads give nothing and writes do nothing).
@@ -129,41 +130,41 @@ public final class UIPasteboard: @unchecked Sendable {
   }
 
   /// The pasteboard's name.
-  public var name: Name { Name(pasteboard?.name ?? Pasteboard.generalName) }
+  open var name: Name { Name(pasteboard?.name ?? Pasteboard.generalName) }
 
   /// Changes since the pasteboard was made.
-  public var changeCount: Int { (try? pasteboard?.changeCount) ?? 0 }
+  open var changeCount: Int { (try? pasteboard?.changeCount) ?? 0 }
 
   /// The items, as providers.
-  public var itemProviders: [NSItemProvider] {
+  open var itemProviders: [NSItemProvider] {
     get { (try? pasteboard?.itemProviders) ?? [] }
     set { try? pasteboard?.setItemProviders(newValue) }
   }
 
   /// Replaces the items.
-  public func setItemProviders(_ itemProviders: [NSItemProvider], localOnly: Bool, expirationDate: Date?) {
+  open func setItemProviders(_ itemProviders: [NSItemProvider], localOnly: Bool, expirationDate: Date?) {
     try? pasteboard?.setItemProviders(itemProviders, localOnly: localOnly, expirationDate: expirationDate)
   }
 
   /// Replaces the items with `objects`.
-  public func setObjects<T: NSItemProviderWriting>(_ objects: [T]) {
+  open func setObjects<T: NSItemProviderWriting>(_ objects: [T]) {
     try? pasteboard?.setObjects(objects)
   }
 
   /// How many items there are.
-  public var numberOfItems: Int { itemProviders.count }
+  open var numberOfItems: Int { itemProviders.count }
 
   /// The types of the first item.
-  public var types: [String] { (try? pasteboard?.types) ?? [] }
+  open var types: [String] { (try? pasteboard?.types) ?? [] }
 
   /// Whether the first item has one of `pasteboardTypes`.
-  public func contains(pasteboardTypes: [String]) -> Bool {
+  open func contains(pasteboardTypes: [String]) -> Bool {
     guard let first = itemProviders.first else { return false }
     return pasteboardTypes.contains { first.hasItemConformingToTypeIdentifier($0) }
   }
 
   /// The first item's bytes as `pasteboardType`.
-  public func data(forPasteboardType pasteboardType: String) -> Data? {
+  open func data(forPasteboardType pasteboardType: String) -> Data? {
     guard let first = itemProviders.first else { return nil }
     return Self.wait { done in first.loadDataRepresentation(forTypeIdentifier: pasteboardType) { data, _ in done(data) } }
   }
@@ -171,7 +172,7 @@ public final class UIPasteboard: @unchecked Sendable {
   /// The first item as `pasteboardType`, as UIKit delivers it: a `String` for a text type, a
   /// `URL` for a URL type, `Data` for any other type; nil when the item has no such
   /// representation.
-  public func value(forPasteboardType pasteboardType: String) -> Any? {
+  open func value(forPasteboardType pasteboardType: String) -> Any? {
     guard let data = data(forPasteboardType: pasteboardType) else { return nil }
     guard let type = UTType(pasteboardType) else { return data }
     if type.conforms(to: .url), let url = URL(dataRepresentation: data, relativeTo: nil) { return url }
@@ -180,19 +181,19 @@ public final class UIPasteboard: @unchecked Sendable {
   }
 
   /// Replaces the items with one item of `data` as `pasteboardType`.
-  public func setData(_ data: Data, forPasteboardType pasteboardType: String) {
+  open func setData(_ data: Data, forPasteboardType pasteboardType: String) {
     let provider = NSItemProvider()
     provider.registerDataRepresentation(forTypeIdentifier: pasteboardType) { data }
     itemProviders = [provider]
   }
 
   /// Replaces the items with one item of `value` (a `String`, `URL` or `Data`) as `pasteboardType`.
-  public func setValue(_ value: Any, forPasteboardType pasteboardType: String) {
+  open func setValue(_ value: Any, forPasteboardType pasteboardType: String) {
     itemProviders = [NSItemProvider(item: value, typeIdentifier: pasteboardType)]
   }
 
   /// The text of the first item that has some; setting it replaces the items.
-  public var string: String? {
+  open var string: String? {
     get { strings?.first }
     set {
       if let newValue { try? pasteboard?.setString(newValue) } else { try? pasteboard?.clear() }
@@ -200,7 +201,7 @@ public final class UIPasteboard: @unchecked Sendable {
   }
 
   /// The text of every item that has some; setting it replaces the items.
-  public var strings: [String]? {
+  open var strings: [String]? {
     get {
       let texts = itemProviders.filter { $0.canLoadObject(ofClass: String.self) }.compactMap { provider in
         Self.wait { done in provider.loadObject(ofClass: String.self) { text, _ in done(text) } }
@@ -211,13 +212,13 @@ public final class UIPasteboard: @unchecked Sendable {
   }
 
   /// The URL of the first item that has one; setting it replaces the items.
-  public var url: URL? {
+  open var url: URL? {
     get { urls?.first }
     set { try? pasteboard?.setObjects(newValue.map { [$0] } ?? []) }
   }
 
   /// The URLs of the items that have one; setting it replaces the items.
-  public var urls: [URL]? {
+  open var urls: [URL]? {
     get {
       let found = itemProviders.filter { $0.canLoadObject(ofClass: URL.self) }.compactMap { provider in
         Self.wait { done in provider.loadObject(ofClass: URL.self) { url, _ in done(url) } }
@@ -228,13 +229,13 @@ public final class UIPasteboard: @unchecked Sendable {
   }
 
   /// Whether some item has text.
-  public var hasStrings: Bool { (try? pasteboard?.hasStrings) ?? false }
+  open var hasStrings: Bool { (try? pasteboard?.hasStrings) ?? false }
   /// Whether some item has a URL.
-  public var hasURLs: Bool { itemProviders.contains { $0.canLoadObject(ofClass: URL.self) } }
+  open var hasURLs: Bool { itemProviders.contains { $0.canLoadObject(ofClass: URL.self) } }
 
   /// The items as type identifier → value (`Data`), as UIKit's `items`; setting it replaces
   /// the items (values may be `String`, `URL` or `Data`).
-  public var items: [[String: Any]] {
+  open var items: [[String: Any]] {
     get {
       itemProviders.map { provider in
         var item: [String: Any] = [:]
@@ -246,21 +247,128 @@ public final class UIPasteboard: @unchecked Sendable {
         return item
       }
     }
+    set { itemProviders = Self.providers(for: newValue) }
+  }
+
+  /// UIKit's `UIPasteboard.OptionsKey`: how ``setItems(_:options:)`` publishes the items.
+  public struct OptionsKey: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// `Bool`: the items stay in this process (not offered to the desktop's clipboard).
+    public static let localOnly = OptionsKey(rawValue: "UIPasteboardOptionLocalOnly")
+    /// `Date`: the items are removed at this date.
+    public static let expirationDate = OptionsKey(rawValue: "UIPasteboardOptionExpirationDate")
+  }
+
+  /// Replaces the items with `items` (type identifier → `String`, `URL` or `Data`), local
+  /// only or expiring as `options` say (UIKit's `setItems(_:options:)`).
+  open func setItems(_ items: [[String: Any]], options: [OptionsKey: Any] = [:]) {
+    let providers = Self.providers(for: items)
+    setItemProviders(
+      providers, localOnly: options[.localOnly] as? Bool ?? false, expirationDate: options[.expirationDate] as? Date)
+  }
+
+  /// Adds `items` after the pasteboard's items (UIKit's `addItems(_:)`).
+  open func addItems(_ items: [[String: Any]]) {
+    itemProviders = itemProviders + Self.providers(for: items)
+  }
+
+  /// The PNG bytes of the first item that has an image, as an image; setting it replaces the
+  /// items with one PNG image (UIKit's `image`).
+  open var image: UIImage? {
+    get { images?.first }
+    set { images = newValue.map { [$0] } }
+  }
+
+  /// Every item's image (PNG); setting it replaces the items.
+  open var images: [UIImage]? {
+    get {
+      let found = itemProviders.compactMap { provider -> UIImage? in
+        guard provider.hasItemConformingToTypeIdentifier(UTType.png.identifier) else { return nil }
+        return Self.wait { done in provider.loadDataRepresentation(forTypeIdentifier: UTType.png.identifier) { data, _ in done(data) } }
+          .flatMap { UIImage(data: $0) }
+      }
+      return found.isEmpty ? nil : found
+    }
     set {
-      itemProviders = newValue.map { item in
+      itemProviders = (newValue ?? []).compactMap { image in
+        guard let png = image.pngData() else { return nil }
         let provider = NSItemProvider()
-        for (type, value) in item {
-          let data: Data? =
-            switch value {
-            case let data as Data: data
-            case let string as String: Data(string.utf8)
-            case let url as URL: url.dataRepresentation
-            default: nil
-            }
-          if let data { provider.registerDataRepresentation(forTypeIdentifier: type) { data } }
-        }
+        provider.registerDataRepresentation(forTypeIdentifier: UTType.png.identifier) { png }
         return provider
       }
+    }
+  }
+
+  /// Whether some item has an image.
+  open var hasImages: Bool { itemProviders.contains { $0.hasItemConformingToTypeIdentifier(UTType.image.identifier) } }
+
+  /// The type identifier colours travel under between Quire processes: four little-endian
+  /// `Double`s, sRGB red, green, blue and alpha.
+  public static let colorTypeIdentifier = "org.quire.color"
+
+  /// The colour of the first item that has one; setting it replaces the items (UIKit's `color`).
+  open var color: UIColor? {
+    get { colors?.first }
+    set { colors = newValue.map { [$0] } }
+  }
+
+  /// Every item's colour; setting it replaces the items.
+  open var colors: [UIColor]? {
+    get {
+      let found = itemProviders.compactMap { provider -> UIColor? in
+        guard provider.hasItemConformingToTypeIdentifier(Self.colorTypeIdentifier) else { return nil }
+        return Self.wait { done in provider.loadDataRepresentation(forTypeIdentifier: Self.colorTypeIdentifier) { data, _ in done(data) } }
+          .flatMap(Self.color(from:))
+      }
+      return found.isEmpty ? nil : found
+    }
+    set {
+      itemProviders = (newValue ?? []).map { color in
+        let data = Self.data(of: color)
+        let provider = NSItemProvider()
+        provider.registerDataRepresentation(forTypeIdentifier: Self.colorTypeIdentifier) { data }
+        return provider
+      }
+    }
+  }
+
+  /// Whether some item has a colour.
+  open var hasColors: Bool { itemProviders.contains { $0.hasItemConformingToTypeIdentifier(Self.colorTypeIdentifier) } }
+
+  private static func data(of color: UIColor) -> Data {
+    var data = Data()
+    for component in [color.redComponent, color.greenComponent, color.blueComponent, color.alphaComponent] {
+      withUnsafeBytes(of: Double(component).bitPattern.littleEndian) { data.append(contentsOf: $0) }
+    }
+    return data
+  }
+
+  private static func color(from data: Data) -> UIColor? {
+    guard data.count == 32 else { return nil }
+    let bytes = [UInt8](data)
+    let values = (0..<4).map { index in
+      Double(bitPattern: bytes[index * 8..<index * 8 + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+    }
+    return UIColor(red: CGFloat(values[0]), green: CGFloat(values[1]), blue: CGFloat(values[2]), alpha: CGFloat(values[3]))
+  }
+
+  private static func providers(for items: [[String: Any]]) -> [NSItemProvider] {
+    items.map { item in
+      let provider = NSItemProvider()
+      for (type, value) in item {
+        let data: Data? =
+          switch value {
+          case let data as Data: data
+          case let string as String: Data(string.utf8)
+          case let url as URL: url.dataRepresentation
+          case let image as UIImage: image.pngData()
+          case let color as UIColor: Self.data(of: color)
+          default: nil
+          }
+        if let data { provider.registerDataRepresentation(forTypeIdentifier: type) { data } }
+      }
+      return provider
     }
   }
 
@@ -275,4 +383,22 @@ public final class UIPasteboard: @unchecked Sendable {
     _ = done.wait(timeout: .now() + 60)
     return result.withLock { $0 }
   }
+}
+
+/// Foundation's `NSExtensionItem`: an item an extension is handed or hands back, with its
+/// attachments as item providers. Linux has no app extensions; Quire's front ends (drag and
+/// drop, the pasteboard) can hand items in this shape to code written for them.
+open class NSExtensionItem: NSObject, @unchecked Sendable {
+  // @unchecked: mutable properties, main-thread use as in Foundation (not shared across threads).
+  /// The item's title.
+  open var attributedTitle: NSAttributedString?
+  /// The item's text.
+  open var attributedContentText: NSAttributedString?
+  /// The item's attachments.
+  open var attachments: [NSItemProvider]?
+  /// Values for keys the extension and its host agree on.
+  open var userInfo: [AnyHashable: Any]?
+
+  /// An empty item.
+  public override init() { super.init() }
 }

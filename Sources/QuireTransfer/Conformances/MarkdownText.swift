@@ -1,5 +1,5 @@
 public import Foundation
-import QuireFormats
+import QuireMarkdown
 import QuireTypes
 
 /// Markdown text, offered as Markdown, as HTML (rendered by libcmark in safe mode) and as

@@ -26,7 +26,7 @@ public import SystemPackage
 /// handler's work (its own `Progress` is cancelled, or its task is) and completes the load
 /// with a `.cancelled` error; a handler that fails or never calls back ends the load with an
 /// error, at the latest after ``loadTimeout``.
-public final class ItemProvider: Sendable, CustomDebugStringConvertible {
+open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
   /// Who may see a representation (`NSItemProviderRepresentationVisibility`).
   public enum RepresentationVisibility: Sendable, Hashable {
     /// Every process: it is written to shared pasteboards and served to other processes.
@@ -106,28 +106,28 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   // MARK: Settings
 
   /// A name for the item when it becomes a file; file loads use it for the temporary file.
-  public var suggestedName: String? {
+  open var suggestedName: String? {
     get { settings.withLock { $0.suggestedName } }
     set { settings.withLock { $0.suggestedName = newValue } }
   }
 
   /// How long a representation's handler may take to deliver before the load fails with
   /// `.timedOut` (30 seconds by default).
-  public var loadTimeout: Duration {
+  open var loadTimeout: Duration {
     get { settings.withLock { $0.loadTimeout } }
     set { settings.withLock { $0.loadTimeout = newValue } }
   }
 
   /// The largest file a data load reads into memory (256 MiB by default); larger files
   /// fail with `.limitExceeded` and are meant to be loaded as files.
-  public var maximumDataSize: Int {
+  open var maximumDataSize: Int {
     get { settings.withLock { $0.maximumDataSize } }
     set { settings.withLock { $0.maximumDataSize = newValue } }
   }
 
   /// The handler that makes the item's preview image (Apple's `previewImageHandler`, see
   /// ``loadPreviewImage(options:completionHandler:)``); nil when the item has none.
-  public var previewImageHandler: LoadHandler? {
+  open var previewImageHandler: LoadHandler? {
     get { settings.withLock { $0.previewImageHandler } }
     set { settings.withLock { $0.previewImageHandler = newValue } }
   }
@@ -142,7 +142,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   ///   - visibility: Who may see it.
   ///   - loadHandler: Called on a background thread for each load; calls its completion
   ///     once and may return a `Progress` whose cancellation should stop it.
-  public func registerDataRepresentation(
+  open func registerDataRepresentation(
     for contentType: UTType, visibility: RepresentationVisibility = .all,
     loadHandler: @escaping DataLoadHandler
   ) {
@@ -151,7 +151,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   /// Registers a data representation by identifier, which may be one the registry does
   /// not declare (it then conforms to `public.data` only).
-  public func registerDataRepresentation(
+  open func registerDataRepresentation(
     forTypeIdentifier typeIdentifier: String, visibility: RepresentationVisibility = .all,
     loadHandler: @escaping DataLoadHandler
   ) {
@@ -160,7 +160,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   /// Registers a data representation produced by an async function; cancelling a load
   /// cancels the task that runs it.
-  public func registerDataRepresentation(
+  open func registerDataRepresentation(
     for contentType: UTType, visibility: RepresentationVisibility = .all,
     load: @escaping @Sendable () async throws -> Data
   ) {
@@ -168,7 +168,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   }
 
   /// Registers a data representation by identifier, produced by an async function.
-  public func registerDataRepresentation(
+  open func registerDataRepresentation(
     forTypeIdentifier typeIdentifier: String, visibility: RepresentationVisibility = .all,
     load: @escaping @Sendable () async throws -> Data
   ) {
@@ -196,7 +196,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   ///   - visibility: Who may see it.
   ///   - openInPlace: Whether receivers may open the file itself (``loadInPlaceFileRepresentation(for:completionHandler:)``).
   ///   - loadHandler: Called on a background thread for each load.
-  public func registerFileRepresentation(
+  open func registerFileRepresentation(
     for contentType: UTType, visibility: RepresentationVisibility = .all, openInPlace: Bool = false,
     loadHandler: @escaping FileLoadHandler
   ) {
@@ -206,7 +206,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   }
 
   /// Registers a file representation by identifier.
-  public func registerFileRepresentation(
+  open func registerFileRepresentation(
     forTypeIdentifier typeIdentifier: String, visibility: RepresentationVisibility = .all,
     openInPlace: Bool = false, loadHandler: @escaping FileLoadHandler
   ) {
@@ -216,7 +216,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   }
 
   /// Registers a file that already exists as a representation.
-  public func registerFileRepresentation(
+  open func registerFileRepresentation(
     for contentType: UTType, visibility: RepresentationVisibility = .all, openInPlace: Bool = false,
     fileURL: URL
   ) {
@@ -233,7 +233,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   /// UTF-8 cannot be a `URL`: each load gets a copy (read through the one input opener, so a
   /// FIFO or a device is refused, up to ``fileCopyLimit`` bytes) in a private scratch folder,
   /// named with the bytes escaped (`non\xFFutf.md`) and removed when the completion returns.
-  public func registerFileRepresentation(for contentType: UTType, visibility: RepresentationVisibility = .all, filePath: FilePath) {
+  open func registerFileRepresentation(for contentType: UTType, visibility: RepresentationVisibility = .all, filePath: FilePath) {
     if let text = filePath.withPlatformString({ String(validatingCString: $0) }) {
       return registerFileRepresentation(for: contentType, visibility: visibility, fileURL: URL(fileURLWithPath: text))
     }
@@ -256,7 +256,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   public static let fileCopyLimit = 1 << 30
 
   /// Registers one data representation for each type `object` writes, in its order.
-  public func registerObject(_ object: some ItemProviderWriting, visibility: RepresentationVisibility) {
+  open func registerObject(_ object: some ItemProviderWriting, visibility: RepresentationVisibility) {
     for identifier in object.writableTypeIdentifiersForItemProvider {
       let own = type(of: object).itemProviderVisibilityForRepresentation(withTypeIdentifier: identifier)
       let effective: RepresentationVisibility = (own == .ownProcess || visibility == .ownProcess) ? .ownProcess : .all
@@ -275,28 +275,28 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   var representations: [Representation] { settings.withLock { $0.representations } }
 
   /// The identifiers of the registered representations, highest fidelity first.
-  public var registeredTypeIdentifiers: [String] { representations.map(\.typeIdentifier) }
+  open var registeredTypeIdentifiers: [String] { representations.map(\.typeIdentifier) }
 
   /// The registered types the registry knows, highest fidelity first.
-  public var registeredContentTypes: [UTType] { representations.compactMap(\.contentType) }
+  open var registeredContentTypes: [UTType] { representations.compactMap(\.contentType) }
 
   /// The registered types that conform to `type`, highest fidelity first.
-  public func registeredContentTypes(conformingTo type: UTType) -> [UTType] {
+  open func registeredContentTypes(conformingTo type: UTType) -> [UTType] {
     registeredContentTypes.filter { $0.conforms(to: type) }
   }
 
   /// Whether some representation conforms to `type`.
-  public func hasRepresentationConforming(toTypeIdentifier type: UTType) -> Bool {
+  open func hasRepresentationConforming(toTypeIdentifier type: UTType) -> Bool {
     hasItemConformingToTypeIdentifier(type.identifier)
   }
 
   /// Whether some representation conforms to the type `typeIdentifier` names.
-  public func hasItemConformingToTypeIdentifier(_ typeIdentifier: String) -> Bool {
+  open func hasItemConformingToTypeIdentifier(_ typeIdentifier: String) -> Bool {
     representations.contains { Self.conforms($0.typeIdentifier, to: typeIdentifier) }
   }
 
   /// Whether a value of `objectType` can be made from some representation.
-  public func canLoadObject(ofClass objectType: any ItemProviderReading.Type) -> Bool {
+  open func canLoadObject(ofClass objectType: any ItemProviderReading.Type) -> Bool {
     representation(accepting: objectType.readableTypeIdentifiersForItemProvider) != nil
   }
 
@@ -339,7 +339,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   ///     the handler's own error.
   /// - Returns: The load's progress; cancelling it cancels the load.
   @discardableResult
-  public func loadDataRepresentation(
+  open func loadDataRepresentation(
     for type: UTType, completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void
   ) -> Progress {
     loadDataRepresentation(forTypeIdentifier: type.identifier, completionHandler: completionHandler)
@@ -347,7 +347,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   /// Loads the first representation conforming to `typeIdentifier` as bytes.
   @discardableResult
-  public func loadDataRepresentation(
+  open func loadDataRepresentation(
     forTypeIdentifier typeIdentifier: String, completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void
   ) -> Progress {
     guard let representation = representation(conformingTo: typeIdentifier) else {
@@ -368,7 +368,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   /// the ``fileReadCoordinator``, keeping holes, so large files are streamed, not held in memory.
   /// - Parameter completionHandler: Called once, on a background thread, with the file or an error.
   @discardableResult
-  public func loadFileRepresentation(
+  open func loadFileRepresentation(
     for type: UTType, completionHandler: @escaping @Sendable (URL?, (any Error)?) -> Void
   ) -> Progress {
     loadFileRepresentation(forTypeIdentifier: type.identifier, completionHandler: completionHandler)
@@ -376,7 +376,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   /// Loads the first representation conforming to `typeIdentifier` as a temporary file.
   @discardableResult
-  public func loadFileRepresentation(
+  open func loadFileRepresentation(
     forTypeIdentifier typeIdentifier: String, completionHandler: @escaping @Sendable (URL?, (any Error)?) -> Void
   ) -> Progress {
     guard let representation = representation(conformingTo: typeIdentifier) else {
@@ -392,7 +392,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   /// - Parameter completionHandler: Called once with the file, whether it is the original
   ///   (in place) or a copy, or an error.
   @discardableResult
-  public func loadInPlaceFileRepresentation(
+  open func loadInPlaceFileRepresentation(
     for type: UTType, completionHandler: @escaping @Sendable (URL?, Bool, (any Error)?) -> Void
   ) -> Progress {
     guard let representation = representation(conformingTo: type.identifier) else {
@@ -407,7 +407,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   /// - Parameter completionHandler: Called once with the value, or an error: the reader's
   ///   ``QuireError`` `.invalidContent` when the bytes do not match their declared type.
   @discardableResult
-  public func loadObject<Object: ItemProviderReading>(
+  open func loadObject<Object: ItemProviderReading>(
     ofClass objectType: Object.Type, completionHandler: @escaping @Sendable (Object?, (any Error)?) -> Void
   ) -> Progress {
     let readable = objectType.readableTypeIdentifiersForItemProvider
@@ -443,7 +443,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   /// cancels the load.
   /// - Throws: ``QuireError`` (`.unsupportedType`, `.cancelled`, `.timedOut`,
   ///   `.limitExceeded`) or the handler's error.
-  public func loadDataRepresentation(for type: UTType) async throws -> Data {
+  open func loadDataRepresentation(for type: UTType) async throws -> Data {
     try await awaitLoad { resume in
       loadDataRepresentation(for: type) { data, error in resume(Self.result(data, error)) }
     }
@@ -451,7 +451,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   /// Loads the first representation conforming to `type` as a temporary file and runs
   /// `body` with it; the file is removed when `body` returns.
-  public func loadFileRepresentation<Result: Sendable>(
+  open func loadFileRepresentation<Result: Sendable>(
     for type: UTType, _ body: @escaping @Sendable (URL) throws -> Result
   ) async throws -> Result {
     try await awaitLoad { resume in
@@ -464,7 +464,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   /// Loads the first representation conforming to `type` as a file, in place when the
   /// provider allows it, and runs `body` with the file and whether it is the original.
-  public func loadInPlaceFileRepresentation<Result: Sendable>(
+  open func loadInPlaceFileRepresentation<Result: Sendable>(
     for type: UTType, _ body: @escaping @Sendable (URL, Bool) throws -> Result
   ) async throws -> Result {
     try await awaitLoad { resume in
@@ -476,7 +476,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   }
 
   /// Makes a value of `objectType` from the representation it reads best.
-  public func loadObject<Object: ItemProviderReading>(ofClass objectType: Object.Type) async throws -> Object {
+  open func loadObject<Object: ItemProviderReading>(ofClass objectType: Object.Type) async throws -> Object {
     try await awaitLoad { resume in
       loadObject(ofClass: objectType) { object, error in resume(Self.result(object, error)) }
     }
@@ -484,7 +484,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
 
   /// Loads the best representation for a receiver accepting `typeIdentifiers` (its
   /// preference order) and returns its identifier and bytes.
-  public func loadBestRepresentation(accepting typeIdentifiers: [String]) async throws -> (typeIdentifier: String, data: Data) {
+  open func loadBestRepresentation(accepting typeIdentifiers: [String]) async throws -> (typeIdentifier: String, data: Data) {
     try await awaitLoad { resume in
       loadBestRepresentation(accepting: typeIdentifiers) { resume($0) }
     }
@@ -695,7 +695,7 @@ public final class ItemProvider: Sendable, CustomDebugStringConvertible {
   }
 
   /// The representations as a small tree, e.g. for `status` output and tests.
-  public var debugDescription: String {
+  open var debugDescription: String {
     var lines = ["ItemProvider\(suggestedName.map { " '\($0)'" } ?? "")"]
     let all = representations
     for (index, representation) in all.enumerated() {

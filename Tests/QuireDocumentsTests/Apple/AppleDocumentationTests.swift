@@ -3,6 +3,7 @@
 import Foundation
 import QuireCoordination
 import QuireDocuments
+import QuirePDF
 import QuireFormats
 import QuireTestSupport
 import QuireTypes
@@ -113,14 +114,14 @@ final class AppleDocumentationTests: MainActorFolderSuite {
   @Test func aFileWrapperDocumentIsSavedAsAPackage() async throws {
     let type = UTType(exportedAs: "org.quire.test.notes-package", conformingTo: .package)
     let url = folder.file("notes.notespkg")
-    let document = NotesPackage(fileURL: url, fileType: type)
+    let document = NotesPackage(fileURL: url, contentType: type)
     document.text = "text"
     document.image = Data([1, 2, 3])
     #expect(await document.save(to: url, for: .forCreating))
     var isFolder: ObjCBool = false
     #expect(FileManager.default.fileExists(atPath: url.appendingPathComponent("text.txt").path, isDirectory: &isFolder) && !isFolder.boolValue)
     #expect(await document.close())
-    let reopened = NotesPackage(fileURL: url, fileType: type)
+    let reopened = NotesPackage(fileURL: url, contentType: type)
     let opened: Bool = await reopened.open()
     #expect(opened)
     #expect(reopened.text == "text" && reopened.image == Data([1, 2, 3]))
@@ -257,10 +258,10 @@ final class AppleDocumentationTests: MainActorFolderSuite {
     #expect(TemplateDocument.autosavesInPlace)
 
     let url = try folder.write("from disk", to: "template.txt")
-    // init(fileURL:fileType:) is inherited (it runs the subclass's init()), so documents are
+    // init(fileURL:contentType:) is inherited (it runs the subclass's init()), so documents are
     // still made by class, as DocumentController does.
     let type: Document.Type = TemplateDocument.self
-    let document = try #require(type.init(fileURL: url, fileType: .plainText) as? TemplateDocument)
+    let document = try #require(type.init(fileURL: url, contentType: .plainText) as? TemplateDocument)
     #expect(document.initialised == 1)
     #expect(document.fileURL == url.standardizedFileURL && document.fileTypeName == "public.plain-text")
     #expect(await document.open())

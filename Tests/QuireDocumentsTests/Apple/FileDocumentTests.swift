@@ -198,7 +198,7 @@ final class FileDocumentTests: MainActorFolderSuite {
     let url = folder.file("new.txt")
     let host = try await controller.makeDocument(TextFile(initialText: "hello"), at: url)
     #expect(try text(url) == "hello")
-    #expect(host.fileType == .plainText)
+    #expect(host.contentType == .plainText)
     #expect(!host.documentState.contains(.closed))
     #expect(controller.document(for: url) === host)
     // The file exists now: making another there is refused and the file is untouched.

@@ -3,6 +3,7 @@
 // notifications), not from Quire's own API.
 import Foundation
 import QuireDocuments
+import QuirePDF
 import QuireFormats
 import QuireTestSupport
 import Testing

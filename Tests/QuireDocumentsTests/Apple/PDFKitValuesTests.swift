@@ -3,6 +3,7 @@
 // API; the pixels are checked by decoding the PNG each thumbnail gives.
 import Foundation
 import QuireDocuments
+import QuirePDF
 import QuireFormats
 import QuireTestSupport
 import Testing

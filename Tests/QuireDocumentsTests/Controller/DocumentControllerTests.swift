@@ -47,7 +47,7 @@ final class DocumentControllerTests: MainActorFolderSuite {
     let url = try folder.write("started\n", to: "server.log")
     let document = try await controller.openDocument(at: url)
     #expect(document is LogDocument)
-    #expect(document.fileType == logType)
+    #expect(document.contentType == logType)
   }
 
   @Test func openingTwiceGivesTheSameDocumentAndRecordsRecents() async throws {

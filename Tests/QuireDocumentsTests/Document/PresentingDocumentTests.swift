@@ -8,9 +8,9 @@ import Testing
 /// A document in the test process that counts what reaches it as a file presenter.
 final class CountingDocument: PlainTextDocument {
   var changeNotices = 0
-  override func presentedItemDidChange() async {
+  override func presentedItemDidChange() {
     changeNotices += 1
-    await super.presentedItemDidChange()
+    super.presentedItemDidChange()
   }
 }
 

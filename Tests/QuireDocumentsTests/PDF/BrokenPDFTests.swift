@@ -1,5 +1,6 @@
 import Foundation
 import QuireDocuments
+import QuirePDF
 import QuireTestSupport
 import QuireTypes
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import QuireDocuments
+@_spi(Testing) import QuirePDF
 import QuireFormats
 import QuireSystem
 import QuireTestSupport

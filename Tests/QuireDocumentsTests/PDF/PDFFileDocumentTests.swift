@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import QuireDocuments
+@_spi(Testing) import QuirePDF
 import QuireFormats
 import QuireTestSupport
 import QuireTypes
@@ -25,7 +26,7 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
 
   @Test func pageOperationsUndoThroughTheDocumentsUndoManager() async throws {
     let document = try #require(try await controller().openDocument(at: makePDF()) as? PDFFileDocument)
-    #expect(document.fileType == .pdf)
+    #expect(document.contentType == .pdf)
     #expect(document.pageCount == 5)
     try document.removePages(in: 1..<3)
     #expect(document.undoManager.undoActionName == "Delete Pages 2–3")
@@ -156,7 +157,7 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
     let corpus = try #require(sharedCorpus("broken-pdf"))
     let files = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().prefix(40)
     for name in files {
-      let document = quiet(PDFFileDocument(fileURL: corpus.appendingPathComponent(name), fileType: .pdf))
+      let document = quiet(PDFFileDocument(fileURL: corpus.appendingPathComponent(name), contentType: .pdf))
       do {
         try await document.open()
         #expect(document.pageCount >= 0)

@@ -1,5 +1,6 @@
 import Foundation
 import QuireDocuments
+import QuirePDF
 import QuireFormats
 import QuireTestSupport
 import QuireTypes
@@ -18,6 +19,7 @@ final class PackagesReadmeExampleTests: MainActorFolderSuite {
 
     let controller = DocumentController(stateFolder: folder.file("state/quire"))
     controller.autosavePolicy = nil
+    controller.registerPDFDocuments()
     let trip = try #require(try await controller.openDocument(at: bundleURL) as? TextBundleDocument)
     try trip.insertLines(["Day two."], at: trip.lineCount)
     try trip.addAsset(pngData, named: "photo.png")

@@ -34,7 +34,7 @@ final class TextBundleDocumentTests: MainActorFolderSuite {
   @Test func theControllerOpensPackagesAndTextpacksAsTextBundleDocuments() async throws {
     let controller = controller()
     let package = try #require(try await controller.openDocument(at: makeBundle()) as? TextBundleDocument)
-    #expect(package.fileType?.identifier == "org.textbundle.package")
+    #expect(package.contentType?.identifier == "org.textbundle.package")
     #expect(package.text == "# Trip\n\nDay one.\n")
     #expect(package.assetNames == ["photo.png"])
     #expect(package.asset(named: "photo.png") == png)
@@ -45,7 +45,7 @@ final class TextBundleDocumentTests: MainActorFolderSuite {
     let packURL = folder.file("Trip.textpack")
     try TextBundle(text: "packed").write(to: packURL)
     let pack = try #require(try await controller.openDocument(at: packURL) as? TextBundleDocument)
-    #expect(pack.fileType?.identifier == "org.textbundle.textpack")
+    #expect(pack.contentType?.identifier == "org.textbundle.textpack")
     #expect(pack.text == "packed")
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import QuireDocuments
+import QuireCore
 import QuireFormats
 import QuireTestSupport
 import Testing

@@ -434,7 +434,7 @@ final class PlainTextDocumentTests: MainActorFolderSuite {
 
   @Test func aFileWithoutAnExtensionOpensAsPlainText() async throws {
     let document = try await openTextDocument("MIT License\n", name: "LICENSE", in: folder)
-    #expect(document.fileType == .plainText)
+    #expect(document.contentType == .plainText)
     #expect(document.line(at: 0) == "MIT License")
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import QuireDocuments
+import QuirePDF
 import QuireFormats
 import QuireTestSupport
 import QuireTypes

@@ -1,5 +1,5 @@
 import Foundation
-import QuireFormats
+import QuireCore
 import QuireSystem
 import QuireTestSupport
 import QuireTypes

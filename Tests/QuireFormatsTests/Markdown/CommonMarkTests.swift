@@ -1,5 +1,6 @@
 import Foundation
 import QuireFormats
+import QuireMarkdown
 import Testing
 
 @Suite("libcmark: Markdown to HTML and trees")

@@ -1,5 +1,6 @@
 import Foundation
 import QuireFormats
+import QuireMarkdown
 import QuireTestSupport
 import Testing
 

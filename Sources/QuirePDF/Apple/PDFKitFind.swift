@@ -2,6 +2,7 @@
 // `beginFindString(_:withOptions:)`, with the delegate callbacks and notifications PDFKit
 // documents. Compatibility surface: see the "Porting from Apple's frameworks" article.
 public import Foundation
+public import QuireDocuments
 
 /// PDFKit's `PDFDocumentDelegate`: told of a document's finds as they run.
 ///
@@ -162,7 +163,7 @@ extension PDFDocument {
     for string in strings {
       let rects = (try? matches(of: string, onPage: index, caseSensitive: !options.contains(.caseInsensitive))) ?? []
       for rect in rects {
-        let selection = PDFSelection(pageIndex: index, string: string, bounds: [rect])
+        let selection = PDFSelection(pageIndex: index, string: string, bounds: [rect], document: self)
         found.append(selection)
         announceFind(.PDFDocumentDidFindMatch, userInfo: [PDFDocumentFoundSelectionKey: selection])
         delegate?.didMatchString(selection)

@@ -1,4 +1,5 @@
 public import Foundation
+public import QuireDocuments
 import Glibc
 public import QuireFormats
 import QuireSystem
@@ -57,10 +58,60 @@ open class PDFSelection: NSObject, @unchecked Sendable {
   }
   private let colorStorage = Mutex<UIColor?>(nil)
 
-  init(pageIndex: Int, string: String?, bounds: [PDFRect]) {
+  /// The document the selection was made in (weak: a selection does not keep it open).
+  private let documentStorage = Mutex<WeakDocument>(WeakDocument())
+  private struct WeakDocument: @unchecked Sendable {
+    // @unchecked: only read and written under `documentStorage`'s lock.
+    weak var document: PDFDocument?
+  }
+
+  init(pageIndex: Int, string: String?, bounds: [PDFRect], document: PDFDocument? = nil) {
     self.pageIndex = pageIndex
     self.string = string
     self.bounds = bounds
+    super.init()
+    documentStorage.withLock { $0.document = document }
+  }
+
+  /// A selection of `bounds` on `page` (PDFKit's `init(document:)` and `add(_:)` combined):
+  /// an empty selection when `page` is not in a document.
+  public convenience init(page: PDFPage, bounds: [PDFRect] = [], string: String? = nil) {
+    let document = page.document
+    self.init(pageIndex: document.map { $0.index(for: page) } ?? NSNotFound, string: string, bounds: bounds, document: document)
+  }
+
+  /// The document the selection is in, while it is open.
+  var document: PDFDocument? { documentStorage.withLock { $0.document } }
+
+  /// The pages the selection covers (PDFKit's `pages`): its one page, or none when its
+  /// document is gone.
+  open var pages: [PDFPage] {
+    guard let page = document?.page(at: pageIndex) else { return [] }
+    return [page]
+  }
+
+  /// Extends the selection to whole lines (PDFKit's `extendForLineBoundaries()`): each matched
+  /// area grows to the full width of the text lines it lies on, as poppler lays the page out.
+  open func extendForLineBoundaries() {
+    guard let document, let lines = try? document.lineRects(ofPage: pageIndex) else { return }
+    let grown = bounds.map { area in
+      lines.first { line in line.y < area.y + area.height && area.y < line.y + line.height }.map { line in
+        PDFRect(x: line.x, y: min(area.y, line.y), width: line.width, height: max(area.y + area.height, line.y + line.height) - min(area.y, line.y))
+      } ?? area
+    }
+    extendedBounds.withLock { $0 = grown }
+  }
+  private let extendedBounds = Mutex<[PDFRect]?>(nil)
+
+  /// The matched areas, grown to whole lines after ``extendForLineBoundaries()``.
+  open var selectedBounds: [PDFRect] { extendedBounds.withLock { $0 } ?? bounds }
+
+  /// The selection split into one selection per line of text (PDFKit's `selectionsByLine()`):
+  /// one per matched area, top to bottom.
+  open func selectionsByLine() -> [PDFSelection] {
+    selectedBounds.sorted { ($0.y, $0.x) < ($1.y, $1.x) }.map {
+      PDFSelection(pageIndex: pageIndex, string: string, bounds: [$0], document: document)
+    }
   }
 
   /// Whether `object` is a selection of the same text at the same places.
@@ -92,10 +143,10 @@ open class PDFSelection: NSObject, @unchecked Sendable {
 /// The document reads from private snapshots of its files (a copy-on-write clone, or a copy
 /// made inside the kernel, in a 0700 temporary folder), so saving over the original, or
 /// another program rewriting it, never pulls pages from under an undo. Not `Sendable`: poppler and qpdf handles are used by one task.
-public final class PDFDocument {
+open class PDFDocument {
   /// The file the document was opened from, or last saved to with ``save(to:)``; nil for a
   /// document made empty with ``init()`` or from bytes with ``init(data:)`` (PDFKit's optional).
-  public private(set) var documentURL: URL?
+  open private(set) var documentURL: URL?
 
   /// PDFKit's document delegate: told of finds as they run (``beginFindString(_:withOptions:)``).
   public weak var delegate: (any PDFDocumentDelegate)?
@@ -283,7 +334,7 @@ public final class PDFDocument {
   // MARK: Reading
 
   /// The number of pages, with the page operations applied.
-  public var pageCount: Int { pages.count }
+  open var pageCount: Int { pages.count }
 
   private func page(_ index: Int) throws -> Page {
     guard index >= 0, index < pages.count else {
@@ -296,21 +347,28 @@ public final class PDFDocument {
   }
 
   /// The rotation of page `index` (0-based) in degrees clockwise: 0, 90, 180 or 270.
-  public func rotation(ofPage index: Int) throws -> Int {
+  open func rotation(ofPage index: Int) throws -> Int {
     let page = try page(index)
     let base = (try? qpdf(forSource: page.source).rotation(ofPage: page.index)) ?? 0
     return QPDFFile.normalized(base + page.addedRotation)
   }
 
   /// The size of page `index` in points as displayed: crop box, rotation applied.
-  public func pageSize(at index: Int) throws -> (width: Double, height: Double) {
+  open func pageSize(at index: Int) throws -> (width: Double, height: Double) {
     let page = try page(index)
     let size = try readable(index) { try sources[page.source].file.pageSize(at: page.index) }
     return QPDFFile.normalized(page.addedRotation) % 180 == 0 ? size : (size.height, size.width)
   }
 
+  /// The areas of page `index`'s lines of text, in points from the top left of the page as
+  /// its source displays it.
+  open func lineRects(ofPage index: Int) throws -> [PDFRect] {
+    let page = try page(index)
+    return try readable(index) { try sources[page.source].file.lineRects(ofPage: page.index) }
+  }
+
   /// The text of page `index` (0-based), in reading order as poppler extracts it.
-  public func text(ofPage index: Int) throws -> String {
+  open func text(ofPage index: Int) throws -> String {
     let page = try page(index)
     return try readable(index) { try sources[page.source].file.text(ofPage: page.index) }
   }
@@ -357,15 +415,15 @@ public final class PDFDocument {
   }
 
   /// The text of every page, pages separated by a form feed (as `pdftotext` does).
-  public func text() throws -> String {
+  open func text() throws -> String {
     try (0..<pages.count).map { try text(ofPage: $0) }.joined(separator: "\u{0C}")
   }
 
   /// Every place `string` occurs, page by page in the current order.
-  public func findString(_ string: String, caseSensitive: Bool = false) throws -> [PDFSelection] {
+  open func findString(_ string: String, caseSensitive: Bool = false) throws -> [PDFSelection] {
     try pages.indices.compactMap { index in
       let bounds = try matches(of: string, onPage: index, caseSensitive: caseSensitive)
-      return bounds.isEmpty ? nil : PDFSelection(pageIndex: index, string: string, bounds: bounds)
+      return bounds.isEmpty ? nil : PDFSelection(pageIndex: index, string: string, bounds: bounds, document: self)
     }
   }
 
@@ -377,7 +435,7 @@ public final class PDFDocument {
 
   /// The outline of the original file, its page numbers mapped to the current order;
   /// an entry whose page was removed keeps its place with `pageIndex == nil`.
-  public var outline: [PDFOutlineItem] {
+  open var outline: [PDFOutlineItem] {
     var position: [Int: Int] = [:]
     for (index, page) in pages.enumerated() where page.source == 0 && position[page.index] == nil {
       position[page.index] = index
@@ -394,29 +452,29 @@ public final class PDFDocument {
   }
 
   /// Title, author, subject, keywords, creator, producer, dates and version of the original.
-  public var metadata: PDFMetadata { sources.first?.file.metadata ?? PDFMetadata() }
+  open var metadata: PDFMetadata { sources.first?.file.metadata ?? PDFMetadata() }
 
   /// What the original's security handler allows.
-  public var permissions: PDFPermissions { sources.first?.file.permissions ?? .all }
+  open var permissions: PDFPermissions { sources.first?.file.permissions ?? .all }
 
   /// Whether the original is encrypted (it may still open without a password).
-  public var isEncrypted: Bool { !sources.isEmpty && ((try? qpdf(forSource: 0).isEncrypted) ?? false) }
+  open var isEncrypted: Bool { !sources.isEmpty && ((try? qpdf(forSource: 0).isEncrypted) ?? false) }
 
   /// Whether the PDF allows inserting, removing and rotating pages (`PDFKit`'s name).
-  public var allowsDocumentAssembly: Bool { permissions.contains(.assemble) }
+  open var allowsDocumentAssembly: Bool { permissions.contains(.assemble) }
 
   // MARK: Page operations
 
   /// The operations applied so far, oldest first (undone ones excluded).
-  public var operations: [PDFPageOperation] { undoStack.map(\.operation) }
+  open var operations: [PDFPageOperation] { undoStack.map(\.operation) }
   /// Whether the pages differ from what was last opened or saved.
-  public var hasUnsavedChanges: Bool { pages != savedPages }
-  public var canUndo: Bool { !undoStack.isEmpty }
-  public var canRedo: Bool { !redoStack.isEmpty }
+  open var hasUnsavedChanges: Bool { pages != savedPages }
+  open var canUndo: Bool { !undoStack.isEmpty }
+  open var canRedo: Bool { !redoStack.isEmpty }
   /// The operation ``undo()`` would revert.
-  public var undoActionName: String? { undoStack.last?.operation.description }
+  open var undoActionName: String? { undoStack.last?.operation.description }
   /// The operation ``redo()`` would apply again.
-  public var redoActionName: String? { redoStack.last?.operation.description }
+  open var redoActionName: String? { redoStack.last?.operation.description }
 
   func apply(_ operation: PDFPageOperation, _ change: (inout [Page]) -> Void) throws {
     guard allowsDocumentAssembly else {
@@ -441,10 +499,10 @@ public final class PDFDocument {
   }
 
   /// Removes page `index` (0-based).
-  public func removePage(at index: Int) throws { try removePages(in: index..<(index < .max ? index + 1 : index)) }
+  open func removePage(at index: Int) throws { try removePages(in: index..<(index < .max ? index + 1 : index)) }
 
   /// Removes pages `range` (0-based). A document keeps at least one page.
-  public func removePages(in range: Range<Int>) throws {
+  open func removePages(in range: Range<Int>) throws {
     try checkRange(range)
     guard range.count < pages.count else {
       throw QuireError(.invalidArgument, "Cannot remove every page of \(displayName): a PDF needs at least one page.", url: documentURL)
@@ -453,7 +511,7 @@ public final class PDFDocument {
   }
 
   /// Moves page `from` so that it ends up at `to` (both 0-based).
-  public func movePage(at from: Int, to: Int) throws {
+  open func movePage(at from: Int, to: Int) throws {
     _ = try page(from)
     _ = try page(to)
     guard from != to else { return }
@@ -464,7 +522,7 @@ public final class PDFDocument {
   }
 
   /// Swaps pages `first` and `second` (0-based), as PDFKit's `exchangePage(at:withPageAt:)`.
-  public func exchangePage(at first: Int, withPageAt second: Int) throws {
+  open func exchangePage(at first: Int, withPageAt second: Int) throws {
     _ = try page(first)
     _ = try page(second)
     guard first != second else { return }
@@ -472,12 +530,12 @@ public final class PDFDocument {
   }
 
   /// Turns page `index` clockwise by `degrees` (a multiple of 90; negative turns left).
-  public func rotatePage(at index: Int, by degrees: Int) throws {
+  open func rotatePage(at index: Int, by degrees: Int) throws {
     try rotatePages(in: index..<(index < .max ? index + 1 : index), by: degrees)
   }
 
   /// Turns pages `range` clockwise by `degrees` (a multiple of 90; negative turns left).
-  public func rotatePages(in range: Range<Int>, by degrees: Int) throws {
+  open func rotatePages(in range: Range<Int>, by degrees: Int) throws {
     try checkRange(range)
     guard degrees % 90 == 0 else {
       throw QuireError(.invalidArgument, "Cannot rotate pages of \(displayName) by \(degrees)°: use a multiple of 90.", url: documentURL)
@@ -489,7 +547,7 @@ public final class PDFDocument {
 
   /// Inserts every page of the PDF at `url` before page `index` (0-based; `pageCount` appends).
   /// - Throws: ``QuireError`` when `url` is not a readable PDF, or `index` is out of range.
-  public func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
+  open func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
     guard index >= 0, index <= pages.count else {
       throw QuireError(
         .invalidArgument, "Cannot insert pages at \(index < .max ? index + 1 : index) in \(displayName): it has \(pages.count) pages.", url: documentURL)
@@ -510,14 +568,14 @@ public final class PDFDocument {
   }
 
   /// Reverts the last page operation.
-  public func undo() {
+  open func undo() {
     guard let last = undoStack.popLast() else { return }
     redoStack.append((last.operation, pages))
     pages = last.before
   }
 
   /// Applies the last undone page operation again.
-  public func redo() {
+  open func redo() {
     guard let last = redoStack.popLast() else { return }
     undoStack.append((last.operation, pages))
     pages = last.before
@@ -527,7 +585,7 @@ public final class PDFDocument {
 
   /// Saves the pages over ``documentURL``; see ``write(to:)``.
   /// - Throws: ``QuireError`` `.invalidArgument` when the document has no file (use ``save(to:)``).
-  public func save() throws {
+  open func save() throws {
     guard let documentURL else {
       throw QuireError(.invalidArgument, "Cannot save the untitled PDF: it has no file yet. Save it to a file with save(to:).")
     }
@@ -538,7 +596,7 @@ public final class PDFDocument {
   /// Saves the pages to `url`, which becomes ``documentURL`` ("save as"); see ``write(to:)``.
   /// - Throws: ``QuireError`` naming `url`; the document then keeps its file and its
   ///   unsaved changes.
-  public func save(to url: URL) throws {
+  open func save(to url: URL) throws {
     try write(to: url)
     savedPages = pages
     documentURL = url.standardizedFileURL
@@ -552,7 +610,7 @@ public final class PDFDocument {
   /// A device or FIFO at `url` (or a link to one) is written through instead, and a symbolic
   /// link to a regular file is saved through to its target (`OutputPath`).
   /// - Throws: ``QuireError`` naming `url`; it is then untouched.
-  public func write(to url: URL) throws {
+  open func write(to url: URL) throws {
     let target: URL
     switch try OutputPath.kind(of: url.standardizedFileURL) {
     case .regularFile(let resolved): target = resolved.standardizedFileURL
@@ -639,6 +697,87 @@ public final class PDFDocument {
       }
     return QuireError(
       QuireError.Code(error.errno), "Cannot save \(QuireError.name(url)): \(QuireError.describe(error.errno)). \(advice)", url: url, cause: error)
+  }
+
+  // MARK: PDFKit's spellings
+
+  /// Opens the PDF held in `data`, or nil when it is not a PDF that can be read (PDFKit's
+  /// failable `init?(data:)`). The document has no file (``documentURL`` is nil) until
+  /// ``save(to:)``.
+  public convenience init?(data: Data) {
+    try? self.init(data: data, url: nil)
+  }
+
+  /// The page at `index` (0-based), or nil past the end.
+  open func page(at index: Int) -> PDFPage? {
+    pages.indices.contains(index) ? PDFPage(document: self, page: pages[index]) : nil
+  }
+
+  /// Where `page` is in this document, or `NSNotFound`.
+  open func index(for page: PDFPage) -> Int {
+    guard page.document === self else { return NSNotFound }
+    return pages.firstIndex { $0.source == page.page.source && $0.index == page.page.index } ?? NSNotFound
+  }
+
+  /// Inserts a copy of `page` (of this document or another) before `index` (an undoable page
+  /// operation). Pages whose document forbids assembly, and indexes out of range, are ignored,
+  /// as PDFKit does; ``insertPages(from:at:password:)`` says why.
+  open func insert(_ page: PDFPage, at index: Int) {
+    guard index >= 0, index <= pages.count, allowsDocumentAssembly else { return }
+    if page.document === self {
+      try? apply(.insert(name: documentURL?.lastPathComponent ?? "untitled.pdf", count: 1, at: index)) { pages in pages.insert(page.page, at: index) }
+      return
+    }
+    guard let source = try? addSource(url: page.sourceURL, password: page.password) else { return }
+    let number = sources.count - 1
+    var copy = page.page
+    copy.source = number
+    try? apply(.insert(name: source.name, count: 1, at: index)) { pages in pages.insert(copy, at: index) }
+  }
+
+  /// The outline's root (its children are the top entries), or nil when there is none.
+  open var outlineRoot: PDFOutline? {
+    let items = outline
+    guard !items.isEmpty else { return nil }
+    return PDFOutline(label: nil, isOpen: true, pageIndex: nil, children: items, document: self)
+  }
+
+  /// The metadata by PDFKit's keys (``PDFDocumentAttribute``): strings, and dates for the
+  /// creation and modification dates.
+  open var documentAttributes: [AnyHashable: Any]? {
+    let metadata = self.metadata
+    var attributes: [AnyHashable: Any] = [:]
+    let strings: [(PDFDocumentAttribute, String?)] = [
+      (.titleAttribute, metadata.title), (.authorAttribute, metadata.author), (.subjectAttribute, metadata.subject),
+      (.creatorAttribute, metadata.creator), (.producerAttribute, metadata.producer), (.keywordsAttribute, metadata.keywords),
+    ]
+    for (key, value) in strings { if let value { attributes[key.rawValue] = value } }
+    if let date = metadata.creationDate { attributes[PDFDocumentAttribute.creationDateAttribute.rawValue] = date }
+    if let date = metadata.modificationDate { attributes[PDFDocumentAttribute.modificationDateAttribute.rawValue] = date }
+    return attributes
+  }
+
+  /// The text of every page (nil when it cannot be read).
+  open var string: String? { try? text() }
+
+  /// The PDF with its page operations applied, as bytes (nil when writing fails).
+  open func dataRepresentation() -> Data? {
+    guard let file = try? snapshotFolder().appendingPathComponent("data-\(UUID().uuidString).pdf") else { return nil }
+    defer { try? FileManager.default.removeItem(at: file) }
+    guard (try? write(to: file)) != nil else { return nil }
+    return try? Data(contentsOf: file)
+  }
+
+  /// Writes the PDF to `url` and returns whether it worked (PDFKit's form; the throwing
+  /// ``write(to:)`` says why).
+  @_disfavoredOverload
+  open func write(to url: URL) -> Bool {
+    (try? write(to: url) as Void) != nil
+  }
+
+  /// Writes the PDF to the file at `path` and returns whether it worked.
+  open func write(toFile path: String) -> Bool {
+    (try? write(to: URL(fileURLWithPath: path)) as Void) != nil
   }
 }
 

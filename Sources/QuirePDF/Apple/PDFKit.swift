@@ -3,6 +3,7 @@
 // Linux has no UIKit or AppKit; the values PDFKit's API hands out (a thumbnail's UIImage, a
 // selection's UIColor, a page's CGPDFPage) are.
 public import Foundation
+public import QuireDocuments
 public import QuireFormats
 
 /// PDFKit's `PDFDisplayBox`: which box of a page ``PDFPage/bounds(for:)`` measures. Quire
@@ -29,18 +30,69 @@ public struct PDFDocumentAttribute: RawRepresentable, Hashable, Sendable {
 ///
 /// A page belongs to the document it came from (``document``); inserting it into another
 /// document (``PDFDocument/insert(_:at:)``) inserts a copy of it, as PDFKit does.
-public final class PDFPage {
+open class PDFPage {
   /// The document the page is in.
   public private(set) weak var document: PDFDocument?
   let page: PDFDocument.Page
   let sourceURL: URL
   let password: String?
 
+  /// The document of a page made on its own (``init()``, ``copy()``), which the page keeps
+  /// open; nil for a page of a document someone else holds.
+  private var ownDocument: PDFDocument?
+
   init(document: PDFDocument, page: PDFDocument.Page) {
     self.document = document
     self.page = page
     self.sourceURL = document.sources[page.source].snapshot
     self.password = document.sources[page.source].password
+  }
+
+  /// A blank page of US Letter size (612 × 792 points), in no document you hold (PDFKit's
+  /// `init()`): insert it into one with ``PDFDocument/insert(_:at:)``. When the blank page
+  /// cannot be made (no writable temporary folder), the page is empty: it has no text and
+  /// bounds of zero.
+  public convenience init() {
+    let holder = Self.blankDocument()
+    if let holder, let first = holder.pages.first {
+      self.init(document: holder, page: first)
+      ownDocument = holder
+    } else {
+      self.init(emptyIn: PDFDocument())
+    }
+  }
+
+  /// A page that is in no document's page list: no text, bounds of zero.
+  private init(emptyIn holder: PDFDocument) {
+    document = holder
+    page = PDFDocument.Page(source: -1, index: -1, addedRotation: 0)
+    sourceURL = URL(fileURLWithPath: "/dev/null")
+    password = nil
+    ownDocument = holder
+  }
+
+  /// A one-page blank PDF made with cairo in the temporary folder and opened (its private
+  /// snapshot is the document's; the file itself is removed at once).
+  private static func blankDocument() -> PDFDocument? {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-blank-page-\(UUID().uuidString).pdf")
+    defer { try? FileManager.default.removeItem(at: url) }
+    guard let writer = try? PDFWriter(url: url, width: 612, height: 792), (try? writer.addPage(markup: "")) != nil,
+      (try? writer.finish()) != nil
+    else { return nil }
+    return try? PDFDocument(contentsOf: url)
+  }
+
+  /// A copy of the page in no document you hold (PDFKit's `copy()`, from `NSCopying`): its
+  /// own one-page document, which it keeps open; insert it elsewhere with
+  /// ``PDFDocument/insert(_:at:)``. A page no longer in its document copies as a blank page.
+  open func copy() -> Any {
+    guard let document, document.index(for: self) != NSNotFound else { return PDFPage() }
+    let holder = PDFDocument()
+    holder.insert(self, at: 0)
+    guard let first = holder.pages.first else { return PDFPage() }
+    let copy = PDFPage(document: holder, page: first)
+    copy.ownDocument = holder
+    return copy
   }
 
   /// Where the page is in its document now; nil when it was removed (or its document is gone).
@@ -50,17 +102,17 @@ public final class PDFPage {
   }
 
   /// The page's text (nil when it cannot be read).
-  public var string: String? {
+  open var string: String? {
     guard let document, let index else { return nil }
     return try? document.text(ofPage: index)
   }
 
   /// The page's label: its number in the document, from 1.
-  public var label: String? { index.map { String($0 + 1) } }
+  open var label: String? { index.map { String($0 + 1) } }
 
   /// The page's rotation in degrees clockwise (0, 90, 180, 270). Setting it rotates the page
   /// in its document (an undoable page operation).
-  public var rotation: Int {
+  open var rotation: Int {
     get {
       guard let document, let index else { return 0 }
       return (try? document.rotation(ofPage: index)) ?? 0
@@ -73,13 +125,13 @@ public final class PDFPage {
   }
 
   /// The page's box in points as displayed (crop box, rotation applied), from the origin.
-  public func bounds(for box: PDFDisplayBox) -> CGRect {
+  open func bounds(for box: PDFDisplayBox) -> CGRect {
     guard let document, let index, let size = try? document.pageSize(at: index) else { return .zero }
     return CGRect(x: 0, y: 0, width: size.width, height: size.height)
   }
 
   /// How many characters the page's text has.
-  public var numberOfCharacters: Int { string?.count ?? 0 }
+  open var numberOfCharacters: Int { string?.count ?? 0 }
 
   /// The page drawn as an image of `size` (PDFKit's `thumbnail(of:for:)`), one pixel per point.
   ///
@@ -88,7 +140,7 @@ public final class PDFPage {
   /// transparent. The image is empty (no ``UIImage/cgImage``, size zero) when the page cannot
   /// be drawn: a page no longer in its document, a damaged page, a side below 1 or above
   /// 32767 pixels, or more than 64 million pixels in all (256 MB).
-  public func thumbnail(of size: CGSize, for box: PDFDisplayBox) -> UIImage {
+  open func thumbnail(of size: CGSize, for box: PDFDisplayBox) -> UIImage {
     let sides: ClosedRange<CGFloat> = 1...32767  // also keeps NaN and infinities out of Int()
     guard sides.contains(size.width.rounded()), sides.contains(size.height.rounded()),
       size.width.rounded() * size.height.rounded() <= 64_000_000
@@ -104,7 +156,7 @@ public final class PDFPage {
   /// The page as CoreGraphics has it (PDFKit's `pageRef`): page ``CGPDFPage/pageNumber`` of
   /// the file it comes from, before this document's page operations; nil when the page is no
   /// longer in its document.
-  public var pageRef: CGPDFPage? {
+  open var pageRef: CGPDFPage? {
     guard let document, let index, let origin = try? document.origin(ofPage: index) else { return nil }
     return CGPDFDocument(document: document, source: origin.source).page(at: origin.index + 1)
   }
@@ -185,16 +237,43 @@ public final class CGPDFPage {
 
 /// PDFKit's `PDFOutline`: a node of a document's outline (``PDFDocument/outlineRoot``), read
 /// from the file and mapped to the current page order.
-public final class PDFOutline {
+open class PDFOutline {
   /// The entry's title.
-  public let label: String?
+  open var label: String?
   /// Whether the entry shows its children open.
-  public let isOpen: Bool
+  open var isOpen: Bool
   /// The entry above, nil for the root.
   public private(set) weak var parent: PDFOutline?
-  private let children: [PDFOutline]
-  private let pageIndex: Int?
+  private var children: [PDFOutline]
+  private var pageIndex: Int?
   private weak var document: PDFDocument?
+  /// The destination set on an entry built in code (PDFKit's settable `destination`).
+  private var destinationSet: PDFDestination?
+
+  /// An empty outline entry (PDFKit's `init()`): give it a ``label`` and a ``destination``
+  /// and put it in a tree with ``insertChild(_:at:)``. Outlines built this way are values
+  /// for the client's own use (a table of contents, navigation); Quire writes a PDF's
+  /// outline as it was read.
+  public init() {
+    label = nil
+    isOpen = false
+    children = []
+    pageIndex = nil
+  }
+
+  /// Puts `child` below this entry at `index` (clamped to the children's range), taking it
+  /// from where it was.
+  open func insertChild(_ child: PDFOutline, at index: Int) {
+    child.removeFromParent()
+    children.insert(child, at: min(max(0, index), children.count))
+    child.parent = self
+  }
+
+  /// Takes the entry out of its parent.
+  open func removeFromParent() {
+    parent?.children.removeAll { $0 === self }
+    parent = nil
+  }
 
   init(label: String?, isOpen: Bool, pageIndex: Int?, children: [PDFOutlineItem], document: PDFDocument) {
     self.label = label
@@ -206,23 +285,28 @@ public final class PDFOutline {
   }
 
   /// How many entries are directly below this one.
-  public var numberOfChildren: Int { children.count }
+  open var numberOfChildren: Int { children.count }
 
   /// The entry at `index` below this one.
-  public func child(at index: Int) -> PDFOutline? { children.indices.contains(index) ? children[index] : nil }
+  open func child(at index: Int) -> PDFOutline? { children.indices.contains(index) ? children[index] : nil }
 
   /// Where this entry is among its parent's children.
-  public var index: Int { parent?.children.firstIndex { $0 === self } ?? 0 }
+  open var index: Int { parent?.children.firstIndex { $0 === self } ?? 0 }
 
-  /// The page the entry points to (nil when that page was removed, or for the root).
-  public var destination: PDFDestination? {
-    guard let pageIndex, let document, let page = document.page(at: pageIndex) else { return nil }
-    return PDFDestination(page: page, at: .zero)
+  /// The page the entry points to (nil when that page was removed, or for the root); set it
+  /// on entries built in code.
+  open var destination: PDFDestination? {
+    get {
+      if let destinationSet { return destinationSet }
+      guard let pageIndex, let document, let page = document.page(at: pageIndex) else { return nil }
+      return PDFDestination(page: page, at: .zero)
+    }
+    set { destinationSet = newValue }
   }
 }
 
 /// PDFKit's `PDFDestination`: a page and a point on it.
-public final class PDFDestination {
+open class PDFDestination {
   /// The page.
   public let page: PDFPage?
   /// The point on the page.
@@ -233,86 +317,6 @@ public final class PDFDestination {
   }
 }
 
-extension PDFDocument {
-  /// Opens the PDF held in `data`, or nil when it is not a PDF that can be read (PDFKit's
-  /// failable `init?(data:)`). The document has no file (``documentURL`` is nil) until
-  /// ``save(to:)``.
-  public convenience init?(data: Data) {
-    try? self.init(data: data, url: nil)
-  }
-
-  /// The page at `index` (0-based), or nil past the end.
-  public func page(at index: Int) -> PDFPage? {
-    pages.indices.contains(index) ? PDFPage(document: self, page: pages[index]) : nil
-  }
-
-  /// Where `page` is in this document, or `NSNotFound`.
-  public func index(for page: PDFPage) -> Int {
-    guard page.document === self else { return NSNotFound }
-    return pages.firstIndex { $0.source == page.page.source && $0.index == page.page.index } ?? NSNotFound
-  }
-
-  /// Inserts a copy of `page` (of this document or another) before `index` (an undoable page
-  /// operation). Pages whose document forbids assembly, and indexes out of range, are ignored,
-  /// as PDFKit does; ``insertPages(from:at:password:)`` says why.
-  public func insert(_ page: PDFPage, at index: Int) {
-    guard index >= 0, index <= pages.count, allowsDocumentAssembly else { return }
-    if page.document === self {
-      try? apply(.insert(name: documentURL?.lastPathComponent ?? "untitled.pdf", count: 1, at: index)) { pages in pages.insert(page.page, at: index) }
-      return
-    }
-    guard let source = try? addSource(url: page.sourceURL, password: page.password) else { return }
-    let number = sources.count - 1
-    var copy = page.page
-    copy.source = number
-    try? apply(.insert(name: source.name, count: 1, at: index)) { pages in pages.insert(copy, at: index) }
-  }
-
-  /// The outline's root (its children are the top entries), or nil when there is none.
-  public var outlineRoot: PDFOutline? {
-    let items = outline
-    guard !items.isEmpty else { return nil }
-    return PDFOutline(label: nil, isOpen: true, pageIndex: nil, children: items, document: self)
-  }
-
-  /// The metadata by PDFKit's keys (``PDFDocumentAttribute``): strings, and dates for the
-  /// creation and modification dates.
-  public var documentAttributes: [AnyHashable: Any]? {
-    let metadata = self.metadata
-    var attributes: [AnyHashable: Any] = [:]
-    let strings: [(PDFDocumentAttribute, String?)] = [
-      (.titleAttribute, metadata.title), (.authorAttribute, metadata.author), (.subjectAttribute, metadata.subject),
-      (.creatorAttribute, metadata.creator), (.producerAttribute, metadata.producer), (.keywordsAttribute, metadata.keywords),
-    ]
-    for (key, value) in strings { if let value { attributes[key.rawValue] = value } }
-    if let date = metadata.creationDate { attributes[PDFDocumentAttribute.creationDateAttribute.rawValue] = date }
-    if let date = metadata.modificationDate { attributes[PDFDocumentAttribute.modificationDateAttribute.rawValue] = date }
-    return attributes
-  }
-
-  /// The text of every page (nil when it cannot be read).
-  public var string: String? { try? text() }
-
-  /// The PDF with its page operations applied, as bytes (nil when writing fails).
-  public func dataRepresentation() -> Data? {
-    guard let file = try? snapshotFolder().appendingPathComponent("data-\(UUID().uuidString).pdf") else { return nil }
-    defer { try? FileManager.default.removeItem(at: file) }
-    guard (try? write(to: file)) != nil else { return nil }
-    return try? Data(contentsOf: file)
-  }
-
-  /// Writes the PDF to `url` and returns whether it worked (PDFKit's form; the throwing
-  /// ``write(to:)`` says why).
-  @_disfavoredOverload
-  public func write(to url: URL) -> Bool {
-    (try? write(to: url) as Void) != nil
-  }
-
-  /// Writes the PDF to the file at `path` and returns whether it worked.
-  public func write(toFile path: String) -> Bool {
-    (try? write(to: URL(fileURLWithPath: path)) as Void) != nil
-  }
-}
 
 extension PDFSelection {
   /// The page the selection is on, in `document`.

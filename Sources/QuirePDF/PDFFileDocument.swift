@@ -1,4 +1,5 @@
 public import Foundation
+public import QuireDocuments
 public import QuireTypes
 
 /// A PDF file as a ``Document``: a ``PDFDocument`` for reading and page operations, with the
@@ -7,7 +8,7 @@ public import QuireTypes
 /// **Why a wrapper, not a subclass.** ``PDFDocument`` mirrors PDFKit's class of that name: a
 /// standalone model made from a URL (or bytes) and usable from any one task, as PDFKit's is
 /// used outside any `UIDocument`. ``Document`` is a main-actor object with a life cycle
-/// (closed, open, in conflict) and a required `init(fileURL:fileType:)` that reads nothing.
+/// (closed, open, in conflict) and a required `init(fileURL:contentType:)` that reads nothing.
 /// Making the model a `Document` would tie every PDF reader (Quick Look, search, the CLI's
 /// `pdf` commands) to the main actor and to that life cycle. So the document owns a model —
 /// as an app's `UIDocument` subclass owns PDFKit's `PDFDocument` — and replaces it whenever
@@ -31,8 +32,8 @@ open class PDFFileDocument: Document {
   /// Where the model keeps its private snapshots (default: the system's temporary folder).
   public var temporaryFolder: URL?
 
-  public required init(fileURL: URL, fileType: UTType? = nil) {
-    super.init(fileURL: fileURL, fileType: fileType)
+  public required init(fileURL: URL, contentType: UTType? = nil) {
+    super.init(fileURL: fileURL, contentType: contentType)
   }
 
   open override var fallbackType: UTType? { .pdf }
@@ -126,5 +127,16 @@ open class PDFFileDocument: Document {
   /// Inserts every page of the PDF at `url` before page `index` (`pageCount` appends).
   public func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
     try perform { try $0.insertPages(from: url, at: index, password: password) }
+  }
+}
+
+extension DocumentController {
+  /// Makes ``PDFFileDocument`` the class for `com.adobe.pdf` files, so ``openDocument(at:)``
+  /// opens PDFs as documents with page edits, undo, versions and conflicts.
+  ///
+  /// The document layer links no PDF renderer; a front end that opens PDFs calls this once
+  /// after making its controller (the REPL, `quire serve` and `quire rpc` do).
+  public func registerPDFDocuments() {
+    register(PDFFileDocument.self, for: .pdf)
   }
 }
