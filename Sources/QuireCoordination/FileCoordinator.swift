@@ -439,6 +439,7 @@ public final class FileCoordinator: Sendable {
       return access
     }
     let folder = try ItemLocks.folder(location, for: urls.first)
+    LockReach.note(paths)
     var access = Access(
       urls: urls, paths: paths, reads: readPaths, writes: writePaths,
       targets: ItemLocks.plan(reading: readPaths, writing: writePaths.map(\.0)),

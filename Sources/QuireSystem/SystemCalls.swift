@@ -14,6 +14,10 @@ package typealias FileStatus = Glibc.stat
 private let cStat: @Sendable (UnsafePointer<CChar>, UnsafeMutablePointer<FileStatus>) -> Int32 = stat
 private let cLstat: @Sendable (UnsafePointer<CChar>, UnsafeMutablePointer<FileStatus>) -> Int32 = lstat
 private let cFstat: @Sendable (Int32, UnsafeMutablePointer<FileStatus>) -> Int32 = fstat
+private let cStatfs: @Sendable (UnsafePointer<CChar>, UnsafeMutablePointer<FileSystemStatus>) -> Int32 = statfs
+
+/// A file system's description as `statfs(2)` returns it (`f_type` is its magic number).
+package typealias FileSystemStatus = Glibc.statfs
 
 /// The package's system calls: the only place that calls the C library for files,
 /// descriptors, links, locks, sockets and processes (see this folder's README for the few
@@ -133,6 +137,13 @@ package enum SystemCalls {
   package static func fstat(_ fd: FileDescriptor) -> Result<FileStatus, SyscallFailure> {
     var info = FileStatus()
     return retrying("fstat", .inspect, in: fd) { cFstat(fd.rawValue, &info) }.map { _ in info }
+  }
+
+  /// `statfs(2)`: the file system that holds `path` (following symbolic links), with its
+  /// magic number in `f_type` (`NFS_SUPER_MAGIC`, `FUSE_SUPER_MAGIC`, …).
+  package static func fileSystemStatus(_ path: FilePath) -> Result<FileSystemStatus, SyscallFailure> {
+    var info = FileSystemStatus()
+    return path.withPlatformString { cPath in retrying("statfs", .inspect, path: path.string) { cStatfs(cPath, &info) } }.map { _ in info }
   }
 
   /// `fstatat(2)` of `name` in `folder`, not following a final symbolic link.

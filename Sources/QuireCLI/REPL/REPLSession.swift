@@ -419,6 +419,13 @@ final class REPLSession {
       if document.textDocument?.appendedFinalNewline == true {
         say("note: the last line has no newline; saving adds one (as ed does)")
       }
+      if FileCoordinator.pollingInterval(forItemAt: url) != nil {
+        let kind = FileSystemKind.of(url)
+        let reason = kind.needsPolling ? "it is on a \(kind.type) mount; " : ""
+        say(
+          "note: \(reason)changes made to '\(document.displayName)' on other machines or behind the mount are looked for every \(FileCoordinator.pollingOptions.intervalDescription)"
+        )
+      }
     } else {
       let folder = url.deletingLastPathComponent()
       guard DocumentsFolder.isFolder(folder) else {
