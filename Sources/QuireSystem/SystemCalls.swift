@@ -14,10 +14,6 @@ package typealias FileStatus = Glibc.stat
 private let cStat: @Sendable (UnsafePointer<CChar>, UnsafeMutablePointer<FileStatus>) -> Int32 = stat
 private let cLstat: @Sendable (UnsafePointer<CChar>, UnsafeMutablePointer<FileStatus>) -> Int32 = lstat
 private let cFstat: @Sendable (Int32, UnsafeMutablePointer<FileStatus>) -> Int32 = fstat
-private let cStatfs: @Sendable (UnsafePointer<CChar>, UnsafeMutablePointer<FileSystemStatus>) -> Int32 = statfs
-
-/// A file system's description as `statfs(2)` returns it (`f_type` is its magic number).
-package typealias FileSystemStatus = Glibc.statfs
 
 /// The package's system calls: the only place that calls the C library for files,
 /// descriptors, links, locks, sockets and processes (see this folder's README for the few
@@ -139,11 +135,11 @@ package enum SystemCalls {
     return retrying("fstat", .inspect, in: fd) { cFstat(fd.rawValue, &info) }.map { _ in info }
   }
 
-  /// `statfs(2)`: the file system that holds `path` (following symbolic links), with its
-  /// magic number in `f_type` (`NFS_SUPER_MAGIC`, `FUSE_SUPER_MAGIC`, …).
-  package static func fileSystemStatus(_ path: FilePath) -> Result<FileSystemStatus, SyscallFailure> {
-    var info = FileSystemStatus()
-    return path.withPlatformString { cPath in retrying("statfs", .inspect, path: path.string) { cStatfs(cPath, &info) } }.map { _ in info }
+  /// `statfs(2)`: the magic number (`f_type`) of the file system that holds `path`
+  /// (following symbolic links): `NFS_SUPER_MAGIC`, `FUSE_SUPER_MAGIC`, …
+  package static func fileSystemType(_ path: FilePath) -> Result<Int64, SyscallFailure> {
+    var type: Int64 = 0
+    return path.withPlatformString { cPath in retrying("statfs", .inspect, path: path.string) { cquire_statfs_type(cPath, &type) } }.map { _ in type }
   }
 
   /// `fstatat(2)` of `name` in `folder`, not following a final symbolic link.

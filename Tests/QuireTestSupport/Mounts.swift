@@ -121,10 +121,12 @@ public final class FUSEMount: Sendable {
   /// Unmounts (`fusermount3 -u`, then a lazy `umount -l` if that fails) and stops the sshd.
   /// Safe to call twice.
   public func unmount() {
-    guard mounted.withLock({ was in
-      defer { was = false }
-      return was
-    }) else { return }
+    guard
+      mounted.withLock({ was in
+        defer { was = false }
+        return was
+      })
+    else { return }
     let fusermount = try? ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/fusermount3"), ["-u", view.path])
     if fusermount?.status != 0 { _ = try? ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/umount"), ["-l", view.path]) }
     if let sshd = sshd.withLock({ $0 }) { sshd.killAndWait() }

@@ -59,7 +59,7 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
       let presenter = WatchPresenter(path: path, printer: printer)
       try FileCoordinator.addFilePresenter(presenter, location: location)
       presenters.append(presenter)
-      if let note = Self.pollingNote(for: path) { FileHandle.standardError.write(Data("quire: \(note)\n".utf8)) }
+      PollingNotice.say(for: path)
     }
     let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
     // SIGINT and SIGTERM end the watch cleanly: the presenters are removed (the defer above),
@@ -73,10 +73,11 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
   }
 }
 
-extension WatchCommand {
-  /// What to tell the person about a path that is polled as well as watched by inotify, or
-  /// nil when inotify alone hears its changes.
-  static func pollingNote(for path: FilePath) -> String? {
+/// What `quire watch`, `quire browse --watch` and the REPL tell the person about a path that
+/// is polled as well as watched by inotify (on a network or FUSE mount).
+enum PollingNotice {
+  /// The notice for `path`, or nil when inotify alone hears its changes.
+  static func text(for path: FilePath) -> String? {
     let kind = FileSystemKind.of(path)
     let options = FileCoordinator.pollingOptions
     guard options.polls(kind) else { return nil }
@@ -86,6 +87,11 @@ extension WatchCommand {
       ? "it is on a \(kind.type) mount\(place), where inotify does not hear changes made on other machines or behind the mount"
       : "QUIRE_POLL=always"
     return "watching '\(DisplayName.escaping(path))' by polling every \(options.intervalDescription) as well (\(reason))"
+  }
+
+  /// Says ``text(for:)`` on standard error, when there is one.
+  static func say(for path: FilePath) {
+    if let note = text(for: path) { FileHandle.standardError.write(Data("quire: \(note)\n".utf8)) }
   }
 }
 

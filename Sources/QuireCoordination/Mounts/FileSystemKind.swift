@@ -221,8 +221,8 @@ final class MountTable: Sendable {
   /// `statfs` magic's.
   static func classify(path: FilePath, device: UInt64) -> FileSystemKind {
     let magic: (family: FileSystemKind.Family, type: String)? =
-      if case .success(let status) = SystemCalls.fileSystemStatus(path) {
-        FileSystemKind.family(forMagic: Int64(status.f_type))
+      if case .success(let type) = SystemCalls.fileSystemType(path) {
+        FileSystemKind.family(forMagic: type)
       } else { nil }
     let entries = readMountInfo()
     let (major, minor) = split(device)

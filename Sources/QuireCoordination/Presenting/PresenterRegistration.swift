@@ -325,7 +325,7 @@ final class PresenterRegistration: Sendable {
       // A FUSE or network mount may keep the old name for the descriptor after the item left
       // it behind the mount: the look by name is what counts there.
       switch finding {
-      case .nothing, .changed: finding = Self.entry(like: old, beside: snapshot.path).map { .moved($0) } ?? .deleted
+      case .nothing, .changed: finding = Self.entry(like: old, beside: snapshot.path).map { Finding.moved($0) } ?? Finding.deleted
       default: break
       }
     }

@@ -49,7 +49,8 @@ struct MountClassificationTests {
         "553 480 0:65 / / rw,relatime master:1 - overlay overlay rw,lowerdir=/var/lib/docker/overlay2/l/ABC:/var/lib/docker/overlay2/l/DEF,upperdir=/var/lib/docker/overlay2/123/diff,workdir=/var/lib/docker/overlay2/123/work",
       type: "overlay", mountPoint: "/", family: .overlay),
     Recorded(
-      line: "115 27 8:17 / /media/u/USB rw,nosuid,nodev,relatime shared:63 - fuseblk /dev/sdb1 rw,user_id=0,group_id=0,default_permissions,allow_other,blksize=4096",
+      line:
+        "115 27 8:17 / /media/u/USB rw,nosuid,nodev,relatime shared:63 - fuseblk /dev/sdb1 rw,user_id=0,group_id=0,default_permissions,allow_other,blksize=4096",
       type: "fuseblk", mountPoint: "/media/u/USB", family: .local),
   ]
 
