@@ -4,6 +4,7 @@
 #include <locale.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <errno.h>
 #include <semaphore.h>
@@ -311,4 +312,11 @@ void cquire_restore_interrupts(void *state) {
   sigaction(SIGINT, &saved->interrupt, NULL);
   sigaction(SIGQUIT, &saved->quit, NULL);
   free(saved);
+}
+
+int cquire_statfs_type(const char *path, long long *type) {
+  struct statfs info;
+  if (statfs(path, &info) != 0) return -1;
+  *type = (long long)info.f_type;
+  return 0;
 }

@@ -445,6 +445,7 @@ open class FileCoordinator: @unchecked Sendable {
       return access
     }
     let folder = try ItemLocks.folder(location, for: urls.first)
+    LockReach.note(paths)
     var access = Access(
       urls: urls, paths: paths, reads: readPaths, writes: writePaths,
       targets: ItemLocks.plan(reading: readPaths, writing: writePaths.map(\.0)),

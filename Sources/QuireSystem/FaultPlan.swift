@@ -15,7 +15,7 @@ package enum SystemStep: String, Sendable, CaseIterable, CustomStringConvertible
   case read
   /// Writing bytes (`write`, `pwrite`, `send`, in-kernel copies).
   case write
-  /// Reading metadata (`stat`, `lstat`, `fstat`, `fstatat`, `faccessat`).
+  /// Reading metadata (`stat`, `lstat`, `fstat`, `fstatat`, `faccessat`, `statfs`).
   case inspect
   /// Cutting a file to a length (`ftruncate`).
   case truncate

@@ -135,6 +135,13 @@ package enum SystemCalls {
     return retrying("fstat", .inspect, in: fd) { cFstat(fd.rawValue, &info) }.map { _ in info }
   }
 
+  /// `statfs(2)`: the magic number (`f_type`) of the file system that holds `path`
+  /// (following symbolic links): `NFS_SUPER_MAGIC`, `FUSE_SUPER_MAGIC`, …
+  package static func fileSystemType(_ path: FilePath) -> Result<Int64, SyscallFailure> {
+    var type: Int64 = 0
+    return path.withPlatformString { cPath in retrying("statfs", .inspect, path: path.string) { cquire_statfs_type(cPath, &type) } }.map { _ in type }
+  }
+
   /// `fstatat(2)` of `name` in `folder`, not following a final symbolic link.
   package static func lstat(_ name: String, in folder: FileDescriptor, path: String? = nil) -> Result<FileStatus, SyscallFailure> {
     var info = FileStatus()

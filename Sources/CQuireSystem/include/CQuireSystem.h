@@ -17,6 +17,10 @@ extern const int cquire_F_SETLEASE;
 extern const unsigned int cquire_RENAME_EXCHANGE;
 extern const unsigned int cquire_RENAME_NOREPLACE;
 
+/* statfs(2) of `path`: the file system's magic number (f_type) into *type. Swift's Glibc
+   module does not include <sys/vfs.h>. Returns 0, or -1 with errno set. */
+int cquire_statfs_type(const char *path, long long *type);
+
 /* renameat2(2): glibc 2.28+ declares it only under _GNU_SOURCE. */
 int cquire_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
                      unsigned int flags);

@@ -49,7 +49,9 @@ struct BrowseCommand: AsyncParsableCommand, TakesNamesAsBytes {
     }
     guard watch else { return }
     fflush(nil)
-    for await change in try browser.changes() {
+    let changes = try browser.changes()
+    for location in browser.configuration.locations { PollingNotice.say(for: FilePath(location.path)) }
+    for await change in changes {
       // One line per change, written at once (standard output may be a pipe).
       let line = json ? (try BrowserJSON.encodeLine(change)) : change.description
       print(line)

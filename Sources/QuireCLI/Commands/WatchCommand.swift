@@ -9,6 +9,10 @@ import SystemPackage
 /// and for coordinated access by other processes `save-requested PATH`,
 /// `relinquished-to-reader PATH`, `relinquished-to-writer PATH`, `reacquired PATH`.
 ///
+/// A path on a mount where inotify cannot hear every change (NFS, SMB, FUSE: sshfs, rclone,
+/// bindfs) is polled as well, and standard error says so (`--poll-interval`, or
+/// `QUIRE_POLL_INTERVAL`, sets how often).
+///
 /// Paths keep their bytes (a name that is not UTF-8 is watched as it is) and are printed
 /// escaped (`DisplayName`), so each message is one line and no name can reach the terminal raw.
 struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
@@ -21,11 +25,15 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
   @Option(help: "Stop after this many messages.") var count: Int?
   @Option(help: "Stop after this many seconds.") var seconds: Double?
   @Option(help: "Coordinate through this folder instead of $XDG_RUNTIME_DIR.") var runtimeFolder: String?
+  @Option(help: "Poll files on network and FUSE mounts every S seconds (default 2, or $QUIRE_POLL_INTERVAL).") var pollInterval: Double?
 
   func validate() throws {
     if paths.isEmpty { throw ValidationError("Give at least one path to watch.") }
     if let count, count < 1 { throw ValidationError("--count must be at least 1.") }
     if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive.") }
+    if let pollInterval, !(pollInterval >= 0.01 && pollInterval <= 86_400) {
+      throw ValidationError("--poll-interval must be between 0.01 and 86400 seconds.")
+    }
   }
 
   func run() async throws {
@@ -33,6 +41,14 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
       try runtimeFolder.map { CoordinationLocation(runtimeFolder: try QuireCommand.fileURL($0, for: "coordinate in", isDirectory: true)) } ?? .default
     if let note = location.fallbackNote {
       FileHandle.standardError.write(Data("quire: \(note)\n".utf8))
+    }
+    if let pollInterval {
+      var options = FileCoordinator.pollingOptions
+      options = PollingOptions(
+        mode: options.mode, interval: .milliseconds(Int64(pollInterval * 1000)),
+        maximumInterval: ProcessInfo.processInfo.environment["QUIRE_POLL_MAX_INTERVAL"] == nil ? nil : options.maximumInterval,
+        quietSpellBeforeBackingOff: options.quietSpellBeforeBackingOff)
+      FileCoordinator.pollingOptions = options
     }
     let printer = WatchPrinter(limit: count)
     var presenters: [WatchPresenter] = []
@@ -43,6 +59,7 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
       let presenter = WatchPresenter(path: path, printer: printer)
       try FileCoordinator.addFilePresenter(presenter, location: location)
       presenters.append(presenter)
+      PollingNotice.say(for: path)
     }
     let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
     // SIGINT and SIGTERM end the watch cleanly: the presenters are removed (the defer above),
@@ -53,6 +70,28 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
       if let deadline, ContinuousClock.now >= deadline { break }
       try? await Task.sleep(for: .milliseconds(10))
     }
+  }
+}
+
+/// What `quire watch`, `quire browse --watch` and the REPL tell the person about a path that
+/// is polled as well as watched by inotify (on a network or FUSE mount).
+enum PollingNotice {
+  /// The notice for `path`, or nil when inotify alone hears its changes.
+  static func text(for path: FilePath) -> String? {
+    let kind = FileSystemKind.of(path)
+    let options = FileCoordinator.pollingOptions
+    guard options.polls(kind) else { return nil }
+    let place = kind.mountPoint.map { " at '\(DisplayName.escaping($0))'" } ?? ""
+    let reason =
+      kind.needsPolling
+      ? "it is on a \(kind.type) mount\(place), where inotify does not hear changes made on other machines or behind the mount"
+      : "QUIRE_POLL=always"
+    return "watching '\(DisplayName.escaping(path))' by polling every \(options.intervalDescription) as well (\(reason))"
+  }
+
+  /// Says ``text(for:)`` on standard error, when there is one.
+  static func say(for path: FilePath) {
+    if let note = text(for: path) { FileHandle.standardError.write(Data("quire: \(note)\n".utf8)) }
   }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import SystemPackage
 
 /// The quire REPL: open documents, ed commands on the current one, word commands for the rest.
 ///
@@ -419,6 +420,7 @@ final class REPLSession {
       if document.textDocument?.appendedFinalNewline == true {
         say("note: the last line has no newline; saving adds one (as ed does)")
       }
+      if let note = PollingNotice.text(for: FilePath(url.path)) { say("note: \(note)") }
     } else {
       let folder = url.deletingLastPathComponent()
       guard DocumentsFolder.isFolder(folder) else {

@@ -11,6 +11,9 @@ public import SystemPackage
 ///   read or a write, accommodate a deletion, did change, did move;
 /// - changes made without coordination (another editor, `cp`, `mv`, `rm`, `echo >>`),
 ///   noticed through inotify within tens of milliseconds: did change, did move, deletion.
+/// - changes that inotify cannot hear (made on the server of an NFS, SMB or FUSE mount, by
+///   another machine, or behind a bindfs mount), noticed by polling the item on such mounts
+///   (``PollingOptions``, every 2 s by default): the same messages.
 ///
 /// Messages for one presenter run one at a time, in order, on
 /// ``presentedItemOperationQueue`` when it returns a queue, else on a private serial queue

@@ -57,6 +57,15 @@ final class PresenterRegistration: Sendable {
       isFolder = info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether the modification time is within a few seconds of now (or ahead of it): a file
+    /// system with whole-second times (sshfs) could take another write in that second without
+    /// a new time, so a polled file's contents are compared too. False for folders.
+    var isRecentlyModified: Bool {
+      if isFolder { return false }
+      let now = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
+      return now - modified < 3_000_000_000
+    }
+
     /// Whether `other` is a change worth reporting. A folder's times change with every entry,
     /// which reaches folder presenters as subitem changes instead.
     func differs(from other: Signature) -> Bool {
@@ -79,6 +88,19 @@ final class PresenterRegistration: Sendable {
     var deletionReported = false
     var reacquirers: [String: [@Sendable () -> Void]] = [:]
     var removed = false
+    /// Set while the item is on a file system that is polled (``PollingOptions``).
+    var isPolled = false
+    var pollScheduled = false
+    /// The wait before the next look, in nanoseconds (grows while nothing changes).
+    var pollDelay: UInt64 = 0
+    /// When something last changed (or an inotify event came), in uptime nanoseconds.
+    var lastActivity: UInt64 = 0
+    /// A digest of the contents, kept while the modification time is recent.
+    var digest: Int?
+    /// A polled folder's direct entries and what they looked like.
+    var entries: [String: Signature]?
+    /// The file system the item is on.
+    var kind: FileSystemKind?
   }
 
   let id: UInt64
@@ -202,18 +224,31 @@ final class PresenterRegistration: Sendable {
       if fd >= 0 { SystemCalls.release(FileDescriptor(rawValue: fd)) }
       throw error
     }
-    let stale = state.withLock { state -> Bool in
-      if state.removed { return true }
+    let options = FileCoordinator.pollingOptions
+    let kind = FileSystemKind.of(PathText.path(path))
+    let polled = options.polls(kind)
+    let entries = polled && signature?.isFolder == true ? Self.entries(of: path) : nil
+    let (stale, startPolling) = state.withLock { state -> (Bool, Bool) in
+      if state.removed { return (true, false) }
       state.path = path
       state.fd = fd
       state.signature = signature
       state.subscriptions = subscriptions
-      return false
+      state.entries = entries
+      state.digest = nil
+      state.kind = kind
+      state.isPolled = polled
+      guard polled, !state.pollScheduled else { return (false, false) }
+      state.pollScheduled = true
+      state.pollDelay = Self.nanoseconds(options.interval)
+      state.lastActivity = DispatchTime.now().uptimeNanoseconds
+      return (false, true)
     }
     if stale {
       for id in subscriptions { InotifyMonitor.shared.unsubscribe(id) }
       if fd >= 0 { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     }
+    if startPolling { schedulePoll() }
   }
 
   private func noteItemEvent(_ event: FileSystemEvent) {
@@ -232,6 +267,7 @@ final class PresenterRegistration: Sendable {
   private func scheduleEvaluation() {
     let now = DispatchTime.now().uptimeNanoseconds
     let delay = state.withLock { state -> UInt64? in
+      state.lastActivity = now
       if state.evaluationScheduled || state.removed { return nil }
       state.evaluationScheduled = true
       let sinceLast = now &- state.lastEvaluation
@@ -249,7 +285,8 @@ final class PresenterRegistration: Sendable {
       case moved(String)
       case deleted, appeared
     }
-    let snapshot = state.withLock { state -> (path: String, fd: Int32, signature: Signature?, subitems: Set<String>, rescan: Bool)? in
+    let snapshot = state.withLock {
+      state -> (path: String, fd: Int32, signature: Signature?, subitems: Set<String>, rescan: Bool, isPolled: Bool)? in
       state.evaluationScheduled = false
       state.lastEvaluation = DispatchTime.now().uptimeNanoseconds
       if state.removed { return nil }
@@ -258,7 +295,7 @@ final class PresenterRegistration: Sendable {
         state.pendingSubitems = []
         state.needsRescan = false
       }
-      return (state.path, state.fd, state.signature, state.pendingSubitems, state.needsRescan)
+      return (state.path, state.fd, state.signature, state.pendingSubitems, state.needsRescan, state.isPolled)
     }
     guard let snapshot else { return }
     var finding = Finding.nothing
@@ -267,6 +304,11 @@ final class PresenterRegistration: Sendable {
       let nowPath = PathText.string(now.path)
       if now.isDeleted {
         finding = onDisk == nil ? .deleted : .changed
+        // Behind a polled mount a rename is not the kernel's: the item left its name. Found
+        // again by its inode in the same folder, it moved.
+        if onDisk == nil, snapshot.isPolled, let old = snapshot.signature, let newPath = Self.entry(like: old, beside: snapshot.path) {
+          finding = .moved(newPath)
+        }
       } else if nowPath != snapshot.path {
         // Something new at the old path means the old file was renamed away and replaced (as
         // vim's backup dance does): the presenter stays with the path.
@@ -278,6 +320,14 @@ final class PresenterRegistration: Sendable {
       }
     } else if onDisk != nil {
       finding = .appeared
+    }
+    if snapshot.isPolled, onDisk == nil, let old = snapshot.signature, snapshot.fd >= 0 {
+      // A FUSE or network mount may keep the old name for the descriptor after the item left
+      // it behind the mount: the look by name is what counts there.
+      switch finding {
+      case .nothing, .changed: finding = Self.entry(like: old, beside: snapshot.path).map { Finding.moved($0) } ?? Finding.deleted
+      default: break
+      }
     }
 
     switch finding {
@@ -323,6 +373,121 @@ final class PresenterRegistration: Sendable {
   /// Looks at the item now (a coordinated writer said it changed).
   func evaluateNow() {
     tracking.async { [weak self] in self?.evaluate() }
+  }
+
+  // MARK: Polling (where inotify cannot hear everything)
+
+  /// Whether the item is polled as well as watched by inotify, and the file system it is on.
+  var polling: (isPolled: Bool, kind: FileSystemKind?) { state.withLock { ($0.isPolled, $0.kind) } }
+
+  private func schedulePoll() {
+    let delay = state.withLock { $0.pollDelay }
+    tracking.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) { [weak self] in self?.poll() }
+  }
+
+  /// Looks at the item once (one `lstat`; a folder's entries one `lstat` each) and, when it
+  /// differs from what was last seen, evaluates it as an inotify event would be. Runs on
+  /// `tracking`, then schedules the next look.
+  private func poll() {
+    let options = FileCoordinator.pollingOptions
+    let look = state.withLock { state -> (path: String, signature: Signature?, digest: Int?, entries: [String: Signature]?, busy: Bool)? in
+      if state.removed || !state.isPolled {
+        state.pollScheduled = false
+        return nil
+      }
+      return (state.path, state.signature, state.digest, state.entries, state.ownAccesses > 0)
+    }
+    guard let look else { return }
+    var changed = false
+    if !look.busy {
+      let onDisk: Signature? = if case .success(let info) = SystemCalls.lstat(PathText.path(look.path)) { Signature(info) } else { nil }
+      var subitems: Set<String> = []
+      var entries: [String: Signature]?
+      var digest: Int?
+      if onDisk?.isFolder == true {
+        let now = Self.entries(of: look.path)
+        entries = now
+        if let before = look.entries {
+          for (name, signature) in now where before[name].map({ signature.differs(from: $0) }) ?? true { subitems.insert(name) }
+          for name in before.keys where now[name] == nil { subitems.insert(name) }
+        }
+      } else if let onDisk, onDisk.isRecentlyModified || look.digest != nil {
+        // Contents that may change again within the file system's time granularity: kept
+        // while the time is recent, and compared once more after.
+        digest = Self.digest(of: look.path)
+      }
+      let itemChanged: Bool =
+        switch (onDisk, look.signature) {
+        case (nil, nil): false
+        case (let now?, let old?): now.differs(from: old) || (look.digest != nil && digest != nil && look.digest != digest && now == old)
+        default: true
+        }
+      let rescan = itemChanged && onDisk != nil && look.signature != nil && onDisk == look.signature
+      changed = itemChanged || !subitems.isEmpty
+      let keptDigest = onDisk?.isRecentlyModified == true ? digest : nil
+      state.withLock { state in
+        state.digest = keptDigest
+        if let entries { state.entries = entries }
+        state.pendingSubitems.formUnion(subitems)
+        if rescan { state.needsRescan = true }
+      }
+      if changed { evaluate() }
+    }
+    let now = DispatchTime.now().uptimeNanoseconds
+    let reschedule = state.withLock { state -> Bool in
+      if state.removed || !state.isPolled {
+        state.pollScheduled = false
+        return false
+      }
+      let interval = Self.nanoseconds(options.interval)
+      if changed { state.lastActivity = now }
+      if changed || now &- state.lastActivity < Self.nanoseconds(options.quietSpellBeforeBackingOff) {
+        state.pollDelay = interval
+      } else {
+        state.pollDelay = min(max(state.pollDelay, interval) * 2, Self.nanoseconds(options.maximumInterval))
+      }
+      return true
+    }
+    if reschedule { schedulePoll() }
+  }
+
+  /// A folder's direct entries and their signatures (`readdir`, then one `lstat` each).
+  static func entries(of folder: String) -> [String: Signature] {
+    guard let names = SystemCalls.entryNames(in: PathText.path(folder)) else { return [:] }
+    var result: [String: Signature] = [:]
+    result.reserveCapacity(names.count)
+    let prefix = folder == "/" ? "/" : folder + "/"
+    for bytes in names {
+      let name = PathText.string(bytes: bytes)
+      if case .success(let info) = SystemCalls.lstat(PathText.path(prefix + name)) { result[name] = Signature(info) }
+    }
+    return result
+  }
+
+  /// The entry beside `path` (in its folder) that is the item `signature` describes (same
+  /// device and inode), as a path; nil when there is none.
+  static func entry(like signature: Signature, beside path: String) -> String? {
+    let folder = (path as NSString).deletingLastPathComponent
+    let prefix = folder == "/" ? "/" : folder + "/"
+    for (name, found) in entries(of: folder) where found.inode == signature.inode && found.device == signature.device {
+      let candidate = prefix + name
+      if candidate != path { return candidate }
+    }
+    return nil
+  }
+
+  /// A digest of a regular file's contents (at most 16 MiB; nil for larger or unreadable
+  /// files), compared only within this process.
+  static func digest(of path: String) -> Int? {
+    guard let data = SystemCalls.readSmallFile(PathText.path(path), limit: 16 << 20) else { return nil }
+    var hasher = Hasher()
+    data.withUnsafeBytes { hasher.combine(bytes: $0) }
+    return hasher.finalize()
+  }
+
+  static func nanoseconds(_ duration: Duration) -> UInt64 {
+    let parts = duration.components
+    return UInt64(max(0, parts.seconds)) * 1_000_000_000 + UInt64(max(0, parts.attoseconds) / 1_000_000_000)
   }
 
   // MARK: The registration's own coordinated accesses

@@ -232,6 +232,68 @@ final class TerminalTests: FolderSuite {
     #expect(!isRunning)
   }
 
+  // MARK: Documents on FUSE mounts (issue 33)
+
+  @Test(
+    .enabled(if: TerminalTests.tmuxPath != nil, "tmux is not installed (apt-get install tmux)"),
+    .enabled(if: FUSEMount.bindfsUnavailableReason == nil, "\(FUSEMount.bindfsUnavailableReason ?? "")"))
+  func aDocumentOnABindfsMountReportsAChangeBehindItAndWRefusesToOverwriteIt() async throws {
+    let source = folder.file("src")
+    try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+    let mount = try FUSEMount.bindfs(source, at: folder.file("view"))
+    defer { mount.unmount() }
+    try await editOnAMountWhileItChangesBehind(mount)
+  }
+
+  @Test(
+    .enabled(if: TerminalTests.tmuxPath != nil, "tmux is not installed (apt-get install tmux)"),
+    .enabled(if: FUSEMount.sshfsUnavailableReason == nil, "\(FUSEMount.sshfsUnavailableReason ?? "")"))
+  func aDocumentOnAnSSHFSMountReportsAChangeOnTheServerAndWRefusesToOverwriteIt() async throws {
+    let source = folder.file("src")
+    try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+    let mount = try FUSEMount.sshfs(source, at: folder.file("view"), scratch: folder.file("ssh"))
+    defer { mount.unmount() }
+    try await editOnAMountWhileItChangesBehind(mount)
+  }
+
+  /// Opens `notes.txt` of the mount in quire (polling every 0.5 s), changes it behind the
+  /// mount while it is clean (reloaded, announced) and while it has unsaved edits (announced;
+  /// `w` refuses and leaves the other side's text).
+  private func editOnAMountWhileItChangesBehind(_ mount: FUSEMount) async throws {
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
+    let behind = mount.source.appendingPathComponent("notes.txt")
+    let through = mount.view.appendingPathComponent("notes.txt")
+    try "one\ntwo\n".write(to: behind, atomically: false, encoding: .utf8)
+    let runtime = folder.file("run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try tmux([
+      "new-session", "-d", "-s", "main", "-x", "200", "-y", "50", "-c", mount.view.path,
+      "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(folder.file(".state").path)", "HOME=\(folder.url.path)",
+      "XDG_RUNTIME_DIR=\(runtime.path)", "QUIRE_POLL_INTERVAL=0.5", quire.path, "notes.txt",
+    ])
+    let opened = try await waitFor("notes.txt> ")
+    #expect(opened.contains("by polling every 0.5 s as well"), "the REPL says the file is polled: \(opened)")
+
+    // Clean here, changed behind the mount: reloaded, and said so.
+    let append = URL(fileURLWithPath: "/bin/sh")
+    _ = try ChildProcess.runBlocking(append, ["-c", "printf 'from the other side\\n' >> \"$1\"", "sh", behind.path])
+    try await waitForFile(through, toContain: "from the other side")
+    try await type(["$p", "Enter"], expecting: "\nfrom the other side\n")
+    try await waitFor("changed on disk; reloaded")
+
+    // Unsaved edits here, changed behind again: w refuses to overwrite it.
+    try await type(["1s/one/ONE/", "Enter"], expecting: "notes.txt*> ")
+    _ = try ChildProcess.runBlocking(append, ["-c", "printf 'second change\\n' >> \"$1\"", "sh", behind.path])
+    try await waitForFile(through, toContain: "second change")
+    try await type(["w", "Enter"], expecting: "? conflict: 'notes.txt' was changed on disk")
+    #expect(try String(contentsOf: behind, encoding: .utf8) == "one\ntwo\nfrom the other side\nsecond change\n")
+
+    try await type(["q", "Enter"], expecting: "? unsaved changes in 'notes.txt'")
+    try send("q", "Enter")
+    try await waitUntilQuit()
+    #expect(!isRunning)
+  }
+
   private func waitForFile(_ url: URL, toContain text: String) async throws {
     if try await eventually({ (try? String(contentsOf: url, encoding: .utf8))?.contains(text) == true }) { return }
     Issue.record("\(url.lastPathComponent) never contained \(text)")

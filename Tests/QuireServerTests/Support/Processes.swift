@@ -55,9 +55,12 @@ final class ServeProcess: Sendable {
   /// The origin, `http://127.0.0.1:PORT`.
   var origin: String { "http://127.0.0.1:\(port)" }
 
-  static func start(serving folders: [URL], home: TestHome, in workingFolder: URL) async throws -> ServeProcess {
+  static func start(
+    serving folders: [URL], home: TestHome, in workingFolder: URL, environment extra: [String: String] = [:]
+  ) async throws -> ServeProcess {
     guard let quire = Programs.quire else { throw TestFailure("the quire executable was not built beside the tests") }
-    let server = try ChildProcess.start(quire, ["serve"] + folders.map(\.path) + ["--port", "0"], environment: home.environment, in: workingFolder)
+    let server = try ChildProcess.start(
+      quire, ["serve"] + folders.map(\.path) + ["--port", "0"], environment: home.environment.merging(extra) { $1 }, in: workingFolder)
     let line: String
     do { line = try await server.output.firstLine(containing: "http://127.0.0.1:", within: .seconds(60)) } catch {
       server.kill(SIGTERM)
