@@ -88,6 +88,13 @@ let package = Package(
     // libxcb and its XFixes extension: the X11 CLIPBOARD and PRIMARY selections for Pasteboard.
     .systemLibrary(
       name: "CXCB", pkgConfig: "xcb-xfixes", providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
+    // libwayland-client and the two clipboard protocols without a window (ext-data-control-v1,
+    // wlr-data-control-unstable-v1): the Wayland clipboard for Pasteboard. A C target rather
+    // than a system library, because it compiles wayland-scanner's generated C (committed, with
+    // the vendored XML and protocols/generate.sh); libwayland-client's headers are in
+    // /usr/include (its pkg-config --cflags is empty), and the library is linked by name.
+    .target(
+      name: "CWayland", exclude: ["protocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
     // Constants and calls that need _GNU_SOURCE, invisible from Swift's Glibc module.
     .target(name: "CQuireSystem"),
 
@@ -157,7 +164,10 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "QuireTransfer",
-      dependencies: ["QuireSystem", "QuireTypes", "QuireCoordination", "QuireMarkdown", "QuireFormats", "CXCB", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: [
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireMarkdown", "QuireFormats", "CXCB", "CWayland",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireBrowser",

@@ -8,12 +8,14 @@ import SystemPackage
 /// A Markdown file or text is offered as Markdown, HTML and plain text; other files in their
 /// own type and as a file URL. Each representation is made only when someone asks for it.
 ///
-/// On a desktop (`$DISPLAY` set, pasteboard `general` or `primary`) the pasteboard is an X11
-/// selection, which lives only as long as the program holding it: as `xclip` and `wl-copy`
-/// do, `quire copy` starts a background `quire` that holds the selection and serves it until
+/// On a desktop (pasteboard `general` or `primary`) the pasteboard is the Wayland compositor's
+/// clipboard through data-control (`WAYLAND_DISPLAY`) or an X11 selection (`DISPLAY`), in that
+/// order unless `--backend` or `QUIRE_PASTEBOARD` says otherwise (see `PasteboardBackend`).
+/// Either lives only as long as the program holding it: as `xclip` and `wl-copy` do,
+/// `quire copy` starts a background `quire` that holds the selection and serves it until
 /// another program takes it (a later copy anywhere), then exits; `--foreground` serves from
 /// this process instead. Signalled to stop (SIGTERM, SIGINT) it hands the items to a clipboard
-/// manager, or keeps them for Quire processes.
+/// manager (X11), or keeps them for Quire processes.
 ///
 /// Elsewhere the representations are promised: another process fetches them from this one
 /// while it runs, and they are written into the pasteboard folder when it exits. The hidden
@@ -27,6 +29,7 @@ struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
   @Option(help: "Copy this text instead of a file.") var text: String?
   @Option(help: "The type of the text, as a type identifier (default public.plain-text).") var type: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
+  @Option(help: BackendOption.help) var backend: BackendOption?
   @Flag(help: "On a desktop, serve the clipboard from this process until another program takes it.") var foreground = false
   @Flag(help: .hidden) var promise = false
   /// Set on the background process `quire copy` starts on a desktop.
@@ -42,7 +45,7 @@ struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
 
   func run() async throws {
     let provider = try makeProvider()
-    let board = try Pasteboard(name: pasteboard)
+    let board = try Pasteboard.forCommand(pasteboard, backend: backend, quiet: serveSelection)
     if board.displayName != nil && !promise {
       if !foreground && !serveSelection { return try SelectionServer.start() }
       if serveSelection { SelectionServer.detach() }

@@ -12,6 +12,7 @@ struct PasteCommand: AsyncParsableCommand, TakesNamesAsBytes {
   @Option(help: "The type to paste, as a type identifier (default: the first text).") var type: String?
   @Option(help: "Write to this file instead of standard output.") var output: String?
   @Option(help: "The pasteboard to use.") var pasteboard: String = Pasteboard.generalName
+  @Option(help: BackendOption.help) var backend: BackendOption?
 
   func validate() throws {
     if let type, UTType(type) == nil { throw ValidationError("'\(DisplayName.escaping(type))' is not a known type identifier.") }
@@ -21,7 +22,7 @@ struct PasteCommand: AsyncParsableCommand, TakesNamesAsBytes {
   }
 
   func run() async throws {
-    let board = try Pasteboard(name: pasteboard)
+    let board = try Pasteboard.forCommand(pasteboard, backend: backend)
     let providers = try board.itemProviders
     guard !providers.isEmpty else {
       throw QuireError(.fileMissing, "The pasteboard '\(pasteboard)' is empty. Copy something first with 'quire copy'.")

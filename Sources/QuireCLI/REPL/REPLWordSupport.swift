@@ -14,6 +14,9 @@ final class REPLWordState: @unchecked Sendable {
   weak var session: REPLSession?
   /// Where the pasteboards live (nil: `$XDG_RUNTIME_DIR/quire/pasteboards`). Tests set it.
   var pasteboardRoot: URL?
+  /// Whether the session was told why the desktop's clipboard is not the first choice
+  /// (a Wayland compositor without data-control); said once a session.
+  var toldPasteboardFallback = false
   /// The lines being dragged (`drag`), until a `drop`.
   var drag: LineDrag?
 

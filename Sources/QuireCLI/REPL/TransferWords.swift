@@ -2,10 +2,18 @@ import ArgumentParser
 import Foundation
 import Quire
 
-/// The pasteboard of a transfer word: `name` under the session's pasteboard root.
+/// The pasteboard of a transfer word: `name` under the session's pasteboard root. On a
+/// desktop it is the desktop's clipboard (Wayland data-control, X11, as `quire copy` chooses),
+/// and items copied there are served by this process while the session runs.
 @MainActor
 private func transferPasteboard(named name: String, in session: REPLSession) throws -> Pasteboard {
-  try Pasteboard(name: name, rootFolder: REPLWordState.of(session).pasteboardRoot)
+  let state = REPLWordState.of(session)
+  let board = try Pasteboard(name: name, rootFolder: state.pasteboardRoot)
+  if let note = board.fallbackNote, !state.toldPasteboardFallback {
+    state.toldPasteboardFallback = true
+    session.print("note: \(note)")
+  }
+  return board
 }
 
 /// The item offering lines `range` of `document`: Markdown, HTML and plain text for a

@@ -8,11 +8,36 @@ import SystemPackage
   import Glibc
 #endif
 
+/// Where the desktop pasteboards (`general` and `primary`) live.
+///
+/// Chosen in this order unless forced (``Pasteboard/init(name:rootFolder:backend:environment:)``,
+/// `quire copy --backend`, or the environment variable `QUIRE_PASTEBOARD=wayland|x11|quire`):
+/// the Wayland compositor's clipboard when `WAYLAND_DISPLAY` names one that offers data-control,
+/// then the X11 selections when `DISPLAY` is set (XWayland's, on a Wayland desktop), then
+/// Quire's own store.
+public enum PasteboardBackend: String, Sendable, CaseIterable {
+  /// The Wayland compositor's clipboard and primary selection through `ext-data-control-v1`
+  /// or `zwlr_data_control_manager_v1`, with no window (`WAYLAND_DISPLAY`).
+  case wayland
+  /// The X11 `CLIPBOARD` and `PRIMARY` selections (`DISPLAY`).
+  case x11
+  /// Quire's own store under `$XDG_RUNTIME_DIR`, seen by Quire processes only.
+  case quire
+
+  /// The environment variable that forces a backend: `QUIRE_PASTEBOARD`.
+  public static let environmentVariable = "QUIRE_PASTEBOARD"
+}
+
 /// A pasteboard (`UIPasteboard`): the general one and named ones.
 ///
-/// On a desktop (`$DISPLAY` set) the general pasteboard is the X11 `CLIPBOARD` selection and
-/// the one named `primary` is `PRIMARY`, shared with every program on the display (Wayland
-/// desktops bridge them through XWayland). Setting items takes the selection and offers each
+/// On a Wayland desktop whose compositor offers data-control (`WAYLAND_DISPLAY` set: sway,
+/// Hyprland, river, KDE Plasma and other wlroots-based or recent compositors) the general
+/// pasteboard is the compositor's clipboard and `primary` its primary selection, with no
+/// window and no XWayland, as `wl-copy` and `wl-paste` use them. On an X11 desktop
+/// (`$DISPLAY` set) the general pasteboard is the X11 `CLIPBOARD` selection and the one named
+/// `primary` is `PRIMARY`, shared with every program on the display (XWayland bridges them on
+/// Wayland desktops without data-control, such as GNOME's). ``PasteboardBackend`` tells the
+/// order of choice and how to force one. Setting items takes the selection and offers each
 /// representation as a target (its MIME type, plus `UTF8_STRING`, `STRING`, `TEXT` and
 /// `text/plain;charset=utf-8` for text and `text/uri-list` for files); a representation is
 /// loaded only when a program asks for it, and large ones go in `INCR` chunks. Items another
@@ -37,8 +62,14 @@ public final class Pasteboard: Sendable {
   public let name: String
   let folder: PasteboardFolder
   private let usesLocalItems: Bool
-  /// The X display and selection, for a desktop pasteboard.
-  private let desktop: (connection: DisplayConnection, selection: DisplaySelection)?
+  /// The desktop connection (X display or Wayland compositor) and selection, for a desktop pasteboard.
+  private let desktop: (connection: any DesktopConnection, selection: DisplaySelection)?
+  /// Where this pasteboard lives.
+  public let backend: PasteboardBackend
+  /// One line saying why the desktop's first choice could not be used and what stands in,
+  /// when that happened (a Wayland compositor without data-control); nil otherwise. `quire`
+  /// prints it on standard error.
+  public let fallbackNote: String?
   /// The clock every question "has it expired?" is put to: the system's, or a test's.
   private let clock: @Sendable () -> Date
 
@@ -47,8 +78,8 @@ public final class Pasteboard: Sendable {
   /// The name of the pasteboard that is the X11 `PRIMARY` selection on a desktop.
   public static let primaryName = "primary"
 
-  /// The general pasteboard: the desktop's clipboard when `$DISPLAY` is set and no
-  /// `rootFolder` is given, else Quire's own.
+  /// The general pasteboard: the desktop's clipboard (Wayland's, else X11's; see
+  /// ``PasteboardBackend``) when no `rootFolder` is given, else Quire's own.
   ///
   /// - Parameter rootFolder: The folder holding Quire's pasteboards; by default
   ///   `$XDG_RUNTIME_DIR/quire/pasteboards`. Giving one makes a Quire-only pasteboard there.
@@ -59,8 +90,8 @@ public final class Pasteboard: Sendable {
   }
 
   /// A named pasteboard, made when it does not exist. `general` and `primary` are the
-  /// desktop's `CLIPBOARD` and `PRIMARY` selections when `$DISPLAY` is set and no
-  /// `rootFolder` is given.
+  /// desktop's clipboard and primary selection (Wayland data-control, else X11's `CLIPBOARD`
+  /// and `PRIMARY`; see ``PasteboardBackend``) when no `rootFolder` is given.
   ///
   /// - Parameters:
   ///   - name: Letters, digits, `.`, `_` and `-`, not starting with a dot, at most 64 bytes.
@@ -68,9 +99,53 @@ public final class Pasteboard: Sendable {
   ///     `$XDG_RUNTIME_DIR/quire/pasteboards` (`/tmp/quire-runtime-<uid>` when unset).
   /// - Throws: ``QuireError`` `.invalidArgument` for a bad name; `.permissionDenied` when
   ///   the root or the pasteboard folder is a symbolic link, belongs to another user or lets
-  ///   other users in; `.fileMissing` when `$DISPLAY` names a display no X server answers on.
+  ///   other users in; `.fileMissing` when `$DISPLAY` names a display no X server answers on;
+  ///   `.invalidArgument` when `QUIRE_PASTEBOARD` names no backend.
   public convenience init(name: String, rootFolder: URL? = nil) throws {
-    try self.init(name: name, rootFolder: rootFolder, display: rootFolder == nil ? Self.environmentDisplay() : nil)
+    try self.init(name: name, rootFolder: rootFolder, backend: nil)
+  }
+
+  /// A named pasteboard whose desktop backend is chosen by you or by the environment.
+  ///
+  /// - Parameters:
+  ///   - name: As for ``init(name:rootFolder:)``; only `general` and `primary` are desktop pasteboards.
+  ///   - rootFolder: As for ``init(name:rootFolder:)``; giving one makes a Quire-only pasteboard.
+  ///   - backend: The backend to use, or nil for `QUIRE_PASTEBOARD` when set, else the first
+  ///     that works of Wayland data-control (`WAYLAND_DISPLAY`), X11 (`DISPLAY`) and Quire's
+  ///     own store. A Wayland compositor without data-control (GNOME's, weston) is passed over
+  ///     with ``fallbackNote`` saying so.
+  ///   - environment: Where `WAYLAND_DISPLAY`, `DISPLAY` and `QUIRE_PASTEBOARD` are read.
+  /// - Throws: As ``init(name:rootFolder:)``; `.invalidArgument` when `QUIRE_PASTEBOARD` names
+  ///   no backend, or a forced backend's variable is not set; `.unsupportedType` when Wayland
+  ///   is forced and the compositor offers no data-control.
+  public convenience init(
+    name: String, rootFolder: URL?, backend: PasteboardBackend?, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws {
+    guard rootFolder == nil, Self.selection(named: name) != nil else {
+      try self.init(name: name, rootFolder: rootFolder, usesLocalItems: true, desktop: nil, backend: .quire, fallbackNote: nil)
+      return
+    }
+    let choice = try Self.chooseDesktop(backend: backend, environment: environment)
+    try self.init(
+      name: name, rootFolder: rootFolder, usesLocalItems: true, desktop: choice.connection, backend: choice.backend,
+      fallbackNote: choice.note)
+  }
+
+  /// A named pasteboard on a Wayland compositor of your choice: `general` is its clipboard,
+  /// `primary` its primary selection; other names are Quire-only pasteboards.
+  ///
+  /// - Parameters:
+  ///   - name: As for ``init(name:rootFolder:)``.
+  ///   - rootFolder: Where Quire-only pasteboards live, and where a desktop pasteboard's items
+  ///     are kept for Quire processes when its process exits.
+  ///   - waylandDisplay: A socket name in `$XDG_RUNTIME_DIR` (`wayland-1`) or a socket's absolute path.
+  /// - Throws: As ``init(name:rootFolder:)``; `.unsupportedType` when the compositor offers no
+  ///   data-control protocol or no seat; `.fileMissing` when no compositor answers there.
+  public convenience init(name: String, rootFolder: URL?, waylandDisplay: String) throws {
+    let connection: (any DesktopConnection)? = Self.selection(named: name) == nil ? nil : try WaylandConnection.to(waylandDisplay)
+    try self.init(
+      name: name, rootFolder: rootFolder, usesLocalItems: true, desktop: connection, backend: connection == nil ? .quire : .wayland,
+      fallbackNote: nil)
   }
 
   /// A named pasteboard on an X display of your choice: `general` is its `CLIPBOARD`,
@@ -83,7 +158,11 @@ public final class Pasteboard: Sendable {
   ///   - display: An X display name such as `:0`, or nil.
   /// - Throws: As ``init(name:rootFolder:)``; `.fileMissing` when no X server answers on `display`.
   public convenience init(name: String, rootFolder: URL?, display: String?) throws {
-    try self.init(name: name, rootFolder: rootFolder, usesLocalItems: true, display: display)
+    var connection: (any DesktopConnection)?
+    if let display, !display.isEmpty, Self.selection(named: name) != nil { connection = try DisplayConnection.to(display) }
+    try self.init(
+      name: name, rootFolder: rootFolder, usesLocalItems: true, desktop: connection, backend: connection == nil ? .quire : .x11,
+      fallbackNote: nil)
   }
 
   /// Makes a Quire-only pasteboard that, with `usesLocalItems` false, reads what another
@@ -103,11 +182,13 @@ public final class Pasteboard: Sendable {
   public convenience init(
     name: String, rootFolder: URL?, usesLocalItems: Bool, now: @escaping @Sendable () -> Date = { Date() }
   ) throws {
-    try self.init(name: name, rootFolder: rootFolder, usesLocalItems: usesLocalItems, display: nil, now: now)
+    try self.init(
+      name: name, rootFolder: rootFolder, usesLocalItems: usesLocalItems, desktop: nil, backend: .quire, fallbackNote: nil, now: now)
   }
 
   init(
-    name: String, rootFolder: URL?, usesLocalItems: Bool, display: String?, now: @escaping @Sendable () -> Date = { Date() }
+    name: String, rootFolder: URL?, usesLocalItems: Bool, desktop connection: (any DesktopConnection)?, backend: PasteboardBackend,
+    fallbackNote: String?, now: @escaping @Sendable () -> Date = { Date() }
   ) throws {
     guard Self.isValidName(name) else {
       throw QuireError(
@@ -119,18 +200,65 @@ public final class Pasteboard: Sendable {
     folder = PasteboardFolder(root: root, name: name)
     self.usesLocalItems = usesLocalItems
     clock = now
-    let selection: DisplaySelection? =
-      switch name {
-      case Self.generalName: .clipboard
-      case Self.primaryName: .primary
-      default: nil
-      }
-    if let display, !display.isEmpty, let selection {
-      desktop = (try DisplayConnection.to(display), selection)
+    if let connection, let selection = Self.selection(named: name) {
+      desktop = (connection, selection)
+      self.backend = backend
     } else {
       desktop = nil
+      self.backend = .quire
     }
+    self.fallbackNote = fallbackNote
     try folder.prepare()
+  }
+
+  /// The desktop selection a pasteboard name stands for: `general` the clipboard, `primary` the primary selection.
+  static func selection(named name: String) -> DisplaySelection? {
+    switch name {
+    case generalName: .clipboard
+    case primaryName: .primary
+    default: nil
+    }
+  }
+
+  /// The desktop connection for `general` and `primary`, by ``PasteboardBackend``'s order.
+  static func chooseDesktop(
+    backend forced: PasteboardBackend?, environment: [String: String]
+  ) throws -> (connection: (any DesktopConnection)?, backend: PasteboardBackend, note: String?) {
+    var forced = forced
+    let variable = PasteboardBackend.environmentVariable
+    if forced == nil, let value = environment[variable], !value.isEmpty {
+      guard let parsed = PasteboardBackend(rawValue: value.lowercased()) else {
+        throw QuireError(.invalidArgument, "\(variable) is '\(value)', which names no pasteboard: use wayland, x11 or quire, or unset it.")
+      }
+      forced = parsed
+    }
+    let wayland = environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+    let x11 = environmentDisplay(environment)
+    switch forced {
+    case .quire:
+      return (nil, .quire, nil)
+    case .x11:
+      guard let x11 else { throw QuireError(.invalidArgument, "The X11 pasteboard was asked for, but DISPLAY is not set. Set it, or choose another.") }
+      return (try DisplayConnection.to(x11), .x11, nil)
+    case .wayland:
+      guard let wayland else {
+        throw QuireError(.invalidArgument, "The Wayland pasteboard was asked for, but WAYLAND_DISPLAY is not set. Set it, or choose another.")
+      }
+      return (try WaylandConnection.to(wayland), .wayland, nil)
+    case nil:
+      var reason: String?
+      if let wayland {
+        do {
+          return (try WaylandConnection.to(wayland), .wayland, nil)
+        } catch let error as QuireError where error.code == .unsupportedType || error.code == .fileMissing {
+          reason = error.reason
+        }
+      }
+      if let x11 {
+        return (try DisplayConnection.to(x11), .x11, reason.map { "\($0) Using the X11 display '\(x11)' (XWayland) instead." })
+      }
+      return (nil, .quire, reason.map { "\($0) Using Quire's own pasteboard instead, which only Quire programs see." })
+    }
   }
 
   /// `$DISPLAY`, when set and not empty.
@@ -138,10 +266,12 @@ public final class Pasteboard: Sendable {
     environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
   }
 
-  /// The X display whose selection this pasteboard is, or nil for a Quire-only pasteboard.
+  /// The X display (`DISPLAY`) or Wayland compositor (`WAYLAND_DISPLAY`) whose selection this
+  /// pasteboard is, or nil for a Quire-only pasteboard.
   public var displayName: String? { desktop?.connection.display }
 
-  /// The X selection this pasteboard is (`CLIPBOARD` or `PRIMARY`), or nil for a Quire-only one.
+  /// The selection this pasteboard is (`CLIPBOARD` or `PRIMARY`, Wayland's clipboard and
+  /// primary selection by their X11 names), or nil for a Quire-only one.
   public var selectionName: String? { desktop?.selection.rawValue }
 
   /// The folder of this pasteboard.
@@ -214,7 +344,7 @@ public final class Pasteboard: Sendable {
   private func scheduleExpiry(of providers: [ItemProvider], at date: Date) {
     guard let desktop else { return }
     DispatchQueue.global().asyncAfter(deadline: .now() + max(0, date.timeIntervalSince(clock()))) {
-      let current = desktop.connection.published.withLock { $0.owned[desktop.selection] }
+      let current = desktop.connection.ownedProviders(of: desktop.selection)
       guard let current, current.count == providers.count, zip(current, providers).allSatisfy({ $0 === $1 }) else { return }
       try? desktop.connection.own(desktop.selection, providers: [])
     }
@@ -304,7 +434,7 @@ public final class Pasteboard: Sendable {
           let expiry = Self.desktopFolders.withLock { $0[desktop.selection]?.expirationDate }
           return PasteboardState.hasExpired(expiry, at: clock()) ? [] : providers
         case .other:
-          return try SelectionReader(connection: desktop.connection, selection: desktop.selection).itemProviders()
+          return try desktop.connection.otherItemProviders(of: desktop.selection)
         case .none:
           break
         }
@@ -468,7 +598,8 @@ public final class Pasteboard: Sendable {
   /// ``materializePromises()``).
   public static func materializePromises() async throws {
     var firstError: (any Error)?
-    for connection in DisplayConnection.all {
+    let connections: [any DesktopConnection] = WaylandConnection.all + DisplayConnection.all
+    for connection in connections {
       for selection in DisplaySelection.allCases {
         do { try await handOver(connection, selection) } catch { firstError = firstError ?? error }
       }
@@ -482,11 +613,12 @@ public final class Pasteboard: Sendable {
 
   /// Hands a selection this process holds to the clipboard manager, or else keeps its items
   /// in the folder store for Quire processes (set there, then materialised).
-  private static func handOver(_ connection: DisplayConnection, _ selection: DisplaySelection) async throws {
-    guard let providers = connection.published.withLock({ $0.owned[selection] }), !providers.isEmpty else { return }
+  private static func handOver(_ connection: any DesktopConnection, _ selection: DisplaySelection) async throws {
+    guard let providers = connection.ownedProviders(of: selection), !providers.isEmpty else { return }
     if selection == .clipboard, await connection.handOverToClipboardManager(selection, timeout: clipboardManagerTimeout) { return }
     guard let kept = desktopFolders.withLock({ $0[selection] }) else { return }
-    let board = try Pasteboard(name: kept.name, rootFolder: kept.root, usesLocalItems: true, display: nil)
+    let board = try Pasteboard(
+      name: kept.name, rootFolder: kept.root, usesLocalItems: true, desktop: nil, backend: .quire, fallbackNote: nil)
     try board.setFolderItemProviders(providers, localOnly: false, expirationDate: kept.expirationDate)
     try await board.materializePromises()
   }

@@ -37,20 +37,11 @@ final class DisplayConnection: Sendable {
   let display: String
 
   /// What the loop publishes for other threads.
-  struct Published: Sendable {
-    var changeCounts: [DisplaySelection: Int] = [:]
-    var owned: [DisplaySelection: [ItemProvider]] = [:]
-    var lostWaiters: [DisplaySelection: [CheckedContinuation<Void, Never>]] = [:]
-    /// Set when the connection broke (the X server went away): every later use fails with it.
-    var failure: QuireError?
-  }
-  let published = Mutex(Published())
+  let published = SelectionPublisher()
 
-  private let inbox = Mutex<[@Sendable (SelectionLoop) -> Void]>([])
-  /// A pipe whose read end the loop polls beside the X socket; a byte is written to it when
-  /// the inbox gets work.
-  let wakeDescriptor: Int32
-  private let wakeWriter: Int32
+  private let inbox: WorkInbox<SelectionLoop>
+  /// The read end of the inbox's wake pipe, which the loop polls beside the X socket.
+  var wakeDescriptor: Int32 { inbox.wakeDescriptor }
 
   /// The connections of this process, by display name.
   private static let connections = Mutex<[String: DisplayConnection]>([:])
@@ -60,10 +51,10 @@ final class DisplayConnection: Sendable {
   /// - Throws: ``QuireError`` `.fileMissing` naming the display when no X server answers.
   static func to(_ display: String) throws -> DisplayConnection {
     let existing = connections.withLock { $0[display] }
-    if let existing, existing.published.withLock({ $0.failure }) == nil { return existing }
+    if let existing, existing.published.failure == nil { return existing }
     let made = try DisplayConnection(display: display)
     return connections.withLock { all in
-      if let other = all[display], other !== existing, other.published.withLock({ $0.failure }) == nil { return other }
+      if let other = all[display], other !== existing, other.published.failure == nil { return other }
       all[display] = made
       return made
     }
@@ -74,15 +65,7 @@ final class DisplayConnection: Sendable {
 
   private init(display: String) throws {
     self.display = display
-    let ends: (read: FileDescriptor, write: FileDescriptor)
-    switch SystemCalls.pipe(nonBlocking: true) {
-    case .success(let made): ends = made
-    case .failure(let failure):
-      throw QuireError(
-        QuireError.Code(failure.errno), "Cannot watch the X display '\(display)': no wake pipe could be made (\(failure.errno)).", cause: failure)
-    }
-    wakeDescriptor = ends.read.rawValue
-    wakeWriter = ends.write.rawValue
+    inbox = try WorkInbox(for: display)
     let opened = Mutex<Result<Void, QuireError>?>(nil)
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
@@ -104,8 +87,7 @@ final class DisplayConnection: Sendable {
       throw QuireError(.timedOut, "The X display '\(display)' did not answer within 30 s. Check DISPLAY, or unset it to use Quire's own pasteboard.")
     }
     if case .failure(let error) = opened.withLock({ $0 }) {
-      SystemCalls.release(ends.read)
-      SystemCalls.release(ends.write)
+      inbox.close()
       throw error
     }
   }
@@ -113,25 +95,15 @@ final class DisplayConnection: Sendable {
   // MARK: Talking to the loop
 
   /// Runs `work` on the connection's thread, soon.
-  func post(_ work: @escaping @Sendable (SelectionLoop) -> Void) {
-    inbox.withLock { $0.append(work) }
-    _ = SystemCalls.writeAll(FileDescriptor(rawValue: wakeWriter), [UInt8(1)])  // a full pipe already wakes the loop
-  }
+  func post(_ work: @escaping @Sendable (SelectionLoop) -> Void) { inbox.post(work) }
 
   /// The closures posted so far, taken out (the loop calls this).
-  func takeWork() -> [@Sendable (SelectionLoop) -> Void] {
-    var drained = [UInt8](repeating: 0, count: 256)
-    while case .success(let count) = drained.withUnsafeMutableBytes({ SystemCalls.read(FileDescriptor(rawValue: wakeDescriptor), into: $0) }), count > 0 {}
-    return inbox.withLock { work in
-      defer { work = [] }
-      return work
-    }
-  }
+  func takeWork() -> [@Sendable (SelectionLoop) -> Void] { inbox.take() }
 
   /// Runs `work` on the connection's thread and waits for its result (at most `timeout`).
   /// Used for quick round trips to the server, never for waiting on other programs.
   func perform<Value: Sendable>(timeout: Duration = .seconds(30), _ work: @escaping @Sendable (SelectionLoop) throws -> Value) throws -> Value {
-    if let failure = published.withLock({ $0.failure }) { throw failure }
+    if let failure = published.failure { throw failure }
     let result = Mutex<Result<Value, any Error>?>(nil)
     let done = DispatchSemaphore(value: 0)
     post { loop in
@@ -162,21 +134,12 @@ final class DisplayConnection: Sendable {
   func changeCount(of selection: DisplaySelection) throws -> Int {
     try perform { loop in
       try loop.synchronize()
-      return loop.connection.published.withLock { $0.changeCounts[selection] ?? 0 }
+      return loop.connection.published.changeCount(selection)
     }
   }
 
   /// Returns when this process no longer holds `selection` (at once when it does not).
-  func waitUntilLost(_ selection: DisplaySelection) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let resumeNow = published.withLock { state -> Bool in
-        guard state.owned[selection] != nil, state.failure == nil else { return true }
-        state.lostWaiters[selection, default: []].append(continuation)
-        return false
-      }
-      if resumeNow { continuation.resume() }
-    }
-  }
+  func waitUntilLost(_ selection: DisplaySelection) async { await published.waitUntilLost(selection) }
 
   /// Reads `target` of `selection` from its owner into `file` (made new), following INCR.
   ///
@@ -195,7 +158,7 @@ final class DisplayConnection: Sendable {
     _ selection: DisplaySelection, target: String, into file: URL?, stallTimeout: Duration,
     complete: @escaping @Sendable (Result<(type: String, data: Data), any Error>) -> Void
   ) {
-    if let failure = published.withLock({ $0.failure }) { return complete(.failure(failure)) }
+    if let failure = published.failure { return complete(.failure(failure)) }
     post { loop in
       loop.enqueueRead(SelectionLoop.ReadRequest(selection: selection, target: target, file: file, stallTimeout: stallTimeout, complete: complete))
     }
@@ -205,7 +168,7 @@ final class DisplayConnection: Sendable {
   /// `CLIPBOARD_MANAGER`) when one runs and this process still owns the selection.
   /// - Returns: Whether a manager took them.
   func handOverToClipboardManager(_ selection: DisplaySelection, timeout: Duration) async -> Bool {
-    guard published.withLock({ $0.failure == nil && $0.owned[selection] != nil }) else { return false }
+    guard published.failure == nil, published.owned(selection) != nil else { return false }
     return await withCheckedContinuation { continuation in
       post { loop in loop.saveTargets(selection, timeout: timeout) { continuation.resume(returning: $0) } }
     }
@@ -214,26 +177,10 @@ final class DisplayConnection: Sendable {
   // MARK: Published state (the loop calls these)
 
   func publishOwnership(_ selection: DisplaySelection, providers: [ItemProvider]?, countsAsChange: Bool) {
-    let waiters = published.withLock { state -> [CheckedContinuation<Void, Never>] in
-      if countsAsChange { state.changeCounts[selection, default: 0] += 1 }
-      state.owned[selection] = providers
-      guard providers == nil else { return [] }
-      return state.lostWaiters.removeValue(forKey: selection) ?? []
-    }
-    for waiter in waiters { waiter.resume() }
+    published.publishOwnership(selection, providers: providers, countsAsChange: countsAsChange)
   }
 
-  func publishChange(_ selection: DisplaySelection) {
-    published.withLock { $0.changeCounts[selection, default: 0] += 1 }
-  }
+  func publishChange(_ selection: DisplaySelection) { published.publishChange(selection) }
 
-  func publishFailure(_ error: QuireError) {
-    let waiters = published.withLock { state -> [CheckedContinuation<Void, Never>] in
-      state.failure = error
-      state.owned = [:]
-      defer { state.lostWaiters = [:] }
-      return state.lostWaiters.values.flatMap { $0 }
-    }
-    for waiter in waiters { waiter.resume() }
-  }
+  func publishFailure(_ error: QuireError) { published.publishFailure(error) }
 }

@@ -360,55 +360,13 @@ final class SelectionLoop {
     }
   }
 
-  /// Loads through the providers' completion handlers, never on the connection's thread
-  /// (which keeps serving) and never waiting on the cooperative pool, which the program may
-  /// be blocking while a client reads from it.
+  /// Loads the bytes behind `source` (see ``SelectionLoading``): the answer, or nil when
+  /// they cannot be had.
   private static func startLoad(
     _ source: SelectionTargets.Source, from providers: [ItemProvider], type: xcb_atom_t, done: @escaping @Sendable (Answer?) -> Void
   ) {
-    let answer: @Sendable (Result<Data, any Error>) -> Void = { result in
+    SelectionLoading.loadData(source, from: providers) { result in
       done((try? result.get()).map { Answer(type: type, format: 8, bytes: $0) })
-    }
-    switch source {
-    case .representation(let identifier):
-      loadExact(identifier, from: providers[0], done: answer)
-    case .latin1(let identifier):
-      loadExact(identifier, from: providers[0]) { answer($0.map(SelectionTargets.latin1)) }
-    case .uriList:
-      let holders = providers.filter { provider in provider.representations.contains { $0.typeIdentifier == UTType.fileURL.identifier } }
-      loadURIs(holders[...], list: "", done: answer)
-    case .meta:
-      done(nil)
-    }
-  }
-
-  /// Each provider's file URL in turn, one a line (CR LF), as `text/uri-list` wants.
-  private static func loadURIs(_ providers: ArraySlice<ItemProvider>, list: String, done: @escaping @Sendable (Result<Data, any Error>) -> Void) {
-    guard let first = providers.first else { return done(.success(Data(list.utf8))) }
-    loadExact(UTType.fileURL.identifier, from: first) { result in
-      switch result {
-      case .failure(let error): done(.failure(error))
-      case .success(let data):
-        let url = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        loadURIs(providers.dropFirst(), list: list + url + "\r\n", done: done)
-      }
-    }
-  }
-
-  /// Loads exactly the representation `identifier` (never one that merely conforms to it).
-  private static func loadExact(_ identifier: String, from provider: ItemProvider, done: @escaping @Sendable (Result<Data, any Error>) -> Void) {
-    guard let representation = provider.representations.first(where: { $0.typeIdentifier == identifier && $0.visibility == .all }) else {
-      return done(.failure(QuireError(.unsupportedType, "The copied item no longer has a \(identifier) representation.")))
-    }
-    provider.start(representation, progress: Progress(totalUnitCount: 1)) { result in
-      done(
-        Result {
-          switch result {
-          case .failure(let error): throw error
-          case .success(.data(let data)): return data
-          case .success(.file(let url)): return try provider.readData(url, typeIdentifier: identifier)
-          }
-        })
     }
   }
 

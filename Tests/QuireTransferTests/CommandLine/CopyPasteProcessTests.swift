@@ -7,9 +7,9 @@ struct QuireExecutable {
   let url: URL
   var environment: [String: String]
 
-  /// `quire` beside the test bundle, with `XDG_RUNTIME_DIR` set to `runtime` and, unless
-  /// `display` is given, no `DISPLAY`: a desktop the tests run in must not turn these
-  /// pasteboards into its clipboard.
+  /// `quire` beside the test bundle, with `XDG_RUNTIME_DIR` set to `runtime`, no
+  /// `WAYLAND_DISPLAY` or `QUIRE_PASTEBOARD`, and, unless `display` is given, no `DISPLAY`: a
+  /// desktop the tests run in must not turn these pasteboards into its clipboard.
   init?(runtime: URL, display: String? = nil) {
     guard let quire = Programs.quire else { return nil }
     url = quire
@@ -17,6 +17,7 @@ struct QuireExecutable {
     environment["XDG_RUNTIME_DIR"] = runtime.path
     environment["DISPLAY"] = display
     environment["WAYLAND_DISPLAY"] = nil
+    environment["QUIRE_PASTEBOARD"] = nil
     self.environment = environment
   }
 
