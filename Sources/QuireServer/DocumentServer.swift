@@ -5,8 +5,8 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import QuireDocuments
-import QuireSystem
 import QuirePreviews
+import QuireSystem
 public import QuireTypes
 import ServiceLifecycle
 import Synchronization

@@ -14,18 +14,6 @@ final class AccessTests: ServedFolderTestCase {
     try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("passwd.md").path, withDestinationPath: "/etc/passwd")
   }
 
-  /// Runs curl; returns the status code and the body.
-  func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
-    let curl = try #require(Programs.find("curl"))
-    let bodyFile = folder.file("body-\(UUID().uuidString)")
-    let result = try await Programs.run(
-      curl, ["--silent", "--path-as-is", "--max-time", "60", "--output", bodyFile.path, "--write-out", "%{http_code}"] + arguments,
-      environment: home.environment)
-    let body = (try? String(contentsOf: bodyFile, encoding: .utf8)) ?? ""
-    try? FileManager.default.removeItem(at: bodyFile)
-    return (Int(result.output) ?? -1, body)
-  }
-
   @Test func everyRequestNeedsTheTokenAndStaysInTheFolder() async throws {
     let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
     defer { server.stop() }

@@ -26,8 +26,9 @@ final class ServedLocationsTests: FolderSuite {
     #expect(url.lastPathComponent == "a b.md")
     #expect(locations.reference(for: url) == "0/sub/a b.md")
     #expect(try locations.url(forPathSegments: ["0", "sub", "a%20b.md"]) == url)
-    // A link that stays inside the folder is fine.
-    #expect(try locations.url(forReference: "0/in.md").lastPathComponent == "in.md")
+    // No link is followed, not even one that stays inside the folder (one file, one name).
+    let link = #expect(throws: QuireError.self) { try locations.url(forReference: "0/in.md") }
+    #expect(link?.reason.contains("symbolic link") == true)
     #expect(locations.reference(for: folder.file("outside.md")) == nil)
   }
 
@@ -47,6 +48,30 @@ final class ServedLocationsTests: FolderSuite {
   func rawPathsThatLeaveAreRefused(_ segments: [String]) throws {
     let locations = try ServedLocations(folders: [served])
     #expect(throws: QuireError.self) { try locations.url(forPathSegments: segments.map { Substring($0) }) }
+  }
+
+  @Test func openedFilesAreReadFromTheirDescriptorWhateverTheNameBecomes() throws {
+    let locations = try ServedLocations(folders: [served])
+    let file = try locations.open(reference: "0/sub/a b.md")
+    // The name now leads to a link out, but the open file is the one that was checked.
+    try FileManager.default.removeItem(at: served.appendingPathComponent("sub/a b.md"))
+    try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("sub/a b.md").path, withDestinationPath: folder.file("outside.md").path)
+    #expect(try file.read(at: 0, count: 100) == Array("a".utf8))
+    #expect(throws: QuireError.self) { try locations.open(reference: "0/sub/a b.md") }
+    // A FIFO is refused at once (no writer: an open that waited would hang here), as is a folder.
+    let fifo = #expect(throws: QuireError.self) { try locations.open(reference: "0/fifo") }
+    #expect(fifo?.code == .unsupportedType)
+    #expect(throws: QuireError.self) { try locations.open(reference: "0/sub") }
+  }
+
+  @Test func byteRangesAreParsedAsRFC9110Says() {
+    #expect(Site.byteRange("bytes=0-3", size: 10)! == (0, 3))
+    #expect(Site.byteRange("bytes=4-", size: 10)! == (4, 9))
+    #expect(Site.byteRange("bytes=-3", size: 10)! == (7, 9))
+    #expect(Site.byteRange("bytes=5-100", size: 10)! == (5, 9))
+    for refused in ["bytes=10-", "bytes=3-2", "bytes=0-1,4-5", "items=0-1", "bytes=-0", "bytes=x-y"] {
+      #expect(Site.byteRange(refused, size: 10) == nil, "\(refused)")
+    }
   }
 
   @Test func missingFoldersAndFilesAreNamed() throws {
