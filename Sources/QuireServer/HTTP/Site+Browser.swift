@@ -98,7 +98,13 @@ extension Site {
 
     case (.get, "/api/search"):
       let text = query["q"].map(String.init) ?? ""
-      let hits = try await BackgroundWork.run { try browser.search(SearchQuery(text)) }
+      // A deadline (10 s) and cancellation: the search stops when this request's task is cancelled.
+      let cancelled = BackgroundWork.Flag()
+      let hits = try await withTaskCancellationHandler {
+        try await BackgroundWork.run { try browser.search(SearchQuery(text, timeLimit: .seconds(10)), isCancelled: { cancelled.isSet }) }
+      } onCancel: {
+        cancelled.set()
+      }
       var replies: [HitReply] = []
       for hit in hits {
         guard let item = try? await BackgroundWork.run({ try browser.item(at: hit.url) }), let reply = reply(for: item) else { continue }

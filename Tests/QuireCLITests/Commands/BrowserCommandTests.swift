@@ -37,6 +37,47 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
     #expect(try await quire(["recent"]).output.contains("(gone)"))
   }
 
+  // MARK: Issue 29: a folder that cannot be listed
+
+  /// Runs `quire ARGS` as a user who cannot read a mode-000 folder: this user, or (root reads
+  /// every folder) `nobody` through `setpriv`.
+  func quireWithoutRoot(_ arguments: [String]) async throws -> ProcessResult {
+    let quire = try #require(Programs.quire)
+    guard isRunningAsRoot else { return try await self.quire(arguments) }
+    let setpriv = try #require(Programs.system("setpriv"), "setpriv (util-linux) runs the command as nobody")
+    let home = folder.file("nobody-home")
+    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+    return try await ChildProcess.run(
+      setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", quire.path] + arguments,
+      environment: [
+        "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CACHE_HOME": home.path + "/cache",
+        "XDG_DATA_HOME": home.path + "/data",
+      ], in: home)
+  }
+
+  @Test func browseAndSearchOfAFolderThatCannotBeListedSaySoAndExit1() async throws {
+    let locked = folder.file("locked")
+    try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+    try Data("# Plan\n\nneedle\n".utf8).write(to: locked.appendingPathComponent("plan.md"))
+    #expect(chmod(folder.url.path, 0o755) == 0 && chmod(locked.path, 0o000) == 0)
+    defer { _ = chmod(locked.path, 0o755) }
+    let browse = try await quireWithoutRoot(["browse", locked.path])
+    #expect(browse.status == 1, "browse of an unreadable folder: \(browse.status) \(browse.output) \(browse.error)")
+    #expect(browse.error.contains("locked") && browse.error.contains("cannot be read"), "\(browse.error)")
+    let search = try await quireWithoutRoot(["search", "needle", "--in", locked.path])
+    #expect(search.status == 1, "search in an unreadable folder: \(search.status) \(search.output) \(search.error)")
+    #expect(search.error.contains("locked") && search.error.contains("cannot be read"), "\(search.error)")
+  }
+
+  @Test func aSearchOfNothingButSyntaxIsAUsageError() async throws {
+    try folder.write("# Plan\n", to: "plan.md")
+    for text in ["\"", "*"] {
+      let result = try await quire(["search", text])
+      #expect(result.status == 2, "quire search '\(text)': \(result.status) \(result.error)")
+      #expect(result.error.contains("no word to search for"))
+    }
+  }
+
   // MARK: 2. Trash
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gio"), "needs gio (libglib2.0-bin)"))
