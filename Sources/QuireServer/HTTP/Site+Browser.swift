@@ -208,11 +208,11 @@ extension Site {
     return Reply.json(["item": reply])
   }
 
+  /// The name as typed, spaces at its ends dropped; refused, with the reason, when it cannot
+  /// be a file name (control characters, a tab included, and bidirectional overrides too).
   private func acceptableName(_ name: String?) throws -> String {
-    let name = (name ?? "").trimmingCharacters(in: .whitespaces)
-    guard ServedLocations.isAcceptableName(name) else {
-      throw QuireError(.invalidArgument, "'\(ServedLocations.shown(name))' is not a file name: give a name without '/', not empty, '.' or '..'.")
-    }
+    let name = (name ?? "").trimmingCharacters(in: [" "])
+    if let problem = DocumentBrowser.problem(withName: name) { throw QuireError(.invalidArgument, problem) }
     return name
   }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import QuireBrowser
 import QuireSystem
 public import QuireTypes
 import SystemPackage
@@ -123,9 +124,10 @@ public struct ServedLocations: Sendable {
     return folders[index]
   }
 
-  /// Whether `name` may be a single file name inside a folder (a rename's or a new file's).
+  /// Whether `name` may be a single file name inside a folder (a rename's or a new file's):
+  /// the browser's rule (`DocumentBrowser.problem(withName:)`), which says why not.
   public static func isAcceptableName(_ name: String) -> Bool {
-    !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0") && name.utf8.count <= 255
+    DocumentBrowser.problem(withName: name) == nil
   }
 
   private func url(location index: Int, components: [String], shown: String) throws(QuireError) -> URL {

@@ -83,7 +83,10 @@ final class ServedLocationsTests: FolderSuite {
     #expect(throws: QuireError.self) { try ServedLocations(folders: []) }
   }
 
-  @Test(arguments: ["", ".", "..", "a/b", "a\0b", String(repeating: "x", count: 256)])
+  @Test(arguments: [
+    "", ".", "..", "a/b", "a\0b", String(repeating: "x", count: 256), "\t.md", "a\nb.md", "\u{7F}.md", "a\u{85}b", "cod\u{202E}dm.txt",
+    "x\u{2066}y.md", " lead.md", "trail.md ",
+  ])
   func badNamesAreRefused(_ name: String) {
     #expect(!ServedLocations.isAcceptableName(name))
   }
@@ -131,6 +134,17 @@ struct AccessControlTests {
     guard case .refused(.forbidden, _) = access.decide(method: .get, authority: "127.0.0.1:8080", path: "/", token: "wrong", headers: [:]) else {
       throw TestFailure("a wrong token started a session")
     }
+  }
+
+  @Test func aSecondHostHeaderIsRefused() throws {
+    let access = control()
+    let (cookie, _) = try session(access)
+    // The first Host is the authority; a second stays among the fields.
+    var fields = headers(["Cookie": cookie])
+    fields.append(HTTPField(name: HTTPField.Name("Host")!, value: "attacker.example"))
+    guard case .refused(.badRequest, let reason) = access.decide(method: .get, authority: "127.0.0.1:8080", path: "/api/documents", token: nil, headers: fields)
+    else { throw TestFailure("two Host headers were allowed") }
+    #expect(reason.contains("more than one Host"))
   }
 
   @Test func otherHostsAndSitesAreRefused() throws {
