@@ -150,8 +150,30 @@ final class Site: Sendable {
     let previews = self.previews
     let html = try await BackgroundWork.run { try previews.preview(of: file.url, readingFrom: URL(fileURLWithPath: file.pinnedPath), format: .html) }
     var extra = HTTPFields()
-    extra[.contentSecurityPolicy] = MarkdownPreview.contentSecurityPolicy + "; frame-ancestors 'self'; sandbox"
-    return Reply.bytes(Data(html.utf8), contentType: "text/html; charset=utf-8", extra: extra)
+    extra[.contentSecurityPolicy] = Self.previewPolicy
+    return Reply.bytes(Data(Self.holdingBackRemoteImages(in: html).utf8), contentType: "text/html; charset=utf-8", extra: extra)
+  }
+
+  /// The previews' policy: no script, form or connection, and images from this server or
+  /// `data:` only (a remote image would tell another site who reads the document, and when);
+  /// framed only by this server's page, in a sandbox. A browser applies it together with the
+  /// preview's own `<meta>` policy, so the stricter of the two holds.
+  static let previewPolicy =
+    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'; sandbox"
+
+  /// The preview with each remote image (`http:`, `https:` or `//` source) replaced by a
+  /// marker naming it, and a note at the top saying how many were held back.
+  static func holdingBackRemoteImages(in html: String) -> String {
+    var count = 0
+    let replaced = html.replacing(/<img src="((?:https?:)?\/\/[^"]*)"[^>]*>/.ignoresCase()) { match in
+      count += 1
+      return "<span class=\"held-back\" title=\"\(match.1)\">[remote image held back]</span>"
+    }
+    guard count > 0, let body = replaced.range(of: "<body>\n") else { return replaced }
+    let note =
+      "<p class=\"held-back-note\" style=\"border:1px solid #d4a72c;background:#fff8c5;color:#3b2300;padding:0.4em 0.8em;border-radius:6px\">"
+      + "\(count == 1 ? "A remote image was" : "\(count) remote images were") held back: previews load nothing from other sites.</p>\n"
+    return replaced.replacingCharacters(in: body, with: "<body>\n" + note)
   }
 
   /// The most one read of a streamed file takes (and so what a response holds at a time).

@@ -25,6 +25,26 @@ final class ActionsTests: BrowserTestCase {
     #expect(throws: QuireError.self) { try browser.createDocument(named: "../escape") }
   }
 
+  @Test func duplicatingAFolderIsRefusedBeforeAnythingIsCopied() throws {
+    try FileManager.default.createDirectory(at: folder.file("sub"), withIntermediateDirectories: true)
+    try folder.write("a", to: "sub/a.md")
+    let error = try #require(throws: QuireError.self) { try browser.duplicateItem(at: folder.file("sub")) }
+    #expect(error.code == .unsupportedType && error.reason.contains("a folder"))
+    #expect(!FileManager.default.fileExists(atPath: folder.file("sub copy").path), "a refused duplicate made a copy")
+    #expect(try browser.duplicateItem(at: folder.file("sub/a.md")).lastPathComponent == "a copy.md")
+  }
+
+  @Test func namesWithControlCharactersOrBidirectionalOverridesAreRefusedWithTheReason() throws {
+    let file = try folder.write("a", to: "notes.md")
+    let tab = try #require(throws: QuireError.self) { try browser.renameItem(at: file, to: "\t.md") }
+    #expect(tab.reason.contains("control character (U+0009)"))
+    let bidi = try #require(throws: QuireError.self) { try browser.renameItem(at: file, to: "invoice\u{202E}dm.exe") }
+    #expect(bidi.reason.contains("bidirectional override (U+202E)"))
+    #expect(throws: QuireError.self) { try browser.createDocument(named: "new\nline") }
+    #expect(FileManager.default.fileExists(atPath: file.path))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".md") }.isEmpty)
+  }
+
   @Test func renameKeepsTheExtensionAndRefusesCollisions() throws {
     let file = try folder.write("a", to: "notes.md")
     try folder.write("b", to: "Plan.md")

@@ -85,6 +85,23 @@ final class AccessTests: ServedFolderTestCase {
     #expect(FileManager.default.fileExists(atPath: served.appendingPathComponent("renamed.md").path))
   }
 
+  @Test func previewsLoadNoRemoteImageAndSaySo() async throws {
+    try Data("# Tracked\n\n![pixel](https://tracker.example/p.png) and ![local](data:image/png;base64,iVBORw0KGgo=)\n".utf8)
+      .write(to: served.appendingPathComponent("tracked.md"))
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
+    defer { server.stop() }
+    let jar = folder.file("cookies")
+    _ = try await server.signIn(jar: jar) { try await self.curl($0) }
+    let headers = folder.file("preview-headers")
+    let preview = try await curl(["--cookie", jar.path, "--dump-header", headers.path, "\(server.origin)/api/preview?doc=0/tracked.md"])
+    #expect(preview.status == 200)
+    let policy = try String(contentsOf: headers, encoding: .utf8).lowercased()
+    #expect(policy.contains("img-src 'self' data:;") && !policy.contains("img-src *"), "\(policy)")
+    #expect(!preview.body.contains("<img src=\"https://tracker.example"), "the remote image is still in the page")
+    #expect(preview.body.contains("A remote image was held back"))
+    #expect(preview.body.contains("<img src=\"data:image/png"), "a data: image stays")
+  }
+
   @Test func badArgumentsAreUsageErrors() async throws {
     let quire = try #require(Programs.quire)
     let missing = try await Programs.run(quire, ["serve", folder.file("nowhere").path], environment: home.environment)
