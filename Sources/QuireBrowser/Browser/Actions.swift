@@ -85,7 +85,7 @@ struct Actions {
         throw QuireError(.invalidArgument, "There is no template named '\(template)'. Templates: \(names).")
       }
       if (fileName as NSString).pathExtension.isEmpty { fileName += "." + (found.name as NSString).pathExtension }
-      contents = try browser.coordinator().coordinate(readingItemAt: found.url, timeout: timeout) { try Data(contentsOf: $0) }
+      contents = try browser.coordinator().coordinate(readingItemAt: found.url, timeout: timeout) { _ in try found.contents() }
     } else if (fileName as NSString).pathExtension.isEmpty {
       fileName += ".md"
     }
