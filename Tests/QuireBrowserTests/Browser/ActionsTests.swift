@@ -45,6 +45,30 @@ final class ActionsTests: BrowserTestCase {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".md") }.isEmpty)
   }
 
+  @Test func templatesThatAreLinksOrFIFOsAreNeitherListedNorFollowed() throws {
+    // A templates folder of someone else's making: a link to /etc/passwd, a FIFO, a good one.
+    let templates = try TemporaryFolder(prefix: "quire-templates")
+    defer { templates.remove() }
+    try templates.write(#"{"passwd.md": "a link out", "pipe.md": "a FIFO", "good.md": "fine"}"#, to: "templates.json")
+    try FileManager.default.createSymbolicLink(atPath: templates.file("passwd.md").path, withDestinationPath: "/etc/passwd")
+    #expect(mkfifo(templates.file("pipe.md").path, 0o600) == 0)
+    try templates.write("# Good\n", to: "good.md")
+    let browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment, templatesFolder: templates.url))
+    #expect(try browser.templates().map(\.name) == ["good.md"])
+    for name in ["passwd.md", "pipe.md"] {
+      let error = try #require(throws: QuireError.self) { try browser.createDocument(named: "copy-\(name)", fromTemplate: name) }
+      #expect(error.code == .invalidArgument && error.reason.contains("There is no template named"), "\(error.reason)")
+    }
+    #expect(try browser.createDocument(named: "fine", fromTemplate: "good.md").name == "fine.md")
+    // A template swapped for a link after it was listed is refused when read, never followed.
+    let listed = try #require(try browser.templates().first)
+    try FileManager.default.removeItem(at: templates.file("good.md"))
+    try FileManager.default.createSymbolicLink(atPath: templates.file("good.md").path, withDestinationPath: "/etc/passwd")
+    let swapped = try #require(throws: QuireError.self) { try listed.contents() }
+    #expect(swapped.reason.contains("symbolic link"))
+    #expect(!FileManager.default.fileExists(atPath: folder.file("copy-passwd.md").path))
+  }
+
   @Test func renameKeepsTheExtensionAndRefusesCollisions() throws {
     let file = try folder.write("a", to: "notes.md")
     try folder.write("b", to: "Plan.md")

@@ -102,6 +102,27 @@ final class AccessTests: ServedFolderTestCase {
     #expect(preview.body.contains("<img src=\"data:image/png"), "a data: image stays")
   }
 
+  @Test func templatesAreNotTakenFromTheFolderTheServerStartsIn() async throws {
+    // Whoever can write the folder the server starts in planted templates: a link to
+    // /etc/passwd among them.
+    let planted = folder.file("Templates")
+    try FileManager.default.createDirectory(at: planted, withIntermediateDirectories: true)
+    try Data(#"{"passwd.md": "planted"}"#.utf8).write(to: planted.appendingPathComponent("templates.json"))
+    try FileManager.default.createSymbolicLink(atPath: planted.appendingPathComponent("passwd.md").path, withDestinationPath: "/etc/passwd")
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
+    defer { server.stop() }
+    let jar = folder.file("cookies")
+    let csrf = try await server.signIn(jar: jar) { try await self.curl($0) }
+    let listed = try await curl(["--cookie", jar.path, "\(server.origin)/api/templates"])
+    #expect(listed.status == 200 && !listed.body.contains("passwd"), "\(listed.body)")
+    let create = try await curl([
+      "--cookie", jar.path, "--header", "X-Quire-CSRF: \(csrf)", "--header", "Origin: \(server.origin)", "--header", "Content-Type: application/json",
+      "--data", #"{"name":"stolen.md","folder":"0","template":"passwd.md"}"#, "\(server.origin)/api/create",
+    ])
+    #expect(create.status != 200, "a planted template was used: \(create.body)")
+    #expect(!FileManager.default.fileExists(atPath: served.appendingPathComponent("stolen.md").path))
+  }
+
   @Test func badArgumentsAreUsageErrors() async throws {
     let quire = try #require(Programs.quire)
     let missing = try await Programs.run(quire, ["serve", folder.file("nowhere").path], environment: home.environment)
