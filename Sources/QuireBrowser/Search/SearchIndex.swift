@@ -267,7 +267,7 @@ final class SearchIndex: Sendable {
   }
 
   /// Reads a regular file without following a symbolic link or blocking on a FIFO.
-  static func readRegularFile(_ url: URL) throws -> Data {
+  static func readRegularFile(_ url: URL, limit: Int = maximumTextSize) throws -> Data {
     let fd: FileDescriptor
     switch SystemCalls.open(PathCarrier.filePath(url), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) {
     case .success(let opened): fd = opened
@@ -282,7 +282,7 @@ final class SearchIndex: Sendable {
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     while case .success(let count) = buffer.withUnsafeMutableBytes({ SystemCalls.read(fd, into: $0) }), count > 0 {
       data.append(contentsOf: buffer[0..<count])
-      if data.count > maximumTextSize { break }
+      if data.count > limit { break }
     }
     return data
   }
