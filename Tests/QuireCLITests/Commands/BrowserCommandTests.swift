@@ -95,6 +95,40 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
     #expect(missing.status == 1 && missing.error.contains("'nothing.md'"))
   }
 
+  /// Runs `quire trash NAME` in a mount namespace of its own (`unshare`, as root or in a user
+  /// namespace) where `mounted` is a bind mount of `source` (read-only with `readOnly`).
+  func trashUnderBindMount(_ name: String, source: URL, mounted: URL, readOnly: Bool = false) async throws -> ProcessResult {
+    let quire = try #require(Programs.quire)
+    let unshare = try #require(Programs.system("unshare"), "unshare (util-linux) makes the bind mount")
+    let remount = readOnly ? " && mount -o remount,bind,ro \"$2\"" : ""
+    return try await ChildProcess.run(
+      unshare, (isRunningAsRoot ? ["--mount"] : ["--map-root-user", "--mount"]) + [
+        "/bin/sh", "-c", "mount --bind \"$1\" \"$2\"\(remount) && exec \"$3\" trash \"$2/$4\"", "sh", source.path, mounted.path, quire.path, name,
+      ], environment: fullEnvironment)
+  }
+
+  @Test func trashUnderABindMountUsesTheMountsTrashAndReadOnlyIsSaid() async throws {
+    let source = folder.file("source")
+    let mounted = folder.file("mounted")
+    for url in [source, mounted] { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    try folder.write("# Doc\n", to: "source/doc.md")
+    // The home trash ($XDG_DATA_HOME, in this folder) is on the same file system, but a rename
+    // cannot cross the mount: the mount's own .Trash-UID is used, as gio does.
+    let trashed = try await trashUnderBindMount("doc.md", source: source, mounted: mounted)
+    #expect(trashed.status == 0, "\(trashed.error)")
+    #expect(!FileManager.default.fileExists(atPath: source.appendingPathComponent("doc.md").path))
+    let trashFolders = try FileManager.default.contentsOfDirectory(atPath: source.path).filter { $0.hasPrefix(".Trash-") }
+    #expect(trashFolders.count == 1)
+    #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("\(trashFolders.first ?? "")/files/doc.md").path))
+
+    try folder.write("# Kept\n", to: "source/kept.md")
+    try FileManager.default.removeItem(at: source.appendingPathComponent(trashFolders.first ?? ".Trash-0"))
+    let readOnly = try await trashUnderBindMount("kept.md", source: source, mounted: mounted, readOnly: true)
+    #expect(readOnly.status == 1)
+    #expect(readOnly.error.contains("read-only"), "\(readOnly.error)")
+    #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("kept.md").path))
+  }
+
   /// `gio trash ARGS` on a D-Bus session of its own (gvfsd serves trash://).
   func gio(_ arguments: [String]) async throws -> ProcessResult {
     try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/dbus-run-session"), ["--", "/usr/bin/gio", "trash"] + arguments, environment: fullEnvironment)
