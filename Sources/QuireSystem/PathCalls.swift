@@ -165,7 +165,7 @@ extension SystemCalls {
   /// Whether `path` is on a file system mounted read-only (`statvfs(3)`'s `ST_RDONLY`).
   package static func isOnReadOnlyMount(_ path: FilePath) -> Bool {
     var info = Glibc.statvfs()
-    guard path.withPlatformString({ Glibc.statvfs($0, &info) }) == 0 else { return false }
+    guard path.withPlatformString({ cStatvfs($0, &info) }) == 0 else { return false }
     return info.f_flag & UInt(ST_RDONLY) != 0
   }
 
@@ -229,3 +229,6 @@ extension SystemCalls {
     }.map { _ in FilePath(platformString: path) }
   }
 }
+
+// `statvfs(3)`, named through its type (the bare name is also the struct's).
+private let cStatvfs: @Sendable (UnsafePointer<CChar>, UnsafeMutablePointer<Glibc.statvfs>) -> Int32 = statvfs

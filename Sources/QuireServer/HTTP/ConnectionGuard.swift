@@ -105,7 +105,7 @@ final class ConnectionGuard: Sendable {
   }
 
   /// The handler each connection's pipeline gets (after HTTP decoding).
-  func makeHandler() -> any RemovableChannelHandler { Handler(guard: self) }
+  func makeHandler() -> any RemovableChannelHandler { Handler(guarding: self) }
 
   /// Hummingbird's accept gate: accepting stops while ``isAccepting`` is false.
   struct AcceptGate: AvailableConnectionsDelegate {
@@ -129,7 +129,7 @@ final class ConnectionGuard: Sendable {
     private var inProgress = 0
     private var readingBody = false
 
-    init(guard: ConnectionGuard) { self.guarded = `guard` }
+    init(guarding: ConnectionGuard) { self.guarded = guarding }
 
     func handlerAdded(context: ChannelHandlerContext) {
       if context.channel.isActive { start(context) }

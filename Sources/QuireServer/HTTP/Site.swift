@@ -203,14 +203,14 @@ final class Site: Sendable {
       (start, end, status) = (first, last + 1, .partialContent)
       headers[.contentRange] = "bytes \(first)-\(last)/\(size)"
     }
-    headers[.contentLength] = String(end - start)
+    let (from, to) = (start, end)
     return Response(
       status: status, headers: headers,
-      body: ResponseBody(contentLength: Int(end - start)) { writer in
-        var offset = start
-        while offset < end {
+      body: ResponseBody(contentLength: Int(to - from)) { writer in
+        var offset = from
+        while offset < to {
           try Task.checkCancellation()
-          let count = Int(min(Int64(Self.streamChunk), end - offset))
+          let count = Int(min(Int64(Self.streamChunk), to - offset))
           let bytes = try await BackgroundWork.run { try file.read(at: offset, count: count) }
           if bytes.isEmpty { break }  // the file shrank: end early; the client sees a short body
           try await writer.write(ByteBuffer(bytes: bytes))
