@@ -6,6 +6,7 @@
 import Foundation
 import FuzzDriver
 import HTTPTypes
+
 @testable import QuireBrowser
 @testable import QuireServer
 

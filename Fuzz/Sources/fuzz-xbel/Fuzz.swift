@@ -4,6 +4,7 @@
 // byte for byte, and every other entry keeps its bytes through Quire's changes.
 import Foundation
 import FuzzDriver
+
 @testable import QuireBrowser
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -49,10 +49,12 @@ extension DocumentBrowser {
     if name.contains("/") || name.contains("\0") { return "'\(shown)' cannot be a file name: a name holds no '/' (or NUL)." }
     if name.utf8.count > 255 { return "The name '\(shown)…' is longer than 255 bytes, the most a file name may have." }
     if let control = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-      return "'\(shown)' cannot be a file name: it holds a control character (U+\(String(format: "%04X", control.value))), which listings and shells do not show. Remove it."
+      return
+        "'\(shown)' cannot be a file name: it holds a control character (U+\(String(format: "%04X", control.value))), which listings and shells do not show. Remove it."
     }
     if let bidi = name.unicodeScalars.first(where: { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) }) {
-      return "'\(shown)' cannot be a file name: it holds a bidirectional override (U+\(String(format: "%04X", bidi.value))), which makes a name show another extension than it has. Remove it."
+      return
+        "'\(shown)' cannot be a file name: it holds a bidirectional override (U+\(String(format: "%04X", bidi.value))), which makes a name show another extension than it has. Remove it."
     }
     if name.first?.isWhitespace == true || name.last?.isWhitespace == true {
       return "'\(shown)' cannot be a file name: it begins or ends with a space. Remove it."

@@ -169,7 +169,8 @@ public struct Trash: Sendable {
     default: reason = failure.description
     }
     return QuireError(
-      QuireError.Code(failure.errno, for: .save), "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'): \(reason). It is still where it was.",
+      QuireError.Code(failure.errno, for: .save),
+      "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'): \(reason). It is still where it was.",
       url: url, cause: failure)
   }
 

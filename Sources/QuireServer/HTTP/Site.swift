@@ -185,7 +185,8 @@ final class Site: Sendable {
   /// costs one chunk of memory; a `Range: bytes=…` request gets that part (206), a range
   /// past the end 416.
   private func rawFile(_ file: ServedLocations.OpenedFile, range: String?) throws -> Response {
-    let type = (try? ThumbnailGenerator.contentType(of: FilePath(file.url.path), readingFrom: URL(fileURLWithPath: file.pinnedPath)))?
+    let type =
+      (try? ThumbnailGenerator.contentType(of: FilePath(file.url.path), readingFrom: URL(fileURLWithPath: file.pinnedPath)))?
       .preferredMIMEType ?? "application/octet-stream"
     let safe = type == "application/pdf" || type.hasPrefix("text/plain") || type.hasPrefix("image/png") || type.hasPrefix("image/jpeg")
     var headers = Reply.baseHeaders(contentType: safe ? type : "application/octet-stream")

@@ -102,7 +102,8 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
     let unshare = try #require(Programs.system("unshare"), "unshare (util-linux) makes the bind mount")
     let remount = readOnly ? " && mount -o remount,bind,ro \"$2\"" : ""
     return try await ChildProcess.run(
-      unshare, (isRunningAsRoot ? ["--mount"] : ["--map-root-user", "--mount"]) + [
+      unshare,
+      (isRunningAsRoot ? ["--mount"] : ["--map-root-user", "--mount"]) + [
         "/bin/sh", "-c", "mount --bind \"$1\" \"$2\"\(remount) && exec \"$3\" trash \"$2/$4\"", "sh", source.path, mounted.path, quire.path, name,
       ], environment: fullEnvironment)
   }

@@ -61,7 +61,9 @@ final class AccessTests: ServedFolderTestCase {
     let rebound = try await curl(["--cookie", jar, "--header", "Host: attacker.example:\(server.port)", "\(origin)/api/documents"])
     #expect(rebound.status == 421)
     // Two Host headers (the second would be another host): refused.
-    let twoHosts = try await curl(["--cookie", jar, "--header", "Host: 127.0.0.1:\(server.port)", "--header", "Host: attacker.example", "\(origin)/api/documents"])
+    let twoHosts = try await curl([
+      "--cookie", jar, "--header", "Host: 127.0.0.1:\(server.port)", "--header", "Host: attacker.example", "\(origin)/api/documents",
+    ])
     #expect(twoHosts.status == 400, "two Host headers answered \(twoHosts.status)")
     // A request another site's page would make is refused by its fetch metadata.
     let crossSite = try await curl(["--cookie", jar, "--header", "Sec-Fetch-Site: cross-site", "\(origin)/api/documents"])

@@ -36,7 +36,9 @@ final class HostileLoadTests: ServedFolderTestCase {
     for _ in 0..<count {
       let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
       guard fd >= 0 else { break }
-      _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+      _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      }
       sockets.append(fd)
     }
     if let text {
@@ -166,7 +168,11 @@ final class HostileLoadTests: ServedFolderTestCase {
   @Test func largeFilesAreStreamedAndRangesAnswered() async throws {
     // A 1 GiB file (sparse: it takes no disk) that ends in a known tail.
     let big = served.appendingPathComponent("big.bin")
-    let handle = try FileHandle(forWritingTo: { FileManager.default.createFile(atPath: big.path, contents: nil); return big }())
+    let handle = try FileHandle(
+      forWritingTo: {
+        FileManager.default.createFile(atPath: big.path, contents: nil)
+        return big
+      }())
     try handle.truncate(atOffset: 1 << 30)
     try handle.seek(toOffset: (1 << 30) - 4)
     try handle.write(contentsOf: Data("TAIL".utf8))
@@ -179,7 +185,11 @@ final class HostileLoadTests: ServedFolderTestCase {
 
     let curlProgram = try #require(Programs.find("curl"))
     let whole = try await Programs.run(
-      curlProgram, ["--silent", "--max-time", "600", "--cookie", jar.path, "--output", "/dev/null", "--write-out", "%{http_code} %{size_download}", "\(server.origin)/files/0/big.bin"],
+      curlProgram,
+      [
+        "--silent", "--max-time", "600", "--cookie", jar.path, "--output", "/dev/null", "--write-out", "%{http_code} %{size_download}",
+        "\(server.origin)/files/0/big.bin",
+      ],
       environment: home.environment)
     #expect(whole.output == "200 \(1 << 30)")
     let after = try #require(Self.peakMemory(of: server.server.pid))
