@@ -16,6 +16,8 @@ let targets: [(name: String, module: String)] = [
   ("fuzz-textpack", "QuireDocuments"),
   ("fuzz-pasteboard-state", "QuireTransfer"),
   ("fuzz-markdown", "QuirePreviews"),
+  ("fuzz-http-request", "QuireCLI"),
+  ("fuzz-xbel", "QuireBrowser"),
 ]
 
 let package = Package(

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include "CQuireSystem.h"
 
 const int cquire_F_OFD_SETLK = F_OFD_SETLK;
@@ -29,6 +31,32 @@ const unsigned int cquire_RENAME_NOREPLACE = RENAME_NOREPLACE;
 int cquire_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
                      unsigned int flags) {
   return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+int cquire_open_beneath(int dirfd, const char *path, int flags, unsigned int mode) {
+#ifdef SYS_openat2
+  struct open_how how;
+  memset(&how, 0, sizeof how);
+  how.flags = (unsigned long long)(flags | O_CLOEXEC);
+  how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+  (void)dirfd; (void)path; (void)flags; (void)mode;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+long long cquire_raise_descriptor_limit(void) {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+  if (limit.rlim_cur < limit.rlim_max) {
+    struct rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur == RLIM_INFINITY ? (long long)1 << 20 : (long long)limit.rlim_cur;
 }
 
 int cquire_name_to_handle(const char *path, int *handle_type, unsigned char *bytes, unsigned int *size, int *mount_id) {

@@ -1,17 +1,21 @@
 public import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import QuireDocuments
 import QuirePreviews
+import QuireSystem
 public import QuireTypes
 import ServiceLifecycle
 import Synchronization
 
 /// `quire serve`: the document browser as a web page on the local machine.
 ///
-/// Hummingbird (on SwiftNIO) serves HTTP/1.1 on 127.0.0.1 only. The address it prints
+/// Hummingbird (on SwiftNIO) serves HTTP/1.1 on 127.0.0.1 only, with deadlines and caps on
+/// connections (see `ConnectionGuard`) so that idle or slow clients cannot starve it. The
+/// address it prints
 /// carries a random token; ``AccessControl`` turns it into a session cookie and checks every
 /// request (host, session, fetch metadata, CSRF token on changes). Every file a request
 /// names goes through ``ServedLocations``, which refuses anything outside the served folders.
@@ -77,11 +81,16 @@ public struct DocumentServer: Sendable {
     var logger = Logger(label: "quire-serve")
     logger.logLevel = .error
     let access = self.access
+    // Connections are capped below the descriptor limit, raised first to its hard value.
+    let connections = ConnectionGuard(limits: .init(descriptorLimit: SystemCalls.raiseDescriptorLimit() ?? 1024))
     let app = Application(
       responder: CallbackResponder<BasicRequestContext> { request, context in
         await site.respond(to: request, context: context)
       },
-      configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: configuration.port), serverName: nil),
+      server: .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: [connections.makeHandler()])),
+      configuration: ApplicationConfiguration(
+        address: .hostname("127.0.0.1", port: configuration.port), serverName: nil,
+        availableConnectionsDelegate: ConnectionGuard.AcceptGate(guarded: connections)),
       onServerRunning: { channel in
         access.port = channel.localAddress?.port ?? 0
         onReady(access.address)

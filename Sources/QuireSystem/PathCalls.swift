@@ -162,6 +162,13 @@ extension SystemCalls {
     path.withPlatformString { cPath in void(retrying("unlink", .remove, path: path.string) { Glibc.unlink(cPath) }) }
   }
 
+  /// Whether `path` is on a file system mounted read-only (`statvfs(3)`'s `ST_RDONLY`).
+  package static func isOnReadOnlyMount(_ path: FilePath) -> Bool {
+    var info = Glibc.statvfs()
+    guard path.withPlatformString({ cStatvfs($0, &info) }) == 0 else { return false }
+    return info.f_flag & UInt(ST_RDONLY) != 0
+  }
+
   /// The names in `folder` as bytes, without `.` and `..`; nil when it cannot be read.
   package static func entryNames(in folder: FilePath) -> [[UInt8]]? {
     guard let directory = folder.withPlatformString({ Glibc.opendir($0) }) else { return nil }
@@ -222,3 +229,6 @@ extension SystemCalls {
     }.map { _ in FilePath(platformString: path) }
   }
 }
+
+// `statvfs(3)`, named through its type (the bare name is also the struct's).
+private let cStatvfs: @Sendable (UnsafePointer<CChar>, UnsafeMutablePointer<Glibc.statvfs>) -> Int32 = statvfs

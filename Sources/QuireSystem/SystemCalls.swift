@@ -76,6 +76,48 @@ package enum SystemCalls {
     }.map(FileDescriptor.init(rawValue:))
   }
 
+  /// Opens `relative` (a path of names inside `folder`, any bytes) *beneath* `folder`, through
+  /// no symbolic link: `openat2(2)` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` (a `..` or an
+  /// absolute path that leaves the folder is `EXDEV`; any link on the way, the last name too,
+  /// is `ELOOP`). On a kernel without `openat2` (before 5.6) the names are opened one at a
+  /// time with `O_NOFOLLOW`, `..` refused, to the same effect. `O_CLOEXEC` is always added.
+  /// `path` (the full path) is for messages and fault plans.
+  package static func openBeneath(_ relative: String, in folder: FileDescriptor, _ flags: Int32, mode: Glibc.mode_t = 0o600, path: String? = nil)
+    -> Result<FileDescriptor, SyscallFailure>
+  {
+    let opened = retrying("openat2", operation(forOpen: flags), path: path ?? relative) {
+      PathText.withCString(relative) { cquire_open_beneath(folder.rawValue, $0, flags, UInt32(mode)) }
+    }
+    guard case .failure(let failure) = opened, failure.errno == .noFunction else { return opened.map(FileDescriptor.init(rawValue:)) }
+    // No openat2: one name at a time, never following a link.
+    let names = relative.split(separator: "/").map(String.init)
+    guard !names.isEmpty, !relative.hasPrefix("/"), !names.contains("..") else {
+      return .failure(SyscallFailure(call: "openat", errno: .improperLink, path: path ?? relative))
+    }
+    var current = folder
+    var owned: FileDescriptor? = nil
+    defer { if let owned { release(owned) } }
+    for name in names.dropLast() where name != "." {
+      switch open(name, in: current, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, as: .openFolder, path: path ?? relative) {
+      case .success(let next):
+        if let owned { release(owned) }
+        (current, owned) = (next, next)
+      case .failure(let failure): return .failure(failure)
+      }
+    }
+    return open(names[names.count - 1], in: current, flags | O_NOFOLLOW, mode: mode, path: path ?? relative)
+  }
+
+  /// `O_PATH`, for ``openBeneath(_:in:_:mode:path:)`` of an item only to name it.
+  package static let pathOnly = cquire_O_PATH
+
+  /// Raises the soft limit on open descriptors (`RLIMIT_NOFILE`) to the hard limit, and
+  /// returns the soft limit now in force (`nil` when it cannot be read).
+  package static func raiseDescriptorLimit() -> Int? {
+    let limit = cquire_raise_descriptor_limit()
+    return limit < 0 ? nil : Int(limit)
+  }
+
   /// `open(2)` with `O_PATH`: a descriptor that names an item without reading it;
   /// `/proc/self/fd/N` then says where the item is now.
   /// Not a step a ``FaultPlan`` can fail: it reads nothing and only names the item.

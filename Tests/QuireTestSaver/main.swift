@@ -8,6 +8,8 @@
 // quire-test-saver --autosave PATH RECOVERY-FOLDER TEXT
 //   Opens PATH, replaces its text with TEXT, lets the idle autosave write the recovery file,
 //   prints "autosaved" and waits to be killed (the recovery test's crash).
+//
+// quire-test-saver --textbundle PATH START, quire-test-saver --pdf PATH: see below.
 import Foundation
 import QuireDocuments
 
@@ -29,6 +31,44 @@ if arguments.count == 5, arguments[1] == "--autosave" {
     while document.hasUnautosavedChanges { try await Task.sleep(for: .milliseconds(5)) }
     FileHandle.standardOutput.write(Data("autosaved\n".utf8))
     while true { try await Task.sleep(for: .seconds(1)) }
+  } catch {
+    FileHandle.standardError.write(Data("quire-test-saver: \(error)\n".utf8))
+    exit(1)
+  }
+}
+// quire-test-saver --textbundle PATH START
+//   As the first form, for a TextBundle (a folder: text.md and info.json) saved as a package.
+//
+// quire-test-saver --pdf PATH
+//   Opens the PDF at PATH and, in a loop, moves its first page to the end and saves (through
+//   libqpdf and the atomic rename), until it is killed: every complete version holds the same
+//   pages in a rotated order.
+if arguments.count == 4, arguments[1] == "--textbundle", let start = Int(arguments[3]) {
+  let bundle = TextBundleDocument(fileURL: URL(fileURLWithPath: arguments[2]))
+  bundle.autosavePolicy = nil
+  bundle.recoveryStore = nil
+  do {
+    try await bundle.open()
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    var version = start
+    while true {
+      version += 1
+      try bundle.replaceText(with: content(version: version))
+      try await bundle.save()
+    }
+  } catch {
+    FileHandle.standardError.write(Data("quire-test-saver: \(error)\n".utf8))
+    exit(1)
+  }
+}
+if arguments.count == 3, arguments[1] == "--pdf" {
+  do {
+    let pdf = try PDFDocument(contentsOf: URL(fileURLWithPath: arguments[2]))
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while true {
+      try pdf.movePage(at: 0, to: pdf.pageCount - 1)
+      try pdf.save()
+    }
   } catch {
     FileHandle.standardError.write(Data("quire-test-saver: \(error)\n".utf8))
     exit(1)

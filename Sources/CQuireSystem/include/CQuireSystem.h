@@ -25,6 +25,15 @@ int cquire_statfs_type(const char *path, long long *type);
 int cquire_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
                      unsigned int flags);
 
+/* openat2(2) (Linux 5.6; glibc has no wrapper) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+   RESOLVE_NO_MAGICLINKS: `path` is opened inside `dirfd` only, through no symbolic link at
+   all (an escape is EXDEV, a link ELOOP). Returns the descriptor, or -1 with errno set (ENOSYS
+   on an older kernel). O_CLOEXEC is added. */
+int cquire_open_beneath(int dirfd, const char *path, int flags, unsigned int mode);
+/* Raises the soft limit on open descriptors (RLIMIT_NOFILE) to the hard one; returns the
+   soft limit now in force, or -1 with errno set. */
+long long cquire_raise_descriptor_limit(void);
+
 /* name_to_handle_at(2) for `path` (not following a final symbolic link): writes the handle's
    type and bytes (at most *size; *size is set to the length) and the mount id. */
 int cquire_name_to_handle(const char *path, int *handle_type, unsigned char *bytes, unsigned int *size, int *mount_id);

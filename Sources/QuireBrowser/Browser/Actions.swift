@@ -18,12 +18,7 @@ struct Actions {
   // MARK: Names
 
   static func checkName(_ name: String, for url: URL?) throws {
-    if name.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\0") {
-      throw QuireError(.invalidArgument, "'\(name)' cannot be a file name: give a name without '/' that is not empty, '.' or '..'.", url: url)
-    }
-    if name.utf8.count > 255 {
-      throw QuireError(.invalidArgument, "The name '\(name.prefix(40))…' is longer than 255 bytes, the most a file name may have.", url: url)
-    }
+    if let problem = DocumentBrowser.problem(withName: name) { throw QuireError(.invalidArgument, problem, url: url) }
   }
 
   static func exists(_ url: URL) -> Bool {
@@ -90,7 +85,7 @@ struct Actions {
         throw QuireError(.invalidArgument, "There is no template named '\(template)'. Templates: \(names).")
       }
       if (fileName as NSString).pathExtension.isEmpty { fileName += "." + (found.name as NSString).pathExtension }
-      contents = try browser.coordinator().coordinate(readingItemAt: found.url, timeout: timeout) { try Data(contentsOf: $0) }
+      contents = try browser.coordinator().coordinate(readingItemAt: found.url, timeout: timeout) { _ in try found.contents() }
     } else if (fileName as NSString).pathExtension.isEmpty {
       fileName += ".md"
     }
@@ -175,6 +170,15 @@ struct Actions {
 
   func duplicate(_ url: URL) throws -> URL {
     try requireExisting(url)
+    // Only a document is duplicated: a plain folder, a link or a special file is refused
+    // before anything is copied.
+    if case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)) {
+      let kind = info.st_mode & S_IFMT
+      guard kind == S_IFREG || (kind == S_IFDIR && Listing(configuration: configuration).isPackage(url)) else {
+        let what = kind == S_IFDIR ? "a folder" : kind == S_IFLNK ? "a symbolic link" : "a special file (FIFO, device or socket)"
+        throw QuireError(.unsupportedType, "Cannot duplicate \(QuireError.name(url)): it is \(what), not a document. Nothing was copied.", url: url)
+      }
+    }
     let coordinator = browser.coordinator()
     return try coordinator.coordinate(readingItemAt: url, timeout: timeout) { source in
       let target = Self.freeName(for: source.lastPathComponent, in: source.deletingLastPathComponent(), copy: true)

@@ -35,6 +35,33 @@ extension DocumentBrowser {
     try Actions(browser: self).create(named: name, in: folder, template: template)
   }
 
+  /// Why `name` cannot be a document's name (a new one's or a rename's), or `nil` when it can.
+  ///
+  /// Refused: empty, `.` and `..`; a `/` or NUL; more than 255 bytes; space at either end;
+  /// control characters (a tab, a newline, C1 controls, DEL), which hide in listings and
+  /// shells; and the bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069),
+  /// which make `cod.exe\u{202E}dm.txt`-style names show another extension than they have.
+  public static func problem(withName name: String) -> String? {
+    let shown = String(name.unicodeScalars.prefix(60).map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+    if name.isEmpty || name == "." || name == ".." {
+      return "'\(shown)' cannot be a file name: give a name that is not empty, '.' or '..'."
+    }
+    if name.contains("/") || name.contains("\0") { return "'\(shown)' cannot be a file name: a name holds no '/' (or NUL)." }
+    if name.utf8.count > 255 { return "The name '\(shown)…' is longer than 255 bytes, the most a file name may have." }
+    if let control = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+      return
+        "'\(shown)' cannot be a file name: it holds a control character (U+\(String(format: "%04X", control.value))), which listings and shells do not show. Remove it."
+    }
+    if let bidi = name.unicodeScalars.first(where: { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) }) {
+      return
+        "'\(shown)' cannot be a file name: it holds a bidirectional override (U+\(String(format: "%04X", bidi.value))), which makes a name show another extension than it has. Remove it."
+    }
+    if name.first?.isWhitespace == true || name.last?.isWhitespace == true {
+      return "'\(shown)' cannot be a file name: it begins or ends with a space. Remove it."
+    }
+    return nil
+  }
+
   // MARK: Renaming, moving, duplicating
 
   /// Renames the item at `url` to `newName` in the same folder, coordinated: open documents

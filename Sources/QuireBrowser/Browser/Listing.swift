@@ -24,7 +24,16 @@ struct Listing {
 
   func check(location: URL) throws {
     switch SystemCalls.lstat(PathCarrier.filePath(location)) {
-    case .success(let info) where (info.st_mode & S_IFMT) == S_IFDIR: return
+    case .success(let info) where (info.st_mode & S_IFMT) == S_IFDIR:
+      // A folder the user cannot list would show as empty: say so instead.
+      guard SystemCalls.entryNames(in: PathCarrier.filePath(location)) != nil else {
+        let code = Errno(rawValue: Glibc.errno)
+        throw QuireError(
+          code == .permissionDenied ? .permissionDenied : QuireError.Code(code),
+          "Cannot browse \(QuireError.name(location)): its list of files cannot be read (\(QuireError.describe(code))). Check its permissions.",
+          url: location, cause: code)
+      }
+      return
     case .success:
       throw QuireError(.invalidArgument, "Cannot browse \(QuireError.name(location)): it is not a folder. Give a folder.", url: location)
     case .failure(.noSuchFileOrDirectory):

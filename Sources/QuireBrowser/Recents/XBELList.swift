@@ -4,24 +4,43 @@ import QuireSystem
 import QuireTypes
 import SystemPackage
 
-/// `recently-used.xbel` as text: the bookmarks Quire reads, each kept as the exact text it was
-/// read as, so that a rewrite leaves every other program's entries and data byte for byte as
-/// they were. Quire edits only the attributes and the `bookmark:application` element it owns,
-/// and writes new entries as GLib's `GBookmarkFile` does.
+/// `recently-used.xbel` as bytes: the bookmarks Quire reads, each kept as the exact bytes it
+/// was read as (with what came before it: spaces, comments), so that a rewrite leaves every
+/// other program's entries and data byte for byte as they were, bytes that are not UTF-8
+/// included. Quire edits only the attributes and the `bookmark:application` element it owns
+/// in its own entries, and writes new entries as GLib's `GBookmarkFile` does.
+///
+/// The file is read as XML by a streaming scan (``Scanner``): comments, CDATA sections,
+/// processing instructions and the document type are skipped, so a `<bookmark>` inside a
+/// comment is not one; elements are counted, so only the `xbel` root's `bookmark` children
+/// are. Its size is not limited below 1 GiB.
 struct XBELList {
   struct Bookmark {
-    var text: String
+    /// The element's bytes, `<bookmark …>` to `</bookmark>`.
+    var bytes: [UInt8]
+    /// What came before it since the previous element (spaces, line breaks, comments).
+    var leading: [UInt8] = Array("\n  ".utf8)
+    /// The bytes as text (bytes that are not UTF-8 read as U+FFFD): for reading attributes,
+    /// and for editing Quire's own entries.
+    var text: String {
+      get { String(decoding: bytes, as: UTF8.self) }
+      set { bytes = Array(newValue.utf8) }
+    }
+    init(text: String) { self.bytes = Array(text.utf8) }
+    init(bytes: [UInt8], leading: [UInt8]) { (self.bytes, self.leading) = (bytes, leading) }
     var href: String { XBELList.attribute("href", in: openingTag) ?? "" }
     var added: Date? { XBELList.attribute("added", in: openingTag).flatMap(XBELList.date) }
     var modified: Date? { XBELList.attribute("modified", in: openingTag).flatMap(XBELList.date) }
     var visited: Date? { XBELList.attribute("visited", in: openingTag).flatMap(XBELList.date) }
     var mimeType: String? {
+      let text = self.text
       guard let range = text.range(of: "<mime:mime-type") else { return nil }
       let tag = text[range.lowerBound...].prefix { $0 != ">" }
       return XBELList.attribute("type", in: tag)
     }
     var applications: [String] {
       var names: [String] = []
+      let text = self.text
       var rest = text[...]
       while let range = rest.range(of: "<bookmark:application ") {
         let tag = rest[range.lowerBound...].prefix { $0 != ">" }
@@ -30,69 +49,204 @@ struct XBELList {
       }
       return names
     }
-    var openingTag: Substring { text.prefix { $0 != ">" } }
+    var openingTag: Substring { Substring(String(decoding: bytes.prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)) }
   }
 
-  var header: String
+  /// Everything up to the end of the `<xbel …>` tag.
+  var header: [UInt8]
   var bookmarks: [Bookmark]
-  var trailer: String
+  /// Everything after the last bookmark: what follows it inside `xbel` (spaces, comments,
+  /// other elements), `</xbel>` and what comes after.
+  var trailer: [UInt8]
 
-  static let emptyHeader = """
+  static let emptyHeader = Array(
+    """
     <?xml version="1.0" encoding="UTF-8"?>
     <xbel version="1.0"
           xmlns:bookmark="http://www.freedesktop.org/standards/desktop-bookmarks"
           xmlns:mime="http://www.freedesktop.org/standards/shared-mime-info"
     >
-    """
+    """.utf8)
+
+  static var empty: XBELList { XBELList(header: emptyHeader, bookmarks: [], trailer: Array("\n</xbel>\n".utf8)) }
+
+  /// The most of a list that is read (GLib has no limit; 1 GiB keeps a runaway file out).
+  static let sizeLimit = 1 << 30
 
   /// Reads the list; a missing or empty file is an empty list.
   static func read(_ url: URL) throws -> XBELList {
     let data: Data
     do {
-      data = try SearchIndex.readRegularFile(url)
+      data = try SearchIndex.readRegularFile(url, limit: sizeLimit)
     } catch {
-      if case .failure(.noSuchFileOrDirectory) = SystemCalls.lstat(PathCarrier.filePath(url)) {
-        return XBELList(header: emptyHeader, bookmarks: [], trailer: "</xbel>")
-      }
+      if case .failure(.noSuchFileOrDirectory) = SystemCalls.lstat(PathCarrier.filePath(url)) { return empty }
       throw QuireError(.permissionDenied, "Cannot read the recent documents list \(QuireError.name(url)).", url: url, cause: error)
     }
-    let text = String(decoding: data, as: UTF8.self)
-    if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-      return XBELList(header: emptyHeader, bookmarks: [], trailer: "</xbel>")
+    if data.count > sizeLimit {
+      throw QuireError(.limitExceeded, "The recent documents list \(QuireError.name(url)) is larger than 1 GiB; Quire leaves it alone.", url: url)
     }
-    guard let xbel = text.range(of: "<xbel"), let end = text.range(of: "</xbel>", options: .backwards), xbel.upperBound <= end.lowerBound else {
+    if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return empty }
+    guard let list = parse(Array(data)) else {
       throw QuireError(
         .invalidContent,
         "The recent documents list \(QuireError.name(url)) is not an XBEL file; Quire leaves it alone. Move it away to start a new list.", url: url)
     }
-    let headerEnd = text[xbel.upperBound...].firstIndex(of: ">").map { text.index(after: $0) } ?? xbel.upperBound
-    var bookmarks: [Bookmark] = []
-    var cursor = headerEnd
-    while let start = nextBookmark(in: text, from: cursor, before: end.lowerBound) {
-      guard let close = text.range(of: "</bookmark>", range: start..<end.lowerBound) else { break }
-      bookmarks.append(Bookmark(text: String(text[start..<close.upperBound])))
-      cursor = close.upperBound
-    }
-    return XBELList(header: String(text[..<headerEnd]), bookmarks: bookmarks, trailer: String(text[end.lowerBound...]))
+    return list
   }
 
-  /// The start of the next `<bookmark` element (not `<bookmark:…>`).
-  private static func nextBookmark(in text: String, from: String.Index, before end: String.Index) -> String.Index? {
-    var cursor = from
-    while let range = text.range(of: "<bookmark", range: cursor..<end) {
-      if range.upperBound < end, text[range.upperBound].isWhitespace { return range.lowerBound }
-      cursor = range.upperBound
+  /// The list in `bytes`, or `nil` when they are not an XBEL document (no `xbel` root, or
+  /// unbalanced, unterminated markup).
+  static func parse(_ bytes: [UInt8]) -> XBELList? {
+    var scanner = Scanner(bytes: bytes)
+    var depth = 0
+    var headerEnd: Int? = nil
+    var bookmarks: [Bookmark] = []
+    var bookmarkStart: Int? = nil
+    var afterLast = 0  // where the bytes after the last bookmark (or the header) begin
+    while let token = scanner.next() {
+      switch token {
+      case .failure: return nil
+      case .start(let name, let range, let selfClosing):
+        if depth == 0 {
+          guard name == "xbel", headerEnd == nil else { return nil }
+          headerEnd = range.upperBound
+          afterLast = range.upperBound
+        } else if depth == 1, name == "bookmark" {
+          if selfClosing {
+            bookmarks.append(Bookmark(bytes: Array(bytes[range]), leading: Array(bytes[afterLast..<range.lowerBound])))
+            afterLast = range.upperBound
+          } else {
+            bookmarkStart = range.lowerBound
+          }
+        }
+        if !selfClosing { depth += 1 }
+      case .end(let name, let range):
+        depth -= 1
+        if depth < 0 { return nil }
+        if depth == 1, name == "bookmark", let start = bookmarkStart {
+          bookmarks.append(Bookmark(bytes: Array(bytes[start..<range.upperBound]), leading: Array(bytes[afterLast..<start])))
+          afterLast = range.upperBound
+          bookmarkStart = nil
+        }
+        if depth == 0 {
+          guard name == "xbel", let headerEnd else { return nil }
+          return XBELList(header: Array(bytes[..<headerEnd]), bookmarks: bookmarks, trailer: Array(bytes[afterLast...]))
+        }
+      }
     }
     return nil
   }
 
+  /// A streaming scan of XML markup: start and end tags with their byte ranges; comments,
+  /// CDATA, processing instructions and declarations skipped; text skipped.
+  struct Scanner {
+    enum Token {
+      case start(name: String, range: Range<Int>, selfClosing: Bool)
+      case end(name: String, range: Range<Int>)
+      case failure
+    }
+
+    let bytes: [UInt8]
+    var index = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private func starts(with prefix: String, at position: Int) -> Bool {
+      let utf8 = Array(prefix.utf8)
+      return position + utf8.count <= bytes.count && bytes[position..<position + utf8.count].elementsEqual(utf8)
+    }
+
+    private func find(_ needle: String, from position: Int) -> Int? {
+      let utf8 = Array(needle.utf8)
+      var at = position
+      while at + utf8.count <= bytes.count {
+        if bytes[at] == utf8[0], bytes[at..<at + utf8.count].elementsEqual(utf8) { return at }
+        at += 1
+      }
+      return nil
+    }
+
+    private func name(at position: Int) -> String {
+      var end = position
+      while end < bytes.count, !" \t\r\n/>".utf8.contains(bytes[end]) { end += 1 }
+      return String(decoding: bytes[position..<end], as: UTF8.self)
+    }
+
+    /// The end of a tag that starts at `position` (the index after its `>`), quotes respected.
+    private func tagEnd(from position: Int) -> Int? {
+      var quote: UInt8? = nil
+      var at = position
+      while at < bytes.count {
+        let byte = bytes[at]
+        if let open = quote {
+          if byte == open { quote = nil }
+        } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+          quote = byte
+        } else if byte == UInt8(ascii: ">") {
+          return at + 1
+        } else if byte == UInt8(ascii: "<") {
+          return nil
+        }
+        at += 1
+      }
+      return nil
+    }
+
+    mutating func next() -> Token? {
+      while index < bytes.count {
+        guard bytes[index] == UInt8(ascii: "<") else {
+          index += 1
+          continue
+        }
+        let start = index
+        if starts(with: "<!--", at: start) {
+          guard let close = find("-->", from: start + 4) else { return .failure }
+          index = close + 3
+        } else if starts(with: "<![CDATA[", at: start) {
+          guard let close = find("]]>", from: start + 9) else { return .failure }
+          index = close + 3
+        } else if starts(with: "<?", at: start) {
+          guard let close = find("?>", from: start + 2) else { return .failure }
+          index = close + 2
+        } else if starts(with: "<!", at: start) {
+          // A declaration (DOCTYPE), with an internal subset in brackets.
+          var at = start + 2
+          var brackets = 0
+          while at < bytes.count, !(bytes[at] == UInt8(ascii: ">") && brackets == 0) {
+            if bytes[at] == UInt8(ascii: "[") { brackets += 1 }
+            if bytes[at] == UInt8(ascii: "]") { brackets -= 1 }
+            at += 1
+          }
+          guard at < bytes.count else { return .failure }
+          index = at + 1
+        } else if starts(with: "</", at: start) {
+          guard let end = tagEnd(from: start + 2) else { return .failure }
+          index = end
+          return .end(name: name(at: start + 2), range: start..<end)
+        } else {
+          guard let end = tagEnd(from: start + 1) else { return .failure }
+          index = end
+          let name = name(at: start + 1)
+          if name.isEmpty { return .failure }
+          return .start(name: name, range: start..<end, selfClosing: bytes[end - 2] == UInt8(ascii: "/"))
+        }
+      }
+      return nil
+    }
+  }
+
+  /// The list's bytes: what was read, with Quire's changes.
+  var bytes: [UInt8] {
+    var out = header
+    for bookmark in bookmarks { out += bookmark.leading + bookmark.bytes }
+    out += trailer
+    return out
+  }
+
   func write(to url: URL) throws {
-    var text = header.trimmingTrailingWhitespace + "\n"
-    for bookmark in bookmarks { text += "  " + bookmark.text + "\n" }
-    text += trailer.trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
     try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     do {
-      try FileSaver.write(Data(text.utf8), to: url, options: .privateState)
+      try FileSaver.write(Data(bytes), to: url, options: .privateState)
     } catch {
       throw QuireError(.systemCallFailed, "Cannot write the recent documents list \(QuireError.name(url)); it is as it was.", url: url, cause: error)
     }
@@ -219,13 +373,5 @@ struct XBELList {
       return base.map { $0.addingTimeInterval(fraction) }
     }
     return nil
-  }
-}
-
-extension String {
-  var trimmingTrailingWhitespace: String {
-    var text = self
-    while let last = text.last, last.isWhitespace { text.removeLast() }
-    return text
   }
 }

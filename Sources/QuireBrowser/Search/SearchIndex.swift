@@ -267,7 +267,7 @@ final class SearchIndex: Sendable {
   }
 
   /// Reads a regular file without following a symbolic link or blocking on a FIFO.
-  static func readRegularFile(_ url: URL) throws -> Data {
+  static func readRegularFile(_ url: URL, limit: Int = maximumTextSize) throws -> Data {
     let fd: FileDescriptor
     switch SystemCalls.open(PathCarrier.filePath(url), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) {
     case .success(let opened): fd = opened
@@ -282,20 +282,47 @@ final class SearchIndex: Sendable {
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     while case .success(let count) = buffer.withUnsafeMutableBytes({ SystemCalls.read(fd, into: $0) }), count > 0 {
       data.append(contentsOf: buffer[0..<count])
-      if data.count > maximumTextSize { break }
+      if data.count > limit { break }
     }
     return data
   }
 
   // MARK: Searching
 
-  func search(_ query: SearchQuery, registry: TypeRegistry) throws -> [SearchHit] {
+  /// The hits for `query`, best first. The database does the matching and ranking (linear in
+  /// the hits); the snippet and position of each hit are found here, in one pass over the
+  /// document's text up to its first hit (FTS5's `snippet()` weighs every hit against every
+  /// other: 80,000 hits in one document took 40 s). The query stops at ``SearchQuery/timeLimit``
+  /// or when `isCancelled` says so: SQLite is interrupted, and no further snippet is made.
+  ///
+  /// - Throws: ``QuireError`` (`timedOut`) when stopped, (`invalidArgument`) for a query of no words.
+  func search(_ query: SearchQuery, registry: TypeRegistry, isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> [SearchHit] {
     let match = try Self.matchExpression(for: query.text)
-    return try withDatabase { database in
-      try database.read { db in
+    let terms = Self.terms(of: query.text)
+    let deadline = ContinuousClock.now + query.timeLimit
+    let database = try database()
+    let stopped = Mutex(false)
+    @Sendable func mustStop() -> Bool { ContinuousClock.now >= deadline || isCancelled() }
+    // A watchman interrupts SQLite at the deadline or on cancellation.
+    let watchman = DispatchSource.makeTimerSource(queue: .global())
+    watchman.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50))
+    watchman.setEventHandler {
+      guard mustStop() else { return }
+      stopped.withLock { $0 = true }
+      database.interrupt()
+    }
+    watchman.resume()
+    defer { watchman.cancel() }
+    func timedOut() -> QuireError {
+      isCancelled()
+        ? QuireError(.cancelled, "The search for '\(query.text)' was cancelled.")
+        : QuireError(
+          .timedOut, "The search for '\(query.text)' took longer than \(query.timeLimit) and was stopped. Give longer or more words to narrow it.")
+    }
+    do {
+      return try database.read { db in
         var sql = """
-          SELECT d.path AS path, d.type AS type, bm25(content, 4.0, 1.0) AS score,
-                 snippet(content, 1, char(1), char(2), char(3), 12) AS snip, content.body AS body
+          SELECT d.path AS path, d.type AS type, bm25(content, 4.0, 1.0) AS score, content.body AS body
           FROM content JOIN document d ON d.id = content.rowid
           WHERE content MATCH ?
           """
@@ -313,16 +340,178 @@ final class SearchIndex: Sendable {
         }
         sql += " ORDER BY score LIMIT ?"
         arguments.append(max(1, query.limit))
-        return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+        var hits: [SearchHit] = []
+        for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) {
+          if mustStop() { throw timedOut() }
           let body: String = row["body"] ?? ""
-          let snippetText: String = row["snip"] ?? ""
-          let (line, page) = Self.position(ofSnippet: snippetText, in: body, isPDF: (row["type"] as String) == UTType.pdf.identifier)
-          return SearchHit(
-            url: URL(fileURLWithPath: row["path"]), contentTypeIdentifier: row["type"], score: -(row["score"] as Double),
-            snippet: Self.markedText(snippetText), line: line, page: page)
+          let found = Self.snippet(in: body, terms: terms, isPDF: (row["type"] as String) == UTType.pdf.identifier)
+          hits.append(
+            SearchHit(
+              url: URL(fileURLWithPath: row["path"]), contentTypeIdentifier: row["type"], score: -(row["score"] as Double),
+              snippet: found.text, line: found.line, page: found.page))
+        }
+        return hits
+      }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT || stopped.withLock({ $0 }) {
+      throw timedOut()
+    }
+  }
+
+  /// One term of a query, folded: its words (several for a phrase) and whether the last is a prefix.
+  struct Term: Equatable {
+    var words: [String]
+    var isPrefix: Bool
+  }
+
+  /// The terms of `text` as ``matchExpression(for:)`` reads them, each word folded as FTS5's
+  /// `unicode61 remove_diacritics 2` folds it (case and accents ignored).
+  static func terms(of text: String) -> [Term] {
+    var terms: [Term] = []
+    var rest = Substring(text)
+    while let first = rest.first {
+      if first.isWhitespace {
+        rest = rest.dropFirst()
+        continue
+      }
+      if first == "\"" {
+        let body = rest.dropFirst()
+        let end = body.firstIndex(of: "\"") ?? body.endIndex
+        let words = Self.words(in: String(body[..<end])).map(\.word)
+        if !words.isEmpty { terms.append(Term(words: words, isPrefix: false)) }
+        rest = end < body.endIndex ? body[body.index(after: end)...] : ""
+        continue
+      }
+      let end = rest.firstIndex(where: { $0.isWhitespace || $0 == "\"" }) ?? rest.endIndex
+      let word = rest[..<end]
+      rest = rest[end...]
+      let words = Self.words(in: String(word)).map(\.word)
+      if !words.isEmpty { terms.append(Term(words: words, isPrefix: word.hasSuffix("*"))) }
+    }
+    return terms
+  }
+
+  /// FTS5's `unicode61` tokens of `text`: runs of letters and digits, folded, with where each
+  /// starts (a UTF-8 offset).
+  static func words(in text: String, limit: Int = .max) -> [(word: String, offset: Int, end: Int)] {
+    var words: [(String, Int, Int)] = []
+    var start: String.UnicodeScalarView.Index? = nil
+    let scalars = text.unicodeScalars
+    func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+      scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.generalCategory == .nonspacingMark
+    }
+    var index = scalars.startIndex
+    while index <= scalars.endIndex, words.count < limit {
+      let inWord = index < scalars.endIndex && isWordScalar(scalars[index])
+      if inWord, start == nil { start = index }
+      if !inWord, let begun = start {
+        let word = String(scalars[begun..<index]).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        words.append((word, text.utf8.distance(from: text.utf8.startIndex, to: begun), text.utf8.distance(from: text.utf8.startIndex, to: index)))
+        start = nil
+      }
+      if index == scalars.endIndex { break }
+      index = scalars.index(after: index)
+    }
+    return words
+  }
+
+  /// How many words a snippet holds (as FTS5's `snippet(…, 12)` did).
+  static let snippetWords = 12
+
+  /// A snippet of `body` around its first hit of `terms`, the hits in it marked, and the
+  /// hit's line (and page, for a PDF, whose pages are separated by form feeds). One pass
+  /// over the text up to the hit and a few words on: linear, however many hits there are.
+  static func snippet(in body: String, terms: [Term], isPDF: Bool) -> (text: MarkedText, line: Int?, page: Int?) {
+    func matches(_ word: String) -> Bool {
+      terms.contains { term in term.words.contains { $0 == word || (term.isPrefix && term.words.last == $0 && word.hasPrefix($0)) } }
+    }
+    // Find the first hit, a word at a time, keeping the last few words before it.
+    var window: [(word: String, offset: Int, end: Int)] = []
+    var first: Int? = nil
+    var scalars = body.unicodeScalars.makeIterator()
+    var offset = 0
+    var current = ""
+    var currentStart = 0
+    let lead = 3
+    var cutBefore = false
+    var cutAfter = false
+    var collected: [(word: String, offset: Int, end: Int)] = []
+    func close(at end: Int) {
+      guard !current.isEmpty else { return }
+      let folded = current.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+      let entry = (folded, currentStart, end)
+      if first == nil {
+        window.append(entry)
+        if window.count > lead + 1 {
+          window.removeFirst()
+          cutBefore = true
+        }
+        if matches(folded) { first = window.count - 1 }
+      } else {
+        collected.append(entry)
+      }
+      current = ""
+    }
+    while let scalar = scalars.next() {
+      let isWord = scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.generalCategory == .nonspacingMark
+      if isWord {
+        if current.isEmpty { currentStart = offset }
+        current.unicodeScalars.append(scalar)
+      } else {
+        close(at: offset)
+        if first != nil, window.count + collected.count >= snippetWords {
+          cutAfter = scalars.next() != nil
+          break
         }
       }
+      offset += UTF8.width(scalar)
     }
+    close(at: offset)
+    guard first != nil else {
+      // No word matched as folded here (FTS5's tokenizer differs in some scripts): the start.
+      let opening = flattened(String(body.prefix(120)))
+      return (MarkedText(segments: opening.isEmpty ? [] : [.init(text: opening + (body.count > 120 ? "…" : ""), isMatch: false)]), nil, nil)
+    }
+    let shown = Array((window + collected).prefix(snippetWords))
+    // The snippet: the original text from the first shown word to the last, hits marked.
+    let utf8 = body.utf8
+    func slice(_ from: Int, _ to: Int) -> String {
+      String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: from)..<utf8.index(utf8.startIndex, offsetBy: to)], as: UTF8.self)
+    }
+    var segments: [MarkedText.Segment] = []
+    if cutBefore { segments.append(.init(text: "…", isMatch: false)) }
+    var position = shown[0].offset
+    for entry in shown {
+      if entry.offset > position { segments.append(.init(text: flattened(slice(position, entry.offset)), isMatch: false)) }
+      segments.append(.init(text: slice(entry.offset, entry.end), isMatch: matches(entry.word)))
+      position = entry.end
+    }
+    if cutAfter { segments.append(.init(text: "…", isMatch: false)) }
+    // Merge neighbouring runs of the same kind.
+    var merged: [MarkedText.Segment] = []
+    for segment in segments {
+      if let last = merged.last, last.isMatch == segment.isMatch, !segment.isMatch {
+        merged[merged.count - 1].text += segment.text
+      } else {
+        merged.append(segment)
+      }
+    }
+    // The hit's line and page: count line breaks and form feeds before it.
+    let hitOffset = window[first ?? 0].offset
+    var line = 1
+    var page = 1
+    for byte in utf8.prefix(hitOffset) {
+      if byte == 0x0A { line += 1 }
+      if byte == 0x0C {
+        page += 1
+        line = 1
+      }
+    }
+    return (MarkedText(segments: merged), line, isPDF ? page : nil)
+  }
+
+  /// Line breaks, tabs and form feeds as spaces (a snippet is one line).
+  static func flattened(_ text: String) -> String {
+    String(text.map { "\n\r\u{0C}\t".contains($0) ? " " : $0 })
   }
 
   /// The FTS5 expression for what a person typed: each word, `"phrase"` or `prefix*` becomes a
@@ -356,46 +545,5 @@ final class SearchIndex: Sendable {
       throw QuireError(.invalidArgument, "Search for what? Give words, a \"phrase\" in double quotes, or a prefix such as budg*.")
     }
     return terms.joined(separator: " ")
-  }
-
-  /// FTS5's snippet (hits between U+0001 and U+0002, cut ends marked U+0003) as marked text.
-  static func markedText(_ snippet: String) -> MarkedText {
-    var segments: [MarkedText.Segment] = []
-    var current = ""
-    var inMatch = false
-    for character in snippet {
-      switch character {
-      case "\u{01}", "\u{02}":
-        if !current.isEmpty { segments.append(.init(text: current, isMatch: inMatch)) }
-        current = ""
-        inMatch = character == "\u{01}"
-      case "\u{03}": current += "…"
-      case "\n", "\r", "\u{0C}", "\t": current += " "
-      default: current.append(character)
-      }
-    }
-    if !current.isEmpty { segments.append(.init(text: current, isMatch: inMatch)) }
-    return MarkedText(segments: segments)
-  }
-
-  /// The 1-based line (and for PDFs page) of the snippet's first hit: the snippet without its
-  /// marks is a piece of the body, so finding it there gives the hit's offset.
-  static func position(ofSnippet snippet: String, in body: String, isPDF: Bool) -> (line: Int?, page: Int?) {
-    guard let markIndex = snippet.firstIndex(of: "\u{01}") else { return (nil, nil) }
-    let before = snippet[..<markIndex].replacingOccurrences(of: "\u{03}", with: "").replacingOccurrences(of: "\u{02}", with: "")
-    let hitStart = snippet[snippet.index(after: markIndex)...].prefix { $0 != "\u{02}" }
-    let needle = before + hitStart
-    guard !needle.isEmpty, let range = body.range(of: needle) else { return (nil, nil) }
-    let offset = body.utf8.distance(from: body.utf8.startIndex, to: range.lowerBound) + before.utf8.count
-    var line = 1
-    var page = 1
-    for byte in body.utf8.prefix(offset) {
-      if byte == 0x0A { line += 1 }
-      if byte == 0x0C {
-        page += 1
-        line = 1
-      }
-    }
-    return isPDF ? (line, page) : (line, nil)
   }
 }

@@ -15,13 +15,24 @@ public struct SearchQuery: Sendable, Hashable, Codable {
   public var contentTypeIdentifiers: [String]
   /// The most hits returned (best first). 50.
   public var limit: Int
+  /// How long the search may take before it is stopped (``QuireError`` `timedOut`). 20 s.
+  public var timeLimit: Duration = .seconds(20)
+
+  private enum CodingKeys: String, CodingKey {
+    case text, contentTypeIdentifiers, limit
+  }
 
   /// Makes a query.
-  public init(_ text: String, contentTypes: [UTType] = [], limit: Int = 50) {
+  public init(_ text: String, contentTypes: [UTType] = [], limit: Int = 50, timeLimit: Duration = .seconds(20)) {
     self.text = text
     self.contentTypeIdentifiers = contentTypes.map(\.identifier)
     self.limit = limit
+    self.timeLimit = timeLimit
   }
+
+  /// Whether the text holds no word to look for (only quotes, `*`, punctuation): such a query
+  /// is refused, a usage error.
+  public var hasNoWords: Bool { SearchIndex.terms(of: text).isEmpty }
 }
 
 /// Text with some ranges marked as hits: a search snippet.
@@ -173,8 +184,11 @@ extension DocumentBrowser {
   /// or keep it current with ``startUpdatingSearchIndex()``.
   ///
   /// - Throws: ``QuireError`` when the index cannot be opened or made.
-  public func search(_ query: SearchQuery) throws -> [SearchHit] {
-    try withSearchIndex { try $0.search(query, registry: configuration.registry) }
+  /// - Parameter isCancelled: Asked every 50 ms while the search runs; when it says true
+  ///   the search stops (``QuireError`` `cancelled`), as it does at the query's ``SearchQuery/timeLimit``
+  ///   (`timedOut`).
+  public func search(_ query: SearchQuery, isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> [SearchHit] {
+    try withSearchIndex { try $0.search(query, registry: configuration.registry, isCancelled: isCancelled) }
   }
 
   /// ``search(_:)`` for a text, all types.

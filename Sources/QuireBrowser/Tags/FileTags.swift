@@ -23,8 +23,11 @@ public enum FileTags {
   /// The tags of the file at `url`, in the attribute's order, blanks and duplicates left out.
   /// A file without the attribute has none.
   ///
+  /// A tag whose bytes are not UTF-8 (written by another program) is carried as `PathText`
+  /// (shown escaped, `caf\xE9`) and written back with its own bytes.
+  ///
   /// - Throws: ``QuireError``: `fileMissing`, `unsupportedType` when the file system keeps no
-  ///   user attributes, `invalidContent` when the attribute is not UTF-8.
+  ///   user attributes.
   public static func tags(of url: URL) throws -> [String] {
     try tags(of: PathCarrier.filePath(url), url: url)
   }
@@ -54,11 +57,10 @@ public enum FileTags {
     switch SystemCalls.attribute(attributeName, of: path) {
     case .success(nil): return []
     case .success(let data?):
-      guard let text = String(validating: data, as: UTF8.self) else {
-        throw QuireError(
-          .invalidContent, "The tags of \(QuireError.name(path)) (\(attributeName)) are not UTF-8 text. Set them again with 'quire tag'.", url: url)
-      }
-      return parse(text)
+      // Another program may have written bytes that are not UTF-8: they are carried as
+      // PathText (one private-use scalar per byte, shown `\xE9`), so such a tag can still be
+      // listed, kept byte for byte, or removed.
+      return parse(PathText.string(bytes: Array(data)))
     case .failure(let failure): throw error(failure, reading: true, path: path, url: url)
     }
   }
@@ -69,7 +71,7 @@ public enum FileTags {
     if clean.isEmpty {
       result = SystemCalls.removeAttribute(attributeName, of: path)
     } else {
-      result = SystemCalls.setAttribute(attributeName, to: Data(clean.joined(separator: ",").utf8), of: path)
+      result = SystemCalls.setAttribute(attributeName, to: Data(PathText.bytes(clean.joined(separator: ","))), of: path)
     }
     if case .failure(let failure) = result { throw error(failure, reading: false, path: path, url: url) }
   }
@@ -94,6 +96,17 @@ public enum FileTags {
     return parse(tags.joined(separator: ","))
   }
 
+  static func isSymbolicLink(_ path: FilePath) -> Bool {
+    if case .success(let info) = SystemCalls.lstat(path) { return info.st_mode & S_IFMT == S_IFLNK }
+    return false
+  }
+
+  /// Whether `tag` is one of `removed` (ignoring case): as typed, or as shown escaped (`caf\xE9`
+  /// for a tag whose bytes are not UTF-8).
+  static func isListed(_ tag: String, in removed: Set<String>) -> Bool {
+    removed.contains(tag.lowercased()) || removed.contains(DisplayName.escaping(tag).lowercased())
+  }
+
   static func error(_ failure: SyscallFailure, reading: Bool, path: FilePath, url: URL?) -> QuireError {
     let verb = reading ? "read" : "set"
     switch failure.errno {
@@ -104,6 +117,12 @@ public enum FileTags {
         url: url, cause: failure)
     case .noSuchFileOrDirectory:
       return QuireError(.fileMissing, "Cannot \(verb) the tags of \(QuireError.name(path)): there is no such file.", url: url, cause: failure)
+    case .notPermitted where !reading && isSymbolicLink(path):
+      // Linux keeps no user.* attributes on symbolic links: lsetxattr answers EPERM.
+      return QuireError(
+        .unsupportedType,
+        "Cannot \(verb) the tags of \(QuireError.name(path)): it is a symbolic link, and Linux keeps no user extended attributes on links. Tag the file it leads to.",
+        url: url, cause: failure)
     case .permissionDenied, .notPermitted:
       return QuireError(.permissionDenied, "Cannot \(verb) the tags of \(QuireError.name(path)): permission denied.", url: url, cause: failure)
     case .outOfRange, .argListTooLong:
@@ -142,7 +161,7 @@ extension DocumentBrowser {
   public func changeTags(of url: URL, adding added: [String] = [], removing removed: [String] = []) throws -> [String] {
     try coordinator().coordinate(writingItemAt: url.standardizedFileURL, timeout: configuration.coordinationTimeout) { url in
       let gone = Set(removed.map { $0.lowercased() })
-      let tags = try FileTags.tags(of: url).filter { !gone.contains($0.lowercased()) } + added
+      let tags = try FileTags.tags(of: url).filter { !FileTags.isListed($0, in: gone) } + added
       try FileTags.setTags(tags, of: url)
       return try FileTags.tags(of: url)
     }
@@ -165,7 +184,7 @@ extension DocumentBrowser {
   public func changeTags(of path: FilePath, adding added: [String] = [], removing removed: [String] = []) throws -> [String] {
     try coordinator().coordinate(writingItemAt: path, timeout: configuration.coordinationTimeout) { path in
       let gone = Set(removed.map { $0.lowercased() })
-      let tags = try FileTags.tags(of: path).filter { !gone.contains($0.lowercased()) } + added
+      let tags = try FileTags.tags(of: path).filter { !FileTags.isListed($0, in: gone) } + added
       try FileTags.setTags(tags, of: path)
       return try FileTags.tags(of: path)
     }

@@ -107,6 +107,20 @@ public struct Trash: Sendable {
       throw QuireError(.permissionDenied, "Cannot move \(QuireError.name(url)) to the Trash: it cannot be examined.", url: url, cause: errno)
     }
     let folder = try trashFolder(for: url, device: info.st_dev)
+    do {
+      return try trash(url, into: folder)
+    } catch let error as QuireError where (error.cause as? SyscallFailure)?.errno == .improperLink && folder.topFolder == nil {
+      // The home trash is on the same file system but the item is under another mount of it
+      // (a bind mount): a rename cannot cross mounts. As gio does, use the trash folder at the
+      // top of the item's own mount.
+      guard let mount = Self.mountPoint(of: url), mount.path != "/" else { throw error }
+      return try trash(url, into: volumeTrashFolder(for: url, top: mount))
+    }
+  }
+
+  /// Puts `url` into `folder`: the `.trashinfo` first (`O_EXCL`, reserving the name), then the
+  /// rename into `files/`.
+  private func trash(_ url: URL, into folder: Folder) throws -> TrashedItem {
     let name = url.lastPathComponent
     let stem = (name as NSString).deletingPathExtension
     let ext = (name as NSString).pathExtension
@@ -125,6 +139,9 @@ public struct Trash: Sendable {
       } catch let error as QuireError where error.code == .fileExists {
         number += 1
         continue
+      } catch let error as QuireError {
+        if let failure = error.cause as? SyscallFailure { throw failed(url, folder: folder, failure) }
+        throw error
       }
       switch SystemCalls.renameNoReplace(PathCarrier.filePath(url), to: PathCarrier.filePath(fileURL)) {
       case .success:
@@ -134,11 +151,33 @@ public struct Trash: Sendable {
         number += 1
       case .failure(let failure):
         _ = SystemCalls.remove(PathCarrier.filePath(infoURL))
-        throw QuireError(
-          QuireError.Code(failure.errno, for: .save),
-          "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'); it is still where it was.", url: url, cause: failure)
+        throw failed(url, folder: folder, failure)
       }
     }
+  }
+
+  /// The error for a trash that failed with `failure`, saying why in words when the reason is
+  /// a common one.
+  private func failed(_ url: URL, folder: Folder, _ failure: SyscallFailure) -> QuireError {
+    let reason: String
+    switch failure.errno {
+    case .readOnlyFileSystem: reason = "its folder is read-only (a read-only file system)"
+    case .fileNameTooLong: reason = "its name is too long for the Trash (with '.trashinfo' added it passes the file system's 255 bytes); shorten it first"
+    case .permissionDenied, .notPermitted: reason = "permission denied"
+    case .improperLink: reason = "the Trash ('\(folder.url.path)') is on another volume or mount, and files are never copied to it"
+    case .noSpace: reason = "the disk is full"
+    default: reason = failure.description
+    }
+    return QuireError(
+      QuireError.Code(failure.errno, for: .save),
+      "Cannot move \(QuireError.name(url)) to the Trash ('\(folder.url.path)'): \(reason). It is still where it was.",
+      url: url, cause: failure)
+  }
+
+  /// The mount point `url` is under: the longest mount point in `/proc/self/mounts` that holds it.
+  static func mountPoint(of url: URL) -> URL? {
+    let path = url.path
+    return mountPoints().filter { $0.path == "/" || path.hasPrefix($0.path + "/") }.max { $0.path.count < $1.path.count }
   }
 
   /// The items in the home trash and in the trash folders of mounted volumes, newest first.
@@ -226,7 +265,12 @@ public struct Trash: Sendable {
       try makeTrash(homeTrashURL, below: dataHome.trustedFolder)
       return Folder(url: homeTrashURL, topFolder: nil)
     }
-    let top = Self.topFolder(of: url, device: device)
+    return try volumeTrashFolder(for: url, top: Self.topFolder(of: url, device: device))
+  }
+
+  /// The trash folder at `top`, the top of a volume or mount: `.Trash/UID` when `.Trash` is a
+  /// sticky folder, else `.Trash-UID`, made when missing.
+  func volumeTrashFolder(for url: URL, top: URL) throws -> Folder {
     let uid = getuid()
     let shared = top.appendingPathComponent(".Trash")
     if case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(shared)), (info.st_mode & S_IFMT) == S_IFDIR, (info.st_mode & S_ISVTX) != 0 {
@@ -237,6 +281,12 @@ public struct Trash: Sendable {
     do {
       try makeTrash(own, below: top)
     } catch {
+      if SystemCalls.isOnReadOnlyMount(PathCarrier.filePath(top)) {
+        throw QuireError(
+          .permissionDenied,
+          "Cannot move \(QuireError.name(url)) to the Trash: its folder is read-only ('\(top.path)' is mounted read-only), so nothing there can be moved or removed.",
+          url: url, cause: error as? QuireError)
+      }
       throw QuireError(
         .permissionDenied,
         "Cannot move \(QuireError.name(url)) to the Trash: its volume ('\(top.path)') has no trash folder Quire may use, and files are never copied to the home Trash. Delete it instead, or move it to your home volume first.",

@@ -34,9 +34,12 @@ struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
   @Flag(help: .hidden) var promise = false
   /// Set on the background process `quire copy` starts on a desktop.
   @Flag(help: .hidden) var serveSelection = false
+  /// Set on that background process for `--text`: the text comes on its standard input, so it
+  /// never appears in its arguments (which every user sees in `ps`) while it holds the clipboard.
+  @Flag(help: .hidden) var textOnInput = false
 
   func validate() throws {
-    if (file == nil) == (text == nil) { throw ValidationError("Give either a FILE or --text TEXT.") }
+    if (file == nil) == (text == nil && !textOnInput) { throw ValidationError("Give either a FILE or --text TEXT.") }
     if let type {
       guard let contentType = UTType(type) else { throw ValidationError("'\(type)' is not a known type identifier.") }
       guard contentType.conforms(to: .text) else { throw ValidationError("--type must be a text type; '\(type)' is not.") }
@@ -47,7 +50,7 @@ struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let provider = try makeProvider()
     let board = try Pasteboard.forCommand(pasteboard, backend: backend, quiet: serveSelection)
     if board.displayName != nil && !promise {
-      if !foreground && !serveSelection { return try SelectionServer.start() }
+      if !foreground && !serveSelection { return try SelectionServer.start(text: text) }
       if serveSelection { SelectionServer.detach() }
       do {
         try board.setItemProviders([provider])
@@ -70,6 +73,10 @@ struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
   }
 
   private func makeProvider() throws -> ItemProvider {
+    if textOnInput {
+      let given = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+      return TextTransfer.itemProvider(forText: given, documentType: type.flatMap(UTType.init) ?? .plainText, suggestedName: nil)
+    }
     if let text {
       let contentType = type.flatMap(UTType.init) ?? .plainText
       return TextTransfer.itemProvider(forText: text, documentType: contentType, suggestedName: nil)

@@ -23,6 +23,10 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
 
   func validate() throws {
     if query.isEmpty && !rebuild { throw ValidationError("Give words to search for, or --rebuild.") }
+    if !query.isEmpty && SearchQuery(query.joined(separator: " ")).hasNoWords {
+      throw ValidationError(
+        "'\(query.joined(separator: " "))' has no word to search for: give words, a \"phrase\" in double quotes, or a prefix such as budg*.")
+    }
     for type in types where BrowseCommand.type(named: type) == nil { throw ValidationError("'\(type)' is not a known type identifier or filename extension.") }
   }
 

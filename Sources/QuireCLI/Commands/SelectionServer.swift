@@ -17,17 +17,31 @@ enum SelectionServer {
   static let startTimeout: TimeInterval = 30
 
   /// Starts the server with this process's arguments and returns once it holds the selection.
+  /// `--text TEXT` is not among them: the text goes to the server through a pipe on its
+  /// standard input (`--text-on-input`), never in its arguments, which any user can read in
+  /// `ps` or `/proc` for as long as it holds the clipboard.
   /// - Throws: ``QuireError`` with the server's own message when it could not take it.
-  static func start() throws {
+  static func start(text: String?) throws {
     guard QuireCommand.ownsProcess else {
       throw QuireError(.invalidArgument, "'quire copy' serves the desktop clipboard from a process of its own; use Pasteboard from the library instead.")
     }
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     let report = Pipe()
+    let input = text == nil ? nil : Pipe()
+    let arguments = text == nil ? Array(CommandLine.arguments.dropFirst()) : withoutText(Array(CommandLine.arguments.dropFirst())) + ["--text-on-input"]
     let started = SystemCalls.spawn(
-      executable.path, arguments: Array(CommandLine.arguments.dropFirst()) + ["--serve-selection"], standardInput: .discarded,
+      executable.path, arguments: arguments + ["--serve-selection"],
+      standardInput: input.map { .descriptor($0.fileHandleForReading.fileDescriptor) } ?? .discarded,
       standardOutput: .descriptor(report.fileHandleForWriting.fileDescriptor), standardError: .discarded)
     try? report.fileHandleForWriting.close()
+    if let input, let text {
+      try? input.fileHandleForReading.close()
+      // The server reads it to the end before it does anything else; a server that died
+      // closes the pipe (EPIPE, not SIGPIPE), and its report says why.
+      signal(SIGPIPE, SIG_IGN)
+      try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+      try? input.fileHandleForWriting.close()
+    }
     let server: SpawnedProcess
     switch started {
     case .success(let spawned): server = spawned
@@ -56,6 +70,25 @@ enum SelectionServer {
     if first == "ready" { return }
     let message = first.hasPrefix("error: ") ? String(first.dropFirst(7)) : "it exited before holding the clipboard"
     throw QuireError(.libraryFailure, "Cannot serve the clipboard: \(message)")
+  }
+
+  /// `arguments` without `--text TEXT` (or `--text=TEXT`).
+  static func withoutText(_ arguments: [String]) -> [String] {
+    var kept: [String] = []
+    var skipNext = false
+    for argument in arguments {
+      if skipNext {
+        skipNext = false
+        continue
+      }
+      if argument == "--text" {
+        skipNext = true
+        continue
+      }
+      if argument.hasPrefix("--text=") { continue }
+      kept.append(argument)
+    }
+    return kept
   }
 
   /// In the server: a session of its own, so that closing the terminal does not end it.

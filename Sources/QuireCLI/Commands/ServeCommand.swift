@@ -18,6 +18,11 @@ struct ServeCommand: AsyncParsableCommand {
   @Argument(help: "Folders to serve (default: the current folder).") var folders: [String] = []
   @Option(help: "The TCP port on 127.0.0.1 (default: any free port).") var port: Int = 0
   @Flag(help: "Open the page in the desktop's browser (xdg-open).") var open = false
+  @Option(
+    help: ArgumentHelp(
+      "The templates folder for 'new from template' (default: $XDG_DATA_HOME/quire/Templates, else the installed PREFIX/share/quire/Templates).",
+      valueName: "FOLDER"))
+  var templates: String?
 
   func validate() throws {
     if !(0...65535).contains(port) { throw ValidationError("--port must be 0…65535 (0: any free port).") }
@@ -25,15 +30,34 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     let urls = (folders.isEmpty ? ["."] : folders).map { URL(fileURLWithPath: $0).standardizedFileURL }
-    let templates = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Templates")
-    let server = try DocumentServer(
-      configuration: .init(folders: urls, port: port, templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil))
+    let server = try DocumentServer(configuration: .init(folders: urls, port: port, templatesFolder: try Self.templatesFolder(given: templates)))
     let shouldOpen = open
     try await server.run { address in
       FileHandle.standardOutput.write(Data("Quire is serving \(urls.map(\.path).joined(separator: ", ")) at\n\(address)\n".utf8))
       FileHandle.standardError.write(Data("quire: press Ctrl+C to stop.\n".utf8))
       if shouldOpen { Self.openInBrowser(address) }
     }
+  }
+
+  /// The templates folder: the one given, else the user's (`$XDG_DATA_HOME/quire/Templates`),
+  /// else the installed one (`PREFIX/share/quire/Templates`, beside `PREFIX/bin/quire`);
+  /// never the current folder's, which may be anyone's. `nil` when there is none.
+  ///
+  /// - Throws: ``QuireError`` when a given folder is not a folder.
+  static func templatesFolder(given: String?) throws -> URL? {
+    if let given {
+      let url = URL(fileURLWithPath: given).standardizedFileURL
+      guard DocumentsFolder.isFolder(url) else {
+        throw QuireError(.invalidArgument, "--templates \(QuireError.name(url)) is not a folder. Give the folder that holds templates.json.", url: url)
+      }
+      return url
+    }
+    let environment = ProcessInfo.processInfo.environment
+    let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? (environment["HOME"].map { $0 + "/.local/share" } ?? "")
+    let executable = SystemCalls.readLink("/proc/self/exe").map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    let installed = executable.deletingLastPathComponent().appendingPathComponent("../share/quire/Templates").standardizedFileURL
+    let candidates = (dataHome.isEmpty ? [] : [URL(fileURLWithPath: dataHome).appendingPathComponent("quire/Templates")]) + [installed]
+    return candidates.first(where: DocumentsFolder.isFolder)
   }
 
   /// Runs `xdg-open ADDRESS` directly (no shell), and says so when it cannot.

@@ -250,7 +250,7 @@ final class EdEngine {
     var contents: FileBytes
     do {
       // A drop-in ed reads any bytes; quire's own mode edits text.
-      contents = try EdDocument.readBytes(of: url, requiresText: edOptions == nil)
+      contents = try EdDocument.readBytes(of: url, requiresText: edOptions == nil, confined: edOptions?.isRestricted == true)
     } catch {
       if diagnosing, let diagnostic { diagnostic("\(url.relativePath): \(error.systemReason ?? "Cannot read input file")") }
       var failure = error

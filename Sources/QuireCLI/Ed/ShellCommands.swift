@@ -70,6 +70,16 @@ extension EdEngine {
     if name == ".." || name.contains("/") {
       throw EdError("with -r only files in the current folder may be named", ed: "Directory access restricted")
     }
+    // Nor a symbolic link (it could lead anywhere) or a special file: checked with the one
+    // confined opener; reads then go through it too (`EdDocument.readConfined`).
+    do {
+      let fd = try EdDocument.openConfined(name, url: URL(fileURLWithPath: name), naming: true)
+      SystemCalls.release(FileDescriptor(rawValue: fd))
+    } catch let error as QuireError where error.code == .fileMissing {
+      return  // a new file
+    } catch {
+      throw EdError("with -r: \(error.reason)", ed: "Directory access restricted")
+    }
   }
 
   /// `!cmd`: runs the command with the session's standard input, output and errors; prints

@@ -1,5 +1,8 @@
 import Foundation
 import Quire
+import QuireSystem
+import QuireTypes
+import SystemPackage
 
 /// Opening, reading back and fingerprinting REPL documents in each of their forms (a text
 /// file, a TextBundle, a PDF): what differs between the forms lives here, so the session and
@@ -88,9 +91,13 @@ extension EdDocument {
   ///   (``TextEncoding/checkUTF8Text(_:)``), as quire's own mode refuses them.
   /// - Throws: ``EdError`` with the document layer's reason; its ``EdError/cause`` is the
   ///   document layer's error.
-  nonisolated static func readBytes(of url: URL, requiresText: Bool) throws(EdError) -> FileBytes {
+  ///
+  /// - Parameter confined: Read through the one confined opener (`InputFile.open(_:beneath:…)`)
+  ///   beneath the current folder, through no symbolic link, a regular file only, and from
+  ///   that descriptor: ed's `-r`, whose files must stay in the current folder.
+  nonisolated static func readBytes(of url: URL, requiresText: Bool, confined: Bool = false) throws(EdError) -> FileBytes {
     do {
-      let (fingerprint, data) = try FileFingerprint.read(at: url)
+      let (fingerprint, data) = try confined ? readConfined(url) : FileFingerprint.read(at: url)
       if requiresText { try TextEncoding.checkUTF8Text(data) }
       return FileBytes(data: data, fingerprint: fingerprint)
     } catch let error as QuireError where error.url == nil {
@@ -99,6 +106,26 @@ extension EdDocument {
     } catch {
       throw EdError(REPLSession.message(for: error), cause: error)
     }
+  }
+
+  /// `url` (a name in the current folder) read beneath the current folder's descriptor.
+  nonisolated static func readConfined(_ url: URL) throws -> (fingerprint: FileFingerprint, contents: Data) {
+    let fd = try openConfined(url.relativePath, url: url)
+    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
+    return try FileFingerprint.read(from: fd, url: url)
+  }
+
+  /// Opens `name` beneath the current folder through the one confined opener (`naming` only
+  /// checks what it is). The caller closes the descriptor.
+  nonisolated static func openConfined(_ name: String, url: URL, naming: Bool = false) throws(QuireError) -> Int32 {
+    let folder: FileDescriptor
+    switch SystemCalls.open(FilePath("."), O_RDONLY | O_DIRECTORY) {
+    case .success(let fd): folder = fd
+    case .failure(let failure):
+      throw QuireError(.permissionDenied, "Cannot open the current folder (\(failure)).", url: url, cause: failure)
+    }
+    defer { SystemCalls.release(folder) }
+    return try InputFile.open(name, beneath: folder, url: url, for: "open", naming: naming)
   }
 
   /// Writes `data` to `url` by the document layer's output-path rule

@@ -1,6 +1,12 @@
 public import Foundation
 import QuireCoordination
+import QuireSystem
 public import QuireTypes
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A document template in the templates folder (`Templates/`), described by its
 /// `templates.json`.
@@ -12,14 +18,19 @@ public struct DocumentTemplate: Sendable, Hashable {
   /// The template file.
   public var url: URL
 
-  /// The templates listed in `folder`'s `templates.json` that exist, by name.
+  /// The templates listed in `folder`'s `templates.json` that exist as regular files, by
+  /// name. The list and the templates are read beneath the folder through no symbolic link
+  /// (a template linked to `/etc/passwd` is not one); a link, a FIFO, a device or a folder
+  /// under a listed name is left out.
   ///
   /// - Throws: ``QuireError`` when the list is missing or not a JSON object of names to descriptions.
   public static func templates(in folder: URL) throws -> [DocumentTemplate] {
     let listURL = folder.appendingPathComponent("templates.json")
     let list: [String: String]
     do {
-      list = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: listURL))
+      list = try JSONDecoder().decode([String: String].self, from: read("templates.json", in: folder, role: "read the template list"))
+    } catch let error as QuireError where error.code != .invalidContent && error.code != .fileMissing {
+      throw error
     } catch {
       throw QuireError(
         .invalidContent, "Cannot read the template list \(QuireError.name(listURL)): it is missing or not a JSON object of names to descriptions.", url: listURL
@@ -28,8 +39,37 @@ public struct DocumentTemplate: Sendable, Hashable {
     return list.keys.sorted().compactMap { name in
       guard !name.contains("/"), name != "..", name != "." else { return nil }
       let url = folder.appendingPathComponent(name)
-      guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+      guard case .success(let info) = SystemCalls.lstat(PathText.path(url.path)), info.st_mode & S_IFMT == S_IFREG else { return nil }
       return DocumentTemplate(name: name, summary: list[name] ?? "", url: url)
+    }
+  }
+
+  /// The template's bytes, read beneath its folder through no symbolic link, from a regular
+  /// file only (at most 64 MiB).
+  ///
+  /// - Throws: ``QuireError`` naming the template when it is now a link, a FIFO, a device or
+  ///   a folder, or cannot be read.
+  public func contents() throws(QuireError) -> Data {
+    try Self.read(url.lastPathComponent, in: url.deletingLastPathComponent(), role: "use the template")
+  }
+
+  /// `name` in `folder`, read through the one confined opener.
+  static func read(_ name: String, in folder: URL, role: String) throws(QuireError) -> Data {
+    let url = folder.appendingPathComponent(name)
+    let root: FileDescriptor
+    switch SystemCalls.open(PathText.path(folder.path), O_RDONLY | O_DIRECTORY) {
+    case .success(let fd): root = fd
+    case .failure(let failure):
+      throw QuireError(.fileMissing, "Cannot \(role) \(QuireError.name(url)): its folder '\(folder.path)' cannot be opened.", url: url, cause: failure)
+    }
+    defer { SystemCalls.release(root) }
+    let fd = FileDescriptor(rawValue: try InputFile.open(name, beneath: root, url: url, for: role))
+    defer { SystemCalls.release(fd) }
+    switch SystemCalls.readAll(fd) {
+    case .success(let data) where data.count <= 64 << 20: return data
+    case .success: throw QuireError(.limitExceeded, "Cannot \(role) \(QuireError.name(url)): it is larger than 64 MiB.", url: url)
+    case .failure(let failure):
+      throw QuireError(QuireError.Code(failure.errno), "Cannot \(role) \(QuireError.name(url)): reading it failed.", url: url, cause: failure)
     }
   }
 }

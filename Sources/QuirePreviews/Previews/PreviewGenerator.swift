@@ -46,19 +46,33 @@ public struct PreviewGenerator: Sendable {
     return try preview(path, url: nil, format: format)
   }
 
+  /// The preview of the file named `url` whose bytes are read from `source` only: the server
+  /// passes the path of the descriptor it opened (`/proc/self/fd/N`), so what is previewed is
+  /// the file it checked, whatever is at `url`'s name by now. The type comes from `url`'s name
+  /// and `source`'s first bytes.
+  package func preview(of url: URL, readingFrom source: URL, format: Format) throws -> String {
+    let type = try ThumbnailGenerator.contentType(of: FilePath(url.path), readingFrom: source, registry: types)
+    return try preview(FilePath(url.path), url: url, source: source, type: type, format: format)
+  }
+
   /// The preview of `path`; `url` is its URL when its name has one (errors carry it).
   private func preview(_ path: FilePath, url: URL?, format: Format) throws -> String {
     let type = try url.map { try ThumbnailGenerator.contentType(of: $0, registry: types) } ?? ThumbnailGenerator.contentType(of: path, registry: types)
+    return try preview(path, url: url, source: url, type: type, format: format)
+  }
+
+  /// The preview of `path` of `type`, read from `source` (its own URL, or a pinned one).
+  private func preview(_ path: FilePath, url: URL?, source: URL?, type: UTType, format: Format) throws -> String {
     let title = url?.lastPathComponent ?? path.lastComponent.map { DisplayName.escaping(FilePath(root: nil, [$0])) } ?? ""
     if type.conforms(to: .pdf) {
       guard let url else {
         // poppler is given the file through its URL, which cannot hold such a name.
         throw QuireError(.unsupportedType, "Cannot preview \(QuireError.name(path)): PDFs whose names are not UTF-8 cannot be opened yet. Rename it to UTF-8.")
       }
-      return try pdfPreview(url, format: format)
+      return try pdfPreview(url, source: source ?? url, format: format)
     }
     if type.conforms(to: .markdown) || type.conforms(to: .plainText) || type.conforms(to: .text) {
-      let text = try url.map { try Self.readText($0) } ?? InputFile.readText(path, for: "preview", limit: Self.textLimit)
+      let text = try source.map { try Self.readText($0) } ?? InputFile.readText(path, for: "preview", limit: Self.textLimit)
       if type.conforms(to: .markdown) {
         switch format {
         case .html: return try MarkdownPreview.htmlPage(markdown: text, title: title, safety: safety)
@@ -84,8 +98,8 @@ public struct PreviewGenerator: Sendable {
     try InputFile.readText(url, for: "preview", limit: limit)
   }
 
-  func pdfPreview(_ url: URL, format: Format) throws -> String {
-    let pdf = try PDFFile(contentsOf: url)
+  func pdfPreview(_ url: URL, source: URL, format: Format) throws -> String {
+    let pdf = try PDFFile(contentsOf: source)
     let metadata = pdf.metadata
     let outline = pdf.outline
     let formatter = ISO8601DateFormatter()

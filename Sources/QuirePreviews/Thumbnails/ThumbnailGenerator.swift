@@ -83,6 +83,13 @@ public struct ThumbnailGenerator: Sendable {
     return try contentType(identifying: FilePath(url.path), registry: registry) { try FileHead.read(url, count: 1024) }
   }
 
+  /// The type of the file named `path` whose bytes are at `source` (a pinned
+  /// `/proc/self/fd/N`): by name and declared content, else by `source`'s first bytes.
+  package static func contentType(of path: FilePath, readingFrom source: URL, registry: TypeRegistry = .shared) throws -> UTType {
+    try InputFile.check(source, for: "read")
+    return try contentType(identifying: path, registry: registry) { try FileHead.read(source, count: 1024) }
+  }
+
   /// See ``contentType(of:)-(FilePath)``.
   public static func contentType(of path: FilePath, registry: TypeRegistry = .shared) throws -> UTType {
     try InputFile.check(path, for: "read")

@@ -36,4 +36,11 @@ final class BackgroundWork: Sendable {
       DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
     }
   }
+
+  /// A flag one task sets and blocking work polls (a cancellation).
+  final class Flag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+  }
 }

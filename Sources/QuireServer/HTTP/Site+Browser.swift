@@ -98,7 +98,13 @@ extension Site {
 
     case (.get, "/api/search"):
       let text = query["q"].map(String.init) ?? ""
-      let hits = try await BackgroundWork.run { try browser.search(SearchQuery(text)) }
+      // A deadline (10 s) and cancellation: the search stops when this request's task is cancelled.
+      let cancelled = BackgroundWork.Flag()
+      let hits = try await withTaskCancellationHandler {
+        try await BackgroundWork.run { try browser.search(SearchQuery(text, timeLimit: .seconds(10)), isCancelled: { cancelled.isSet }) }
+      } onCancel: {
+        cancelled.set()
+      }
       var replies: [HitReply] = []
       for hit in hits {
         guard let item = try? await BackgroundWork.run({ try browser.item(at: hit.url) }), let reply = reply(for: item) else { continue }
@@ -202,11 +208,11 @@ extension Site {
     return Reply.json(["item": reply])
   }
 
+  /// The name as typed, spaces at its ends dropped; refused, with the reason, when it cannot
+  /// be a file name (control characters, a tab included, and bidirectional overrides too).
   private func acceptableName(_ name: String?) throws -> String {
-    let name = (name ?? "").trimmingCharacters(in: .whitespaces)
-    guard ServedLocations.isAcceptableName(name) else {
-      throw QuireError(.invalidArgument, "'\(ServedLocations.shown(name))' is not a file name: give a name without '/', not empty, '.' or '..'.")
-    }
+    let name = (name ?? "").trimmingCharacters(in: [" "])
+    if let problem = DocumentBrowser.problem(withName: name) { throw QuireError(.invalidArgument, problem) }
     return name
   }
 

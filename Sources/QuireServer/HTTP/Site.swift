@@ -7,6 +7,7 @@ import QuireDocuments
 import QuirePDF
 import QuirePreviews
 import QuireTypes
+import SystemPackage
 
 /// The server's one responder: access control first, then the route.
 ///
@@ -91,14 +92,14 @@ final class Site: Sendable {
     case (.get, "/api/events"):
       return eventStream()
     case (.get, "/api/preview"):
-      return try await preview(of: locations.url(forReference: parameter("doc")))
+      return try await preview(of: locations.open(reference: parameter("doc")))
     case (.post, _) where path.hasPrefix("/api/editor/"):
       return try await editor(String(path.dropFirst("/api/editor/".count)), Self.decode(EditorRequest.self, from: &request))
     default:
       break
     }
     if request.method == .get, segments.first == "files" {
-      return try await rawFile(locations.url(forPathSegments: Array(segments.dropFirst())))
+      return try rawFile(locations.open(pathSegments: Array(segments.dropFirst())), range: request.headers[.range])
     }
     if let response = try await browserRoute(&request, path: path) { return response }
     return Reply.json(["error": "There is nothing at \(ServedLocations.shown(path))."], status: .notFound)
@@ -145,33 +146,100 @@ final class Site: Sendable {
   // MARK: Previews and files
 
   /// The preview page, served with the preview's own Content-Security-Policy (no script, no
-  /// form, no connection) plus `sandbox`, and framed only by this server's page.
-  private func preview(of url: URL) async throws -> Response {
+  /// form, no connection) plus `sandbox`, and framed only by this server's page. The preview
+  /// reads the file opened beneath the served folder, never its name again.
+  private func preview(of file: ServedLocations.OpenedFile) async throws -> Response {
     let previews = self.previews
-    let html = try await BackgroundWork.run { try previews.preview(of: url, format: .html) }
+    let html = try await BackgroundWork.run { try previews.preview(of: file.url, readingFrom: URL(fileURLWithPath: file.pinnedPath), format: .html) }
     var extra = HTTPFields()
-    extra[.contentSecurityPolicy] = MarkdownPreview.contentSecurityPolicy + "; frame-ancestors 'self'; sandbox"
-    return Reply.bytes(Data(html.utf8), contentType: "text/html; charset=utf-8", extra: extra)
+    extra[.contentSecurityPolicy] = Self.previewPolicy
+    return Reply.bytes(Data(Self.holdingBackRemoteImages(in: html).utf8), contentType: "text/html; charset=utf-8", extra: extra)
   }
 
+  /// The previews' policy: no script, form or connection, and images from this server or
+  /// `data:` only (a remote image would tell another site who reads the document, and when);
+  /// framed only by this server's page, in a sandbox. A browser applies it together with the
+  /// preview's own `<meta>` policy, so the stricter of the two holds.
+  static let previewPolicy =
+    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'; sandbox"
+
+  /// The preview with each remote image (`http:`, `https:` or `//` source) replaced by a
+  /// marker naming it, and a note at the top saying how many were held back.
+  static func holdingBackRemoteImages(in html: String) -> String {
+    var count = 0
+    let replaced = html.replacing(/<img src="((?:https?:)?\/\/[^"]*)"[^>]*>/.ignoresCase()) { match in
+      count += 1
+      return "<span class=\"held-back\" title=\"\(match.1)\">[remote image held back]</span>"
+    }
+    guard count > 0, let body = replaced.range(of: "<body>\n") else { return replaced }
+    let note =
+      "<p class=\"held-back-note\" style=\"border:1px solid #d4a72c;background:#fff8c5;color:#3b2300;padding:0.4em 0.8em;border-radius:6px\">"
+      + "\(count == 1 ? "A remote image was" : "\(count) remote images were") held back: previews load nothing from other sites.</p>\n"
+    return replaced.replacingCharacters(in: body, with: "<body>\n" + note)
+  }
+
+  /// The most one read of a streamed file takes (and so what a response holds at a time).
+  static let streamChunk = 256 << 10
+
   /// The file's bytes, as an opaque download: `sandbox` and `nosniff` keep an HTML or SVG
-  /// file from running anything in this server's origin.
-  private func rawFile(_ url: URL) async throws -> Response {
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else {
-      throw QuireError(.unsupportedType, "\(QuireError.name(url)) is a folder (a package); open its preview instead.", url: url)
-    }
-    let data = try await BackgroundWork.run { () throws -> Data in
-      let handle = try FileHandle(forReadingFrom: url)
-      defer { try? handle.close() }
-      return try handle.readToEnd() ?? Data()
-    }
-    let type = (try? ThumbnailGenerator.contentType(of: url))?.preferredMIMEType ?? "application/octet-stream"
+  /// file from running anything in this server's origin. The bytes are streamed from the
+  /// descriptor opened beneath the served folder, a chunk at a time, so a file of any size
+  /// costs one chunk of memory; a `Range: bytes=…` request gets that part (206), a range
+  /// past the end 416.
+  private func rawFile(_ file: ServedLocations.OpenedFile, range: String?) throws -> Response {
+    let type =
+      (try? ThumbnailGenerator.contentType(of: FilePath(file.url.path), readingFrom: URL(fileURLWithPath: file.pinnedPath)))?
+      .preferredMIMEType ?? "application/octet-stream"
     let safe = type == "application/pdf" || type.hasPrefix("text/plain") || type.hasPrefix("image/png") || type.hasPrefix("image/jpeg")
-    var extra = HTTPFields()
-    extra[.contentSecurityPolicy] = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
-    if !safe { extra[.contentDisposition] = "attachment" }
-    return Reply.bytes(data, contentType: safe ? type : "application/octet-stream", extra: extra)
+    var headers = Reply.baseHeaders(contentType: safe ? type : "application/octet-stream")
+    headers[.contentSecurityPolicy] = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
+    headers[.acceptRanges] = "bytes"
+    if !safe { headers[.contentDisposition] = "attachment" }
+    let size = file.size
+    var status: HTTPResponse.Status = .ok
+    var (start, end) = (Int64(0), size)  // end is exclusive
+    if let range {
+      guard let (first, last) = Self.byteRange(range, size: size) else {
+        headers[.contentRange] = "bytes */\(size)"
+        return Response(status: .rangeNotSatisfiable, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer()))
+      }
+      (start, end, status) = (first, last + 1, .partialContent)
+      headers[.contentRange] = "bytes \(first)-\(last)/\(size)"
+    }
+    let (from, to) = (start, end)
+    return Response(
+      status: status, headers: headers,
+      body: ResponseBody(contentLength: Int(to - from)) { writer in
+        var offset = from
+        while offset < to {
+          try Task.checkCancellation()
+          let count = Int(min(Int64(Self.streamChunk), to - offset))
+          let bytes = try await BackgroundWork.run { try file.read(at: offset, count: count) }
+          if bytes.isEmpty { break }  // the file shrank: end early; the client sees a short body
+          try await writer.write(ByteBuffer(bytes: bytes))
+          offset += Int64(bytes.count)
+        }
+        try await writer.finish(nil)
+      })
+  }
+
+  /// The one range a `Range` header asks for in a file of `size` bytes (first and last byte,
+  /// inclusive), or `nil` when it cannot be satisfied. A list of ranges is refused too (the
+  /// page never asks for one).
+  static func byteRange(_ header: String, size: Int64) -> (Int64, Int64)? {
+    let value = header.trimmingCharacters(in: .whitespaces)
+    guard value.hasPrefix("bytes="), !value.contains(",") else { return nil }
+    let spec = value.dropFirst("bytes=".count)
+    guard let dash = spec.firstIndex(of: "-") else { return nil }
+    let (from, to) = (spec[..<dash].trimmingCharacters(in: .whitespaces), spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces))
+    if from.isEmpty {
+      guard let suffix = Int64(to), suffix > 0, size > 0 else { return nil }
+      return (max(0, size - suffix), size - 1)
+    }
+    guard let first = Int64(from), first >= 0, first < size else { return nil }
+    if to.isEmpty { return (first, size - 1) }
+    guard let last = Int64(to), last >= first else { return nil }
+    return (first, min(last, size - 1))
   }
 
   // MARK: Editor

@@ -80,6 +80,11 @@ public final class AccessControl: Sendable {
   ///   - headers: The request's header fields.
   func decide(method: HTTPRequest.Method, authority: String?, path: String, token offered: String?, headers: HTTPFields) -> Decision {
     let port = self.port
+    // The authority is the first Host header; a second one left among the fields makes the
+    // request ambiguous (a proxy may have read the other): refused.
+    if headers.contains(Self.hostHeader) {
+      return .refused(.badRequest, reason: "The request has more than one Host header; send one.")
+    }
     guard let host = authority, Self.isOwnHost(host, port: port) else {
       return .refused(.misdirectedRequest, reason: "This server answers only to 127.0.0.1:\(port) or localhost:\(port).")
     }
@@ -117,6 +122,7 @@ public final class AccessControl: Sendable {
   }
 
   static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+  static let hostHeader = HTTPField.Name("Host")!
   static let csrfHeader = HTTPField.Name(csrfHeaderName)!
 
   /// Whether `host` (a `Host` header) is this server.

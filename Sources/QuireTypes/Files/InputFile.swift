@@ -35,13 +35,54 @@ package enum InputFile {
     var quoted: String { "'\(DisplayName.escaping(path))'" }
   }
 
+  /// Opens `relative` (names inside `folder`, any bytes) *beneath* `folder` and checks it is a
+  /// regular file (or, with `naming`, a regular file or a folder), as ``open(_:for:)`` does: the one
+  /// opener for files a less trusted party names (the server's pages, the REPL's `-r`). No
+  /// symbolic link is followed anywhere on the way, the last name included, and nothing
+  /// outside `folder` is reached (see `SystemCalls.openBeneath`), so a name swapped for a link
+  /// or a FIFO between a check and the open is refused, never followed or waited on. Read and
+  /// write only through the descriptor returned; the caller closes it.
+  ///
+  /// - Parameters:
+  ///   - url: The file's full URL, for messages.
+  ///   - writing: Open for reading and writing (`O_RDWR`) rather than reading only.
+  ///   - naming: Open only to name it (`O_PATH`: no read permission needed), a folder too;
+  ///     for checking what a name is before acting on it by name (a rename, a move).
+  package static func open(
+    _ relative: String, beneath folder: FileDescriptor, url: URL, for role: String, writing: Bool = false, naming: Bool = false
+  ) throws(QuireError) -> Int32 {
+    let file = Named(url)
+    // openat2 refuses O_PATH with any flag but O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC.
+    let flags = naming ? SystemCalls.pathOnly : (writing ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOCTTY
+    let opened = SystemCalls.openBeneath(relative, in: folder, flags, path: url.path).mapError(\.errno)
+    switch opened {
+    case .success(let fd): return try checked(fd.rawValue, file, for: role, allowingFolder: naming)
+    case .failure(.tooManySymbolicLinkLevels):
+      throw QuireError(
+        .invalidArgument,
+        "Cannot \(role) \(file.quoted): it is, or passes through, a symbolic link, and links are not followed here. Open the file it leads to by its own name.",
+        url: url, cause: Errno.tooManySymbolicLinkLevels)
+    case .failure(.improperLink):
+      throw QuireError(.invalidArgument, "Cannot \(role) \(file.quoted): it leads out of its folder; refused.", url: url, cause: Errno.improperLink)
+    case .failure(.noSuchFileOrDirectory):
+      throw QuireError(.fileMissing, "Cannot \(role) \(file.quoted): there is no such file. Check the path.", url: url, cause: Errno.noSuchFileOrDirectory)
+    case .failure(let code): throw openError(file, role: role, code)
+    }
+  }
+
   static func open(_ file: Named, for role: String) throws(QuireError) -> Int32 {
-    let (url, quoted) = (file.url, file.quoted)
     let fd: Int32
     switch SystemCalls.open(file.path, O_RDONLY | O_NONBLOCK | O_NOCTTY).mapError(\.errno) {
     case .success(let opened): fd = opened.rawValue
     case .failure(let code): throw openError(file, role: role, code)
     }
+    return try checked(fd, file, for: role)
+  }
+
+  /// `fd` when `fstat` says it is a regular file (or an allowed folder), made blocking again;
+  /// otherwise closed, and the error that says what it is.
+  static func checked(_ fd: Int32, _ file: Named, for role: String, allowingFolder: Bool = false) throws(QuireError) -> Int32 {
+    let (url, quoted) = (file.url, file.quoted)
     let info: stat
     switch SystemCalls.fstat(FileDescriptor(rawValue: fd)).mapError(\.errno) {
     case .success(let got): info = got
@@ -50,7 +91,7 @@ package enum InputFile {
       throw QuireError(QuireError.Code(code), "Cannot \(role) \(quoted): it cannot be inspected (\(QuireError.describe(code))).", url: url, cause: code)
     }
     let kind = info.st_mode & S_IFMT
-    guard kind == S_IFREG else {
+    guard kind == S_IFREG || (allowingFolder && kind == S_IFDIR) else {
       SystemCalls.release(FileDescriptor(rawValue: fd))
       let what: String
       switch kind {
@@ -65,7 +106,7 @@ package enum InputFile {
       throw QuireError(.unsupportedType, "Cannot \(role) \(quoted): it is \(what), not a regular file. \(advice)", url: url)
     }
     // Reads of a regular file never return EAGAIN, but clear the flag for clarity of intent.
-    SystemCalls.setNonBlocking(FileDescriptor(rawValue: fd), false)
+    if !allowingFolder { SystemCalls.setNonBlocking(FileDescriptor(rawValue: fd), false) }
     return fd
   }
 

@@ -25,6 +25,50 @@ final class ActionsTests: BrowserTestCase {
     #expect(throws: QuireError.self) { try browser.createDocument(named: "../escape") }
   }
 
+  @Test func duplicatingAFolderIsRefusedBeforeAnythingIsCopied() throws {
+    try FileManager.default.createDirectory(at: folder.file("sub"), withIntermediateDirectories: true)
+    try folder.write("a", to: "sub/a.md")
+    let error = try #require(throws: QuireError.self) { try browser.duplicateItem(at: folder.file("sub")) }
+    #expect(error.code == .unsupportedType && error.reason.contains("a folder"))
+    #expect(!FileManager.default.fileExists(atPath: folder.file("sub copy").path), "a refused duplicate made a copy")
+    #expect(try browser.duplicateItem(at: folder.file("sub/a.md")).lastPathComponent == "a copy.md")
+  }
+
+  @Test func namesWithControlCharactersOrBidirectionalOverridesAreRefusedWithTheReason() throws {
+    let file = try folder.write("a", to: "notes.md")
+    let tab = try #require(throws: QuireError.self) { try browser.renameItem(at: file, to: "\t.md") }
+    #expect(tab.reason.contains("control character (U+0009)"))
+    let bidi = try #require(throws: QuireError.self) { try browser.renameItem(at: file, to: "invoice\u{202E}dm.exe") }
+    #expect(bidi.reason.contains("bidirectional override (U+202E)"))
+    #expect(throws: QuireError.self) { try browser.createDocument(named: "new\nline") }
+    #expect(FileManager.default.fileExists(atPath: file.path))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".md") }.isEmpty)
+  }
+
+  @Test func templatesThatAreLinksOrFIFOsAreNeitherListedNorFollowed() throws {
+    // A templates folder of someone else's making: a link to /etc/passwd, a FIFO, a good one.
+    let templates = try TemporaryFolder(prefix: "quire-templates")
+    defer { templates.remove() }
+    try templates.write(#"{"passwd.md": "a link out", "pipe.md": "a FIFO", "good.md": "fine"}"#, to: "templates.json")
+    try FileManager.default.createSymbolicLink(atPath: templates.file("passwd.md").path, withDestinationPath: "/etc/passwd")
+    #expect(mkfifo(templates.file("pipe.md").path, 0o600) == 0)
+    try templates.write("# Good\n", to: "good.md")
+    let browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment, templatesFolder: templates.url))
+    #expect(try browser.templates().map(\.name) == ["good.md"])
+    for name in ["passwd.md", "pipe.md"] {
+      let error = try #require(throws: QuireError.self) { try browser.createDocument(named: "copy-\(name)", fromTemplate: name) }
+      #expect(error.code == .invalidArgument && error.reason.contains("There is no template named"), "\(error.reason)")
+    }
+    #expect(try browser.createDocument(named: "fine", fromTemplate: "good.md").name == "fine.md")
+    // A template swapped for a link after it was listed is refused when read, never followed.
+    let listed = try #require(try browser.templates().first)
+    try FileManager.default.removeItem(at: templates.file("good.md"))
+    try FileManager.default.createSymbolicLink(atPath: templates.file("good.md").path, withDestinationPath: "/etc/passwd")
+    let swapped = try #require(throws: QuireError.self) { try listed.contents() }
+    #expect(swapped.reason.contains("symbolic link"))
+    #expect(!FileManager.default.fileExists(atPath: folder.file("copy-passwd.md").path))
+  }
+
   @Test func renameKeepsTheExtensionAndRefusesCollisions() throws {
     let file = try folder.write("a", to: "notes.md")
     try folder.write("b", to: "Plan.md")

@@ -109,6 +109,42 @@ final class RecentsTests: BrowserTestCase {
     #expect(entries[1].applications == ["gedit"] && entries[1].status == .missing && !entries[1].isFollowed)
   }
 
+  /// Another program's entry, with `extra` inside its `<info>`.
+  func theirEntry(href: String, extra: [UInt8] = []) -> [UInt8] {
+    Array(#"<bookmark href="\#(href)" added="2025-01-02T03:04:05Z" modified="2025-01-02T03:04:05Z" visited="2025-01-02T03:04:05Z"><info>"#.utf8)
+      + extra + Array(#"</info></bookmark>"#.utf8)
+  }
+
+  func xbelFile(_ body: [UInt8]) throws {
+    try FileManager.default.createDirectory(at: xbel.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xbel version=\"1.0\">\n".utf8) + body + Array("\n</xbel>\n".utf8)).write(to: xbel)
+  }
+
+  @Test func bookmarksInCommentsAreNotBookmarksAndOthersBytesStayWhenNotUTF8() throws {
+    // A commented-out bookmark, and another program's entry holding Latin-1 bytes.
+    let latin1: [UInt8] = Array("<title>caf".utf8) + [0xE9] + Array("</title>".utf8)
+    let theirs = theirEntry(href: "file:///srv/theirs.txt", extra: latin1)
+    try xbelFile(Array("<!-- <bookmark href=\"file:///srv/commented.txt\"></bookmark> -->\n".utf8) + theirs)
+    #expect(try browser.recentItems().map(\.name) == ["theirs.txt"])
+    let file = try folder.write("x", to: "q.md")
+    try browser.noteRecentDocument(at: file)
+    let bytes = try [UInt8](Data(contentsOf: xbel))
+    #expect(bytes.firstRange(of: theirs) != nil, "the other program's entry changed")
+    #expect(bytes.firstRange(of: Array("<!-- <bookmark href=\"file:///srv/commented.txt\"></bookmark> -->".utf8)) != nil, "the comment was dropped")
+    #expect(try browser.recentItems().map(\.name).sorted() == ["q.md", "theirs.txt"])
+  }
+
+  @Test func aValidListOfHundredsOfMegabytesIsRead() throws {
+    // 100 MB of another program's data in one entry.
+    let big = Array("<metadata owner=\"x\">".utf8) + [UInt8](repeating: UInt8(ascii: "y"), count: 100 << 20) + Array("</metadata>".utf8)
+    try xbelFile(theirEntry(href: "file:///srv/big.txt", extra: big))
+    let file = try folder.write("x", to: "q.md")
+    try browser.noteRecentDocument(at: file)
+    #expect(try browser.recentItems().map(\.name).sorted() == ["big.txt", "q.md"])
+    let size = try FileManager.default.attributesOfItem(atPath: xbel.path)[.size] as? Int ?? 0
+    #expect(size > 100 << 20, "the big entry was cut")
+  }
+
   @Test func listThatIsNotXBELIsLeftAlone() throws {
     try FileManager.default.createDirectory(at: xbel.deletingLastPathComponent(), withIntermediateDirectories: true)
     try Data("not xml at all".utf8).write(to: xbel)

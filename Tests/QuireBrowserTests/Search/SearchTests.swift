@@ -48,6 +48,33 @@ final class SearchTests: BrowserTestCase {
     #expect(throws: QuireError.self) { try browser.search("  \"\" * ") }
   }
 
+  /// Issue 29, finding 5: FTS5's snippet() weighs every hit against every other (80,000 hits
+  /// in one document took 40 s; 2,000,000 would take days). Snippets are made in one pass now.
+  @Test(.timeLimit(.minutes(10))) func aDocumentOfMillionsOfHitsIsSearchedInOnePass() throws {
+    let body = String(repeating: "needle ", count: 2_000_000)
+    try folder.write("first line\n" + body + "\n", to: "haystack.txt")
+    try browser.updateSearchIndex()
+    let hit = try #require(try browser.search(SearchQuery("needle", timeLimit: .seconds(300))).first)
+    #expect(hit.url.lastPathComponent == "haystack.txt" && hit.line == 2)
+    #expect(hit.snippet.segments.filter(\.isMatch).count > 3, "\(hit.snippet)")
+    #expect(hit.snippet.rendered().hasPrefix("first line [needle] [needle]"), "\(hit.snippet.rendered())")
+  }
+
+  @Test func aSearchStopsAtItsDeadlineAndWhenCancelled() throws {
+    try makeDocuments()
+    try browser.updateSearchIndex()
+    let late = #expect(throws: QuireError.self) { try browser.search(SearchQuery("budget", timeLimit: .zero)) }
+    #expect(late?.code == .timedOut && late?.reason.contains("took longer") == true)
+    let cancelled = #expect(throws: QuireError.self) { try browser.search(SearchQuery("budget"), isCancelled: { true }) }
+    #expect(cancelled?.code == .cancelled)
+    #expect(try browser.search(SearchQuery("budget")).count == 1, "a query with time left is answered")
+  }
+
+  @Test func queriesOfNothingButSyntaxHaveNoWords() {
+    for text in ["\"", "*", "\"\" * ", "( ) :"] { #expect(SearchQuery(text).hasNoWords, "\(text)") }
+    #expect(!SearchQuery("budg*").hasNoWords)
+  }
+
   @Test func rankingPutsTheDenserDocumentFirst() throws {
     try folder.write("apple apple apple pie\n", to: "many.md")
     try folder.write("apple and a long text about many other things, pears, plums and more words here\n", to: "one.md")

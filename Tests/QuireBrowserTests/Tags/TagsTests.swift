@@ -41,6 +41,32 @@ final class TagsTests: BrowserTestCase {
     #expect(try FileTags.tags(of: file) == ["old"])
   }
 
+  @Test func aSymbolicLinkCannotBeTaggedAndTheMessageSaysWhy() throws {
+    let file = try folder.write("# A\n", to: "a.md")
+    let link = folder.file("link.md")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: file.path)
+    let error = try #require(throws: QuireError.self) { try FileTags.setTags(["work"], of: link) }
+    #expect(error.reason.contains("symbolic link") && !error.reason.contains("permission denied"), "\(error.reason)")
+    #expect(try FileTags.tags(of: file).isEmpty, "the link's target was not tagged")
+  }
+
+  @Test func tagsThatAreNotUTF8CanBeListedKeptAndRemoved() throws {
+    let file = try folder.write("# A\n", to: "a.md")
+    // Another program wrote "café" in Latin-1 beside a UTF-8 tag.
+    let latin1: [UInt8] = Array("caf".utf8) + [0xE9]
+    guard case .success = SystemCalls.setAttribute(FileTags.attributeName, to: Data(latin1 + Array(",work".utf8)), of: file.path) else {
+      throw TestFailure("the test could not set the attribute")
+    }
+    let tags = try browser.tags(of: file)
+    #expect(tags.count == 2 && tags[1] == "work")
+    // Adding a tag keeps the other program's bytes as they were.
+    _ = try browser.changeTags(of: file, adding: ["home"])
+    guard case .success(let data?) = SystemCalls.attribute(FileTags.attributeName, of: file.path) else { throw TestFailure("no attribute") }
+    #expect(Array(data) == latin1 + Array(",work,home".utf8))
+    // It can be removed by the name it is shown by.
+    #expect(try browser.changeTags(of: file, removing: ["caf\\xE9"]) == ["work", "home"])
+  }
+
   @Test func tagWithCommaIsRefused() throws {
     let file = try folder.write("x", to: "a.md")
     let error = try #require(throws: QuireError.self) { try browser.setTags(["a,b"], of: file) }

@@ -19,6 +19,15 @@ final class TrashTests: FolderSuite {
     try runTool("/usr/bin/dbus-run-session", ["--", "/usr/bin/gio"] + arguments, environment: ["XDG_DATA_HOME": environment["XDG_DATA_HOME"]!])
   }
 
+  @Test func aNameTooLongForTheTrashIsSaidSo() throws {
+    // 250 bytes: the file is fine, but its .trashinfo would need 260.
+    let name = String(repeating: "n", count: 247) + ".md"
+    let file = try folder.write("x", to: name)
+    let error = try #require(throws: QuireError.self) { try browser.trashItem(at: file) }
+    #expect(error.reason.contains("name is too long"), "\(error.reason)")
+    #expect(FileManager.default.fileExists(atPath: file.path))
+  }
+
   @Test func trashedItemHasInfoAndComesBack() throws {
     let file = try folder.write("# Gone\n", to: "f.md")
     let trashed = try browser.trashItem(at: file)

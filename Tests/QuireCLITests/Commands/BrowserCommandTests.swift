@@ -37,6 +37,47 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
     #expect(try await quire(["recent"]).output.contains("(gone)"))
   }
 
+  // MARK: Issue 29: a folder that cannot be listed
+
+  /// Runs `quire ARGS` as a user who cannot read a mode-000 folder: this user, or (root reads
+  /// every folder) `nobody` through `setpriv`.
+  func quireWithoutRoot(_ arguments: [String]) async throws -> ProcessResult {
+    let quire = try #require(Programs.quire)
+    guard isRunningAsRoot else { return try await self.quire(arguments) }
+    let setpriv = try #require(Programs.system("setpriv"), "setpriv (util-linux) runs the command as nobody")
+    let home = folder.file("nobody-home")
+    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+    return try await ChildProcess.run(
+      setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", quire.path] + arguments,
+      environment: [
+        "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CACHE_HOME": home.path + "/cache",
+        "XDG_DATA_HOME": home.path + "/data",
+      ], in: home)
+  }
+
+  @Test func browseAndSearchOfAFolderThatCannotBeListedSaySoAndExit1() async throws {
+    let locked = folder.file("locked")
+    try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+    try Data("# Plan\n\nneedle\n".utf8).write(to: locked.appendingPathComponent("plan.md"))
+    #expect(chmod(folder.url.path, 0o755) == 0 && chmod(locked.path, 0o000) == 0)
+    defer { _ = chmod(locked.path, 0o755) }
+    let browse = try await quireWithoutRoot(["browse", locked.path])
+    #expect(browse.status == 1, "browse of an unreadable folder: \(browse.status) \(browse.output) \(browse.error)")
+    #expect(browse.error.contains("locked") && browse.error.contains("cannot be read"), "\(browse.error)")
+    let search = try await quireWithoutRoot(["search", "needle", "--in", locked.path])
+    #expect(search.status == 1, "search in an unreadable folder: \(search.status) \(search.output) \(search.error)")
+    #expect(search.error.contains("locked") && search.error.contains("cannot be read"), "\(search.error)")
+  }
+
+  @Test func aSearchOfNothingButSyntaxIsAUsageError() async throws {
+    try folder.write("# Plan\n", to: "plan.md")
+    for text in ["\"", "*"] {
+      let result = try await quire(["search", text])
+      #expect(result.status == 2, "quire search '\(text)': \(result.status) \(result.error)")
+      #expect(result.error.contains("no word to search for"))
+    }
+  }
+
   // MARK: 2. Trash
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gio"), "needs gio (libglib2.0-bin)"))
@@ -52,6 +93,41 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
     #expect(try String(contentsOf: file, encoding: .utf8) == "# Old\n")
     let missing = try await quire(["trash", "nothing.md"])
     #expect(missing.status == 1 && missing.error.contains("'nothing.md'"))
+  }
+
+  /// Runs `quire trash NAME` in a mount namespace of its own (`unshare`, as root or in a user
+  /// namespace) where `mounted` is a bind mount of `source` (read-only with `readOnly`).
+  func trashUnderBindMount(_ name: String, source: URL, mounted: URL, readOnly: Bool = false) async throws -> ProcessResult {
+    let quire = try #require(Programs.quire)
+    let unshare = try #require(Programs.system("unshare"), "unshare (util-linux) makes the bind mount")
+    let remount = readOnly ? " && mount -o remount,bind,ro \"$2\"" : ""
+    return try await ChildProcess.run(
+      unshare,
+      (isRunningAsRoot ? ["--mount"] : ["--map-root-user", "--mount"]) + [
+        "/bin/sh", "-c", "mount --bind \"$1\" \"$2\"\(remount) && exec \"$3\" trash \"$2/$4\"", "sh", source.path, mounted.path, quire.path, name,
+      ], environment: fullEnvironment)
+  }
+
+  @Test func trashUnderABindMountUsesTheMountsTrashAndReadOnlyIsSaid() async throws {
+    let source = folder.file("source")
+    let mounted = folder.file("mounted")
+    for url in [source, mounted] { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    try folder.write("# Doc\n", to: "source/doc.md")
+    // The home trash ($XDG_DATA_HOME, in this folder) is on the same file system, but a rename
+    // cannot cross the mount: the mount's own .Trash-UID is used, as gio does.
+    let trashed = try await trashUnderBindMount("doc.md", source: source, mounted: mounted)
+    #expect(trashed.status == 0, "\(trashed.error)")
+    #expect(!FileManager.default.fileExists(atPath: source.appendingPathComponent("doc.md").path))
+    let trashFolders = try FileManager.default.contentsOfDirectory(atPath: source.path).filter { $0.hasPrefix(".Trash-") }
+    #expect(trashFolders.count == 1)
+    #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("\(trashFolders.first ?? "")/files/doc.md").path))
+
+    try folder.write("# Kept\n", to: "source/kept.md")
+    try FileManager.default.removeItem(at: source.appendingPathComponent(trashFolders.first ?? ".Trash-0"))
+    let readOnly = try await trashUnderBindMount("kept.md", source: source, mounted: mounted, readOnly: true)
+    #expect(readOnly.status == 1)
+    #expect(readOnly.error.contains("read-only"), "\(readOnly.error)")
+    #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("kept.md").path))
   }
 
   /// `gio trash ARGS` on a D-Bus session of its own (gvfsd serves trash://).

@@ -6,7 +6,8 @@ import QuireTestSupport
 import Testing
 
 /// Acceptance 1: a process saving in a loop is SIGKILLed at random moments, 200 times; the
-/// file always holds one complete version.
+/// file always holds one complete version. Issue 29: 100 more kills each during TextBundle and
+/// PDF saves.
 @Suite("Crash safety")
 final class CrashSafetyTests: FolderSuite {
 
@@ -101,6 +102,53 @@ final class CrashSafetyTests: FolderSuite {
       #expect(text == Self.content(version: found), "a kept version is torn")
       #expect(ContentDigest.sha256(data) == version.contentHash)
     }
+  }
+
+  /// Issue 29: the same kills during TextBundle saves (a package: a folder replaced whole) and
+  /// PDF saves (libqpdf writing a temporary file renamed over the old), 100 each. After every
+  /// kill the bundle's text is one complete version with its info.json, and the PDF opens with
+  /// all its pages, in an order some complete save left.
+  @Test func everyKillDuringTextBundleAndPDFSavesLeavesACompleteFile() async throws {
+    let saver = try Self.saver()
+    var generator = SystemRandomNumberGenerator()
+    let bundleURL = folder.file("notes.textbundle")
+    try TextBundle(text: Self.content(version: 0), creatorIdentifier: "org.quire.tests").write(to: bundleURL)
+    var bundleVersions: Set<Int> = []
+    for round in 0..<100 {
+      let start = (round + 1) * 100_000
+      let process = try ChildProcess.start(saver, ["--textbundle", bundleURL.path, String(start)], discardingErrors: true)
+      #expect(await process.waitForLine(startingWith: "ready") == "ready", "bundle round \(round)")
+      try await Task.sleep(for: .microseconds(Int.random(in: 0...60_000, using: &generator)))
+      await process.killAndAwaitExit()
+      let text = (try? String(contentsOf: bundleURL.appendingPathComponent("text.md"), encoding: .utf8)) ?? ""
+      let found = Int(text.prefix { $0 != "\n" }.dropFirst(8)) ?? -1
+      #expect(text == Self.content(version: found), "bundle round \(round): text.md is torn or missing")
+      let info = try? JSONSerialization.jsonObject(with: Data(contentsOf: bundleURL.appendingPathComponent("info.json"))) as? [String: Any]
+      #expect(info?["version"] as? Int == 2, "bundle round \(round): info.json is torn or missing")
+      bundleVersions.insert(found)
+    }
+    #expect(bundleVersions.count > 10, "the kills landed on \(bundleVersions.count) bundle versions only")
+
+    let pdfURL = folder.file("pages.pdf")
+    let pages = (1...6).map { "page \($0)" }
+    try writePDF(to: pdfURL, pages: pages, width: 200, height: 200)
+    var orders: Set<[String]> = []
+    for round in 0..<100 {
+      let process = try ChildProcess.start(saver, ["--pdf", pdfURL.path], discardingErrors: true)
+      #expect(await process.waitForLine(startingWith: "ready") == "ready", "PDF round \(round)")
+      try await Task.sleep(for: .microseconds(Int.random(in: 0...60_000, using: &generator)))
+      await process.killAndAwaitExit()
+      guard let pdf = try? PDFFile(contentsOf: pdfURL) else {
+        Issue.record("PDF round \(round): the PDF does not open")
+        continue
+      }
+      let texts = (0..<pdf.metadata.pageCount).map { ((try? pdf.text(ofPage: $0)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
+      let rotations = (0..<pages.count).map { Array(pages[$0...] + pages[..<$0]) }
+      #expect(rotations.contains(texts), "PDF round \(round): pages \(texts) are not a complete save")
+      orders.insert(texts)
+    }
+    #expect(orders.count > 1, "no PDF save completed between kills")
+    #expect(names(in: folder.url).filter { !$0.hasPrefix(".") }.sorted() == ["notes.textbundle", "pages.pdf"])
   }
 
   /// A process autosaves and is killed; opening the document again offers what it typed.

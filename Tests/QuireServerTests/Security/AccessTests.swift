@@ -14,18 +14,6 @@ final class AccessTests: ServedFolderTestCase {
     try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("passwd.md").path, withDestinationPath: "/etc/passwd")
   }
 
-  /// Runs curl; returns the status code and the body.
-  func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
-    let curl = try #require(Programs.find("curl"))
-    let bodyFile = folder.file("body-\(UUID().uuidString)")
-    let result = try await Programs.run(
-      curl, ["--silent", "--path-as-is", "--max-time", "60", "--output", bodyFile.path, "--write-out", "%{http_code}"] + arguments,
-      environment: home.environment)
-    let body = (try? String(contentsOf: bodyFile, encoding: .utf8)) ?? ""
-    try? FileManager.default.removeItem(at: bodyFile)
-    return (Int(result.output) ?? -1, body)
-  }
-
   @Test func everyRequestNeedsTheTokenAndStaysInTheFolder() async throws {
     let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
     defer { server.stop() }
@@ -72,6 +60,11 @@ final class AccessTests: ServedFolderTestCase {
     // Another host name (DNS rebinding) is refused even with the session.
     let rebound = try await curl(["--cookie", jar, "--header", "Host: attacker.example:\(server.port)", "\(origin)/api/documents"])
     #expect(rebound.status == 421)
+    // Two Host headers (the second would be another host): refused.
+    let twoHosts = try await curl([
+      "--cookie", jar, "--header", "Host: 127.0.0.1:\(server.port)", "--header", "Host: attacker.example", "\(origin)/api/documents",
+    ])
+    #expect(twoHosts.status == 400, "two Host headers answered \(twoHosts.status)")
     // A request another site's page would make is refused by its fetch metadata.
     let crossSite = try await curl(["--cookie", jar, "--header", "Sec-Fetch-Site: cross-site", "\(origin)/api/documents"])
     #expect(crossSite.status == 403)
@@ -92,6 +85,44 @@ final class AccessTests: ServedFolderTestCase {
     let allowed = try await curl(["--header", "X-Quire-CSRF: \(csrf)", "--header", "Origin: \(origin)"] + rename)
     #expect(allowed.status == 200, "\(allowed.body)")
     #expect(FileManager.default.fileExists(atPath: served.appendingPathComponent("renamed.md").path))
+  }
+
+  @Test func previewsLoadNoRemoteImageAndSaySo() async throws {
+    try Data("# Tracked\n\n![pixel](https://tracker.example/p.png) and ![local](data:image/png;base64,iVBORw0KGgo=)\n".utf8)
+      .write(to: served.appendingPathComponent("tracked.md"))
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
+    defer { server.stop() }
+    let jar = folder.file("cookies")
+    _ = try await server.signIn(jar: jar) { try await self.curl($0) }
+    let headers = folder.file("preview-headers")
+    let preview = try await curl(["--cookie", jar.path, "--dump-header", headers.path, "\(server.origin)/api/preview?doc=0/tracked.md"])
+    #expect(preview.status == 200)
+    let policy = try String(contentsOf: headers, encoding: .utf8).lowercased()
+    #expect(policy.contains("img-src 'self' data:;") && !policy.contains("img-src *"), "\(policy)")
+    #expect(!preview.body.contains("<img src=\"https://tracker.example"), "the remote image is still in the page")
+    #expect(preview.body.contains("A remote image was held back"))
+    #expect(preview.body.contains("<img src=\"data:image/png"), "a data: image stays")
+  }
+
+  @Test func templatesAreNotTakenFromTheFolderTheServerStartsIn() async throws {
+    // Whoever can write the folder the server starts in planted templates: a link to
+    // /etc/passwd among them.
+    let planted = folder.file("Templates")
+    try FileManager.default.createDirectory(at: planted, withIntermediateDirectories: true)
+    try Data(#"{"passwd.md": "planted"}"#.utf8).write(to: planted.appendingPathComponent("templates.json"))
+    try FileManager.default.createSymbolicLink(atPath: planted.appendingPathComponent("passwd.md").path, withDestinationPath: "/etc/passwd")
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
+    defer { server.stop() }
+    let jar = folder.file("cookies")
+    let csrf = try await server.signIn(jar: jar) { try await self.curl($0) }
+    let listed = try await curl(["--cookie", jar.path, "\(server.origin)/api/templates"])
+    #expect(listed.status == 200 && !listed.body.contains("passwd"), "\(listed.body)")
+    let create = try await curl([
+      "--cookie", jar.path, "--header", "X-Quire-CSRF: \(csrf)", "--header", "Origin: \(server.origin)", "--header", "Content-Type: application/json",
+      "--data", #"{"name":"stolen.md","folder":"0","template":"passwd.md"}"#, "\(server.origin)/api/create",
+    ])
+    #expect(create.status != 200, "a planted template was used: \(create.body)")
+    #expect(!FileManager.default.fileExists(atPath: served.appendingPathComponent("stolen.md").path))
   }
 
   @Test func badArgumentsAreUsageErrors() async throws {

@@ -26,8 +26,9 @@ final class ServedLocationsTests: FolderSuite {
     #expect(url.lastPathComponent == "a b.md")
     #expect(locations.reference(for: url) == "0/sub/a b.md")
     #expect(try locations.url(forPathSegments: ["0", "sub", "a%20b.md"]) == url)
-    // A link that stays inside the folder is fine.
-    #expect(try locations.url(forReference: "0/in.md").lastPathComponent == "in.md")
+    // No link is followed, not even one that stays inside the folder (one file, one name).
+    let link = #expect(throws: QuireError.self) { try locations.url(forReference: "0/in.md") }
+    #expect(link?.reason.contains("symbolic link") == true)
     #expect(locations.reference(for: folder.file("outside.md")) == nil)
   }
 
@@ -49,6 +50,30 @@ final class ServedLocationsTests: FolderSuite {
     #expect(throws: QuireError.self) { try locations.url(forPathSegments: segments.map { Substring($0) }) }
   }
 
+  @Test func openedFilesAreReadFromTheirDescriptorWhateverTheNameBecomes() throws {
+    let locations = try ServedLocations(folders: [served])
+    let file = try locations.open(reference: "0/sub/a b.md")
+    // The name now leads to a link out, but the open file is the one that was checked.
+    try FileManager.default.removeItem(at: served.appendingPathComponent("sub/a b.md"))
+    try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("sub/a b.md").path, withDestinationPath: folder.file("outside.md").path)
+    #expect(try file.read(at: 0, count: 100) == Array("a".utf8))
+    #expect(throws: QuireError.self) { try locations.open(reference: "0/sub/a b.md") }
+    // A FIFO is refused at once (no writer: an open that waited would hang here), as is a folder.
+    let fifo = #expect(throws: QuireError.self) { try locations.open(reference: "0/fifo") }
+    #expect(fifo?.code == .unsupportedType)
+    #expect(throws: QuireError.self) { try locations.open(reference: "0/sub") }
+  }
+
+  @Test func byteRangesAreParsedAsRFC9110Says() {
+    #expect(Site.byteRange("bytes=0-3", size: 10)! == (0, 3))
+    #expect(Site.byteRange("bytes=4-", size: 10)! == (4, 9))
+    #expect(Site.byteRange("bytes=-3", size: 10)! == (7, 9))
+    #expect(Site.byteRange("bytes=5-100", size: 10)! == (5, 9))
+    for refused in ["bytes=10-", "bytes=3-2", "bytes=0-1,4-5", "items=0-1", "bytes=-0", "bytes=x-y"] {
+      #expect(Site.byteRange(refused, size: 10) == nil, "\(refused)")
+    }
+  }
+
   @Test func missingFoldersAndFilesAreNamed() throws {
     let error = #expect(throws: QuireError.self) { try ServedLocations(folders: [self.folder.file("nowhere")]) }
     #expect(error?.reason.contains("nowhere") == true)
@@ -58,7 +83,10 @@ final class ServedLocationsTests: FolderSuite {
     #expect(throws: QuireError.self) { try ServedLocations(folders: []) }
   }
 
-  @Test(arguments: ["", ".", "..", "a/b", "a\0b", String(repeating: "x", count: 256)])
+  @Test(arguments: [
+    "", ".", "..", "a/b", "a\0b", String(repeating: "x", count: 256), "\t.md", "a\nb.md", "\u{7F}.md", "a\u{85}b", "cod\u{202E}dm.txt",
+    "x\u{2066}y.md", " lead.md", "trail.md ",
+  ])
   func badNamesAreRefused(_ name: String) {
     #expect(!ServedLocations.isAcceptableName(name))
   }
@@ -106,6 +134,17 @@ struct AccessControlTests {
     guard case .refused(.forbidden, _) = access.decide(method: .get, authority: "127.0.0.1:8080", path: "/", token: "wrong", headers: [:]) else {
       throw TestFailure("a wrong token started a session")
     }
+  }
+
+  @Test func aSecondHostHeaderIsRefused() throws {
+    let access = control()
+    let (cookie, _) = try session(access)
+    // The first Host is the authority; a second stays among the fields.
+    var fields = headers(["Cookie": cookie])
+    fields.append(HTTPField(name: HTTPField.Name("Host")!, value: "attacker.example"))
+    guard case .refused(.badRequest, let reason) = access.decide(method: .get, authority: "127.0.0.1:8080", path: "/api/documents", token: nil, headers: fields)
+    else { throw TestFailure("two Host headers were allowed") }
+    #expect(reason.contains("more than one Host"))
   }
 
   @Test func otherHostsAndSitesAreRefused() throws {

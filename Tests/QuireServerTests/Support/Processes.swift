@@ -55,12 +55,25 @@ final class ServeProcess: Sendable {
   /// The origin, `http://127.0.0.1:PORT`.
   var origin: String { "http://127.0.0.1:\(port)" }
 
+  /// - Parameters:
+  ///   - environment: Variables added to the test home's.
+  ///   - descriptorLimit: The soft and hard `RLIMIT_NOFILE` to start it with (through
+  ///     `prlimit`), as a user's session might give it; `nil` for the test's own.
   static func start(
-    serving folders: [URL], home: TestHome, in workingFolder: URL, environment extra: [String: String] = [:]
+    serving folders: [URL], home: TestHome, in workingFolder: URL, environment extra: [String: String] = [:],
+    descriptorLimit: (soft: Int, hard: Int)? = nil
   ) async throws -> ServeProcess {
     guard let quire = Programs.quire else { throw TestFailure("the quire executable was not built beside the tests") }
-    let server = try ChildProcess.start(
-      quire, ["serve"] + folders.map(\.path) + ["--port", "0"], environment: home.environment.merging(extra) { $1 }, in: workingFolder)
+    let arguments = ["serve"] + folders.map(\.path) + ["--port", "0"]
+    let environment = home.environment.merging(extra) { $1 }
+    let server: RunningProcess
+    if let descriptorLimit {
+      guard let prlimit = Programs.find("prlimit") else { throw TestFailure("prlimit (util-linux) is not installed") }
+      server = try ChildProcess.start(
+        prlimit, ["--nofile=\(descriptorLimit.soft):\(descriptorLimit.hard)", quire.path] + arguments, environment: environment, in: workingFolder)
+    } else {
+      server = try ChildProcess.start(quire, arguments, environment: environment, in: workingFolder)
+    }
     let line: String
     do { line = try await server.output.firstLine(containing: "http://127.0.0.1:", within: .seconds(60)) } catch {
       server.kill(SIGTERM)
@@ -69,6 +82,15 @@ final class ServeProcess: Sendable {
     let address = line.trimmingCharacters(in: .whitespaces)
     guard let url = URL(string: address), let port = url.port else { throw TestFailure("not an address: \(address)") }
     return ServeProcess(server: server, address: address, port: port)
+  }
+
+  /// Signs in with the printed address into the cookie jar `jar`; returns the page's CSRF token.
+  func signIn(jar: URL, with curl: (_ arguments: [String]) async throws -> (status: Int, body: String)) async throws -> String {
+    let login = try await curl(["--cookie-jar", jar.path, address])
+    guard login.status == 303 else { throw TestFailure("signing in answered \(login.status)") }
+    let page = try await curl(["--cookie", jar.path, "\(origin)/"])
+    guard let csrf = page.body.firstMatch(of: /name="quire-csrf" content="([0-9a-f]{64})"/)?.1 else { throw TestFailure("no CSRF token in the page") }
+    return String(csrf)
   }
 
   /// Stops the server as Ctrl+C would and waits for it to end.
@@ -104,5 +126,17 @@ class ServedFolderTestCase: FolderSuite {
     super.init(folder: folder)
     try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
     for (name, text) in files { try Data(text.utf8).write(to: served.appendingPathComponent(name)) }
+  }
+
+  /// Runs curl (`--path-as-is`, so `..` is sent as written); returns the status code and the body.
+  func curl(_ arguments: [String], maxTime: Int = 60) async throws -> (status: Int, body: String) {
+    guard let curl = Programs.find("curl") else { throw TestFailure("curl is not installed") }
+    let bodyFile = folder.file("body-\(UUID().uuidString)")
+    let result = try await Programs.run(
+      curl, ["--silent", "--path-as-is", "--max-time", String(maxTime), "--output", bodyFile.path, "--write-out", "%{http_code}"] + arguments,
+      environment: home.environment)
+    let body = (try? String(contentsOf: bodyFile, encoding: .utf8)) ?? ""
+    try? FileManager.default.removeItem(at: bodyFile)
+    return (Int(result.output) ?? -1, body)
   }
 }

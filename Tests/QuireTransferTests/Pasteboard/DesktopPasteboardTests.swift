@@ -243,6 +243,22 @@ final class DesktopPasteboardTests: FolderSuite {
     #expect(after.output == "taken")
   }
 
+  /// Issue 29: the background server that holds the clipboard gets `--text` through a pipe,
+  /// so the text is in no process's arguments (`ps`, /proc/PID/cmdline) while it serves.
+  @Test func copiedTextIsInNoProcessArguments() async throws {
+    let quire = try quire()
+    let secret = "s3cret-\(UUID().uuidString)"
+    let copied = try await quire.run(["copy", "--text", secret])
+    #expect(copied.status == 0, "\(copied.error)")
+    #expect(try await display.run(VirtualDisplay.xclip, ["-o", "-selection", "clipboard"]).text == secret)
+    var holders: [String] = []
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(entry) != nil {
+      guard let arguments = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+      if String(decoding: arguments, as: UTF8.self).contains(secret) { holders.append(entry) }
+    }
+    #expect(holders.isEmpty, "processes \(holders) show the copied text in their arguments")
+  }
+
   @Test func losingTheSelectionIsNoticedAndChangesTheCount() async throws {
     let pasteboard = try board()
     let start = try pasteboard.changeCount

@@ -1,0 +1,206 @@
+import Foundation
+import QuireTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Issue 29, findings 2 and 3, against the real `quire serve`: idle, half-sent and many
+/// concurrent connections (only to 127.0.0.1, bounded in number and time) do not keep out a
+/// normal request or a SIGTERM; a served file switched between a regular file, a symbolic
+/// link to `/etc/passwd` and a FIFO is never followed out of the folder nor waited on.
+@Suite(
+  "quire serve under load and races", .serialized,
+  .enabled(if: Programs.find("curl") != nil && Programs.find("prlimit") != nil, "curl or prlimit is not installed (scripts/setup installs them)"))
+final class HostileLoadTests: ServedFolderTestCase {
+  init() throws {
+    try super.init(prefix: "quire-serve-load", files: ["plan.md": "# Plan\n\nthe plan\n", "swap.txt": "inside\n"])
+    // This process holds thousands of sockets: its soft descriptor limit goes up to the hard one.
+    var limit = rlimit()
+    if getrlimit(RLIMIT_NOFILE, &limit) == 0, limit.rlim_cur < limit.rlim_max {
+      limit.rlim_cur = limit.rlim_max
+      _ = setrlimit(RLIMIT_NOFILE, &limit)
+    }
+  }
+
+  /// `count` TCP connections to 127.0.0.1:`port`, each sending `text` (nothing when `nil`)
+  /// and then nothing more. Connecting does not wait: one the server has not accepted waits
+  /// in its queue. Stops early when this process runs out of descriptors.
+  static func connect(_ count: Int, port: Int, sending text: String? = nil) -> [Int32] {
+    var sockets: [Int32] = []
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    for _ in 0..<count {
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+      guard fd >= 0 else { break }
+      _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      }
+      sockets.append(fd)
+    }
+    if let text {
+      // Sent once each connection is up (a non-blocking connect finishes in the background).
+      for fd in sockets {
+        var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        _ = poll(&poller, 1, 5000)
+        _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+      }
+    }
+    return sockets
+  }
+
+  /// Whether the server has closed `fd` (a read gives end of file or a reset).
+  static func isClosedByServer(_ fd: Int32) -> Bool {
+    var byte: UInt8 = 0
+    let got = recv(fd, &byte, 1, Int32(MSG_DONTWAIT) | Int32(MSG_PEEK))
+    return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+  }
+
+  static func close(_ sockets: [Int32]) { for fd in sockets { _ = Glibc.close(fd) } }
+
+  @Test func twoThousandIdleConnectionsDoNotKeepOutAPageAtTheUsualDescriptorLimit() async throws {
+    // 1,024 descriptors, soft and hard: the usual limit, which the server cannot raise.
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url, descriptorLimit: (1024, 1024))
+    defer { server.stop() }
+    let jar = folder.file("cookies")
+    _ = try await server.signIn(jar: jar) { try await self.curl($0) }
+
+    let idle = Self.connect(2000, port: server.port)
+    defer { Self.close(idle) }
+    #expect(idle.count == 2000, "this test could open only \(idle.count) connections")
+    let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 30)
+    #expect(page.status == 200 && page.body.contains("plan.md"), "with 2,000 idle connections: \(page.status) \(page.body.prefix(200))")
+    server.server.kill(SIGTERM)
+    #expect(await server.server.waitForExit(within: .seconds(60)) != nil, "SIGTERM did not stop the server under load")
+  }
+
+  @Test func halfSentRequestsAreClosedAtTheHeaderDeadline() async throws {
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
+    defer { server.stop() }
+    // A request head that never ends, and a connection that never sends anything.
+    let slow = Self.connect(20, port: server.port, sending: "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nX-Slow: ")
+    let silent = Self.connect(20, port: server.port)
+    defer { Self.close(slow + silent) }
+    // The deadline is 15 s; the limit here only fails a server that never closes them.
+    let closed = await eventually(timeout: .seconds(120), every: .milliseconds(200)) {
+      (slow + silent).allSatisfy(Self.isClosedByServer)
+    }
+    #expect(closed, "\((slow + silent).filter { !Self.isClosedByServer($0) }.count) of 40 unfinished connections are still open")
+  }
+
+  @Test func idleSlowAndConcurrentLoadsTogetherStillLetAPageThroughAndSIGTERMStopIt() async throws {
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url, descriptorLimit: (1024, 4096))
+    defer { server.stop() }
+    let jar = folder.file("cookies")
+    _ = try await server.signIn(jar: jar) { try await self.curl($0) }
+
+    let idle = Self.connect(2000, port: server.port)
+    let slow = Self.connect(300, port: server.port, sending: "GET /api/documents HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n")
+    defer { Self.close(idle + slow) }
+    // 500 requests at once (curl's --parallel), with the session, while the above are held.
+    let curlProgram = try #require(Programs.find("curl"))
+    let urls = (0..<500).flatMap { _ in ["--output", "/dev/null", "\(server.origin)/api/documents"] }
+    async let burst = Programs.run(
+      curlProgram, ["--silent", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path, "--write-out", "%{http_code}\n"] + urls,
+      environment: home.environment)
+    let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 30)
+    #expect(page.status == 200 && page.body.contains("plan.md"), "under load: \(page.status)")
+    let answers = try await burst.output.split(separator: "\n")
+    #expect(answers.count == 500)
+    // Each of the 500 is answered (or, when the caps had to close a connection to make room, refused at once).
+    #expect(answers.filter { $0 == "200" }.count > 0, "none of the 500 concurrent requests was answered")
+    server.server.kill(SIGTERM)
+    #expect(await server.server.waitForExit(within: .seconds(60)) != nil, "SIGTERM did not stop the server under load")
+  }
+
+  @Test func aFileSwappedForALinkOrAFIFOIsNeitherFollowedNorWaitedOn() async throws {
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
+    defer { server.stop() }
+    let jar = folder.file("cookies")
+    _ = try await server.signIn(jar: jar) { try await self.curl($0) }
+
+    // swap.txt becomes, over and over, a link to /etc/passwd, a regular file, a FIFO.
+    let target = served.appendingPathComponent("swap.txt").path
+    let spare = served.appendingPathComponent(".swap-next").path
+    let stop = Box(false)
+    let swapper = Thread {
+      var round = 0
+      while !stop.current {
+        unlink(spare)
+        switch round % 3 {
+        case 0: _ = symlink("/etc/passwd", spare)
+        case 1: _ = FileManager.default.createFile(atPath: spare, contents: Data("inside\n".utf8))
+        default: _ = mkfifo(spare, 0o600)
+        }
+        _ = rename(spare, target)
+        round += 1
+      }
+    }
+    swapper.start()
+    defer { stop.set(true) }
+
+    // 300 reads of the file and 300 previews, one after another on one connection.
+    let curlProgram = try #require(Programs.find("curl"))
+    let urls = (0..<300).flatMap { _ in ["\(server.origin)/files/0/swap.txt", "\(server.origin)/api/preview?doc=0/swap.txt"] }
+    let reads = try await Programs.run(curlProgram, ["--silent", "--max-time", "120", "--cookie", jar.path] + urls, environment: home.environment)
+    stop.set(true)
+    #expect(reads.status == 0, "the reads did not all finish (curl \(reads.status)): the server waited on a FIFO")
+    #expect(!reads.output.contains("root:x:0:0"), "a read followed the link to /etc/passwd")
+    #expect(reads.output.contains("inside"), "no read found the regular file")
+
+    let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 30)
+    #expect(page.status == 200, "after the race: \(page.status)")
+    server.server.kill(SIGTERM)
+    #expect(await server.server.waitForExit(within: .seconds(60)) != nil, "SIGTERM did not stop the server after the race")
+  }
+
+  /// The server's peak resident memory in KiB (`VmHWM`).
+  static func peakMemory(of pid: Int32) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return nil }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+  }
+
+  @Test func largeFilesAreStreamedAndRangesAnswered() async throws {
+    // A 1 GiB file (sparse: it takes no disk) that ends in a known tail.
+    let big = served.appendingPathComponent("big.bin")
+    let handle = try FileHandle(
+      forWritingTo: {
+        FileManager.default.createFile(atPath: big.path, contents: nil)
+        return big
+      }())
+    try handle.truncate(atOffset: 1 << 30)
+    try handle.seek(toOffset: (1 << 30) - 4)
+    try handle.write(contentsOf: Data("TAIL".utf8))
+    try handle.close()
+    let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
+    defer { server.stop() }
+    let jar = folder.file("cookies")
+    _ = try await server.signIn(jar: jar) { try await self.curl($0) }
+    let before = try #require(Self.peakMemory(of: server.server.pid))
+
+    let curlProgram = try #require(Programs.find("curl"))
+    let whole = try await Programs.run(
+      curlProgram,
+      [
+        "--silent", "--max-time", "600", "--cookie", jar.path, "--output", "/dev/null", "--write-out", "%{http_code} %{size_download}",
+        "\(server.origin)/files/0/big.bin",
+      ],
+      environment: home.environment)
+    #expect(whole.output == "200 \(1 << 30)")
+    let after = try #require(Self.peakMemory(of: server.server.pid))
+    // Read whole, the file would take 1 GiB at least; streamed, a few chunks.
+    #expect(after - before < 256 << 10, "serving 1 GiB raised the peak memory by \((after - before) >> 10) MiB")
+
+    let tail = try await curl(["--cookie", jar.path, "--header", "Range: bytes=-4", "\(server.origin)/files/0/big.bin"])
+    #expect(tail.status == 206 && tail.body == "TAIL")
+    let middle = try await curl(["--cookie", jar.path, "--header", "Range: bytes=2-4", "\(server.origin)/files/0/plan.md"])
+    #expect(middle.status == 206 && middle.body == "Pla")
+    let past = try await curl(["--cookie", jar.path, "--header", "Range: bytes=5000-", "\(server.origin)/files/0/plan.md"])
+    #expect(past.status == 416)
+  }
+}
