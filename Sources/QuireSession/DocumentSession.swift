@@ -1,7 +1,7 @@
 public import Foundation
 public import QuireDocuments
-public import QuireTypes
 import QuireSystem
+public import QuireTypes
 import SystemPackage
 
 /// The text documents a process's front ends have open — the web page of `quire serve`, the
@@ -109,7 +109,8 @@ public final class DocumentSession {
       }
       throw QuireError(.systemCallFailed, "Cannot open \(QuireError.name(url)).", url: url, cause: failure)
     case .success(let info):
-      guard info.st_mode & S_IFMT == S_IFREG else {
+      // S_IFMT and S_IFREG: a regular file.
+      guard info.st_mode & 0o170000 == 0o100000 else {
         throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)): it is not a regular file.", url: url)
       }
     }

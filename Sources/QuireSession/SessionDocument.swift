@@ -187,7 +187,8 @@ public final class SessionDocument {
     let ordered = replacements.sorted { ($0.range.lowerBound, $0.range.upperBound) < ($1.range.lowerBound, $1.range.upperBound) }
     for (index, replacement) in ordered.enumerated() {
       guard replacement.range.lowerBound >= 0, replacement.range.upperBound <= count else {
-        throw QuireError(.invalidArgument, "An edit's range \(replacement.range) is outside the text of \(QuireError.name(fileURL)) (\(count) bytes).", url: fileURL)
+        throw QuireError(
+          .invalidArgument, "An edit's range \(replacement.range) is outside the text of \(QuireError.name(fileURL)) (\(count) bytes).", url: fileURL)
       }
       if index > 0, replacement.range.lowerBound < ordered[index - 1].range.upperBound {
         throw QuireError(.invalidArgument, "Two edits of one request overlap (\(ordered[index - 1].range) and \(replacement.range)).", url: fileURL)

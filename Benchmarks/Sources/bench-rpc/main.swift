@@ -29,7 +29,10 @@ func scenario(_ name: String) -> [String: Any]? {
   defer { try? FileManager.default.removeItem(at: folder) }
   let process = Process()
   process.executableURL = URL(fileURLWithPath: python)
-  process.arguments = ["-c", "import sys, runpy; sys.argv = sys.argv[1:]; m = runpy.run_path(sys.argv[0]); m['SCENARIOS'][sys.argv[1]](sys.argv[2], sys.argv[3], \(edits))", client, name, quire, folder.path]
+  process.arguments = [
+    "-c", "import sys, runpy; sys.argv = sys.argv[1:]; m = runpy.run_path(sys.argv[0]); m['SCENARIOS'][sys.argv[1]](sys.argv[2], sys.argv[3], \(edits))",
+    client, name, quire, folder.path,
+  ]
   var environment = ProcessInfo.processInfo.environment
   environment["XDG_STATE_HOME"] = folder.appendingPathComponent("state").path
   environment["XDG_RUNTIME_DIR"] = folder.appendingPathComponent("run").path

@@ -4,11 +4,17 @@ import QuireSession
 import QuireSystem
 import SystemPackage
 
+/// A JSON object as JSONSerialization reads and writes it.
+typealias JSONObject = [String: Any]
+
 /// A JSON-RPC 2.0 error: a code, a message, and Quire's error code and file as `data`.
 struct RPCError: Error {
   var code: Int
   var message: String
-  var data: [String: Any]?
+  /// Quire's error code (`quireCode`) and the file (`file`), when known.
+  var data: [String: String]?
+  /// The document's current version, for a stale edit.
+  var version: Int?
 
   static let parseError = -32700
   static let invalidRequest = -32600
@@ -20,7 +26,7 @@ struct RPCError: Error {
   /// LSP's RequestFailed: a valid request that failed (a conflict, a missing file).
   static let requestFailed = -32803
 
-  init(_ code: Int, _ message: String, data: [String: Any]? = nil) {
+  init(_ code: Int, _ message: String, data: [String: String]? = nil) {
     self.code = code
     self.message = message
     self.data = data
@@ -29,7 +35,7 @@ struct RPCError: Error {
   /// A Quire error as the client sees it: version mismatches are ContentModified, usage
   /// errors bad params, the rest RequestFailed; `data` names Quire's code and the file.
   init(_ error: QuireError, code: Int? = nil) {
-    var data: [String: Any] = ["quireCode": error.code.description]
+    var data: [String: String] = ["quireCode": error.code.description]
     if let url = error.url { data["file"] = url.path }
     let chosen = code ?? (error.code == .invalidArgument ? Self.invalidParams : Self.requestFailed)
     self.init(chosen, error.reason, data: data)
@@ -99,9 +105,14 @@ final class RPCServer {
         await closeAll()
         return 0
       case .oversized(let length)?:
-        send(error: RPCError(RPCError.invalidRequest, "The frame of \(length) bytes is over the \(RPCFrameReader.maximumBodySize >> 20) MiB limit; it was not read."), id: NSNull())
+        send(
+          error: RPCError(
+            RPCError.invalidRequest, "The frame of \(length) bytes is over the \(RPCFrameReader.maximumBodySize >> 20) MiB limit; it was not read."),
+          id: NSNull())
       case .badHeader(let why)?:
-        send(error: RPCError(RPCError.parseError, "Not a frame: \(why). Send 'Content-Length: N', a blank line (\\r\\n\\r\\n), then N bytes of JSON."), id: NSNull())
+        send(
+          error: RPCError(RPCError.parseError, "Not a frame: \(why). Send 'Content-Length: N', a blank line (\\r\\n\\r\\n), then N bytes of JSON."),
+          id: NSNull())
       case .message(let body)?:
         if let status = await handle(body) {
           await closeAll()
@@ -181,13 +192,13 @@ final class RPCServer {
       return NSNull()
     case "document/text":
       let entry = try document(params)
-      return ["version": entry.document.version, "text": entry.document.text]
+      return ["version": entry.document.version, "text": entry.document.text] as JSONObject
     case "document/lines":
       let entry = try document(params)
       let start = try params.int("start")
       let end = try params.int("end")
       guard start >= 0, end >= start else { throw RPCError(RPCError.invalidParams, "'start' and 'end' are lines from 0 with start ≤ end.") }
-      return ["version": entry.document.version, "lines": entry.document.lines(in: start..<end)]
+      return ["version": entry.document.version, "lines": entry.document.lines(in: start..<end)] as JSONObject
     case "document/edit": return try edit(params)
     case "document/undo":
       let entry = try document(params)
@@ -208,7 +219,7 @@ final class RPCServer {
       }
       let resolution: Document.ConflictResolution = method == "document/merge" ? .merge : method == "document/revert" ? .takeTheirs : .keepMine
       let outcome = try await entry.document.resolve(resolution, by: entry.subscription?.id)
-      var result: [String: Any] = ["version": entry.document.version]
+      var result: JSONObject = ["version": entry.document.version]
       if method == "document/merge" { result["conflicts"] = outcome.mergeConflicts }
       return result
     case "document/recover":
@@ -241,14 +252,14 @@ final class RPCServer {
     encoding = offered.lazy.compactMap(PositionEncoding.init(rawValue:)).first ?? .utf16
     return [
       "serverInfo": ["name": "quire", "version": quireVersion],
-      "capabilities": ["positionEncoding": encoding.rawValue, "methods": Self.methods, "notifications": Self.notifications],
+      "capabilities": ["positionEncoding": encoding.rawValue, "methods": Self.methods, "notifications": Self.notifications] as JSONObject,
       "positionEncodings": PositionEncoding.allCases.map(\.rawValue),
       "positionEncoding": encoding.rawValue,
-    ]
+    ] as JSONObject
   }
 
   private func openDocument(_ params: Params) async throws -> Any {
-    let url = URL(fileURLWithFileSystemRepresentation: try params.path("path").string, isDirectory: false, relativeTo: nil).standardizedFileURL
+    let url = URL(fileURLWithPath: try params.path("path").string).standardizedFileURL
     let document = try await session.open(url)
     let entry: OpenDocument
     if let existing = open.values.first(where: { $0.document === document }) {
@@ -299,7 +310,7 @@ final class RPCServer {
       return ["version": try entry.document.edit(replacements, atVersion: version, by: entry.subscription?.id)]
     } catch let error as QuireError where error.code == .fileChangedOnDisk {
       var refusal = RPCError(error, code: RPCError.contentModified)
-      refusal.data?["version"] = entry.document.version
+      refusal.version = entry.document.version
       throw refusal
     }
   }
@@ -308,7 +319,7 @@ final class RPCServer {
 
   private func identify(_ params: Params) throws -> Any {
     let path = try params.path("path")
-    let identification = try registry.identifyFile(at: path, options: IdentificationOptions())
+    let identification = try registry.identifyFile(at: path, options: IdentificationOptions(readsContent: true, followsSymbolicLinks: true))
     return try Self.object(FileReport(path: DisplayName.escaping(path), identification: identification, registry: registry))
   }
 
@@ -331,7 +342,7 @@ final class RPCServer {
       output = FilePath(folder.appendingPathComponent("thumbnail-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8)).png").path)
     }
     try ThumbnailOutput.write(png, to: output)
-    return ["path": output.string, "width": bitmap.width, "height": bitmap.height]
+    return ["path": output.string, "width": bitmap.width, "height": bitmap.height] as JSONObject
   }
 
   private func search(_ params: Params) throws -> Any {
@@ -365,7 +376,8 @@ final class RPCServer {
     let wanted = (params.raw["type"] as? String).flatMap(UTType.init) ?? .plainText
     let configuration = PasteConfiguration(acceptableTypes: [wanted])
     guard let pasted = try await configuration.loadBestRepresentations(from: try board.itemProviders).first else {
-      throw RPCError(RPCError.requestFailed, "The pasteboard '\(name)' has no \(wanted.identifier).", data: ["quireCode": QuireError.Code.fileMissing.description])
+      throw RPCError(
+        RPCError.requestFailed, "The pasteboard '\(name)' has no \(wanted.identifier).", data: ["quireCode": QuireError.Code.fileMissing.description])
     }
     var result: [String: Any] = ["type": pasted.typeIdentifier]
     if let text = String(data: pasted.data, encoding: .utf8) { result["text"] = text } else { result["base64"] = pasted.data.base64EncodedString() }
@@ -387,7 +399,7 @@ final class RPCServer {
       // merge, a recovery) it hears with the edits that make the new version.
       if cause == .edit && origin == entry.subscription?.id { return }
       let encoding = self.encoding
-      let edits: [[String: Any]] = changes.map { change in
+      let edits: [JSONObject] = changes.map { change -> JSONObject in
         [
           "range": ["start": Self.position(change.start, encoding), "end": Self.position(change.end, encoding)],
           "text": change.text,
@@ -422,7 +434,9 @@ final class RPCServer {
 
   private func send(error: RPCError, id: Any) {
     var body: [String: Any] = ["code": error.code, "message": error.message]
-    if let data = error.data { body["data"] = data }
+    var data: [String: Any] = error.data ?? [:]
+    if let version = error.version { data["version"] = version }
+    if !data.isEmpty { body["data"] = data }
     write(["jsonrpc": "2.0", "id": id, "error": body])
   }
 

@@ -514,7 +514,9 @@ open class Document {
   /// after any autosave under way (which would otherwise finish with older contents).
   private func writeRecoveryForClose() async throws {
     func refusal(_ why: String) -> QuireError {
-      QuireError(.unsavedChanges, "\(QuireError.name(fileURL)) has unsaved changes that cannot be kept: \(why). Save it, or close it discarding the changes.", url: fileURL)
+      QuireError(
+        .unsavedChanges, "\(QuireError.name(fileURL)) has unsaved changes that cannot be kept: \(why). Save it, or close it discarding the changes.",
+        url: fileURL)
     }
     guard let recoveryStore else { throw refusal("it has no recovery store") }
     guard recoveredVersion == nil else {
