@@ -36,6 +36,8 @@ let package = Package(
     // public API, so a client that names them imports it.
     .library(name: "QuireFormats", targets: ["QuireFormats"]),
     .library(name: "QuireBrowser", targets: ["QuireBrowser"]),
+    // Open documents shared by front ends (the web page, `quire rpc`): versioned edits, conflicts, recovery.
+    .library(name: "QuireSession", targets: ["QuireSession"]),
     .executable(name: "quire", targets: ["quire"]),
     // The commands as a library: for Fuzz/ (a package of its own) and embedding tools.
     .library(name: "QuireCLI", targets: ["QuireCLI"]),
@@ -177,6 +179,15 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       swiftSettings: swiftSettings),
+    // The session layer: text documents shared by front ends, keyed by file identity, with
+    // versioned edits and subscribers; the web page's editor and `quire rpc` both use it.
+    .target(
+      name: "QuireSession",
+      dependencies: [
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: swiftSettings),
     .target(
       name: "Quire",
       dependencies: [
@@ -192,7 +203,7 @@ let package = Package(
     .target(
       name: "QuireServer",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePDF", "QuirePreviews", "QuireBrowser",
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePDF", "QuirePreviews", "QuireBrowser", "QuireSession",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -204,7 +215,7 @@ let package = Package(
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "QuireTypes", "QuireSystem", "CEdit", "CQuireSystem", "QuireServer",
+        "Quire", "QuireTypes", "QuireSystem", "CEdit", "CQuireSystem", "QuireServer", "QuireSession",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -248,6 +259,10 @@ let package = Package(
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
     // Drives `quire serve` (the executable) with curl and a headless Chromium, and a `quire` REPL beside it.
     .testTarget(name: "QuireServerTests", dependencies: ["QuireServer", "QuireTestSupport", "quire"], swiftSettings: swiftSettings),
+    // The session layer, and `quire rpc` (the executable) driven by a JSON-RPC client in Python.
+    .testTarget(
+      name: "QuireSessionTests", dependencies: ["QuireSession", "QuireDocuments", "QuireTestSupport", "quire"],
+      exclude: ["rpc_client.py"], swiftSettings: swiftSettings),
     .testTarget(
       name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireSystem", "QuireTestSupport"],
       swiftSettings: swiftSettings),

@@ -25,9 +25,9 @@ let package = Package(
       .executableTarget(
         name: name,
         dependencies: ["BenchmarkSupport"]
-          // bench-thumbnail-cache times the installed-style quire program only: no library.
-          // bench-text-100mib needs the document layer only (a shorter release build).
-          + (name == "bench-thumbnail-cache"
+          // bench-thumbnail-cache and bench-rpc time the installed-style quire program only: no
+          // library. bench-text-100mib needs the document layer only (a shorter release build).
+          + (["bench-thumbnail-cache", "bench-rpc"].contains(name)
             ? [] : name == "bench-text-100mib" ? [.product(name: "QuireDocuments", package: "Quire")] : [.product(name: "Quire", package: "Quire")])
           + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
         path: "Sources/\(name)")

@@ -22,7 +22,7 @@ public struct QuireCommand: AsyncParsableCommand {
     subcommands: [
       REPLCommand.self, DemoCommand.self, ThumbnailCommand.self, PreviewCommand.self,
       TypeCommand.self, TypesCommand.self, WatchCommand.self, CopyCommand.self, PasteCommand.self, ServeCommand.self,
-      MakeSamplePDFCommand.self, BrowseCommand.self, RecentCommand.self, TagCommand.self, TrashCommand.self, SearchCommand.self,
+      MakeSamplePDFCommand.self, RPCCommand.self, BrowseCommand.self, RecentCommand.self, TagCommand.self, TrashCommand.self, SearchCommand.self,
       ThumbnailWorkerCommand.self,
     ],
     defaultSubcommand: REPLCommand.self

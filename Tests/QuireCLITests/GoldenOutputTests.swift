@@ -62,7 +62,7 @@ final class GoldenOutputTests: FolderSuite, RunsQuire {
   // MARK: Help
 
   static let subcommands = [
-    "repl", "demo", "thumbnail", "preview", "type", "types", "watch", "copy", "paste", "serve", "browse", "recent", "tag", "trash", "search",
+    "repl", "demo", "thumbnail", "preview", "type", "types", "watch", "copy", "paste", "serve", "rpc", "browse", "recent", "tag", "trash", "search",
   ]
 
   @Test func topLevelHelp() async throws {

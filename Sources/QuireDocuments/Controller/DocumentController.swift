@@ -438,6 +438,16 @@ open class DocumentController {
     documents.removeAll { $0 === document }
   }
 
+  /// Closes `document` and forgets it, keeping unsaved changes in its recovery file for the
+  /// next open to offer (see ``Document/closeKeepingUnsavedChanges()``).
+  ///
+  /// - Throws: ``QuireError/Code/unsavedChanges`` when the changes cannot be kept, or the
+  ///   write's error; the document then stays open.
+  public func closeKeepingUnsavedChanges(_ document: Document) async throws {
+    try await document.closeKeepingUnsavedChanges()
+    documents.removeAll { $0 === document }
+  }
+
   /// Closes every document without unsaved changes; the others stay open and are reported.
   open func closeAllDocuments() async -> CloseAllReport {
     var report = CloseAllReport(closed: [], unsaved: [])

@@ -496,6 +496,65 @@ open class Document {
     documentState = .closed
   }
 
+  /// Closes the document, keeping unsaved changes in its recovery file for the next
+  /// ``open()`` to offer as ``recoveredVersion`` (what an editor does when a window closes or
+  /// the app stops while edits are unsaved and the person has not chosen to drop them).
+  ///
+  /// A document without unsaved changes closes as ``close(discardingChanges:)`` does. One
+  /// that ``autosavesInPlace`` is saved first. Otherwise the whole current contents are written
+  /// to the ``recoveryStore`` now (whatever the last autosave held), and that file stays after
+  /// the close. A version a crash left that was not yet restored or discarded stays too.
+  ///
+  /// - Throws: ``QuireError/Code/unsavedChanges`` when the changes cannot be kept — no
+  ///   recovery store, a crash's version still waiting to be decided on (one recovery file per
+  ///   document), or contents that do not fit one recovery file — or the write's error; the
+  ///   document then stays open with its changes.
+  public func closeKeepingUnsavedChanges() async throws {
+    guard !documentState.contains(.closed) else { return }
+    if hasUnsavedChanges {
+      if autosavesInPlace {
+        try await save()
+      } else {
+        try await writeRecoveryForClose()
+      }
+    }
+    cancelAutosave()
+    if !hasUnsavedChanges && recoveredVersion == nil { recoveryStore?.remove(for: fileURL) }
+    recoveredVersion = nil
+    undoManager.removeAllActions()
+    stopPresenting()
+    ConflictBoard.shared.remove(for: self)
+    documentState = .closed
+  }
+
+  /// Writes the current contents to the recovery store for ``closeKeepingUnsavedChanges()``,
+  /// after any autosave under way (which would otherwise finish with older contents).
+  private func writeRecoveryForClose() async throws {
+    func refusal(_ why: String) -> QuireError {
+      QuireError(
+        .unsavedChanges, "\(QuireError.name(fileURL)) has unsaved changes that cannot be kept: \(why). Save it, or close it discarding the changes.",
+        url: fileURL)
+    }
+    guard let recoveryStore else { throw refusal("it has no recovery store") }
+    guard recoveredVersion == nil else {
+      throw refusal("the autosaved edits an earlier session left are still waiting to be restored or discarded")
+    }
+    while isAutosaving { await withCheckedContinuation { autosaveWaiters.append($0) } }
+    isAutosaving = true
+    defer {
+      isAutosaving = false
+      let waiters = autosaveWaiters
+      autosaveWaiters = []
+      for waiter in waiters { waiter.resume() }
+    }
+    let type = try fileType ?? resolvedType()
+    guard let data = try recoveryContents(forType: type) else { throw refusal("its type cannot be autosaved to one file") }
+    let documentURL = fileURL
+    let typeName = fileType?.identifier
+    try await Task.detached { try recoveryStore.write(data, for: documentURL, type: typeName) }.value
+    hasUnautosavedChanges = false
+  }
+
   /// Points the document at another file without reading or writing it (NSDocument's
   /// `setFileURL`): the next ``save()`` writes there. What the document knew of its old file
   /// goes: ``fileFingerprint`` is cleared (so the first save to the new file does not take

@@ -319,6 +319,8 @@ function showEditor(editorState, replaceText) {
     area.selectionStart = area.selectionEnd = Math.min(start, area.value.length);
   }
   $("conflict").hidden = !editorState.inConflict;
+  $("recovery").hidden = !editorState.recovered;
+  $("recovery-date").textContent = editorState.recovered ? `(${new Date(editorState.recovered).toLocaleString()})` : "";
   $("theirs").textContent = editorState.theirs || "";
   $("undo-button").disabled = !editorState.canUndo;
   $("undo-button").textContent = editorState.undoTitle || "Undo";
@@ -328,7 +330,7 @@ function showEditor(editorState, replaceText) {
     saved: "Saved.", reloaded: "The file changed on disk; the editor shows it.", conflict: "The file changed on disk: choose above.",
     merged: editorState.mergeConflicts ? `Merged, with ${editorState.mergeConflicts} overlap(s) marked.` : "Merged. Save to keep it.",
     reverted: "Their version loaded.", kept: "Your version kept; save to replace theirs.", deleted: "The file was deleted; save to write it again.",
-    moved: "The file moved; the editor follows it.",
+    moved: "The file moved; the editor follows it.", recovered: "The kept edits are back; save to keep them in the file.",
   }[editorState.event];
   $("editor-status").textContent = editorState.error || said || (editorState.edited ? "Edited" : "Saved");
   $("editor-pane").dataset.state = editorState.inConflict ? "conflict" : (editorState.edited ? "edited" : "clean");
@@ -351,7 +353,7 @@ async function sendEdit() {
   } catch (error) {
     if (error.status === 409) {
       // The text changed under us (reloaded, merged): show it, and say so.
-      const current = await api("/api/editor/open", { doc: state.editor.id });
+      const current = await api("/api/editor/state", { doc: state.editor.id });
       showEditor(current, true);
     }
     toast(error.message);
@@ -500,6 +502,7 @@ $("new-button").addEventListener("click", newDocument);
 $("show-all").addEventListener("click", () => showPlace("all"));
 $("show-recents").addEventListener("click", () => showPlace("recents"));
 for (const button of document.querySelectorAll("[data-action]")) button.addEventListener("click", () => act(button.dataset.action, state.selected));
+for (const button of document.querySelectorAll("[data-recover]")) button.addEventListener("click", () => editorCommand("/api/editor/recover", { choice: button.dataset.recover }));
 for (const button of document.querySelectorAll("[data-resolve]")) button.addEventListener("click", () => editorCommand("/api/editor/resolve", { choice: button.dataset.resolve }));
 $("editor").addEventListener("input", scheduleEdit);
 $("undo-button").addEventListener("click", () => editorCommand("/api/editor/undo"));

@@ -1,13 +1,12 @@
 import Foundation
-import QuireCoordination
 import QuireDocuments
+import QuireSession
 import QuireTypes
-import Synchronization
 
 /// What the page's editor pane knows of an open document.
 struct EditorState: Codable, Sendable {
-  /// The editor's key: the reference the document was opened with, which stays the same when
-  /// the file moves.
+  /// The editor's key: the session's handle of the document, the same whatever reference or
+  /// link opened it and when its file moves.
   var id: String
   /// The document's reference now.
   var doc: String
@@ -30,82 +29,74 @@ struct EditorState: Codable, Sendable {
   var redoTitle: String
   /// What just happened, for the page to say (`saved`, `reloaded`, `conflict`, `merged`, …).
   var event: String?
+  /// When autosaved edits an earlier session left (closed unsaved, or stopped) were saved, if
+  /// there are some to restore or discard (`/api/editor/recover`).
+  var recovered: String?
   /// How many overlaps a merge marked.
   var mergeConflicts: Int?
   /// The last save's or autosave's error, when there is one.
   var error: String?
 }
 
-/// The documents the page edits: each a ``PlainTextDocument`` (Markdown through its subclass)
-/// from one ``DocumentController``, so edits go through the document's ``UndoManager``, saves
-/// are safe saves coordinated with other Quire processes, and autosave and crash recovery are
-/// the document's. Each open document is also presented: when its file changes elsewhere (a
-/// `quire` REPL's `w`, another program) the document checks the disk — a clean one reloads, an
-/// edited one goes in conflict — and the page hears of it at once through ``EventHub``.
+/// The documents the page edits, on the session layer every front end shares
+/// (``QuireSession/DocumentSession``): each a ``PlainTextDocument`` (Markdown through its
+/// subclass) from one ``DocumentController``, so edits go through the document's
+/// ``UndoManager``, saves are safe saves coordinated with other Quire processes, and autosave
+/// and crash recovery are the document's. The document presents its file: when the file
+/// changes elsewhere (a `quire` REPL's `w`, `quire rpc`, another program) a clean document
+/// reloads and an edited one goes in conflict, and the page hears of it at once through
+/// ``EventHub``.
+///
+/// The page names an open document by the session's handle (its `id`), which stays the same
+/// whatever reference or link it was opened through and when its file moves; a second
+/// reference to the same file opens the same document. Closing keeps unsaved changes in the
+/// recovery file, which the next open (here, the REPL or `quire rpc`) offers.
 ///
 /// Conflicts are settled with the document's own conflict API, the one the REPL's words use:
 /// `revert` is ``Document/ConflictResolution/takeTheirs``, `keep` is
 /// ``Document/ConflictResolution/keepMine``, `merge` is ``Document/ConflictResolution/merge``.
 @MainActor
 final class EditingRoom {
-  private let controller: DocumentController
+  private let session: DocumentSession
   private let events: EventHub
   private let reference: @Sendable (URL) -> String?
-  private var open: [String: Entry] = [:]
-
-  private final class Entry {
-    let document: PlainTextDocument
-    let presenter: DocumentPresenter
-    var revision = 0
-    /// The text the page was last given; a different text after a change on disk is a reload.
-    var knownText = ""
-    var observation: ObservationToken?
-    init(document: PlainTextDocument, presenter: DocumentPresenter) {
-      self.document = document
-      self.presenter = presenter
-    }
-  }
+  private var subscriptions: [String: SessionSubscription] = [:]
 
   init(controller: DocumentController, events: EventHub, reference: @escaping @Sendable (URL) -> String?) {
-    self.controller = controller
+    self.session = DocumentSession(controller: controller)
     self.events = events
     self.reference = reference
   }
 
-  /// Opens the document at `url` (or returns the open one) and says what the editor shows.
-  func open(_ url: URL, doc: String) async throws -> EditorState {
-    if let entry = open[doc] { return state(doc, entry) }
-    let document = try await controller.openDocument(at: url)
-    guard let text = document as? PlainTextDocument else {
-      try? await controller.close(document, discardingChanges: true)
-      throw QuireError(.unsupportedType, "\(QuireError.name(url)) is not a text document; the page edits text and Markdown. Its preview shows it.", url: url)
+  /// Opens the document at `url` (or returns the open one for the same file) and says what
+  /// the editor shows.
+  func open(_ url: URL) async throws -> EditorState {
+    let document = try await session.open(url)
+    if subscriptions[document.id] == nil {
+      subscriptions[document.id] = document.subscribe { [weak self, weak document] event in
+        guard let self, let document else { return }
+        self.heard(event, document)
+      }
     }
-    let presenter = DocumentPresenter(url: text.fileURL)
-    let entry = Entry(document: text, presenter: presenter)
-    presenter.onChange = { [weak self] in Task { @MainActor in await self?.fileChanged(doc: doc) } }
-    presenter.onMove = { [weak self] newURL in Task { @MainActor in self?.fileMoved(doc: doc, to: newURL) } }
-    presenter.onDelete = { [weak self] in Task { @MainActor in self?.fileDeleted(doc: doc) } }
-    entry.observation = text.addStateObserver { [weak self] _ in self?.publish(doc: doc, event: nil) }
-    try FileCoordinator.addFilePresenter(presenter)
-    open[doc] = entry
-    return state(doc, entry)
+    return state(document)
   }
 
   /// The editor state of an open document.
-  func state(of doc: String) throws -> EditorState {
-    try state(doc, entry(doc))
+  func state(of id: String) throws -> EditorState {
+    try state(entry(id))
   }
 
   /// Replaces the text with `text`, as one undoable change of only the part that differs.
   ///
-  /// - Throws: ``QuireError`` (`fileChangedOnDisk`) when `revision` is not the document's:
-  ///   the page edited a text that has since changed (reloaded, merged).
-  func edit(doc: String, text newText: String, revision: Int) throws -> EditorState {
-    let entry = try entry(doc)
-    guard revision == entry.revision else {
-      throw QuireError(.fileChangedOnDisk, "\(QuireError.name(entry.document.fileURL)) changed while you typed; the editor now shows its new text.")
+  /// - Throws: ``QuireError`` (`fileChangedOnDisk`) when `revision` is not the document's
+  ///   version: the page edited a text that has since changed (an edit elsewhere, a reload,
+  ///   a merge); nothing changes.
+  func edit(id: String, text newText: String, revision: Int) throws -> EditorState {
+    let document = try entry(id)
+    guard revision == document.version else {
+      throw QuireError(.fileChangedOnDisk, "\(QuireError.name(document.fileURL)) changed while you typed; the editor now shows its new text.")
     }
-    let old = Array(entry.document.text.utf8)
+    let old = Array(document.text.utf8)
     let new = Array(newText.utf8)
     var prefix = 0
     while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
@@ -114,53 +105,42 @@ final class EditingRoom {
     // Keep the cut on character boundaries: back off over UTF-8 continuation bytes.
     while prefix > 0, (prefix < old.count && Self.isContinuation(old[prefix])) || (prefix < new.count && Self.isContinuation(new[prefix])) { prefix -= 1 }
     while suffix > 0, Self.isContinuation(old[old.count - suffix]) || Self.isContinuation(new[new.count - suffix]) { suffix -= 1 }
-    let removed = prefix..<(old.count - suffix)
     let inserted = String(decoding: new[prefix..<(new.count - suffix)], as: UTF8.self)
-    if !removed.isEmpty || !inserted.isEmpty {
-      try entry.document.undoManager.groupUndo(named: "Typing") {
-        try entry.document.replaceCharacters(inUTF8Range: removed, with: inserted)
-      }
-      entry.revision += 1
-    }
-    return state(doc, entry)
+    try document.edit([TextReplacement(range: prefix..<(old.count - suffix), text: inserted)], atVersion: revision)
+    return state(document)
   }
 
   private static func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
 
   /// Undoes the last change through the document's undo manager.
-  func undo(doc: String) throws -> EditorState {
-    let entry = try entry(doc)
-    guard entry.document.undoManager.canUndo else { return state(doc, entry) }
-    entry.document.undoManager.undo()
-    entry.revision += 1
-    return publish(doc: doc, event: "undone")
+  func undo(id: String) throws -> EditorState {
+    let document = try entry(id)
+    document.undo()
+    return state(document, event: "undone")
   }
 
   /// Redoes the last undone change.
-  func redo(doc: String) throws -> EditorState {
-    let entry = try entry(doc)
-    guard entry.document.undoManager.canRedo else { return state(doc, entry) }
-    entry.document.undoManager.redo()
-    entry.revision += 1
-    return publish(doc: doc, event: "redone")
+  func redo(id: String) throws -> EditorState {
+    let document = try entry(id)
+    document.redo()
+    return state(document, event: "redone")
   }
 
   /// Saves through the document's safe save. A file changed elsewhere since it was read is
   /// not overwritten: the document goes in conflict and the page offers the choices.
-  func save(doc: String) async throws -> EditorState {
-    let entry = try entry(doc)
+  func save(id: String) async throws -> EditorState {
+    let document = try entry(id)
     do {
-      try await entry.document.save()
+      try await document.save()
     } catch let error as QuireError where error.code == .fileChangedOnDisk {
-      _ = try? await entry.document.checkForChangesOnDisk()
-      return publish(doc: doc, event: entry.document.documentState.contains(.inConflict) ? "conflict" : "reloaded")
+      return publish(document, event: document.isInConflict ? "conflict" : "reloaded")
     }
-    return publish(doc: doc, event: "saved")
+    return state(document, event: "saved")
   }
 
   /// Settles a conflict the way the REPL's words do: `revert`, `keep` or `merge`.
-  func resolve(doc: String, choice: String) async throws -> EditorState {
-    let entry = try entry(doc)
+  func resolve(id: String, choice: String) async throws -> EditorState {
+    let document = try entry(id)
     let resolution: Document.ConflictResolution
     switch choice {
     case "revert": resolution = .takeTheirs
@@ -168,126 +148,88 @@ final class EditingRoom {
     case "merge": resolution = .merge
     default: throw QuireError(.invalidArgument, "'\(ServedLocations.shown(choice))' is not a way to settle a conflict: use revert, keep or merge.")
     }
-    let outcome = try await entry.document.resolveConflict(resolution)
-    entry.revision += 1
-    var result = publish(doc: doc, event: choice == "merge" ? "merged" : choice == "revert" ? "reverted" : "kept")
+    let outcome = try await document.resolve(resolution)
+    var result = publish(document, event: choice == "merge" ? "merged" : choice == "revert" ? "reverted" : "kept")
     result.mergeConflicts = choice == "merge" ? outcome.mergeConflicts : nil
     return result
   }
 
-  /// Closes the document; unsaved changes stay in its recovery file (autosave).
-  func close(doc: String) async throws {
-    guard let entry = open.removeValue(forKey: doc) else { return }
-    FileCoordinator.removeFilePresenter(entry.presenter)
-    if entry.document.hasUnsavedChanges { try? await entry.document.autosave() }
-    try await controller.close(entry.document, discardingChanges: true)
+  /// Restores (`restore`) or drops (`discard`) the autosaved edits an earlier session left.
+  func recover(id: String, choice: String) throws -> EditorState {
+    let document = try entry(id)
+    switch choice {
+    case "restore": try document.recover(discarding: false)
+    case "discard": try document.recover(discarding: true)
+    default: throw QuireError(.invalidArgument, "'\(ServedLocations.shown(choice))' is not a recovery choice: use restore or discard.")
+    }
+    return publish(document, event: choice == "restore" ? "recovered" : "recovery-discarded")
   }
 
-  /// Closes every document (the server is stopping).
+  /// Closes the document; unsaved changes stay in its recovery file, for the next open (the
+  /// page's, the REPL's, `quire rpc`'s) to offer.
+  ///
+  /// - Throws: ``QuireError`` (`unsavedChanges`) when they cannot be kept: it stays open.
+  func close(id: String) async throws {
+    guard let document = session.document(withID: id) else { return }
+    try await session.close(document)
+    subscriptions.removeValue(forKey: id)
+  }
+
+  /// Closes every document (the server is stopping), keeping unsaved changes in recovery.
   func closeAll() async {
-    for doc in Array(open.keys) { try? await close(doc: doc) }
+    for error in await session.closeAll() {
+      FileHandle.standardError.write(Data("quire: \(error.reason)\n".utf8))
+    }
+    subscriptions = [:]
   }
 
-  /// The documents open in the page.
-  var openReferences: [String] { open.keys.sorted() }
+  /// The handles of the documents open in the page.
+  var openIDs: [String] { session.documents.map(\.id) }
 
   // MARK: Changes from elsewhere
 
-  /// The file changed elsewhere. The document itself presents its file too (and may have
-  /// reloaded or gone in conflict before this runs), so what the page is told comes from the
-  /// document's text and state afterwards, not from which check noticed.
-  private func fileChanged(doc: String) async {
-    guard let entry = open[doc] else { return }
-    let wasInConflict = entry.document.documentState.contains(.inConflict)
-    let change = try? await entry.document.checkForChangesOnDisk()
-    if change == .deleted {
-      publish(doc: doc, event: "deleted")
-    } else if entry.document.documentState.contains(.inConflict) {
-      if !wasInConflict || change == .conflict { publish(doc: doc, event: "conflict") }
-    } else if entry.document.text != entry.knownText {
-      entry.revision += 1
-      publish(doc: doc, event: "reloaded")
+  private func heard(_ event: SessionEvent, _ document: SessionDocument) {
+    switch event {
+    case .changed(_, _, let cause, _):
+      publish(document, event: cause == .reload ? "reloaded" : nil)
+    case .conflict: publish(document, event: "conflict")
+    case .moved: publish(document, event: "moved")
+    case .deleted: publish(document, event: "deleted")
+    case .saved: publish(document, event: "saved")
+    case .stateChanged: publish(document, event: nil)
+    case .closed: break
     }
-  }
-
-  private func fileMoved(doc: String, to newURL: URL) {
-    guard let entry = open[doc] else { return }
-    entry.document.presentedItemDidMove(to: newURL)
-    publish(doc: doc, event: "moved")
-  }
-
-  private func fileDeleted(doc: String) {
-    guard let entry = open[doc] else { return }
-    entry.document.accommodatePresentedItemDeletion()
-    publish(doc: doc, event: "deleted")
   }
 
   // MARK: State
 
   @discardableResult
-  private func publish(doc: String, event: String?) -> EditorState {
-    guard let entry = open[doc] else {
-      return EditorState(
-        id: doc, doc: doc, name: "", text: "", revision: 0, edited: false, inConflict: false, canUndo: false, canRedo: false, undoTitle: "", redoTitle: "")
-    }
-    var current = state(doc, entry)
-    current.event = event
+  private func publish(_ document: SessionDocument, event: String?) -> EditorState {
+    let current = state(document, event: event)
     events.publish(ServerEvent(name: "document", value: current))
     return current
   }
 
-  private func entry(_ doc: String) throws -> Entry {
-    guard let entry = open[doc] else {
-      throw QuireError(.invalidArgument, "'\(ServedLocations.shown(doc))' is not open in the editor; open it first.")
+  private func entry(_ id: String) throws -> SessionDocument {
+    guard let document = session.document(withID: id) else {
+      throw QuireError(.invalidArgument, "'\(ServedLocations.shown(id))' is not open in the editor; open it first.")
     }
-    return entry
+    return document
   }
 
-  private func state(_ doc: String, _ entry: Entry) -> EditorState {
+  private func state(_ entry: SessionDocument, event: String? = nil) -> EditorState {
     let document = entry.document
-    entry.knownText = document.text
     let theirs = document.conflictVersion.map { String(decoding: $0.contents, as: UTF8.self) }
     return EditorState(
-      id: doc, doc: reference(document.fileURL) ?? doc, name: document.fileURL.lastPathComponent, text: document.text, revision: entry.revision,
-      edited: document.hasUnsavedChanges, inConflict: document.documentState.contains(.inConflict), theirs: theirs,
+      id: entry.id, doc: reference(document.fileURL) ?? "", name: document.fileURL.lastPathComponent, text: document.text, revision: entry.version,
+      edited: document.hasUnsavedChanges, inConflict: entry.isInConflict, theirs: theirs,
       canUndo: document.undoManager.canUndo, canRedo: document.undoManager.canRedo,
       undoTitle: document.undoManager.undoMenuItemTitle, redoTitle: document.undoManager.redoMenuItemTitle,
+      event: event, recovered: entry.recoveredVersion.map { Self.timestamp($0.date) },
       error: (document.lastSaveError ?? document.lastAutosaveError)?.description)
   }
-}
 
-/// Presents an open document's file and passes what it hears to the editing room, which
-/// tells the page. The ``Document`` presents its file too and settles reloads and conflicts
-/// itself; this presenter only makes sure the page hears of them at once.
-final class DocumentPresenter: FilePresenter {
-  private let state: Mutex<(url: URL, onChange: (@Sendable () -> Void)?, onMove: (@Sendable (URL) -> Void)?, onDelete: (@Sendable () -> Void)?)>
-
-  init(url: URL) { state = Mutex((url, nil, nil, nil)) }
-
-  var presentedItemURL: URL? { state.withLock { $0.url } }
-
-  var onChange: (@Sendable () -> Void)? {
-    get { state.withLock { $0.onChange } }
-    set { state.withLock { $0.onChange = newValue } }
-  }
-  var onMove: (@Sendable (URL) -> Void)? {
-    get { state.withLock { $0.onMove } }
-    set { state.withLock { $0.onMove = newValue } }
-  }
-  var onDelete: (@Sendable () -> Void)? {
-    get { state.withLock { $0.onDelete } }
-    set { state.withLock { $0.onDelete = newValue } }
-  }
-
-  func presentedItemDidChange() { onChange?() }
-
-  func presentedItemDidMove(to newURL: URL) {
-    state.withLock { $0.url = newURL }
-    onMove?(newURL)
-  }
-
-  func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-    onDelete?()
-    completionHandler(nil)
+  private static func timestamp(_ date: Date) -> String {
+    date.formatted(.iso8601)
   }
 }

@@ -245,6 +245,8 @@ final class Site: Sendable {
   // MARK: Editor
 
   struct EditorRequest: Decodable {
+    /// For `open`, a document reference (`INDEX/PATH`); for the other commands, the handle
+    /// (`id`) `open` answered with.
     var doc: String
     var text: String?
     var revision: Int?
@@ -255,24 +257,29 @@ final class Site: Sendable {
     let room = self.room
     switch command {
     case "open":
+      // Any reference to a served file opens it; an open document is found by its file's
+      // identity, and the page names it by the handle (`id`) it gets back from then on.
       let url = try locations.url(forReference: body.doc)
-      let state = try await room.open(url, doc: body.doc)
+      let state = try await room.open(url)
       noteRecent(url)
       return Reply.json(state)
     case "edit":
       guard let text = body.text, let revision = body.revision else {
         throw QuireError(.invalidArgument, "An edit needs 'text' and 'revision'.")
       }
-      return Reply.json(try await room.edit(doc: body.doc, text: text, revision: revision))
-    case "undo": return Reply.json(try await room.undo(doc: body.doc))
-    case "redo": return Reply.json(try await room.redo(doc: body.doc))
-    case "save": return Reply.json(try await room.save(doc: body.doc))
-    case "resolve": return Reply.json(try await room.resolve(doc: body.doc, choice: body.choice ?? ""))
+      return Reply.json(try await room.edit(id: body.doc, text: text, revision: revision))
+    case "undo": return Reply.json(try await room.undo(id: body.doc))
+    case "redo": return Reply.json(try await room.redo(id: body.doc))
+    case "save": return Reply.json(try await room.save(id: body.doc))
+    case "resolve": return Reply.json(try await room.resolve(id: body.doc, choice: body.choice ?? ""))
+    case "recover": return Reply.json(try await room.recover(id: body.doc, choice: body.choice ?? ""))
+    case "state": return Reply.json(try await room.state(of: body.doc))
     case "close":
-      try await room.close(doc: body.doc)
+      try await room.close(id: body.doc)
       return Reply.json(["closed": body.doc])
     default:
       return Reply.json(["error": "There is no editor command '\(ServedLocations.shown(command))'."], status: .notFound)
     }
   }
+
 }
