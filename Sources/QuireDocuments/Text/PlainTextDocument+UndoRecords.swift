@@ -1,3 +1,5 @@
+import QuireTypes
+
 /// A text document's edits as data (``UndoRecord``), for a stored undo history.
 ///
 /// Every edit of a ``PlainTextDocument`` is, to undo it, a byte replacement: the bytes in a
@@ -71,15 +73,17 @@ extension PlainTextDocument {
   ///   replacement or its range is outside the text; the text is then unchanged.
   func replayReplacement(_ record: UndoRecord) throws {
     try checkEditable()
-    guard let (range, bytes) = Self.replacement(in: record) else {
+    guard let replacement = Self.replacement(in: record) else {
       throw QuireError(.invalidContent, "The undo record '\(record.kind)' is not a text replacement \(Self.self) can replay.")
     }
-    let removed = try storage.replace(utf8Range: range, withBytes: bytes)
-    let inserted = range.lowerBound..<(range.lowerBound + bytes.count)
+    let removed = try storage.replace(utf8Range: replacement.range, withBytes: replacement.bytes)
+    let inserted = replacement.range.lowerBound..<(replacement.range.lowerBound + replacement.bytes.count)
     if undoManager.isUndoRegistrationEnabled {
-      undoManager.registerUndo(withTarget: self, record: { Self.replacementRecord(inserted, removed) }) { document in
-        try? document.replayReplacement(Self.replacementRecord(inserted, removed))
-      }
+      undoManager.registerUndo(
+        withTarget: self, record: { Self.replacementRecord(inserted, removed) },
+        handler: { document in
+          try? document.replayReplacement(Self.replacementRecord(inserted, removed))
+        })
     } else {
       updateChangeCount(.done)
     }

@@ -161,9 +161,11 @@ open class PlainTextDocument: Document {
     let removed = try storage.replace(utf8Range: range, with: string)
     let inserted = range.lowerBound..<(range.lowerBound + string.utf8.count)
     if undoManager.isUndoRegistrationEnabled {
-      undoManager.registerUndo(withTarget: self, record: { Self.replacementRecord(inserted, Array(removed.utf8)) }) { document in
-        try? document.replaceCharacters(inUTF8Range: inserted, with: removed)
-      }
+      undoManager.registerUndo(
+        withTarget: self, record: { Self.replacementRecord(inserted, Array(removed.utf8)) },
+        handler: { document in
+          try? document.replaceCharacters(inUTF8Range: inserted, with: removed)
+        })
     } else {
       updateChangeCount(.done)
     }
@@ -180,9 +182,11 @@ open class PlainTextDocument: Document {
     let removed = try storage.replace(utf8Range: range, withBytes: bytes)
     let inserted = range.lowerBound..<(range.lowerBound + bytes.count)
     if undoManager.isUndoRegistrationEnabled {
-      undoManager.registerUndo(withTarget: self, record: { Self.replacementRecord(inserted, removed) }) { document in
-        try? document.replaceBytes(inUTF8Range: inserted, with: removed)
-      }
+      undoManager.registerUndo(
+        withTarget: self, record: { Self.replacementRecord(inserted, removed) },
+        handler: { document in
+          try? document.replaceBytes(inUTF8Range: inserted, with: removed)
+        })
     } else {
       updateChangeCount(.done)
     }
@@ -227,9 +231,11 @@ open class PlainTextDocument: Document {
     storage = new
     if undoManager.isUndoRegistrationEnabled {
       // As data: the part of `new` that differs from `old`, and what `old` has there.
-      undoManager.registerUndo(withTarget: self, record: { Self.record(turning: new.utf8Bytes(), into: old.utf8Bytes()) }) { document in
-        document.replaceStorage(with: old)
-      }
+      undoManager.registerUndo(
+        withTarget: self, record: { Self.record(turning: new.utf8Bytes(), into: old.utf8Bytes()) },
+        handler: { document in
+          document.replaceStorage(with: old)
+        })
     } else {
       updateChangeCount(.done)
     }

@@ -142,8 +142,9 @@ public struct StoredUndoHistory: Sendable, Hashable {
     let inode = try reader.u64()
     let endDigest = String(decoding: try reader.take(64), as: UTF8.self)
     let hasState = try reader.byte()
-    let endState: [UInt8]? = hasState == 1 ? Array(try reader.data()) : nil
     guard hasState <= 1 else { throw .damaged }
+    var endState: [UInt8]?
+    if hasState == 1 { endState = Array(try reader.data()) }
     if let endState, Self.digest(endState) != endDigest { throw .digestMismatch }
     var lists: [[StoredUndoStep]] = []
     for _ in 0..<2 {

@@ -143,14 +143,14 @@ public struct UndoHistoryStore: Sendable, Hashable {
   /// Renames the unusable history `name` to `KEY.set-aside` (replacing an older one) and says so.
   private func setAside(_ name: String, in folder: FileDescriptor, url: URL, why: String) -> Lookup {
     let aside = String(name.dropLast(".undo".count)) + ".set-aside"
-    let where_: String
+    let outcome: String
     if case .failure = SystemCalls.rename(name, in: folder, to: aside, in: folder) {
       _ = SystemCalls.remove(name, in: folder)
-      where_ = "removed"
+      outcome = "removed"
     } else {
-      where_ = "set aside as '\(root.path)/\(aside)'"
+      outcome = "set aside as '\(root.path)/\(aside)'"
     }
-    return .setAside(warning: "the stored undo history of '\(url.lastPathComponent)' was not used: \(why); \(where_), editing goes on without it")
+    return .setAside(warning: "the stored undo history of '\(url.lastPathComponent)' was not used: \(why); \(outcome), editing goes on without it")
   }
 
   // MARK: Writing
