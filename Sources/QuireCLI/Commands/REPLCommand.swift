@@ -103,6 +103,9 @@ struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
     // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
     configuration.coordinator = FileCoordinator()
     configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
+    // quire's own mode keeps each text document's undo history under $XDG_STATE_HOME/quire/undo;
+    // as a drop-in ed, nothing is stored and u is ed's.
+    if ed == nil { configuration.undoHistory = UndoHistoryStore(root: stateHome.appendingPathComponent("quire/undo")) }
     // Every opened file is noted in the desktop's recent documents.
     configuration.recents = RecentDocuments(environment: environment)
     if isInteractive {

@@ -173,7 +173,10 @@ final class EdEngine {
     try confirm("q", unsaved: unsaved, warning: "unsaved changes in \(unsaved.map { "'\($0)'" }.joined(separator: ", ")): \(advice)")
   }
 
-  /// ed's `u`: undoes the last change; right after a `u`, redoes what it undid.
+  /// ed's `u`: undoes the last change; right after a `u`, redoes what it undid. In quire's own
+  /// mode, a `u` that undid a step of an earlier session (a stored history, or its "changed on
+  /// disk" step) is followed by a `u` that goes further back, as the stored history is a
+  /// history to walk, not ed's one-change record.
   private func toggleUndo() throws(EdError) {
     if document.pdf != nil { return try take(.undo) }
     if let undoBarrier, undoBarrier == buffer.changeToken { throw EdError("nothing to undo: the last command changed nothing", ed: "Nothing to undo") }
@@ -183,8 +186,9 @@ final class EdEngine {
       undoneByU = nil
     } else {
       let line = document.currentLine
+      let walksBack = edOptions == nil && buffer.undoStepIsFromEarlierSession
       do { try take(.undo) } catch { throw EdError(error.message, ed: "Nothing to undo") }
-      undoneByU = (buffer.changeToken, line)
+      undoneByU = walksBack ? nil : (buffer.changeToken, line)
     }
   }
 

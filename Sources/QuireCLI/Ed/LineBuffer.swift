@@ -63,6 +63,8 @@ protocol LineBuffer: AnyObject {
   func undo() -> Int?
   /// Redoes the last undone group and returns the current line to restore, or `nil`.
   func redo() -> Int?
+  /// Whether the group ``undo()`` would undo is from an earlier session (a stored history).
+  var undoStepIsFromEarlierSession: Bool { get }
   /// How many groups can be undone and redone.
   var undoCount: Int { get }
   var redoCount: Int { get }
@@ -419,7 +421,8 @@ final class DocumentLineBuffer: LineBuffer {
   /// before the command when undone (it is undone last); its last restores the line after it
   /// when redone (it is redone last).
   private func registerCursor(restoring cursor: Int?, thenRestoring next: Int?) {
-    document.undoManager.registerUndo(withTarget: self) { buffer in
+    // The current line is the session's, not the text's: a stored history leaves it out.
+    document.undoManager.registerTransientUndo(withTarget: self) { buffer in
       if let cursor { buffer.restoredCursor = cursor }
       buffer.registerCursor(restoring: next, thenRestoring: cursor)
     }
@@ -443,6 +446,7 @@ final class DocumentLineBuffer: LineBuffer {
 
   var undoCount: Int { document.undoManager.undoCount }
   var redoCount: Int { document.undoManager.redoCount }
+  var undoStepIsFromEarlierSession: Bool { document.undoManager.undoStepIsFromEarlierSession }
 
   var isEdited: Bool { document.hasUnsavedChanges }
 

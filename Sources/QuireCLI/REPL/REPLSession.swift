@@ -32,6 +32,10 @@ final class REPLSession {
     /// Where each save keeps the file's previous content (`versions`, `restore`); `nil` keeps
     /// none. `quire` uses `$XDG_STATE_HOME/quire/versions`.
     var versionStore: VersionStore?
+    /// Where text documents keep their undo history between sessions
+    /// (``Document/persistsUndoHistory``); `nil` keeps none. `quire` uses
+    /// `$XDG_STATE_HOME/quire/undo` in its own mode, and nothing as a drop-in ed.
+    var undoHistory: UndoHistoryStore?
     /// Takes the cross-process locks (`FileCoordinator`) around each `w`, so that the
     /// conflict check and the write are one step for other Quire processes; `nil` writes
     /// uncoordinated. `quire` uses `$XDG_RUNTIME_DIR/quire`.
@@ -433,6 +437,7 @@ final class REPLSession {
       say("'\(document.displayName)' is a new \(document.textBundle == nil ? "file" : "TextBundle"); it is created when you save (w)")
     }
     offerRecoveredVersion(of: document)
+    announceUndoHistory(of: document)
     adopt(document)
     documents.append(document)
     currentIndex = documents.count - 1
@@ -462,6 +467,10 @@ final class REPLSession {
       document.fileAccess = UncoordinatedFileAccess()
     }
     document.versionStore = configuration.versionStore
+    if let undoHistory = configuration.undoHistory {
+      document.undoHistoryStore = undoHistory
+      document.persistsUndoHistory = true
+    }
     // A browser's move or another program's coordinated read takes the text as shown here.
     document.savesWhenOtherProcessesAsk = true
   }
@@ -469,6 +478,23 @@ final class REPLSession {
   /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
   func say(_ text: String) {
     if configuration.isInteractive && !isEdMode { output(text) }
+  }
+
+  /// Says what the document brought back of its stored undo history: a note when it has
+  /// steps from an earlier session (interactive), a warning (in both modes, on standard error
+  /// in a script) when a stored history was set aside.
+  func announceUndoHistory(of document: EdDocument) {
+    switch document.libraryDocument?.undoHistoryRestoration ?? .none {
+    case .none: break
+    case .restored(let undoSteps, let redoSteps, let changedOnDisk):
+      let redo = redoSteps > 0 ? ", \(redoSteps) to redo" : ""
+      say(
+        changedOnDisk
+          ? "note: undo history from an earlier session (\(undoSteps) step(s)\(redo)); the file changed on disk since quire saved it: u goes back to what quire saved, u again goes further, redo comes back"
+          : "note: undo history from an earlier session: \(undoSteps) step(s) to undo\(redo); 'forget-history' forgets it")
+    case .setAside(let warning):
+      engine.note("warning: \(warning)")
+    }
   }
 
   /// Prints output that a command was asked for (listings, outlines), in both modes.
@@ -609,6 +635,17 @@ final class REPLSession {
       let left = step == .undo ? "\(document.buffer.undoCount) more level(s) of undo" : "\(document.buffer.redoCount) more to redo"
       say("\(step.pastTense) \(done) change\(done == 1 ? "" : "s"); \(left)")
     }
+  }
+
+  /// `forget-history`: the current document's undo history goes, here and stored
+  /// (``UndoManager/removeAllActions()``).
+  func forgetHistory() throws {
+    let document = try requireDocument()
+    guard let library = document.libraryDocument else { throw EdError("'\(document.displayName)' has no undo history to forget") }
+    let steps = library.undoManager.undoCount + library.undoManager.redoCount
+    library.undoManager.removeAllActions()
+    document.buffer.noteChangedOutside()
+    say("forgot \(steps) step(s) of undo history of '\(document.displayName)'\(library.persistsUndoHistory ? "; none is stored for it now" : "")")
   }
 
   /// Saves the current document to `path` and makes `path` its file: a text document's save

@@ -16,7 +16,8 @@ struct REPLWordCommand: ParsableCommand {
     abstract: "Word commands of the quire REPL.",
     subcommands: [
       OpenWord.self, NewWord.self, DocsWord.self, SwitchWord.self, SaveWord.self, RevertWord.self,
-      KeepWord.self, MergeWord.self, CloseWord.self, UndoWord.self, RedoWord.self, StatusWord.self, OutlineWord.self,
+      KeepWord.self, MergeWord.self, CloseWord.self, UndoWord.self, RedoWord.self, ForgetHistoryWord.self, StatusWord.self,
+      OutlineWord.self,
       PreviewWord.self, ThumbnailWord.self, TypeWord.self, RecoverWord.self, TemplatesWord.self,
       CopyWord.self, CutWord.self, PasteWord.self, DragWord.self, DropWord.self,
       PDFWord.self, PagesWord.self, PageWord.self, DeletePageWord.self, MovePageWord.self, RotateWord.self,
@@ -138,6 +139,13 @@ struct RedoWord: HistoryWord {
   static let configuration = CommandConfiguration(commandName: "redo", abstract: "Redo the last N undone changes (default 1).")
   static let step = HistoryStep.redo
   @Argument(help: "How many changes to redo.") var count: Int = 1
+}
+
+/// `forget-history`: the current document's undo history goes, in memory and stored.
+struct ForgetHistoryWord: SessionCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "forget-history", abstract: "Forget the current document's undo history, here and the one stored for later sessions.")
+  @MainActor func run(in session: REPLSession) async throws { try session.forgetHistory() }
 }
 
 struct StatusWord: SessionCommand {

@@ -169,6 +169,18 @@ open class Document {
   /// Whether this is a kept version opened read-only (``openVersion(_:)``): edits and saves
   /// are refused.
   public private(set) var isReadOnlyVersion = false
+  /// Whether the undo history outlives the document: stored at each save (and autosave in
+  /// place) in ``undoHistoryStore``, and brought back when the document opens (see
+  /// Document+UndoHistory.swift). Off by default; the `quire` REPL turns it on in its own
+  /// mode. Set it before ``open()``.
+  public var persistsUndoHistory = false
+  /// Where the undo history is stored when ``persistsUndoHistory``; `nil` uses
+  /// `$XDG_STATE_HOME/quire/undo` (``UndoHistoryStore/init(root:limits:)``).
+  public var undoHistoryStore: UndoHistoryStore?
+  /// What the last open found of a stored history (``UndoHistoryRestoration``).
+  public internal(set) var undoHistoryRestoration: UndoHistoryRestoration = .none
+  /// Why storing the undo history failed at the last save, if it did (the save went ahead).
+  public internal(set) var lastUndoHistoryError: QuireError?
   /// The other version's contents while ``State/inConflict`` (a package's tree, or bytes).
   private var conflictContents: StoredContents?
 
@@ -202,9 +214,11 @@ open class Document {
     observeUndoManager()
   }
 
-  /// Counts the undo manager's steps as changes (``updateChangeCount(_:)``).
+  /// Counts the undo manager's steps as changes (``updateChangeCount(_:)``), and lets it
+  /// forget the stored history when it forgets its steps.
   private func observeUndoManager() {
     undoObservation?.cancel()
+    storedUndoManager.forgetStoredHistory = { [weak self] in self?.forgetStoredUndoHistory() }
     undoObservation = storedUndoManager.addObserver { [weak self] event in
       guard let self else { return }
       switch event {
@@ -347,6 +361,20 @@ open class Document {
   /// Called after a successful save, with the operation.
   open func documentDidSave(_ operation: SaveOperation) {}
 
+  /// The state a stored undo history ends at, as bytes (a text document's UTF-8 text), or
+  /// `nil` when this document's history cannot be stored (the default).
+  open func undoHistoryState() -> [UInt8]? { nil }
+
+  /// Runs a stored undo action (one of this document's ``UndoRecord``s), registering its
+  /// inverse as the edit it replays would. The default refuses every record.
+  open func applyUndoRecord(_ record: UndoRecord) throws {
+    throw QuireError(.invalidArgument, "\(Self.self) cannot replay the undo record '\(record.kind)'.")
+  }
+
+  /// The record that turns the current state into `state` (a stored history's end state):
+  /// the "changed on disk" step. `nil` (the default) when it cannot be made.
+  open func undoRecord(restoringState state: [UInt8]) -> UndoRecord? { nil }
+
   // MARK: Change count
 
   /// Whether the document differs from its file.
@@ -461,10 +489,11 @@ open class Document {
   private func finishOpening(type: UTType, fingerprint: FileFingerprint?) {
     contentType = type
     fileFingerprint = fingerprint
-    undoManager.removeAllActions()
+    undoManager.removeAllSteps()
     changeCount = 0
     updateChangeCount(.cleared)
     documentDidReadFromDisk()
+    restoreStoredUndoHistory()
     recoveredVersion = recoveryStore?.recoveredVersion(for: fileURL)
     documentState.remove(.closed)
   }
@@ -490,7 +519,7 @@ open class Document {
     cancelAutosave()
     recoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
-    undoManager.removeAllActions()
+    undoManager.removeAllSteps()
     stopPresenting()
     ConflictBoard.shared.remove(for: self)
     documentState = .closed
@@ -601,7 +630,7 @@ open class Document {
   /// the undo history, a conflict and the recovery file are gone.
   private func finishReverting(fingerprint: FileFingerprint?) {
     fileFingerprint = fingerprint
-    undoManager.removeAllActions()
+    undoManager.removeAllSteps()
     updateChangeCount(.cleared)
     conflictVersion = nil
     conflictContents = nil
@@ -610,6 +639,7 @@ open class Document {
     recoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
     documentDidReadFromDisk()
+    restoreStoredUndoHistory()
   }
 
   /// Replaces the document's contents with its file's as one undoable change named
@@ -677,7 +707,7 @@ open class Document {
       documentState = .closed
       throw error
     }
-    undoManager.removeAllActions()
+    undoManager.removeAllSteps()
     updateChangeCount(.cleared)
     documentDidReadFromDisk()
     startPresenting()
@@ -833,6 +863,7 @@ open class Document {
     let saveType = try type ?? contentType ?? resolvedType()
     let contents = try storedContents(forType: saveType)
     let countAtSnapshot = changeCount
+    let undoHistory = operation == .saveToOperation ? nil : undoHistorySnapshot()
     isSaving = true
     defer { isSaving = false }
     let result: SaveResult
@@ -869,6 +900,7 @@ open class Document {
       recoveryStore?.remove(for: fileURL)
     }
     documentDidSave(operation)
+    if let undoHistory { storeUndoHistory(undoHistory) }
   }
 
   /// Reads the document's file again, dropping unsaved changes and the undo history.
@@ -1004,7 +1036,7 @@ open class Document {
       throw QuireError(.fileMissing, "Cannot read the recovered version of \(QuireError.name(fileURL)).", url: recoveredVersion.url)
     }
     try readRecoveryContents(data, ofType: try resolvedType())
-    undoManager.removeAllActions()
+    undoManager.removeAllSteps()
     updateChangeCount(.done)
     self.recoveredVersion = nil
   }
@@ -1114,9 +1146,10 @@ open class Document {
     }
     if let conflictVersion, conflictVersion.fingerprint.hasSameContent(as: fingerprint) { return .conflict }
     if !hasUnsavedChanges {
+      let stateBefore = persistsUndoHistory ? undoHistoryState() : nil
       try load(contents, type: try resolvedType())
       fileFingerprint = fingerprint
-      undoManager.removeAllActions()
+      keepUndoHistoryAcrossReload(from: stateBefore)
       updateChangeCount(.cleared)
       documentDidReadFromDisk()
       notifyFile(.changedOnDisk(.reloaded))
@@ -1151,7 +1184,7 @@ open class Document {
       break
     case .takeTheirs:
       try load(theirContents, type: try resolvedType())
-      undoManager.removeAllActions()
+      undoManager.removeAllSteps()
       updateChangeCount(.cleared)
       documentDidReadFromDisk()
     case .keepBoth:
@@ -1188,7 +1221,7 @@ open class Document {
     guard let theirs = conflictVersion, let theirContents = conflictContents else { return }
     if takingTheirs {
       try load(theirContents, type: try resolvedType())
-      undoManager.removeAllActions()
+      undoManager.removeAllSteps()
       updateChangeCount(.cleared)
       documentDidReadFromDisk()
     }
@@ -1251,7 +1284,7 @@ open class Document {
     try copy.load(contents, type: type)
     copy.isReadOnlyVersion = true
     copy.documentState = .editingDisabled
-    copy.undoManager.removeAllActions()
+    copy.undoManager.removeAllSteps()
     copy.updateChangeCount(.cleared)
     return copy
   }

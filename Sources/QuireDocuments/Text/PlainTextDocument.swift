@@ -23,7 +23,7 @@ public import QuireTypes
 /// Lines are numbered from 0 here (an ed-style REPL adds 1).
 open class PlainTextDocument: Document {
   /// The text.
-  public private(set) var storage = TextStorage()
+  public internal(set) var storage = TextStorage()
   /// The encoding found when reading (kept when saving); change it with ``setEncoding(_:)``.
   public private(set) var encoding: TextEncoding = .utf8
   /// The version last read from or saved to the file: the base of a three-way merge.
@@ -114,6 +114,19 @@ open class PlainTextDocument: Document {
 
   open override func documentDidReadFromDisk() { mergeBase = storage }
 
+  // MARK: Stored undo history (PlainTextDocument+UndoRecords.swift)
+
+  /// The text's UTF-8 bytes: what a stored history ends at.
+  open override func undoHistoryState() -> [UInt8]? { storage.utf8Bytes() }
+
+  /// The replacement that turns the text into `state`.
+  open override func undoRecord(restoringState state: [UInt8]) -> UndoRecord? {
+    Self.record(turning: storage.utf8Bytes(), into: state)
+  }
+
+  /// Replays one of the document's replacement records (see ``replacementRecordKind``).
+  open override func applyUndoRecord(_ record: UndoRecord) throws { try replayReplacement(record) }
+
   open override func documentDidSave(_ operation: SaveOperation) {
     if let lastWritten { mergeBase = lastWritten }
     lastWritten = nil
@@ -148,9 +161,11 @@ open class PlainTextDocument: Document {
     let removed = try storage.replace(utf8Range: range, with: string)
     let inserted = range.lowerBound..<(range.lowerBound + string.utf8.count)
     if undoManager.isUndoRegistrationEnabled {
-      undoManager.registerUndo(withTarget: self) { document in
-        try? document.replaceCharacters(inUTF8Range: inserted, with: removed)
-      }
+      undoManager.registerUndo(
+        withTarget: self, record: { Self.replacementRecord(inserted, Array(removed.utf8)) },
+        handler: { document in
+          try? document.replaceCharacters(inUTF8Range: inserted, with: removed)
+        })
     } else {
       updateChangeCount(.done)
     }
@@ -167,9 +182,11 @@ open class PlainTextDocument: Document {
     let removed = try storage.replace(utf8Range: range, withBytes: bytes)
     let inserted = range.lowerBound..<(range.lowerBound + bytes.count)
     if undoManager.isUndoRegistrationEnabled {
-      undoManager.registerUndo(withTarget: self) { document in
-        try? document.replaceBytes(inUTF8Range: inserted, with: removed)
-      }
+      undoManager.registerUndo(
+        withTarget: self, record: { Self.replacementRecord(inserted, removed) },
+        handler: { document in
+          try? document.replaceBytes(inUTF8Range: inserted, with: removed)
+        })
     } else {
       updateChangeCount(.done)
     }
@@ -213,7 +230,12 @@ open class PlainTextDocument: Document {
     let old = storage
     storage = new
     if undoManager.isUndoRegistrationEnabled {
-      undoManager.registerUndo(withTarget: self) { document in document.replaceStorage(with: old) }
+      // As data: the part of `new` that differs from `old`, and what `old` has there.
+      undoManager.registerUndo(
+        withTarget: self, record: { Self.record(turning: new.utf8Bytes(), into: old.utf8Bytes()) },
+        handler: { document in
+          document.replaceStorage(with: old)
+        })
     } else {
       updateChangeCount(.done)
     }

@@ -48,19 +48,23 @@ open class UndoManager {
     case didRedoChange
   }
 
-  private struct Action {
+  struct Action {
     weak var target: AnyObject?
     let handler: @MainActor (AnyObject) -> Void
+    /// How the action is kept in a stored history (see UndoManager+History.swift).
+    var storage: ActionStorage = .unstorable
   }
 
-  private enum Entry {
+  enum Entry {
     case action(Action)
     case group(Group)
   }
 
-  private struct Group {
+  struct Group {
     var entries: [Entry] = []
     var actionName = ""
+    /// Whether the step came from a stored history (or is its "changed on disk" step).
+    var isFromEarlierSession = false
     var isEmpty: Bool { entries.isEmpty }
 
     func removingActions(withTarget target: AnyObject) -> Group {
@@ -78,8 +82,8 @@ open class UndoManager {
     }
   }
 
-  private var undoStack: [Group] = []
-  private var redoStack: [Group] = []
+  var undoStack: [Group] = []
+  var redoStack: [Group] = []
   /// Groups opened and not yet closed, outermost first.
   private var openGroups: [Group] = []
   private var disableCount = 0
@@ -110,9 +114,15 @@ open class UndoManager {
   ///   - handler: Undoes the change; it receives `target`.
   public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping @MainActor (Target) -> Void) {
     guard isUndoRegistrationEnabled else { return }
-    let action = Action(target: target) { object in
-      if let typed = object as? Target { handler(typed) }
-    }
+    register(
+      Action(target: target) { object in
+        if let typed = object as? Target { handler(typed) }
+      })
+  }
+
+  /// Adds `action` to the open group, or makes it a step (see ``registerUndo(withTarget:handler:)``).
+  func register(_ action: Action) {
+    guard isUndoRegistrationEnabled else { return }
     if openGroups.isEmpty && groupsByEvent {
       // Apple groups by run-loop event; Quire by main-actor turn: the group opened here
       // closes in a job queued behind the current one, so every registration made before
@@ -316,8 +326,19 @@ open class UndoManager {
 
   // MARK: Removing
 
-  /// Forgets every step.
+  /// Forgets every step, and the stored history of the document that owns this undo manager
+  /// (``Document/persistsUndoHistory``).
   open func removeAllActions() {
+    removeAllSteps()
+    forgetStoredHistory?()
+  }
+
+  /// Called by ``removeAllActions()``: the owning document forgets its stored history.
+  var forgetStoredHistory: (@MainActor () -> Void)?
+
+  /// Forgets every step held here; a stored history stays (a document's own close, open,
+  /// revert and reload).
+  func removeAllSteps() {
     undoStack.removeAll()
     redoStack.removeAll()
     openGroups = openGroups.map { _ in Group() }

@@ -133,6 +133,44 @@ final class TerminalTests: FolderSuite {
     #expect(info.st_mode & 0o777 == 0o700)
   }
 
+  /// Issue 31: `u` across a restart and across another program's change, as a person sees it.
+  @Test(.enabled(if: TerminalTests.tmuxPath != nil, "tmux is not installed (apt-get install tmux)")) func undoAcrossARestartAndAnOutsideChange() async throws {
+    let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
+    let notes = try folder.write("one\ntwo\n", to: "notes.txt")
+    let state = folder.file(".state")
+    let start = [
+      "new-session", "-d", "-s", "main", "-x", "150", "-y", "50", "-c", folder.url.path,
+      "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(state.path)", "HOME=\(folder.url.path)",
+      quire.path, "notes.txt",
+    ]
+
+    // First session: add a line, save, quit.
+    try tmux(start)
+    try await waitFor("notes.txt> ")
+    try await type(["$a", "Enter", "three", "Enter", ".", "Enter", "w", "Enter"], expecting: "\n14\n")
+    try send("q", "Enter")
+    try await waitUntilQuit()
+
+    // Another program appends to the file while quire is not running.
+    try tmux(["new-session", "-d", "-s", "other", "-c", folder.url.path, "/bin/sh", "-c", "printf 'from another shell\\n' >> notes.txt"])
+    try await waitForFile(notes, toContain: "from another shell")
+
+    // Second session: the history is back, under one "changed on disk" step.
+    try tmux(start)
+    try await waitFor("the file changed on disk since quire saved it")
+    try await type(["u", "Enter"], expecting: "notes.txt*> ")
+    try await type([",n", "Enter"], expecting: "3       three")
+    #expect(try !screen().contains("from another shell\n"))
+    try await type(["u", "Enter"], expecting: "notes.txt*> ")
+    let afterSecond = try await type([",n", "Enter"], expecting: "2       two")
+    #expect(afterSecond.components(separatedBy: "3       three").count - 1 == 1, "the second u went on into the first session's history")
+    try await type(["redo 2", "Enter"], expecting: "redid 2 changes")
+    try await type(["$n", "Enter"], expecting: "4       from another shell")
+    try send("q", "Enter")
+    try await waitUntilQuit()
+    #expect(try String(contentsOf: notes, encoding: .utf8) == "one\ntwo\nthree\nfrom another shell\n")
+  }
+
   /// Issue 16: Ctrl-C stops a `!cmd` as in GNU ed. The shell starts in quire's process group
   /// (Foundation's `Process` gave it a group of its own, where the terminal's Ctrl-C never
   /// reached it), and quire ignores the SIGINT while the command runs, prints `!` when it has
