@@ -77,7 +77,7 @@ REPLACED_MODULES = ["UIKit", "AppKit", "Cocoa", "Quartz", "CoreServices", "Swift
 # The frameworks' names without a telling prefix (the rest are NS*/UI*/UT*/kUT*/PDF*/QL*/CGPDF*).
 FRAMEWORK_NAMES = {"UndoManager", "FileWrapper", "FileDocument", "ReferenceFileDocument", "FileDocumentConfiguration",
                    "UTType", "UTTagClass", "CGImage"}
-APPLE_PREFIX = re.compile(r"^(NS|UI|UT|kUT|kUTType|PDF|QL|CGPDF|CF|CG|k[A-Z])[A-Za-z0-9_]*$")
+APPLE_PREFIX = re.compile(r"^((NS|UI|PDF|QL|CGPDF|CF|CG)[A-Z]\w*|(UTType|UTTag|kUTType|kUTTag|kUTExported|kUTImported)\w*|CFString|CGImage)$")
 
 # Apple's user-interface names Quire does not rebuild. A name matching UI_PATTERN (and not a
 # framework name Quire provides) is UI; SwiftUI's names are listed.
@@ -128,12 +128,10 @@ OVERRIDE_MESSAGES = [
     r"^.* declared in an extension of '[^']+' and cannot be overridden",
     r"^non-@objc .* is declared in extension of '[^']+' and cannot be overridden",
     r"^declarations in extensions cannot override yet",
-    r"^overriding (instance method|method|property|var|initializer|class method|class var|class property|subscript) must be as accessible",
     r"^method does not override any method from its superclass",
     r"^cannot override '[^']+' which",
     r"^property '[^']+' with type '[^']+' cannot override a property with type",
     r"^method '[^']+' with Objective-C selector",
-    r"^overriding property must be as accessible",
     r"^class '[^']+' has no initializers",
     r"^ambiguous override",
     r"^designated initializer cannot be declared in an extension",
@@ -146,7 +144,7 @@ OVERRIDE_RE = [re.compile(pattern) for pattern in OVERRIDE_MESSAGES]
 
 OBJC_MESSAGES = re.compile(r"Objective-C interoperability is disabled|'#selector'|Objective-C selector|@objc|objc_|NSInvocation|"
                            r"'dynamic'|prepareWithInvocationTarget|prepare\(withInvocationTarget|key path .* Objective-C|"
-                           r"Selector\(|cannot find 'Selector' in scope|'perform\(|unrecognized selector")
+                           r"Selector\(|cannot find (type )?'Selector' in scope|'perform\(|unrecognized selector")
 
 # Spellings of these frameworks' API from before Swift 4 that Apple renamed and that Apple's
 # current SDKs reject as well (SE-0005 "Better Translation of Objective-C APIs Into Swift" and
@@ -280,12 +278,12 @@ def quire_api(modules, present):
     """The public API of Quire's modules, from their symbol graphs: the type names (with nested
     and typealias names), the member names of each type, and the members of the Apple-named
     types (what a ported file calls)."""
-    types, members = set(), {}
+    types, members, classes = set(), {}, set()
     wanted = sorted(name for name in present if name.startswith("Quire") or name in OFFERED_MODULES)
     with tempfile.TemporaryDirectory() as folder:
         for name in wanted:
             subprocess.run(["swift-symbolgraph-extract", "-module-name", name, "-I", modules, "-target", "x86_64-unknown-linux-gnu",
-                            "-minimum-access-level", "public", "-output-dir", folder] + [flag for flag in includes(modules) if flag != "-Xcc"],
+                            "-minimum-access-level", "public", "-output-dir", folder] + includes(modules),
                            capture_output=True, text=True)
         for path in glob.glob(os.path.join(folder, "*.symbols.json")):
             with open(path) as handle:
@@ -298,6 +296,8 @@ def quire_api(modules, present):
                 if kind in ("swift.class", "swift.struct", "swift.enum", "swift.protocol", "swift.typealias", "swift.associatedtype"):
                     types.add(components[-1])
                     types.add(".".join(components))
+                    if kind == "swift.class" or kind == "swift.typealias":
+                        classes.add(components[-1])
                 if len(components) >= 2:
                     owner = components[-2]
                     base = re.sub(r"\(.*$", "", components[-1])
@@ -308,7 +308,7 @@ def quire_api(modules, present):
             apple_members |= names
     apple_members -= {"init", "description", "debugDescription", "hash", "hashValue", "rawValue", "count", "isEmpty", "first",
                       "last", "url", "data", "string", "name", "type", "value", "id", "write", "read", "copy"}
-    return {"types": types, "members": members, "appleMembers": apple_members}
+    return {"types": types, "members": members, "appleMembers": apple_members, "classes": classes}
 
 
 def is_apple_name(name):
@@ -321,11 +321,21 @@ FRAMEWORK_PREFIX = re.compile(r"^(UIDocument|NSDocument|NSPersistentDocument|NSF
                               r"PDF|QLThumbnail|CGPDF|NSUndoManager|UndoManager|FileWrapper|NSFileWrapper)")
 
 
+# AppKit's user interface among NS names (NS is Foundation's prefix too).
+APPKIT_UI = re.compile(r"^NS\w*(Table|Column|Border|Bezel|Scroll|Button|Window|View|Storyboard|Nib|Menu|Cell|Font|Cursor|Event|Responder|"
+                       r"Application|Workspace|Alert|Panel|Toolbar|Tab|Split|Collection|Layout|Animation|Screen|Popover|Control|Slider|"
+                       r"Segment|Stepper|Box|Bezier|Graphics|Print|Sharing|Dragging|Gesture|TextField|TextView|TextStorage|TextContainer|"
+                       r"ImageView|ImageRep|Status|Dock|Touch|Appearance|Visual|Ruler|Drawer|Matrix|Browser|Outline|Pasteboard(Item)?Writing)\w*$")
+
+
 def is_ui_name(name):
     base = name.split(".")[-1]
     if name in UI_NAMES or base in UI_NAMES:
         return True
-    return not FRAMEWORK_PREFIX.match(base) and bool(UI_PATTERN.match(base))
+    if FRAMEWORK_PREFIX.match(base) or is_platform_name(base):
+        return False
+    # UIKit outside UIDocument, UIPasteboard, UIImage and UIColor (which Quire provides) is UI.
+    return bool(UI_PATTERN.match(base) or re.match(r"^UI[A-Z]", base) or APPKIT_UI.match(base))
 
 
 def is_platform_name(name):
@@ -344,7 +354,11 @@ def declarations(source):
     declared, supers = set(), {}
     for match in DECLARATION_RE.finditer(source):
         kind, name, inherits = match.group(1), match.group(2).split(".")[-1], match.group(3) or ""
-        parents = [part.strip().split("<")[0].split(".")[-1] for part in re.sub(r"\bwhere\b.*", "", inherits).split(",") if part.strip()]
+        parents = []
+        for part in re.sub(r"\bwhere\b.*", "", inherits).split(","):
+            part = part.strip().split("<")[0]
+            if part:
+                parents.append(part if part.startswith("Foundation.") else part.split(".")[-1])
         if kind != "extension":
             declared.add(name)
         if kind == "extension":
@@ -353,6 +367,16 @@ def declarations(source):
         supers.setdefault(name, [])
         supers[name] += parents
     return declared, supers
+
+
+def variable_types(source):
+    """The declared or constructed type of each variable the file names (`let doc = PDFDocument(...)`,
+    `var page: PDFPage?`), to tell what a line's receiver is."""
+    types = {}
+    for match in re.finditer(r"\b(?:let|var|guard let|if let)\s+(\w+)\s*(?::\s*\[?([A-Z][\w.]*)|=\s*(?:try\??\s*)?([A-Z][\w.]*)\s*[(.])", source):
+        name, declared, constructed = match.group(1), match.group(2), match.group(3)
+        types.setdefault(name, (declared or constructed).split(".")[0] if (declared or constructed) else None)
+    return {name: kind for name, kind in types.items() if kind}
 
 
 def enclosing_types(source_lines, number):
@@ -381,8 +405,12 @@ def enclosing_types(source_lines, number):
 class Context:
     """What classify() knows: Quire's public API, the file's declarations and stubbed modules."""
 
-    def __init__(self, api, declared=(), supers=None, stubbed=(), probes=None):
+    def __init__(self, api, declared=(), supers=None, stubbed=(), probes=None, variables=None, foundation=(), own_members=(), source=""):
         self.api = api
+        self.own_members = set(own_members)
+        self.source = source
+        self.variables = variables or {}
+        self.foundation = set(foundation) | FOUNDATION_TYPES
         self.declared = set(declared)
         self.supers = supers or {}
         self.stubbed = set(stubbed)
@@ -406,14 +434,29 @@ class Context:
             result += self.lineage(parent, seen)
         return result
 
+    def superclass_kind(self, owner):
+        """The kind of the nearest superclass of `owner` (a type the file declares) that the
+        file does not declare, or None."""
+        for parent in self.lineage(owner):
+            if parent in self.declared and not parent.startswith("Foundation."):
+                continue
+            return self.kind_of_type(parent)
+        return None
+
     def kind_of_type(self, name):
         """"quire" (a type Quire provides or the file's subclass/extension of one), "ui", "app"
         (the file's own or another file's), "platform" or "foundation"."""
+        if name.startswith("Foundation."):
+            return "platform"  # Quire cannot add to Linux's Foundation module (see the porting guide)
         base = name.rstrip("?!").split(".")[-1].split("<")[0]
         chain = [base] + self.lineage(base) if base in self.supers else [base]
         for item in chain:
+            if item.startswith("Foundation."):
+                return "platform"
             if item in self.declared and item != base:
                 continue
+            if item in self.foundation and not self.quire_provides(item):
+                return "foundation"
             if is_ui_name(item) and not self.quire_provides(item):
                 return "ui"
             if self.quire_provides(item) and (item not in self.declared):
@@ -424,7 +467,7 @@ class Context:
             return "app"
         if is_platform_name(base):
             return "platform"
-        if base in FOUNDATION_TYPES:
+        if base in self.foundation:
             return "foundation"
         return "app"
 
@@ -437,14 +480,22 @@ FOUNDATION_TYPES = {"String", "URL", "Data", "NSString", "NSURL", "NSData", "Fil
                     "NSMutableDictionary", "ProcessInfo", "Progress", "Thread", "Timer", "RunLoop", "NSLock", "Task"}
 
 
+# Errors that follow from another error on the same line (a type that is missing makes its
+# members' contextual bases and closure types unknown): they take that error's class.
+CASCADE_MESSAGES = re.compile(r"^(cannot infer contextual base|'nil' requires a contextual type|cannot infer type of closure parameter|"
+                              r"failed to produce diagnostic|generic parameter '[^']+' could not be inferred|reference to member '[^']+' cannot be resolved|"
+                              r"unable to infer (complex )?closure|type of expression is ambiguous)")
+
+
 def classify(message, text, context, enclosing=()):
     """One error's class (see the module's comment). `text` is the error's source line,
     `enclosing` the types the line is in, innermost first."""
     quoted = re.findall(r"'([^']+)'", message)
     # Objective-C runtime.
-    if OBJC_MESSAGES.search(message) or re.search(r"#selector|\bSelector\(|prepare\(withInvocationTarget|prepareWithInvocationTarget", text) and not re.search(r"^(cannot find '(?!Selector)|value of type)", message):
-        if not (re.match(r"^cannot find '", message) and quoted and quoted[0] not in ("Selector",)):
-            return "objc"
+    if OBJC_MESSAGES.search(message):
+        return "objc"
+    if re.search(r"#selector|\bSelector\(|prepare\(withInvocationTarget|prepareWithInvocationTarget", text) and not re.match(r"^(cannot find|value of type|type ')", message):
+        return "objc"
     # Old spellings whose current spelling compiles against Quire (a probe proves it).
     for old, (_, probe_ok) in context.probes.items():
         pattern = re.escape(old) if not old[0].isalpha() or not old[-1].isalnum() else r"\b" + re.escape(old) + r"\b"
@@ -452,36 +503,34 @@ def classify(message, text, context, enclosing=()):
             return "old-spelling" if probe_ok else "quire"
     if re.match(r"^no such module '", message):
         return "quire" if quoted and quoted[0] in OFFERED_MODULES else "app"
+    if re.match(r"^no type named '[^']+' in module 'Foundation'", message):
+        return "platform"  # `Foundation.UndoManager`: Quire cannot add to Linux's Foundation module
+    # A class whose superclass did not resolve.
+    no_super = re.match(r"^'super' cannot be used in class '([^']+)' because it has no superclass", message)
+    if no_super:
+        kind = context.superclass_kind(no_super.group(1))
+        return {"quire": "quire", "ui": "ui", "platform": "platform", "foundation": "platform", None: "language"}.get(kind, "app")
     # Overrides and subclassing: decided by the superclass of the class the line is in.
     if any(pattern.search(message) for pattern in OVERRIDE_RE):
-        named = [name for name in quoted if not name.startswith("init") and re.match(r"^[A-Z]\w*$", name)]
-        candidates = named if re.match(r"^(cannot inherit|inheritance from|'required' initializer)", message) else []
-        for name in candidates:
-            kind = context.kind_of_type(name)
-            return "quire" if kind in ("quire",) else ("ui" if kind == "ui" else "app")
+        if re.match(r"^(cannot inherit|inheritance from|'required' initializer)", message):
+            named = [name for name in quoted if not name.startswith("init") and re.match(r"^[A-Z][\w.]*$", name)]
+            if named:
+                kind = context.kind_of_type(named[-1])
+                return {"quire": "quire", "ui": "ui", "platform": "platform", "foundation": "platform"}.get(kind, "app")
         owner = next(iter(enclosing), None)
-        if owner is None:
-            return "quire"
-        parents = context.lineage(owner)
-        declared_member = re.search(r"\b(?:func|var|let|init|subscript)\s*(\w*)", text)
-        for parent in parents:
-            if parent in context.declared:
-                continue
-            kind = context.kind_of_type(parent)
-            if kind == "ui":
-                return "ui"
-            if kind == "quire" or is_apple_name(parent):
+        kind = context.superclass_kind(owner) if owner else None
+        if kind is None:
+            # No superclass the file names: an override in an extension of a Quire type, or a
+            # refusal the compiler reports without a class (counted, unsure).
+            if owner and context.kind_of_type(owner) == "quire":
                 return "quire"
-            if kind == "platform":
-                return "platform"
-        if not parents:
             return "quire" if re.match(r"^overriding non-open|^.*cannot be overridden|^declarations in extensions", message) else "language"
-        return "app"
+        return {"quire": "quire", "ui": "ui", "platform": "platform", "foundation": "platform"}.get(kind, "app")
     # A name missing.
     missing = re.match(r"^cannot find (?:type )?'([^']+)' in scope", message)
     if missing:
         name = missing.group(1)
-        if name in context.stubbed or any(name.startswith(stub) for stub in context.stubbed):
+        if name in context.own_members:
             return "app"
         if name in OLD_SPELLINGS:
             return "old-spelling" if context.probes.get(name, (None, False))[1] else "quire"
@@ -491,62 +540,71 @@ def classify(message, text, context, enclosing=()):
             if name.startswith("CF") and re.search(r"\b(kUT\w+|UTType\w*)\b", text):
                 return "quire"  # MobileCoreServices' C API takes and returns CFString
             return "platform"
-        if is_apple_name(name):
+        if is_apple_name(name) or name in OFFERED_MODULES:
             return "quire"
         if name[0].islower():
-            # A bare member name: the superclass's member when the line is in a subclass.
+            # A bare name in a subclass: the superclass's member when the superclass is Apple's.
             for owner in enclosing:
-                for parent in [owner] + context.lineage(owner):
-                    if parent in context.declared:
-                        continue
-                    kind = context.kind_of_type(parent)
-                    if kind in ("quire", "ui"):
-                        if kind == "quire" and words(name) & UI_MEMBER_WORDS and False:
-                            return "ui"
-                        return kind
+                kind = context.superclass_kind(owner) if owner in context.supers else None
+                parents = [parent for parent in context.lineage(owner) if parent not in context.declared]
+                if kind == "quire" and parents and parents[0] in context.api.get("classes", set()):
+                    return "quire"
+                if kind == "ui":
+                    return "ui"
+                if kind == "quire" and not parents:
+                    return "quire"
+                # an extension of a Quire class
+                if owner not in context.declared and context.kind_of_type(owner) == "quire" and owner in context.api.get("classes", set()):
+                    return "quire"
             return "app"
         return "app"
     # A member missing on a type.
-    member = re.match(r"^(?:type|value of type|value of optional type|static member|instance member)\s*'([^']+)'\s*(?:has no member|cannot be used on|has no static member)\s*'?([^']*)'?", message)
-    if not member:
-        member = re.match(r"^(?:static|instance) member '([^']+)' cannot be used on (?:instance of )?type '([^']+)'", message)
-        if member:
-            member = type("M", (), {"group": lambda self, index, m=member: m.group(2) if index == 1 else m.group(1)})()
+    member = re.match(r"^(?:type|value of type|value of optional type)\s*'([^']+)'\s*has no (?:member|static member)\s*'([^']*)'", message)
     if member:
         owner, name = member.group(1), member.group(2)
-        owner = re.sub(r"^(any|some)\s+", "", owner).strip("()").rstrip("?!")
-        if ".Type" in owner:
-            owner = owner.replace(".Type", "")
+        if name in context.own_members:
+            return "app"  # the app's own extension, in another file of its repository (sources.json says which)
+        owner = re.sub(r"^(any|some)\s+", "", owner).strip("()").rstrip("?!").replace(".Type", "")
         kind = context.kind_of_type(owner)
         if kind == "foundation":
             # Linux Foundation's gap, unless what is missing is one of the frameworks' names.
             return "quire" if is_apple_name(name) and not is_ui_name(name) and not is_platform_name(name) else "platform"
-        if kind == "app" and owner in context.stubbed:
-            return "app"
         return kind
-    # Anything else: a line that names a type Quire provides or calls a member of one.
-    names_on_line = set(re.findall(r"\b[A-Za-z_]\w*\b", re.sub(r'"(\\.|[^"\\])*"', '""', text)))
-    for name in quoted + sorted(names_on_line):
-        base = name.split(".")[-1].split("<")[0]
-        if base in context.declared:
-            continue
-        if context.quire_provides(base) and is_apple_name(base) and not is_ui_name(base):
+    # Anything else: what the line's names and receivers are.
+    clean = re.sub(r'"(\\.|[^"\\])*"', '""', re.sub(r"//.*$", "", text))
+    names_on_line = re.findall(r"\b[A-Za-z_]\w*\b", clean)
+    for name in quoted:
+        base = name.split(".")[-1].split("<")[0].rstrip("?!")
+        if base not in context.declared and context.quire_provides(base) and is_apple_name(base) and not is_ui_name(base):
             return "quire"
-        if base in context.api["types"] and not base in context.declared and base[0].isupper() and name in quoted:
-            return "quire"
-    called = set(re.findall(r"\.(\w+)\s*[({]", text)) | set(re.findall(r"\bawait\s+(?:try\s+)?(?:\w+\.)*(\w+)", text)) | set(re.findall(r"\.(\w+)\b", text))
-    if called & context.api["appleMembers"]:
+    receivers = re.findall(r"\b(\w+)\??\.\w+", clean)
+    receiver_kinds = [context.kind_of_type(context.variables[name]) for name in receivers if name in context.variables]
+    if "quire" in receiver_kinds:
         return "quire"
-    for owner in enclosing:
-        if context.kind_of_type(owner) == "quire" and re.search(r"\b(super|self)\.(\w+)", text):
-            return "quire"
-    for name in quoted + sorted(names_on_line):
-        if is_ui_name(name):
+    for name in names_on_line:
+        if name in context.declared:
+            continue
+        if is_ui_name(name) and not context.quire_provides(name):
             return "ui"
         if is_platform_name(name):
             return "platform"
+    if "ui" in receiver_kinds:
+        return "ui"
+    for name in names_on_line:
+        if name not in context.declared and (context.quire_provides(name) or is_apple_name(name)) and not is_ui_name(name):
+            return "quire"
+    called = set(re.findall(r"\.(\w+)\b", clean)) | set(re.findall(r"\bawait\s+(?:try\s+)?(?:\w+\.)*(\w+)", clean))
+    if called & context.api["appleMembers"]:
+        return "quire"
+    own = set(re.findall(r"\b(?:var|let|func|case)\s+(\w+)", context.source))
+    for owner in enclosing:
+        if context.superclass_kind(owner) == "quire" and (re.search(r"\bsuper\.\w+", clean) or
+                                                          set(re.findall(r"\bself\.(\w+)", clean)) - own):
+            return "quire"
+    if "platform" in receiver_kinds or "foundation" in receiver_kinds:
+        return "platform"
     for name in quoted:
-        if is_apple_name(name.split(".")[-1]):
+        if is_apple_name(name.split(".")[-1]) and not is_ui_name(name):
             return "quire"
     return "language"
 
@@ -564,6 +622,25 @@ def check_probes(modules):
     return results
 
 
+def foundation_names(sources, corpus, modules):
+    """The NS-prefixed names of the corpus that Linux's Foundation has (one probe compile,
+    without Quire): a member missing on one of those is Foundation's gap, not Quire's."""
+    names = set()
+    for entry in sources:
+        path = os.path.join(corpus, entry["file"])
+        if os.path.exists(path):
+            with open(path, encoding="utf-8-sig", errors="replace") as handle:
+                names |= set(re.findall(r"\b(NS[A-Z]\w*)\b", handle.read()))
+    names = sorted(names)
+    with tempfile.TemporaryDirectory() as folder:
+        file = os.path.join(folder, "probe.swift")
+        with open(file, "w") as out:
+            out.write("import Foundation\n" + "".join(f"_ = {name}.self\n" for name in names))
+        output = swiftc(file, modules, "FoundationProbe")
+    failed = {int(number) - 2 for number in re.findall(r":(\d+):\d+: error:", output)}
+    return {name for index, name in enumerate(names) if index not in failed}
+
+
 def stub_module(name, folder):
     source = os.path.join(folder, f"{name}_stub.swift")
     with open(source, "w") as out:
@@ -577,8 +654,8 @@ def module_name_for(path):
     return "Corpus_" + name
 
 
-def check(path, modules, present, api, probes):
-    with open(path, encoding="utf-8", errors="replace") as handle:
+def check(path, modules, present, api, probes, foundation=(), own_members=()):
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
         source, absent = ported(handle.read(), present)
     stubbed = []
     with tempfile.TemporaryDirectory() as folder:
@@ -599,7 +676,7 @@ def check(path, modules, present, api, probes):
                 stubbed.append(name)
     source_lines = source.splitlines()
     declared, supers = declarations(source)
-    context = Context(api, declared, supers, stubbed, probes)
+    context = Context(api, declared, supers, stubbed, probes, variable_types(source), foundation, own_members, source)
     errors = []
     for number, name in absent:
         errors.append({"line": number, "message": f"no such module '{name}'", "text": f"import {name}", "class": "quire"})
@@ -617,6 +694,14 @@ def check(path, modules, present, api, probes):
         text = source_lines[number - 1] if number <= len(source_lines) else ""
         errors.append({"line": number, "message": message, "text": text.strip(),
                        "class": classify(message, text, context, enclosing_types(source_lines, number))})
+    for error in errors:
+        if CASCADE_MESSAGES.match(error["message"]):
+            # the same line first, then the two lines above (a call or a guard written over several lines)
+            causes = [other["class"] for back in (0, 1, 2) for other in errors
+                      if other["line"] == error["line"] - back and not CASCADE_MESSAGES.match(other["message"])]
+            if causes:
+                error["class"] = causes[0]
+                error["cascade"] = True
     return {"errors": errors, "stubbed": stubbed}
 
 
@@ -626,7 +711,9 @@ def self_test():
     api = {"types": {"UndoManager", "UIDocument", "NSDocument", "Document", "PDFDocument", "PDFPage", "PDFSelection", "UTType",
                      "UIPasteboard", "ItemProvider", "NSItemProvider", "FileWrapper", "NSFileVersion", "UIImage", "CGImage"},
            "members": {"UIDocument": {"open", "close", "save", "revert", "fileModificationDate"}},
-           "appleMembers": {"open", "close", "save", "revert", "fileModificationDate", "pages", "loadObject", "setItems"}}
+           "appleMembers": {"open", "close", "save", "revert", "fileModificationDate", "pages", "loadObject", "setItems"},
+           "classes": {"UndoManager", "UIDocument", "NSDocument", "Document", "PDFDocument", "PDFPage", "PDFSelection", "UIPasteboard",
+                       "ItemProvider", "NSItemProvider", "FileWrapper", "NSFileVersion", "UIImage", "CGImage"}}
     ok = {old: (current, True) for old, (current, _) in OLD_SPELLINGS.items()}
     failing = {old: (current, False) for old, (current, _) in OLD_SPELLINGS.items()}
     notes = ("class Notes: UIDocument {", {"Notes"}, {"Notes": ["UIDocument"]})
@@ -666,13 +753,22 @@ def self_test():
         ("ui", "cannot find type 'PDFView' in scope", "let pdfView = PDFView()", plain, ok, []),
         ("platform", "cannot find 'unimpErr' in scope", "throw NSError(domain: NSOSStatusErrorDomain, code: unimpErr, userInfo: nil)", plain, ok, []),
         ("app", "cannot find 'Model' in scope", "Model.reloadDataIfNeeded()", plain, ok, []),
+        ("app", "cannot find 'logger' in scope", "logger.debug(\"File changed\")", ("class Watcher: NSObject, NSFilePresenter {", {"Watcher"}, {"Watcher": ["NSObject", "NSFilePresenter"]}), ok, ["Watcher"]),
+        ("quire", "'super' cannot be used in class 'Undoer' because it has no superclass", "super.undo()", undoer, ok, ["Undoer"]),
+        ("ui", "'super' cannot be used in class 'MyView' because it has no superclass", "super.awakeFromNib()", view, ok, ["MyView"]),
+        ("ui", "cannot find type 'UICollectionViewDataSource' in scope", "extension Picker: UICollectionViewDataSource {", plain, ok, []),
+        ("ui", "cannot find type 'NSTableColumn' in scope", "let column = NSTableColumn(identifier: id)", plain, ok, []),
+        ("platform", "cannot find type 'NSExtensionItem' in scope", "guard let item = items[0] as? NSExtensionItem else { return }", plain, ok, []),
+        ("platform", "no type named 'UndoManager' in module 'Foundation'", "final class UndoManager: Foundation.UndoManager {", plain, ok, []),
+        ("platform", "method does not override any method from its superclass", "override func undo() {", ("final class U: Foundation.UndoManager {", {"U"}, {"U": ["Foundation.UndoManager"]}), ok, ["U"]),
         ("app", "cannot find 'UTI' in scope", "switch UTI(kUTTypeJPEG as String) {", ("", set(), {}), ok, []),
         ("language", "expected expression in list of expressions", "foo(,)", plain, ok, []),
+        ("quire", "cannot infer contextual base in reference to member 'yellow'", "annotation.color = .yellow", plain, ok, []),
     ]
     failures = 0
     for expected, message, text, (declaration, declared, supers), probes, enclosing in cases:
         stubbed = {"UTIKit", "UTI"} if "UTI(" in text else set()
-        context = Context(api, declared, supers, stubbed, probes)
+        context = Context(api, declared, supers, stubbed, probes, {"annotation": "PDFAnnotation"})
         got = classify(message, text, context, enclosing)
         if got != expected:
             failures += 1
@@ -729,12 +825,17 @@ def main():
     present = available_modules(modules)
     api = quire_api(modules, present)
     probes = check_probes(modules)
+    for entry in sources:
+        target = os.path.join(corpus, entry["file"])
+        if not os.path.exists(target):
+            fetch(entry, target)
+    foundation = foundation_names(sources, corpus, modules)
     results = []
     for entry in sources:
         target = os.path.join(corpus, entry["file"])
         if not os.path.exists(target):
             fetch(entry, target)
-        outcome = check(target, modules, present, api, probes)
+        outcome = check(target, modules, present, api, probes, foundation, entry.get("ownMembers", {}).keys())
         outcome.update(file=entry["file"], repo=entry["repo"], path=entry["path"], added=entry.get("extension"))
         outcome["counts"] = {name: sum(1 for error in outcome["errors"] if error["class"] == name) for name in CLASSES}
         outcome["free"] = outcome["counts"]["quire"] == 0
