@@ -278,7 +278,7 @@ def quire_api(modules, present):
     """The public API of Quire's modules, from their symbol graphs: the type names (with nested
     and typealias names), the member names of each type, and the members of the Apple-named
     types (what a ported file calls)."""
-    types, members, classes = set(), {}, set()
+    types, members, classes, aliases = set(), {}, set(), {}
     wanted = sorted(name for name in present if name.startswith("Quire") or name in OFFERED_MODULES)
     with tempfile.TemporaryDirectory() as folder:
         for name in wanted:
@@ -298,13 +298,19 @@ def quire_api(modules, present):
                     types.add(".".join(components))
                     if kind == "swift.class" or kind == "swift.typealias":
                         classes.add(components[-1])
+                    if kind == "swift.typealias":
+                        # `typealias NSItemProvider = ItemProvider`: ItemProvider's members are Apple's API
+                        targets = [fragment["spelling"] for fragment in symbol.get("declarationFragments", []) if fragment.get("kind") == "typeIdentifier"]
+                        if targets:
+                            aliases[components[-1]] = targets[0]
                 if len(components) >= 2:
                     owner = components[-2]
                     base = re.sub(r"\(.*$", "", components[-1])
                     members.setdefault(owner, set()).add(base)
     apple_members = set()
+    aliased = {target for alias, target in aliases.items() if is_apple_name(alias)}
     for owner, names in members.items():
-        if is_apple_name(owner):
+        if is_apple_name(owner) or owner in aliased:
             apple_members |= names
     apple_members -= {"init", "description", "debugDescription", "hash", "hashValue", "rawValue", "count", "isEmpty", "first",
                       "last", "url", "data", "string", "name", "type", "value", "id", "write", "read", "copy"}
@@ -376,6 +382,8 @@ def variable_types(source):
     for match in re.finditer(r"\b(?:let|var|guard let|if let)\s+(\w+)\s*(?::\s*\[?([A-Z][\w.]*)|=\s*(?:try\??\s*)?([A-Z][\w.]*)\s*[(.])", source):
         name, declared, constructed = match.group(1), match.group(2), match.group(3)
         types.setdefault(name, (declared or constructed).split(".")[0] if (declared or constructed) else None)
+    for match in re.finditer(r"\bfor\s+(\w+)\s+in\s+[^{]*\bas[!?]?\s*\[([A-Z]\w*)\]", source):
+        types.setdefault(match.group(1), match.group(2))
     return {name: kind for name, kind in types.items() if kind}
 
 
@@ -503,6 +511,8 @@ def classify(message, text, context, enclosing=()):
             return "old-spelling" if probe_ok else "quire"
     if re.match(r"^no such module '", message):
         return "quire" if quoted and quoted[0] in OFFERED_MODULES else "app"
+    if re.search(r"\(aka 'AnyObject'\) cannot be constructed", message):
+        return "platform"  # Linux's Foundation names FoundationXML's types (XMLDocument) as unavailable placeholders
     if re.match(r"^no type named '[^']+' in module 'Foundation'", message):
         return "platform"  # `Foundation.UndoManager`: Quire cannot add to Linux's Foundation module
     # A class whose superclass did not resolve.
