@@ -60,9 +60,11 @@ Prints one line per file and a summary (for the first 28 files, the first 46, al
 lists every error with its class; --json prints JSON; --errors FILE writes the per-file list of
 "quire" errors (file, line, message, source line) with an "N of M files free" line on top.
 --self-test checks the classifier on errors whose class is known (including issue 28's
-examples) without compiling anything.
+examples) without compiling anything; --examples compiles issue 28's own example code (an
+UndoManager subclass, a UIDocument subclass with Bool `await` forms, qualified PDFKit and
+UniformTypeIdentifiers names, MobileCoreServices' C API, NSDocumentController) and classes its errors.
 
-Usage: typecheck.py [--modules DIR] [--corpus DIR] [--json] [--verbose] [--errors FILE] [--self-test]
+Usage: typecheck.py [--modules DIR] [--corpus DIR] [--json] [--verbose] [--errors FILE] [--self-test] [--examples]
 """
 import glob, json, os, re, subprocess, sys, tempfile, urllib.request
 
@@ -787,6 +789,68 @@ def self_test():
     return failures == 0
 
 
+# Issue 28's own examples, compiled for real (--examples): what a client written from Apple's
+# documentation meets. Each line's errors should all be "quire" until Quire has the API.
+EXAMPLES = {
+    "undo-document-coordinator.swift": """import Foundation
+
+class Undoer: UndoManager {
+    override func undo() {
+        super.undo()
+    }
+    override func undoMenuTitle(forUndoActionName actionName: String) -> String { "Undo " + actionName }
+}
+
+class Notes: UIDocument {
+    var text = ""
+    override var fileModificationDate: Date? { get { super.fileModificationDate } set { super.fileModificationDate = newValue } }
+    override func contents(forType typeName: String) throws -> Any { Data(text.utf8) }
+    override func load(fromContents contents: Any, ofType typeName: String?) throws {}
+    override func handleError(_ error: Error, userInteractionPermitted: Bool) { super.handleError(error, userInteractionPermitted: userInteractionPermitted) }
+}
+
+func run(url: URL) async {
+    let doc = Notes(fileURL: url)
+    let saved: Bool = await doc.save(to: url, for: .forCreating)
+    let ok: Bool = await doc.open()
+    let closed: Bool = await doc.close()
+    let coordinator = NSFileCoordinator(filePresenter: nil)
+    var error: NSError?
+    coordinator.coordinate(writingItemAt: url, options: [], error: &error) { _ in }
+    print(saved, ok, closed)
+}
+""",
+    "qualified-names.swift": """import PDFKit
+import UniformTypeIdentifiers
+import MobileCoreServices
+import UIKit
+
+func check(_ url: URL) -> Int {
+    let document = PDFKit.PDFDocument(url: url)
+    let type: UniformTypeIdentifiers.UTType = .mpeg2TransportStream
+    let controller = NSDocumentController.shared
+    _ = (type, controller, UTTypeConformsTo(kUTTypeJPEG, kUTTypeImage))
+    return document?.pageCount ?? 0
+}
+""",
+}
+
+
+def examples(modules):
+    present = available_modules(modules)
+    api = quire_api(modules, present)
+    probes = check_probes(modules)
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in EXAMPLES.items():
+            path = os.path.join(folder, name)
+            with open(path, "w") as out:
+                out.write(text)
+            outcome = check(path, modules, present, api, probes)
+            print(f"{name}: {len(outcome['errors'])} errors")
+            for error in outcome["errors"]:
+                print(f"  {error['class']:12} line {error['line']}: {error['message']}")
+
+
 def write_errors(path, results, summary, modules):
     lines = []
     for item in summary:
@@ -829,6 +893,9 @@ def main():
     corpus, modules = corpus_folder(arguments), modules_folder(arguments)
     if not os.path.isdir(modules) or "Quire" not in available_modules(modules):
         raise SystemExit(f"typecheck: {modules} has no Quire module; build first (swift build)")
+    if "--examples" in arguments:
+        examples(modules)
+        return
     os.makedirs(corpus, exist_ok=True)
     with open(os.path.join(HERE, "sources.json")) as handle:
         sources = json.load(handle)
