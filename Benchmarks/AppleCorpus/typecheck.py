@@ -859,6 +859,18 @@ def write_errors(path, results, summary, modules):
     lines.append(f"modules: {modules} (newest module file {newest_module_time(modules)})")
     lines.append("errors by class (all files): " + ", ".join(f"{name} {count}" for name, count in summary[-1]["errorsByClass"].items()))
     lines.append("")
+    gaps = {}
+    for result in results:
+        for error in result["errors"]:
+            if error["class"] == "quire" and not error.get("cascade"):
+                key = re.sub(r"^value of (optional )?type", "type", error["message"]).strip()
+                if not re.search(r"'[^']+'", key) or re.search(r"does not override|must be provided|overriding|final", key):
+                    key += f"  [{error['text'][:90]}]"
+                gaps.setdefault(key, set()).add(result["file"])
+    lines.append(f"Distinct errors Quire must fix ({len(gaps)}; cascades left out), with the number of files:")
+    for key, files in sorted(gaps.items(), key=lambda item: (-len(item[1]), item[0])):
+        lines.append(f"  {len(files):3}  {key}")
+    lines.append("")
     lines.append("Every error of class \"quire\" (fixing it needs a change in Quire), per file: line, message, source line.")
     lines.append("")
     for result in results:
