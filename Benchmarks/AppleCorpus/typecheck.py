@@ -864,7 +864,7 @@ def write_errors(path, results, summary, modules):
         for error in result["errors"]:
             if error["class"] == "quire" and not error.get("cascade"):
                 key = re.sub(r"^value of (optional )?type", "type", error["message"]).strip()
-                if not re.search(r"'[^']+'", key) or re.search(r"does not override|must be provided|overriding|final", key):
+                if not re.match(r"^(cannot find|type '[^']+' has no member|no such module)", key):
                     key += f"  [{error['text'][:90]}]"
                 gaps.setdefault(key, set()).add(result["file"])
     lines.append(f"Distinct errors Quire must fix ({len(gaps)}; cascades left out), with the number of files:")
