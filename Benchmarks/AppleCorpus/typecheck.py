@@ -704,8 +704,9 @@ def check(path, modules, present, api, probes, foundation=(), own_members=()):
             continue
         seen.add((number, message))
         text = source_lines[number - 1] if number <= len(source_lines) else ""
-        errors.append({"line": number, "message": message, "text": text.strip(),
-                       "class": classify(message, text, context, enclosing_types(source_lines, number))})
+        enclosing = enclosing_types(source_lines, number)
+        errors.append({"line": number, "message": message, "text": text.strip(), "in": enclosing,
+                       "class": classify(message, text, context, enclosing)})
     for error in errors:
         if CASCADE_MESSAGES.match(error["message"]):
             # the same line first, then the two lines above (a call or a guard written over several lines)
@@ -714,6 +715,18 @@ def check(path, modules, present, api, probes, foundation=(), own_members=()):
             if causes:
                 error["class"] = causes[0]
                 error["cascade"] = True
+            else:
+                # In a class whose superclass did not resolve (a UIViewController subclass),
+                # `self` has no type and its closures none either: the superclass's class.
+                for owner in error["in"]:
+                    kind = context.superclass_kind(owner)
+                    if kind in ("ui", "platform", "app") and any(parent not in context.declared and context.kind_of_type(parent) == kind
+                                                                 for parent in context.lineage(owner)[:1]):
+                        error["class"] = kind
+                        error["cascade"] = True
+                        break
+    for error in errors:
+        error.pop("in", None)
     return {"errors": errors, "stubbed": stubbed}
 
 
