@@ -231,7 +231,7 @@ let package = Package(
       dependencies: ["QuireSystem", "QuireTypes", "QuireFormats", "QuireCoordination", .product(name: "SystemPackage", package: "swift-system")],
       path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport", "MobileCoreServices", "UniformTypeIdentifiers"], swiftSettings: swiftSettings),
     // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
     .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
     .testTarget(
@@ -264,7 +264,7 @@ let package = Package(
       name: "QuireSessionTests", dependencies: ["QuireSession", "QuireDocuments", "QuireTestSupport", "quire"],
       exclude: ["rpc_client.py"], swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuireFormats", "QuireCoordination", "QuireSystem", "QuireTestSupport"],
+      name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuickLookThumbnailing", "QuireFormats", "QuireCoordination", "QuireSystem", "QuireTestSupport"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireMarkdown", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],

@@ -666,7 +666,7 @@ open class PDFDocument {
     guard let primary = files[0] else { return }
     try primary.write(
       pages: pages.compactMap { page in files[page.source].map { ($0, page.index, page.addedRotation) } },
-      to: path)
+      info: attributesToWrite, to: path)
   }
 
   /// The PDF with its page operations applied, as bytes: libqpdf writes it into the private
@@ -742,9 +742,44 @@ open class PDFDocument {
     return PDFOutline(label: nil, isOpen: true, pageIndex: nil, children: items, document: self)
   }
 
+  /// Document information set through ``documentAttributes`` and written by the next save.
+  private var attributesToWrite: [String: String] = [:]
+
   /// The metadata by PDFKit's keys (``PDFDocumentAttribute``): strings, and dates for the
-  /// creation and modification dates.
+  /// creation and modification dates. Setting it (PDFKit's settable `documentAttributes`)
+  /// records the string and date values for the next ``write(to:)``, which puts them in the
+  /// file's document information dictionary; reading gives them back until then.
   open var documentAttributes: [AnyHashable: Any]? {
+    get {
+      var attributes = readAttributes()
+      for (key, value) in attributesToWrite { attributes[key] = value }
+      return attributes
+    }
+    set {
+      var info: [String: String] = [:]
+      for (key, value) in newValue ?? [:] {
+        let name = (key as? String) ?? (key as? PDFDocumentAttribute)?.rawValue
+        guard let name else { continue }
+        switch value {
+        case let text as String: info[name] = text
+        case let date as Date: info[name] = Self.pdfDateString(date)
+        default: continue
+        }
+      }
+      attributesToWrite = info
+    }
+  }
+
+  /// A date as PDF writes it in the document information (`D:YYYYMMDDHHmmSSZ`).
+  static func pdfDateString(_ date: Date) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+    func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+    return "D:\(String(format: "%04d", parts.year ?? 1970))\(two(parts.month))\(two(parts.day))\(two(parts.hour))\(two(parts.minute))\(two(parts.second))Z"
+  }
+
+  private func readAttributes() -> [AnyHashable: Any] {
     let metadata = self.metadata
     var attributes: [AnyHashable: Any] = [:]
     let strings: [(PDFDocumentAttribute, String?)] = [

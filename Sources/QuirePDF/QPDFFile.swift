@@ -85,7 +85,9 @@ final class QPDFFile {
   ///
   /// - Parameter pages: For each page of the result, the file it comes from (`self` or a
   ///   file to copy it from), its 0-based index there and the rotation to add.
-  func write(pages: [(file: QPDFFile, index: Int, addedRotation: Int)], to path: String) throws {
+  /// - Parameter info: Entries of the document information dictionary to set (`/Title`,
+  ///   `/Author`, …, with their values as text); the other entries stay as they were.
+  func write(pages: [(file: QPDFFile, index: Int, addedRotation: Int)], info: [String: String] = [:], to path: String) throws {
     // Inherited attributes (/Rotate, /MediaBox, /Resources on /Pages) move onto each page,
     // so a page keeps them wherever it goes.
     for file in Set(pages.map { ObjectIdentifier($0.file) }).compactMap({ id in pages.first { ObjectIdentifier($0.file) == id }?.file }) {
@@ -127,6 +129,18 @@ final class QPDFFile {
       let value = qpdf_oh_new_integer(handle, Int64(Self.normalized(base + entry.addedRotation)))
       qpdf_oh_replace_key(handle, page, "/Rotate", value)
       try check("rotating page \(index + 1)")
+    }
+    if !info.isEmpty {
+      let trailer = qpdf_get_trailer(handle)
+      var dictionary = qpdf_oh_get_key(handle, trailer, "/Info")
+      if qpdf_oh_is_dictionary(handle, dictionary) == 0 {
+        dictionary = qpdf_make_indirect_object(handle, qpdf_oh_parse(handle, "<< >>"))
+        qpdf_oh_replace_key(handle, trailer, "/Info", dictionary)
+      }
+      for (key, value) in info.sorted(by: { $0.key < $1.key }) {
+        qpdf_oh_replace_key(handle, dictionary, "/" + key, qpdf_oh_new_unicode_string(handle, value))
+      }
+      try check("setting the document information")
     }
     var status = qpdf_init_write(handle, path)
     if status & 2 == 0 {

@@ -1,7 +1,7 @@
 // Markdown to a safe HTML page, to text, and to a thumbnail's layout (drawn at 64 px).
 import Foundation
 import FuzzDriver
-import QuireFormats
+import QuireMarkdown
 @testable import QuirePreviews
 
 @_cdecl("LLVMFuzzerTestOneInput")

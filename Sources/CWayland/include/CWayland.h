@@ -1,16 +1,22 @@
 #ifndef CWAYLAND_H
 #define CWAYLAND_H
 /* libwayland-client and the two clipboard protocols that need no window: ext-data-control-v1
-   (wayland-protocols) and wlr-data-control-unstable-v1 (wlroots compositors). The protocol
-   headers and the .c files beside this folder are wayland-scanner's output, made by
-   protocols/generate.sh from the vendored XML files; do not edit them by hand.
+   (wayland-protocols) and wlr-data-control-unstable-v1 (wlroots compositors). The wlr header
+   and .c file are wayland-scanner's output, made by protocols/generate.sh from Debian's copy
+   of the protocol's XML; ext-data-control-v1's interfaces are described by hand in
+   ext-data-control-v1.c, and its requests are marshalled below.
 
    The two protocols have the same requests and events in the same order, so Quire drives
    them through one set of calls that take the protocol as an argument; their events reach
    Swift through wl_proxy_add_dispatcher (an opcode and its arguments), not listener structs. */
 #include <stdint.h>
 #include <wayland-client.h>
-#include "ext-data-control-v1-client-protocol.h"
+
+/* ext-data-control-v1's interfaces (ext-data-control-v1.c). */
+extern const struct wl_interface ext_data_control_manager_v1_interface;
+extern const struct wl_interface ext_data_control_device_v1_interface;
+extern const struct wl_interface ext_data_control_source_v1_interface;
+extern const struct wl_interface ext_data_control_offer_v1_interface;
 #include "wlr-data-control-unstable-v1-client-protocol.h"
 
 typedef enum { CWAYLAND_EXT = 0, CWAYLAND_WLR = 1 } cwayland_protocol;
@@ -45,28 +51,27 @@ static inline struct wl_proxy *cwayland_bind_manager(struct wl_proxy *registry, 
 
 static inline struct wl_proxy *cwayland_get_device(struct wl_proxy *manager, struct wl_proxy *seat, cwayland_protocol protocol) {
   if (protocol == CWAYLAND_EXT)
-    return (struct wl_proxy *)ext_data_control_manager_v1_get_data_device((struct ext_data_control_manager_v1 *)manager,
-                                                                          (struct wl_seat *)seat);
+    return wl_proxy_marshal_flags(manager, 1, &ext_data_control_device_v1_interface, wl_proxy_get_version(manager), 0, NULL, seat);
   return (struct wl_proxy *)zwlr_data_control_manager_v1_get_data_device((struct zwlr_data_control_manager_v1 *)manager,
                                                                          (struct wl_seat *)seat);
 }
 
 static inline struct wl_proxy *cwayland_create_source(struct wl_proxy *manager, cwayland_protocol protocol) {
   if (protocol == CWAYLAND_EXT)
-    return (struct wl_proxy *)ext_data_control_manager_v1_create_data_source((struct ext_data_control_manager_v1 *)manager);
+    return wl_proxy_marshal_flags(manager, 0, &ext_data_control_source_v1_interface, wl_proxy_get_version(manager), 0, NULL);
   return (struct wl_proxy *)zwlr_data_control_manager_v1_create_data_source((struct zwlr_data_control_manager_v1 *)manager);
 }
 
 static inline void cwayland_source_offer(struct wl_proxy *source, cwayland_protocol protocol, const char *mime_type) {
   if (protocol == CWAYLAND_EXT)
-    ext_data_control_source_v1_offer((struct ext_data_control_source_v1 *)source, mime_type);
+    wl_proxy_marshal_flags(source, 0, NULL, wl_proxy_get_version(source), 0, mime_type);
   else
     zwlr_data_control_source_v1_offer((struct zwlr_data_control_source_v1 *)source, mime_type);
 }
 
 static inline void cwayland_source_destroy(struct wl_proxy *source, cwayland_protocol protocol) {
   if (protocol == CWAYLAND_EXT)
-    ext_data_control_source_v1_destroy((struct ext_data_control_source_v1 *)source);
+    wl_proxy_marshal_flags(source, 1, NULL, wl_proxy_get_version(source), WL_MARSHAL_FLAG_DESTROY);
   else
     zwlr_data_control_source_v1_destroy((struct zwlr_data_control_source_v1 *)source);
 }
@@ -74,12 +79,8 @@ static inline void cwayland_source_destroy(struct wl_proxy *source, cwayland_pro
 /* Sets the clipboard (primary = 0) or the primary selection to source, or empties it (NULL). */
 static inline void cwayland_set_selection(struct wl_proxy *device, cwayland_protocol protocol, struct wl_proxy *source, int primary) {
   if (protocol == CWAYLAND_EXT) {
-    struct ext_data_control_device_v1 *d = (struct ext_data_control_device_v1 *)device;
-    struct ext_data_control_source_v1 *s = (struct ext_data_control_source_v1 *)source;
-    if (primary)
-      ext_data_control_device_v1_set_primary_selection(d, s);
-    else
-      ext_data_control_device_v1_set_selection(d, s);
+    /* set_primary_selection is request 2, set_selection request 0. */
+    wl_proxy_marshal_flags(device, primary ? 2 : 0, NULL, wl_proxy_get_version(device), 0, source);
   } else {
     struct zwlr_data_control_device_v1 *d = (struct zwlr_data_control_device_v1 *)device;
     struct zwlr_data_control_source_v1 *s = (struct zwlr_data_control_source_v1 *)source;
@@ -92,14 +93,14 @@ static inline void cwayland_set_selection(struct wl_proxy *device, cwayland_prot
 
 static inline void cwayland_offer_receive(struct wl_proxy *offer, cwayland_protocol protocol, const char *mime_type, int32_t fd) {
   if (protocol == CWAYLAND_EXT)
-    ext_data_control_offer_v1_receive((struct ext_data_control_offer_v1 *)offer, mime_type, fd);
+    wl_proxy_marshal_flags(offer, 0, NULL, wl_proxy_get_version(offer), 0, mime_type, fd);
   else
     zwlr_data_control_offer_v1_receive((struct zwlr_data_control_offer_v1 *)offer, mime_type, fd);
 }
 
 static inline void cwayland_offer_destroy(struct wl_proxy *offer, cwayland_protocol protocol) {
   if (protocol == CWAYLAND_EXT)
-    ext_data_control_offer_v1_destroy((struct ext_data_control_offer_v1 *)offer);
+    wl_proxy_marshal_flags(offer, 1, NULL, wl_proxy_get_version(offer), WL_MARSHAL_FLAG_DESTROY);
   else
     zwlr_data_control_offer_v1_destroy((struct zwlr_data_control_offer_v1 *)offer);
 }

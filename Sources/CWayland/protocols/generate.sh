@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Regenerates the C that CWayland compiles from the two vendored protocol files, with
-# Debian's wayland-scanner (package libwayland-bin, pulled in by libwayland-dev):
+# Regenerates the wlr-data-control C that CWayland compiles, with Debian's wayland-scanner
+# (package libwayland-bin, pulled in by libwayland-dev), from Debian's copy of the protocol:
+# librust-wayland-protocols-dev ships wlroots' wlr-protocols, whose
+# unstable/wlr-data-control-unstable-v1.xml is version 2 (with the primary selection).
 #   Sources/CWayland/protocols/generate.sh
-# The output is committed, so a build needs no wayland-scanner.
-#
-# Where the XML files come from (each keeps its copyright and licence in <copyright>):
-# - ext-data-control-v1.xml: wayland-protocols, staging/ext-data-control/ (added to the
-#   staging protocols on 2024-10-25, first released in wayland-protocols 1.39).
-# - wlr-data-control-unstable-v1.xml: wlr-protocols, unstable/ (version 2, with the
-#   primary selection), as bundled by wl-clipboard since its 2019-09-16 update.
+# The output is committed, so a build needs neither package. ext-data-control-v1 has no XML
+# in Debian 12 (wayland-protocols 1.39 added it); its interfaces are written out by hand in
+# ../ext-data-control-v1.c.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 target=$(dirname "$here")
-for protocol in ext-data-control-v1 wlr-data-control-unstable-v1; do
-  wayland-scanner client-header "$here/$protocol.xml" "$target/include/$protocol-client-protocol.h"
-  wayland-scanner private-code "$here/$protocol.xml" "$target/$protocol-protocol.c"
-done
+xml=$(ls /usr/share/cargo/registry/wayland-protocols-*/wlr-protocols/unstable/wlr-data-control-unstable-v1.xml 2>/dev/null | sort | tail -n 1)
+if [[ -z "$xml" ]]; then
+  echo "generate.sh: wlr-data-control-unstable-v1.xml not found; apt-get install librust-wayland-protocols-dev" >&2
+  exit 1
+fi
+wayland-scanner client-header "$xml" "$target/include/wlr-data-control-unstable-v1-client-protocol.h"
+wayland-scanner private-code "$xml" "$target/wlr-data-control-unstable-v1-protocol.c"

@@ -274,7 +274,7 @@ final class RPCServer {
     }
     var result: [String: Any] = [
       "uri": entry.uri, "version": document.version, "lineCount": document.lineCount, "path": document.fileURL.path,
-      "type": document.document.fileType?.identifier ?? NSNull(),
+      "type": document.document.contentType?.identifier ?? NSNull(),
     ]
     if let recovered = document.recoveredVersion { result["recovered"] = ["date": recovered.date.formatted(.iso8601), "path": recovered.url.path] }
     return result

@@ -576,10 +576,10 @@ open class Document {
       autosaveWaiters = []
       for waiter in waiters { waiter.resume() }
     }
-    let type = try fileType ?? resolvedType()
+    let type = try contentType ?? resolvedType()
     guard let data = try recoveryContents(forType: type) else { throw refusal("its type cannot be autosaved to one file") }
     let documentURL = fileURL
-    let typeName = fileType?.identifier
+    let typeName = contentType?.identifier
     try await Task.detached { try recoveryStore.write(data, for: documentURL, type: typeName) }.value
     hasUnautosavedChanges = false
   }
@@ -836,7 +836,7 @@ open class Document {
       savesInProgress -= 1
       if savesInProgress == 0 && changeNoticedDuringSave {
         changeNoticedDuringSave = false
-        Task { await self.presentedItemDidChange() }
+        presentedItemDidChange()
       }
     }
     if writesOwnFile, fileFingerprint != nil, operation != .saveToOperation {

@@ -1,4 +1,4 @@
-import QuireFormats
+import QuireCore
 
 /// A document's undo history as stored: its steps, the state they end at (the text the
 /// document last saved), and which file it belongs to.

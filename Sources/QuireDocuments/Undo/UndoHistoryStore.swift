@@ -1,6 +1,6 @@
 public import Foundation
 import Glibc
-import QuireFormats
+import QuireCore
 import QuireSystem
 import QuireTypes
 import SystemPackage

@@ -69,37 +69,3 @@ extension Data: ItemProviderWriting, ItemProviderReading {
   public func loadData(withTypeIdentifier typeIdentifier: String) async throws -> Data { self }
   public static func object(withItemProviderData data: Data, typeIdentifier: String) throws -> Data { data }
 }
-
-// Foundation's reference types, as Apple's code loads them (`loadObject(ofClass: NSString.self)`,
-// `loadObject(ofClass: NSURL.self)`): the same representations as `String` and `URL`.
-
-extension NSString: ItemProviderReading {
-  /// As `String`'s: plain text.
-  public static var readableTypeIdentifiersForItemProvider: [String] { String.readableTypeIdentifiersForItemProvider }
-
-  /// Decodes UTF-8 into an `NSString`.
-  /// - Throws: ``QuireError`` `.invalidContent` when the bytes are not valid UTF-8, or when
-  ///   the class asked for is a subclass that cannot be made from a string.
-  public static func object(withItemProviderData data: Data, typeIdentifier: String) throws -> Self {
-    let text = try String.object(withItemProviderData: data, typeIdentifier: typeIdentifier)
-    guard let made = Self(string: text) as Self? else {
-      throw QuireError(.invalidContent, "Cannot make a \(Self.self) from the pasted \(typeIdentifier).")
-    }
-    return made
-  }
-}
-
-extension NSURL: ItemProviderReading {
-  /// As `URL`'s: file URLs, URLs, and plain text holding one.
-  public static var readableTypeIdentifiersForItemProvider: [String] { URL.readableTypeIdentifiersForItemProvider }
-
-  /// Reads a URL as `URL` does, into an `NSURL`.
-  /// - Throws: ``QuireError`` `.invalidContent` when the bytes hold no URL.
-  public static func object(withItemProviderData data: Data, typeIdentifier: String) throws -> Self {
-    let url = try URL.object(withItemProviderData: data, typeIdentifier: typeIdentifier)
-    guard let made = Self(string: url.absoluteString) else {
-      throw QuireError(.invalidContent, "Cannot make a \(Self.self) from the pasted \(typeIdentifier).")
-    }
-    return made
-  }
-}

@@ -401,6 +401,27 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
     return loadFile(representation, inPlace: true, completionHandler: completionHandler)
   }
 
+  /// Foundation's `loadObject(ofClass: NSString.self)`: the item's text (as `String` reads
+  /// it) as an `NSString`. Foundation's reference types are not `Sendable` on Linux, so they
+  /// are made here from the `String` value rather than read through ``ItemProviderReading``.
+  @discardableResult
+  open func loadObject(ofClass objectType: NSString.Type, completionHandler: @escaping @Sendable (NSString?, (any Error)?) -> Void) -> Progress {
+    loadObject(ofClass: String.self) { text, error in completionHandler(text.map { NSString(string: $0) }, error) }
+  }
+
+  /// Foundation's `loadObject(ofClass: NSURL.self)`: the item's URL (as `URL` reads it) as an
+  /// `NSURL`.
+  @discardableResult
+  open func loadObject(ofClass objectType: NSURL.Type, completionHandler: @escaping @Sendable (NSURL?, (any Error)?) -> Void) -> Progress {
+    loadObject(ofClass: URL.self) { url, error in completionHandler(url.flatMap { NSURL(string: $0.absoluteString) }, error) }
+  }
+
+  /// Whether the item can be read as an `NSString` (as a `String`).
+  open func canLoadObject(ofClass objectType: NSString.Type) -> Bool { canLoadObject(ofClass: String.self) }
+
+  /// Whether the item can be read as an `NSURL` (as a `URL`).
+  open func canLoadObject(ofClass objectType: NSURL.Type) -> Bool { canLoadObject(ofClass: URL.self) }
+
   /// Makes a value of `objectType` from the representation it reads best: the first of its
   /// readable types the provider has exactly, else the first representation conforming to one.
   ///
