@@ -130,8 +130,7 @@ let package = Package(
     .target(
       name: "QuireTransfer",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireFormats", "CXCB", "CWayland", .product(name: "SystemPackage", package: "swift-system"),
-      ],
+        "QuireSystem", "QuireTypes", "QuireCoordination", "QuireFormats", "CXCB", "CWayland", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     .target(
       name: "QuireBrowser",
