@@ -18,7 +18,7 @@ enum BackendOption: String, ExpressibleByArgument, CaseIterable {
   /// The option's help.
   static var help: ArgumentHelp {
     ArgumentHelp(
-      "Where the general and primary pasteboards live: wayland, x11 or quire (default: $QUIRE_PASTEBOARD, else Wayland data-control, then X11, then Quire's own).",
+      "Where the general and primary pasteboards live (default: $QUIRE_PASTEBOARD, else Wayland data-control, then X11, then Quire's own).",
       valueName: "backend")
   }
 }
