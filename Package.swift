@@ -256,7 +256,7 @@ let package = Package(
       name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuirePDF", "QuireCore", "QuireFormats", "QuireSystem", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
-    .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
+    .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments", "QuirePDF"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
     // Drives `quire serve` (the executable) with curl and a headless Chromium, and a `quire` REPL beside it.
     .testTarget(name: "QuireServerTests", dependencies: ["QuireServer", "QuireTestSupport", "quire"], swiftSettings: swiftSettings),
     // The session layer, and `quire rpc` (the executable) driven by a JSON-RPC client in Python.

@@ -12,6 +12,7 @@
 // quire-test-saver --textbundle PATH START, quire-test-saver --pdf PATH: see below.
 import Foundation
 import QuireDocuments
+import QuirePDF
 
 /// Version `n`: a header naming it, 2,000 lines that depend on it, and a footer.
 func content(version n: Int) -> String {

@@ -18,10 +18,15 @@ import SystemPackage
 /// type conforms to `com.apple.package` (declare your type so, as in an app's Info.plist);
 /// otherwise a regular-file wrapper's bytes are written.
 ///
-/// As in UIKit, `open()` and `revert(toContentsOf:)` without a completion handler are the
-/// `async -> Bool` forms (`let ok = await document.open()`, `if await document.open()`, or
-/// alone); Quire's throwing forms stay reachable through ``Document``
-/// (`try await (document as Document).open()`), or ``lastError`` says why one failed.
+/// As in UIKit, `open()`, `close()`, `save(to:for:)` and `revert(toContentsOf:)` without a
+/// completion handler are the `async -> Bool` forms (`let ok = await document.open()`, `if
+/// await document.open()`, or alone), in any async context, top-level code included; they run
+/// through the completion-handler forms, so an override of those is honoured. The
+/// completion-handler forms take the handler (pass `nil` for none): Swift resolves a call
+/// without one at top level to a synchronous form when one matches, which would make
+/// `let ok = await document.open()` a `()`. Quire's throwing forms stay reachable through
+/// ``Document`` (`try await (document as Document).open()`), or ``lastError`` says why one
+/// failed.
 ///
 /// Main-actor isolated, and `@preconcurrency` as UIKit's imported class is: Swift 5 code that
 /// touches a document off the main actor gets warnings, Swift 6 code errors.
@@ -153,7 +158,7 @@ open class UIDocument: Document {
 
   /// Opens the document, then calls `completionHandler` with whether it worked. Overridable,
   /// as UIKit's; `await open()` runs through it.
-  open func open(completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+  open func open(completionHandler: (@MainActor (Bool) -> Void)?) {
     Task {
       do {
         try await (self as Document).open()
@@ -185,7 +190,7 @@ open class UIDocument: Document {
   /// Saves when there are unsaved changes, then closes; calls `completionHandler` with
   /// whether it worked. A failed save leaves the document open. Overridable, as UIKit's;
   /// `await close()` runs through it.
-  open func close(completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+  open func close(completionHandler: (@MainActor (Bool) -> Void)?) {
     Task {
       do {
         if self.hasUnsavedChanges && !self.documentState.contains(.closed) { try await self.save() }
@@ -207,7 +212,7 @@ open class UIDocument: Document {
   /// Writes the document to `url`: `.forCreating` makes a new file there (the document, closed
   /// until now, is open afterwards, as UIKit's), `.forOverwriting` writes over its file.
   /// Overridable, as UIKit's; `await save(to:for:)` runs through it.
-  open func save(to url: URL, for saveOperation: SaveOperation, completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+  open func save(to url: URL, for saveOperation: SaveOperation, completionHandler: (@MainActor (Bool) -> Void)?) {
     Task {
       do {
         switch saveOperation {
@@ -248,7 +253,7 @@ open class UIDocument: Document {
 
   /// Reads the file again, dropping unsaved changes; calls `completionHandler` with whether it
   /// worked. Overridable, as UIKit's; `await revert(toContentsOf:)` runs through it.
-  open func revert(toContentsOf url: URL, completionHandler: (@MainActor (Bool) -> Void)? = nil) {
+  open func revert(toContentsOf url: URL, completionHandler: (@MainActor (Bool) -> Void)?) {
     Task {
       do {
         try await (self as Document).revert(toContentsOf: url)

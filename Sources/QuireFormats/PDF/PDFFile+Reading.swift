@@ -56,6 +56,14 @@ public struct PDFOutlineItem: Sendable, Hashable, Codable {
 /// A rectangle on a page, in points, origin at the top left of the page as displayed.
 public struct PDFRect: Sendable, Equatable {
   public var x: Double, y: Double, width: Double, height: Double
+
+  /// A rectangle at `x`, `y` (points from the top left of the page) of `width` × `height`.
+  public init(x: Double, y: Double, width: Double, height: Double) {
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+  }
 }
 
 extension PDFFile {
