@@ -18,9 +18,9 @@ final class HostileLoadTests: ServedFolderTestCase {
     try super.init(prefix: "quire-serve-load", files: ["plan.md": "# Plan\n\nthe plan\n", "swap.txt": "inside\n"])
     // This process holds thousands of sockets: its soft descriptor limit goes up to the hard one.
     var limit = rlimit()
-    if getrlimit(RLIMIT_NOFILE, &limit) == 0, limit.rlim_cur < limit.rlim_max {
+    if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
       limit.rlim_cur = limit.rlim_max
-      _ = setrlimit(RLIMIT_NOFILE, &limit)
+      _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
   }
 
