@@ -123,12 +123,15 @@ final class HostileLoadTests: ServedFolderTestCase {
     // 500 requests at once (curl's --parallel), with the session, while the above are held.
     let curlProgram = try #require(Programs.find("curl"))
     let urls = (0..<500).flatMap { _ in ["--output", "/dev/null", "\(server.origin)/api/documents"] }
-    async let burst = Programs.run(
-      curlProgram, ["--silent", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path, "--write-out", "%{http_code}\n"] + urls,
-      environment: home.environment)
+    let environment = home.environment
+    let burst = Task {
+      try await Programs.run(
+        curlProgram, ["--silent", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path, "--write-out", "%{http_code}\n"] + urls,
+        environment: environment)
+    }
     let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 30)
     #expect(page.status == 200 && page.body.contains("plan.md"), "under load: \(page.status)")
-    let answers = try await burst.output.split(separator: "\n")
+    let answers = try await burst.value.output.split(separator: "\n")
     #expect(answers.count == 500)
     // Each of the 500 is answered (or, when the caps had to close a connection to make room, refused at once).
     #expect(answers.filter { $0 == "200" }.count > 0, "none of the 500 concurrent requests was answered")
