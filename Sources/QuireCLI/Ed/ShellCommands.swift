@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import QuireSystem
+import QuireTypes
+import SystemPackage
 
 /// ed's shell commands: `!cmd`, `r !cmd`, `w !cmd`, `e !cmd`, run through `/bin/sh -c` as
 /// ed runs them (`system(3)` and `popen(3)`), and refused under `-r`.

@@ -214,7 +214,8 @@ final class Site: Sendable {
         while offset < to {
           try Task.checkCancellation()
           let count = Int(min(Int64(Self.streamChunk), to - offset))
-          let bytes = try await BackgroundWork.run { try file.read(at: offset, count: count) }
+          let at = offset
+          let bytes = try await BackgroundWork.run { try file.read(at: at, count: count) }
           if bytes.isEmpty { break }  // the file shrank: end early; the client sees a short body
           try await writer.write(ByteBuffer(bytes: bytes))
           offset += Int64(bytes.count)

@@ -18,9 +18,9 @@ final class HostileLoadTests: ServedFolderTestCase {
     try super.init(prefix: "quire-serve-load", files: ["plan.md": "# Plan\n\nthe plan\n", "swap.txt": "inside\n"])
     // This process holds thousands of sockets: its soft descriptor limit goes up to the hard one.
     var limit = rlimit()
-    if getrlimit(RLIMIT_NOFILE, &limit) == 0, limit.rlim_cur < limit.rlim_max {
+    if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
       limit.rlim_cur = limit.rlim_max
-      _ = setrlimit(RLIMIT_NOFILE, &limit)
+      _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
   }
 
@@ -43,9 +43,12 @@ final class HostileLoadTests: ServedFolderTestCase {
     }
     if let text {
       // Sent once each connection is up (a non-blocking connect finishes in the background).
+      // Five seconds in all for the connections to come up, not each.
+      let deadline = ContinuousClock.now + .seconds(5)
       for fd in sockets {
         var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        _ = poll(&poller, 1, 5000)
+        let left = max(0, (deadline - ContinuousClock.now).components.seconds * 1000)
+        _ = poll(&poller, 1, Int32(left))
         _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
       }
     }
@@ -61,6 +64,21 @@ final class HostileLoadTests: ServedFolderTestCase {
 
   static func close(_ sockets: [Int32]) { for fd in sockets { _ = Glibc.close(fd) } }
 
+  /// How many of `sockets` have finished connecting: accepted (writable), or refused or
+  /// closed by the server. One the server's full queue keeps waiting has not.
+  static func settled(_ sockets: [Int32]) -> Int {
+    var pollers = sockets.map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
+    guard poll(&pollers, nfds_t(pollers.count), 0) >= 0 else { return 0 }
+    return pollers.filter { $0.revents & Int16(POLLOUT | POLLERR | POLLHUP) != 0 }.count
+  }
+
+  /// Waits until the connections have reached the server (or the server stopped taking them:
+  /// then most never do, and the wait ends at its limit), so the request that follows comes
+  /// when they are all held.
+  static func waitUntilHeld(_ sockets: [Int32]) async {
+    _ = await eventually(timeout: .seconds(60), every: .milliseconds(200)) { settled(sockets) >= sockets.count * 95 / 100 }
+  }
+
   @Test func twoThousandIdleConnectionsDoNotKeepOutAPageAtTheUsualDescriptorLimit() async throws {
     // 1,024 descriptors, soft and hard: the usual limit, which the server cannot raise.
     let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url, descriptorLimit: (1024, 1024))
@@ -71,6 +89,7 @@ final class HostileLoadTests: ServedFolderTestCase {
     let idle = Self.connect(2000, port: server.port)
     defer { Self.close(idle) }
     #expect(idle.count == 2000, "this test could open only \(idle.count) connections")
+    await Self.waitUntilHeld(idle)
     let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 30)
     #expect(page.status == 200 && page.body.contains("plan.md"), "with 2,000 idle connections: \(page.status) \(page.body.prefix(200))")
     server.server.kill(SIGTERM)
@@ -100,15 +119,19 @@ final class HostileLoadTests: ServedFolderTestCase {
     let idle = Self.connect(2000, port: server.port)
     let slow = Self.connect(300, port: server.port, sending: "GET /api/documents HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n")
     defer { Self.close(idle + slow) }
+    await Self.waitUntilHeld(idle + slow)
     // 500 requests at once (curl's --parallel), with the session, while the above are held.
     let curlProgram = try #require(Programs.find("curl"))
     let urls = (0..<500).flatMap { _ in ["--output", "/dev/null", "\(server.origin)/api/documents"] }
-    async let burst = Programs.run(
-      curlProgram, ["--silent", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path, "--write-out", "%{http_code}\n"] + urls,
-      environment: home.environment)
+    let environment = home.environment
+    let burst = Task {
+      try await Programs.run(
+        curlProgram, ["--silent", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path, "--write-out", "%{http_code}\n"] + urls,
+        environment: environment)
+    }
     let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 30)
     #expect(page.status == 200 && page.body.contains("plan.md"), "under load: \(page.status)")
-    let answers = try await burst.output.split(separator: "\n")
+    let answers = try await burst.value.output.split(separator: "\n")
     #expect(answers.count == 500)
     // Each of the 500 is answered (or, when the caps had to close a connection to make room, refused at once).
     #expect(answers.filter { $0 == "200" }.count > 0, "none of the 500 concurrent requests was answered")
