@@ -1,5 +1,5 @@
-public import QuireDocuments
-public import QuireTypes
+import QuireDocuments
+import QuireTypes
 
 /// How a front end counts the characters of a line in a ``TextPosition``: UTF-8 bytes,
 /// UTF-16 code units (LSP's default, JavaScript's strings) or Unicode scalars (UTF-32).

@@ -182,6 +182,22 @@ public final class SessionDocument {
         "\(QuireError.name(fileURL)) is at version \(self.version), not \(version): it changed since the edit was made. Nothing was changed; fetch the new text and edit again.",
         url: fileURL)
     }
+    // Checked and placed on a copy of the text that is gone before the edit (a copy still
+    // held would make the edit copy the text).
+    guard let changes = try checkedChanges(replacements) else { return self.version }
+    try document.checkEditable()
+    try document.undoManager.groupUndo(named: actionName) {
+      // From the end, so the earlier ranges stay put.
+      for change in changes.reversed() {
+        try document.replaceCharacters(inUTF8Range: change.range, with: change.text)
+      }
+    }
+    return advance(changes, cause: .edit, origin: origin)
+  }
+
+  /// The replacements as changes of the current text, in order, with their places in every
+  /// encoding; nil when none changes anything.
+  private func checkedChanges(_ replacements: [TextReplacement]) throws -> [TextChange]? {
     let storage = document.storage
     let count = storage.utf8Count
     let ordered = replacements.sorted { ($0.range.lowerBound, $0.range.upperBound) < ($1.range.lowerBound, $1.range.upperBound) }
@@ -200,18 +216,10 @@ public final class SessionDocument {
       }
     }
     let effective = ordered.filter { !$0.range.isEmpty || !$0.text.isEmpty }
-    guard !effective.isEmpty else { return self.version }
-    try document.checkEditable()
-    // Positions are taken before anything changes; applied from the end, earlier ranges stay put.
-    let changes = effective.map {
+    guard !effective.isEmpty else { return nil }
+    return effective.map {
       TextChange(range: $0.range, start: storage.point(atUTF8Offset: $0.range.lowerBound), end: storage.point(atUTF8Offset: $0.range.upperBound), text: $0.text)
     }
-    try document.undoManager.groupUndo(named: actionName) {
-      for replacement in effective.reversed() {
-        try document.replaceCharacters(inUTF8Range: replacement.range, with: replacement.text)
-      }
-    }
-    return advance(changes, cause: .edit, origin: origin)
   }
 
   /// Undoes the last step; returns the version (unchanged when there is nothing to undo).

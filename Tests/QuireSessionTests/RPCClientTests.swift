@@ -2,29 +2,29 @@ import Foundation
 import QuireTestSupport
 import Testing
 
+/// /usr/bin/python3, when it can import pylsp_jsonrpc.
+let pythonWithJSONRPC: URL? = {
+  let python = URL(fileURLWithPath: "/usr/bin/python3")
+  guard FileManager.default.isExecutableFile(atPath: python.path),
+    let result = try? ChildProcess.runBlocking(python, ["-c", "import pylsp_jsonrpc.streams"]), result.status == 0
+  else { return nil }
+  return python
+}()
+
 /// Issue 32's acceptance: `quire rpc` (the built executable) driven by a real JSON-RPC client
 /// in another language — `rpc_client.py` on Debian's python3-pylsp-jsonrpc streams, run by
 /// /usr/bin/python3, the interpreter that sees the Debian package. Each scenario prints what
 /// it checked and `OK`, or `FAIL: …`.
 @Suite(
   "quire rpc from a Python JSON-RPC client",
-  .enabled(if: RPCClientTests.python != nil, "python3-pylsp-jsonrpc is not installed for /usr/bin/python3 (scripts/setup installs it)"))
+  .enabled(if: pythonWithJSONRPC != nil, "python3-pylsp-jsonrpc is not installed for /usr/bin/python3 (scripts/setup installs it)"))
 final class RPCClientTests: FolderSuite {
-  /// /usr/bin/python3, when it can import pylsp_jsonrpc.
-  static let python: URL? = {
-    let python = URL(fileURLWithPath: "/usr/bin/python3")
-    guard FileManager.default.isExecutableFile(atPath: python.path),
-      let result = try? ChildProcess.runBlocking(python, ["-c", "import pylsp_jsonrpc.streams"]), result.status == 0
-    else { return nil }
-    return python
-  }()
-
   static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("rpc_client.py")
 
   /// Runs one scenario of the client against `quire rpc` in a folder of its own, with its own
   /// HOME and XDG folders (recovery, coordination), and returns its output.
   func run(_ scenario: String) async throws -> String {
-    let python = try #require(Self.python)
+    let python = try #require(pythonWithJSONRPC)
     let quire = try #require(Programs.quire, "the quire executable is built beside the tests")
     let work = folder.file(scenario)
     var environment = ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": folder.file("home").path]

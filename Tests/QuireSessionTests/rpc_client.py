@@ -386,8 +386,9 @@ def scenario_bench(quire, folder, count=10000):
     print(json.dumps({"peer": "quire rpc", "edits": count, "seconds": elapsed, "microsecondsPerEdit": elapsed / count * 1e6}))
 
 
-def scenario_bench_nvim(quire, folder, count=10000):
-    """The same edits through Neovim's --embed API (pynvim), one round trip each."""
+def scenario_bench_nvim(quire, folder, count=10000, read_tick=True):
+    """The same edits through Neovim's --embed API (pynvim): nvim_buf_set_text, then (with
+    read_tick) the changedtick read back, as a client that checks the version it edits."""
     import pynvim
 
     path = os.path.join(folder, "big-nvim.txt")
@@ -405,11 +406,13 @@ def scenario_bench_nvim(quire, folder, count=10000):
         # nvim_buf_set_text: one versioned-by-changedtick edit; the tick is read back each time,
         # as a client that checks the version it edits would.
         buffer.api.set_text(row, column, row, column, ["x"])
-        nvim.request("nvim_buf_get_changedtick", buffer)
+        if read_tick:
+            nvim.request("nvim_buf_get_changedtick", buffer)
     elapsed = time.perf_counter() - started
     nvim.command("write")
     nvim.close()
-    print(json.dumps({"peer": "nvim --embed (pynvim)", "edits": count, "seconds": elapsed, "microsecondsPerEdit": elapsed / count * 1e6}))
+    peer = "nvim --embed (pynvim)" + ("" if read_tick else ", set_text only")
+    print(json.dumps({"peer": peer, "edits": count, "seconds": elapsed, "microsecondsPerEdit": elapsed / count * 1e6}))
 
 
 SCENARIOS = {
@@ -420,6 +423,7 @@ SCENARIOS = {
     "oversized": scenario_oversized,
     "bench": scenario_bench,
     "bench-nvim": scenario_bench_nvim,
+    "bench-nvim-set-text": lambda quire, folder, count=10000: scenario_bench_nvim(quire, folder, count, read_tick=False),
 }
 
 if __name__ == "__main__":

@@ -13,7 +13,10 @@ import Foundation
 
 let arguments = CommandLine.arguments
 let benchRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
-let quire = arguments.count > 1 ? arguments[1] : benchRoot.appendingPathComponent("../.build-release/release/quire").standardizedFileURL.path
+// Absolute: the clients run in folders of their own.
+let quire =
+  arguments.count > 1
+  ? URL(fileURLWithPath: arguments[1]).standardizedFileURL.path : benchRoot.appendingPathComponent("../.build-release/release/quire").standardizedFileURL.path
 let edits = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
 guard FileManager.default.isExecutableFile(atPath: quire) else {
   print("skipped: no quire at \(quire); build it with scripts/install or swift build -c release --static-swift-stdlib --scratch-path .build-release")

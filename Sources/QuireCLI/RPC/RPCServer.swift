@@ -348,8 +348,8 @@ final class RPCServer {
   private func search(_ params: Params) throws -> Any {
     let query = try params.string("query")
     let folder = params.raw["folder"] as? String ?? FileManager.default.currentDirectoryPath
-    let browser = BrowseCommand.makeBrowser(folders: [folder])
-    _ = try browser.updateSearchIndex(progress: nil)
+    let browser = BrowserLocationOptions.makeBrowser(folders: [folder])
+    _ = try browser.updateSearchIndex()
     let hits = try browser.search(SearchQuery(query, limit: params.optionalInt("limit") ?? 50))
     return ["hits": try JSONSerialization.jsonObject(with: Data(try BrowserJSON.encode(hits).utf8), options: [.fragmentsAllowed])]
   }
@@ -469,7 +469,7 @@ struct Params {
   }
 
   func optionalInt(_ name: String) -> Int? {
-    guard let number = raw[name] as? NSNumber, !(raw[name] is Bool) else { return nil }
+    guard let number = raw[name] as? NSNumber else { return nil }
     let double = number.doubleValue
     guard double.rounded() == double, abs(double) < 1e15 else { return nil }
     return Int(double)

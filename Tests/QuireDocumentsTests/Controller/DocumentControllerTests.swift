@@ -97,6 +97,29 @@ final class DocumentControllerTests: MainActorFolderSuite {
     #expect(dirty.documentState == .normal)
   }
 
+  @Test func closingKeepingUnsavedChangesLeavesThemInRecoveryForTheNextOpen() async throws {
+    let controller = makeController()
+    let file = try folder.write("saved\n", to: "draft.txt")
+    let document = try #require(try await controller.openDocument(at: file) as? PlainTextDocument)
+    try document.insertLines(["unsaved"], at: 1)
+    try await controller.closeKeepingUnsavedChanges(document)
+    #expect(document.documentState == .closed && controller.documents.isEmpty)
+    #expect(try String(contentsOf: file, encoding: .utf8) == "saved\n", "nothing was saved to the file")
+    let again = try #require(try await controller.openDocument(at: file) as? PlainTextDocument)
+    let recovered = try #require(again.recoveredVersion, "the next open offers the kept changes")
+    #expect(String(decoding: try recovered.contents(), as: UTF8.self) == "saved\nunsaved\n")
+    // With that version still undecided, new edits cannot be kept too: the close refuses and
+    // the document stays open with them.
+    try again.insertLines(["other"], at: 0)
+    await expectQuireError(.unsavedChanges, reasonContains: "waiting to be restored") { try await controller.closeKeepingUnsavedChanges(again) }
+    #expect(again.documentState != .closed && controller.documents.count == 1)
+    // A clean document closes as usual and leaves no recovery file; the undecided one stays.
+    again.discardRecoveredVersion()
+    try again.revert(toContents: Data("saved\n".utf8), fingerprint: again.fileFingerprint)
+    try await controller.closeKeepingUnsavedChanges(again)
+    #expect(controller.recoveryStore.recoveredVersion(for: file) == nil)
+  }
+
   enum BadInput: String, CaseIterable { case missing, folder, unknownType, binary, symlinkLoop, huge }
 
   @Test(arguments: BadInput.allCases)
