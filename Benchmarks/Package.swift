@@ -26,9 +26,14 @@ let package = Package(
         name: name,
         dependencies: ["BenchmarkSupport"]
           // bench-thumbnail-cache times the installed-style quire program only: no library.
-          // bench-text-100mib needs the document layer only (a shorter release build).
+          // bench-text-100mib needs the document layer only, bench-mount-polling the coordination
+          // layer only (shorter release builds).
           + (name == "bench-thumbnail-cache"
-            ? [] : name == "bench-text-100mib" ? [.product(name: "QuireDocuments", package: "Quire")] : [.product(name: "Quire", package: "Quire")])
+            ? []
+            : name == "bench-text-100mib"
+              ? [.product(name: "QuireDocuments", package: "Quire")]
+              : name == "bench-mount-polling"
+                ? [.product(name: "QuireCoordination", package: "Quire")] : [.product(name: "Quire", package: "Quire")])
           + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
         path: "Sources/\(name)")
     },

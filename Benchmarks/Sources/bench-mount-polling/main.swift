@@ -7,7 +7,7 @@
 //      && .build/release/bench-mount-polling [FILES] [SECONDS]
 import BenchmarkSupport
 import Foundation
-import Quire
+import QuireCoordination
 import Synchronization
 
 let arguments = CommandLine.arguments
