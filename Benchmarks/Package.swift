@@ -26,12 +26,14 @@ let package = Package(
         name: name,
         dependencies: ["BenchmarkSupport"]
           // bench-thumbnail-cache and bench-rpc time the installed-style quire program only: no
-          // library. bench-text-100mib and bench-undo-history need the document layer only (a
-          // shorter release build).
+          // library. bench-text-100mib and bench-undo-history need the document layer only,
+          // bench-mount-polling the coordination layer only (shorter release builds).
           + (["bench-thumbnail-cache", "bench-rpc"].contains(name)
             ? []
             : ["bench-text-100mib", "bench-undo-history"].contains(name)
-              ? [.product(name: "QuireDocuments", package: "Quire")] : [.product(name: "Quire", package: "Quire")])
+              ? [.product(name: "QuireDocuments", package: "Quire")]
+              : name == "bench-mount-polling"
+                ? [.product(name: "QuireCoordination", package: "Quire")] : [.product(name: "Quire", package: "Quire")])
           + (name == "bench-documents" ? [.product(name: "_RopeModule", package: "swift-collections")] : []),
         path: "Sources/\(name)")
     },

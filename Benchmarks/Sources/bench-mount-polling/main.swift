@@ -7,7 +7,7 @@
 //      && .build/release/bench-mount-polling [FILES] [SECONDS]
 import BenchmarkSupport
 import Foundation
-import Quire
+import QuireCoordination
 import Synchronization
 
 let arguments = CommandLine.arguments
@@ -18,7 +18,7 @@ let floors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendi
 /// CPU seconds (user + system) this process has used.
 func processCPU() -> Double {
   var usage = rusage()
-  getrusage(RUSAGE_SELF, &usage)
+  getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
   return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
@@ -53,13 +53,21 @@ try FileManager.default.createDirectory(at: view, withIntermediateDirectories: t
 for index in 0..<fileCount {
   _ = FileManager.default.createFile(atPath: source.appendingPathComponent("note-\(index).md").path, contents: Data("# \(index)\n".utf8))
 }
-_ = try output(of: "/usr/bin/bindfs", [source.path, view.path])
+/// Runs a command through `system(3)` (bindfs leaves a daemon holding whatever output pipe it
+/// is given, so `output(of:)` would wait for it forever).
+func run(_ command: String) -> Int32 { system(command) }
+// The paths are mkdtemp's: no quotes or spaces in them.
+guard run("/usr/bin/bindfs '\(source.path)' '\(view.path)'") == 0 else {
+  print("bench-mount-polling: bindfs failed (root, /dev/fuse and bindfs are needed)")
+  exit(1)
+}
 defer {
-  _ = try? output(of: "/usr/bin/fusermount3", ["-u", view.path])
+  _ = run("/usr/bin/fusermount3 -u '\(view.path)'")
   try? FileManager.default.removeItem(at: folder)
 }
 guard let daemon = bindfsProcess(serving: view.path) else {
   print("bench-mount-polling: the bindfs daemon was not found")
+  _ = run("/usr/bin/fusermount3 -u '\(view.path)'")
   exit(1)
 }
 let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first ?? "?"

@@ -47,7 +47,7 @@ class MountWatchSuite: FolderSuite {
     let watch = try startQuire(["watch", through("doc.md").path], pollingEvery: "0.5")
     defer { watch.killAndWait() }
     let notice = try await watch.errors.firstLine(containing: "by polling", within: patience)
-    #expect(notice.contains("every 0.5 s") && notice.contains(mount.view.path), notice)
+    #expect(notice.contains("every 0.5 s") && notice.contains(mount.view.path), "\(notice)")
     try append("from the other side", to: behind("doc.md"))
     let line = try await watch.output.firstLine(containing: "changed", within: patience)
     #expect(line == "changed \(through("doc.md").path)")

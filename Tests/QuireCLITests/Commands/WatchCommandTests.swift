@@ -16,6 +16,21 @@ final class WatchCommandTests: FolderSuite, RunsQuire {
 
   // No path at all is a usage error: GoldenOutputTests.usageErrors.
 
+  @Test(arguments: ["0", "-1", "nan", "inf", "100000", "soon"])
+  func aPollIntervalOutOfRangeIsAUsageError(_ value: String) async throws {
+    let file = try folder.write("one\n", to: "watched.txt")
+    let result = try await quire(["watch", "--poll-interval", value, "--runtime-folder", folder.url.path, file.path])
+    #expect(result.status == 2, "\(result.error)")
+    #expect(result.error.contains("poll-interval"), "\(result.error)")
+  }
+
+  @Test func aLocalFileIsNotPolledAndNothingIsSaidOfPolling() async throws {
+    let file = try folder.write("one\n", to: "local.txt")
+    let result = try await quire(["watch", "--seconds", "0.5", "--runtime-folder", folder.url.path, file.path])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(!result.error.contains("polling"), "\(result.error)")
+  }
+
   // The time limit only guards against a hang: with `--seconds 3600`, returning at all means
   // the command stopped on the message.
   @Test(.timeLimit(.minutes(5))) func stopsAfterTheAskedNumberOfMessages() async throws {

@@ -8,17 +8,21 @@ import Testing
 /// mount, in its source folder, where inotify hears nothing: they are polled. Serialized: the
 /// polling options are the process's.
 @Suite("Polling on FUSE mounts", .serialized, .enabled(if: FUSEMount.bindfsUnavailableReason == nil, "\(FUSEMount.bindfsUnavailableReason ?? "")"))
-final class PollingTests: CoordinationSuite {
+final class PollingTests: FolderSuite {
   let mount: FUSEMount
   private let added = Box<[any FilePresenter]>([])
   private let options = FileCoordinator.pollingOptions
 
-  override init() throws {
+  /// The test's coordination location (as ``CoordinationSuite``'s).
+  var location: CoordinationLocation { folder.coordinationLocation }
+
+  init() throws {
     let folder = try TemporaryFolder(prefix: "quire-PollingTests")
+    _ = try folder.privateFolder("run")
     let source = folder.file("src")
     try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
     mount = try FUSEMount.bindfs(source, at: folder.file("view"))
-    try super.init(folder: folder)
+    super.init(folder: folder)
   }
 
   deinit {
@@ -107,7 +111,7 @@ final class PollingTests: CoordinationSuite {
     let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     try FileManager.default.createSymbolicLink(atPath: behind(".#locked.md").path, withDestinationPath: "root@\(host).\(getpid()):1700000000")
     let coordinator = FileCoordinator(location: location)
-    await expectQuireError(.inUse) {
+    expectQuireError(.inUse) {
       try coordinator.coordinate(writingItemAt: through("locked.md")) { url in try Data("mine\n".utf8).write(to: url) }
     }
     #expect(try String(contentsOf: behind("locked.md"), encoding: .utf8) == "one\n")
