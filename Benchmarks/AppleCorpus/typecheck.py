@@ -715,6 +715,10 @@ def check(path, modules, present, api, probes, foundation=(), own_members=()):
             if causes:
                 error["class"] = causes[0]
                 error["cascade"] = True
+            elif any(context.kind_of_type(context.variables[name]) == "quire"
+                     for name in re.findall(r"\b(\w+)\??\.\w+", error["text"]) if name in context.variables):
+                error["class"] = "quire"  # a receiver whose type is a missing Apple name (`let n = UTTypeReference(...)`)
+                error["cascade"] = True
             else:
                 # In a class whose superclass did not resolve (a UIViewController subclass),
                 # `self` has no type and its closures none either: the superclass's class.
