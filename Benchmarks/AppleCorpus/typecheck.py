@@ -273,7 +273,11 @@ def includes(modules):
 def swiftc(file, modules, module_name, extra=()):
     run = subprocess.run(["swiftc", "-typecheck", "-swift-version", "5", "-diagnostic-style", "llvm", "-module-name", module_name,
                           "-I", modules] + list(extra) + includes(modules) + [file], capture_output=True, text=True)
-    return run.stdout + run.stderr
+    output = run.stdout + run.stderr
+    if run.returncode != 0 and "error:" not in output:
+        # a compiler crash or a signal: the file was not checked, which must not read as free
+        output += f"\nerror: swiftc exited with status {run.returncode} without a diagnostic\n"
+    return output
 
 
 def quire_api(modules, present):
@@ -697,7 +701,8 @@ def check(path, modules, present, api, probes, foundation=(), own_members=()):
         match = re.match(r"^(.*?):(\d+):\d+: error: (.*)$", line)
         if not match:
             if "error:" in line:
-                errors.append({"line": 0, "message": line, "text": "", "class": "language"})
+                unchecked = "without a diagnostic" in line  # the file was not checked: unsure, so Quire's
+                errors.append({"line": 0, "message": line, "text": "", "class": "quire" if unchecked else "language", "in": []})
             continue
         message, number = match.group(3), int(match.group(2))
         if (number, message) in seen:
