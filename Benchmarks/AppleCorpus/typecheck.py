@@ -48,13 +48,19 @@ Not Quire's:
   NSWindowController, NSView, storyboards, nibs, gestures, menus, SwiftUI views, PDFView) and
   their members, overrides in their subclasses;
 - "platform": Apple frameworks outside these documents (Combine, os, AVFoundation, app
-  extensions' NSExtensionItem, CoreGraphics drawing, OSStatus codes), and gaps of Linux's
-  Foundation in types Quire does not provide;
+  extensions' NSExtensionItem, CoreGraphics drawing, OSStatus codes), gaps of Linux's
+  Foundation in types Quire does not provide, and a Foundation-qualified name
+  (`Foundation.UndoManager`: no library can add to Linux's Foundation module);
 - "app": the app's own types from other files, third-party modules (stubbed);
 - "old-spelling": a pre-Swift-4 spelling Apple's current SDKs reject too (OLD_SPELLINGS), only
   while a probe proves the current spelling compiles against Quire (else it is "quire");
 - "language": the rest: Swift language errors that name nothing of Quire's.
-When a rule cannot tell, the error is "quire". A file is free when it has no "quire" error.
+Errors that follow from another (CASCADE_MESSAGES: "cannot infer contextual base", "'nil'
+requires a contextual type") take the class of an error on the same line or the two above, else
+"quire" when a receiver on the line is a variable of a missing Apple type, else, in a class
+whose superclass did not resolve, that superclass's class. A compiler exit without a diagnostic
+is an unchecked file, counted against Quire. When a rule cannot tell, the error is "quire". A
+file is free when it has no "quire" error.
 
 Prints one line per file and a summary (for the first 28 files, the first 46, all); --verbose
 lists every error with its class; --json prints JSON; --errors FILE writes the per-file list of
