@@ -706,7 +706,7 @@ def check(path, modules, present, api, probes, foundation=(), own_members=()):
     for line in output.splitlines():
         match = re.match(r"^(.*?):(\d+):\d+: error: (.*)$", line)
         if not match:
-            if "error:" in line:
+            if re.match(r"^(<unknown>:\d+:\d+: |\S+: )?error: ", line):  # not a source excerpt that says "error:"
                 unchecked = "without a diagnostic" in line  # the file was not checked: unsure, so Quire's
                 errors.append({"line": 0, "message": line, "text": "", "class": "quire" if unchecked else "language", "in": []})
             continue
