@@ -48,13 +48,19 @@ Not Quire's:
   NSWindowController, NSView, storyboards, nibs, gestures, menus, SwiftUI views, PDFView) and
   their members, overrides in their subclasses;
 - "platform": Apple frameworks outside these documents (Combine, os, AVFoundation, app
-  extensions' NSExtensionItem, CoreGraphics drawing, OSStatus codes), and gaps of Linux's
-  Foundation in types Quire does not provide;
+  extensions' NSExtensionItem, CoreGraphics drawing, OSStatus codes), gaps of Linux's
+  Foundation in types Quire does not provide, and a Foundation-qualified name
+  (`Foundation.UndoManager`: no library can add to Linux's Foundation module);
 - "app": the app's own types from other files, third-party modules (stubbed);
 - "old-spelling": a pre-Swift-4 spelling Apple's current SDKs reject too (OLD_SPELLINGS), only
   while a probe proves the current spelling compiles against Quire (else it is "quire");
 - "language": the rest: Swift language errors that name nothing of Quire's.
-When a rule cannot tell, the error is "quire". A file is free when it has no "quire" error.
+Errors that follow from another (CASCADE_MESSAGES: "cannot infer contextual base", "'nil'
+requires a contextual type") take the class of an error on the same line or the two above, else
+"quire" when a receiver on the line is a variable of a missing Apple type, else, in a class
+whose superclass did not resolve, that superclass's class. A compiler exit without a diagnostic
+is an unchecked file, counted against Quire. When a rule cannot tell, the error is "quire". A
+file is free when it has no "quire" error.
 
 Prints one line per file and a summary (for the first 28 files, the first 46, all); --verbose
 lists every error with its class; --json prints JSON; --errors FILE writes the per-file list of
@@ -273,7 +279,11 @@ def includes(modules):
 def swiftc(file, modules, module_name, extra=()):
     run = subprocess.run(["swiftc", "-typecheck", "-swift-version", "5", "-diagnostic-style", "llvm", "-module-name", module_name,
                           "-I", modules] + list(extra) + includes(modules) + [file], capture_output=True, text=True)
-    return run.stdout + run.stderr
+    output = run.stdout + run.stderr
+    if run.returncode != 0 and "error:" not in output:
+        # a compiler crash or a signal: the file was not checked, which must not read as free
+        output += f"\nerror: swiftc exited with status {run.returncode} without a diagnostic\n"
+    return output
 
 
 def quire_api(modules, present):
@@ -696,8 +706,9 @@ def check(path, modules, present, api, probes, foundation=(), own_members=()):
     for line in output.splitlines():
         match = re.match(r"^(.*?):(\d+):\d+: error: (.*)$", line)
         if not match:
-            if "error:" in line:
-                errors.append({"line": 0, "message": line, "text": "", "class": "language"})
+            if re.match(r"^(<unknown>:\d+:\d+: |\S+: )?error: ", line):  # not a source excerpt that says "error:"
+                unchecked = "without a diagnostic" in line  # the file was not checked: unsure, so Quire's
+                errors.append({"line": 0, "message": line, "text": "", "class": "quire" if unchecked else "language", "in": []})
             continue
         message, number = match.group(3), int(match.group(2))
         if (number, message) in seen:
@@ -714,6 +725,10 @@ def check(path, modules, present, api, probes, foundation=(), own_members=()):
                       if other["line"] == error["line"] - back and not CASCADE_MESSAGES.match(other["message"])]
             if causes:
                 error["class"] = causes[0]
+                error["cascade"] = True
+            elif any(context.kind_of_type(context.variables[name]) == "quire"
+                     for name in re.findall(r"\b(\w+)\??\.\w+", error["text"]) if name in context.variables):
+                error["class"] = "quire"  # a receiver whose type is a missing Apple name (`let n = UTTypeReference(...)`)
                 error["cascade"] = True
             else:
                 # In a class whose superclass did not resolve (a UIViewController subclass),
