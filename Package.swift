@@ -231,11 +231,14 @@ let package = Package(
       dependencies: ["QuireSystem", "QuireTypes", "QuireFormats", "QuireCoordination", .product(name: "SystemPackage", package: "swift-system")],
       path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport", "MobileCoreServices", "UniformTypeIdentifiers"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport", "MobileCoreServices", "UniformTypeIdentifiers"],
+      swiftSettings: swiftSettings),
     // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
     .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireMarkdown", "QuireCore", "QuireTestSupport", "quire-cmark-reference"], swiftSettings: swiftSettings),
+      name: "QuireFormatsTests", dependencies: ["QuireFormats", "QuireMarkdown", "QuireCore", "QuireTestSupport", "quire-cmark-reference"],
+      swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireCoordinationTests",
       dependencies: [
@@ -250,10 +253,14 @@ let package = Package(
       swiftSettings: swiftSettings),
     // A child process for the documents tests: killed mid-save, or opening hostile PDFs under a time limit.
     .executableTarget(
-      name: "quire-documents-test-helper", dependencies: ["QuireDocuments", "QuirePDF", "QuireSystem"], path: "Tests/QuireDocumentsTestHelper", swiftSettings: swiftSettings
+      name: "quire-documents-test-helper", dependencies: ["QuireDocuments", "QuirePDF", "QuireSystem"], path: "Tests/QuireDocumentsTestHelper",
+      swiftSettings: swiftSettings
     ),
     .testTarget(
-      name: "QuireDocumentsTests", dependencies: ["QuireDocuments", "QuirePDF", "QuireCore", "QuireFormats", "QuireSystem", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper"],
+      name: "QuireDocumentsTests",
+      dependencies: [
+        "QuireDocuments", "QuirePDF", "QuireCore", "QuireFormats", "QuireSystem", "QuireTestSupport", "quire-test-saver", "quire-documents-test-helper",
+      ],
       swiftSettings: swiftSettings),
     // Saves a document in a loop until killed: the crash-safety test SIGKILLs it at random moments.
     .executableTarget(name: "quire-test-saver", dependencies: ["QuireDocuments", "QuirePDF"], path: "Tests/QuireTestSaver", swiftSettings: swiftSettings),
@@ -264,10 +271,12 @@ let package = Package(
       name: "QuireSessionTests", dependencies: ["QuireSession", "QuireDocuments", "QuireTestSupport", "quire"],
       exclude: ["rpc_client.py"], swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuirePreviewsTests", dependencies: ["QuirePreviews", "QuickLookThumbnailing", "QuireFormats", "QuireCoordination", "QuireSystem", "QuireTestSupport"],
+      name: "QuirePreviewsTests",
+      dependencies: ["QuirePreviews", "QuickLookThumbnailing", "QuireFormats", "QuireCoordination", "QuireSystem", "QuireTestSupport"],
       swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireTransferTests", dependencies: ["QuireTransfer", "QuireMarkdown", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
+      name: "QuireTransferTests",
+      dependencies: ["QuireTransfer", "QuireMarkdown", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
       swiftSettings: swiftSettings),
     .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(

@@ -2,8 +2,8 @@
 // `import UIKit` finds URL, Data and NSObject as before.
 @_exported public import Foundation
 @_exported public import QuireBrowser
-@_exported public import QuireCore
 @_exported public import QuireCoordination
+@_exported public import QuireCore
 @_exported public import QuireDocuments
 @_exported public import QuireFormats
 @_exported public import QuireMarkdown

@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireDocuments
 import Glibc
+public import QuireDocuments
 public import QuireFormats
 import QuireSystem
 import QuireTypes

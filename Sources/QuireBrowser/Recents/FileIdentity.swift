@@ -1,6 +1,6 @@
 import Foundation
-import QuireDocuments
 import QuireCore
+import QuireDocuments
 import QuireSystem
 import QuireTypes
 import SystemPackage

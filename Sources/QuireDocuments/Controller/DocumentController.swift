@@ -399,7 +399,8 @@ open class DocumentController {
   open func makeDocument(withContentsOf url: URL, ofType typeName: String) throws -> Document {
     let type = registry.type(withIdentifier: typeName) ?? UTType(importedAs: typeName)
     guard let documentClass = documentClass(for: type) else {
-      throw QuireError(.unsupportedType, "Cannot make a document of type \(typeName): no document class handles it. Register one with register(_:for:).", url: url)
+      throw QuireError(
+        .unsupportedType, "Cannot make a document of type \(typeName): no document class handles it. Register one with register(_:for:).", url: url)
     }
     let document = documentClass.init(fileURL: url, contentType: type)
     configure(document)

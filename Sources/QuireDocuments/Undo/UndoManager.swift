@@ -431,19 +431,27 @@ final class ObserverList<Event> {
 
 extension Notification.Name {
   /// Posted when an ``UndoManager`` opens or closes a group (Apple's `NSUndoManagerCheckpoint`).
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   public static let NSUndoManagerCheckpoint = Notification.Name("NSUndoManagerCheckpointNotification")
   /// Posted after an ``UndoManager`` opens a group.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   public static let NSUndoManagerDidOpenUndoGroup = Notification.Name("NSUndoManagerDidOpenUndoGroupNotification")
   /// Posted before an ``UndoManager`` closes a group.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   public static let NSUndoManagerWillCloseUndoGroup = Notification.Name("NSUndoManagerWillCloseUndoGroupNotification")
   /// Posted after an ``UndoManager`` closed an outermost group that holds actions.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   public static let NSUndoManagerDidCloseUndoGroup = Notification.Name("NSUndoManagerDidCloseUndoGroupNotification")
   /// Posted before an ``UndoManager`` undoes a step.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   public static let NSUndoManagerWillUndoChange = Notification.Name("NSUndoManagerWillUndoChangeNotification")
   /// Posted after an ``UndoManager`` undid a step.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   public static let NSUndoManagerDidUndoChange = Notification.Name("NSUndoManagerDidUndoChangeNotification")
   /// Posted before an ``UndoManager`` redoes a step.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   public static let NSUndoManagerWillRedoChange = Notification.Name("NSUndoManagerWillRedoChangeNotification")
   /// Posted after an ``UndoManager`` redid a step.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   public static let NSUndoManagerDidRedoChange = Notification.Name("NSUndoManagerDidRedoChangeNotification")
 }

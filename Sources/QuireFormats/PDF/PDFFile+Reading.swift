@@ -163,7 +163,8 @@ extension PDFFile {
         let isBreak = position < characters.count && characters[position].isNewline
         let rect = rectangles[position]
         if !isBreak {
-          current = current.map { (min($0.x1, rect.x1), min($0.y1, rect.y1), max($0.x2, rect.x2), max($0.y2, rect.y2)) }
+          current =
+            current.map { (min($0.x1, rect.x1), min($0.y1, rect.y1), max($0.x2, rect.x2), max($0.y2, rect.y2)) }
             ?? (rect.x1, rect.y1, rect.x2, rect.y2)
         }
         if isBreak || position == Int(count) - 1, let line = current {

@@ -317,7 +317,6 @@ open class PDFDestination {
   }
 }
 
-
 extension PDFSelection {
   /// The page the selection is on, in `document`.
   public func page(in document: PDFDocument) -> PDFPage? { document.page(at: pageIndex) }

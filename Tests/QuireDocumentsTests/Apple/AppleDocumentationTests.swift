@@ -3,8 +3,8 @@
 import Foundation
 import QuireCoordination
 import QuireDocuments
-import QuirePDF
 import QuireFormats
+import QuirePDF
 import QuireTestSupport
 import QuireTypes
 import Testing

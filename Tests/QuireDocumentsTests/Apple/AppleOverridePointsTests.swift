@@ -3,8 +3,8 @@
 // check what the members do.
 import Foundation
 import QuireDocuments
-import QuirePDF
 import QuireFormats
+import QuirePDF
 import QuireTestSupport
 import QuireTypes
 import Synchronization

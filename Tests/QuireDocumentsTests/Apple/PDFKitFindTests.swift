@@ -3,8 +3,8 @@
 // notifications), not from Quire's own API.
 import Foundation
 import QuireDocuments
-import QuirePDF
 import QuireFormats
+import QuirePDF
 import QuireTestSupport
 import Testing
 

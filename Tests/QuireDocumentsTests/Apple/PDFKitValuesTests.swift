@@ -3,8 +3,8 @@
 // API; the pixels are checked by decoding the PNG each thumbnail gives.
 import Foundation
 import QuireDocuments
-import QuirePDF
 import QuireFormats
+import QuirePDF
 import QuireTestSupport
 import Testing
 

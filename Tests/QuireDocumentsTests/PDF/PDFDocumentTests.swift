@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Testing) import QuireDocuments
-@_spi(Testing) import QuirePDF
 import QuireFormats
+@_spi(Testing) import QuirePDF
 import QuireSystem
 import QuireTestSupport
 import QuireTypes

@@ -1,7 +1,7 @@
 import Foundation
 import QuireDocuments
-import QuirePDF
 import QuireFormats
+import QuirePDF
 import QuireTestSupport
 import QuireTypes
 import Testing
