@@ -65,10 +65,12 @@ final class EditorSessionTests: ServedFolderTestCase {
     let opened = try await editor("open", ["doc": "0/b.txt"], page)
     #expect(opened.status == 200, "\(opened.state)")
     let id = try #require(opened.state["id"] as? String)
-    for other in ["00/b.txt", "0/link.txt"] {
-      let again = try await editor("open", ["doc": other], page)
-      #expect(again.state["id"] as? String == id, "\(other) opened another entry: \(again.state)")
-    }
+    let again = try await editor("open", ["doc": "00/b.txt"], page)
+    #expect(again.state["id"] as? String == id, "00/b.txt opened another entry: \(again.state)")
+    // A symbolic link, even one to a file in the folder, is refused by the server's one opener
+    // (issue 29, finding 3): it never becomes a second entry for the file.
+    let link = try await editor("open", ["doc": "0/link.txt"], page)
+    #expect(link.status >= 400 && link.state["id"] == nil, "the link was opened: \(link.status) \(link.state)")
     // One version for all the names: the second edit against the first one's version is stale.
     let edited = try await editor("edit", ["doc": id, "text": "edited text\n", "revision": 0], page)
     #expect(edited.status == 200 && edited.state["revision"] as? Int == 1, "\(edited.state)")
