@@ -103,18 +103,7 @@ final class DisplayConnection: Sendable {
   /// Runs `work` on the connection's thread and waits for its result (at most `timeout`).
   /// Used for quick round trips to the server, never for waiting on other programs.
   func perform<Value: Sendable>(timeout: Duration = .seconds(30), _ work: @escaping @Sendable (SelectionLoop) throws -> Value) throws -> Value {
-    if let failure = published.failure { throw failure }
-    let result = Mutex<Result<Value, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    post { loop in
-      result.withLock { $0 = Result { try work(loop) } }
-      done.signal()
-    }
-    if done.wait(timeout: .now() + timeout.timeInterval) == .timedOut {
-      throw QuireError(.timedOut, "The X display '\(display)' did not answer within \(timeout).")
-    }
-    guard let outcome = result.withLock({ $0 }) else { throw QuireError(.libraryFailure, "The X connection lost a request.") }
-    return try outcome.get()
+    try inbox.perform(failure: published.failure, description: "the X display '\(display)'", timeout: timeout, work)
   }
 
   // MARK: Selections
