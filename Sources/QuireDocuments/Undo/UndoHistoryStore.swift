@@ -46,11 +46,7 @@ public struct UndoHistoryStore: Sendable, Hashable {
   public init(root: URL? = nil, limits: Limits = Limits()) {
     self.root = (root ?? Self.defaultRoot()).standardizedFileURL
     self.limits = limits
-    // Under $XDG_STATE_HOME every level below it is checked (quire/, undo/); elsewhere the
-    // root's parent is trusted.
-    let stateHome = XDGBaseDirectory.stateHome.location().trustedFolder.standardizedFileURL.path
-    trustedFolder =
-      self.root.path.hasPrefix(stateHome + "/") ? URL(fileURLWithPath: stateHome, isDirectory: true) : self.root.deletingLastPathComponent()
+    trustedFolder = VersionStore.trustedFolder(for: self.root)
   }
 
   /// `$XDG_STATE_HOME/quire/undo`, or `~/.local/state/quire/undo` when it is unset or not

@@ -92,12 +92,7 @@ public struct VersionStore: Sendable {
   public init(root: URL? = nil, limits: Limits = Limits()) {
     self.root = (root ?? Self.defaultRoot()).standardizedFileURL
     self.limits = limits
-    // A store under $XDG_STATE_HOME (the default) has every level below it checked (quire/,
-    // versions/): a symbolic link or another user's folder planted at $XDG_STATE_HOME/quire
-    // is refused. A root elsewhere is trusted down to its parent.
-    let stateHome = XDGBaseDirectory.stateHome.location().trustedFolder.standardizedFileURL.path
-    trustedFolder =
-      self.root.path.hasPrefix(stateHome + "/") ? URL(fileURLWithPath: stateHome, isDirectory: true) : self.root.deletingLastPathComponent()
+    trustedFolder = Self.trustedFolder(for: self.root)
   }
 
   /// The folder the store's private folders are made below (see `PrivateFolder`).
@@ -639,5 +634,17 @@ public struct VersionStore: Sendable {
         throw error.error(role: "the version store folder", alternative: "set XDG_STATE_HOME to a folder of your own", url: url)
       }
     }
+  }
+}
+
+extension VersionStore {
+  /// The folder below which a per-user store at `root` makes its private folders: under
+  /// `$XDG_STATE_HOME` (the default) every level below it is checked (`quire/`, `versions/`,
+  /// `undo/`), so a symbolic link or another user's folder planted at `$XDG_STATE_HOME/quire` is
+  /// refused; a root elsewhere is trusted down to its parent. The version store and the undo
+  /// history store share it.
+  static func trustedFolder(for root: URL) -> URL {
+    let stateHome = XDGBaseDirectory.stateHome.location().trustedFolder.standardizedFileURL.path
+    return root.path.hasPrefix(stateHome + "/") ? URL(fileURLWithPath: stateHome, isDirectory: true) : root.deletingLastPathComponent()
   }
 }
