@@ -654,7 +654,11 @@ open class PDFDocument {
   }
 
   /// Lays the pages out through libqpdf into the new file `path`.
-  private func writePages(to path: String) throws {
+  private func writePages(to path: String) throws { try writePages(pages, to: path) }
+
+  /// Lays `pages` (the document's pages, or a page list from its page history) out through
+  /// libqpdf into the new file `path`.
+  private func writePages(_ pages: [Page], to path: String) throws {
     guard !sources.isEmpty, !pages.isEmpty else {
       throw QuireError(.invalidArgument, "Cannot write \(displayName): it has no pages. Insert pages first.")
     }
@@ -671,11 +675,15 @@ open class PDFDocument {
 
   /// The PDF with its page operations applied, as bytes: libqpdf writes it into the private
   /// snapshot folder, and the bytes are read back (mapped) for the document's safe save.
-  func pdfData() throws -> Data {
+  func pdfData() throws -> Data { try pdfData(of: pages) }
+
+  /// The PDF that `pages` make (the document's pages, or a page list from its page history),
+  /// as bytes: what ``pdfData()`` writes, and what a stored undo step of a page edit holds.
+  func pdfData(of pages: [Page]) throws -> Data {
     let snapshotFolder = try snapshotFolder()
     let temporary = snapshotFolder.appendingPathComponent("written-\(FileWrapper.randomSuffix()).pdf")
     defer { _ = SystemCalls.remove(temporary.path) }
-    try writePages(to: temporary.path)
+    try writePages(pages, to: temporary.path)
     do {
       return try Data(contentsOf: temporary)
     } catch {
@@ -684,6 +692,20 @@ open class PDFDocument {
         url: documentURL, cause: error)
     }
   }
+
+  /// Makes the pages those of the PDF `data` (a stored undo step run after a restart): `data`
+  /// becomes a source of its own and the pages are all of its pages. The page history stays:
+  /// its entries are whole page lists, so undoing or redoing this session's page operations
+  /// afterwards still puts back exactly the pages they name.
+  func replacePages(withPDFData data: Data) throws {
+    let source = try addSource(
+      url: documentURL ?? snapshotFolder().appendingPathComponent("untitled.pdf"), password: sources.first?.password, data: data)
+    let number = sources.count - 1
+    pages = (0..<source.file.pageCount).map { Page(source: number, index: $0, addedRotation: 0) }
+  }
+
+  /// Puts back a page list this document held (undoing a restore); the page history stays.
+  func setPages(_ list: [Page]) { pages = list }
 
   /// Marks the current pages as saved (``hasUnsavedChanges`` becomes false).
   func noteSaved() { savedPages = pages }

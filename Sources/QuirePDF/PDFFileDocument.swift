@@ -38,25 +38,78 @@ open class PDFFileDocument: Document {
 
   open override var fallbackType: UTType? { .pdf }
 
+  /// Reads the PDF: the first read makes the model; later ones (a reload after another
+  /// program's change, a revert, a restored version) give the same model the new pages as a
+  /// source of its own, so that every undo step, this session's and a stored history's, acts
+  /// on the one model the document shows.
   open override func read(from data: Data, ofType type: UTType) throws {
-    pdf = try PDFDocument(data: data, url: fileURL, password: password, temporaryFolder: temporaryFolder)
+    if let pdf {
+      try pdf.replacePages(withPDFData: data)
+      pdf.noteSaved()
+    } else {
+      pdf = try PDFDocument(data: data, url: fileURL, password: password, temporaryFolder: temporaryFolder)
+    }
+    historyState = persistsUndoHistory ? data : nil
   }
 
   open override func contents(forType type: UTType) throws -> Data {
-    try model().pdfData()
+    let data = try model().pdfData()
+    historyState = persistsUndoHistory ? data : nil
+    return data
+  }
+
+  // MARK: Stored undo history
+
+  /// The bytes last read or made to be written: the state a stored undo history ends at
+  /// (kept only with ``Document/persistsUndoHistory``).
+  private var historyState: Data?
+
+  /// The kind of this document's undo records: the whole PDF to go back to.
+  static let stateRecordKind = "pdf.state"
+
+  /// The PDF as last read or written (libqpdf's bytes), with ``Document/persistsUndoHistory``.
+  open override func undoHistoryState() -> [UInt8]? { historyState.map { [UInt8]($0) } }
+
+  /// A record that makes the pages those of the PDF `state`.
+  open override func undoRecord(restoringState state: [UInt8]) -> UndoRecord? {
+    UndoRecord(kind: Self.stateRecordKind, payload: state)
+  }
+
+  /// Runs a stored page edit: the pages become those of the record's PDF, and the inverse (the
+  /// PDF as it is now) is registered as its undo.
+  open override func applyUndoRecord(_ record: UndoRecord) throws {
+    guard record.kind == Self.stateRecordKind else { return try super.applyUndoRecord(record) }
+    try checkEditable()
+    let model = try model()
+    let inverse = Self.record(of: model, pages: model.pages)
+    try model.replacePages(withPDFData: Data(record.payload))
+    undoManager.registerUndo(withTarget: self, record: inverse) { document in try? document.applyUndoRecord(inverse()) }
+  }
+
+  /// The stored form of `pages` of `model`: made when the history is first stored (libqpdf
+  /// writes the pages), then kept.
+  private static func record(of model: PDFDocument, pages: [PDFDocument.Page]) -> @MainActor () -> UndoRecord {
+    let made = MadeRecord()
+    return {
+      if let record = made.record { return record }
+      // The pages' sources are the model's private snapshots, which outlive its history.
+      let record = UndoRecord(kind: stateRecordKind, payload: [UInt8]((try? model.pdfData(of: pages)) ?? Data()))
+      made.record = record
+      return record
+    }
   }
 
   open override func documentDidSave(_ operation: SaveOperation) {
     if operation != .saveToOperation { pdf?.noteSaved() }
   }
 
-  /// Undoing a restore puts the previous model back, with its own page history, so the
-  /// page operations made before the restore can still be undone.
-  open override func stateForUndoingRestore() throws -> Any { try model() }
+  /// Undoing a restore puts the previous pages back; the model and its page history stay, so
+  /// the page operations made before the restore can still be undone.
+  open override func stateForUndoingRestore() throws -> Any { RestoredPages(pages: try model().pages) }
 
   open override func restoreState(forUndoingRestore state: Any) throws {
-    guard let model = state as? PDFDocument else { return try super.restoreState(forUndoingRestore: state) }
-    pdf = model
+    guard let restored = state as? RestoredPages else { return try super.restoreState(forUndoingRestore: state) }
+    try model().setPages(restored.pages)
   }
 
   private func model() throws(QuireError) -> PDFDocument {
@@ -91,21 +144,30 @@ open class PDFFileDocument: Document {
     try checkEditable()
     let model = try model()
     let before = model.operations.count
+    let pagesBefore = model.pages
     try change(model)
     guard model.operations.count > before, let name = model.undoActionName else { return }  // a no-op (same place)
     undoManager.groupUndo(named: name) {
-      undoManager.registerUndo(withTarget: self) { document in document.undoPageOperation(on: model) }
+      undoManager.registerUndo(withTarget: self, record: Self.record(of: model, pages: pagesBefore)) { document in
+        document.undoPageOperation(on: model)
+      }
     }
   }
 
   private func undoPageOperation(on model: PDFDocument) {
+    let pagesBefore = model.pages
     model.undo()
-    undoManager.registerUndo(withTarget: self) { document in document.redoPageOperation(on: model) }
+    undoManager.registerUndo(withTarget: self, record: Self.record(of: model, pages: pagesBefore)) { document in
+      document.redoPageOperation(on: model)
+    }
   }
 
   private func redoPageOperation(on model: PDFDocument) {
+    let pagesBefore = model.pages
     model.redo()
-    undoManager.registerUndo(withTarget: self) { document in document.undoPageOperation(on: model) }
+    undoManager.registerUndo(withTarget: self, record: Self.record(of: model, pages: pagesBefore)) { document in
+      document.undoPageOperation(on: model)
+    }
   }
 
   /// Removes pages `range` (0-based); see ``PDFDocument/removePages(in:)``.
@@ -139,4 +201,15 @@ extension DocumentController {
   public func registerPDFDocuments() {
     register(PDFFileDocument.self, for: .pdf)
   }
+}
+
+/// An undo record made once, when a stored history first needs it.
+@MainActor
+private final class MadeRecord {
+  var record: UndoRecord?
+}
+
+/// The pages a restore replaced, for undoing it.
+private struct RestoredPages {
+  let pages: [PDFDocument.Page]
 }

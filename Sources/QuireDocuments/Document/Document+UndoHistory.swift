@@ -51,7 +51,9 @@ extension Document {
     case .found(let found): history = found
     }
     let apply: @MainActor (Document, UndoRecord) -> Void = { document, record in try? document.applyUndoRecord(record) }
-    if StoredUndoHistory.digest(state) == history.endDigest {
+    // The end state, when kept, was checked against its digest as the history was read.
+    let endsHere = history.endState.map { $0 == state } ?? (StoredUndoHistory.digest(state) == history.endDigest)
+    if endsHere {
       guard !history.undo.isEmpty || !history.redo.isEmpty else { return }
       undoManager.restoreSteps(undo: history.undo, redo: history.redo, target: self, apply: apply)
       undoHistoryRestoration = .restored(undoSteps: history.undo.count, redoSteps: history.redo.count, changedOnDisk: false)

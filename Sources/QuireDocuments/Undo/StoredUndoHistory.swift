@@ -34,9 +34,9 @@ public struct StoredUndoHistory: Sendable, Hashable {
   /// outside change is measured against. `nil` when only its digest was kept.
   public var endState: [UInt8]?
   /// The undo steps, newest first.
-  public var undo: [StoredUndoStep]
+  public var undo: StoredUndoSteps
   /// The redo steps, the next redo first.
-  public var redo: [StoredUndoStep]
+  public var redo: StoredUndoSteps
 
   /// A history of `undo` and `redo` steps ending at `endState` (kept when `keepsState`).
   public init(path: String, device: UInt64 = 0, inode: UInt64 = 0, endState: [UInt8], keepsState: Bool = true, undo: [StoredUndoStep], redo: [StoredUndoStep]) {
@@ -45,8 +45,8 @@ public struct StoredUndoHistory: Sendable, Hashable {
     self.inode = inode
     self.endDigest = Self.digest(endState)
     self.endState = keepsState ? endState : nil
-    self.undo = undo
-    self.redo = redo
+    self.undo = StoredUndoSteps(undo)
+    self.redo = StoredUndoSteps(redo)
   }
 
   /// The SHA-256 (lowercase hex) of `bytes`.
@@ -76,7 +76,7 @@ public struct StoredUndoHistory: Sendable, Hashable {
     }
     for steps in [undo, redo] {
       out.varint(steps.count)
-      for step in steps { out.step(step) }
+      steps.encode(into: &out.bytes)
     }
     let digest = Array(Self.digest(out.bytes).utf8)
     out.bytes += digest
@@ -145,26 +145,35 @@ public struct StoredUndoHistory: Sendable, Hashable {
     guard hasState <= 1 else { throw .damaged }
     var endState: [UInt8]?
     if hasState == 1 { endState = Array(try reader.data()) }
+    // The trailing digest vouches for the bytes; this check finds a writer that stored a
+    // state with another state's digest.
     if let endState, Self.digest(endState) != endDigest { throw .digestMismatch }
-    var lists: [[StoredUndoStep]] = []
+    // The steps stay in `bytes`: each is checked here and read when first needed.
+    var lists: [StoredUndoSteps] = []
     for _ in 0..<2 {
       let count = try reader.varint()
       guard count <= reader.remaining else { throw .damaged }
-      var steps: [StoredUndoStep] = []
-      steps.reserveCapacity(count)
-      for _ in 0..<count { steps.append(try reader.step()) }
-      lists.append(steps)
+      var offsets: [Int] = []
+      offsets.reserveCapacity(count + 1)
+      for _ in 0..<count {
+        offsets.append(reader.position)
+        try reader.skipStep()
+      }
+      offsets.append(reader.position)
+      lists.append(StoredUndoSteps(encoded: bytes, offsets: offsets))
     }
     guard reader.remaining == 0 else { throw .damaged }
-    var history = StoredUndoHistory(path: path, device: device, inode: inode, endState: [], undo: lists[0], redo: lists[1])
+    var history = StoredUndoHistory(path: path, device: device, inode: inode, endState: [], undo: [], redo: [])
     history.endDigest = endDigest
     history.endState = endState
+    history.undo = lists[0]
+    history.redo = lists[1]
     return history
   }
 }
 
 /// Appends the stored format's pieces.
-private struct HistoryWriter {
+struct HistoryWriter {
   var bytes: [UInt8] = []
 
   mutating func varint(_ value: Int) {
@@ -197,7 +206,7 @@ private struct HistoryWriter {
 }
 
 /// Reads the stored format's pieces, every length checked against what is left.
-private struct HistoryReader {
+struct HistoryReader {
   var bytes: ArraySlice<UInt8>
   var position: Int
 
@@ -259,6 +268,17 @@ private struct HistoryReader {
 
   mutating func data() throws(StoredUndoHistory.Problem) -> ArraySlice<UInt8> { try take(try varint()) }
 
+  /// Checks the step at the reading position and moves past it, making nothing.
+  mutating func skipStep() throws(StoredUndoHistory.Problem) {
+    _ = try data()
+    let count = try varint()
+    guard count <= remaining else { throw .damaged }
+    for _ in 0..<count {
+      _ = try take(Int(try byte()))
+      _ = try data()
+    }
+  }
+
   mutating func step() throws(StoredUndoHistory.Problem) -> StoredUndoStep {
     let name = String(decoding: try data(), as: UTF8.self)
     let count = try varint()
@@ -271,5 +291,95 @@ private struct HistoryReader {
       records.append(UndoRecord(kind: kind, payload: Array(try data())))
     }
     return StoredUndoStep(actionName: name, records: records)
+  }
+}
+
+/// The steps of a stored history (``StoredUndoHistory/undo``, ``StoredUndoHistory/redo``),
+/// newest first: made from steps, or read from a stored history's bytes, where each step
+/// stays encoded until it is first asked for. Opening a document with a history of thousands
+/// of edits reads each step's bounds once and makes none of them.
+public struct StoredUndoSteps: RandomAccessCollection, Sendable, Hashable, ExpressibleByArrayLiteral {
+  private enum Storage: Sendable {
+    case steps([StoredUndoStep])
+    /// A stored history's bytes and where each step starts (and, last, where the last ends).
+    case encoded(bytes: [UInt8], offsets: ArraySlice<Int>)
+  }
+  private var storage: Storage
+
+  /// The steps `steps`, newest first.
+  public init(_ steps: [StoredUndoStep]) { storage = .steps(steps) }
+
+  public init(arrayLiteral elements: StoredUndoStep...) { self.init(elements) }
+
+  /// Steps kept encoded in `bytes`, each already checked, starting at `offsets` (one more
+  /// offset than steps: where the last one ends).
+  init(encoded bytes: [UInt8], offsets: [Int]) { storage = .encoded(bytes: bytes, offsets: offsets[...]) }
+
+  public var startIndex: Int { 0 }
+  public var endIndex: Int {
+    switch storage {
+    case .steps(let steps): steps.count
+    case .encoded(_, let offsets): offsets.count - 1
+    }
+  }
+
+  /// The step at `index`, read from the stored bytes when it was stored.
+  public subscript(index: Int) -> StoredUndoStep {
+    switch storage {
+    case .steps(let steps): return steps[index]
+    case .encoded(let bytes, let offsets):
+      let start = offsets[offsets.startIndex + index]
+      let end = offsets[offsets.startIndex + index + 1]
+      var reader = HistoryReader(bytes: bytes[start..<end])
+      // Checked when the history was read: this cannot fail.
+      return (try? reader.step()) ?? StoredUndoStep(actionName: "", records: [])
+    }
+  }
+
+  /// The action name of the step at `index`, without reading its records.
+  func actionName(at index: Int) -> String {
+    switch storage {
+    case .steps(let steps): return steps[index].actionName
+    case .encoded(let bytes, let offsets):
+      var reader = HistoryReader(bytes: bytes[offsets[offsets.startIndex + index]...])
+      return (try? reader.data()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+  }
+
+  /// The size of the step at `index` in the stored format.
+  func encodedSize(at index: Int) -> Int {
+    switch storage {
+    case .steps(let steps): return StoredUndoHistory.encodedSize(of: steps[index])
+    case .encoded(_, let offsets): return offsets[offsets.startIndex + index + 1] - offsets[offsets.startIndex + index]
+    }
+  }
+
+  /// The first `count` steps (the newest).
+  func keeping(first count: Int) -> StoredUndoSteps {
+    var kept = self
+    switch storage {
+    case .steps(let steps): kept.storage = .steps(Array(steps.prefix(count)))
+    case .encoded(let bytes, let offsets): kept.storage = .encoded(bytes: bytes, offsets: offsets.prefix(count + 1))
+    }
+    return kept
+  }
+
+  /// Appends the steps in the stored format (encoded steps are copied as they are).
+  func encode(into bytes: inout [UInt8]) {
+    switch storage {
+    case .steps(let steps):
+      var out = HistoryWriter()
+      for step in steps { out.step(step) }
+      bytes += out.bytes
+    case .encoded(let stored, let offsets):
+      if let first = offsets.first, let last = offsets.last { bytes += stored[first..<last] }
+    }
+  }
+
+  public static func == (lhs: StoredUndoSteps, rhs: StoredUndoSteps) -> Bool { lhs.elementsEqual(rhs) }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(count)
+    for step in self { hasher.combine(step) }
   }
 }

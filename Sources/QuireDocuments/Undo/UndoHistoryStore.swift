@@ -210,21 +210,21 @@ public struct UndoHistoryStore: Sendable, Hashable {
     if let state = history.endState, state.count > limit / 2 { history.endState = nil }
     var size = 256 + history.path.utf8.count + (history.endState?.count ?? 0)
     var undoKept = 0
-    for step in history.undo {
-      let stepSize = StoredUndoHistory.encodedSize(of: step)
+    for index in history.undo.indices {
+      let stepSize = history.undo.encodedSize(at: index)
       guard size + stepSize <= limit else { break }
       size += stepSize
       undoKept += 1
     }
     var redoKept = 0
-    for step in history.redo {
-      let stepSize = StoredUndoHistory.encodedSize(of: step)
+    for index in history.redo.indices {
+      let stepSize = history.redo.encodedSize(at: index)
       guard size + stepSize <= limit else { break }
       size += stepSize
       redoKept += 1
     }
-    history.undo = Array(history.undo.prefix(undoKept))
-    history.redo = Array(history.redo.prefix(redoKept))
+    history.undo = history.undo.keeping(first: undoKept)
+    history.redo = history.redo.keeping(first: redoKept)
     return history
   }
 

@@ -82,6 +82,10 @@ extension UndoManager {
     func stored(_ groups: [Group]) -> [StoredUndoStep] {
       var steps: [StoredUndoStep] = []
       for group in groups.reversed() {
+        if let stored = group.stored {
+          steps.append(StoredUndoStep(actionName: group.actionName, records: stored.step.records))
+          continue
+        }
         var records: [UndoRecord] = []
         guard Self.collect(group.entries, into: &records) else { break }
         if !records.isEmpty { steps.append(StoredUndoStep(actionName: group.actionName, records: records)) }
@@ -112,33 +116,63 @@ extension UndoManager {
   /// each action run by `apply` on `target`; no observer hears of it (the document's change
   /// count stays where it is). Steps from `onTop` (the "changed on disk" step) go above the
   /// undo steps.
+  ///
+  /// The steps stay data until one is first undone or redone: a history of thousands of
+  /// steps costs one small value each here, not a closure per action.
   func restoreSteps<Target: AnyObject>(
-    undo: [StoredUndoStep], redo: [StoredUndoStep], onTop: StoredUndoStep? = nil, target: Target,
+    undo: StoredUndoSteps, redo: StoredUndoSteps, onTop: StoredUndoStep? = nil, target: Target,
     apply: @escaping @MainActor (Target, UndoRecord) -> Void
   ) {
-    func group(_ step: StoredUndoStep) -> Group {
-      let entries = step.records.map { record in
-        Entry.action(
-          Action(
-            target: target, handler: { object in if let typed = object as? Target { apply(typed, record) } },
-            storage: .record({ record })))
+    func groups(_ steps: StoredUndoSteps) -> [Group] {
+      let runner = StoredStepRunner(target: target, steps: steps, apply: apply)
+      return steps.indices.reversed().map { index in
+        Group(actionName: steps.actionName(at: index), isFromEarlierSession: true, stored: StoredStep(runner: runner, index: index))
       }
-      return Group(entries: entries, actionName: step.actionName, isFromEarlierSession: true)
     }
     removeAllSteps()
-    undoStack = undo.reversed().map(group)
-    if let onTop { undoStack.append(group(onTop)) }
-    redoStack = onTop == nil ? redo.reversed().map(group) : []
+    undoStack = groups(undo)
+    if let onTop { undoStack += groups([onTop]) }
+    redoStack = onTop == nil ? groups(redo) : []
   }
 
   /// Puts `step` on top of the undo steps as a step from outside this session (the "changed
   /// on disk" step of a reload), dropping the redo steps; no observer hears of it.
   func pushStoredStep<Target: AnyObject>(_ step: StoredUndoStep, target: Target, apply: @escaping @MainActor (Target, UndoRecord) -> Void) {
-    let entries = step.records.map { record in
-      Entry.action(
-        Action(target: target, handler: { object in if let typed = object as? Target { apply(typed, record) } }, storage: .record({ record })))
-    }
-    undoStack.append(Group(entries: entries, actionName: step.actionName, isFromEarlierSession: true))
+    let stored = StoredStep(runner: StoredStepRunner(target: target, steps: [step], apply: apply), index: 0)
+    undoStack.append(Group(actionName: step.actionName, isFromEarlierSession: true, stored: stored))
     redoStack.removeAll()
+  }
+}
+
+/// What runs the steps of a restored history: the steps (still encoded), the document they
+/// change (held weakly, as every action's target is) and how it replays a record. One for a
+/// whole list of steps; used only by its undo manager, on the main actor.
+final class StoredStepRunner {
+  weak var target: AnyObject?
+  let steps: StoredUndoSteps
+  let apply: @MainActor (AnyObject, UndoRecord) -> Void
+
+  init<Target: AnyObject>(target: Target, steps: StoredUndoSteps, apply: @escaping @MainActor (Target, UndoRecord) -> Void) {
+    self.target = target
+    self.steps = steps
+    self.apply = { object, record in if let typed = object as? Target { apply(typed, record) } }
+  }
+}
+
+/// A step of a restored history, read from its runner's steps when it runs.
+struct StoredStep {
+  let runner: StoredStepRunner
+  let index: Int
+
+  /// The step, read from the stored bytes.
+  var step: StoredUndoStep { runner.steps[index] }
+
+  /// The step's actions: one per record, each stored as that record again.
+  func entries() -> [UndoManager.Entry] {
+    let apply = runner.apply
+    return step.records.map { record in
+      UndoManager.Entry.action(
+        UndoManager.Action(target: runner.target, handler: { object in apply(object, record) }, storage: .record({ record })))
+    }
   }
 }

@@ -65,9 +65,20 @@ open class UndoManager {
     var actionName = ""
     /// Whether the step came from a stored history (or is its "changed on disk" step).
     var isFromEarlierSession = false
-    var isEmpty: Bool { entries.isEmpty }
+    /// A step from a stored history, kept as data until it is first undone or redone
+    /// (``actions``): opening a document with a long history makes no action for it.
+    var stored: StoredStep?
+    var isEmpty: Bool { entries.isEmpty && stored == nil }
+    /// How many actions the step holds.
+    var actionCount: Int { stored?.step.records.count ?? entries.count }
+
+    /// The step's actions, made from its stored records when it came from a stored history.
+    var actions: [Entry] { stored?.entries() ?? entries }
 
     func removingActions(withTarget target: AnyObject) -> Group {
+      if let stored {
+        return stored.runner.target == nil || stored.runner.target === target ? Group(actionName: actionName) : self
+      }
       var copy = self
       copy.entries = entries.compactMap { entry in
         switch entry {
@@ -268,7 +279,7 @@ open class UndoManager {
   private func run(_ group: Group, collectingInto name: String) {
     beginUndoGrouping()
     setActionName(name)
-    for entry in group.entries.reversed() { perform(entry) }
+    for entry in group.actions.reversed() { perform(entry) }
     endUndoGrouping()
   }
 
@@ -277,7 +288,7 @@ open class UndoManager {
     case .action(let action):
       if let target = action.target { action.handler(target) }
     case .group(let group):
-      for inner in group.entries.reversed() { perform(inner) }
+      for inner in group.actions.reversed() { perform(inner) }
     }
   }
 
@@ -387,7 +398,7 @@ open class UndoManager {
       lines.append("\(last ? "└─" : "├─") \(title)")
       for (i, group) in groups.enumerated() {
         let name = group.actionName.isEmpty ? "(unnamed)" : group.actionName
-        lines.append("\(last ? "   " : "│  ")\(i == groups.count - 1 ? "└─" : "├─") \(name): \(group.entries.count) action(s)")
+        lines.append("\(last ? "   " : "│  ")\(i == groups.count - 1 ? "└─" : "├─") \(name): \(group.actionCount) action(s)")
       }
     }
     describe(undoStack, "undo", last: false)

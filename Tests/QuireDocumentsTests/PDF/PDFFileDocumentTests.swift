@@ -152,6 +152,92 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
     }
   }
 
+  /// A closed PDF document for `url` that keeps its undo history in the test's store.
+  func persisting(_ url: URL) -> PDFFileDocument {
+    let document = quiet(PDFFileDocument(fileURL: url, contentType: .pdf))
+    document.persistsUndoHistory = true
+    document.undoHistoryStore = UndoHistoryStore(root: folder.file("state/quire/undo"))
+    return document
+  }
+
+  @Test func pageEditsAreUndoneInTheNextSession() async throws {
+    let url = try makePDF(pages: 3)
+    let first = persisting(url)
+    try await first.open()
+    try first.removePages(in: 0..<1)
+    try first.rotatePages(in: 0..<1, by: 90)
+    try await first.save()
+    try await first.close()
+
+    let second = persisting(url)
+    try await second.open()
+    #expect(second.undoHistoryRestoration == .restored(undoSteps: 2, redoSteps: 0, changedOnDisk: false))
+    #expect(try words(second) == ["PAGE2", "PAGE3"])
+    // A page edit made in this session sits on top of the stored ones.
+    try second.movePage(at: 1, to: 0)
+    #expect(try words(second) == ["PAGE3", "PAGE2"])
+    second.undoManager.undo()
+    second.undoManager.undo()
+    #expect(try second.rotation(ofPage: 0) == 0)
+    #expect(try words(second) == ["PAGE2", "PAGE3"])
+    second.undoManager.undo()
+    #expect(try words(second) == ["PAGE1", "PAGE2", "PAGE3"])
+    #expect(!second.undoManager.canUndo)
+    // Redo walks back up through both sessions' steps, on the one model.
+    second.undoManager.redo()
+    second.undoManager.redo()
+    second.undoManager.redo()
+    #expect(try words(second) == ["PAGE3", "PAGE2"])
+    #expect(try second.rotation(ofPage: 1) == 90)
+    second.undoManager.undo()
+    second.undoManager.undo()
+    second.undoManager.undo()
+    try await second.save()
+    try await second.close()
+    let back = try PDFDocument(contentsOf: url)
+    #expect(back.pageCount == 3)
+    #expect(try back.text(ofPage: 0).contains("PAGE1"))
+    if let check = try runTool("qpdf", ["--check", url.path]) { #expect(check.status == 0, "\(check.output)") }
+  }
+
+  @Test func anOutsideChangeToAPDFIsOneUndoStepOnTopOfItsHistory() async throws {
+    let url = try makePDF(pages: 3)
+    let first = persisting(url)
+    try await first.open()
+    try first.removePages(in: 2..<3)
+    try await first.save()
+    try await first.close()
+    // Another program writes a different PDF over it.
+    _ = try writePDF(to: url, pages: ["OTHER1 marker"])
+
+    let second = persisting(url)
+    try await second.open()
+    #expect(second.undoHistoryRestoration == .restored(undoSteps: 2, redoSteps: 0, changedOnDisk: true))
+    #expect(try words(second) == ["OTHER1"])
+    second.undoManager.undo()
+    #expect(try words(second) == ["PAGE1", "PAGE2"], "the first undo returns to what Quire last saved")
+    second.undoManager.undo()
+    #expect(try words(second) == ["PAGE1", "PAGE2", "PAGE3"], "the next undo continues into the old history")
+    second.undoManager.redo()
+    second.undoManager.redo()
+    #expect(try words(second) == ["OTHER1"], "redo comes back to what is on disk")
+  }
+
+  @Test func anUneditedPDFThatReloadsKeepsItsPageHistory() async throws {
+    let url = try makePDF(pages: 3)
+    let document = persisting(url)
+    try await document.open()
+    try document.removePages(in: 0..<1)
+    try await document.save()
+    _ = try writePDF(to: url, pages: ["OTHER1 marker", "OTHER2 marker"])
+    #expect(try await document.checkForChangesOnDisk() == .reloaded)
+    #expect(try words(document) == ["OTHER1", "OTHER2"])
+    document.undoManager.undo()
+    #expect(try words(document) == ["PAGE2", "PAGE3"])
+    document.undoManager.undo()
+    #expect(try words(document) == ["PAGE1", "PAGE2", "PAGE3"], "this session's page edit undoes on the reloaded document")
+  }
+
   @Test(.enabled(if: sharedCorpus("broken-pdf") != nil, "../shared/corpus/broken-pdf is absent"))
   func brokenCorpusFilesOpenOrFailClearly() async throws {
     let corpus = try #require(sharedCorpus("broken-pdf"))
