@@ -275,6 +275,22 @@ struct XBELList {
       return
     }
     var text = bookmarks[index].text
+    if let tagEnd = text.firstIndex(of: ">"), tagEnd > text.startIndex, text[text.index(before: tagEnd)] == "/" {
+      // A self-closing entry (another program's, without metadata) becomes an element that
+      // holds the metadata Quire records.
+      text =
+        String(text[..<text.index(before: tagEnd)]).trimmingTrailingWhitespace() + """
+          >
+                <info>
+                  <metadata owner="http://freedesktop.org">
+                    <mime:mime-type type="\(Self.escape(mimeType))"/>
+                    <bookmark:applications>
+                    </bookmark:applications>
+                  </metadata>
+                </info>
+              </bookmark>
+          """
+    }
     for name in ["modified", "visited"] { text = Self.setting(name, to: stamp, inOpeningTagOf: text) }
     let marker = "<bookmark:application name=\"\(Self.escape(application))\""
     if let range = text.range(of: marker), let close = text[range.lowerBound...].range(of: "/>") {
@@ -317,7 +333,9 @@ struct XBELList {
 
   static func setting(_ name: String, to value: String, inOpeningTagOf text: String) -> String {
     var text = text
-    guard let tagEnd = text.firstIndex(of: ">") else { return text }
+    guard var tagEnd = text.firstIndex(of: ">") else { return text }
+    // In a self-closing tag the attribute goes before its "/".
+    if tagEnd > text.startIndex, text[text.index(before: tagEnd)] == "/" { tagEnd = text.index(before: tagEnd) }
     let escaped = escape(value)
     if let range = text.range(of: " \(name)=\"", range: text.startIndex..<tagEnd), let close = text[range.upperBound..<tagEnd].firstIndex(of: "\"") {
       text.replaceSubrange(range.upperBound..<close, with: escaped)
@@ -373,5 +391,14 @@ struct XBELList {
       return base.map { $0.addingTimeInterval(fraction) }
     }
     return nil
+  }
+}
+
+extension String {
+  /// The string without the spaces, tabs and line ends it ends with.
+  fileprivate func trimmingTrailingWhitespace() -> String {
+    var end = endIndex
+    while end > startIndex, self[index(before: end)].isWhitespace { end = index(before: end) }
+    return String(self[..<end])
   }
 }

@@ -134,6 +134,40 @@ final class RecentsTests: BrowserTestCase {
     #expect(try browser.recentItems().map(\.name).sorted() == ["q.md", "theirs.txt"])
   }
 
+  /// Found by fuzz-xbel: noting a file whose entry another program wrote self-closing
+  /// (`<bookmark href="…"/>`) put the new attributes after the "/" and left a list that no
+  /// longer parsed.
+  @Test func aSelfClosingEntryForTheSameFileBecomesAnElementWithQuiresMetadata() throws {
+    let file = try folder.write("x", to: "q.md")
+    let href = file.absoluteString
+    let theirs = theirEntry(href: "file:///srv/theirs.txt")
+    // As GLib writes the list: with its namespaces, which GTK needs to read the metadata.
+    try FileManager.default.createDirectory(at: xbel.deletingLastPathComponent(), withIntermediateDirectories: true)
+    let header = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <xbel version="1.0" xmlns:bookmark="http://www.freedesktop.org/standards/desktop-bookmarks" \
+      xmlns:mime="http://www.freedesktop.org/standards/shared-mime-info">
+
+      """
+    try Data(Array(header.utf8) + Array("<bookmark href=\"\(href)\"/>\n".utf8) + theirs + Array("\n</xbel>\n".utf8)).write(to: xbel)
+    try browser.noteRecentDocument(at: file)
+    let entries = try browser.recentItems()
+    #expect(entries.map(\.name).sorted() == ["q.md", "theirs.txt"])
+    #expect(entries.first { $0.name == "q.md" }?.applications == ["quire"])
+    #expect(try [UInt8](Data(contentsOf: xbel)).firstRange(of: theirs) != nil, "the other program's entry changed")
+    // Noted again: still one entry, still a list.
+    try browser.noteRecentDocument(at: file)
+    #expect(try browser.recentItems().map(\.name).sorted() == ["q.md", "theirs.txt"])
+    if gtkAvailable {
+      let listed = try withGtkRecentManager(
+        """
+        settle()
+        print(sorted(item.get_uri() for item in manager.get_items()))
+        """, dataHome: environment["XDG_DATA_HOME"]!)
+      #expect(listed.output.contains(href), "GTK's recent manager does not read the list: \(listed.output)")
+    }
+  }
+
   @Test func aValidListOfHundredsOfMegabytesIsRead() throws {
     // 100 MB of another program's data in one entry.
     let big = Array("<metadata owner=\"x\">".utf8) + [UInt8](repeating: UInt8(ascii: "y"), count: 100 << 20) + Array("</metadata>".utf8)
