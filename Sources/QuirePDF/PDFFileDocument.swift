@@ -1,5 +1,6 @@
 public import Foundation
 public import QuireDocuments
+public import QuireFormats
 public import QuireTypes
 
 /// A PDF file as a ``Document``: a ``PDFDocument`` for reading and page operations, with the
@@ -90,9 +91,9 @@ open class PDFFileDocument: Document {
   private func perform(_ change: (PDFDocument) throws -> Void) throws {
     try checkEditable()
     let model = try model()
-    let before = model.operations.count
+    let before = model.undoDepth
     try change(model)
-    guard model.operations.count > before, let name = model.undoActionName else { return }  // a no-op (same place)
+    guard model.undoDepth > before, let name = model.undoActionName else { return }  // a no-op (same place)
     undoManager.groupUndo(named: name) {
       undoManager.registerUndo(withTarget: self) { document in document.undoPageOperation(on: model) }
     }
@@ -127,6 +128,73 @@ open class PDFFileDocument: Document {
   /// Inserts every page of the PDF at `url` before page `index` (`pageCount` appends).
   public func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
     try perform { try $0.insertPages(from: url, at: index, password: password) }
+  }
+
+  // MARK: Annotations and forms
+
+  /// The annotations of page `index` (0-based) as they are now, unsaved changes included.
+  /// - Throws: ``QuireError`` for a page that does not exist or a file libqpdf cannot read.
+  public func annotations(onPage index: Int) throws -> [PDFAnnotation] {
+    let model = try model()
+    guard let page = model.page(at: index) else { _ = try model.page(index); return [] }
+    return try model.annotationEntries(onPage: index).map { PDFAnnotation(data: $0.data, key: $0.key, page: page) }
+  }
+
+  /// Marks every occurrence of `text` on page `index` with a `type` markup annotation
+  /// (`.highlight`, `.underline`, `.strikeOut`, `.squiggly`) over exactly its
+  /// quadrilaterals, as one undoable step; returns how many were marked.
+  /// - Throws: ``QuireError`` when the text is not on the page.
+  @discardableResult
+  public func markText(_ text: String, onPage index: Int, as type: PDFAnnotationSubtype, color: UIColor? = nil) throws -> Int {
+    guard [PDFAnnotationSubtype.highlight, .underline, .strikeOut, .squiggly].contains(type) else {
+      throw QuireError(.invalidArgument, "Cannot mark text with a \(type.rawValue) annotation: use highlight, underline, strikeout or squiggly.", url: fileURL)
+    }
+    guard !text.isEmpty else { throw QuireError(.invalidArgument, "Cannot mark text in \(QuireError.name(fileURL)): give the text to mark.", url: fileURL) }
+    let model = try model()
+    let quads = try model.quadrilaterals(of: text, onPage: index)
+    guard !quads.isEmpty else {
+      throw QuireError(.invalidArgument, "Cannot mark '\(text)' on page \(index + 1) of \(QuireError.name(fileURL)): it is not on that page.", url: fileURL)
+    }
+    let components = color.map { [Double($0.redComponent), Double($0.greenComponent), Double($0.blueComponent)] }
+    try perform { model in
+      try model.groupAnnotationChanges(named: "\(PDFDocument.displayName(ofSubtype: type.name)) '\(text.prefix(40))'") {
+        _ = try model.markText(text, onPage: index, subtype: type.name, color: components)
+      }
+    }
+    return quads.count
+  }
+
+  /// Puts `annotation` on page `index` (0-based) as one undoable step.
+  public func addAnnotation(_ annotation: PDFAnnotation, toPage index: Int) throws {
+    let model = try model()
+    var id: UUID?
+    try perform { id = try $0.addAnnotation(annotation.data, toPage: index) }
+    if let id, let page = model.page(at: index) {
+      annotation.key = .added(id)
+      annotation.attach(to: page)
+    }
+  }
+
+  /// Takes annotation `number` (0-based, in the order ``annotations(onPage:)`` lists them)
+  /// off page `index` as one undoable step.
+  public func removeAnnotation(at number: Int, fromPage index: Int) throws {
+    let model = try model()
+    let entries = try model.annotationEntries(onPage: index)
+    guard entries.indices.contains(number) else {
+      throw QuireError(
+        .invalidArgument, "Page \(index + 1) of \(QuireError.name(fileURL)) has no annotation \(number < .max ? number + 1 : number): it has \(entries.count).",
+        url: fileURL)
+    }
+    try perform { try $0.removeAnnotation(entries[number].key, fromPage: index) }
+  }
+
+  /// The form's fields with their values now.
+  public func formFields() throws -> [PDFFormField] { try model().formFields() }
+
+  /// Fills form field `name` with `value` (text; `on`/`off` for a check box; a state or a
+  /// choice) as one undoable step; saving writes the field's new appearance.
+  public func fill(field name: String, with value: String) throws {
+    try perform { try $0.setValue(value, ofField: name) }
   }
 }
 

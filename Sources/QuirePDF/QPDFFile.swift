@@ -33,13 +33,19 @@ final class QPDFFile {
         "Cannot open \(QuireError.name(url)) for page edits: libqpdf could not read it (\(detail)). The file may be damaged or need a password.",
         url: url)
     }
+    // A file qpdf had to repair (a broken cross-reference table) warns; an incremental update
+    // appended to it would point into the damage, so such a file is rewritten whole.
+    wasRepaired = qpdf_more_warnings(handle) != 0
   }
+
+  /// Whether qpdf warned while reading the file (it repaired something).
+  private(set) var wasRepaired = false
 
   deinit {
     if raw != nil { qpdf_cleanup(&raw) }
   }
 
-  private var handle: qpdf_data { raw! }  // set in init, cleared only in deinit
+  var handle: qpdf_data { raw! }  // set in init, cleared only in deinit
 
   /// The last error's text, clearing it.
   func lastError() -> String? {
@@ -49,7 +55,7 @@ final class QPDFFile {
     return String(cString: text)
   }
 
-  private func check(_ step: String) throws {
+  func check(_ step: String) throws {
     if let detail = lastError() {
       throw QuireError(.libraryFailure, "Cannot edit the pages of \(QuireError.name(url)): libqpdf failed while \(step) (\(detail)).", url: url)
     }
