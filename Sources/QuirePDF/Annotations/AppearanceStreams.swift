@@ -142,19 +142,32 @@ struct Appearance {
 
   /// The appearance of a text or choice field's widget showing `value`, in the widget's own
   /// box (0, 0, `width`, `height`), with the field's /DA (font, size, colour).
-  static func field(value: String, width: Double, height: Double, defaultAppearance: String?, isMultiline: Bool = false) -> Appearance {
+  ///
+  /// The widget's /MK background and border colours are drawn first, as viewers draw an
+  /// empty field.
+  static func field(
+    value: String, width: Double, height: Double, defaultAppearance: String?, isMultiline: Bool = false, background: [Double]? = nil,
+    borderColor: [Double]? = nil, borderWidth: Double = 1
+  ) -> Appearance {
     let parsed = parse(defaultAppearance ?? "/Helv 0 Tf 0 g")
     let size = parsed.size > 0 ? parsed.size : max(4, min(12, height * 0.7))
-    var content = "/Tx BMC\nq 1 1 \(n(max(0, width - 2))) \(n(max(0, height - 2))) re W n\nBT /\(parsed.font) \(n(size)) Tf \(parsed.color)\n"
+    var content = ""
+    if let fill = background.flatMap({ colorOperator($0, stroke: false) }) {
+      content += "q \(fill) 0 0 \(n(width)) \(n(height)) re f Q\n"
+    }
+    if let stroke = borderColor.flatMap({ colorOperator($0, stroke: true) }), borderWidth > 0 {
+      content += "q \(stroke) \(n(borderWidth)) w \(n(borderWidth / 2)) \(n(borderWidth / 2)) \(n(width - borderWidth)) \(n(height - borderWidth)) re S Q\n"
+    }
+    content += "/Tx BMC\nq 1 1 \(n(max(0, width - 2))) \(n(max(0, height - 2))) re W n\nBT /\(parsed.font) \(n(size)) Tf \(parsed.color)\n"
     if isMultiline {
       var baseline = height - 2 - size
       for line in wrap(value, width: width - 4, size: size) {
-        content += "1 0 0 1 2 \(n(baseline)) Tm (\(pdfString(line))) Tj\n"
+        content += "1 0 0 1 \(n(2 + max(0, borderWidth))) \(n(baseline)) Tm (\(pdfString(line))) Tj\n"
         baseline -= size * 1.15
       }
     } else {
       let baseline = max(1, (height - size * 0.78) / 2)
-      content += "2 \(n(baseline)) Td (\(pdfString(value.replacingOccurrences(of: "\n", with: " ")))) Tj\n"
+      content += "\(n(2 + max(0, borderWidth))) \(n(baseline)) Td (\(pdfString(value.replacingOccurrences(of: "\n", with: " ")))) Tj\n"
     }
     content += "ET\nQ\nEMC\n"
     return Appearance(box: [0, 0, width, height], content: content, resources: "<< >>", formFont: parsed.font)
@@ -184,6 +197,18 @@ struct Appearance {
       }
     }
     return (font, size, color)
+  }
+
+  /// A colour array of 1 (grey), 3 (RGB) or 4 (CMYK) components as its fill or stroke
+  /// operator; nil for an empty (transparent) one.
+  static func colorOperator(_ components: [Double], stroke: Bool) -> String? {
+    let values = components.map { n(min(max($0, 0), 1)) }.joined(separator: " ")
+    switch components.count {
+    case 1: return "\(values) \(stroke ? "G" : "g")"
+    case 3: return "\(values) \(stroke ? "RG" : "rg")"
+    case 4: return "\(values) \(stroke ? "K" : "k")"
+    default: return nil
+    }
   }
 
   static func defaultColor(_ subtype: String) -> [Double] {

@@ -346,7 +346,8 @@ extension QPDFFile {
           guard rect.count == 4 else { continue }
           let appearance = Appearance.field(
             value: value, width: abs(rect[2] - rect[0]), height: abs(rect[3] - rect[1]), defaultAppearance: da,
-            isMultiline: field.type == "Tx" && field.flags & (1 << 12) != 0)
+            isMultiline: field.type == "Tx" && field.flags & (1 << 12) != 0, background: numbers(key(key(widget, "/MK"), "/BG")),
+            borderColor: numbers(key(key(widget, "/MK"), "/BC")), borderWidth: number(key(key(widget, "/BS"), "/W")) ?? 1)
           let stream = try makeAppearanceStream(appearance, fontResources: fontResources)
           if let reference = reference(stream) { touched.insert(reference) }
           let normal = qpdf_oh_new_dictionary(handle)
