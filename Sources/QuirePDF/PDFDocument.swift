@@ -443,10 +443,10 @@ open class PDFDocument {
   }
 
   /// Runs `body` on a page that exists; when poppler still cannot load it, says so.
-  private func readable<R>(_ index: Int, _ body: () throws -> R) throws -> R {
+  func readable<R>(_ index: Int, _ body: () throws -> R) throws -> R {
     do {
       return try body()
-    } catch let error as QuireError where error.code == .invalidArgument {
+    } catch let error as QuireError where error.code == .invalidArgument || error.code == .invalidContent {
       throw QuireError(
         .invalidContent, "Cannot read page \(index + 1) of \(displayName): poppler found it damaged. The other pages may still be readable.",
         url: documentURL, cause: error)

@@ -13,6 +13,8 @@ final class QPDFFile {
   private var raw: qpdf_data?
   /// The file as the user knows it, for messages (qpdf may read a private snapshot of it).
   let url: URL
+  /// The file qpdf reads (a private snapshot), which its messages name.
+  private let path: String
 
   /// Opens `path` (a snapshot of `url`); qpdf parses lazily, so this reads little more than
   /// the trailer and the cross-reference table.
@@ -22,6 +24,7 @@ final class QPDFFile {
     }
     raw = handle
     self.url = url
+    self.path = path
     // Errors and warnings come back through qpdf_get_error, not stderr.
     qpdf_silence_errors(handle)
     qpdf_set_suppress_warnings(handle, 1)
@@ -52,7 +55,8 @@ final class QPDFFile {
     guard qpdf_has_error(handle) != 0, let error = qpdf_get_error(handle),
       let text = qpdf_get_error_full_text(handle, error)
     else { return nil }
-    return String(cString: text)
+    // qpdf names the private snapshot it read; the user knows the file.
+    return String(cString: text).replacingOccurrences(of: path, with: url.lastPathComponent)
   }
 
   func check(_ step: String) throws {

@@ -47,6 +47,9 @@ struct AnnotationData: Codable, Equatable, Sendable {
   var isOpen: Bool?
   /// The form field of a widget, when it is one.
   var field: FormFieldData?
+  /// /NM: the annotation's name, unique on its page (Quire names those it makes
+  /// "quire-UUID", the same in every save).
+  var uniqueName: String?
   /// Whether the file gives the annotation an appearance stream (/AP /N).
   var hasAppearance: Bool = false
 

@@ -89,6 +89,7 @@ extension PDFDocument {
     if data.color == nil, data.subtype != "Link" { data.color = Appearance.defaultColor(data.subtype) }
     data.hasAppearance = Appearance.make(for: data) != nil
     let id = UUID()
+    data.uniqueName = "quire-\(id.uuidString.lowercased())"
     let key = AnnotationEdits.PageKey(source: page.source, index: page.index)
     applyAnnotationChange(named: "Add \(Self.displayName(ofSubtype: data.subtype))") { edits in
       edits.added[key, default: []].append(.init(id: id, data: data))
@@ -142,6 +143,7 @@ extension PDFDocument {
       return key
     case .file(let reference):
       let id = UUID()
+      data.uniqueName = "quire-\(id.uuidString.lowercased())"
       applyAnnotationChange(named: name) { edits in
         edits.removed[pageKey, default: []].insert(reference)
         edits.added[pageKey, default: []].append(.init(id: id, data: data))
@@ -222,7 +224,7 @@ extension PDFDocument {
   func userSpaceQuad(_ rect: PDFRect, onPage index: Int) throws -> [Double] {
     let page = try checkedPage(index)
     let file = sources[page.source].file
-    let crop = try file.cropBox(ofPage: page.index)
+    let crop = try readable(index) { try file.cropBox(ofPage: page.index) }
     let height = crop.height
     let (left, right) = (crop.x + rect.x, crop.x + rect.x + rect.width)
     let (top, bottom) = (crop.y + height - rect.y, crop.y + height - rect.y - rect.height)

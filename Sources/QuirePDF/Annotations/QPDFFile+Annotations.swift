@@ -99,6 +99,7 @@ extension QPDFFile {
       data.inkList = ink.isEmpty ? nil : ink
       data.linePoints = numbers(key(annotation, "/L"))
       data.iconName = name(key(annotation, "/Name"))
+      data.uniqueName = text(key(annotation, "/NM"))
       data.isOpen = qpdf_oh_is_bool(handle, key(annotation, "/Open")) != 0 ? qpdf_oh_get_bool_value(handle, key(annotation, "/Open")) != 0 : nil
       let action = key(annotation, "/A")
       data.url = text(key(action, "/URI"))
@@ -247,7 +248,7 @@ extension QPDFFile {
     if let contents = data.contents { qpdf_oh_replace_key(handle, dictionary, "/Contents", qpdf_oh_new_unicode_string(handle, contents)) }
     if let author = data.author { qpdf_oh_replace_key(handle, dictionary, "/T", qpdf_oh_new_unicode_string(handle, author)) }
     qpdf_oh_replace_key(handle, dictionary, "/M", qpdf_oh_new_string(handle, PDFDocument.pdfDateString(data.modificationDate ?? Date())))
-    qpdf_oh_replace_key(handle, dictionary, "/NM", qpdf_oh_new_string(handle, "quire-\(UUID().uuidString.lowercased())"))
+    qpdf_oh_replace_key(handle, dictionary, "/NM", qpdf_oh_new_string(handle, data.uniqueName ?? "quire-\(UUID().uuidString.lowercased())"))
     qpdf_oh_replace_key(handle, dictionary, "/P", page)
     if let url = data.url {
       let action = qpdf_oh_parse(handle, "<< /S /URI >>")
