@@ -130,6 +130,57 @@ open class PDFFileDocument: Document {
     try perform { try $0.insertPages(from: url, at: index, password: password) }
   }
 
+  // MARK: Drawing pages
+
+  /// Page `index` (0-based) drawn as a PNG `width` pixels wide (16 to 4096), its height
+  /// following the page's proportions; annotations are drawn, unsaved ones included.
+  public func pngData(ofPage index: Int, width: Int) throws -> Data {
+    let model = try model()
+    let size = try model.pageSize(at: index)
+    let width = min(max(width, 16), 4096)
+    let height = min(max(Int((Double(width) * size.height / max(size.width, 1)).rounded()), 16), 8192)
+    return try model.render(page: index, fittingIn: width, height: height).pngData()
+  }
+
+  /// The words of page `index` with their areas in points from the top left of the page.
+  public func words(ofPage index: Int) throws -> [(word: String, rect: PDFRect)] {
+    let model = try model()
+    let origin = try model.origin(ofPage: index)
+    return try model.readable(index) { try model.sources[origin.source].file.wordRects(ofPage: origin.index) }
+  }
+
+  /// Where `text` occurs on page `index`: one rectangle per match, in points from the top left.
+  public func matches(of text: String, onPage index: Int) throws -> [PDFRect] {
+    try model().matches(of: text, onPage: index, caseSensitive: false)
+  }
+
+  /// Highlights the text in `rects` (points from the top left of page `index`, one per word
+  /// or line selected) as one highlight annotation over exactly those areas, one undoable step.
+  public func highlight(_ rects: [PDFRect], onPage index: Int, text: String?) throws {
+    let model = try model()
+    guard !rects.isEmpty, rects.count <= 10_000 else {
+      throw QuireError(.invalidArgument, "Cannot highlight nothing in \(QuireError.name(fileURL)): select some text first.", url: fileURL)
+    }
+    let quads = try rects.flatMap { try model.userSpaceQuad($0, onPage: index) }
+    var data = AnnotationData(subtype: "Highlight", rect: PDFDocument.bounds(ofQuads: quads))
+    data.quadPoints = quads
+    data.contents = text
+    try perform { _ = try $0.addAnnotation(data, toPage: index) }
+  }
+
+  /// Adds a note with `text` at `point` (points from the top left of page `index`), one
+  /// undoable step.
+  public func addNote(_ text: String, at point: (x: Double, y: Double), onPage index: Int) throws {
+    let model = try model()
+    let quad = try model.userSpaceQuad(PDFRect(x: point.x, y: point.y, width: 20, height: 20), onPage: index)
+    var data = AnnotationData(subtype: "Text", rect: PDFDocument.bounds(ofQuads: quad))
+    data.contents = text
+    try perform { _ = try $0.addAnnotation(data, toPage: index) }
+  }
+
+  /// The outline, its entries' pages in the current order.
+  public var outline: [PDFOutlineItem] { pdf?.outline ?? [] }
+
   // MARK: Annotations and forms
 
   /// The annotations of page `index` (0-based) as they are now, unsaved changes included.
