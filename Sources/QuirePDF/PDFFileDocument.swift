@@ -187,7 +187,10 @@ open class PDFFileDocument: Document {
   /// - Throws: ``QuireError`` for a page that does not exist or a file libqpdf cannot read.
   public func annotations(onPage index: Int) throws -> [PDFAnnotation] {
     let model = try model()
-    guard let page = model.page(at: index) else { _ = try model.page(index); return [] }
+    guard let page = model.page(at: index) else {
+      _ = try model.page(index)
+      return []
+    }
     return try model.annotationEntries(onPage: index).map { PDFAnnotation(data: $0.data, key: $0.key, page: page) }
   }
 

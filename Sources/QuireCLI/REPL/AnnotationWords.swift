@@ -79,7 +79,8 @@ struct AnnotationsWord: SessionCommand {
 struct AnnotateWord: SessionCommand {
   static let configuration = CommandConfiguration(
     commandName: "annotate",
-    abstract: "Annotate page PAGE: highlight|underline|strikeout|squiggly TEXT, note X,Y TEXT, freetext X,Y,W,H TEXT, ink X1,Y1 X2,Y2 …, link X,Y,W,H URL|#PAGE.")
+    abstract:
+      "Annotate page PAGE: highlight|underline|strikeout|squiggly TEXT, note X,Y TEXT, freetext X,Y,W,H TEXT, ink X1,Y1 X2,Y2 …, link X,Y,W,H URL|#PAGE.")
   @Argument(help: "The page number.") var page: String
   @Argument(help: "highlight, underline, strikeout, squiggly, note, freetext, ink or link.") var kind: String
   @Argument(parsing: .allUnrecognized, help: "The text, place or points.") var rest: [String] = []

@@ -1,7 +1,7 @@
 public import Foundation
 import QuireDocuments
-import QuireTypes
 public import QuireFormats
+import QuireTypes
 
 /// Which annotation of a page an entry is: one of the file's (by its object) or one added
 /// since the document was opened.
@@ -108,7 +108,8 @@ extension PDFDocument {
     }
     if entry.data.subtype == "Widget" {
       throw QuireError(
-        .invalidArgument, "Cannot remove the form field '\(entry.data.field?.name ?? "")' from page \(index + 1) of \(displayName): fields are filled, not removed.",
+        .invalidArgument,
+        "Cannot remove the form field '\(entry.data.field?.name ?? "")' from page \(index + 1) of \(displayName): fields are filled, not removed.",
         url: documentURL)
     }
     let name = "Remove \(Self.displayName(ofSubtype: entry.data.subtype))"
@@ -119,7 +120,8 @@ extension PDFDocument {
       applyAnnotationChange(named: name) { edits in edits.removed[pageKey, default: []].insert(reference) }
     case .unnamed:
       throw QuireError(
-        .unsupportedType, "Cannot remove that annotation from page \(index + 1) of \(displayName): the file keeps it inside the page, not as an object of its own.",
+        .unsupportedType,
+        "Cannot remove that annotation from page \(index + 1) of \(displayName): the file keeps it inside the page, not as an object of its own.",
         url: documentURL)
     }
   }
@@ -150,7 +152,8 @@ extension PDFDocument {
       }
       return .added(id)
     case .unnamed:
-      throw QuireError(.unsupportedType, "Cannot change that annotation of page \(index + 1) of \(displayName): the file keeps it inside the page.", url: documentURL)
+      throw QuireError(
+        .unsupportedType, "Cannot change that annotation of page \(index + 1) of \(displayName): the file keeps it inside the page.", url: documentURL)
     }
   }
 
@@ -187,7 +190,8 @@ extension PDFDocument {
     case "radio":
       guard value == "Off" || value.lowercased() == "off" || field.onStates.contains(value) else {
         throw QuireError(
-          .invalidArgument, "Cannot set the radio button '\(name)' of \(displayName) to '\(value)': use one of \(field.onStates.joined(separator: ", ")) or off.",
+          .invalidArgument,
+          "Cannot set the radio button '\(name)' of \(displayName) to '\(value)': use one of \(field.onStates.joined(separator: ", ")) or off.",
           url: documentURL)
       }
       if value.lowercased() == "off" { stored = "Off" }
@@ -199,7 +203,9 @@ extension PDFDocument {
       }
     case "text": break
     default:
-      throw QuireError(.unsupportedType, "Cannot fill the \(field.kind) field '\(name)' of \(displayName): Quire fills text, check box, radio and choice fields.", url: documentURL)
+      throw QuireError(
+        .unsupportedType, "Cannot fill the \(field.kind) field '\(name)' of \(displayName): Quire fills text, check box, radio and choice fields.",
+        url: documentURL)
     }
     applyAnnotationChange(named: "Fill \(name)") { edits in edits.fieldValues[0, default: [:]][name] = stored }
   }
@@ -266,12 +272,15 @@ extension PDFDocument {
     func finite(_ values: [Double]) -> Bool { values.allSatisfy { $0.isFinite && abs($0) <= Self.maximumCoordinate } }
     let coordinates = data.rect + (data.quadPoints ?? []) + (data.inkList ?? []).flatMap { $0 } + (data.linePoints ?? [])
     guard data.rect.count == 4, finite(coordinates), data.rect[0] <= data.rect[2], data.rect[1] <= data.rect[3] else {
-      throw QuireError(.invalidArgument, "Cannot annotate \(displayName): the annotation's place is not a rectangle on the page (x1 ≤ x2, y1 ≤ y2, within ±1,000,000 points).", url: documentURL)
+      throw QuireError(
+        .invalidArgument, "Cannot annotate \(displayName): the annotation's place is not a rectangle on the page (x1 ≤ x2, y1 ≤ y2, within ±1,000,000 points).",
+        url: documentURL)
     }
     guard (data.quadPoints?.count ?? 0) % 8 == 0, (data.inkList ?? []).allSatisfy({ $0.count % 2 == 0 && $0.count <= 20_000 }),
       (data.inkList?.count ?? 0) <= 1_000
     else {
-      throw QuireError(.invalidArgument, "Cannot annotate \(displayName): its points are incomplete (x, y pairs; 4 points per quadrilateral).", url: documentURL)
+      throw QuireError(
+        .invalidArgument, "Cannot annotate \(displayName): its points are incomplete (x, y pairs; 4 points per quadrilateral).", url: documentURL)
     }
     guard (data.contents?.utf8.count ?? 0) <= Self.maximumContents, (data.author?.utf8.count ?? 0) <= 1_000, (data.url?.utf8.count ?? 0) <= 8_000 else {
       throw QuireError(.invalidArgument, "Cannot annotate \(displayName): its text is longer than \(Self.maximumContents) bytes.", url: documentURL)

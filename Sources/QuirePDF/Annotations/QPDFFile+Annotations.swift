@@ -87,7 +87,8 @@ extension QPDFFile {
     for annotation in items(key(page, "/Annots")) where isDictionary(annotation) {
       guard let subtype = name(key(annotation, "/Subtype")) else { continue }
       let rect = numbers(key(annotation, "/Rect")) ?? []
-      var data = AnnotationData(subtype: subtype, rect: rect.count == 4 ? [min(rect[0], rect[2]), min(rect[1], rect[3]), max(rect[0], rect[2]), max(rect[1], rect[3])] : [0, 0, 0, 0])
+      var data = AnnotationData(
+        subtype: subtype, rect: rect.count == 4 ? [min(rect[0], rect[2]), min(rect[1], rect[3]), max(rect[0], rect[2]), max(rect[1], rect[3])] : [0, 0, 0, 0])
       data.color = numbers(key(annotation, "/C"))
       data.interiorColor = numbers(key(annotation, "/IC"))
       data.contents = text(key(annotation, "/Contents"))
@@ -273,7 +274,9 @@ extension QPDFFile {
   }
 
   private static func safeName(_ text: String) -> String {
-    let kept = text.unicodeScalars.filter { ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value >= 0x41 && $0.value <= 0x5A) || ($0.value >= 0x61 && $0.value <= 0x7A) }
+    let kept = text.unicodeScalars.filter {
+      ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value >= 0x41 && $0.value <= 0x5A) || ($0.value >= 0x61 && $0.value <= 0x7A)
+    }
     return kept.isEmpty ? "Note" : String(String.UnicodeScalarView(kept.prefix(64)))
   }
 

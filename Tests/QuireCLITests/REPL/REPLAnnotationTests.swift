@@ -85,7 +85,9 @@ enum AnnotationTools {
     if renderer == "mutool" {
       try await run("/usr/bin/mutool", ["draw", "-q", "-r", "50", "-o", output.path + ".png", url.path, "1"], in: folder)
     } else {
-      try await run("/usr/bin/pdftoppm", ["-r", "50", "-f", "1", "-l", "1", "-singlefile", "-png"] + (hidingAnnotations ? ["-hide-annotations"] : []) + [url.path, output.path], in: folder)
+      try await run(
+        "/usr/bin/pdftoppm",
+        ["-r", "50", "-f", "1", "-l", "1", "-singlefile", "-png"] + (hidingAnnotations ? ["-hide-annotations"] : []) + [url.path, output.path], in: folder)
     }
     return try Data(contentsOf: URL(fileURLWithPath: output.path + ".png"))
   }
@@ -193,6 +195,30 @@ final class REPLAnnotationTests: FolderSuite, RunsQuire {
     #expect(found.annotations.map(\.subtype) == ["/Widget", "/Widget", "/StrikeOut", "/Squiggly", "/FreeText", "/Link", "/Link"])
     #expect(found.annotations.allSatisfy { $0.hasAppearance })
     try await AnnotationTools.run("/usr/bin/qpdf", ["--check", pdf.path], in: folder.url)
+  }
+
+  /// GNOME's thumbnailer (`quire thumbnail`) draws a saved highlight, as viewers do.
+  @Test func thumbnailsDrawTheHighlight() async throws {
+    let pdf = folder.file("form.pdf")
+    try await AnnotationTools.makeForm(at: pdf)
+    try FileManager.default.copyItem(at: pdf, to: folder.file("plain.pdf"))
+    let result = try await quire(["form.pdf"], input: "annotate 1 highlight quick brown fox\nw\nq\n")
+    #expect(result.status == 0, "\(result.error)")
+    let made = try await quire(["thumbnail", "--size", "256", "--output", "thumbs", "form.pdf", "plain.pdf"])
+    #expect(made.status == 0, "\(made.error)")
+    func highlighted(_ name: String) throws -> Int {
+      let bitmap = try Bitmap(pngData: Data(contentsOf: folder.file("thumbs/\(name).png")))
+      var count = 0
+      for y in 0..<bitmap.height {
+        for x in 0..<bitmap.width {
+          let p = bitmap.pixel(x: x, y: y)
+          if p.red > 220 && p.green > 190 && p.blue < 140 { count += 1 }
+        }
+      }
+      return count
+    }
+    #expect(try highlighted("form.pdf") > 20)
+    #expect(try highlighted("plain.pdf") == 0)
   }
 
   /// Every file of the shared broken-PDF corpus given to `annotations`, `fields` and

@@ -89,17 +89,20 @@ final class PDFViewerPageTests: ServedFolderTestCase {
     try await driver.type("otter", into: "#pdf-find")
     try await driver.click("#pdf-find-button")
     try await driver.wait(for: "a find hit on page 3", until: "return document.querySelectorAll('.pdf-page[data-page=\"2\"] .pdf-hit').length === 1")
-    let hitInside = try await driver.execute(
-      """
-      const hit = document.querySelector('.pdf-hit').getBoundingClientRect();
-      const page = document.querySelector('.pdf-page[data-page="2"]').getBoundingClientRect();
-      return hit.width > 5 && hit.left >= page.left && hit.right <= page.right && hit.top >= page.top && hit.bottom <= page.bottom;
-      """) as? Bool
+    let hitInside =
+      try await driver.execute(
+        """
+        const hit = document.querySelector('.pdf-hit').getBoundingClientRect();
+        const page = document.querySelector('.pdf-page[data-page="2"]').getBoundingClientRect();
+        return hit.width > 5 && hit.left >= page.left && hit.right <= page.right && hit.top >= page.top && hit.bottom <= page.bottom;
+        """) as? Bool
     #expect(hitInside == true)
     try await saveScreenshot(driver, "pdf-2-find.png")
 
     // Select "otter" in the page's text layer and highlight it: saved into the file.
-    try await driver.wait(for: "page 3's text layer", until: "return [...document.querySelectorAll('.pdf-page[data-page=\"2\"] .pdf-text span')].some(s => s.textContent.trim() === 'otter')")
+    try await driver.wait(
+      for: "page 3's text layer",
+      until: "return [...document.querySelectorAll('.pdf-page[data-page=\"2\"] .pdf-text span')].some(s => s.textContent.trim() === 'otter')")
     try await driver.execute(
       """
       const span = [...document.querySelectorAll('.pdf-page[data-page="2"] .pdf-text span')].find(s => s.textContent.trim() === 'otter');
@@ -110,7 +113,8 @@ final class PDFViewerPageTests: ServedFolderTestCase {
       selection.addRange(range);
       """)
     try await driver.click("#pdf-highlight")
-    try await driver.wait(for: "the highlight saved", until: "return document.getElementById('pdf-status').textContent.startsWith('Saved: 1 annotation')", limit: .seconds(60))
+    try await driver.wait(
+      for: "the highlight saved", until: "return document.getElementById('pdf-status').textContent.startsWith('Saved: 1 annotation')", limit: .seconds(60))
     let saved = try Data(contentsOf: pdf)
     #expect(saved.prefix(original.count) == original, "the save is an incremental update")
     let check = """
