@@ -176,9 +176,45 @@ open class PDFDocument {
 
   private(set) var sources: [Source] = []
   private(set) var pages: [Page]
-  private var undoStack: [(operation: PDFPageOperation, before: [Page])] = []
-  private var redoStack: [(operation: PDFPageOperation, before: [Page])] = []
+  /// One undoable step: its name, the page operation it was (nil for an annotation or form
+  /// change), and the pages and annotation edits before it.
+  private struct Step {
+    var name: String
+    var operation: PDFPageOperation?
+    var before: (pages: [Page], annotations: AnnotationEdits)
+  }
+  private var undoStack: [Step] = []
+  private var redoStack: [Step] = []
   private var savedPages: [Page]
+  /// Annotations added and removed and form fields filled, not yet undone.
+  private(set) var annotationEdits = AnnotationEdits()
+  private var savedAnnotationEdits = AnnotationEdits()
+  /// The annotations each page of each file has, read once (by file and page index).
+  var fileAnnotations: [AnnotationEdits.PageKey: [(reference: PDFObjectReference?, data: AnnotationData)]] = [:]
+
+  /// The file as last saved by an incremental update: a private copy of its bytes, where its
+  /// last cross-reference section is, its /Size, and the objects the updates since opening
+  /// have written (each later update writes them again, as they now are).
+  struct IncrementalBase {
+    var copy: URL
+    var length: Int
+    var crossReference: Int
+    var size: Int
+    var written: Set<PDFObjectReference>
+  }
+  private var savedBase: IncrementalBase?
+  /// What the last write made, promoted by ``noteSaved()`` when it was a save.
+  private enum WriteKind {
+    case incremental(IncrementalBase)
+    case rewrite
+  }
+  private var lastWrite: WriteKind?
+  /// False once the document was saved whole (its objects then no longer match its source):
+  /// later saves rewrite it whole too.
+  private var canUpdateIncrementally = true
+  /// A PDF of the current state (page operations and annotation edits applied) for drawing
+  /// pages with unsaved annotations, and the edits it shows.
+  private var preview: (file: PDFFile, pages: [Page], annotations: AnnotationEdits)?
   private var madeSnapshotFolder: URL?
   private let temporaryFolder: URL?
 
@@ -324,7 +360,7 @@ open class PDFDocument {
     return source
   }
 
-  private func qpdf(forSource index: Int) throws -> QPDFFile {
+  func qpdf(forSource index: Int) throws -> QPDFFile {
     if let existing = sources[index].qpdf { return existing }
     let file = try QPDFFile(path: sources[index].snapshot.path, url: sources[index].original, password: sources[index].password)
     sources[index].qpdf = file
@@ -336,7 +372,7 @@ open class PDFDocument {
   /// The number of pages, with the page operations applied.
   open var pageCount: Int { pages.count }
 
-  private func page(_ index: Int) throws -> Page {
+  func page(_ index: Int) throws -> Page {
     guard index >= 0, index < pages.count else {
       throw QuireError(
         .invalidArgument,
@@ -377,6 +413,9 @@ open class PDFDocument {
   /// fit inside `width` × `height` pixels and centred on a transparent image of that size.
   func render(page index: Int, fittingIn width: Int, height: Int) throws -> Bitmap {
     let page = try page(index)
+    if let preview = try previewFile() {
+      return try readable(index) { try preview.render(page: index, rotation: 0, fittingIn: width, height: height) }
+    }
     return try readable(index) {
       try sources[page.source].file.render(page: page.index, rotation: page.addedRotation, fittingIn: width, height: height)
     }
@@ -404,10 +443,10 @@ open class PDFDocument {
   }
 
   /// Runs `body` on a page that exists; when poppler still cannot load it, says so.
-  private func readable<R>(_ index: Int, _ body: () throws -> R) throws -> R {
+  func readable<R>(_ index: Int, _ body: () throws -> R) throws -> R {
     do {
       return try body()
-    } catch let error as QuireError where error.code == .invalidArgument {
+    } catch let error as QuireError where error.code == .invalidArgument || error.code == .invalidContent {
       throw QuireError(
         .invalidContent, "Cannot read page \(index + 1) of \(displayName): poppler found it damaged. The other pages may still be readable.",
         url: documentURL, cause: error)
@@ -465,16 +504,18 @@ open class PDFDocument {
 
   // MARK: Page operations
 
-  /// The operations applied so far, oldest first (undone ones excluded).
-  open var operations: [PDFPageOperation] { undoStack.map(\.operation) }
-  /// Whether the pages differ from what was last opened or saved.
-  open var hasUnsavedChanges: Bool { pages != savedPages }
+  /// The page operations applied so far, oldest first (undone ones excluded).
+  open var operations: [PDFPageOperation] { undoStack.compactMap(\.operation) }
+  /// How many steps (page operations, annotation and form changes) ``undo()`` can revert.
+  var undoDepth: Int { undoStack.count }
+  /// Whether the pages, annotations or form fields differ from what was last opened or saved.
+  open var hasUnsavedChanges: Bool { pages != savedPages || annotationEdits != savedAnnotationEdits }
   open var canUndo: Bool { !undoStack.isEmpty }
   open var canRedo: Bool { !redoStack.isEmpty }
-  /// The operation ``undo()`` would revert.
-  open var undoActionName: String? { undoStack.last?.operation.description }
-  /// The operation ``redo()`` would apply again.
-  open var redoActionName: String? { redoStack.last?.operation.description }
+  /// The step ``undo()`` would revert ("Delete Page 2", "Add Highlight").
+  open var undoActionName: String? { undoStack.last?.name }
+  /// The step ``redo()`` would apply again.
+  open var redoActionName: String? { redoStack.last?.name }
 
   func apply(_ operation: PDFPageOperation, _ change: (inout [Page]) -> Void) throws {
     guard allowsDocumentAssembly else {
@@ -483,9 +524,30 @@ open class PDFDocument {
         "Cannot change the pages of \(displayName): its security settings forbid assembling it. Open it with the owner password.",
         url: documentURL)
     }
-    let before = pages
+    let before = (pages, annotationEdits)
     change(&pages)
-    undoStack.append((operation, before))
+    undoStack.append(Step(name: operation.description, operation: operation, before: before))
+    redoStack.removeAll()
+  }
+
+  /// Runs `body`, whose annotation changes become one undoable step named `name`.
+  func groupAnnotationChanges(named name: String, _ body: () throws -> Void) throws {
+    let depth = undoStack.count
+    do { try body() } catch {
+      while undoStack.count > depth, let step = undoStack.popLast() { (pages, annotationEdits) = step.before }
+      throw error
+    }
+    guard undoStack.count > depth + 1 else { return }
+    let first = undoStack[depth]
+    undoStack.removeSubrange(depth...)
+    undoStack.append(Step(name: name, operation: nil, before: first.before))
+  }
+
+  /// Records an annotation or form change named `name` (one undoable step).
+  func applyAnnotationChange(named name: String, _ change: (inout AnnotationEdits) -> Void) {
+    let before = (pages, annotationEdits)
+    change(&annotationEdits)
+    undoStack.append(Step(name: name, operation: nil, before: before))
     redoStack.removeAll()
   }
 
@@ -570,15 +632,15 @@ open class PDFDocument {
   /// Reverts the last page operation.
   open func undo() {
     guard let last = undoStack.popLast() else { return }
-    redoStack.append((last.operation, pages))
-    pages = last.before
+    redoStack.append(Step(name: last.name, operation: last.operation, before: (pages, annotationEdits)))
+    (pages, annotationEdits) = last.before
   }
 
   /// Applies the last undone page operation again.
   open func redo() {
     guard let last = redoStack.popLast() else { return }
-    undoStack.append((last.operation, pages))
-    pages = last.before
+    undoStack.append(Step(name: last.name, operation: last.operation, before: (pages, annotationEdits)))
+    (pages, annotationEdits) = last.before
   }
 
   // MARK: Writing
@@ -590,7 +652,7 @@ open class PDFDocument {
       throw QuireError(.invalidArgument, "Cannot save the untitled PDF: it has no file yet. Save it to a file with save(to:).")
     }
     try write(to: documentURL)
-    savedPages = pages
+    noteSaved()
   }
 
   /// Saves the pages to `url`, which becomes ``documentURL`` ("save as"); see ``write(to:)``.
@@ -598,7 +660,7 @@ open class PDFDocument {
   ///   unsaved changes.
   open func save(to url: URL) throws {
     try write(to: url)
-    savedPages = pages
+    noteSaved()
     documentURL = url.standardizedFileURL
   }
 
@@ -653,37 +715,97 @@ open class PDFDocument {
     }
   }
 
-  /// Lays the pages out through libqpdf into the new file `path`.
-  private func writePages(to path: String) throws { try writePages(pages, to: path) }
-
-  /// Lays `pages` (the document's pages, or a page list from its page history) out through
-  /// libqpdf into the new file `path`.
-  private func writePages(_ pages: [Page], to path: String) throws {
+  /// Writes the document into the new file `path`: an incremental update of the file as last
+  /// saved when only annotations and form fields changed (the old bytes stay an exact
+  /// prefix), otherwise the pages laid out whole through libqpdf with the annotation edits
+  /// applied.
+  private func writePages(to path: String) throws {
     guard !sources.isEmpty, !pages.isEmpty else {
       throw QuireError(.invalidArgument, "Cannot write \(displayName): it has no pages. Insert pages first.")
     }
+    if try writeIncrementalUpdate(to: path) { return }
     // Fresh handles: a write rearranges the handle's pages in memory.
     var files: [Int: QPDFFile] = [:]
     for number in Set(pages.map(\.source)).union([0]) {
-      files[number] = try QPDFFile(path: sources[number].snapshot.path, url: sources[number].original, password: sources[number].password)
+      let file = try QPDFFile(path: sources[number].snapshot.path, url: sources[number].original, password: sources[number].password)
+      let changes = annotationEdits.changes(inSource: number)
+      _ = try file.apply(added: changes.added, removed: changes.removed, fieldValues: changes.fieldValues)
+      files[number] = file
     }
     guard let primary = files[0] else { return }
     try primary.write(
       pages: pages.compactMap { page in files[page.source].map { ($0, page.index, page.addedRotation) } },
       info: attributesToWrite, to: path)
+    lastWrite = .rewrite
+  }
+
+  /// Writes the annotation edits as an incremental update appended to the file as last saved
+  /// (or opened), into the new file `path`; returns false when the document must be written
+  /// whole instead: its pages or information changed, it was saved whole before, it is
+  /// encrypted, or qpdf had to repair it (an update would point into the damage).
+  private func writeIncrementalUpdate(to path: String) throws -> Bool {
+    guard canUpdateIncrementally, attributesToWrite.isEmpty, let first = sources.first, !annotationEdits.isEmpty || savedBase != nil,
+      pages == (0..<first.file.pageCount).map({ Page(source: 0, index: $0, addedRotation: 0) })
+    else { return false }
+    let file = try QPDFFile(path: first.snapshot.path, url: first.original, password: first.password)
+    guard !file.isEncrypted, !file.wasRepaired else { return false }
+    let changes = annotationEdits.changes(inSource: 0)
+    let touched = try file.apply(added: changes.added, removed: changes.removed, fieldValues: changes.fieldValues)
+    guard !file.hasWarnings else { return false }
+    let baseURL = savedBase?.copy ?? first.snapshot
+    let base: Data
+    do { base = try Data(contentsOf: baseURL, options: .alwaysMapped) } catch {
+      throw QuireError(.systemCallFailed, "Cannot save \(displayName): its private copy '\(baseURL.path)' cannot be read.", url: documentURL, cause: error)
+    }
+    guard let previous = savedBase?.crossReference ?? QPDFFile.lastCrossReferenceOffset(in: base) else { return false }
+    let objects = touched.union(savedBase?.written ?? [])
+    let update = try file.incrementalUpdate(
+      objects: objects, appendingTo: base.count, previous: previous, previousSize: savedBase?.size ?? file.trailerSize)
+    let copy = try snapshotFolder().appendingPathComponent("saved-\(FileWrapper.randomSuffix()).pdf")
+    for target in [path, copy.path] {
+      guard FileManager.default.createFile(atPath: target, contents: nil, attributes: [.posixPermissions: 0o600]),
+        let handle = FileHandle(forWritingAtPath: target)
+      else {
+        throw QuireError(.systemCallFailed, "Cannot save \(displayName): '\(target)' cannot be written. Check that its folder is writable.", url: documentURL)
+      }
+      defer { try? handle.close() }
+      do {
+        try handle.write(contentsOf: base)
+        try handle.write(contentsOf: update.bytes)
+      } catch {
+        throw QuireError(.systemCallFailed, "Cannot save \(displayName): writing '\(target)' failed (is the disk full?).", url: documentURL, cause: error)
+      }
+    }
+    if case .incremental(let unused) = lastWrite { _ = SystemCalls.remove(unused.copy.path) }
+    lastWrite = .incremental(
+      IncrementalBase(copy: copy, length: base.count + update.bytes.count, crossReference: update.crossReference, size: update.size, written: objects))
+    return true
+  }
+
+  /// A PDF of the current state for drawing, when annotation edits are not yet written (nil
+  /// when the document's files show it as it is). Made once per state.
+  private func previewFile() throws -> PDFFile? {
+    guard !annotationEdits.isEmpty || savedBase != nil else { return nil }
+    if let preview, preview.pages == pages, preview.annotations == annotationEdits { return preview.file }
+    let keptWrite = lastWrite
+    defer { lastWrite = keptWrite }
+    let path = try snapshotFolder().appendingPathComponent("preview-\(FileWrapper.randomSuffix()).pdf")
+    try writePages(to: path.path)
+    // The preview's own copy of an update is not a base for anything.
+    if case .incremental(let made) = lastWrite { _ = SystemCalls.remove(made.copy.path) }
+    let file = try PDFFile(contentsOf: path, password: sources.first?.password)
+    _ = SystemCalls.remove(path.path)
+    preview = (file, pages, annotationEdits)
+    return file
   }
 
   /// The PDF with its page operations applied, as bytes: libqpdf writes it into the private
   /// snapshot folder, and the bytes are read back (mapped) for the document's safe save.
-  func pdfData() throws -> Data { try pdfData(of: pages) }
-
-  /// The PDF that `pages` make (the document's pages, or a page list from its page history),
-  /// as bytes: what ``pdfData()`` writes, and what a stored undo step of a page edit holds.
-  func pdfData(of pages: [Page]) throws -> Data {
+  func pdfData() throws -> Data {
     let snapshotFolder = try snapshotFolder()
     let temporary = snapshotFolder.appendingPathComponent("written-\(FileWrapper.randomSuffix()).pdf")
     defer { _ = SystemCalls.remove(temporary.path) }
-    try writePages(pages, to: temporary.path)
+    try writePages(to: temporary.path)
     do {
       return try Data(contentsOf: temporary)
     } catch {
@@ -693,22 +815,57 @@ open class PDFDocument {
     }
   }
 
-  /// Makes the pages those of the PDF `data` (a stored undo step run after a restart): `data`
-  /// becomes a source of its own and the pages are all of its pages. The page history stays:
-  /// its entries are whole page lists, so undoing or redoing this session's page operations
-  /// afterwards still puts back exactly the pages they name.
+  /// The document's state: its pages and its annotation and form edits. Undo steps hold
+  /// whole states, so one can be written (``pdfData(of:)``) or put back at any time.
+  typealias State = (pages: [Page], annotations: AnnotationEdits)
+
+  /// The current state.
+  var state: State { (pages, annotationEdits) }
+
+  /// The PDF that `state` makes (the current one, or one from the undo history), written
+  /// whole by libqpdf, as bytes: what a stored undo step holds. The document's own saves
+  /// (incremental or not) are not affected.
+  func pdfData(of state: State) throws -> Data {
+    let kept = (pages, annotationEdits, lastWrite, canUpdateIncrementally)
+    defer { (pages, annotationEdits, lastWrite, canUpdateIncrementally) = kept }
+    (pages, annotationEdits) = state
+    canUpdateIncrementally = false
+    return try pdfData()
+  }
+
+  /// Makes the document the PDF `data` (a stored undo step run after a restart, or the file
+  /// read again): `data` becomes a source of its own, the pages are all of its pages and no
+  /// annotation edit is pending (its annotations are in it). The undo history stays: its
+  /// steps hold whole states, so undoing or redoing this session's steps afterwards still
+  /// puts back exactly the pages and annotations they name. Later saves rewrite the file
+  /// whole.
   func replacePages(withPDFData data: Data) throws {
     let source = try addSource(
       url: documentURL ?? snapshotFolder().appendingPathComponent("untitled.pdf"), password: sources.first?.password, data: data)
     let number = sources.count - 1
     pages = (0..<source.file.pageCount).map { Page(source: number, index: $0, addedRotation: 0) }
+    annotationEdits = AnnotationEdits()
+    preview = nil
   }
 
-  /// Puts back a page list this document held (undoing a restore); the page history stays.
-  func setPages(_ list: [Page]) { pages = list }
+  /// Puts back a state this document held (undoing a restore); the undo history stays.
+  func setState(_ state: State) { (pages, annotationEdits) = state }
 
-  /// Marks the current pages as saved (``hasUnsavedChanges`` becomes false).
-  func noteSaved() { savedPages = pages }
+  /// Marks the current pages and annotations as saved (``hasUnsavedChanges`` becomes false);
+  /// the last write becomes the base of the next incremental update, or, when it rewrote the
+  /// file whole, later saves rewrite it whole too.
+  func noteSaved() {
+    savedPages = pages
+    savedAnnotationEdits = annotationEdits
+    switch lastWrite {
+    case .incremental(let base):
+      if let old = savedBase { _ = SystemCalls.remove(old.copy.path) }
+      savedBase = base
+    case .rewrite: canUpdateIncrementally = false
+    case nil: break
+    }
+    lastWrite = nil
+  }
 
   private func saveError(_ error: SyscallFailure, url: URL) -> QuireError {
     let advice =

@@ -13,6 +13,8 @@ final class QPDFFile {
   private var raw: qpdf_data?
   /// The file as the user knows it, for messages (qpdf may read a private snapshot of it).
   let url: URL
+  /// The file qpdf reads (a private snapshot), which its messages name.
+  private let path: String
 
   /// Opens `path` (a snapshot of `url`); qpdf parses lazily, so this reads little more than
   /// the trailer and the cross-reference table.
@@ -22,6 +24,7 @@ final class QPDFFile {
     }
     raw = handle
     self.url = url
+    self.path = path
     // Errors and warnings come back through qpdf_get_error, not stderr.
     qpdf_silence_errors(handle)
     qpdf_set_suppress_warnings(handle, 1)
@@ -33,23 +36,30 @@ final class QPDFFile {
         "Cannot open \(QuireError.name(url)) for page edits: libqpdf could not read it (\(detail)). The file may be damaged or need a password.",
         url: url)
     }
+    // A file qpdf had to repair (a broken cross-reference table) warns; an incremental update
+    // appended to it would point into the damage, so such a file is rewritten whole.
+    wasRepaired = qpdf_more_warnings(handle) != 0
   }
+
+  /// Whether qpdf warned while reading the file (it repaired something).
+  private(set) var wasRepaired = false
 
   deinit {
     if raw != nil { qpdf_cleanup(&raw) }
   }
 
-  private var handle: qpdf_data { raw! }  // set in init, cleared only in deinit
+  var handle: qpdf_data { raw! }  // set in init, cleared only in deinit
 
   /// The last error's text, clearing it.
   func lastError() -> String? {
     guard qpdf_has_error(handle) != 0, let error = qpdf_get_error(handle),
       let text = qpdf_get_error_full_text(handle, error)
     else { return nil }
-    return String(cString: text)
+    // qpdf names the private snapshot it read; the user knows the file.
+    return String(cString: text).replacingOccurrences(of: path, with: url.lastPathComponent)
   }
 
-  private func check(_ step: String) throws {
+  func check(_ step: String) throws {
     if let detail = lastError() {
       throw QuireError(.libraryFailure, "Cannot edit the pages of \(QuireError.name(url)): libqpdf failed while \(step) (\(detail)).", url: url)
     }

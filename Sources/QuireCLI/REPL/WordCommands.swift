@@ -21,7 +21,8 @@ struct REPLWordCommand: ParsableCommand {
       PreviewWord.self, ThumbnailWord.self, TypeWord.self, RecoverWord.self, TemplatesWord.self,
       CopyWord.self, CutWord.self, PasteWord.self, DragWord.self, DropWord.self,
       PDFWord.self, PagesWord.self, PageWord.self, DeletePageWord.self, MovePageWord.self, RotateWord.self,
-      InsertPagesWord.self, VersionsWord.self, RestoreWord.self, AssetsWord.self,
+      InsertPagesWord.self, AnnotationsWord.self, AnnotateWord.self, RemoveAnnotationWord.self, FieldsWord.self, FillWord.self,
+      VersionsWord.self, RestoreWord.self, AssetsWord.self,
       BrowseWord.self, RecentWord.self, TagWord.self, TrashWord.self, SearchWord.self,
     ])
 

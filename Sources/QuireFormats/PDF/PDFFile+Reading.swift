@@ -176,6 +176,38 @@ extension PDFFile {
     }
   }
 
+  /// The words of page `index` with their areas, in points from the top left of the page,
+  /// in poppler's reading order (its text layout: one rectangle per character, united per
+  /// word). At most 100,000 words.
+  public func wordRects(ofPage index: Int) throws -> [(word: String, rect: PDFRect)] {
+    try withPage(index) { page in
+      guard let raw = poppler_page_get_text(page) else { return [] }
+      defer { cpoppler_free(raw) }
+      let characters = Array(String(cString: raw))
+      var rectangles: UnsafeMutablePointer<PopplerRectangle>?
+      var count: guint = 0
+      guard poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else { return [] }
+      defer { cpoppler_free(rectangles) }
+      var words: [(String, PDFRect)] = []
+      var text = ""
+      var current: (x1: Double, y1: Double, x2: Double, y2: Double)?
+      for position in 0..<min(Int(count), characters.count) where words.count < 100_000 {
+        let character = characters[position]
+        let rect = rectangles[position]
+        if character.isWhitespace || character.isNewline {
+          if let word = current, !text.isEmpty { words.append((text, PDFRect(x: word.x1, y: word.y1, width: word.x2 - word.x1, height: word.y2 - word.y1))) }
+          (text, current) = ("", nil)
+          continue
+        }
+        text.append(character)
+        current =
+          current.map { (min($0.x1, rect.x1), min($0.y1, rect.y1), max($0.x2, rect.x2), max($0.y2, rect.y2)) } ?? (rect.x1, rect.y1, rect.x2, rect.y2)
+      }
+      if let word = current, !text.isEmpty { words.append((text, PDFRect(x: word.x1, y: word.y1, width: word.x2 - word.x1, height: word.y2 - word.y1))) }
+      return words
+    }
+  }
+
   /// The outline (bookmarks) as a tree; empty when the PDF has none.
   ///
   /// Depth and entry count are bounded (64 levels, 100,000 entries) so a hostile outline

@@ -96,7 +96,7 @@ open class PDFPage {
   }
 
   /// Where the page is in its document now; nil when it was removed (or its document is gone).
-  private var index: Int? {
+  var index: Int? {
     guard let index = document?.index(for: self), index != NSNotFound else { return nil }
     return index
   }
@@ -129,6 +129,20 @@ open class PDFPage {
     guard let document, let index, let size = try? document.pageSize(at: index) else { return .zero }
     return CGRect(x: 0, y: 0, width: size.width, height: size.height)
   }
+
+  /// The page's annotations (PDFKit's `annotations`): the file's, less those removed, and
+  /// those added since, widgets (form fields) included.
+  open var annotations: [PDFAnnotation] { annotationList() }
+
+  /// Puts `annotation` on the page (PDFKit's `addAnnotation(_:)`), one undoable step of the
+  /// document; saving writes it with its appearance stream.
+  open func addAnnotation(_ annotation: PDFAnnotation) { insertAnnotation(annotation) }
+
+  /// Takes `annotation` off the page (PDFKit's `removeAnnotation(_:)`), one undoable step.
+  open func removeAnnotation(_ annotation: PDFAnnotation) { deleteAnnotation(annotation) }
+
+  /// The topmost annotation at `point` in page space (PDFKit's `annotation(at:)`), or nil.
+  open func annotation(at point: CGPoint) -> PDFAnnotation? { annotation(containing: point) }
 
   /// How many characters the page's text has.
   open var numberOfCharacters: Int { string?.count ?? 0 }

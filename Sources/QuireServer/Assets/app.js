@@ -179,7 +179,16 @@ function select(item) {
   $("preview-meta").textContent = [item.typeName, formatSize(item.size), formatDate(item.modified), item.tags.join(", ")].filter(Boolean).join(" · ");
   const frame = $("preview-frame");
   frame.title = `Preview of ${item.name}`;
-  frame.src = `/api/preview?${new URLSearchParams({ doc: item.doc, v: item.modified })}`;
+  const isPDF = item.mime === "application/pdf";
+  frame.hidden = isPDF;
+  $("pdf-viewer").hidden = !isPDF;
+  if (isPDF) {
+    frame.removeAttribute("src");
+    showPDF(item);
+  } else {
+    pdf.doc = null;
+    frame.src = `/api/preview?${new URLSearchParams({ doc: item.doc, v: item.modified })}`;
+  }
   $("raw-link").href = item.raw;
   pane.querySelector('[data-action="edit"]').disabled = !item.editable;
 }
@@ -188,6 +197,179 @@ function hidePreview() {
   state.selected = null;
   $("preview-pane").hidden = true;
   $("preview-frame").removeAttribute("src");
+}
+
+// MARK: PDF view (pages drawn by the server, a strip of thumbnails, outline, find, markup)
+
+const pdf = { doc: null, info: null, observer: null, placingNote: false, version: 0 };
+
+function pdfQuery(params) { return new URLSearchParams({ doc: pdf.doc, ...params }); }
+
+/** The width to draw pages at: the pane's width at the screen's resolution (at least 800). */
+function pdfDrawWidth() {
+  const width = $("pdf-pages").clientWidth || 600;
+  return Math.min(4096, Math.max(800, Math.round(width * (window.devicePixelRatio || 1))));
+}
+
+async function showPDF(item) {
+  pdf.doc = item.doc;
+  pdf.placingNote = false;
+  const pages = $("pdf-pages"), strip = $("pdf-strip");
+  pages.replaceChildren();
+  strip.replaceChildren();
+  $("pdf-status").textContent = "Loading…";
+  if (pdf.observer) pdf.observer.disconnect();
+  let info;
+  try {
+    info = await api(`/api/pdf/info?${pdfQuery({})}`);
+  } catch (error) {
+    $("pdf-status").textContent = error.message;
+    return;
+  }
+  if (pdf.doc !== item.doc) return;
+  pdf.info = info;
+  $("pdf-status").textContent = `${info.pages.length} page${info.pages.length === 1 ? "" : "s"}` + (info.annotations ? ` · ${info.annotations} annotation${info.annotations === 1 ? "" : "s"}` : "");
+  renderOutline(info.outline);
+  // Pages are drawn as they scroll into view, at the pane's width and the screen's resolution.
+  pdf.observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) if (entry.isIntersecting) loadPDFPage(entry.target);
+  }, { root: pages, rootMargin: "200px" });
+  info.pages.forEach((size, index) => {
+    const page = element("div", { class: "pdf-page", "data-page": index, "aria-label": `Page ${index + 1}` });
+    page.style.aspectRatio = `${size.width || 1} / ${size.height || 1}`;
+    page.dataset.width = size.width;
+    page.dataset.height = size.height;
+    page.addEventListener("click", (event) => placeNote(event, page));
+    pages.append(page);
+    pdf.observer.observe(page);
+    const thumb = element("button", { type: "button", "aria-label": `Go to page ${index + 1}`, onclick: () => page.scrollIntoView({ block: "start" }) },
+      element("img", { alt: "", loading: "lazy", src: `/api/pdf/page?${pdfQuery({ page: index, width: 120, v: pdf.version })}` }),
+      element("span", { text: String(index + 1) }));
+    strip.append(thumb);
+  });
+  pages.addEventListener("scroll", markCurrentThumbnail);
+  markCurrentThumbnail();
+}
+
+function markCurrentThumbnail() {
+  const pages = $("pdf-pages");
+  const top = pages.getBoundingClientRect().top;
+  let current = 0;
+  for (const page of pages.children) if (page.getBoundingClientRect().top - top < pages.clientHeight / 2) current = Number(page.dataset.page);
+  [...$("pdf-strip").children].forEach((button, index) => button.setAttribute("aria-current", String(index === current)));
+}
+
+function renderOutline(entries) {
+  const list = $("pdf-outline");
+  const items = (entries) => entries.map((entry) => element("li", {},
+    element("button", { type: "button", text: entry.label, disabled: entry.page === null || entry.page === undefined,
+      onclick: () => document.querySelector(`.pdf-page[data-page="${entry.page}"]`)?.scrollIntoView({ block: "start" }) }),
+    entry.children.length ? element("ul", {}, ...items(entry.children)) : null));
+  list.replaceChildren(...items(entries));
+  $("pdf-outline-box").hidden = entries.length === 0;
+}
+
+async function loadPDFPage(page, force = false) {
+  if (page.dataset.loaded && !force) return;
+  page.dataset.loaded = "1";
+  const index = Number(page.dataset.page);
+  const image = element("img", { alt: `Page ${index + 1}`, src: `/api/pdf/page?${pdfQuery({ page: index, width: pdfDrawWidth(), v: pdf.version })}` });
+  const old = page.querySelector("img");
+  if (old) old.replaceWith(image); else page.prepend(image);
+  if (page.querySelector(".pdf-text")) return;
+  // A text layer of invisible words over the drawing, so text can be selected.
+  try {
+    const words = await api(`/api/pdf/words?${pdfQuery({ page: index })}`);
+    const layer = element("div", { class: "pdf-text" });
+    const width = Number(page.dataset.width), height = Number(page.dataset.height);
+    for (const word of words) {
+      const span = element("span", { text: word.text + " " });
+      Object.assign(span.dataset, { x: word.x, y: word.y, w: word.w, h: word.h });
+      span.style.left = `${(100 * word.x) / width}%`;
+      span.style.top = `${(100 * word.y) / height}%`;
+      span.style.width = `${(100 * word.w) / width}%`;
+      span.style.height = `${(100 * word.h) / height}%`;
+      span.style.fontSize = `${(word.h / height) * page.clientHeight}px`;
+      layer.append(span);
+    }
+    page.append(layer);
+  } catch (_) { /* a page without readable text keeps its drawing only */ }
+}
+
+async function findInPDF() {
+  const text = $("pdf-find").value.trim();
+  for (const hit of document.querySelectorAll(".pdf-hit")) hit.remove();
+  if (!text || !pdf.doc) return;
+  try {
+    const hits = await api(`/api/pdf/find?${pdfQuery({ text })}`);
+    let first = null;
+    for (const hit of hits) {
+      const page = document.querySelector(`.pdf-page[data-page="${hit.page}"]`);
+      if (!page) continue;
+      const width = Number(page.dataset.width), height = Number(page.dataset.height);
+      for (const rect of hit.rects) {
+        const box = element("div", { class: "pdf-hit" });
+        Object.assign(box.style, { left: `${(100 * rect.x) / width}%`, top: `${(100 * rect.y) / height}%`, width: `${(100 * rect.w) / width}%`, height: `${(100 * rect.h) / height}%` });
+        page.append(box);
+        first = first || page;
+      }
+    }
+    const count = hits.reduce((sum, hit) => sum + hit.rects.length, 0);
+    $("pdf-status").textContent = count ? `${count} match${count === 1 ? "" : "es"} of “${text}”` : `“${text}” is not in this PDF`;
+    if (first) { first.scrollIntoView({ block: "center" }); loadPDFPage(first); }
+  } catch (error) {
+    $("pdf-status").textContent = error.message;
+  }
+}
+
+async function annotatePDF(body) {
+  try {
+    const info = await api("/api/pdf/annotate", { doc: pdf.doc, ...body });
+    pdf.version += 1;
+    const page = document.querySelector(`.pdf-page[data-page="${body.page}"]`);
+    if (page) loadPDFPage(page, true);
+    const thumb = $("pdf-strip").children[body.page]?.querySelector("img");
+    if (thumb) thumb.src = `/api/pdf/page?${pdfQuery({ page: body.page, width: 120, v: pdf.version })}`;
+    $("pdf-status").textContent = `Saved: ${info.annotations} annotation${info.annotations === 1 ? "" : "s"}`;
+  } catch (error) {
+    $("pdf-status").textContent = error.message;
+  }
+}
+
+/** Highlights the words of the page's text layer that the selection covers. */
+function highlightSelection() {
+  const selection = window.getSelection();
+  if (!selection || selection.rangeCount === 0 || selection.isCollapsed) {
+    $("pdf-status").textContent = "Select some text on a page first.";
+    return;
+  }
+  const range = selection.getRangeAt(0);
+  const spans = [...document.querySelectorAll(".pdf-text span")].filter((span) => range.intersectsNode(span));
+  if (!spans.length) { $("pdf-status").textContent = "Select text on a page to highlight it."; return; }
+  const page = Number(spans[0].closest(".pdf-page").dataset.page);
+  const onPage = spans.filter((span) => Number(span.closest(".pdf-page").dataset.page) === page);
+  const rects = onPage.map((span) => [Number(span.dataset.x), Number(span.dataset.y), Number(span.dataset.w), Number(span.dataset.h)]);
+  const text = onPage.map((span) => span.textContent.trim()).join(" ");
+  selection.removeAllRanges();
+  annotatePDF({ kind: "highlight", page, rects, text });
+}
+
+function startNote() {
+  pdf.placingNote = true;
+  for (const page of document.querySelectorAll(".pdf-page")) page.classList.add("placing");
+  $("pdf-status").textContent = "Click on a page where the note goes.";
+}
+
+async function placeNote(event, page) {
+  if (!pdf.placingNote) return;
+  pdf.placingNote = false;
+  for (const node of document.querySelectorAll(".pdf-page")) node.classList.remove("placing");
+  const box = page.getBoundingClientRect();
+  const x = ((event.clientX - box.left) / box.width) * Number(page.dataset.width);
+  const y = ((event.clientY - box.top) / box.height) * Number(page.dataset.height);
+  const values = await ask("Add a note", [{ name: "text", label: "Note", value: "" }]);
+  if (!values) return;
+  annotatePDF({ kind: "note", page: Number(page.dataset.page), x, y, text: values.text });
 }
 
 // MARK: Actions (each one is DocumentBrowser's, on the server)
@@ -509,6 +691,10 @@ $("undo-button").addEventListener("click", () => editorCommand("/api/editor/undo
 $("redo-button").addEventListener("click", () => editorCommand("/api/editor/redo"));
 $("save-button").addEventListener("click", () => editorCommand("/api/editor/save"));
 $("close-editor").addEventListener("click", closeEditor);
+$("pdf-find-button").addEventListener("click", findInPDF);
+$("pdf-find").addEventListener("keydown", (event) => { if (event.key === "Enter") findInPDF(); });
+$("pdf-highlight").addEventListener("click", highlightSelection);
+$("pdf-note").addEventListener("click", startNote);
 
 listen();
 refresh();

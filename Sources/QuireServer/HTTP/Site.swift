@@ -21,27 +21,33 @@ final class Site: Sendable {
   let previews = PreviewGenerator()
   let work: BackgroundWork
   let browser: DocumentBrowser
+  let pdfRoom: PDFRoom
 
-  private init(locations: ServedLocations, access: AccessControl, events: EventHub, room: EditingRoom, work: BackgroundWork, browser: DocumentBrowser) {
+  private init(
+    locations: ServedLocations, access: AccessControl, events: EventHub, room: EditingRoom, work: BackgroundWork, browser: DocumentBrowser,
+    pdfRoom: PDFRoom
+  ) {
     self.locations = locations
     self.access = access
     self.events = events
     self.room = room
     self.work = work
     self.browser = browser
+    self.pdfRoom = pdfRoom
   }
 
   static func make(server: DocumentServer) async throws -> Site {
     let locations = server.locations
     let configuration = server.configuration
-    let room = await MainActor.run {
+    let (room, pdfRoom) = await MainActor.run {
       let controller = DocumentController(stateFolder: configuration.stateFolder, templatesFolder: configuration.templatesFolder)
       controller.registerPDFDocuments()
-      return EditingRoom(controller: controller, events: server.events, reference: { locations.reference(for: $0) })
+      return (EditingRoom(controller: controller, events: server.events, reference: { locations.reference(for: $0) }), PDFRoom(controller: controller))
     }
     let browser = DocumentBrowser(
       configuration: DocumentBrowser.Configuration(locations: locations.folders, templatesFolder: configuration.templatesFolder))
-    let site = Site(locations: locations, access: server.access, events: server.events, room: room, work: BackgroundWork(), browser: browser)
+    let site = Site(
+      locations: locations, access: server.access, events: server.events, room: room, work: BackgroundWork(), browser: browser, pdfRoom: pdfRoom)
     try site.startLiveWork()
     return site
   }
@@ -52,6 +58,7 @@ final class Site: Sendable {
     work.cancelAll()
     events.finish()
     await room.closeAll()
+    await pdfRoom.closeAll()
   }
 
   func respond(to request: Request, context: BasicRequestContext) async -> Response {
@@ -101,6 +108,7 @@ final class Site: Sendable {
     if request.method == .get, segments.first == "files" {
       return try rawFile(locations.open(pathSegments: Array(segments.dropFirst())), range: request.headers[.range])
     }
+    if let response = try await pdfRoute(&request, path: path) { return response }
     if let response = try await browserRoute(&request, path: path) { return response }
     return Reply.json(["error": "There is nothing at \(ServedLocations.shown(path))."], status: .notFound)
   }

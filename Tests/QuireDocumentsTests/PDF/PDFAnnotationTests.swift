@@ -1,0 +1,87 @@
+import Foundation
+import QuireDocuments
+import QuireFormats
+import QuirePDF
+import QuireTestSupport
+import QuireTypes
+import Testing
+
+/// PDFKit's annotation API as a client uses it: markup over a found selection, notes and ink
+/// added to a page, undo and redo, and the file written as an incremental update.
+@Suite("PDFAnnotation")
+final class PDFAnnotationTests: FolderSuite {
+  func makePDF() throws -> URL {
+    try writePDF(to: folder.file("notes.pdf"), pages: ["The otter swims past the heron.", "Second page"])
+  }
+
+  @Test func markupOverASelectionIsWrittenAsAnIncrementalUpdate() throws {
+    let url = try makePDF()
+    let original = try Data(contentsOf: url)
+    let document = try PDFDocument(contentsOf: url)
+    let page = try #require(document.page(at: 0))
+    #expect(page.annotations.isEmpty)
+    let found = document.findString("otter", withOptions: .caseInsensitive)
+    let selection = try #require(found.first)
+    let highlight = try #require(PDFAnnotation(markupOver: selection, type: .highlight))
+    #expect(highlight.quadrilateralPoints?.count == 4)
+    #expect(highlight.bounds == selection.bounds(for: page))
+    page.addAnnotation(highlight)
+    let note = PDFAnnotation(bounds: CGRect(x: 300, y: 700, width: 20, height: 20), forType: .text, withProperties: [PDFAnnotationKey.contents: "Look"])
+    page.addAnnotation(note)
+    let ink = PDFAnnotation(bounds: CGRect(x: 90, y: 390, width: 120, height: 40), forType: .ink, withProperties: nil)
+    ink.add([CGPoint(x: 100, y: 400), CGPoint(x: 150, y: 420), CGPoint(x: 200, y: 400)])
+    page.addAnnotation(ink)
+    #expect(page.annotations.map(\.type) == ["Highlight", "Text", "Ink"])
+    #expect(page.annotation(at: CGPoint(x: 310, y: 710))?.contents == "Look")
+    #expect(document.undoActionName == "Add Ink")
+    document.undo()
+    #expect(page.annotations.count == 2)
+    document.redo()
+    page.removeAnnotation(note)
+    #expect(page.annotations.map(\.type) == ["Highlight", "Ink"])
+    try document.save()
+
+    let saved = try Data(contentsOf: url)
+    #expect(saved.prefix(original.count) == original)
+    let reopened = try PDFDocument(contentsOf: url)
+    let annotations = try #require(reopened.page(at: 0)).annotations
+    #expect(annotations.map(\.type) == ["Highlight", "Ink"])
+    #expect(annotations.allSatisfy { $0.hasAppearanceStream })
+    #expect(annotations[0].contents == "otter")
+    // Written with 3 decimals: the same points within a thousandth of a point.
+    let written = annotations[0].quadrilateralPoints ?? []
+    let made = highlight.quadrilateralPoints ?? []
+    #expect(written.count == 4 && made.count == 4)
+    for (a, b) in zip(written, made) { #expect(abs(a.x - b.x) < 0.001 && abs(a.y - b.y) < 0.001) }
+    #expect(annotations[1].inkPaths.first?.count == 3)
+    #expect(try #require(reopened.page(at: 1)).annotations.isEmpty)
+  }
+
+  @Test func annotationsFollowTheirPageWhenPagesMove() throws {
+    let url = try makePDF()
+    let document = try PDFDocument(contentsOf: url)
+    let link = PDFAnnotation(bounds: CGRect(x: 50, y: 50, width: 100, height: 20), forType: .link, withProperties: nil)
+    link.url = URL(string: "https://example.com/")
+    try #require(document.page(at: 1)).addAnnotation(link)
+    try document.exchangePage(at: 0, withPageAt: 1)
+    #expect(try #require(document.page(at: 0)).annotations.first?.url?.absoluteString == "https://example.com/")
+    // Pages reorganised: the file is written whole by libqpdf, with the annotation.
+    let copy = folder.file("copy.pdf")
+    try document.write(to: copy)
+    let reopened = try PDFDocument(contentsOf: copy)
+    #expect(try #require(reopened.page(at: 0)).annotations.map(\.type) == ["Link"])
+    #expect(try reopened.text(ofPage: 0).contains("Second"))
+  }
+
+  @Test func badAnnotationsAreRefusedWithTheReason() throws {
+    let url = try makePDF()
+    let document = try PDFDocument(contentsOf: url)
+    let page = try #require(document.page(at: 0))
+    let huge = PDFAnnotation(bounds: CGRect(x: 0, y: 0, width: 1e12, height: 10), forType: .square, withProperties: nil)
+    page.addAnnotation(huge)  // PDFKit's form: ignored
+    #expect(page.annotations.isEmpty)
+    #expect(!document.hasUnsavedChanges)
+    expectQuireError(.invalidArgument, reasonContains: "no form fields") { try document.setValue("x", ofField: "name") }
+    #expect(try document.formFields().isEmpty)
+  }
+}
