@@ -200,6 +200,37 @@ final class PDFFileDocumentTests: MainActorFolderSuite {
     if let check = try runTool("qpdf", ["--check", url.path]) { #expect(check.status == 0, "\(check.output)") }
   }
 
+  @Test func annotationEditsAreUndoneInTheNextSession() async throws {
+    let url = try makePDF(pages: 2)
+    let first = persisting(url)
+    try await first.open()
+    #expect(try first.markText("PAGE1", onPage: 0, as: .highlight) == 1)
+    try first.addNote("a note", at: (x: 100, y: 100), onPage: 1)
+    try await first.save()
+    try await first.close()
+    let saved = try PDFDocument(contentsOf: url)
+    #expect(saved.page(at: 0)?.annotations.map(\.type) == ["Highlight"])
+    #expect(saved.page(at: 1)?.annotations.map(\.type) == ["Text"])
+
+    let second = persisting(url)
+    try await second.open()
+    #expect(second.undoHistoryRestoration == .restored(undoSteps: 2, redoSteps: 0, changedOnDisk: false))
+    #expect(try second.annotations(onPage: 1).count == 1)
+    second.undoManager.undo()
+    #expect(try second.annotations(onPage: 1).isEmpty, "the note is undone")
+    #expect(try second.annotations(onPage: 0).count == 1, "the highlight stays")
+    second.undoManager.undo()
+    #expect(try second.annotations(onPage: 0).isEmpty, "the highlight is undone")
+    second.undoManager.redo()
+    #expect(try second.annotations(onPage: 0).count == 1)
+    second.undoManager.undo()
+    try await second.save()
+    try await second.close()
+    let reverted = try PDFDocument(contentsOf: url)
+    #expect((0..<2).allSatisfy { reverted.page(at: $0)?.annotations.isEmpty == true })
+    if let check = try runTool("qpdf", ["--check", url.path]) { #expect(check.status == 0, "\(check.output)") }
+  }
+
   @Test func anOutsideChangeToAPDFIsOneUndoStepOnTopOfItsHistory() async throws {
     let url = try makePDF(pages: 3)
     let first = persisting(url)
