@@ -459,8 +459,8 @@ open class FileCoordinator: @unchecked Sendable {
     // The presenter round trip blocks; keep it off the cooperative pool.
     let held = Self.heldItems[ObjectIdentifier(self)] ?? []
     return try await withCheckedThrowingContinuation { continuation in
-      Blocking.queue.async(
-        execute: FaultPlan.carry {
+      BlockingExecutor.shared.submit(
+        in: Blocking.waits, FaultPlan.carry {
           continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes, held: held) })
         })
     }
@@ -550,8 +550,8 @@ open class FileCoordinator: @unchecked Sendable {
 
   private func afterAsync(_ access: Access) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      Blocking.queue.async(
-        execute: FaultPlan.carry {
+      BlockingExecutor.shared.submit(
+        in: Blocking.waits, FaultPlan.carry {
           self.notifyAfter(access)
           continuation.resume()
         })

@@ -247,9 +247,7 @@ public final class InotifyMonitor: Sendable {
       return true
     }
     if shouldStart {
-      let thread = Thread { [self] in self.run(ready: ready) }
-      thread.name = "quire.inotify"
-      thread.start()
+      DedicatedThread.start(named: "quire.inotify") { [self] in self.run(ready: ready) }
       ready.wait()
     }
     if let error = state.withLock({ $0.startError }) { throw error }
@@ -261,7 +259,7 @@ public final class InotifyMonitor: Sendable {
     let owner: LibInotifyToolsOwner
     // The owner thread runs for the life of the process, so it may hold the monitor.
     let removeLater: @Sendable () -> Void = { [self] in
-      DispatchQueue.global().asyncAfter(deadline: .now() + LibInotifyToolsOwner.removalDelay) {
+      BlockingExecutor.shared.submit(after: LibInotifyToolsOwner.removalDelay) {
         self.submit(.removeUnusedWatches)
       }
     }
@@ -362,7 +360,7 @@ private final class LibInotifyToolsOwner {
   /// How long a watch without subscribers stays. A presenter re-arming takes its watches up
   /// again within this time, and the item's last holder (a presenter's descriptor, closed
   /// just after unsubscribing) has let go, so a watch the kernel drops is seen as dropped.
-  static let removalDelay = DispatchTimeInterval.milliseconds(50)
+  static let removalDelay = Duration.milliseconds(50)
 
   private init(wakeFD: Int32, wakeWD: Int32, flushFD: Int32, flushWD: Int32, removeLater: @escaping @Sendable () -> Void) {
     self.removeLater = removeLater

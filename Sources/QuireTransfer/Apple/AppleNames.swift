@@ -4,6 +4,7 @@
 public import Foundation
 public import QuireFormats
 public import QuireTypes
+import QuireSystem
 import Synchronization
 
 /// Foundation's `NSItemProvider`: Quire's ``ItemProvider``.
@@ -33,7 +34,7 @@ extension ItemProvider {
     nonisolated(unsafe) let options = options  // handed once to the handler on its thread, never touched here again
     let handler = previewImageHandler
     let name = itemName.capitalizedFirst
-    Self.loads.submit {
+    BlockingExecutor.shared.submit(in: Self.loads) {
       guard let handler else {
         completionHandler?(nil, QuireError(.unsupportedType, "\(name) has no preview image: set its previewImageHandler."))
         return

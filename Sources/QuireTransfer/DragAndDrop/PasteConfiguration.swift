@@ -1,5 +1,6 @@
 public import Foundation
 public import QuireTypes
+import QuireSystem
 import Synchronization
 
 /// What a receiver (a document, a text view) accepts when pasting or dropping
@@ -93,7 +94,7 @@ extension PasteConfiguration {
       let error = QuireError(
         .unsupportedType,
         "None of the items can be taken: they offer \(offered), and the receiver takes \(acceptableTypeIdentifiers.joined(separator: ", ")).")
-      DispatchQueue.global().async { completionHandler(nil, error) }
+      BlockingExecutor.shared.submit(in: ItemProvider.deliveries) { completionHandler(nil, error) }
       return overall
     }
     let collector = ResultCollector(count: accepted.count, completionHandler: completionHandler)

@@ -553,7 +553,7 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
     // stop at one thread per core on Linux; a queue or thread per load grows without end).
     Self.timeoutQueue.asyncAfter(deadline: .now() + timeout.timeInterval) {
       guard !gate.isFinished else { return }
-      Self.deliveries.submit {
+      BlockingExecutor.shared.submit(in: Self.deliveries) {
         let error = QuireError(
           .timedOut,
           "\(name.capitalizedFirst) did not deliver its \(identifier) representation within \(timeout): the program offering it may be stuck or gone. Try again, or copy the item again."
@@ -562,7 +562,8 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
       }
     }
     // The task's fault plan (tests) goes with the load to the pool's thread.
-    Self.loads.submit(
+    BlockingExecutor.shared.submit(
+      in: Self.loads,
       FaultPlan.carry {
         if gate.isFinished { return }
         let child: Progress?
@@ -572,7 +573,7 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
             if let data {
               // Bytes outlive the call, so the receiver's work (writing a temporary file, its
               // own handler) moves off the provider's thread, which may be the cooperative pool.
-              Self.deliveries.submit(FaultPlan.carry { gate.finish(.success(.data(data))) })
+              BlockingExecutor.shared.submit(in: Self.deliveries, FaultPlan.carry { gate.finish(.success(.data(data))) })
             } else {
               gate.finish(.failure(error ?? Self.noResult(identifier, name)))
             }
@@ -679,15 +680,15 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
 
   private func failedLoad(_ error: any Error, _ deliver: @escaping @Sendable (any Error) -> Void) -> Progress {
     let progress = Progress(totalUnitCount: 1)
-    Self.deliveries.submit { deliver(error) }
+    BlockingExecutor.shared.submit(in: Self.deliveries) { deliver(error) }
     return progress
   }
 
   private static let timeoutQueue = DispatchQueue(label: "quire.transfer.timeouts")
   /// The threads that run representation handlers: at most 32 loads run at once, the rest wait.
-  static let loads = ThreadPool(name: "quire.transfer.load", limit: 32)
+  static let loads = BlockingLane("quire.transfer.load", limit: 32)
   /// The threads that hand results, failures and timeouts to the receivers.
-  static let deliveries = ThreadPool(name: "quire.transfer.deliver", limit: 8)
+  static let deliveries = BlockingLane("quire.transfer.deliver", limit: 8)
 
   // MARK: Describing
 

@@ -121,20 +121,37 @@ final class HostileLoadTests: ServedFolderTestCase {
     defer { Self.close(idle + slow) }
     await Self.waitUntilHeld(idle + slow)
     // 500 requests at once (curl's --parallel), with the session, while the above are held.
+    // curl reports each answer as it comes (on its standard error, unbuffered, into a file),
+    // so the test sees how far the burst has got.
     let curlProgram = try #require(Programs.find("curl"))
+    let shell = try #require(Programs.find("sh"))
+    let progress = folder.file("burst-answers")
     let urls = (0..<500).flatMap { _ in ["--output", "/dev/null", "\(server.origin)/api/documents"] }
-    let environment = home.environment
+    let environment = home.environment.merging(["QUIRE_TEST_PROGRESS": progress.path]) { $1 }
     let burst = Task {
       try await Programs.run(
-        curlProgram, ["--silent", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path, "--write-out", "%{http_code}\n"] + urls,
+        shell,
+        ["-c", "exec \"$0\" \"$@\" 2>\"$QUIRE_TEST_PROGRESS\"", curlProgram.path]
+          + ["--silent", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path, "--write-out", "%{stderr}%{http_code}\n"] + urls,
         environment: environment)
     }
+    func answered() -> [Substring] {
+      ((try? String(contentsOf: progress, encoding: .utf8)) ?? "").split(separator: "\n")
+    }
+    // Once the burst is under way (its first answer is in), a normal request goes in: it must
+    // be answered while the burst is still in flight, not queued behind the 500 listings.
+    #expect(await eventually(timeout: .seconds(120), every: .milliseconds(1)) { !answered().isEmpty }, "the burst got no answer at all")
     let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 30)
+    let answeredBeforeThePage = answered().count
     #expect(page.status == 200 && page.body.contains("plan.md"), "under load: \(page.status)")
-    let answers = try await burst.value.output.split(separator: "\n")
-    #expect(answers.count == 500)
+    _ = try await burst.value
+    let codes = answered()
+    #expect(codes.count == 500)
+    #expect(
+      answeredBeforeThePage < codes.count,
+      "the page's request was answered only after all \(codes.count) of the burst: it waited behind them")
     // Each of the 500 is answered (or, when the caps had to close a connection to make room, refused at once).
-    #expect(answers.filter { $0 == "200" }.count > 0, "none of the 500 concurrent requests was answered")
+    #expect(codes.filter { $0 == "200" }.count > 0, "none of the 500 concurrent requests was answered")
     server.server.kill(SIGTERM)
     #expect(await server.server.waitForExit(within: .seconds(60)) != nil, "SIGTERM did not stop the server under load")
   }
