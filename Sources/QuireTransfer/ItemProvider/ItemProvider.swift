@@ -786,27 +786,22 @@ extension ItemProvider {
               try OutputPath.writeThrough(data, to: destination, description: special)
               return true
             }
-            // Write beside the destination (0666 less the umask, as a new file would be),
-            // then rename over it, so a failure leaves the old file whole.
-            let temporary = destination.deletingLastPathComponent()
-              .appendingPathComponent(".\(destination.lastPathComponent).quire-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-            switch try result.get() {
-            case .data(let data):
-              let fd = try ScratchFolder.create(temporary, mode: 0o666)
-              let written = SystemCalls.writeAll(FileDescriptor(rawValue: fd), data)
-              SystemCalls.release(FileDescriptor(rawValue: fd))
-              if case .failure(let error) = written {
-                _ = SystemCalls.remove(temporary.path)
-                throw TransferErrors.writing(destination, error)
+            // The one atomic writer: beside the destination (0666 less the umask, as a new
+            // file would be), flushed, then renamed over it, so a failure or a crash leaves
+            // the old file whole.
+            let loaded = try result.get()
+            do {
+              try AtomicFile.write(to: destination.path, mode: AtomicFile.newFileMode) { fd in
+                switch loaded {
+                case .data(let data): try SystemCalls.writeAll(fd, data).get()
+                case .file(let url):
+                  try self.fileReadCoordinator.coordinateReading(itemAt: url, timeout: self.loadTimeout) {
+                    try ScratchFolder.copy($0, into: fd, naming: destination) { progress.isCancelled }
+                  }
+                }
               }
-            case .file(let url):
-              try self.fileReadCoordinator.coordinateReading(itemAt: url, timeout: self.loadTimeout) {
-                try ScratchFolder.copyFile($0, to: temporary, mode: 0o666) { progress.isCancelled }
-              }
-            }
-            if case .failure(let error) = SystemCalls.rename(temporary.path, to: destination.path) {
-              _ = SystemCalls.remove(temporary.path)
-              throw TransferErrors.writing(destination, error)
+            } catch let failure as SyscallFailure {
+              throw TransferErrors.writing(destination, failure)
             }
             return true
           })
