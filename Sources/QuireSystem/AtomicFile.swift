@@ -151,8 +151,9 @@ package enum AtomicFile {
     if durable { try SystemCalls.flush(folder, folder: true).get() }
   }
 
-  /// The mode a new file gets from `open(…, 0666)`: 0666 less the process's umask (read from
-  /// `/proc/self/status`, since `umask(2)` can only be read by changing it).
+  /// The mode a new file gets from `open(…, 0666)`: 0666 less the process's umask, read from
+  /// `/proc/self/status`: reading it with `umask(2)` means setting it, and another thread
+  /// creating a file at that instant would get the wrong mode.
   package static var newFileMode: Glibc.mode_t {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),

@@ -305,7 +305,7 @@ public final class InotifyMonitor: Sendable {
     case EACCES, EPERM:
       return QuireError(.permissionDenied, "Cannot watch '\(path)': permission denied. Check the folder's permissions.", url: url, cause: cause)
     default:
-      let reason = code > 0 ? String(cString: strerror(code)) : "libinotifytools failed (\(code))"
+      let reason = code > 0 ? QuireError.describe(Errno(rawValue: code)) : "libinotifytools failed (\(code))"
       return QuireError(.systemCallFailed, "Cannot watch '\(path)': \(reason).", url: url, cause: code > 0 ? cause : nil)
     }
   }
@@ -379,7 +379,7 @@ private final class LibInotifyToolsOwner {
       return .failure(
         QuireError(
           .systemCallFailed,
-          "Cannot watch files: inotify could not start (\(String(cString: strerror(code)))). Raise fs.inotify.max_user_instances or close other watchers.",
+          "Cannot watch files: inotify could not start (\(QuireError.describe(Errno(rawValue: code)))). Raise fs.inotify.max_user_instances or close other watchers.",
           cause: Errno(rawValue: code)))
     }
     let temporary = NSTemporaryDirectory()
@@ -410,7 +410,7 @@ private final class LibInotifyToolsOwner {
       return .failure(
         QuireError(
           .systemCallFailed,
-          "Cannot watch files: the private wake-up file in '\(folder)' could not be watched (\(String(cString: strerror(code)))).",
+          "Cannot watch files: the private wake-up file in '\(folder)' could not be watched (\(QuireError.describe(Errno(rawValue: code)))).",
           cause: Errno(rawValue: code)))
     }
     return .success(LibInotifyToolsOwner(wakeFD: wake.fd, wakeWD: wake.wd, flushFD: flush.fd, flushWD: flush.wd, removeLater: removeLater))

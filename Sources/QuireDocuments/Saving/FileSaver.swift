@@ -191,7 +191,7 @@ public enum FileSaver {
         }
       }
     } else {
-      let mode = options.newFilePermissions.map { mode_t($0.rawValue) } ?? (0o666 & ~currentUmask())
+      let mode = options.newFilePermissions.map { mode_t($0.rawValue) } ?? AtomicFile.newFileMode
       try SystemCalls.setMode(temp, mode).get(or: failure, "set the new file's permissions")
     }
     tempOpen = false
@@ -362,26 +362,7 @@ public enum FileSaver {
     return ".\(base).quire-\(random).\(suffix)"
   }
 
-  /// The process's umask, read from `/proc/self/status`: reading it with `umask(2)` means
-  /// setting it, and another thread creating a file at that instant would get the wrong mode.
-  private static func currentUmask() -> mode_t {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-      let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
-    else { return 0o022 }
-    return value
-  }
 
-  static func describe(_ code: Errno) -> String {
-    switch code {
-    case .noSpace, .diskQuotaExceeded: "the disk is full"
-    case .permissionDenied, .notPermitted: "permission was denied"
-    case .readOnlyFileSystem: "the file system is read-only"
-    case .ioError: "the disk reported an input/output error"
-    case .noSuchFileOrDirectory: "the folder no longer exists"
-    default: code.description
-    }
-  }
 }
 
 /// Turns a failed call of one save step into a ``QuireError`` that names the file and step:
@@ -402,7 +383,7 @@ struct Failure {
       }
     return QuireError(
       QuireError.Code(failure.errno, for: .save),
-      "Cannot save \(QuireError.name(url)): \(FileSaver.describe(failure.errno)) while trying to \(step). \(advice); the file on disk is unchanged and your edits are kept.",
+      "Cannot save \(QuireError.name(url)): \(QuireError.describe(failure.errno, while: .save)) while trying to \(step). \(advice); the file on disk is unchanged and your edits are kept.",
       url: url, cause: failure)
   }
 }

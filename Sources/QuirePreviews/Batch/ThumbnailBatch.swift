@@ -190,7 +190,7 @@ public struct ThumbnailBatch: Sendable {
             path.url.map { FileErrors.opening($0, errno: code) }
             ?? (code == ENOENT || code == ENOTDIR
               ? InputFile.missingError(PathText.path(absolute), for: "read")
-              : QuireError(.permissionDenied, "Cannot read \(QuireError.name(PathText.path(absolute))): \(String(cString: strerror(code))).", url: nil))
+              : QuireError(.permissionDenied, "Cannot read \(QuireError.name(PathText.path(absolute))): \(QuireError.describe(Errno(rawValue: code))).", url: nil))
           items.append(Item(path: absolute, outputName: path.name, error: error))
         }
         continue
@@ -226,7 +226,7 @@ public struct ThumbnailBatch: Sendable {
           failed(
             relative,
             QuireError(
-              .permissionDenied, "Cannot read the folder '\(DisplayName.escaping(folderPath))': \(String(cString: strerror(errno))).",
+              .permissionDenied, "Cannot read the folder '\(DisplayName.escaping(folderPath))': \(QuireError.describe(Errno(rawValue: errno))).",
               url: PathText.holdsNonUTF8Bytes(folderPath) ? nil : URL(fileURLWithPath: folderPath))
           )
         }
