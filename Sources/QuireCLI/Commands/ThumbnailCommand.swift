@@ -119,8 +119,7 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
       memoryLimit: memoryLimit << 20, workerExecutable: worker, workerArguments: ["thumbnail-worker"], version: quireVersion, shard: slice)
     let batch = ThumbnailBatch(options: options)
     let showsProgress = isatty(2) == 1
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let encoder = OutputJSON.encoder(pretty: false)
     let summary = batch.run(
       paths.map(QuireCommand.filePath),
       onResult: { result in
