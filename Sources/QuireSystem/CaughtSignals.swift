@@ -20,14 +20,19 @@ package enum CaughtSignals {
   /// How many signals the handler has caught since the first wait began.
   package static var count: Int { state.withLock { $0.caught } }
 
-  /// Returns once the handler catches a signal after this call began (or when the task is
-  /// cancelled). Returns at once when the pipe cannot be made (the caller then stops waiting
-  /// rather than wait for ever).
-  package static func next() async {
+  /// Makes the pipe and starts its reader now, so that a signal caught from here on wakes a
+  /// later ``next(after:)``. Call it once the handler is installed.
+  package static func prepare() { _ = startIfNeeded() }
+
+  /// Returns once the handler has caught more than `seen` signals (``count`` read before the
+  /// caller last looked at its interrupt flag; by default, as this call begins), or when the
+  /// task is cancelled. Returns at once when the pipe cannot be made (the caller then stops
+  /// waiting rather than wait for ever).
+  package static func next(after seen: Int? = nil) async {
     guard startIfNeeded() else { return }
     let (id, seen) = state.withLock { state -> (Int, Int) in
       state.nextID += 1
-      return (state.nextID, state.caught)
+      return (state.nextID, seen ?? state.caught)
     }
     await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in

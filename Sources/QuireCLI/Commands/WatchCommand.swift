@@ -65,7 +65,10 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
     // SIGINT and SIGTERM end the watch cleanly: the presenters are removed (the defer above),
     // which takes this process's PID.sock and PID.json out of the presenters folder.
-    if QuireCommand.ownsProcess { Interrupt.install(for: [SIGINT, SIGTERM]) }
+    if QuireCommand.ownsProcess {
+      Interrupt.install(for: [SIGINT, SIGTERM])
+      CaughtSignals.prepare()
+    }
     await Self.waitUntilDone(printer: printer, count: count, deadline: deadline, interruptible: QuireCommand.ownsProcess)
   }
 
@@ -77,8 +80,10 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
       if let deadline { group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) } }
       if interruptible {
         group.addTask {
-          if Interrupt.shared.isPending { return }  // caught before the wait began
-          await CaughtSignals.next()
+          // Counted before the flag is read: a signal after that is one the wait sees.
+          let seen = CaughtSignals.count
+          if Interrupt.shared.isPending { return }
+          await CaughtSignals.next(after: seen)
         }
       }
       // Without any of those, the watch lasts until the task is cancelled.
