@@ -460,7 +460,8 @@ open class FileCoordinator: @unchecked Sendable {
     let held = Self.heldItems[ObjectIdentifier(self)] ?? []
     return try await withCheckedThrowingContinuation { continuation in
       BlockingExecutor.shared.submit(
-        in: Blocking.waits, FaultPlan.carry {
+        in: Blocking.waits,
+        FaultPlan.carry {
           continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes, held: held) })
         })
     }
@@ -551,7 +552,8 @@ open class FileCoordinator: @unchecked Sendable {
   private func afterAsync(_ access: Access) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       BlockingExecutor.shared.submit(
-        in: Blocking.waits, FaultPlan.carry {
+        in: Blocking.waits,
+        FaultPlan.carry {
           self.notifyAfter(access)
           continuation.resume()
         })

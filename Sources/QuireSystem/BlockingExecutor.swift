@@ -128,13 +128,6 @@ package final class BlockingExecutor: Sendable {
     }
   }
 
-  /// Runs `body`, which cannot fail, as ``run(in:_:)`` does.
-  package func run<T: Sendable>(in lane: BlockingLane = .general, _ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-      submit(in: lane) { continuation.resume(returning: body()) }
-    }
-  }
-
   /// Runs `work` in `lane` once `delay` has passed (a timer: no thread waits meanwhile).
   package func submit(in lane: BlockingLane = .general, after delay: Duration, _ work: @escaping @Sendable () -> Void) {
     Task {
@@ -148,7 +141,8 @@ package final class BlockingExecutor: Sendable {
   private func serve() {
     condition.lock()
     while true {
-      if let (lane, work) = state.next() {
+      if let next = state.next() {
+        let (lane, work) = next
         condition.unlock()
         Thread.current.name = lane.name
         work()
@@ -187,8 +181,7 @@ package enum DedicatedThread {
 
   /// Runs blocking `body` on a thread of its own and awaits its result (a REPL session waiting
   /// for the terminal, which may wait for as long as the user likes).
-  package static func run<T: Sendable>(named name: String, stackSize: Int = 8 << 20, _ body: @escaping @Sendable () throws -> T) async throws -> T
-  {
+  package static func run<T: Sendable>(named name: String, stackSize: Int = 8 << 20, _ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
       start(named: name, stackSize: stackSize) { continuation.resume(with: Result { try body() }) }
     }

@@ -122,7 +122,8 @@ extension FileCoordinator {
     // The wait for the locks blocks: it runs where the module's other blocking work runs, with
     // the caller's fault plan (tests).
     BlockingExecutor.shared.submit(
-      in: Blocking.waits, FaultPlan.carry {
+      in: Blocking.waits,
+      FaultPlan.carry {
         let done = DispatchSemaphore(value: 0)
         let run: @Sendable ((any Error)?) -> Void = { error in
           queue.addOperation {

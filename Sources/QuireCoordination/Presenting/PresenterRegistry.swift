@@ -218,7 +218,9 @@ final class PresenterRegistry: Sendable {
       // done; if it dies instead, the kernel closes the connection. Either way: reacquire.
       // One thread of the process watches every such connection.
       HeldAccesses.shared.watch(connection) { [self] in
-        BlockingExecutor.shared.submit(in: Blocking.requests) { self.handle(WireMessage(kind: .finish, paths: message.paths, token: message.token), excluding: nil) {} }
+        BlockingExecutor.shared.submit(in: Blocking.requests) {
+          self.handle(WireMessage(kind: .finish, paths: message.paths, token: message.token), excluding: nil) {}
+        }
       }
     }
   }
@@ -295,7 +297,8 @@ final class PresenterRegistry: Sendable {
     for entry in otherProcesses() where concerns(entry, message) {
       group.enter()
       BlockingExecutor.shared.submit(
-        in: Blocking.messages, FaultPlan.carry { [self] in
+        in: Blocking.messages,
+        FaultPlan.carry { [self] in
           defer { group.leave() }
           let (outcome, connection) = UnixSocket.send(message, to: socketPath(entry.pid), timeout: seconds, keepOpen: message.waitsForPresenters)
           if let connection { kept.withLock { $0.append(connection) } }

@@ -362,7 +362,6 @@ public enum FileSaver {
     return ".\(base).quire-\(random).\(suffix)"
   }
 
-
 }
 
 /// Turns a failed call of one save step into a ``QuireError`` that names the file and step:

@@ -190,7 +190,8 @@ public struct ThumbnailBatch: Sendable {
             path.url.map { FileErrors.opening($0, errno: code) }
             ?? (code == ENOENT || code == ENOTDIR
               ? InputFile.missingError(PathText.path(absolute), for: "read")
-              : QuireError(.permissionDenied, "Cannot read \(QuireError.name(PathText.path(absolute))): \(QuireError.describe(Errno(rawValue: code))).", url: nil))
+              : QuireError(
+                .permissionDenied, "Cannot read \(QuireError.name(PathText.path(absolute))): \(QuireError.describe(Errno(rawValue: code))).", url: nil))
           items.append(Item(path: absolute, outputName: path.name, error: error))
         }
         continue

@@ -89,7 +89,8 @@ extension Site {
     let browser = self.browser
     switch path {
     case "/api/documents":
-      return try await documentList(order: query["sort"].flatMap { BrowserSortOrder(parsing: String($0)) } ?? .name,
+      return try await documentList(
+        order: query["sort"].flatMap { BrowserSortOrder(parsing: String($0)) } ?? .name,
         tag: query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
         type: query["type"].map(String.init).flatMap { $0.isEmpty ? nil : UTType($0) })
     case "/api/recents":
@@ -140,7 +141,9 @@ extension Site {
     var items: [ItemReply] = []
     for recent in recents {
       guard let doc = locations.reference(for: recent.url) else { continue }  // only what this server serves
-      if recent.status != .missing, let item = try? await BackgroundWork.run(in: BackgroundWork.Lane.listings, { try browser.item(at: recent.url) }), let reply = reply(for: item) {
+      if recent.status != .missing, let item = try? await BackgroundWork.run(in: BackgroundWork.Lane.listings, { try browser.item(at: recent.url) }),
+        let reply = reply(for: item)
+      {
         items.append(reply)
       } else {
         items.append(
@@ -158,13 +161,17 @@ extension Site {
     let browser = self.browser
     let cancelled = BackgroundWork.Flag()
     let hits = try await withTaskCancellationHandler {
-      try await BackgroundWork.run(in: BackgroundWork.Lane.searches) { try browser.search(SearchQuery(text, timeLimit: .seconds(10)), isCancelled: { cancelled.isSet }) }
+      try await BackgroundWork.run(in: BackgroundWork.Lane.searches) {
+        try browser.search(SearchQuery(text, timeLimit: .seconds(10)), isCancelled: { cancelled.isSet })
+      }
     } onCancel: {
       cancelled.set()
     }
     var replies: [HitReply] = []
     for hit in hits {
-      guard let item = try? await BackgroundWork.run(in: BackgroundWork.Lane.listings, { try browser.item(at: hit.url) }), let reply = reply(for: item) else { continue }
+      guard let item = try? await BackgroundWork.run(in: BackgroundWork.Lane.listings, { try browser.item(at: hit.url) }), let reply = reply(for: item) else {
+        continue
+      }
       replies.append(
         HitReply(item: reply, snippet: hit.snippet.segments.map { .init(text: $0.text, hit: $0.isMatch) }, line: hit.line, page: hit.page))
     }
@@ -188,7 +195,9 @@ extension Site {
       let name = try acceptableName(body.name)
       // A name typed with an extension is taken as it is; one without keeps the old extension.
       let keepsExtension = (name as NSString).pathExtension.isEmpty
-      let renamed = try await BackgroundWork.run(in: BackgroundWork.Lane.changes) { try browser.item(at: browser.renameItem(at: url, to: name, keepingExtension: keepsExtension)) }
+      let renamed = try await BackgroundWork.run(in: BackgroundWork.Lane.changes) {
+        try browser.item(at: browser.renameItem(at: url, to: name, keepingExtension: keepsExtension))
+      }
       return try itemReply(renamed)
 
     case "/api/move":

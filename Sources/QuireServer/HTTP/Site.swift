@@ -152,7 +152,9 @@ final class Site: Sendable {
   /// reads the file opened beneath the served folder, never its name again.
   private func preview(of file: ServedLocations.OpenedFile) async throws -> Response {
     let previews = self.previews
-    let html = try await BackgroundWork.run(in: BackgroundWork.Lane.previews) { try previews.preview(of: file.url, readingFrom: URL(fileURLWithPath: file.pinnedPath), format: .html) }
+    let html = try await BackgroundWork.run(in: BackgroundWork.Lane.previews) {
+      try previews.preview(of: file.url, readingFrom: URL(fileURLWithPath: file.pinnedPath), format: .html)
+    }
     var extra = HTTPFields()
     extra[.contentSecurityPolicy] = Self.previewPolicy
     return Reply.bytes(Data(Self.holdingBackRemoteImages(in: html).utf8), contentType: "text/html; charset=utf-8", extra: extra)

@@ -3,8 +3,8 @@
 // Images (UIImage/NSImage) and views are not here: Linux has no UIKit or AppKit.
 public import Foundation
 public import QuireFormats
-public import QuireTypes
 import QuireSystem
+public import QuireTypes
 import Synchronization
 
 /// Foundation's `NSItemProvider`: Quire's ``ItemProvider``.

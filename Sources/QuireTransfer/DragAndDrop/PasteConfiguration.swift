@@ -1,6 +1,6 @@
 public import Foundation
-public import QuireTypes
 import QuireSystem
+public import QuireTypes
 import Synchronization
 
 /// What a receiver (a document, a text view) accepts when pasting or dropping
