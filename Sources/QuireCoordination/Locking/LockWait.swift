@@ -31,7 +31,8 @@ struct LockWait {
 
   /// A wait that gives up after `timeout` (never, when `nil`).
   init(timeout: Duration?) {
-    deadline = timeout.map { clock.now + $0 }
+    let start = ContinuousClock.now
+    deadline = timeout.map { start + $0 }
   }
 
   /// After a look that found the lock busy: what to do next.
