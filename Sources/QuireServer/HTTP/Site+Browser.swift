@@ -76,12 +76,8 @@ extension Site {
   struct ListingKey: Hashable, Sendable {
     var order: BrowserSortOrder
     var tag: String?
-  }
-
-  /// The served folders' items and every tag in use.
-  struct Listing: Sendable {
-    var items: [BrowserItem]
-    var tags: [String]
+    /// The type filter's identifier.
+    var type: String?
   }
 
   private func browserReadRoute(_ request: Request, path: String) async throws -> Response? {
@@ -116,22 +112,26 @@ extension Site {
   /// every request for the same order and tag that arrives while one is under way: a burst of
   /// requests costs about two listings, and a request that comes during the burst is answered
   /// with them rather than after them.
+  /// The shared run makes the reply's JSON too, so each request of a burst costs no more
+  /// than its HTTP exchange.
   private func documentList(order: BrowserSortOrder, tag: String?, type: UTType?) async throws -> Response {
-    let browser = self.browser
-    let listing = try await listings.value(for: ListingKey(order: order, tag: tag)) {
-      try await BackgroundWork.run(in: BackgroundWork.Lane.listings) {
-        Listing(items: try browser.items(sortedBy: order, taggedWith: tag), tags: try browser.allTags().map(\.tag))
-      }
+    let json = try await listings.value(for: ListingKey(order: order, tag: tag, type: type?.identifier)) {
+      try await BackgroundWork.run(in: BackgroundWork.Lane.listings) { try self.listingJSON(order: order, tag: tag, type: type) }
     }
-    let listed = listing.items
+    return Reply.bytes(json, contentType: "application/json; charset=utf-8")
+  }
+
+  /// The folder listing as `/api/documents` answers it, encoded.
+  private func listingJSON(order: BrowserSortOrder, tag: String?, type: UTType?) throws -> Data {
+    let listed = try browser.items(sortedBy: order, taggedWith: tag)
+    let tags = try browser.allTags().map(\.tag)
     var seen: [String: String] = [:]
     for item in listed { seen[item.contentTypeIdentifier] = DocumentBrowser.kindName(of: item) }
     let shown = type.map { type in listed.filter { $0.contentType.conforms(to: type) } } ?? listed
     let folders = locations.folders.enumerated().map { ListReply.FolderEntry(index: $0.offset, name: $0.element.lastPathComponent, path: $0.element.path) }
-    return Reply.json(
-      ListReply(
-        items: shown.compactMap(reply(for:)), types: seen.map { .init(id: $0.key, name: $0.value) }.sorted { $0.name < $1.name }, tags: listing.tags,
-        folders: folders))
+    let reply = ListReply(
+      items: shown.compactMap(reply(for:)), types: seen.map { .init(id: $0.key, name: $0.value) }.sorted { $0.name < $1.name }, tags: tags, folders: folders)
+    return try Reply.encoder.encode(reply)
   }
 
   /// The desktop's recently used documents that this server serves (`/api/recents`).

@@ -22,7 +22,7 @@ final class Site: Sendable {
   let work: BackgroundWork
   let browser: DocumentBrowser
   /// Folder listings shared by the requests that ask for the same one at once.
-  let listings = SharedRuns<ListingKey, Listing>()
+  let listings = SharedRuns<ListingKey, Data>()
 
   private init(locations: ServedLocations, access: AccessControl, events: EventHub, room: EditingRoom, work: BackgroundWork, browser: DocumentBrowser) {
     self.locations = locations
