@@ -64,7 +64,8 @@ package final class BlockingExecutor: Sendable {
     /// The lanes in the order free threads serve them; the first is served next.
     var turn: [BlockingLane] = []
     var threads = 0
-    var idle = 0
+    /// Threads running a piece of work; the others are idle or about to look for work.
+    var busy = 0
 
     /// How many pieces of work could start now (queued, within their lanes' limits).
     var startable: Int {
@@ -78,6 +79,7 @@ package final class BlockingExecutor: Sendable {
         guard var state = lanes[lane], !state.queue.isEmpty, state.running < lane.limit else { continue }
         let work = state.queue.removeFirst()
         state.running += 1
+        busy += 1
         lanes[lane] = state
         // This lane goes to the back of the turn; the others keep their order.
         turn.remove(at: index)
@@ -112,7 +114,8 @@ package final class BlockingExecutor: Sendable {
       state.turn.append(lane)
     }
     state.lanes[lane]?.queue.append(work)
-    if state.idle >= state.startable {
+    // Threads not running work (idle, or started and not yet looking) take what can start.
+    if state.threads - state.busy >= state.startable {
       condition.signal()
     } else {
       state.threads += 1
@@ -148,12 +151,11 @@ package final class BlockingExecutor: Sendable {
         work()
         condition.lock()
         state.lanes[lane]?.running -= 1
+        state.busy -= 1
         continue
       }
-      state.idle += 1
       let seconds = Double(idleLifetime.components.seconds) + Double(idleLifetime.components.attoseconds) / 1e18
       let woken = condition.wait(until: Date(timeIntervalSinceNow: seconds))
-      state.idle -= 1
       if !woken && state.startable == 0 {
         state.threads -= 1
         condition.unlock()
@@ -173,7 +175,10 @@ package enum DedicatedThread {
   /// - Parameter stackSize: The thread's stack in bytes (8 MiB, the main thread's usual size,
   ///   unless asked: deep recursion in a regular expression or a parser must not overflow).
   package static func start(named name: String, stackSize: Int = 8 << 20, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
+    let thread = Thread {
+      Thread.current.name = name
+      body()
+    }
     thread.name = name
     thread.stackSize = stackSize
     thread.start()
