@@ -147,7 +147,7 @@ package final class BlockingExecutor: Sendable {
       if let next = state.next() {
         let (lane, work) = next
         condition.unlock()
-        Thread.current.name = lane.name
+        Thread.current.name = DedicatedThread.kernelName(lane.name)
         work()
         condition.lock()
         state.lanes[lane]?.running -= 1
@@ -170,18 +170,29 @@ package final class BlockingExecutor: Sendable {
 /// `read(2)`, the REPL's terminal reader. Not for short work: that goes to
 /// ``BlockingExecutor``, which bounds and shares its threads.
 package enum DedicatedThread {
-  /// Starts `body` on a new thread named `name` (as `ps -L`, `top -H` and debuggers show it).
+  /// Starts `body` on a new thread named `name` (as `ps -L`, `top -H` and debuggers show it:
+  /// the first 15 bytes, the kernel's limit).
   ///
   /// - Parameter stackSize: The thread's stack in bytes (8 MiB, the main thread's usual size,
   ///   unless asked: deep recursion in a regular expression or a parser must not overflow).
   package static func start(named name: String, stackSize: Int = 8 << 20, _ body: @escaping @Sendable () -> Void) {
+    let shown = kernelName(name)
     let thread = Thread {
-      Thread.current.name = name
+      Thread.current.name = shown
       body()
     }
-    thread.name = name
+    thread.name = shown
     thread.stackSize = stackSize
     thread.start()
+  }
+
+  /// `name` as the kernel keeps a thread's name: its first 15 bytes (`pthread_setname_np`
+  /// refuses a longer one, and the thread would keep its creator's name).
+  package static func kernelName(_ name: String) -> String {
+    var bytes = Array(name.utf8.prefix(15))
+    // Never half a character.
+    while !bytes.isEmpty, String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Runs blocking `body` on a thread of its own and awaits its result (a REPL session waiting
