@@ -110,14 +110,18 @@ let package = Package(
       swiftSettings: swiftSettings),
 
     // MARK: Capability modules
-    // Values every layer shares and no C renderer behind them: content digests (libcrypto).
+    // Values every layer shares and no C renderer behind them: QuireError and the errno
+    // table, display names, input files and output paths, private (XDG) folders, content
+    // digests (libcrypto).
     .target(
       name: "QuireCore",
-      dependencies: ["CCrypto"],
+      dependencies: ["CCrypto", "QuireSystem", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
+    // Apple's type registry (UTType, declarations, identification, shared-mime-info); it
+    // re-exports QuireCore, so `import QuireTypes` still brings QuireError.
     .target(
       name: "QuireTypes",
-      dependencies: ["QuireSystem", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: ["QuireCore", "QuireSystem", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
     // Markdown trees and safe HTML (cmark-gfm): light enough for the document layer.
     .target(
@@ -232,7 +236,7 @@ let package = Package(
       path: "Tests/QuireTestSupport", swiftSettings: swiftSettings),
     .testTarget(name: "QuireSystemTests", dependencies: ["QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
     .testTarget(
-      name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireSystem", "QuireTestSupport", "MobileCoreServices", "UniformTypeIdentifiers"],
+      name: "QuireTypesTests", dependencies: ["QuireTypes", "QuireCore", "QuireSystem", "QuireTestSupport", "MobileCoreServices", "UniformTypeIdentifiers"],
       swiftSettings: swiftSettings),
     // libcmark's HTML for Markdown read on stdin: the reference the CommonMark conformance test compares with.
     .executableTarget(name: "quire-cmark-reference", dependencies: ["CCmark"], path: "Tests/QuireCmarkReference", swiftSettings: swiftSettings),

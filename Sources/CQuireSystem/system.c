@@ -145,8 +145,20 @@ static volatile sig_atomic_t waiting;
 static pthread_t waiting_thread;
 static __thread int interrupt_unblocked;
 
+static volatile int interrupt_wake_fd = -1;
+
+void cquire_set_interrupt_wake(int fd) { interrupt_wake_fd = fd; }
+
 static void cquire_on_interrupt(int signal) {
   if (interrupt_raise) interrupt_raise();
+  /* A byte on the wake pipe lets a task await the signal instead of polling the flag
+     (write(2) is async-signal-safe; a full pipe already wakes the reader). */
+  if (interrupt_wake_fd >= 0) {
+    int saved = errno;
+    ssize_t ignored = write(interrupt_wake_fd, "", 1);
+    (void)ignored;
+    errno = saved;
+  }
   if (signal != interrupt_signal) return;
   interrupt_pending = 1;
   /* The kernel may give the signal to any thread: the one waiting for a match must see it

@@ -459,8 +459,9 @@ open class FileCoordinator: @unchecked Sendable {
     // The presenter round trip blocks; keep it off the cooperative pool.
     let held = Self.heldItems[ObjectIdentifier(self)] ?? []
     return try await withCheckedThrowingContinuation { continuation in
-      Blocking.queue.async(
-        execute: FaultPlan.carry {
+      BlockingExecutor.shared.submit(
+        in: Blocking.waits,
+        FaultPlan.carry {
           continuation.resume(with: Result { try self.prepare(reads: reads, writes: writes, held: held) })
         })
     }
@@ -550,60 +551,49 @@ open class FileCoordinator: @unchecked Sendable {
 
   private func afterAsync(_ access: Access) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      Blocking.queue.async(
-        execute: FaultPlan.carry {
+      BlockingExecutor.shared.submit(
+        in: Blocking.waits,
+        FaultPlan.carry {
           self.notifyAfter(access)
           continuation.resume()
         })
     }
   }
 
-  /// The longest pause, in microseconds, between two looks at a busy lock. Waiting polls
-  /// (`F_OFD_SETLK`, then a pause that doubles from 20 µs) rather than blocking in
-  /// `F_OFD_SETLKW`, because a blocked `fcntl` cannot honour a deadline or a cancellation
-  /// without signals; this bounds how late a waiter notices that the lock is free.
-  static let longestPause: UInt32 = 400
-
+  /// Takes the access's locks, waiting by ``LockWait``'s rule (pausing this thread).
   private func acquire(_ access: Access, timeout: Duration?) throws -> HeldLocks {
     let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description, heldByThisTask: Self.heldLockPaths)
-    let clock = ContinuousClock()
-    let deadline = timeout.map { clock.now + $0 }
-    var pause: UInt32 = 20
+    var wait = LockWait(timeout: timeout)
     while true {
       if let held = try acquisition.step() { return held }
-      if isCancelled {
-        acquisition.abandon()
-        throw cancelledError(access.description)
+      switch wait.next(cancelled: isCancelled) {
+      case .pause(let pause): usleep(UInt32(pause / .microseconds(1)))
+      case .cancelled: throw abandon(acquisition, cancelledError(access.description))
+      case .timedOut: throw abandon(acquisition, timedOut(access, acquisition, after: timeout ?? .zero))
       }
-      if let deadline, clock.now >= deadline {
-        let error = timedOut(access, acquisition, after: timeout ?? .zero)
-        acquisition.abandon()
-        throw error
-      }
-      usleep(pause)
-      pause = min(pause * 2, Self.longestPause)
     }
   }
 
+  /// Takes the access's locks, waiting by ``LockWait``'s rule (pausing this task, which also
+  /// stops when the task is cancelled).
   private func acquireAsync(_ access: Access, timeout: Duration?) async throws -> HeldLocks {
     let acquisition = LockAcquisition(targets: access.targets, folder: access.folder, item: access.description, heldByThisTask: Self.heldLockPaths)
-    let clock = ContinuousClock()
-    let deadline = timeout.map { clock.now + $0 }
-    var pause = 20
+    var wait = LockWait(timeout: timeout)
     while true {
       if let held = try acquisition.step() { return held }
-      if isCancelled || Task.isCancelled {
-        acquisition.abandon()
-        throw cancelledError(access.description)
+      switch wait.next(cancelled: isCancelled || Task.isCancelled) {
+      case .pause(let pause): try? await Task.sleep(for: pause)
+      case .cancelled: throw abandon(acquisition, cancelledError(access.description))
+      case .timedOut: throw abandon(acquisition, timedOut(access, acquisition, after: timeout ?? .zero))
       }
-      if let deadline, clock.now >= deadline {
-        let error = timedOut(access, acquisition, after: timeout ?? .zero)
-        acquisition.abandon()
-        throw error
-      }
-      try? await Task.sleep(for: .microseconds(pause))
-      pause = min(pause * 2, Int(Self.longestPause))
     }
+  }
+
+  /// Abandons a wait that was cancelled or timed out; returns `error`, made before (it names
+  /// the holders the wait found).
+  private func abandon(_ acquisition: LockAcquisition, _ error: QuireError) -> QuireError {
+    acquisition.abandon()
+    return error
   }
 
   private func timedOut(_ access: Access, _ acquisition: LockAcquisition, after timeout: Duration) -> QuireError {

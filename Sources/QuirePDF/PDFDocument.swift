@@ -684,17 +684,7 @@ open class PDFDocument {
       do { data = try Data(contentsOf: scratch) } catch { throw QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)).", url: url, cause: error) }
       return try OutputPath.writeThrough(data, to: url, description: description)
     }
-    let folder = target.deletingLastPathComponent()
     FileWrapper.removeLeftovers(besides: target, notModifiedFor: FileWrapper.abandonedSaveAge)
-    let temporary = folder.appendingPathComponent(".\(target.lastPathComponent.prefix(200)).quire-\(FileWrapper.randomSuffix())")
-    defer { _ = SystemCalls.remove(temporary.path) }
-    try writePages(to: temporary.path)
-    let fd: Int32
-    switch SystemCalls.open(FilePath(temporary.path), O_RDONLY, mode: 0).map(\.rawValue) {
-    case .success(let value): fd = value
-    case .failure(let error): throw saveError(error, url: url)
-    }
-    defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
     // The old file's permissions, or the usual 0644 for a new one.
     let mode: mode_t
     switch SystemCalls.lstat(FilePath(target.path)) {
@@ -702,16 +692,12 @@ open class PDFDocument {
     case .failure(.noSuchFileOrDirectory): mode = 0o644
     case .failure(let error): throw saveError(error, url: url)
     }
-    if case .failure(let error) = SystemCalls.setMode(FileDescriptor(rawValue: fd), mode) { throw saveError(error, url: url) }
-    // The bytes must be on disk before the rename makes them the document.
-    if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: fd)) { throw saveError(error, url: url) }
-    if case .failure(let error) = SystemCalls.rename(temporary.path, to: target.path) {
+    // The one atomic writer: libqpdf writes the temporary file by name (its descriptor's
+    // /proc/self/fd path), which is flushed, given the mode and renamed over the target.
+    do {
+      try AtomicFile.write(to: target.path, mode: mode) { fd in try writePages(to: "/proc/self/fd/\(fd.rawValue)") }
+    } catch let error as SyscallFailure {
       throw saveError(error, url: url)
-    }
-    // Make the rename durable.
-    if case .success(let dir) = SystemCalls.open(FilePath(folder.path), O_RDONLY | O_DIRECTORY, mode: 0).map(\.rawValue) {
-      defer { SystemCalls.release(FileDescriptor(rawValue: dir)) }
-      if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: dir), folder: true) { throw saveError(error, url: url) }
     }
   }
 

@@ -48,38 +48,138 @@ package enum AtomicFile {
   package static func write(_ bytes: some ContiguousBytes, named name: String, in folder: FileDescriptor, mode: Glibc.mode_t = 0o600, durable: Bool = true)
     -> Result<Void, SyscallFailure>
   {
+    do {
+      try write(named: name, in: folder, mode: mode, durable: durable) { fd in try SystemCalls.writeAll(fd, bytes).get() }
+      return .success(())
+    } catch let failure as SyscallFailure {
+      return .failure(failure)
+    } catch {
+      return .failure(SyscallFailure(call: "write", errno: .ioError, path: name))
+    }
+  }
+
+  /// Writes a file atomically at `path` with what `produce` writes into the temporary file's
+  /// descriptor (a stream of chunks, a copy from another descriptor, a library that writes by
+  /// name through `/proc/self/fd/N`): the steps of ``write(_:to:mode:durable:)``, with the
+  /// writing left to the caller.
+  ///
+  /// - Throws: What `produce` throws, or the failed call as a `SyscallFailure`; the temporary
+  ///   file is then removed and `path` is untouched.
+  package static func write(to path: String, mode: Glibc.mode_t = 0o600, durable: Bool = true, producing produce: (FileDescriptor) throws -> Void) throws {
+    let target = PathText.path(path)
+    guard let name = target.lastComponent.map({ PathText.string(FilePath(root: nil, [$0])) }), !name.isEmpty else {
+      throw SyscallFailure(call: "open", errno: .invalidArgument, path: path)
+    }
+    let folderPath = target.removingLastComponent()
+    let folder = try SystemCalls.open(folderPath.isEmpty ? "." : folderPath, O_RDONLY | O_DIRECTORY).get()
+    defer { SystemCalls.release(folder) }
+    try write(named: name, in: folder, mode: mode, durable: durable, producing: produce)
+  }
+
+  /// ``write(to:mode:durable:producing:)`` of `name` in the open `folder`.
+  package static func write(
+    named name: String, in folder: FileDescriptor, mode: Glibc.mode_t = 0o600, durable: Bool = true, producing produce: (FileDescriptor) throws -> Void
+  ) throws {
     switch SystemCalls.lstat(name, in: folder) {
     case .success(let info):
       let kind = info.st_mode & S_IFMT
-      if kind == S_IFDIR { return .failure(SyscallFailure(call: "rename", errno: .isDirectory, path: name)) }
-      if kind != S_IFREG && kind != S_IFLNK { return .failure(SyscallFailure(call: "rename", errno: .fileExists, path: name)) }
+      if kind == S_IFDIR { throw SyscallFailure(call: "rename", errno: .isDirectory, path: name) }
+      if kind != S_IFREG && kind != S_IFLNK { throw SyscallFailure(call: "rename", errno: .fileExists, path: name) }
     case .failure(let failure) where failure.errno == .noSuchFileOrDirectory: break
-    case .failure(let failure): return .failure(failure)
+    case .failure(let failure): throw failure
     }
-    // A unique name beside the target: O_EXCL never opens another's file; a clash tries again.
+    let (temporary, fd) = try createTemporary(beside: name, in: folder)
+    var kept = false
+    defer { if !kept { _ = SystemCalls.remove(temporary, in: folder) } }
+    do {
+      var open = true
+      defer { if open { SystemCalls.release(fd) } }
+      try produce(fd)
+      try SystemCalls.setMode(fd, mode).get()
+      if durable { try SystemCalls.flush(fd).get() }
+      open = false
+      try SystemCalls.close(fd).get()
+    }
+    try SystemCalls.rename(temporary, in: folder, to: name, in: folder).get()
+    kept = true
+    if durable { try SystemCalls.flush(folder, folder: true).get() }
+  }
+
+  /// A package (a folder that is one document) written atomically as `name` in `folder`:
+  /// `produce` fills a new folder made beside it (0700 until it is complete), which then takes
+  /// the name in one `renameat2(RENAME_EXCHANGE)` when a package is there (the old one is then
+  /// removed) or one rename when none is. A file at the name is refused, never replaced.
+  ///
+  /// - Throws: What `produce` throws, or the failed call; the new folder is then removed and
+  ///   the name is untouched.
+  package static func writePackage(
+    named name: String, in folder: FileDescriptor, mode: Glibc.mode_t = 0o755, durable: Bool = true, producing produce: (FileDescriptor) throws -> Void
+  ) throws {
+    var replacing = false
+    switch SystemCalls.lstat(name, in: folder) {
+    case .success(let info):
+      guard info.st_mode & S_IFMT == S_IFDIR else { throw SyscallFailure(call: "rename", errno: .notDirectory, path: name) }
+      replacing = true
+    case .failure(let failure) where failure.errno == .noSuchFileOrDirectory: break
+    case .failure(let failure): throw failure
+    }
     var temporary = ""
-    var opened: Result<FileDescriptor, SyscallFailure> = .failure(SyscallFailure(call: "openat", errno: .fileExists))
+    var made: Result<Void, SyscallFailure> = .failure(SyscallFailure(call: "mkdirat", errno: .fileExists))
     for _ in 0..<16 {
-      temporary = ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
-      opened = SystemCalls.open(temporary, in: folder, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode)
-      if case .failure(let failure) = opened, failure.errno == .fileExists { continue }
+      temporary = temporaryName(beside: name)
+      made = SystemCalls.makeFolder(temporary, in: folder, mode: 0o700)
+      if case .failure(let failure) = made, failure.errno == .fileExists { continue }
       break
     }
-    let fd: FileDescriptor
-    switch opened {
-    case .success(let made): fd = made
-    case .failure(let failure): return .failure(failure)
+    try made.get()
+    var leftover = temporary
+    defer { if !leftover.isEmpty { SystemCalls.removeTree(leftover, in: folder) } }
+    do {
+      let made = try SystemCalls.open(temporary, in: folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0).get()
+      defer { SystemCalls.release(made) }
+      try produce(made)
+      try SystemCalls.setMode(made, mode).get()
+      if durable { try SystemCalls.flush(made, folder: true).get() }
     }
-    func abandon(_ failure: SyscallFailure) -> Result<Void, SyscallFailure> {
-      _ = SystemCalls.remove(temporary, in: folder)
-      return .failure(failure)
+    if replacing {
+      // The old package now has the temporary name: removed by the deferred cleanup.
+      try SystemCalls.exchange(temporary, name, in: folder).get()
+    } else {
+      try SystemCalls.renameNoReplace(temporary, to: name, in: folder).get()
+      leftover = ""
     }
-    var written = SystemCalls.writeAll(fd, bytes).flatMap { SystemCalls.setMode(fd, mode) }
-    if durable { written = written.flatMap { SystemCalls.flush(fd) } }
-    let closed = SystemCalls.close(fd)
-    if case .failure(let failure) = written.flatMap({ closed }) { return abandon(failure) }
-    if case .failure(let failure) = SystemCalls.rename(temporary, in: folder, to: name, in: folder) { return abandon(failure) }
-    if durable, case .failure(let failure) = SystemCalls.flush(folder, folder: true) { return .failure(failure) }
-    return .success(())
+    if durable { try SystemCalls.flush(folder, folder: true).get() }
+  }
+
+  /// The mode a new file gets from `open(…, 0666)`: 0666 less the process's umask, read from
+  /// `/proc/self/status`: reading it with `umask(2)` means setting it, and another thread
+  /// creating a file at that instant would get the wrong mode.
+  package static var newFileMode: Glibc.mode_t {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+      let mask = Glibc.mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+    else { return 0o644 }
+    return 0o666 & ~mask
+  }
+
+  /// A temporary name beside `name`: hidden, at most 200 characters of the name (so that a
+  /// long name still fits `NAME_MAX`), and of the shape a later save removes when it was
+  /// abandoned (`FileWrapper.removeLeftovers`): `.NAME.quire-RANDOM.tmp`.
+  static func temporaryName(beside name: String) -> String {
+    ".\(name.prefix(200)).quire-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+  }
+
+  /// A new temporary file beside `name` in `folder` (`O_CREAT | O_EXCL | O_NOFOLLOW`, owner
+  /// only): its name and descriptor. A name that clashes is tried again with another.
+  private static func createTemporary(beside name: String, in folder: FileDescriptor) throws -> (String, FileDescriptor) {
+    for _ in 0..<16 {
+      let temporary = temporaryName(beside: name)
+      switch SystemCalls.open(temporary, in: folder, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) {
+      case .success(let fd): return (temporary, fd)
+      case .failure(let failure) where failure.errno == .fileExists: continue
+      case .failure(let failure): throw failure
+      }
+    }
+    throw SyscallFailure(call: "openat", errno: .fileExists, path: name)
   }
 }

@@ -54,6 +54,63 @@ final class AtomicFileTests: FolderSuite {
     #expect(try String(contentsOf: target, encoding: .utf8) == "old")
     #expect(try names() == ["data"])
   }
+
+  @Test func aProducerWritesIntoTheTemporaryFileAndItTakesTheNameWhole() throws {
+    let target = try folder.write("old", to: "stream.txt")
+    try AtomicFile.write(to: target.path, mode: 0o640) { fd in
+      for chunk in ["one ", "two ", "three"] { try SystemCalls.writeAll(fd, Array(chunk.utf8)).get() }
+      // Until the producer returns, the name still holds the old file.
+      #expect(try String(contentsOf: target, encoding: .utf8) == "old")
+    }
+    #expect(try String(contentsOf: target, encoding: .utf8) == "one two three")
+    #expect((try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? NSNumber)?.intValue == 0o640)
+    #expect(try names() == ["stream.txt"])
+  }
+
+  @Test func aProducerThatThrowsLeavesTheOldFileAndNothingBesideIt() throws {
+    struct Stop: Error {}
+    let target = try folder.write("old", to: "data")
+    #expect(throws: Stop.self) {
+      try AtomicFile.write(to: target.path) { fd in
+        try SystemCalls.writeAll(fd, Array("half".utf8)).get()
+        throw Stop()
+      }
+    }
+    #expect(try String(contentsOf: target, encoding: .utf8) == "old")
+    #expect(try names() == ["data"])
+  }
+
+  @Test func aProducerCanWriteByNameThroughProcSelfFD() throws {
+    let target = folder.file("by-name.txt")
+    try AtomicFile.write(to: target.path) { fd in
+      try Data("written by name".utf8).write(to: URL(fileURLWithPath: "/proc/self/fd/\(fd.rawValue)"))
+    }
+    #expect(try String(contentsOf: target, encoding: .utf8) == "written by name")
+    #expect(try names() == ["by-name.txt"])
+  }
+
+  @Test func aPackageIsWrittenWholeAndReplacesTheOldOneInOneStep() throws {
+    let folderFD = try SystemCalls.open(FilePath(folder.url.path), O_RDONLY | O_DIRECTORY).get()
+    defer { SystemCalls.release(folderFD) }
+    func fill(_ text: String) -> (FileDescriptor) throws -> Void {
+      { bundle in try AtomicFile.write(Array(text.utf8), named: "text.md", in: bundle).get() }
+    }
+    try AtomicFile.writePackage(named: "doc.textbundle", in: folderFD, producing: fill("first"))
+    #expect(try String(contentsOf: folder.file("doc.textbundle/text.md"), encoding: .utf8) == "first")
+    try AtomicFile.writePackage(named: "doc.textbundle", in: folderFD, producing: fill("second"))
+    #expect(try String(contentsOf: folder.file("doc.textbundle/text.md"), encoding: .utf8) == "second")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("doc.textbundle").path) == ["text.md"])
+    #expect(try names() == ["doc.textbundle"])
+    // A producer that fails leaves the package as it was, and nothing beside it.
+    struct Stop: Error {}
+    #expect(throws: Stop.self) { try AtomicFile.writePackage(named: "doc.textbundle", in: folderFD) { _ in throw Stop() } }
+    #expect(try String(contentsOf: folder.file("doc.textbundle/text.md"), encoding: .utf8) == "second")
+    #expect(try names() == ["doc.textbundle"])
+    // A file at the name is refused, never replaced.
+    let file = try folder.write("keep", to: "plain")
+    #expect(throws: SyscallFailure.self) { try AtomicFile.writePackage(named: "plain", in: folderFD, producing: fill("x")) }
+    #expect(try String(contentsOf: file, encoding: .utf8) == "keep")
+  }
 }
 
 @Suite("FaultPlan: the one fault-injection hook")

@@ -62,6 +62,9 @@ int cquire_regexec_utf8(const regex_t *regex, const char *string, size_t count, 
    cquire_install_interrupt_handler installs, for `signal`, a handler that calls `raise`
    (the program's interrupt flag) and, for SIGINT, wakes the caller waiting for a match. */
 void cquire_install_interrupt_handler(int signal, void (*raise)(void));
+/* The write end of a non-blocking pipe the interrupt handler writes a byte to, each signal
+   (-1: none). */
+void cquire_set_interrupt_wake(int fd);
 int cquire_regexec_interruptible(const regex_t *regex, const char *string, size_t count, regmatch_t *matches,
                                  int flags, int isolated, int *interrupted);
 

@@ -27,14 +27,9 @@ struct BrowserLocationOptions: ParsableArguments {
   }
 }
 
-/// JSON as the commands print it: sorted keys, ISO 8601 dates, no escaped slashes.
+/// The browser commands' output: JSON through ``OutputJSON``, and paths as they print them.
 enum BrowserJSON {
-  static func encode<T: Encodable>(_ value: T) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
-  }
+  static func encode<T: Encodable>(_ value: T) throws -> String { try OutputJSON.encode(value) }
 
   /// `path` made absolute (from the current folder) and normalized, as text for output: the
   /// path itself when it is UTF-8, escaped (`\xFF`) when it is not.
@@ -52,12 +47,7 @@ enum BrowserJSON {
   static func shown(_ url: URL) -> String { DisplayName.escaping(PathText.path(url.path)) }
 
   /// One value on one line (for streams of changes).
-  static func encodeLine<T: Encodable>(_ value: T) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
-  }
+  static func encodeLine<T: Encodable>(_ value: T) throws -> String { try OutputJSON.encodeLine(value) }
 
   /// One document as `quire browse --json` prints it.
   struct Item: Encodable {

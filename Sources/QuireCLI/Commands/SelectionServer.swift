@@ -52,7 +52,7 @@ enum SelectionServer {
     let line = Mutex<String?>(nil)
     let arrived = DispatchSemaphore(value: 0)
     let reader = report.fileHandleForReading
-    Thread {
+    DedicatedThread.start(named: "quire copy: first line") {
       var seen = Data()
       while !seen.contains(0x0A) {
         let chunk = reader.availableData
@@ -61,7 +61,7 @@ enum SelectionServer {
       }
       line.withLock { $0 = String(decoding: seen.prefix { $0 != 0x0A }, as: UTF8.self) }
       arrived.signal()
-    }.start()
+    }
     guard arrived.wait(timeout: .now() + startTimeout) == .success, let first = line.withLock({ $0 }) else {
       server.signal(SIGTERM)
       throw QuireError(

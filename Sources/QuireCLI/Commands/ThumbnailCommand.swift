@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireSystem
 
 /// `quire thumbnail`: batch thumbnails into a folder or the freedesktop cache, the
 /// `.thumbnailer` form file managers call, and `--install` for that `.thumbnailer` file.
@@ -67,9 +68,9 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
   func run() async throws {
     if install { return try installThumbnailer() }
     if let thumbnailerSize { return try thumbnailOne(size: thumbnailerSize) }
-    // The batch waits on its worker processes: off the cooperative pool.
+    // The batch waits on its worker processes: blocking work, off the cooperative pool.
     let command = self
-    try await runOnOwnThread(named: "quire thumbnail") { try command.runBatch() }
+    try await BlockingExecutor.shared.run { try command.runBatch() }
   }
 
   // MARK: The thumbnailer form
@@ -118,8 +119,7 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
       memoryLimit: memoryLimit << 20, workerExecutable: worker, workerArguments: ["thumbnail-worker"], version: quireVersion, shard: slice)
     let batch = ThumbnailBatch(options: options)
     let showsProgress = isatty(2) == 1
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let encoder = OutputJSON.encoder(pretty: false)
     let summary = batch.run(
       paths.map(QuireCommand.filePath),
       onResult: { result in

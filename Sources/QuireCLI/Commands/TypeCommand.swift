@@ -73,11 +73,7 @@ struct TypeCommand: AsyncParsableCommand, TakesNamesAsBytes {
 
   // MARK: Output
 
-  static func encode<T: Encodable>(_ value: T) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
-  }
+  static func encode<T: Encodable>(_ value: T) throws -> String { try OutputJSON.encode(value) }
 
   static func describe(_ type: UTType, registry: TypeRegistry) -> String {
     var lines = ["\(type.identifier) (\(type.preferredMIMEType ?? "no MIME type"))"]

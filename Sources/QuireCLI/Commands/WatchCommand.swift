@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireSystem
 import Synchronization
 import SystemPackage
 
@@ -64,11 +65,31 @@ struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
     // SIGINT and SIGTERM end the watch cleanly: the presenters are removed (the defer above),
     // which takes this process's PID.sock and PID.json out of the presenters folder.
-    if QuireCommand.ownsProcess { Interrupt.install(for: [SIGINT, SIGTERM]) }
-    while !Task.isCancelled, !Interrupt.shared.isPending {
-      if let count, printer.printed >= count { break }
-      if let deadline, ContinuousClock.now >= deadline { break }
-      try? await Task.sleep(for: .milliseconds(10))
+    if QuireCommand.ownsProcess {
+      Interrupt.install(for: [SIGINT, SIGTERM])
+      CaughtSignals.prepare()
+    }
+    await Self.waitUntilDone(printer: printer, count: count, deadline: deadline, interruptible: QuireCommand.ownsProcess)
+  }
+
+  /// Awaits whichever comes first, without polling: the `count`th message, the deadline, a
+  /// caught SIGINT or SIGTERM (when this command owns the process), or the task's cancellation.
+  static func waitUntilDone(printer: WatchPrinter, count: Int?, deadline: ContinuousClock.Instant?, interruptible: Bool) async {
+    await withTaskGroup(of: Void.self) { group in
+      if let count { group.addTask { await printer.waitUntilPrinted(count) } }
+      if let deadline { group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) } }
+      if interruptible {
+        group.addTask {
+          // Counted before the flag is read: a signal after that is one the wait sees.
+          let seen = CaughtSignals.count
+          if Interrupt.shared.isPending { return }
+          await CaughtSignals.next(after: seen)
+        }
+      }
+      // Without any of those, the watch lasts until the task is cancelled.
+      group.addTask { while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) } }
+      await group.next()
+      group.cancelAll()
     }
   }
 }
@@ -100,16 +121,31 @@ enum PollingNotice {
 final class WatchPrinter: Sendable {
   private let count = Mutex(0)
   private let limit: Int?
+  /// One element each time a line is printed (the newest kept: a waiter rereads ``printed``).
+  private let printedLines: AsyncStream<Void>
+  private let printedLine: AsyncStream<Void>.Continuation
   var printed: Int { count.withLock { $0 } }
 
-  init(limit: Int? = nil) { self.limit = limit }
+  init(limit: Int? = nil) {
+    self.limit = limit
+    (printedLines, printedLine) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+  }
 
   func say(_ line: String) {
-    count.withLock { count in
-      if let limit, count >= limit { return }
+    let said = count.withLock { count -> Bool in
+      if let limit, count >= limit { return false }
       FileHandle.standardOutput.write(Data((line + "\n").utf8))
       count += 1
+      return true
     }
+    if said { printedLine.yield() }
+  }
+
+  /// Returns once `count` lines have been printed (or the task is cancelled); awaits each
+  /// printed line rather than polling. One waiter at a time.
+  func waitUntilPrinted(_ count: Int) async {
+    if printed >= count { return }
+    for await _ in printedLines where printed >= count { return }
   }
 }
 

@@ -27,7 +27,7 @@ enum RPCFrameReader {
   /// The frames on `fd`, in order, ending with ``RPCInput/end``.
   static func frames(from fd: FileDescriptor) -> AsyncStream<RPCInput> {
     let (stream, continuation) = AsyncStream<RPCInput>.makeStream(bufferingPolicy: .unbounded)
-    let thread = Thread {
+    DedicatedThread.start(named: "quire-rpc-input") {
       var reader = Reader(fd: fd)
       while true {
         let input = reader.next()
@@ -36,8 +36,6 @@ enum RPCFrameReader {
       }
       continuation.finish()
     }
-    thread.name = "quire-rpc-input"
-    thread.start()
     return stream
   }
 

@@ -385,9 +385,7 @@ final class RPCServer {
   }
 
   private static func object(_ value: some Encodable) throws -> Any {
-    let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
-    return try JSONSerialization.jsonObject(with: try encoder.encode(value), options: [.fragmentsAllowed])
+    try JSONSerialization.jsonObject(with: try OutputJSON.encoder(pretty: false).encode(value), options: [.fragmentsAllowed])
   }
 
   // MARK: Notifications

@@ -26,11 +26,11 @@ final class LineEditor {
   /// Works when `input` is not a terminal: libedit then reads plain lines without editing.
   init(program: String, input inputFD: Int32 = STDIN_FILENO, output outputFD: Int32 = STDOUT_FILENO) throws {
     guard let input = fdopen(dup(inputFD), "r") else {
-      throw QuireError(.systemCallFailed, "Cannot read commands: standard input could not be opened (\(String(cString: strerror(errno)))).")
+      throw QuireError(.systemCallFailed, "Cannot read commands: standard input could not be opened (\(QuireError.describe(Errno(rawValue: errno)))).")
     }
     guard let output = fdopen(dup(outputFD), "w") else {
       fclose(input)
-      throw QuireError(.systemCallFailed, "Cannot write to the terminal: \(String(cString: strerror(errno))).")
+      throw QuireError(.systemCallFailed, "Cannot write to the terminal: \(QuireError.describe(Errno(rawValue: errno))).")
     }
     guard let editLine = el_init(program, input, output, output) else {
       fclose(input)
@@ -224,7 +224,7 @@ final class LineEditor {
   /// symbolic links, mode 0600); `fd` is closed.
   func saveHistory(toDescriptor fd: Int32) throws {
     guard let stream = fdopen(fd, "w") else {
-      let reason = String(cString: strerror(errno))  // read before the close below can change errno
+      let reason = QuireError.describe(Errno(rawValue: errno))  // read before the close below can change errno
       SystemCalls.release(FileDescriptor(rawValue: fd))
       throw QuireError(.systemCallFailed, "Cannot save the command history: \(reason).")
     }

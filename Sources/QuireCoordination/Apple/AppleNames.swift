@@ -121,8 +121,9 @@ extension FileCoordinator {
     let writes = intents.filter { $0.readingOptions == nil }
     // The wait for the locks blocks: it runs where the module's other blocking work runs, with
     // the caller's fault plan (tests).
-    Blocking.queue.async(
-      execute: FaultPlan.carry {
+    BlockingExecutor.shared.submit(
+      in: Blocking.waits,
+      FaultPlan.carry {
         let done = DispatchSemaphore(value: 0)
         let run: @Sendable ((any Error)?) -> Void = { error in
           queue.addOperation {

@@ -247,9 +247,7 @@ public final class InotifyMonitor: Sendable {
       return true
     }
     if shouldStart {
-      let thread = Thread { [self] in self.run(ready: ready) }
-      thread.name = "quire.inotify"
-      thread.start()
+      DedicatedThread.start(named: "quire.inotify") { [self] in self.run(ready: ready) }
       ready.wait()
     }
     if let error = state.withLock({ $0.startError }) { throw error }
@@ -261,7 +259,7 @@ public final class InotifyMonitor: Sendable {
     let owner: LibInotifyToolsOwner
     // The owner thread runs for the life of the process, so it may hold the monitor.
     let removeLater: @Sendable () -> Void = { [self] in
-      DispatchQueue.global().asyncAfter(deadline: .now() + LibInotifyToolsOwner.removalDelay) {
+      BlockingExecutor.shared.submit(after: LibInotifyToolsOwner.removalDelay) {
         self.submit(.removeUnusedWatches)
       }
     }
@@ -307,7 +305,7 @@ public final class InotifyMonitor: Sendable {
     case EACCES, EPERM:
       return QuireError(.permissionDenied, "Cannot watch '\(path)': permission denied. Check the folder's permissions.", url: url, cause: cause)
     default:
-      let reason = code > 0 ? String(cString: strerror(code)) : "libinotifytools failed (\(code))"
+      let reason = code > 0 ? QuireError.describe(Errno(rawValue: code)) : "libinotifytools failed (\(code))"
       return QuireError(.systemCallFailed, "Cannot watch '\(path)': \(reason).", url: url, cause: code > 0 ? cause : nil)
     }
   }
@@ -362,7 +360,7 @@ private final class LibInotifyToolsOwner {
   /// How long a watch without subscribers stays. A presenter re-arming takes its watches up
   /// again within this time, and the item's last holder (a presenter's descriptor, closed
   /// just after unsubscribing) has let go, so a watch the kernel drops is seen as dropped.
-  static let removalDelay = DispatchTimeInterval.milliseconds(50)
+  static let removalDelay = Duration.milliseconds(50)
 
   private init(wakeFD: Int32, wakeWD: Int32, flushFD: Int32, flushWD: Int32, removeLater: @escaping @Sendable () -> Void) {
     self.removeLater = removeLater
@@ -381,7 +379,7 @@ private final class LibInotifyToolsOwner {
       return .failure(
         QuireError(
           .systemCallFailed,
-          "Cannot watch files: inotify could not start (\(String(cString: strerror(code)))). Raise fs.inotify.max_user_instances or close other watchers.",
+          "Cannot watch files: inotify could not start (\(QuireError.describe(Errno(rawValue: code)))). Raise fs.inotify.max_user_instances or close other watchers.",
           cause: Errno(rawValue: code)))
     }
     let temporary = NSTemporaryDirectory()
@@ -412,7 +410,7 @@ private final class LibInotifyToolsOwner {
       return .failure(
         QuireError(
           .systemCallFailed,
-          "Cannot watch files: the private wake-up file in '\(folder)' could not be watched (\(String(cString: strerror(code)))).",
+          "Cannot watch files: the private wake-up file in '\(folder)' could not be watched (\(QuireError.describe(Errno(rawValue: code)))).",
           cause: Errno(rawValue: code)))
     }
     return .success(LibInotifyToolsOwner(wakeFD: wake.fd, wakeWD: wake.wd, flushFD: flush.fd, flushWD: flush.wd, removeLater: removeLater))

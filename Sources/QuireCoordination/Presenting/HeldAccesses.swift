@@ -35,16 +35,14 @@ final class HeldAccesses: Sendable {
       guard case .success(let made) = SystemCalls.pipe(nonBlocking: true) else { return nil }
       state.wake = made
       state.threadsStarted += 1
-      let thread = Thread { [self] in run(wake: made.read) }
-      thread.name = "quire.presenters.held"
-      thread.start()
+      DedicatedThread.start(named: "quire.presenters.held") { [self] in run(wake: made.read) }
       return nil
     }
     if let wake {
       _ = SystemCalls.writeAll(wake, [UInt8(1)])  // a full pipe already wakes the thread
     } else if state.withLock({ $0.wake == nil }) {
       // No pipe could be made: this access is watched the old way rather than not at all.
-      Thread.detachNewThread { [self] in end(connection, waiting: true) }
+      DedicatedThread.start(named: "quire.presenters.held") { [self] in end(connection, waiting: true) }
     }
   }
 

@@ -180,9 +180,7 @@ final class PresenterRegistry: Sendable {
       $0.folder = folder
       $0.listener = listener
     }
-    let thread = Thread { [self] in self.acceptLoop(listener) }
-    thread.name = "quire.presenters"
-    thread.start()
+    DedicatedThread.start(named: "quire.presenters") { [self] in self.acceptLoop(listener) }
   }
 
   private func acceptLoop(_ listener: Int32) {
@@ -196,16 +194,13 @@ final class PresenterRegistry: Sendable {
         SystemCalls.release(FileDescriptor(rawValue: listener))
         return
       }
-      // Reading and answering a request (a line, up to 10 s) runs on a bounded pool, so a
+      // Reading and answering a request (a line, up to 10 s) runs in a lane of the blocking executor, so a
       // flood of connections queues instead of starting a thread each. The wait for the end
-      // of an access, which lasts as long as the coordinator holds the item, does not take a
-      // pool thread (see serve).
-      Self.requests.submit { [self] in self.serve(connection) }
+      // of an access, which lasts as long as the coordinator holds the item, does not take an
+      // executor thread (see serve).
+      BlockingExecutor.shared.submit(in: Blocking.requests) { [self] in self.serve(connection) }
     }
   }
-
-  /// The threads that read and answer requests, shared by every registry of the process.
-  static let requests = ThreadPool(name: "quire.presenters.requests", limit: 8)
 
   private func serve(_ connection: Int32) {
     UnixSocket.setTimeout(connection, seconds: 10)
@@ -223,7 +218,9 @@ final class PresenterRegistry: Sendable {
       // done; if it dies instead, the kernel closes the connection. Either way: reacquire.
       // One thread of the process watches every such connection.
       HeldAccesses.shared.watch(connection) { [self] in
-        Self.requests.submit { self.handle(WireMessage(kind: .finish, paths: message.paths, token: message.token), excluding: nil) {} }
+        BlockingExecutor.shared.submit(in: Blocking.requests) {
+          self.handle(WireMessage(kind: .finish, paths: message.paths, token: message.token), excluding: nil) {}
+        }
       }
     }
   }
@@ -246,7 +243,10 @@ final class PresenterRegistry: Sendable {
         group.enter()
         registration.prepare(message.kind, withoutChanges: message.withoutChanges, token: message.token) { group.leave() }
       }
-      group.notify(queue: Blocking.queue, execute: done)
+      BlockingExecutor.shared.submit(in: Blocking.answers) {
+        group.wait()
+        done()
+      }
     case .finish:
       for registration in targets { registration.finish(token: message.token) }
       done()
@@ -296,8 +296,9 @@ final class PresenterRegistry: Sendable {
     // Other processes' presenters.
     for entry in otherProcesses() where concerns(entry, message) {
       group.enter()
-      Blocking.queue.async(
-        execute: FaultPlan.carry { [self] in
+      BlockingExecutor.shared.submit(
+        in: Blocking.messages,
+        FaultPlan.carry { [self] in
           defer { group.leave() }
           let (outcome, connection) = UnixSocket.send(message, to: socketPath(entry.pid), timeout: seconds, keepOpen: message.waitsForPresenters)
           if let connection { kept.withLock { $0.append(connection) } }

@@ -154,31 +154,7 @@ public enum FileSaver {
     defer { SystemCalls.release(folder) }
 
     // What is there now decides how to write: nothing, a regular file, several links.
-    var existing: stat?
-    switch SystemCalls.lstat(name, in: folder) {
-    case .success(let info):
-      guard (info.st_mode & S_IFMT) == S_IFREG else {
-        throw QuireError(
-          .unsupportedType,
-          "Cannot save \(QuireError.name(url)): it is not a regular file. Save under another name.",
-          url: url)
-      }
-      guard !options.requiresNewFile else {
-        throw QuireError(.fileExists, "Cannot create \(QuireError.name(url)): a file with that name already exists. Choose another name.", url: url)
-      }
-      // A read-only file stays read-only: replacing it through the folder would be allowed,
-      // but the user (or `chmod a-w`) said it must not change. No write bit refuses root too.
-      let noWriteBit = info.st_mode & 0o222 == 0
-      if noWriteBit || (try? SystemCalls.checkWritable(name, in: folder).get()) == nil {
-        throw QuireError(
-          .permissionDenied,
-          "Cannot save \(QuireError.name(url)): the file is read-only. Use \"save as\" to keep a copy elsewhere, or make it writable; the file on disk is unchanged and your edits are kept.",
-          url: url, cause: SyscallFailure(call: "faccessat", errno: .permissionDenied))
-      }
-      existing = info
-    case .failure(let code) where code.errno == .noSuchFileOrDirectory: existing = nil
-    case .failure(let code): throw failure.error(code, "inspect the file")
-    }
+    let existing = try existingFile(named: name, in: folder, url: url, options: options, failure: failure)
 
     if let existing, existing.st_nlink > 1 {
       keeper?.keepCopy(of: target)
@@ -215,7 +191,7 @@ public enum FileSaver {
         }
       }
     } else {
-      let mode = options.newFilePermissions.map { mode_t($0.rawValue) } ?? (0o666 & ~currentUmask())
+      let mode = options.newFilePermissions.map { mode_t($0.rawValue) } ?? AtomicFile.newFileMode
       try SystemCalls.setMode(temp, mode).get(or: failure, "set the new file's permissions")
     }
     tempOpen = false
@@ -235,12 +211,7 @@ public enum FileSaver {
       case .failure(let code): throw failure.error(code, "replace the file")
       }
     } else {
-      switch SystemCalls.renameNoReplace(tempName, to: name, in: folder) {
-      case .success: break
-      case .failure(let code) where code.errno == .invalidArgument || code.errno == .notSupported:
-        try SystemCalls.rename(tempName, in: folder, to: name, in: folder).get(or: failure, "move the new file into place")
-      case .failure(let code): throw failure.error(code, "move the new file into place")
-      }
+      try moveNewFile(tempName, to: name, in: folder, failure: failure)
       tempExists = false
     }
 
@@ -262,6 +233,48 @@ public enum FileSaver {
     return SaveResult(
       writtenURL: target, fingerprint: fingerprint(info, hash),
       method: existing == nil ? .created : .replaced)
+  }
+
+  /// The regular file now at `name` (nothing when there is none), or the error that keeps a
+  /// save from replacing it: not a regular file, a new file required, or a read-only file.
+  private static func existingFile(named name: String, in folder: FileDescriptor, url: URL, options: SaveOptions, failure: Failure) throws(QuireError)
+    -> stat?
+  {
+    switch SystemCalls.lstat(name, in: folder) {
+    case .success(let info):
+      guard (info.st_mode & S_IFMT) == S_IFREG else {
+        throw QuireError(
+          .unsupportedType,
+          "Cannot save \(QuireError.name(url)): it is not a regular file. Save under another name.",
+          url: url)
+      }
+      guard !options.requiresNewFile else {
+        throw QuireError(.fileExists, "Cannot create \(QuireError.name(url)): a file with that name already exists. Choose another name.", url: url)
+      }
+      // A read-only file stays read-only: replacing it through the folder would be allowed,
+      // but the user (or `chmod a-w`) said it must not change. No write bit refuses root too.
+      let noWriteBit = info.st_mode & 0o222 == 0
+      if noWriteBit || (try? SystemCalls.checkWritable(name, in: folder).get()) == nil {
+        throw QuireError(
+          .permissionDenied,
+          "Cannot save \(QuireError.name(url)): the file is read-only. Use \"save as\" to keep a copy elsewhere, or make it writable; the file on disk is unchanged and your edits are kept.",
+          url: url, cause: SyscallFailure(call: "faccessat", errno: .permissionDenied))
+      }
+      return info
+    case .failure(let code) where code.errno == .noSuchFileOrDirectory: return nil
+    case .failure(let code): throw failure.error(code, "inspect the file")
+    }
+  }
+
+  /// Moves the finished temporary file to the name no file had (never over one that came
+  /// meanwhile, where the file system can say so).
+  private static func moveNewFile(_ tempName: String, to name: String, in folder: FileDescriptor, failure: Failure) throws(QuireError) {
+    switch SystemCalls.renameNoReplace(tempName, to: name, in: folder) {
+    case .success: break
+    case .failure(let code) where code.errno == .invalidArgument || code.errno == .notSupported:
+      try SystemCalls.rename(tempName, in: folder, to: name, in: folder).get(or: failure, "move the new file into place")
+    case .failure(let code): throw failure.error(code, "move the new file into place")
+    }
   }
 
   /// Rewrites a file in place behind a backup copy (several hard links, or an owner we cannot
@@ -349,26 +362,6 @@ public enum FileSaver {
     return ".\(base).quire-\(random).\(suffix)"
   }
 
-  /// The process's umask, read from `/proc/self/status`: reading it with `umask(2)` means
-  /// setting it, and another thread creating a file at that instant would get the wrong mode.
-  private static func currentUmask() -> mode_t {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-      let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
-    else { return 0o022 }
-    return value
-  }
-
-  static func describe(_ code: Errno) -> String {
-    switch code {
-    case .noSpace, .diskQuotaExceeded: "the disk is full"
-    case .permissionDenied, .notPermitted: "permission was denied"
-    case .readOnlyFileSystem: "the file system is read-only"
-    case .ioError: "the disk reported an input/output error"
-    case .noSuchFileOrDirectory: "the folder no longer exists"
-    default: code.description
-    }
-  }
 }
 
 /// Turns a failed call of one save step into a ``QuireError`` that names the file and step:
@@ -389,7 +382,7 @@ struct Failure {
       }
     return QuireError(
       QuireError.Code(failure.errno, for: .save),
-      "Cannot save \(QuireError.name(url)): \(FileSaver.describe(failure.errno)) while trying to \(step). \(advice); the file on disk is unchanged and your edits are kept.",
+      "Cannot save \(QuireError.name(url)): \(QuireError.describe(failure.errno, while: .save)) while trying to \(step). \(advice); the file on disk is unchanged and your edits are kept.",
       url: url, cause: failure)
   }
 }

@@ -190,7 +190,8 @@ public struct ThumbnailBatch: Sendable {
             path.url.map { FileErrors.opening($0, errno: code) }
             ?? (code == ENOENT || code == ENOTDIR
               ? InputFile.missingError(PathText.path(absolute), for: "read")
-              : QuireError(.permissionDenied, "Cannot read \(QuireError.name(PathText.path(absolute))): \(String(cString: strerror(code))).", url: nil))
+              : QuireError(
+                .permissionDenied, "Cannot read \(QuireError.name(PathText.path(absolute))): \(QuireError.describe(Errno(rawValue: code))).", url: nil))
           items.append(Item(path: absolute, outputName: path.name, error: error))
         }
         continue
@@ -226,7 +227,7 @@ public struct ThumbnailBatch: Sendable {
           failed(
             relative,
             QuireError(
-              .permissionDenied, "Cannot read the folder '\(DisplayName.escaping(folderPath))': \(String(cString: strerror(errno))).",
+              .permissionDenied, "Cannot read the folder '\(DisplayName.escaping(folderPath))': \(QuireError.describe(Errno(rawValue: errno))).",
               url: PathText.holdsNonUTF8Bytes(folderPath) ? nil : URL(fileURLWithPath: folderPath))
           )
         }
@@ -385,20 +386,9 @@ public struct ThumbnailBatch: Sendable {
           continue
         }
         // The warm path: one stat and the cached PNG's text chunks.
-        if drawable(type) {
-          switch cache.entry(for: source, flavor: flavor) {
-          case .fresh(let url):
-            finish(Result(file: item.path, status: .fresh, output: url.path, milliseconds: 0))
-            continue
-          case .failed(let url):
-            finish(
-              Result(
-                file: item.path, status: .failedBefore, output: url.path,
-                message: "Quire \(cacheVersion) failed on this file before; it is not tried again until it changes.", milliseconds: 0))
-            continue
-          case .missing:
-            break
-          }
+        if drawable(type), let cached = cachedResult(of: item, in: cache, source: source, flavor: flavor) {
+          finish(cached)
+          continue
         }
         // Drawing needs the full identification (name and content).
         guard let drawn = drawingType(of: item) else { continue }
@@ -411,40 +401,59 @@ public struct ThumbnailBatch: Sendable {
       jobs.append(WorkerPool.QueuedJob(job: job, notBefore: notBefore))
     }
 
-    if !jobs.isEmpty {
-      var pool = WorkerPool(options: options, count: min(options.jobs, jobs.count))
-      var changes: [Int: Int] = [:]
-      pool.run(jobs) { job, reply, seconds in
-        var result = Result(file: job.path, status: .failed, output: reply.output, message: reply.message, milliseconds: (seconds * 10_000).rounded() / 10)
-        switch reply.status {
-        case .made: result.status = .made
-        case .deferred:
-          // Changed while drawn: still being written. Wait for it to settle again, a few times.
-          result.status = .deferred
-          if case .cache(let cache) = options.destination, var target = job.cache {
-            changes[job.id, default: 0] += 1
-            if changes[job.id]! < options.settleAttempts, let now = try? ThumbnailCache.source(forPath: job.path) {
-              target.source = now
-              var again = job
-              again.cache = target
-              return WorkerPool.QueuedJob(job: again, notBefore: cache.isSettling(now) ? Self.instant(of: cache.settledDate(of: now)) : nil)
-            }
-            result.message =
-              "\(QuireError.name(PathText.path(job.path))) changed \(options.settleAttempts) times while the batch waited for it to settle; it is still being written. Run again later."
-          }
-        case .failed:
-          result.status = reply.code == QuireError.Code.timedOut.description ? .timedOut : .failed
-          // Permanent failures are recorded so file managers skip the file; time-outs are not.
-          if result.status == .failed, case .cache(let cache) = options.destination, let target = job.cache {
-            _ = try? cache.recordFailure(for: target.source, mimeType: target.mimeType)
-          }
-        }
-        finish(result)
-        return nil
-      }
-    }
+    if !jobs.isEmpty { draw(jobs, finish: finish) }
     summary.seconds = (ContinuousClock.now - started).seconds
     return summary
+  }
+
+  /// What the cache already holds for `item` (a fresh thumbnail, or a failure recorded
+  /// before), or `nil` when it must be drawn.
+  private func cachedResult(of item: Item, in cache: ThumbnailCache, source: ThumbnailCache.Source, flavor: ThumbnailCache.Flavor) -> Result? {
+    switch cache.entry(for: source, flavor: flavor) {
+    case .fresh(let url):
+      return Result(file: item.path, status: .fresh, output: url.path, milliseconds: 0)
+    case .failed(let url):
+      return Result(
+        file: item.path, status: .failedBefore, output: url.path,
+        message: "Quire \(options.version) failed on this file before; it is not tried again until it changes.", milliseconds: 0)
+    case .missing:
+      return nil
+    }
+  }
+
+  /// Draws `jobs` on the worker processes and reports each result to `finish`; a file that
+  /// changed while it was drawn goes back in the queue to settle, a few times.
+  private func draw(_ jobs: [WorkerPool.QueuedJob], finish: (Result) -> Void) {
+    var pool = WorkerPool(options: options, count: min(options.jobs, jobs.count))
+    var changes: [Int: Int] = [:]
+    pool.run(jobs) { job, reply, seconds in
+      var result = Result(file: job.path, status: .failed, output: reply.output, message: reply.message, milliseconds: (seconds * 10_000).rounded() / 10)
+      switch reply.status {
+      case .made: result.status = .made
+      case .deferred:
+        // Changed while drawn: still being written. Wait for it to settle again, a few times.
+        result.status = .deferred
+        if case .cache(let cache) = options.destination, var target = job.cache {
+          changes[job.id, default: 0] += 1
+          if changes[job.id]! < options.settleAttempts, let now = try? ThumbnailCache.source(forPath: job.path) {
+            target.source = now
+            var again = job
+            again.cache = target
+            return WorkerPool.QueuedJob(job: again, notBefore: cache.isSettling(now) ? Self.instant(of: cache.settledDate(of: now)) : nil)
+          }
+          result.message =
+            "\(QuireError.name(PathText.path(job.path))) changed \(options.settleAttempts) times while the batch waited for it to settle; it is still being written. Run again later."
+        }
+      case .failed:
+        result.status = reply.code == QuireError.Code.timedOut.description ? .timedOut : .failed
+        // Permanent failures are recorded so file managers skip the file; time-outs are not.
+        if result.status == .failed, case .cache(let cache) = options.destination, let target = job.cache {
+          _ = try? cache.recordFailure(for: target.source, mimeType: target.mimeType)
+        }
+      }
+      finish(result)
+      return nil
+    }
   }
 
   /// The moment on the continuous clock that `date` (wall time) will be.

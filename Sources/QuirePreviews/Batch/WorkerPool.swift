@@ -90,21 +90,7 @@ struct WorkerPool {
       }
 
       // Wait for a reply, the nearest deadline or the next waiting job due.
-      var waitMs = Int32.max
-      if let next = waiting.last?.notBefore, active < count {
-        waitMs = Int32(max(0, min(Double(Int32.max), ((next - now).seconds * 1000).rounded(.up))))
-      }
-      var outputs: [FileDescriptor] = []
-      var slots: [Int] = []
-      for slot in 0..<count {
-        guard let worker = workers[slot], worker.job != nil else { continue }
-        let remaining = worker.started + limit - now
-        waitMs = min(waitMs, Int32(max(0, min(Double(Int32.max), (remaining.seconds * 1000).rounded(.up)))))
-        outputs.append(worker.output)
-        slots.append(slot)
-      }
-      // An interrupted wait reads as nothing ready: the loop comes round again.
-      let ready = SystemCalls.waitReadable(outputs, milliseconds: waitMs)
+      let (slots, ready) = waitForReplies(now: now, nextDue: active < count ? waiting.last?.notBefore : nil, limit: limit)
 
       for (index, slot) in slots.enumerated() {
         guard var worker = workers[slot], let job = worker.job else { continue }
@@ -134,11 +120,7 @@ struct WorkerPool {
           let status = reap(worker, kill: false)
           workers[slot] = nil
           active -= 1
-          finished(
-            job,
-            WorkerReply(
-              id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description,
-              message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit)), (ContinuousClock.now - worker.started).seconds)
+          finished(job, diedReply(job, status), (ContinuousClock.now - worker.started).seconds)
           continue
         }
         if ContinuousClock.now - worker.started >= limit {
@@ -146,16 +128,46 @@ struct WorkerPool {
           workers[slot] = nil
           active -= 1
           let seconds = (ContinuousClock.now - worker.started).seconds
-          finished(
-            job,
-            WorkerReply(
-              id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
-              message:
-                "\(QuireError.name(PathText.path(job.path))) took longer than \(Self.format(options.timeLimit)) s to draw; the worker was stopped. It is not recorded as a failure, so it is tried again next time."
-            ), seconds)
+          finished(job, timedOutReply(job), seconds)
         }
       }
     }
+  }
+
+  /// Waits until a busy worker replies, the nearest deadline of a job being drawn passes, or
+  /// `nextDue` comes; returns the busy workers' slots and whether each has output to read.
+  /// An interrupted wait reads as nothing ready: the caller's loop comes round again.
+  private func waitForReplies(now: ContinuousClock.Instant, nextDue: ContinuousClock.Instant?, limit: Duration) -> (slots: [Int], ready: [Bool]) {
+    var waitMs = Int32.max
+    if let next = nextDue {
+      waitMs = Int32(max(0, min(Double(Int32.max), ((next - now).seconds * 1000).rounded(.up))))
+    }
+    var outputs: [FileDescriptor] = []
+    var slots: [Int] = []
+    for slot in 0..<count {
+      guard let worker = workers[slot], worker.job != nil else { continue }
+      let remaining = worker.started + limit - now
+      waitMs = min(waitMs, Int32(max(0, min(Double(Int32.max), (remaining.seconds * 1000).rounded(.up)))))
+      outputs.append(worker.output)
+      slots.append(slot)
+    }
+    return (slots, SystemCalls.waitReadable(outputs, milliseconds: waitMs))
+  }
+
+  /// The reply for a job whose worker died on it (a crash, an abort, the memory limit).
+  private func diedReply(_ job: WorkerJob, _ status: Int32) -> WorkerReply {
+    WorkerReply(
+      id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description,
+      message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit))
+  }
+
+  /// The reply for a job whose worker took longer than the time limit and was stopped.
+  private func timedOutReply(_ job: WorkerJob) -> WorkerReply {
+    WorkerReply(
+      id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
+      message:
+        "\(QuireError.name(PathText.path(job.path))) took longer than \(Self.format(options.timeLimit)) s to draw; the worker was stopped. It is not recorded as a failure, so it is tried again next time."
+    )
   }
 
   /// Blocks this thread (the batch's own) until `instant`.

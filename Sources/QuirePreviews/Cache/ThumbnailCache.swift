@@ -116,7 +116,9 @@ public struct ThumbnailCache: Sendable {
   public static func source(for path: FilePath) throws -> Source {
     var absolute = path
     if !absolute.isAbsolute {
-      guard let cwd = getcwd(nil, 0) else { throw QuireError(.systemCallFailed, "Cannot find the current folder: \(String(cString: strerror(errno))).") }
+      guard let cwd = getcwd(nil, 0) else {
+        throw QuireError(.systemCallFailed, "Cannot find the current folder: \(QuireError.describe(Errno(rawValue: errno))).")
+      }
       absolute = FilePath(platformString: cwd).pushing(path)
       free(cwd)
     }

@@ -150,7 +150,7 @@ enum FileErrors {
     case EISDIR:
       return QuireError(.unsupportedType, "Cannot read \(QuireError.name(url)): it is a folder.", url: url)
     default:
-      return QuireError(.systemCallFailed, "Cannot read \(QuireError.name(url)): \(String(cString: strerror(code))).", url: url)
+      return QuireError(.systemCallFailed, "Cannot read \(QuireError.name(url)): \(QuireError.describe(Errno(rawValue: code))).", url: url)
     }
   }
 }

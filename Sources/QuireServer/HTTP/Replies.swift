@@ -24,10 +24,15 @@ enum Reply {
     return headers
   }
 
-  static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+  /// The replies' JSON: ISO 8601 dates, sorted keys, plain slashes.
+  static var encoder: JSONEncoder {
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+
+  static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
     let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
     return bytes(data, status: status, contentType: "application/json; charset=utf-8")
   }

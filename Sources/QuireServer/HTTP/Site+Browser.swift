@@ -62,109 +62,168 @@ extension Site {
     var tags: [String]?
   }
 
+  /// The browser's routes: reads of the listing, recents, search, thumbnails and templates
+  /// (GET), and the changes the page asks for (POST).
   func browserRoute(_ request: inout Request, path: String) async throws -> Response? {
+    switch request.method {
+    case .get: return try await browserReadRoute(request, path: path)
+    case .post: return try await browserActionRoute(&request, path: path)
+    default: return nil
+    }
+  }
+
+  /// A folder listing's key: requests with the same key at once share one listing.
+  struct ListingKey: Hashable, Sendable {
+    var order: BrowserSortOrder
+    var tag: String?
+    /// The type filter's identifier.
+    var type: String?
+  }
+
+  private func browserReadRoute(_ request: Request, path: String) async throws -> Response? {
     let query = request.uri.queryParameters
     let browser = self.browser
-    switch (request.method, path) {
-    case (.get, "/api/documents"):
-      let order = query["sort"].flatMap { BrowserSortOrder(parsing: String($0)) } ?? .name
-      let tag = query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-      let type = query["type"].map(String.init).flatMap { $0.isEmpty ? nil : UTType($0) }
-      let (listed, tags) = try await BackgroundWork.run { (try browser.items(sortedBy: order, taggedWith: tag), try browser.allTags().map(\.tag)) }
-      var seen: [String: String] = [:]
-      for item in listed { seen[item.contentTypeIdentifier] = DocumentBrowser.kindName(of: item) }
-      let shown = type.map { type in listed.filter { $0.contentType.conforms(to: type) } } ?? listed
-      let folders = locations.folders.enumerated().map { ListReply.FolderEntry(index: $0.offset, name: $0.element.lastPathComponent, path: $0.element.path) }
-      return Reply.json(
-        ListReply(
-          items: shown.compactMap(reply(for:)), types: seen.map { .init(id: $0.key, name: $0.value) }.sorted { $0.name < $1.name }, tags: tags,
-          folders: folders))
-
-    case (.get, "/api/recents"):
-      let recents = try await BackgroundWork.run { try browser.recentItems() }
-      var items: [ItemReply] = []
-      for recent in recents {
-        guard let doc = locations.reference(for: recent.url) else { continue }  // only what this server serves
-        if recent.status != .missing, let item = try? await BackgroundWork.run({ try browser.item(at: recent.url) }), let reply = reply(for: item) {
-          items.append(reply)
-        } else {
-          items.append(
-            ItemReply(
-              doc: doc, name: recent.name, folder: "", type: "", typeName: "gone", mime: recent.mimeType, size: 0, modified: recent.modified ?? Date(),
-              tags: [], thumbnail: "/api/thumbnail?doc=missing", raw: "#", editable: false, isPackage: false, gone: true))
-        }
-      }
-      return Reply.json(ListReply(items: items))
-
-    case (.get, "/api/search"):
-      let text = query["q"].map(String.init) ?? ""
-      // A deadline (10 s) and cancellation: the search stops when this request's task is cancelled.
-      let cancelled = BackgroundWork.Flag()
-      let hits = try await withTaskCancellationHandler {
-        try await BackgroundWork.run { try browser.search(SearchQuery(text, timeLimit: .seconds(10)), isCancelled: { cancelled.isSet }) }
-      } onCancel: {
-        cancelled.set()
-      }
-      var replies: [HitReply] = []
-      for hit in hits {
-        guard let item = try? await BackgroundWork.run({ try browser.item(at: hit.url) }), let reply = reply(for: item) else { continue }
-        replies.append(
-          HitReply(item: reply, snippet: hit.snippet.segments.map { .init(text: $0.text, hit: $0.isMatch) }, line: hit.line, page: hit.page))
-      }
-      return Reply.json(["hits": replies])
-
-    case (.get, "/api/thumbnail"):
+    switch path {
+    case "/api/documents":
+      return try await documentList(
+        order: query["sort"].flatMap { BrowserSortOrder(parsing: String($0)) } ?? .name,
+        tag: query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
+        type: query["type"].map(String.init).flatMap { $0.isEmpty ? nil : UTType($0) })
+    case "/api/recents":
+      return try await recentList()
+    case "/api/search":
+      return try await searchHits(query["q"].map(String.init) ?? "")
+    case "/api/thumbnail":
       return try await thumbnail(reference: query["doc"].map(String.init) ?? "")
 
-    case (.get, "/api/templates"):
+    case "/api/templates":
       struct Template: Encodable, Sendable {
         var name: String
         var summary: String
       }
-      let templates = (try? await BackgroundWork.run { try browser.templates() }) ?? []
+      let templates = (try? await BackgroundWork.run(in: BackgroundWork.Lane.changes) { try browser.templates() }) ?? []
       return Reply.json(["templates": templates.map { Template(name: $0.name, summary: $0.summary) }])
+    default:
+      return nil
+    }
+  }
 
-    case (.post, "/api/create"):
+  /// The folder listing (`/api/documents`). The listing runs in the listings' lane, shared by
+  /// every request for the same order and tag that arrives while one is under way: a burst of
+  /// requests costs about two listings, and a request that comes during the burst is answered
+  /// with them rather than after them.
+  /// The shared run makes the reply's JSON too, so each request of a burst costs no more
+  /// than its HTTP exchange.
+  private func documentList(order: BrowserSortOrder, tag: String?, type: UTType?) async throws -> Response {
+    let json = try await listings.value(for: ListingKey(order: order, tag: tag, type: type?.identifier)) {
+      try await BackgroundWork.run(in: BackgroundWork.Lane.listings) { try self.listingJSON(order: order, tag: tag, type: type) }
+    }
+    return Reply.bytes(json, contentType: "application/json; charset=utf-8")
+  }
+
+  /// The folder listing as `/api/documents` answers it, encoded.
+  private func listingJSON(order: BrowserSortOrder, tag: String?, type: UTType?) throws -> Data {
+    let listed = try browser.items(sortedBy: order, taggedWith: tag)
+    let tags = try browser.allTags().map(\.tag)
+    var seen: [String: String] = [:]
+    for item in listed { seen[item.contentTypeIdentifier] = DocumentBrowser.kindName(of: item) }
+    let shown = type.map { type in listed.filter { $0.contentType.conforms(to: type) } } ?? listed
+    let folders = locations.folders.enumerated().map { ListReply.FolderEntry(index: $0.offset, name: $0.element.lastPathComponent, path: $0.element.path) }
+    let reply = ListReply(
+      items: shown.compactMap(reply(for:)), types: seen.map { .init(id: $0.key, name: $0.value) }.sorted { $0.name < $1.name }, tags: tags, folders: folders)
+    return try Reply.encoder.encode(reply)
+  }
+
+  /// The desktop's recently used documents that this server serves (`/api/recents`).
+  private func recentList() async throws -> Response {
+    let browser = self.browser
+    let recents = try await BackgroundWork.run(in: BackgroundWork.Lane.recents) { try browser.recentItems() }
+    var items: [ItemReply] = []
+    for recent in recents {
+      guard let doc = locations.reference(for: recent.url) else { continue }  // only what this server serves
+      if recent.status != .missing, let item = try? await BackgroundWork.run(in: BackgroundWork.Lane.listings, { try browser.item(at: recent.url) }),
+        let reply = reply(for: item)
+      {
+        items.append(reply)
+      } else {
+        items.append(
+          ItemReply(
+            doc: doc, name: recent.name, folder: "", type: "", typeName: "gone", mime: recent.mimeType, size: 0, modified: recent.modified ?? Date(),
+            tags: [], thumbnail: "/api/thumbnail?doc=missing", raw: "#", editable: false, isPackage: false, gone: true))
+      }
+    }
+    return Reply.json(ListReply(items: items))
+  }
+
+  /// The hits of a full-text search (`/api/search`), with a deadline (10 s) and cancellation:
+  /// the search stops when this request's task is cancelled.
+  private func searchHits(_ text: String) async throws -> Response {
+    let browser = self.browser
+    let cancelled = BackgroundWork.Flag()
+    let hits = try await withTaskCancellationHandler {
+      try await BackgroundWork.run(in: BackgroundWork.Lane.searches) {
+        try browser.search(SearchQuery(text, timeLimit: .seconds(10)), isCancelled: { cancelled.isSet })
+      }
+    } onCancel: {
+      cancelled.set()
+    }
+    var replies: [HitReply] = []
+    for hit in hits {
+      guard let item = try? await BackgroundWork.run(in: BackgroundWork.Lane.listings, { try browser.item(at: hit.url) }), let reply = reply(for: item) else {
+        continue
+      }
+      replies.append(
+        HitReply(item: reply, snippet: hit.snippet.segments.map { .init(text: $0.text, hit: $0.isMatch) }, line: hit.line, page: hit.page))
+    }
+    return Reply.json(["hits": replies])
+  }
+
+  private func browserActionRoute(_ request: inout Request, path: String) async throws -> Response? {
+    let browser = self.browser
+    switch path {
+    case "/api/create":
       let body = try await Self.decode(ActionRequest.self, from: &request)
       let name = try acceptableName(body.name)
       let folder = try folderURL(body.folder ?? "0")
       let template = body.template.flatMap { $0.isEmpty ? nil : $0 }
-      let item = try await BackgroundWork.run { try browser.createDocument(named: name, in: folder, fromTemplate: template) }
+      let item = try await BackgroundWork.run(in: BackgroundWork.Lane.changes) { try browser.createDocument(named: name, in: folder, fromTemplate: template) }
       return try itemReply(item)
 
-    case (.post, "/api/rename"):
+    case "/api/rename":
       let body = try await Self.decode(ActionRequest.self, from: &request)
       let url = try locations.url(forReference: body.doc ?? "")
       let name = try acceptableName(body.name)
       // A name typed with an extension is taken as it is; one without keeps the old extension.
       let keepsExtension = (name as NSString).pathExtension.isEmpty
-      let renamed = try await BackgroundWork.run { try browser.item(at: browser.renameItem(at: url, to: name, keepingExtension: keepsExtension)) }
+      let renamed = try await BackgroundWork.run(in: BackgroundWork.Lane.changes) {
+        try browser.item(at: browser.renameItem(at: url, to: name, keepingExtension: keepsExtension))
+      }
       return try itemReply(renamed)
 
-    case (.post, "/api/move"):
+    case "/api/move":
       let body = try await Self.decode(ActionRequest.self, from: &request)
       let url = try locations.url(forReference: body.doc ?? "")
       let folder = try folderURL(body.folder ?? "")
-      let moved = try await BackgroundWork.run { try browser.item(at: browser.moveItem(at: url, into: folder)) }
+      let moved = try await BackgroundWork.run(in: BackgroundWork.Lane.changes) { try browser.item(at: browser.moveItem(at: url, into: folder)) }
       return try itemReply(moved)
 
-    case (.post, "/api/duplicate"):
+    case "/api/duplicate":
       let body = try await Self.decode(ActionRequest.self, from: &request)
       let url = try locations.url(forReference: body.doc ?? "")
-      let copy = try await BackgroundWork.run { try browser.item(at: browser.duplicateItem(at: url)) }
+      let copy = try await BackgroundWork.run(in: BackgroundWork.Lane.changes) { try browser.item(at: browser.duplicateItem(at: url)) }
       return try itemReply(copy)
 
-    case (.post, "/api/trash"):
+    case "/api/trash":
       let body = try await Self.decode(ActionRequest.self, from: &request)
       let url = try locations.url(forReference: body.doc ?? "")
-      _ = try await BackgroundWork.run { try browser.trashItem(at: url) }
+      _ = try await BackgroundWork.run(in: BackgroundWork.Lane.changes) { try browser.trashItem(at: url) }
       return Reply.json(["trashed": url.lastPathComponent])
 
-    case (.post, "/api/tags"):
+    case "/api/tags":
       let body = try await Self.decode(ActionRequest.self, from: &request)
       let url = try locations.url(forReference: body.doc ?? "")
       let tags = (body.tags ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-      let now = try await BackgroundWork.run { () throws -> [String] in
+      let now = try await BackgroundWork.run(in: BackgroundWork.Lane.changes) { () throws -> [String] in
         try browser.setTags(tags, of: url)
         return try browser.tags(of: url)
       }
@@ -178,7 +237,7 @@ extension Site {
   /// Notes `url` as recently used (the desktop's shared list), in the background.
   func noteRecent(_ url: URL) {
     let browser = self.browser
-    work.start { _ = try? await BackgroundWork.run { try browser.noteRecentDocument(at: url) } }
+    work.start { _ = try? await BackgroundWork.run(in: BackgroundWork.Lane.recents) { try browser.noteRecentDocument(at: url) } }
   }
 
   // MARK: Pieces
@@ -235,7 +294,7 @@ extension Site {
     var extra = HTTPFields()
     extra[.cacheControl] = "private, max-age=3600"
     do {
-      let png = try await BackgroundWork.run { () throws -> Data in
+      let png = try await BackgroundWork.run(in: BackgroundWork.Lane.thumbnails) { () throws -> Data in
         let thumbnail = try browser.thumbnail(for: browser.item(at: url), size: 256)
         return try Data(contentsOf: thumbnail)
       }

@@ -47,13 +47,13 @@ extension Site {
       }
     }
     work.start { [weak self] in
-      guard let items = try? await BackgroundWork.run({ try browser.items() }) else { return }
+      guard let items = try? await BackgroundWork.run(in: BackgroundWork.Lane.thumbnails, { try browser.items() }) else { return }
       self?.makeThumbnails(for: items)
     }
     work.start {
-      let total = (try? await BackgroundWork.run({ try browser.items().count })) ?? 0
+      let total = (try? await BackgroundWork.run(in: BackgroundWork.Lane.thumbnails) { try browser.items().count }) ?? 0
       events.publish(progress: ProgressReply(task: "index", label: "Indexing for search", done: 0, total: total, finished: false))
-      _ = try? await BackgroundWork.run {
+      _ = try? await BackgroundWork.run(in: BackgroundWork.Lane.thumbnails) {
         try browser.updateSearchIndex { done, total in
           events.publish(progress: ProgressReply(task: "index", label: "Indexing for search", done: done, total: total, finished: false))
         }
@@ -73,7 +73,7 @@ extension Site {
       for (index, item) in missing.enumerated() {
         if Task.isCancelled { return }
         events.publish(progress: ProgressReply(task: "thumbnails", label: label, done: index, total: missing.count, finished: false))
-        _ = try? await BackgroundWork.run { try browser.thumbnail(for: item) }
+        _ = try? await BackgroundWork.run(in: BackgroundWork.Lane.thumbnails) { try browser.thumbnail(for: item) }
       }
       // Also when nothing was missing: a page that connects later learns the thumbnails are done.
       events.publish(progress: ProgressReply(task: "thumbnails", label: "Thumbnails made", done: missing.count, total: missing.count, finished: true))

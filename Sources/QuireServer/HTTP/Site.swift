@@ -22,6 +22,8 @@ final class Site: Sendable {
   let work: BackgroundWork
   let browser: DocumentBrowser
   let pdfRoom: PDFRoom
+  /// Folder listings shared by the requests that ask for the same one at once.
+  let listings = SharedRuns<ListingKey, Data>()
 
   private init(
     locations: ServedLocations, access: AccessControl, events: EventHub, room: EditingRoom, work: BackgroundWork, browser: DocumentBrowser,
@@ -158,7 +160,9 @@ final class Site: Sendable {
   /// reads the file opened beneath the served folder, never its name again.
   private func preview(of file: ServedLocations.OpenedFile) async throws -> Response {
     let previews = self.previews
-    let html = try await BackgroundWork.run { try previews.preview(of: file.url, readingFrom: URL(fileURLWithPath: file.pinnedPath), format: .html) }
+    let html = try await BackgroundWork.run(in: BackgroundWork.Lane.previews) {
+      try previews.preview(of: file.url, readingFrom: URL(fileURLWithPath: file.pinnedPath), format: .html)
+    }
     var extra = HTTPFields()
     extra[.contentSecurityPolicy] = Self.previewPolicy
     return Reply.bytes(Data(Self.holdingBackRemoteImages(in: html).utf8), contentType: "text/html; charset=utf-8", extra: extra)
@@ -223,7 +227,7 @@ final class Site: Sendable {
           try Task.checkCancellation()
           let count = Int(min(Int64(Self.streamChunk), to - offset))
           let at = offset
-          let bytes = try await BackgroundWork.run { try file.read(at: at, count: count) }
+          let bytes = try await BackgroundWork.run(in: BackgroundWork.Lane.files) { try file.read(at: at, count: count) }
           if bytes.isEmpty { break }  // the file shrank: end early; the client sees a short body
           try await writer.write(ByteBuffer(bytes: bytes))
           offset += Int64(bytes.count)

@@ -3,6 +3,7 @@
 // Images (UIImage/NSImage) and views are not here: Linux has no UIKit or AppKit.
 public import Foundation
 public import QuireFormats
+import QuireSystem
 public import QuireTypes
 import Synchronization
 
@@ -33,7 +34,7 @@ extension ItemProvider {
     nonisolated(unsafe) let options = options  // handed once to the handler on its thread, never touched here again
     let handler = previewImageHandler
     let name = itemName.capitalizedFirst
-    Self.loads.submit {
+    BlockingExecutor.shared.submit(in: Self.loads) {
       guard let handler else {
         completionHandler?(nil, QuireError(.unsupportedType, "\(name) has no preview image: set its previewImageHandler."))
         return

@@ -1,4 +1,5 @@
 public import Foundation
+import QuireSystem
 public import QuireTypes
 import Synchronization
 
@@ -93,7 +94,7 @@ extension PasteConfiguration {
       let error = QuireError(
         .unsupportedType,
         "None of the items can be taken: they offer \(offered), and the receiver takes \(acceptableTypeIdentifiers.joined(separator: ", ")).")
-      DispatchQueue.global().async { completionHandler(nil, error) }
+      BlockingExecutor.shared.submit(in: ItemProvider.deliveries) { completionHandler(nil, error) }
       return overall
     }
     let collector = ResultCollector(count: accepted.count, completionHandler: completionHandler)

@@ -134,8 +134,26 @@ struct ScratchFolder: Sendable {
     defer { SystemCalls.release(FileDescriptor(rawValue: input)) }
     let output = try create(target, mode: mode)
     defer { SystemCalls.release(FileDescriptor(rawValue: output)) }
-    if case .failure(let error) = SystemCalls.copySparse(from: FileDescriptor(rawValue: input), to: FileDescriptor(rawValue: output), cancelled: cancelled) {
+    do { try copy(FileDescriptor(rawValue: input), from: source, into: FileDescriptor(rawValue: output), naming: target, cancelled: cancelled) } catch {
       _ = SystemCalls.remove(target.path)
+      throw error
+    }
+  }
+
+  /// Copies `source` (a file, by name) into the open `output`, keeping holes; `target` names
+  /// the output in messages.
+  static func copy(_ source: URL, into output: FileDescriptor, naming target: URL, cancelled: () -> Bool = { false }) throws {
+    let input: FileDescriptor
+    switch SystemCalls.open(PathText.path(source.path), O_RDONLY, mode: 0) {
+    case .success(let fd): input = fd
+    case .failure(let error): throw TransferErrors.opening(source, error)
+    }
+    defer { SystemCalls.release(input) }
+    try copy(input, from: source, into: output, naming: target, cancelled: cancelled)
+  }
+
+  private static func copy(_ input: FileDescriptor, from source: URL, into output: FileDescriptor, naming target: URL, cancelled: () -> Bool) throws {
+    if case .failure(let error) = SystemCalls.copySparse(from: input, to: output, cancelled: cancelled) {
       if error.errno.rawValue == ECANCELED {
         throw QuireError(.cancelled, "Copying \(QuireError.name(source)) was cancelled.", url: source)
       }

@@ -553,7 +553,7 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
     // stop at one thread per core on Linux; a queue or thread per load grows without end).
     Self.timeoutQueue.asyncAfter(deadline: .now() + timeout.timeInterval) {
       guard !gate.isFinished else { return }
-      Self.deliveries.submit {
+      BlockingExecutor.shared.submit(in: Self.deliveries) {
         let error = QuireError(
           .timedOut,
           "\(name.capitalizedFirst) did not deliver its \(identifier) representation within \(timeout): the program offering it may be stuck or gone. Try again, or copy the item again."
@@ -562,7 +562,8 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
       }
     }
     // The task's fault plan (tests) goes with the load to the pool's thread.
-    Self.loads.submit(
+    BlockingExecutor.shared.submit(
+      in: Self.loads,
       FaultPlan.carry {
         if gate.isFinished { return }
         let child: Progress?
@@ -572,7 +573,7 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
             if let data {
               // Bytes outlive the call, so the receiver's work (writing a temporary file, its
               // own handler) moves off the provider's thread, which may be the cooperative pool.
-              Self.deliveries.submit(FaultPlan.carry { gate.finish(.success(.data(data))) })
+              BlockingExecutor.shared.submit(in: Self.deliveries, FaultPlan.carry { gate.finish(.success(.data(data))) })
             } else {
               gate.finish(.failure(error ?? Self.noResult(identifier, name)))
             }
@@ -679,15 +680,15 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
 
   private func failedLoad(_ error: any Error, _ deliver: @escaping @Sendable (any Error) -> Void) -> Progress {
     let progress = Progress(totalUnitCount: 1)
-    Self.deliveries.submit { deliver(error) }
+    BlockingExecutor.shared.submit(in: Self.deliveries) { deliver(error) }
     return progress
   }
 
   private static let timeoutQueue = DispatchQueue(label: "quire.transfer.timeouts")
   /// The threads that run representation handlers: at most 32 loads run at once, the rest wait.
-  static let loads = ThreadPool(name: "quire.transfer.load", limit: 32)
+  static let loads = BlockingLane("quire.transfer.load", limit: 32)
   /// The threads that hand results, failures and timeouts to the receivers.
-  static let deliveries = ThreadPool(name: "quire.transfer.deliver", limit: 8)
+  static let deliveries = BlockingLane("quire.transfer.deliver", limit: 8)
 
   // MARK: Describing
 
@@ -785,27 +786,22 @@ extension ItemProvider {
               try OutputPath.writeThrough(data, to: destination, description: special)
               return true
             }
-            // Write beside the destination (0666 less the umask, as a new file would be),
-            // then rename over it, so a failure leaves the old file whole.
-            let temporary = destination.deletingLastPathComponent()
-              .appendingPathComponent(".\(destination.lastPathComponent).quire-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-            switch try result.get() {
-            case .data(let data):
-              let fd = try ScratchFolder.create(temporary, mode: 0o666)
-              let written = SystemCalls.writeAll(FileDescriptor(rawValue: fd), data)
-              SystemCalls.release(FileDescriptor(rawValue: fd))
-              if case .failure(let error) = written {
-                _ = SystemCalls.remove(temporary.path)
-                throw TransferErrors.writing(destination, error)
+            // The one atomic writer: beside the destination (0666 less the umask, as a new
+            // file would be), flushed, then renamed over it, so a failure or a crash leaves
+            // the old file whole.
+            let loaded = try result.get()
+            do {
+              try AtomicFile.write(to: destination.path, mode: AtomicFile.newFileMode) { fd in
+                switch loaded {
+                case .data(let data): try SystemCalls.writeAll(fd, data).get()
+                case .file(let url):
+                  try self.fileReadCoordinator.coordinateReading(itemAt: url, timeout: self.loadTimeout) {
+                    try ScratchFolder.copy($0, into: fd, naming: destination) { progress.isCancelled }
+                  }
+                }
               }
-            case .file(let url):
-              try self.fileReadCoordinator.coordinateReading(itemAt: url, timeout: self.loadTimeout) {
-                try ScratchFolder.copyFile($0, to: temporary, mode: 0o666) { progress.isCancelled }
-              }
-            }
-            if case .failure(let error) = SystemCalls.rename(temporary.path, to: destination.path) {
-              _ = SystemCalls.remove(temporary.path)
-              throw TransferErrors.writing(destination, error)
+            } catch let failure as SyscallFailure {
+              throw TransferErrors.writing(destination, failure)
             }
             return true
           })

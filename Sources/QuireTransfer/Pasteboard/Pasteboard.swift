@@ -340,10 +340,13 @@ public final class Pasteboard: Sendable {
     try setFolderItemProviders(providers, localOnly: localOnly, expirationDate: expirationDate)
   }
 
+  /// Fetches of promised files from the process that promised them.
+  static let promiseFetches = BlockingLane("quire.pasteboard.fetch", limit: 16)
+
   /// Gives up the selection at `date` if it still holds `providers`.
   private func scheduleExpiry(of providers: [ItemProvider], at date: Date) {
     guard let desktop else { return }
-    DispatchQueue.global().asyncAfter(deadline: .now() + max(0, date.timeIntervalSince(clock()))) {
+    BlockingExecutor.shared.submit(after: .seconds(max(0, date.timeIntervalSince(clock())))) {
       let current = desktop.connection.ownedProviders(of: desktop.selection)
       guard let current, current.count == providers.count, zip(current, providers).allSatisfy({ $0 === $1 }) else { return }
       try? desktop.connection.own(desktop.selection, providers: [])
@@ -541,9 +544,8 @@ public final class Pasteboard: Sendable {
         let timeout = provider.loadTimeout
         provider.registerFileRepresentation(forTypeIdentifier: identifier) { completion in
           let progress = Progress(totalUnitCount: 1)
-          // A thread of its own: the fetch waits on the other process, which would starve
-          // Dispatch's few global threads.
-          Thread {
+          // The fetch waits on the other process: blocking work, in a lane of its own.
+          BlockingExecutor.shared.submit(in: Self.promiseFetches) {
             do {
               let scratch = try ScratchFolder()
               defer { scratch.remove() }
@@ -556,7 +558,7 @@ public final class Pasteboard: Sendable {
             } catch {
               completion(nil, error)
             }
-          }.start()
+          }
           return progress
         }
       }

@@ -56,9 +56,7 @@ final class PromiseServer: Sendable {
       SystemCalls.release(FileDescriptor(rawValue: listener))
       throw QuireError(QuireError.Code(error.errno), "Cannot start the pasteboard's server (\(QuireError.describe(error.errno))).", cause: error)
     }
-    let thread = Thread { [self] in acceptLoop() }
-    thread.name = "quire.pasteboard.promises"
-    thread.start()
+    DedicatedThread.start(named: "quire.pasteboard.promises") { [self] in acceptLoop() }
   }
 
   /// Stops accepting, removes the socket. Requests being served finish.
@@ -87,12 +85,12 @@ final class PromiseServer: Sendable {
       // Reading the request waits on the peer (up to 10 s), which would starve Dispatch's few
       // global threads (one per core on Linux): a bounded pool of its own reads them, so a
       // flood of connections queues instead of starting a thread each.
-      Self.connections.submit { [self] in serve(connection) }
+      BlockingExecutor.shared.submit(in: Self.connections) { [self] in serve(connection) }
     }
   }
 
   /// The threads that read requests, shared by every promise server of the process.
-  static let connections = ThreadPool(name: "quire.pasteboard.requests", limit: 8)
+  static let connections = BlockingLane("quire.pasteboard.requests", limit: 8)
 
   private func serve(_ connection: Int32) {
     guard SystemCalls.peerUserID(FileDescriptor(rawValue: connection)) == geteuid() else { return SystemCalls.release(FileDescriptor(rawValue: connection)) }

@@ -59,7 +59,7 @@ final class DataControlLoop {
   static let sendStallTimeout: Duration = .seconds(30)
   /// Threads that stream representations into clients' pipes and read other programs' pipes:
   /// both wait on other programs, which would starve Dispatch's few global threads.
-  static let transfers = ThreadPool(name: "quire.wayland.transfers", limit: 8)
+  static let transfers = BlockingLane("quire.wayland.transfers", limit: 8)
 
   /// The registry's globals (name, interface, version), kept up to date by its events.
   private final class Globals {
@@ -329,7 +329,7 @@ final class DataControlLoop {
       case .failure:
         SystemCalls.release(pipe)
       case .success(.data(let data)):
-        Self.transfers.submit {
+        BlockingExecutor.shared.submit(in: Self.transfers) {
           defer { SystemCalls.release(pipe) }
           _ = data.withUnsafeBytes { SystemCalls.writeToPipe(pipe, $0, stallMilliseconds: stall) }
         }
@@ -404,7 +404,7 @@ final class DataControlLoop {
     cwayland_offer_receive(offer, kind, request.mimeType, ends.write.rawValue)
     _ = wl_display_flush(display)
     SystemCalls.release(ends.write)
-    Self.transfers.submit { Self.readPipe(ends.read, request) }
+    BlockingExecutor.shared.submit(in: Self.transfers) { Self.readPipe(ends.read, request) }
   }
 
   /// Reads `pipe` to its end into the request's file or memory, then closes it.

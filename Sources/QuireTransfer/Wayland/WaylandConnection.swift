@@ -62,7 +62,7 @@ final class WaylandConnection: DesktopConnection {
     inbox = try WorkInbox(for: display)
     let opened = Mutex<Result<String, QuireError>?>(nil)
     let ready = DispatchSemaphore(value: 0)
-    let thread = Thread { [self] in
+    DedicatedThread.start(named: "quire Wayland") { [self] in
       let loop: DataControlLoop
       do {
         loop = try DataControlLoop(connection: self)
@@ -75,8 +75,6 @@ final class WaylandConnection: DesktopConnection {
       ready.signal()
       loop.run()
     }
-    thread.name = "quire Wayland"
-    thread.start()
     if ready.wait(timeout: .now() + 30) == .timedOut {
       throw QuireError(
         .timedOut, "The Wayland compositor '\(display)' did not answer within 30 s. Check WAYLAND_DISPLAY, or set QUIRE_PASTEBOARD=quire.")

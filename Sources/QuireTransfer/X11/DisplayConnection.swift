@@ -68,7 +68,7 @@ final class DisplayConnection: Sendable {
     inbox = try WorkInbox(for: display)
     let opened = Mutex<Result<Void, QuireError>?>(nil)
     let ready = DispatchSemaphore(value: 0)
-    let thread = Thread { [self] in
+    DedicatedThread.start(named: "quire X11 \(display)") { [self] in
       let loop: SelectionLoop
       do {
         loop = try SelectionLoop(connection: self)
@@ -81,8 +81,6 @@ final class DisplayConnection: Sendable {
       ready.signal()
       loop.run()
     }
-    thread.name = "quire X11 \(display)"
-    thread.start()
     if ready.wait(timeout: .now() + 30) == .timedOut {
       throw QuireError(.timedOut, "The X display '\(display)' did not answer within 30 s. Check DISPLAY, or unset it to use Quire's own pasteboard.")
     }

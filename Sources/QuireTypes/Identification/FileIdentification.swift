@@ -211,10 +211,11 @@ extension TypeRegistry {
     return text + (bytes.count > 24 ? "…\"" : "\"")
   }
 
-  private func decide(name: String, content: UnsafeRawBufferPointer?, notes: [TypeIdentification.Evidence]) -> TypeIdentification {
-    let database = sharedMIMEDatabase
-    let ext = Self.filenameExtension(of: name)
-    // 1. The name: an app's declared extension, else the globs, else a core type's extension.
+  /// The types `name` gives: an app's declared extension, else the shared MIME database's
+  /// globs, else a core type's extension; each with the evidence for it.
+  private func typesByName(_ name: String, extension ext: String, database: SharedMIMEDatabase?)
+    -> [(type: UTType, mime: String?, evidence: TypeIdentification.Evidence)]
+  {
     var nameTypes: [(type: UTType, mime: String?, evidence: TypeIdentification.Evidence)] = []
     // A file's bytes are data: a package extension on a plain file does not make it a package.
     // (shared-mime-info's own types come in through the globs below.)
@@ -245,6 +246,14 @@ extension TypeRegistry {
         (declared, declared.preferredMIMEType, .init(kind: .declaredExtension, rule: ext, detail: "extension '.\(ext)' is declared by \(declared.identifier)"))
       ]
     }
+    return nameTypes
+  }
+
+  private func decide(name: String, content: UnsafeRawBufferPointer?, notes: [TypeIdentification.Evidence]) -> TypeIdentification {
+    let database = sharedMIMEDatabase
+    let ext = Self.filenameExtension(of: name)
+    // 1. The name: an app's declared extension, else the globs, else a core type's extension.
+    let nameTypes = typesByName(name, extension: ext, database: database)
     // 2. The content.
     let verdict = content.map(sniff)
     let bytesRead = content?.count ?? 0

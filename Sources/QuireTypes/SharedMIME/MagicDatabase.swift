@@ -76,14 +76,7 @@ struct MagicDatabase: Sendable {
       index += 1
     }
     func finish() {
-      if var section = current, !section.matchlets.isEmpty {
-        for i in section.matchlets.indices {
-          var j = i + 1
-          while j < section.matchlets.count, section.matchlets[j].indent > section.matchlets[i].indent { j += 1 }
-          section.matchlets[i].next = j
-        }
-        sections.append(section)
-      }
+      if let section = current, !section.matchlets.isEmpty { sections.append(linked(section)) }
       current = nil
     }
 
@@ -148,17 +141,34 @@ struct MagicDatabase: Sendable {
         continue
       }
       index += 1
-      // Values with a word size are big-endian in the file: swap them for this little-endian host.
-      if wordSize == 2 || wordSize == 4, length % wordSize == 0 {
-        for start in stride(from: 0, to: length, by: wordSize) {
-          value[start..<start + wordSize].reverse()
-          mask?[start..<start + wordSize].reverse()
-        }
-      }
+      swapWords(&value, &mask, wordSize: wordSize)
       current?.matchlets.append(Matchlet(indent: indent, offset: offset, rangeLength: max(1, range), value: value, mask: mask))
     }
     finish()
     return sections
+  }
+
+  /// `section` with each matchlet's `next`: the index of the first matchlet after it that is
+  /// not nested below it.
+  static func linked(_ section: Section) -> Section {
+    var section = section
+    for i in section.matchlets.indices {
+      var j = i + 1
+      while j < section.matchlets.count, section.matchlets[j].indent > section.matchlets[i].indent { j += 1 }
+      section.matchlets[i].next = j
+    }
+    return section
+  }
+
+  /// Values with a word size are big-endian in the file: swaps them (and their mask) for this
+  /// little-endian host.
+  static func swapWords(_ value: inout [UInt8], _ mask: inout [UInt8]?, wordSize: Int) {
+    let length = value.count
+    guard wordSize == 2 || wordSize == 4, length % wordSize == 0 else { return }
+    for start in stride(from: 0, to: length, by: wordSize) {
+      value[start..<start + wordSize].reverse()
+      mask?[start..<start + wordSize].reverse()
+    }
   }
 
   /// The highest-priority rule that matches `data`, as xdgmime picks it.

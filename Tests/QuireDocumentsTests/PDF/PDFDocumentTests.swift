@@ -235,12 +235,13 @@ final class PDFDocumentTests: FolderSuite {
     #expect(reopened.isEncrypted)
   }
 
-  /// Fails each system call of a PDF save in turn: the original stays whole and nothing is
-  /// left beside it.
+  /// Fails each system call of a PDF save in turn (the steps of the one atomic writer: the
+  /// temporary file's creation, the look at the old file, its mode, the flush, the rename):
+  /// the original stays whole and nothing is left beside it.
   @Test func injectedFailuresLeaveTheOriginal() throws {
     let url = try makePDF()
     let original = try Data(contentsOf: url)
-    for operation in [SystemStep.open, .inspect, .keepMode, .flush, .rename] {
+    for operation in [SystemStep.create, .inspect, .keepMode, .flush, .rename] {
       let document = try PDFDocument(contentsOf: url)
       try document.removePage(at: 0)
       let faults = FaultPlan(failing: operation, with: .noSpace, under: folder.url.path)

@@ -121,20 +121,38 @@ final class HostileLoadTests: ServedFolderTestCase {
     defer { Self.close(idle + slow) }
     await Self.waitUntilHeld(idle + slow)
     // 500 requests at once (curl's --parallel), with the session, while the above are held.
+    // curl reports each answer as it comes (on its standard error, unbuffered, into a file),
+    // so the test sees when the burst is under way.
     let curlProgram = try #require(Programs.find("curl"))
+    let shell = try #require(Programs.find("sh"))
+    let progress = folder.file("burst-answers")
     let urls = (0..<500).flatMap { _ in ["--output", "/dev/null", "\(server.origin)/api/documents"] }
-    let environment = home.environment
+    let environment = home.environment.merging(["QUIRE_TEST_PROGRESS": progress.path]) { $1 }
     let burst = Task {
       try await Programs.run(
-        curlProgram, ["--silent", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path, "--write-out", "%{http_code}\n"] + urls,
+        shell,
+        ["-c", "exec \"$0\" \"$@\" 2>\"$QUIRE_TEST_PROGRESS\"", curlProgram.path]
+          + [
+            "--silent", "--no-progress-meter", "--parallel", "--parallel-max", "500", "--max-time", "120", "--cookie", jar.path,
+            "--write-out", "%{stderr}%{http_code}\n",
+          ] + urls,
         environment: environment)
     }
-    let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 30)
+    func answered() -> [Substring] {
+      ((try? String(contentsOf: progress, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.count == 3 && $0.allSatisfy(\.isNumber) }
+    }
+    // Once the burst is under way (its first answer is in), a normal request goes in and is
+    // answered. How long it takes is measured by hand (README, issue 29): no condition tells a
+    // page queued behind the listings from one answered by the listing run it shares with them
+    // (both come back with most of the burst), and the test keeps no clock bound.
+    #expect(await eventually(timeout: .seconds(120), every: .milliseconds(1)) { !answered().isEmpty }, "the burst got no answer at all")
+    let page = try await curl(["--cookie", jar.path, "\(server.origin)/api/documents"], maxTime: 60)
     #expect(page.status == 200 && page.body.contains("plan.md"), "under load: \(page.status)")
-    let answers = try await burst.value.output.split(separator: "\n")
-    #expect(answers.count == 500)
+    _ = try await burst.value
+    let codes = answered()
+    #expect(codes.count == 500)
     // Each of the 500 is answered (or, when the caps had to close a connection to make room, refused at once).
-    #expect(answers.filter { $0 == "200" }.count > 0, "none of the 500 concurrent requests was answered")
+    #expect(codes.filter { $0 == "200" }.count > 0, "none of the 500 concurrent requests was answered")
     server.server.kill(SIGTERM)
     #expect(await server.server.waitForExit(within: .seconds(60)) != nil, "SIGTERM did not stop the server under load")
   }

@@ -4,6 +4,7 @@ import QuireTestSupport
 import SystemPackage
 import Testing
 
+@testable import QuireCore
 @testable import QuireTypes
 
 /// The one errno-to-`QuireError` mapping: the same errno gives the same code in every module.

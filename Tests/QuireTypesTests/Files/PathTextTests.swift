@@ -3,6 +3,7 @@ import QuireTestSupport
 import SystemPackage
 import Testing
 
+@testable import QuireCore
 @testable import QuireTypes
 
 /// Names that are not UTF-8 (Linux names are bytes): carried in a String without loss, shown

@@ -82,7 +82,7 @@ package enum PrivateFolder {
       case .systemCall(let call, let code):
         return QuireError(
           Self.code(for: code),
-          "Cannot make or open \(role) '\(path)': \(String(cString: strerror(code.rawValue))). Check that its parent folder is writable\(orElse).",
+          "Cannot make or open \(role) '\(path)': \(QuireError.describe(code)). Check that its parent folder is writable\(orElse).",
           url: url, cause: SyscallFailure(call: call, errno: code, path: path))
       }
     }

@@ -73,13 +73,16 @@ package enum SystemOperation: Sendable, Equatable {
 }
 
 extension QuireError {
-  /// What an `errno` means, in words for a person.
-  package static func describe(_ errno: Errno) -> String {
+  /// What an `errno` means, in words for a person: the one table of the package (no module
+  /// calls `strerror` itself). A few errors read differently for one operation: a save's
+  /// `ENOENT` means its folder went away.
+  package static func describe(_ errno: Errno, while operation: SystemOperation? = nil) -> String {
     switch errno {
     case .noSpace, .diskQuotaExceeded: "the disk is full"
     case .permissionDenied, .notPermitted: "permission was denied"
     case .readOnlyFileSystem: "the file system is read-only"
     case .ioError: "the disk reported an input/output error"
+    case .noSuchFileOrDirectory where operation == .save: "the folder no longer exists"
     case .noSuchFileOrDirectory: "it does not exist"
     case .notDirectory: "a part of its path is not a folder"
     case .fileExists: "it exists already"
