@@ -25,7 +25,7 @@ extension EdEngine {
     for term in terms {
       switch term {
       case .number(let number):
-        second = expectingAddress ? number : try Self.offsetAddress(second ?? 0, by: number)
+        second = try expectingAddress ? number : Self.offsetAddress(second ?? 0, by: number)
         expectingAddress = false
       case .offset(let amount):
         if expectingAddress { second = document.currentLine }

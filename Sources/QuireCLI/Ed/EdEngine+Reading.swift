@@ -1,4 +1,5 @@
 import Foundation
+import Quire
 import QuireSystem
 
 /// `e` and `r`: reading a file, or a shell command's output, into the document.

@@ -57,7 +57,7 @@ extension EdEngine {
       var flags = new.suffixes
       if new.printsImplicitly { flags.insert(.print) }
       printMask = new.suffixes.isEmpty ? .print : new.suffixes
-      let regex = try regex(for: new.pattern, ignoringCase: new.ignoresCase)
+      let regex = try self.regex(for: new.pattern, ignoringCase: new.ignoresCase)
       run = SubstitutionRun(
         regex: regex, replacement: replacement, global: new.isGlobal, occurrence: new.occurrence, flags: flags, isBare: false)
     case .repeatLast(let repeated):

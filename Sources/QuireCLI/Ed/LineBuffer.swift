@@ -35,6 +35,7 @@ final class DocumentLineBuffer {
     isBinary = document.readHeldNULBytes
   }
 
+  /// Whether the last line has no newline (only ever in a binary buffer).
   var endsWithUnendedLine: Bool { !document.storage.endsWithNewline }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
@@ -96,16 +97,25 @@ final class DocumentLineBuffer {
   /// The label of an untitled document's file; nothing is read or written there.
   private static let untitledURL = URL(fileURLWithPath: "/nonexistent/quire-untitled.txt")
 
+  /// How many lines the buffer holds.
   var lineCount: Int { document.lineCount }
 
+  /// The text of the line at `index` (0-based), without its newline.
   func line(at index: Int) -> String { String(decoding: document.lineBytes(at: index), as: UTF8.self) }
 
+  /// The bytes of the line at `index` (0-based), without its newline, exactly as they are: NUL
+  /// bytes and bytes that are not UTF-8 included. The ed commands carry lines as bytes, so a
+  /// buffer that holds bytes (ed edits binary files) gets them back unchanged.
   func lineBytes(at index: Int) -> [UInt8] { document.lineBytes(at: index) }
 
+  /// Replaces the lines in `range` with `lines` (either may be empty: an insertion or a deletion).
+  ///
+  /// Recorded for undo in the open edit group.
   func replaceLines(in range: Range<Int>, with lines: [String]) throws(EdError) {
     try replaceLines(in: range, withBytes: lines.map { Array($0.utf8) })
   }
 
+  /// ``replaceLines(in:with:)`` with lines given as bytes.
   func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError) {
     if range.isEmpty && lines.isEmpty { return }
     let standalone = groupDepth == 0
@@ -129,6 +139,8 @@ final class DocumentLineBuffer {
     token += 1
   }
 
+  /// Calls `body` with each line in `range` (0-based) and its bytes without the newline, in
+  /// order, read in place (the pointer is valid only during the call).
   func forEachLine(in range: Range<Int>, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> Void) throws(EdError) {
     var failure: EdError?
     do {
@@ -145,6 +157,12 @@ final class DocumentLineBuffer {
     }
   }
 
+  /// Passes each line in `range` (0-based) to `transform`, in order, as its bytes without the
+  /// newline (valid only during the call), and replaces each line for which it returns lines
+  /// with those lines, all in one pass and one undo record (an `s` over many lines).
+  ///
+  /// - Returns: The lines changed, in ascending order: the index each had before the edit and
+  ///   how many lines took its place.
   func editLines(
     in range: Range<Int>, _ transform: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> [[UInt8]]?
   ) throws(EdError) -> [(index: Int, count: Int)] {
@@ -197,6 +215,9 @@ final class DocumentLineBuffer {
     return changed
   }
 
+  /// The bytes of the lines in `range` (0-based) as the file holds them: each followed by its
+  /// newline, except a last line that has none (a binary file's, see
+  /// ``DocumentLineBuffer/isBinary``).
   func bytes(ofLines range: Range<Int>) -> [UInt8] {
     let storage = document.storage
     guard !range.isEmpty else { return [] }
@@ -208,6 +229,8 @@ final class DocumentLineBuffer {
     return bytes
   }
 
+  /// Appends `bytes` (lines, each ended by a newline, except perhaps the last) after the last
+  /// line, exactly: GNU ed's read of a binary file at the end of the buffer adds no newline.
   func appendBytes(_ bytes: [UInt8]) throws(EdError) {
     guard !bytes.isEmpty else { return }
     let standalone = groupDepth == 0
@@ -231,6 +254,11 @@ final class DocumentLineBuffer {
     token += 1
   }
 
+  /// Opens an undoable group; nested groups join the outermost one.
+  ///
+  /// - Parameters:
+  ///   - name: What the group does, for `status` and menus ("substitute", "delete").
+  ///   - cursor: The current line (1-based) before the edit, restored by undo.
   func beginEditGroup(named name: String, cursor: Int) {
     groupDepth += 1
     guard groupDepth == 1 else { return }
@@ -240,6 +268,7 @@ final class DocumentLineBuffer {
     groupHasEdits = false
   }
 
+  /// Closes the group opened last; `cursor` (1-based) is restored by redo.
   func endEditGroup(cursor: Int) {
     guard groupDepth > 0 else { return }
     groupDepth -= 1
@@ -263,6 +292,8 @@ final class DocumentLineBuffer {
     }
   }
 
+  /// Undoes the last group and returns the current line to restore, or `nil` when there is
+  /// nothing to undo.
   func undo() -> Int? {
     guard groupDepth == 0, document.undoManager.canUndo else { return nil }
     restoredCursor = nil
@@ -271,6 +302,7 @@ final class DocumentLineBuffer {
     return restoredCursor ?? 0
   }
 
+  /// Redoes the last undone group and returns the current line to restore, or `nil`.
   func redo() -> Int? {
     guard groupDepth == 0, document.undoManager.canRedo else { return nil }
     restoredCursor = nil
@@ -279,12 +311,17 @@ final class DocumentLineBuffer {
     return restoredCursor ?? lineCount
   }
 
+  /// How many groups can be undone and redone.
   var undoCount: Int { document.undoManager.undoCount }
   var redoCount: Int { document.undoManager.redoCount }
+  /// Whether the group ``undo()`` would undo is from an earlier session (a stored history).
   var undoStepIsFromEarlierSession: Bool { document.undoManager.undoStepIsFromEarlierSession }
 
+  /// Whether the lines differ from what was last read or written.
   var isEdited: Bool { document.hasUnsavedChanges }
 
+  /// A number that names the current state of the lines: it changes with every edit, undo,
+  /// redo and reset, and comes back when undo or redo returns to an earlier state.
   var changeToken: Int { token }
 
   /// The lines match the file now: the document is clean, and its recovery file (and an
@@ -294,8 +331,14 @@ final class DocumentLineBuffer {
     document.discardRecoveredVersion()
   }
 
+  /// Marks the lines as differing from the file without an edit (ed's move of lines onto
+  /// themselves modifies the buffer and leaves nothing to undo).
   func markModified() { document.updateChangeCount(.done) }
 
+  /// Replaces every line with the lines of `contents` (each ended by a newline; a last one
+  /// without gets one, unless the text holds NUL bytes) without recording undo (ed's `e`): the
+  /// undo history is cleared and the buffer is unedited. `fingerprint` is the file's as read
+  /// (``Document/revert(toContents:fingerprint:)``), `nil` when the bytes are not a file's.
   func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError) {
     // As ed: a last line without a newline gets one, unless the text is binary (the document's
     // rule, ``PlainTextDocument/appendsMissingFinalNewline``).
@@ -309,6 +352,7 @@ final class DocumentLineBuffer {
     token += 1
   }
 
+  /// Notes that the document changed its text itself (a merge, a reload): ``changeToken`` moves.
   func noteChangedOutside() { token += 1 }
 }
 

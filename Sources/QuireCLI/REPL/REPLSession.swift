@@ -500,8 +500,12 @@ final class REPLSession {
       }
       url = target
     }
-    let document = url.map { try EdDocument.new(at: $0, with: documentController, options: documentOptions) }
-      ?? EdDocument.untitled(with: documentController, options: documentOptions)
+    let document: EdDocument
+    if let url {
+      document = try EdDocument.new(at: url, with: documentController, options: documentOptions)
+    } else {
+      document = EdDocument.untitled(with: documentController, options: documentOptions)
+    }
     adopt(document)
     let buffer = document.buffer
     if !lines.isEmpty {

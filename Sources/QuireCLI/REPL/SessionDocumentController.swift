@@ -21,7 +21,7 @@ final class SessionDocumentController: DocumentController {
     recents = configuration.recents
     super.init(templatesFolder: configuration.templatesFolder)
     registerPDFDocuments()
-    fileAccess = configuration.coordinator ?? UncoordinatedFileAccess()
+    if let coordinator = configuration.coordinator { fileAccess = coordinator } else { fileAccess = UncoordinatedFileAccess() }
     autosavePolicy = configuration.autosave?.policy
   }
 
