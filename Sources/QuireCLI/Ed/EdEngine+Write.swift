@@ -15,6 +15,8 @@ extension EdEngine {
       addresses.second = lastLine
     }
     if lastLine > 0 || addresses.count > 0 { try requireRange(addresses) }
+    // Under -r a name that leaves the folder is refused as such, not as a failed write.
+    if case .file(let name) = target { try checkFileNameAllowed(name) }
     if case .shell(let typed) = target {
       let shellCommand = try expandShellCommand(typed)
       let bytes = lastLine == 0 ? [] : Self.bytes(of: buffer.lineBytes(in: (addresses.first - 1)..<addresses.second))
