@@ -1,5 +1,6 @@
-// The ed command scanner, address parser, regular expressions and replacements: every line of
-// the input is one command, run on a small document held in memory, as the REPL runs it.
+// The ed command parser (``EdCommand``, pure: every line is parsed first on its own), then the
+// interpreter, regular expressions and replacements: every line of the input is one command,
+// run on a small document held in memory, as the REPL runs it.
 // Commands that reach files or the shell (e, E, r, w, W, !) become p, so the fuzzer never
 // writes, reads or runs anything outside.
 import Foundation
@@ -25,18 +26,33 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
 func run(_ bytes: [UInt8]) async {
   var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
   guard let buffer = try? DocumentLineBuffer(contents: Data("alpha\nbeta beta\n\ngamma aaaa\ndelta\n".utf8), url: nil) else { return }
-  let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: { _ in })
   // g/v with t or j can double the buffer per marked line (GNU ed too): work a user would stop
   // with Ctrl-C. The harness presses it after 200 ms or 20,000 lines, through the same check
   // the REPL's SIGINT uses, so a runaway command must be interruptible to pass.
-  let deadline = ContinuousClock.now + .milliseconds(200)
-  engine.isInterrupted = { buffer.lineCount > 20_000 || ContinuousClock.now > deadline }
+  let output = FuzzOutput(buffer: buffer, deadline: ContinuousClock.now + .milliseconds(200))
+  let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: output)
   var executed = 0
   while !lines.isEmpty, executed < 64 {
     let line = lines.removeFirst()
     executed += 1
+    // The parser alone, with no document: it must fail cleanly or give a command.
+    _ = try? EdCommand.parse(line)
     _ = try? await engine.execute(line, input: { lines.isEmpty ? nil : lines.removeFirst() })
   }
+}
+
+/// Output that goes nowhere, and Ctrl-C pressed once the document grows past 20,000 lines or
+/// the deadline passes.
+@MainActor
+final class FuzzOutput: EdOutput {
+  let buffer: DocumentLineBuffer
+  let deadline: ContinuousClock.Instant
+  init(buffer: DocumentLineBuffer, deadline: ContinuousClock.Instant) {
+    self.buffer = buffer
+    self.deadline = deadline
+  }
+  func print(_ line: String) {}
+  var isInterrupted: Bool { buffer.lineCount > 20_000 || ContinuousClock.now > deadline }
 }
 
 // SwiftPM links an executable's entry point as `<module>_main`: it hands over to libFuzzer.

@@ -66,10 +66,11 @@ struct BrowseCommand: AsyncParsableCommand, TakesNamesAsBytes {
     return formatter
   }()
 
-  /// `notes.md  Markdown document  1.2 KB  2026-11-24 13:00  #work #urgent`
-  static func line(for item: BrowserItem, thumbnail: URL?) -> String {
+  /// `notes.md  Markdown document  1.2 KB  2026-11-24 13:00  #work #urgent`; `name` is printed
+  /// in place of the item's path in its folder (the REPL prints a name its `open` takes).
+  static func line(for item: BrowserItem, thumbnail: URL?, name: String? = nil) -> String {
     var parts = [
-      DisplayName.escaping(item.relativePath) + (item.isPackage ? "/" : ""), DocumentBrowser.kindName(of: item),
+      DisplayName.escaping(name ?? item.relativePath + (item.isPackage ? "/" : "")), DocumentBrowser.kindName(of: item),
       ByteCountFormatter.string(fromByteCount: item.size, countStyle: .file), dateFormat.string(from: item.modificationDate),
     ]
     if !item.tags.isEmpty { parts.append(item.tags.map { "#" + $0 }.joined(separator: " ")) }

@@ -87,35 +87,7 @@ struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let environment = ProcessInfo.processInfo.environment
     let isInteractive = isatty(STDIN_FILENO) == 1
     let stateHome = XDGBaseDirectory.stateHome.url(in: environment)
-    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    let templates = here.appendingPathComponent("Templates")
-    var configuration = REPLSession.Configuration(
-      isInteractive: isInteractive, documentsFolder: DocumentsFolder.locate(),
-      templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
-      cacheHome: XDGBaseDirectory.cacheHome.url(in: environment))
-    configuration.interrupt = Interrupt.shared
-    // Ctrl-C stops the running command (a long regular-expression match too), in scripts as well.
-    Interrupt.install()
-    configuration.ed = ed
-    // ed stops at a script's first error only when standard input is a regular file; a piped
-    // script goes on (and exits 1 at its end).
-    configuration.stopsAtFirstError = ed == nil || SystemCalls.isRegularFile(.standardInput)
-    // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
-    configuration.coordinator = FileCoordinator()
-    configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
-    // quire's own mode keeps each text document's undo history under $XDG_STATE_HOME/quire/undo;
-    // as a drop-in ed, nothing is stored and u is ed's.
-    if ed == nil { configuration.undoHistory = UndoHistoryStore(root: stateHome.appendingPathComponent("quire/undo")) }
-    // Every opened file is noted in the desktop's recent documents.
-    configuration.recents = RecentDocuments(environment: environment)
-    if isInteractive {
-      // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle
-      // input before an autosave, default 5) lets tests wait less.
-      let delay = environment["QUIRE_AUTOSAVE_DELAY"].flatMap(Double.init).flatMap { $0 >= 0 && $0 <= 3600 ? $0 : nil } ?? 5
-      configuration.autosave = AutosaveSettings(
-        store: RecoveryStore(folder: stateHome.appendingPathComponent("quire/recovery")),
-        policy: Document.AutosavePolicy(idleDelay: .milliseconds(Int(delay * 1000)), maximumInterval: .milliseconds(Int(max(30, delay) * 1000))))
-    }
+    let configuration = sessionConfiguration(ed: ed, isInteractive: isInteractive, environment: environment)
     let out = OutputStream(fd: STDOUT_FILENO)
     let err = OutputStream(fd: STDERR_FILENO)
     defer {
@@ -166,6 +138,44 @@ struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let status = await session.run(opening: files)
     history.save(from: editor)
     return status
+  }
+
+  /// The session's configuration for `quire`: Documents/ and Templates/ here, the XDG state
+  /// folders for versions, undo history and recovery, the desktop's recents, Ctrl-C.
+  @MainActor private static func sessionConfiguration(
+    ed: EdOptions?, isInteractive: Bool, environment: [String: String]
+  ) -> REPLSession.Configuration {
+    let stateHome = XDGBaseDirectory.stateHome.url(in: environment)
+    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    let templates = here.appendingPathComponent("Templates")
+    var configuration = REPLSession.Configuration(
+      isInteractive: isInteractive, documentsFolder: DocumentsFolder.locate(),
+      templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil,
+      cacheHome: XDGBaseDirectory.cacheHome.url(in: environment))
+    configuration.interrupt = Interrupt.shared
+    // Ctrl-C stops the running command (a long regular-expression match too), in scripts as well.
+    Interrupt.install()
+    configuration.ed = ed
+    // ed stops at a script's first error only when standard input is a regular file; a piped
+    // script goes on (and exits 1 at its end).
+    configuration.stopsAtFirstError = ed == nil || SystemCalls.isRegularFile(.standardInput)
+    // Each save keeps the version it replaces under $XDG_STATE_HOME/quire/versions.
+    configuration.coordinator = FileCoordinator()
+    configuration.versionStore = VersionStore(root: stateHome.appendingPathComponent("quire/versions"))
+    // quire's own mode keeps each text document's undo history under $XDG_STATE_HOME/quire/undo;
+    // as a drop-in ed, nothing is stored and u is ed's.
+    if ed == nil { configuration.undoHistory = UndoHistoryStore(root: stateHome.appendingPathComponent("quire/undo")) }
+    // Every opened file is noted in the desktop's recent documents.
+    configuration.recents = RecentDocuments(environment: environment)
+    if isInteractive {
+      // Autosave to the document layer's recovery files; QUIRE_AUTOSAVE_DELAY (seconds of idle
+      // input before an autosave, default 5) lets tests wait less.
+      let delay = environment["QUIRE_AUTOSAVE_DELAY"].flatMap(Double.init).flatMap { $0 >= 0 && $0 <= 3600 ? $0 : nil } ?? 5
+      configuration.autosave = AutosaveSettings(
+        store: RecoveryStore(folder: stateHome.appendingPathComponent("quire/recovery")),
+        policy: Document.AutosavePolicy(idleDelay: .milliseconds(Int(delay * 1000)), maximumInterval: .milliseconds(Int(max(30, delay) * 1000))))
+    }
+    return configuration
   }
 }
 

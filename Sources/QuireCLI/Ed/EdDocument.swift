@@ -25,7 +25,7 @@ final class EdDocument {
   }
 
   /// The lines and their undo history (empty for a PDF).
-  let buffer: any LineBuffer
+  let buffer: DocumentLineBuffer
   /// How the document is stored (a `revert` reads a TextBundle or PDF anew).
   var form: Form
   /// ed's current file name (`f`): where `w` writes by default. `nil` for an untitled buffer.
@@ -46,7 +46,7 @@ final class EdDocument {
   /// how the REPL hears that the document reloaded, went in conflict or followed a move.
   var fileObservation: ObservationToken?
 
-  init(buffer: any LineBuffer, fileURL: URL?, form: Form = .textFile) {
+  init(buffer: DocumentLineBuffer, fileURL: URL?, form: Form = .textFile) {
     self.buffer = buffer
     self.fileURL = fileURL
     self.form = form
@@ -90,7 +90,7 @@ final class EdDocument {
   }
 
   /// The document layer's document holding the lines (`nil` for a PDF).
-  var textDocument: PlainTextDocument? { pdfDocument == nil ? (buffer as? DocumentLineBuffer)?.document : nil }
+  var textDocument: PlainTextDocument? { pdfDocument == nil ? buffer.document : nil }
 
   /// The text document when the document has lines (a text file or a TextBundle, not a PDF):
   /// its saves and conflict checks are the document layer's own.

@@ -1,122 +1,7 @@
 import Foundation
 import Quire
 
-/// The text the line editor works on: numbered lines, grouped undoable edits, and the file the
-/// lines came from.
-///
-/// This is the seam between the ed engine and what holds the lines: ``DocumentLineBuffer``,
-/// the lines of a document layer's ``PlainTextDocument`` (its `TextStorage`), with undo through
-/// its ``UndoManager``.
-///
-/// Line numbers here are 0-based indices; the engine converts from ed's 1-based addresses.
-@MainActor
-protocol LineBuffer: AnyObject {
-  /// How many lines the buffer holds.
-  var lineCount: Int { get }
-  /// The text of the line at `index` (0-based), without its newline.
-  func line(at index: Int) -> String
-  /// Replaces the lines in `range` with `lines` (either may be empty: an insertion or a deletion).
-  ///
-  /// Recorded for undo in the open edit group.
-  func replaceLines(in range: Range<Int>, with lines: [String]) throws(EdError)
-  /// The bytes of the line at `index` (0-based), without its newline, exactly as they are: NUL
-  /// bytes and bytes that are not UTF-8 included. The ed commands carry lines as bytes, so a
-  /// buffer that holds bytes (ed edits binary files) gets them back unchanged.
-  func lineBytes(at index: Int) -> [UInt8]
-  /// The bytes of the lines in `range` (0-based) as the file holds them: each followed by its
-  /// newline, except a last line that has none (a binary file's, see
-  /// ``DocumentLineBuffer/isBinary``).
-  func bytes(ofLines range: Range<Int>) -> [UInt8]
-  /// Appends `bytes` (lines, each ended by a newline, except perhaps the last) after the last
-  /// line, exactly: GNU ed's read of a binary file at the end of the buffer adds no newline.
-  func appendBytes(_ bytes: [UInt8]) throws(EdError)
-  /// ``replaceLines(in:with:)`` with lines given as bytes.
-  func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError)
-  /// Whether a NUL byte came into the buffer since it was last read whole (GNU ed's "binary"
-  /// buffer, which keeps an unended last line unended).
-  var isBinary: Bool { get }
-  /// Whether the last line has no newline (only ever in a binary buffer).
-  var endsWithUnendedLine: Bool { get }
-  /// Calls `body` with each line in `range` (0-based) and its bytes without the newline, in
-  /// order, read in place (the pointer is valid only during the call).
-  func forEachLine(in range: Range<Int>, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> Void) throws(EdError)
-  /// Passes each line in `range` (0-based) to `transform`, in order, as its bytes without the
-  /// newline (valid only during the call), and replaces each line for which it returns lines
-  /// with those lines, all in one pass and one undo record (an `s` over many lines).
-  ///
-  /// - Returns: The lines changed, in ascending order: the index each had before the edit and
-  ///   how many lines took its place.
-  func editLines(
-    in range: Range<Int>, _ transform: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> [[UInt8]]?
-  ) throws(EdError) -> [(index: Int, count: Int)]
-
-  /// Opens an undoable group; nested groups join the outermost one.
-  ///
-  /// - Parameters:
-  ///   - name: What the group does, for `status` and menus ("substitute", "delete").
-  ///   - cursor: The current line (1-based) before the edit, restored by undo.
-  func beginEditGroup(named name: String, cursor: Int)
-  /// Closes the group opened last; `cursor` (1-based) is restored by redo.
-  func endEditGroup(cursor: Int)
-  /// Undoes the last group and returns the current line to restore, or `nil` when there is
-  /// nothing to undo.
-  func undo() -> Int?
-  /// Redoes the last undone group and returns the current line to restore, or `nil`.
-  func redo() -> Int?
-  /// Whether the group ``undo()`` would undo is from an earlier session (a stored history).
-  var undoStepIsFromEarlierSession: Bool { get }
-  /// How many groups can be undone and redone.
-  var undoCount: Int { get }
-  var redoCount: Int { get }
-
-  /// Whether the lines differ from what was last read or written.
-  var isEdited: Bool { get }
-  /// A number that names the current state of the lines: it changes with every edit, undo,
-  /// redo and reset, and comes back when undo or redo returns to an earlier state.
-  var changeToken: Int { get }
-  /// Marks the current lines as matching the file (after a whole-buffer write).
-  func markSaved()
-  /// Marks the lines as differing from the file without an edit (ed's move of lines onto
-  /// themselves modifies the buffer and leaves nothing to undo).
-  func markModified()
-  /// Replaces every line with the lines of `contents` (each ended by a newline; a last one
-  /// without gets one, unless the text holds NUL bytes) without recording undo (ed's `e`): the
-  /// undo history is cleared and the buffer is unedited. `fingerprint` is the file's as read
-  /// (``Document/revert(toContents:fingerprint:)``), `nil` when the bytes are not a file's.
-  func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError)
-  /// Notes that the document changed its text itself (a merge, a reload): ``changeToken`` moves.
-  func noteChangedOutside()
-  /// Runs `body`, which changes the document through its own API (a restored version, an
-  /// added asset, a revert), as one edit group named `name`; `cursor` (1-based) is the
-  /// current line that undo restores.
-  func editDocument(named name: String, cursor: Int, _ body: (PlainTextDocument) async throws -> Void) async throws(EdError)
-}
-
-extension LineBuffer {
-  /// The bytes of the lines at `range` (0-based).
-  func lineBytes(in range: Range<Int>) -> [[UInt8]] { range.map { lineBytes(at: $0) } }
-
-  /// All lines, in order.
-  var allLines: [String] { (0..<lineCount).map { line(at: $0) } }
-
-  /// The lines at `range` (0-based).
-  func lines(in range: Range<Int>) -> [String] { range.map { line(at: $0) } }
-
-  /// Inserts `lines` before `index` (`index == lineCount` appends).
-  func insertLines(_ lines: [String], at index: Int) throws(EdError) { try replaceLines(in: index..<index, with: lines) }
-
-  /// Deletes the lines in `range`.
-  func deleteLines(in range: Range<Int>) throws(EdError) { try replaceLines(in: range, with: []) }
-}
-
-/// Where and when REPL documents autosave their unsaved edits: the document layer's recovery
-/// files (``RecoveryStore``) and autosave timing.
-struct AutosaveSettings {
-  var store: RecoveryStore
-  var policy: Document.AutosavePolicy
-}
-
-/// A ``LineBuffer`` over a ``PlainTextDocument``: the lines are the document's `TextStorage`,
+/// The lines the line editor works on, over a ``PlainTextDocument``: the lines are the document's `TextStorage`,
 /// held byte for byte as ed holds them (NUL bytes, bytes that are not UTF-8, ed's "newline
 /// appended" rule), and each command's edits are one undo group of the document's
 /// ``UndoManager``: `u`, `undo` and `redo` are the document's, and so is its change count.
@@ -125,7 +10,7 @@ struct AutosaveSettings {
 /// with the text. Nothing is copied per command: a line read is a read of the storage, an edit
 /// registers the replaced bytes only.
 @MainActor
-final class DocumentLineBuffer: LineBuffer {
+final class DocumentLineBuffer {
   /// The document whose text the lines are.
   let document: PlainTextDocument
   private var token = 0
@@ -150,69 +35,24 @@ final class DocumentLineBuffer: LineBuffer {
     isBinary = document.readHeldNULBytes
   }
 
+  /// Whether the last line has no newline (only ever in a binary buffer).
   var endsWithUnendedLine: Bool { !document.storage.endsWithNewline }
 
   /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
-  /// byte for byte, with ed's missing final newline appended (not to a binary file's). `prepare` gives the document the
-  /// session's file access and versions before it opens (and, for a file that exists, starts
-  /// presenting it: ``Document/open(contents:fingerprint:)``).
-  ///
-  /// With `autosave` (and a file), the document autosaves its unsaved edits to recovery files
-  /// and offers one a crash left (``Document/recoveredVersion``).
+  /// byte for byte, with ed's missing final newline appended (not to a binary file's), without
+  /// autosave.
   ///
   /// With `requiresText` (quire's own mode, not a drop-in ed) every read of the document
   /// refuses bytes that are not UTF-8 text (``PlainTextDocument/requiresUTF8Text``).
-  convenience init(
-    contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, requiresText: Bool = false, autosave: AutosaveSettings? = nil,
-    prepare: (Document) -> Void = { _ in }
-  ) throws(EdError) {
+  convenience init(contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, requiresText: Bool = false) throws(EdError) {
     let document = DocumentLineBuffer.makeDocument(for: url)
     document.requiresUTF8Text = requiresText
-    prepare(document)
-    if let autosave, url != nil {
-      document.recoveryStore = autosave.store
-      document.autosavePolicy = autosave.policy
-    }
     do {
       try document.open(contents: contents, fingerprint: fingerprint)
     } catch {
       throw EdError("cannot open '\(url?.lastPathComponent ?? "untitled")': \(REPLSession.message(for: error))")
     }
     self.init(document: document)
-  }
-
-  /// A buffer over the document the registry has for `type` (plain text, or a TextBundle),
-  /// read from its file at `url` by the document itself (``Document/open()``: a regular file,
-  /// or a package folder or an archive, through its coordinated read), or opened empty when
-  /// `isNew` (its first save creates it, ``Document/openNew()``). `prepare` gives the document
-  /// the session's file access and versions before it reads. Held byte for byte, with ed's
-  /// missing final newline appended (not to a binary file's).
-  ///
-  /// With `autosave`, the document autosaves its unsaved edits to recovery files and offers
-  /// one a crash left (``Document/recoveredVersion``). With `requiresText` (quire's own mode,
-  /// not a drop-in ed) every read of the document refuses bytes that are not UTF-8 text
-  /// (``PlainTextDocument/requiresUTF8Text``).
-  ///
-  /// - Returns: The buffer, or `nil` when nothing is at `url` (and not `isNew`).
-  static func opening(
-    _ url: URL, ofType type: UTType, isNew: Bool = false, requiresText: Bool = false, autosave: AutosaveSettings?,
-    prepare: (Document) -> Void
-  ) async throws(EdError) -> DocumentLineBuffer? {
-    let document = makeDocument(for: url, ofType: type)
-    document.requiresUTF8Text = requiresText
-    if let autosave {
-      document.recoveryStore = autosave.store
-      document.autosavePolicy = autosave.policy
-    }
-    prepare(document)
-    do {
-      if isNew { try document.openNew() } else { try await document.open() }
-    } catch let error as QuireError where error.code == .fileMissing {
-      return nil
-    } catch {
-      throw EdError(EdDocument.openingFailure(url, error), cause: error)
-    }
-    return DocumentLineBuffer(document: document)
   }
 
   /// Runs `body`, which changes the document through its own API (a restored version, an
@@ -246,31 +86,36 @@ final class DocumentLineBuffer: LineBuffer {
     self.init(document: document)
   }
 
-  /// A closed document for `url` that reads bytes exactly, as ed does: of the class the
-  /// document layer's registry has for plain text (``DocumentController``).
-  private static func makeDocument(for url: URL?, ofType type: UTType = .plainText) -> PlainTextDocument {
-    let documentClass = EdDocument.registry.documentClass(for: type) as? PlainTextDocument.Type ?? PlainTextDocument.self
-    let document = documentClass.init(fileURL: url ?? untitledURL, contentType: type)
-    document.readsBytesExactly = true
-    document.appendsMissingFinalNewline = true
-    document.autosavePolicy = nil
-    document.recoveryStore = nil
+  /// A closed plain text document for `url` that reads bytes exactly, as ed does, without
+  /// autosave (files the session opens are the ``SessionDocumentController``'s).
+  private static func makeDocument(for url: URL?) -> PlainTextDocument {
+    let document = PlainTextDocument(fileURL: url ?? untitledURL, contentType: .plainText)
+    DocumentOptions.exactBytes.withoutAutosave.apply(to: document)
     return document
   }
 
   /// The label of an untitled document's file; nothing is read or written there.
   private static let untitledURL = URL(fileURLWithPath: "/nonexistent/quire-untitled.txt")
 
+  /// How many lines the buffer holds.
   var lineCount: Int { document.lineCount }
 
+  /// The text of the line at `index` (0-based), without its newline.
   func line(at index: Int) -> String { String(decoding: document.lineBytes(at: index), as: UTF8.self) }
 
+  /// The bytes of the line at `index` (0-based), without its newline, exactly as they are: NUL
+  /// bytes and bytes that are not UTF-8 included. The ed commands carry lines as bytes, so a
+  /// buffer that holds bytes (ed edits binary files) gets them back unchanged.
   func lineBytes(at index: Int) -> [UInt8] { document.lineBytes(at: index) }
 
+  /// Replaces the lines in `range` with `lines` (either may be empty: an insertion or a deletion).
+  ///
+  /// Recorded for undo in the open edit group.
   func replaceLines(in range: Range<Int>, with lines: [String]) throws(EdError) {
     try replaceLines(in: range, withBytes: lines.map { Array($0.utf8) })
   }
 
+  /// ``replaceLines(in:with:)`` with lines given as bytes.
   func replaceLines(in range: Range<Int>, withBytes lines: [[UInt8]]) throws(EdError) {
     if range.isEmpty && lines.isEmpty { return }
     let standalone = groupDepth == 0
@@ -294,6 +139,8 @@ final class DocumentLineBuffer: LineBuffer {
     token += 1
   }
 
+  /// Calls `body` with each line in `range` (0-based) and its bytes without the newline, in
+  /// order, read in place (the pointer is valid only during the call).
   func forEachLine(in range: Range<Int>, _ body: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> Void) throws(EdError) {
     var failure: EdError?
     do {
@@ -310,6 +157,12 @@ final class DocumentLineBuffer: LineBuffer {
     }
   }
 
+  /// Passes each line in `range` (0-based) to `transform`, in order, as its bytes without the
+  /// newline (valid only during the call), and replaces each line for which it returns lines
+  /// with those lines, all in one pass and one undo record (an `s` over many lines).
+  ///
+  /// - Returns: The lines changed, in ascending order: the index each had before the edit and
+  ///   how many lines took its place.
   func editLines(
     in range: Range<Int>, _ transform: (Int, UnsafeBufferPointer<UInt8>) throws(EdError) -> [[UInt8]]?
   ) throws(EdError) -> [(index: Int, count: Int)] {
@@ -362,6 +215,9 @@ final class DocumentLineBuffer: LineBuffer {
     return changed
   }
 
+  /// The bytes of the lines in `range` (0-based) as the file holds them: each followed by its
+  /// newline, except a last line that has none (a binary file's, see
+  /// ``DocumentLineBuffer/isBinary``).
   func bytes(ofLines range: Range<Int>) -> [UInt8] {
     let storage = document.storage
     guard !range.isEmpty else { return [] }
@@ -373,6 +229,8 @@ final class DocumentLineBuffer: LineBuffer {
     return bytes
   }
 
+  /// Appends `bytes` (lines, each ended by a newline, except perhaps the last) after the last
+  /// line, exactly: GNU ed's read of a binary file at the end of the buffer adds no newline.
   func appendBytes(_ bytes: [UInt8]) throws(EdError) {
     guard !bytes.isEmpty else { return }
     let standalone = groupDepth == 0
@@ -396,6 +254,11 @@ final class DocumentLineBuffer: LineBuffer {
     token += 1
   }
 
+  /// Opens an undoable group; nested groups join the outermost one.
+  ///
+  /// - Parameters:
+  ///   - name: What the group does, for `status` and menus ("substitute", "delete").
+  ///   - cursor: The current line (1-based) before the edit, restored by undo.
   func beginEditGroup(named name: String, cursor: Int) {
     groupDepth += 1
     guard groupDepth == 1 else { return }
@@ -405,6 +268,7 @@ final class DocumentLineBuffer: LineBuffer {
     groupHasEdits = false
   }
 
+  /// Closes the group opened last; `cursor` (1-based) is restored by redo.
   func endEditGroup(cursor: Int) {
     guard groupDepth > 0 else { return }
     groupDepth -= 1
@@ -428,6 +292,8 @@ final class DocumentLineBuffer: LineBuffer {
     }
   }
 
+  /// Undoes the last group and returns the current line to restore, or `nil` when there is
+  /// nothing to undo.
   func undo() -> Int? {
     guard groupDepth == 0, document.undoManager.canUndo else { return nil }
     restoredCursor = nil
@@ -436,6 +302,7 @@ final class DocumentLineBuffer: LineBuffer {
     return restoredCursor ?? 0
   }
 
+  /// Redoes the last undone group and returns the current line to restore, or `nil`.
   func redo() -> Int? {
     guard groupDepth == 0, document.undoManager.canRedo else { return nil }
     restoredCursor = nil
@@ -444,12 +311,17 @@ final class DocumentLineBuffer: LineBuffer {
     return restoredCursor ?? lineCount
   }
 
+  /// How many groups can be undone and redone.
   var undoCount: Int { document.undoManager.undoCount }
   var redoCount: Int { document.undoManager.redoCount }
+  /// Whether the group ``undo()`` would undo is from an earlier session (a stored history).
   var undoStepIsFromEarlierSession: Bool { document.undoManager.undoStepIsFromEarlierSession }
 
+  /// Whether the lines differ from what was last read or written.
   var isEdited: Bool { document.hasUnsavedChanges }
 
+  /// A number that names the current state of the lines: it changes with every edit, undo,
+  /// redo and reset, and comes back when undo or redo returns to an earlier state.
   var changeToken: Int { token }
 
   /// The lines match the file now: the document is clean, and its recovery file (and an
@@ -459,8 +331,14 @@ final class DocumentLineBuffer: LineBuffer {
     document.discardRecoveredVersion()
   }
 
+  /// Marks the lines as differing from the file without an edit (ed's move of lines onto
+  /// themselves modifies the buffer and leaves nothing to undo).
   func markModified() { document.updateChangeCount(.done) }
 
+  /// Replaces every line with the lines of `contents` (each ended by a newline; a last one
+  /// without gets one, unless the text holds NUL bytes) without recording undo (ed's `e`): the
+  /// undo history is cleared and the buffer is unedited. `fingerprint` is the file's as read
+  /// (``Document/revert(toContents:fingerprint:)``), `nil` when the bytes are not a file's.
   func reset(contents: Data, fingerprint: FileFingerprint?) throws(EdError) {
     // As ed: a last line without a newline gets one, unless the text is binary (the document's
     // rule, ``PlainTextDocument/appendsMissingFinalNewline``).
@@ -474,5 +352,23 @@ final class DocumentLineBuffer: LineBuffer {
     token += 1
   }
 
+  /// Notes that the document changed its text itself (a merge, a reload): ``changeToken`` moves.
   func noteChangedOutside() { token += 1 }
+}
+
+extension DocumentLineBuffer {
+  /// The bytes of the lines at `range` (0-based).
+  func lineBytes(in range: Range<Int>) -> [[UInt8]] { range.map { lineBytes(at: $0) } }
+
+  /// All lines, in order.
+  var allLines: [String] { (0..<lineCount).map { line(at: $0) } }
+
+  /// The lines at `range` (0-based).
+  func lines(in range: Range<Int>) -> [String] { range.map { line(at: $0) } }
+
+  /// Inserts `lines` before `index` (`index == lineCount` appends).
+  func insertLines(_ lines: [String], at index: Int) throws(EdError) { try replaceLines(in: index..<index, with: lines) }
+
+  /// Deletes the lines in `range`.
+  func deleteLines(in range: Range<Int>) throws(EdError) { try replaceLines(in: range, with: []) }
 }

@@ -12,10 +12,11 @@ import SystemPackage
 /// before it runs. The command's own standard input is the session's (a script's next lines,
 /// as with ed), its output and errors go straight to the terminal or the script's output.
 extension EdEngine {
-  /// Reads ed's shell command from the rest of the line (after its `!`): expands `%` and a
-  /// leading `!`, remembers it for `!!`, and prints it when it was expanded.
-  func readShellCommand(_ s: inout CommandScanner) throws(EdError) -> String {
+  /// ed's shell command as typed (after its `!`), ready to run: `%` and a leading `!`
+  /// expanded, remembered for `!!`, and printed when it was expanded.
+  func expandShellCommand(_ typed: [UInt8]) throws(EdError) -> String {
     try checkShellAllowed()
+    var s = CommandScanner(PathText.string(bytes: typed))
     var command: [UInt8] = []
     var expanded = false
     if s.peek == UInt8(ascii: "!") {
@@ -44,8 +45,8 @@ extension EdEngine {
     let text = PathText.string(bytes: command)
     lastShellCommand = text
     if expanded {
-      output(text)
-      flushOutput()
+      output?.print(text)
+      output?.flush()
     }
     return text
   }
@@ -88,7 +89,7 @@ extension EdEngine {
   /// `!` when it ends, unless byte counts are off (`-s`).
   func runShellEscape(_ command: String) throws(EdError) {
     _ = try runShell(command, reading: false)
-    if printsByteCounts { output("!") }
+    if printsByteCounts { output?.print("!") }
   }
 
   /// Runs `command` through `/bin/sh -c`.
@@ -99,7 +100,7 @@ extension EdEngine {
   /// - Returns: What the command printed when `reading`, else nothing.
   @discardableResult
   func runShell(_ command: String, reading: Bool, input: [UInt8]? = nil) throws(EdError) -> [UInt8] {
-    prepareForShell()
+    output?.prepareForShell()
     let outputPipe = reading ? Pipe() : nil
     let inputPipe = input == nil ? nil : Pipe()
     // Started by the system layer: in our process group and with no signal blocked, so the

@@ -43,7 +43,11 @@ struct BrowseWord: SessionCommand {
     guard let order = BrowserSortOrder(parsing: sort) else { throw EdError("sort by name, date, size or kind, not '\(sort)'") }
     let items = try BrowserWords.run { try BrowserWords.browser(for: session, folders: folders).items(sortedBy: order, taggedWith: tag) }
     if items.isEmpty { session.print("no documents") }
-    for item in items { session.print("  " + BrowseCommand.line(for: item, thumbnail: nil)) }
+    for item in items {
+      // The name printed is one `open` takes to this very file.
+      let name = session.openableName(of: item.url, listedAs: item.relativePath) + (item.isPackage ? "/" : "")
+      session.print("  " + BrowseCommand.line(for: item, thumbnail: nil, name: name))
+    }
   }
 }
 
@@ -140,7 +144,9 @@ struct SearchWord: SessionCommand {
     if hits.isEmpty { session.print("no documents match") }
     for (index, hit) in hits.enumerated() {
       let place = hit.page.map { ":page \($0)" } ?? hit.line.map { ":\($0)" } ?? ""
-      session.print("  \(index + 1)  \(hit.url.lastPathComponent)\(place)  \(hit.snippet.rendered())")
+      // The name printed is one `open` takes to this very file.
+      let name = DisplayName.escaping(session.openableName(of: hit.url, listedAs: hit.url.lastPathComponent))
+      session.print("  \(index + 1)  \(name)\(place)  \(hit.snippet.rendered())")
     }
   }
 }

@@ -8,21 +8,13 @@ import SystemPackage
 /// file, a TextBundle, a PDF): what differs between the forms lives here, so the session and
 /// the ed engine ask the document rather than switch on its form.
 extension EdDocument {
-  /// The document layer's registry of document classes by type (``DocumentController``), from
-  /// which the REPL's documents are made.
-  static let registry: DocumentController = {
-    let controller = DocumentController()
-    controller.registerPDFDocuments()
-    return controller
-  }()
-
   /// Whether `url` names a TextBundle (`.textbundle` folder or `.textpack` archive).
   static func isTextBundle(_ url: URL) -> Bool { textBundleType(of: url) != nil }
 
   /// The TextBundle type `url`'s name says (a `.textbundle` package or a `.textpack`
   /// archive), as the registry declares them; `nil` for other names.
   static func textBundleType(of url: URL) -> UTType? {
-    _ = registry  // declares the TextBundle types
+    TextBundleDocument.declareTypes()
     switch url.pathExtension.lowercased() {
     case "textbundle": return TextBundle.packageType
     case "textpack": return TextBundle.textpackType
@@ -36,43 +28,71 @@ extension EdDocument {
     return url.pathExtension.lowercased() == "pdf"
   }
 
-  /// Opens the document at `url` in the form its type calls for, read by the document itself
-  /// (``Document/open()``); `prepare` gives a text document the session's file access and
-  /// versions before it reads.
+  /// The type the REPL edits `url` as: a PDF (by its contents, or its name when it cannot be
+  /// read), a TextBundle (by its name), else plain text: ed edits any file as lines.
+  static func editingType(of url: URL) -> UTType {
+    if isPDF(url) { return .pdf }
+    return textBundleType(of: url) ?? .plainText
+  }
+
+  /// Opens the document at `url` through `controller` (the class its registry has for the
+  /// type, read by the document itself: ``Document/open()``), in the form its type calls for.
   ///
-  /// - Parameter requiresText: Whether bytes that are not UTF-8 text are refused (quire's own
-  ///   mode; a drop-in ed edits any bytes).
+  /// - Parameter options: ``DocumentOptions/utf8Text`` in quire's own mode (bytes that are not
+  ///   UTF-8 text are refused), ``DocumentOptions/exactBytes`` as a drop-in ed; a PDF never
+  ///   autosaves.
   /// - Returns: The document, or `nil` when nothing is at `url` (a dangling symbolic link
   ///   included: the first save writes its target, as ed's does).
   /// - Throws: ``EdError`` naming the file: a folder, a device or FIFO, unreadable, not text,
   ///   not a TextBundle, a damaged PDF.
-  static func open(
-    _ url: URL, requiresText: Bool, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
-  ) async throws(EdError) -> EdDocument? {
-    if isPDF(url) {
-      // The document layer's class for PDFs, from the one registry of document classes.
-      guard let documentClass = registry.documentClass(for: .pdf) as? PDFFileDocument.Type else {
-        throw EdError("cannot open '\(url.lastPathComponent)': no document class for PDFs is registered")
-      }
-      let pdf = documentClass.init(fileURL: url, contentType: .pdf)
-      pdf.autosavePolicy = nil
-      pdf.recoveryStore = nil
-      prepare(pdf)
-      do {
-        try await pdf.open()
-      } catch let error as QuireError where error.code == .fileMissing {
-        return nil
-      } catch {
-        throw EdError(openingFailure(url, error), cause: error)
-      }
-      return EdDocument(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf))
+  static func open(_ url: URL, with controller: DocumentController, options: DocumentOptions) async throws(EdError) -> EdDocument? {
+    let type = editingType(of: url)
+    let opened: Document
+    do {
+      opened = try await controller.openDocument(at: url, ofType: type, options: type == .pdf ? options.withoutAutosave : options)
+    } catch let error as QuireError where error.code == .fileMissing {
+      return nil
+    } catch {
+      throw EdError(openingFailure(url, error), cause: error)
     }
-    let bundleType = textBundleType(of: url)
-    guard
-      let buffer = try await DocumentLineBuffer.opening(
-        url, ofType: bundleType ?? .plainText, requiresText: requiresText, autosave: autosave, prepare: prepare)
-    else { return nil }
-    return EdDocument(buffer: buffer, fileURL: url, form: bundleType == nil ? .textFile : .textBundle)
+    return try EdDocument(opened, at: url)
+  }
+
+  /// A document for `url`, which does not exist yet, made by `controller`: created by the
+  /// first `w`.
+  static func new(at url: URL, with controller: DocumentController, options: DocumentOptions) throws(EdError) -> EdDocument {
+    if url.pathExtension.lowercased() == "pdf" {
+      throw EdError(
+        "cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'"
+      )
+    }
+    do {
+      // A document opened empty (``Document/openNew()``): its first save creates the file.
+      return try EdDocument(controller.makeNewDocument(at: url, ofType: textBundleType(of: url) ?? .plainText, options: options), at: url)
+    } catch let error as EdError {
+      throw error
+    } catch {
+      throw EdError(openingFailure(url, error), cause: error)
+    }
+  }
+
+  /// An untitled document made by `controller`, with no file until `w FILE` names one.
+  static func untitled(with controller: DocumentController, options: DocumentOptions) -> EdDocument {
+    let buffer = DocumentLineBuffer()
+    controller.configure(buffer.document, options: options.withoutAutosave)
+    return EdDocument(buffer: buffer, fileURL: nil)
+  }
+
+  /// ed's view of `document`, which the document layer opened for `url`: a PDF's pages, a
+  /// TextBundle's or a text file's lines.
+  convenience init(_ document: Document, at url: URL) throws(EdError) {
+    if let pdf = document as? PDFFileDocument {
+      self.init(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf))
+    } else if let text = document as? PlainTextDocument {
+      self.init(buffer: DocumentLineBuffer(document: text), fileURL: url, form: text is TextBundleDocument ? .textBundle : .textFile)
+    } else {
+      throw EdError("cannot open '\(url.lastPathComponent)': quire edits text files, TextBundles and PDFs")
+    }
   }
 
   /// Why the document at `url` did not open: the document layer's reason, which names the
@@ -139,29 +159,6 @@ extension EdDocument {
     } catch {
       throw EdError(REPLSession.message(for: error), cause: error)
     }
-  }
-
-  /// A document for `url`, which does not exist yet: created by the first `w`.
-  static func new(
-    at url: URL?, requiresText: Bool, autosave: AutosaveSettings? = nil, prepare: (Document) -> Void = { _ in }
-  ) async throws(EdError) -> EdDocument {
-    guard let url else {
-      let buffer = DocumentLineBuffer()
-      prepare(buffer.document)
-      return EdDocument(buffer: buffer, fileURL: nil)
-    }
-    if url.pathExtension.lowercased() == "pdf" {
-      throw EdError(
-        "cannot make the new PDF '\(url.lastPathComponent)': quire changes the pages of PDFs that exist; open one and use insert-pages, then 'save as \(url.lastPathComponent)'"
-      )
-    }
-    let bundleType = textBundleType(of: url)
-    // A document opened empty (``Document/openNew()``): its first save creates the file.
-    guard
-      let buffer = try await DocumentLineBuffer.opening(
-        url, ofType: bundleType ?? .plainText, isNew: true, requiresText: requiresText, autosave: autosave, prepare: prepare)
-    else { throw EdError("cannot make '\(url.lastPathComponent)'") }
-    return EdDocument(buffer: buffer, fileURL: url, form: bundleType == nil ? .textFile : .textBundle)
   }
 
   /// Its size in the unit it is edited in: "12 lines", "3 pages".

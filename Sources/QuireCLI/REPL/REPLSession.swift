@@ -64,6 +64,12 @@ final class REPLSession {
   private(set) var documents: [EdDocument] = []
   private(set) var currentIndex: Int?
   private let engine: EdEngine
+  /// The one way the session opens and makes documents: the classes by type, the file access,
+  /// the stores and autosave every document gets.
+  let documentController: SessionDocumentController
+  /// How documents read their files: UTF-8 text in quire's own mode; as a drop-in ed (GNU ed
+  /// edits any bytes), byte for byte.
+  var documentOptions: DocumentOptions { requiresText ? .utf8Text : .exactBytes }
   /// The input line number of the command running now (script mode names it on failure).
   private(set) var lineNumber = 0
   /// Set when Ctrl-D with unsaved changes has warned once.
@@ -90,9 +96,7 @@ final class REPLSession {
   /// Flushes both output streams (before a shell command writes to them).
   var flushOutput: () -> Void = {}
   /// Writes a line given as bytes (printed lines, exactly as the buffer holds them).
-  var outputBytes: (([UInt8]) -> Void)? {
-    didSet { engine.outputBytes = outputBytes }
-  }
+  var outputBytes: (([UInt8]) -> Void)?
 
   init(configuration: Configuration, source: any LineSource, output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
     self.configuration = configuration
@@ -100,34 +104,18 @@ final class REPLSession {
     reader = LineReader(source)
     self.output = output
     self.errorOutput = errorOutput
+    documentController = SessionDocumentController(configuration: configuration)
     engine = EdEngine(
       document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil),
-      printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive, output: output)
+      printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive)
     showsEdPrompt = configuration.ed?.prompt != nil
     if let ed = configuration.ed {
       engine.edOptions = ed
       engine.isVerbose = ed.isVerbose
-      if !ed.isQuiet { engine.diagnostic = errorOutput }
-    }
-    engine.otherUnsavedDocuments = { [unowned self] in
-      documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
     }
     engine.mergesOnWriteConflict = !configuration.isInteractive
     engine.coordinator = configuration.coordinator
-    engine.note = { [unowned self] text in
-      if self.configuration.isInteractive { self.output(text) } else { self.errorOutput("quire: \(text)") }
-    }
-    let interrupt = configuration.interrupt
-    engine.isInterrupted = { interrupt.isPending }
-    engine.togglePrompt = { [unowned self] in showsEdPrompt.toggle() }
-    engine.flushOutput = { [unowned self] in flushOutput() }
-    engine.prepareForShell = { [unowned self] in
-      // ed flushes its output before each command, not before a shell command: inside G or V,
-      // or after other output of the same command, the shell command's output comes first
-      // unless the output is a terminal (line-buffered there).
-      if !isEdMode || isatty(STDOUT_FILENO) == 1 { flushOutput() }
-      source.prepareForChildProcess()
-    }
+    engine.output = self
   }
 
   /// Whether quire runs as a drop-in GNU ed (ed's options were given).
@@ -360,8 +348,7 @@ final class REPLSession {
   /// The current document, making an untitled one when none is open (ed starts that way).
   private func ensureDocument() -> EdDocument {
     if let currentDocument { return currentDocument }
-    let document = EdDocument(buffer: DocumentLineBuffer(), fileURL: nil)
-    if let text = document.libraryDocument { prepare(text) }
+    let document = EdDocument.untitled(with: documentController, options: documentOptions)
     adopt(document)
     documents.append(document)
     currentIndex = documents.count - 1
@@ -403,7 +390,7 @@ final class REPLSession {
       return
     }
     let document: EdDocument
-    if let opened = try await EdDocument.open(url, requiresText: requiresText, autosave: configuration.autosave, prepare: { self.prepare($0) }) {
+    if let opened = try await EdDocument.open(url, with: documentController, options: documentOptions) {
       document = opened
       switch document.form {
       case .pdf(let pdf):
@@ -433,7 +420,9 @@ final class REPLSession {
       if EdDocument.isPDF(url) {
         throw EdError("cannot open '\(DisplayName.escaping(path))': it does not exist (quire changes the pages of PDFs that exist)")
       }
-      document = try await EdDocument.new(at: url, requiresText: requiresText, autosave: configuration.autosave) { self.prepare($0) }
+      document = try EdDocument.new(at: url, with: documentController, options: documentOptions)
+      // The controller notes the files it opens in the recent documents; a new one too.
+      documentController.noteNewRecentDocumentURL(url)
       say("'\(document.displayName)' is a new \(document.textBundle == nil ? "file" : "TextBundle"); it is created when you save (w)")
     }
     offerRecoveredVersion(of: document)
@@ -441,11 +430,9 @@ final class REPLSession {
     adopt(document)
     documents.append(document)
     currentIndex = documents.count - 1
-    // Recents are the desktop's (recently-used.xbel); a failure to note one is not the user's problem now.
-    try? configuration.recents?.add(url)
   }
 
-  /// Makes `document` (prepared with ``prepare(_:)`` when it was made) one of the session's:
+  /// Makes `document` (made by ``documentController``) one of the session's:
   /// the session hears what the document reports of its file (``noteFileEvent(_:of:)``).
   func adopt(_ document: EdDocument) {
     guard let text = document.libraryDocument else { return }
@@ -455,24 +442,6 @@ final class REPLSession {
         self.noteFileEvent(event, of: document)
       }
     }
-  }
-
-  /// Gives a document the session's file access (coordinated when the session coordinates,
-  /// working for the document's own presenter, which then does not hear of its saves) and
-  /// its version store, before it reads its file.
-  func prepare(_ document: Document) {
-    if let coordinator = configuration.coordinator {
-      document.fileAccess = FileCoordinator(filePresenter: document.filePresenter, location: coordinator.location)
-    } else {
-      document.fileAccess = UncoordinatedFileAccess()
-    }
-    document.versionStore = configuration.versionStore
-    if let undoHistory = configuration.undoHistory {
-      document.undoHistoryStore = undoHistory
-      document.persistsUndoHistory = true
-    }
-    // A browser's move or another program's coordinated read takes the text as shown here.
-    document.savesWhenOtherProcessesAsk = true
   }
 
   /// Prints a message in interactive mode (script mode stays quiet, as `ed -s` does).
@@ -493,7 +462,7 @@ final class REPLSession {
           ? "note: undo history from an earlier session (\(undoSteps) step(s)\(redo)); the file changed on disk since quire saved it: u goes back to what quire saved, u again goes further, redo comes back"
           : "note: undo history from an earlier session: \(undoSteps) step(s) to undo\(redo); 'forget-history' forgets it")
     case .setAside(let warning):
-      engine.note("warning: \(warning)")
+      note("warning: \(warning)")
     }
   }
 
@@ -531,7 +500,12 @@ final class REPLSession {
       }
       url = target
     }
-    let document = try await EdDocument.new(at: url, requiresText: requiresText, autosave: configuration.autosave) { self.prepare($0) }
+    let document: EdDocument
+    if let url {
+      document = try EdDocument.new(at: url, with: documentController, options: documentOptions)
+    } else {
+      document = EdDocument.untitled(with: documentController, options: documentOptions)
+    }
     adopt(document)
     let buffer = document.buffer
     if !lines.isEmpty {
@@ -594,7 +568,9 @@ final class REPLSession {
     documents.remove(at: index)
     // Its edits were let go: the document's autosave, recovery file and presenter go with it.
     document.fileObservation = nil
-    try? await document.libraryDocument?.close(discardingChanges: true)
+    if let library = document.libraryDocument {
+      try? await documentController.close(library, discardingChanges: true)
+    }
     currentIndex = documents.isEmpty ? nil : min(index, documents.count - 1)
     say("closed '\(document.displayName)'" + (currentDocument.map { "; now editing '\($0.displayName)'" } ?? ""))
   }
@@ -922,13 +898,48 @@ final class REPLSession {
 
   // MARK: Listing
 
+  /// What the `open` word opens for `path`: the file it names from the current folder, or,
+  /// when nothing is there and `path` is a relative name of a file in the listed Documents/
+  /// folder (as `browse`, `search` and the opening list print names), that file, saying which.
+  func resolvingListedName(_ path: String) -> String {
+    guard !path.hasPrefix("/"), !Self.exists(URL(fileURLWithPath: path)), let folder = configuration.documentsFolder else { return path }
+    let listed = folder.appendingPathComponent(path)
+    guard Self.exists(listed) else { return path }
+    let shown = openableName(of: listed)
+    say("'\(DisplayName.escaping(path))' is not in the current folder; opening '\(DisplayName.escaping(shown))' from \(DisplayName.escaping(path: folder))")
+    return listed.path
+  }
+
+  /// A name for `url` that `open` resolves to it: `name` (as a listing printed it) when it
+  /// does, else the path from the current folder (or the whole path when outside it).
+  func openableName(of url: URL, listedAs name: String? = nil) -> String {
+    let target = url.standardizedFileURL
+    if let name, URL(fileURLWithPath: resolvingQuietly(name)).standardizedFileURL == target { return name }
+    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+    let path = target.path
+    return path.hasPrefix(here + "/") ? String(path.dropFirst(here.count + 1)) : path
+  }
+
+  /// ``resolvingListedName(_:)`` without saying which.
+  private func resolvingQuietly(_ path: String) -> String {
+    guard !path.hasPrefix("/"), !Self.exists(URL(fileURLWithPath: path)), let folder = configuration.documentsFolder else { return path }
+    let listed = folder.appendingPathComponent(path)
+    return Self.exists(listed) ? listed.path : path
+  }
+
+  /// Whether something (a file, a folder, a link, even a dangling one) is at `url`.
+  private static func exists(_ url: URL) -> Bool {
+    (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil
+  }
+
   func listDocumentsFolder() {
     guard let folder = configuration.documentsFolder, let entries = try? DocumentsFolder.entries(in: folder) else {
       output("No Documents/ folder here; open files with 'open FILE' or 'new'.")
       return
     }
     output("Documents in \(folder.path) (open one with 'open Documents/NAME'):")
-    for entry in entries { output("  \(entry)") }
+    // Each name is one `open` takes to that file (a name shadowed by a file here gets its path).
+    for entry in entries { output("  \(openableName(of: folder.appendingPathComponent(entry), listedAs: entry))") }
   }
 
   /// One line per open document, with its state.
@@ -1012,5 +1023,38 @@ final class REPLSession {
     }
     if inWord { words.append(current) }
     return words
+  }
+}
+
+/// The engine's output and what it asks of the session (``EdOutput``).
+extension REPLSession: EdOutput {
+  func print(bytes: [UInt8]) {
+    if let outputBytes { outputBytes(bytes) } else { output(String(decoding: bytes, as: UTF8.self)) }
+  }
+
+  func note(_ text: String) {
+    if configuration.isInteractive { output(text) } else { errorOutput("quire: \(text)") }
+  }
+
+  func diagnose(_ text: String) {
+    if let ed = configuration.ed, !ed.isQuiet { errorOutput(text) }
+  }
+
+  var otherUnsavedDocuments: [String] {
+    documents.enumerated().filter { $0.offset != currentIndex && $0.element.isEdited }.map(\.element.displayName)
+  }
+
+  var isInterrupted: Bool { configuration.interrupt.isPending }
+
+  func togglePrompt() { showsEdPrompt.toggle() }
+
+  func flush() { flushOutput() }
+
+  func prepareForShell() {
+    // ed flushes its output before each command, not before a shell command: inside G or V,
+    // or after other output of the same command, the shell command's output comes first
+    // unless the output is a terminal (line-buffered there).
+    if !isEdMode || isatty(STDOUT_FILENO) == 1 { flushOutput() }
+    source.prepareForChildProcess()
   }
 }

@@ -40,7 +40,7 @@ struct OpenWord: SessionCommand {
   @Argument(help: "Files to open.") var paths: [String]
   @MainActor func run(in session: REPLSession) async throws {
     guard !paths.isEmpty else { throw EdError("open what? give a file: open notes.md") }
-    for path in paths { try await session.open(path) }
+    for path in paths { try await session.open(session.resolvingListedName(path)) }
   }
 }
 

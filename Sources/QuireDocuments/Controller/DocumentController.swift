@@ -200,25 +200,68 @@ open class DocumentController {
   /// - Throws: ``QuireError`` when the type has no document class or the file cannot be read.
   @discardableResult
   open func openDocument(at url: URL, ofType type: UTType? = nil) async throws -> Document {
+    try await openDocument(at: url, ofType: type, options: .standard)
+  }
+
+  /// Opens the document at `url` with `options` (exact bytes for an editor such as ed, UTF-8
+  /// text only), or returns it when it is already open.
+  ///
+  /// - Throws: ``QuireError`` when the type has no document class or the file cannot be read;
+  ///   ``QuireError/Code/fileMissing`` when nothing is at `url` (a caller may then make a
+  ///   new document there with ``makeNewDocument(at:ofType:options:)``).
+  @discardableResult
+  open func openDocument(at url: URL, ofType type: UTType? = nil, options: DocumentOptions) async throws -> Document {
     if let open = document(for: url) { return open }
-    guard let type = type ?? self.type(forFileAt: url) else {
-      throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)): its type is unknown. Give it an extension such as .txt or .md.", url: url)
-    }
-    guard let documentClass = documentClass(for: type) else {
-      throw QuireError(
-        .unsupportedType,
-        "Cannot open \(QuireError.name(url)): no document class handles \(type.localizedDescription ?? type.identifier). Register one with DocumentController.register(_:for:).",
-        url: url)
-    }
-    let document = documentClass.init(fileURL: url, contentType: type)
-    configure(document)
+    let document = try makeClosedDocument(for: url, ofType: type, role: "open")
+    configure(document, options: options)
     try await document.open()
     documents.append(document)
     noteNewRecentDocumentURL(document.fileURL)
     return document
   }
 
-  private func configure(_ document: Document) {
+  /// A new, empty document for `url`, where nothing is yet: open at once, and written there by
+  /// its first save (``Document/openNew()``), as an editor's "new file" that is created when
+  /// saved. The class is the registry's for the type `url`'s name says (or `type`).
+  ///
+  /// - Throws: ``QuireError`` when the type has no document class.
+  @discardableResult
+  open func makeNewDocument(at url: URL, ofType type: UTType? = nil, options: DocumentOptions = .standard) throws -> Document {
+    let document = try makeClosedDocument(for: url, ofType: type, role: "make")
+    configure(document, options: options)
+    try document.openNew()
+    documents.append(document)
+    return document
+  }
+
+  /// A closed document of the class the registry has for `type` (judged from `url` when `nil`),
+  /// chosen by type conformance (``documentClass(for:)``).
+  private func makeClosedDocument(for url: URL, ofType type: UTType?, role: String) throws -> Document {
+    guard let type = type ?? self.type(forFileAt: url) else {
+      throw QuireError(.unsupportedType, "Cannot \(role) \(QuireError.name(url)): its type is unknown. Give it an extension such as .txt or .md.", url: url)
+    }
+    guard let documentClass = documentClass(for: type) else {
+      throw QuireError(
+        .unsupportedType,
+        "Cannot \(role) \(QuireError.name(url)): no document class handles \(type.localizedDescription ?? type.identifier). Register one with DocumentController.register(_:for:).",
+        url: url)
+    }
+    return documentClass.init(fileURL: url, contentType: type)
+  }
+
+  /// Gives `document` what documents of this controller share, before it reads its file: the
+  /// registry, the recovery and version stores, the autosave policy and the file access (a
+  /// coordinator of the controller's is remade for the document's own presenter), then
+  /// `options`.
+  ///
+  /// The one place where documents are configured; a subclass adds what is its own (a store
+  /// of its own, say) after calling `super`.
+  open func configure(_ document: Document, options: DocumentOptions) {
+    configureShared(document)
+    options.apply(to: document)
+  }
+
+  private func configureShared(_ document: Document) {
     document.typeRegistry = registry
     document.recoveryStore = recoveryStore
     document.versionStore = versionStore
@@ -242,7 +285,7 @@ open class DocumentController {
   open func makeDocument(ofType type: UTType, at url: URL) async throws -> Document {
     if type.conforms(to: .package), let documentClass = documentClass(for: type) {
       let document = documentClass.init(fileURL: url, contentType: type)
-      configure(document)
+      configure(document, options: .standard)
       try await document.createNewPackage()
       documents.append(document)
       noteNewRecentDocumentURL(document.fileURL)
@@ -302,7 +345,7 @@ open class DocumentController {
 
   /// Writes a closed document holding its contents as a new file and opens it.
   private func create(_ document: Document) async throws {
-    configure(document)
+    configure(document, options: .standard)
     try await document.createNewPackage()
     documents.append(document)
     noteNewRecentDocumentURL(document.fileURL)
@@ -403,7 +446,7 @@ open class DocumentController {
         .unsupportedType, "Cannot make a document of type \(typeName): no document class handles it. Register one with register(_:for:).", url: url)
     }
     let document = documentClass.init(fileURL: url, contentType: type)
-    configure(document)
+    configure(document, options: .standard)
     return document
   }
 

@@ -101,11 +101,10 @@ open class Document {
   /// Whether some change has not been autosaved (or saved) yet.
   public private(set) var hasUnautosavedChanges = false
   /// The fingerprint of the file as last read or written: what ``checkForChangesOnDisk()``
-  /// and a save compare the file with. A caller that writes the document's file itself (an
-  /// editor writing some of its lines there, as ed's `1,2w`) sets it to what it wrote, as
-  /// NSDocument's callers set `fileModificationDate`, so that its own write is not taken for
-  /// someone else's change. `nil`: the file is not known (a new file), and the next save
-  /// writes without a check.
+  /// and a save compare the file with. An editor writing some of its lines over the file (as
+  /// ed's `1,2w`) does so with ``writeToOwnFile(_:)``, which sets it to what it wrote, so that
+  /// its own write is not taken for someone else's change. `nil`: the file is not known (a new
+  /// file), and the next save writes without a check.
   public var fileFingerprint: FileFingerprint? {
     didSet { fileVersionGeneration &+= 1 }
   }

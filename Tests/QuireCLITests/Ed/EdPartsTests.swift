@@ -291,11 +291,17 @@ struct EdBytesTests {
   /// Runs `commands` on a document that holds `lines` byte for byte; returns its lines after.
   private func run(_ commands: [String], on lines: [[UInt8]]) async throws -> ([[UInt8]], [[UInt8]]) {
     let buffer = try DocumentLineBuffer(contents: Data(EdEngine.bytes(of: lines)), url: nil)
-    var printed: [[UInt8]] = []
-    let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: { printed.append(Array($0.utf8)) })
-    engine.outputBytes = { printed.append($0) }
+    let output = PrintedBytes()
+    let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: output)
     for command in commands { _ = try await engine.execute(command) { nil } }
-    return (buffer.lineBytes(in: 0..<buffer.lineCount), printed)
+    return (buffer.lineBytes(in: 0..<buffer.lineCount), output.printed)
+  }
+
+  /// The engine's output, kept as bytes.
+  private final class PrintedBytes: EdOutput {
+    var printed: [[UInt8]] = []
+    func print(_ line: String) { printed.append(Array(line.utf8)) }
+    func print(bytes: [UInt8]) { printed.append(bytes) }
   }
 
   @Test func printingGivesTheBytesBack() async throws {
