@@ -65,16 +65,27 @@ public enum CommonMark {
   ///
   /// Without ``Options/unsafe`` raw HTML is replaced by a comment and links or images whose
   /// URL is `javascript:`, `vbscript:`, `file:` or a non-image `data:` become empty (autolinks
-  /// too). Invalid UTF-8 in the input is replaced with U+FFFD (`CMARK_OPT_VALIDATE_UTF8`).
+  /// too).
   /// - Parameter extensions: The GitHub extensions to use; `[]` for plain CommonMark.
   /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its output.
   public static func html(from markdown: String, options: Options = [], extensions: Extensions = .gitHub) throws -> String {
+    try withHTML(from: markdown[...], options: options, extensions: extensions) { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// Renders Markdown to an HTML fragment and lends `body` cmark-gfm's own buffer of it (UTF-8,
+  /// valid for the call only): the HTML is made in one pass, sanitised as it is rendered
+  /// (``html(from:options:extensions:)`` describes what safe mode drops), and never copied, so a
+  /// caller can write it straight out.
+  /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its output; what `body` throws.
+  public static func withHTML<R>(
+    from markdown: Substring, options: Options = [], extensions: Extensions = .gitHub, _ body: (UnsafeRawBufferPointer) throws -> R
+  ) throws -> R {
     try withDocument(markdown, options: options, extensions: extensions) { root, parser, flags in
       guard let html = cmark_render_html(root, flags, cmark_parser_get_syntax_extensions(parser)) else {
         throw QuireError(.libraryFailure, "cmark-gfm could not render the Markdown to HTML (out of memory).")
       }
       defer { free(html) }
-      return String(cString: html)
+      return try body(UnsafeRawBufferPointer(start: html, count: strlen(html)))
     }
   }
 
@@ -85,7 +96,7 @@ public enum CommonMark {
   /// - Parameter extensions: The GitHub extensions to use; `[]` for plain CommonMark.
   /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its tree.
   public static func parse(_ markdown: String, options: Options = [], extensions: Extensions = .gitHub) throws -> MarkdownNode {
-    try withDocument(markdown, options: options, extensions: extensions) { root, _, _ in
+    try withDocument(markdown[...], options: options, extensions: extensions) { root, _, _ in
       var footnotes = 0
       var stack: [MarkdownNode] = [copy(root, footnotes: &footnotes)]
       var next = cmark_node_first_child(root)
@@ -115,11 +126,13 @@ public enum CommonMark {
 
   /// Parses `markdown` with a parser carrying `extensions`, and runs `body` on the document.
   /// The parser and the tree are freed when `body` returns.
+  /// A Swift string is valid UTF-8 already, so cmark-gfm is not asked to check it again
+  /// (`CMARK_OPT_VALIDATE_UTF8` would be a second pass over the text).
   private static func withDocument<R>(
-    _ markdown: String, options: Options, extensions: Extensions, _ body: (OpaquePointer, OpaquePointer, Int32) throws -> R
+    _ markdown: Substring, options: Options, extensions: Extensions, _ body: (OpaquePointer, OpaquePointer, Int32) throws -> R
   ) throws -> R {
     Self.registration
-    var flags = options.rawValue | CMARK_OPT_VALIDATE_UTF8
+    var flags = options.rawValue
     if extensions.contains(.footnotes) { flags |= CMARK_OPT_FOOTNOTES }
     guard let parser = cmark_parser_new(flags) else {
       throw QuireError(.libraryFailure, "cmark-gfm could not make a parser (out of memory).")
@@ -132,6 +145,7 @@ public enum CommonMark {
       cmark_parser_attach_syntax_extension(parser, syntax)
     }
     var text = markdown
+    // A native string's bytes are lent without a copy.
     text.withUTF8 { bytes in
       bytes.withMemoryRebound(to: CChar.self) { raw in cmark_parser_feed(parser, raw.baseAddress, raw.count) }
     }

@@ -26,16 +26,22 @@ public struct FrontMatter: Sendable, Hashable {
   /// Splits `markdown` into its front matter (when the first line is `---` and a `---` or
   /// `...` line closes it within the first 200 lines) and the Markdown after it.
   public static func split(_ markdown: String) -> (frontMatter: FrontMatter?, body: String) {
-    guard markdown.hasPrefix("---\n") || markdown.hasPrefix("---\r\n") else { return (nil, markdown) }
-    var lines = markdown.split(separator: "\n", maxSplits: 200, omittingEmptySubsequences: false)
+    let (frontMatter, body) = splitOff(markdown)
+    return (frontMatter, String(body))
+  }
+
+  /// ``split(_:)`` without copying the Markdown: the body is the rest of `markdown`.
+  public static func splitOff(_ markdown: String) -> (frontMatter: FrontMatter?, body: Substring) {
+    guard markdown.hasPrefix("---\n") || markdown.hasPrefix("---\r\n") else { return (nil, markdown[...]) }
+    let lines = markdown.split(separator: "\n", maxSplits: 200, omittingEmptySubsequences: false)
     for index in 1..<min(lines.count, 201) {
       let line = lines[index].trimmingCharacters(in: .whitespacesAndNewlines)
       guard line == "---" || line == "..." else { continue }
       let inner = lines[1..<index].map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
-      lines.removeFirst(index + 1)
-      return (FrontMatter(text: inner.joined(separator: "\n"), fields: fields(inner)), lines.joined(separator: "\n"))
+      let body = index + 1 < lines.count ? markdown[lines[index + 1].startIndex...] : markdown[markdown.endIndex...]
+      return (FrontMatter(text: inner.joined(separator: "\n"), fields: fields(inner)), body)
     }
-    return (nil, markdown)
+    return (nil, markdown[...])
   }
 
   /// `key: value` lines, or none when any non-blank, non-comment line is something else.

@@ -63,16 +63,26 @@ struct Listing {
 
   func walk(_ folder: URL, location: URL) -> [BrowserItem] {
     var items: [BrowserItem] = []
+    forEachEntry(in: folder) { url, info in
+      if let item = try? makeItem(url, info: info, location: location), isAllowed(item) { items.append(item) }
+    }
+    return items
+  }
+
+  /// Calls `visit` with every entry under `folder` that could be a document (anything but a
+  /// folder, and packages) and its `lstat`, in name order, going into subfolders when
+  /// configured: one `lstat` per entry, nothing opened or read. ``walk(_:location:)`` makes
+  /// items of them; the search index compares them with what it holds.
+  func forEachEntry(in folder: URL, _ visit: (URL, stat) -> Void) {
     for name in names(in: folder) {
       let url = folder.appendingPathComponent(name)
       guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)) else { continue }
       if (info.st_mode & S_IFMT) == S_IFDIR && !isPackage(url) {
-        if configuration.includesSubfolders { items += walk(url, location: location) }
+        if configuration.includesSubfolders { forEachEntry(in: url, visit) }
         continue
       }
-      if let item = try? makeItem(url, info: info, location: location), isAllowed(item) { items.append(item) }
+      visit(url, info)
     }
-    return items
   }
 
   /// The names in `folder` (hidden ones only when configured), read as bytes and carried as

@@ -13,8 +13,9 @@ import SystemPackage
 
 /// The full-text index: one SQLite database with an FTS5 table, through GRDB.
 ///
-/// Tables: `document` (path, type, size, modification time, why its text could not be read)
-/// and `content`, an FTS5 table (`name`, `body`; `unicode61` tokenizer, diacritics removed)
+/// Tables: `document` (path, type, size, modification time, why its text could not be read),
+/// `skipped` (files under the locations that are not indexed, e.g. images, with their size and
+/// modification time, so an update need not identify them again) and `content`, an FTS5 table (`name`, `body`; `unicode61` tokenizer, diacritics removed)
 /// whose rowid is the document's id. A PDF's pages are joined with form feeds, so a hit's
 /// page is the number of form feeds before it. The database file is made 0600 in a private
 /// folder; a file that is not a database, is corrupt or has another schema version is removed
@@ -22,7 +23,7 @@ import SystemPackage
 /// its journal's (a symbolic link, a FIFO, a device, a folder) is refused, naming it: it is
 /// never followed (SQLite would open through a link), read (a FIFO would block) or removed.
 final class SearchIndex: Sendable {
-  static let schemaVersion = 1
+  static let schemaVersion = 2
   /// Bigger text files are indexed by name only.
   static let maximumTextSize = 64 << 20
 
@@ -89,6 +90,7 @@ final class SearchIndex: Sendable {
               id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
               size INTEGER NOT NULL, mtime REAL NOT NULL, failure TEXT);
             CREATE VIRTUAL TABLE content USING fts5(name, body, tokenize = 'unicode61 remove_diacritics 2');
+            CREATE TABLE skipped (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime REAL NOT NULL) WITHOUT ROWID;
             PRAGMA user_version = \(Self.schemaVersion);
             """)
       } else if version != Self.schemaVersion {
@@ -171,48 +173,113 @@ final class SearchIndex: Sendable {
     var mtime: Double
   }
 
-  func update(items: [BrowserItem], registry: TypeRegistry, rebuilding: Bool, progress: (@Sendable (Int, Int) -> Void)?) throws -> SearchIndexReport {
+  /// A file's size and modification time as the index stores them (the modification time
+  /// as ``BrowserItem/modificationDate`` gives it, so both compare equal).
+  static func fingerprint(_ info: stat) -> (size: Int64, mtime: Double) {
+    (Int64(info.st_size), Listing.date(info.st_mtim).timeIntervalSince1970)
+  }
+
+  /// Brings the index up to date with the locations `listing` walks, at the cost of one
+  /// `lstat` per entry when nothing changed: a file whose size and modification time are what
+  /// the index holds (indexed, or skipped as not a document to index) is neither identified
+  /// nor read. New and changed files are identified; documents among them are read and
+  /// indexed on both cores (``SearchIndex/texts(of:)``), committed in batches of 64. Documents
+  /// no longer there are removed.
+  func update(listing: Listing, rebuilding: Bool, progress: (@Sendable (Int, Int) -> Void)?) throws -> SearchIndexReport {
     if rebuilding { removeFiles() }
     var report = SearchIndexReport()
-    let indexable = items.filter { Self.isIndexable($0.contentType) }
     try withDatabase { database in
-      let stored = try database.read { db in
-        try Row.fetchAll(db, sql: "SELECT id, path, size, mtime FROM document").reduce(into: [String: Stored]()) {
+      let (stored, skipped) = try database.read { db in
+        let stored = try Row.fetchAll(db, sql: "SELECT id, path, size, mtime FROM document").reduce(into: [String: Stored]()) {
           $0[$1["path"]] = Stored(id: $1["id"], size: $1["size"], mtime: $1["mtime"])
         }
+        let skipped = try Row.fetchAll(db, sql: "SELECT path, size, mtime FROM skipped").reduce(into: [String: Stored]()) {
+          $0[$1["path"]] = Stored(id: 0, size: $1["size"], mtime: $1["mtime"])
+        }
+        return (stored, skipped)
       }
-      let wanted = Set(indexable.map(\.url.path))
-      let gone = stored.filter { !wanted.contains($0.key) }
-      if !gone.isEmpty {
+      // The walk: unchanged entries cost their lstat; the rest are identified.
+      var kept = Set<String>()
+      var seen = Set<String>()
+      var changed: [BrowserItem] = []
+      var newlySkipped: [(String, Int64, Double)] = []
+      for location in listing.configuration.locations {
+        try listing.check(location: location)
+        listing.forEachEntry(in: location) { url, info in
+          let path = url.path
+          guard seen.insert(path).inserted else { return }
+          let isFile = info.st_mode & S_IFMT == S_IFREG
+          let (size, mtime) = Self.fingerprint(info)
+          if isFile, let entry = stored[path], entry.size == size, entry.mtime == mtime {
+            kept.insert(path)
+            report.unchanged += 1
+            return
+          }
+          if isFile, let entry = skipped[path], entry.size == size, entry.mtime == mtime { return }
+          guard let item = try? listing.makeItem(url, info: info, location: location) else { return }
+          // A package's size is its files' (known once it is made an item).
+          if let entry = stored[path], entry.size == item.size, entry.mtime == item.modificationDate.timeIntervalSince1970 {
+            kept.insert(path)
+            report.unchanged += 1
+            return
+          }
+          if listing.isAllowed(item) && Self.isIndexable(item.contentType) {
+            kept.insert(path)
+            changed.append(item)
+          } else if isFile {
+            newlySkipped.append((path, size, mtime))
+          }
+        }
+      }
+      let gone = stored.filter { !kept.contains($0.key) }
+      let skippedGone = skipped.keys.filter { !seen.contains($0) }
+      if !gone.isEmpty || !newlySkipped.isEmpty || !skippedGone.isEmpty {
         try database.write { db in
           for (_, entry) in gone { try Self.delete(entry.id, in: db) }
+          for path in skippedGone { try db.execute(sql: "DELETE FROM skipped WHERE path = ?", arguments: [path]) }
+          for (path, size, mtime) in newlySkipped {
+            try db.execute(sql: "INSERT OR REPLACE INTO skipped(path, size, mtime) VALUES (?, ?, ?)", arguments: [path, size, mtime])
+          }
         }
         report.removed = gone.count
       }
-      var batch: [(BrowserItem, String, String?)] = []
-      func flush() throws {
-        guard !batch.isEmpty else { return }
+      // Reading, in batches: each batch's texts are read on both cores, then committed at once.
+      var done = 0
+      for start in stride(from: 0, to: changed.count, by: 64) {
+        let batch = Array(changed[start..<min(start + 64, changed.count)])
+        let texts = Self.texts(of: batch)
         try database.write { db in
-          for (item, text, failure) in batch { try Self.store(item, text: text, failure: failure, in: db) }
+          for (item, (text, failure)) in zip(batch, texts) {
+            try db.execute(sql: "DELETE FROM skipped WHERE path = ?", arguments: [item.url.path])
+            try Self.store(item, text: text, failure: failure, in: db)
+          }
         }
-        batch.removeAll()
-      }
-      for (number, item) in indexable.enumerated() {
-        if let entry = stored[item.url.path], entry.size == item.size, entry.mtime == item.modificationDate.timeIntervalSince1970 {
-          report.unchanged += 1
-        } else {
-          let (text, failure) = Self.text(of: item)
+        for (item, (_, failure)) in zip(batch, texts) {
           if let failure { report.failures.append(.init(url: item.url, reason: failure)) }
-          batch.append((item, text, failure))
-          report.indexed += 1
-          if batch.count >= 64 { try flush() }
         }
-        progress?(number + 1, indexable.count)
+        report.indexed += batch.count
+        done += batch.count
+        progress?(report.unchanged + done, report.unchanged + changed.count)
       }
-      try flush()
+      if changed.isEmpty { progress?(report.unchanged, report.unchanged) }
     }
     report.wasRecreated = takeRecreated() || rebuilding
     return report
+  }
+
+  /// The texts of `items` (``text(of:)``), read on every core: each worker takes the next item.
+  static func texts(of items: [BrowserItem]) -> [(String, String?)] {
+    let results = Mutex([(String, String?)](repeating: ("", nil), count: items.count))
+    let next = Atomic<Int>(0)
+    DispatchQueue.concurrentPerform(iterations: min(items.count, max(1, ProcessInfo.processInfo.activeProcessorCount))) { _ in
+      while true {
+        let index = next.add(1, ordering: .relaxed).oldValue
+        guard index < items.count else { return }
+        let text = text(of: items[index])
+        results.withLock { $0[index] = text }
+      }
+    }
+    return results.withLock { $0 }
   }
 
   /// Indexes one document again (or drops it when `item` is nil).
@@ -291,7 +358,8 @@ final class SearchIndex: Sendable {
 
   /// The hits for `query`, best first. The database does the matching and ranking (linear in
   /// the hits); the snippet and position of each hit are found here, in one pass over the
-  /// document's text up to its first hit (FTS5's `snippet()` weighs every hit against every
+  /// document's text up to its first hit, within its first ``snippetScanLimit`` bytes, so a
+  /// hit's cost is bounded however large the document (FTS5's `snippet()` weighs every hit against every
   /// other: 80,000 hits in one document took 40 s). The query stops at ``SearchQuery/timeLimit``
   /// or when `isCancelled` says so: SQLite is interrupted, and no further snippet is made.
   ///
@@ -322,7 +390,8 @@ final class SearchIndex: Sendable {
     do {
       return try database.read { db in
         var sql = """
-          SELECT d.path AS path, d.type AS type, bm25(content, 4.0, 1.0) AS score, content.body AS body
+          SELECT d.path AS path, d.type AS type, bm25(content, 4.0, 1.0) AS score,
+            substr(CAST(content.body AS BLOB), 1, \(Self.snippetScanLimit)) AS body
           FROM content JOIN document d ON d.id = content.rowid
           WHERE content MATCH ?
           """
@@ -343,7 +412,10 @@ final class SearchIndex: Sendable {
         var hits: [SearchHit] = []
         for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) {
           if mustStop() { throw timedOut() }
-          let body: String = row["body"] ?? ""
+          // At most snippetScanLimit bytes of the text, as bytes (a character cut at the end
+          // becomes U+FFFD), so a hit costs the same in a 50 MB document as in a small one.
+          let prefix: Data = row["body"] ?? Data()
+          let body = String(decoding: prefix, as: UTF8.self)
           let found = Self.snippet(in: body, terms: terms, isPDF: (row["type"] as String) == UTType.pdf.identifier)
           hits.append(
             SearchHit(
@@ -404,7 +476,7 @@ final class SearchIndex: Sendable {
       let inWord = index < scalars.endIndex && isWordScalar(scalars[index])
       if inWord, start == nil { start = index }
       if !inWord, let begun = start {
-        let word = String(scalars[begun..<index]).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        let word = Self.folded(String(scalars[begun..<index]))
         words.append((word, text.utf8.distance(from: text.utf8.startIndex, to: begun), text.utf8.distance(from: text.utf8.startIndex, to: index)))
         start = nil
       }
@@ -416,6 +488,16 @@ final class SearchIndex: Sendable {
 
   /// How many words a snippet holds (as FTS5's `snippet(…, 12)` did).
   static let snippetWords = 12
+
+  /// How much of a document's text a snippet looks at: its first MiB. A hit only later in a
+  /// document is shown as the document's opening, without a line; every hit's cost is bounded.
+  static let snippetScanLimit = 1 << 20
+
+  /// `word` folded as FTS5's `unicode61 remove_diacritics 2` folds it; ASCII words (most
+  /// words, in most documents) are only lowercased, without Foundation's folding.
+  static func folded(_ word: String) -> String {
+    word.utf8.allSatisfy({ $0 < 0x80 }) ? word.lowercased() : word.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+  }
 
   /// A snippet of `body` around its first hit of `terms`, the hits in it marked, and the
   /// hit's line (and page, for a PDF, whose pages are separated by form feeds). One pass
@@ -437,7 +519,7 @@ final class SearchIndex: Sendable {
     var collected: [(word: String, offset: Int, end: Int)] = []
     func close(at end: Int) {
       guard !current.isEmpty else { return }
-      let folded = current.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+      let folded = Self.folded(current)
       let entry = (folded, currentStart, end)
       if first == nil {
         window.append(entry)
@@ -469,7 +551,7 @@ final class SearchIndex: Sendable {
     guard first != nil else {
       // No word matched as folded here (FTS5's tokenizer differs in some scripts): the start.
       let opening = flattened(String(body.prefix(120)))
-      return (MarkedText(segments: opening.isEmpty ? [] : [.init(text: opening + (body.count > 120 ? "…" : ""), isMatch: false)]), nil, nil)
+      return (MarkedText(segments: opening.isEmpty ? [] : [.init(text: opening + (body.dropFirst(120).isEmpty ? "" : "…"), isMatch: false)]), nil, nil)
     }
     let shown = Array((window + collected).prefix(snippetWords))
     // The snippet: the original text from the first shown word to the last, hits marked.

@@ -160,22 +160,23 @@ extension DocumentBrowser {
   }
 
   /// Brings the index up to date with the locations: new and changed documents are read
-  /// (text, Markdown, TextBundle text, PDF text through poppler), gone ones removed. Cheap
-  /// when little changed (one `lstat` per document). A missing or corrupt index is made anew.
+  /// (text, Markdown, TextBundle text, PDF text through poppler; on every core, committed in
+  /// batches), gone ones removed. Cheap when little changed: one `lstat` per file, and only new
+  /// or changed files are identified or read. A missing or corrupt index is made anew.
   ///
   /// - Parameter progress: Called after each document with (done, total), for progress display.
   /// - Throws: ``QuireError`` only when the index folder cannot be made or written.
   @discardableResult
   public func updateSearchIndex(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> SearchIndexReport {
-    let items = try self.items()
-    return try withSearchIndex { try $0.update(items: items, registry: configuration.registry, rebuilding: false, progress: progress) }
+    let listing = Listing(configuration: configuration)
+    return try withSearchIndex { try $0.update(listing: listing, rebuilding: false, progress: progress) }
   }
 
   /// Throws the index away and indexes every document again.
   @discardableResult
   public func rebuildSearchIndex(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> SearchIndexReport {
-    let items = try self.items()
-    return try withSearchIndex { try $0.update(items: items, registry: configuration.registry, rebuilding: true, progress: progress) }
+    let listing = Listing(configuration: configuration)
+    return try withSearchIndex { try $0.update(listing: listing, rebuilding: true, progress: progress) }
   }
 
   /// The documents matching `query`, best first (bm25), each with a snippet marking the hits.
@@ -227,7 +228,7 @@ extension DocumentBrowser {
         if let previous = change.previousURL { try index.update(path: previous.path, item: nil) }
         try index.update(path: change.url.path, item: change.item)
       default:
-        _ = try index.update(items: try items(), registry: configuration.registry, rebuilding: false, progress: nil)
+        _ = try index.update(listing: Listing(configuration: configuration), rebuilding: false, progress: nil)
       }
     }
   }

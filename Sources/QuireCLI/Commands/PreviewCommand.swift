@@ -24,13 +24,20 @@ struct PreviewCommand: AsyncParsableCommand, TakesNamesAsBytes {
 
   func run() async throws {
     let generator = PreviewGenerator(safety: unsafe ? .unsafe : .safe)
+    let format = PreviewGenerator.Format(rawValue: format) ?? .html
     // The file by its bytes: a name that is not UTF-8 is the very file named.
-    let text = try generator.preview(of: QuireCommand.filePath(file), format: PreviewGenerator.Format(rawValue: format) ?? .html)
+    let input = QuireCommand.filePath(file)
     if let output {
+      var data = Data()
+      try generator.writePreview(of: input, format: format) { data.append(contentsOf: $0) }
       // The output by its bytes too: a name that is not UTF-8 is written as that very name.
-      try FileSaver.writeOutput(Data(text.utf8), to: QuireCommand.outputPath(output))
+      try FileSaver.writeOutput(data, to: QuireCommand.outputPath(output))
     } else {
-      FileHandle.standardOutput.write(Data(text.utf8))
+      // Each piece goes to standard output as it is made, without a copy.
+      try generator.writePreview(of: input, format: format) { piece in
+        guard let base = piece.baseAddress, !piece.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: piece.count, deallocator: .none))
+      }
     }
   }
 }

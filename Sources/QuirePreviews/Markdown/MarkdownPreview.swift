@@ -20,9 +20,25 @@ public enum MarkdownPreview {
   /// A complete HTML page for `markdown`, titled `title`.
   /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its output.
   public static func htmlPage(markdown: String, title: String, safety: Safety = .safe) throws -> String {
-    let (frontMatter, markdown) = FrontMatter.split(markdown)
-    let body = try CommonMark.html(from: markdown, options: safety == .unsafe ? [.unsafe] : [])
-    return page(title: title, body: (frontMatter.map(html(for:)) ?? "") + body, safety: safety)
+    var page: [UInt8] = []
+    page.reserveCapacity(markdown.utf8.count + markdown.utf8.count / 2 + 8192)
+    try writeHTMLPage(markdown: markdown, title: title, safety: safety) { page.append(contentsOf: $0) }
+    return String(decoding: page, as: UTF8.self)
+  }
+
+  /// ``htmlPage(markdown:title:safety:)`` handed to `write` in pieces as it is made: the page's
+  /// head, the front matter block, cmark-gfm's HTML straight from its buffer (one pass, sanitised
+  /// as it is rendered, not copied), then the page's end. Memory is the Markdown plus its HTML.
+  /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its output; what `write` throws.
+  public static func writeHTMLPage(
+    markdown: String, title: String, safety: Safety = .safe, to write: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    let (frontMatter, body) = FrontMatter.splitOff(markdown)
+    var head = pageHead(title: title, safety: safety) + (frontMatter.map(html(for:)) ?? "")
+    try head.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    try CommonMark.withHTML(from: body, options: safety == .unsafe ? [.unsafe] : [], write)
+    var tail = pageTail
+    try tail.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
   }
 
   /// Front matter as a metadata block: a definition list of its fields, or its text when it
@@ -95,6 +111,11 @@ public enum MarkdownPreview {
   /// The page around an HTML `body`: UTF-8, a readable stylesheet with CJK fonts, and in safe
   /// mode a Content-Security-Policy that allows no script, frame, form or connection.
   public static func page(title: String, body: String, safety: Safety) -> String {
+    pageHead(title: title, safety: safety) + body + pageTail
+  }
+
+  /// The page up to and including `<body>` and its line break.
+  static func pageHead(title: String, safety: Safety) -> String {
     let csp =
       safety == .safe
       ? "<meta http-equiv=\"Content-Security-Policy\" content=\"\(contentSecurityPolicy)\">\n<meta name=\"referrer\" content=\"no-referrer\">\n"
@@ -111,11 +132,12 @@ public enum MarkdownPreview {
       </style>
       </head>
       <body>
-      \(body)</body>
-      </html>
 
       """
   }
+
+  /// The page after its body.
+  static let pageTail = "</body>\n</html>\n"
 
   /// The preview stylesheet: a readable measure, system fonts with Noto CJK for Japanese,
   /// Chinese and Korean, light code blocks and tables, and a dark variant.

@@ -55,6 +55,18 @@ public struct PreviewGenerator: Sendable {
     return try preview(FilePath(url.path), url: url, source: source, type: type, format: format)
   }
 
+  /// The preview of the file at `path` in `format`, handed to `write` in pieces as it is made
+  /// rather than returned: a Markdown page's HTML goes from cmark-gfm's buffer to `write`
+  /// without a copy (see ``MarkdownPreview/writeHTMLPage(markdown:title:safety:to:)``). The
+  /// bytes are those ``preview(of:format:)-(FilePath,_)`` returns.
+  /// - Throws: ``QuireError`` naming the file, as ``preview(of:format:)-(URL,_)`` does; what `write` throws.
+  public func writePreview(of path: FilePath, format: Format, to write: (UnsafeRawBufferPointer) throws -> Void) throws {
+    // A name that is UTF-8 has a URL (errors carry it); one that is not is read by its bytes.
+    let url = path.withPlatformString({ String(validatingCString: $0) }) != nil ? URL(fileURLWithPath: path.string) : nil
+    let type = try url.map { try ThumbnailGenerator.contentType(of: $0, registry: types) } ?? ThumbnailGenerator.contentType(of: path, registry: types)
+    try render(url.map { FilePath($0.path) } ?? path, url: url, source: url, type: type, format: format, to: write)
+  }
+
   /// The preview of `path`; `url` is its URL when its name has one (errors carry it).
   private func preview(_ path: FilePath, url: URL?, format: Format) throws -> String {
     let type = try url.map { try ThumbnailGenerator.contentType(of: $0, registry: types) } ?? ThumbnailGenerator.contentType(of: path, registry: types)
@@ -63,26 +75,39 @@ public struct PreviewGenerator: Sendable {
 
   /// The preview of `path` of `type`, read from `source` (its own URL, or a pinned one).
   private func preview(_ path: FilePath, url: URL?, source: URL?, type: UTType, format: Format) throws -> String {
+    var bytes: [UInt8] = []
+    try render(path, url: url, source: source, type: type, format: format) { bytes.append(contentsOf: $0) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Makes the preview of `path` of `type`, read from `source`, and hands it to `write`.
+  private func render(
+    _ path: FilePath, url: URL?, source: URL?, type: UTType, format: Format, to write: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    func written(_ text: String) throws {
+      var text = text
+      try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
     let title = url?.lastPathComponent ?? path.lastComponent.map { DisplayName.escaping(FilePath(root: nil, [$0])) } ?? ""
     if type.conforms(to: .pdf) {
       guard let url else {
         // poppler is given the file through its URL, which cannot hold such a name.
         throw QuireError(.unsupportedType, "Cannot preview \(QuireError.name(path)): PDFs whose names are not UTF-8 cannot be opened yet. Rename it to UTF-8.")
       }
-      return try pdfPreview(url, source: source ?? url, format: format)
+      return try written(try pdfPreview(url, source: source ?? url, format: format))
     }
     if type.conforms(to: .markdown) || type.conforms(to: .plainText) || type.conforms(to: .text) {
       let text = try source.map { try Self.readText($0) } ?? InputFile.readText(path, for: "preview", limit: Self.textLimit)
       if type.conforms(to: .markdown) {
         switch format {
-        case .html: return try MarkdownPreview.htmlPage(markdown: text, title: title, safety: safety)
-        case .text: return try MarkdownPreview.text(markdown: text)
+        case .html: return try MarkdownPreview.writeHTMLPage(markdown: text, title: title, safety: safety, to: write)
+        case .text: return try written(try MarkdownPreview.text(markdown: text))
         }
       }
       switch format {
       case .html:
-        return MarkdownPreview.page(title: title, body: "<pre class=\"plain\">\(MarkdownPreview.escapeHTML(text))</pre>\n", safety: .safe)
-      case .text: return text
+        return try written(MarkdownPreview.page(title: title, body: "<pre class=\"plain\">\(MarkdownPreview.escapeHTML(text))</pre>\n", safety: .safe))
+      case .text: return try written(text)
       }
     }
     throw QuireError(

@@ -60,6 +60,39 @@ final class SearchTests: BrowserTestCase {
     #expect(hit.snippet.rendered().hasPrefix("first line [needle] [needle]"), "\(hit.snippet.rendered())")
   }
 
+  /// A snippet looks at a document's first MiB only, so one hit costs the same however large
+  /// the document: a hit only later is found, and shown as the document's opening.
+  @Test func aHitOnlyBeyondTheFirstMebibyteIsFoundAndShownAsTheOpening() throws {
+    let filler = String(repeating: "filler ", count: 160_000)
+    try folder.write("opening words\n" + filler + "\nthe needle is here\n", to: "late.txt")
+    try folder.write("a needle early\n", to: "early.txt")
+    try browser.updateSearchIndex()
+    let hits = try browser.search("needle")
+    #expect(Set(hits.map(\.url.lastPathComponent)) == ["late.txt", "early.txt"])
+    let late = try #require(hits.first { $0.url.lastPathComponent == "late.txt" })
+    #expect(late.snippet.rendered().hasPrefix("opening words filler"), "\(late.snippet.rendered())")
+    #expect(late.line == nil)
+    let early = try #require(hits.first { $0.url.lastPathComponent == "early.txt" })
+    #expect(early.snippet.rendered() == "a [needle] early" && early.line == 1)
+  }
+
+  @Test func filesThatAreNotDocumentsAreRememberedAndDocumentsRereadOnlyWhenChanged() throws {
+    try makeDocuments()
+    try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: folder.file("picture.png"))
+    let first = try browser.updateSearchIndex()
+    #expect(first.indexed == 4 && first.unchanged == 0)
+    let second = try browser.updateSearchIndex()
+    #expect(second.indexed == 0 && second.unchanged == 4 && second.removed == 0)
+    // The picture becomes text under the same name: identified again, and indexed.
+    try folder.write("zebra crossing\n", to: "picture.png")
+    try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: folder.file("picture.png").path)
+    let third = try browser.updateSearchIndex()
+    #expect(third.unchanged == 4)
+    #expect(third.indexed == (try browser.items().contains { $0.name == "picture.png" } ? 1 : 0))
+    try FileManager.default.removeItem(at: folder.file("picture.png"))
+    #expect(try browser.updateSearchIndex().unchanged == 4)
+  }
+
   @Test func aSearchStopsAtItsDeadlineAndWhenCancelled() throws {
     try makeDocuments()
     try browser.updateSearchIndex()

@@ -3,6 +3,7 @@ import QuireFormats
 import QuirePreviews
 import QuireTestSupport
 import QuireTypes
+import SystemPackage
 import Testing
 
 @Suite("Previews: Markdown, text and PDF")
@@ -51,6 +52,29 @@ final class PreviewGeneratorTests: FolderSuite {
     #expect(page.contains("Content-Security-Policy"))
     #expect(page.contains("default-src 'none'"))
     #expect(page.contains("<p>after</p>"))
+    // `quire preview` writes the page in pieces as it is made: the same bytes.
+    var streamed: [UInt8] = []
+    try PreviewGenerator().writePreview(of: FilePath(url.path), format: .html) { streamed.append(contentsOf: $0) }
+    #expect(streamed == Array(page.utf8))
+  }
+
+  @Test func aPageWrittenInPiecesIsThePageWithItsFrontMatterAndText() throws {
+    let markdown = "---\ntitle: Plan\ntags: a, b\n---\n# Plan\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\n日本語\n"
+    let url = try folder.write(markdown, to: "plan.md")
+    for format in PreviewGenerator.Format.allCases {
+      let page = try PreviewGenerator().preview(of: url, format: format)
+      var pieces: [[UInt8]] = []
+      try PreviewGenerator().writePreview(of: FilePath(url.path), format: format) { pieces.append(Array($0)) }
+      #expect(pieces.flatMap { $0 } == Array(page.utf8), "\(format)")
+      if format == .html {
+        #expect(pieces.count == 3, "head with front matter, cmark-gfm's HTML, end")
+        #expect(page.contains("<dt>title</dt><dd>Plan</dd>") && page.contains("<h1>Plan</h1>") && page.contains("<table>"))
+        #expect(!page.contains("<hr />"), "the front matter's fences are not a rule")
+      }
+    }
+    expectQuireError(.fileMissing) {
+      try PreviewGenerator().writePreview(of: FilePath(self.folder.file("missing.md").path), format: .html) { _ in }
+    }
   }
 
   @Test func unsafeModeKeepsRawHTMLAndDropsTheScriptPolicy() throws {
