@@ -37,30 +37,7 @@ struct Appearance {
       }
       return Appearance(box: rect, content: content + "Q\n", resources: multiply)
     case "Underline", "StrikeOut", "Squiggly":
-      var content = "q \(color) RG\n"
-      for quad in quads(data) {
-        let height = abs(quad[1] - quad[5])
-        let stroke = max(0.5, height / 14)
-        // The bottom edge (x3, y3)–(x4, y4), raised for a strike-out to the middle.
-        let lift = data.subtype == "StrikeOut" ? height * 0.42 : height * 0.08
-        let (x1, y1, x2, y2) = (quad[4], quad[5] + lift, quad[6], quad[7] + lift)
-        content += "\(n(stroke)) w "
-        if data.subtype == "Squiggly" {
-          let step = max(1.5, height / 8)
-          content += "\(n(x1)) \(n(y1)) m "
-          var x = x1
-          var up = true
-          while x + step < x2 {
-            x += step
-            content += "\(n(x)) \(n(y1 + (up ? step : 0))) l "
-            up.toggle()
-          }
-          content += "S\n"
-        } else {
-          content += "\(n(x1)) \(n(y1)) m \(n(x2)) \(n(y2)) l S\n"
-        }
-      }
-      return Appearance(box: rect, content: content + "Q\n", resources: "<< >>")
+      return textLines(data, rect: rect, color: color)
     case "Text":
       // A note: a folded sheet in the note's colour with three lines on it (Acrobat's "Note").
       let (x, y, w, h) = (rect[0], rect[1], rect[2] - rect[0], rect[3] - rect[1])
@@ -102,28 +79,7 @@ struct Appearance {
       let content = "q \(color) RG \(n(width)) w 1 J \(n(points[0])) \(n(points[1])) m \(n(points[2])) \(n(points[3])) l S Q\n"
       return Appearance(box: rect, content: content, resources: "<< >>")
     case "Square", "Circle":
-      let inset = width / 2
-      let (x, y, w, h) = (rect[0] + inset, rect[1] + inset, rect[2] - rect[0] - width, rect[3] - rect[1] - width)
-      var content = "q \(color) RG \(n(width)) w "
-      let paint: String
-      if let interior = data.interiorColor {
-        content += "\(colorOperands(interior)) rg "
-        paint = "B"
-      } else {
-        paint = "S"
-      }
-      if data.subtype == "Square" {
-        content += "\(n(x)) \(n(y)) \(n(w)) \(n(h)) re \(paint) Q\n"
-      } else {
-        // Four Bézier quarters (kappa = 0.5523) around the box's centre.
-        let (cx, cy, rx, ry, k) = (x + w / 2, y + h / 2, w / 2, h / 2, 0.5523)
-        content += "\(n(cx + rx)) \(n(cy)) m "
-        content += "\(n(cx + rx)) \(n(cy + ry * k)) \(n(cx + rx * k)) \(n(cy + ry)) \(n(cx)) \(n(cy + ry)) c "
-        content += "\(n(cx - rx * k)) \(n(cy + ry)) \(n(cx - rx)) \(n(cy + ry * k)) \(n(cx - rx)) \(n(cy)) c "
-        content += "\(n(cx - rx)) \(n(cy - ry * k)) \(n(cx - rx * k)) \(n(cy - ry)) \(n(cx)) \(n(cy - ry)) c "
-        content += "\(n(cx + rx * k)) \(n(cy - ry)) \(n(cx + rx)) \(n(cy - ry * k)) \(n(cx + rx)) \(n(cy)) c h \(paint) Q\n"
-      }
-      return Appearance(box: rect, content: content, resources: "<< >>")
+      return shape(data, rect: rect, color: color, width: width)
     case "Stamp":
       let (x, y, w, h) = (rect[0], rect[1], rect[2] - rect[0], rect[3] - rect[1])
       let label = (data.iconName ?? "Draft").uppercased()
@@ -138,6 +94,62 @@ struct Appearance {
     default:
       return nil
     }
+  }
+
+  /// An underline, strike-out or squiggly line under (or through) each of the markup's
+  /// quadrilaterals.
+  private static func textLines(_ data: AnnotationData, rect: [Double], color: String) -> Appearance {
+    var content = "q \(color) RG\n"
+    for quad in quads(data) {
+      let height = abs(quad[1] - quad[5])
+      let stroke = max(0.5, height / 14)
+      // The bottom edge (x3, y3)–(x4, y4), raised for a strike-out to the middle.
+      let lift = data.subtype == "StrikeOut" ? height * 0.42 : height * 0.08
+      let (x1, y1, x2, y2) = (quad[4], quad[5] + lift, quad[6], quad[7] + lift)
+      content += "\(n(stroke)) w "
+      if data.subtype == "Squiggly" {
+        let step = max(1.5, height / 8)
+        content += "\(n(x1)) \(n(y1)) m "
+        var x = x1
+        var up = true
+        while x + step < x2 {
+          x += step
+          content += "\(n(x)) \(n(y1 + (up ? step : 0))) l "
+          up.toggle()
+        }
+        content += "S\n"
+      } else {
+        content += "\(n(x1)) \(n(y1)) m \(n(x2)) \(n(y2)) l S\n"
+      }
+    }
+    return Appearance(box: rect, content: content + "Q\n", resources: "<< >>")
+  }
+
+  /// A square's or circle's outline (filled with its interior colour when it has one),
+  /// inside its box by half the border width.
+  private static func shape(_ data: AnnotationData, rect: [Double], color: String, width: Double) -> Appearance {
+    let inset = width / 2
+    let (x, y, w, h) = (rect[0] + inset, rect[1] + inset, rect[2] - rect[0] - width, rect[3] - rect[1] - width)
+    var content = "q \(color) RG \(n(width)) w "
+    let paint: String
+    if let interior = data.interiorColor {
+      content += "\(colorOperands(interior)) rg "
+      paint = "B"
+    } else {
+      paint = "S"
+    }
+    if data.subtype == "Square" {
+      content += "\(n(x)) \(n(y)) \(n(w)) \(n(h)) re \(paint) Q\n"
+    } else {
+      // Four Bézier quarters (kappa = 0.5523) around the box's centre.
+      let (cx, cy, rx, ry, k) = (x + w / 2, y + h / 2, w / 2, h / 2, 0.5523)
+      content += "\(n(cx + rx)) \(n(cy)) m "
+      content += "\(n(cx + rx)) \(n(cy + ry * k)) \(n(cx + rx * k)) \(n(cy + ry)) \(n(cx)) \(n(cy + ry)) c "
+      content += "\(n(cx - rx * k)) \(n(cy + ry)) \(n(cx - rx)) \(n(cy + ry * k)) \(n(cx - rx)) \(n(cy)) c "
+      content += "\(n(cx - rx)) \(n(cy - ry * k)) \(n(cx - rx * k)) \(n(cy - ry)) \(n(cx)) \(n(cy - ry)) c "
+      content += "\(n(cx + rx * k)) \(n(cy - ry)) \(n(cx + rx)) \(n(cy - ry * k)) \(n(cx + rx)) \(n(cy)) c h \(paint) Q\n"
+    }
+    return Appearance(box: rect, content: content, resources: "<< >>")
   }
 
   /// The appearance of a text or choice field's widget showing `value`, in the widget's own
