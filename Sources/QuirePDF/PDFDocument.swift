@@ -749,13 +749,17 @@ open class PDFDocument {
       objects: objects, appendingTo: base.count, previous: previous, previousSize: savedBase?.size ?? file.trailerSize)
     let copy = try snapshotFolder().appendingPathComponent("saved-\(FileWrapper.randomSuffix()).pdf")
     for target in [path, copy.path] {
-      guard FileManager.default.createFile(atPath: target, contents: nil, attributes: [.posixPermissions: 0o600]),
+      // `path` may be the atomic writer's temporary file, named through /proc/self/fd: it
+      // exists and is written in place (Foundation's createFile would replace it).
+      guard
+        FileManager.default.fileExists(atPath: target) || FileManager.default.createFile(atPath: target, contents: nil, attributes: [.posixPermissions: 0o600]),
         let handle = FileHandle(forWritingAtPath: target)
       else {
         throw QuireError(.systemCallFailed, "Cannot save \(displayName): '\(target)' cannot be written. Check that its folder is writable.", url: documentURL)
       }
       defer { try? handle.close() }
       do {
+        try handle.truncate(atOffset: 0)
         try handle.write(contentsOf: base)
         try handle.write(contentsOf: update.bytes)
       } catch {

@@ -240,7 +240,7 @@ final class CompletionTests: FolderSuite {
 
   @Test func commands() {
     #expect(completion.candidates(forLineBefore: "sa") == ["save"])
-    #expect(completion.candidates(forLineBefore: "re") == ["recent", "recover", "redo", "restore", "revert"])
+    #expect(completion.candidates(forLineBefore: "re") == ["recent", "recover", "redo", "remove-annotation", "restore", "revert"])
   }
 
   @Test func paths() {
