@@ -1,6 +1,7 @@
 internal import CCmarkGFM
 import Foundation
 import QuireTypes
+import Synchronization
 
 /// Markdown through cmark-gfm: GitHub's maintained fork of libcmark, the CommonMark reference
 /// implementation, with the GitHub Flavored Markdown extensions.
@@ -60,6 +61,13 @@ public enum CommonMark {
   /// Registers cmark-gfm's core extensions once per process; its registration flag is a plain
   /// static, so it must not be raced (a Swift `static let` runs its initializer once).
   private static let registration: Void = cmark_gfm_core_extensions_ensure_registered()
+
+  /// Held while a parser with syntax extensions finishes. cmark-gfm 0.29 (Debian 12's) marks
+  /// an extension's inline characters (`~` for strikethrough, `:` and `w` for autolinks) in one
+  /// process-wide table when a parse's inline pass starts and clears them when it ends, so two
+  /// such parses at once lose each other's strikethrough and autolinks. The block pass
+  /// (`cmark_parser_feed`) and rendering stay parallel.
+  private static let inlinePass = Mutex(())
 
   /// Renders Markdown to an HTML fragment.
   ///
@@ -149,7 +157,13 @@ public enum CommonMark {
     text.withUTF8 { bytes in
       bytes.withMemoryRebound(to: CChar.self) { raw in cmark_parser_feed(parser, raw.baseAddress, raw.count) }
     }
-    guard let root = cmark_parser_finish(parser) else {
+    var finished: OpaquePointer?
+    if extensions.syntaxExtensionNames.isEmpty {
+      finished = cmark_parser_finish(parser)
+    } else {
+      inlinePass.withLock { _ in finished = cmark_parser_finish(parser) }
+    }
+    guard let root = finished else {
       throw QuireError(.libraryFailure, "cmark-gfm could not parse the Markdown (out of memory).")
     }
     defer { cmark_node_free(root) }

@@ -103,6 +103,21 @@ struct GitHubMarkdownTests {
     #expect(struck)
   }
 
+  /// cmark-gfm 0.29 keeps an extension's inline characters in one process-wide table that each
+  /// parse sets and clears; parses on many threads at once must still all see `~~` and `www.`.
+  @Test func parsesOnManyThreadsAtOnceKeepStrikethroughAndAutolinks() async throws {
+    let results = try await withThrowingTaskGroup(of: [String].self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          try (0..<150).map { _ in try CommonMark.html(from: "~~old~~ and www.example.org\n") }
+        }
+      }
+      return try await group.reduce(into: [String]()) { $0 += $1 }
+    }
+    #expect(results.count == 1200)
+    #expect(results.allSatisfy { $0.contains("<del>old</del>") && $0.contains("<a href=\"http://www.example.org\">") })
+  }
+
   @Test func frontMatterIsMetadataNotMarkdown() {
     let (frontMatter, body) = FrontMatter.split("---\ntitle: \"Trip notes\"\ndate: 2026-11-24\ntags: [travel]\n---\n# Day one\n")
     #expect(frontMatter?.fields == [.init(key: "title", value: "Trip notes"), .init(key: "date", value: "2026-11-24"), .init(key: "tags", value: "[travel]")])
