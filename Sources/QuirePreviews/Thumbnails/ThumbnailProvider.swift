@@ -48,8 +48,9 @@ public struct ThumbnailRequest: Sendable, Hashable {
   }
 
   /// Whether ``fileURL`` names the file itself (its name is UTF-8), not a lossy decoding of
-  /// ``filePath``.
-  var nameFitsURL: Bool { FilePath(fileURL.path) == filePath }
+  /// ``filePath``. A relative path (`quire thumbnail -s 256 doc.pdf out.png`) fits: its URL is
+  /// the same name under the current folder.
+  var nameFitsURL: Bool { String(validating: filePath) != nil }
 
   /// The longer side in pixels: `maximumSize × scale`, rounded.
   public var pixelSize: Int { max(1, Int((Double(maximumSize) * scale).rounded())) }
