@@ -24,6 +24,10 @@ public enum ExitStatus {
   public static let conflict: Int32 = 4
   /// The work ran out of time.
   public static let timedOut: Int32 = 5
+  /// A C library that `quire` loads on first use (poppler, pango, SQLite …) could not be
+  /// loaded or lacks a function: the trampolines' resolver (`Sources/CQuireLazy`) names it on
+  /// standard error and exits with this status.
+  public static let libraryMissing: Int32 = 6
   /// The work was cancelled (Ctrl+C), as a shell reports an interrupted program.
   public static let cancelled: Int32 = 130
 
@@ -44,7 +48,7 @@ public enum ExitStatus {
   static let documentation = """
     Exit codes: 0 done; 1 some work failed (the message names the file; the rest was done); \
     2 usage error; 3 disk full; 4 the file is in use by another program or changed on disk; \
-    5 timed out; 130 cancelled.
+    5 timed out; 6 a library could not be loaded (install its package); 130 cancelled.
     """
 }
 

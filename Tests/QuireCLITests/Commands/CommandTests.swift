@@ -49,7 +49,7 @@ final class CommandTests: FolderSuite, RunsQuire {
       #expect(ExitStatus.status(for: code) == ExitStatus.failure, "\(code)")
     }
     // quire help documents every status the table can give.
-    for status in [0, 1, 2, 3, 4, 5, 130] { #expect(ExitStatus.documentation.contains(" \(status) "), "\(status)") }
+    for status in [0, 1, 2, 3, 4, 5, 6, 130] { #expect(ExitStatus.documentation.contains(" \(status) "), "\(status)") }
   }
 }
 
@@ -69,6 +69,17 @@ final class ThumbnailCommandTests: FolderSuite, RunsQuire {
     #expect(failed.status == 1)
     #expect(failed.error.contains("Cannot read '\(missing)': there is no such file."), "\(failed.error)")
     #expect(!FileManager.default.fileExists(atPath: output.path + "2"))
+  }
+
+  /// A person at a shell names files relative to the current folder; a PDF's page is drawn
+  /// and read from such a name as from a full path.
+  @Test func relativeNamesOfPDFsAreThumbnailedAndPreviewed() async throws {
+    try writePDF(to: folder.file("doc.pdf"), pages: ["page one"])
+    let made = try await quire(["thumbnail", "-s", "64", "doc.pdf", "doc.png"])
+    #expect(made.status == 0 && made.error.isEmpty, "\(made.error)")
+    #expect(try Data(contentsOf: folder.file("doc.png")).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    let text = try await quire(["preview", "--format", "text", "doc.pdf"])
+    #expect(text.status == 0 && text.output.contains("page one"), "\(text.error)")
   }
 
   @Test func installWritesAThumbnailerEntry() async throws {
