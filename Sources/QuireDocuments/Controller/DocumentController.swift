@@ -475,10 +475,11 @@ open class DocumentController {
   }
 
   /// Where an untitled document of `type` would be saved first: `Untitled` with the type's
-  /// extension in the current folder.
+  /// extension in the current folder. Made without looking at the disk (a URL made without
+  /// `isDirectory` would `stat` the name to find out).
   private static func untitledURL(for type: UTType?) -> URL {
     let name = "Untitled" + (type?.preferredFilenameExtension.map { "." + $0 } ?? "")
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(name)
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true).appendingPathComponent(name, isDirectory: false)
   }
 
   /// Adds `document` to ``documents`` (AppKit's `addDocument(_:)`).
