@@ -145,8 +145,7 @@ open class FileCoordinator: @unchecked Sendable {
   open func coordinate<T>(
     readingItemAt url: URL, options: ReadingOptions = [], timeout: Duration? = nil, byAccessor reader: (URL) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [(Item(url, options), options)], writes: [])
-    return try run(access, timeout: timeout) { try reader($0.urls[0]) }
+    try access(reading: url, options: options, timeout: timeout, reader)
   }
 
   /// Reads the item at `path`, a path of any bytes (a name that is not UTF-8, which no `URL`
@@ -163,8 +162,7 @@ open class FileCoordinator: @unchecked Sendable {
   open func coordinate<T>(
     readingItemAt path: FilePath, options: ReadingOptions = [], timeout: Duration? = nil, byAccessor reader: (FilePath) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [(Item(path, options), options)], writes: [])
-    return try run(access, timeout: timeout) { try reader($0.paths[0]) }
+    try access(reading: path, options: options, timeout: timeout, reader)
   }
 
   /// Writes the item at `url` once no one else reads or writes it (or a folder above or an
@@ -181,8 +179,7 @@ open class FileCoordinator: @unchecked Sendable {
   open func coordinate<T>(
     writingItemAt url: URL, options: WritingOptions = [], timeout: Duration? = nil, byAccessor writer: (URL) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [], writes: [(Item(url), options)])
-    return try run(access, timeout: timeout) { try writer($0.urls[0]) }
+    try access(writing: url, options: options, timeout: timeout, writer)
   }
 
   /// Writes the item at `path`, a path of any bytes (a name that is not UTF-8 included), as
@@ -198,8 +195,7 @@ open class FileCoordinator: @unchecked Sendable {
   open func coordinate<T>(
     writingItemAt path: FilePath, options: WritingOptions = [], timeout: Duration? = nil, byAccessor writer: (FilePath) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [], writes: [(Item(path), options)])
-    return try run(access, timeout: timeout) { try writer($0.paths[0]) }
+    try access(writing: path, options: options, timeout: timeout, writer)
   }
 
   /// Reads one item and writes another in one coordinated access (both locks taken in the
@@ -209,8 +205,7 @@ open class FileCoordinator: @unchecked Sendable {
     writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [(Item(readingURL, readingOptions), readingOptions)], writes: [(Item(writingURL), writingOptions)])
-    return try run(access, timeout: timeout) { try body($0.urls[0], $0.urls[1]) }
+    try access(reading: readingURL, readingOptions, writing: writingURL, writingOptions, timeout: timeout, body)
   }
 
   /// Writes two items in one coordinated access: the shape of a move (`.forMoving` on the
@@ -220,8 +215,7 @@ open class FileCoordinator: @unchecked Sendable {
     writingItemAt url2: URL, options options2: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [], writes: [(Item(url1), options1), (Item(url2), options2)])
-    return try run(access, timeout: timeout) { try body($0.urls[0], $0.urls[1]) }
+    try access(writing: url1, options1, and: url2, options2, timeout: timeout, body)
   }
 
   /// The two-item write (a move) for paths of any bytes: `path1` `.forMoving`, `path2`
@@ -231,8 +225,7 @@ open class FileCoordinator: @unchecked Sendable {
     writingItemAt path2: FilePath, options options2: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (FilePath, FilePath) throws -> T
   ) throws -> T {
-    let access = try prepare(reads: [], writes: [(Item(path1), options1), (Item(path2), options2)])
-    return try run(access, timeout: timeout) { try body($0.paths[0], $0.paths[1]) }
+    try access(writing: path1, options1, and: path2, options2, timeout: timeout, body)
   }
 
   /// Apple's `item(at:willMoveTo:)`, called inside a coordinated move before the move: Apple
@@ -270,8 +263,7 @@ open class FileCoordinator: @unchecked Sendable {
     readingItemAt url: URL, options: ReadingOptions = [], timeout: Duration? = nil,
     byAccessor reader: (URL) async throws -> T
   ) async throws -> T {
-    let access = try await prepareAsync(reads: [(Item(url, options), options)], writes: [])
-    return try await runAsync(access, timeout: timeout) { try await reader($0.urls[0]) }
+    try await access(reading: url, options: options, timeout: timeout, reader)
   }
 
   /// The async form of ``coordinate(writingItemAt:options:timeout:byAccessor:)``.
@@ -279,8 +271,7 @@ open class FileCoordinator: @unchecked Sendable {
     writingItemAt url: URL, options: WritingOptions = [], timeout: Duration? = nil,
     byAccessor writer: (URL) async throws -> T
   ) async throws -> T {
-    let access = try await prepareAsync(reads: [], writes: [(Item(url), options)])
-    return try await runAsync(access, timeout: timeout) { try await writer($0.urls[0]) }
+    try await access(writing: url, options: options, timeout: timeout, writer)
   }
 
   /// The async form of the read-one-write-another access.
@@ -289,8 +280,7 @@ open class FileCoordinator: @unchecked Sendable {
     writingItemAt writingURL: URL, options writingOptions: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) async throws -> T
   ) async throws -> T {
-    let access = try await prepareAsync(reads: [(Item(readingURL, readingOptions), readingOptions)], writes: [(Item(writingURL), writingOptions)])
-    return try await runAsync(access, timeout: timeout) { try await body($0.urls[0], $0.urls[1]) }
+    try await access(reading: readingURL, readingOptions, writing: writingURL, writingOptions, timeout: timeout, body)
   }
 
   /// The async form of the two-item write (a move).
@@ -299,8 +289,72 @@ open class FileCoordinator: @unchecked Sendable {
     writingItemAt url2: URL, options options2: WritingOptions = [],
     timeout: Duration? = nil, byAccessor body: (URL, URL) async throws -> T
   ) async throws -> T {
-    let access = try await prepareAsync(reads: [], writes: [(Item(url1), options1), (Item(url2), options2)])
-    return try await runAsync(access, timeout: timeout) { try await body($0.urls[0], $0.urls[1]) }
+    try await access(writing: url1, options1, and: url2, options2, timeout: timeout, body)
+  }
+
+  // MARK: The one implementation of the coordinate forms
+
+  /// The public `coordinate` forms name their items by `URL` (Apple's signatures, unchanged)
+  /// or by `FilePath` (any bytes); each is one call to the one generic access of its shape
+  /// here, over ``CoordinatedName``, so the logic of an access exists once.
+  private func access<Name: CoordinatedName, T>(
+    reading name: Name, options: ReadingOptions, timeout: Duration?, _ reader: (Name) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [(name.item(options), options)], writes: [])
+    return try run(access, timeout: timeout) { try reader(Name.given($0, 0)) }
+  }
+
+  private func access<Name: CoordinatedName, T>(
+    writing name: Name, options: WritingOptions, timeout: Duration?, _ writer: (Name) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [], writes: [(name.item([]), options)])
+    return try run(access, timeout: timeout) { try writer(Name.given($0, 0)) }
+  }
+
+  private func access<Name: CoordinatedName, T>(
+    reading readName: Name, _ readingOptions: ReadingOptions, writing writeName: Name, _ writingOptions: WritingOptions,
+    timeout: Duration?, _ body: (Name, Name) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [(readName.item(readingOptions), readingOptions)], writes: [(writeName.item([]), writingOptions)])
+    return try run(access, timeout: timeout) { try body(Name.given($0, 0), Name.given($0, 1)) }
+  }
+
+  private func access<Name: CoordinatedName, T>(
+    writing name1: Name, _ options1: WritingOptions, and name2: Name, _ options2: WritingOptions,
+    timeout: Duration?, _ body: (Name, Name) throws -> T
+  ) throws -> T {
+    let access = try prepare(reads: [], writes: [(name1.item([]), options1), (name2.item([]), options2)])
+    return try run(access, timeout: timeout) { try body(Name.given($0, 0), Name.given($0, 1)) }
+  }
+
+  private func access<Name: CoordinatedName, T: Sendable>(
+    reading name: Name, options: ReadingOptions, timeout: Duration?, _ reader: (Name) async throws -> T
+  ) async throws -> T {
+    let access = try await prepareAsync(reads: [(name.item(options), options)], writes: [])
+    return try await runAsync(access, timeout: timeout) { try await reader(Name.given($0, 0)) }
+  }
+
+  private func access<Name: CoordinatedName, T: Sendable>(
+    writing name: Name, options: WritingOptions, timeout: Duration?, _ writer: (Name) async throws -> T
+  ) async throws -> T {
+    let access = try await prepareAsync(reads: [], writes: [(name.item([]), options)])
+    return try await runAsync(access, timeout: timeout) { try await writer(Name.given($0, 0)) }
+  }
+
+  private func access<Name: CoordinatedName, T: Sendable>(
+    reading readName: Name, _ readingOptions: ReadingOptions, writing writeName: Name, _ writingOptions: WritingOptions,
+    timeout: Duration?, _ body: (Name, Name) async throws -> T
+  ) async throws -> T {
+    let access = try await prepareAsync(reads: [(readName.item(readingOptions), readingOptions)], writes: [(writeName.item([]), writingOptions)])
+    return try await runAsync(access, timeout: timeout) { try await body(Name.given($0, 0), Name.given($0, 1)) }
+  }
+
+  private func access<Name: CoordinatedName, T: Sendable>(
+    writing name1: Name, _ options1: WritingOptions, and name2: Name, _ options2: WritingOptions,
+    timeout: Duration?, _ body: (Name, Name) async throws -> T
+  ) async throws -> T {
+    let access = try await prepareAsync(reads: [], writes: [(name1.item([]), options1), (name2.item([]), options2)])
+    return try await runAsync(access, timeout: timeout) { try await body(Name.given($0, 0), Name.given($0, 1)) }
   }
 
   // MARK: The steps of an access
@@ -309,7 +363,7 @@ open class FileCoordinator: @unchecked Sendable {
   /// messages get. A URL caller's item keeps its own (standardized, resolved when asked) URL;
   /// a path's item gets a URL of its `PathText` form, which only names it in messages (an
   /// accessor of a path is given the path).
-  private struct Item: Sendable {
+  fileprivate struct Item: Sendable {
     var path: FilePath
     var url: URL
 
@@ -330,7 +384,7 @@ open class FileCoordinator: @unchecked Sendable {
   }
 
   /// The items of an access as accessors get them: URLs for the URL forms, paths for the others.
-  private struct Given {
+  fileprivate struct Given {
     var urls: [URL]
     var paths: [FilePath]
   }
@@ -636,4 +690,24 @@ open class FileCoordinator: @unchecked Sendable {
   private func cancelledError(_ url: URL?) -> QuireError {
     QuireError(.cancelled, "Coordinated access to \(url.map(QuireError.name) ?? "the item") was cancelled.", url: url)
   }
+}
+
+/// What the `coordinate` forms name an item by: a `URL` (Apple's signatures) or a `FilePath`
+/// (a path of any bytes, a name that is not UTF-8 included). The one generic implementation
+/// of each form takes either.
+private protocol CoordinatedName {
+  /// The item this names, its symbolic link resolved when `options` ask.
+  func item(_ options: FileCoordinator.ReadingOptions) -> FileCoordinator.Item
+  /// What the accessor is given for item `index` of an access.
+  static func given(_ given: FileCoordinator.Given, _ index: Int) -> Self
+}
+
+extension URL: CoordinatedName {
+  fileprivate func item(_ options: FileCoordinator.ReadingOptions) -> FileCoordinator.Item { FileCoordinator.Item(self, options) }
+  fileprivate static func given(_ given: FileCoordinator.Given, _ index: Int) -> URL { given.urls[index] }
+}
+
+extension FilePath: CoordinatedName {
+  fileprivate func item(_ options: FileCoordinator.ReadingOptions) -> FileCoordinator.Item { FileCoordinator.Item(self, options) }
+  fileprivate static func given(_ given: FileCoordinator.Given, _ index: Int) -> FilePath { given.paths[index] }
 }

@@ -100,7 +100,7 @@ package enum AtomicFile {
       open = false
       try SystemCalls.close(fd).get()
     }
-    try SystemCalls.rename(temporary, in: folder, to: name, in: folder).get()
+    try move(finished: temporary, in: folder, to: name, in: folder).get()
     kept = true
     if durable { try SystemCalls.flush(folder, folder: true).get() }
   }
@@ -143,9 +143,9 @@ package enum AtomicFile {
     }
     if replacing {
       // The old package now has the temporary name: removed by the deferred cleanup.
-      try SystemCalls.exchange(temporary, name, in: folder).get()
+      _ = try replace(name, withFinished: temporary, in: folder).get()
     } else {
-      try SystemCalls.renameNoReplace(temporary, to: name, in: folder).get()
+      try place(temporary, as: name, in: folder).get()
       leftover = ""
     }
     if durable { try SystemCalls.flush(folder, folder: true).get() }
@@ -181,5 +181,82 @@ package enum AtomicFile {
       }
     }
     throw SyscallFailure(call: "openat", errno: .fileExists, path: name)
+  }
+}
+
+// MARK: Putting a finished file in place
+
+/// The renames of the package: every temporary file or folder (and every finished file of a
+/// private store) takes its name through one of these, so no module above this layer calls
+/// `rename`, `renameat2(RENAME_EXCHANGE)` or `renameat2(RENAME_NOREPLACE)` itself
+/// (`scripts/check-shape --only renames`). Each is the one call it names, fault-injected as
+/// the `rename` step; none of them flushes the folder (the caller decides when, and what a
+/// failed flush undoes).
+extension AtomicFile {
+  /// How a finished file took the name of the one it replaced.
+  package enum Replacement: Sendable, Equatable {
+    /// The two names were exchanged: the replaced file (or package) now has the finished
+    /// one's temporary name, for the caller to keep (a version), remove, or put back with
+    /// ``swapBack(_:replaced:in:)``.
+    case exchanged
+    /// The file system cannot exchange names: the finished file was renamed over the name,
+    /// and the replaced one is gone.
+    case renamed
+  }
+
+  /// Puts the finished file or package `temporary` in place of `name` in `folder` and keeps
+  /// the replaced one under the temporary name (`renameat2(RENAME_EXCHANGE)`).
+  ///
+  /// - Parameter beforeOverwriting: Where the file system has no `RENAME_EXCHANGE` (`EINVAL`,
+  ///   `ENOTSUP`), this runs (to copy what is about to be lost) and a plain `renameat`
+  ///   replaces the name, still atomically; `nil` makes that a failure instead.
+  /// - Returns: How the name was replaced, or the failed call (`name` is then untouched).
+  package static func replace(
+    _ name: String, withFinished temporary: String, in folder: FileDescriptor, beforeOverwriting: (() -> Void)? = nil
+  ) -> Result<Replacement, SyscallFailure> {
+    switch SystemCalls.exchange(temporary, name, in: folder) {
+    case .success: return .success(.exchanged)
+    case .failure(let failure) where failure.errno == .invalidArgument || failure.errno == .notSupported:
+      guard let beforeOverwriting else { return .failure(failure) }
+      beforeOverwriting()
+      return SystemCalls.rename(temporary, in: folder, to: name, in: folder).map { .renamed }
+    case .failure(let failure): return .failure(failure)
+    }
+  }
+
+  /// Undoes an ``Replacement/exchanged`` replacement (a folder flush after it failed): the
+  /// replaced file takes `name` back and the finished one its temporary name again.
+  package static func swapBack(_ name: String, replaced temporary: String, in folder: FileDescriptor) -> Result<Void, SyscallFailure> {
+    SystemCalls.exchange(temporary, name, in: folder)
+  }
+
+  /// Moves the finished file or package `temporary` to `name` in `folder`, where there was
+  /// nothing: never over something that came meanwhile (`renameat2(RENAME_NOREPLACE)`, which
+  /// fails with `EEXIST`).
+  ///
+  /// - Parameter orRenaming: Where the file system cannot refuse to replace (`EINVAL`,
+  ///   `ENOTSUP`), rename with `renameat` instead of failing.
+  package static func place(_ temporary: String, as name: String, in folder: FileDescriptor, orRenaming: Bool = false) -> Result<Void, SyscallFailure> {
+    switch SystemCalls.renameNoReplace(temporary, to: name, in: folder) {
+    case .success: return .success(())
+    case .failure(let failure) where orRenaming && (failure.errno == .invalidArgument || failure.errno == .notSupported):
+      return SystemCalls.rename(temporary, in: folder, to: name, in: folder)
+    case .failure(let failure): return .failure(failure)
+    }
+  }
+
+  /// Moves the finished file `name` in `folder` to `newName` in `destination` on the same file
+  /// system, replacing what is there (`renameat`): the version store's objects, the
+  /// pasteboard's staged files, a stored undo history that follows its renamed document or is
+  /// set aside.
+  package static func move(finished name: String, in folder: FileDescriptor, to newName: String, in destination: FileDescriptor)
+    -> Result<Void, SyscallFailure>
+  {
+    SystemCalls.rename(name, in: folder, to: newName, in: destination)
+  }
+
+  /// ``move(finished:in:to:in:)`` by path (`rename(2)`).
+  package static func move(finished path: String, to destination: String) -> Result<Void, SyscallFailure> {
+    SystemCalls.rename(path, to: destination)
   }
 }

@@ -157,6 +157,14 @@ extension SystemCalls {
     }
   }
 
+  /// Moves the user's item at `from` to `to` on their request (the browser's move and rename,
+  /// the Trash's trash and put back): never over an item already at `to` (`EEXIST`). This is
+  /// not a temporary file taking its name, which goes through `AtomicFile`; it is the one
+  /// rename `scripts/check-shape` allows above this layer.
+  package static func moveUserItem(_ from: FilePath, to: FilePath) -> Result<Void, SyscallFailure> {
+    renameNoReplace(from, to: to)
+  }
+
   /// `unlink(2)` of a `FilePath`.
   package static func remove(_ path: FilePath) -> Result<Void, SyscallFailure> {
     path.withPlatformString { cPath in void(retrying("unlink", .remove, path: path.string) { Glibc.unlink(cPath) }) }

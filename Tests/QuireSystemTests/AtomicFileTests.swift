@@ -174,3 +174,75 @@ final class FaultPlanTests: FolderSuite {
     if case .failure(.permissionDenied) = result { Issue.record("another errno matched") }
   }
 }
+
+extension AtomicFileTests {
+  // MARK: Putting a finished file in place
+
+  /// The test folder, open.
+  func openFolder() throws -> FileDescriptor { try SystemCalls.open(FilePath(folder.url.path), O_RDONLY | O_DIRECTORY).get() }
+
+  @Test func replacingExchangesAndKeepsTheReplacedFileUnderTheTemporaryName() throws {
+    try folder.write("old", to: "doc")
+    try folder.write("new", to: ".doc.tmp")
+    let fd = try openFolder()
+    defer { SystemCalls.release(fd) }
+    #expect(try AtomicFile.replace("doc", withFinished: ".doc.tmp", in: fd).get() == .exchanged)
+    #expect(try String(contentsOf: folder.file("doc"), encoding: .utf8) == "new")
+    #expect(try String(contentsOf: folder.file(".doc.tmp"), encoding: .utf8) == "old")
+    // A failed folder flush afterwards puts the old one back.
+    try AtomicFile.swapBack("doc", replaced: ".doc.tmp", in: fd).get()
+    #expect(try String(contentsOf: folder.file("doc"), encoding: .utf8) == "old")
+    #expect(try String(contentsOf: folder.file(".doc.tmp"), encoding: .utf8) == "new")
+  }
+
+  @Test func withoutExchangeTheCallerCopiesFirstThenARenameReplaces() throws {
+    try folder.write("old", to: "doc")
+    try folder.write("new", to: ".doc.tmp")
+    let fd = try openFolder()
+    defer { SystemCalls.release(fd) }
+    // The file system has no RENAME_EXCHANGE (EINVAL from the exchange).
+    let noExchange = FaultPlan(failing: .rename, with: .invalidArgument, under: folder.url.path)
+    #expect(noExchange.run { AtomicFile.replace("doc", withFinished: ".doc.tmp", in: fd) }.failure?.errno == .invalidArgument)
+    #expect(try String(contentsOf: folder.file("doc"), encoding: .utf8) == "old")
+    var copied: String?
+    let fallback = FaultPlan(failing: .rename, with: .invalidArgument, under: folder.url.path)
+    let replaced = try fallback.run {
+      try AtomicFile.replace("doc", withFinished: ".doc.tmp", in: fd) { copied = try? String(contentsOf: self.folder.file("doc"), encoding: .utf8) }.get()
+    }
+    #expect(replaced == .renamed)
+    #expect(copied == "old")
+    #expect(try String(contentsOf: folder.file("doc"), encoding: .utf8) == "new")
+    #expect(try names() == ["doc"])
+  }
+
+  @Test func placingNeverReplacesWhatCameMeanwhile() throws {
+    try folder.write("theirs", to: "doc")
+    try folder.write("mine", to: ".doc.tmp")
+    let fd = try openFolder()
+    defer { SystemCalls.release(fd) }
+    #expect(AtomicFile.place(".doc.tmp", as: "doc", in: fd).failure?.errno == .fileExists)
+    #expect(try String(contentsOf: folder.file("doc"), encoding: .utf8) == "theirs")
+    try AtomicFile.place(".doc.tmp", as: "fresh", in: fd).get()
+    #expect(try names() == ["doc", "fresh"])
+    // Where the file system cannot refuse to replace, `orRenaming` renames.
+    try folder.write("again", to: ".other.tmp")
+    let noNoReplace = FaultPlan(failing: .rename, with: .notSupported, under: folder.url.path)
+    try noNoReplace.run { try AtomicFile.place(".other.tmp", as: "other", in: fd, orRenaming: true).get() }
+    #expect(try String(contentsOf: folder.file("other"), encoding: .utf8) == "again")
+  }
+
+  @Test func aFinishedFileMovesIntoAnotherFolderByNameOrPath() throws {
+    try folder.write("object", to: "pending")
+    try FileManager.default.createDirectory(at: folder.file("objects"), withIntermediateDirectories: false)
+    let fd = try openFolder()
+    defer { SystemCalls.release(fd) }
+    let objects = try SystemCalls.open(FilePath(folder.file("objects").path), O_RDONLY | O_DIRECTORY).get()
+    defer { SystemCalls.release(objects) }
+    try AtomicFile.move(finished: "pending", in: fd, to: "ab12", in: objects).get()
+    #expect(try String(contentsOf: folder.file("objects/ab12"), encoding: .utf8) == "object")
+    try folder.write("staged", to: "staging")
+    try AtomicFile.move(finished: folder.file("staging").path, to: folder.file("objects/0-0").path).get()
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("objects").path).sorted() == ["0-0", "ab12"])
+    #expect(AtomicFile.move(finished: folder.file("missing").path, to: folder.file("objects/x").path).failure?.errno == .noSuchFileOrDirectory)
+  }
+}

@@ -151,7 +151,7 @@ struct Actions {
     let coordinator = browser.coordinator()
     try coordinator.coordinate(writingItemAt: url, options: .forMoving, writingItemAt: target, options: .forReplacing, timeout: timeout) {
       source, destination in
-      switch SystemCalls.renameNoReplace(PathCarrier.filePath(source), to: PathCarrier.filePath(destination)) {
+      switch SystemCalls.moveUserItem(PathCarrier.filePath(source), to: PathCarrier.filePath(destination)) {
       case .success: break
       case .failure(.improperLink):
         try Self.copyItem(source, to: destination)

@@ -143,7 +143,7 @@ public struct Trash: Sendable {
         if let failure = error.cause as? SyscallFailure { throw failed(url, folder: folder, failure) }
         throw error
       }
-      switch SystemCalls.renameNoReplace(PathCarrier.filePath(url), to: PathCarrier.filePath(fileURL)) {
+      switch SystemCalls.moveUserItem(PathCarrier.filePath(url), to: PathCarrier.filePath(fileURL)) {
       case .success:
         return TrashedItem(originalURL: url, trashedURL: fileURL, infoURL: infoURL, deletionDate: Date(), trashFolder: folder.url)
       case .failure(.fileExists):
@@ -225,7 +225,7 @@ public struct Trash: Sendable {
   /// - Throws: ``QuireError``: `fileExists` when something now has that name (nothing is replaced).
   public func restore(_ item: TrashedItem, to destination: URL? = nil) throws -> URL {
     let target = (destination ?? item.originalURL).standardizedFileURL
-    switch SystemCalls.renameNoReplace(PathCarrier.filePath(item.trashedURL), to: PathCarrier.filePath(target)) {
+    switch SystemCalls.moveUserItem(PathCarrier.filePath(item.trashedURL), to: PathCarrier.filePath(target)) {
     case .success:
       _ = SystemCalls.remove(PathCarrier.filePath(item.infoURL))
       return target

@@ -38,21 +38,13 @@ final class DocumentLineBuffer {
   /// Whether the last line has no newline (only ever in a binary buffer).
   var endsWithUnendedLine: Bool { !document.storage.endsWithNewline }
 
-  /// A buffer over a document made from `contents` (a file's bytes as read) for `url`: held
-  /// byte for byte, with ed's missing final newline appended (not to a binary file's), without
-  /// autosave.
-  ///
-  /// With `requiresText` (quire's own mode, not a drop-in ed) every read of the document
-  /// refuses bytes that are not UTF-8 text (``PlainTextDocument/requiresUTF8Text``).
-  convenience init(contents: Data, fingerprint: FileFingerprint? = nil, url: URL?, requiresText: Bool = false) throws(EdError) {
-    let document = DocumentLineBuffer.makeDocument(for: url)
-    document.requiresUTF8Text = requiresText
-    do {
-      try document.open(contents: contents, fingerprint: fingerprint)
-    } catch {
-      throw EdError("cannot open '\(url?.lastPathComponent ?? "untitled")': \(REPLSession.message(for: error))")
-    }
-    self.init(document: document)
+  /// A buffer over an untitled document (``DocumentController/makeUntitledTextDocument(options:)``,
+  /// which has no file: nothing is read or written for it until `w FILE` or `f FILE` names
+  /// one), holding `contents` as ed reads a file's bytes: byte for byte, with ed's missing
+  /// final newline appended (not to a binary file's), without autosave.
+  convenience init(untitled contents: Data = Data(), with controller: DocumentController, options: DocumentOptions = .exactBytes) throws(EdError) {
+    self.init(document: controller.makeUntitledTextDocument(options: options.withoutAutosave))
+    if !contents.isEmpty { try reset(contents: contents, fingerprint: nil) }
   }
 
   /// Runs `body`, which changes the document through its own API (a restored version, an
@@ -77,25 +69,6 @@ final class DocumentLineBuffer {
     isBinary = isBinary || document.readHeldNULBytes
     token += 1
   }
-
-  /// An empty buffer (an untitled document, or the lines of a PDF, which has none).
-  convenience init() {
-    let document = DocumentLineBuffer.makeDocument(for: nil)
-    // An empty document opens (were it to fail, edits would say the document is closed).
-    try? document.open(contents: Data(), fingerprint: nil)
-    self.init(document: document)
-  }
-
-  /// A closed plain text document for `url` that reads bytes exactly, as ed does, without
-  /// autosave (files the session opens are the ``SessionDocumentController``'s).
-  private static func makeDocument(for url: URL?) -> PlainTextDocument {
-    let document = PlainTextDocument(fileURL: url ?? untitledURL, contentType: .plainText)
-    DocumentOptions.exactBytes.withoutAutosave.apply(to: document)
-    return document
-  }
-
-  /// The label of an untitled document's file; nothing is read or written there.
-  private static let untitledURL = URL(fileURLWithPath: "/nonexistent/quire-untitled.txt")
 
   /// How many lines the buffer holds.
   var lineCount: Int { document.lineCount }

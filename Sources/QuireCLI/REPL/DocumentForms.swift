@@ -55,7 +55,7 @@ extension EdDocument {
     } catch {
       throw EdError(openingFailure(url, error), cause: error)
     }
-    return try EdDocument(opened, at: url)
+    return try EdDocument(opened, at: url, with: controller)
   }
 
   /// A document for `url`, which does not exist yet, made by `controller`: created by the
@@ -68,7 +68,7 @@ extension EdDocument {
     }
     do {
       // A document opened empty (``Document/openNew()``): its first save creates the file.
-      return try EdDocument(controller.makeNewDocument(at: url, ofType: textBundleType(of: url) ?? .plainText, options: options), at: url)
+      return try EdDocument(controller.makeNewDocument(at: url, ofType: textBundleType(of: url) ?? .plainText, options: options), at: url, with: controller)
     } catch let error as EdError {
       throw error
     } catch {
@@ -76,18 +76,20 @@ extension EdDocument {
     }
   }
 
-  /// An untitled document made by `controller`, with no file until `w FILE` names one.
+  /// An untitled document made by `controller` (``DocumentController/makeUntitledTextDocument(options:)``),
+  /// with no file until `w FILE` or `f FILE` names one: nothing is read or written for it
+  /// before.
   static func untitled(with controller: DocumentController, options: DocumentOptions) -> EdDocument {
-    let buffer = DocumentLineBuffer()
-    controller.configure(buffer.document, options: options.withoutAutosave)
-    return EdDocument(buffer: buffer, fileURL: nil)
+    EdDocument(buffer: DocumentLineBuffer(document: controller.makeUntitledTextDocument(options: options.withoutAutosave)), fileURL: nil)
   }
 
   /// ed's view of `document`, which the document layer opened for `url`: a PDF's pages, a
-  /// TextBundle's or a text file's lines.
-  convenience init(_ document: Document, at url: URL) throws(EdError) {
+  /// TextBundle's or a text file's lines. A PDF has no lines: its (empty, unused) line buffer
+  /// is an untitled document of `controller`'s, which has no file.
+  convenience init(_ document: Document, at url: URL, with controller: DocumentController) throws(EdError) {
     if let pdf = document as? PDFFileDocument {
-      self.init(buffer: DocumentLineBuffer(), fileURL: url, form: .pdf(pdf))
+      let lines = DocumentLineBuffer(document: controller.makeUntitledTextDocument(options: DocumentOptions.exactBytes.withoutAutosave))
+      self.init(buffer: lines, fileURL: url, form: .pdf(pdf))
     } else if let text = document as? PlainTextDocument {
       self.init(buffer: DocumentLineBuffer(document: text), fileURL: url, form: text is TextBundleDocument ? .textBundle : .textFile)
     } else {

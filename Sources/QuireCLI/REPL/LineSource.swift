@@ -165,39 +165,50 @@ enum Interrupt {
   }
 }
 
-/// Reads a session's ``LineSource`` on a dispatch queue of its own, so that the session (on the
-/// main actor) awaits its next command without holding the main actor or a thread of Swift's
-/// cooperative pool: autosave timers and presenter requests run on the main actor meanwhile.
+/// Reads a session's ``LineSource`` on the system layer's ``BlockingExecutor`` (its lane
+/// ``lane``, one read at a time), so that the session (on the main actor) awaits its next
+/// command without holding the main actor or a thread of Swift's cooperative pool: autosave
+/// timers and presenter requests run on the main actor meanwhile. A read waiting for the user
+/// holds one of the executor's threads; the other lanes are served by others. Ctrl-C does not
+/// depend on the thread: the terminal's reader polls the interrupt flag.
 ///
 /// Lines are read only when asked for, one at a time (nothing is read ahead: a shell command
 /// that shares standard input finds the script's next line where the session stopped).
 ///
-/// `@unchecked Sendable`: the source is used only inside `queue`'s blocks, one at a time; the
+/// `@unchecked Sendable`: the source is used only under `reading`, one read at a time; the
 /// completion snapshot is behind a mutex.
 final class LineReader: @unchecked Sendable {
+  /// The executor's lane for the session's reads: one at a time, in order.
+  static let lane = BlockingLane("quire.repl.input", limit: 1)
   private let source: any LineSource
-  private let queue = DispatchQueue(label: "quire.repl.input")
+  /// Held while the source reads: the session's next command (on the executor) and a line a
+  /// running command reads (on the caller's thread) are never read at once.
+  private let reading = NSLock()
   private let completionState = Mutex(Completion(commands: [], documents: [], templates: []))
 
   init(_ source: any LineSource) { self.source = source }
 
   /// What tab completion offers while a line is read (the terminal's completion callback runs
-  /// on the reading queue, so it reads this snapshot rather than the session).
+  /// on the reading thread, so it reads this snapshot rather than the session).
   var completion: Completion {
     get { completionState.withLock { $0 } }
     set { completionState.withLock { $0 = newValue } }
   }
 
-  /// The next line, read on the reading queue.
+  /// The next line, read on the executor's ``lane``.
   func nextLine(prompt: String) async -> String? {
     await withCheckedContinuation { continuation in
-      queue.async { continuation.resume(returning: self.source.readLine(prompt: prompt)) }
+      BlockingExecutor.shared.submit(in: Self.lane) { continuation.resume(returning: self.read(prompt: prompt)) }
     }
   }
 
   /// The next line, waited for where the caller is: for lines a running command reads (text
   /// for `a`), when the caller's actor is busy with the command anyway.
-  func nextLineNow(prompt: String) -> String? {
-    queue.sync { source.readLine(prompt: prompt) }
+  func nextLineNow(prompt: String) -> String? { read(prompt: prompt) }
+
+  private func read(prompt: String) -> String? {
+    reading.lock()
+    defer { reading.unlock() }
+    return source.readLine(prompt: prompt)
   }
 }

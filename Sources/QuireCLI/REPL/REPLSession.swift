@@ -104,9 +104,11 @@ final class REPLSession {
     reader = LineReader(source)
     self.output = output
     self.errorOutput = errorOutput
-    documentController = SessionDocumentController(configuration: configuration)
+    let controller = SessionDocumentController(configuration: configuration)
+    documentController = controller
+    // The engine's document until the session makes or opens one: untitled, with no file.
     engine = EdEngine(
-      document: EdDocument(buffer: DocumentLineBuffer(), fileURL: nil),
+      document: EdDocument.untitled(with: controller, options: configuration.ed == nil ? .utf8Text : .exactBytes),
       printsByteCounts: configuration.ed.map { !$0.isScripted } ?? configuration.isInteractive)
     showsEdPrompt = configuration.ed?.prompt != nil
     if let ed = configuration.ed {

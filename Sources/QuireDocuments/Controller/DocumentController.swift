@@ -451,13 +451,35 @@ open class DocumentController {
   }
 
   /// An untitled document of `typeName` (AppKit's `makeUntitledDocument(ofType:)`): a closed
-  /// document for `Untitled` with the type's extension in the current folder, until it is
-  /// saved elsewhere.
+  /// document with no file (``Document/isUntitled``), whose ``Document/fileURL`` is only the
+  /// name a first save would suggest (`Untitled` with the type's extension in the current
+  /// folder): nothing is read or written there until the document is given a file. Open it
+  /// with ``Document/openNew()`` or ``Document/open(contents:fingerprint:)``.
   open func makeUntitledDocument(ofType typeName: String) throws -> Document {
-    let type = registry.type(withIdentifier: typeName)
+    let document = try makeDocument(withContentsOf: Self.untitledURL(for: registry.type(withIdentifier: typeName)), ofType: typeName)
+    document.isUntitled = true
+    return document
+  }
+
+  /// An untitled plain text document (``makeUntitledDocument(ofType:)``, of the class
+  /// registered for plain text) configured with `options` and open, empty: the REPL's untitled
+  /// buffer, and the empty lines of a PDF, which has none.
+  package func makeUntitledTextDocument(options: DocumentOptions) -> PlainTextDocument {
+    let made = try? makeUntitledDocument(ofType: UTType.plainText.identifier)
+    let document = made as? PlainTextDocument ?? PlainTextDocument(fileURL: Self.untitledURL(for: .plainText), contentType: .plainText)
+    document.isUntitled = true
+    configure(document, options: options)
+    // Its type is given and nothing is read: opening it empty cannot fail.
+    try? document.openNew()
+    return document
+  }
+
+  /// Where an untitled document of `type` would be saved first: `Untitled` with the type's
+  /// extension in the current folder. Made without looking at the disk (a URL made without
+  /// `isDirectory` would `stat` the name to find out).
+  private static func untitledURL(for type: UTType?) -> URL {
     let name = "Untitled" + (type?.preferredFilenameExtension.map { "." + $0 } ?? "")
-    let url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(name)
-    return try makeDocument(withContentsOf: url, ofType: typeName)
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true).appendingPathComponent(name, isDirectory: false)
   }
 
   /// Adds `document` to ``documents`` (AppKit's `addDocument(_:)`).

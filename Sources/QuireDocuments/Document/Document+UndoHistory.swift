@@ -40,7 +40,7 @@ extension Document {
   /// Brings back the stored history of the file just read (open, revert).
   func restoreStoredUndoHistory() {
     undoHistoryRestoration = .none
-    guard persistsUndoHistory, let state = undoHistoryState() else { return }
+    guard persistsUndoHistory, !isUntitled, let state = undoHistoryState() else { return }
     let store = effectiveUndoHistoryStore
     let history: StoredUndoHistory
     switch store.history(for: fileURL) {
@@ -113,7 +113,7 @@ extension Document {
 
   /// ``UndoManager/removeAllActions()``: the stored history goes too.
   func forgetStoredUndoHistory() {
-    guard persistsUndoHistory else { return }
+    guard persistsUndoHistory, !isUntitled else { return }
     effectiveUndoHistoryStore.remove(for: fileURL)
     if case .restored = undoHistoryRestoration { undoHistoryRestoration = .none }
   }

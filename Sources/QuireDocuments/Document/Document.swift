@@ -70,9 +70,17 @@ import SystemPackage
 /// code that reads it off the main actor gets a warning, Swift 6 code an error.
 @MainActor
 open class Document {
-  /// The document's file.
+  /// The document's file. For an untitled document (``isUntitled``) only the name a first
+  /// save would suggest: nothing is read or written there.
   @preconcurrency @MainActor
   public internal(set) var fileURL: URL
+  /// Whether the document has no file yet: made by
+  /// ``DocumentController/makeUntitledDocument(ofType:)`` and not yet given one by
+  /// ``setFileURL(_:)`` or a save as (``save(to:ofType:for:)`` with
+  /// ``SaveOperation/saveAsOperation``). Until then nothing is read or written at ``fileURL``:
+  /// no recovery file, stored undo history, version, presenter or check on disk, ``open()``
+  /// reads nothing (as ``openNew()``) and ``save()`` is refused.
+  public internal(set) var isUntitled = false
   /// The document's type; found from the file name when not given.
   @preconcurrency @MainActor
   public internal(set) var contentType: UTType?
@@ -134,6 +142,8 @@ open class Document {
   public var savesWhenOtherProcessesAsk = false
   /// Where autosaves go when not in place; `nil` turns recovery off.
   public var recoveryStore: RecoveryStore? = .standard
+  /// ``recoveryStore`` while the document has a file; an untitled one has no recovery file.
+  private var fileRecoveryStore: RecoveryStore? { isUntitled ? nil : recoveryStore }
   /// How the document reads and writes its file (the coordination seam): by default a
   /// `FileCoordinator` whose presenter is ``filePresenter`` (so the document does not hear of
   /// its own saves). ``UncoordinatedFileAccess`` turns coordination off.
@@ -240,7 +250,7 @@ open class Document {
   /// a `FileCoordinator`), or moves its registration to the current file.
   private func startPresenting() {
     stopPresenting()
-    guard registersAsFilePresenter else { return }
+    guard registersAsFilePresenter, !isUntitled else { return }
     filePresenter.setURL(fileURL)
     let location = (fileAccess as? FileCoordinator)?.location ?? .default
     do {
@@ -446,6 +456,7 @@ open class Document {
   ///   what its type promises; the document stays closed.
   public func open() async throws {
     guard documentState.contains(.closed) else { return }
+    if isUntitled { return try openNew() }
     let type = try resolvedType()
     let (fingerprint, contents) = try await readFile()
     try load(contents, type: type)
@@ -493,7 +504,7 @@ open class Document {
     updateChangeCount(.cleared)
     documentDidReadFromDisk()
     restoreStoredUndoHistory()
-    recoveredVersion = recoveryStore?.recoveredVersion(for: fileURL)
+    recoveredVersion = fileRecoveryStore?.recoveredVersion(for: fileURL)
     documentState.remove(.closed)
   }
 
@@ -516,7 +527,7 @@ open class Document {
       try await save()
     }
     cancelAutosave()
-    recoveryStore?.remove(for: fileURL)
+    fileRecoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
     undoManager.removeAllSteps()
     stopPresenting()
@@ -547,7 +558,7 @@ open class Document {
       }
     }
     cancelAutosave()
-    if !hasUnsavedChanges && recoveredVersion == nil { recoveryStore?.remove(for: fileURL) }
+    if !hasUnsavedChanges && recoveredVersion == nil { fileRecoveryStore?.remove(for: fileURL) }
     recoveredVersion = nil
     undoManager.removeAllActions()
     stopPresenting()
@@ -601,13 +612,14 @@ open class Document {
     conflictContents = nil
     ConflictBoard.shared.remove(for: self)
     documentState.remove(.inConflict)
-    if recoveryStore?.recoveredVersion(for: old) != nil && recoveredVersion == nil {
-      recoveryStore?.remove(for: old)
+    if fileRecoveryStore?.recoveredVersion(for: old) != nil && recoveredVersion == nil {
+      fileRecoveryStore?.remove(for: old)
       if hasUnsavedChanges {
         hasUnautosavedChanges = true
         scheduleAutosave()
       }
     }
+    isUntitled = false
     if isPresenting { startPresenting() }
   }
 
@@ -635,7 +647,7 @@ open class Document {
     conflictContents = nil
     ConflictBoard.shared.remove(for: self)
     documentState.remove([.inConflict, .savingError])
-    recoveryStore?.remove(for: fileURL)
+    fileRecoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
     documentDidReadFromDisk()
     restoreStoredUndoHistory()
@@ -807,7 +819,14 @@ open class Document {
   // MARK: Saving
 
   /// Saves the document to its own file (``SaveOperation/saveOperation``).
+  ///
+  /// - Throws: ``QuireError/Code/invalidArgument`` for an untitled document (``isUntitled``),
+  ///   which has no file to save to: save it as a file first.
   public func save() async throws {
+    if isUntitled {
+      throw QuireError(
+        .invalidArgument, "\(localizedName) is untitled: it has no file yet. Save it as a file first (save as, or name its file).", url: nil)
+    }
     try await save(to: fileURL, ofType: contentType, for: .saveOperation)
   }
 
@@ -886,7 +905,8 @@ open class Document {
     lastSaveError = nil
     documentState.remove(.savingError)
     guard operation != .saveToOperation else { return }
-    if !writesOwnFile { recoveryStore?.remove(for: fileURL) }
+    if !writesOwnFile { fileRecoveryStore?.remove(for: fileURL) }
+    isUntitled = false
     fileURL = target
     if !writesOwnFile && isPresenting { startPresenting() }
     contentType = saveType
@@ -896,7 +916,7 @@ open class Document {
     savedVersionUnreachable = false
     if changeCount == countAtSnapshot {
       hasUnautosavedChanges = false
-      recoveryStore?.remove(for: fileURL)
+      fileRecoveryStore?.remove(for: fileURL)
     }
     documentDidSave(operation)
     if let undoHistory { storeUndoHistory(undoHistory) }
@@ -999,12 +1019,13 @@ open class Document {
   }
 
   private func autosaveOnce() async throws {
-    guard hasUnautosavedChanges, !documentState.contains(.closed), !isSaving else { return }
+    // An untitled document has nowhere to autosave: no file, and no recovery file for one.
+    guard hasUnautosavedChanges, !isUntitled, !documentState.contains(.closed), !isSaving else { return }
     if autosavesInPlace {
       try await save(to: fileURL, ofType: contentType, for: .autosaveInPlaceOperation)
       return
     }
-    guard let recoveryStore, recoveredVersion == nil else { return }
+    guard let recoveryStore = fileRecoveryStore, recoveredVersion == nil else { return }
     if !hasUnsavedChanges && recoveredVersion == nil {
       // Back at the saved state (undone, or edited back): there is nothing to recover, and an
       // earlier autosave of the edits would offer them after a crash. A version a crash left
@@ -1058,7 +1079,7 @@ open class Document {
 
   /// Drops the ``recoveredVersion`` and its file.
   public func discardRecoveredVersion() {
-    recoveryStore?.remove(for: fileURL)
+    fileRecoveryStore?.remove(for: fileURL)
     recoveredVersion = nil
   }
 
@@ -1095,6 +1116,8 @@ open class Document {
   }
 
   private func compareWithDisk() async throws -> DiskChange {
+    // An untitled document has no file to compare with.
+    if isUntitled { return .unchanged }
     // The file is read while the document goes on (the reads suspend): a save, a resolved
     // conflict or a revert in between gives the document a new known version, and what was
     // read is then compared again with that one (compared with the version known before, the
@@ -1264,7 +1287,8 @@ open class Document {
   ///
   /// - Throws: ``QuireError`` when there is no ``versionStore`` or its index is damaged.
   public func versions() throws -> [FileVersion] {
-    try requireVersionStore().versions(ofItemAt: FileSaver.resolvedTarget(of: fileURL))
+    if isUntitled { return [] }
+    return try requireVersionStore().versions(ofItemAt: FileSaver.resolvedTarget(of: fileURL))
   }
 
   /// Opens `version` as a separate read-only document of the same class: same file URL and

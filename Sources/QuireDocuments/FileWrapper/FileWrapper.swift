@@ -493,14 +493,13 @@ open class FileWrapper: CustomDebugStringConvertible {
     }
     if existing != nil {
       // One step: the new tree takes the name, the old one takes the temporary name.
-      if case .failure(let error) = SystemCalls.exchange(temporaryName, name, in: FileDescriptor(rawValue: parent)) {
+      if case .failure(let error) = AtomicFile.replace(name, withFinished: temporaryName, in: FileDescriptor(rawValue: parent)) {
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(error, step: "swapping the new item into place", url: url)
       }
       // Make the swap durable; if that fails, swap back, so a failed save leaves the old item.
       if case .failure(let error) = SystemCalls.flush(FileDescriptor(rawValue: parent), folder: true) {
-        let swappedBack: Bool
-        if case .success = SystemCalls.exchange(temporaryName, name, in: FileDescriptor(rawValue: parent)) { swappedBack = true } else { swappedBack = false }
+        let swappedBack = (try? AtomicFile.swapBack(name, replaced: temporaryName, in: FileDescriptor(rawValue: parent)).get()) != nil
         // The temporary name holds the new tree when swapped back, else the old one.
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(
@@ -512,7 +511,7 @@ open class FileWrapper: CustomDebugStringConvertible {
       // The old tree is no longer visible under `name`; removing it may fail without harm.
       Self.removeTree(in: parent, name: temporaryName)
     } else {
-      if case .failure(let error) = SystemCalls.renameNoReplace(temporaryName, to: name, in: FileDescriptor(rawValue: parent)) {
+      if case .failure(let error) = AtomicFile.place(temporaryName, as: name, in: FileDescriptor(rawValue: parent)) {
         Self.removeTree(in: parent, name: temporaryName)
         throw saveError(error, step: "moving the new item into place", url: url)
       }

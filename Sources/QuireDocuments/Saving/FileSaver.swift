@@ -200,18 +200,15 @@ public enum FileSaver {
     // Swap the new file in with one atomic rename: readers see the old or the new, never a mix.
     var exchanged = false
     if existing != nil {
-      switch SystemCalls.exchange(tempName, name, in: folder) {
-      case .success: exchanged = true
-      case .failure(let code) where code.errno == .invalidArgument || code.errno == .notSupported:
-        // This file system has no RENAME_EXCHANGE: a plain rename is still atomic, but a
-        // failed folder flush below can no longer be undone, and the old file is gone after it.
-        keeper?.keepCopy(of: target)
-        try SystemCalls.rename(tempName, in: folder, to: name, in: folder).get(or: failure, "replace the file")
-        tempExists = false
-      case .failure(let code): throw failure.error(code, "replace the file")
-      }
+      // Without RENAME_EXCHANGE a plain rename is still atomic, but a failed folder flush
+      // below can no longer be undone, and the old file is gone after it: copied first.
+      let replacement = try AtomicFile.replace(name, withFinished: tempName, in: folder) { keeper?.keepCopy(of: target) }
+        .get(or: failure, "replace the file")
+      exchanged = replacement == .exchanged
+      tempExists = exchanged
     } else {
-      try moveNewFile(tempName, to: name, in: folder, failure: failure)
+      // Never over a file that came meanwhile, where the file system can say so.
+      try AtomicFile.place(tempName, as: name, in: folder, orRenaming: true).get(or: failure, "move the new file into place")
       tempExists = false
     }
 
@@ -219,7 +216,7 @@ public enum FileSaver {
       // Flush the folder so the new name survives a power cut; on failure, undo the swap.
       if case .failure(let code) = SystemCalls.flush(folder, folder: true) {
         if exchanged {
-          _ = SystemCalls.exchange(tempName, name, in: folder)
+          _ = AtomicFile.swapBack(name, replaced: tempName, in: folder)
         } else if existing == nil {
           _ = SystemCalls.remove(name, in: folder)
         }
@@ -263,17 +260,6 @@ public enum FileSaver {
       return info
     case .failure(let code) where code.errno == .noSuchFileOrDirectory: return nil
     case .failure(let code): throw failure.error(code, "inspect the file")
-    }
-  }
-
-  /// Moves the finished temporary file to the name no file had (never over one that came
-  /// meanwhile, where the file system can say so).
-  private static func moveNewFile(_ tempName: String, to name: String, in folder: FileDescriptor, failure: Failure) throws(QuireError) {
-    switch SystemCalls.renameNoReplace(tempName, to: name, in: folder) {
-    case .success: break
-    case .failure(let code) where code.errno == .invalidArgument || code.errno == .notSupported:
-      try SystemCalls.rename(tempName, in: folder, to: name, in: folder).get(or: failure, "move the new file into place")
-    case .failure(let code): throw failure.error(code, "move the new file into place")
     }
   }
 

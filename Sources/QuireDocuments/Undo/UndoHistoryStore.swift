@@ -97,7 +97,7 @@ public struct UndoHistoryStore: Sendable, Hashable {
     if case .success(let old) = SystemCalls.stat(FilePath(identity.path)), old.st_dev == info.st_dev, old.st_ino == info.st_ino {
       return .none  // the old path is the same file (a hard link): its history is its own
     }
-    _ = SystemCalls.rename(oldName, in: folder, to: name, in: folder)
+    _ = AtomicFile.move(finished: oldName, in: folder, to: name, in: folder)
     return decode(bytes, name: name, in: folder, url: url)
   }
 
@@ -140,7 +140,7 @@ public struct UndoHistoryStore: Sendable, Hashable {
   private func setAside(_ name: String, in folder: FileDescriptor, url: URL, why: String) -> Lookup {
     let aside = String(name.dropLast(".undo".count)) + ".set-aside"
     let outcome: String
-    if case .failure = SystemCalls.rename(name, in: folder, to: aside, in: folder) {
+    if case .failure = AtomicFile.move(finished: name, in: folder, to: aside, in: folder) {
       _ = SystemCalls.remove(name, in: folder)
       outcome = "removed"
     } else {

@@ -172,7 +172,7 @@ public struct VersionStore: Sendable {
       }
     }
     return try record(hash, ofItemAt: path, info: info, size: size, isPackage: false) { objectURL in
-      if case .failure(let failure) = SystemCalls.rename(pendingURL.path, to: objectURL.path) {
+      if case .failure(let failure) = AtomicFile.move(finished: pendingURL.path, to: objectURL.path) {
         throw QuireError(
           QuireError.Code(failure.errno), "Cannot keep a version of \(QuireError.name(url)) in '\(root.path)': \(QuireError.describe(failure.errno)).",
           url: url,
@@ -252,7 +252,7 @@ public struct VersionStore: Sendable {
         defer { SystemCalls.release(objectsFolder) }
         let moved = SystemCalls.setMode(source, 0o400)
           .flatMap { SystemCalls.flush(source) }
-          .flatMap { SystemCalls.rename(name, in: folder, to: objectURL.lastPathComponent, in: objectsFolder) }
+          .flatMap { AtomicFile.move(finished: name, in: folder, to: objectURL.lastPathComponent, in: objectsFolder) }
         if case .failure(let failure) = moved {
           throw QuireError(
             QuireError.Code(failure.errno),

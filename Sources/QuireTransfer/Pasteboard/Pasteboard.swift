@@ -674,7 +674,7 @@ public final class Pasteboard: Sendable {
           if representation.fileName != nil { return representation }
           let fileName = "\(index)-\(number)"
           guard written.contains(fileName),
-            (try? SystemCalls.rename(staging.appendingPathComponent(fileName).path, to: dataFolder.appendingPathComponent(fileName).path).get()) != nil
+            (try? AtomicFile.move(finished: staging.appendingPathComponent(fileName).path, to: dataFolder.appendingPathComponent(fileName).path).get()) != nil
           else { return nil }
           return PasteboardState.StoredRepresentation(typeIdentifier: representation.typeIdentifier, fileName: fileName)
         }

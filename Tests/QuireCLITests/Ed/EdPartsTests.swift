@@ -8,7 +8,7 @@ import Testing
 @MainActor
 @Suite("Line buffer undo: the lines and undo of a document")
 struct LineBufferTests {
-  private func buffer(_ text: String) throws -> DocumentLineBuffer { try DocumentLineBuffer(contents: Data(text.utf8), url: nil) }
+  private func buffer(_ text: String) throws -> DocumentLineBuffer { try DocumentLineBuffer(untitled: Data(text.utf8), with: DocumentController()) }
 
   @Test func undoRedoAndSavedState() throws {
     let buffer = try buffer("a\nb\n")
@@ -95,7 +95,7 @@ struct LineBufferTests {
     // As GNU ed: a file with a NUL byte is written back without the newline it lacked; changing
     // its last line ends that line, and undo takes the newline back out.
     let bytes: [UInt8] = [0x61, 0x00, 0x0A, 0xFF, 0x62]
-    let buffer = try DocumentLineBuffer(contents: Data(bytes), url: nil)
+    let buffer = try DocumentLineBuffer(untitled: Data(bytes), with: DocumentController())
     #expect(buffer.isBinary)
     #expect(buffer.lineCount == 2)
     #expect(buffer.bytes(ofLines: 0..<2) == bytes)
@@ -290,7 +290,7 @@ struct EdBytesTests {
 
   /// Runs `commands` on a document that holds `lines` byte for byte; returns its lines after.
   private func run(_ commands: [String], on lines: [[UInt8]]) async throws -> ([[UInt8]], [[UInt8]]) {
-    let buffer = try DocumentLineBuffer(contents: Data(EdEngine.bytes(of: lines)), url: nil)
+    let buffer = try DocumentLineBuffer(untitled: Data(EdEngine.bytes(of: lines)), with: DocumentController())
     let output = PrintedBytes()
     let engine = EdEngine(document: EdDocument(buffer: buffer, fileURL: nil), printsByteCounts: false, output: output)
     for command in commands { _ = try await engine.execute(command) { nil } }

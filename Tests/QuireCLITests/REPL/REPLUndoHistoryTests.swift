@@ -57,6 +57,24 @@ final class REPLUndoHistoryTests: FolderSuite, RunsQuire {
     #expect(text == "one\ntwo\n")
   }
 
+  @Test func anUntitledSessionLeavesAFileNamedUntitledAndItsHistoryAlone() async throws {
+    // A real Untitled.txt with a stored history: the name an untitled buffer suggests.
+    _ = try folder.write("one\n", to: "Untitled.txt")
+    try await session("$a\ntwo\n.\nw\nq\n", arguments: ["Untitled.txt"])
+    let stored = try Dictionary(uniqueKeysWithValues: historyFiles.map { ($0, try Data(contentsOf: undoFolder.appendingPathComponent($0))) })
+    #expect(stored.count == 1)
+    // An untitled session: edited, undone, edited, written to another name.
+    try await session("a\ndraft\n.\nu\na\nkept\n.\nw new.txt\nq\n", arguments: [])
+    #expect(try String(contentsOf: folder.file("new.txt"), encoding: .utf8) == "kept\n")
+    #expect(try String(contentsOf: folder.file("Untitled.txt"), encoding: .utf8) == "one\ntwo\n")
+    for (name, bytes) in stored { #expect(try Data(contentsOf: undoFolder.appendingPathComponent(name)) == bytes, "\(name) changed") }
+    let setAside = try FileManager.default.contentsOfDirectory(atPath: undoFolder.path).filter { $0.hasSuffix(".set-aside") }
+    #expect(setAside.isEmpty)
+    // Untitled.txt's next session still undoes its last edit.
+    let result = try await session("u\n,p\nQ\n", arguments: ["Untitled.txt"])
+    #expect(result.output == "one\n")
+  }
+
   @Test func undoAndRedoWithACountWalkAStoredHistory() async throws {
     try await session("$a\nthree\n.\nw\n$a\nfour\n.\nw\nq\n")
     try await session("undo 2\nw\nq\n")

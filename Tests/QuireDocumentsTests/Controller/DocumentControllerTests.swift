@@ -162,4 +162,46 @@ final class DocumentControllerTests: MainActorFolderSuite {
     chmod(url.path, 0)
     await #expect(throws: QuireError.self) { try await self.makeController().openDocument(at: url) }
   }
+
+  @Test func anUntitledDocumentReadsAndWritesNothingAtItsSuggestedName() async throws {
+    let controller = makeController()
+    let document = try #require(try controller.makeUntitledDocument(ofType: UTType.plainText.identifier) as? PlainTextDocument)
+    #expect(document.isUntitled)
+    #expect(document.fileURL.lastPathComponent == "Untitled.txt")
+    // A real file of that name may have a recovery file: it is neither offered nor removed.
+    try controller.recoveryStore.write(Data("someone else's\n".utf8), for: document.fileURL)
+    try document.openNew()
+    #expect(document.recoveredVersion == nil)
+    try document.insertLines(["draft"], at: 0)
+    await expectQuireError(.invalidArgument, reasonContains: "untitled") { try await document.save() }
+    try await document.autosave()
+    #expect(try document.versions().isEmpty)
+    #expect(try await document.checkForChangesOnDisk() == .unchanged)
+    try await document.close(discardingChanges: true)
+    #expect(controller.recoveryStore.recoveredVersion(for: document.fileURL) != nil)
+    #expect(document.text == "draft\n")
+  }
+
+  @Test func anUntitledDocumentSavedAsAFileHasThatFile() async throws {
+    let controller = makeController()
+    let document = try #require(try controller.makeUntitledDocument(ofType: UTType.plainText.identifier) as? PlainTextDocument)
+    try document.openNew()
+    try document.insertLines(["draft"], at: 0)
+    let target = folder.file("named.txt")
+    try await document.save(to: target, for: .saveAsOperation)
+    #expect(!document.isUntitled)
+    #expect(document.fileURL == target.standardizedFileURL)
+    #expect(try String(contentsOf: target, encoding: .utf8) == "draft\n")
+    try document.insertLines(["more"], at: 1)
+    try await document.save()
+    #expect(try String(contentsOf: target, encoding: .utf8) == "draft\nmore\n")
+    // Named without a save (ed's `f FILE`): titled, its first save creates the file.
+    let other = try #require(try controller.makeUntitledDocument(ofType: UTType.plainText.identifier) as? PlainTextDocument)
+    try other.openNew()
+    try other.insertLines(["named"], at: 0)
+    other.setFileURL(folder.file("other.txt"))
+    #expect(!other.isUntitled)
+    try await other.save()
+    #expect(try String(contentsOf: folder.file("other.txt"), encoding: .utf8) == "named\n")
+  }
 }
