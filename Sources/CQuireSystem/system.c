@@ -360,3 +360,5 @@ int cquire_statfs_type(const char *path, long long *type) {
   *type = (long long)info.f_type;
   return 0;
 }
+
+int cquire_set_current_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }

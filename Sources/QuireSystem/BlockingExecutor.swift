@@ -1,3 +1,4 @@
+internal import CQuireSystem
 package import Foundation
 
 /// A kind of blocking work, with the most threads it may hold at once.
@@ -179,6 +180,10 @@ package enum DedicatedThread {
     let shown = kernelName(name)
     let thread = Thread {
       Thread.current.name = shown
+      // Foundation passes a name to the kernel only once it holds the thread's handle, which
+      // the starting thread may not have stored yet; the thread would keep its creator's name
+      // (a Dispatch worker's). Set it from the thread itself.
+      _ = cquire_set_current_thread_name(shown)
       body()
     }
     thread.name = shown

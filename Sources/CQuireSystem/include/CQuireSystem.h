@@ -78,4 +78,8 @@ int cquire_spawn_chdir(void *actions, const char *path);
 void *cquire_ignore_interrupts(void);
 void cquire_restore_interrupts(void *saved);
 
+/* Names the calling thread as ps -L and top -H show it (pthread_setname_np on itself; the
+   name is cut to the kernel's 15 bytes by the caller). Returns 0 or an errno. */
+int cquire_set_current_thread_name(const char *name);
+
 #endif
