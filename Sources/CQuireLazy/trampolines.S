@@ -271,6 +271,61 @@ quire_lazy_slots:
   .quad quire_lazy_stub_258
   .quad quire_lazy_stub_259
   .quad quire_lazy_stub_260
+  .quad quire_lazy_stub_261
+  .quad quire_lazy_stub_262
+  .quad quire_lazy_stub_263
+  .quad quire_lazy_stub_264
+  .quad quire_lazy_stub_265
+  .quad quire_lazy_stub_266
+  .quad quire_lazy_stub_267
+  .quad quire_lazy_stub_268
+  .quad quire_lazy_stub_269
+  .quad quire_lazy_stub_270
+  .quad quire_lazy_stub_271
+  .quad quire_lazy_stub_272
+  .quad quire_lazy_stub_273
+  .quad quire_lazy_stub_274
+  .quad quire_lazy_stub_275
+  .quad quire_lazy_stub_276
+  .quad quire_lazy_stub_277
+  .quad quire_lazy_stub_278
+  .quad quire_lazy_stub_279
+  .quad quire_lazy_stub_280
+  .quad quire_lazy_stub_281
+  .quad quire_lazy_stub_282
+  .quad quire_lazy_stub_283
+  .quad quire_lazy_stub_284
+  .quad quire_lazy_stub_285
+  .quad quire_lazy_stub_286
+  .quad quire_lazy_stub_287
+  .quad quire_lazy_stub_288
+  .quad quire_lazy_stub_289
+  .quad quire_lazy_stub_290
+  .quad quire_lazy_stub_291
+  .quad quire_lazy_stub_292
+  .quad quire_lazy_stub_293
+  .quad quire_lazy_stub_294
+  .quad quire_lazy_stub_295
+  .quad quire_lazy_stub_296
+  .quad quire_lazy_stub_297
+  .quad quire_lazy_stub_298
+  .quad quire_lazy_stub_299
+  .quad quire_lazy_stub_300
+  .quad quire_lazy_stub_301
+  .quad quire_lazy_stub_302
+  .quad quire_lazy_stub_303
+  .quad quire_lazy_stub_304
+  .quad quire_lazy_stub_305
+  .quad quire_lazy_stub_306
+  .quad quire_lazy_stub_307
+  .quad quire_lazy_stub_308
+  .quad quire_lazy_stub_309
+  .quad quire_lazy_stub_310
+  .quad quire_lazy_stub_311
+  .quad quire_lazy_stub_312
+  .quad quire_lazy_stub_313
+  .quad quire_lazy_stub_314
+  .quad quire_lazy_stub_315
 
   .text
 #if defined(__x86_64__)
@@ -2361,6 +2416,446 @@ png_write_row:
   jmp *quire_lazy_slots+2080(%rip)
 quire_lazy_stub_260:
   pushq $260
+  jmp quire_lazy_common
+  .globl el_end
+  .type el_end, @function
+  .p2align 4
+el_end:
+  jmp *quire_lazy_slots+2088(%rip)
+quire_lazy_stub_261:
+  pushq $261
+  jmp quire_lazy_common
+  .globl el_get
+  .type el_get, @function
+  .p2align 4
+el_get:
+  jmp *quire_lazy_slots+2096(%rip)
+quire_lazy_stub_262:
+  pushq $262
+  jmp quire_lazy_common
+  .globl el_gets
+  .type el_gets, @function
+  .p2align 4
+el_gets:
+  jmp *quire_lazy_slots+2104(%rip)
+quire_lazy_stub_263:
+  pushq $263
+  jmp quire_lazy_common
+  .globl el_init
+  .type el_init, @function
+  .p2align 4
+el_init:
+  jmp *quire_lazy_slots+2112(%rip)
+quire_lazy_stub_264:
+  pushq $264
+  jmp quire_lazy_common
+  .globl el_insertstr
+  .type el_insertstr, @function
+  .p2align 4
+el_insertstr:
+  jmp *quire_lazy_slots+2120(%rip)
+quire_lazy_stub_265:
+  pushq $265
+  jmp quire_lazy_common
+  .globl el_line
+  .type el_line, @function
+  .p2align 4
+el_line:
+  jmp *quire_lazy_slots+2128(%rip)
+quire_lazy_stub_266:
+  pushq $266
+  jmp quire_lazy_common
+  .globl el_reset
+  .type el_reset, @function
+  .p2align 4
+el_reset:
+  jmp *quire_lazy_slots+2136(%rip)
+quire_lazy_stub_267:
+  pushq $267
+  jmp quire_lazy_common
+  .globl el_set
+  .type el_set, @function
+  .p2align 4
+el_set:
+  jmp *quire_lazy_slots+2144(%rip)
+quire_lazy_stub_268:
+  pushq $268
+  jmp quire_lazy_common
+  .globl history
+  .type history, @function
+  .p2align 4
+history:
+  jmp *quire_lazy_slots+2152(%rip)
+quire_lazy_stub_269:
+  pushq $269
+  jmp quire_lazy_common
+  .globl history_end
+  .type history_end, @function
+  .p2align 4
+history_end:
+  jmp *quire_lazy_slots+2160(%rip)
+quire_lazy_stub_270:
+  pushq $270
+  jmp quire_lazy_common
+  .globl history_init
+  .type history_init, @function
+  .p2align 4
+history_init:
+  jmp *quire_lazy_slots+2168(%rip)
+quire_lazy_stub_271:
+  pushq $271
+  jmp quire_lazy_common
+  .globl inotifytools_error
+  .type inotifytools_error, @function
+  .p2align 4
+inotifytools_error:
+  jmp *quire_lazy_slots+2176(%rip)
+quire_lazy_stub_272:
+  pushq $272
+  jmp quire_lazy_common
+  .globl inotifytools_filename_from_wd
+  .type inotifytools_filename_from_wd, @function
+  .p2align 4
+inotifytools_filename_from_wd:
+  jmp *quire_lazy_slots+2184(%rip)
+quire_lazy_stub_273:
+  pushq $273
+  jmp quire_lazy_common
+  .globl inotifytools_get_max_user_watches
+  .type inotifytools_get_max_user_watches, @function
+  .p2align 4
+inotifytools_get_max_user_watches:
+  jmp *quire_lazy_slots+2192(%rip)
+quire_lazy_stub_274:
+  pushq $274
+  jmp quire_lazy_common
+  .globl inotifytools_init
+  .type inotifytools_init, @function
+  .p2align 4
+inotifytools_init:
+  jmp *quire_lazy_slots+2200(%rip)
+quire_lazy_stub_275:
+  pushq $275
+  jmp quire_lazy_common
+  .globl inotifytools_next_event
+  .type inotifytools_next_event, @function
+  .p2align 4
+inotifytools_next_event:
+  jmp *quire_lazy_slots+2208(%rip)
+quire_lazy_stub_276:
+  pushq $276
+  jmp quire_lazy_common
+  .globl inotifytools_remove_watch_by_wd
+  .type inotifytools_remove_watch_by_wd, @function
+  .p2align 4
+inotifytools_remove_watch_by_wd:
+  jmp *quire_lazy_slots+2216(%rip)
+quire_lazy_stub_277:
+  pushq $277
+  jmp quire_lazy_common
+  .globl inotifytools_watch_file
+  .type inotifytools_watch_file, @function
+  .p2align 4
+inotifytools_watch_file:
+  jmp *quire_lazy_slots+2224(%rip)
+quire_lazy_stub_278:
+  pushq $278
+  jmp quire_lazy_common
+  .globl inotifytools_wd_from_filename
+  .type inotifytools_wd_from_filename, @function
+  .p2align 4
+inotifytools_wd_from_filename:
+  jmp *quire_lazy_slots+2232(%rip)
+quire_lazy_stub_279:
+  pushq $279
+  jmp quire_lazy_common
+  .globl cmark_find_syntax_extension
+  .type cmark_find_syntax_extension, @function
+  .p2align 4
+cmark_find_syntax_extension:
+  jmp *quire_lazy_slots+2240(%rip)
+quire_lazy_stub_280:
+  pushq $280
+  jmp quire_lazy_common
+  .globl cmark_node_first_child
+  .type cmark_node_first_child, @function
+  .p2align 4
+cmark_node_first_child:
+  jmp *quire_lazy_slots+2248(%rip)
+quire_lazy_stub_281:
+  pushq $281
+  jmp quire_lazy_common
+  .globl cmark_node_free
+  .type cmark_node_free, @function
+  .p2align 4
+cmark_node_free:
+  jmp *quire_lazy_slots+2256(%rip)
+quire_lazy_stub_282:
+  pushq $282
+  jmp quire_lazy_common
+  .globl cmark_node_get_end_line
+  .type cmark_node_get_end_line, @function
+  .p2align 4
+cmark_node_get_end_line:
+  jmp *quire_lazy_slots+2264(%rip)
+quire_lazy_stub_283:
+  pushq $283
+  jmp quire_lazy_common
+  .globl cmark_node_get_fence_info
+  .type cmark_node_get_fence_info, @function
+  .p2align 4
+cmark_node_get_fence_info:
+  jmp *quire_lazy_slots+2272(%rip)
+quire_lazy_stub_284:
+  pushq $284
+  jmp quire_lazy_common
+  .globl cmark_node_get_heading_level
+  .type cmark_node_get_heading_level, @function
+  .p2align 4
+cmark_node_get_heading_level:
+  jmp *quire_lazy_slots+2280(%rip)
+quire_lazy_stub_285:
+  pushq $285
+  jmp quire_lazy_common
+  .globl cmark_node_get_list_start
+  .type cmark_node_get_list_start, @function
+  .p2align 4
+cmark_node_get_list_start:
+  jmp *quire_lazy_slots+2288(%rip)
+quire_lazy_stub_286:
+  pushq $286
+  jmp quire_lazy_common
+  .globl cmark_node_get_list_tight
+  .type cmark_node_get_list_tight, @function
+  .p2align 4
+cmark_node_get_list_tight:
+  jmp *quire_lazy_slots+2296(%rip)
+quire_lazy_stub_287:
+  pushq $287
+  jmp quire_lazy_common
+  .globl cmark_node_get_list_type
+  .type cmark_node_get_list_type, @function
+  .p2align 4
+cmark_node_get_list_type:
+  jmp *quire_lazy_slots+2304(%rip)
+quire_lazy_stub_288:
+  pushq $288
+  jmp quire_lazy_common
+  .globl cmark_node_get_literal
+  .type cmark_node_get_literal, @function
+  .p2align 4
+cmark_node_get_literal:
+  jmp *quire_lazy_slots+2312(%rip)
+quire_lazy_stub_289:
+  pushq $289
+  jmp quire_lazy_common
+  .globl cmark_node_get_start_line
+  .type cmark_node_get_start_line, @function
+  .p2align 4
+cmark_node_get_start_line:
+  jmp *quire_lazy_slots+2320(%rip)
+quire_lazy_stub_290:
+  pushq $290
+  jmp quire_lazy_common
+  .globl cmark_node_get_title
+  .type cmark_node_get_title, @function
+  .p2align 4
+cmark_node_get_title:
+  jmp *quire_lazy_slots+2328(%rip)
+quire_lazy_stub_291:
+  pushq $291
+  jmp quire_lazy_common
+  .globl cmark_node_get_type
+  .type cmark_node_get_type, @function
+  .p2align 4
+cmark_node_get_type:
+  jmp *quire_lazy_slots+2336(%rip)
+quire_lazy_stub_292:
+  pushq $292
+  jmp quire_lazy_common
+  .globl cmark_node_get_type_string
+  .type cmark_node_get_type_string, @function
+  .p2align 4
+cmark_node_get_type_string:
+  jmp *quire_lazy_slots+2344(%rip)
+quire_lazy_stub_293:
+  pushq $293
+  jmp quire_lazy_common
+  .globl cmark_node_get_url
+  .type cmark_node_get_url, @function
+  .p2align 4
+cmark_node_get_url:
+  jmp *quire_lazy_slots+2352(%rip)
+quire_lazy_stub_294:
+  pushq $294
+  jmp quire_lazy_common
+  .globl cmark_node_next
+  .type cmark_node_next, @function
+  .p2align 4
+cmark_node_next:
+  jmp *quire_lazy_slots+2360(%rip)
+quire_lazy_stub_295:
+  pushq $295
+  jmp quire_lazy_common
+  .globl cmark_node_parent
+  .type cmark_node_parent, @function
+  .p2align 4
+cmark_node_parent:
+  jmp *quire_lazy_slots+2368(%rip)
+quire_lazy_stub_296:
+  pushq $296
+  jmp quire_lazy_common
+  .globl cmark_parser_attach_syntax_extension
+  .type cmark_parser_attach_syntax_extension, @function
+  .p2align 4
+cmark_parser_attach_syntax_extension:
+  jmp *quire_lazy_slots+2376(%rip)
+quire_lazy_stub_297:
+  pushq $297
+  jmp quire_lazy_common
+  .globl cmark_parser_feed
+  .type cmark_parser_feed, @function
+  .p2align 4
+cmark_parser_feed:
+  jmp *quire_lazy_slots+2384(%rip)
+quire_lazy_stub_298:
+  pushq $298
+  jmp quire_lazy_common
+  .globl cmark_parser_finish
+  .type cmark_parser_finish, @function
+  .p2align 4
+cmark_parser_finish:
+  jmp *quire_lazy_slots+2392(%rip)
+quire_lazy_stub_299:
+  pushq $299
+  jmp quire_lazy_common
+  .globl cmark_parser_free
+  .type cmark_parser_free, @function
+  .p2align 4
+cmark_parser_free:
+  jmp *quire_lazy_slots+2400(%rip)
+quire_lazy_stub_300:
+  pushq $300
+  jmp quire_lazy_common
+  .globl cmark_parser_get_syntax_extensions
+  .type cmark_parser_get_syntax_extensions, @function
+  .p2align 4
+cmark_parser_get_syntax_extensions:
+  jmp *quire_lazy_slots+2408(%rip)
+quire_lazy_stub_301:
+  pushq $301
+  jmp quire_lazy_common
+  .globl cmark_parser_new
+  .type cmark_parser_new, @function
+  .p2align 4
+cmark_parser_new:
+  jmp *quire_lazy_slots+2416(%rip)
+quire_lazy_stub_302:
+  pushq $302
+  jmp quire_lazy_common
+  .globl cmark_render_html
+  .type cmark_render_html, @function
+  .p2align 4
+cmark_render_html:
+  jmp *quire_lazy_slots+2424(%rip)
+quire_lazy_stub_303:
+  pushq $303
+  jmp quire_lazy_common
+  .globl cmark_version_string
+  .type cmark_version_string, @function
+  .p2align 4
+cmark_version_string:
+  jmp *quire_lazy_slots+2432(%rip)
+quire_lazy_stub_304:
+  pushq $304
+  jmp quire_lazy_common
+  .globl cmark_gfm_core_extensions_ensure_registered
+  .type cmark_gfm_core_extensions_ensure_registered, @function
+  .p2align 4
+cmark_gfm_core_extensions_ensure_registered:
+  jmp *quire_lazy_slots+2440(%rip)
+quire_lazy_stub_305:
+  pushq $305
+  jmp quire_lazy_common
+  .globl cmark_gfm_extensions_get_table_alignments
+  .type cmark_gfm_extensions_get_table_alignments, @function
+  .p2align 4
+cmark_gfm_extensions_get_table_alignments:
+  jmp *quire_lazy_slots+2448(%rip)
+quire_lazy_stub_306:
+  pushq $306
+  jmp quire_lazy_common
+  .globl cmark_gfm_extensions_get_table_columns
+  .type cmark_gfm_extensions_get_table_columns, @function
+  .p2align 4
+cmark_gfm_extensions_get_table_columns:
+  jmp *quire_lazy_slots+2456(%rip)
+quire_lazy_stub_307:
+  pushq $307
+  jmp quire_lazy_common
+  .globl cmark_gfm_extensions_get_table_row_is_header
+  .type cmark_gfm_extensions_get_table_row_is_header, @function
+  .p2align 4
+cmark_gfm_extensions_get_table_row_is_header:
+  jmp *quire_lazy_slots+2464(%rip)
+quire_lazy_stub_308:
+  pushq $308
+  jmp quire_lazy_common
+  .globl cmark_gfm_extensions_get_tasklist_item_checked
+  .type cmark_gfm_extensions_get_tasklist_item_checked, @function
+  .p2align 4
+cmark_gfm_extensions_get_tasklist_item_checked:
+  jmp *quire_lazy_slots+2472(%rip)
+quire_lazy_stub_309:
+  pushq $309
+  jmp quire_lazy_common
+  .globl deflate
+  .type deflate, @function
+  .p2align 4
+deflate:
+  jmp *quire_lazy_slots+2480(%rip)
+quire_lazy_stub_310:
+  pushq $310
+  jmp quire_lazy_common
+  .globl deflateEnd
+  .type deflateEnd, @function
+  .p2align 4
+deflateEnd:
+  jmp *quire_lazy_slots+2488(%rip)
+quire_lazy_stub_311:
+  pushq $311
+  jmp quire_lazy_common
+  .globl deflateInit2_
+  .type deflateInit2_, @function
+  .p2align 4
+deflateInit2_:
+  jmp *quire_lazy_slots+2496(%rip)
+quire_lazy_stub_312:
+  pushq $312
+  jmp quire_lazy_common
+  .globl inflate
+  .type inflate, @function
+  .p2align 4
+inflate:
+  jmp *quire_lazy_slots+2504(%rip)
+quire_lazy_stub_313:
+  pushq $313
+  jmp quire_lazy_common
+  .globl inflateEnd
+  .type inflateEnd, @function
+  .p2align 4
+inflateEnd:
+  jmp *quire_lazy_slots+2512(%rip)
+quire_lazy_stub_314:
+  pushq $314
+  jmp quire_lazy_common
+  .globl inflateInit2_
+  .type inflateInit2_, @function
+  .p2align 4
+inflateInit2_:
+  jmp *quire_lazy_slots+2520(%rip)
+quire_lazy_stub_315:
+  pushq $315
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -4972,6 +5467,556 @@ png_write_row:
   br x16
 quire_lazy_stub_260:
   mov x17, #260
+  b quire_lazy_common
+  .globl el_end
+  .type el_end, %function
+  .p2align 4
+el_end:
+  adrp x16, quire_lazy_slots+2088
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2088]
+  br x16
+quire_lazy_stub_261:
+  mov x17, #261
+  b quire_lazy_common
+  .globl el_get
+  .type el_get, %function
+  .p2align 4
+el_get:
+  adrp x16, quire_lazy_slots+2096
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2096]
+  br x16
+quire_lazy_stub_262:
+  mov x17, #262
+  b quire_lazy_common
+  .globl el_gets
+  .type el_gets, %function
+  .p2align 4
+el_gets:
+  adrp x16, quire_lazy_slots+2104
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2104]
+  br x16
+quire_lazy_stub_263:
+  mov x17, #263
+  b quire_lazy_common
+  .globl el_init
+  .type el_init, %function
+  .p2align 4
+el_init:
+  adrp x16, quire_lazy_slots+2112
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2112]
+  br x16
+quire_lazy_stub_264:
+  mov x17, #264
+  b quire_lazy_common
+  .globl el_insertstr
+  .type el_insertstr, %function
+  .p2align 4
+el_insertstr:
+  adrp x16, quire_lazy_slots+2120
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2120]
+  br x16
+quire_lazy_stub_265:
+  mov x17, #265
+  b quire_lazy_common
+  .globl el_line
+  .type el_line, %function
+  .p2align 4
+el_line:
+  adrp x16, quire_lazy_slots+2128
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2128]
+  br x16
+quire_lazy_stub_266:
+  mov x17, #266
+  b quire_lazy_common
+  .globl el_reset
+  .type el_reset, %function
+  .p2align 4
+el_reset:
+  adrp x16, quire_lazy_slots+2136
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2136]
+  br x16
+quire_lazy_stub_267:
+  mov x17, #267
+  b quire_lazy_common
+  .globl el_set
+  .type el_set, %function
+  .p2align 4
+el_set:
+  adrp x16, quire_lazy_slots+2144
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2144]
+  br x16
+quire_lazy_stub_268:
+  mov x17, #268
+  b quire_lazy_common
+  .globl history
+  .type history, %function
+  .p2align 4
+history:
+  adrp x16, quire_lazy_slots+2152
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2152]
+  br x16
+quire_lazy_stub_269:
+  mov x17, #269
+  b quire_lazy_common
+  .globl history_end
+  .type history_end, %function
+  .p2align 4
+history_end:
+  adrp x16, quire_lazy_slots+2160
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2160]
+  br x16
+quire_lazy_stub_270:
+  mov x17, #270
+  b quire_lazy_common
+  .globl history_init
+  .type history_init, %function
+  .p2align 4
+history_init:
+  adrp x16, quire_lazy_slots+2168
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2168]
+  br x16
+quire_lazy_stub_271:
+  mov x17, #271
+  b quire_lazy_common
+  .globl inotifytools_error
+  .type inotifytools_error, %function
+  .p2align 4
+inotifytools_error:
+  adrp x16, quire_lazy_slots+2176
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2176]
+  br x16
+quire_lazy_stub_272:
+  mov x17, #272
+  b quire_lazy_common
+  .globl inotifytools_filename_from_wd
+  .type inotifytools_filename_from_wd, %function
+  .p2align 4
+inotifytools_filename_from_wd:
+  adrp x16, quire_lazy_slots+2184
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2184]
+  br x16
+quire_lazy_stub_273:
+  mov x17, #273
+  b quire_lazy_common
+  .globl inotifytools_get_max_user_watches
+  .type inotifytools_get_max_user_watches, %function
+  .p2align 4
+inotifytools_get_max_user_watches:
+  adrp x16, quire_lazy_slots+2192
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2192]
+  br x16
+quire_lazy_stub_274:
+  mov x17, #274
+  b quire_lazy_common
+  .globl inotifytools_init
+  .type inotifytools_init, %function
+  .p2align 4
+inotifytools_init:
+  adrp x16, quire_lazy_slots+2200
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2200]
+  br x16
+quire_lazy_stub_275:
+  mov x17, #275
+  b quire_lazy_common
+  .globl inotifytools_next_event
+  .type inotifytools_next_event, %function
+  .p2align 4
+inotifytools_next_event:
+  adrp x16, quire_lazy_slots+2208
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2208]
+  br x16
+quire_lazy_stub_276:
+  mov x17, #276
+  b quire_lazy_common
+  .globl inotifytools_remove_watch_by_wd
+  .type inotifytools_remove_watch_by_wd, %function
+  .p2align 4
+inotifytools_remove_watch_by_wd:
+  adrp x16, quire_lazy_slots+2216
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2216]
+  br x16
+quire_lazy_stub_277:
+  mov x17, #277
+  b quire_lazy_common
+  .globl inotifytools_watch_file
+  .type inotifytools_watch_file, %function
+  .p2align 4
+inotifytools_watch_file:
+  adrp x16, quire_lazy_slots+2224
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2224]
+  br x16
+quire_lazy_stub_278:
+  mov x17, #278
+  b quire_lazy_common
+  .globl inotifytools_wd_from_filename
+  .type inotifytools_wd_from_filename, %function
+  .p2align 4
+inotifytools_wd_from_filename:
+  adrp x16, quire_lazy_slots+2232
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2232]
+  br x16
+quire_lazy_stub_279:
+  mov x17, #279
+  b quire_lazy_common
+  .globl cmark_find_syntax_extension
+  .type cmark_find_syntax_extension, %function
+  .p2align 4
+cmark_find_syntax_extension:
+  adrp x16, quire_lazy_slots+2240
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2240]
+  br x16
+quire_lazy_stub_280:
+  mov x17, #280
+  b quire_lazy_common
+  .globl cmark_node_first_child
+  .type cmark_node_first_child, %function
+  .p2align 4
+cmark_node_first_child:
+  adrp x16, quire_lazy_slots+2248
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2248]
+  br x16
+quire_lazy_stub_281:
+  mov x17, #281
+  b quire_lazy_common
+  .globl cmark_node_free
+  .type cmark_node_free, %function
+  .p2align 4
+cmark_node_free:
+  adrp x16, quire_lazy_slots+2256
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2256]
+  br x16
+quire_lazy_stub_282:
+  mov x17, #282
+  b quire_lazy_common
+  .globl cmark_node_get_end_line
+  .type cmark_node_get_end_line, %function
+  .p2align 4
+cmark_node_get_end_line:
+  adrp x16, quire_lazy_slots+2264
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2264]
+  br x16
+quire_lazy_stub_283:
+  mov x17, #283
+  b quire_lazy_common
+  .globl cmark_node_get_fence_info
+  .type cmark_node_get_fence_info, %function
+  .p2align 4
+cmark_node_get_fence_info:
+  adrp x16, quire_lazy_slots+2272
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2272]
+  br x16
+quire_lazy_stub_284:
+  mov x17, #284
+  b quire_lazy_common
+  .globl cmark_node_get_heading_level
+  .type cmark_node_get_heading_level, %function
+  .p2align 4
+cmark_node_get_heading_level:
+  adrp x16, quire_lazy_slots+2280
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2280]
+  br x16
+quire_lazy_stub_285:
+  mov x17, #285
+  b quire_lazy_common
+  .globl cmark_node_get_list_start
+  .type cmark_node_get_list_start, %function
+  .p2align 4
+cmark_node_get_list_start:
+  adrp x16, quire_lazy_slots+2288
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2288]
+  br x16
+quire_lazy_stub_286:
+  mov x17, #286
+  b quire_lazy_common
+  .globl cmark_node_get_list_tight
+  .type cmark_node_get_list_tight, %function
+  .p2align 4
+cmark_node_get_list_tight:
+  adrp x16, quire_lazy_slots+2296
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2296]
+  br x16
+quire_lazy_stub_287:
+  mov x17, #287
+  b quire_lazy_common
+  .globl cmark_node_get_list_type
+  .type cmark_node_get_list_type, %function
+  .p2align 4
+cmark_node_get_list_type:
+  adrp x16, quire_lazy_slots+2304
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2304]
+  br x16
+quire_lazy_stub_288:
+  mov x17, #288
+  b quire_lazy_common
+  .globl cmark_node_get_literal
+  .type cmark_node_get_literal, %function
+  .p2align 4
+cmark_node_get_literal:
+  adrp x16, quire_lazy_slots+2312
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2312]
+  br x16
+quire_lazy_stub_289:
+  mov x17, #289
+  b quire_lazy_common
+  .globl cmark_node_get_start_line
+  .type cmark_node_get_start_line, %function
+  .p2align 4
+cmark_node_get_start_line:
+  adrp x16, quire_lazy_slots+2320
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2320]
+  br x16
+quire_lazy_stub_290:
+  mov x17, #290
+  b quire_lazy_common
+  .globl cmark_node_get_title
+  .type cmark_node_get_title, %function
+  .p2align 4
+cmark_node_get_title:
+  adrp x16, quire_lazy_slots+2328
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2328]
+  br x16
+quire_lazy_stub_291:
+  mov x17, #291
+  b quire_lazy_common
+  .globl cmark_node_get_type
+  .type cmark_node_get_type, %function
+  .p2align 4
+cmark_node_get_type:
+  adrp x16, quire_lazy_slots+2336
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2336]
+  br x16
+quire_lazy_stub_292:
+  mov x17, #292
+  b quire_lazy_common
+  .globl cmark_node_get_type_string
+  .type cmark_node_get_type_string, %function
+  .p2align 4
+cmark_node_get_type_string:
+  adrp x16, quire_lazy_slots+2344
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2344]
+  br x16
+quire_lazy_stub_293:
+  mov x17, #293
+  b quire_lazy_common
+  .globl cmark_node_get_url
+  .type cmark_node_get_url, %function
+  .p2align 4
+cmark_node_get_url:
+  adrp x16, quire_lazy_slots+2352
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2352]
+  br x16
+quire_lazy_stub_294:
+  mov x17, #294
+  b quire_lazy_common
+  .globl cmark_node_next
+  .type cmark_node_next, %function
+  .p2align 4
+cmark_node_next:
+  adrp x16, quire_lazy_slots+2360
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2360]
+  br x16
+quire_lazy_stub_295:
+  mov x17, #295
+  b quire_lazy_common
+  .globl cmark_node_parent
+  .type cmark_node_parent, %function
+  .p2align 4
+cmark_node_parent:
+  adrp x16, quire_lazy_slots+2368
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2368]
+  br x16
+quire_lazy_stub_296:
+  mov x17, #296
+  b quire_lazy_common
+  .globl cmark_parser_attach_syntax_extension
+  .type cmark_parser_attach_syntax_extension, %function
+  .p2align 4
+cmark_parser_attach_syntax_extension:
+  adrp x16, quire_lazy_slots+2376
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2376]
+  br x16
+quire_lazy_stub_297:
+  mov x17, #297
+  b quire_lazy_common
+  .globl cmark_parser_feed
+  .type cmark_parser_feed, %function
+  .p2align 4
+cmark_parser_feed:
+  adrp x16, quire_lazy_slots+2384
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2384]
+  br x16
+quire_lazy_stub_298:
+  mov x17, #298
+  b quire_lazy_common
+  .globl cmark_parser_finish
+  .type cmark_parser_finish, %function
+  .p2align 4
+cmark_parser_finish:
+  adrp x16, quire_lazy_slots+2392
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2392]
+  br x16
+quire_lazy_stub_299:
+  mov x17, #299
+  b quire_lazy_common
+  .globl cmark_parser_free
+  .type cmark_parser_free, %function
+  .p2align 4
+cmark_parser_free:
+  adrp x16, quire_lazy_slots+2400
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2400]
+  br x16
+quire_lazy_stub_300:
+  mov x17, #300
+  b quire_lazy_common
+  .globl cmark_parser_get_syntax_extensions
+  .type cmark_parser_get_syntax_extensions, %function
+  .p2align 4
+cmark_parser_get_syntax_extensions:
+  adrp x16, quire_lazy_slots+2408
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2408]
+  br x16
+quire_lazy_stub_301:
+  mov x17, #301
+  b quire_lazy_common
+  .globl cmark_parser_new
+  .type cmark_parser_new, %function
+  .p2align 4
+cmark_parser_new:
+  adrp x16, quire_lazy_slots+2416
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2416]
+  br x16
+quire_lazy_stub_302:
+  mov x17, #302
+  b quire_lazy_common
+  .globl cmark_render_html
+  .type cmark_render_html, %function
+  .p2align 4
+cmark_render_html:
+  adrp x16, quire_lazy_slots+2424
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2424]
+  br x16
+quire_lazy_stub_303:
+  mov x17, #303
+  b quire_lazy_common
+  .globl cmark_version_string
+  .type cmark_version_string, %function
+  .p2align 4
+cmark_version_string:
+  adrp x16, quire_lazy_slots+2432
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2432]
+  br x16
+quire_lazy_stub_304:
+  mov x17, #304
+  b quire_lazy_common
+  .globl cmark_gfm_core_extensions_ensure_registered
+  .type cmark_gfm_core_extensions_ensure_registered, %function
+  .p2align 4
+cmark_gfm_core_extensions_ensure_registered:
+  adrp x16, quire_lazy_slots+2440
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2440]
+  br x16
+quire_lazy_stub_305:
+  mov x17, #305
+  b quire_lazy_common
+  .globl cmark_gfm_extensions_get_table_alignments
+  .type cmark_gfm_extensions_get_table_alignments, %function
+  .p2align 4
+cmark_gfm_extensions_get_table_alignments:
+  adrp x16, quire_lazy_slots+2448
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2448]
+  br x16
+quire_lazy_stub_306:
+  mov x17, #306
+  b quire_lazy_common
+  .globl cmark_gfm_extensions_get_table_columns
+  .type cmark_gfm_extensions_get_table_columns, %function
+  .p2align 4
+cmark_gfm_extensions_get_table_columns:
+  adrp x16, quire_lazy_slots+2456
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2456]
+  br x16
+quire_lazy_stub_307:
+  mov x17, #307
+  b quire_lazy_common
+  .globl cmark_gfm_extensions_get_table_row_is_header
+  .type cmark_gfm_extensions_get_table_row_is_header, %function
+  .p2align 4
+cmark_gfm_extensions_get_table_row_is_header:
+  adrp x16, quire_lazy_slots+2464
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2464]
+  br x16
+quire_lazy_stub_308:
+  mov x17, #308
+  b quire_lazy_common
+  .globl cmark_gfm_extensions_get_tasklist_item_checked
+  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
+  .p2align 4
+cmark_gfm_extensions_get_tasklist_item_checked:
+  adrp x16, quire_lazy_slots+2472
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2472]
+  br x16
+quire_lazy_stub_309:
+  mov x17, #309
+  b quire_lazy_common
+  .globl deflate
+  .type deflate, %function
+  .p2align 4
+deflate:
+  adrp x16, quire_lazy_slots+2480
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2480]
+  br x16
+quire_lazy_stub_310:
+  mov x17, #310
+  b quire_lazy_common
+  .globl deflateEnd
+  .type deflateEnd, %function
+  .p2align 4
+deflateEnd:
+  adrp x16, quire_lazy_slots+2488
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2488]
+  br x16
+quire_lazy_stub_311:
+  mov x17, #311
+  b quire_lazy_common
+  .globl deflateInit2_
+  .type deflateInit2_, %function
+  .p2align 4
+deflateInit2_:
+  adrp x16, quire_lazy_slots+2496
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2496]
+  br x16
+quire_lazy_stub_312:
+  mov x17, #312
+  b quire_lazy_common
+  .globl inflate
+  .type inflate, %function
+  .p2align 4
+inflate:
+  adrp x16, quire_lazy_slots+2504
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2504]
+  br x16
+quire_lazy_stub_313:
+  mov x17, #313
+  b quire_lazy_common
+  .globl inflateEnd
+  .type inflateEnd, %function
+  .p2align 4
+inflateEnd:
+  adrp x16, quire_lazy_slots+2512
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2512]
+  br x16
+quire_lazy_stub_314:
+  mov x17, #314
+  b quire_lazy_common
+  .globl inflateInit2_
+  .type inflateInit2_, %function
+  .p2align 4
+inflateInit2_:
+  adrp x16, quire_lazy_slots+2520
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2520]
+  br x16
+quire_lazy_stub_315:
+  mov x17, #315
   b quire_lazy_common
 #endif
 #endif
