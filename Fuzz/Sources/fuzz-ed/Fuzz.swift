@@ -5,6 +5,7 @@
 // writes, reads or runs anything outside.
 import Foundation
 import FuzzDriver
+import QuireDocuments
 @testable import QuireCLI
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -20,12 +21,16 @@ public func fuzz(_ input: UnsafeRawPointer?, _ count: Int) -> CInt {
   return 0
 }
 
+/// The controller the REPL's documents come from (one per process, as in a session).
+@MainActor let controller = DocumentController()
+
 /// Runs each line of `bytes` as a command on a five-line document (the engine and the
 /// document are the main actor's, as in the REPL).
 @MainActor
 func run(_ bytes: [UInt8]) async {
   var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-  guard let buffer = try? DocumentLineBuffer(contents: Data("alpha\nbeta beta\n\ngamma aaaa\ndelta\n".utf8), url: nil) else { return }
+  // An untitled document of the session's kind: nothing is read or written for it.
+  guard let buffer = try? DocumentLineBuffer(untitled: Data("alpha\nbeta beta\n\ngamma aaaa\ndelta\n".utf8), with: controller) else { return }
   // g/v with t or j can double the buffer per marked line (GNU ed too): work a user would stop
   // with Ctrl-C. The harness presses it after 200 ms or 20,000 lines, through the same check
   // the REPL's SIGINT uses, so a runaway command must be interruptible to pass.
