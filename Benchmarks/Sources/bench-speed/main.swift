@@ -19,7 +19,6 @@
 import BenchmarkSupport
 import Foundation
 
-setvbuf(stdout, nil, _IOLBF, 0)  // each line as it is measured, also into a file
 let arguments = CommandLine.arguments
 let rounds = arguments.count > 1 ? max(1, Int(arguments[1]) ?? 7) : 7
 let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -50,9 +49,10 @@ func write(_ text: String, to url: URL) throws {
 func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
 func ratio(_ value: Double, _ peer: Double) -> String { peer > 0 ? String(format: "%.2f", value / peer) : "–" }
 var summary: [(String, String, String, String, String)] = []
-func row(_ work: String, _ quireValue: Double, _ peerName: String, _ peerValue: Double, _ target: String) {
+@MainActor func row(_ work: String, _ quireValue: Double, _ peerName: String, _ peerValue: Double, _ target: String) {
   summary.append((work, ms(quireValue), "\(peerName): \(ms(peerValue))", ratio(quireValue, peerValue), target))
   print("| \(work) | \(ms(quireValue)) | \(peerName): \(ms(peerValue)) | \(ratio(quireValue, peerValue)) | \(target) |")
+  fflush(nil)  // each row as it is measured, also into a file
 }
 print("quire: \(quire)\nrounds: \(rounds) (medians; one unmeasured run first)\n")
 

@@ -145,6 +145,24 @@ final class SearchTests: BrowserTestCase {
     #expect(try again.rebuildSearchIndex().indexed == 4)
   }
 
+  /// The index is not checked page by page when opened (that read all of it on every query): a
+  /// damaged page behind an intact header is found when SQLite reads it, and the index is made
+  /// anew.
+  @Test func damagedPagesBehindAnIntactHeaderAreFoundAndTheIndexMadeAnew() throws {
+    try makeDocuments()
+    try browser.updateSearchIndex()
+    let index = browser.searchIndexURL
+    let size = try #require(try FileManager.default.attributesOfItem(atPath: index.path)[.size] as? Int)
+    let handle = try FileHandle(forWritingTo: index)
+    try handle.seek(toOffset: 4096)
+    try handle.write(contentsOf: Data(repeating: 0x5A, count: max(0, size - 4096)))
+    try handle.close()
+    let fresh = DocumentBrowser(configuration: browser.configuration)
+    let report = try fresh.updateSearchIndex()
+    #expect(report.wasRecreated && report.indexed == 4)
+    #expect(try fresh.search("invoice").count == 1)
+  }
+
   /// Issue 16: what is planted at the index's name (or its journal's) in the cache folder is
   /// refused, naming it, and never followed, read (a FIFO would block) or removed.
   @Test(.timeLimit(.minutes(2)), arguments: ["link", "dangling link", "fifo", "folder", "wal link"])
