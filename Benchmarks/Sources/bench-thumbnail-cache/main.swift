@@ -33,28 +33,6 @@ for index in 0..<count {
   try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: file.path)
 }
 
-/// Runs `argv` with stdout and stderr to /dev/null and the environment changed by `environment`;
-/// returns wall seconds and the exit status.
-func spawn(_ argv: [String], environment: [String: String] = [:]) -> (seconds: Double, status: Int32) {
-  var actions = posix_spawn_file_actions_t()
-  posix_spawn_file_actions_init(&actions)
-  defer { posix_spawn_file_actions_destroy(&actions) }
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-  var env = ProcessInfo.processInfo.environment
-  for (key, value) in environment { env[key] = value }
-  let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-  let cArgs = argv.map { strdup($0) } + [nil]
-  defer { for pointer in cArgs + cEnv { free(pointer) } }
-  var pid: pid_t = 0
-  let start = ContinuousClock.now
-  guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return (0, -1) }
-  var status: Int32 = 0
-  _ = waitpid(pid, &status, 0)
-  let elapsed = ContinuousClock.now - start
-  return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, status)
-}
-
 let cache = work.appendingPathComponent("thumbnails").path
 let batch = [quire, "thumbnail", "--cache-dir", cache, "--size", "256", notes.path]
 let gnomeEnvironment = ["XDG_CACHE_HOME": work.path]
@@ -76,7 +54,7 @@ let pythonStartScript = """
   from gi.repository import GnomeDesktop, Gio
   GnomeDesktop.DesktopThumbnailFactory.new(GnomeDesktop.DesktopThumbnailSize.LARGE)
   """
-let hasGnome = spawn(["/usr/bin/python3", "-c", pythonStartScript]).status == 0
+let hasGnome = spawnProcess(["/usr/bin/python3", "-c", pythonStartScript]).status == 0
 
 print("thumbnail cache, \(count) small Markdown files at 256 px, median of \(rounds) rounds")
 print("quire: \(quire)")
@@ -87,25 +65,25 @@ var lookups: [Double] = []
 var pythonStarts: [Double] = []
 for round in 0..<rounds {
   try? FileManager.default.removeItem(atPath: cache)
-  let cold = spawn(batch)
+  let cold = spawnProcess(batch)
   guard cold.status == 0 else {
     print("the cold run failed (status \(cold.status))")
     exit(1)
   }
   colds.append(cold.seconds)
   for _ in 0..<3 {
-    let warm = spawn(batch)
+    let warm = spawnProcess(batch)
     guard warm.status == 0 else {
       print("the warm run failed (status \(warm.status))")
       exit(1)
     }
     warms.append(warm.seconds)
-    starts.append(spawn([quire, "--version"]).seconds)
+    starts.append(spawnProcess([quire, "--version"]).seconds)
     if hasGnome {
-      let lookup = spawn(["/usr/bin/python3", "-c", lookupScript, notes.path, String(count)], environment: gnomeEnvironment)
+      let lookup = spawnProcess(["/usr/bin/python3", "-c", lookupScript, notes.path, String(count)], environment: gnomeEnvironment)
       if lookup.status != 0 { print("round \(round): GNOME's lookup did not find every thumbnail") }
       lookups.append(lookup.seconds)
-      pythonStarts.append(spawn(["/usr/bin/python3", "-c", pythonStartScript], environment: gnomeEnvironment).seconds)
+      pythonStarts.append(spawnProcess(["/usr/bin/python3", "-c", pythonStartScript], environment: gnomeEnvironment).seconds)
     }
   }
 }
