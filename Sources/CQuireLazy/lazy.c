@@ -43,11 +43,3 @@ void *quire_lazy_resolve(long index) {
   __atomic_store_n(&quire_lazy_slots[index], address, __ATOMIC_RELEASE);
   return address;
 }
-
-int quire_lazy_loaded_library_count(void) {
-  int count = 0;
-  for (int index = 0; index < QUIRE_LAZY_LIBRARY_COUNT; index++) {
-    if (atomic_load_explicit(&handles[index], memory_order_acquire)) count++;
-  }
-  return count;
-}

@@ -6,7 +6,4 @@
 // the library when it cannot be loaded.
 void *quire_lazy_resolve(long index);
 
-// How many of the lazily loaded libraries this process has loaded so far.
-int quire_lazy_loaded_library_count(void);
-
 #endif
