@@ -149,17 +149,10 @@ extension PDFFile {
   /// top to bottom as poppler lays the text out (poppler's text layout: one rectangle per
   /// character, united per line).
   public func lineRects(ofPage index: Int) throws -> [PDFRect] {
-    try withPage(index) { page in
-      guard let raw = poppler_page_get_text(page) else { return [] }
-      defer { cpoppler_free(raw) }
-      let characters = Array(String(cString: raw))
-      var rectangles: UnsafeMutablePointer<PopplerRectangle>?
-      var count: guint = 0
-      guard poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else { return [] }
-      defer { cpoppler_free(rectangles) }
+    try withTextLayout(ofPage: index) { characters, rectangles in
       var lines: [PDFRect] = []
       var current: (x1: Double, y1: Double, x2: Double, y2: Double)?
-      for position in 0..<Int(count) {
+      for position in rectangles.indices {
         let isBreak = position < characters.count && characters[position].isNewline
         let rect = rectangles[position]
         if !isBreak {
@@ -167,7 +160,7 @@ extension PDFFile {
             current.map { (min($0.x1, rect.x1), min($0.y1, rect.y1), max($0.x2, rect.x2), max($0.y2, rect.y2)) }
             ?? (rect.x1, rect.y1, rect.x2, rect.y2)
         }
-        if isBreak || position == Int(count) - 1, let line = current {
+        if isBreak || position == rectangles.count - 1, let line = current {
           lines.append(PDFRect(x: line.x1, y: line.y1, width: line.x2 - line.x1, height: line.y2 - line.y1))
           current = nil
         }
@@ -180,18 +173,11 @@ extension PDFFile {
   /// in poppler's reading order (its text layout: one rectangle per character, united per
   /// word). At most 100,000 words.
   public func wordRects(ofPage index: Int) throws -> [(word: String, rect: PDFRect)] {
-    try withPage(index) { page in
-      guard let raw = poppler_page_get_text(page) else { return [] }
-      defer { cpoppler_free(raw) }
-      let characters = Array(String(cString: raw))
-      var rectangles: UnsafeMutablePointer<PopplerRectangle>?
-      var count: guint = 0
-      guard poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else { return [] }
-      defer { cpoppler_free(rectangles) }
+    try withTextLayout(ofPage: index) { characters, rectangles in
       var words: [(String, PDFRect)] = []
       var text = ""
       var current: (x1: Double, y1: Double, x2: Double, y2: Double)?
-      for position in 0..<min(Int(count), characters.count) where words.count < 100_000 {
+      for position in 0..<min(rectangles.count, characters.count) where words.count < 100_000 {
         let character = characters[position]
         let rect = rectangles[position]
         if character.isWhitespace || character.isNewline {
@@ -205,6 +191,23 @@ extension PDFFile {
       }
       if let word = current, !text.isEmpty { words.append((text, PDFRect(x: word.x1, y: word.y1, width: word.x2 - word.x1, height: word.y2 - word.y1))) }
       return words
+    }
+  }
+
+  /// Runs `body` on page `index`'s text as characters and poppler's text layout (one
+  /// rectangle per character, in the same order); an empty result when the page has neither.
+  private func withTextLayout<T>(
+    ofPage index: Int, _ body: ([Character], UnsafeBufferPointer<PopplerRectangle>) -> [T]
+  ) throws -> [T] {
+    try withPage(index) { page in
+      guard let raw = poppler_page_get_text(page) else { return [] }
+      defer { cpoppler_free(raw) }
+      let characters = Array(String(cString: raw))
+      var rectangles: UnsafeMutablePointer<PopplerRectangle>?
+      var count: guint = 0
+      guard poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else { return [] }
+      defer { cpoppler_free(rectangles) }
+      return body(characters, UnsafeBufferPointer(start: rectangles, count: Int(count)))
     }
   }
 
