@@ -210,6 +210,7 @@ let package = Package(
         "QuireSystem", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePDF", "QuirePreviews", "QuireBrowser", "QuireSession",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
       ],

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import QuireTypes
 
 /// Building responses: JSON, pages, images, errors, each with the headers every response of
@@ -63,5 +64,13 @@ enum Reply {
 
   static func refused(_ status: HTTPResponse.Status, reason: String) -> Response {
     bytes(Data("\(reason)\n".utf8), status: status, contentType: "text/plain; charset=utf-8")
+  }
+}
+
+extension FlatDictionary where Key == Substring, Value == Substring {
+  /// The query parameter `name`; a request without it is refused, naming it.
+  func required(_ name: String) throws -> String {
+    guard let value = self[name[...]] else { throw QuireError(.invalidArgument, "The request needs a '\(name)' parameter.") }
+    return String(value)
   }
 }

@@ -93,12 +93,8 @@ extension Site {
   func pdfRoute(_ request: inout Request, path: String) async throws -> Response? {
     guard path.hasPrefix("/api/pdf/") else { return nil }
     let query = request.uri.queryParameters
-    func parameter(_ name: String) throws -> String {
-      guard let value = query[name[...]] else { throw QuireError(.invalidArgument, "The request needs a '\(name)' parameter.") }
-      return String(value)
-    }
     func number(_ name: String, in range: ClosedRange<Int>) throws -> Int {
-      guard let value = Int(try parameter(name)), range.contains(value) else {
+      guard let value = Int(try query.required(name)), range.contains(value) else {
         throw QuireError(.invalidArgument, "'\(name)' must be a number from \(range.lowerBound) to \(range.upperBound).")
       }
       return value
@@ -106,23 +102,23 @@ extension Site {
     let room = pdfRoom
     switch (request.method, path) {
     case (.get, "/api/pdf/info"):
-      let url = try locations.url(forReference: parameter("doc"))
+      let url = try locations.url(forReference: query.required("doc"))
       let info = try await room.info(url)
       return Reply.json(info)
     case (.get, "/api/pdf/page"):
-      let url = try locations.url(forReference: parameter("doc"))
+      let url = try locations.url(forReference: query.required("doc"))
       let (page, width) = (try number("page", in: 0...100_000), try number("width", in: 16...4096))
       let png = try await room.png(url, page: page, width: width)
       var response = Reply.bytes(png, contentType: "image/png")
       response.headers[.cacheControl] = "no-store"
       return response
     case (.get, "/api/pdf/words"):
-      let url = try locations.url(forReference: parameter("doc"))
+      let url = try locations.url(forReference: query.required("doc"))
       let page = try number("page", in: 0...100_000)
       return Reply.json(try await room.words(url, page: page))
     case (.get, "/api/pdf/find"):
-      let url = try locations.url(forReference: parameter("doc"))
-      let text = try parameter("text")
+      let url = try locations.url(forReference: query.required("doc"))
+      let text = try query.required("text")
       guard !text.isEmpty, text.count <= 1_000 else { throw QuireError(.invalidArgument, "Find takes 1 to 1,000 characters.") }
       return Reply.json(try await room.find(url, text: text))
     case (.post, "/api/pdf/annotate"):

@@ -87,10 +87,6 @@ final class Site: Sendable {
     var request = request
     let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
     let query = request.uri.queryParameters
-    func parameter(_ name: String) throws -> String {
-      guard let value = query[name[...]] else { throw QuireError(.invalidArgument, "The request needs a '\(name)' parameter.") }
-      return String(value)
-    }
     switch (request.method, path) {
     case (.get, "/"), (.get, "/index.html"):
       return page(csrf: session.csrfToken)
@@ -101,7 +97,7 @@ final class Site: Sendable {
     case (.get, "/api/events"):
       return eventStream()
     case (.get, "/api/preview"):
-      return try await preview(of: locations.open(reference: parameter("doc")))
+      return try await preview(of: locations.open(reference: query.required("doc")))
     case (.post, _) where path.hasPrefix("/api/editor/"):
       return try await editor(String(path.dropFirst("/api/editor/".count)), Self.decode(EditorRequest.self, from: &request))
     default:
