@@ -181,6 +181,8 @@ let package = Package(
         "QuireSystem", "QuireCore", "QuireTypes", "QuireCoordination", "QuireDocuments", "QuirePreviews", "QuireFormats",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "GRDB", package: "GRDB.swift"),
+        // SQLite's C API (GRDB's shim module), for reading the start of a stored text (sqlite3_blob_*).
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       swiftSettings: swiftSettings),
     // The session layer: text documents shared by front ends, keyed by file identity, with

@@ -21,7 +21,7 @@ static const char *const quire_lazy_libraries[QUIRE_LAZY_LIBRARY_COUNT][2] = {
   {"libz.so.1", "libz.so"},
 };
 
-#define QUIRE_LAZY_FUNCTION_COUNT 316
+#define QUIRE_LAZY_FUNCTION_COUNT 320
 // Each trampoline's function name and library (an index into quire_lazy_libraries).
 static const struct quire_lazy_function { const char *name; int library; }
     quire_lazy_functions[QUIRE_LAZY_FUNCTION_COUNT] = {
@@ -206,6 +206,10 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"sqlite3_bind_parameter_name", 9},
   {"sqlite3_bind_pointer", 9},
   {"sqlite3_bind_text", 9},
+  {"sqlite3_blob_bytes", 9},
+  {"sqlite3_blob_close", 9},
+  {"sqlite3_blob_open", 9},
+  {"sqlite3_blob_read", 9},
   {"sqlite3_busy_handler", 9},
   {"sqlite3_busy_timeout", 9},
   {"sqlite3_changes", 9},

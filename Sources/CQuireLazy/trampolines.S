@@ -326,6 +326,10 @@ quire_lazy_slots:
   .quad quire_lazy_stub_313
   .quad quire_lazy_stub_314
   .quad quire_lazy_stub_315
+  .quad quire_lazy_stub_316
+  .quad quire_lazy_stub_317
+  .quad quire_lazy_stub_318
+  .quad quire_lazy_stub_319
 
   .text
 #if defined(__x86_64__)
@@ -1777,1085 +1781,1117 @@ sqlite3_bind_text:
 quire_lazy_stub_180:
   pushq $180
   jmp quire_lazy_common
+  .globl sqlite3_blob_bytes
+  .type sqlite3_blob_bytes, @function
+  .p2align 4
+sqlite3_blob_bytes:
+  jmp *quire_lazy_slots+1448(%rip)
+quire_lazy_stub_181:
+  pushq $181
+  jmp quire_lazy_common
+  .globl sqlite3_blob_close
+  .type sqlite3_blob_close, @function
+  .p2align 4
+sqlite3_blob_close:
+  jmp *quire_lazy_slots+1456(%rip)
+quire_lazy_stub_182:
+  pushq $182
+  jmp quire_lazy_common
+  .globl sqlite3_blob_open
+  .type sqlite3_blob_open, @function
+  .p2align 4
+sqlite3_blob_open:
+  jmp *quire_lazy_slots+1464(%rip)
+quire_lazy_stub_183:
+  pushq $183
+  jmp quire_lazy_common
+  .globl sqlite3_blob_read
+  .type sqlite3_blob_read, @function
+  .p2align 4
+sqlite3_blob_read:
+  jmp *quire_lazy_slots+1472(%rip)
+quire_lazy_stub_184:
+  pushq $184
+  jmp quire_lazy_common
   .globl sqlite3_busy_handler
   .type sqlite3_busy_handler, @function
   .p2align 4
 sqlite3_busy_handler:
-  jmp *quire_lazy_slots+1448(%rip)
-quire_lazy_stub_181:
-  pushq $181
+  jmp *quire_lazy_slots+1480(%rip)
+quire_lazy_stub_185:
+  pushq $185
   jmp quire_lazy_common
   .globl sqlite3_busy_timeout
   .type sqlite3_busy_timeout, @function
   .p2align 4
 sqlite3_busy_timeout:
-  jmp *quire_lazy_slots+1456(%rip)
-quire_lazy_stub_182:
-  pushq $182
+  jmp *quire_lazy_slots+1488(%rip)
+quire_lazy_stub_186:
+  pushq $186
   jmp quire_lazy_common
   .globl sqlite3_changes
   .type sqlite3_changes, @function
   .p2align 4
 sqlite3_changes:
-  jmp *quire_lazy_slots+1464(%rip)
-quire_lazy_stub_183:
-  pushq $183
+  jmp *quire_lazy_slots+1496(%rip)
+quire_lazy_stub_187:
+  pushq $187
   jmp quire_lazy_common
   .globl sqlite3_clear_bindings
   .type sqlite3_clear_bindings, @function
   .p2align 4
 sqlite3_clear_bindings:
-  jmp *quire_lazy_slots+1472(%rip)
-quire_lazy_stub_184:
-  pushq $184
+  jmp *quire_lazy_slots+1504(%rip)
+quire_lazy_stub_188:
+  pushq $188
   jmp quire_lazy_common
   .globl sqlite3_close
   .type sqlite3_close, @function
   .p2align 4
 sqlite3_close:
-  jmp *quire_lazy_slots+1480(%rip)
-quire_lazy_stub_185:
-  pushq $185
+  jmp *quire_lazy_slots+1512(%rip)
+quire_lazy_stub_189:
+  pushq $189
   jmp quire_lazy_common
   .globl sqlite3_close_v2
   .type sqlite3_close_v2, @function
   .p2align 4
 sqlite3_close_v2:
-  jmp *quire_lazy_slots+1488(%rip)
-quire_lazy_stub_186:
-  pushq $186
+  jmp *quire_lazy_slots+1520(%rip)
+quire_lazy_stub_190:
+  pushq $190
   jmp quire_lazy_common
   .globl sqlite3_column_blob
   .type sqlite3_column_blob, @function
   .p2align 4
 sqlite3_column_blob:
-  jmp *quire_lazy_slots+1496(%rip)
-quire_lazy_stub_187:
-  pushq $187
+  jmp *quire_lazy_slots+1528(%rip)
+quire_lazy_stub_191:
+  pushq $191
   jmp quire_lazy_common
   .globl sqlite3_column_bytes
   .type sqlite3_column_bytes, @function
   .p2align 4
 sqlite3_column_bytes:
-  jmp *quire_lazy_slots+1504(%rip)
-quire_lazy_stub_188:
-  pushq $188
+  jmp *quire_lazy_slots+1536(%rip)
+quire_lazy_stub_192:
+  pushq $192
   jmp quire_lazy_common
   .globl sqlite3_column_count
   .type sqlite3_column_count, @function
   .p2align 4
 sqlite3_column_count:
-  jmp *quire_lazy_slots+1512(%rip)
-quire_lazy_stub_189:
-  pushq $189
+  jmp *quire_lazy_slots+1544(%rip)
+quire_lazy_stub_193:
+  pushq $193
   jmp quire_lazy_common
   .globl sqlite3_column_double
   .type sqlite3_column_double, @function
   .p2align 4
 sqlite3_column_double:
-  jmp *quire_lazy_slots+1520(%rip)
-quire_lazy_stub_190:
-  pushq $190
+  jmp *quire_lazy_slots+1552(%rip)
+quire_lazy_stub_194:
+  pushq $194
   jmp quire_lazy_common
   .globl sqlite3_column_int64
   .type sqlite3_column_int64, @function
   .p2align 4
 sqlite3_column_int64:
-  jmp *quire_lazy_slots+1528(%rip)
-quire_lazy_stub_191:
-  pushq $191
+  jmp *quire_lazy_slots+1560(%rip)
+quire_lazy_stub_195:
+  pushq $195
   jmp quire_lazy_common
   .globl sqlite3_column_name
   .type sqlite3_column_name, @function
   .p2align 4
 sqlite3_column_name:
-  jmp *quire_lazy_slots+1536(%rip)
-quire_lazy_stub_192:
-  pushq $192
+  jmp *quire_lazy_slots+1568(%rip)
+quire_lazy_stub_196:
+  pushq $196
   jmp quire_lazy_common
   .globl sqlite3_column_text
   .type sqlite3_column_text, @function
   .p2align 4
 sqlite3_column_text:
-  jmp *quire_lazy_slots+1544(%rip)
-quire_lazy_stub_193:
-  pushq $193
+  jmp *quire_lazy_slots+1576(%rip)
+quire_lazy_stub_197:
+  pushq $197
   jmp quire_lazy_common
   .globl sqlite3_column_type
   .type sqlite3_column_type, @function
   .p2align 4
 sqlite3_column_type:
-  jmp *quire_lazy_slots+1552(%rip)
-quire_lazy_stub_194:
-  pushq $194
+  jmp *quire_lazy_slots+1584(%rip)
+quire_lazy_stub_198:
+  pushq $198
   jmp quire_lazy_common
   .globl sqlite3_commit_hook
   .type sqlite3_commit_hook, @function
   .p2align 4
 sqlite3_commit_hook:
-  jmp *quire_lazy_slots+1560(%rip)
-quire_lazy_stub_195:
-  pushq $195
+  jmp *quire_lazy_slots+1592(%rip)
+quire_lazy_stub_199:
+  pushq $199
   jmp quire_lazy_common
   .globl sqlite3_config
   .type sqlite3_config, @function
   .p2align 4
 sqlite3_config:
-  jmp *quire_lazy_slots+1568(%rip)
-quire_lazy_stub_196:
-  pushq $196
+  jmp *quire_lazy_slots+1600(%rip)
+quire_lazy_stub_200:
+  pushq $200
   jmp quire_lazy_common
   .globl sqlite3_create_collation_v2
   .type sqlite3_create_collation_v2, @function
   .p2align 4
 sqlite3_create_collation_v2:
-  jmp *quire_lazy_slots+1576(%rip)
-quire_lazy_stub_197:
-  pushq $197
+  jmp *quire_lazy_slots+1608(%rip)
+quire_lazy_stub_201:
+  pushq $201
   jmp quire_lazy_common
   .globl sqlite3_create_function_v2
   .type sqlite3_create_function_v2, @function
   .p2align 4
 sqlite3_create_function_v2:
-  jmp *quire_lazy_slots+1584(%rip)
-quire_lazy_stub_198:
-  pushq $198
+  jmp *quire_lazy_slots+1616(%rip)
+quire_lazy_stub_202:
+  pushq $202
   jmp quire_lazy_common
   .globl sqlite3_db_config
   .type sqlite3_db_config, @function
   .p2align 4
 sqlite3_db_config:
-  jmp *quire_lazy_slots+1592(%rip)
-quire_lazy_stub_199:
-  pushq $199
+  jmp *quire_lazy_slots+1624(%rip)
+quire_lazy_stub_203:
+  pushq $203
   jmp quire_lazy_common
   .globl sqlite3_db_handle
   .type sqlite3_db_handle, @function
   .p2align 4
 sqlite3_db_handle:
-  jmp *quire_lazy_slots+1600(%rip)
-quire_lazy_stub_200:
-  pushq $200
+  jmp *quire_lazy_slots+1632(%rip)
+quire_lazy_stub_204:
+  pushq $204
   jmp quire_lazy_common
   .globl sqlite3_db_release_memory
   .type sqlite3_db_release_memory, @function
   .p2align 4
 sqlite3_db_release_memory:
-  jmp *quire_lazy_slots+1608(%rip)
-quire_lazy_stub_201:
-  pushq $201
+  jmp *quire_lazy_slots+1640(%rip)
+quire_lazy_stub_205:
+  pushq $205
   jmp quire_lazy_common
   .globl sqlite3_errcode
   .type sqlite3_errcode, @function
   .p2align 4
 sqlite3_errcode:
-  jmp *quire_lazy_slots+1616(%rip)
-quire_lazy_stub_202:
-  pushq $202
+  jmp *quire_lazy_slots+1648(%rip)
+quire_lazy_stub_206:
+  pushq $206
   jmp quire_lazy_common
   .globl sqlite3_errmsg
   .type sqlite3_errmsg, @function
   .p2align 4
 sqlite3_errmsg:
-  jmp *quire_lazy_slots+1624(%rip)
-quire_lazy_stub_203:
-  pushq $203
+  jmp *quire_lazy_slots+1656(%rip)
+quire_lazy_stub_207:
+  pushq $207
   jmp quire_lazy_common
   .globl sqlite3_errstr
   .type sqlite3_errstr, @function
   .p2align 4
 sqlite3_errstr:
-  jmp *quire_lazy_slots+1632(%rip)
-quire_lazy_stub_204:
-  pushq $204
+  jmp *quire_lazy_slots+1664(%rip)
+quire_lazy_stub_208:
+  pushq $208
   jmp quire_lazy_common
   .globl sqlite3_expanded_sql
   .type sqlite3_expanded_sql, @function
   .p2align 4
 sqlite3_expanded_sql:
-  jmp *quire_lazy_slots+1640(%rip)
-quire_lazy_stub_205:
-  pushq $205
+  jmp *quire_lazy_slots+1672(%rip)
+quire_lazy_stub_209:
+  pushq $209
   jmp quire_lazy_common
   .globl sqlite3_extended_result_codes
   .type sqlite3_extended_result_codes, @function
   .p2align 4
 sqlite3_extended_result_codes:
-  jmp *quire_lazy_slots+1648(%rip)
-quire_lazy_stub_206:
-  pushq $206
+  jmp *quire_lazy_slots+1680(%rip)
+quire_lazy_stub_210:
+  pushq $210
   jmp quire_lazy_common
   .globl sqlite3_finalize
   .type sqlite3_finalize, @function
   .p2align 4
 sqlite3_finalize:
-  jmp *quire_lazy_slots+1656(%rip)
-quire_lazy_stub_207:
-  pushq $207
+  jmp *quire_lazy_slots+1688(%rip)
+quire_lazy_stub_211:
+  pushq $211
   jmp quire_lazy_common
   .globl sqlite3_free
   .type sqlite3_free, @function
   .p2align 4
 sqlite3_free:
-  jmp *quire_lazy_slots+1664(%rip)
-quire_lazy_stub_208:
-  pushq $208
+  jmp *quire_lazy_slots+1696(%rip)
+quire_lazy_stub_212:
+  pushq $212
   jmp quire_lazy_common
   .globl sqlite3_get_autocommit
   .type sqlite3_get_autocommit, @function
   .p2align 4
 sqlite3_get_autocommit:
-  jmp *quire_lazy_slots+1672(%rip)
-quire_lazy_stub_209:
-  pushq $209
+  jmp *quire_lazy_slots+1704(%rip)
+quire_lazy_stub_213:
+  pushq $213
   jmp quire_lazy_common
   .globl sqlite3_interrupt
   .type sqlite3_interrupt, @function
   .p2align 4
 sqlite3_interrupt:
-  jmp *quire_lazy_slots+1680(%rip)
-quire_lazy_stub_210:
-  pushq $210
+  jmp *quire_lazy_slots+1712(%rip)
+quire_lazy_stub_214:
+  pushq $214
   jmp quire_lazy_common
   .globl sqlite3_last_insert_rowid
   .type sqlite3_last_insert_rowid, @function
   .p2align 4
 sqlite3_last_insert_rowid:
-  jmp *quire_lazy_slots+1688(%rip)
-quire_lazy_stub_211:
-  pushq $211
+  jmp *quire_lazy_slots+1720(%rip)
+quire_lazy_stub_215:
+  pushq $215
   jmp quire_lazy_common
   .globl sqlite3_libversion_number
   .type sqlite3_libversion_number, @function
   .p2align 4
 sqlite3_libversion_number:
-  jmp *quire_lazy_slots+1696(%rip)
-quire_lazy_stub_212:
-  pushq $212
+  jmp *quire_lazy_slots+1728(%rip)
+quire_lazy_stub_216:
+  pushq $216
   jmp quire_lazy_common
   .globl sqlite3_limit
   .type sqlite3_limit, @function
   .p2align 4
 sqlite3_limit:
-  jmp *quire_lazy_slots+1704(%rip)
-quire_lazy_stub_213:
-  pushq $213
+  jmp *quire_lazy_slots+1736(%rip)
+quire_lazy_stub_217:
+  pushq $217
   jmp quire_lazy_common
   .globl sqlite3_next_stmt
   .type sqlite3_next_stmt, @function
   .p2align 4
 sqlite3_next_stmt:
-  jmp *quire_lazy_slots+1712(%rip)
-quire_lazy_stub_214:
-  pushq $214
+  jmp *quire_lazy_slots+1744(%rip)
+quire_lazy_stub_218:
+  pushq $218
   jmp quire_lazy_common
   .globl sqlite3_open_v2
   .type sqlite3_open_v2, @function
   .p2align 4
 sqlite3_open_v2:
-  jmp *quire_lazy_slots+1720(%rip)
-quire_lazy_stub_215:
-  pushq $215
+  jmp *quire_lazy_slots+1752(%rip)
+quire_lazy_stub_219:
+  pushq $219
   jmp quire_lazy_common
   .globl sqlite3_prepare_v2
   .type sqlite3_prepare_v2, @function
   .p2align 4
 sqlite3_prepare_v2:
-  jmp *quire_lazy_slots+1728(%rip)
-quire_lazy_stub_216:
-  pushq $216
+  jmp *quire_lazy_slots+1760(%rip)
+quire_lazy_stub_220:
+  pushq $220
   jmp quire_lazy_common
   .globl sqlite3_prepare_v3
   .type sqlite3_prepare_v3, @function
   .p2align 4
 sqlite3_prepare_v3:
-  jmp *quire_lazy_slots+1736(%rip)
-quire_lazy_stub_217:
-  pushq $217
+  jmp *quire_lazy_slots+1768(%rip)
+quire_lazy_stub_221:
+  pushq $221
   jmp quire_lazy_common
   .globl sqlite3_reset
   .type sqlite3_reset, @function
   .p2align 4
 sqlite3_reset:
-  jmp *quire_lazy_slots+1744(%rip)
-quire_lazy_stub_218:
-  pushq $218
+  jmp *quire_lazy_slots+1776(%rip)
+quire_lazy_stub_222:
+  pushq $222
   jmp quire_lazy_common
   .globl sqlite3_result_blob
   .type sqlite3_result_blob, @function
   .p2align 4
 sqlite3_result_blob:
-  jmp *quire_lazy_slots+1752(%rip)
-quire_lazy_stub_219:
-  pushq $219
+  jmp *quire_lazy_slots+1784(%rip)
+quire_lazy_stub_223:
+  pushq $223
   jmp quire_lazy_common
   .globl sqlite3_result_double
   .type sqlite3_result_double, @function
   .p2align 4
 sqlite3_result_double:
-  jmp *quire_lazy_slots+1760(%rip)
-quire_lazy_stub_220:
-  pushq $220
+  jmp *quire_lazy_slots+1792(%rip)
+quire_lazy_stub_224:
+  pushq $224
   jmp quire_lazy_common
   .globl sqlite3_result_error
   .type sqlite3_result_error, @function
   .p2align 4
 sqlite3_result_error:
-  jmp *quire_lazy_slots+1768(%rip)
-quire_lazy_stub_221:
-  pushq $221
+  jmp *quire_lazy_slots+1800(%rip)
+quire_lazy_stub_225:
+  pushq $225
   jmp quire_lazy_common
   .globl sqlite3_result_error_code
   .type sqlite3_result_error_code, @function
   .p2align 4
 sqlite3_result_error_code:
-  jmp *quire_lazy_slots+1776(%rip)
-quire_lazy_stub_222:
-  pushq $222
+  jmp *quire_lazy_slots+1808(%rip)
+quire_lazy_stub_226:
+  pushq $226
   jmp quire_lazy_common
   .globl sqlite3_result_int64
   .type sqlite3_result_int64, @function
   .p2align 4
 sqlite3_result_int64:
-  jmp *quire_lazy_slots+1784(%rip)
-quire_lazy_stub_223:
-  pushq $223
+  jmp *quire_lazy_slots+1816(%rip)
+quire_lazy_stub_227:
+  pushq $227
   jmp quire_lazy_common
   .globl sqlite3_result_null
   .type sqlite3_result_null, @function
   .p2align 4
 sqlite3_result_null:
-  jmp *quire_lazy_slots+1792(%rip)
-quire_lazy_stub_224:
-  pushq $224
+  jmp *quire_lazy_slots+1824(%rip)
+quire_lazy_stub_228:
+  pushq $228
   jmp quire_lazy_common
   .globl sqlite3_result_text
   .type sqlite3_result_text, @function
   .p2align 4
 sqlite3_result_text:
-  jmp *quire_lazy_slots+1800(%rip)
-quire_lazy_stub_225:
-  pushq $225
+  jmp *quire_lazy_slots+1832(%rip)
+quire_lazy_stub_229:
+  pushq $229
   jmp quire_lazy_common
   .globl sqlite3_rollback_hook
   .type sqlite3_rollback_hook, @function
   .p2align 4
 sqlite3_rollback_hook:
-  jmp *quire_lazy_slots+1808(%rip)
-quire_lazy_stub_226:
-  pushq $226
+  jmp *quire_lazy_slots+1840(%rip)
+quire_lazy_stub_230:
+  pushq $230
   jmp quire_lazy_common
   .globl sqlite3_set_authorizer
   .type sqlite3_set_authorizer, @function
   .p2align 4
 sqlite3_set_authorizer:
-  jmp *quire_lazy_slots+1816(%rip)
-quire_lazy_stub_227:
-  pushq $227
+  jmp *quire_lazy_slots+1848(%rip)
+quire_lazy_stub_231:
+  pushq $231
   jmp quire_lazy_common
   .globl sqlite3_sql
   .type sqlite3_sql, @function
   .p2align 4
 sqlite3_sql:
-  jmp *quire_lazy_slots+1824(%rip)
-quire_lazy_stub_228:
-  pushq $228
+  jmp *quire_lazy_slots+1856(%rip)
+quire_lazy_stub_232:
+  pushq $232
   jmp quire_lazy_common
   .globl sqlite3_step
   .type sqlite3_step, @function
   .p2align 4
 sqlite3_step:
-  jmp *quire_lazy_slots+1832(%rip)
-quire_lazy_stub_229:
-  pushq $229
+  jmp *quire_lazy_slots+1864(%rip)
+quire_lazy_stub_233:
+  pushq $233
   jmp quire_lazy_common
   .globl sqlite3_stmt_busy
   .type sqlite3_stmt_busy, @function
   .p2align 4
 sqlite3_stmt_busy:
-  jmp *quire_lazy_slots+1840(%rip)
-quire_lazy_stub_230:
-  pushq $230
+  jmp *quire_lazy_slots+1872(%rip)
+quire_lazy_stub_234:
+  pushq $234
   jmp quire_lazy_common
   .globl sqlite3_stmt_readonly
   .type sqlite3_stmt_readonly, @function
   .p2align 4
 sqlite3_stmt_readonly:
-  jmp *quire_lazy_slots+1848(%rip)
-quire_lazy_stub_231:
-  pushq $231
+  jmp *quire_lazy_slots+1880(%rip)
+quire_lazy_stub_235:
+  pushq $235
   jmp quire_lazy_common
   .globl sqlite3_stricmp
   .type sqlite3_stricmp, @function
   .p2align 4
 sqlite3_stricmp:
-  jmp *quire_lazy_slots+1856(%rip)
-quire_lazy_stub_232:
-  pushq $232
+  jmp *quire_lazy_slots+1888(%rip)
+quire_lazy_stub_236:
+  pushq $236
   jmp quire_lazy_common
   .globl sqlite3_total_changes
   .type sqlite3_total_changes, @function
   .p2align 4
 sqlite3_total_changes:
-  jmp *quire_lazy_slots+1864(%rip)
-quire_lazy_stub_233:
-  pushq $233
+  jmp *quire_lazy_slots+1896(%rip)
+quire_lazy_stub_237:
+  pushq $237
   jmp quire_lazy_common
   .globl sqlite3_trace_v2
   .type sqlite3_trace_v2, @function
   .p2align 4
 sqlite3_trace_v2:
-  jmp *quire_lazy_slots+1872(%rip)
-quire_lazy_stub_234:
-  pushq $234
+  jmp *quire_lazy_slots+1904(%rip)
+quire_lazy_stub_238:
+  pushq $238
   jmp quire_lazy_common
   .globl sqlite3_update_hook
   .type sqlite3_update_hook, @function
   .p2align 4
 sqlite3_update_hook:
-  jmp *quire_lazy_slots+1880(%rip)
-quire_lazy_stub_235:
-  pushq $235
+  jmp *quire_lazy_slots+1912(%rip)
+quire_lazy_stub_239:
+  pushq $239
   jmp quire_lazy_common
   .globl sqlite3_user_data
   .type sqlite3_user_data, @function
   .p2align 4
 sqlite3_user_data:
-  jmp *quire_lazy_slots+1888(%rip)
-quire_lazy_stub_236:
-  pushq $236
+  jmp *quire_lazy_slots+1920(%rip)
+quire_lazy_stub_240:
+  pushq $240
   jmp quire_lazy_common
   .globl sqlite3_value_blob
   .type sqlite3_value_blob, @function
   .p2align 4
 sqlite3_value_blob:
-  jmp *quire_lazy_slots+1896(%rip)
-quire_lazy_stub_237:
-  pushq $237
+  jmp *quire_lazy_slots+1928(%rip)
+quire_lazy_stub_241:
+  pushq $241
   jmp quire_lazy_common
   .globl sqlite3_value_bytes
   .type sqlite3_value_bytes, @function
   .p2align 4
 sqlite3_value_bytes:
-  jmp *quire_lazy_slots+1904(%rip)
-quire_lazy_stub_238:
-  pushq $238
+  jmp *quire_lazy_slots+1936(%rip)
+quire_lazy_stub_242:
+  pushq $242
   jmp quire_lazy_common
   .globl sqlite3_value_double
   .type sqlite3_value_double, @function
   .p2align 4
 sqlite3_value_double:
-  jmp *quire_lazy_slots+1912(%rip)
-quire_lazy_stub_239:
-  pushq $239
+  jmp *quire_lazy_slots+1944(%rip)
+quire_lazy_stub_243:
+  pushq $243
   jmp quire_lazy_common
   .globl sqlite3_value_int64
   .type sqlite3_value_int64, @function
   .p2align 4
 sqlite3_value_int64:
-  jmp *quire_lazy_slots+1920(%rip)
-quire_lazy_stub_240:
-  pushq $240
+  jmp *quire_lazy_slots+1952(%rip)
+quire_lazy_stub_244:
+  pushq $244
   jmp quire_lazy_common
   .globl sqlite3_value_text
   .type sqlite3_value_text, @function
   .p2align 4
 sqlite3_value_text:
-  jmp *quire_lazy_slots+1928(%rip)
-quire_lazy_stub_241:
-  pushq $241
+  jmp *quire_lazy_slots+1960(%rip)
+quire_lazy_stub_245:
+  pushq $245
   jmp quire_lazy_common
   .globl sqlite3_value_type
   .type sqlite3_value_type, @function
   .p2align 4
 sqlite3_value_type:
-  jmp *quire_lazy_slots+1936(%rip)
-quire_lazy_stub_242:
-  pushq $242
+  jmp *quire_lazy_slots+1968(%rip)
+quire_lazy_stub_246:
+  pushq $246
   jmp quire_lazy_common
   .globl sqlite3_wal_checkpoint_v2
   .type sqlite3_wal_checkpoint_v2, @function
   .p2align 4
 sqlite3_wal_checkpoint_v2:
-  jmp *quire_lazy_slots+1944(%rip)
-quire_lazy_stub_243:
-  pushq $243
+  jmp *quire_lazy_slots+1976(%rip)
+quire_lazy_stub_247:
+  pushq $247
   jmp quire_lazy_common
   .globl png_create_info_struct
   .type png_create_info_struct, @function
   .p2align 4
 png_create_info_struct:
-  jmp *quire_lazy_slots+1952(%rip)
-quire_lazy_stub_244:
-  pushq $244
+  jmp *quire_lazy_slots+1984(%rip)
+quire_lazy_stub_248:
+  pushq $248
   jmp quire_lazy_common
   .globl png_create_write_struct
   .type png_create_write_struct, @function
   .p2align 4
 png_create_write_struct:
-  jmp *quire_lazy_slots+1960(%rip)
-quire_lazy_stub_245:
-  pushq $245
+  jmp *quire_lazy_slots+1992(%rip)
+quire_lazy_stub_249:
+  pushq $249
   jmp quire_lazy_common
   .globl png_destroy_write_struct
   .type png_destroy_write_struct, @function
   .p2align 4
 png_destroy_write_struct:
-  jmp *quire_lazy_slots+1968(%rip)
-quire_lazy_stub_246:
-  pushq $246
+  jmp *quire_lazy_slots+2000(%rip)
+quire_lazy_stub_250:
+  pushq $250
   jmp quire_lazy_common
   .globl png_error
   .type png_error, @function
   .p2align 4
 png_error:
-  jmp *quire_lazy_slots+1976(%rip)
-quire_lazy_stub_247:
-  pushq $247
+  jmp *quire_lazy_slots+2008(%rip)
+quire_lazy_stub_251:
+  pushq $251
   jmp quire_lazy_common
   .globl png_get_io_ptr
   .type png_get_io_ptr, @function
   .p2align 4
 png_get_io_ptr:
-  jmp *quire_lazy_slots+1984(%rip)
-quire_lazy_stub_248:
-  pushq $248
+  jmp *quire_lazy_slots+2016(%rip)
+quire_lazy_stub_252:
+  pushq $252
   jmp quire_lazy_common
   .globl png_get_libpng_ver
   .type png_get_libpng_ver, @function
   .p2align 4
 png_get_libpng_ver:
-  jmp *quire_lazy_slots+1992(%rip)
-quire_lazy_stub_249:
-  pushq $249
+  jmp *quire_lazy_slots+2024(%rip)
+quire_lazy_stub_253:
+  pushq $253
   jmp quire_lazy_common
   .globl png_set_IHDR
   .type png_set_IHDR, @function
   .p2align 4
 png_set_IHDR:
-  jmp *quire_lazy_slots+2000(%rip)
-quire_lazy_stub_250:
-  pushq $250
+  jmp *quire_lazy_slots+2032(%rip)
+quire_lazy_stub_254:
+  pushq $254
   jmp quire_lazy_common
   .globl png_set_bgr
   .type png_set_bgr, @function
   .p2align 4
 png_set_bgr:
-  jmp *quire_lazy_slots+2008(%rip)
-quire_lazy_stub_251:
-  pushq $251
+  jmp *quire_lazy_slots+2040(%rip)
+quire_lazy_stub_255:
+  pushq $255
   jmp quire_lazy_common
   .globl png_set_compression_level
   .type png_set_compression_level, @function
   .p2align 4
 png_set_compression_level:
-  jmp *quire_lazy_slots+2016(%rip)
-quire_lazy_stub_252:
-  pushq $252
+  jmp *quire_lazy_slots+2048(%rip)
+quire_lazy_stub_256:
+  pushq $256
   jmp quire_lazy_common
   .globl png_set_filler
   .type png_set_filler, @function
   .p2align 4
 png_set_filler:
-  jmp *quire_lazy_slots+2024(%rip)
-quire_lazy_stub_253:
-  pushq $253
+  jmp *quire_lazy_slots+2056(%rip)
+quire_lazy_stub_257:
+  pushq $257
   jmp quire_lazy_common
   .globl png_set_filter
   .type png_set_filter, @function
   .p2align 4
 png_set_filter:
-  jmp *quire_lazy_slots+2032(%rip)
-quire_lazy_stub_254:
-  pushq $254
+  jmp *quire_lazy_slots+2064(%rip)
+quire_lazy_stub_258:
+  pushq $258
   jmp quire_lazy_common
   .globl png_set_longjmp_fn
   .type png_set_longjmp_fn, @function
   .p2align 4
 png_set_longjmp_fn:
-  jmp *quire_lazy_slots+2040(%rip)
-quire_lazy_stub_255:
-  pushq $255
+  jmp *quire_lazy_slots+2072(%rip)
+quire_lazy_stub_259:
+  pushq $259
   jmp quire_lazy_common
   .globl png_set_text
   .type png_set_text, @function
   .p2align 4
 png_set_text:
-  jmp *quire_lazy_slots+2048(%rip)
-quire_lazy_stub_256:
-  pushq $256
+  jmp *quire_lazy_slots+2080(%rip)
+quire_lazy_stub_260:
+  pushq $260
   jmp quire_lazy_common
   .globl png_set_write_fn
   .type png_set_write_fn, @function
   .p2align 4
 png_set_write_fn:
-  jmp *quire_lazy_slots+2056(%rip)
-quire_lazy_stub_257:
-  pushq $257
+  jmp *quire_lazy_slots+2088(%rip)
+quire_lazy_stub_261:
+  pushq $261
   jmp quire_lazy_common
   .globl png_write_end
   .type png_write_end, @function
   .p2align 4
 png_write_end:
-  jmp *quire_lazy_slots+2064(%rip)
-quire_lazy_stub_258:
-  pushq $258
+  jmp *quire_lazy_slots+2096(%rip)
+quire_lazy_stub_262:
+  pushq $262
   jmp quire_lazy_common
   .globl png_write_info
   .type png_write_info, @function
   .p2align 4
 png_write_info:
-  jmp *quire_lazy_slots+2072(%rip)
-quire_lazy_stub_259:
-  pushq $259
+  jmp *quire_lazy_slots+2104(%rip)
+quire_lazy_stub_263:
+  pushq $263
   jmp quire_lazy_common
   .globl png_write_row
   .type png_write_row, @function
   .p2align 4
 png_write_row:
-  jmp *quire_lazy_slots+2080(%rip)
-quire_lazy_stub_260:
-  pushq $260
+  jmp *quire_lazy_slots+2112(%rip)
+quire_lazy_stub_264:
+  pushq $264
   jmp quire_lazy_common
   .globl el_end
   .type el_end, @function
   .p2align 4
 el_end:
-  jmp *quire_lazy_slots+2088(%rip)
-quire_lazy_stub_261:
-  pushq $261
+  jmp *quire_lazy_slots+2120(%rip)
+quire_lazy_stub_265:
+  pushq $265
   jmp quire_lazy_common
   .globl el_get
   .type el_get, @function
   .p2align 4
 el_get:
-  jmp *quire_lazy_slots+2096(%rip)
-quire_lazy_stub_262:
-  pushq $262
+  jmp *quire_lazy_slots+2128(%rip)
+quire_lazy_stub_266:
+  pushq $266
   jmp quire_lazy_common
   .globl el_gets
   .type el_gets, @function
   .p2align 4
 el_gets:
-  jmp *quire_lazy_slots+2104(%rip)
-quire_lazy_stub_263:
-  pushq $263
+  jmp *quire_lazy_slots+2136(%rip)
+quire_lazy_stub_267:
+  pushq $267
   jmp quire_lazy_common
   .globl el_init
   .type el_init, @function
   .p2align 4
 el_init:
-  jmp *quire_lazy_slots+2112(%rip)
-quire_lazy_stub_264:
-  pushq $264
+  jmp *quire_lazy_slots+2144(%rip)
+quire_lazy_stub_268:
+  pushq $268
   jmp quire_lazy_common
   .globl el_insertstr
   .type el_insertstr, @function
   .p2align 4
 el_insertstr:
-  jmp *quire_lazy_slots+2120(%rip)
-quire_lazy_stub_265:
-  pushq $265
+  jmp *quire_lazy_slots+2152(%rip)
+quire_lazy_stub_269:
+  pushq $269
   jmp quire_lazy_common
   .globl el_line
   .type el_line, @function
   .p2align 4
 el_line:
-  jmp *quire_lazy_slots+2128(%rip)
-quire_lazy_stub_266:
-  pushq $266
+  jmp *quire_lazy_slots+2160(%rip)
+quire_lazy_stub_270:
+  pushq $270
   jmp quire_lazy_common
   .globl el_reset
   .type el_reset, @function
   .p2align 4
 el_reset:
-  jmp *quire_lazy_slots+2136(%rip)
-quire_lazy_stub_267:
-  pushq $267
+  jmp *quire_lazy_slots+2168(%rip)
+quire_lazy_stub_271:
+  pushq $271
   jmp quire_lazy_common
   .globl el_set
   .type el_set, @function
   .p2align 4
 el_set:
-  jmp *quire_lazy_slots+2144(%rip)
-quire_lazy_stub_268:
-  pushq $268
+  jmp *quire_lazy_slots+2176(%rip)
+quire_lazy_stub_272:
+  pushq $272
   jmp quire_lazy_common
   .globl history
   .type history, @function
   .p2align 4
 history:
-  jmp *quire_lazy_slots+2152(%rip)
-quire_lazy_stub_269:
-  pushq $269
+  jmp *quire_lazy_slots+2184(%rip)
+quire_lazy_stub_273:
+  pushq $273
   jmp quire_lazy_common
   .globl history_end
   .type history_end, @function
   .p2align 4
 history_end:
-  jmp *quire_lazy_slots+2160(%rip)
-quire_lazy_stub_270:
-  pushq $270
+  jmp *quire_lazy_slots+2192(%rip)
+quire_lazy_stub_274:
+  pushq $274
   jmp quire_lazy_common
   .globl history_init
   .type history_init, @function
   .p2align 4
 history_init:
-  jmp *quire_lazy_slots+2168(%rip)
-quire_lazy_stub_271:
-  pushq $271
+  jmp *quire_lazy_slots+2200(%rip)
+quire_lazy_stub_275:
+  pushq $275
   jmp quire_lazy_common
   .globl inotifytools_error
   .type inotifytools_error, @function
   .p2align 4
 inotifytools_error:
-  jmp *quire_lazy_slots+2176(%rip)
-quire_lazy_stub_272:
-  pushq $272
+  jmp *quire_lazy_slots+2208(%rip)
+quire_lazy_stub_276:
+  pushq $276
   jmp quire_lazy_common
   .globl inotifytools_filename_from_wd
   .type inotifytools_filename_from_wd, @function
   .p2align 4
 inotifytools_filename_from_wd:
-  jmp *quire_lazy_slots+2184(%rip)
-quire_lazy_stub_273:
-  pushq $273
+  jmp *quire_lazy_slots+2216(%rip)
+quire_lazy_stub_277:
+  pushq $277
   jmp quire_lazy_common
   .globl inotifytools_get_max_user_watches
   .type inotifytools_get_max_user_watches, @function
   .p2align 4
 inotifytools_get_max_user_watches:
-  jmp *quire_lazy_slots+2192(%rip)
-quire_lazy_stub_274:
-  pushq $274
+  jmp *quire_lazy_slots+2224(%rip)
+quire_lazy_stub_278:
+  pushq $278
   jmp quire_lazy_common
   .globl inotifytools_init
   .type inotifytools_init, @function
   .p2align 4
 inotifytools_init:
-  jmp *quire_lazy_slots+2200(%rip)
-quire_lazy_stub_275:
-  pushq $275
+  jmp *quire_lazy_slots+2232(%rip)
+quire_lazy_stub_279:
+  pushq $279
   jmp quire_lazy_common
   .globl inotifytools_next_event
   .type inotifytools_next_event, @function
   .p2align 4
 inotifytools_next_event:
-  jmp *quire_lazy_slots+2208(%rip)
-quire_lazy_stub_276:
-  pushq $276
+  jmp *quire_lazy_slots+2240(%rip)
+quire_lazy_stub_280:
+  pushq $280
   jmp quire_lazy_common
   .globl inotifytools_remove_watch_by_wd
   .type inotifytools_remove_watch_by_wd, @function
   .p2align 4
 inotifytools_remove_watch_by_wd:
-  jmp *quire_lazy_slots+2216(%rip)
-quire_lazy_stub_277:
-  pushq $277
+  jmp *quire_lazy_slots+2248(%rip)
+quire_lazy_stub_281:
+  pushq $281
   jmp quire_lazy_common
   .globl inotifytools_watch_file
   .type inotifytools_watch_file, @function
   .p2align 4
 inotifytools_watch_file:
-  jmp *quire_lazy_slots+2224(%rip)
-quire_lazy_stub_278:
-  pushq $278
+  jmp *quire_lazy_slots+2256(%rip)
+quire_lazy_stub_282:
+  pushq $282
   jmp quire_lazy_common
   .globl inotifytools_wd_from_filename
   .type inotifytools_wd_from_filename, @function
   .p2align 4
 inotifytools_wd_from_filename:
-  jmp *quire_lazy_slots+2232(%rip)
-quire_lazy_stub_279:
-  pushq $279
+  jmp *quire_lazy_slots+2264(%rip)
+quire_lazy_stub_283:
+  pushq $283
   jmp quire_lazy_common
   .globl cmark_find_syntax_extension
   .type cmark_find_syntax_extension, @function
   .p2align 4
 cmark_find_syntax_extension:
-  jmp *quire_lazy_slots+2240(%rip)
-quire_lazy_stub_280:
-  pushq $280
+  jmp *quire_lazy_slots+2272(%rip)
+quire_lazy_stub_284:
+  pushq $284
   jmp quire_lazy_common
   .globl cmark_node_first_child
   .type cmark_node_first_child, @function
   .p2align 4
 cmark_node_first_child:
-  jmp *quire_lazy_slots+2248(%rip)
-quire_lazy_stub_281:
-  pushq $281
+  jmp *quire_lazy_slots+2280(%rip)
+quire_lazy_stub_285:
+  pushq $285
   jmp quire_lazy_common
   .globl cmark_node_free
   .type cmark_node_free, @function
   .p2align 4
 cmark_node_free:
-  jmp *quire_lazy_slots+2256(%rip)
-quire_lazy_stub_282:
-  pushq $282
+  jmp *quire_lazy_slots+2288(%rip)
+quire_lazy_stub_286:
+  pushq $286
   jmp quire_lazy_common
   .globl cmark_node_get_end_line
   .type cmark_node_get_end_line, @function
   .p2align 4
 cmark_node_get_end_line:
-  jmp *quire_lazy_slots+2264(%rip)
-quire_lazy_stub_283:
-  pushq $283
+  jmp *quire_lazy_slots+2296(%rip)
+quire_lazy_stub_287:
+  pushq $287
   jmp quire_lazy_common
   .globl cmark_node_get_fence_info
   .type cmark_node_get_fence_info, @function
   .p2align 4
 cmark_node_get_fence_info:
-  jmp *quire_lazy_slots+2272(%rip)
-quire_lazy_stub_284:
-  pushq $284
+  jmp *quire_lazy_slots+2304(%rip)
+quire_lazy_stub_288:
+  pushq $288
   jmp quire_lazy_common
   .globl cmark_node_get_heading_level
   .type cmark_node_get_heading_level, @function
   .p2align 4
 cmark_node_get_heading_level:
-  jmp *quire_lazy_slots+2280(%rip)
-quire_lazy_stub_285:
-  pushq $285
+  jmp *quire_lazy_slots+2312(%rip)
+quire_lazy_stub_289:
+  pushq $289
   jmp quire_lazy_common
   .globl cmark_node_get_list_start
   .type cmark_node_get_list_start, @function
   .p2align 4
 cmark_node_get_list_start:
-  jmp *quire_lazy_slots+2288(%rip)
-quire_lazy_stub_286:
-  pushq $286
+  jmp *quire_lazy_slots+2320(%rip)
+quire_lazy_stub_290:
+  pushq $290
   jmp quire_lazy_common
   .globl cmark_node_get_list_tight
   .type cmark_node_get_list_tight, @function
   .p2align 4
 cmark_node_get_list_tight:
-  jmp *quire_lazy_slots+2296(%rip)
-quire_lazy_stub_287:
-  pushq $287
+  jmp *quire_lazy_slots+2328(%rip)
+quire_lazy_stub_291:
+  pushq $291
   jmp quire_lazy_common
   .globl cmark_node_get_list_type
   .type cmark_node_get_list_type, @function
   .p2align 4
 cmark_node_get_list_type:
-  jmp *quire_lazy_slots+2304(%rip)
-quire_lazy_stub_288:
-  pushq $288
+  jmp *quire_lazy_slots+2336(%rip)
+quire_lazy_stub_292:
+  pushq $292
   jmp quire_lazy_common
   .globl cmark_node_get_literal
   .type cmark_node_get_literal, @function
   .p2align 4
 cmark_node_get_literal:
-  jmp *quire_lazy_slots+2312(%rip)
-quire_lazy_stub_289:
-  pushq $289
+  jmp *quire_lazy_slots+2344(%rip)
+quire_lazy_stub_293:
+  pushq $293
   jmp quire_lazy_common
   .globl cmark_node_get_start_line
   .type cmark_node_get_start_line, @function
   .p2align 4
 cmark_node_get_start_line:
-  jmp *quire_lazy_slots+2320(%rip)
-quire_lazy_stub_290:
-  pushq $290
+  jmp *quire_lazy_slots+2352(%rip)
+quire_lazy_stub_294:
+  pushq $294
   jmp quire_lazy_common
   .globl cmark_node_get_title
   .type cmark_node_get_title, @function
   .p2align 4
 cmark_node_get_title:
-  jmp *quire_lazy_slots+2328(%rip)
-quire_lazy_stub_291:
-  pushq $291
+  jmp *quire_lazy_slots+2360(%rip)
+quire_lazy_stub_295:
+  pushq $295
   jmp quire_lazy_common
   .globl cmark_node_get_type
   .type cmark_node_get_type, @function
   .p2align 4
 cmark_node_get_type:
-  jmp *quire_lazy_slots+2336(%rip)
-quire_lazy_stub_292:
-  pushq $292
+  jmp *quire_lazy_slots+2368(%rip)
+quire_lazy_stub_296:
+  pushq $296
   jmp quire_lazy_common
   .globl cmark_node_get_type_string
   .type cmark_node_get_type_string, @function
   .p2align 4
 cmark_node_get_type_string:
-  jmp *quire_lazy_slots+2344(%rip)
-quire_lazy_stub_293:
-  pushq $293
+  jmp *quire_lazy_slots+2376(%rip)
+quire_lazy_stub_297:
+  pushq $297
   jmp quire_lazy_common
   .globl cmark_node_get_url
   .type cmark_node_get_url, @function
   .p2align 4
 cmark_node_get_url:
-  jmp *quire_lazy_slots+2352(%rip)
-quire_lazy_stub_294:
-  pushq $294
+  jmp *quire_lazy_slots+2384(%rip)
+quire_lazy_stub_298:
+  pushq $298
   jmp quire_lazy_common
   .globl cmark_node_next
   .type cmark_node_next, @function
   .p2align 4
 cmark_node_next:
-  jmp *quire_lazy_slots+2360(%rip)
-quire_lazy_stub_295:
-  pushq $295
+  jmp *quire_lazy_slots+2392(%rip)
+quire_lazy_stub_299:
+  pushq $299
   jmp quire_lazy_common
   .globl cmark_node_parent
   .type cmark_node_parent, @function
   .p2align 4
 cmark_node_parent:
-  jmp *quire_lazy_slots+2368(%rip)
-quire_lazy_stub_296:
-  pushq $296
+  jmp *quire_lazy_slots+2400(%rip)
+quire_lazy_stub_300:
+  pushq $300
   jmp quire_lazy_common
   .globl cmark_parser_attach_syntax_extension
   .type cmark_parser_attach_syntax_extension, @function
   .p2align 4
 cmark_parser_attach_syntax_extension:
-  jmp *quire_lazy_slots+2376(%rip)
-quire_lazy_stub_297:
-  pushq $297
+  jmp *quire_lazy_slots+2408(%rip)
+quire_lazy_stub_301:
+  pushq $301
   jmp quire_lazy_common
   .globl cmark_parser_feed
   .type cmark_parser_feed, @function
   .p2align 4
 cmark_parser_feed:
-  jmp *quire_lazy_slots+2384(%rip)
-quire_lazy_stub_298:
-  pushq $298
+  jmp *quire_lazy_slots+2416(%rip)
+quire_lazy_stub_302:
+  pushq $302
   jmp quire_lazy_common
   .globl cmark_parser_finish
   .type cmark_parser_finish, @function
   .p2align 4
 cmark_parser_finish:
-  jmp *quire_lazy_slots+2392(%rip)
-quire_lazy_stub_299:
-  pushq $299
+  jmp *quire_lazy_slots+2424(%rip)
+quire_lazy_stub_303:
+  pushq $303
   jmp quire_lazy_common
   .globl cmark_parser_free
   .type cmark_parser_free, @function
   .p2align 4
 cmark_parser_free:
-  jmp *quire_lazy_slots+2400(%rip)
-quire_lazy_stub_300:
-  pushq $300
+  jmp *quire_lazy_slots+2432(%rip)
+quire_lazy_stub_304:
+  pushq $304
   jmp quire_lazy_common
   .globl cmark_parser_get_syntax_extensions
   .type cmark_parser_get_syntax_extensions, @function
   .p2align 4
 cmark_parser_get_syntax_extensions:
-  jmp *quire_lazy_slots+2408(%rip)
-quire_lazy_stub_301:
-  pushq $301
+  jmp *quire_lazy_slots+2440(%rip)
+quire_lazy_stub_305:
+  pushq $305
   jmp quire_lazy_common
   .globl cmark_parser_new
   .type cmark_parser_new, @function
   .p2align 4
 cmark_parser_new:
-  jmp *quire_lazy_slots+2416(%rip)
-quire_lazy_stub_302:
-  pushq $302
+  jmp *quire_lazy_slots+2448(%rip)
+quire_lazy_stub_306:
+  pushq $306
   jmp quire_lazy_common
   .globl cmark_render_html
   .type cmark_render_html, @function
   .p2align 4
 cmark_render_html:
-  jmp *quire_lazy_slots+2424(%rip)
-quire_lazy_stub_303:
-  pushq $303
+  jmp *quire_lazy_slots+2456(%rip)
+quire_lazy_stub_307:
+  pushq $307
   jmp quire_lazy_common
   .globl cmark_version_string
   .type cmark_version_string, @function
   .p2align 4
 cmark_version_string:
-  jmp *quire_lazy_slots+2432(%rip)
-quire_lazy_stub_304:
-  pushq $304
+  jmp *quire_lazy_slots+2464(%rip)
+quire_lazy_stub_308:
+  pushq $308
   jmp quire_lazy_common
   .globl cmark_gfm_core_extensions_ensure_registered
   .type cmark_gfm_core_extensions_ensure_registered, @function
   .p2align 4
 cmark_gfm_core_extensions_ensure_registered:
-  jmp *quire_lazy_slots+2440(%rip)
-quire_lazy_stub_305:
-  pushq $305
+  jmp *quire_lazy_slots+2472(%rip)
+quire_lazy_stub_309:
+  pushq $309
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_alignments
   .type cmark_gfm_extensions_get_table_alignments, @function
   .p2align 4
 cmark_gfm_extensions_get_table_alignments:
-  jmp *quire_lazy_slots+2448(%rip)
-quire_lazy_stub_306:
-  pushq $306
+  jmp *quire_lazy_slots+2480(%rip)
+quire_lazy_stub_310:
+  pushq $310
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_columns
   .type cmark_gfm_extensions_get_table_columns, @function
   .p2align 4
 cmark_gfm_extensions_get_table_columns:
-  jmp *quire_lazy_slots+2456(%rip)
-quire_lazy_stub_307:
-  pushq $307
+  jmp *quire_lazy_slots+2488(%rip)
+quire_lazy_stub_311:
+  pushq $311
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_row_is_header
   .type cmark_gfm_extensions_get_table_row_is_header, @function
   .p2align 4
 cmark_gfm_extensions_get_table_row_is_header:
-  jmp *quire_lazy_slots+2464(%rip)
-quire_lazy_stub_308:
-  pushq $308
+  jmp *quire_lazy_slots+2496(%rip)
+quire_lazy_stub_312:
+  pushq $312
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_tasklist_item_checked
   .type cmark_gfm_extensions_get_tasklist_item_checked, @function
   .p2align 4
 cmark_gfm_extensions_get_tasklist_item_checked:
-  jmp *quire_lazy_slots+2472(%rip)
-quire_lazy_stub_309:
-  pushq $309
+  jmp *quire_lazy_slots+2504(%rip)
+quire_lazy_stub_313:
+  pushq $313
   jmp quire_lazy_common
   .globl deflate
   .type deflate, @function
   .p2align 4
 deflate:
-  jmp *quire_lazy_slots+2480(%rip)
-quire_lazy_stub_310:
-  pushq $310
+  jmp *quire_lazy_slots+2512(%rip)
+quire_lazy_stub_314:
+  pushq $314
   jmp quire_lazy_common
   .globl deflateEnd
   .type deflateEnd, @function
   .p2align 4
 deflateEnd:
-  jmp *quire_lazy_slots+2488(%rip)
-quire_lazy_stub_311:
-  pushq $311
+  jmp *quire_lazy_slots+2520(%rip)
+quire_lazy_stub_315:
+  pushq $315
   jmp quire_lazy_common
   .globl deflateInit2_
   .type deflateInit2_, @function
   .p2align 4
 deflateInit2_:
-  jmp *quire_lazy_slots+2496(%rip)
-quire_lazy_stub_312:
-  pushq $312
+  jmp *quire_lazy_slots+2528(%rip)
+quire_lazy_stub_316:
+  pushq $316
   jmp quire_lazy_common
   .globl inflate
   .type inflate, @function
   .p2align 4
 inflate:
-  jmp *quire_lazy_slots+2504(%rip)
-quire_lazy_stub_313:
-  pushq $313
+  jmp *quire_lazy_slots+2536(%rip)
+quire_lazy_stub_317:
+  pushq $317
   jmp quire_lazy_common
   .globl inflateEnd
   .type inflateEnd, @function
   .p2align 4
 inflateEnd:
-  jmp *quire_lazy_slots+2512(%rip)
-quire_lazy_stub_314:
-  pushq $314
+  jmp *quire_lazy_slots+2544(%rip)
+quire_lazy_stub_318:
+  pushq $318
   jmp quire_lazy_common
   .globl inflateInit2_
   .type inflateInit2_, @function
   .p2align 4
 inflateInit2_:
-  jmp *quire_lazy_slots+2520(%rip)
-quire_lazy_stub_315:
-  pushq $315
+  jmp *quire_lazy_slots+2552(%rip)
+quire_lazy_stub_319:
+  pushq $319
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -4668,1355 +4704,1395 @@ sqlite3_bind_text:
 quire_lazy_stub_180:
   mov x17, #180
   b quire_lazy_common
-  .globl sqlite3_busy_handler
-  .type sqlite3_busy_handler, %function
+  .globl sqlite3_blob_bytes
+  .type sqlite3_blob_bytes, %function
   .p2align 4
-sqlite3_busy_handler:
+sqlite3_blob_bytes:
   adrp x16, quire_lazy_slots+1448
   ldr x16, [x16, #:lo12:quire_lazy_slots+1448]
   br x16
 quire_lazy_stub_181:
   mov x17, #181
   b quire_lazy_common
-  .globl sqlite3_busy_timeout
-  .type sqlite3_busy_timeout, %function
+  .globl sqlite3_blob_close
+  .type sqlite3_blob_close, %function
   .p2align 4
-sqlite3_busy_timeout:
+sqlite3_blob_close:
   adrp x16, quire_lazy_slots+1456
   ldr x16, [x16, #:lo12:quire_lazy_slots+1456]
   br x16
 quire_lazy_stub_182:
   mov x17, #182
   b quire_lazy_common
-  .globl sqlite3_changes
-  .type sqlite3_changes, %function
+  .globl sqlite3_blob_open
+  .type sqlite3_blob_open, %function
   .p2align 4
-sqlite3_changes:
+sqlite3_blob_open:
   adrp x16, quire_lazy_slots+1464
   ldr x16, [x16, #:lo12:quire_lazy_slots+1464]
   br x16
 quire_lazy_stub_183:
   mov x17, #183
   b quire_lazy_common
-  .globl sqlite3_clear_bindings
-  .type sqlite3_clear_bindings, %function
+  .globl sqlite3_blob_read
+  .type sqlite3_blob_read, %function
   .p2align 4
-sqlite3_clear_bindings:
+sqlite3_blob_read:
   adrp x16, quire_lazy_slots+1472
   ldr x16, [x16, #:lo12:quire_lazy_slots+1472]
   br x16
 quire_lazy_stub_184:
   mov x17, #184
   b quire_lazy_common
-  .globl sqlite3_close
-  .type sqlite3_close, %function
+  .globl sqlite3_busy_handler
+  .type sqlite3_busy_handler, %function
   .p2align 4
-sqlite3_close:
+sqlite3_busy_handler:
   adrp x16, quire_lazy_slots+1480
   ldr x16, [x16, #:lo12:quire_lazy_slots+1480]
   br x16
 quire_lazy_stub_185:
   mov x17, #185
   b quire_lazy_common
-  .globl sqlite3_close_v2
-  .type sqlite3_close_v2, %function
+  .globl sqlite3_busy_timeout
+  .type sqlite3_busy_timeout, %function
   .p2align 4
-sqlite3_close_v2:
+sqlite3_busy_timeout:
   adrp x16, quire_lazy_slots+1488
   ldr x16, [x16, #:lo12:quire_lazy_slots+1488]
   br x16
 quire_lazy_stub_186:
   mov x17, #186
   b quire_lazy_common
-  .globl sqlite3_column_blob
-  .type sqlite3_column_blob, %function
+  .globl sqlite3_changes
+  .type sqlite3_changes, %function
   .p2align 4
-sqlite3_column_blob:
+sqlite3_changes:
   adrp x16, quire_lazy_slots+1496
   ldr x16, [x16, #:lo12:quire_lazy_slots+1496]
   br x16
 quire_lazy_stub_187:
   mov x17, #187
   b quire_lazy_common
-  .globl sqlite3_column_bytes
-  .type sqlite3_column_bytes, %function
+  .globl sqlite3_clear_bindings
+  .type sqlite3_clear_bindings, %function
   .p2align 4
-sqlite3_column_bytes:
+sqlite3_clear_bindings:
   adrp x16, quire_lazy_slots+1504
   ldr x16, [x16, #:lo12:quire_lazy_slots+1504]
   br x16
 quire_lazy_stub_188:
   mov x17, #188
   b quire_lazy_common
-  .globl sqlite3_column_count
-  .type sqlite3_column_count, %function
+  .globl sqlite3_close
+  .type sqlite3_close, %function
   .p2align 4
-sqlite3_column_count:
+sqlite3_close:
   adrp x16, quire_lazy_slots+1512
   ldr x16, [x16, #:lo12:quire_lazy_slots+1512]
   br x16
 quire_lazy_stub_189:
   mov x17, #189
   b quire_lazy_common
-  .globl sqlite3_column_double
-  .type sqlite3_column_double, %function
+  .globl sqlite3_close_v2
+  .type sqlite3_close_v2, %function
   .p2align 4
-sqlite3_column_double:
+sqlite3_close_v2:
   adrp x16, quire_lazy_slots+1520
   ldr x16, [x16, #:lo12:quire_lazy_slots+1520]
   br x16
 quire_lazy_stub_190:
   mov x17, #190
   b quire_lazy_common
-  .globl sqlite3_column_int64
-  .type sqlite3_column_int64, %function
+  .globl sqlite3_column_blob
+  .type sqlite3_column_blob, %function
   .p2align 4
-sqlite3_column_int64:
+sqlite3_column_blob:
   adrp x16, quire_lazy_slots+1528
   ldr x16, [x16, #:lo12:quire_lazy_slots+1528]
   br x16
 quire_lazy_stub_191:
   mov x17, #191
   b quire_lazy_common
-  .globl sqlite3_column_name
-  .type sqlite3_column_name, %function
+  .globl sqlite3_column_bytes
+  .type sqlite3_column_bytes, %function
   .p2align 4
-sqlite3_column_name:
+sqlite3_column_bytes:
   adrp x16, quire_lazy_slots+1536
   ldr x16, [x16, #:lo12:quire_lazy_slots+1536]
   br x16
 quire_lazy_stub_192:
   mov x17, #192
   b quire_lazy_common
-  .globl sqlite3_column_text
-  .type sqlite3_column_text, %function
+  .globl sqlite3_column_count
+  .type sqlite3_column_count, %function
   .p2align 4
-sqlite3_column_text:
+sqlite3_column_count:
   adrp x16, quire_lazy_slots+1544
   ldr x16, [x16, #:lo12:quire_lazy_slots+1544]
   br x16
 quire_lazy_stub_193:
   mov x17, #193
   b quire_lazy_common
-  .globl sqlite3_column_type
-  .type sqlite3_column_type, %function
+  .globl sqlite3_column_double
+  .type sqlite3_column_double, %function
   .p2align 4
-sqlite3_column_type:
+sqlite3_column_double:
   adrp x16, quire_lazy_slots+1552
   ldr x16, [x16, #:lo12:quire_lazy_slots+1552]
   br x16
 quire_lazy_stub_194:
   mov x17, #194
   b quire_lazy_common
-  .globl sqlite3_commit_hook
-  .type sqlite3_commit_hook, %function
+  .globl sqlite3_column_int64
+  .type sqlite3_column_int64, %function
   .p2align 4
-sqlite3_commit_hook:
+sqlite3_column_int64:
   adrp x16, quire_lazy_slots+1560
   ldr x16, [x16, #:lo12:quire_lazy_slots+1560]
   br x16
 quire_lazy_stub_195:
   mov x17, #195
   b quire_lazy_common
-  .globl sqlite3_config
-  .type sqlite3_config, %function
+  .globl sqlite3_column_name
+  .type sqlite3_column_name, %function
   .p2align 4
-sqlite3_config:
+sqlite3_column_name:
   adrp x16, quire_lazy_slots+1568
   ldr x16, [x16, #:lo12:quire_lazy_slots+1568]
   br x16
 quire_lazy_stub_196:
   mov x17, #196
   b quire_lazy_common
-  .globl sqlite3_create_collation_v2
-  .type sqlite3_create_collation_v2, %function
+  .globl sqlite3_column_text
+  .type sqlite3_column_text, %function
   .p2align 4
-sqlite3_create_collation_v2:
+sqlite3_column_text:
   adrp x16, quire_lazy_slots+1576
   ldr x16, [x16, #:lo12:quire_lazy_slots+1576]
   br x16
 quire_lazy_stub_197:
   mov x17, #197
   b quire_lazy_common
-  .globl sqlite3_create_function_v2
-  .type sqlite3_create_function_v2, %function
+  .globl sqlite3_column_type
+  .type sqlite3_column_type, %function
   .p2align 4
-sqlite3_create_function_v2:
+sqlite3_column_type:
   adrp x16, quire_lazy_slots+1584
   ldr x16, [x16, #:lo12:quire_lazy_slots+1584]
   br x16
 quire_lazy_stub_198:
   mov x17, #198
   b quire_lazy_common
-  .globl sqlite3_db_config
-  .type sqlite3_db_config, %function
+  .globl sqlite3_commit_hook
+  .type sqlite3_commit_hook, %function
   .p2align 4
-sqlite3_db_config:
+sqlite3_commit_hook:
   adrp x16, quire_lazy_slots+1592
   ldr x16, [x16, #:lo12:quire_lazy_slots+1592]
   br x16
 quire_lazy_stub_199:
   mov x17, #199
   b quire_lazy_common
-  .globl sqlite3_db_handle
-  .type sqlite3_db_handle, %function
+  .globl sqlite3_config
+  .type sqlite3_config, %function
   .p2align 4
-sqlite3_db_handle:
+sqlite3_config:
   adrp x16, quire_lazy_slots+1600
   ldr x16, [x16, #:lo12:quire_lazy_slots+1600]
   br x16
 quire_lazy_stub_200:
   mov x17, #200
   b quire_lazy_common
-  .globl sqlite3_db_release_memory
-  .type sqlite3_db_release_memory, %function
+  .globl sqlite3_create_collation_v2
+  .type sqlite3_create_collation_v2, %function
   .p2align 4
-sqlite3_db_release_memory:
+sqlite3_create_collation_v2:
   adrp x16, quire_lazy_slots+1608
   ldr x16, [x16, #:lo12:quire_lazy_slots+1608]
   br x16
 quire_lazy_stub_201:
   mov x17, #201
   b quire_lazy_common
-  .globl sqlite3_errcode
-  .type sqlite3_errcode, %function
+  .globl sqlite3_create_function_v2
+  .type sqlite3_create_function_v2, %function
   .p2align 4
-sqlite3_errcode:
+sqlite3_create_function_v2:
   adrp x16, quire_lazy_slots+1616
   ldr x16, [x16, #:lo12:quire_lazy_slots+1616]
   br x16
 quire_lazy_stub_202:
   mov x17, #202
   b quire_lazy_common
-  .globl sqlite3_errmsg
-  .type sqlite3_errmsg, %function
+  .globl sqlite3_db_config
+  .type sqlite3_db_config, %function
   .p2align 4
-sqlite3_errmsg:
+sqlite3_db_config:
   adrp x16, quire_lazy_slots+1624
   ldr x16, [x16, #:lo12:quire_lazy_slots+1624]
   br x16
 quire_lazy_stub_203:
   mov x17, #203
   b quire_lazy_common
-  .globl sqlite3_errstr
-  .type sqlite3_errstr, %function
+  .globl sqlite3_db_handle
+  .type sqlite3_db_handle, %function
   .p2align 4
-sqlite3_errstr:
+sqlite3_db_handle:
   adrp x16, quire_lazy_slots+1632
   ldr x16, [x16, #:lo12:quire_lazy_slots+1632]
   br x16
 quire_lazy_stub_204:
   mov x17, #204
   b quire_lazy_common
-  .globl sqlite3_expanded_sql
-  .type sqlite3_expanded_sql, %function
+  .globl sqlite3_db_release_memory
+  .type sqlite3_db_release_memory, %function
   .p2align 4
-sqlite3_expanded_sql:
+sqlite3_db_release_memory:
   adrp x16, quire_lazy_slots+1640
   ldr x16, [x16, #:lo12:quire_lazy_slots+1640]
   br x16
 quire_lazy_stub_205:
   mov x17, #205
   b quire_lazy_common
-  .globl sqlite3_extended_result_codes
-  .type sqlite3_extended_result_codes, %function
+  .globl sqlite3_errcode
+  .type sqlite3_errcode, %function
   .p2align 4
-sqlite3_extended_result_codes:
+sqlite3_errcode:
   adrp x16, quire_lazy_slots+1648
   ldr x16, [x16, #:lo12:quire_lazy_slots+1648]
   br x16
 quire_lazy_stub_206:
   mov x17, #206
   b quire_lazy_common
-  .globl sqlite3_finalize
-  .type sqlite3_finalize, %function
+  .globl sqlite3_errmsg
+  .type sqlite3_errmsg, %function
   .p2align 4
-sqlite3_finalize:
+sqlite3_errmsg:
   adrp x16, quire_lazy_slots+1656
   ldr x16, [x16, #:lo12:quire_lazy_slots+1656]
   br x16
 quire_lazy_stub_207:
   mov x17, #207
   b quire_lazy_common
-  .globl sqlite3_free
-  .type sqlite3_free, %function
+  .globl sqlite3_errstr
+  .type sqlite3_errstr, %function
   .p2align 4
-sqlite3_free:
+sqlite3_errstr:
   adrp x16, quire_lazy_slots+1664
   ldr x16, [x16, #:lo12:quire_lazy_slots+1664]
   br x16
 quire_lazy_stub_208:
   mov x17, #208
   b quire_lazy_common
-  .globl sqlite3_get_autocommit
-  .type sqlite3_get_autocommit, %function
+  .globl sqlite3_expanded_sql
+  .type sqlite3_expanded_sql, %function
   .p2align 4
-sqlite3_get_autocommit:
+sqlite3_expanded_sql:
   adrp x16, quire_lazy_slots+1672
   ldr x16, [x16, #:lo12:quire_lazy_slots+1672]
   br x16
 quire_lazy_stub_209:
   mov x17, #209
   b quire_lazy_common
-  .globl sqlite3_interrupt
-  .type sqlite3_interrupt, %function
+  .globl sqlite3_extended_result_codes
+  .type sqlite3_extended_result_codes, %function
   .p2align 4
-sqlite3_interrupt:
+sqlite3_extended_result_codes:
   adrp x16, quire_lazy_slots+1680
   ldr x16, [x16, #:lo12:quire_lazy_slots+1680]
   br x16
 quire_lazy_stub_210:
   mov x17, #210
   b quire_lazy_common
-  .globl sqlite3_last_insert_rowid
-  .type sqlite3_last_insert_rowid, %function
+  .globl sqlite3_finalize
+  .type sqlite3_finalize, %function
   .p2align 4
-sqlite3_last_insert_rowid:
+sqlite3_finalize:
   adrp x16, quire_lazy_slots+1688
   ldr x16, [x16, #:lo12:quire_lazy_slots+1688]
   br x16
 quire_lazy_stub_211:
   mov x17, #211
   b quire_lazy_common
-  .globl sqlite3_libversion_number
-  .type sqlite3_libversion_number, %function
+  .globl sqlite3_free
+  .type sqlite3_free, %function
   .p2align 4
-sqlite3_libversion_number:
+sqlite3_free:
   adrp x16, quire_lazy_slots+1696
   ldr x16, [x16, #:lo12:quire_lazy_slots+1696]
   br x16
 quire_lazy_stub_212:
   mov x17, #212
   b quire_lazy_common
-  .globl sqlite3_limit
-  .type sqlite3_limit, %function
+  .globl sqlite3_get_autocommit
+  .type sqlite3_get_autocommit, %function
   .p2align 4
-sqlite3_limit:
+sqlite3_get_autocommit:
   adrp x16, quire_lazy_slots+1704
   ldr x16, [x16, #:lo12:quire_lazy_slots+1704]
   br x16
 quire_lazy_stub_213:
   mov x17, #213
   b quire_lazy_common
-  .globl sqlite3_next_stmt
-  .type sqlite3_next_stmt, %function
+  .globl sqlite3_interrupt
+  .type sqlite3_interrupt, %function
   .p2align 4
-sqlite3_next_stmt:
+sqlite3_interrupt:
   adrp x16, quire_lazy_slots+1712
   ldr x16, [x16, #:lo12:quire_lazy_slots+1712]
   br x16
 quire_lazy_stub_214:
   mov x17, #214
   b quire_lazy_common
-  .globl sqlite3_open_v2
-  .type sqlite3_open_v2, %function
+  .globl sqlite3_last_insert_rowid
+  .type sqlite3_last_insert_rowid, %function
   .p2align 4
-sqlite3_open_v2:
+sqlite3_last_insert_rowid:
   adrp x16, quire_lazy_slots+1720
   ldr x16, [x16, #:lo12:quire_lazy_slots+1720]
   br x16
 quire_lazy_stub_215:
   mov x17, #215
   b quire_lazy_common
-  .globl sqlite3_prepare_v2
-  .type sqlite3_prepare_v2, %function
+  .globl sqlite3_libversion_number
+  .type sqlite3_libversion_number, %function
   .p2align 4
-sqlite3_prepare_v2:
+sqlite3_libversion_number:
   adrp x16, quire_lazy_slots+1728
   ldr x16, [x16, #:lo12:quire_lazy_slots+1728]
   br x16
 quire_lazy_stub_216:
   mov x17, #216
   b quire_lazy_common
-  .globl sqlite3_prepare_v3
-  .type sqlite3_prepare_v3, %function
+  .globl sqlite3_limit
+  .type sqlite3_limit, %function
   .p2align 4
-sqlite3_prepare_v3:
+sqlite3_limit:
   adrp x16, quire_lazy_slots+1736
   ldr x16, [x16, #:lo12:quire_lazy_slots+1736]
   br x16
 quire_lazy_stub_217:
   mov x17, #217
   b quire_lazy_common
-  .globl sqlite3_reset
-  .type sqlite3_reset, %function
+  .globl sqlite3_next_stmt
+  .type sqlite3_next_stmt, %function
   .p2align 4
-sqlite3_reset:
+sqlite3_next_stmt:
   adrp x16, quire_lazy_slots+1744
   ldr x16, [x16, #:lo12:quire_lazy_slots+1744]
   br x16
 quire_lazy_stub_218:
   mov x17, #218
   b quire_lazy_common
-  .globl sqlite3_result_blob
-  .type sqlite3_result_blob, %function
+  .globl sqlite3_open_v2
+  .type sqlite3_open_v2, %function
   .p2align 4
-sqlite3_result_blob:
+sqlite3_open_v2:
   adrp x16, quire_lazy_slots+1752
   ldr x16, [x16, #:lo12:quire_lazy_slots+1752]
   br x16
 quire_lazy_stub_219:
   mov x17, #219
   b quire_lazy_common
-  .globl sqlite3_result_double
-  .type sqlite3_result_double, %function
+  .globl sqlite3_prepare_v2
+  .type sqlite3_prepare_v2, %function
   .p2align 4
-sqlite3_result_double:
+sqlite3_prepare_v2:
   adrp x16, quire_lazy_slots+1760
   ldr x16, [x16, #:lo12:quire_lazy_slots+1760]
   br x16
 quire_lazy_stub_220:
   mov x17, #220
   b quire_lazy_common
-  .globl sqlite3_result_error
-  .type sqlite3_result_error, %function
+  .globl sqlite3_prepare_v3
+  .type sqlite3_prepare_v3, %function
   .p2align 4
-sqlite3_result_error:
+sqlite3_prepare_v3:
   adrp x16, quire_lazy_slots+1768
   ldr x16, [x16, #:lo12:quire_lazy_slots+1768]
   br x16
 quire_lazy_stub_221:
   mov x17, #221
   b quire_lazy_common
-  .globl sqlite3_result_error_code
-  .type sqlite3_result_error_code, %function
+  .globl sqlite3_reset
+  .type sqlite3_reset, %function
   .p2align 4
-sqlite3_result_error_code:
+sqlite3_reset:
   adrp x16, quire_lazy_slots+1776
   ldr x16, [x16, #:lo12:quire_lazy_slots+1776]
   br x16
 quire_lazy_stub_222:
   mov x17, #222
   b quire_lazy_common
-  .globl sqlite3_result_int64
-  .type sqlite3_result_int64, %function
+  .globl sqlite3_result_blob
+  .type sqlite3_result_blob, %function
   .p2align 4
-sqlite3_result_int64:
+sqlite3_result_blob:
   adrp x16, quire_lazy_slots+1784
   ldr x16, [x16, #:lo12:quire_lazy_slots+1784]
   br x16
 quire_lazy_stub_223:
   mov x17, #223
   b quire_lazy_common
-  .globl sqlite3_result_null
-  .type sqlite3_result_null, %function
+  .globl sqlite3_result_double
+  .type sqlite3_result_double, %function
   .p2align 4
-sqlite3_result_null:
+sqlite3_result_double:
   adrp x16, quire_lazy_slots+1792
   ldr x16, [x16, #:lo12:quire_lazy_slots+1792]
   br x16
 quire_lazy_stub_224:
   mov x17, #224
   b quire_lazy_common
-  .globl sqlite3_result_text
-  .type sqlite3_result_text, %function
+  .globl sqlite3_result_error
+  .type sqlite3_result_error, %function
   .p2align 4
-sqlite3_result_text:
+sqlite3_result_error:
   adrp x16, quire_lazy_slots+1800
   ldr x16, [x16, #:lo12:quire_lazy_slots+1800]
   br x16
 quire_lazy_stub_225:
   mov x17, #225
   b quire_lazy_common
-  .globl sqlite3_rollback_hook
-  .type sqlite3_rollback_hook, %function
+  .globl sqlite3_result_error_code
+  .type sqlite3_result_error_code, %function
   .p2align 4
-sqlite3_rollback_hook:
+sqlite3_result_error_code:
   adrp x16, quire_lazy_slots+1808
   ldr x16, [x16, #:lo12:quire_lazy_slots+1808]
   br x16
 quire_lazy_stub_226:
   mov x17, #226
   b quire_lazy_common
-  .globl sqlite3_set_authorizer
-  .type sqlite3_set_authorizer, %function
+  .globl sqlite3_result_int64
+  .type sqlite3_result_int64, %function
   .p2align 4
-sqlite3_set_authorizer:
+sqlite3_result_int64:
   adrp x16, quire_lazy_slots+1816
   ldr x16, [x16, #:lo12:quire_lazy_slots+1816]
   br x16
 quire_lazy_stub_227:
   mov x17, #227
   b quire_lazy_common
-  .globl sqlite3_sql
-  .type sqlite3_sql, %function
+  .globl sqlite3_result_null
+  .type sqlite3_result_null, %function
   .p2align 4
-sqlite3_sql:
+sqlite3_result_null:
   adrp x16, quire_lazy_slots+1824
   ldr x16, [x16, #:lo12:quire_lazy_slots+1824]
   br x16
 quire_lazy_stub_228:
   mov x17, #228
   b quire_lazy_common
-  .globl sqlite3_step
-  .type sqlite3_step, %function
+  .globl sqlite3_result_text
+  .type sqlite3_result_text, %function
   .p2align 4
-sqlite3_step:
+sqlite3_result_text:
   adrp x16, quire_lazy_slots+1832
   ldr x16, [x16, #:lo12:quire_lazy_slots+1832]
   br x16
 quire_lazy_stub_229:
   mov x17, #229
   b quire_lazy_common
-  .globl sqlite3_stmt_busy
-  .type sqlite3_stmt_busy, %function
+  .globl sqlite3_rollback_hook
+  .type sqlite3_rollback_hook, %function
   .p2align 4
-sqlite3_stmt_busy:
+sqlite3_rollback_hook:
   adrp x16, quire_lazy_slots+1840
   ldr x16, [x16, #:lo12:quire_lazy_slots+1840]
   br x16
 quire_lazy_stub_230:
   mov x17, #230
   b quire_lazy_common
-  .globl sqlite3_stmt_readonly
-  .type sqlite3_stmt_readonly, %function
+  .globl sqlite3_set_authorizer
+  .type sqlite3_set_authorizer, %function
   .p2align 4
-sqlite3_stmt_readonly:
+sqlite3_set_authorizer:
   adrp x16, quire_lazy_slots+1848
   ldr x16, [x16, #:lo12:quire_lazy_slots+1848]
   br x16
 quire_lazy_stub_231:
   mov x17, #231
   b quire_lazy_common
-  .globl sqlite3_stricmp
-  .type sqlite3_stricmp, %function
+  .globl sqlite3_sql
+  .type sqlite3_sql, %function
   .p2align 4
-sqlite3_stricmp:
+sqlite3_sql:
   adrp x16, quire_lazy_slots+1856
   ldr x16, [x16, #:lo12:quire_lazy_slots+1856]
   br x16
 quire_lazy_stub_232:
   mov x17, #232
   b quire_lazy_common
-  .globl sqlite3_total_changes
-  .type sqlite3_total_changes, %function
+  .globl sqlite3_step
+  .type sqlite3_step, %function
   .p2align 4
-sqlite3_total_changes:
+sqlite3_step:
   adrp x16, quire_lazy_slots+1864
   ldr x16, [x16, #:lo12:quire_lazy_slots+1864]
   br x16
 quire_lazy_stub_233:
   mov x17, #233
   b quire_lazy_common
-  .globl sqlite3_trace_v2
-  .type sqlite3_trace_v2, %function
+  .globl sqlite3_stmt_busy
+  .type sqlite3_stmt_busy, %function
   .p2align 4
-sqlite3_trace_v2:
+sqlite3_stmt_busy:
   adrp x16, quire_lazy_slots+1872
   ldr x16, [x16, #:lo12:quire_lazy_slots+1872]
   br x16
 quire_lazy_stub_234:
   mov x17, #234
   b quire_lazy_common
-  .globl sqlite3_update_hook
-  .type sqlite3_update_hook, %function
+  .globl sqlite3_stmt_readonly
+  .type sqlite3_stmt_readonly, %function
   .p2align 4
-sqlite3_update_hook:
+sqlite3_stmt_readonly:
   adrp x16, quire_lazy_slots+1880
   ldr x16, [x16, #:lo12:quire_lazy_slots+1880]
   br x16
 quire_lazy_stub_235:
   mov x17, #235
   b quire_lazy_common
-  .globl sqlite3_user_data
-  .type sqlite3_user_data, %function
+  .globl sqlite3_stricmp
+  .type sqlite3_stricmp, %function
   .p2align 4
-sqlite3_user_data:
+sqlite3_stricmp:
   adrp x16, quire_lazy_slots+1888
   ldr x16, [x16, #:lo12:quire_lazy_slots+1888]
   br x16
 quire_lazy_stub_236:
   mov x17, #236
   b quire_lazy_common
-  .globl sqlite3_value_blob
-  .type sqlite3_value_blob, %function
+  .globl sqlite3_total_changes
+  .type sqlite3_total_changes, %function
   .p2align 4
-sqlite3_value_blob:
+sqlite3_total_changes:
   adrp x16, quire_lazy_slots+1896
   ldr x16, [x16, #:lo12:quire_lazy_slots+1896]
   br x16
 quire_lazy_stub_237:
   mov x17, #237
   b quire_lazy_common
-  .globl sqlite3_value_bytes
-  .type sqlite3_value_bytes, %function
+  .globl sqlite3_trace_v2
+  .type sqlite3_trace_v2, %function
   .p2align 4
-sqlite3_value_bytes:
+sqlite3_trace_v2:
   adrp x16, quire_lazy_slots+1904
   ldr x16, [x16, #:lo12:quire_lazy_slots+1904]
   br x16
 quire_lazy_stub_238:
   mov x17, #238
   b quire_lazy_common
-  .globl sqlite3_value_double
-  .type sqlite3_value_double, %function
+  .globl sqlite3_update_hook
+  .type sqlite3_update_hook, %function
   .p2align 4
-sqlite3_value_double:
+sqlite3_update_hook:
   adrp x16, quire_lazy_slots+1912
   ldr x16, [x16, #:lo12:quire_lazy_slots+1912]
   br x16
 quire_lazy_stub_239:
   mov x17, #239
   b quire_lazy_common
-  .globl sqlite3_value_int64
-  .type sqlite3_value_int64, %function
+  .globl sqlite3_user_data
+  .type sqlite3_user_data, %function
   .p2align 4
-sqlite3_value_int64:
+sqlite3_user_data:
   adrp x16, quire_lazy_slots+1920
   ldr x16, [x16, #:lo12:quire_lazy_slots+1920]
   br x16
 quire_lazy_stub_240:
   mov x17, #240
   b quire_lazy_common
-  .globl sqlite3_value_text
-  .type sqlite3_value_text, %function
+  .globl sqlite3_value_blob
+  .type sqlite3_value_blob, %function
   .p2align 4
-sqlite3_value_text:
+sqlite3_value_blob:
   adrp x16, quire_lazy_slots+1928
   ldr x16, [x16, #:lo12:quire_lazy_slots+1928]
   br x16
 quire_lazy_stub_241:
   mov x17, #241
   b quire_lazy_common
-  .globl sqlite3_value_type
-  .type sqlite3_value_type, %function
+  .globl sqlite3_value_bytes
+  .type sqlite3_value_bytes, %function
   .p2align 4
-sqlite3_value_type:
+sqlite3_value_bytes:
   adrp x16, quire_lazy_slots+1936
   ldr x16, [x16, #:lo12:quire_lazy_slots+1936]
   br x16
 quire_lazy_stub_242:
   mov x17, #242
   b quire_lazy_common
-  .globl sqlite3_wal_checkpoint_v2
-  .type sqlite3_wal_checkpoint_v2, %function
+  .globl sqlite3_value_double
+  .type sqlite3_value_double, %function
   .p2align 4
-sqlite3_wal_checkpoint_v2:
+sqlite3_value_double:
   adrp x16, quire_lazy_slots+1944
   ldr x16, [x16, #:lo12:quire_lazy_slots+1944]
   br x16
 quire_lazy_stub_243:
   mov x17, #243
   b quire_lazy_common
-  .globl png_create_info_struct
-  .type png_create_info_struct, %function
+  .globl sqlite3_value_int64
+  .type sqlite3_value_int64, %function
   .p2align 4
-png_create_info_struct:
+sqlite3_value_int64:
   adrp x16, quire_lazy_slots+1952
   ldr x16, [x16, #:lo12:quire_lazy_slots+1952]
   br x16
 quire_lazy_stub_244:
   mov x17, #244
   b quire_lazy_common
-  .globl png_create_write_struct
-  .type png_create_write_struct, %function
+  .globl sqlite3_value_text
+  .type sqlite3_value_text, %function
   .p2align 4
-png_create_write_struct:
+sqlite3_value_text:
   adrp x16, quire_lazy_slots+1960
   ldr x16, [x16, #:lo12:quire_lazy_slots+1960]
   br x16
 quire_lazy_stub_245:
   mov x17, #245
   b quire_lazy_common
-  .globl png_destroy_write_struct
-  .type png_destroy_write_struct, %function
+  .globl sqlite3_value_type
+  .type sqlite3_value_type, %function
   .p2align 4
-png_destroy_write_struct:
+sqlite3_value_type:
   adrp x16, quire_lazy_slots+1968
   ldr x16, [x16, #:lo12:quire_lazy_slots+1968]
   br x16
 quire_lazy_stub_246:
   mov x17, #246
   b quire_lazy_common
-  .globl png_error
-  .type png_error, %function
+  .globl sqlite3_wal_checkpoint_v2
+  .type sqlite3_wal_checkpoint_v2, %function
   .p2align 4
-png_error:
+sqlite3_wal_checkpoint_v2:
   adrp x16, quire_lazy_slots+1976
   ldr x16, [x16, #:lo12:quire_lazy_slots+1976]
   br x16
 quire_lazy_stub_247:
   mov x17, #247
   b quire_lazy_common
-  .globl png_get_io_ptr
-  .type png_get_io_ptr, %function
+  .globl png_create_info_struct
+  .type png_create_info_struct, %function
   .p2align 4
-png_get_io_ptr:
+png_create_info_struct:
   adrp x16, quire_lazy_slots+1984
   ldr x16, [x16, #:lo12:quire_lazy_slots+1984]
   br x16
 quire_lazy_stub_248:
   mov x17, #248
   b quire_lazy_common
-  .globl png_get_libpng_ver
-  .type png_get_libpng_ver, %function
+  .globl png_create_write_struct
+  .type png_create_write_struct, %function
   .p2align 4
-png_get_libpng_ver:
+png_create_write_struct:
   adrp x16, quire_lazy_slots+1992
   ldr x16, [x16, #:lo12:quire_lazy_slots+1992]
   br x16
 quire_lazy_stub_249:
   mov x17, #249
   b quire_lazy_common
-  .globl png_set_IHDR
-  .type png_set_IHDR, %function
+  .globl png_destroy_write_struct
+  .type png_destroy_write_struct, %function
   .p2align 4
-png_set_IHDR:
+png_destroy_write_struct:
   adrp x16, quire_lazy_slots+2000
   ldr x16, [x16, #:lo12:quire_lazy_slots+2000]
   br x16
 quire_lazy_stub_250:
   mov x17, #250
   b quire_lazy_common
-  .globl png_set_bgr
-  .type png_set_bgr, %function
+  .globl png_error
+  .type png_error, %function
   .p2align 4
-png_set_bgr:
+png_error:
   adrp x16, quire_lazy_slots+2008
   ldr x16, [x16, #:lo12:quire_lazy_slots+2008]
   br x16
 quire_lazy_stub_251:
   mov x17, #251
   b quire_lazy_common
-  .globl png_set_compression_level
-  .type png_set_compression_level, %function
+  .globl png_get_io_ptr
+  .type png_get_io_ptr, %function
   .p2align 4
-png_set_compression_level:
+png_get_io_ptr:
   adrp x16, quire_lazy_slots+2016
   ldr x16, [x16, #:lo12:quire_lazy_slots+2016]
   br x16
 quire_lazy_stub_252:
   mov x17, #252
   b quire_lazy_common
-  .globl png_set_filler
-  .type png_set_filler, %function
+  .globl png_get_libpng_ver
+  .type png_get_libpng_ver, %function
   .p2align 4
-png_set_filler:
+png_get_libpng_ver:
   adrp x16, quire_lazy_slots+2024
   ldr x16, [x16, #:lo12:quire_lazy_slots+2024]
   br x16
 quire_lazy_stub_253:
   mov x17, #253
   b quire_lazy_common
-  .globl png_set_filter
-  .type png_set_filter, %function
+  .globl png_set_IHDR
+  .type png_set_IHDR, %function
   .p2align 4
-png_set_filter:
+png_set_IHDR:
   adrp x16, quire_lazy_slots+2032
   ldr x16, [x16, #:lo12:quire_lazy_slots+2032]
   br x16
 quire_lazy_stub_254:
   mov x17, #254
   b quire_lazy_common
-  .globl png_set_longjmp_fn
-  .type png_set_longjmp_fn, %function
+  .globl png_set_bgr
+  .type png_set_bgr, %function
   .p2align 4
-png_set_longjmp_fn:
+png_set_bgr:
   adrp x16, quire_lazy_slots+2040
   ldr x16, [x16, #:lo12:quire_lazy_slots+2040]
   br x16
 quire_lazy_stub_255:
   mov x17, #255
   b quire_lazy_common
-  .globl png_set_text
-  .type png_set_text, %function
+  .globl png_set_compression_level
+  .type png_set_compression_level, %function
   .p2align 4
-png_set_text:
+png_set_compression_level:
   adrp x16, quire_lazy_slots+2048
   ldr x16, [x16, #:lo12:quire_lazy_slots+2048]
   br x16
 quire_lazy_stub_256:
   mov x17, #256
   b quire_lazy_common
-  .globl png_set_write_fn
-  .type png_set_write_fn, %function
+  .globl png_set_filler
+  .type png_set_filler, %function
   .p2align 4
-png_set_write_fn:
+png_set_filler:
   adrp x16, quire_lazy_slots+2056
   ldr x16, [x16, #:lo12:quire_lazy_slots+2056]
   br x16
 quire_lazy_stub_257:
   mov x17, #257
   b quire_lazy_common
-  .globl png_write_end
-  .type png_write_end, %function
+  .globl png_set_filter
+  .type png_set_filter, %function
   .p2align 4
-png_write_end:
+png_set_filter:
   adrp x16, quire_lazy_slots+2064
   ldr x16, [x16, #:lo12:quire_lazy_slots+2064]
   br x16
 quire_lazy_stub_258:
   mov x17, #258
   b quire_lazy_common
-  .globl png_write_info
-  .type png_write_info, %function
+  .globl png_set_longjmp_fn
+  .type png_set_longjmp_fn, %function
   .p2align 4
-png_write_info:
+png_set_longjmp_fn:
   adrp x16, quire_lazy_slots+2072
   ldr x16, [x16, #:lo12:quire_lazy_slots+2072]
   br x16
 quire_lazy_stub_259:
   mov x17, #259
   b quire_lazy_common
-  .globl png_write_row
-  .type png_write_row, %function
+  .globl png_set_text
+  .type png_set_text, %function
   .p2align 4
-png_write_row:
+png_set_text:
   adrp x16, quire_lazy_slots+2080
   ldr x16, [x16, #:lo12:quire_lazy_slots+2080]
   br x16
 quire_lazy_stub_260:
   mov x17, #260
   b quire_lazy_common
-  .globl el_end
-  .type el_end, %function
+  .globl png_set_write_fn
+  .type png_set_write_fn, %function
   .p2align 4
-el_end:
+png_set_write_fn:
   adrp x16, quire_lazy_slots+2088
   ldr x16, [x16, #:lo12:quire_lazy_slots+2088]
   br x16
 quire_lazy_stub_261:
   mov x17, #261
   b quire_lazy_common
-  .globl el_get
-  .type el_get, %function
+  .globl png_write_end
+  .type png_write_end, %function
   .p2align 4
-el_get:
+png_write_end:
   adrp x16, quire_lazy_slots+2096
   ldr x16, [x16, #:lo12:quire_lazy_slots+2096]
   br x16
 quire_lazy_stub_262:
   mov x17, #262
   b quire_lazy_common
-  .globl el_gets
-  .type el_gets, %function
+  .globl png_write_info
+  .type png_write_info, %function
   .p2align 4
-el_gets:
+png_write_info:
   adrp x16, quire_lazy_slots+2104
   ldr x16, [x16, #:lo12:quire_lazy_slots+2104]
   br x16
 quire_lazy_stub_263:
   mov x17, #263
   b quire_lazy_common
-  .globl el_init
-  .type el_init, %function
+  .globl png_write_row
+  .type png_write_row, %function
   .p2align 4
-el_init:
+png_write_row:
   adrp x16, quire_lazy_slots+2112
   ldr x16, [x16, #:lo12:quire_lazy_slots+2112]
   br x16
 quire_lazy_stub_264:
   mov x17, #264
   b quire_lazy_common
-  .globl el_insertstr
-  .type el_insertstr, %function
+  .globl el_end
+  .type el_end, %function
   .p2align 4
-el_insertstr:
+el_end:
   adrp x16, quire_lazy_slots+2120
   ldr x16, [x16, #:lo12:quire_lazy_slots+2120]
   br x16
 quire_lazy_stub_265:
   mov x17, #265
   b quire_lazy_common
-  .globl el_line
-  .type el_line, %function
+  .globl el_get
+  .type el_get, %function
   .p2align 4
-el_line:
+el_get:
   adrp x16, quire_lazy_slots+2128
   ldr x16, [x16, #:lo12:quire_lazy_slots+2128]
   br x16
 quire_lazy_stub_266:
   mov x17, #266
   b quire_lazy_common
-  .globl el_reset
-  .type el_reset, %function
+  .globl el_gets
+  .type el_gets, %function
   .p2align 4
-el_reset:
+el_gets:
   adrp x16, quire_lazy_slots+2136
   ldr x16, [x16, #:lo12:quire_lazy_slots+2136]
   br x16
 quire_lazy_stub_267:
   mov x17, #267
   b quire_lazy_common
-  .globl el_set
-  .type el_set, %function
+  .globl el_init
+  .type el_init, %function
   .p2align 4
-el_set:
+el_init:
   adrp x16, quire_lazy_slots+2144
   ldr x16, [x16, #:lo12:quire_lazy_slots+2144]
   br x16
 quire_lazy_stub_268:
   mov x17, #268
   b quire_lazy_common
-  .globl history
-  .type history, %function
+  .globl el_insertstr
+  .type el_insertstr, %function
   .p2align 4
-history:
+el_insertstr:
   adrp x16, quire_lazy_slots+2152
   ldr x16, [x16, #:lo12:quire_lazy_slots+2152]
   br x16
 quire_lazy_stub_269:
   mov x17, #269
   b quire_lazy_common
-  .globl history_end
-  .type history_end, %function
+  .globl el_line
+  .type el_line, %function
   .p2align 4
-history_end:
+el_line:
   adrp x16, quire_lazy_slots+2160
   ldr x16, [x16, #:lo12:quire_lazy_slots+2160]
   br x16
 quire_lazy_stub_270:
   mov x17, #270
   b quire_lazy_common
-  .globl history_init
-  .type history_init, %function
+  .globl el_reset
+  .type el_reset, %function
   .p2align 4
-history_init:
+el_reset:
   adrp x16, quire_lazy_slots+2168
   ldr x16, [x16, #:lo12:quire_lazy_slots+2168]
   br x16
 quire_lazy_stub_271:
   mov x17, #271
   b quire_lazy_common
-  .globl inotifytools_error
-  .type inotifytools_error, %function
+  .globl el_set
+  .type el_set, %function
   .p2align 4
-inotifytools_error:
+el_set:
   adrp x16, quire_lazy_slots+2176
   ldr x16, [x16, #:lo12:quire_lazy_slots+2176]
   br x16
 quire_lazy_stub_272:
   mov x17, #272
   b quire_lazy_common
-  .globl inotifytools_filename_from_wd
-  .type inotifytools_filename_from_wd, %function
+  .globl history
+  .type history, %function
   .p2align 4
-inotifytools_filename_from_wd:
+history:
   adrp x16, quire_lazy_slots+2184
   ldr x16, [x16, #:lo12:quire_lazy_slots+2184]
   br x16
 quire_lazy_stub_273:
   mov x17, #273
   b quire_lazy_common
-  .globl inotifytools_get_max_user_watches
-  .type inotifytools_get_max_user_watches, %function
+  .globl history_end
+  .type history_end, %function
   .p2align 4
-inotifytools_get_max_user_watches:
+history_end:
   adrp x16, quire_lazy_slots+2192
   ldr x16, [x16, #:lo12:quire_lazy_slots+2192]
   br x16
 quire_lazy_stub_274:
   mov x17, #274
   b quire_lazy_common
-  .globl inotifytools_init
-  .type inotifytools_init, %function
+  .globl history_init
+  .type history_init, %function
   .p2align 4
-inotifytools_init:
+history_init:
   adrp x16, quire_lazy_slots+2200
   ldr x16, [x16, #:lo12:quire_lazy_slots+2200]
   br x16
 quire_lazy_stub_275:
   mov x17, #275
   b quire_lazy_common
-  .globl inotifytools_next_event
-  .type inotifytools_next_event, %function
+  .globl inotifytools_error
+  .type inotifytools_error, %function
   .p2align 4
-inotifytools_next_event:
+inotifytools_error:
   adrp x16, quire_lazy_slots+2208
   ldr x16, [x16, #:lo12:quire_lazy_slots+2208]
   br x16
 quire_lazy_stub_276:
   mov x17, #276
   b quire_lazy_common
-  .globl inotifytools_remove_watch_by_wd
-  .type inotifytools_remove_watch_by_wd, %function
+  .globl inotifytools_filename_from_wd
+  .type inotifytools_filename_from_wd, %function
   .p2align 4
-inotifytools_remove_watch_by_wd:
+inotifytools_filename_from_wd:
   adrp x16, quire_lazy_slots+2216
   ldr x16, [x16, #:lo12:quire_lazy_slots+2216]
   br x16
 quire_lazy_stub_277:
   mov x17, #277
   b quire_lazy_common
-  .globl inotifytools_watch_file
-  .type inotifytools_watch_file, %function
+  .globl inotifytools_get_max_user_watches
+  .type inotifytools_get_max_user_watches, %function
   .p2align 4
-inotifytools_watch_file:
+inotifytools_get_max_user_watches:
   adrp x16, quire_lazy_slots+2224
   ldr x16, [x16, #:lo12:quire_lazy_slots+2224]
   br x16
 quire_lazy_stub_278:
   mov x17, #278
   b quire_lazy_common
-  .globl inotifytools_wd_from_filename
-  .type inotifytools_wd_from_filename, %function
+  .globl inotifytools_init
+  .type inotifytools_init, %function
   .p2align 4
-inotifytools_wd_from_filename:
+inotifytools_init:
   adrp x16, quire_lazy_slots+2232
   ldr x16, [x16, #:lo12:quire_lazy_slots+2232]
   br x16
 quire_lazy_stub_279:
   mov x17, #279
   b quire_lazy_common
-  .globl cmark_find_syntax_extension
-  .type cmark_find_syntax_extension, %function
+  .globl inotifytools_next_event
+  .type inotifytools_next_event, %function
   .p2align 4
-cmark_find_syntax_extension:
+inotifytools_next_event:
   adrp x16, quire_lazy_slots+2240
   ldr x16, [x16, #:lo12:quire_lazy_slots+2240]
   br x16
 quire_lazy_stub_280:
   mov x17, #280
   b quire_lazy_common
-  .globl cmark_node_first_child
-  .type cmark_node_first_child, %function
+  .globl inotifytools_remove_watch_by_wd
+  .type inotifytools_remove_watch_by_wd, %function
   .p2align 4
-cmark_node_first_child:
+inotifytools_remove_watch_by_wd:
   adrp x16, quire_lazy_slots+2248
   ldr x16, [x16, #:lo12:quire_lazy_slots+2248]
   br x16
 quire_lazy_stub_281:
   mov x17, #281
   b quire_lazy_common
-  .globl cmark_node_free
-  .type cmark_node_free, %function
+  .globl inotifytools_watch_file
+  .type inotifytools_watch_file, %function
   .p2align 4
-cmark_node_free:
+inotifytools_watch_file:
   adrp x16, quire_lazy_slots+2256
   ldr x16, [x16, #:lo12:quire_lazy_slots+2256]
   br x16
 quire_lazy_stub_282:
   mov x17, #282
   b quire_lazy_common
-  .globl cmark_node_get_end_line
-  .type cmark_node_get_end_line, %function
+  .globl inotifytools_wd_from_filename
+  .type inotifytools_wd_from_filename, %function
   .p2align 4
-cmark_node_get_end_line:
+inotifytools_wd_from_filename:
   adrp x16, quire_lazy_slots+2264
   ldr x16, [x16, #:lo12:quire_lazy_slots+2264]
   br x16
 quire_lazy_stub_283:
   mov x17, #283
   b quire_lazy_common
-  .globl cmark_node_get_fence_info
-  .type cmark_node_get_fence_info, %function
+  .globl cmark_find_syntax_extension
+  .type cmark_find_syntax_extension, %function
   .p2align 4
-cmark_node_get_fence_info:
+cmark_find_syntax_extension:
   adrp x16, quire_lazy_slots+2272
   ldr x16, [x16, #:lo12:quire_lazy_slots+2272]
   br x16
 quire_lazy_stub_284:
   mov x17, #284
   b quire_lazy_common
-  .globl cmark_node_get_heading_level
-  .type cmark_node_get_heading_level, %function
+  .globl cmark_node_first_child
+  .type cmark_node_first_child, %function
   .p2align 4
-cmark_node_get_heading_level:
+cmark_node_first_child:
   adrp x16, quire_lazy_slots+2280
   ldr x16, [x16, #:lo12:quire_lazy_slots+2280]
   br x16
 quire_lazy_stub_285:
   mov x17, #285
   b quire_lazy_common
-  .globl cmark_node_get_list_start
-  .type cmark_node_get_list_start, %function
+  .globl cmark_node_free
+  .type cmark_node_free, %function
   .p2align 4
-cmark_node_get_list_start:
+cmark_node_free:
   adrp x16, quire_lazy_slots+2288
   ldr x16, [x16, #:lo12:quire_lazy_slots+2288]
   br x16
 quire_lazy_stub_286:
   mov x17, #286
   b quire_lazy_common
-  .globl cmark_node_get_list_tight
-  .type cmark_node_get_list_tight, %function
+  .globl cmark_node_get_end_line
+  .type cmark_node_get_end_line, %function
   .p2align 4
-cmark_node_get_list_tight:
+cmark_node_get_end_line:
   adrp x16, quire_lazy_slots+2296
   ldr x16, [x16, #:lo12:quire_lazy_slots+2296]
   br x16
 quire_lazy_stub_287:
   mov x17, #287
   b quire_lazy_common
-  .globl cmark_node_get_list_type
-  .type cmark_node_get_list_type, %function
+  .globl cmark_node_get_fence_info
+  .type cmark_node_get_fence_info, %function
   .p2align 4
-cmark_node_get_list_type:
+cmark_node_get_fence_info:
   adrp x16, quire_lazy_slots+2304
   ldr x16, [x16, #:lo12:quire_lazy_slots+2304]
   br x16
 quire_lazy_stub_288:
   mov x17, #288
   b quire_lazy_common
-  .globl cmark_node_get_literal
-  .type cmark_node_get_literal, %function
+  .globl cmark_node_get_heading_level
+  .type cmark_node_get_heading_level, %function
   .p2align 4
-cmark_node_get_literal:
+cmark_node_get_heading_level:
   adrp x16, quire_lazy_slots+2312
   ldr x16, [x16, #:lo12:quire_lazy_slots+2312]
   br x16
 quire_lazy_stub_289:
   mov x17, #289
   b quire_lazy_common
-  .globl cmark_node_get_start_line
-  .type cmark_node_get_start_line, %function
+  .globl cmark_node_get_list_start
+  .type cmark_node_get_list_start, %function
   .p2align 4
-cmark_node_get_start_line:
+cmark_node_get_list_start:
   adrp x16, quire_lazy_slots+2320
   ldr x16, [x16, #:lo12:quire_lazy_slots+2320]
   br x16
 quire_lazy_stub_290:
   mov x17, #290
   b quire_lazy_common
-  .globl cmark_node_get_title
-  .type cmark_node_get_title, %function
+  .globl cmark_node_get_list_tight
+  .type cmark_node_get_list_tight, %function
   .p2align 4
-cmark_node_get_title:
+cmark_node_get_list_tight:
   adrp x16, quire_lazy_slots+2328
   ldr x16, [x16, #:lo12:quire_lazy_slots+2328]
   br x16
 quire_lazy_stub_291:
   mov x17, #291
   b quire_lazy_common
-  .globl cmark_node_get_type
-  .type cmark_node_get_type, %function
+  .globl cmark_node_get_list_type
+  .type cmark_node_get_list_type, %function
   .p2align 4
-cmark_node_get_type:
+cmark_node_get_list_type:
   adrp x16, quire_lazy_slots+2336
   ldr x16, [x16, #:lo12:quire_lazy_slots+2336]
   br x16
 quire_lazy_stub_292:
   mov x17, #292
   b quire_lazy_common
-  .globl cmark_node_get_type_string
-  .type cmark_node_get_type_string, %function
+  .globl cmark_node_get_literal
+  .type cmark_node_get_literal, %function
   .p2align 4
-cmark_node_get_type_string:
+cmark_node_get_literal:
   adrp x16, quire_lazy_slots+2344
   ldr x16, [x16, #:lo12:quire_lazy_slots+2344]
   br x16
 quire_lazy_stub_293:
   mov x17, #293
   b quire_lazy_common
-  .globl cmark_node_get_url
-  .type cmark_node_get_url, %function
+  .globl cmark_node_get_start_line
+  .type cmark_node_get_start_line, %function
   .p2align 4
-cmark_node_get_url:
+cmark_node_get_start_line:
   adrp x16, quire_lazy_slots+2352
   ldr x16, [x16, #:lo12:quire_lazy_slots+2352]
   br x16
 quire_lazy_stub_294:
   mov x17, #294
   b quire_lazy_common
-  .globl cmark_node_next
-  .type cmark_node_next, %function
+  .globl cmark_node_get_title
+  .type cmark_node_get_title, %function
   .p2align 4
-cmark_node_next:
+cmark_node_get_title:
   adrp x16, quire_lazy_slots+2360
   ldr x16, [x16, #:lo12:quire_lazy_slots+2360]
   br x16
 quire_lazy_stub_295:
   mov x17, #295
   b quire_lazy_common
-  .globl cmark_node_parent
-  .type cmark_node_parent, %function
+  .globl cmark_node_get_type
+  .type cmark_node_get_type, %function
   .p2align 4
-cmark_node_parent:
+cmark_node_get_type:
   adrp x16, quire_lazy_slots+2368
   ldr x16, [x16, #:lo12:quire_lazy_slots+2368]
   br x16
 quire_lazy_stub_296:
   mov x17, #296
   b quire_lazy_common
-  .globl cmark_parser_attach_syntax_extension
-  .type cmark_parser_attach_syntax_extension, %function
+  .globl cmark_node_get_type_string
+  .type cmark_node_get_type_string, %function
   .p2align 4
-cmark_parser_attach_syntax_extension:
+cmark_node_get_type_string:
   adrp x16, quire_lazy_slots+2376
   ldr x16, [x16, #:lo12:quire_lazy_slots+2376]
   br x16
 quire_lazy_stub_297:
   mov x17, #297
   b quire_lazy_common
-  .globl cmark_parser_feed
-  .type cmark_parser_feed, %function
+  .globl cmark_node_get_url
+  .type cmark_node_get_url, %function
   .p2align 4
-cmark_parser_feed:
+cmark_node_get_url:
   adrp x16, quire_lazy_slots+2384
   ldr x16, [x16, #:lo12:quire_lazy_slots+2384]
   br x16
 quire_lazy_stub_298:
   mov x17, #298
   b quire_lazy_common
-  .globl cmark_parser_finish
-  .type cmark_parser_finish, %function
+  .globl cmark_node_next
+  .type cmark_node_next, %function
   .p2align 4
-cmark_parser_finish:
+cmark_node_next:
   adrp x16, quire_lazy_slots+2392
   ldr x16, [x16, #:lo12:quire_lazy_slots+2392]
   br x16
 quire_lazy_stub_299:
   mov x17, #299
   b quire_lazy_common
-  .globl cmark_parser_free
-  .type cmark_parser_free, %function
+  .globl cmark_node_parent
+  .type cmark_node_parent, %function
   .p2align 4
-cmark_parser_free:
+cmark_node_parent:
   adrp x16, quire_lazy_slots+2400
   ldr x16, [x16, #:lo12:quire_lazy_slots+2400]
   br x16
 quire_lazy_stub_300:
   mov x17, #300
   b quire_lazy_common
-  .globl cmark_parser_get_syntax_extensions
-  .type cmark_parser_get_syntax_extensions, %function
+  .globl cmark_parser_attach_syntax_extension
+  .type cmark_parser_attach_syntax_extension, %function
   .p2align 4
-cmark_parser_get_syntax_extensions:
+cmark_parser_attach_syntax_extension:
   adrp x16, quire_lazy_slots+2408
   ldr x16, [x16, #:lo12:quire_lazy_slots+2408]
   br x16
 quire_lazy_stub_301:
   mov x17, #301
   b quire_lazy_common
-  .globl cmark_parser_new
-  .type cmark_parser_new, %function
+  .globl cmark_parser_feed
+  .type cmark_parser_feed, %function
   .p2align 4
-cmark_parser_new:
+cmark_parser_feed:
   adrp x16, quire_lazy_slots+2416
   ldr x16, [x16, #:lo12:quire_lazy_slots+2416]
   br x16
 quire_lazy_stub_302:
   mov x17, #302
   b quire_lazy_common
-  .globl cmark_render_html
-  .type cmark_render_html, %function
+  .globl cmark_parser_finish
+  .type cmark_parser_finish, %function
   .p2align 4
-cmark_render_html:
+cmark_parser_finish:
   adrp x16, quire_lazy_slots+2424
   ldr x16, [x16, #:lo12:quire_lazy_slots+2424]
   br x16
 quire_lazy_stub_303:
   mov x17, #303
   b quire_lazy_common
-  .globl cmark_version_string
-  .type cmark_version_string, %function
+  .globl cmark_parser_free
+  .type cmark_parser_free, %function
   .p2align 4
-cmark_version_string:
+cmark_parser_free:
   adrp x16, quire_lazy_slots+2432
   ldr x16, [x16, #:lo12:quire_lazy_slots+2432]
   br x16
 quire_lazy_stub_304:
   mov x17, #304
   b quire_lazy_common
-  .globl cmark_gfm_core_extensions_ensure_registered
-  .type cmark_gfm_core_extensions_ensure_registered, %function
+  .globl cmark_parser_get_syntax_extensions
+  .type cmark_parser_get_syntax_extensions, %function
   .p2align 4
-cmark_gfm_core_extensions_ensure_registered:
+cmark_parser_get_syntax_extensions:
   adrp x16, quire_lazy_slots+2440
   ldr x16, [x16, #:lo12:quire_lazy_slots+2440]
   br x16
 quire_lazy_stub_305:
   mov x17, #305
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_alignments
-  .type cmark_gfm_extensions_get_table_alignments, %function
+  .globl cmark_parser_new
+  .type cmark_parser_new, %function
   .p2align 4
-cmark_gfm_extensions_get_table_alignments:
+cmark_parser_new:
   adrp x16, quire_lazy_slots+2448
   ldr x16, [x16, #:lo12:quire_lazy_slots+2448]
   br x16
 quire_lazy_stub_306:
   mov x17, #306
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_columns
-  .type cmark_gfm_extensions_get_table_columns, %function
+  .globl cmark_render_html
+  .type cmark_render_html, %function
   .p2align 4
-cmark_gfm_extensions_get_table_columns:
+cmark_render_html:
   adrp x16, quire_lazy_slots+2456
   ldr x16, [x16, #:lo12:quire_lazy_slots+2456]
   br x16
 quire_lazy_stub_307:
   mov x17, #307
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_row_is_header
-  .type cmark_gfm_extensions_get_table_row_is_header, %function
+  .globl cmark_version_string
+  .type cmark_version_string, %function
   .p2align 4
-cmark_gfm_extensions_get_table_row_is_header:
+cmark_version_string:
   adrp x16, quire_lazy_slots+2464
   ldr x16, [x16, #:lo12:quire_lazy_slots+2464]
   br x16
 quire_lazy_stub_308:
   mov x17, #308
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_tasklist_item_checked
-  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
+  .globl cmark_gfm_core_extensions_ensure_registered
+  .type cmark_gfm_core_extensions_ensure_registered, %function
   .p2align 4
-cmark_gfm_extensions_get_tasklist_item_checked:
+cmark_gfm_core_extensions_ensure_registered:
   adrp x16, quire_lazy_slots+2472
   ldr x16, [x16, #:lo12:quire_lazy_slots+2472]
   br x16
 quire_lazy_stub_309:
   mov x17, #309
   b quire_lazy_common
-  .globl deflate
-  .type deflate, %function
+  .globl cmark_gfm_extensions_get_table_alignments
+  .type cmark_gfm_extensions_get_table_alignments, %function
   .p2align 4
-deflate:
+cmark_gfm_extensions_get_table_alignments:
   adrp x16, quire_lazy_slots+2480
   ldr x16, [x16, #:lo12:quire_lazy_slots+2480]
   br x16
 quire_lazy_stub_310:
   mov x17, #310
   b quire_lazy_common
-  .globl deflateEnd
-  .type deflateEnd, %function
+  .globl cmark_gfm_extensions_get_table_columns
+  .type cmark_gfm_extensions_get_table_columns, %function
   .p2align 4
-deflateEnd:
+cmark_gfm_extensions_get_table_columns:
   adrp x16, quire_lazy_slots+2488
   ldr x16, [x16, #:lo12:quire_lazy_slots+2488]
   br x16
 quire_lazy_stub_311:
   mov x17, #311
   b quire_lazy_common
-  .globl deflateInit2_
-  .type deflateInit2_, %function
+  .globl cmark_gfm_extensions_get_table_row_is_header
+  .type cmark_gfm_extensions_get_table_row_is_header, %function
   .p2align 4
-deflateInit2_:
+cmark_gfm_extensions_get_table_row_is_header:
   adrp x16, quire_lazy_slots+2496
   ldr x16, [x16, #:lo12:quire_lazy_slots+2496]
   br x16
 quire_lazy_stub_312:
   mov x17, #312
   b quire_lazy_common
-  .globl inflate
-  .type inflate, %function
+  .globl cmark_gfm_extensions_get_tasklist_item_checked
+  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
   .p2align 4
-inflate:
+cmark_gfm_extensions_get_tasklist_item_checked:
   adrp x16, quire_lazy_slots+2504
   ldr x16, [x16, #:lo12:quire_lazy_slots+2504]
   br x16
 quire_lazy_stub_313:
   mov x17, #313
   b quire_lazy_common
-  .globl inflateEnd
-  .type inflateEnd, %function
+  .globl deflate
+  .type deflate, %function
   .p2align 4
-inflateEnd:
+deflate:
   adrp x16, quire_lazy_slots+2512
   ldr x16, [x16, #:lo12:quire_lazy_slots+2512]
   br x16
 quire_lazy_stub_314:
   mov x17, #314
   b quire_lazy_common
-  .globl inflateInit2_
-  .type inflateInit2_, %function
+  .globl deflateEnd
+  .type deflateEnd, %function
   .p2align 4
-inflateInit2_:
+deflateEnd:
   adrp x16, quire_lazy_slots+2520
   ldr x16, [x16, #:lo12:quire_lazy_slots+2520]
   br x16
 quire_lazy_stub_315:
   mov x17, #315
+  b quire_lazy_common
+  .globl deflateInit2_
+  .type deflateInit2_, %function
+  .p2align 4
+deflateInit2_:
+  adrp x16, quire_lazy_slots+2528
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2528]
+  br x16
+quire_lazy_stub_316:
+  mov x17, #316
+  b quire_lazy_common
+  .globl inflate
+  .type inflate, %function
+  .p2align 4
+inflate:
+  adrp x16, quire_lazy_slots+2536
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2536]
+  br x16
+quire_lazy_stub_317:
+  mov x17, #317
+  b quire_lazy_common
+  .globl inflateEnd
+  .type inflateEnd, %function
+  .p2align 4
+inflateEnd:
+  adrp x16, quire_lazy_slots+2544
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2544]
+  br x16
+quire_lazy_stub_318:
+  mov x17, #318
+  b quire_lazy_common
+  .globl inflateInit2_
+  .type inflateInit2_, %function
+  .p2align 4
+inflateInit2_:
+  adrp x16, quire_lazy_slots+2552
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2552]
+  br x16
+quire_lazy_stub_319:
+  mov x17, #319
   b quire_lazy_common
 #endif
 #endif

@@ -67,6 +67,30 @@ final class HostileInputTests: CoordinationSuite {
     #expect(!FileManager.default.fileExists(atPath: registry.appendingPathComponent("4194308.json").path))
   }
 
+  @Test func theEntryOfAProcessThatIsGoneIsRemovedWhenTheRegistryIsRead() async throws {
+    let file = try folder.write("x\n", to: "doc.md")
+    let registry = location.runtimeFolder.appendingPathComponent("quire/presenters")
+    try FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    // A process that ran and ended: its pid names no process now.
+    let ended = try await ChildProcess.run(try #require(Programs.system("sh")), ["-c", "echo $$"])
+    let pid = try #require(Int32(ended.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+    let entry = registry.appendingPathComponent("\(pid).json")
+    try Data(#"{"pid": \#(pid), "program": "killed", "paths": ["\#(file.path)"]}"#.utf8).write(to: entry)
+    #expect(!FileCoordinator.isItemPresented(at: file, location: location))
+    #expect(!FileManager.default.fileExists(atPath: entry.path), "the entry of process \(pid), which is gone, is still there")
+  }
+
+  @Test func anEntryLargerThanAMebibyteIsNotRead() throws {
+    let file = try folder.write("x\n", to: "doc.md")
+    let registry = location.runtimeFolder.appendingPathComponent("quire/presenters")
+    try FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    // A live process (this one's parent), an entry that is JSON but padded past 1 MiB.
+    let pid = getppid()
+    let json = #"{"pid": \#(pid), "program": "big", "paths": ["\#(file.path)"]}"# + String(repeating: " ", count: 1 << 20)
+    try Data(json.utf8).write(to: registry.appendingPathComponent("\(pid).json"))
+    #expect(!FileCoordinator.isItemPresented(at: file, location: location))
+  }
+
   @Test func garbageHolderRecordsAreIgnored() throws {
     let file = try folder.write("x\n", to: "doc.md")
     let coordinator = FileCoordinator(location: location)

@@ -63,34 +63,47 @@ struct Listing {
 
   func walk(_ folder: URL, location: URL) -> [BrowserItem] {
     var items: [BrowserItem] = []
-    forEachEntry(in: folder) { url, info in
-      if let item = try? makeItem(url, info: info, location: location), isAllowed(item) { items.append(item) }
+    forEachEntry(in: folder) { path, info in
+      if let item = try? makeItem(Self.url(ofEntry: path, info), info: info, location: location), isAllowed(item) { items.append(item) }
     }
     return items
   }
 
-  /// Calls `visit` with every entry under `folder` that could be a document (anything but a
-  /// folder, and packages) and its `lstat`, in name order, going into subfolders when
-  /// configured: one `lstat` per entry, nothing opened or read. ``walk(_:location:)`` makes
-  /// items of them; the search index compares them with what it holds.
-  func forEachEntry(in folder: URL, _ visit: (URL, stat) -> Void) {
-    for name in names(in: folder) {
-      let url = folder.appendingPathComponent(name)
-      guard case .success(let info) = SystemCalls.lstat(PathCarrier.filePath(url)) else { continue }
-      if (info.st_mode & S_IFMT) == S_IFDIR && !isPackage(url) {
-        if configuration.includesSubfolders { forEachEntry(in: url, visit) }
+  /// Calls `visit` with the path (`PathText`) and `lstat` of every entry under `folder` that
+  /// could be a document (anything but a folder, and packages), in name order, going into
+  /// subfolders when configured: one `lstat` per entry, nothing opened or read, no URL made.
+  /// ``walk(_:location:)`` makes items of them; the search index compares them with what it
+  /// holds, and makes a URL (``url(ofEntry:_:)``) only for what changed.
+  func forEachEntry(in folder: URL, _ visit: (_ path: String, _ info: stat) -> Void) {
+    forEachEntry(inPath: folder.path, visit)
+  }
+
+  private func forEachEntry(inPath folder: String, _ visit: (_ path: String, _ info: stat) -> Void) {
+    let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+    for name in names(inPath: folder) {
+      let path = prefix + name
+      guard case .success(let info) = SystemCalls.lstat(PathCarrier.path(path)) else { continue }
+      if (info.st_mode & S_IFMT) == S_IFDIR && !isPackage(named: name) {
+        if configuration.includesSubfolders { forEachEntry(inPath: path, visit) }
         continue
       }
-      visit(url, info)
+      visit(path, info)
     }
+  }
+
+  /// The URL of an entry ``forEachEntry(in:_:)`` gave (a folder's, i.e. a package's, ends in `/`).
+  static func url(ofEntry path: String, _ info: stat) -> URL {
+    URL(fileURLWithPath: path, isDirectory: (info.st_mode & S_IFMT) == S_IFDIR)
   }
 
   /// The names in `folder` (hidden ones only when configured), read as bytes and carried as
   /// `PathText`: a name that is not UTF-8 is listed under its own bytes (Foundation's listing
   /// would decode it into a *different* name, one that is not there), and its item's URL
   /// carries it (see `PathCarrier`, ``BrowserItem/path``).
-  func names(in folder: URL) -> [String] {
-    let entries = SystemCalls.entryNames(in: PathCarrier.filePath(folder)) ?? []
+  func names(in folder: URL) -> [String] { names(inPath: folder.path) }
+
+  private func names(inPath folder: String) -> [String] {
+    let entries = SystemCalls.entryNames(in: PathCarrier.path(folder)) ?? []
     return entries.filter { $0.first != UInt8(ascii: ".") || configuration.includesHiddenFiles }.map { PathText.string(bytes: $0) }.sorted()
   }
 
@@ -99,8 +112,13 @@ struct Listing {
     return configuration.allowedContentTypes.contains { type.conforms(to: $0) }
   }
 
-  func isPackage(_ url: URL) -> Bool {
-    let ext = url.pathExtension
+  func isPackage(_ url: URL) -> Bool { isPackage(named: url.lastPathComponent) }
+
+  /// Whether a folder of this name is a package: its extension (after the last dot that is
+  /// not the first character) names a type that conforms to `com.apple.package`.
+  func isPackage(named name: String) -> Bool {
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+    let ext = String(name[name.index(after: dot)...])
     guard !ext.isEmpty, let type = configuration.registry.type(forFilenameExtension: ext) else { return false }
     return type.conforms(to: .package)
   }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+internal import GRDBSQLite
 import QuireDocuments
 import QuireFormats
 import QuireSystem
@@ -206,8 +207,7 @@ final class SearchIndex: Sendable {
       var newlySkipped: [(String, Int64, Double)] = []
       for location in listing.configuration.locations {
         try listing.check(location: location)
-        listing.forEachEntry(in: location) { url, info in
-          let path = url.path
+        listing.forEachEntry(in: location) { path, info in
           guard seen.insert(path).inserted else { return }
           let isFile = info.st_mode & S_IFMT == S_IFREG
           let (size, mtime) = Self.fingerprint(info)
@@ -217,7 +217,7 @@ final class SearchIndex: Sendable {
             return
           }
           if isFile, let entry = skipped[path], entry.size == size, entry.mtime == mtime { return }
-          guard let item = try? listing.makeItem(url, info: info, location: location) else { return }
+          guard let item = try? listing.makeItem(Listing.url(ofEntry: path, info), info: info, location: location) else { return }
           // A package's size is its files' (known once it is made an item).
           if let entry = stored[path], entry.size == item.size, entry.mtime == item.modificationDate.timeIntervalSince1970 {
             kept.insert(path)
@@ -391,8 +391,7 @@ final class SearchIndex: Sendable {
     do {
       return try database.read { db in
         var sql = """
-          SELECT d.path AS path, d.type AS type, bm25(content, 4.0, 1.0) AS score,
-            substr(CAST(content.body AS BLOB), 1, \(Self.snippetScanLimit)) AS body
+          SELECT d.id AS id, d.path AS path, d.type AS type, bm25(content, 4.0, 1.0) AS score
           FROM content JOIN document d ON d.id = content.rowid
           WHERE content MATCH ?
           """
@@ -413,11 +412,7 @@ final class SearchIndex: Sendable {
         var hits: [SearchHit] = []
         for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) {
           if mustStop() { throw timedOut() }
-          // At most snippetScanLimit bytes of the text, as bytes (a character cut at the end
-          // becomes U+FFFD), so a hit costs the same in a 50 MB document as in a small one.
-          let prefix: Data = row["body"] ?? Data()
-          let body = String(decoding: prefix, as: UTF8.self)
-          let found = Self.snippet(in: body, terms: terms, isPDF: (row["type"] as String) == UTType.pdf.identifier)
+          let found = Self.snippet(ofDocument: row["id"], in: db, terms: terms, isPDF: (row["type"] as String) == UTType.pdf.identifier)
           hits.append(
             SearchHit(
               url: URL(fileURLWithPath: row["path"]), contentTypeIdentifier: row["type"], score: -(row["score"] as Double),
@@ -493,6 +488,37 @@ final class SearchIndex: Sendable {
   /// How much of a document's text a snippet looks at: its first MiB. A hit only later in a
   /// document is shown as the document's opening, without a line; every hit's cost is bounded.
   static let snippetScanLimit = 1 << 20
+
+  /// How much of a document's text a snippet looks at first: most documents' first hit is in
+  /// their first 64 KiB, so most hits read only that much of the stored text.
+  static let snippetFirstScan = 64 << 10
+
+  /// The snippet of the document `id` (``snippet(in:terms:isPDF:)``), from the start of its
+  /// stored text read in place (SQLite's incremental blob reading of FTS5's `content_content`
+  /// table, column `c1`): its first ``snippetFirstScan`` bytes, and its first
+  /// ``snippetScanLimit`` only when no hit is among them. Reading the column in SQL would
+  /// load the whole text first (several MB for a long PDF) for every hit. Cut bytes as
+  /// bytes: a character cut at the end becomes U+FFFD.
+  static func snippet(ofDocument id: Int64, in db: Database, terms: [Term], isPDF: Bool) -> (text: MarkedText, line: Int?, page: Int?) {
+    var blob: OpaquePointer? = nil
+    guard let connection = db.sqliteConnection, sqlite3_blob_open(connection, "main", "content_content", "c1", id, 0, &blob) == SQLITE_OK,
+      let blob
+    else {
+      if blob != nil { sqlite3_blob_close(blob) }
+      return (MarkedText(segments: []), nil, nil)
+    }
+    defer { sqlite3_blob_close(blob) }
+    let size = Int(sqlite3_blob_bytes(blob))
+    var found: (text: MarkedText, line: Int?, page: Int?) = (MarkedText(segments: []), nil, nil)
+    for scan in [snippetFirstScan, snippetScanLimit] {
+      let count = min(size, scan)
+      var bytes = [UInt8](repeating: 0, count: count)
+      guard count == 0 || bytes.withUnsafeMutableBytes({ sqlite3_blob_read(blob, $0.baseAddress, Int32(count), 0) }) == SQLITE_OK else { break }
+      found = snippet(in: String(decoding: bytes, as: UTF8.self), terms: terms, isPDF: isPDF)
+      if found.line != nil || count == size { break }
+    }
+    return found
+  }
 
   /// `word` folded as FTS5's `unicode61 remove_diacritics 2` folds it; ASCII words (most
   /// words, in most documents) are only lowercased, without Foundation's folding.

@@ -350,20 +350,37 @@ final class PresenterRegistry: Sendable {
   func otherProcesses() -> [ProcessEntry] {
     let folder = location.presentersPath
     guard case .success(let info) = SystemCalls.lstat(FilePath(folder)), info.st_mode & S_IFMT == S_IFDIR else { return [] }
-    let stamp = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    var stamp = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     if let cached = cache.withLock({ $0.modified == stamp ? $0.entries : nil }) { return cached }
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     var entries: [ProcessEntry] = []
+    var removedAny = false
     for name in names where name.hasSuffix(".json") {
       guard let pid = Int32(name.dropLast(5)), pid != getpid() else { continue }
-      guard case .success(let fd) = SystemCalls.open(FilePath(folder + "/" + name), O_RDONLY | O_NOFOLLOW).map(\.rawValue) else { continue }
-      let bytes = SystemCalls.read(FileDescriptor(rawValue: fd), count: 1 << 20, at: 0)
-      SystemCalls.release(FileDescriptor(rawValue: fd))
-      if let entry = try? JSONDecoder().decode(ProcessEntry.self, from: Data(bytes)), entry.pid == pid {
-        entries.append(entry)
+      // A process that is gone (killed before it could remove its entry) presents nothing:
+      // its entry is removed here, so later readers do not read it again.
+      guard SystemCalls.processExists(pid) else {
+        removeEntry(pid)
+        removedAny = true
+        continue
       }
+      if let entry = Self.readEntry(folder + "/" + name), entry.pid == pid { entries.append(entry) }
+    }
+    if removedAny, case .success(let after) = SystemCalls.lstat(FilePath(folder)) {
+      stamp = Int64(after.st_mtim.tv_sec) * 1_000_000_000 + Int64(after.st_mtim.tv_nsec)
     }
     cache.withLock { $0 = Cache(modified: stamp, entries: entries) }
     return entries
+  }
+
+  /// The entry at `path`: a regular file (not followed through a link) of at most 1 MiB,
+  /// read as large as it is; nil when it is anything else or not an entry.
+  private static func readEntry(_ path: String) -> ProcessEntry? {
+    guard case .success(let fd) = SystemCalls.open(FilePath(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return nil }
+    defer { SystemCalls.release(fd) }
+    guard case .success(let info) = SystemCalls.fstat(fd), info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20,
+      case .success(let data) = SystemCalls.readAll(fd, sizeHint: Int(info.st_size))
+    else { return nil }
+    return try? JSONDecoder().decode(ProcessEntry.self, from: data)
   }
 }
