@@ -222,7 +222,7 @@ let package = Package(
     .target(
       name: "QuireCLI",
       dependencies: [
-        "Quire", "QuireTypes", "QuireSystem", "CEdit", "CQuireSystem", "QuireServer", "QuireSession",
+        "Quire", "QuireTypes", "QuireFormats", "QuireSystem", "CEdit", "CQuireSystem", "QuireServer", "QuireSession",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],

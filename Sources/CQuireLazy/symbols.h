@@ -21,7 +21,7 @@ static const char *const quire_lazy_libraries[QUIRE_LAZY_LIBRARY_COUNT][2] = {
   {"libz.so.1", "libz.so"},
 };
 
-#define QUIRE_LAZY_FUNCTION_COUNT 320
+#define QUIRE_LAZY_FUNCTION_COUNT 321
 // Each trampoline's function name and library (an index into quire_lazy_libraries).
 static const struct quire_lazy_function { const char *name; int library; }
     quire_lazy_functions[QUIRE_LAZY_FUNCTION_COUNT] = {
@@ -57,6 +57,7 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"poppler_page_render", 0},
   {"poppler_rectangle_free", 0},
   {"pango_cairo_create_layout", 1},
+  {"pango_cairo_font_map_get_default", 1},
   {"pango_cairo_show_layout", 1},
   {"pango_font_description_free", 2},
   {"pango_font_description_from_string", 2},

@@ -330,6 +330,7 @@ quire_lazy_slots:
   .quad quire_lazy_stub_317
   .quad quire_lazy_stub_318
   .quad quire_lazy_stub_319
+  .quad quire_lazy_stub_320
 
   .text
 #if defined(__x86_64__)
@@ -589,2309 +590,2317 @@ pango_cairo_create_layout:
 quire_lazy_stub_31:
   pushq $31
   jmp quire_lazy_common
+  .globl pango_cairo_font_map_get_default
+  .type pango_cairo_font_map_get_default, @function
+  .p2align 4
+pango_cairo_font_map_get_default:
+  jmp *quire_lazy_slots+256(%rip)
+quire_lazy_stub_32:
+  pushq $32
+  jmp quire_lazy_common
   .globl pango_cairo_show_layout
   .type pango_cairo_show_layout, @function
   .p2align 4
 pango_cairo_show_layout:
-  jmp *quire_lazy_slots+256(%rip)
-quire_lazy_stub_32:
-  pushq $32
+  jmp *quire_lazy_slots+264(%rip)
+quire_lazy_stub_33:
+  pushq $33
   jmp quire_lazy_common
   .globl pango_font_description_free
   .type pango_font_description_free, @function
   .p2align 4
 pango_font_description_free:
-  jmp *quire_lazy_slots+264(%rip)
-quire_lazy_stub_33:
-  pushq $33
+  jmp *quire_lazy_slots+272(%rip)
+quire_lazy_stub_34:
+  pushq $34
   jmp quire_lazy_common
   .globl pango_font_description_from_string
   .type pango_font_description_from_string, @function
   .p2align 4
 pango_font_description_from_string:
-  jmp *quire_lazy_slots+272(%rip)
-quire_lazy_stub_34:
-  pushq $34
+  jmp *quire_lazy_slots+280(%rip)
+quire_lazy_stub_35:
+  pushq $35
   jmp quire_lazy_common
   .globl pango_layout_get_extents
   .type pango_layout_get_extents, @function
   .p2align 4
 pango_layout_get_extents:
-  jmp *quire_lazy_slots+280(%rip)
-quire_lazy_stub_35:
-  pushq $35
+  jmp *quire_lazy_slots+288(%rip)
+quire_lazy_stub_36:
+  pushq $36
   jmp quire_lazy_common
   .globl pango_layout_get_unknown_glyphs_count
   .type pango_layout_get_unknown_glyphs_count, @function
   .p2align 4
 pango_layout_get_unknown_glyphs_count:
-  jmp *quire_lazy_slots+288(%rip)
-quire_lazy_stub_36:
-  pushq $36
+  jmp *quire_lazy_slots+296(%rip)
+quire_lazy_stub_37:
+  pushq $37
   jmp quire_lazy_common
   .globl pango_layout_set_alignment
   .type pango_layout_set_alignment, @function
   .p2align 4
 pango_layout_set_alignment:
-  jmp *quire_lazy_slots+296(%rip)
-quire_lazy_stub_37:
-  pushq $37
+  jmp *quire_lazy_slots+304(%rip)
+quire_lazy_stub_38:
+  pushq $38
   jmp quire_lazy_common
   .globl pango_layout_set_ellipsize
   .type pango_layout_set_ellipsize, @function
   .p2align 4
 pango_layout_set_ellipsize:
-  jmp *quire_lazy_slots+304(%rip)
-quire_lazy_stub_38:
-  pushq $38
+  jmp *quire_lazy_slots+312(%rip)
+quire_lazy_stub_39:
+  pushq $39
   jmp quire_lazy_common
   .globl pango_layout_set_font_description
   .type pango_layout_set_font_description, @function
   .p2align 4
 pango_layout_set_font_description:
-  jmp *quire_lazy_slots+312(%rip)
-quire_lazy_stub_39:
-  pushq $39
+  jmp *quire_lazy_slots+320(%rip)
+quire_lazy_stub_40:
+  pushq $40
   jmp quire_lazy_common
   .globl pango_layout_set_height
   .type pango_layout_set_height, @function
   .p2align 4
 pango_layout_set_height:
-  jmp *quire_lazy_slots+320(%rip)
-quire_lazy_stub_40:
-  pushq $40
+  jmp *quire_lazy_slots+328(%rip)
+quire_lazy_stub_41:
+  pushq $41
   jmp quire_lazy_common
   .globl pango_layout_set_markup
   .type pango_layout_set_markup, @function
   .p2align 4
 pango_layout_set_markup:
-  jmp *quire_lazy_slots+328(%rip)
-quire_lazy_stub_41:
-  pushq $41
+  jmp *quire_lazy_slots+336(%rip)
+quire_lazy_stub_42:
+  pushq $42
   jmp quire_lazy_common
   .globl pango_layout_set_spacing
   .type pango_layout_set_spacing, @function
   .p2align 4
 pango_layout_set_spacing:
-  jmp *quire_lazy_slots+336(%rip)
-quire_lazy_stub_42:
-  pushq $42
+  jmp *quire_lazy_slots+344(%rip)
+quire_lazy_stub_43:
+  pushq $43
   jmp quire_lazy_common
   .globl pango_layout_set_width
   .type pango_layout_set_width, @function
   .p2align 4
 pango_layout_set_width:
-  jmp *quire_lazy_slots+344(%rip)
-quire_lazy_stub_43:
-  pushq $43
+  jmp *quire_lazy_slots+352(%rip)
+quire_lazy_stub_44:
+  pushq $44
   jmp quire_lazy_common
   .globl pango_layout_set_wrap
   .type pango_layout_set_wrap, @function
   .p2align 4
 pango_layout_set_wrap:
-  jmp *quire_lazy_slots+352(%rip)
-quire_lazy_stub_44:
-  pushq $44
+  jmp *quire_lazy_slots+360(%rip)
+quire_lazy_stub_45:
+  pushq $45
   jmp quire_lazy_common
   .globl pango_parse_markup
   .type pango_parse_markup, @function
   .p2align 4
 pango_parse_markup:
-  jmp *quire_lazy_slots+360(%rip)
-quire_lazy_stub_45:
-  pushq $45
+  jmp *quire_lazy_slots+368(%rip)
+quire_lazy_stub_46:
+  pushq $46
   jmp quire_lazy_common
   .globl pango_version_string
   .type pango_version_string, @function
   .p2align 4
 pango_version_string:
-  jmp *quire_lazy_slots+368(%rip)
-quire_lazy_stub_46:
-  pushq $46
+  jmp *quire_lazy_slots+376(%rip)
+quire_lazy_stub_47:
+  pushq $47
   jmp quire_lazy_common
   .globl cairo_create
   .type cairo_create, @function
   .p2align 4
 cairo_create:
-  jmp *quire_lazy_slots+376(%rip)
-quire_lazy_stub_47:
-  pushq $47
+  jmp *quire_lazy_slots+384(%rip)
+quire_lazy_stub_48:
+  pushq $48
   jmp quire_lazy_common
   .globl cairo_destroy
   .type cairo_destroy, @function
   .p2align 4
 cairo_destroy:
-  jmp *quire_lazy_slots+384(%rip)
-quire_lazy_stub_48:
-  pushq $48
+  jmp *quire_lazy_slots+392(%rip)
+quire_lazy_stub_49:
+  pushq $49
   jmp quire_lazy_common
   .globl cairo_fill
   .type cairo_fill, @function
   .p2align 4
 cairo_fill:
-  jmp *quire_lazy_slots+392(%rip)
-quire_lazy_stub_49:
-  pushq $49
+  jmp *quire_lazy_slots+400(%rip)
+quire_lazy_stub_50:
+  pushq $50
   jmp quire_lazy_common
   .globl cairo_image_surface_create
   .type cairo_image_surface_create, @function
   .p2align 4
 cairo_image_surface_create:
-  jmp *quire_lazy_slots+400(%rip)
-quire_lazy_stub_50:
-  pushq $50
+  jmp *quire_lazy_slots+408(%rip)
+quire_lazy_stub_51:
+  pushq $51
   jmp quire_lazy_common
   .globl cairo_image_surface_create_from_png_stream
   .type cairo_image_surface_create_from_png_stream, @function
   .p2align 4
 cairo_image_surface_create_from_png_stream:
-  jmp *quire_lazy_slots+408(%rip)
-quire_lazy_stub_51:
-  pushq $51
+  jmp *quire_lazy_slots+416(%rip)
+quire_lazy_stub_52:
+  pushq $52
   jmp quire_lazy_common
   .globl cairo_image_surface_get_data
   .type cairo_image_surface_get_data, @function
   .p2align 4
 cairo_image_surface_get_data:
-  jmp *quire_lazy_slots+416(%rip)
-quire_lazy_stub_52:
-  pushq $52
+  jmp *quire_lazy_slots+424(%rip)
+quire_lazy_stub_53:
+  pushq $53
   jmp quire_lazy_common
   .globl cairo_image_surface_get_format
   .type cairo_image_surface_get_format, @function
   .p2align 4
 cairo_image_surface_get_format:
-  jmp *quire_lazy_slots+424(%rip)
-quire_lazy_stub_53:
-  pushq $53
+  jmp *quire_lazy_slots+432(%rip)
+quire_lazy_stub_54:
+  pushq $54
   jmp quire_lazy_common
   .globl cairo_image_surface_get_height
   .type cairo_image_surface_get_height, @function
   .p2align 4
 cairo_image_surface_get_height:
-  jmp *quire_lazy_slots+432(%rip)
-quire_lazy_stub_54:
-  pushq $54
+  jmp *quire_lazy_slots+440(%rip)
+quire_lazy_stub_55:
+  pushq $55
   jmp quire_lazy_common
   .globl cairo_image_surface_get_stride
   .type cairo_image_surface_get_stride, @function
   .p2align 4
 cairo_image_surface_get_stride:
-  jmp *quire_lazy_slots+440(%rip)
-quire_lazy_stub_55:
-  pushq $55
+  jmp *quire_lazy_slots+448(%rip)
+quire_lazy_stub_56:
+  pushq $56
   jmp quire_lazy_common
   .globl cairo_image_surface_get_width
   .type cairo_image_surface_get_width, @function
   .p2align 4
 cairo_image_surface_get_width:
-  jmp *quire_lazy_slots+448(%rip)
-quire_lazy_stub_56:
-  pushq $56
+  jmp *quire_lazy_slots+456(%rip)
+quire_lazy_stub_57:
+  pushq $57
   jmp quire_lazy_common
   .globl cairo_line_to
   .type cairo_line_to, @function
   .p2align 4
 cairo_line_to:
-  jmp *quire_lazy_slots+456(%rip)
-quire_lazy_stub_57:
-  pushq $57
+  jmp *quire_lazy_slots+464(%rip)
+quire_lazy_stub_58:
+  pushq $58
   jmp quire_lazy_common
   .globl cairo_move_to
   .type cairo_move_to, @function
   .p2align 4
 cairo_move_to:
-  jmp *quire_lazy_slots+464(%rip)
-quire_lazy_stub_58:
-  pushq $58
+  jmp *quire_lazy_slots+472(%rip)
+quire_lazy_stub_59:
+  pushq $59
   jmp quire_lazy_common
   .globl cairo_paint
   .type cairo_paint, @function
   .p2align 4
 cairo_paint:
-  jmp *quire_lazy_slots+472(%rip)
-quire_lazy_stub_59:
-  pushq $59
+  jmp *quire_lazy_slots+480(%rip)
+quire_lazy_stub_60:
+  pushq $60
   jmp quire_lazy_common
   .globl cairo_pdf_surface_add_outline
   .type cairo_pdf_surface_add_outline, @function
   .p2align 4
 cairo_pdf_surface_add_outline:
-  jmp *quire_lazy_slots+480(%rip)
-quire_lazy_stub_60:
-  pushq $60
+  jmp *quire_lazy_slots+488(%rip)
+quire_lazy_stub_61:
+  pushq $61
   jmp quire_lazy_common
   .globl cairo_pdf_surface_create
   .type cairo_pdf_surface_create, @function
   .p2align 4
 cairo_pdf_surface_create:
-  jmp *quire_lazy_slots+488(%rip)
-quire_lazy_stub_61:
-  pushq $61
+  jmp *quire_lazy_slots+496(%rip)
+quire_lazy_stub_62:
+  pushq $62
   jmp quire_lazy_common
   .globl cairo_pdf_surface_set_metadata
   .type cairo_pdf_surface_set_metadata, @function
   .p2align 4
 cairo_pdf_surface_set_metadata:
-  jmp *quire_lazy_slots+496(%rip)
-quire_lazy_stub_62:
-  pushq $62
+  jmp *quire_lazy_slots+504(%rip)
+quire_lazy_stub_63:
+  pushq $63
   jmp quire_lazy_common
   .globl cairo_rectangle
   .type cairo_rectangle, @function
   .p2align 4
 cairo_rectangle:
-  jmp *quire_lazy_slots+504(%rip)
-quire_lazy_stub_63:
-  pushq $63
+  jmp *quire_lazy_slots+512(%rip)
+quire_lazy_stub_64:
+  pushq $64
   jmp quire_lazy_common
   .globl cairo_rotate
   .type cairo_rotate, @function
   .p2align 4
 cairo_rotate:
-  jmp *quire_lazy_slots+512(%rip)
-quire_lazy_stub_64:
-  pushq $64
+  jmp *quire_lazy_slots+520(%rip)
+quire_lazy_stub_65:
+  pushq $65
   jmp quire_lazy_common
   .globl cairo_scale
   .type cairo_scale, @function
   .p2align 4
 cairo_scale:
-  jmp *quire_lazy_slots+520(%rip)
-quire_lazy_stub_65:
-  pushq $65
+  jmp *quire_lazy_slots+528(%rip)
+quire_lazy_stub_66:
+  pushq $66
   jmp quire_lazy_common
   .globl cairo_set_line_width
   .type cairo_set_line_width, @function
   .p2align 4
 cairo_set_line_width:
-  jmp *quire_lazy_slots+528(%rip)
-quire_lazy_stub_66:
-  pushq $66
+  jmp *quire_lazy_slots+536(%rip)
+quire_lazy_stub_67:
+  pushq $67
   jmp quire_lazy_common
   .globl cairo_set_operator
   .type cairo_set_operator, @function
   .p2align 4
 cairo_set_operator:
-  jmp *quire_lazy_slots+536(%rip)
-quire_lazy_stub_67:
-  pushq $67
+  jmp *quire_lazy_slots+544(%rip)
+quire_lazy_stub_68:
+  pushq $68
   jmp quire_lazy_common
   .globl cairo_set_source_rgb
   .type cairo_set_source_rgb, @function
   .p2align 4
 cairo_set_source_rgb:
-  jmp *quire_lazy_slots+544(%rip)
-quire_lazy_stub_68:
-  pushq $68
+  jmp *quire_lazy_slots+552(%rip)
+quire_lazy_stub_69:
+  pushq $69
   jmp quire_lazy_common
   .globl cairo_set_source_rgba
   .type cairo_set_source_rgba, @function
   .p2align 4
 cairo_set_source_rgba:
-  jmp *quire_lazy_slots+552(%rip)
-quire_lazy_stub_69:
-  pushq $69
+  jmp *quire_lazy_slots+560(%rip)
+quire_lazy_stub_70:
+  pushq $70
   jmp quire_lazy_common
   .globl cairo_show_page
   .type cairo_show_page, @function
   .p2align 4
 cairo_show_page:
-  jmp *quire_lazy_slots+560(%rip)
-quire_lazy_stub_70:
-  pushq $70
+  jmp *quire_lazy_slots+568(%rip)
+quire_lazy_stub_71:
+  pushq $71
   jmp quire_lazy_common
   .globl cairo_status_to_string
   .type cairo_status_to_string, @function
   .p2align 4
 cairo_status_to_string:
-  jmp *quire_lazy_slots+568(%rip)
-quire_lazy_stub_71:
-  pushq $71
+  jmp *quire_lazy_slots+576(%rip)
+quire_lazy_stub_72:
+  pushq $72
   jmp quire_lazy_common
   .globl cairo_stroke
   .type cairo_stroke, @function
   .p2align 4
 cairo_stroke:
-  jmp *quire_lazy_slots+576(%rip)
-quire_lazy_stub_72:
-  pushq $72
+  jmp *quire_lazy_slots+584(%rip)
+quire_lazy_stub_73:
+  pushq $73
   jmp quire_lazy_common
   .globl cairo_surface_destroy
   .type cairo_surface_destroy, @function
   .p2align 4
 cairo_surface_destroy:
-  jmp *quire_lazy_slots+584(%rip)
-quire_lazy_stub_73:
-  pushq $73
+  jmp *quire_lazy_slots+592(%rip)
+quire_lazy_stub_74:
+  pushq $74
   jmp quire_lazy_common
   .globl cairo_surface_finish
   .type cairo_surface_finish, @function
   .p2align 4
 cairo_surface_finish:
-  jmp *quire_lazy_slots+592(%rip)
-quire_lazy_stub_74:
-  pushq $74
+  jmp *quire_lazy_slots+600(%rip)
+quire_lazy_stub_75:
+  pushq $75
   jmp quire_lazy_common
   .globl cairo_surface_flush
   .type cairo_surface_flush, @function
   .p2align 4
 cairo_surface_flush:
-  jmp *quire_lazy_slots+600(%rip)
-quire_lazy_stub_75:
-  pushq $75
+  jmp *quire_lazy_slots+608(%rip)
+quire_lazy_stub_76:
+  pushq $76
   jmp quire_lazy_common
   .globl cairo_surface_status
   .type cairo_surface_status, @function
   .p2align 4
 cairo_surface_status:
-  jmp *quire_lazy_slots+608(%rip)
-quire_lazy_stub_76:
-  pushq $76
+  jmp *quire_lazy_slots+616(%rip)
+quire_lazy_stub_77:
+  pushq $77
   jmp quire_lazy_common
   .globl cairo_surface_write_to_png_stream
   .type cairo_surface_write_to_png_stream, @function
   .p2align 4
 cairo_surface_write_to_png_stream:
-  jmp *quire_lazy_slots+616(%rip)
-quire_lazy_stub_77:
-  pushq $77
+  jmp *quire_lazy_slots+624(%rip)
+quire_lazy_stub_78:
+  pushq $78
   jmp quire_lazy_common
   .globl cairo_translate
   .type cairo_translate, @function
   .p2align 4
 cairo_translate:
-  jmp *quire_lazy_slots+624(%rip)
-quire_lazy_stub_78:
-  pushq $78
+  jmp *quire_lazy_slots+632(%rip)
+quire_lazy_stub_79:
+  pushq $79
   jmp quire_lazy_common
   .globl g_object_unref
   .type g_object_unref, @function
   .p2align 4
 g_object_unref:
-  jmp *quire_lazy_slots+632(%rip)
-quire_lazy_stub_79:
-  pushq $79
+  jmp *quire_lazy_slots+640(%rip)
+quire_lazy_stub_80:
+  pushq $80
   jmp quire_lazy_common
   .globl g_compute_checksum_for_string
   .type g_compute_checksum_for_string, @function
   .p2align 4
 g_compute_checksum_for_string:
-  jmp *quire_lazy_slots+640(%rip)
-quire_lazy_stub_80:
-  pushq $80
+  jmp *quire_lazy_slots+648(%rip)
+quire_lazy_stub_81:
+  pushq $81
   jmp quire_lazy_common
   .globl g_date_time_to_unix
   .type g_date_time_to_unix, @function
   .p2align 4
 g_date_time_to_unix:
-  jmp *quire_lazy_slots+648(%rip)
-quire_lazy_stub_81:
-  pushq $81
+  jmp *quire_lazy_slots+656(%rip)
+quire_lazy_stub_82:
+  pushq $82
   jmp quire_lazy_common
   .globl g_date_time_unref
   .type g_date_time_unref, @function
   .p2align 4
 g_date_time_unref:
-  jmp *quire_lazy_slots+656(%rip)
-quire_lazy_stub_82:
-  pushq $82
+  jmp *quire_lazy_slots+664(%rip)
+quire_lazy_stub_83:
+  pushq $83
   jmp quire_lazy_common
   .globl g_error_free
   .type g_error_free, @function
   .p2align 4
 g_error_free:
-  jmp *quire_lazy_slots+664(%rip)
-quire_lazy_stub_83:
-  pushq $83
+  jmp *quire_lazy_slots+672(%rip)
+quire_lazy_stub_84:
+  pushq $84
   jmp quire_lazy_common
   .globl g_filename_from_uri
   .type g_filename_from_uri, @function
   .p2align 4
 g_filename_from_uri:
-  jmp *quire_lazy_slots+672(%rip)
-quire_lazy_stub_84:
-  pushq $84
+  jmp *quire_lazy_slots+680(%rip)
+quire_lazy_stub_85:
+  pushq $85
   jmp quire_lazy_common
   .globl g_filename_to_uri
   .type g_filename_to_uri, @function
   .p2align 4
 g_filename_to_uri:
-  jmp *quire_lazy_slots+680(%rip)
-quire_lazy_stub_85:
-  pushq $85
+  jmp *quire_lazy_slots+688(%rip)
+quire_lazy_stub_86:
+  pushq $86
   jmp quire_lazy_common
   .globl g_free
   .type g_free, @function
   .p2align 4
 g_free:
-  jmp *quire_lazy_slots+688(%rip)
-quire_lazy_stub_86:
-  pushq $86
+  jmp *quire_lazy_slots+696(%rip)
+quire_lazy_stub_87:
+  pushq $87
   jmp quire_lazy_common
   .globl g_list_free_full
   .type g_list_free_full, @function
   .p2align 4
 g_list_free_full:
-  jmp *quire_lazy_slots+696(%rip)
-quire_lazy_stub_87:
-  pushq $87
+  jmp *quire_lazy_slots+704(%rip)
+quire_lazy_stub_88:
+  pushq $88
   jmp quire_lazy_common
   .globl qpdf_add_page
   .type qpdf_add_page, @function
   .p2align 4
 qpdf_add_page:
-  jmp *quire_lazy_slots+704(%rip)
-quire_lazy_stub_88:
-  pushq $88
+  jmp *quire_lazy_slots+712(%rip)
+quire_lazy_stub_89:
+  pushq $89
   jmp quire_lazy_common
   .globl qpdf_allow_modify_assembly
   .type qpdf_allow_modify_assembly, @function
   .p2align 4
 qpdf_allow_modify_assembly:
-  jmp *quire_lazy_slots+712(%rip)
-quire_lazy_stub_89:
-  pushq $89
+  jmp *quire_lazy_slots+720(%rip)
+quire_lazy_stub_90:
+  pushq $90
   jmp quire_lazy_common
   .globl qpdf_cleanup
   .type qpdf_cleanup, @function
   .p2align 4
 qpdf_cleanup:
-  jmp *quire_lazy_slots+720(%rip)
-quire_lazy_stub_90:
-  pushq $90
+  jmp *quire_lazy_slots+728(%rip)
+quire_lazy_stub_91:
+  pushq $91
   jmp quire_lazy_common
   .globl qpdf_get_error
   .type qpdf_get_error, @function
   .p2align 4
 qpdf_get_error:
-  jmp *quire_lazy_slots+728(%rip)
-quire_lazy_stub_91:
-  pushq $91
+  jmp *quire_lazy_slots+736(%rip)
+quire_lazy_stub_92:
+  pushq $92
   jmp quire_lazy_common
   .globl qpdf_get_error_full_text
   .type qpdf_get_error_full_text, @function
   .p2align 4
 qpdf_get_error_full_text:
-  jmp *quire_lazy_slots+736(%rip)
-quire_lazy_stub_92:
-  pushq $92
+  jmp *quire_lazy_slots+744(%rip)
+quire_lazy_stub_93:
+  pushq $93
   jmp quire_lazy_common
   .globl qpdf_get_num_pages
   .type qpdf_get_num_pages, @function
   .p2align 4
 qpdf_get_num_pages:
-  jmp *quire_lazy_slots+744(%rip)
-quire_lazy_stub_93:
-  pushq $93
+  jmp *quire_lazy_slots+752(%rip)
+quire_lazy_stub_94:
+  pushq $94
   jmp quire_lazy_common
   .globl qpdf_get_object_by_id
   .type qpdf_get_object_by_id, @function
   .p2align 4
 qpdf_get_object_by_id:
-  jmp *quire_lazy_slots+752(%rip)
-quire_lazy_stub_94:
-  pushq $94
+  jmp *quire_lazy_slots+760(%rip)
+quire_lazy_stub_95:
+  pushq $95
   jmp quire_lazy_common
   .globl qpdf_get_page_n
   .type qpdf_get_page_n, @function
   .p2align 4
 qpdf_get_page_n:
-  jmp *quire_lazy_slots+760(%rip)
-quire_lazy_stub_95:
-  pushq $95
+  jmp *quire_lazy_slots+768(%rip)
+quire_lazy_stub_96:
+  pushq $96
   jmp quire_lazy_common
   .globl qpdf_get_root
   .type qpdf_get_root, @function
   .p2align 4
 qpdf_get_root:
-  jmp *quire_lazy_slots+768(%rip)
-quire_lazy_stub_96:
-  pushq $96
+  jmp *quire_lazy_slots+776(%rip)
+quire_lazy_stub_97:
+  pushq $97
   jmp quire_lazy_common
   .globl qpdf_get_trailer
   .type qpdf_get_trailer, @function
   .p2align 4
 qpdf_get_trailer:
-  jmp *quire_lazy_slots+776(%rip)
-quire_lazy_stub_97:
-  pushq $97
+  jmp *quire_lazy_slots+784(%rip)
+quire_lazy_stub_98:
+  pushq $98
   jmp quire_lazy_common
   .globl qpdf_has_error
   .type qpdf_has_error, @function
   .p2align 4
 qpdf_has_error:
-  jmp *quire_lazy_slots+784(%rip)
-quire_lazy_stub_98:
-  pushq $98
+  jmp *quire_lazy_slots+792(%rip)
+quire_lazy_stub_99:
+  pushq $99
   jmp quire_lazy_common
   .globl qpdf_init
   .type qpdf_init, @function
   .p2align 4
 qpdf_init:
-  jmp *quire_lazy_slots+792(%rip)
-quire_lazy_stub_99:
-  pushq $99
+  jmp *quire_lazy_slots+800(%rip)
+quire_lazy_stub_100:
+  pushq $100
   jmp quire_lazy_common
   .globl qpdf_init_write
   .type qpdf_init_write, @function
   .p2align 4
 qpdf_init_write:
-  jmp *quire_lazy_slots+800(%rip)
-quire_lazy_stub_100:
-  pushq $100
+  jmp *quire_lazy_slots+808(%rip)
+quire_lazy_stub_101:
+  pushq $101
   jmp quire_lazy_common
   .globl qpdf_is_encrypted
   .type qpdf_is_encrypted, @function
   .p2align 4
 qpdf_is_encrypted:
-  jmp *quire_lazy_slots+808(%rip)
-quire_lazy_stub_101:
-  pushq $101
+  jmp *quire_lazy_slots+816(%rip)
+quire_lazy_stub_102:
+  pushq $102
   jmp quire_lazy_common
   .globl qpdf_make_indirect_object
   .type qpdf_make_indirect_object, @function
   .p2align 4
 qpdf_make_indirect_object:
-  jmp *quire_lazy_slots+816(%rip)
-quire_lazy_stub_102:
-  pushq $102
+  jmp *quire_lazy_slots+824(%rip)
+quire_lazy_stub_103:
+  pushq $103
   jmp quire_lazy_common
   .globl qpdf_more_warnings
   .type qpdf_more_warnings, @function
   .p2align 4
 qpdf_more_warnings:
-  jmp *quire_lazy_slots+824(%rip)
-quire_lazy_stub_103:
-  pushq $103
+  jmp *quire_lazy_slots+832(%rip)
+quire_lazy_stub_104:
+  pushq $104
   jmp quire_lazy_common
   .globl qpdf_oh_append_item
   .type qpdf_oh_append_item, @function
   .p2align 4
 qpdf_oh_append_item:
-  jmp *quire_lazy_slots+832(%rip)
-quire_lazy_stub_104:
-  pushq $104
+  jmp *quire_lazy_slots+840(%rip)
+quire_lazy_stub_105:
+  pushq $105
   jmp quire_lazy_common
   .globl qpdf_oh_begin_dict_key_iter
   .type qpdf_oh_begin_dict_key_iter, @function
   .p2align 4
 qpdf_oh_begin_dict_key_iter:
-  jmp *quire_lazy_slots+840(%rip)
-quire_lazy_stub_105:
-  pushq $105
+  jmp *quire_lazy_slots+848(%rip)
+quire_lazy_stub_106:
+  pushq $106
   jmp quire_lazy_common
   .globl qpdf_oh_dict_more_keys
   .type qpdf_oh_dict_more_keys, @function
   .p2align 4
 qpdf_oh_dict_more_keys:
-  jmp *quire_lazy_slots+848(%rip)
-quire_lazy_stub_106:
-  pushq $106
+  jmp *quire_lazy_slots+856(%rip)
+quire_lazy_stub_107:
+  pushq $107
   jmp quire_lazy_common
   .globl qpdf_oh_dict_next_key
   .type qpdf_oh_dict_next_key, @function
   .p2align 4
 qpdf_oh_dict_next_key:
-  jmp *quire_lazy_slots+856(%rip)
-quire_lazy_stub_107:
-  pushq $107
+  jmp *quire_lazy_slots+864(%rip)
+quire_lazy_stub_108:
+  pushq $108
   jmp quire_lazy_common
   .globl qpdf_oh_erase_item
   .type qpdf_oh_erase_item, @function
   .p2align 4
 qpdf_oh_erase_item:
-  jmp *quire_lazy_slots+864(%rip)
-quire_lazy_stub_108:
-  pushq $108
+  jmp *quire_lazy_slots+872(%rip)
+quire_lazy_stub_109:
+  pushq $109
   jmp quire_lazy_common
   .globl qpdf_oh_get_array_item
   .type qpdf_oh_get_array_item, @function
   .p2align 4
 qpdf_oh_get_array_item:
-  jmp *quire_lazy_slots+872(%rip)
-quire_lazy_stub_109:
-  pushq $109
+  jmp *quire_lazy_slots+880(%rip)
+quire_lazy_stub_110:
+  pushq $110
   jmp quire_lazy_common
   .globl qpdf_oh_get_array_n_items
   .type qpdf_oh_get_array_n_items, @function
   .p2align 4
 qpdf_oh_get_array_n_items:
-  jmp *quire_lazy_slots+880(%rip)
-quire_lazy_stub_110:
-  pushq $110
+  jmp *quire_lazy_slots+888(%rip)
+quire_lazy_stub_111:
+  pushq $111
   jmp quire_lazy_common
   .globl qpdf_oh_get_bool_value
   .type qpdf_oh_get_bool_value, @function
   .p2align 4
 qpdf_oh_get_bool_value:
-  jmp *quire_lazy_slots+888(%rip)
-quire_lazy_stub_111:
-  pushq $111
+  jmp *quire_lazy_slots+896(%rip)
+quire_lazy_stub_112:
+  pushq $112
   jmp quire_lazy_common
   .globl qpdf_oh_get_dict
   .type qpdf_oh_get_dict, @function
   .p2align 4
 qpdf_oh_get_dict:
-  jmp *quire_lazy_slots+896(%rip)
-quire_lazy_stub_112:
-  pushq $112
+  jmp *quire_lazy_slots+904(%rip)
+quire_lazy_stub_113:
+  pushq $113
   jmp quire_lazy_common
   .globl qpdf_oh_get_generation
   .type qpdf_oh_get_generation, @function
   .p2align 4
 qpdf_oh_get_generation:
-  jmp *quire_lazy_slots+904(%rip)
-quire_lazy_stub_113:
-  pushq $113
+  jmp *quire_lazy_slots+912(%rip)
+quire_lazy_stub_114:
+  pushq $114
   jmp quire_lazy_common
   .globl qpdf_oh_get_int_value
   .type qpdf_oh_get_int_value, @function
   .p2align 4
 qpdf_oh_get_int_value:
-  jmp *quire_lazy_slots+912(%rip)
-quire_lazy_stub_114:
-  pushq $114
+  jmp *quire_lazy_slots+920(%rip)
+quire_lazy_stub_115:
+  pushq $115
   jmp quire_lazy_common
   .globl qpdf_oh_get_key
   .type qpdf_oh_get_key, @function
   .p2align 4
 qpdf_oh_get_key:
-  jmp *quire_lazy_slots+920(%rip)
-quire_lazy_stub_115:
-  pushq $115
+  jmp *quire_lazy_slots+928(%rip)
+quire_lazy_stub_116:
+  pushq $116
   jmp quire_lazy_common
   .globl qpdf_oh_get_key_if_dict
   .type qpdf_oh_get_key_if_dict, @function
   .p2align 4
 qpdf_oh_get_key_if_dict:
-  jmp *quire_lazy_slots+928(%rip)
-quire_lazy_stub_116:
-  pushq $116
+  jmp *quire_lazy_slots+936(%rip)
+quire_lazy_stub_117:
+  pushq $117
   jmp quire_lazy_common
   .globl qpdf_oh_get_name
   .type qpdf_oh_get_name, @function
   .p2align 4
 qpdf_oh_get_name:
-  jmp *quire_lazy_slots+936(%rip)
-quire_lazy_stub_117:
-  pushq $117
+  jmp *quire_lazy_slots+944(%rip)
+quire_lazy_stub_118:
+  pushq $118
   jmp quire_lazy_common
   .globl qpdf_oh_get_numeric_value
   .type qpdf_oh_get_numeric_value, @function
   .p2align 4
 qpdf_oh_get_numeric_value:
-  jmp *quire_lazy_slots+944(%rip)
-quire_lazy_stub_118:
-  pushq $118
+  jmp *quire_lazy_slots+952(%rip)
+quire_lazy_stub_119:
+  pushq $119
   jmp quire_lazy_common
   .globl qpdf_oh_get_object_id
   .type qpdf_oh_get_object_id, @function
   .p2align 4
 qpdf_oh_get_object_id:
-  jmp *quire_lazy_slots+952(%rip)
-quire_lazy_stub_119:
-  pushq $119
+  jmp *quire_lazy_slots+960(%rip)
+quire_lazy_stub_120:
+  pushq $120
   jmp quire_lazy_common
   .globl qpdf_oh_get_stream_data
   .type qpdf_oh_get_stream_data, @function
   .p2align 4
 qpdf_oh_get_stream_data:
-  jmp *quire_lazy_slots+960(%rip)
-quire_lazy_stub_120:
-  pushq $120
+  jmp *quire_lazy_slots+968(%rip)
+quire_lazy_stub_121:
+  pushq $121
   jmp quire_lazy_common
   .globl qpdf_oh_get_utf8_value
   .type qpdf_oh_get_utf8_value, @function
   .p2align 4
 qpdf_oh_get_utf8_value:
-  jmp *quire_lazy_slots+968(%rip)
-quire_lazy_stub_121:
-  pushq $121
+  jmp *quire_lazy_slots+976(%rip)
+quire_lazy_stub_122:
+  pushq $122
   jmp quire_lazy_common
   .globl qpdf_oh_has_key
   .type qpdf_oh_has_key, @function
   .p2align 4
 qpdf_oh_has_key:
-  jmp *quire_lazy_slots+976(%rip)
-quire_lazy_stub_122:
-  pushq $122
+  jmp *quire_lazy_slots+984(%rip)
+quire_lazy_stub_123:
+  pushq $123
   jmp quire_lazy_common
   .globl qpdf_oh_is_array
   .type qpdf_oh_is_array, @function
   .p2align 4
 qpdf_oh_is_array:
-  jmp *quire_lazy_slots+984(%rip)
-quire_lazy_stub_123:
-  pushq $123
+  jmp *quire_lazy_slots+992(%rip)
+quire_lazy_stub_124:
+  pushq $124
   jmp quire_lazy_common
   .globl qpdf_oh_is_bool
   .type qpdf_oh_is_bool, @function
   .p2align 4
 qpdf_oh_is_bool:
-  jmp *quire_lazy_slots+992(%rip)
-quire_lazy_stub_124:
-  pushq $124
+  jmp *quire_lazy_slots+1000(%rip)
+quire_lazy_stub_125:
+  pushq $125
   jmp quire_lazy_common
   .globl qpdf_oh_is_dictionary
   .type qpdf_oh_is_dictionary, @function
   .p2align 4
 qpdf_oh_is_dictionary:
-  jmp *quire_lazy_slots+1000(%rip)
-quire_lazy_stub_125:
-  pushq $125
+  jmp *quire_lazy_slots+1008(%rip)
+quire_lazy_stub_126:
+  pushq $126
   jmp quire_lazy_common
   .globl qpdf_oh_is_integer
   .type qpdf_oh_is_integer, @function
   .p2align 4
 qpdf_oh_is_integer:
-  jmp *quire_lazy_slots+1008(%rip)
-quire_lazy_stub_126:
-  pushq $126
+  jmp *quire_lazy_slots+1016(%rip)
+quire_lazy_stub_127:
+  pushq $127
   jmp quire_lazy_common
   .globl qpdf_oh_is_name
   .type qpdf_oh_is_name, @function
   .p2align 4
 qpdf_oh_is_name:
-  jmp *quire_lazy_slots+1016(%rip)
-quire_lazy_stub_127:
-  pushq $127
+  jmp *quire_lazy_slots+1024(%rip)
+quire_lazy_stub_128:
+  pushq $128
   jmp quire_lazy_common
   .globl qpdf_oh_is_null
   .type qpdf_oh_is_null, @function
   .p2align 4
 qpdf_oh_is_null:
-  jmp *quire_lazy_slots+1024(%rip)
-quire_lazy_stub_128:
-  pushq $128
+  jmp *quire_lazy_slots+1032(%rip)
+quire_lazy_stub_129:
+  pushq $129
   jmp quire_lazy_common
   .globl qpdf_oh_is_number
   .type qpdf_oh_is_number, @function
   .p2align 4
 qpdf_oh_is_number:
-  jmp *quire_lazy_slots+1032(%rip)
-quire_lazy_stub_129:
-  pushq $129
+  jmp *quire_lazy_slots+1040(%rip)
+quire_lazy_stub_130:
+  pushq $130
   jmp quire_lazy_common
   .globl qpdf_oh_is_stream
   .type qpdf_oh_is_stream, @function
   .p2align 4
 qpdf_oh_is_stream:
-  jmp *quire_lazy_slots+1040(%rip)
-quire_lazy_stub_130:
-  pushq $130
+  jmp *quire_lazy_slots+1048(%rip)
+quire_lazy_stub_131:
+  pushq $131
   jmp quire_lazy_common
   .globl qpdf_oh_is_string
   .type qpdf_oh_is_string, @function
   .p2align 4
 qpdf_oh_is_string:
-  jmp *quire_lazy_slots+1048(%rip)
-quire_lazy_stub_131:
-  pushq $131
+  jmp *quire_lazy_slots+1056(%rip)
+quire_lazy_stub_132:
+  pushq $132
   jmp quire_lazy_common
   .globl qpdf_oh_new_array
   .type qpdf_oh_new_array, @function
   .p2align 4
 qpdf_oh_new_array:
-  jmp *quire_lazy_slots+1056(%rip)
-quire_lazy_stub_132:
-  pushq $132
+  jmp *quire_lazy_slots+1064(%rip)
+quire_lazy_stub_133:
+  pushq $133
   jmp quire_lazy_common
   .globl qpdf_oh_new_dictionary
   .type qpdf_oh_new_dictionary, @function
   .p2align 4
 qpdf_oh_new_dictionary:
-  jmp *quire_lazy_slots+1064(%rip)
-quire_lazy_stub_133:
-  pushq $133
+  jmp *quire_lazy_slots+1072(%rip)
+quire_lazy_stub_134:
+  pushq $134
   jmp quire_lazy_common
   .globl qpdf_oh_new_integer
   .type qpdf_oh_new_integer, @function
   .p2align 4
 qpdf_oh_new_integer:
-  jmp *quire_lazy_slots+1072(%rip)
-quire_lazy_stub_134:
-  pushq $134
+  jmp *quire_lazy_slots+1080(%rip)
+quire_lazy_stub_135:
+  pushq $135
   jmp quire_lazy_common
   .globl qpdf_oh_new_name
   .type qpdf_oh_new_name, @function
   .p2align 4
 qpdf_oh_new_name:
-  jmp *quire_lazy_slots+1080(%rip)
-quire_lazy_stub_135:
-  pushq $135
+  jmp *quire_lazy_slots+1088(%rip)
+quire_lazy_stub_136:
+  pushq $136
   jmp quire_lazy_common
   .globl qpdf_oh_new_null
   .type qpdf_oh_new_null, @function
   .p2align 4
 qpdf_oh_new_null:
-  jmp *quire_lazy_slots+1088(%rip)
-quire_lazy_stub_136:
-  pushq $136
+  jmp *quire_lazy_slots+1096(%rip)
+quire_lazy_stub_137:
+  pushq $137
   jmp quire_lazy_common
   .globl qpdf_oh_new_stream
   .type qpdf_oh_new_stream, @function
   .p2align 4
 qpdf_oh_new_stream:
-  jmp *quire_lazy_slots+1096(%rip)
-quire_lazy_stub_137:
-  pushq $137
+  jmp *quire_lazy_slots+1104(%rip)
+quire_lazy_stub_138:
+  pushq $138
   jmp quire_lazy_common
   .globl qpdf_oh_new_string
   .type qpdf_oh_new_string, @function
   .p2align 4
 qpdf_oh_new_string:
-  jmp *quire_lazy_slots+1104(%rip)
-quire_lazy_stub_138:
-  pushq $138
+  jmp *quire_lazy_slots+1112(%rip)
+quire_lazy_stub_139:
+  pushq $139
   jmp quire_lazy_common
   .globl qpdf_oh_new_unicode_string
   .type qpdf_oh_new_unicode_string, @function
   .p2align 4
 qpdf_oh_new_unicode_string:
-  jmp *quire_lazy_slots+1112(%rip)
-quire_lazy_stub_139:
-  pushq $139
+  jmp *quire_lazy_slots+1120(%rip)
+quire_lazy_stub_140:
+  pushq $140
   jmp quire_lazy_common
   .globl qpdf_oh_parse
   .type qpdf_oh_parse, @function
   .p2align 4
 qpdf_oh_parse:
-  jmp *quire_lazy_slots+1120(%rip)
-quire_lazy_stub_140:
-  pushq $140
+  jmp *quire_lazy_slots+1128(%rip)
+quire_lazy_stub_141:
+  pushq $141
   jmp quire_lazy_common
   .globl qpdf_oh_replace_key
   .type qpdf_oh_replace_key, @function
   .p2align 4
 qpdf_oh_replace_key:
-  jmp *quire_lazy_slots+1128(%rip)
-quire_lazy_stub_141:
-  pushq $141
+  jmp *quire_lazy_slots+1136(%rip)
+quire_lazy_stub_142:
+  pushq $142
   jmp quire_lazy_common
   .globl qpdf_oh_replace_stream_data
   .type qpdf_oh_replace_stream_data, @function
   .p2align 4
 qpdf_oh_replace_stream_data:
-  jmp *quire_lazy_slots+1136(%rip)
-quire_lazy_stub_142:
-  pushq $142
+  jmp *quire_lazy_slots+1144(%rip)
+quire_lazy_stub_143:
+  pushq $143
   jmp quire_lazy_common
   .globl qpdf_oh_set_array_item
   .type qpdf_oh_set_array_item, @function
   .p2align 4
 qpdf_oh_set_array_item:
-  jmp *quire_lazy_slots+1144(%rip)
-quire_lazy_stub_143:
-  pushq $143
+  jmp *quire_lazy_slots+1152(%rip)
+quire_lazy_stub_144:
+  pushq $144
   jmp quire_lazy_common
   .globl qpdf_oh_unparse
   .type qpdf_oh_unparse, @function
   .p2align 4
 qpdf_oh_unparse:
-  jmp *quire_lazy_slots+1152(%rip)
-quire_lazy_stub_144:
-  pushq $144
+  jmp *quire_lazy_slots+1160(%rip)
+quire_lazy_stub_145:
+  pushq $145
   jmp quire_lazy_common
   .globl qpdf_oh_unparse_resolved
   .type qpdf_oh_unparse_resolved, @function
   .p2align 4
 qpdf_oh_unparse_resolved:
-  jmp *quire_lazy_slots+1160(%rip)
-quire_lazy_stub_145:
-  pushq $145
+  jmp *quire_lazy_slots+1168(%rip)
+quire_lazy_stub_146:
+  pushq $146
   jmp quire_lazy_common
   .globl qpdf_push_inherited_attributes_to_page
   .type qpdf_push_inherited_attributes_to_page, @function
   .p2align 4
 qpdf_push_inherited_attributes_to_page:
-  jmp *quire_lazy_slots+1168(%rip)
-quire_lazy_stub_146:
-  pushq $146
+  jmp *quire_lazy_slots+1176(%rip)
+quire_lazy_stub_147:
+  pushq $147
   jmp quire_lazy_common
   .globl qpdf_read
   .type qpdf_read, @function
   .p2align 4
 qpdf_read:
-  jmp *quire_lazy_slots+1176(%rip)
-quire_lazy_stub_147:
-  pushq $147
+  jmp *quire_lazy_slots+1184(%rip)
+quire_lazy_stub_148:
+  pushq $148
   jmp quire_lazy_common
   .globl qpdf_remove_page
   .type qpdf_remove_page, @function
   .p2align 4
 qpdf_remove_page:
-  jmp *quire_lazy_slots+1184(%rip)
-quire_lazy_stub_148:
-  pushq $148
+  jmp *quire_lazy_slots+1192(%rip)
+quire_lazy_stub_149:
+  pushq $149
   jmp quire_lazy_common
   .globl qpdf_replace_object
   .type qpdf_replace_object, @function
   .p2align 4
 qpdf_replace_object:
-  jmp *quire_lazy_slots+1192(%rip)
-quire_lazy_stub_149:
-  pushq $149
+  jmp *quire_lazy_slots+1200(%rip)
+quire_lazy_stub_150:
+  pushq $150
   jmp quire_lazy_common
   .globl qpdf_set_compress_streams
   .type qpdf_set_compress_streams, @function
   .p2align 4
 qpdf_set_compress_streams:
-  jmp *quire_lazy_slots+1200(%rip)
-quire_lazy_stub_150:
-  pushq $150
+  jmp *quire_lazy_slots+1208(%rip)
+quire_lazy_stub_151:
+  pushq $151
   jmp quire_lazy_common
   .globl qpdf_set_decode_level
   .type qpdf_set_decode_level, @function
   .p2align 4
 qpdf_set_decode_level:
-  jmp *quire_lazy_slots+1208(%rip)
-quire_lazy_stub_151:
-  pushq $151
+  jmp *quire_lazy_slots+1216(%rip)
+quire_lazy_stub_152:
+  pushq $152
   jmp quire_lazy_common
   .globl qpdf_set_suppress_warnings
   .type qpdf_set_suppress_warnings, @function
   .p2align 4
 qpdf_set_suppress_warnings:
-  jmp *quire_lazy_slots+1216(%rip)
-quire_lazy_stub_152:
-  pushq $152
+  jmp *quire_lazy_slots+1224(%rip)
+quire_lazy_stub_153:
+  pushq $153
   jmp quire_lazy_common
   .globl qpdf_silence_errors
   .type qpdf_silence_errors, @function
   .p2align 4
 qpdf_silence_errors:
-  jmp *quire_lazy_slots+1224(%rip)
-quire_lazy_stub_153:
-  pushq $153
+  jmp *quire_lazy_slots+1232(%rip)
+quire_lazy_stub_154:
+  pushq $154
   jmp quire_lazy_common
   .globl qpdf_write
   .type qpdf_write, @function
   .p2align 4
 qpdf_write:
-  jmp *quire_lazy_slots+1232(%rip)
-quire_lazy_stub_154:
-  pushq $154
+  jmp *quire_lazy_slots+1240(%rip)
+quire_lazy_stub_155:
+  pushq $155
   jmp quire_lazy_common
   .globl git_error_last
   .type git_error_last, @function
   .p2align 4
 git_error_last:
-  jmp *quire_lazy_slots+1240(%rip)
-quire_lazy_stub_155:
-  pushq $155
+  jmp *quire_lazy_slots+1248(%rip)
+quire_lazy_stub_156:
+  pushq $156
   jmp quire_lazy_common
   .globl git_libgit2_init
   .type git_libgit2_init, @function
   .p2align 4
 git_libgit2_init:
-  jmp *quire_lazy_slots+1248(%rip)
-quire_lazy_stub_156:
-  pushq $156
+  jmp *quire_lazy_slots+1256(%rip)
+quire_lazy_stub_157:
+  pushq $157
   jmp quire_lazy_common
   .globl git_merge_file
   .type git_merge_file, @function
   .p2align 4
 git_merge_file:
-  jmp *quire_lazy_slots+1256(%rip)
-quire_lazy_stub_157:
-  pushq $157
+  jmp *quire_lazy_slots+1264(%rip)
+quire_lazy_stub_158:
+  pushq $158
   jmp quire_lazy_common
   .globl git_merge_file_input_init
   .type git_merge_file_input_init, @function
   .p2align 4
 git_merge_file_input_init:
-  jmp *quire_lazy_slots+1264(%rip)
-quire_lazy_stub_158:
-  pushq $158
+  jmp *quire_lazy_slots+1272(%rip)
+quire_lazy_stub_159:
+  pushq $159
   jmp quire_lazy_common
   .globl git_merge_file_options_init
   .type git_merge_file_options_init, @function
   .p2align 4
 git_merge_file_options_init:
-  jmp *quire_lazy_slots+1272(%rip)
-quire_lazy_stub_159:
-  pushq $159
+  jmp *quire_lazy_slots+1280(%rip)
+quire_lazy_stub_160:
+  pushq $160
   jmp quire_lazy_common
   .globl git_merge_file_result_free
   .type git_merge_file_result_free, @function
   .p2align 4
 git_merge_file_result_free:
-  jmp *quire_lazy_slots+1280(%rip)
-quire_lazy_stub_160:
-  pushq $160
+  jmp *quire_lazy_slots+1288(%rip)
+quire_lazy_stub_161:
+  pushq $161
   jmp quire_lazy_common
   .globl EVP_DigestFinal_ex
   .type EVP_DigestFinal_ex, @function
   .p2align 4
 EVP_DigestFinal_ex:
-  jmp *quire_lazy_slots+1288(%rip)
-quire_lazy_stub_161:
-  pushq $161
+  jmp *quire_lazy_slots+1296(%rip)
+quire_lazy_stub_162:
+  pushq $162
   jmp quire_lazy_common
   .globl EVP_DigestInit_ex
   .type EVP_DigestInit_ex, @function
   .p2align 4
 EVP_DigestInit_ex:
-  jmp *quire_lazy_slots+1296(%rip)
-quire_lazy_stub_162:
-  pushq $162
+  jmp *quire_lazy_slots+1304(%rip)
+quire_lazy_stub_163:
+  pushq $163
   jmp quire_lazy_common
   .globl EVP_DigestUpdate
   .type EVP_DigestUpdate, @function
   .p2align 4
 EVP_DigestUpdate:
-  jmp *quire_lazy_slots+1304(%rip)
-quire_lazy_stub_163:
-  pushq $163
+  jmp *quire_lazy_slots+1312(%rip)
+quire_lazy_stub_164:
+  pushq $164
   jmp quire_lazy_common
   .globl EVP_MD_CTX_free
   .type EVP_MD_CTX_free, @function
   .p2align 4
 EVP_MD_CTX_free:
-  jmp *quire_lazy_slots+1312(%rip)
-quire_lazy_stub_164:
-  pushq $164
+  jmp *quire_lazy_slots+1320(%rip)
+quire_lazy_stub_165:
+  pushq $165
   jmp quire_lazy_common
   .globl EVP_MD_CTX_new
   .type EVP_MD_CTX_new, @function
   .p2align 4
 EVP_MD_CTX_new:
-  jmp *quire_lazy_slots+1320(%rip)
-quire_lazy_stub_165:
-  pushq $165
+  jmp *quire_lazy_slots+1328(%rip)
+quire_lazy_stub_166:
+  pushq $166
   jmp quire_lazy_common
   .globl EVP_sha256
   .type EVP_sha256, @function
   .p2align 4
 EVP_sha256:
-  jmp *quire_lazy_slots+1328(%rip)
-quire_lazy_stub_166:
-  pushq $166
+  jmp *quire_lazy_slots+1336(%rip)
+quire_lazy_stub_167:
+  pushq $167
   jmp quire_lazy_common
   .globl sqlite3_aggregate_context
   .type sqlite3_aggregate_context, @function
   .p2align 4
 sqlite3_aggregate_context:
-  jmp *quire_lazy_slots+1336(%rip)
-quire_lazy_stub_167:
-  pushq $167
+  jmp *quire_lazy_slots+1344(%rip)
+quire_lazy_stub_168:
+  pushq $168
   jmp quire_lazy_common
   .globl sqlite3_backup_finish
   .type sqlite3_backup_finish, @function
   .p2align 4
 sqlite3_backup_finish:
-  jmp *quire_lazy_slots+1344(%rip)
-quire_lazy_stub_168:
-  pushq $168
+  jmp *quire_lazy_slots+1352(%rip)
+quire_lazy_stub_169:
+  pushq $169
   jmp quire_lazy_common
   .globl sqlite3_backup_init
   .type sqlite3_backup_init, @function
   .p2align 4
 sqlite3_backup_init:
-  jmp *quire_lazy_slots+1352(%rip)
-quire_lazy_stub_169:
-  pushq $169
+  jmp *quire_lazy_slots+1360(%rip)
+quire_lazy_stub_170:
+  pushq $170
   jmp quire_lazy_common
   .globl sqlite3_backup_pagecount
   .type sqlite3_backup_pagecount, @function
   .p2align 4
 sqlite3_backup_pagecount:
-  jmp *quire_lazy_slots+1360(%rip)
-quire_lazy_stub_170:
-  pushq $170
+  jmp *quire_lazy_slots+1368(%rip)
+quire_lazy_stub_171:
+  pushq $171
   jmp quire_lazy_common
   .globl sqlite3_backup_remaining
   .type sqlite3_backup_remaining, @function
   .p2align 4
 sqlite3_backup_remaining:
-  jmp *quire_lazy_slots+1368(%rip)
-quire_lazy_stub_171:
-  pushq $171
+  jmp *quire_lazy_slots+1376(%rip)
+quire_lazy_stub_172:
+  pushq $172
   jmp quire_lazy_common
   .globl sqlite3_backup_step
   .type sqlite3_backup_step, @function
   .p2align 4
 sqlite3_backup_step:
-  jmp *quire_lazy_slots+1376(%rip)
-quire_lazy_stub_172:
-  pushq $172
+  jmp *quire_lazy_slots+1384(%rip)
+quire_lazy_stub_173:
+  pushq $173
   jmp quire_lazy_common
   .globl sqlite3_bind_blob
   .type sqlite3_bind_blob, @function
   .p2align 4
 sqlite3_bind_blob:
-  jmp *quire_lazy_slots+1384(%rip)
-quire_lazy_stub_173:
-  pushq $173
+  jmp *quire_lazy_slots+1392(%rip)
+quire_lazy_stub_174:
+  pushq $174
   jmp quire_lazy_common
   .globl sqlite3_bind_double
   .type sqlite3_bind_double, @function
   .p2align 4
 sqlite3_bind_double:
-  jmp *quire_lazy_slots+1392(%rip)
-quire_lazy_stub_174:
-  pushq $174
+  jmp *quire_lazy_slots+1400(%rip)
+quire_lazy_stub_175:
+  pushq $175
   jmp quire_lazy_common
   .globl sqlite3_bind_int64
   .type sqlite3_bind_int64, @function
   .p2align 4
 sqlite3_bind_int64:
-  jmp *quire_lazy_slots+1400(%rip)
-quire_lazy_stub_175:
-  pushq $175
+  jmp *quire_lazy_slots+1408(%rip)
+quire_lazy_stub_176:
+  pushq $176
   jmp quire_lazy_common
   .globl sqlite3_bind_null
   .type sqlite3_bind_null, @function
   .p2align 4
 sqlite3_bind_null:
-  jmp *quire_lazy_slots+1408(%rip)
-quire_lazy_stub_176:
-  pushq $176
+  jmp *quire_lazy_slots+1416(%rip)
+quire_lazy_stub_177:
+  pushq $177
   jmp quire_lazy_common
   .globl sqlite3_bind_parameter_count
   .type sqlite3_bind_parameter_count, @function
   .p2align 4
 sqlite3_bind_parameter_count:
-  jmp *quire_lazy_slots+1416(%rip)
-quire_lazy_stub_177:
-  pushq $177
+  jmp *quire_lazy_slots+1424(%rip)
+quire_lazy_stub_178:
+  pushq $178
   jmp quire_lazy_common
   .globl sqlite3_bind_parameter_name
   .type sqlite3_bind_parameter_name, @function
   .p2align 4
 sqlite3_bind_parameter_name:
-  jmp *quire_lazy_slots+1424(%rip)
-quire_lazy_stub_178:
-  pushq $178
+  jmp *quire_lazy_slots+1432(%rip)
+quire_lazy_stub_179:
+  pushq $179
   jmp quire_lazy_common
   .globl sqlite3_bind_pointer
   .type sqlite3_bind_pointer, @function
   .p2align 4
 sqlite3_bind_pointer:
-  jmp *quire_lazy_slots+1432(%rip)
-quire_lazy_stub_179:
-  pushq $179
+  jmp *quire_lazy_slots+1440(%rip)
+quire_lazy_stub_180:
+  pushq $180
   jmp quire_lazy_common
   .globl sqlite3_bind_text
   .type sqlite3_bind_text, @function
   .p2align 4
 sqlite3_bind_text:
-  jmp *quire_lazy_slots+1440(%rip)
-quire_lazy_stub_180:
-  pushq $180
+  jmp *quire_lazy_slots+1448(%rip)
+quire_lazy_stub_181:
+  pushq $181
   jmp quire_lazy_common
   .globl sqlite3_blob_bytes
   .type sqlite3_blob_bytes, @function
   .p2align 4
 sqlite3_blob_bytes:
-  jmp *quire_lazy_slots+1448(%rip)
-quire_lazy_stub_181:
-  pushq $181
+  jmp *quire_lazy_slots+1456(%rip)
+quire_lazy_stub_182:
+  pushq $182
   jmp quire_lazy_common
   .globl sqlite3_blob_close
   .type sqlite3_blob_close, @function
   .p2align 4
 sqlite3_blob_close:
-  jmp *quire_lazy_slots+1456(%rip)
-quire_lazy_stub_182:
-  pushq $182
+  jmp *quire_lazy_slots+1464(%rip)
+quire_lazy_stub_183:
+  pushq $183
   jmp quire_lazy_common
   .globl sqlite3_blob_open
   .type sqlite3_blob_open, @function
   .p2align 4
 sqlite3_blob_open:
-  jmp *quire_lazy_slots+1464(%rip)
-quire_lazy_stub_183:
-  pushq $183
+  jmp *quire_lazy_slots+1472(%rip)
+quire_lazy_stub_184:
+  pushq $184
   jmp quire_lazy_common
   .globl sqlite3_blob_read
   .type sqlite3_blob_read, @function
   .p2align 4
 sqlite3_blob_read:
-  jmp *quire_lazy_slots+1472(%rip)
-quire_lazy_stub_184:
-  pushq $184
+  jmp *quire_lazy_slots+1480(%rip)
+quire_lazy_stub_185:
+  pushq $185
   jmp quire_lazy_common
   .globl sqlite3_busy_handler
   .type sqlite3_busy_handler, @function
   .p2align 4
 sqlite3_busy_handler:
-  jmp *quire_lazy_slots+1480(%rip)
-quire_lazy_stub_185:
-  pushq $185
+  jmp *quire_lazy_slots+1488(%rip)
+quire_lazy_stub_186:
+  pushq $186
   jmp quire_lazy_common
   .globl sqlite3_busy_timeout
   .type sqlite3_busy_timeout, @function
   .p2align 4
 sqlite3_busy_timeout:
-  jmp *quire_lazy_slots+1488(%rip)
-quire_lazy_stub_186:
-  pushq $186
+  jmp *quire_lazy_slots+1496(%rip)
+quire_lazy_stub_187:
+  pushq $187
   jmp quire_lazy_common
   .globl sqlite3_changes
   .type sqlite3_changes, @function
   .p2align 4
 sqlite3_changes:
-  jmp *quire_lazy_slots+1496(%rip)
-quire_lazy_stub_187:
-  pushq $187
+  jmp *quire_lazy_slots+1504(%rip)
+quire_lazy_stub_188:
+  pushq $188
   jmp quire_lazy_common
   .globl sqlite3_clear_bindings
   .type sqlite3_clear_bindings, @function
   .p2align 4
 sqlite3_clear_bindings:
-  jmp *quire_lazy_slots+1504(%rip)
-quire_lazy_stub_188:
-  pushq $188
+  jmp *quire_lazy_slots+1512(%rip)
+quire_lazy_stub_189:
+  pushq $189
   jmp quire_lazy_common
   .globl sqlite3_close
   .type sqlite3_close, @function
   .p2align 4
 sqlite3_close:
-  jmp *quire_lazy_slots+1512(%rip)
-quire_lazy_stub_189:
-  pushq $189
+  jmp *quire_lazy_slots+1520(%rip)
+quire_lazy_stub_190:
+  pushq $190
   jmp quire_lazy_common
   .globl sqlite3_close_v2
   .type sqlite3_close_v2, @function
   .p2align 4
 sqlite3_close_v2:
-  jmp *quire_lazy_slots+1520(%rip)
-quire_lazy_stub_190:
-  pushq $190
+  jmp *quire_lazy_slots+1528(%rip)
+quire_lazy_stub_191:
+  pushq $191
   jmp quire_lazy_common
   .globl sqlite3_column_blob
   .type sqlite3_column_blob, @function
   .p2align 4
 sqlite3_column_blob:
-  jmp *quire_lazy_slots+1528(%rip)
-quire_lazy_stub_191:
-  pushq $191
+  jmp *quire_lazy_slots+1536(%rip)
+quire_lazy_stub_192:
+  pushq $192
   jmp quire_lazy_common
   .globl sqlite3_column_bytes
   .type sqlite3_column_bytes, @function
   .p2align 4
 sqlite3_column_bytes:
-  jmp *quire_lazy_slots+1536(%rip)
-quire_lazy_stub_192:
-  pushq $192
+  jmp *quire_lazy_slots+1544(%rip)
+quire_lazy_stub_193:
+  pushq $193
   jmp quire_lazy_common
   .globl sqlite3_column_count
   .type sqlite3_column_count, @function
   .p2align 4
 sqlite3_column_count:
-  jmp *quire_lazy_slots+1544(%rip)
-quire_lazy_stub_193:
-  pushq $193
+  jmp *quire_lazy_slots+1552(%rip)
+quire_lazy_stub_194:
+  pushq $194
   jmp quire_lazy_common
   .globl sqlite3_column_double
   .type sqlite3_column_double, @function
   .p2align 4
 sqlite3_column_double:
-  jmp *quire_lazy_slots+1552(%rip)
-quire_lazy_stub_194:
-  pushq $194
+  jmp *quire_lazy_slots+1560(%rip)
+quire_lazy_stub_195:
+  pushq $195
   jmp quire_lazy_common
   .globl sqlite3_column_int64
   .type sqlite3_column_int64, @function
   .p2align 4
 sqlite3_column_int64:
-  jmp *quire_lazy_slots+1560(%rip)
-quire_lazy_stub_195:
-  pushq $195
+  jmp *quire_lazy_slots+1568(%rip)
+quire_lazy_stub_196:
+  pushq $196
   jmp quire_lazy_common
   .globl sqlite3_column_name
   .type sqlite3_column_name, @function
   .p2align 4
 sqlite3_column_name:
-  jmp *quire_lazy_slots+1568(%rip)
-quire_lazy_stub_196:
-  pushq $196
+  jmp *quire_lazy_slots+1576(%rip)
+quire_lazy_stub_197:
+  pushq $197
   jmp quire_lazy_common
   .globl sqlite3_column_text
   .type sqlite3_column_text, @function
   .p2align 4
 sqlite3_column_text:
-  jmp *quire_lazy_slots+1576(%rip)
-quire_lazy_stub_197:
-  pushq $197
+  jmp *quire_lazy_slots+1584(%rip)
+quire_lazy_stub_198:
+  pushq $198
   jmp quire_lazy_common
   .globl sqlite3_column_type
   .type sqlite3_column_type, @function
   .p2align 4
 sqlite3_column_type:
-  jmp *quire_lazy_slots+1584(%rip)
-quire_lazy_stub_198:
-  pushq $198
+  jmp *quire_lazy_slots+1592(%rip)
+quire_lazy_stub_199:
+  pushq $199
   jmp quire_lazy_common
   .globl sqlite3_commit_hook
   .type sqlite3_commit_hook, @function
   .p2align 4
 sqlite3_commit_hook:
-  jmp *quire_lazy_slots+1592(%rip)
-quire_lazy_stub_199:
-  pushq $199
+  jmp *quire_lazy_slots+1600(%rip)
+quire_lazy_stub_200:
+  pushq $200
   jmp quire_lazy_common
   .globl sqlite3_config
   .type sqlite3_config, @function
   .p2align 4
 sqlite3_config:
-  jmp *quire_lazy_slots+1600(%rip)
-quire_lazy_stub_200:
-  pushq $200
+  jmp *quire_lazy_slots+1608(%rip)
+quire_lazy_stub_201:
+  pushq $201
   jmp quire_lazy_common
   .globl sqlite3_create_collation_v2
   .type sqlite3_create_collation_v2, @function
   .p2align 4
 sqlite3_create_collation_v2:
-  jmp *quire_lazy_slots+1608(%rip)
-quire_lazy_stub_201:
-  pushq $201
+  jmp *quire_lazy_slots+1616(%rip)
+quire_lazy_stub_202:
+  pushq $202
   jmp quire_lazy_common
   .globl sqlite3_create_function_v2
   .type sqlite3_create_function_v2, @function
   .p2align 4
 sqlite3_create_function_v2:
-  jmp *quire_lazy_slots+1616(%rip)
-quire_lazy_stub_202:
-  pushq $202
+  jmp *quire_lazy_slots+1624(%rip)
+quire_lazy_stub_203:
+  pushq $203
   jmp quire_lazy_common
   .globl sqlite3_db_config
   .type sqlite3_db_config, @function
   .p2align 4
 sqlite3_db_config:
-  jmp *quire_lazy_slots+1624(%rip)
-quire_lazy_stub_203:
-  pushq $203
+  jmp *quire_lazy_slots+1632(%rip)
+quire_lazy_stub_204:
+  pushq $204
   jmp quire_lazy_common
   .globl sqlite3_db_handle
   .type sqlite3_db_handle, @function
   .p2align 4
 sqlite3_db_handle:
-  jmp *quire_lazy_slots+1632(%rip)
-quire_lazy_stub_204:
-  pushq $204
+  jmp *quire_lazy_slots+1640(%rip)
+quire_lazy_stub_205:
+  pushq $205
   jmp quire_lazy_common
   .globl sqlite3_db_release_memory
   .type sqlite3_db_release_memory, @function
   .p2align 4
 sqlite3_db_release_memory:
-  jmp *quire_lazy_slots+1640(%rip)
-quire_lazy_stub_205:
-  pushq $205
+  jmp *quire_lazy_slots+1648(%rip)
+quire_lazy_stub_206:
+  pushq $206
   jmp quire_lazy_common
   .globl sqlite3_errcode
   .type sqlite3_errcode, @function
   .p2align 4
 sqlite3_errcode:
-  jmp *quire_lazy_slots+1648(%rip)
-quire_lazy_stub_206:
-  pushq $206
+  jmp *quire_lazy_slots+1656(%rip)
+quire_lazy_stub_207:
+  pushq $207
   jmp quire_lazy_common
   .globl sqlite3_errmsg
   .type sqlite3_errmsg, @function
   .p2align 4
 sqlite3_errmsg:
-  jmp *quire_lazy_slots+1656(%rip)
-quire_lazy_stub_207:
-  pushq $207
+  jmp *quire_lazy_slots+1664(%rip)
+quire_lazy_stub_208:
+  pushq $208
   jmp quire_lazy_common
   .globl sqlite3_errstr
   .type sqlite3_errstr, @function
   .p2align 4
 sqlite3_errstr:
-  jmp *quire_lazy_slots+1664(%rip)
-quire_lazy_stub_208:
-  pushq $208
+  jmp *quire_lazy_slots+1672(%rip)
+quire_lazy_stub_209:
+  pushq $209
   jmp quire_lazy_common
   .globl sqlite3_expanded_sql
   .type sqlite3_expanded_sql, @function
   .p2align 4
 sqlite3_expanded_sql:
-  jmp *quire_lazy_slots+1672(%rip)
-quire_lazy_stub_209:
-  pushq $209
+  jmp *quire_lazy_slots+1680(%rip)
+quire_lazy_stub_210:
+  pushq $210
   jmp quire_lazy_common
   .globl sqlite3_extended_result_codes
   .type sqlite3_extended_result_codes, @function
   .p2align 4
 sqlite3_extended_result_codes:
-  jmp *quire_lazy_slots+1680(%rip)
-quire_lazy_stub_210:
-  pushq $210
+  jmp *quire_lazy_slots+1688(%rip)
+quire_lazy_stub_211:
+  pushq $211
   jmp quire_lazy_common
   .globl sqlite3_finalize
   .type sqlite3_finalize, @function
   .p2align 4
 sqlite3_finalize:
-  jmp *quire_lazy_slots+1688(%rip)
-quire_lazy_stub_211:
-  pushq $211
+  jmp *quire_lazy_slots+1696(%rip)
+quire_lazy_stub_212:
+  pushq $212
   jmp quire_lazy_common
   .globl sqlite3_free
   .type sqlite3_free, @function
   .p2align 4
 sqlite3_free:
-  jmp *quire_lazy_slots+1696(%rip)
-quire_lazy_stub_212:
-  pushq $212
+  jmp *quire_lazy_slots+1704(%rip)
+quire_lazy_stub_213:
+  pushq $213
   jmp quire_lazy_common
   .globl sqlite3_get_autocommit
   .type sqlite3_get_autocommit, @function
   .p2align 4
 sqlite3_get_autocommit:
-  jmp *quire_lazy_slots+1704(%rip)
-quire_lazy_stub_213:
-  pushq $213
+  jmp *quire_lazy_slots+1712(%rip)
+quire_lazy_stub_214:
+  pushq $214
   jmp quire_lazy_common
   .globl sqlite3_interrupt
   .type sqlite3_interrupt, @function
   .p2align 4
 sqlite3_interrupt:
-  jmp *quire_lazy_slots+1712(%rip)
-quire_lazy_stub_214:
-  pushq $214
+  jmp *quire_lazy_slots+1720(%rip)
+quire_lazy_stub_215:
+  pushq $215
   jmp quire_lazy_common
   .globl sqlite3_last_insert_rowid
   .type sqlite3_last_insert_rowid, @function
   .p2align 4
 sqlite3_last_insert_rowid:
-  jmp *quire_lazy_slots+1720(%rip)
-quire_lazy_stub_215:
-  pushq $215
+  jmp *quire_lazy_slots+1728(%rip)
+quire_lazy_stub_216:
+  pushq $216
   jmp quire_lazy_common
   .globl sqlite3_libversion_number
   .type sqlite3_libversion_number, @function
   .p2align 4
 sqlite3_libversion_number:
-  jmp *quire_lazy_slots+1728(%rip)
-quire_lazy_stub_216:
-  pushq $216
+  jmp *quire_lazy_slots+1736(%rip)
+quire_lazy_stub_217:
+  pushq $217
   jmp quire_lazy_common
   .globl sqlite3_limit
   .type sqlite3_limit, @function
   .p2align 4
 sqlite3_limit:
-  jmp *quire_lazy_slots+1736(%rip)
-quire_lazy_stub_217:
-  pushq $217
+  jmp *quire_lazy_slots+1744(%rip)
+quire_lazy_stub_218:
+  pushq $218
   jmp quire_lazy_common
   .globl sqlite3_next_stmt
   .type sqlite3_next_stmt, @function
   .p2align 4
 sqlite3_next_stmt:
-  jmp *quire_lazy_slots+1744(%rip)
-quire_lazy_stub_218:
-  pushq $218
+  jmp *quire_lazy_slots+1752(%rip)
+quire_lazy_stub_219:
+  pushq $219
   jmp quire_lazy_common
   .globl sqlite3_open_v2
   .type sqlite3_open_v2, @function
   .p2align 4
 sqlite3_open_v2:
-  jmp *quire_lazy_slots+1752(%rip)
-quire_lazy_stub_219:
-  pushq $219
+  jmp *quire_lazy_slots+1760(%rip)
+quire_lazy_stub_220:
+  pushq $220
   jmp quire_lazy_common
   .globl sqlite3_prepare_v2
   .type sqlite3_prepare_v2, @function
   .p2align 4
 sqlite3_prepare_v2:
-  jmp *quire_lazy_slots+1760(%rip)
-quire_lazy_stub_220:
-  pushq $220
+  jmp *quire_lazy_slots+1768(%rip)
+quire_lazy_stub_221:
+  pushq $221
   jmp quire_lazy_common
   .globl sqlite3_prepare_v3
   .type sqlite3_prepare_v3, @function
   .p2align 4
 sqlite3_prepare_v3:
-  jmp *quire_lazy_slots+1768(%rip)
-quire_lazy_stub_221:
-  pushq $221
+  jmp *quire_lazy_slots+1776(%rip)
+quire_lazy_stub_222:
+  pushq $222
   jmp quire_lazy_common
   .globl sqlite3_reset
   .type sqlite3_reset, @function
   .p2align 4
 sqlite3_reset:
-  jmp *quire_lazy_slots+1776(%rip)
-quire_lazy_stub_222:
-  pushq $222
+  jmp *quire_lazy_slots+1784(%rip)
+quire_lazy_stub_223:
+  pushq $223
   jmp quire_lazy_common
   .globl sqlite3_result_blob
   .type sqlite3_result_blob, @function
   .p2align 4
 sqlite3_result_blob:
-  jmp *quire_lazy_slots+1784(%rip)
-quire_lazy_stub_223:
-  pushq $223
+  jmp *quire_lazy_slots+1792(%rip)
+quire_lazy_stub_224:
+  pushq $224
   jmp quire_lazy_common
   .globl sqlite3_result_double
   .type sqlite3_result_double, @function
   .p2align 4
 sqlite3_result_double:
-  jmp *quire_lazy_slots+1792(%rip)
-quire_lazy_stub_224:
-  pushq $224
+  jmp *quire_lazy_slots+1800(%rip)
+quire_lazy_stub_225:
+  pushq $225
   jmp quire_lazy_common
   .globl sqlite3_result_error
   .type sqlite3_result_error, @function
   .p2align 4
 sqlite3_result_error:
-  jmp *quire_lazy_slots+1800(%rip)
-quire_lazy_stub_225:
-  pushq $225
+  jmp *quire_lazy_slots+1808(%rip)
+quire_lazy_stub_226:
+  pushq $226
   jmp quire_lazy_common
   .globl sqlite3_result_error_code
   .type sqlite3_result_error_code, @function
   .p2align 4
 sqlite3_result_error_code:
-  jmp *quire_lazy_slots+1808(%rip)
-quire_lazy_stub_226:
-  pushq $226
+  jmp *quire_lazy_slots+1816(%rip)
+quire_lazy_stub_227:
+  pushq $227
   jmp quire_lazy_common
   .globl sqlite3_result_int64
   .type sqlite3_result_int64, @function
   .p2align 4
 sqlite3_result_int64:
-  jmp *quire_lazy_slots+1816(%rip)
-quire_lazy_stub_227:
-  pushq $227
+  jmp *quire_lazy_slots+1824(%rip)
+quire_lazy_stub_228:
+  pushq $228
   jmp quire_lazy_common
   .globl sqlite3_result_null
   .type sqlite3_result_null, @function
   .p2align 4
 sqlite3_result_null:
-  jmp *quire_lazy_slots+1824(%rip)
-quire_lazy_stub_228:
-  pushq $228
+  jmp *quire_lazy_slots+1832(%rip)
+quire_lazy_stub_229:
+  pushq $229
   jmp quire_lazy_common
   .globl sqlite3_result_text
   .type sqlite3_result_text, @function
   .p2align 4
 sqlite3_result_text:
-  jmp *quire_lazy_slots+1832(%rip)
-quire_lazy_stub_229:
-  pushq $229
+  jmp *quire_lazy_slots+1840(%rip)
+quire_lazy_stub_230:
+  pushq $230
   jmp quire_lazy_common
   .globl sqlite3_rollback_hook
   .type sqlite3_rollback_hook, @function
   .p2align 4
 sqlite3_rollback_hook:
-  jmp *quire_lazy_slots+1840(%rip)
-quire_lazy_stub_230:
-  pushq $230
+  jmp *quire_lazy_slots+1848(%rip)
+quire_lazy_stub_231:
+  pushq $231
   jmp quire_lazy_common
   .globl sqlite3_set_authorizer
   .type sqlite3_set_authorizer, @function
   .p2align 4
 sqlite3_set_authorizer:
-  jmp *quire_lazy_slots+1848(%rip)
-quire_lazy_stub_231:
-  pushq $231
+  jmp *quire_lazy_slots+1856(%rip)
+quire_lazy_stub_232:
+  pushq $232
   jmp quire_lazy_common
   .globl sqlite3_sql
   .type sqlite3_sql, @function
   .p2align 4
 sqlite3_sql:
-  jmp *quire_lazy_slots+1856(%rip)
-quire_lazy_stub_232:
-  pushq $232
+  jmp *quire_lazy_slots+1864(%rip)
+quire_lazy_stub_233:
+  pushq $233
   jmp quire_lazy_common
   .globl sqlite3_step
   .type sqlite3_step, @function
   .p2align 4
 sqlite3_step:
-  jmp *quire_lazy_slots+1864(%rip)
-quire_lazy_stub_233:
-  pushq $233
+  jmp *quire_lazy_slots+1872(%rip)
+quire_lazy_stub_234:
+  pushq $234
   jmp quire_lazy_common
   .globl sqlite3_stmt_busy
   .type sqlite3_stmt_busy, @function
   .p2align 4
 sqlite3_stmt_busy:
-  jmp *quire_lazy_slots+1872(%rip)
-quire_lazy_stub_234:
-  pushq $234
+  jmp *quire_lazy_slots+1880(%rip)
+quire_lazy_stub_235:
+  pushq $235
   jmp quire_lazy_common
   .globl sqlite3_stmt_readonly
   .type sqlite3_stmt_readonly, @function
   .p2align 4
 sqlite3_stmt_readonly:
-  jmp *quire_lazy_slots+1880(%rip)
-quire_lazy_stub_235:
-  pushq $235
+  jmp *quire_lazy_slots+1888(%rip)
+quire_lazy_stub_236:
+  pushq $236
   jmp quire_lazy_common
   .globl sqlite3_stricmp
   .type sqlite3_stricmp, @function
   .p2align 4
 sqlite3_stricmp:
-  jmp *quire_lazy_slots+1888(%rip)
-quire_lazy_stub_236:
-  pushq $236
+  jmp *quire_lazy_slots+1896(%rip)
+quire_lazy_stub_237:
+  pushq $237
   jmp quire_lazy_common
   .globl sqlite3_total_changes
   .type sqlite3_total_changes, @function
   .p2align 4
 sqlite3_total_changes:
-  jmp *quire_lazy_slots+1896(%rip)
-quire_lazy_stub_237:
-  pushq $237
+  jmp *quire_lazy_slots+1904(%rip)
+quire_lazy_stub_238:
+  pushq $238
   jmp quire_lazy_common
   .globl sqlite3_trace_v2
   .type sqlite3_trace_v2, @function
   .p2align 4
 sqlite3_trace_v2:
-  jmp *quire_lazy_slots+1904(%rip)
-quire_lazy_stub_238:
-  pushq $238
+  jmp *quire_lazy_slots+1912(%rip)
+quire_lazy_stub_239:
+  pushq $239
   jmp quire_lazy_common
   .globl sqlite3_update_hook
   .type sqlite3_update_hook, @function
   .p2align 4
 sqlite3_update_hook:
-  jmp *quire_lazy_slots+1912(%rip)
-quire_lazy_stub_239:
-  pushq $239
+  jmp *quire_lazy_slots+1920(%rip)
+quire_lazy_stub_240:
+  pushq $240
   jmp quire_lazy_common
   .globl sqlite3_user_data
   .type sqlite3_user_data, @function
   .p2align 4
 sqlite3_user_data:
-  jmp *quire_lazy_slots+1920(%rip)
-quire_lazy_stub_240:
-  pushq $240
+  jmp *quire_lazy_slots+1928(%rip)
+quire_lazy_stub_241:
+  pushq $241
   jmp quire_lazy_common
   .globl sqlite3_value_blob
   .type sqlite3_value_blob, @function
   .p2align 4
 sqlite3_value_blob:
-  jmp *quire_lazy_slots+1928(%rip)
-quire_lazy_stub_241:
-  pushq $241
+  jmp *quire_lazy_slots+1936(%rip)
+quire_lazy_stub_242:
+  pushq $242
   jmp quire_lazy_common
   .globl sqlite3_value_bytes
   .type sqlite3_value_bytes, @function
   .p2align 4
 sqlite3_value_bytes:
-  jmp *quire_lazy_slots+1936(%rip)
-quire_lazy_stub_242:
-  pushq $242
+  jmp *quire_lazy_slots+1944(%rip)
+quire_lazy_stub_243:
+  pushq $243
   jmp quire_lazy_common
   .globl sqlite3_value_double
   .type sqlite3_value_double, @function
   .p2align 4
 sqlite3_value_double:
-  jmp *quire_lazy_slots+1944(%rip)
-quire_lazy_stub_243:
-  pushq $243
+  jmp *quire_lazy_slots+1952(%rip)
+quire_lazy_stub_244:
+  pushq $244
   jmp quire_lazy_common
   .globl sqlite3_value_int64
   .type sqlite3_value_int64, @function
   .p2align 4
 sqlite3_value_int64:
-  jmp *quire_lazy_slots+1952(%rip)
-quire_lazy_stub_244:
-  pushq $244
+  jmp *quire_lazy_slots+1960(%rip)
+quire_lazy_stub_245:
+  pushq $245
   jmp quire_lazy_common
   .globl sqlite3_value_text
   .type sqlite3_value_text, @function
   .p2align 4
 sqlite3_value_text:
-  jmp *quire_lazy_slots+1960(%rip)
-quire_lazy_stub_245:
-  pushq $245
+  jmp *quire_lazy_slots+1968(%rip)
+quire_lazy_stub_246:
+  pushq $246
   jmp quire_lazy_common
   .globl sqlite3_value_type
   .type sqlite3_value_type, @function
   .p2align 4
 sqlite3_value_type:
-  jmp *quire_lazy_slots+1968(%rip)
-quire_lazy_stub_246:
-  pushq $246
+  jmp *quire_lazy_slots+1976(%rip)
+quire_lazy_stub_247:
+  pushq $247
   jmp quire_lazy_common
   .globl sqlite3_wal_checkpoint_v2
   .type sqlite3_wal_checkpoint_v2, @function
   .p2align 4
 sqlite3_wal_checkpoint_v2:
-  jmp *quire_lazy_slots+1976(%rip)
-quire_lazy_stub_247:
-  pushq $247
+  jmp *quire_lazy_slots+1984(%rip)
+quire_lazy_stub_248:
+  pushq $248
   jmp quire_lazy_common
   .globl png_create_info_struct
   .type png_create_info_struct, @function
   .p2align 4
 png_create_info_struct:
-  jmp *quire_lazy_slots+1984(%rip)
-quire_lazy_stub_248:
-  pushq $248
+  jmp *quire_lazy_slots+1992(%rip)
+quire_lazy_stub_249:
+  pushq $249
   jmp quire_lazy_common
   .globl png_create_write_struct
   .type png_create_write_struct, @function
   .p2align 4
 png_create_write_struct:
-  jmp *quire_lazy_slots+1992(%rip)
-quire_lazy_stub_249:
-  pushq $249
+  jmp *quire_lazy_slots+2000(%rip)
+quire_lazy_stub_250:
+  pushq $250
   jmp quire_lazy_common
   .globl png_destroy_write_struct
   .type png_destroy_write_struct, @function
   .p2align 4
 png_destroy_write_struct:
-  jmp *quire_lazy_slots+2000(%rip)
-quire_lazy_stub_250:
-  pushq $250
+  jmp *quire_lazy_slots+2008(%rip)
+quire_lazy_stub_251:
+  pushq $251
   jmp quire_lazy_common
   .globl png_error
   .type png_error, @function
   .p2align 4
 png_error:
-  jmp *quire_lazy_slots+2008(%rip)
-quire_lazy_stub_251:
-  pushq $251
+  jmp *quire_lazy_slots+2016(%rip)
+quire_lazy_stub_252:
+  pushq $252
   jmp quire_lazy_common
   .globl png_get_io_ptr
   .type png_get_io_ptr, @function
   .p2align 4
 png_get_io_ptr:
-  jmp *quire_lazy_slots+2016(%rip)
-quire_lazy_stub_252:
-  pushq $252
+  jmp *quire_lazy_slots+2024(%rip)
+quire_lazy_stub_253:
+  pushq $253
   jmp quire_lazy_common
   .globl png_get_libpng_ver
   .type png_get_libpng_ver, @function
   .p2align 4
 png_get_libpng_ver:
-  jmp *quire_lazy_slots+2024(%rip)
-quire_lazy_stub_253:
-  pushq $253
+  jmp *quire_lazy_slots+2032(%rip)
+quire_lazy_stub_254:
+  pushq $254
   jmp quire_lazy_common
   .globl png_set_IHDR
   .type png_set_IHDR, @function
   .p2align 4
 png_set_IHDR:
-  jmp *quire_lazy_slots+2032(%rip)
-quire_lazy_stub_254:
-  pushq $254
+  jmp *quire_lazy_slots+2040(%rip)
+quire_lazy_stub_255:
+  pushq $255
   jmp quire_lazy_common
   .globl png_set_bgr
   .type png_set_bgr, @function
   .p2align 4
 png_set_bgr:
-  jmp *quire_lazy_slots+2040(%rip)
-quire_lazy_stub_255:
-  pushq $255
+  jmp *quire_lazy_slots+2048(%rip)
+quire_lazy_stub_256:
+  pushq $256
   jmp quire_lazy_common
   .globl png_set_compression_level
   .type png_set_compression_level, @function
   .p2align 4
 png_set_compression_level:
-  jmp *quire_lazy_slots+2048(%rip)
-quire_lazy_stub_256:
-  pushq $256
+  jmp *quire_lazy_slots+2056(%rip)
+quire_lazy_stub_257:
+  pushq $257
   jmp quire_lazy_common
   .globl png_set_filler
   .type png_set_filler, @function
   .p2align 4
 png_set_filler:
-  jmp *quire_lazy_slots+2056(%rip)
-quire_lazy_stub_257:
-  pushq $257
+  jmp *quire_lazy_slots+2064(%rip)
+quire_lazy_stub_258:
+  pushq $258
   jmp quire_lazy_common
   .globl png_set_filter
   .type png_set_filter, @function
   .p2align 4
 png_set_filter:
-  jmp *quire_lazy_slots+2064(%rip)
-quire_lazy_stub_258:
-  pushq $258
+  jmp *quire_lazy_slots+2072(%rip)
+quire_lazy_stub_259:
+  pushq $259
   jmp quire_lazy_common
   .globl png_set_longjmp_fn
   .type png_set_longjmp_fn, @function
   .p2align 4
 png_set_longjmp_fn:
-  jmp *quire_lazy_slots+2072(%rip)
-quire_lazy_stub_259:
-  pushq $259
+  jmp *quire_lazy_slots+2080(%rip)
+quire_lazy_stub_260:
+  pushq $260
   jmp quire_lazy_common
   .globl png_set_text
   .type png_set_text, @function
   .p2align 4
 png_set_text:
-  jmp *quire_lazy_slots+2080(%rip)
-quire_lazy_stub_260:
-  pushq $260
+  jmp *quire_lazy_slots+2088(%rip)
+quire_lazy_stub_261:
+  pushq $261
   jmp quire_lazy_common
   .globl png_set_write_fn
   .type png_set_write_fn, @function
   .p2align 4
 png_set_write_fn:
-  jmp *quire_lazy_slots+2088(%rip)
-quire_lazy_stub_261:
-  pushq $261
+  jmp *quire_lazy_slots+2096(%rip)
+quire_lazy_stub_262:
+  pushq $262
   jmp quire_lazy_common
   .globl png_write_end
   .type png_write_end, @function
   .p2align 4
 png_write_end:
-  jmp *quire_lazy_slots+2096(%rip)
-quire_lazy_stub_262:
-  pushq $262
+  jmp *quire_lazy_slots+2104(%rip)
+quire_lazy_stub_263:
+  pushq $263
   jmp quire_lazy_common
   .globl png_write_info
   .type png_write_info, @function
   .p2align 4
 png_write_info:
-  jmp *quire_lazy_slots+2104(%rip)
-quire_lazy_stub_263:
-  pushq $263
+  jmp *quire_lazy_slots+2112(%rip)
+quire_lazy_stub_264:
+  pushq $264
   jmp quire_lazy_common
   .globl png_write_row
   .type png_write_row, @function
   .p2align 4
 png_write_row:
-  jmp *quire_lazy_slots+2112(%rip)
-quire_lazy_stub_264:
-  pushq $264
+  jmp *quire_lazy_slots+2120(%rip)
+quire_lazy_stub_265:
+  pushq $265
   jmp quire_lazy_common
   .globl el_end
   .type el_end, @function
   .p2align 4
 el_end:
-  jmp *quire_lazy_slots+2120(%rip)
-quire_lazy_stub_265:
-  pushq $265
+  jmp *quire_lazy_slots+2128(%rip)
+quire_lazy_stub_266:
+  pushq $266
   jmp quire_lazy_common
   .globl el_get
   .type el_get, @function
   .p2align 4
 el_get:
-  jmp *quire_lazy_slots+2128(%rip)
-quire_lazy_stub_266:
-  pushq $266
+  jmp *quire_lazy_slots+2136(%rip)
+quire_lazy_stub_267:
+  pushq $267
   jmp quire_lazy_common
   .globl el_gets
   .type el_gets, @function
   .p2align 4
 el_gets:
-  jmp *quire_lazy_slots+2136(%rip)
-quire_lazy_stub_267:
-  pushq $267
+  jmp *quire_lazy_slots+2144(%rip)
+quire_lazy_stub_268:
+  pushq $268
   jmp quire_lazy_common
   .globl el_init
   .type el_init, @function
   .p2align 4
 el_init:
-  jmp *quire_lazy_slots+2144(%rip)
-quire_lazy_stub_268:
-  pushq $268
+  jmp *quire_lazy_slots+2152(%rip)
+quire_lazy_stub_269:
+  pushq $269
   jmp quire_lazy_common
   .globl el_insertstr
   .type el_insertstr, @function
   .p2align 4
 el_insertstr:
-  jmp *quire_lazy_slots+2152(%rip)
-quire_lazy_stub_269:
-  pushq $269
+  jmp *quire_lazy_slots+2160(%rip)
+quire_lazy_stub_270:
+  pushq $270
   jmp quire_lazy_common
   .globl el_line
   .type el_line, @function
   .p2align 4
 el_line:
-  jmp *quire_lazy_slots+2160(%rip)
-quire_lazy_stub_270:
-  pushq $270
+  jmp *quire_lazy_slots+2168(%rip)
+quire_lazy_stub_271:
+  pushq $271
   jmp quire_lazy_common
   .globl el_reset
   .type el_reset, @function
   .p2align 4
 el_reset:
-  jmp *quire_lazy_slots+2168(%rip)
-quire_lazy_stub_271:
-  pushq $271
+  jmp *quire_lazy_slots+2176(%rip)
+quire_lazy_stub_272:
+  pushq $272
   jmp quire_lazy_common
   .globl el_set
   .type el_set, @function
   .p2align 4
 el_set:
-  jmp *quire_lazy_slots+2176(%rip)
-quire_lazy_stub_272:
-  pushq $272
+  jmp *quire_lazy_slots+2184(%rip)
+quire_lazy_stub_273:
+  pushq $273
   jmp quire_lazy_common
   .globl history
   .type history, @function
   .p2align 4
 history:
-  jmp *quire_lazy_slots+2184(%rip)
-quire_lazy_stub_273:
-  pushq $273
+  jmp *quire_lazy_slots+2192(%rip)
+quire_lazy_stub_274:
+  pushq $274
   jmp quire_lazy_common
   .globl history_end
   .type history_end, @function
   .p2align 4
 history_end:
-  jmp *quire_lazy_slots+2192(%rip)
-quire_lazy_stub_274:
-  pushq $274
+  jmp *quire_lazy_slots+2200(%rip)
+quire_lazy_stub_275:
+  pushq $275
   jmp quire_lazy_common
   .globl history_init
   .type history_init, @function
   .p2align 4
 history_init:
-  jmp *quire_lazy_slots+2200(%rip)
-quire_lazy_stub_275:
-  pushq $275
+  jmp *quire_lazy_slots+2208(%rip)
+quire_lazy_stub_276:
+  pushq $276
   jmp quire_lazy_common
   .globl inotifytools_error
   .type inotifytools_error, @function
   .p2align 4
 inotifytools_error:
-  jmp *quire_lazy_slots+2208(%rip)
-quire_lazy_stub_276:
-  pushq $276
+  jmp *quire_lazy_slots+2216(%rip)
+quire_lazy_stub_277:
+  pushq $277
   jmp quire_lazy_common
   .globl inotifytools_filename_from_wd
   .type inotifytools_filename_from_wd, @function
   .p2align 4
 inotifytools_filename_from_wd:
-  jmp *quire_lazy_slots+2216(%rip)
-quire_lazy_stub_277:
-  pushq $277
+  jmp *quire_lazy_slots+2224(%rip)
+quire_lazy_stub_278:
+  pushq $278
   jmp quire_lazy_common
   .globl inotifytools_get_max_user_watches
   .type inotifytools_get_max_user_watches, @function
   .p2align 4
 inotifytools_get_max_user_watches:
-  jmp *quire_lazy_slots+2224(%rip)
-quire_lazy_stub_278:
-  pushq $278
+  jmp *quire_lazy_slots+2232(%rip)
+quire_lazy_stub_279:
+  pushq $279
   jmp quire_lazy_common
   .globl inotifytools_init
   .type inotifytools_init, @function
   .p2align 4
 inotifytools_init:
-  jmp *quire_lazy_slots+2232(%rip)
-quire_lazy_stub_279:
-  pushq $279
+  jmp *quire_lazy_slots+2240(%rip)
+quire_lazy_stub_280:
+  pushq $280
   jmp quire_lazy_common
   .globl inotifytools_next_event
   .type inotifytools_next_event, @function
   .p2align 4
 inotifytools_next_event:
-  jmp *quire_lazy_slots+2240(%rip)
-quire_lazy_stub_280:
-  pushq $280
+  jmp *quire_lazy_slots+2248(%rip)
+quire_lazy_stub_281:
+  pushq $281
   jmp quire_lazy_common
   .globl inotifytools_remove_watch_by_wd
   .type inotifytools_remove_watch_by_wd, @function
   .p2align 4
 inotifytools_remove_watch_by_wd:
-  jmp *quire_lazy_slots+2248(%rip)
-quire_lazy_stub_281:
-  pushq $281
+  jmp *quire_lazy_slots+2256(%rip)
+quire_lazy_stub_282:
+  pushq $282
   jmp quire_lazy_common
   .globl inotifytools_watch_file
   .type inotifytools_watch_file, @function
   .p2align 4
 inotifytools_watch_file:
-  jmp *quire_lazy_slots+2256(%rip)
-quire_lazy_stub_282:
-  pushq $282
+  jmp *quire_lazy_slots+2264(%rip)
+quire_lazy_stub_283:
+  pushq $283
   jmp quire_lazy_common
   .globl inotifytools_wd_from_filename
   .type inotifytools_wd_from_filename, @function
   .p2align 4
 inotifytools_wd_from_filename:
-  jmp *quire_lazy_slots+2264(%rip)
-quire_lazy_stub_283:
-  pushq $283
+  jmp *quire_lazy_slots+2272(%rip)
+quire_lazy_stub_284:
+  pushq $284
   jmp quire_lazy_common
   .globl cmark_find_syntax_extension
   .type cmark_find_syntax_extension, @function
   .p2align 4
 cmark_find_syntax_extension:
-  jmp *quire_lazy_slots+2272(%rip)
-quire_lazy_stub_284:
-  pushq $284
+  jmp *quire_lazy_slots+2280(%rip)
+quire_lazy_stub_285:
+  pushq $285
   jmp quire_lazy_common
   .globl cmark_node_first_child
   .type cmark_node_first_child, @function
   .p2align 4
 cmark_node_first_child:
-  jmp *quire_lazy_slots+2280(%rip)
-quire_lazy_stub_285:
-  pushq $285
+  jmp *quire_lazy_slots+2288(%rip)
+quire_lazy_stub_286:
+  pushq $286
   jmp quire_lazy_common
   .globl cmark_node_free
   .type cmark_node_free, @function
   .p2align 4
 cmark_node_free:
-  jmp *quire_lazy_slots+2288(%rip)
-quire_lazy_stub_286:
-  pushq $286
+  jmp *quire_lazy_slots+2296(%rip)
+quire_lazy_stub_287:
+  pushq $287
   jmp quire_lazy_common
   .globl cmark_node_get_end_line
   .type cmark_node_get_end_line, @function
   .p2align 4
 cmark_node_get_end_line:
-  jmp *quire_lazy_slots+2296(%rip)
-quire_lazy_stub_287:
-  pushq $287
+  jmp *quire_lazy_slots+2304(%rip)
+quire_lazy_stub_288:
+  pushq $288
   jmp quire_lazy_common
   .globl cmark_node_get_fence_info
   .type cmark_node_get_fence_info, @function
   .p2align 4
 cmark_node_get_fence_info:
-  jmp *quire_lazy_slots+2304(%rip)
-quire_lazy_stub_288:
-  pushq $288
+  jmp *quire_lazy_slots+2312(%rip)
+quire_lazy_stub_289:
+  pushq $289
   jmp quire_lazy_common
   .globl cmark_node_get_heading_level
   .type cmark_node_get_heading_level, @function
   .p2align 4
 cmark_node_get_heading_level:
-  jmp *quire_lazy_slots+2312(%rip)
-quire_lazy_stub_289:
-  pushq $289
+  jmp *quire_lazy_slots+2320(%rip)
+quire_lazy_stub_290:
+  pushq $290
   jmp quire_lazy_common
   .globl cmark_node_get_list_start
   .type cmark_node_get_list_start, @function
   .p2align 4
 cmark_node_get_list_start:
-  jmp *quire_lazy_slots+2320(%rip)
-quire_lazy_stub_290:
-  pushq $290
+  jmp *quire_lazy_slots+2328(%rip)
+quire_lazy_stub_291:
+  pushq $291
   jmp quire_lazy_common
   .globl cmark_node_get_list_tight
   .type cmark_node_get_list_tight, @function
   .p2align 4
 cmark_node_get_list_tight:
-  jmp *quire_lazy_slots+2328(%rip)
-quire_lazy_stub_291:
-  pushq $291
+  jmp *quire_lazy_slots+2336(%rip)
+quire_lazy_stub_292:
+  pushq $292
   jmp quire_lazy_common
   .globl cmark_node_get_list_type
   .type cmark_node_get_list_type, @function
   .p2align 4
 cmark_node_get_list_type:
-  jmp *quire_lazy_slots+2336(%rip)
-quire_lazy_stub_292:
-  pushq $292
+  jmp *quire_lazy_slots+2344(%rip)
+quire_lazy_stub_293:
+  pushq $293
   jmp quire_lazy_common
   .globl cmark_node_get_literal
   .type cmark_node_get_literal, @function
   .p2align 4
 cmark_node_get_literal:
-  jmp *quire_lazy_slots+2344(%rip)
-quire_lazy_stub_293:
-  pushq $293
+  jmp *quire_lazy_slots+2352(%rip)
+quire_lazy_stub_294:
+  pushq $294
   jmp quire_lazy_common
   .globl cmark_node_get_start_line
   .type cmark_node_get_start_line, @function
   .p2align 4
 cmark_node_get_start_line:
-  jmp *quire_lazy_slots+2352(%rip)
-quire_lazy_stub_294:
-  pushq $294
+  jmp *quire_lazy_slots+2360(%rip)
+quire_lazy_stub_295:
+  pushq $295
   jmp quire_lazy_common
   .globl cmark_node_get_title
   .type cmark_node_get_title, @function
   .p2align 4
 cmark_node_get_title:
-  jmp *quire_lazy_slots+2360(%rip)
-quire_lazy_stub_295:
-  pushq $295
+  jmp *quire_lazy_slots+2368(%rip)
+quire_lazy_stub_296:
+  pushq $296
   jmp quire_lazy_common
   .globl cmark_node_get_type
   .type cmark_node_get_type, @function
   .p2align 4
 cmark_node_get_type:
-  jmp *quire_lazy_slots+2368(%rip)
-quire_lazy_stub_296:
-  pushq $296
+  jmp *quire_lazy_slots+2376(%rip)
+quire_lazy_stub_297:
+  pushq $297
   jmp quire_lazy_common
   .globl cmark_node_get_type_string
   .type cmark_node_get_type_string, @function
   .p2align 4
 cmark_node_get_type_string:
-  jmp *quire_lazy_slots+2376(%rip)
-quire_lazy_stub_297:
-  pushq $297
+  jmp *quire_lazy_slots+2384(%rip)
+quire_lazy_stub_298:
+  pushq $298
   jmp quire_lazy_common
   .globl cmark_node_get_url
   .type cmark_node_get_url, @function
   .p2align 4
 cmark_node_get_url:
-  jmp *quire_lazy_slots+2384(%rip)
-quire_lazy_stub_298:
-  pushq $298
+  jmp *quire_lazy_slots+2392(%rip)
+quire_lazy_stub_299:
+  pushq $299
   jmp quire_lazy_common
   .globl cmark_node_next
   .type cmark_node_next, @function
   .p2align 4
 cmark_node_next:
-  jmp *quire_lazy_slots+2392(%rip)
-quire_lazy_stub_299:
-  pushq $299
+  jmp *quire_lazy_slots+2400(%rip)
+quire_lazy_stub_300:
+  pushq $300
   jmp quire_lazy_common
   .globl cmark_node_parent
   .type cmark_node_parent, @function
   .p2align 4
 cmark_node_parent:
-  jmp *quire_lazy_slots+2400(%rip)
-quire_lazy_stub_300:
-  pushq $300
+  jmp *quire_lazy_slots+2408(%rip)
+quire_lazy_stub_301:
+  pushq $301
   jmp quire_lazy_common
   .globl cmark_parser_attach_syntax_extension
   .type cmark_parser_attach_syntax_extension, @function
   .p2align 4
 cmark_parser_attach_syntax_extension:
-  jmp *quire_lazy_slots+2408(%rip)
-quire_lazy_stub_301:
-  pushq $301
+  jmp *quire_lazy_slots+2416(%rip)
+quire_lazy_stub_302:
+  pushq $302
   jmp quire_lazy_common
   .globl cmark_parser_feed
   .type cmark_parser_feed, @function
   .p2align 4
 cmark_parser_feed:
-  jmp *quire_lazy_slots+2416(%rip)
-quire_lazy_stub_302:
-  pushq $302
+  jmp *quire_lazy_slots+2424(%rip)
+quire_lazy_stub_303:
+  pushq $303
   jmp quire_lazy_common
   .globl cmark_parser_finish
   .type cmark_parser_finish, @function
   .p2align 4
 cmark_parser_finish:
-  jmp *quire_lazy_slots+2424(%rip)
-quire_lazy_stub_303:
-  pushq $303
+  jmp *quire_lazy_slots+2432(%rip)
+quire_lazy_stub_304:
+  pushq $304
   jmp quire_lazy_common
   .globl cmark_parser_free
   .type cmark_parser_free, @function
   .p2align 4
 cmark_parser_free:
-  jmp *quire_lazy_slots+2432(%rip)
-quire_lazy_stub_304:
-  pushq $304
+  jmp *quire_lazy_slots+2440(%rip)
+quire_lazy_stub_305:
+  pushq $305
   jmp quire_lazy_common
   .globl cmark_parser_get_syntax_extensions
   .type cmark_parser_get_syntax_extensions, @function
   .p2align 4
 cmark_parser_get_syntax_extensions:
-  jmp *quire_lazy_slots+2440(%rip)
-quire_lazy_stub_305:
-  pushq $305
+  jmp *quire_lazy_slots+2448(%rip)
+quire_lazy_stub_306:
+  pushq $306
   jmp quire_lazy_common
   .globl cmark_parser_new
   .type cmark_parser_new, @function
   .p2align 4
 cmark_parser_new:
-  jmp *quire_lazy_slots+2448(%rip)
-quire_lazy_stub_306:
-  pushq $306
+  jmp *quire_lazy_slots+2456(%rip)
+quire_lazy_stub_307:
+  pushq $307
   jmp quire_lazy_common
   .globl cmark_render_html
   .type cmark_render_html, @function
   .p2align 4
 cmark_render_html:
-  jmp *quire_lazy_slots+2456(%rip)
-quire_lazy_stub_307:
-  pushq $307
+  jmp *quire_lazy_slots+2464(%rip)
+quire_lazy_stub_308:
+  pushq $308
   jmp quire_lazy_common
   .globl cmark_version_string
   .type cmark_version_string, @function
   .p2align 4
 cmark_version_string:
-  jmp *quire_lazy_slots+2464(%rip)
-quire_lazy_stub_308:
-  pushq $308
+  jmp *quire_lazy_slots+2472(%rip)
+quire_lazy_stub_309:
+  pushq $309
   jmp quire_lazy_common
   .globl cmark_gfm_core_extensions_ensure_registered
   .type cmark_gfm_core_extensions_ensure_registered, @function
   .p2align 4
 cmark_gfm_core_extensions_ensure_registered:
-  jmp *quire_lazy_slots+2472(%rip)
-quire_lazy_stub_309:
-  pushq $309
+  jmp *quire_lazy_slots+2480(%rip)
+quire_lazy_stub_310:
+  pushq $310
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_alignments
   .type cmark_gfm_extensions_get_table_alignments, @function
   .p2align 4
 cmark_gfm_extensions_get_table_alignments:
-  jmp *quire_lazy_slots+2480(%rip)
-quire_lazy_stub_310:
-  pushq $310
+  jmp *quire_lazy_slots+2488(%rip)
+quire_lazy_stub_311:
+  pushq $311
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_columns
   .type cmark_gfm_extensions_get_table_columns, @function
   .p2align 4
 cmark_gfm_extensions_get_table_columns:
-  jmp *quire_lazy_slots+2488(%rip)
-quire_lazy_stub_311:
-  pushq $311
+  jmp *quire_lazy_slots+2496(%rip)
+quire_lazy_stub_312:
+  pushq $312
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_row_is_header
   .type cmark_gfm_extensions_get_table_row_is_header, @function
   .p2align 4
 cmark_gfm_extensions_get_table_row_is_header:
-  jmp *quire_lazy_slots+2496(%rip)
-quire_lazy_stub_312:
-  pushq $312
+  jmp *quire_lazy_slots+2504(%rip)
+quire_lazy_stub_313:
+  pushq $313
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_tasklist_item_checked
   .type cmark_gfm_extensions_get_tasklist_item_checked, @function
   .p2align 4
 cmark_gfm_extensions_get_tasklist_item_checked:
-  jmp *quire_lazy_slots+2504(%rip)
-quire_lazy_stub_313:
-  pushq $313
+  jmp *quire_lazy_slots+2512(%rip)
+quire_lazy_stub_314:
+  pushq $314
   jmp quire_lazy_common
   .globl deflate
   .type deflate, @function
   .p2align 4
 deflate:
-  jmp *quire_lazy_slots+2512(%rip)
-quire_lazy_stub_314:
-  pushq $314
+  jmp *quire_lazy_slots+2520(%rip)
+quire_lazy_stub_315:
+  pushq $315
   jmp quire_lazy_common
   .globl deflateEnd
   .type deflateEnd, @function
   .p2align 4
 deflateEnd:
-  jmp *quire_lazy_slots+2520(%rip)
-quire_lazy_stub_315:
-  pushq $315
+  jmp *quire_lazy_slots+2528(%rip)
+quire_lazy_stub_316:
+  pushq $316
   jmp quire_lazy_common
   .globl deflateInit2_
   .type deflateInit2_, @function
   .p2align 4
 deflateInit2_:
-  jmp *quire_lazy_slots+2528(%rip)
-quire_lazy_stub_316:
-  pushq $316
+  jmp *quire_lazy_slots+2536(%rip)
+quire_lazy_stub_317:
+  pushq $317
   jmp quire_lazy_common
   .globl inflate
   .type inflate, @function
   .p2align 4
 inflate:
-  jmp *quire_lazy_slots+2536(%rip)
-quire_lazy_stub_317:
-  pushq $317
+  jmp *quire_lazy_slots+2544(%rip)
+quire_lazy_stub_318:
+  pushq $318
   jmp quire_lazy_common
   .globl inflateEnd
   .type inflateEnd, @function
   .p2align 4
 inflateEnd:
-  jmp *quire_lazy_slots+2544(%rip)
-quire_lazy_stub_318:
-  pushq $318
+  jmp *quire_lazy_slots+2552(%rip)
+quire_lazy_stub_319:
+  pushq $319
   jmp quire_lazy_common
   .globl inflateInit2_
   .type inflateInit2_, @function
   .p2align 4
 inflateInit2_:
-  jmp *quire_lazy_slots+2552(%rip)
-quire_lazy_stub_319:
-  pushq $319
+  jmp *quire_lazy_slots+2560(%rip)
+quire_lazy_stub_320:
+  pushq $320
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -3214,2885 +3223,2895 @@ pango_cairo_create_layout:
 quire_lazy_stub_31:
   mov x17, #31
   b quire_lazy_common
-  .globl pango_cairo_show_layout
-  .type pango_cairo_show_layout, %function
+  .globl pango_cairo_font_map_get_default
+  .type pango_cairo_font_map_get_default, %function
   .p2align 4
-pango_cairo_show_layout:
+pango_cairo_font_map_get_default:
   adrp x16, quire_lazy_slots+256
   ldr x16, [x16, #:lo12:quire_lazy_slots+256]
   br x16
 quire_lazy_stub_32:
   mov x17, #32
   b quire_lazy_common
-  .globl pango_font_description_free
-  .type pango_font_description_free, %function
+  .globl pango_cairo_show_layout
+  .type pango_cairo_show_layout, %function
   .p2align 4
-pango_font_description_free:
+pango_cairo_show_layout:
   adrp x16, quire_lazy_slots+264
   ldr x16, [x16, #:lo12:quire_lazy_slots+264]
   br x16
 quire_lazy_stub_33:
   mov x17, #33
   b quire_lazy_common
-  .globl pango_font_description_from_string
-  .type pango_font_description_from_string, %function
+  .globl pango_font_description_free
+  .type pango_font_description_free, %function
   .p2align 4
-pango_font_description_from_string:
+pango_font_description_free:
   adrp x16, quire_lazy_slots+272
   ldr x16, [x16, #:lo12:quire_lazy_slots+272]
   br x16
 quire_lazy_stub_34:
   mov x17, #34
   b quire_lazy_common
-  .globl pango_layout_get_extents
-  .type pango_layout_get_extents, %function
+  .globl pango_font_description_from_string
+  .type pango_font_description_from_string, %function
   .p2align 4
-pango_layout_get_extents:
+pango_font_description_from_string:
   adrp x16, quire_lazy_slots+280
   ldr x16, [x16, #:lo12:quire_lazy_slots+280]
   br x16
 quire_lazy_stub_35:
   mov x17, #35
   b quire_lazy_common
-  .globl pango_layout_get_unknown_glyphs_count
-  .type pango_layout_get_unknown_glyphs_count, %function
+  .globl pango_layout_get_extents
+  .type pango_layout_get_extents, %function
   .p2align 4
-pango_layout_get_unknown_glyphs_count:
+pango_layout_get_extents:
   adrp x16, quire_lazy_slots+288
   ldr x16, [x16, #:lo12:quire_lazy_slots+288]
   br x16
 quire_lazy_stub_36:
   mov x17, #36
   b quire_lazy_common
-  .globl pango_layout_set_alignment
-  .type pango_layout_set_alignment, %function
+  .globl pango_layout_get_unknown_glyphs_count
+  .type pango_layout_get_unknown_glyphs_count, %function
   .p2align 4
-pango_layout_set_alignment:
+pango_layout_get_unknown_glyphs_count:
   adrp x16, quire_lazy_slots+296
   ldr x16, [x16, #:lo12:quire_lazy_slots+296]
   br x16
 quire_lazy_stub_37:
   mov x17, #37
   b quire_lazy_common
-  .globl pango_layout_set_ellipsize
-  .type pango_layout_set_ellipsize, %function
+  .globl pango_layout_set_alignment
+  .type pango_layout_set_alignment, %function
   .p2align 4
-pango_layout_set_ellipsize:
+pango_layout_set_alignment:
   adrp x16, quire_lazy_slots+304
   ldr x16, [x16, #:lo12:quire_lazy_slots+304]
   br x16
 quire_lazy_stub_38:
   mov x17, #38
   b quire_lazy_common
-  .globl pango_layout_set_font_description
-  .type pango_layout_set_font_description, %function
+  .globl pango_layout_set_ellipsize
+  .type pango_layout_set_ellipsize, %function
   .p2align 4
-pango_layout_set_font_description:
+pango_layout_set_ellipsize:
   adrp x16, quire_lazy_slots+312
   ldr x16, [x16, #:lo12:quire_lazy_slots+312]
   br x16
 quire_lazy_stub_39:
   mov x17, #39
   b quire_lazy_common
-  .globl pango_layout_set_height
-  .type pango_layout_set_height, %function
+  .globl pango_layout_set_font_description
+  .type pango_layout_set_font_description, %function
   .p2align 4
-pango_layout_set_height:
+pango_layout_set_font_description:
   adrp x16, quire_lazy_slots+320
   ldr x16, [x16, #:lo12:quire_lazy_slots+320]
   br x16
 quire_lazy_stub_40:
   mov x17, #40
   b quire_lazy_common
-  .globl pango_layout_set_markup
-  .type pango_layout_set_markup, %function
+  .globl pango_layout_set_height
+  .type pango_layout_set_height, %function
   .p2align 4
-pango_layout_set_markup:
+pango_layout_set_height:
   adrp x16, quire_lazy_slots+328
   ldr x16, [x16, #:lo12:quire_lazy_slots+328]
   br x16
 quire_lazy_stub_41:
   mov x17, #41
   b quire_lazy_common
-  .globl pango_layout_set_spacing
-  .type pango_layout_set_spacing, %function
+  .globl pango_layout_set_markup
+  .type pango_layout_set_markup, %function
   .p2align 4
-pango_layout_set_spacing:
+pango_layout_set_markup:
   adrp x16, quire_lazy_slots+336
   ldr x16, [x16, #:lo12:quire_lazy_slots+336]
   br x16
 quire_lazy_stub_42:
   mov x17, #42
   b quire_lazy_common
-  .globl pango_layout_set_width
-  .type pango_layout_set_width, %function
+  .globl pango_layout_set_spacing
+  .type pango_layout_set_spacing, %function
   .p2align 4
-pango_layout_set_width:
+pango_layout_set_spacing:
   adrp x16, quire_lazy_slots+344
   ldr x16, [x16, #:lo12:quire_lazy_slots+344]
   br x16
 quire_lazy_stub_43:
   mov x17, #43
   b quire_lazy_common
-  .globl pango_layout_set_wrap
-  .type pango_layout_set_wrap, %function
+  .globl pango_layout_set_width
+  .type pango_layout_set_width, %function
   .p2align 4
-pango_layout_set_wrap:
+pango_layout_set_width:
   adrp x16, quire_lazy_slots+352
   ldr x16, [x16, #:lo12:quire_lazy_slots+352]
   br x16
 quire_lazy_stub_44:
   mov x17, #44
   b quire_lazy_common
-  .globl pango_parse_markup
-  .type pango_parse_markup, %function
+  .globl pango_layout_set_wrap
+  .type pango_layout_set_wrap, %function
   .p2align 4
-pango_parse_markup:
+pango_layout_set_wrap:
   adrp x16, quire_lazy_slots+360
   ldr x16, [x16, #:lo12:quire_lazy_slots+360]
   br x16
 quire_lazy_stub_45:
   mov x17, #45
   b quire_lazy_common
-  .globl pango_version_string
-  .type pango_version_string, %function
+  .globl pango_parse_markup
+  .type pango_parse_markup, %function
   .p2align 4
-pango_version_string:
+pango_parse_markup:
   adrp x16, quire_lazy_slots+368
   ldr x16, [x16, #:lo12:quire_lazy_slots+368]
   br x16
 quire_lazy_stub_46:
   mov x17, #46
   b quire_lazy_common
-  .globl cairo_create
-  .type cairo_create, %function
+  .globl pango_version_string
+  .type pango_version_string, %function
   .p2align 4
-cairo_create:
+pango_version_string:
   adrp x16, quire_lazy_slots+376
   ldr x16, [x16, #:lo12:quire_lazy_slots+376]
   br x16
 quire_lazy_stub_47:
   mov x17, #47
   b quire_lazy_common
-  .globl cairo_destroy
-  .type cairo_destroy, %function
+  .globl cairo_create
+  .type cairo_create, %function
   .p2align 4
-cairo_destroy:
+cairo_create:
   adrp x16, quire_lazy_slots+384
   ldr x16, [x16, #:lo12:quire_lazy_slots+384]
   br x16
 quire_lazy_stub_48:
   mov x17, #48
   b quire_lazy_common
-  .globl cairo_fill
-  .type cairo_fill, %function
+  .globl cairo_destroy
+  .type cairo_destroy, %function
   .p2align 4
-cairo_fill:
+cairo_destroy:
   adrp x16, quire_lazy_slots+392
   ldr x16, [x16, #:lo12:quire_lazy_slots+392]
   br x16
 quire_lazy_stub_49:
   mov x17, #49
   b quire_lazy_common
-  .globl cairo_image_surface_create
-  .type cairo_image_surface_create, %function
+  .globl cairo_fill
+  .type cairo_fill, %function
   .p2align 4
-cairo_image_surface_create:
+cairo_fill:
   adrp x16, quire_lazy_slots+400
   ldr x16, [x16, #:lo12:quire_lazy_slots+400]
   br x16
 quire_lazy_stub_50:
   mov x17, #50
   b quire_lazy_common
-  .globl cairo_image_surface_create_from_png_stream
-  .type cairo_image_surface_create_from_png_stream, %function
+  .globl cairo_image_surface_create
+  .type cairo_image_surface_create, %function
   .p2align 4
-cairo_image_surface_create_from_png_stream:
+cairo_image_surface_create:
   adrp x16, quire_lazy_slots+408
   ldr x16, [x16, #:lo12:quire_lazy_slots+408]
   br x16
 quire_lazy_stub_51:
   mov x17, #51
   b quire_lazy_common
-  .globl cairo_image_surface_get_data
-  .type cairo_image_surface_get_data, %function
+  .globl cairo_image_surface_create_from_png_stream
+  .type cairo_image_surface_create_from_png_stream, %function
   .p2align 4
-cairo_image_surface_get_data:
+cairo_image_surface_create_from_png_stream:
   adrp x16, quire_lazy_slots+416
   ldr x16, [x16, #:lo12:quire_lazy_slots+416]
   br x16
 quire_lazy_stub_52:
   mov x17, #52
   b quire_lazy_common
-  .globl cairo_image_surface_get_format
-  .type cairo_image_surface_get_format, %function
+  .globl cairo_image_surface_get_data
+  .type cairo_image_surface_get_data, %function
   .p2align 4
-cairo_image_surface_get_format:
+cairo_image_surface_get_data:
   adrp x16, quire_lazy_slots+424
   ldr x16, [x16, #:lo12:quire_lazy_slots+424]
   br x16
 quire_lazy_stub_53:
   mov x17, #53
   b quire_lazy_common
-  .globl cairo_image_surface_get_height
-  .type cairo_image_surface_get_height, %function
+  .globl cairo_image_surface_get_format
+  .type cairo_image_surface_get_format, %function
   .p2align 4
-cairo_image_surface_get_height:
+cairo_image_surface_get_format:
   adrp x16, quire_lazy_slots+432
   ldr x16, [x16, #:lo12:quire_lazy_slots+432]
   br x16
 quire_lazy_stub_54:
   mov x17, #54
   b quire_lazy_common
-  .globl cairo_image_surface_get_stride
-  .type cairo_image_surface_get_stride, %function
+  .globl cairo_image_surface_get_height
+  .type cairo_image_surface_get_height, %function
   .p2align 4
-cairo_image_surface_get_stride:
+cairo_image_surface_get_height:
   adrp x16, quire_lazy_slots+440
   ldr x16, [x16, #:lo12:quire_lazy_slots+440]
   br x16
 quire_lazy_stub_55:
   mov x17, #55
   b quire_lazy_common
-  .globl cairo_image_surface_get_width
-  .type cairo_image_surface_get_width, %function
+  .globl cairo_image_surface_get_stride
+  .type cairo_image_surface_get_stride, %function
   .p2align 4
-cairo_image_surface_get_width:
+cairo_image_surface_get_stride:
   adrp x16, quire_lazy_slots+448
   ldr x16, [x16, #:lo12:quire_lazy_slots+448]
   br x16
 quire_lazy_stub_56:
   mov x17, #56
   b quire_lazy_common
-  .globl cairo_line_to
-  .type cairo_line_to, %function
+  .globl cairo_image_surface_get_width
+  .type cairo_image_surface_get_width, %function
   .p2align 4
-cairo_line_to:
+cairo_image_surface_get_width:
   adrp x16, quire_lazy_slots+456
   ldr x16, [x16, #:lo12:quire_lazy_slots+456]
   br x16
 quire_lazy_stub_57:
   mov x17, #57
   b quire_lazy_common
-  .globl cairo_move_to
-  .type cairo_move_to, %function
+  .globl cairo_line_to
+  .type cairo_line_to, %function
   .p2align 4
-cairo_move_to:
+cairo_line_to:
   adrp x16, quire_lazy_slots+464
   ldr x16, [x16, #:lo12:quire_lazy_slots+464]
   br x16
 quire_lazy_stub_58:
   mov x17, #58
   b quire_lazy_common
-  .globl cairo_paint
-  .type cairo_paint, %function
+  .globl cairo_move_to
+  .type cairo_move_to, %function
   .p2align 4
-cairo_paint:
+cairo_move_to:
   adrp x16, quire_lazy_slots+472
   ldr x16, [x16, #:lo12:quire_lazy_slots+472]
   br x16
 quire_lazy_stub_59:
   mov x17, #59
   b quire_lazy_common
-  .globl cairo_pdf_surface_add_outline
-  .type cairo_pdf_surface_add_outline, %function
+  .globl cairo_paint
+  .type cairo_paint, %function
   .p2align 4
-cairo_pdf_surface_add_outline:
+cairo_paint:
   adrp x16, quire_lazy_slots+480
   ldr x16, [x16, #:lo12:quire_lazy_slots+480]
   br x16
 quire_lazy_stub_60:
   mov x17, #60
   b quire_lazy_common
-  .globl cairo_pdf_surface_create
-  .type cairo_pdf_surface_create, %function
+  .globl cairo_pdf_surface_add_outline
+  .type cairo_pdf_surface_add_outline, %function
   .p2align 4
-cairo_pdf_surface_create:
+cairo_pdf_surface_add_outline:
   adrp x16, quire_lazy_slots+488
   ldr x16, [x16, #:lo12:quire_lazy_slots+488]
   br x16
 quire_lazy_stub_61:
   mov x17, #61
   b quire_lazy_common
-  .globl cairo_pdf_surface_set_metadata
-  .type cairo_pdf_surface_set_metadata, %function
+  .globl cairo_pdf_surface_create
+  .type cairo_pdf_surface_create, %function
   .p2align 4
-cairo_pdf_surface_set_metadata:
+cairo_pdf_surface_create:
   adrp x16, quire_lazy_slots+496
   ldr x16, [x16, #:lo12:quire_lazy_slots+496]
   br x16
 quire_lazy_stub_62:
   mov x17, #62
   b quire_lazy_common
-  .globl cairo_rectangle
-  .type cairo_rectangle, %function
+  .globl cairo_pdf_surface_set_metadata
+  .type cairo_pdf_surface_set_metadata, %function
   .p2align 4
-cairo_rectangle:
+cairo_pdf_surface_set_metadata:
   adrp x16, quire_lazy_slots+504
   ldr x16, [x16, #:lo12:quire_lazy_slots+504]
   br x16
 quire_lazy_stub_63:
   mov x17, #63
   b quire_lazy_common
-  .globl cairo_rotate
-  .type cairo_rotate, %function
+  .globl cairo_rectangle
+  .type cairo_rectangle, %function
   .p2align 4
-cairo_rotate:
+cairo_rectangle:
   adrp x16, quire_lazy_slots+512
   ldr x16, [x16, #:lo12:quire_lazy_slots+512]
   br x16
 quire_lazy_stub_64:
   mov x17, #64
   b quire_lazy_common
-  .globl cairo_scale
-  .type cairo_scale, %function
+  .globl cairo_rotate
+  .type cairo_rotate, %function
   .p2align 4
-cairo_scale:
+cairo_rotate:
   adrp x16, quire_lazy_slots+520
   ldr x16, [x16, #:lo12:quire_lazy_slots+520]
   br x16
 quire_lazy_stub_65:
   mov x17, #65
   b quire_lazy_common
-  .globl cairo_set_line_width
-  .type cairo_set_line_width, %function
+  .globl cairo_scale
+  .type cairo_scale, %function
   .p2align 4
-cairo_set_line_width:
+cairo_scale:
   adrp x16, quire_lazy_slots+528
   ldr x16, [x16, #:lo12:quire_lazy_slots+528]
   br x16
 quire_lazy_stub_66:
   mov x17, #66
   b quire_lazy_common
-  .globl cairo_set_operator
-  .type cairo_set_operator, %function
+  .globl cairo_set_line_width
+  .type cairo_set_line_width, %function
   .p2align 4
-cairo_set_operator:
+cairo_set_line_width:
   adrp x16, quire_lazy_slots+536
   ldr x16, [x16, #:lo12:quire_lazy_slots+536]
   br x16
 quire_lazy_stub_67:
   mov x17, #67
   b quire_lazy_common
-  .globl cairo_set_source_rgb
-  .type cairo_set_source_rgb, %function
+  .globl cairo_set_operator
+  .type cairo_set_operator, %function
   .p2align 4
-cairo_set_source_rgb:
+cairo_set_operator:
   adrp x16, quire_lazy_slots+544
   ldr x16, [x16, #:lo12:quire_lazy_slots+544]
   br x16
 quire_lazy_stub_68:
   mov x17, #68
   b quire_lazy_common
-  .globl cairo_set_source_rgba
-  .type cairo_set_source_rgba, %function
+  .globl cairo_set_source_rgb
+  .type cairo_set_source_rgb, %function
   .p2align 4
-cairo_set_source_rgba:
+cairo_set_source_rgb:
   adrp x16, quire_lazy_slots+552
   ldr x16, [x16, #:lo12:quire_lazy_slots+552]
   br x16
 quire_lazy_stub_69:
   mov x17, #69
   b quire_lazy_common
-  .globl cairo_show_page
-  .type cairo_show_page, %function
+  .globl cairo_set_source_rgba
+  .type cairo_set_source_rgba, %function
   .p2align 4
-cairo_show_page:
+cairo_set_source_rgba:
   adrp x16, quire_lazy_slots+560
   ldr x16, [x16, #:lo12:quire_lazy_slots+560]
   br x16
 quire_lazy_stub_70:
   mov x17, #70
   b quire_lazy_common
-  .globl cairo_status_to_string
-  .type cairo_status_to_string, %function
+  .globl cairo_show_page
+  .type cairo_show_page, %function
   .p2align 4
-cairo_status_to_string:
+cairo_show_page:
   adrp x16, quire_lazy_slots+568
   ldr x16, [x16, #:lo12:quire_lazy_slots+568]
   br x16
 quire_lazy_stub_71:
   mov x17, #71
   b quire_lazy_common
-  .globl cairo_stroke
-  .type cairo_stroke, %function
+  .globl cairo_status_to_string
+  .type cairo_status_to_string, %function
   .p2align 4
-cairo_stroke:
+cairo_status_to_string:
   adrp x16, quire_lazy_slots+576
   ldr x16, [x16, #:lo12:quire_lazy_slots+576]
   br x16
 quire_lazy_stub_72:
   mov x17, #72
   b quire_lazy_common
-  .globl cairo_surface_destroy
-  .type cairo_surface_destroy, %function
+  .globl cairo_stroke
+  .type cairo_stroke, %function
   .p2align 4
-cairo_surface_destroy:
+cairo_stroke:
   adrp x16, quire_lazy_slots+584
   ldr x16, [x16, #:lo12:quire_lazy_slots+584]
   br x16
 quire_lazy_stub_73:
   mov x17, #73
   b quire_lazy_common
-  .globl cairo_surface_finish
-  .type cairo_surface_finish, %function
+  .globl cairo_surface_destroy
+  .type cairo_surface_destroy, %function
   .p2align 4
-cairo_surface_finish:
+cairo_surface_destroy:
   adrp x16, quire_lazy_slots+592
   ldr x16, [x16, #:lo12:quire_lazy_slots+592]
   br x16
 quire_lazy_stub_74:
   mov x17, #74
   b quire_lazy_common
-  .globl cairo_surface_flush
-  .type cairo_surface_flush, %function
+  .globl cairo_surface_finish
+  .type cairo_surface_finish, %function
   .p2align 4
-cairo_surface_flush:
+cairo_surface_finish:
   adrp x16, quire_lazy_slots+600
   ldr x16, [x16, #:lo12:quire_lazy_slots+600]
   br x16
 quire_lazy_stub_75:
   mov x17, #75
   b quire_lazy_common
-  .globl cairo_surface_status
-  .type cairo_surface_status, %function
+  .globl cairo_surface_flush
+  .type cairo_surface_flush, %function
   .p2align 4
-cairo_surface_status:
+cairo_surface_flush:
   adrp x16, quire_lazy_slots+608
   ldr x16, [x16, #:lo12:quire_lazy_slots+608]
   br x16
 quire_lazy_stub_76:
   mov x17, #76
   b quire_lazy_common
-  .globl cairo_surface_write_to_png_stream
-  .type cairo_surface_write_to_png_stream, %function
+  .globl cairo_surface_status
+  .type cairo_surface_status, %function
   .p2align 4
-cairo_surface_write_to_png_stream:
+cairo_surface_status:
   adrp x16, quire_lazy_slots+616
   ldr x16, [x16, #:lo12:quire_lazy_slots+616]
   br x16
 quire_lazy_stub_77:
   mov x17, #77
   b quire_lazy_common
-  .globl cairo_translate
-  .type cairo_translate, %function
+  .globl cairo_surface_write_to_png_stream
+  .type cairo_surface_write_to_png_stream, %function
   .p2align 4
-cairo_translate:
+cairo_surface_write_to_png_stream:
   adrp x16, quire_lazy_slots+624
   ldr x16, [x16, #:lo12:quire_lazy_slots+624]
   br x16
 quire_lazy_stub_78:
   mov x17, #78
   b quire_lazy_common
-  .globl g_object_unref
-  .type g_object_unref, %function
+  .globl cairo_translate
+  .type cairo_translate, %function
   .p2align 4
-g_object_unref:
+cairo_translate:
   adrp x16, quire_lazy_slots+632
   ldr x16, [x16, #:lo12:quire_lazy_slots+632]
   br x16
 quire_lazy_stub_79:
   mov x17, #79
   b quire_lazy_common
-  .globl g_compute_checksum_for_string
-  .type g_compute_checksum_for_string, %function
+  .globl g_object_unref
+  .type g_object_unref, %function
   .p2align 4
-g_compute_checksum_for_string:
+g_object_unref:
   adrp x16, quire_lazy_slots+640
   ldr x16, [x16, #:lo12:quire_lazy_slots+640]
   br x16
 quire_lazy_stub_80:
   mov x17, #80
   b quire_lazy_common
-  .globl g_date_time_to_unix
-  .type g_date_time_to_unix, %function
+  .globl g_compute_checksum_for_string
+  .type g_compute_checksum_for_string, %function
   .p2align 4
-g_date_time_to_unix:
+g_compute_checksum_for_string:
   adrp x16, quire_lazy_slots+648
   ldr x16, [x16, #:lo12:quire_lazy_slots+648]
   br x16
 quire_lazy_stub_81:
   mov x17, #81
   b quire_lazy_common
-  .globl g_date_time_unref
-  .type g_date_time_unref, %function
+  .globl g_date_time_to_unix
+  .type g_date_time_to_unix, %function
   .p2align 4
-g_date_time_unref:
+g_date_time_to_unix:
   adrp x16, quire_lazy_slots+656
   ldr x16, [x16, #:lo12:quire_lazy_slots+656]
   br x16
 quire_lazy_stub_82:
   mov x17, #82
   b quire_lazy_common
-  .globl g_error_free
-  .type g_error_free, %function
+  .globl g_date_time_unref
+  .type g_date_time_unref, %function
   .p2align 4
-g_error_free:
+g_date_time_unref:
   adrp x16, quire_lazy_slots+664
   ldr x16, [x16, #:lo12:quire_lazy_slots+664]
   br x16
 quire_lazy_stub_83:
   mov x17, #83
   b quire_lazy_common
-  .globl g_filename_from_uri
-  .type g_filename_from_uri, %function
+  .globl g_error_free
+  .type g_error_free, %function
   .p2align 4
-g_filename_from_uri:
+g_error_free:
   adrp x16, quire_lazy_slots+672
   ldr x16, [x16, #:lo12:quire_lazy_slots+672]
   br x16
 quire_lazy_stub_84:
   mov x17, #84
   b quire_lazy_common
-  .globl g_filename_to_uri
-  .type g_filename_to_uri, %function
+  .globl g_filename_from_uri
+  .type g_filename_from_uri, %function
   .p2align 4
-g_filename_to_uri:
+g_filename_from_uri:
   adrp x16, quire_lazy_slots+680
   ldr x16, [x16, #:lo12:quire_lazy_slots+680]
   br x16
 quire_lazy_stub_85:
   mov x17, #85
   b quire_lazy_common
-  .globl g_free
-  .type g_free, %function
+  .globl g_filename_to_uri
+  .type g_filename_to_uri, %function
   .p2align 4
-g_free:
+g_filename_to_uri:
   adrp x16, quire_lazy_slots+688
   ldr x16, [x16, #:lo12:quire_lazy_slots+688]
   br x16
 quire_lazy_stub_86:
   mov x17, #86
   b quire_lazy_common
-  .globl g_list_free_full
-  .type g_list_free_full, %function
+  .globl g_free
+  .type g_free, %function
   .p2align 4
-g_list_free_full:
+g_free:
   adrp x16, quire_lazy_slots+696
   ldr x16, [x16, #:lo12:quire_lazy_slots+696]
   br x16
 quire_lazy_stub_87:
   mov x17, #87
   b quire_lazy_common
-  .globl qpdf_add_page
-  .type qpdf_add_page, %function
+  .globl g_list_free_full
+  .type g_list_free_full, %function
   .p2align 4
-qpdf_add_page:
+g_list_free_full:
   adrp x16, quire_lazy_slots+704
   ldr x16, [x16, #:lo12:quire_lazy_slots+704]
   br x16
 quire_lazy_stub_88:
   mov x17, #88
   b quire_lazy_common
-  .globl qpdf_allow_modify_assembly
-  .type qpdf_allow_modify_assembly, %function
+  .globl qpdf_add_page
+  .type qpdf_add_page, %function
   .p2align 4
-qpdf_allow_modify_assembly:
+qpdf_add_page:
   adrp x16, quire_lazy_slots+712
   ldr x16, [x16, #:lo12:quire_lazy_slots+712]
   br x16
 quire_lazy_stub_89:
   mov x17, #89
   b quire_lazy_common
-  .globl qpdf_cleanup
-  .type qpdf_cleanup, %function
+  .globl qpdf_allow_modify_assembly
+  .type qpdf_allow_modify_assembly, %function
   .p2align 4
-qpdf_cleanup:
+qpdf_allow_modify_assembly:
   adrp x16, quire_lazy_slots+720
   ldr x16, [x16, #:lo12:quire_lazy_slots+720]
   br x16
 quire_lazy_stub_90:
   mov x17, #90
   b quire_lazy_common
-  .globl qpdf_get_error
-  .type qpdf_get_error, %function
+  .globl qpdf_cleanup
+  .type qpdf_cleanup, %function
   .p2align 4
-qpdf_get_error:
+qpdf_cleanup:
   adrp x16, quire_lazy_slots+728
   ldr x16, [x16, #:lo12:quire_lazy_slots+728]
   br x16
 quire_lazy_stub_91:
   mov x17, #91
   b quire_lazy_common
-  .globl qpdf_get_error_full_text
-  .type qpdf_get_error_full_text, %function
+  .globl qpdf_get_error
+  .type qpdf_get_error, %function
   .p2align 4
-qpdf_get_error_full_text:
+qpdf_get_error:
   adrp x16, quire_lazy_slots+736
   ldr x16, [x16, #:lo12:quire_lazy_slots+736]
   br x16
 quire_lazy_stub_92:
   mov x17, #92
   b quire_lazy_common
-  .globl qpdf_get_num_pages
-  .type qpdf_get_num_pages, %function
+  .globl qpdf_get_error_full_text
+  .type qpdf_get_error_full_text, %function
   .p2align 4
-qpdf_get_num_pages:
+qpdf_get_error_full_text:
   adrp x16, quire_lazy_slots+744
   ldr x16, [x16, #:lo12:quire_lazy_slots+744]
   br x16
 quire_lazy_stub_93:
   mov x17, #93
   b quire_lazy_common
-  .globl qpdf_get_object_by_id
-  .type qpdf_get_object_by_id, %function
+  .globl qpdf_get_num_pages
+  .type qpdf_get_num_pages, %function
   .p2align 4
-qpdf_get_object_by_id:
+qpdf_get_num_pages:
   adrp x16, quire_lazy_slots+752
   ldr x16, [x16, #:lo12:quire_lazy_slots+752]
   br x16
 quire_lazy_stub_94:
   mov x17, #94
   b quire_lazy_common
-  .globl qpdf_get_page_n
-  .type qpdf_get_page_n, %function
+  .globl qpdf_get_object_by_id
+  .type qpdf_get_object_by_id, %function
   .p2align 4
-qpdf_get_page_n:
+qpdf_get_object_by_id:
   adrp x16, quire_lazy_slots+760
   ldr x16, [x16, #:lo12:quire_lazy_slots+760]
   br x16
 quire_lazy_stub_95:
   mov x17, #95
   b quire_lazy_common
-  .globl qpdf_get_root
-  .type qpdf_get_root, %function
+  .globl qpdf_get_page_n
+  .type qpdf_get_page_n, %function
   .p2align 4
-qpdf_get_root:
+qpdf_get_page_n:
   adrp x16, quire_lazy_slots+768
   ldr x16, [x16, #:lo12:quire_lazy_slots+768]
   br x16
 quire_lazy_stub_96:
   mov x17, #96
   b quire_lazy_common
-  .globl qpdf_get_trailer
-  .type qpdf_get_trailer, %function
+  .globl qpdf_get_root
+  .type qpdf_get_root, %function
   .p2align 4
-qpdf_get_trailer:
+qpdf_get_root:
   adrp x16, quire_lazy_slots+776
   ldr x16, [x16, #:lo12:quire_lazy_slots+776]
   br x16
 quire_lazy_stub_97:
   mov x17, #97
   b quire_lazy_common
-  .globl qpdf_has_error
-  .type qpdf_has_error, %function
+  .globl qpdf_get_trailer
+  .type qpdf_get_trailer, %function
   .p2align 4
-qpdf_has_error:
+qpdf_get_trailer:
   adrp x16, quire_lazy_slots+784
   ldr x16, [x16, #:lo12:quire_lazy_slots+784]
   br x16
 quire_lazy_stub_98:
   mov x17, #98
   b quire_lazy_common
-  .globl qpdf_init
-  .type qpdf_init, %function
+  .globl qpdf_has_error
+  .type qpdf_has_error, %function
   .p2align 4
-qpdf_init:
+qpdf_has_error:
   adrp x16, quire_lazy_slots+792
   ldr x16, [x16, #:lo12:quire_lazy_slots+792]
   br x16
 quire_lazy_stub_99:
   mov x17, #99
   b quire_lazy_common
-  .globl qpdf_init_write
-  .type qpdf_init_write, %function
+  .globl qpdf_init
+  .type qpdf_init, %function
   .p2align 4
-qpdf_init_write:
+qpdf_init:
   adrp x16, quire_lazy_slots+800
   ldr x16, [x16, #:lo12:quire_lazy_slots+800]
   br x16
 quire_lazy_stub_100:
   mov x17, #100
   b quire_lazy_common
-  .globl qpdf_is_encrypted
-  .type qpdf_is_encrypted, %function
+  .globl qpdf_init_write
+  .type qpdf_init_write, %function
   .p2align 4
-qpdf_is_encrypted:
+qpdf_init_write:
   adrp x16, quire_lazy_slots+808
   ldr x16, [x16, #:lo12:quire_lazy_slots+808]
   br x16
 quire_lazy_stub_101:
   mov x17, #101
   b quire_lazy_common
-  .globl qpdf_make_indirect_object
-  .type qpdf_make_indirect_object, %function
+  .globl qpdf_is_encrypted
+  .type qpdf_is_encrypted, %function
   .p2align 4
-qpdf_make_indirect_object:
+qpdf_is_encrypted:
   adrp x16, quire_lazy_slots+816
   ldr x16, [x16, #:lo12:quire_lazy_slots+816]
   br x16
 quire_lazy_stub_102:
   mov x17, #102
   b quire_lazy_common
-  .globl qpdf_more_warnings
-  .type qpdf_more_warnings, %function
+  .globl qpdf_make_indirect_object
+  .type qpdf_make_indirect_object, %function
   .p2align 4
-qpdf_more_warnings:
+qpdf_make_indirect_object:
   adrp x16, quire_lazy_slots+824
   ldr x16, [x16, #:lo12:quire_lazy_slots+824]
   br x16
 quire_lazy_stub_103:
   mov x17, #103
   b quire_lazy_common
-  .globl qpdf_oh_append_item
-  .type qpdf_oh_append_item, %function
+  .globl qpdf_more_warnings
+  .type qpdf_more_warnings, %function
   .p2align 4
-qpdf_oh_append_item:
+qpdf_more_warnings:
   adrp x16, quire_lazy_slots+832
   ldr x16, [x16, #:lo12:quire_lazy_slots+832]
   br x16
 quire_lazy_stub_104:
   mov x17, #104
   b quire_lazy_common
-  .globl qpdf_oh_begin_dict_key_iter
-  .type qpdf_oh_begin_dict_key_iter, %function
+  .globl qpdf_oh_append_item
+  .type qpdf_oh_append_item, %function
   .p2align 4
-qpdf_oh_begin_dict_key_iter:
+qpdf_oh_append_item:
   adrp x16, quire_lazy_slots+840
   ldr x16, [x16, #:lo12:quire_lazy_slots+840]
   br x16
 quire_lazy_stub_105:
   mov x17, #105
   b quire_lazy_common
-  .globl qpdf_oh_dict_more_keys
-  .type qpdf_oh_dict_more_keys, %function
+  .globl qpdf_oh_begin_dict_key_iter
+  .type qpdf_oh_begin_dict_key_iter, %function
   .p2align 4
-qpdf_oh_dict_more_keys:
+qpdf_oh_begin_dict_key_iter:
   adrp x16, quire_lazy_slots+848
   ldr x16, [x16, #:lo12:quire_lazy_slots+848]
   br x16
 quire_lazy_stub_106:
   mov x17, #106
   b quire_lazy_common
-  .globl qpdf_oh_dict_next_key
-  .type qpdf_oh_dict_next_key, %function
+  .globl qpdf_oh_dict_more_keys
+  .type qpdf_oh_dict_more_keys, %function
   .p2align 4
-qpdf_oh_dict_next_key:
+qpdf_oh_dict_more_keys:
   adrp x16, quire_lazy_slots+856
   ldr x16, [x16, #:lo12:quire_lazy_slots+856]
   br x16
 quire_lazy_stub_107:
   mov x17, #107
   b quire_lazy_common
-  .globl qpdf_oh_erase_item
-  .type qpdf_oh_erase_item, %function
+  .globl qpdf_oh_dict_next_key
+  .type qpdf_oh_dict_next_key, %function
   .p2align 4
-qpdf_oh_erase_item:
+qpdf_oh_dict_next_key:
   adrp x16, quire_lazy_slots+864
   ldr x16, [x16, #:lo12:quire_lazy_slots+864]
   br x16
 quire_lazy_stub_108:
   mov x17, #108
   b quire_lazy_common
-  .globl qpdf_oh_get_array_item
-  .type qpdf_oh_get_array_item, %function
+  .globl qpdf_oh_erase_item
+  .type qpdf_oh_erase_item, %function
   .p2align 4
-qpdf_oh_get_array_item:
+qpdf_oh_erase_item:
   adrp x16, quire_lazy_slots+872
   ldr x16, [x16, #:lo12:quire_lazy_slots+872]
   br x16
 quire_lazy_stub_109:
   mov x17, #109
   b quire_lazy_common
-  .globl qpdf_oh_get_array_n_items
-  .type qpdf_oh_get_array_n_items, %function
+  .globl qpdf_oh_get_array_item
+  .type qpdf_oh_get_array_item, %function
   .p2align 4
-qpdf_oh_get_array_n_items:
+qpdf_oh_get_array_item:
   adrp x16, quire_lazy_slots+880
   ldr x16, [x16, #:lo12:quire_lazy_slots+880]
   br x16
 quire_lazy_stub_110:
   mov x17, #110
   b quire_lazy_common
-  .globl qpdf_oh_get_bool_value
-  .type qpdf_oh_get_bool_value, %function
+  .globl qpdf_oh_get_array_n_items
+  .type qpdf_oh_get_array_n_items, %function
   .p2align 4
-qpdf_oh_get_bool_value:
+qpdf_oh_get_array_n_items:
   adrp x16, quire_lazy_slots+888
   ldr x16, [x16, #:lo12:quire_lazy_slots+888]
   br x16
 quire_lazy_stub_111:
   mov x17, #111
   b quire_lazy_common
-  .globl qpdf_oh_get_dict
-  .type qpdf_oh_get_dict, %function
+  .globl qpdf_oh_get_bool_value
+  .type qpdf_oh_get_bool_value, %function
   .p2align 4
-qpdf_oh_get_dict:
+qpdf_oh_get_bool_value:
   adrp x16, quire_lazy_slots+896
   ldr x16, [x16, #:lo12:quire_lazy_slots+896]
   br x16
 quire_lazy_stub_112:
   mov x17, #112
   b quire_lazy_common
-  .globl qpdf_oh_get_generation
-  .type qpdf_oh_get_generation, %function
+  .globl qpdf_oh_get_dict
+  .type qpdf_oh_get_dict, %function
   .p2align 4
-qpdf_oh_get_generation:
+qpdf_oh_get_dict:
   adrp x16, quire_lazy_slots+904
   ldr x16, [x16, #:lo12:quire_lazy_slots+904]
   br x16
 quire_lazy_stub_113:
   mov x17, #113
   b quire_lazy_common
-  .globl qpdf_oh_get_int_value
-  .type qpdf_oh_get_int_value, %function
+  .globl qpdf_oh_get_generation
+  .type qpdf_oh_get_generation, %function
   .p2align 4
-qpdf_oh_get_int_value:
+qpdf_oh_get_generation:
   adrp x16, quire_lazy_slots+912
   ldr x16, [x16, #:lo12:quire_lazy_slots+912]
   br x16
 quire_lazy_stub_114:
   mov x17, #114
   b quire_lazy_common
-  .globl qpdf_oh_get_key
-  .type qpdf_oh_get_key, %function
+  .globl qpdf_oh_get_int_value
+  .type qpdf_oh_get_int_value, %function
   .p2align 4
-qpdf_oh_get_key:
+qpdf_oh_get_int_value:
   adrp x16, quire_lazy_slots+920
   ldr x16, [x16, #:lo12:quire_lazy_slots+920]
   br x16
 quire_lazy_stub_115:
   mov x17, #115
   b quire_lazy_common
-  .globl qpdf_oh_get_key_if_dict
-  .type qpdf_oh_get_key_if_dict, %function
+  .globl qpdf_oh_get_key
+  .type qpdf_oh_get_key, %function
   .p2align 4
-qpdf_oh_get_key_if_dict:
+qpdf_oh_get_key:
   adrp x16, quire_lazy_slots+928
   ldr x16, [x16, #:lo12:quire_lazy_slots+928]
   br x16
 quire_lazy_stub_116:
   mov x17, #116
   b quire_lazy_common
-  .globl qpdf_oh_get_name
-  .type qpdf_oh_get_name, %function
+  .globl qpdf_oh_get_key_if_dict
+  .type qpdf_oh_get_key_if_dict, %function
   .p2align 4
-qpdf_oh_get_name:
+qpdf_oh_get_key_if_dict:
   adrp x16, quire_lazy_slots+936
   ldr x16, [x16, #:lo12:quire_lazy_slots+936]
   br x16
 quire_lazy_stub_117:
   mov x17, #117
   b quire_lazy_common
-  .globl qpdf_oh_get_numeric_value
-  .type qpdf_oh_get_numeric_value, %function
+  .globl qpdf_oh_get_name
+  .type qpdf_oh_get_name, %function
   .p2align 4
-qpdf_oh_get_numeric_value:
+qpdf_oh_get_name:
   adrp x16, quire_lazy_slots+944
   ldr x16, [x16, #:lo12:quire_lazy_slots+944]
   br x16
 quire_lazy_stub_118:
   mov x17, #118
   b quire_lazy_common
-  .globl qpdf_oh_get_object_id
-  .type qpdf_oh_get_object_id, %function
+  .globl qpdf_oh_get_numeric_value
+  .type qpdf_oh_get_numeric_value, %function
   .p2align 4
-qpdf_oh_get_object_id:
+qpdf_oh_get_numeric_value:
   adrp x16, quire_lazy_slots+952
   ldr x16, [x16, #:lo12:quire_lazy_slots+952]
   br x16
 quire_lazy_stub_119:
   mov x17, #119
   b quire_lazy_common
-  .globl qpdf_oh_get_stream_data
-  .type qpdf_oh_get_stream_data, %function
+  .globl qpdf_oh_get_object_id
+  .type qpdf_oh_get_object_id, %function
   .p2align 4
-qpdf_oh_get_stream_data:
+qpdf_oh_get_object_id:
   adrp x16, quire_lazy_slots+960
   ldr x16, [x16, #:lo12:quire_lazy_slots+960]
   br x16
 quire_lazy_stub_120:
   mov x17, #120
   b quire_lazy_common
-  .globl qpdf_oh_get_utf8_value
-  .type qpdf_oh_get_utf8_value, %function
+  .globl qpdf_oh_get_stream_data
+  .type qpdf_oh_get_stream_data, %function
   .p2align 4
-qpdf_oh_get_utf8_value:
+qpdf_oh_get_stream_data:
   adrp x16, quire_lazy_slots+968
   ldr x16, [x16, #:lo12:quire_lazy_slots+968]
   br x16
 quire_lazy_stub_121:
   mov x17, #121
   b quire_lazy_common
-  .globl qpdf_oh_has_key
-  .type qpdf_oh_has_key, %function
+  .globl qpdf_oh_get_utf8_value
+  .type qpdf_oh_get_utf8_value, %function
   .p2align 4
-qpdf_oh_has_key:
+qpdf_oh_get_utf8_value:
   adrp x16, quire_lazy_slots+976
   ldr x16, [x16, #:lo12:quire_lazy_slots+976]
   br x16
 quire_lazy_stub_122:
   mov x17, #122
   b quire_lazy_common
-  .globl qpdf_oh_is_array
-  .type qpdf_oh_is_array, %function
+  .globl qpdf_oh_has_key
+  .type qpdf_oh_has_key, %function
   .p2align 4
-qpdf_oh_is_array:
+qpdf_oh_has_key:
   adrp x16, quire_lazy_slots+984
   ldr x16, [x16, #:lo12:quire_lazy_slots+984]
   br x16
 quire_lazy_stub_123:
   mov x17, #123
   b quire_lazy_common
-  .globl qpdf_oh_is_bool
-  .type qpdf_oh_is_bool, %function
+  .globl qpdf_oh_is_array
+  .type qpdf_oh_is_array, %function
   .p2align 4
-qpdf_oh_is_bool:
+qpdf_oh_is_array:
   adrp x16, quire_lazy_slots+992
   ldr x16, [x16, #:lo12:quire_lazy_slots+992]
   br x16
 quire_lazy_stub_124:
   mov x17, #124
   b quire_lazy_common
-  .globl qpdf_oh_is_dictionary
-  .type qpdf_oh_is_dictionary, %function
+  .globl qpdf_oh_is_bool
+  .type qpdf_oh_is_bool, %function
   .p2align 4
-qpdf_oh_is_dictionary:
+qpdf_oh_is_bool:
   adrp x16, quire_lazy_slots+1000
   ldr x16, [x16, #:lo12:quire_lazy_slots+1000]
   br x16
 quire_lazy_stub_125:
   mov x17, #125
   b quire_lazy_common
-  .globl qpdf_oh_is_integer
-  .type qpdf_oh_is_integer, %function
+  .globl qpdf_oh_is_dictionary
+  .type qpdf_oh_is_dictionary, %function
   .p2align 4
-qpdf_oh_is_integer:
+qpdf_oh_is_dictionary:
   adrp x16, quire_lazy_slots+1008
   ldr x16, [x16, #:lo12:quire_lazy_slots+1008]
   br x16
 quire_lazy_stub_126:
   mov x17, #126
   b quire_lazy_common
-  .globl qpdf_oh_is_name
-  .type qpdf_oh_is_name, %function
+  .globl qpdf_oh_is_integer
+  .type qpdf_oh_is_integer, %function
   .p2align 4
-qpdf_oh_is_name:
+qpdf_oh_is_integer:
   adrp x16, quire_lazy_slots+1016
   ldr x16, [x16, #:lo12:quire_lazy_slots+1016]
   br x16
 quire_lazy_stub_127:
   mov x17, #127
   b quire_lazy_common
-  .globl qpdf_oh_is_null
-  .type qpdf_oh_is_null, %function
+  .globl qpdf_oh_is_name
+  .type qpdf_oh_is_name, %function
   .p2align 4
-qpdf_oh_is_null:
+qpdf_oh_is_name:
   adrp x16, quire_lazy_slots+1024
   ldr x16, [x16, #:lo12:quire_lazy_slots+1024]
   br x16
 quire_lazy_stub_128:
   mov x17, #128
   b quire_lazy_common
-  .globl qpdf_oh_is_number
-  .type qpdf_oh_is_number, %function
+  .globl qpdf_oh_is_null
+  .type qpdf_oh_is_null, %function
   .p2align 4
-qpdf_oh_is_number:
+qpdf_oh_is_null:
   adrp x16, quire_lazy_slots+1032
   ldr x16, [x16, #:lo12:quire_lazy_slots+1032]
   br x16
 quire_lazy_stub_129:
   mov x17, #129
   b quire_lazy_common
-  .globl qpdf_oh_is_stream
-  .type qpdf_oh_is_stream, %function
+  .globl qpdf_oh_is_number
+  .type qpdf_oh_is_number, %function
   .p2align 4
-qpdf_oh_is_stream:
+qpdf_oh_is_number:
   adrp x16, quire_lazy_slots+1040
   ldr x16, [x16, #:lo12:quire_lazy_slots+1040]
   br x16
 quire_lazy_stub_130:
   mov x17, #130
   b quire_lazy_common
-  .globl qpdf_oh_is_string
-  .type qpdf_oh_is_string, %function
+  .globl qpdf_oh_is_stream
+  .type qpdf_oh_is_stream, %function
   .p2align 4
-qpdf_oh_is_string:
+qpdf_oh_is_stream:
   adrp x16, quire_lazy_slots+1048
   ldr x16, [x16, #:lo12:quire_lazy_slots+1048]
   br x16
 quire_lazy_stub_131:
   mov x17, #131
   b quire_lazy_common
-  .globl qpdf_oh_new_array
-  .type qpdf_oh_new_array, %function
+  .globl qpdf_oh_is_string
+  .type qpdf_oh_is_string, %function
   .p2align 4
-qpdf_oh_new_array:
+qpdf_oh_is_string:
   adrp x16, quire_lazy_slots+1056
   ldr x16, [x16, #:lo12:quire_lazy_slots+1056]
   br x16
 quire_lazy_stub_132:
   mov x17, #132
   b quire_lazy_common
-  .globl qpdf_oh_new_dictionary
-  .type qpdf_oh_new_dictionary, %function
+  .globl qpdf_oh_new_array
+  .type qpdf_oh_new_array, %function
   .p2align 4
-qpdf_oh_new_dictionary:
+qpdf_oh_new_array:
   adrp x16, quire_lazy_slots+1064
   ldr x16, [x16, #:lo12:quire_lazy_slots+1064]
   br x16
 quire_lazy_stub_133:
   mov x17, #133
   b quire_lazy_common
-  .globl qpdf_oh_new_integer
-  .type qpdf_oh_new_integer, %function
+  .globl qpdf_oh_new_dictionary
+  .type qpdf_oh_new_dictionary, %function
   .p2align 4
-qpdf_oh_new_integer:
+qpdf_oh_new_dictionary:
   adrp x16, quire_lazy_slots+1072
   ldr x16, [x16, #:lo12:quire_lazy_slots+1072]
   br x16
 quire_lazy_stub_134:
   mov x17, #134
   b quire_lazy_common
-  .globl qpdf_oh_new_name
-  .type qpdf_oh_new_name, %function
+  .globl qpdf_oh_new_integer
+  .type qpdf_oh_new_integer, %function
   .p2align 4
-qpdf_oh_new_name:
+qpdf_oh_new_integer:
   adrp x16, quire_lazy_slots+1080
   ldr x16, [x16, #:lo12:quire_lazy_slots+1080]
   br x16
 quire_lazy_stub_135:
   mov x17, #135
   b quire_lazy_common
-  .globl qpdf_oh_new_null
-  .type qpdf_oh_new_null, %function
+  .globl qpdf_oh_new_name
+  .type qpdf_oh_new_name, %function
   .p2align 4
-qpdf_oh_new_null:
+qpdf_oh_new_name:
   adrp x16, quire_lazy_slots+1088
   ldr x16, [x16, #:lo12:quire_lazy_slots+1088]
   br x16
 quire_lazy_stub_136:
   mov x17, #136
   b quire_lazy_common
-  .globl qpdf_oh_new_stream
-  .type qpdf_oh_new_stream, %function
+  .globl qpdf_oh_new_null
+  .type qpdf_oh_new_null, %function
   .p2align 4
-qpdf_oh_new_stream:
+qpdf_oh_new_null:
   adrp x16, quire_lazy_slots+1096
   ldr x16, [x16, #:lo12:quire_lazy_slots+1096]
   br x16
 quire_lazy_stub_137:
   mov x17, #137
   b quire_lazy_common
-  .globl qpdf_oh_new_string
-  .type qpdf_oh_new_string, %function
+  .globl qpdf_oh_new_stream
+  .type qpdf_oh_new_stream, %function
   .p2align 4
-qpdf_oh_new_string:
+qpdf_oh_new_stream:
   adrp x16, quire_lazy_slots+1104
   ldr x16, [x16, #:lo12:quire_lazy_slots+1104]
   br x16
 quire_lazy_stub_138:
   mov x17, #138
   b quire_lazy_common
-  .globl qpdf_oh_new_unicode_string
-  .type qpdf_oh_new_unicode_string, %function
+  .globl qpdf_oh_new_string
+  .type qpdf_oh_new_string, %function
   .p2align 4
-qpdf_oh_new_unicode_string:
+qpdf_oh_new_string:
   adrp x16, quire_lazy_slots+1112
   ldr x16, [x16, #:lo12:quire_lazy_slots+1112]
   br x16
 quire_lazy_stub_139:
   mov x17, #139
   b quire_lazy_common
-  .globl qpdf_oh_parse
-  .type qpdf_oh_parse, %function
+  .globl qpdf_oh_new_unicode_string
+  .type qpdf_oh_new_unicode_string, %function
   .p2align 4
-qpdf_oh_parse:
+qpdf_oh_new_unicode_string:
   adrp x16, quire_lazy_slots+1120
   ldr x16, [x16, #:lo12:quire_lazy_slots+1120]
   br x16
 quire_lazy_stub_140:
   mov x17, #140
   b quire_lazy_common
-  .globl qpdf_oh_replace_key
-  .type qpdf_oh_replace_key, %function
+  .globl qpdf_oh_parse
+  .type qpdf_oh_parse, %function
   .p2align 4
-qpdf_oh_replace_key:
+qpdf_oh_parse:
   adrp x16, quire_lazy_slots+1128
   ldr x16, [x16, #:lo12:quire_lazy_slots+1128]
   br x16
 quire_lazy_stub_141:
   mov x17, #141
   b quire_lazy_common
-  .globl qpdf_oh_replace_stream_data
-  .type qpdf_oh_replace_stream_data, %function
+  .globl qpdf_oh_replace_key
+  .type qpdf_oh_replace_key, %function
   .p2align 4
-qpdf_oh_replace_stream_data:
+qpdf_oh_replace_key:
   adrp x16, quire_lazy_slots+1136
   ldr x16, [x16, #:lo12:quire_lazy_slots+1136]
   br x16
 quire_lazy_stub_142:
   mov x17, #142
   b quire_lazy_common
-  .globl qpdf_oh_set_array_item
-  .type qpdf_oh_set_array_item, %function
+  .globl qpdf_oh_replace_stream_data
+  .type qpdf_oh_replace_stream_data, %function
   .p2align 4
-qpdf_oh_set_array_item:
+qpdf_oh_replace_stream_data:
   adrp x16, quire_lazy_slots+1144
   ldr x16, [x16, #:lo12:quire_lazy_slots+1144]
   br x16
 quire_lazy_stub_143:
   mov x17, #143
   b quire_lazy_common
-  .globl qpdf_oh_unparse
-  .type qpdf_oh_unparse, %function
+  .globl qpdf_oh_set_array_item
+  .type qpdf_oh_set_array_item, %function
   .p2align 4
-qpdf_oh_unparse:
+qpdf_oh_set_array_item:
   adrp x16, quire_lazy_slots+1152
   ldr x16, [x16, #:lo12:quire_lazy_slots+1152]
   br x16
 quire_lazy_stub_144:
   mov x17, #144
   b quire_lazy_common
-  .globl qpdf_oh_unparse_resolved
-  .type qpdf_oh_unparse_resolved, %function
+  .globl qpdf_oh_unparse
+  .type qpdf_oh_unparse, %function
   .p2align 4
-qpdf_oh_unparse_resolved:
+qpdf_oh_unparse:
   adrp x16, quire_lazy_slots+1160
   ldr x16, [x16, #:lo12:quire_lazy_slots+1160]
   br x16
 quire_lazy_stub_145:
   mov x17, #145
   b quire_lazy_common
-  .globl qpdf_push_inherited_attributes_to_page
-  .type qpdf_push_inherited_attributes_to_page, %function
+  .globl qpdf_oh_unparse_resolved
+  .type qpdf_oh_unparse_resolved, %function
   .p2align 4
-qpdf_push_inherited_attributes_to_page:
+qpdf_oh_unparse_resolved:
   adrp x16, quire_lazy_slots+1168
   ldr x16, [x16, #:lo12:quire_lazy_slots+1168]
   br x16
 quire_lazy_stub_146:
   mov x17, #146
   b quire_lazy_common
-  .globl qpdf_read
-  .type qpdf_read, %function
+  .globl qpdf_push_inherited_attributes_to_page
+  .type qpdf_push_inherited_attributes_to_page, %function
   .p2align 4
-qpdf_read:
+qpdf_push_inherited_attributes_to_page:
   adrp x16, quire_lazy_slots+1176
   ldr x16, [x16, #:lo12:quire_lazy_slots+1176]
   br x16
 quire_lazy_stub_147:
   mov x17, #147
   b quire_lazy_common
-  .globl qpdf_remove_page
-  .type qpdf_remove_page, %function
+  .globl qpdf_read
+  .type qpdf_read, %function
   .p2align 4
-qpdf_remove_page:
+qpdf_read:
   adrp x16, quire_lazy_slots+1184
   ldr x16, [x16, #:lo12:quire_lazy_slots+1184]
   br x16
 quire_lazy_stub_148:
   mov x17, #148
   b quire_lazy_common
-  .globl qpdf_replace_object
-  .type qpdf_replace_object, %function
+  .globl qpdf_remove_page
+  .type qpdf_remove_page, %function
   .p2align 4
-qpdf_replace_object:
+qpdf_remove_page:
   adrp x16, quire_lazy_slots+1192
   ldr x16, [x16, #:lo12:quire_lazy_slots+1192]
   br x16
 quire_lazy_stub_149:
   mov x17, #149
   b quire_lazy_common
-  .globl qpdf_set_compress_streams
-  .type qpdf_set_compress_streams, %function
+  .globl qpdf_replace_object
+  .type qpdf_replace_object, %function
   .p2align 4
-qpdf_set_compress_streams:
+qpdf_replace_object:
   adrp x16, quire_lazy_slots+1200
   ldr x16, [x16, #:lo12:quire_lazy_slots+1200]
   br x16
 quire_lazy_stub_150:
   mov x17, #150
   b quire_lazy_common
-  .globl qpdf_set_decode_level
-  .type qpdf_set_decode_level, %function
+  .globl qpdf_set_compress_streams
+  .type qpdf_set_compress_streams, %function
   .p2align 4
-qpdf_set_decode_level:
+qpdf_set_compress_streams:
   adrp x16, quire_lazy_slots+1208
   ldr x16, [x16, #:lo12:quire_lazy_slots+1208]
   br x16
 quire_lazy_stub_151:
   mov x17, #151
   b quire_lazy_common
-  .globl qpdf_set_suppress_warnings
-  .type qpdf_set_suppress_warnings, %function
+  .globl qpdf_set_decode_level
+  .type qpdf_set_decode_level, %function
   .p2align 4
-qpdf_set_suppress_warnings:
+qpdf_set_decode_level:
   adrp x16, quire_lazy_slots+1216
   ldr x16, [x16, #:lo12:quire_lazy_slots+1216]
   br x16
 quire_lazy_stub_152:
   mov x17, #152
   b quire_lazy_common
-  .globl qpdf_silence_errors
-  .type qpdf_silence_errors, %function
+  .globl qpdf_set_suppress_warnings
+  .type qpdf_set_suppress_warnings, %function
   .p2align 4
-qpdf_silence_errors:
+qpdf_set_suppress_warnings:
   adrp x16, quire_lazy_slots+1224
   ldr x16, [x16, #:lo12:quire_lazy_slots+1224]
   br x16
 quire_lazy_stub_153:
   mov x17, #153
   b quire_lazy_common
-  .globl qpdf_write
-  .type qpdf_write, %function
+  .globl qpdf_silence_errors
+  .type qpdf_silence_errors, %function
   .p2align 4
-qpdf_write:
+qpdf_silence_errors:
   adrp x16, quire_lazy_slots+1232
   ldr x16, [x16, #:lo12:quire_lazy_slots+1232]
   br x16
 quire_lazy_stub_154:
   mov x17, #154
   b quire_lazy_common
-  .globl git_error_last
-  .type git_error_last, %function
+  .globl qpdf_write
+  .type qpdf_write, %function
   .p2align 4
-git_error_last:
+qpdf_write:
   adrp x16, quire_lazy_slots+1240
   ldr x16, [x16, #:lo12:quire_lazy_slots+1240]
   br x16
 quire_lazy_stub_155:
   mov x17, #155
   b quire_lazy_common
-  .globl git_libgit2_init
-  .type git_libgit2_init, %function
+  .globl git_error_last
+  .type git_error_last, %function
   .p2align 4
-git_libgit2_init:
+git_error_last:
   adrp x16, quire_lazy_slots+1248
   ldr x16, [x16, #:lo12:quire_lazy_slots+1248]
   br x16
 quire_lazy_stub_156:
   mov x17, #156
   b quire_lazy_common
-  .globl git_merge_file
-  .type git_merge_file, %function
+  .globl git_libgit2_init
+  .type git_libgit2_init, %function
   .p2align 4
-git_merge_file:
+git_libgit2_init:
   adrp x16, quire_lazy_slots+1256
   ldr x16, [x16, #:lo12:quire_lazy_slots+1256]
   br x16
 quire_lazy_stub_157:
   mov x17, #157
   b quire_lazy_common
-  .globl git_merge_file_input_init
-  .type git_merge_file_input_init, %function
+  .globl git_merge_file
+  .type git_merge_file, %function
   .p2align 4
-git_merge_file_input_init:
+git_merge_file:
   adrp x16, quire_lazy_slots+1264
   ldr x16, [x16, #:lo12:quire_lazy_slots+1264]
   br x16
 quire_lazy_stub_158:
   mov x17, #158
   b quire_lazy_common
-  .globl git_merge_file_options_init
-  .type git_merge_file_options_init, %function
+  .globl git_merge_file_input_init
+  .type git_merge_file_input_init, %function
   .p2align 4
-git_merge_file_options_init:
+git_merge_file_input_init:
   adrp x16, quire_lazy_slots+1272
   ldr x16, [x16, #:lo12:quire_lazy_slots+1272]
   br x16
 quire_lazy_stub_159:
   mov x17, #159
   b quire_lazy_common
-  .globl git_merge_file_result_free
-  .type git_merge_file_result_free, %function
+  .globl git_merge_file_options_init
+  .type git_merge_file_options_init, %function
   .p2align 4
-git_merge_file_result_free:
+git_merge_file_options_init:
   adrp x16, quire_lazy_slots+1280
   ldr x16, [x16, #:lo12:quire_lazy_slots+1280]
   br x16
 quire_lazy_stub_160:
   mov x17, #160
   b quire_lazy_common
-  .globl EVP_DigestFinal_ex
-  .type EVP_DigestFinal_ex, %function
+  .globl git_merge_file_result_free
+  .type git_merge_file_result_free, %function
   .p2align 4
-EVP_DigestFinal_ex:
+git_merge_file_result_free:
   adrp x16, quire_lazy_slots+1288
   ldr x16, [x16, #:lo12:quire_lazy_slots+1288]
   br x16
 quire_lazy_stub_161:
   mov x17, #161
   b quire_lazy_common
-  .globl EVP_DigestInit_ex
-  .type EVP_DigestInit_ex, %function
+  .globl EVP_DigestFinal_ex
+  .type EVP_DigestFinal_ex, %function
   .p2align 4
-EVP_DigestInit_ex:
+EVP_DigestFinal_ex:
   adrp x16, quire_lazy_slots+1296
   ldr x16, [x16, #:lo12:quire_lazy_slots+1296]
   br x16
 quire_lazy_stub_162:
   mov x17, #162
   b quire_lazy_common
-  .globl EVP_DigestUpdate
-  .type EVP_DigestUpdate, %function
+  .globl EVP_DigestInit_ex
+  .type EVP_DigestInit_ex, %function
   .p2align 4
-EVP_DigestUpdate:
+EVP_DigestInit_ex:
   adrp x16, quire_lazy_slots+1304
   ldr x16, [x16, #:lo12:quire_lazy_slots+1304]
   br x16
 quire_lazy_stub_163:
   mov x17, #163
   b quire_lazy_common
-  .globl EVP_MD_CTX_free
-  .type EVP_MD_CTX_free, %function
+  .globl EVP_DigestUpdate
+  .type EVP_DigestUpdate, %function
   .p2align 4
-EVP_MD_CTX_free:
+EVP_DigestUpdate:
   adrp x16, quire_lazy_slots+1312
   ldr x16, [x16, #:lo12:quire_lazy_slots+1312]
   br x16
 quire_lazy_stub_164:
   mov x17, #164
   b quire_lazy_common
-  .globl EVP_MD_CTX_new
-  .type EVP_MD_CTX_new, %function
+  .globl EVP_MD_CTX_free
+  .type EVP_MD_CTX_free, %function
   .p2align 4
-EVP_MD_CTX_new:
+EVP_MD_CTX_free:
   adrp x16, quire_lazy_slots+1320
   ldr x16, [x16, #:lo12:quire_lazy_slots+1320]
   br x16
 quire_lazy_stub_165:
   mov x17, #165
   b quire_lazy_common
-  .globl EVP_sha256
-  .type EVP_sha256, %function
+  .globl EVP_MD_CTX_new
+  .type EVP_MD_CTX_new, %function
   .p2align 4
-EVP_sha256:
+EVP_MD_CTX_new:
   adrp x16, quire_lazy_slots+1328
   ldr x16, [x16, #:lo12:quire_lazy_slots+1328]
   br x16
 quire_lazy_stub_166:
   mov x17, #166
   b quire_lazy_common
-  .globl sqlite3_aggregate_context
-  .type sqlite3_aggregate_context, %function
+  .globl EVP_sha256
+  .type EVP_sha256, %function
   .p2align 4
-sqlite3_aggregate_context:
+EVP_sha256:
   adrp x16, quire_lazy_slots+1336
   ldr x16, [x16, #:lo12:quire_lazy_slots+1336]
   br x16
 quire_lazy_stub_167:
   mov x17, #167
   b quire_lazy_common
-  .globl sqlite3_backup_finish
-  .type sqlite3_backup_finish, %function
+  .globl sqlite3_aggregate_context
+  .type sqlite3_aggregate_context, %function
   .p2align 4
-sqlite3_backup_finish:
+sqlite3_aggregate_context:
   adrp x16, quire_lazy_slots+1344
   ldr x16, [x16, #:lo12:quire_lazy_slots+1344]
   br x16
 quire_lazy_stub_168:
   mov x17, #168
   b quire_lazy_common
-  .globl sqlite3_backup_init
-  .type sqlite3_backup_init, %function
+  .globl sqlite3_backup_finish
+  .type sqlite3_backup_finish, %function
   .p2align 4
-sqlite3_backup_init:
+sqlite3_backup_finish:
   adrp x16, quire_lazy_slots+1352
   ldr x16, [x16, #:lo12:quire_lazy_slots+1352]
   br x16
 quire_lazy_stub_169:
   mov x17, #169
   b quire_lazy_common
-  .globl sqlite3_backup_pagecount
-  .type sqlite3_backup_pagecount, %function
+  .globl sqlite3_backup_init
+  .type sqlite3_backup_init, %function
   .p2align 4
-sqlite3_backup_pagecount:
+sqlite3_backup_init:
   adrp x16, quire_lazy_slots+1360
   ldr x16, [x16, #:lo12:quire_lazy_slots+1360]
   br x16
 quire_lazy_stub_170:
   mov x17, #170
   b quire_lazy_common
-  .globl sqlite3_backup_remaining
-  .type sqlite3_backup_remaining, %function
+  .globl sqlite3_backup_pagecount
+  .type sqlite3_backup_pagecount, %function
   .p2align 4
-sqlite3_backup_remaining:
+sqlite3_backup_pagecount:
   adrp x16, quire_lazy_slots+1368
   ldr x16, [x16, #:lo12:quire_lazy_slots+1368]
   br x16
 quire_lazy_stub_171:
   mov x17, #171
   b quire_lazy_common
-  .globl sqlite3_backup_step
-  .type sqlite3_backup_step, %function
+  .globl sqlite3_backup_remaining
+  .type sqlite3_backup_remaining, %function
   .p2align 4
-sqlite3_backup_step:
+sqlite3_backup_remaining:
   adrp x16, quire_lazy_slots+1376
   ldr x16, [x16, #:lo12:quire_lazy_slots+1376]
   br x16
 quire_lazy_stub_172:
   mov x17, #172
   b quire_lazy_common
-  .globl sqlite3_bind_blob
-  .type sqlite3_bind_blob, %function
+  .globl sqlite3_backup_step
+  .type sqlite3_backup_step, %function
   .p2align 4
-sqlite3_bind_blob:
+sqlite3_backup_step:
   adrp x16, quire_lazy_slots+1384
   ldr x16, [x16, #:lo12:quire_lazy_slots+1384]
   br x16
 quire_lazy_stub_173:
   mov x17, #173
   b quire_lazy_common
-  .globl sqlite3_bind_double
-  .type sqlite3_bind_double, %function
+  .globl sqlite3_bind_blob
+  .type sqlite3_bind_blob, %function
   .p2align 4
-sqlite3_bind_double:
+sqlite3_bind_blob:
   adrp x16, quire_lazy_slots+1392
   ldr x16, [x16, #:lo12:quire_lazy_slots+1392]
   br x16
 quire_lazy_stub_174:
   mov x17, #174
   b quire_lazy_common
-  .globl sqlite3_bind_int64
-  .type sqlite3_bind_int64, %function
+  .globl sqlite3_bind_double
+  .type sqlite3_bind_double, %function
   .p2align 4
-sqlite3_bind_int64:
+sqlite3_bind_double:
   adrp x16, quire_lazy_slots+1400
   ldr x16, [x16, #:lo12:quire_lazy_slots+1400]
   br x16
 quire_lazy_stub_175:
   mov x17, #175
   b quire_lazy_common
-  .globl sqlite3_bind_null
-  .type sqlite3_bind_null, %function
+  .globl sqlite3_bind_int64
+  .type sqlite3_bind_int64, %function
   .p2align 4
-sqlite3_bind_null:
+sqlite3_bind_int64:
   adrp x16, quire_lazy_slots+1408
   ldr x16, [x16, #:lo12:quire_lazy_slots+1408]
   br x16
 quire_lazy_stub_176:
   mov x17, #176
   b quire_lazy_common
-  .globl sqlite3_bind_parameter_count
-  .type sqlite3_bind_parameter_count, %function
+  .globl sqlite3_bind_null
+  .type sqlite3_bind_null, %function
   .p2align 4
-sqlite3_bind_parameter_count:
+sqlite3_bind_null:
   adrp x16, quire_lazy_slots+1416
   ldr x16, [x16, #:lo12:quire_lazy_slots+1416]
   br x16
 quire_lazy_stub_177:
   mov x17, #177
   b quire_lazy_common
-  .globl sqlite3_bind_parameter_name
-  .type sqlite3_bind_parameter_name, %function
+  .globl sqlite3_bind_parameter_count
+  .type sqlite3_bind_parameter_count, %function
   .p2align 4
-sqlite3_bind_parameter_name:
+sqlite3_bind_parameter_count:
   adrp x16, quire_lazy_slots+1424
   ldr x16, [x16, #:lo12:quire_lazy_slots+1424]
   br x16
 quire_lazy_stub_178:
   mov x17, #178
   b quire_lazy_common
-  .globl sqlite3_bind_pointer
-  .type sqlite3_bind_pointer, %function
+  .globl sqlite3_bind_parameter_name
+  .type sqlite3_bind_parameter_name, %function
   .p2align 4
-sqlite3_bind_pointer:
+sqlite3_bind_parameter_name:
   adrp x16, quire_lazy_slots+1432
   ldr x16, [x16, #:lo12:quire_lazy_slots+1432]
   br x16
 quire_lazy_stub_179:
   mov x17, #179
   b quire_lazy_common
-  .globl sqlite3_bind_text
-  .type sqlite3_bind_text, %function
+  .globl sqlite3_bind_pointer
+  .type sqlite3_bind_pointer, %function
   .p2align 4
-sqlite3_bind_text:
+sqlite3_bind_pointer:
   adrp x16, quire_lazy_slots+1440
   ldr x16, [x16, #:lo12:quire_lazy_slots+1440]
   br x16
 quire_lazy_stub_180:
   mov x17, #180
   b quire_lazy_common
-  .globl sqlite3_blob_bytes
-  .type sqlite3_blob_bytes, %function
+  .globl sqlite3_bind_text
+  .type sqlite3_bind_text, %function
   .p2align 4
-sqlite3_blob_bytes:
+sqlite3_bind_text:
   adrp x16, quire_lazy_slots+1448
   ldr x16, [x16, #:lo12:quire_lazy_slots+1448]
   br x16
 quire_lazy_stub_181:
   mov x17, #181
   b quire_lazy_common
-  .globl sqlite3_blob_close
-  .type sqlite3_blob_close, %function
+  .globl sqlite3_blob_bytes
+  .type sqlite3_blob_bytes, %function
   .p2align 4
-sqlite3_blob_close:
+sqlite3_blob_bytes:
   adrp x16, quire_lazy_slots+1456
   ldr x16, [x16, #:lo12:quire_lazy_slots+1456]
   br x16
 quire_lazy_stub_182:
   mov x17, #182
   b quire_lazy_common
-  .globl sqlite3_blob_open
-  .type sqlite3_blob_open, %function
+  .globl sqlite3_blob_close
+  .type sqlite3_blob_close, %function
   .p2align 4
-sqlite3_blob_open:
+sqlite3_blob_close:
   adrp x16, quire_lazy_slots+1464
   ldr x16, [x16, #:lo12:quire_lazy_slots+1464]
   br x16
 quire_lazy_stub_183:
   mov x17, #183
   b quire_lazy_common
-  .globl sqlite3_blob_read
-  .type sqlite3_blob_read, %function
+  .globl sqlite3_blob_open
+  .type sqlite3_blob_open, %function
   .p2align 4
-sqlite3_blob_read:
+sqlite3_blob_open:
   adrp x16, quire_lazy_slots+1472
   ldr x16, [x16, #:lo12:quire_lazy_slots+1472]
   br x16
 quire_lazy_stub_184:
   mov x17, #184
   b quire_lazy_common
-  .globl sqlite3_busy_handler
-  .type sqlite3_busy_handler, %function
+  .globl sqlite3_blob_read
+  .type sqlite3_blob_read, %function
   .p2align 4
-sqlite3_busy_handler:
+sqlite3_blob_read:
   adrp x16, quire_lazy_slots+1480
   ldr x16, [x16, #:lo12:quire_lazy_slots+1480]
   br x16
 quire_lazy_stub_185:
   mov x17, #185
   b quire_lazy_common
-  .globl sqlite3_busy_timeout
-  .type sqlite3_busy_timeout, %function
+  .globl sqlite3_busy_handler
+  .type sqlite3_busy_handler, %function
   .p2align 4
-sqlite3_busy_timeout:
+sqlite3_busy_handler:
   adrp x16, quire_lazy_slots+1488
   ldr x16, [x16, #:lo12:quire_lazy_slots+1488]
   br x16
 quire_lazy_stub_186:
   mov x17, #186
   b quire_lazy_common
-  .globl sqlite3_changes
-  .type sqlite3_changes, %function
+  .globl sqlite3_busy_timeout
+  .type sqlite3_busy_timeout, %function
   .p2align 4
-sqlite3_changes:
+sqlite3_busy_timeout:
   adrp x16, quire_lazy_slots+1496
   ldr x16, [x16, #:lo12:quire_lazy_slots+1496]
   br x16
 quire_lazy_stub_187:
   mov x17, #187
   b quire_lazy_common
-  .globl sqlite3_clear_bindings
-  .type sqlite3_clear_bindings, %function
+  .globl sqlite3_changes
+  .type sqlite3_changes, %function
   .p2align 4
-sqlite3_clear_bindings:
+sqlite3_changes:
   adrp x16, quire_lazy_slots+1504
   ldr x16, [x16, #:lo12:quire_lazy_slots+1504]
   br x16
 quire_lazy_stub_188:
   mov x17, #188
   b quire_lazy_common
-  .globl sqlite3_close
-  .type sqlite3_close, %function
+  .globl sqlite3_clear_bindings
+  .type sqlite3_clear_bindings, %function
   .p2align 4
-sqlite3_close:
+sqlite3_clear_bindings:
   adrp x16, quire_lazy_slots+1512
   ldr x16, [x16, #:lo12:quire_lazy_slots+1512]
   br x16
 quire_lazy_stub_189:
   mov x17, #189
   b quire_lazy_common
-  .globl sqlite3_close_v2
-  .type sqlite3_close_v2, %function
+  .globl sqlite3_close
+  .type sqlite3_close, %function
   .p2align 4
-sqlite3_close_v2:
+sqlite3_close:
   adrp x16, quire_lazy_slots+1520
   ldr x16, [x16, #:lo12:quire_lazy_slots+1520]
   br x16
 quire_lazy_stub_190:
   mov x17, #190
   b quire_lazy_common
-  .globl sqlite3_column_blob
-  .type sqlite3_column_blob, %function
+  .globl sqlite3_close_v2
+  .type sqlite3_close_v2, %function
   .p2align 4
-sqlite3_column_blob:
+sqlite3_close_v2:
   adrp x16, quire_lazy_slots+1528
   ldr x16, [x16, #:lo12:quire_lazy_slots+1528]
   br x16
 quire_lazy_stub_191:
   mov x17, #191
   b quire_lazy_common
-  .globl sqlite3_column_bytes
-  .type sqlite3_column_bytes, %function
+  .globl sqlite3_column_blob
+  .type sqlite3_column_blob, %function
   .p2align 4
-sqlite3_column_bytes:
+sqlite3_column_blob:
   adrp x16, quire_lazy_slots+1536
   ldr x16, [x16, #:lo12:quire_lazy_slots+1536]
   br x16
 quire_lazy_stub_192:
   mov x17, #192
   b quire_lazy_common
-  .globl sqlite3_column_count
-  .type sqlite3_column_count, %function
+  .globl sqlite3_column_bytes
+  .type sqlite3_column_bytes, %function
   .p2align 4
-sqlite3_column_count:
+sqlite3_column_bytes:
   adrp x16, quire_lazy_slots+1544
   ldr x16, [x16, #:lo12:quire_lazy_slots+1544]
   br x16
 quire_lazy_stub_193:
   mov x17, #193
   b quire_lazy_common
-  .globl sqlite3_column_double
-  .type sqlite3_column_double, %function
+  .globl sqlite3_column_count
+  .type sqlite3_column_count, %function
   .p2align 4
-sqlite3_column_double:
+sqlite3_column_count:
   adrp x16, quire_lazy_slots+1552
   ldr x16, [x16, #:lo12:quire_lazy_slots+1552]
   br x16
 quire_lazy_stub_194:
   mov x17, #194
   b quire_lazy_common
-  .globl sqlite3_column_int64
-  .type sqlite3_column_int64, %function
+  .globl sqlite3_column_double
+  .type sqlite3_column_double, %function
   .p2align 4
-sqlite3_column_int64:
+sqlite3_column_double:
   adrp x16, quire_lazy_slots+1560
   ldr x16, [x16, #:lo12:quire_lazy_slots+1560]
   br x16
 quire_lazy_stub_195:
   mov x17, #195
   b quire_lazy_common
-  .globl sqlite3_column_name
-  .type sqlite3_column_name, %function
+  .globl sqlite3_column_int64
+  .type sqlite3_column_int64, %function
   .p2align 4
-sqlite3_column_name:
+sqlite3_column_int64:
   adrp x16, quire_lazy_slots+1568
   ldr x16, [x16, #:lo12:quire_lazy_slots+1568]
   br x16
 quire_lazy_stub_196:
   mov x17, #196
   b quire_lazy_common
-  .globl sqlite3_column_text
-  .type sqlite3_column_text, %function
+  .globl sqlite3_column_name
+  .type sqlite3_column_name, %function
   .p2align 4
-sqlite3_column_text:
+sqlite3_column_name:
   adrp x16, quire_lazy_slots+1576
   ldr x16, [x16, #:lo12:quire_lazy_slots+1576]
   br x16
 quire_lazy_stub_197:
   mov x17, #197
   b quire_lazy_common
-  .globl sqlite3_column_type
-  .type sqlite3_column_type, %function
+  .globl sqlite3_column_text
+  .type sqlite3_column_text, %function
   .p2align 4
-sqlite3_column_type:
+sqlite3_column_text:
   adrp x16, quire_lazy_slots+1584
   ldr x16, [x16, #:lo12:quire_lazy_slots+1584]
   br x16
 quire_lazy_stub_198:
   mov x17, #198
   b quire_lazy_common
-  .globl sqlite3_commit_hook
-  .type sqlite3_commit_hook, %function
+  .globl sqlite3_column_type
+  .type sqlite3_column_type, %function
   .p2align 4
-sqlite3_commit_hook:
+sqlite3_column_type:
   adrp x16, quire_lazy_slots+1592
   ldr x16, [x16, #:lo12:quire_lazy_slots+1592]
   br x16
 quire_lazy_stub_199:
   mov x17, #199
   b quire_lazy_common
-  .globl sqlite3_config
-  .type sqlite3_config, %function
+  .globl sqlite3_commit_hook
+  .type sqlite3_commit_hook, %function
   .p2align 4
-sqlite3_config:
+sqlite3_commit_hook:
   adrp x16, quire_lazy_slots+1600
   ldr x16, [x16, #:lo12:quire_lazy_slots+1600]
   br x16
 quire_lazy_stub_200:
   mov x17, #200
   b quire_lazy_common
-  .globl sqlite3_create_collation_v2
-  .type sqlite3_create_collation_v2, %function
+  .globl sqlite3_config
+  .type sqlite3_config, %function
   .p2align 4
-sqlite3_create_collation_v2:
+sqlite3_config:
   adrp x16, quire_lazy_slots+1608
   ldr x16, [x16, #:lo12:quire_lazy_slots+1608]
   br x16
 quire_lazy_stub_201:
   mov x17, #201
   b quire_lazy_common
-  .globl sqlite3_create_function_v2
-  .type sqlite3_create_function_v2, %function
+  .globl sqlite3_create_collation_v2
+  .type sqlite3_create_collation_v2, %function
   .p2align 4
-sqlite3_create_function_v2:
+sqlite3_create_collation_v2:
   adrp x16, quire_lazy_slots+1616
   ldr x16, [x16, #:lo12:quire_lazy_slots+1616]
   br x16
 quire_lazy_stub_202:
   mov x17, #202
   b quire_lazy_common
-  .globl sqlite3_db_config
-  .type sqlite3_db_config, %function
+  .globl sqlite3_create_function_v2
+  .type sqlite3_create_function_v2, %function
   .p2align 4
-sqlite3_db_config:
+sqlite3_create_function_v2:
   adrp x16, quire_lazy_slots+1624
   ldr x16, [x16, #:lo12:quire_lazy_slots+1624]
   br x16
 quire_lazy_stub_203:
   mov x17, #203
   b quire_lazy_common
-  .globl sqlite3_db_handle
-  .type sqlite3_db_handle, %function
+  .globl sqlite3_db_config
+  .type sqlite3_db_config, %function
   .p2align 4
-sqlite3_db_handle:
+sqlite3_db_config:
   adrp x16, quire_lazy_slots+1632
   ldr x16, [x16, #:lo12:quire_lazy_slots+1632]
   br x16
 quire_lazy_stub_204:
   mov x17, #204
   b quire_lazy_common
-  .globl sqlite3_db_release_memory
-  .type sqlite3_db_release_memory, %function
+  .globl sqlite3_db_handle
+  .type sqlite3_db_handle, %function
   .p2align 4
-sqlite3_db_release_memory:
+sqlite3_db_handle:
   adrp x16, quire_lazy_slots+1640
   ldr x16, [x16, #:lo12:quire_lazy_slots+1640]
   br x16
 quire_lazy_stub_205:
   mov x17, #205
   b quire_lazy_common
-  .globl sqlite3_errcode
-  .type sqlite3_errcode, %function
+  .globl sqlite3_db_release_memory
+  .type sqlite3_db_release_memory, %function
   .p2align 4
-sqlite3_errcode:
+sqlite3_db_release_memory:
   adrp x16, quire_lazy_slots+1648
   ldr x16, [x16, #:lo12:quire_lazy_slots+1648]
   br x16
 quire_lazy_stub_206:
   mov x17, #206
   b quire_lazy_common
-  .globl sqlite3_errmsg
-  .type sqlite3_errmsg, %function
+  .globl sqlite3_errcode
+  .type sqlite3_errcode, %function
   .p2align 4
-sqlite3_errmsg:
+sqlite3_errcode:
   adrp x16, quire_lazy_slots+1656
   ldr x16, [x16, #:lo12:quire_lazy_slots+1656]
   br x16
 quire_lazy_stub_207:
   mov x17, #207
   b quire_lazy_common
-  .globl sqlite3_errstr
-  .type sqlite3_errstr, %function
+  .globl sqlite3_errmsg
+  .type sqlite3_errmsg, %function
   .p2align 4
-sqlite3_errstr:
+sqlite3_errmsg:
   adrp x16, quire_lazy_slots+1664
   ldr x16, [x16, #:lo12:quire_lazy_slots+1664]
   br x16
 quire_lazy_stub_208:
   mov x17, #208
   b quire_lazy_common
-  .globl sqlite3_expanded_sql
-  .type sqlite3_expanded_sql, %function
+  .globl sqlite3_errstr
+  .type sqlite3_errstr, %function
   .p2align 4
-sqlite3_expanded_sql:
+sqlite3_errstr:
   adrp x16, quire_lazy_slots+1672
   ldr x16, [x16, #:lo12:quire_lazy_slots+1672]
   br x16
 quire_lazy_stub_209:
   mov x17, #209
   b quire_lazy_common
-  .globl sqlite3_extended_result_codes
-  .type sqlite3_extended_result_codes, %function
+  .globl sqlite3_expanded_sql
+  .type sqlite3_expanded_sql, %function
   .p2align 4
-sqlite3_extended_result_codes:
+sqlite3_expanded_sql:
   adrp x16, quire_lazy_slots+1680
   ldr x16, [x16, #:lo12:quire_lazy_slots+1680]
   br x16
 quire_lazy_stub_210:
   mov x17, #210
   b quire_lazy_common
-  .globl sqlite3_finalize
-  .type sqlite3_finalize, %function
+  .globl sqlite3_extended_result_codes
+  .type sqlite3_extended_result_codes, %function
   .p2align 4
-sqlite3_finalize:
+sqlite3_extended_result_codes:
   adrp x16, quire_lazy_slots+1688
   ldr x16, [x16, #:lo12:quire_lazy_slots+1688]
   br x16
 quire_lazy_stub_211:
   mov x17, #211
   b quire_lazy_common
-  .globl sqlite3_free
-  .type sqlite3_free, %function
+  .globl sqlite3_finalize
+  .type sqlite3_finalize, %function
   .p2align 4
-sqlite3_free:
+sqlite3_finalize:
   adrp x16, quire_lazy_slots+1696
   ldr x16, [x16, #:lo12:quire_lazy_slots+1696]
   br x16
 quire_lazy_stub_212:
   mov x17, #212
   b quire_lazy_common
-  .globl sqlite3_get_autocommit
-  .type sqlite3_get_autocommit, %function
+  .globl sqlite3_free
+  .type sqlite3_free, %function
   .p2align 4
-sqlite3_get_autocommit:
+sqlite3_free:
   adrp x16, quire_lazy_slots+1704
   ldr x16, [x16, #:lo12:quire_lazy_slots+1704]
   br x16
 quire_lazy_stub_213:
   mov x17, #213
   b quire_lazy_common
-  .globl sqlite3_interrupt
-  .type sqlite3_interrupt, %function
+  .globl sqlite3_get_autocommit
+  .type sqlite3_get_autocommit, %function
   .p2align 4
-sqlite3_interrupt:
+sqlite3_get_autocommit:
   adrp x16, quire_lazy_slots+1712
   ldr x16, [x16, #:lo12:quire_lazy_slots+1712]
   br x16
 quire_lazy_stub_214:
   mov x17, #214
   b quire_lazy_common
-  .globl sqlite3_last_insert_rowid
-  .type sqlite3_last_insert_rowid, %function
+  .globl sqlite3_interrupt
+  .type sqlite3_interrupt, %function
   .p2align 4
-sqlite3_last_insert_rowid:
+sqlite3_interrupt:
   adrp x16, quire_lazy_slots+1720
   ldr x16, [x16, #:lo12:quire_lazy_slots+1720]
   br x16
 quire_lazy_stub_215:
   mov x17, #215
   b quire_lazy_common
-  .globl sqlite3_libversion_number
-  .type sqlite3_libversion_number, %function
+  .globl sqlite3_last_insert_rowid
+  .type sqlite3_last_insert_rowid, %function
   .p2align 4
-sqlite3_libversion_number:
+sqlite3_last_insert_rowid:
   adrp x16, quire_lazy_slots+1728
   ldr x16, [x16, #:lo12:quire_lazy_slots+1728]
   br x16
 quire_lazy_stub_216:
   mov x17, #216
   b quire_lazy_common
-  .globl sqlite3_limit
-  .type sqlite3_limit, %function
+  .globl sqlite3_libversion_number
+  .type sqlite3_libversion_number, %function
   .p2align 4
-sqlite3_limit:
+sqlite3_libversion_number:
   adrp x16, quire_lazy_slots+1736
   ldr x16, [x16, #:lo12:quire_lazy_slots+1736]
   br x16
 quire_lazy_stub_217:
   mov x17, #217
   b quire_lazy_common
-  .globl sqlite3_next_stmt
-  .type sqlite3_next_stmt, %function
+  .globl sqlite3_limit
+  .type sqlite3_limit, %function
   .p2align 4
-sqlite3_next_stmt:
+sqlite3_limit:
   adrp x16, quire_lazy_slots+1744
   ldr x16, [x16, #:lo12:quire_lazy_slots+1744]
   br x16
 quire_lazy_stub_218:
   mov x17, #218
   b quire_lazy_common
-  .globl sqlite3_open_v2
-  .type sqlite3_open_v2, %function
+  .globl sqlite3_next_stmt
+  .type sqlite3_next_stmt, %function
   .p2align 4
-sqlite3_open_v2:
+sqlite3_next_stmt:
   adrp x16, quire_lazy_slots+1752
   ldr x16, [x16, #:lo12:quire_lazy_slots+1752]
   br x16
 quire_lazy_stub_219:
   mov x17, #219
   b quire_lazy_common
-  .globl sqlite3_prepare_v2
-  .type sqlite3_prepare_v2, %function
+  .globl sqlite3_open_v2
+  .type sqlite3_open_v2, %function
   .p2align 4
-sqlite3_prepare_v2:
+sqlite3_open_v2:
   adrp x16, quire_lazy_slots+1760
   ldr x16, [x16, #:lo12:quire_lazy_slots+1760]
   br x16
 quire_lazy_stub_220:
   mov x17, #220
   b quire_lazy_common
-  .globl sqlite3_prepare_v3
-  .type sqlite3_prepare_v3, %function
+  .globl sqlite3_prepare_v2
+  .type sqlite3_prepare_v2, %function
   .p2align 4
-sqlite3_prepare_v3:
+sqlite3_prepare_v2:
   adrp x16, quire_lazy_slots+1768
   ldr x16, [x16, #:lo12:quire_lazy_slots+1768]
   br x16
 quire_lazy_stub_221:
   mov x17, #221
   b quire_lazy_common
-  .globl sqlite3_reset
-  .type sqlite3_reset, %function
+  .globl sqlite3_prepare_v3
+  .type sqlite3_prepare_v3, %function
   .p2align 4
-sqlite3_reset:
+sqlite3_prepare_v3:
   adrp x16, quire_lazy_slots+1776
   ldr x16, [x16, #:lo12:quire_lazy_slots+1776]
   br x16
 quire_lazy_stub_222:
   mov x17, #222
   b quire_lazy_common
-  .globl sqlite3_result_blob
-  .type sqlite3_result_blob, %function
+  .globl sqlite3_reset
+  .type sqlite3_reset, %function
   .p2align 4
-sqlite3_result_blob:
+sqlite3_reset:
   adrp x16, quire_lazy_slots+1784
   ldr x16, [x16, #:lo12:quire_lazy_slots+1784]
   br x16
 quire_lazy_stub_223:
   mov x17, #223
   b quire_lazy_common
-  .globl sqlite3_result_double
-  .type sqlite3_result_double, %function
+  .globl sqlite3_result_blob
+  .type sqlite3_result_blob, %function
   .p2align 4
-sqlite3_result_double:
+sqlite3_result_blob:
   adrp x16, quire_lazy_slots+1792
   ldr x16, [x16, #:lo12:quire_lazy_slots+1792]
   br x16
 quire_lazy_stub_224:
   mov x17, #224
   b quire_lazy_common
-  .globl sqlite3_result_error
-  .type sqlite3_result_error, %function
+  .globl sqlite3_result_double
+  .type sqlite3_result_double, %function
   .p2align 4
-sqlite3_result_error:
+sqlite3_result_double:
   adrp x16, quire_lazy_slots+1800
   ldr x16, [x16, #:lo12:quire_lazy_slots+1800]
   br x16
 quire_lazy_stub_225:
   mov x17, #225
   b quire_lazy_common
-  .globl sqlite3_result_error_code
-  .type sqlite3_result_error_code, %function
+  .globl sqlite3_result_error
+  .type sqlite3_result_error, %function
   .p2align 4
-sqlite3_result_error_code:
+sqlite3_result_error:
   adrp x16, quire_lazy_slots+1808
   ldr x16, [x16, #:lo12:quire_lazy_slots+1808]
   br x16
 quire_lazy_stub_226:
   mov x17, #226
   b quire_lazy_common
-  .globl sqlite3_result_int64
-  .type sqlite3_result_int64, %function
+  .globl sqlite3_result_error_code
+  .type sqlite3_result_error_code, %function
   .p2align 4
-sqlite3_result_int64:
+sqlite3_result_error_code:
   adrp x16, quire_lazy_slots+1816
   ldr x16, [x16, #:lo12:quire_lazy_slots+1816]
   br x16
 quire_lazy_stub_227:
   mov x17, #227
   b quire_lazy_common
-  .globl sqlite3_result_null
-  .type sqlite3_result_null, %function
+  .globl sqlite3_result_int64
+  .type sqlite3_result_int64, %function
   .p2align 4
-sqlite3_result_null:
+sqlite3_result_int64:
   adrp x16, quire_lazy_slots+1824
   ldr x16, [x16, #:lo12:quire_lazy_slots+1824]
   br x16
 quire_lazy_stub_228:
   mov x17, #228
   b quire_lazy_common
-  .globl sqlite3_result_text
-  .type sqlite3_result_text, %function
+  .globl sqlite3_result_null
+  .type sqlite3_result_null, %function
   .p2align 4
-sqlite3_result_text:
+sqlite3_result_null:
   adrp x16, quire_lazy_slots+1832
   ldr x16, [x16, #:lo12:quire_lazy_slots+1832]
   br x16
 quire_lazy_stub_229:
   mov x17, #229
   b quire_lazy_common
-  .globl sqlite3_rollback_hook
-  .type sqlite3_rollback_hook, %function
+  .globl sqlite3_result_text
+  .type sqlite3_result_text, %function
   .p2align 4
-sqlite3_rollback_hook:
+sqlite3_result_text:
   adrp x16, quire_lazy_slots+1840
   ldr x16, [x16, #:lo12:quire_lazy_slots+1840]
   br x16
 quire_lazy_stub_230:
   mov x17, #230
   b quire_lazy_common
-  .globl sqlite3_set_authorizer
-  .type sqlite3_set_authorizer, %function
+  .globl sqlite3_rollback_hook
+  .type sqlite3_rollback_hook, %function
   .p2align 4
-sqlite3_set_authorizer:
+sqlite3_rollback_hook:
   adrp x16, quire_lazy_slots+1848
   ldr x16, [x16, #:lo12:quire_lazy_slots+1848]
   br x16
 quire_lazy_stub_231:
   mov x17, #231
   b quire_lazy_common
-  .globl sqlite3_sql
-  .type sqlite3_sql, %function
+  .globl sqlite3_set_authorizer
+  .type sqlite3_set_authorizer, %function
   .p2align 4
-sqlite3_sql:
+sqlite3_set_authorizer:
   adrp x16, quire_lazy_slots+1856
   ldr x16, [x16, #:lo12:quire_lazy_slots+1856]
   br x16
 quire_lazy_stub_232:
   mov x17, #232
   b quire_lazy_common
-  .globl sqlite3_step
-  .type sqlite3_step, %function
+  .globl sqlite3_sql
+  .type sqlite3_sql, %function
   .p2align 4
-sqlite3_step:
+sqlite3_sql:
   adrp x16, quire_lazy_slots+1864
   ldr x16, [x16, #:lo12:quire_lazy_slots+1864]
   br x16
 quire_lazy_stub_233:
   mov x17, #233
   b quire_lazy_common
-  .globl sqlite3_stmt_busy
-  .type sqlite3_stmt_busy, %function
+  .globl sqlite3_step
+  .type sqlite3_step, %function
   .p2align 4
-sqlite3_stmt_busy:
+sqlite3_step:
   adrp x16, quire_lazy_slots+1872
   ldr x16, [x16, #:lo12:quire_lazy_slots+1872]
   br x16
 quire_lazy_stub_234:
   mov x17, #234
   b quire_lazy_common
-  .globl sqlite3_stmt_readonly
-  .type sqlite3_stmt_readonly, %function
+  .globl sqlite3_stmt_busy
+  .type sqlite3_stmt_busy, %function
   .p2align 4
-sqlite3_stmt_readonly:
+sqlite3_stmt_busy:
   adrp x16, quire_lazy_slots+1880
   ldr x16, [x16, #:lo12:quire_lazy_slots+1880]
   br x16
 quire_lazy_stub_235:
   mov x17, #235
   b quire_lazy_common
-  .globl sqlite3_stricmp
-  .type sqlite3_stricmp, %function
+  .globl sqlite3_stmt_readonly
+  .type sqlite3_stmt_readonly, %function
   .p2align 4
-sqlite3_stricmp:
+sqlite3_stmt_readonly:
   adrp x16, quire_lazy_slots+1888
   ldr x16, [x16, #:lo12:quire_lazy_slots+1888]
   br x16
 quire_lazy_stub_236:
   mov x17, #236
   b quire_lazy_common
-  .globl sqlite3_total_changes
-  .type sqlite3_total_changes, %function
+  .globl sqlite3_stricmp
+  .type sqlite3_stricmp, %function
   .p2align 4
-sqlite3_total_changes:
+sqlite3_stricmp:
   adrp x16, quire_lazy_slots+1896
   ldr x16, [x16, #:lo12:quire_lazy_slots+1896]
   br x16
 quire_lazy_stub_237:
   mov x17, #237
   b quire_lazy_common
-  .globl sqlite3_trace_v2
-  .type sqlite3_trace_v2, %function
+  .globl sqlite3_total_changes
+  .type sqlite3_total_changes, %function
   .p2align 4
-sqlite3_trace_v2:
+sqlite3_total_changes:
   adrp x16, quire_lazy_slots+1904
   ldr x16, [x16, #:lo12:quire_lazy_slots+1904]
   br x16
 quire_lazy_stub_238:
   mov x17, #238
   b quire_lazy_common
-  .globl sqlite3_update_hook
-  .type sqlite3_update_hook, %function
+  .globl sqlite3_trace_v2
+  .type sqlite3_trace_v2, %function
   .p2align 4
-sqlite3_update_hook:
+sqlite3_trace_v2:
   adrp x16, quire_lazy_slots+1912
   ldr x16, [x16, #:lo12:quire_lazy_slots+1912]
   br x16
 quire_lazy_stub_239:
   mov x17, #239
   b quire_lazy_common
-  .globl sqlite3_user_data
-  .type sqlite3_user_data, %function
+  .globl sqlite3_update_hook
+  .type sqlite3_update_hook, %function
   .p2align 4
-sqlite3_user_data:
+sqlite3_update_hook:
   adrp x16, quire_lazy_slots+1920
   ldr x16, [x16, #:lo12:quire_lazy_slots+1920]
   br x16
 quire_lazy_stub_240:
   mov x17, #240
   b quire_lazy_common
-  .globl sqlite3_value_blob
-  .type sqlite3_value_blob, %function
+  .globl sqlite3_user_data
+  .type sqlite3_user_data, %function
   .p2align 4
-sqlite3_value_blob:
+sqlite3_user_data:
   adrp x16, quire_lazy_slots+1928
   ldr x16, [x16, #:lo12:quire_lazy_slots+1928]
   br x16
 quire_lazy_stub_241:
   mov x17, #241
   b quire_lazy_common
-  .globl sqlite3_value_bytes
-  .type sqlite3_value_bytes, %function
+  .globl sqlite3_value_blob
+  .type sqlite3_value_blob, %function
   .p2align 4
-sqlite3_value_bytes:
+sqlite3_value_blob:
   adrp x16, quire_lazy_slots+1936
   ldr x16, [x16, #:lo12:quire_lazy_slots+1936]
   br x16
 quire_lazy_stub_242:
   mov x17, #242
   b quire_lazy_common
-  .globl sqlite3_value_double
-  .type sqlite3_value_double, %function
+  .globl sqlite3_value_bytes
+  .type sqlite3_value_bytes, %function
   .p2align 4
-sqlite3_value_double:
+sqlite3_value_bytes:
   adrp x16, quire_lazy_slots+1944
   ldr x16, [x16, #:lo12:quire_lazy_slots+1944]
   br x16
 quire_lazy_stub_243:
   mov x17, #243
   b quire_lazy_common
-  .globl sqlite3_value_int64
-  .type sqlite3_value_int64, %function
+  .globl sqlite3_value_double
+  .type sqlite3_value_double, %function
   .p2align 4
-sqlite3_value_int64:
+sqlite3_value_double:
   adrp x16, quire_lazy_slots+1952
   ldr x16, [x16, #:lo12:quire_lazy_slots+1952]
   br x16
 quire_lazy_stub_244:
   mov x17, #244
   b quire_lazy_common
-  .globl sqlite3_value_text
-  .type sqlite3_value_text, %function
+  .globl sqlite3_value_int64
+  .type sqlite3_value_int64, %function
   .p2align 4
-sqlite3_value_text:
+sqlite3_value_int64:
   adrp x16, quire_lazy_slots+1960
   ldr x16, [x16, #:lo12:quire_lazy_slots+1960]
   br x16
 quire_lazy_stub_245:
   mov x17, #245
   b quire_lazy_common
-  .globl sqlite3_value_type
-  .type sqlite3_value_type, %function
+  .globl sqlite3_value_text
+  .type sqlite3_value_text, %function
   .p2align 4
-sqlite3_value_type:
+sqlite3_value_text:
   adrp x16, quire_lazy_slots+1968
   ldr x16, [x16, #:lo12:quire_lazy_slots+1968]
   br x16
 quire_lazy_stub_246:
   mov x17, #246
   b quire_lazy_common
-  .globl sqlite3_wal_checkpoint_v2
-  .type sqlite3_wal_checkpoint_v2, %function
+  .globl sqlite3_value_type
+  .type sqlite3_value_type, %function
   .p2align 4
-sqlite3_wal_checkpoint_v2:
+sqlite3_value_type:
   adrp x16, quire_lazy_slots+1976
   ldr x16, [x16, #:lo12:quire_lazy_slots+1976]
   br x16
 quire_lazy_stub_247:
   mov x17, #247
   b quire_lazy_common
-  .globl png_create_info_struct
-  .type png_create_info_struct, %function
+  .globl sqlite3_wal_checkpoint_v2
+  .type sqlite3_wal_checkpoint_v2, %function
   .p2align 4
-png_create_info_struct:
+sqlite3_wal_checkpoint_v2:
   adrp x16, quire_lazy_slots+1984
   ldr x16, [x16, #:lo12:quire_lazy_slots+1984]
   br x16
 quire_lazy_stub_248:
   mov x17, #248
   b quire_lazy_common
-  .globl png_create_write_struct
-  .type png_create_write_struct, %function
+  .globl png_create_info_struct
+  .type png_create_info_struct, %function
   .p2align 4
-png_create_write_struct:
+png_create_info_struct:
   adrp x16, quire_lazy_slots+1992
   ldr x16, [x16, #:lo12:quire_lazy_slots+1992]
   br x16
 quire_lazy_stub_249:
   mov x17, #249
   b quire_lazy_common
-  .globl png_destroy_write_struct
-  .type png_destroy_write_struct, %function
+  .globl png_create_write_struct
+  .type png_create_write_struct, %function
   .p2align 4
-png_destroy_write_struct:
+png_create_write_struct:
   adrp x16, quire_lazy_slots+2000
   ldr x16, [x16, #:lo12:quire_lazy_slots+2000]
   br x16
 quire_lazy_stub_250:
   mov x17, #250
   b quire_lazy_common
-  .globl png_error
-  .type png_error, %function
+  .globl png_destroy_write_struct
+  .type png_destroy_write_struct, %function
   .p2align 4
-png_error:
+png_destroy_write_struct:
   adrp x16, quire_lazy_slots+2008
   ldr x16, [x16, #:lo12:quire_lazy_slots+2008]
   br x16
 quire_lazy_stub_251:
   mov x17, #251
   b quire_lazy_common
-  .globl png_get_io_ptr
-  .type png_get_io_ptr, %function
+  .globl png_error
+  .type png_error, %function
   .p2align 4
-png_get_io_ptr:
+png_error:
   adrp x16, quire_lazy_slots+2016
   ldr x16, [x16, #:lo12:quire_lazy_slots+2016]
   br x16
 quire_lazy_stub_252:
   mov x17, #252
   b quire_lazy_common
-  .globl png_get_libpng_ver
-  .type png_get_libpng_ver, %function
+  .globl png_get_io_ptr
+  .type png_get_io_ptr, %function
   .p2align 4
-png_get_libpng_ver:
+png_get_io_ptr:
   adrp x16, quire_lazy_slots+2024
   ldr x16, [x16, #:lo12:quire_lazy_slots+2024]
   br x16
 quire_lazy_stub_253:
   mov x17, #253
   b quire_lazy_common
-  .globl png_set_IHDR
-  .type png_set_IHDR, %function
+  .globl png_get_libpng_ver
+  .type png_get_libpng_ver, %function
   .p2align 4
-png_set_IHDR:
+png_get_libpng_ver:
   adrp x16, quire_lazy_slots+2032
   ldr x16, [x16, #:lo12:quire_lazy_slots+2032]
   br x16
 quire_lazy_stub_254:
   mov x17, #254
   b quire_lazy_common
-  .globl png_set_bgr
-  .type png_set_bgr, %function
+  .globl png_set_IHDR
+  .type png_set_IHDR, %function
   .p2align 4
-png_set_bgr:
+png_set_IHDR:
   adrp x16, quire_lazy_slots+2040
   ldr x16, [x16, #:lo12:quire_lazy_slots+2040]
   br x16
 quire_lazy_stub_255:
   mov x17, #255
   b quire_lazy_common
-  .globl png_set_compression_level
-  .type png_set_compression_level, %function
+  .globl png_set_bgr
+  .type png_set_bgr, %function
   .p2align 4
-png_set_compression_level:
+png_set_bgr:
   adrp x16, quire_lazy_slots+2048
   ldr x16, [x16, #:lo12:quire_lazy_slots+2048]
   br x16
 quire_lazy_stub_256:
   mov x17, #256
   b quire_lazy_common
-  .globl png_set_filler
-  .type png_set_filler, %function
+  .globl png_set_compression_level
+  .type png_set_compression_level, %function
   .p2align 4
-png_set_filler:
+png_set_compression_level:
   adrp x16, quire_lazy_slots+2056
   ldr x16, [x16, #:lo12:quire_lazy_slots+2056]
   br x16
 quire_lazy_stub_257:
   mov x17, #257
   b quire_lazy_common
-  .globl png_set_filter
-  .type png_set_filter, %function
+  .globl png_set_filler
+  .type png_set_filler, %function
   .p2align 4
-png_set_filter:
+png_set_filler:
   adrp x16, quire_lazy_slots+2064
   ldr x16, [x16, #:lo12:quire_lazy_slots+2064]
   br x16
 quire_lazy_stub_258:
   mov x17, #258
   b quire_lazy_common
-  .globl png_set_longjmp_fn
-  .type png_set_longjmp_fn, %function
+  .globl png_set_filter
+  .type png_set_filter, %function
   .p2align 4
-png_set_longjmp_fn:
+png_set_filter:
   adrp x16, quire_lazy_slots+2072
   ldr x16, [x16, #:lo12:quire_lazy_slots+2072]
   br x16
 quire_lazy_stub_259:
   mov x17, #259
   b quire_lazy_common
-  .globl png_set_text
-  .type png_set_text, %function
+  .globl png_set_longjmp_fn
+  .type png_set_longjmp_fn, %function
   .p2align 4
-png_set_text:
+png_set_longjmp_fn:
   adrp x16, quire_lazy_slots+2080
   ldr x16, [x16, #:lo12:quire_lazy_slots+2080]
   br x16
 quire_lazy_stub_260:
   mov x17, #260
   b quire_lazy_common
-  .globl png_set_write_fn
-  .type png_set_write_fn, %function
+  .globl png_set_text
+  .type png_set_text, %function
   .p2align 4
-png_set_write_fn:
+png_set_text:
   adrp x16, quire_lazy_slots+2088
   ldr x16, [x16, #:lo12:quire_lazy_slots+2088]
   br x16
 quire_lazy_stub_261:
   mov x17, #261
   b quire_lazy_common
-  .globl png_write_end
-  .type png_write_end, %function
+  .globl png_set_write_fn
+  .type png_set_write_fn, %function
   .p2align 4
-png_write_end:
+png_set_write_fn:
   adrp x16, quire_lazy_slots+2096
   ldr x16, [x16, #:lo12:quire_lazy_slots+2096]
   br x16
 quire_lazy_stub_262:
   mov x17, #262
   b quire_lazy_common
-  .globl png_write_info
-  .type png_write_info, %function
+  .globl png_write_end
+  .type png_write_end, %function
   .p2align 4
-png_write_info:
+png_write_end:
   adrp x16, quire_lazy_slots+2104
   ldr x16, [x16, #:lo12:quire_lazy_slots+2104]
   br x16
 quire_lazy_stub_263:
   mov x17, #263
   b quire_lazy_common
-  .globl png_write_row
-  .type png_write_row, %function
+  .globl png_write_info
+  .type png_write_info, %function
   .p2align 4
-png_write_row:
+png_write_info:
   adrp x16, quire_lazy_slots+2112
   ldr x16, [x16, #:lo12:quire_lazy_slots+2112]
   br x16
 quire_lazy_stub_264:
   mov x17, #264
   b quire_lazy_common
-  .globl el_end
-  .type el_end, %function
+  .globl png_write_row
+  .type png_write_row, %function
   .p2align 4
-el_end:
+png_write_row:
   adrp x16, quire_lazy_slots+2120
   ldr x16, [x16, #:lo12:quire_lazy_slots+2120]
   br x16
 quire_lazy_stub_265:
   mov x17, #265
   b quire_lazy_common
-  .globl el_get
-  .type el_get, %function
+  .globl el_end
+  .type el_end, %function
   .p2align 4
-el_get:
+el_end:
   adrp x16, quire_lazy_slots+2128
   ldr x16, [x16, #:lo12:quire_lazy_slots+2128]
   br x16
 quire_lazy_stub_266:
   mov x17, #266
   b quire_lazy_common
-  .globl el_gets
-  .type el_gets, %function
+  .globl el_get
+  .type el_get, %function
   .p2align 4
-el_gets:
+el_get:
   adrp x16, quire_lazy_slots+2136
   ldr x16, [x16, #:lo12:quire_lazy_slots+2136]
   br x16
 quire_lazy_stub_267:
   mov x17, #267
   b quire_lazy_common
-  .globl el_init
-  .type el_init, %function
+  .globl el_gets
+  .type el_gets, %function
   .p2align 4
-el_init:
+el_gets:
   adrp x16, quire_lazy_slots+2144
   ldr x16, [x16, #:lo12:quire_lazy_slots+2144]
   br x16
 quire_lazy_stub_268:
   mov x17, #268
   b quire_lazy_common
-  .globl el_insertstr
-  .type el_insertstr, %function
+  .globl el_init
+  .type el_init, %function
   .p2align 4
-el_insertstr:
+el_init:
   adrp x16, quire_lazy_slots+2152
   ldr x16, [x16, #:lo12:quire_lazy_slots+2152]
   br x16
 quire_lazy_stub_269:
   mov x17, #269
   b quire_lazy_common
-  .globl el_line
-  .type el_line, %function
+  .globl el_insertstr
+  .type el_insertstr, %function
   .p2align 4
-el_line:
+el_insertstr:
   adrp x16, quire_lazy_slots+2160
   ldr x16, [x16, #:lo12:quire_lazy_slots+2160]
   br x16
 quire_lazy_stub_270:
   mov x17, #270
   b quire_lazy_common
-  .globl el_reset
-  .type el_reset, %function
+  .globl el_line
+  .type el_line, %function
   .p2align 4
-el_reset:
+el_line:
   adrp x16, quire_lazy_slots+2168
   ldr x16, [x16, #:lo12:quire_lazy_slots+2168]
   br x16
 quire_lazy_stub_271:
   mov x17, #271
   b quire_lazy_common
-  .globl el_set
-  .type el_set, %function
+  .globl el_reset
+  .type el_reset, %function
   .p2align 4
-el_set:
+el_reset:
   adrp x16, quire_lazy_slots+2176
   ldr x16, [x16, #:lo12:quire_lazy_slots+2176]
   br x16
 quire_lazy_stub_272:
   mov x17, #272
   b quire_lazy_common
-  .globl history
-  .type history, %function
+  .globl el_set
+  .type el_set, %function
   .p2align 4
-history:
+el_set:
   adrp x16, quire_lazy_slots+2184
   ldr x16, [x16, #:lo12:quire_lazy_slots+2184]
   br x16
 quire_lazy_stub_273:
   mov x17, #273
   b quire_lazy_common
-  .globl history_end
-  .type history_end, %function
+  .globl history
+  .type history, %function
   .p2align 4
-history_end:
+history:
   adrp x16, quire_lazy_slots+2192
   ldr x16, [x16, #:lo12:quire_lazy_slots+2192]
   br x16
 quire_lazy_stub_274:
   mov x17, #274
   b quire_lazy_common
-  .globl history_init
-  .type history_init, %function
+  .globl history_end
+  .type history_end, %function
   .p2align 4
-history_init:
+history_end:
   adrp x16, quire_lazy_slots+2200
   ldr x16, [x16, #:lo12:quire_lazy_slots+2200]
   br x16
 quire_lazy_stub_275:
   mov x17, #275
   b quire_lazy_common
-  .globl inotifytools_error
-  .type inotifytools_error, %function
+  .globl history_init
+  .type history_init, %function
   .p2align 4
-inotifytools_error:
+history_init:
   adrp x16, quire_lazy_slots+2208
   ldr x16, [x16, #:lo12:quire_lazy_slots+2208]
   br x16
 quire_lazy_stub_276:
   mov x17, #276
   b quire_lazy_common
-  .globl inotifytools_filename_from_wd
-  .type inotifytools_filename_from_wd, %function
+  .globl inotifytools_error
+  .type inotifytools_error, %function
   .p2align 4
-inotifytools_filename_from_wd:
+inotifytools_error:
   adrp x16, quire_lazy_slots+2216
   ldr x16, [x16, #:lo12:quire_lazy_slots+2216]
   br x16
 quire_lazy_stub_277:
   mov x17, #277
   b quire_lazy_common
-  .globl inotifytools_get_max_user_watches
-  .type inotifytools_get_max_user_watches, %function
+  .globl inotifytools_filename_from_wd
+  .type inotifytools_filename_from_wd, %function
   .p2align 4
-inotifytools_get_max_user_watches:
+inotifytools_filename_from_wd:
   adrp x16, quire_lazy_slots+2224
   ldr x16, [x16, #:lo12:quire_lazy_slots+2224]
   br x16
 quire_lazy_stub_278:
   mov x17, #278
   b quire_lazy_common
-  .globl inotifytools_init
-  .type inotifytools_init, %function
+  .globl inotifytools_get_max_user_watches
+  .type inotifytools_get_max_user_watches, %function
   .p2align 4
-inotifytools_init:
+inotifytools_get_max_user_watches:
   adrp x16, quire_lazy_slots+2232
   ldr x16, [x16, #:lo12:quire_lazy_slots+2232]
   br x16
 quire_lazy_stub_279:
   mov x17, #279
   b quire_lazy_common
-  .globl inotifytools_next_event
-  .type inotifytools_next_event, %function
+  .globl inotifytools_init
+  .type inotifytools_init, %function
   .p2align 4
-inotifytools_next_event:
+inotifytools_init:
   adrp x16, quire_lazy_slots+2240
   ldr x16, [x16, #:lo12:quire_lazy_slots+2240]
   br x16
 quire_lazy_stub_280:
   mov x17, #280
   b quire_lazy_common
-  .globl inotifytools_remove_watch_by_wd
-  .type inotifytools_remove_watch_by_wd, %function
+  .globl inotifytools_next_event
+  .type inotifytools_next_event, %function
   .p2align 4
-inotifytools_remove_watch_by_wd:
+inotifytools_next_event:
   adrp x16, quire_lazy_slots+2248
   ldr x16, [x16, #:lo12:quire_lazy_slots+2248]
   br x16
 quire_lazy_stub_281:
   mov x17, #281
   b quire_lazy_common
-  .globl inotifytools_watch_file
-  .type inotifytools_watch_file, %function
+  .globl inotifytools_remove_watch_by_wd
+  .type inotifytools_remove_watch_by_wd, %function
   .p2align 4
-inotifytools_watch_file:
+inotifytools_remove_watch_by_wd:
   adrp x16, quire_lazy_slots+2256
   ldr x16, [x16, #:lo12:quire_lazy_slots+2256]
   br x16
 quire_lazy_stub_282:
   mov x17, #282
   b quire_lazy_common
-  .globl inotifytools_wd_from_filename
-  .type inotifytools_wd_from_filename, %function
+  .globl inotifytools_watch_file
+  .type inotifytools_watch_file, %function
   .p2align 4
-inotifytools_wd_from_filename:
+inotifytools_watch_file:
   adrp x16, quire_lazy_slots+2264
   ldr x16, [x16, #:lo12:quire_lazy_slots+2264]
   br x16
 quire_lazy_stub_283:
   mov x17, #283
   b quire_lazy_common
-  .globl cmark_find_syntax_extension
-  .type cmark_find_syntax_extension, %function
+  .globl inotifytools_wd_from_filename
+  .type inotifytools_wd_from_filename, %function
   .p2align 4
-cmark_find_syntax_extension:
+inotifytools_wd_from_filename:
   adrp x16, quire_lazy_slots+2272
   ldr x16, [x16, #:lo12:quire_lazy_slots+2272]
   br x16
 quire_lazy_stub_284:
   mov x17, #284
   b quire_lazy_common
-  .globl cmark_node_first_child
-  .type cmark_node_first_child, %function
+  .globl cmark_find_syntax_extension
+  .type cmark_find_syntax_extension, %function
   .p2align 4
-cmark_node_first_child:
+cmark_find_syntax_extension:
   adrp x16, quire_lazy_slots+2280
   ldr x16, [x16, #:lo12:quire_lazy_slots+2280]
   br x16
 quire_lazy_stub_285:
   mov x17, #285
   b quire_lazy_common
-  .globl cmark_node_free
-  .type cmark_node_free, %function
+  .globl cmark_node_first_child
+  .type cmark_node_first_child, %function
   .p2align 4
-cmark_node_free:
+cmark_node_first_child:
   adrp x16, quire_lazy_slots+2288
   ldr x16, [x16, #:lo12:quire_lazy_slots+2288]
   br x16
 quire_lazy_stub_286:
   mov x17, #286
   b quire_lazy_common
-  .globl cmark_node_get_end_line
-  .type cmark_node_get_end_line, %function
+  .globl cmark_node_free
+  .type cmark_node_free, %function
   .p2align 4
-cmark_node_get_end_line:
+cmark_node_free:
   adrp x16, quire_lazy_slots+2296
   ldr x16, [x16, #:lo12:quire_lazy_slots+2296]
   br x16
 quire_lazy_stub_287:
   mov x17, #287
   b quire_lazy_common
-  .globl cmark_node_get_fence_info
-  .type cmark_node_get_fence_info, %function
+  .globl cmark_node_get_end_line
+  .type cmark_node_get_end_line, %function
   .p2align 4
-cmark_node_get_fence_info:
+cmark_node_get_end_line:
   adrp x16, quire_lazy_slots+2304
   ldr x16, [x16, #:lo12:quire_lazy_slots+2304]
   br x16
 quire_lazy_stub_288:
   mov x17, #288
   b quire_lazy_common
-  .globl cmark_node_get_heading_level
-  .type cmark_node_get_heading_level, %function
+  .globl cmark_node_get_fence_info
+  .type cmark_node_get_fence_info, %function
   .p2align 4
-cmark_node_get_heading_level:
+cmark_node_get_fence_info:
   adrp x16, quire_lazy_slots+2312
   ldr x16, [x16, #:lo12:quire_lazy_slots+2312]
   br x16
 quire_lazy_stub_289:
   mov x17, #289
   b quire_lazy_common
-  .globl cmark_node_get_list_start
-  .type cmark_node_get_list_start, %function
+  .globl cmark_node_get_heading_level
+  .type cmark_node_get_heading_level, %function
   .p2align 4
-cmark_node_get_list_start:
+cmark_node_get_heading_level:
   adrp x16, quire_lazy_slots+2320
   ldr x16, [x16, #:lo12:quire_lazy_slots+2320]
   br x16
 quire_lazy_stub_290:
   mov x17, #290
   b quire_lazy_common
-  .globl cmark_node_get_list_tight
-  .type cmark_node_get_list_tight, %function
+  .globl cmark_node_get_list_start
+  .type cmark_node_get_list_start, %function
   .p2align 4
-cmark_node_get_list_tight:
+cmark_node_get_list_start:
   adrp x16, quire_lazy_slots+2328
   ldr x16, [x16, #:lo12:quire_lazy_slots+2328]
   br x16
 quire_lazy_stub_291:
   mov x17, #291
   b quire_lazy_common
-  .globl cmark_node_get_list_type
-  .type cmark_node_get_list_type, %function
+  .globl cmark_node_get_list_tight
+  .type cmark_node_get_list_tight, %function
   .p2align 4
-cmark_node_get_list_type:
+cmark_node_get_list_tight:
   adrp x16, quire_lazy_slots+2336
   ldr x16, [x16, #:lo12:quire_lazy_slots+2336]
   br x16
 quire_lazy_stub_292:
   mov x17, #292
   b quire_lazy_common
-  .globl cmark_node_get_literal
-  .type cmark_node_get_literal, %function
+  .globl cmark_node_get_list_type
+  .type cmark_node_get_list_type, %function
   .p2align 4
-cmark_node_get_literal:
+cmark_node_get_list_type:
   adrp x16, quire_lazy_slots+2344
   ldr x16, [x16, #:lo12:quire_lazy_slots+2344]
   br x16
 quire_lazy_stub_293:
   mov x17, #293
   b quire_lazy_common
-  .globl cmark_node_get_start_line
-  .type cmark_node_get_start_line, %function
+  .globl cmark_node_get_literal
+  .type cmark_node_get_literal, %function
   .p2align 4
-cmark_node_get_start_line:
+cmark_node_get_literal:
   adrp x16, quire_lazy_slots+2352
   ldr x16, [x16, #:lo12:quire_lazy_slots+2352]
   br x16
 quire_lazy_stub_294:
   mov x17, #294
   b quire_lazy_common
-  .globl cmark_node_get_title
-  .type cmark_node_get_title, %function
+  .globl cmark_node_get_start_line
+  .type cmark_node_get_start_line, %function
   .p2align 4
-cmark_node_get_title:
+cmark_node_get_start_line:
   adrp x16, quire_lazy_slots+2360
   ldr x16, [x16, #:lo12:quire_lazy_slots+2360]
   br x16
 quire_lazy_stub_295:
   mov x17, #295
   b quire_lazy_common
-  .globl cmark_node_get_type
-  .type cmark_node_get_type, %function
+  .globl cmark_node_get_title
+  .type cmark_node_get_title, %function
   .p2align 4
-cmark_node_get_type:
+cmark_node_get_title:
   adrp x16, quire_lazy_slots+2368
   ldr x16, [x16, #:lo12:quire_lazy_slots+2368]
   br x16
 quire_lazy_stub_296:
   mov x17, #296
   b quire_lazy_common
-  .globl cmark_node_get_type_string
-  .type cmark_node_get_type_string, %function
+  .globl cmark_node_get_type
+  .type cmark_node_get_type, %function
   .p2align 4
-cmark_node_get_type_string:
+cmark_node_get_type:
   adrp x16, quire_lazy_slots+2376
   ldr x16, [x16, #:lo12:quire_lazy_slots+2376]
   br x16
 quire_lazy_stub_297:
   mov x17, #297
   b quire_lazy_common
-  .globl cmark_node_get_url
-  .type cmark_node_get_url, %function
+  .globl cmark_node_get_type_string
+  .type cmark_node_get_type_string, %function
   .p2align 4
-cmark_node_get_url:
+cmark_node_get_type_string:
   adrp x16, quire_lazy_slots+2384
   ldr x16, [x16, #:lo12:quire_lazy_slots+2384]
   br x16
 quire_lazy_stub_298:
   mov x17, #298
   b quire_lazy_common
-  .globl cmark_node_next
-  .type cmark_node_next, %function
+  .globl cmark_node_get_url
+  .type cmark_node_get_url, %function
   .p2align 4
-cmark_node_next:
+cmark_node_get_url:
   adrp x16, quire_lazy_slots+2392
   ldr x16, [x16, #:lo12:quire_lazy_slots+2392]
   br x16
 quire_lazy_stub_299:
   mov x17, #299
   b quire_lazy_common
-  .globl cmark_node_parent
-  .type cmark_node_parent, %function
+  .globl cmark_node_next
+  .type cmark_node_next, %function
   .p2align 4
-cmark_node_parent:
+cmark_node_next:
   adrp x16, quire_lazy_slots+2400
   ldr x16, [x16, #:lo12:quire_lazy_slots+2400]
   br x16
 quire_lazy_stub_300:
   mov x17, #300
   b quire_lazy_common
-  .globl cmark_parser_attach_syntax_extension
-  .type cmark_parser_attach_syntax_extension, %function
+  .globl cmark_node_parent
+  .type cmark_node_parent, %function
   .p2align 4
-cmark_parser_attach_syntax_extension:
+cmark_node_parent:
   adrp x16, quire_lazy_slots+2408
   ldr x16, [x16, #:lo12:quire_lazy_slots+2408]
   br x16
 quire_lazy_stub_301:
   mov x17, #301
   b quire_lazy_common
-  .globl cmark_parser_feed
-  .type cmark_parser_feed, %function
+  .globl cmark_parser_attach_syntax_extension
+  .type cmark_parser_attach_syntax_extension, %function
   .p2align 4
-cmark_parser_feed:
+cmark_parser_attach_syntax_extension:
   adrp x16, quire_lazy_slots+2416
   ldr x16, [x16, #:lo12:quire_lazy_slots+2416]
   br x16
 quire_lazy_stub_302:
   mov x17, #302
   b quire_lazy_common
-  .globl cmark_parser_finish
-  .type cmark_parser_finish, %function
+  .globl cmark_parser_feed
+  .type cmark_parser_feed, %function
   .p2align 4
-cmark_parser_finish:
+cmark_parser_feed:
   adrp x16, quire_lazy_slots+2424
   ldr x16, [x16, #:lo12:quire_lazy_slots+2424]
   br x16
 quire_lazy_stub_303:
   mov x17, #303
   b quire_lazy_common
-  .globl cmark_parser_free
-  .type cmark_parser_free, %function
+  .globl cmark_parser_finish
+  .type cmark_parser_finish, %function
   .p2align 4
-cmark_parser_free:
+cmark_parser_finish:
   adrp x16, quire_lazy_slots+2432
   ldr x16, [x16, #:lo12:quire_lazy_slots+2432]
   br x16
 quire_lazy_stub_304:
   mov x17, #304
   b quire_lazy_common
-  .globl cmark_parser_get_syntax_extensions
-  .type cmark_parser_get_syntax_extensions, %function
+  .globl cmark_parser_free
+  .type cmark_parser_free, %function
   .p2align 4
-cmark_parser_get_syntax_extensions:
+cmark_parser_free:
   adrp x16, quire_lazy_slots+2440
   ldr x16, [x16, #:lo12:quire_lazy_slots+2440]
   br x16
 quire_lazy_stub_305:
   mov x17, #305
   b quire_lazy_common
-  .globl cmark_parser_new
-  .type cmark_parser_new, %function
+  .globl cmark_parser_get_syntax_extensions
+  .type cmark_parser_get_syntax_extensions, %function
   .p2align 4
-cmark_parser_new:
+cmark_parser_get_syntax_extensions:
   adrp x16, quire_lazy_slots+2448
   ldr x16, [x16, #:lo12:quire_lazy_slots+2448]
   br x16
 quire_lazy_stub_306:
   mov x17, #306
   b quire_lazy_common
-  .globl cmark_render_html
-  .type cmark_render_html, %function
+  .globl cmark_parser_new
+  .type cmark_parser_new, %function
   .p2align 4
-cmark_render_html:
+cmark_parser_new:
   adrp x16, quire_lazy_slots+2456
   ldr x16, [x16, #:lo12:quire_lazy_slots+2456]
   br x16
 quire_lazy_stub_307:
   mov x17, #307
   b quire_lazy_common
-  .globl cmark_version_string
-  .type cmark_version_string, %function
+  .globl cmark_render_html
+  .type cmark_render_html, %function
   .p2align 4
-cmark_version_string:
+cmark_render_html:
   adrp x16, quire_lazy_slots+2464
   ldr x16, [x16, #:lo12:quire_lazy_slots+2464]
   br x16
 quire_lazy_stub_308:
   mov x17, #308
   b quire_lazy_common
-  .globl cmark_gfm_core_extensions_ensure_registered
-  .type cmark_gfm_core_extensions_ensure_registered, %function
+  .globl cmark_version_string
+  .type cmark_version_string, %function
   .p2align 4
-cmark_gfm_core_extensions_ensure_registered:
+cmark_version_string:
   adrp x16, quire_lazy_slots+2472
   ldr x16, [x16, #:lo12:quire_lazy_slots+2472]
   br x16
 quire_lazy_stub_309:
   mov x17, #309
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_alignments
-  .type cmark_gfm_extensions_get_table_alignments, %function
+  .globl cmark_gfm_core_extensions_ensure_registered
+  .type cmark_gfm_core_extensions_ensure_registered, %function
   .p2align 4
-cmark_gfm_extensions_get_table_alignments:
+cmark_gfm_core_extensions_ensure_registered:
   adrp x16, quire_lazy_slots+2480
   ldr x16, [x16, #:lo12:quire_lazy_slots+2480]
   br x16
 quire_lazy_stub_310:
   mov x17, #310
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_columns
-  .type cmark_gfm_extensions_get_table_columns, %function
+  .globl cmark_gfm_extensions_get_table_alignments
+  .type cmark_gfm_extensions_get_table_alignments, %function
   .p2align 4
-cmark_gfm_extensions_get_table_columns:
+cmark_gfm_extensions_get_table_alignments:
   adrp x16, quire_lazy_slots+2488
   ldr x16, [x16, #:lo12:quire_lazy_slots+2488]
   br x16
 quire_lazy_stub_311:
   mov x17, #311
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_row_is_header
-  .type cmark_gfm_extensions_get_table_row_is_header, %function
+  .globl cmark_gfm_extensions_get_table_columns
+  .type cmark_gfm_extensions_get_table_columns, %function
   .p2align 4
-cmark_gfm_extensions_get_table_row_is_header:
+cmark_gfm_extensions_get_table_columns:
   adrp x16, quire_lazy_slots+2496
   ldr x16, [x16, #:lo12:quire_lazy_slots+2496]
   br x16
 quire_lazy_stub_312:
   mov x17, #312
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_tasklist_item_checked
-  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
+  .globl cmark_gfm_extensions_get_table_row_is_header
+  .type cmark_gfm_extensions_get_table_row_is_header, %function
   .p2align 4
-cmark_gfm_extensions_get_tasklist_item_checked:
+cmark_gfm_extensions_get_table_row_is_header:
   adrp x16, quire_lazy_slots+2504
   ldr x16, [x16, #:lo12:quire_lazy_slots+2504]
   br x16
 quire_lazy_stub_313:
   mov x17, #313
   b quire_lazy_common
-  .globl deflate
-  .type deflate, %function
+  .globl cmark_gfm_extensions_get_tasklist_item_checked
+  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
   .p2align 4
-deflate:
+cmark_gfm_extensions_get_tasklist_item_checked:
   adrp x16, quire_lazy_slots+2512
   ldr x16, [x16, #:lo12:quire_lazy_slots+2512]
   br x16
 quire_lazy_stub_314:
   mov x17, #314
   b quire_lazy_common
-  .globl deflateEnd
-  .type deflateEnd, %function
+  .globl deflate
+  .type deflate, %function
   .p2align 4
-deflateEnd:
+deflate:
   adrp x16, quire_lazy_slots+2520
   ldr x16, [x16, #:lo12:quire_lazy_slots+2520]
   br x16
 quire_lazy_stub_315:
   mov x17, #315
   b quire_lazy_common
-  .globl deflateInit2_
-  .type deflateInit2_, %function
+  .globl deflateEnd
+  .type deflateEnd, %function
   .p2align 4
-deflateInit2_:
+deflateEnd:
   adrp x16, quire_lazy_slots+2528
   ldr x16, [x16, #:lo12:quire_lazy_slots+2528]
   br x16
 quire_lazy_stub_316:
   mov x17, #316
   b quire_lazy_common
-  .globl inflate
-  .type inflate, %function
+  .globl deflateInit2_
+  .type deflateInit2_, %function
   .p2align 4
-inflate:
+deflateInit2_:
   adrp x16, quire_lazy_slots+2536
   ldr x16, [x16, #:lo12:quire_lazy_slots+2536]
   br x16
 quire_lazy_stub_317:
   mov x17, #317
   b quire_lazy_common
-  .globl inflateEnd
-  .type inflateEnd, %function
+  .globl inflate
+  .type inflate, %function
   .p2align 4
-inflateEnd:
+inflate:
   adrp x16, quire_lazy_slots+2544
   ldr x16, [x16, #:lo12:quire_lazy_slots+2544]
   br x16
 quire_lazy_stub_318:
   mov x17, #318
   b quire_lazy_common
-  .globl inflateInit2_
-  .type inflateInit2_, %function
+  .globl inflateEnd
+  .type inflateEnd, %function
   .p2align 4
-inflateInit2_:
+inflateEnd:
   adrp x16, quire_lazy_slots+2552
   ldr x16, [x16, #:lo12:quire_lazy_slots+2552]
   br x16
 quire_lazy_stub_319:
   mov x17, #319
+  b quire_lazy_common
+  .globl inflateInit2_
+  .type inflateInit2_, %function
+  .p2align 4
+inflateInit2_:
+  adrp x16, quire_lazy_slots+2560
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2560]
+  br x16
+quire_lazy_stub_320:
+  mov x17, #320
   b quire_lazy_common
 #endif
 #endif

@@ -49,7 +49,10 @@ public struct QuireCommand: AsyncParsableCommand {
   private static let processOwnership = Atomic<Bool>(false)
 
   private static func run(arguments: [String], ownsProcess: Bool) async -> Int32 {
-    if ownsProcess { processOwnership.store(true, ordering: .relaxed) }
+    if ownsProcess {
+      processOwnership.store(true, ordering: .relaxed)
+      StartupPrefetch.begin(for: arguments)
+    }
     do {
       // The REPL's own arguments are ed's (`-sp:` is -s with -p ':'): EdArguments reads them.
       if let first = arguments.first, subcommandNames.contains(first) { try checkNoFileNameTakenForOptions(arguments) }

@@ -632,6 +632,13 @@ public final class TypeRegistry: Sendable, Hashable, CustomDebugStringConvertibl
     return lines.joined(separator: "\n")
   }
 
+  /// Reads what identification needs (the shared-mime-info files and the magic rules) now,
+  /// so that a first identification later finds them read. `quire` calls it on another core
+  /// while it parses a command's arguments (`StartupPrefetch`).
+  package func prepareForIdentification() {
+    _ = magicDatabase
+  }
+
   // MARK: shared-mime-info access for identification
 
   var sharedMIMEDatabase: SharedMIMEDatabase? { withDatabaseState { $0.database } }

@@ -122,6 +122,14 @@ public enum TextLayout {
     }
   }
 
+  /// Starts fontconfig's set-up (its configuration files and font caches, read by pango on
+  /// a thread of its own, `[pango] FcInit`) without waiting for it, so that the first text
+  /// laid out later in the process finds it done or under way. `quire thumbnail` calls it
+  /// while it parses its arguments (`StartupPrefetch`).
+  package static func prepareFonts() {
+    _ = pango_cairo_font_map_get_default()
+  }
+
   /// The version of the linked pango, e.g. "1.50.12".
   public static var libraryVersion: String { String(cString: pango_version_string()) }
 }

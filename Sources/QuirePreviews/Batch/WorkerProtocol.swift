@@ -135,7 +135,9 @@ public enum ThumbnailOutput {
     do {
       try OutputPath.write(png, to: url) { target in
         // By the path's bytes: a URL carrying a name that is not UTF-8 writes that very name.
-        if case .failure(let failure) = AtomicFile.write(png, to: target.path, mode: 0o644) { throw failure }
+        // Not made durable (no fsync): a thumbnail is a cache's file, made again when lost, and
+        // the rename still keeps a reader from ever seeing half of one.
+        if case .failure(let failure) = AtomicFile.write(png, to: target.path, mode: 0o644, durable: false) { throw failure }
       }
     } catch let error as QuireError {
       throw error

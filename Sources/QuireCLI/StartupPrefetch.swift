@@ -1,0 +1,24 @@
+import QuireFormats
+import QuireSystem
+import QuireTypes
+
+/// Work a command will need, started on another core while its arguments are parsed (the
+/// argument parser's reflection over the command tree takes several milliseconds): the type
+/// registry's files (shared-mime-info's `types`, `aliases`, `subclasses`, `globs2` and `magic`)
+/// for the commands that identify files, and, for `quire thumbnail`, fontconfig's set-up,
+/// which is most of a small Markdown thumbnail's time. Only `quire` itself does it (an
+/// embedder's ``QuireCommand/run(arguments:)`` does not). Nothing waits for it: the command
+/// finds the registry read (or waits on its lock while it is being read) and fontconfig
+/// initialised or under way.
+enum StartupPrefetch {
+  /// The subcommands that identify files, and so read the type registry first thing.
+  static let identifyingCommands: Set<String> = ["thumbnail", "type", "search", "browse", "preview", "tag", "trash", "recent"]
+
+  static func begin(for arguments: [String]) {
+    guard let command = arguments.first, identifyingCommands.contains(command) else { return }
+    if command == "thumbnail" {
+      BlockingExecutor.shared.submit { TextLayout.prepareFonts() }
+    }
+    BlockingExecutor.shared.submit { TypeRegistry.shared.prepareForIdentification() }
+  }
+}
