@@ -514,7 +514,7 @@ final class SearchIndex: Sendable {
       let count = min(size, scan)
       var bytes = [UInt8](repeating: 0, count: count)
       guard count == 0 || bytes.withUnsafeMutableBytes({ sqlite3_blob_read(blob, $0.baseAddress, Int32(count), 0) }) == SQLITE_OK else { break }
-      found = snippet(in: String(decoding: bytes, as: UTF8.self), terms: terms, isPDF: isPDF)
+      found = bytes.withUnsafeBufferPointer { snippet(in: $0, terms: terms, isPDF: isPDF) }
       if found.line != nil || count == size { break }
     }
     return found
@@ -526,72 +526,74 @@ final class SearchIndex: Sendable {
     word.utf8.allSatisfy({ $0 < 0x80 }) ? word.lowercased() : word.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
   }
 
-  /// A snippet of `body` around its first hit of `terms`, the hits in it marked, and the
-  /// hit's line (and page, for a PDF, whose pages are separated by form feeds). One pass
-  /// over the text up to the hit and a few words on: linear, however many hits there are.
-  static func snippet(in body: String, terms: [Term], isPDF: Bool) -> (text: MarkedText, line: Int?, page: Int?) {
-    func matches(_ word: String) -> Bool {
-      terms.contains { term in term.words.contains { $0 == word || (term.isPrefix && term.words.last == $0 && word.hasPrefix($0)) } }
-    }
-    // Find the first hit, a word at a time, keeping the last few words before it.
-    var window: [(word: String, offset: Int, end: Int)] = []
+  /// A snippet of `body` (UTF-8, perhaps cut anywhere) around its first hit of `terms`, the
+  /// hits in it marked, and the hit's line (and page, for a PDF, whose pages are separated by
+  /// form feeds). One pass over the bytes up to the hit and a few words on: linear, however
+  /// many hits there are. Words are FTS5's `unicode61` tokens (runs of letters, digits and
+  /// combining marks); an ASCII word is compared with the terms in place, without being
+  /// copied or folded, so a long English text up to its hit costs a byte comparison or two
+  /// per character. Bytes that are not UTF-8 separate words and show as U+FFFD.
+  static func snippet(in body: UnsafeBufferPointer<UInt8>, terms: [Term], isPDF: Bool) -> (text: MarkedText, line: Int?, page: Int?) {
+    let matcher = WordMatcher(terms: terms)
+    let count = body.count
+    // The words seen so far: up to `lead` before the first hit, then the ones after it.
+    var window: [(offset: Int, end: Int)] = []
+    var collected: [(offset: Int, end: Int)] = []
     var first: Int? = nil
-    var scalars = body.unicodeScalars.makeIterator()
-    var offset = 0
-    var current = ""
-    var currentStart = 0
     let lead = 3
     var cutBefore = false
     var cutAfter = false
-    var collected: [(word: String, offset: Int, end: Int)] = []
+    var wordStart = -1
+    var wordIsASCII = true
     func close(at end: Int) {
-      guard !current.isEmpty else { return }
-      let folded = Self.folded(current)
-      let entry = (folded, currentStart, end)
+      guard wordStart >= 0 else { return }
+      let entry = (offset: wordStart, end: end)
       if first == nil {
         window.append(entry)
         if window.count > lead + 1 {
           window.removeFirst()
           cutBefore = true
         }
-        if matches(folded) { first = window.count - 1 }
+        if matcher.matches(UnsafeBufferPointer(rebasing: body[wordStart..<end]), isASCII: wordIsASCII) { first = window.count - 1 }
       } else {
         collected.append(entry)
       }
-      current = ""
+      wordStart = -1
+      wordIsASCII = true
     }
-    while let scalar = scalars.next() {
-      let isWord = scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.generalCategory == .nonspacingMark
+    var index = 0
+    while index < count {
+      let (isWord, width) = Self.wordScalar(in: body, at: index)
       if isWord {
-        if current.isEmpty { currentStart = offset }
-        current.unicodeScalars.append(scalar)
+        if wordStart < 0 { wordStart = index }
+        if width > 1 { wordIsASCII = false }
       } else {
-        close(at: offset)
+        close(at: index)
         if first != nil, window.count + collected.count >= snippetWords {
-          cutAfter = scalars.next() != nil
+          cutAfter = index + width < count
           break
         }
       }
-      offset += UTF8.width(scalar)
+      index += width
     }
-    close(at: offset)
-    guard first != nil else {
+    if index >= count { close(at: count) }
+    func text(_ from: Int, _ to: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: body[from..<to]), as: UTF8.self) }
+    guard let first else {
       // No word matched as folded here (FTS5's tokenizer differs in some scripts): the start.
-      let opening = flattened(String(body.prefix(120)))
-      return (MarkedText(segments: opening.isEmpty ? [] : [.init(text: opening + (body.dropFirst(120).isEmpty ? "" : "…"), isMatch: false)]), nil, nil)
+      let opening = text(0, min(count, 2048))
+      let shown = flattened(String(opening.prefix(120)))
+      let more = count > 2048 || opening.count > 120
+      return (MarkedText(segments: shown.isEmpty ? [] : [.init(text: shown + (more ? "…" : ""), isMatch: false)]), nil, nil)
     }
     let shown = Array((window + collected).prefix(snippetWords))
     // The snippet: the original text from the first shown word to the last, hits marked.
-    let utf8 = body.utf8
-    func slice(_ from: Int, _ to: Int) -> String {
-      String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: from)..<utf8.index(utf8.startIndex, offsetBy: to)], as: UTF8.self)
-    }
     var segments: [MarkedText.Segment] = []
     if cutBefore { segments.append(.init(text: "…", isMatch: false)) }
     var position = shown[0].offset
     for entry in shown {
-      if entry.offset > position { segments.append(.init(text: flattened(slice(position, entry.offset)), isMatch: false)) }
-      segments.append(.init(text: slice(entry.offset, entry.end), isMatch: matches(entry.word)))
+      if entry.offset > position { segments.append(.init(text: flattened(text(position, entry.offset)), isMatch: false)) }
+      let word = UnsafeBufferPointer(rebasing: body[entry.offset..<entry.end])
+      segments.append(.init(text: text(entry.offset, entry.end), isMatch: matcher.matches(word, isASCII: word.allSatisfy { $0 < 0x80 })))
       position = entry.end
     }
     if cutAfter { segments.append(.init(text: "…", isMatch: false)) }
@@ -605,10 +607,9 @@ final class SearchIndex: Sendable {
       }
     }
     // The hit's line and page: count line breaks and form feeds before it.
-    let hitOffset = window[first ?? 0].offset
     var line = 1
     var page = 1
-    for byte in utf8.prefix(hitOffset) {
+    for byte in UnsafeBufferPointer(rebasing: body[0..<window[first].offset]) {
       if byte == 0x0A { line += 1 }
       if byte == 0x0C {
         page += 1
@@ -616,6 +617,63 @@ final class SearchIndex: Sendable {
       }
     }
     return (MarkedText(segments: merged), line, isPDF ? page : nil)
+  }
+
+  /// Whether the scalar at `index` of `bytes` is part of a word (a letter, digit or combining
+  /// mark, as FTS5's `unicode61` counts them) and how many bytes it takes; a byte that does
+  /// not start a valid UTF-8 sequence is one byte and not a word's.
+  static func wordScalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (isWord: Bool, width: Int) {
+    let lead = bytes[index]
+    if lead < 0x80 {
+      return ((lead | 0x20) >= 0x61 && (lead | 0x20) <= 0x7A || lead >= 0x30 && lead <= 0x39, 1)
+    }
+    let width = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+    guard width > 1, index + width <= bytes.count else { return (false, 1) }
+    var value = UInt32(lead) & (0xFF >> UInt32(width + 1))
+    for offset in 1..<width {
+      let next = bytes[index + offset]
+      guard next & 0xC0 == 0x80 else { return (false, 1) }
+      value = value << 6 | UInt32(next & 0x3F)
+    }
+    guard let scalar = Unicode.Scalar(value) else { return (false, 1) }
+    let properties = scalar.properties
+    return (properties.isAlphabetic || properties.numericType != nil || properties.generalCategory == .nonspacingMark, width)
+  }
+
+  /// Compares words of a text with a query's terms as FTS5 does (folded: case and accents
+  /// ignored; the last word of a `prefix*` term matches the start of a word).
+  struct WordMatcher {
+    /// Each term's words, folded, as bytes, and whether the word may be a prefix.
+    let words: [(bytes: [UInt8], isPrefix: Bool)]
+    init(terms: [Term]) {
+      var words: [(bytes: [UInt8], isPrefix: Bool)] = []
+      for term in terms {
+        for (index, word) in term.words.enumerated() {
+          words.append((Array(word.utf8), term.isPrefix && index == term.words.count - 1))
+        }
+      }
+      self.words = words
+    }
+
+    /// Whether `word` (a token's bytes) is one of the terms' words.
+    func matches(_ word: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> Bool {
+      if isASCII {
+        return words.contains { candidate in
+          let length = candidate.bytes.count
+          guard candidate.isPrefix ? word.count >= length : word.count == length else { return false }
+          for position in 0..<length {
+            var byte = word[position]
+            if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
+            if byte != candidate.bytes[position] { return false }
+          }
+          return true
+        }
+      }
+      let folded = Array(SearchIndex.folded(String(decoding: word, as: UTF8.self)).utf8)
+      return words.contains { candidate in
+        candidate.isPrefix ? folded.starts(with: candidate.bytes) : folded == candidate.bytes
+      }
+    }
   }
 
   /// Line breaks, tabs and form feeds as spaces (a snippet is one line).

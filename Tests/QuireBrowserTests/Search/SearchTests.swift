@@ -60,6 +60,23 @@ final class SearchTests: BrowserTestCase {
     #expect(hit.snippet.rendered().hasPrefix("first line [needle] [needle]"), "\(hit.snippet.rendered())")
   }
 
+  /// Snippets mark the words FTS5 matched: accents and case folded, prefixes, words of other
+  /// scripts, and a first hit past the first 64 KiB that is read first.
+  @Test func snippetsMarkFoldedPrefixedJapaneseAndLaterHits() throws {
+    try makeDocuments()
+    try folder.write("タイトル\n\n東京 と 大阪 の 話\n", to: "ja.md")
+    try folder.write("opening\n" + String(repeating: "filler ", count: 30_000) + "\nthe marker is here\n", to: "later.txt")
+    try browser.updateSearchIndex()
+    let zurich = try #require(try browser.search("zurich").first)
+    #expect(zurich.snippet.segments.contains { $0.isMatch && $0.text == "Zürich" } && zurich.line == 4, "\(zurich.snippet.rendered())")
+    let prefix = try #require(try browser.search("QUART*").first)
+    #expect(prefix.snippet.rendered().contains("[quarterly]"), "\(prefix.snippet.rendered())")
+    let japanese = try #require(try browser.search("大阪").first)
+    #expect(japanese.snippet.rendered() == "タイトル  東京 と [大阪] の 話" && japanese.line == 3, "\(japanese.snippet.rendered())")
+    let later = try #require(try browser.search("marker").first)
+    #expect(later.snippet.rendered().hasSuffix("the [marker] is here") && later.line == 3, "\(later.snippet.rendered())")
+  }
+
   /// A snippet looks at a document's first MiB only, so one hit costs the same however large
   /// the document: a hit only later is found, and shown as the document's opening.
   @Test func aHitOnlyBeyondTheFirstMebibyteIsFoundAndShownAsTheOpening() throws {
