@@ -11,8 +11,9 @@ import QuireTypes
 /// finds the registry read (or waits on its lock while it is being read) and fontconfig
 /// initialised or under way.
 enum StartupPrefetch {
-  /// The subcommands that identify files, and so read the type registry first thing.
-  static let identifyingCommands: Set<String> = ["thumbnail", "type", "search", "browse", "preview", "tag", "trash", "recent"]
+  /// The subcommands that identify files first thing, and so read the type registry. (A
+  /// search does not: it identifies only files that changed since the index last saw them.)
+  static let identifyingCommands: Set<String> = ["thumbnail", "type", "browse", "preview"]
 
   static func begin(for arguments: [String]) {
     guard let command = arguments.first, identifyingCommands.contains(command) else { return }

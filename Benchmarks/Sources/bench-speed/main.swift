@@ -66,6 +66,12 @@ guard floorBuild.status == 0 else {
   print("could not compile floors/foundation-version.swift with swiftc -O -static-stdlib")
   exit(1)
 }
+// The text thumbnail's floor: the same libraries (pango, cairo, fontconfig) from C, nothing else.
+let textFloorBinary = work.appendingPathComponent("text-thumbnail-floor").path
+let pangoFlags = spawnProcess(["pkg-config", "--cflags", "--libs", "pangocairo"], capture: true).output
+  .split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+let textFloorBuild = spawnProcess(
+  ["cc", "-O2", "-o", textFloorBinary, benchRoot.appendingPathComponent("floors/text-thumbnail.c").path] + pangoFlags)
 let small = work.appendingPathComponent("small/note.md")
 try write("# Note\n\nSome *Markdown* with `code`.\n", to: small)
 let thumbnail = work.appendingPathComponent("note.png").path
@@ -79,10 +85,19 @@ let startCommands: [(String, [String], String)] = [
   ("`quire thumbnail -s 256 note.md note.png`", [quire, "thumbnail", "-s", "256", small.path, thumbnail], "≤ 20 ms"),
   ("`quire search note` (one-file folder, warm)", [quire, "search", "note", "--in", small.deletingLastPathComponent().path], ""),
 ]
+var thumbnailSeconds = 0.0
 for (label, argv, target) in startCommands {
   let measured = medianRun(argv, rounds: rounds * 3, environment: startEnvironment)
   if measured.status != 0 { print("  (\(label) exited with status \(measured.status))") }
+  if argv.contains("thumbnail") { thumbnailSeconds = measured.seconds }
   row(label, measured.seconds, "Foundation-only Swift program", floorStart, target)
+}
+if textFloorBuild.status == 0 {
+  let textFloor = medianRun(
+    [textFloorBinary, "256", small.path, work.appendingPathComponent("floor.png").path], rounds: rounds * 3, environment: startEnvironment)
+  row("`quire thumbnail -s 256 note.md note.png`", thumbnailSeconds, "C floor: pango + cairo draw the same text", textFloor.seconds, "")
+} else {
+  print("  (could not compile floors/text-thumbnail.c: install libpango1.0-dev)")
 }
 
 // MARK: 2. Previews

@@ -80,9 +80,12 @@ struct Listing {
 
   private func forEachEntry(inPath folder: String, _ visit: (_ path: String, _ info: stat) -> Void) {
     let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+    // Each entry is looked at beneath the open folder (`fstatat`), not by its whole path.
+    guard case .success(let descriptor) = SystemCalls.open(PathCarrier.path(folder), O_RDONLY | O_DIRECTORY) else { return }
+    defer { SystemCalls.release(descriptor) }
     for name in names(inPath: folder) {
       let path = prefix + name
-      guard case .success(let info) = SystemCalls.lstat(PathCarrier.path(path)) else { continue }
+      guard case .success(let info) = SystemCalls.lstat(name, in: descriptor, path: path) else { continue }
       if (info.st_mode & S_IFMT) == S_IFDIR && !isPackage(named: name) {
         if configuration.includesSubfolders { forEachEntry(inPath: path, visit) }
         continue

@@ -192,12 +192,13 @@ final class SearchIndex: Sendable {
     var report = SearchIndexReport()
     try withDatabase { database in
       let (stored, skipped) = try database.read { db in
-        let stored = try Row.fetchAll(db, sql: "SELECT id, path, size, mtime FROM document").reduce(into: [String: Stored]()) {
-          $0[$1["path"]] = Stored(id: $1["id"], size: $1["size"], mtime: $1["mtime"])
-        }
-        let skipped = try Row.fetchAll(db, sql: "SELECT path, size, mtime FROM skipped").reduce(into: [String: Stored]()) {
-          $0[$1["path"]] = Stored(id: 0, size: $1["size"], mtime: $1["mtime"])
-        }
+        // Read with a cursor, columns by position: no row is kept, no name looked up.
+        var stored: [String: Stored] = [:]
+        let documents = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime FROM document")
+        while let row = try documents.next() { stored[row[0]] = Stored(id: row[1], size: row[2], mtime: row[3]) }
+        var skipped: [String: Stored] = [:]
+        let others = try Row.fetchCursor(db, sql: "SELECT path, size, mtime FROM skipped")
+        while let row = try others.next() { skipped[row[0]] = Stored(id: 0, size: row[1], mtime: row[2]) }
         return (stored, skipped)
       }
       // The walk: unchanged entries cost their lstat; the rest are identified.
