@@ -123,10 +123,12 @@ let package = Package(
       name: "QuireTypes",
       dependencies: ["QuireCore", "QuireSystem", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: swiftSettings),
+    // A per-thread allocation region for cmark-gfm's parses (C: cmark's allocator callbacks carry no context).
+    .target(name: "CQuireMarkdown", dependencies: ["CCmarkGFM"]),
     // Markdown trees and safe HTML (cmark-gfm): light enough for the document layer.
     .target(
       name: "QuireMarkdown",
-      dependencies: ["QuireTypes", "CCmarkGFM"],
+      dependencies: ["QuireTypes", "CCmarkGFM", "CQuireMarkdown"],
       swiftSettings: swiftSettings),
     // The renderers: PDF reading and drawing (poppler-glib, cairo), text layout (pango), PNG.
     .target(

@@ -21,7 +21,7 @@ static const char *const quire_lazy_libraries[QUIRE_LAZY_LIBRARY_COUNT][2] = {
   {"libz.so.1", "libz.so"},
 };
 
-#define QUIRE_LAZY_FUNCTION_COUNT 321
+#define QUIRE_LAZY_FUNCTION_COUNT 323
 // Each trampoline's function name and library (an index into quire_lazy_libraries).
 static const struct quire_lazy_function { const char *name; int library; }
     quire_lazy_functions[QUIRE_LAZY_FUNCTION_COUNT] = {
@@ -311,6 +311,7 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"inotifytools_watch_file", 12},
   {"inotifytools_wd_from_filename", 12},
   {"cmark_find_syntax_extension", 13},
+  {"cmark_get_default_mem_allocator", 13},
   {"cmark_node_first_child", 13},
   {"cmark_node_free", 13},
   {"cmark_node_get_end_line", 13},
@@ -333,6 +334,7 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"cmark_parser_free", 13},
   {"cmark_parser_get_syntax_extensions", 13},
   {"cmark_parser_new", 13},
+  {"cmark_parser_new_with_mem", 13},
   {"cmark_render_html", 13},
   {"cmark_version_string", 13},
   {"cmark_gfm_core_extensions_ensure_registered", 14},
