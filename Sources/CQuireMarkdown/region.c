@@ -6,7 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ALIGNMENT = 16, HEADER = 16, BLOCK_SIZE = 4 << 20 };
+enum { ALIGNMENT = 16, HEADER = 16, BLOCK_SIZE = 4 << 20, LARGE = 256 << 10 };
+enum { IN_BLOCK = 0, ON_ITS_OWN = 1 };
+
+// Every allocation is preceded by 16 bytes: its size, then its kind. One in a block is
+// handed out in order; one of LARGE bytes or more (a growing output buffer, a long text) is
+// a malloc of its own, so that growing it is realloc's business (no copy left behind), kept
+// in a list so that the region's end frees it.
+struct large {
+  struct large *previous, *next;
+  size_t size;
+  size_t kind;
+};
 
 struct block {
   struct block *previous;
@@ -16,6 +27,7 @@ struct block {
 };
 
 static _Thread_local struct block *current = NULL;
+static _Thread_local struct large *larges = NULL;
 static _Thread_local int active = 0;
 
 static size_t rounded(size_t size) { return (size + ALIGNMENT - 1) & ~(size_t)(ALIGNMENT - 1); }
@@ -27,9 +39,31 @@ static void out_of_memory(void) {
   abort();
 }
 
+static size_t kind_of(void *pointer) { return ((size_t *)pointer)[-1]; }
+static size_t size_of(void *pointer) { return ((size_t *)pointer)[-2]; }
+
+/// A large allocation of `size` bytes on its own, linked into the region's list.
+static void *take_large(size_t size) {
+  if (size > SIZE_MAX - sizeof(struct large)) out_of_memory();
+  struct large *large = malloc(sizeof(struct large) + size);
+  if (large == NULL) out_of_memory();
+  large->previous = NULL;
+  large->next = larges;
+  if (larges != NULL) larges->previous = large;
+  larges = large;
+  large->size = size;
+  large->kind = ON_ITS_OWN;
+  return large + 1;
+}
+
+static void unlink_large(struct large *large) {
+  if (large->previous != NULL) large->previous->next = large->next; else larges = large->next;
+  if (large->next != NULL) large->next->previous = large->previous;
+}
+
 /// `size` bytes (not zeroed) from the region, with the size kept in a header before them.
 static void *take(size_t size) {
-  if (size > SIZE_MAX - HEADER - ALIGNMENT - sizeof(struct block)) out_of_memory();
+  if (size >= LARGE) return take_large(size);
   size_t need = HEADER + rounded(size ? size : 1);
   if (current == NULL || current->size - current->used < need) {
     size_t usable = need > BLOCK_SIZE ? need : BLOCK_SIZE;
@@ -42,7 +76,8 @@ static void *take(size_t size) {
     current = block;
   }
   unsigned char *header = base(current) + current->used;
-  *(size_t *)header = size;
+  ((size_t *)header)[0] = size;
+  ((size_t *)header)[1] = IN_BLOCK;
   current->last = current->used;
   current->used += need;
   return header + HEADER;
@@ -62,8 +97,21 @@ static void *region_calloc(size_t count, size_t size) {
 
 static void *region_realloc(void *pointer, size_t size) {
   if (pointer == NULL) return take(size);
-  size_t old = *(size_t *)((unsigned char *)pointer - HEADER);
-  if (is_latest(pointer)) {
+  if (kind_of(pointer) == ON_ITS_OWN) {
+    struct large *large = (struct large *)pointer - 1;
+    unlink_large(large);
+    if (size > SIZE_MAX - sizeof(struct large)) out_of_memory();
+    struct large *moved = realloc(large, sizeof(struct large) + size);
+    if (moved == NULL) out_of_memory();
+    moved->previous = NULL;
+    moved->next = larges;
+    if (larges != NULL) larges->previous = moved;
+    larges = moved;
+    moved->size = size;
+    return moved + 1;
+  }
+  size_t old = size_of(pointer);
+  if (is_latest(pointer) && size < LARGE) {
     // The latest allocation grows (or shrinks) where it is when the block has room.
     size_t need = HEADER + rounded(size ? size : 1);
     if (current->size - current->last >= need) {
@@ -78,7 +126,14 @@ static void *region_realloc(void *pointer, size_t size) {
 }
 
 static void region_free(void *pointer) {
-  if (pointer == NULL || !is_latest(pointer)) return;
+  if (pointer == NULL) return;
+  if (kind_of(pointer) == ON_ITS_OWN) {
+    struct large *large = (struct large *)pointer - 1;
+    unlink_large(large);
+    free(large);
+    return;
+  }
+  if (!is_latest(pointer)) return;
   current->used = current->last;
   current->last = SIZE_MAX;
 }
@@ -92,6 +147,11 @@ cmark_mem *quire_markdown_region_begin(void) {
 }
 
 void quire_markdown_region_end(void) {
+  while (larges != NULL) {
+    struct large *next = larges->next;
+    free(larges);
+    larges = next;
+  }
   while (current != NULL) {
     struct block *previous = current->previous;
     free(current);
