@@ -118,6 +118,28 @@ struct GitHubMarkdownTests {
     #expect(results.allSatisfy { $0.contains("<del>old</del>") && $0.contains("<a href=\"http://www.example.org\">") })
   }
 
+  /// A parse's memory comes from a region of its thread: a document whose output buffer grows
+  /// past the region's large-allocation size many times over, parsed on several threads at
+  /// once and one after another, renders whole each time, and its tree is whole too.
+  @Test func largeDocumentsRenderWholeOnSeveralThreadsOneAfterAnother() async throws {
+    let markdown = String(repeating: "A *paragraph* with ~~old~~ text.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n", count: 20_000)
+    let paragraph = "<p>A <em>paragraph</em> with <del>old</del> text.</p>\n"
+    let results = try await withThrowingTaskGroup(of: [Int].self) { group in
+      for _ in 0..<4 {
+        group.addTask {
+          try (0..<3).map { _ in
+            let html = try CommonMark.html(from: markdown)
+            return html.components(separatedBy: paragraph).count - 1 + html.components(separatedBy: "<td>2</td>").count - 1
+          }
+        }
+      }
+      return try await group.reduce(into: [Int]()) { $0 += $1 }
+    }
+    #expect(results == Array(repeating: 40_000, count: 12))
+    let tree = try CommonMark.parse(markdown)
+    #expect(tree.children.count == 40_000)
+  }
+
   @Test func frontMatterIsMetadataNotMarkdown() {
     let (frontMatter, body) = FrontMatter.split("---\ntitle: \"Trip notes\"\ndate: 2026-11-24\ntags: [travel]\n---\n# Day one\n")
     #expect(frontMatter?.fields == [.init(key: "title", value: "Trip notes"), .init(key: "date", value: "2026-11-24"), .init(key: "tags", value: "[travel]")])
