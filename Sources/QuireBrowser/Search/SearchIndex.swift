@@ -564,7 +564,9 @@ final class SearchIndex: Sendable {
     }
     var index = 0
     while index < count {
-      let (isWord, width) = Self.wordScalar(in: body, at: index)
+      // ASCII (most of most texts) is told apart here; other scalars are decoded.
+      let byte = body[index]
+      let (isWord, width) = byte < 0x80 ? ((byte | 0x20) &- 0x61 < 26 || byte &- 0x30 < 10, 1) : Self.wordScalar(in: body, at: index)
       if isWord {
         if wordStart < 0 { wordStart = index }
         if width > 1 { wordIsASCII = false }
