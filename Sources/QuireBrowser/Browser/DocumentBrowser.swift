@@ -1,6 +1,7 @@
 public import Foundation
 public import QuireCoordination
 public import QuirePreviews
+import QuireSystem
 public import QuireTypes
 import Synchronization
 public import SystemPackage
@@ -106,6 +107,9 @@ public final class DocumentBrowser: Sendable {
 
   let watcher: BrowserWatcher
   let searchIndex: Mutex<SearchIndex?> = Mutex(nil)
+  /// The descriptor holding the mark that this browser keeps its index current (see
+  /// `SearchIndexKeeper`), while ``startUpdatingSearchIndex()`` runs.
+  let searchIndexKeeping: Mutex<FileDescriptor?> = Mutex(nil)
 
   /// Makes a browser; nothing is read until asked.
   public init(configuration: Configuration) {
@@ -203,6 +207,12 @@ public final class DocumentBrowser: Sendable {
   /// Stops watching: every stream from ``changes()`` finishes and the presenters are removed.
   public func stopWatching() {
     watcher.stop()
+    if let mark = searchIndexKeeping.withLock({ mark in
+      defer { mark = nil }
+      return mark
+    }) {
+      SystemCalls.release(mark)
+    }
   }
 
   // MARK: Thumbnails

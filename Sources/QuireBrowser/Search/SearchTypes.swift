@@ -1,4 +1,5 @@
 public import Foundation
+import QuireSystem
 public import QuireTypes
 public import SystemPackage
 
@@ -200,10 +201,32 @@ extension DocumentBrowser {
   /// Keeps the index current from change notifications (see ``changes()``) until
   /// ``stopWatching()``: each added or changed document is indexed again within about a
   /// second, each removed one dropped.
+  ///
+  /// While it does, searches over the same locations, in this process or another, can answer
+  /// from the index at once: ``searchIndexKeeper`` names this process.
   public func startUpdatingSearchIndex() throws {
     try updateSearchIndex()
     try watcher.start(browser: self)
     watcher.setIndexing(true)
+    let mark = try SearchIndexKeeper.take(at: SearchIndexKeeper.url(beside: searchIndexURL, for: configuration))
+    if let mark,
+      let previous = searchIndexKeeping.withLock({ held in
+        defer { held = mark }
+        return held
+      })
+    {
+      SystemCalls.release(previous)
+    }
+  }
+
+  /// The process (its pid) that keeps this browser's index current from change notifications
+  /// for exactly these locations and options (``startUpdatingSearchIndex()``, e.g. `quire
+  /// search --watch` or `quire serve`), or nil when none does. When one does, the index is
+  /// current up to the last second or so and a search need not call
+  /// ``updateSearchIndex(progress:)`` first (which looks at every file); when none does, it
+  /// should.
+  public var searchIndexKeeper: Int32? {
+    SearchIndexKeeper.holder(at: SearchIndexKeeper.url(beside: searchIndexURL, for: configuration))
   }
 }
 

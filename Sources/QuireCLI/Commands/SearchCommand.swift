@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireSystem
 
 /// `quire search QUERY`: full-text search of the documents in folders.
 struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
@@ -9,8 +10,10 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
     abstract: "Search the text of documents (Markdown, text, TextBundle, PDF), ranked, hits marked.",
     discussion: """
       QUERY is words (all must occur), "phrases" in double quotes and prefixes such as budg*. \
-      The index (SQLite FTS5, in $XDG_CACHE_HOME/quire/search) is brought up to date first; \
-      a missing or damaged index is made anew. Exit codes: 0 done (also with no hits), \
+      The index (SQLite FTS5, in $XDG_CACHE_HOME/quire/search) is brought up to date first, \
+      unless a 'quire search --watch' or 'quire serve' of the same folders keeps it current: \
+      then the search answers from it at once and says so on standard error. A missing or \
+      damaged index is made anew. Exit codes: 0 done (also with no hits), \
       1 a folder or the index could not be used, 2 usage error; 3 and up as 'quire help' lists.
       """)
 
@@ -20,9 +23,15 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
   @Option(help: "Show at most this many documents.") var limit = 20
   @Flag(help: "Throw the index away and make it again.") var rebuild = false
   @Flag(help: "Print JSON.") var json = false
+  @Flag(
+    help: ArgumentHelp(
+      "Keep the index current until stopped (Ctrl-C, SIGTERM).",
+      discussion: "Searches of the same folders then answer from the index at once, without looking at every file first."))
+  var watch = false
 
   func validate() throws {
-    if query.isEmpty && !rebuild { throw ValidationError("Give words to search for, or --rebuild.") }
+    if query.isEmpty && !rebuild && !watch { throw ValidationError("Give words to search for, --rebuild or --watch.") }
+    if watch && !query.isEmpty { throw ValidationError("--watch keeps the index current and searches nothing; search from another shell.") }
     if !query.isEmpty && SearchQuery(query.joined(separator: " ")).hasNoWords {
       throw ValidationError(
         "'\(query.joined(separator: " "))' has no word to search for: give words, a \"phrase\" in double quotes, or a prefix such as budg*.")
@@ -41,8 +50,20 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
     let browser = locations.makeBrowser()
     let showsProgress = isatty(STDERR_FILENO) == 1
     let progress: (@Sendable (Int, Int) -> Void)? = showsProgress ? Self.showProgress : nil
-    let report = rebuild ? try browser.rebuildSearchIndex(progress: progress) : try browser.updateSearchIndex(progress: progress)
-    if rebuild && !json { print("indexed \(report.indexed) documents (\(report.failures.count) by name only)") }
+    if watch {
+      if rebuild { try browser.rebuildSearchIndex(progress: progress) }
+      try await keepCurrent(browser)
+      return
+    }
+    // A process that keeps the index current (quire search --watch, quire serve) makes the
+    // walk over every file unneeded; otherwise the index is brought up to date first.
+    if !rebuild, let keeper = browser.searchIndexKeeper {
+      FileHandle.standardError.write(
+        Data("quire: answered from the index that process \(keeper) keeps current; a change of the last second may not be in it yet.\n".utf8))
+    } else {
+      let report = rebuild ? try browser.rebuildSearchIndex(progress: progress) : try browser.updateSearchIndex(progress: progress)
+      if rebuild && !json { print("indexed \(report.indexed) documents (\(report.failures.count) by name only)") }
+    }
     guard !query.isEmpty else { return }
     let hits = try browser.search(SearchQuery(query.joined(separator: " "), contentTypes: types.compactMap(BrowseCommand.type(named:)), limit: limit))
     if json {
@@ -50,6 +71,24 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
       return
     }
     let terminal = isatty(STDOUT_FILENO) == 1
+    printHits(hits, terminal: terminal)
+  }
+
+  /// `--watch`: keeps the index current until SIGINT or SIGTERM (or the task's cancellation).
+  func keepCurrent(_ browser: DocumentBrowser) async throws {
+    if QuireCommand.ownsProcess {
+      Interrupt.install(for: [SIGINT, SIGTERM])
+      CaughtSignals.prepare()
+    }
+    try browser.startUpdatingSearchIndex()
+    defer { browser.stopWatching() }
+    let folders = browser.configuration.locations.count
+    FileHandle.standardError.write(
+      Data("quire: keeping the search index of \(folders) folder\(folders == 1 ? "" : "s") current (process \(getpid())); stop with Ctrl-C.\n".utf8))
+    await WatchCommand.waitUntilDone(printer: WatchPrinter(), count: nil, deadline: nil, interruptible: QuireCommand.ownsProcess)
+  }
+
+  func printHits(_ hits: [SearchHit], terminal: Bool) {
     for hit in hits {
       let place = hit.page.map { "page \($0), line \(hit.line ?? 1)" } ?? hit.line.map { "line \($0)" } ?? ""
       print("\(BrowserJSON.shown(hit.url))\(place.isEmpty ? "" : ":") \(place)")

@@ -199,6 +199,45 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
     #expect(noQuery.error.contains("Usage: quire search"), "\(noQuery.error)")
   }
 
+  /// `quire search --watch` keeps the index current from change notifications, and searches
+  /// of the same folder answer from it without looking at every file, saying so; once it
+  /// ends, searches look at every file again.
+  @Test func aWatchingIndexerLetsSearchesAnswerWithoutAWalkAndKeepsThemCurrent() async throws {
+    let notes = folder.file("notes")
+    try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+    try folder.write("first a capybara\n", to: "notes/a.md")
+    let program = try #require(ProcessRunner.quire)
+    let home: [String: String] = [
+      "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": folder.url.path, "XDG_STATE_HOME": folder.file(".state").path,
+      "XDG_CACHE_HOME": folder.file(".cache").path,
+    ]
+    let watcher = try ChildProcess.start(program, ["search", "--watch", "--in", notes.path], environment: home.merging(environment) { $1 }, in: folder.url)
+    defer { watcher.kill(SIGKILL) }
+    _ = try await watcher.errors.firstLine(containing: "keeping the search index of 1 folder current", within: .seconds(120))
+    let answered = try await quire(["search", "capybara", "--in", notes.path])
+    #expect(answered.output.contains("a.md"), "\(answered.output) \(answered.error)")
+    #expect(answered.error.contains("process \(watcher.pid) keeps current"), "\(answered.error)")
+    // A new file reaches the index through the watcher.
+    try folder.write("now an okapi\n", to: "notes/b.md")
+    #expect(await eventually { (try? await self.quire(["search", "okapi", "--in", notes.path]))?.output.contains("b.md") == true })
+    // While the watcher is stopped, a search answers from the index as it is: no walk finds the new file.
+    watcher.kill(SIGSTOP)
+    try folder.write("then a tapir\n", to: "notes/c.md")
+    let unseen = try await quire(["search", "tapir", "--in", notes.path])
+    #expect(unseen.status == 0 && unseen.output.isEmpty && unseen.error.contains("keeps current"), "\(unseen.output) \(unseen.error)")
+    watcher.kill(SIGCONT)
+    #expect(await eventually { (try? await self.quire(["search", "tapir", "--in", notes.path]))?.output.contains("c.md") == true })
+    // Once it ends (SIGTERM, cleanly), a search looks at every file first again.
+    watcher.kill(SIGTERM)
+    #expect(await watcher.waitForExit() == 0)
+    try folder.write("finally a quokka\n", to: "notes/d.md")
+    let walked = try await quire(["search", "quokka", "--in", notes.path])
+    #expect(walked.output.contains("d.md") && !walked.error.contains("keeps current"), "\(walked.output) \(walked.error)")
+    // --watch takes no query.
+    let both = try await quire(["search", "okapi", "--watch", "--in", notes.path])
+    #expect(both.status == 2 && both.error.contains("--watch"), "\(both.error)")
+  }
+
   // MARK: 5. Coordination with an open REPL
 
   @Test func openREPLFollowsARenameByTheBrowser() async throws {

@@ -1,0 +1,65 @@
+import Foundation
+import QuireCore
+import QuireSystem
+import Synchronization
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The mark a process leaves while it keeps a browser's search index current from change
+/// notifications (``DocumentBrowser/startUpdatingSearchIndex()``: `quire search --watch`, a
+/// served page, `quire rpc`): an open-file-description write lock on a file beside the index,
+/// named for the browser's locations and options (`index.sqlite.kept-HASH`, 0600), holding the
+/// process's pid. A search over the same locations in any process finds the lock held and
+/// answers from the index at once, without walking the folders
+/// (``DocumentBrowser/searchIndexKeeper``). The lock goes when the keeper stops watching or
+/// ends, however it ends (the kernel drops it with the last descriptor).
+enum SearchIndexKeeper {
+  /// The mark's file for `configuration`'s locations and options, beside `index`.
+  static func url(beside index: URL, for configuration: DocumentBrowser.Configuration) -> URL {
+    // FNV-1a of what decides which files the index holds for these locations.
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    let key =
+      configuration.locations.map(\.standardizedFileURL.path).sorted().joined(separator: "\u{0}")
+      + "\u{0}\(configuration.includesSubfolders)\u{0}\(configuration.includesHiddenFiles)"
+    for byte in key.utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x100_0000_01b3
+    }
+    return index.deletingLastPathComponent().appendingPathComponent(index.lastPathComponent + ".kept-" + String(hash, radix: 16))
+  }
+
+  /// Takes the mark (the index's folder exists by now): the descriptor that holds it, or nil
+  /// when another process holds it already (then both keep the index current; searches need
+  /// only one).
+  /// - Throws: ``QuireError`` when the file cannot be made (something other than a regular file
+  ///   at its name, a folder that cannot be written).
+  static func take(at url: URL) throws -> FileDescriptor? {
+    let fd: FileDescriptor
+    switch SystemCalls.open(FilePath(url.path), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600) {
+    case .success(let opened): fd = opened
+    case .failure(let failure):
+      throw QuireError(
+        QuireError.Code(failure.errno), "Cannot mark the search index as kept current at '\(url.path)': \(QuireError.describe(failure.errno)).",
+        url: url, cause: failure.errno)
+    }
+    guard SystemCalls.isRegularFile(fd), case .success(true) = SystemCalls.lock(fd, .write, start: 0) else {
+      SystemCalls.release(fd)
+      return nil
+    }
+    _ = SystemCalls.truncate(fd, to: 0)
+    _ = SystemCalls.writeAll(fd, Array("\(getpid())\n".utf8), at: 0)
+    return fd
+  }
+
+  /// The pid of the process that holds the mark at `url`, or nil when none does.
+  static func holder(at url: URL) -> Int32? {
+    guard case .success(let fd) = SystemCalls.open(FilePath(url.path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return nil }
+    defer { SystemCalls.release(fd) }
+    guard SystemCalls.isRegularFile(fd), case .success(true) = SystemCalls.isLockedByOthers(fd, against: .read, start: 0) else { return nil }
+    let text = String(decoding: SystemCalls.read(fd, count: 32, at: 0), as: UTF8.self)
+    return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+  }
+}
