@@ -172,6 +172,8 @@ struct Reply {
   var headers: [(String, String)]
   var body: Data
   var seconds: Double
+  /// The part of ``seconds`` spent connecting (a dropped SYN is sent again after 1 s).
+  var connectSeconds: Double = 0
 }
 
 /// A request's text (`Connection: close`, so the answer ends with the connection).
@@ -220,6 +222,7 @@ func exchange(_ method: String, _ path: String, port: Int, headers: [String] = [
     return Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
   }
   let fd = tcpSocket(port: port, nonBlocking: false)
+  let connected = elapsed()
   guard fd >= 0 else { return Reply(status: -1, headers: [], body: Data(), seconds: elapsed()) }
   defer { close(fd) }
   let text = requestText(method, path, port: port, headers: headers, body: body)
@@ -234,7 +237,9 @@ func exchange(_ method: String, _ path: String, port: Int, headers: [String] = [
     if got == 0 { break }
     answer.append(contentsOf: buffer[0..<got])
   }
-  return parse(answer, seconds: elapsed())
+  var reply = parse(answer, seconds: elapsed())
+  reply.connectSeconds = connected
+  return reply
 }
 
 // MARK: - Signing in and the page's editor
@@ -480,7 +485,9 @@ final class Prober: @unchecked Sendable {
   private let stopped = Atomic(false)
   private let finished = Atomic(false)
   let phase = Mutex("")
-  let results = Mutex<[String: [(path: String, seconds: Double, ok: Bool)]]>([:])
+  let results = Mutex<[String: [(path: String, seconds: Double, ok: Bool, connect: Double)]]>([:])
+  /// What each failed normal request got.
+  let failures = Mutex<[String]>([])
   let page: Page
 
   init(page: Page) { self.page = page }
@@ -494,7 +501,11 @@ final class Prober: @unchecked Sendable {
         let path = round % 2 == 0 ? "/api/documents" : "/"
         let reply = self.page.get(path)
         let ok = reply.status == 200 && (path == "/" ? reply.body.count > 0 : String(decoding: reply.body, as: UTF8.self).contains("plan.md"))
-        self.results.withLock { $0[phase, default: []].append((path, reply.seconds, ok)) }
+        self.results.withLock { $0[phase, default: []].append((path, reply.seconds, ok, reply.connectSeconds)) }
+        if !ok {
+          let start = String(decoding: reply.body.prefix(300), as: UTF8.self)
+          self.failures.withLock { $0.append("\(path) (\(phase)): status \(reply.status) after \(Int(reply.seconds * 1000)) ms: \(start)") }
+        }
         round += 1
         let next = started + .milliseconds(250)
         if ContinuousClock.now < next { Thread.sleep(until: Date(timeIntervalSinceNow: Double((next - ContinuousClock.now).components.attoseconds) / 1e18)) }
@@ -507,6 +518,17 @@ final class Prober: @unchecked Sendable {
     stopped.store(true, ordering: .relaxed)
     while !finished.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.05) }
   }
+}
+
+/// The kernel's count of connections dropped because a listen queue was full (all sockets).
+func listenOverflows() -> Int {
+  guard let text = try? String(contentsOfFile: "/proc/net/netstat", encoding: .utf8) else { return 0 }
+  let lines = text.split(separator: "\n").filter { $0.hasPrefix("TcpExt:") }
+  guard lines.count >= 2 else { return 0 }
+  let names = lines[0].split(separator: " ")
+  let values = lines[1].split(separator: " ")
+  guard let index = names.firstIndex(of: "ListenOverflows"), index < values.count else { return 0 }
+  return Int(values[index]) ?? 0
 }
 
 // MARK: - The run
@@ -526,6 +548,7 @@ let phases = [
   ("no load (baseline)", phaseSeconds), ("2,000 idle connections", phaseSeconds), ("+ 300 slow (half-sent) requests", phaseSeconds),
   ("+ bursts of 500 concurrent /api/documents", phaseSeconds * 2), ("+ link/FIFO swap race on a served file", max(30, phaseSeconds)),
 ]
+let overflowsAtStart = listenOverflows()
 let prober = Prober(page: page)
 let idle = HeldConnections(2000, port: server.port, sending: nil)
 let slow = HeldConnections(300, port: server.port, sending: "GET /api/documents HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n")
@@ -561,14 +584,14 @@ for (index, (name, duration)) in phases.enumerated().dropFirst() {
 let lastText = "saved line\ntyped, not saved\nand more, under load\n"
 let lastEdit = page.editor("edit", ["doc": documentID, "text": lastText, "revision": revision])
 revision = lastEdit.state["revision"] as? Int ?? revision
-prober.phase.withLock { $0 = "during SIGTERM" }
+// The last normal request ends before the signal (one cut off by the stop is not a late answer).
+prober.stop()
 let stopStart = ContinuousClock.now
 kill(server.pid, SIGTERM)
 var exitStatus: Int32 = 0
 while waitpid(server.pid, &exitStatus, 0) == -1 && errno == EINTR {}
 let stopTime = ContinuousClock.now - stopStart
 let stopSeconds = Double(stopTime.components.seconds) + Double(stopTime.components.attoseconds) / 1e18
-prober.stop()
 bursts.stop()
 race.stop()
 idle.stop()
@@ -602,6 +625,13 @@ for path in ["/api/documents", "/"] {
   report("\(path) under the loads: p95", percentile(loaded, 95) * 1000, unit: "ms", baseline: median(unloaded) * 1000)
   report("\(path) under the loads: max", (loaded.max() ?? 0) * 1000, unit: "ms", baseline: median(unloaded) * 1000)
 }
+let slowest = phases.flatMap { phase in (results[phase.0] ?? []).map { (phase.0, $0.path, $0.seconds, $0.connect) } }.sorted { $0.2 > $1.2 }.prefix(5)
+print("slowest normal requests (of which connecting):")
+for row in slowest { print(String(format: "  %.0f ms (%.0f ms) %@, %@", row.2 * 1000, row.3 * 1000, row.1, row.0)) }
+let connectTimes = phases.dropFirst().flatMap { results[$0.0] ?? [] }.map(\.connect)
+print(String(format: "connecting under the loads: median %.1f ms, max %.1f ms; over 900 ms (a SYN dropped and sent again): %d", median(connectTimes) * 1000, (connectTimes.max() ?? 0) * 1000, connectTimes.filter { $0 > 0.9 }.count))
+print("listen queue overflows during the run (TcpExt ListenOverflows, the whole machine): \(listenOverflows() - overflowsAtStart)")
+for failure in prober.failures.withLock({ $0 }) { print("failed: \(failure)") }
 let burstStatuses = bursts.statuses.withLock { $0 }
 let burstTimes = bursts.times.withLock { $0 }
 print(
