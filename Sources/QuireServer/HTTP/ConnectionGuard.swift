@@ -19,7 +19,16 @@ import Synchronization
 ///   queue waits in the kernel) until a connection closes: the caps stay below the
 ///   descriptor limit, which the server raises from its soft to its hard value at start.
 ///   SwiftNIO's accept backoff waits a second after an `EMFILE`/`ENFILE` instead of retrying.
+/// - The kernel's queue of connections not yet accepted is as long as the system allows
+///   (``listenBacklog``), so a burst of connections (hundreds of requests at once, a flood of
+///   idle ones opened again) waits there for its turn: with a short queue, a connection that
+///   finds it full loses its SYN, and its client waits 1 s (then 3 s, 7 s…) to send it again.
 final class ConnectionGuard: Sendable {
+  /// The length asked for the listening socket's queue of connections not yet accepted. Linux
+  /// caps it at `net.core.somaxconn` (4,096 by default since 5.4); they hold no descriptor of
+  /// the server's until accepted.
+  static let listenBacklog = 65_535
+
   /// The deadlines and caps.
   struct Limits: Sendable {
     var headerTimeout: TimeAmount = .seconds(15)
