@@ -195,6 +195,12 @@ final class HostileLoadTests: ServedFolderTestCase {
     // swap.txt becomes, over and over, a link to /etc/passwd, a regular file, a FIFO.
     let target = served.appendingPathComponent("swap.txt").path
     let spare = served.appendingPathComponent(".swap-next").path
+    // The regular file comes in as a hard link to one written beforehand (outside the served
+    // folder), so each of the three takes as short a time to put in place: a file written
+    // afresh each round left the link in place for most of the time, and under load no read
+    // met the regular file at all.
+    let regular = folder.file("swap-regular").path
+    try Data("inside\n".utf8).write(to: URL(fileURLWithPath: regular))
     let stop = Box(false)
     let swapper = Thread {
       var round = 0
@@ -202,7 +208,7 @@ final class HostileLoadTests: ServedFolderTestCase {
         unlink(spare)
         switch round % 3 {
         case 0: _ = symlink("/etc/passwd", spare)
-        case 1: _ = FileManager.default.createFile(atPath: spare, contents: Data("inside\n".utf8))
+        case 1: _ = link(regular, spare)
         default: _ = mkfifo(spare, 0o600)
         }
         _ = rename(spare, target)
