@@ -453,13 +453,17 @@ final class SwapRace: @unchecked Sendable {
   func start() {
     let target = served.appendingPathComponent("swap.txt").path
     let spare = served.appendingPathComponent(".swap-next").path
+    // The regular file is a hard link to one written beforehand: each of the three takes about
+    // as long to put in place.
+    let regular = work.appendingPathComponent("swap-regular").path
+    _ = FileManager.default.createFile(atPath: regular, contents: Data("inside\n".utf8))
     Thread.detachNewThread {
       var round = 0
       while !self.stopped.load(ordering: .relaxed) {
         unlink(spare)
         switch round % 3 {
         case 0: _ = symlink("/etc/passwd", spare)
-        case 1: _ = FileManager.default.createFile(atPath: spare, contents: Data("inside\n".utf8))
+        case 1: _ = link(regular, spare)
         default: _ = mkfifo(spare, 0o600)
         }
         _ = rename(spare, target)
