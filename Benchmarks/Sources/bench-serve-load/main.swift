@@ -483,7 +483,9 @@ final class SwapRace: @unchecked Sendable {
         if text.contains("inside") { self.foundInside.store(true, ordering: .relaxed) }
         self.answers.withLock { $0[reply.status, default: 0] += 1 }
         if reply.status == -1 {
-          let note = String(format: "%@ after %.0f ms (connect %.0f ms): %d bytes, %@", path, reply.seconds * 1000, reply.connectSeconds * 1000, reply.body.count, reply.error == 0 ? "closed" : String(cString: strerror(reply.error)))
+          let note = String(
+            format: "%@ after %.0f ms (connect %.0f ms): %d bytes, %@", path, reply.seconds * 1000, reply.connectSeconds * 1000, reply.body.count,
+            reply.error == 0 ? "closed" : String(cString: strerror(reply.error)))
           self.unanswered.withLock { if $0.count < 5 { $0.append(note) } }
         }
         round += 1
@@ -651,7 +653,10 @@ let slowest = phases.flatMap { phase in (results[phase.0] ?? []).map { (phase.0,
 print("slowest normal requests (of which connecting):")
 for row in slowest { print(String(format: "  %.0f ms (%.0f ms) %@, %@", row.2 * 1000, row.3 * 1000, row.1, row.0)) }
 let connectTimes = phases.dropFirst().flatMap { results[$0.0] ?? [] }.map(\.connect)
-print(String(format: "connecting under the loads: median %.1f ms, max %.1f ms; over 900 ms (a SYN dropped and sent again): %d", median(connectTimes) * 1000, (connectTimes.max() ?? 0) * 1000, connectTimes.filter { $0 > 0.9 }.count))
+print(
+  String(
+    format: "connecting under the loads: median %.1f ms, max %.1f ms; over 900 ms (a SYN dropped and sent again): %d", median(connectTimes) * 1000,
+    (connectTimes.max() ?? 0) * 1000, connectTimes.filter { $0 > 0.9 }.count))
 print("listen queue overflows during the run (TcpExt ListenOverflows, the whole machine): \(listenOverflows() - overflowsAtStart)")
 for failure in prober.failures.withLock({ $0 }) { print("failed: \(failure)") }
 let burstStatuses = bursts.statuses.withLock { $0 }
@@ -668,14 +673,18 @@ for note in race.unanswered.withLock({ $0 }) { print("  unanswered: \(note)") }
 print("the edit typed under load: \(lastEdit.reply.status) in \(String(format: "%.1f", lastEdit.reply.seconds * 1000)) ms")
 let exitedNormally = (exitStatus & 0x7f) == 0
 report("SIGTERM under every load: time to exit", stopSeconds, unit: "s")
-print("  exit status \(exitedNormally ? "\((exitStatus >> 8) & 0xff)" : "signal \(exitStatus & 0x7f)"); bound \(stopBound) s: \(stopSeconds <= stopBound ? "met" : "NOT met")")
+print(
+  "  exit status \(exitedNormally ? "\((exitStatus >> 8) & 0xff)" : "signal \(exitStatus & 0x7f)"); bound \(stopBound) s: \(stopSeconds <= stopBound ? "met" : "NOT met")"
+)
 if stopSeconds > stopBound { boundMet = false }
 
 // The unsaved text is in recovery, and offered at the next open.
 let kept = recoveryContents()
 let inRecovery = kept.contains(lastText)
 let onDisk = (try? String(contentsOf: served.appendingPathComponent("draft.txt"), encoding: .utf8)) ?? ""
-print("recovery after SIGTERM: \(inRecovery ? "holds the unsaved text" : "MISSING the unsaved text (\(kept.count) files)"); draft.txt on disk \(onDisk == "saved line\n" ? "unchanged" : "CHANGED")")
+print(
+  "recovery after SIGTERM: \(inRecovery ? "holds the unsaved text" : "MISSING the unsaved text (\(kept.count) files)"); draft.txt on disk \(onDisk == "saved line\n" ? "unchanged" : "CHANGED")"
+)
 var offered = false
 if let restarted = startServer() {
   if let again = signIn(restarted) {
