@@ -25,10 +25,10 @@ let package = Package(
       .executableTarget(
         name: name,
         dependencies: ["BenchmarkSupport"]
-          // bench-thumbnail-cache, bench-rpc and bench-speed time the installed-style quire program only: no
+          // bench-thumbnail-cache, bench-rpc, bench-speed and bench-serve-load time the installed-style quire program only: no
           // library. bench-text-100mib and bench-undo-history need the document layer only,
           // bench-mount-polling the coordination layer only (shorter release builds).
-          + (["bench-thumbnail-cache", "bench-rpc", "bench-speed"].contains(name)
+          + (["bench-thumbnail-cache", "bench-rpc", "bench-speed", "bench-serve-load"].contains(name)
             ? []
             : ["bench-text-100mib", "bench-undo-history"].contains(name)
               ? [.product(name: "QuireDocuments", package: "Quire")]

@@ -89,7 +89,7 @@ public struct DocumentServer: Sendable {
       },
       server: .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: [connections.makeHandler()])),
       configuration: ApplicationConfiguration(
-        address: .hostname("127.0.0.1", port: configuration.port), serverName: nil,
+        address: .hostname("127.0.0.1", port: configuration.port), serverName: nil, backlog: ConnectionGuard.listenBacklog,
         availableConnectionsDelegate: ConnectionGuard.AcceptGate(guarded: connections)),
       onServerRunning: { channel in
         access.port = channel.localAddress?.port ?? 0

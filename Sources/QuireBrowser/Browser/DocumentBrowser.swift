@@ -142,12 +142,15 @@ public final class DocumentBrowser: Sendable {
   ///   - tag: Only documents carrying this tag (compared case-insensitively), when given.
   /// - Throws: ``QuireError`` when a location cannot be read.
   public func items(sortedBy order: BrowserSortOrder = .name, taggedWith tag: String? = nil) throws -> [BrowserItem] {
-    var items = try Listing(configuration: configuration).allItems()
-    if let tag {
-      let wanted = tag.lowercased()
-      items = items.filter { $0.tags.contains { $0.lowercased() == wanted } }
-    }
-    return Self.sort(items, by: order)
+    let items = try Listing(configuration: configuration).allItems()
+    return Self.sort(tag.map { Self.items(items, taggedWith: $0) } ?? items, by: order)
+  }
+
+  /// Those of `items` that carry `tag` (compared case-insensitively), in their order: the
+  /// filter of ``items(sortedBy:taggedWith:)`` for items already listed.
+  public static func items(_ items: [BrowserItem], taggedWith tag: String) -> [BrowserItem] {
+    let wanted = tag.lowercased()
+    return items.filter { $0.tags.contains { $0.lowercased() == wanted } }
   }
 
   /// The item at `url`, whether or not it is under the locations or of an allowed type.

@@ -192,8 +192,15 @@ extension DocumentBrowser {
 
   /// Every tag used under the locations, with how many documents carry it, most used first.
   public func allTags() throws -> [(tag: String, count: Int)] {
+    Self.tagCounts(in: try items())
+  }
+
+  /// Every tag `items` carry (tags that differ only in case are one), with how many of them
+  /// carry it, most used first: ``allTags()`` for items already listed, so a caller that
+  /// needs both the listing and its tags walks the locations once.
+  public static func tagCounts(in items: [BrowserItem]) -> [(tag: String, count: Int)] {
     var counts: [String: (name: String, count: Int)] = [:]
-    for item in try items() {
+    for item in items {
       for tag in item.tags { counts[tag.lowercased(), default: (tag, 0)].count += 1 }
     }
     return counts.values.map { (tag: $0.name, count: $0.count) }.sorted { $0.count == $1.count ? $0.tag < $1.tag : $0.count > $1.count }

@@ -19,7 +19,16 @@ import Synchronization
 ///   queue waits in the kernel) until a connection closes: the caps stay below the
 ///   descriptor limit, which the server raises from its soft to its hard value at start.
 ///   SwiftNIO's accept backoff waits a second after an `EMFILE`/`ENFILE` instead of retrying.
+/// - The kernel's queue of connections not yet accepted is as long as the system allows
+///   (``listenBacklog``), so a burst of connections (hundreds of requests at once, a flood of
+///   idle ones opened again) waits there for its turn: with a short queue, a connection that
+///   finds it full loses its SYN, and its client waits 1 s (then 3 s, 7 s…) to send it again.
 final class ConnectionGuard: Sendable {
+  /// The length asked for the listening socket's queue of connections not yet accepted. Linux
+  /// caps it at `net.core.somaxconn` (4,096 by default since 5.4); they hold no descriptor of
+  /// the server's until accepted.
+  static let listenBacklog = 65_535
+
   /// The deadlines and caps.
   struct Limits: Sendable {
     var headerTimeout: TimeAmount = .seconds(15)
@@ -47,6 +56,24 @@ final class ConnectionGuard: Sendable {
     var entries: [Int: Entry] = [:]  // keyed by admission number: lower is older
     var perPeer: [String: Int] = [:]
     var next = 0
+    /// Admission numbers, oldest first, from `head` on: what eviction looks through, so that
+    /// finding the oldest idle connection does not go through every entry on each admission
+    /// (under a flood that is thousands of entries, thousands of times a second, on the event
+    /// loop). Numbers of closed connections leave it as they reach the front, or when it has
+    /// grown to twice the entries.
+    var order: [Int] = []
+    var head = 0
+
+    mutating func compact() {
+      if head > 0 && head * 2 >= order.count {
+        order.removeFirst(head)
+        head = 0
+      }
+      if order.count - head > 2 * entries.count + 1024 {
+        order = order[head...].filter { entries[$0] != nil }
+        head = 0
+      }
+    }
   }
 
   private let state = Mutex(State())
@@ -69,6 +96,8 @@ final class ConnectionGuard: Sendable {
       let id = state.next
       state.next += 1
       state.entries[id] = Entry(channel: channel, peer: peer, busy: false)
+      state.order.append(id)
+      state.compact()
       state.perPeer[peer, default: 0] += 1
       if state.perPeer[peer, default: 0] > limits.perPeer {
         victims.append(Self.evict(&state, of: peer, sparing: id) ?? channel)
@@ -83,8 +112,22 @@ final class ConnectionGuard: Sendable {
 
   /// The oldest idle connection (of `peer`, or any), taken out of the books; `nil` when none is idle.
   private static func evict(_ state: inout State, of peer: String?, sparing newest: Int) -> (any Channel)? {
-    let candidates = state.entries.filter { !$0.value.busy && $0.key != newest && (peer == nil || $0.value.peer == peer) }
-    guard let oldest = candidates.keys.min(), let entry = state.entries.removeValue(forKey: oldest) else { return nil }
+    var index = state.head
+    var oldest: Int?
+    while index < state.order.count {
+      let id = state.order[index]
+      if let entry = state.entries[id] {
+        if !entry.busy && id != newest && (peer == nil || entry.peer == peer) {
+          oldest = id
+          break
+        }
+      } else if index == state.head {
+        state.head += 1  // closed: it leaves the front
+      }
+      index += 1
+    }
+    guard let oldest, let entry = state.entries.removeValue(forKey: oldest) else { return nil }
+    if state.order[state.head] == oldest { state.head += 1 }
     state.perPeer[entry.peer, default: 1] -= 1
     if state.perPeer[entry.peer] == 0 { state.perPeer[entry.peer] = nil }
     return entry.channel

@@ -121,10 +121,12 @@ extension Site {
     return Reply.bytes(json, contentType: "application/json; charset=utf-8")
   }
 
-  /// The folder listing as `/api/documents` answers it, encoded.
+  /// The folder listing as `/api/documents` answers it, encoded. The folders are walked once
+  /// for both the items and every tag used (the tag filter's choices).
   private func listingJSON(order: BrowserSortOrder, tag: String?, type: UTType?) throws -> Data {
-    let listed = try browser.items(sortedBy: order, taggedWith: tag)
-    let tags = try browser.allTags().map(\.tag)
+    let all = try browser.items(sortedBy: order)
+    let listed = tag.map { DocumentBrowser.items(all, taggedWith: $0) } ?? all
+    let tags = DocumentBrowser.tagCounts(in: all).map(\.tag)
     var seen: [String: String] = [:]
     for item in listed { seen[item.contentTypeIdentifier] = DocumentBrowser.kindName(of: item) }
     let shown = type.map { type in listed.filter { $0.contentType.conforms(to: type) } } ?? listed

@@ -31,6 +31,21 @@ final class TagsTests: BrowserTestCase {
     #expect(try browser.tags(of: file).isEmpty)
   }
 
+  @Test func tagCountsAndTheTagFilterOfItemsAlreadyListedAgreeWithAListingOfTheirOwn() throws {
+    let a = try folder.write("# A\n", to: "a.md")
+    let b = try folder.write("# B\n", to: "b.md")
+    try folder.write("# C\n", to: "c.md")
+    try browser.setTags(["work", "home"], of: a)
+    try browser.setTags(["Work"], of: b)
+    let listed = try browser.items()
+    #expect(DocumentBrowser.tagCounts(in: listed).map(\.tag) == ["work", "home"])
+    #expect(DocumentBrowser.tagCounts(in: listed).map(\.count) == [2, 1])
+    #expect(DocumentBrowser.tagCounts(in: listed).map(\.tag) == (try browser.allTags().map(\.tag)))
+    #expect(DocumentBrowser.items(listed, taggedWith: "WORK").map(\.name) == ["a.md", "b.md"])
+    #expect(DocumentBrowser.items(listed, taggedWith: "home").map(\.name) == (try browser.items(taggedWith: "home").map(\.name)))
+    #expect(DocumentBrowser.items(listed, taggedWith: "none").isEmpty)
+  }
+
   /// An ENOSPC at the attribute's write is `.diskFull`, as at every other write, and the old
   /// tags stay.
   @Test func aFullDiskWhileTaggingIsDiskFull() throws {
