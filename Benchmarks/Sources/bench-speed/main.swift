@@ -128,6 +128,19 @@ let cmark = medianRun(
 let preview = medianRun([quire, "preview", bigMarkdown.path], rounds: previewRounds, environment: startEnvironment)
 if preview.status != 0 { print("  (quire preview exited with status \(preview.status))") }
 row("`quire preview` 21 MB", preview.seconds, "cmark-gfm with the same extensions", cmark.seconds, "≤ 1.1×")
+// cmark-gfm asked for all Quire renders: its program cannot turn footnotes on, which the file has.
+let cmarkFloorBinary = work.appendingPathComponent("cmark-footnotes-floor").path
+let cmarkFlags = spawnProcess(["pkg-config", "--cflags", "--libs", "libcmark-gfm"], capture: true).output
+  .split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+if spawnProcess(
+  ["cc", "-O2", "-o", cmarkFloorBinary, benchRoot.appendingPathComponent("floors/cmark-footnotes.c").path] + cmarkFlags + ["-lcmark-gfm-extensions"]
+)
+.status == 0 {
+  let cmarkFootnotes = medianRun([cmarkFloorBinary, bigMarkdown.path], rounds: previewRounds)
+  row("`quire preview` 21 MB", preview.seconds, "C floor: cmark-gfm with footnotes on too", cmarkFootnotes.seconds, "")
+} else {
+  print("  (could not compile floors/cmark-footnotes.c: install libcmark-gfm-dev)")
+}
 let previewMemory = spawnProcess([quire, "preview", bigMarkdown.path], environment: startEnvironment).peakMemoryMiB
 let cmarkMemory = spawnProcess(["cmark-gfm", "-e", "table", "-e", "strikethrough", "-e", "autolink", "-e", "tasklist", bigMarkdown.path])
   .peakMemoryMiB
