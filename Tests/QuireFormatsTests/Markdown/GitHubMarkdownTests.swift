@@ -140,6 +140,17 @@ struct GitHubMarkdownTests {
     #expect(tree.children.count == 40_000)
   }
 
+  /// Footnotes are parsed only in a text holding `[^` (every reference and definition begins
+  /// so): found wherever it is, its bracket at the very end too, and nothing else changes.
+  @Test func footnotesAreFoundWhereverTheirMarkIs() throws {
+    #expect(try CommonMark.html(from: "text [") == "<p>text [</p>\n")
+    #expect(try CommonMark.html(from: "[") == "<p>[</p>\n")
+    let late = String(repeating: "Plain [link](https://example.org) text.\n\n", count: 2_000) + "A claim.[^1]\n\n[^1]: The source.\n"
+    let html = try CommonMark.html(from: late)
+    #expect(html.contains("<section class=\"footnotes\"") && html.contains("The source."))
+    #expect(try CommonMark.html(from: "[^1]: a definition no one cites\n").contains("footnotes") == false)
+  }
+
   @Test func frontMatterIsMetadataNotMarkdown() {
     let (frontMatter, body) = FrontMatter.split("---\ntitle: \"Trip notes\"\ndate: 2026-11-24\ntags: [travel]\n---\n# Day one\n")
     #expect(frontMatter?.fields == [.init(key: "title", value: "Trip notes"), .init(key: "date", value: "2026-11-24"), .init(key: "tags", value: "[travel]")])
