@@ -42,10 +42,9 @@ static void out_of_memory(void) {
 static size_t kind_of(void *pointer) { return ((size_t *)pointer)[-1]; }
 static size_t size_of(void *pointer) { return ((size_t *)pointer)[-2]; }
 
-/// A large allocation of `size` bytes on its own, linked into the region's list.
-static void *take_large(size_t size) {
-  if (size > SIZE_MAX - sizeof(struct large)) out_of_memory();
-  struct large *large = malloc(sizeof(struct large) + size);
+/// `large` (just made or moved by realloc) put at the head of the region's list, holding
+/// `size` bytes; returns its bytes.
+static void *link_large(struct large *large, size_t size) {
   if (large == NULL) out_of_memory();
   large->previous = NULL;
   large->next = larges;
@@ -54,6 +53,12 @@ static void *take_large(size_t size) {
   large->size = size;
   large->kind = ON_ITS_OWN;
   return large + 1;
+}
+
+/// A large allocation of `size` bytes on its own, linked into the region's list.
+static void *take_large(size_t size) {
+  if (size > SIZE_MAX - sizeof(struct large)) out_of_memory();
+  return link_large(malloc(sizeof(struct large) + size), size);
 }
 
 static void unlink_large(struct large *large) {
@@ -66,7 +71,8 @@ static void *take(size_t size) {
   if (size >= LARGE) return take_large(size);
   size_t need = HEADER + rounded(size ? size : 1);
   if (current == NULL || current->size - current->used < need) {
-    size_t usable = need > BLOCK_SIZE ? need : BLOCK_SIZE;
+    // Smaller than LARGE, so any request fits a fresh block.
+    size_t usable = BLOCK_SIZE;
     struct block *block = malloc(rounded(sizeof(struct block)) + usable);
     if (block == NULL) out_of_memory();
     block->previous = current;
@@ -101,14 +107,7 @@ static void *region_realloc(void *pointer, size_t size) {
     struct large *large = (struct large *)pointer - 1;
     unlink_large(large);
     if (size > SIZE_MAX - sizeof(struct large)) out_of_memory();
-    struct large *moved = realloc(large, sizeof(struct large) + size);
-    if (moved == NULL) out_of_memory();
-    moved->previous = NULL;
-    moved->next = larges;
-    if (larges != NULL) larges->previous = moved;
-    larges = moved;
-    moved->size = size;
-    return moved + 1;
+    return link_large(realloc(large, sizeof(struct large) + size), size);
   }
   size_t old = size_of(pointer);
   if (is_latest(pointer) && size < LARGE) {
