@@ -30,6 +30,15 @@ final class TerminalTests: FolderSuite {
       URL(fileURLWithPath: program), arguments, environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "TERM": "xterm"])
   }
 
+  /// Starts a tmux session (`new-session` and its arguments) and fails the test if tmux could
+  /// not. The server is told not to exit when its last session ends: a test that quits quire
+  /// and starts it again would otherwise race the server's exit, and tmux answered the new
+  /// session with "server exited unexpectedly", leaving an empty screen to wait on.
+  private func startSession(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let result = try tmux(["start-server", ";", "set-option", "-s", "exit-empty", "off", ";", "new-session"] + arguments)
+    try #require(result.status == 0, "tmux could not start the session: \(result.error)", sourceLocation: sourceLocation)
+  }
+
   private func send(_ keys: String...) throws { try tmux(["send-keys", "-t", "main:0"] + keys) }
 
   private func screen() throws -> String { try tmux(["capture-pane", "-p", "-J", "-t", "main:0", "-S", "-200"]).output }
@@ -44,13 +53,18 @@ final class TerminalTests: FolderSuite {
   @discardableResult
   private func waitFor(_ text: String, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
     var last = ""
+    var gone = false
     if try await eventually({
-      last = try screen()
-      return last.components(separatedBy: text).count - 1 >= count
-    }) {
+      // A session that has ended will never show it: stop looking at once.
+      let capture = try tmux(["capture-pane", "-p", "-J", "-t", "main:0", "-S", "-200"])
+      gone = capture.status != 0
+      last = capture.output
+      return gone || last.components(separatedBy: text).count - 1 >= count
+    }), !gone {
       return last
     }
-    Issue.record("the screen never showed \(text.debugDescription) (\(count)×); it shows:\n\(last)", sourceLocation: sourceLocation)
+    let why = gone ? "the tmux session has ended" : "it shows:\n\(last)"
+    Issue.record("the screen never showed \(text.debugDescription) (\(count)×); \(why)", sourceLocation: sourceLocation)
     return last
   }
 
@@ -74,8 +88,8 @@ final class TerminalTests: FolderSuite {
     let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     let notes = try folder.write("one\ntwo\nthree\n", to: "notes.txt")
     let state = folder.file(".state")
-    try tmux([
-      "new-session", "-d", "-s", "main", "-x", "150", "-y", "50", "-c", folder.url.path,
+    try startSession([
+      "-d", "-s", "main", "-x", "150", "-y", "50", "-c", folder.url.path,
       "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(state.path)", "HOME=\(folder.url.path)",
       quire.path, "notes.txt",
     ])
@@ -139,24 +153,24 @@ final class TerminalTests: FolderSuite {
     let notes = try folder.write("one\ntwo\n", to: "notes.txt")
     let state = folder.file(".state")
     let start = [
-      "new-session", "-d", "-s", "main", "-x", "150", "-y", "50", "-c", folder.url.path,
+      "-d", "-s", "main", "-x", "150", "-y", "50", "-c", folder.url.path,
       "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(state.path)", "HOME=\(folder.url.path)",
       quire.path, "notes.txt",
     ]
 
     // First session: add a line, save, quit.
-    try tmux(start)
+    try startSession(start)
     try await waitFor("notes.txt> ")
     try await type(["$a", "Enter", "three", "Enter", ".", "Enter", "w", "Enter"], expecting: "\n14\n")
     try send("q", "Enter")
     try await waitUntilQuit()
 
     // Another program appends to the file while quire is not running.
-    try tmux(["new-session", "-d", "-s", "other", "-c", folder.url.path, "/bin/sh", "-c", "printf 'from another shell\\n' >> notes.txt"])
+    try startSession(["-d", "-s", "other", "-c", folder.url.path, "/bin/sh", "-c", "printf 'from another shell\\n' >> notes.txt"])
     try await waitForFile(notes, toContain: "from another shell")
 
     // Second session: the history is back, under one "changed on disk" step.
-    try tmux(start)
+    try startSession(start)
     try await waitFor("the file changed on disk since quire saved it")
     try await type(["u", "Enter"], expecting: "notes.txt*> ")
     try await type([",n", "Enter"], expecting: "3       three")
@@ -179,8 +193,8 @@ final class TerminalTests: FolderSuite {
     let quire = try #require(ProcessRunner.quire, "the quire executable is not built; run 'swift build' first")
     try folder.write("one\n", to: "notes.txt")
     let pidFile = folder.file("shell.pid")
-    try tmux([
-      "new-session", "-d", "-s", "main", "-x", "150", "-y", "50", "-c", folder.url.path,
+    try startSession([
+      "-d", "-s", "main", "-x", "150", "-y", "50", "-c", folder.url.path,
       "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(folder.file(".state").path)", "HOME=\(folder.url.path)",
       quire.path, "notes.txt",
     ])
@@ -217,8 +231,8 @@ final class TerminalTests: FolderSuite {
     let notes = try folder.write("one\ntwo\nthree\n", to: "notes.txt")
     let state = folder.file(".state")
     func start(session: String) throws {
-      try tmux([
-        "new-session", "-d", "-s", session, "-x", "150", "-y", "50", "-c", folder.url.path,
+      try startSession([
+        "-d", "-s", session, "-x", "150", "-y", "50", "-c", folder.url.path,
         "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(state.path)", "HOME=\(folder.url.path)",
         "QUIRE_AUTOSAVE_DELAY=0.3", quire.path, "notes.txt",
       ])
@@ -304,8 +318,8 @@ final class TerminalTests: FolderSuite {
     try "one\ntwo\n".write(to: behind, atomically: false, encoding: .utf8)
     let runtime = folder.file("run")
     try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    try tmux([
-      "new-session", "-d", "-s", "main", "-x", "200", "-y", "50", "-c", mount.view.path,
+    try startSession([
+      "-d", "-s", "main", "-x", "200", "-y", "50", "-c", mount.view.path,
       "/usr/bin/env", "TERM=xterm", "LC_ALL=C.UTF-8", "XDG_STATE_HOME=\(folder.file(".state").path)", "HOME=\(folder.url.path)",
       "XDG_RUNTIME_DIR=\(runtime.path)", "QUIRE_POLL_INTERVAL=0.5", quire.path, "notes.txt",
     ])
