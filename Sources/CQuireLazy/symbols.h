@@ -21,7 +21,7 @@ static const char *const quire_lazy_libraries[QUIRE_LAZY_LIBRARY_COUNT][2] = {
   {"libz.so.1", "libz.so"},
 };
 
-#define QUIRE_LAZY_FUNCTION_COUNT 323
+#define QUIRE_LAZY_FUNCTION_COUNT 324
 // Each trampoline's function name and library (an index into quire_lazy_libraries).
 static const struct quire_lazy_function { const char *name; int library; }
     quire_lazy_functions[QUIRE_LAZY_FUNCTION_COUNT] = {
@@ -326,6 +326,7 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"cmark_node_get_type", 13},
   {"cmark_node_get_type_string", 13},
   {"cmark_node_get_url", 13},
+  {"cmark_node_new_with_mem", 13},
   {"cmark_node_next", 13},
   {"cmark_node_parent", 13},
   {"cmark_parser_attach_syntax_extension", 13},

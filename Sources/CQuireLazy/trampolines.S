@@ -333,6 +333,7 @@ quire_lazy_slots:
   .quad quire_lazy_stub_320
   .quad quire_lazy_stub_321
   .quad quire_lazy_stub_322
+  .quad quire_lazy_stub_323
 
   .text
 #if defined(__x86_64__)
@@ -2744,181 +2745,189 @@ cmark_node_get_url:
 quire_lazy_stub_300:
   pushq $300
   jmp quire_lazy_common
+  .globl cmark_node_new_with_mem
+  .type cmark_node_new_with_mem, @function
+  .p2align 4
+cmark_node_new_with_mem:
+  jmp *quire_lazy_slots+2408(%rip)
+quire_lazy_stub_301:
+  pushq $301
+  jmp quire_lazy_common
   .globl cmark_node_next
   .type cmark_node_next, @function
   .p2align 4
 cmark_node_next:
-  jmp *quire_lazy_slots+2408(%rip)
-quire_lazy_stub_301:
-  pushq $301
+  jmp *quire_lazy_slots+2416(%rip)
+quire_lazy_stub_302:
+  pushq $302
   jmp quire_lazy_common
   .globl cmark_node_parent
   .type cmark_node_parent, @function
   .p2align 4
 cmark_node_parent:
-  jmp *quire_lazy_slots+2416(%rip)
-quire_lazy_stub_302:
-  pushq $302
+  jmp *quire_lazy_slots+2424(%rip)
+quire_lazy_stub_303:
+  pushq $303
   jmp quire_lazy_common
   .globl cmark_parser_attach_syntax_extension
   .type cmark_parser_attach_syntax_extension, @function
   .p2align 4
 cmark_parser_attach_syntax_extension:
-  jmp *quire_lazy_slots+2424(%rip)
-quire_lazy_stub_303:
-  pushq $303
+  jmp *quire_lazy_slots+2432(%rip)
+quire_lazy_stub_304:
+  pushq $304
   jmp quire_lazy_common
   .globl cmark_parser_feed
   .type cmark_parser_feed, @function
   .p2align 4
 cmark_parser_feed:
-  jmp *quire_lazy_slots+2432(%rip)
-quire_lazy_stub_304:
-  pushq $304
+  jmp *quire_lazy_slots+2440(%rip)
+quire_lazy_stub_305:
+  pushq $305
   jmp quire_lazy_common
   .globl cmark_parser_finish
   .type cmark_parser_finish, @function
   .p2align 4
 cmark_parser_finish:
-  jmp *quire_lazy_slots+2440(%rip)
-quire_lazy_stub_305:
-  pushq $305
+  jmp *quire_lazy_slots+2448(%rip)
+quire_lazy_stub_306:
+  pushq $306
   jmp quire_lazy_common
   .globl cmark_parser_free
   .type cmark_parser_free, @function
   .p2align 4
 cmark_parser_free:
-  jmp *quire_lazy_slots+2448(%rip)
-quire_lazy_stub_306:
-  pushq $306
+  jmp *quire_lazy_slots+2456(%rip)
+quire_lazy_stub_307:
+  pushq $307
   jmp quire_lazy_common
   .globl cmark_parser_get_syntax_extensions
   .type cmark_parser_get_syntax_extensions, @function
   .p2align 4
 cmark_parser_get_syntax_extensions:
-  jmp *quire_lazy_slots+2456(%rip)
-quire_lazy_stub_307:
-  pushq $307
+  jmp *quire_lazy_slots+2464(%rip)
+quire_lazy_stub_308:
+  pushq $308
   jmp quire_lazy_common
   .globl cmark_parser_new
   .type cmark_parser_new, @function
   .p2align 4
 cmark_parser_new:
-  jmp *quire_lazy_slots+2464(%rip)
-quire_lazy_stub_308:
-  pushq $308
+  jmp *quire_lazy_slots+2472(%rip)
+quire_lazy_stub_309:
+  pushq $309
   jmp quire_lazy_common
   .globl cmark_parser_new_with_mem
   .type cmark_parser_new_with_mem, @function
   .p2align 4
 cmark_parser_new_with_mem:
-  jmp *quire_lazy_slots+2472(%rip)
-quire_lazy_stub_309:
-  pushq $309
+  jmp *quire_lazy_slots+2480(%rip)
+quire_lazy_stub_310:
+  pushq $310
   jmp quire_lazy_common
   .globl cmark_render_html
   .type cmark_render_html, @function
   .p2align 4
 cmark_render_html:
-  jmp *quire_lazy_slots+2480(%rip)
-quire_lazy_stub_310:
-  pushq $310
+  jmp *quire_lazy_slots+2488(%rip)
+quire_lazy_stub_311:
+  pushq $311
   jmp quire_lazy_common
   .globl cmark_version_string
   .type cmark_version_string, @function
   .p2align 4
 cmark_version_string:
-  jmp *quire_lazy_slots+2488(%rip)
-quire_lazy_stub_311:
-  pushq $311
+  jmp *quire_lazy_slots+2496(%rip)
+quire_lazy_stub_312:
+  pushq $312
   jmp quire_lazy_common
   .globl cmark_gfm_core_extensions_ensure_registered
   .type cmark_gfm_core_extensions_ensure_registered, @function
   .p2align 4
 cmark_gfm_core_extensions_ensure_registered:
-  jmp *quire_lazy_slots+2496(%rip)
-quire_lazy_stub_312:
-  pushq $312
+  jmp *quire_lazy_slots+2504(%rip)
+quire_lazy_stub_313:
+  pushq $313
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_alignments
   .type cmark_gfm_extensions_get_table_alignments, @function
   .p2align 4
 cmark_gfm_extensions_get_table_alignments:
-  jmp *quire_lazy_slots+2504(%rip)
-quire_lazy_stub_313:
-  pushq $313
+  jmp *quire_lazy_slots+2512(%rip)
+quire_lazy_stub_314:
+  pushq $314
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_columns
   .type cmark_gfm_extensions_get_table_columns, @function
   .p2align 4
 cmark_gfm_extensions_get_table_columns:
-  jmp *quire_lazy_slots+2512(%rip)
-quire_lazy_stub_314:
-  pushq $314
+  jmp *quire_lazy_slots+2520(%rip)
+quire_lazy_stub_315:
+  pushq $315
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_row_is_header
   .type cmark_gfm_extensions_get_table_row_is_header, @function
   .p2align 4
 cmark_gfm_extensions_get_table_row_is_header:
-  jmp *quire_lazy_slots+2520(%rip)
-quire_lazy_stub_315:
-  pushq $315
+  jmp *quire_lazy_slots+2528(%rip)
+quire_lazy_stub_316:
+  pushq $316
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_tasklist_item_checked
   .type cmark_gfm_extensions_get_tasklist_item_checked, @function
   .p2align 4
 cmark_gfm_extensions_get_tasklist_item_checked:
-  jmp *quire_lazy_slots+2528(%rip)
-quire_lazy_stub_316:
-  pushq $316
+  jmp *quire_lazy_slots+2536(%rip)
+quire_lazy_stub_317:
+  pushq $317
   jmp quire_lazy_common
   .globl deflate
   .type deflate, @function
   .p2align 4
 deflate:
-  jmp *quire_lazy_slots+2536(%rip)
-quire_lazy_stub_317:
-  pushq $317
+  jmp *quire_lazy_slots+2544(%rip)
+quire_lazy_stub_318:
+  pushq $318
   jmp quire_lazy_common
   .globl deflateEnd
   .type deflateEnd, @function
   .p2align 4
 deflateEnd:
-  jmp *quire_lazy_slots+2544(%rip)
-quire_lazy_stub_318:
-  pushq $318
+  jmp *quire_lazy_slots+2552(%rip)
+quire_lazy_stub_319:
+  pushq $319
   jmp quire_lazy_common
   .globl deflateInit2_
   .type deflateInit2_, @function
   .p2align 4
 deflateInit2_:
-  jmp *quire_lazy_slots+2552(%rip)
-quire_lazy_stub_319:
-  pushq $319
+  jmp *quire_lazy_slots+2560(%rip)
+quire_lazy_stub_320:
+  pushq $320
   jmp quire_lazy_common
   .globl inflate
   .type inflate, @function
   .p2align 4
 inflate:
-  jmp *quire_lazy_slots+2560(%rip)
-quire_lazy_stub_320:
-  pushq $320
+  jmp *quire_lazy_slots+2568(%rip)
+quire_lazy_stub_321:
+  pushq $321
   jmp quire_lazy_common
   .globl inflateEnd
   .type inflateEnd, @function
   .p2align 4
 inflateEnd:
-  jmp *quire_lazy_slots+2568(%rip)
-quire_lazy_stub_321:
-  pushq $321
+  jmp *quire_lazy_slots+2576(%rip)
+quire_lazy_stub_322:
+  pushq $322
   jmp quire_lazy_common
   .globl inflateInit2_
   .type inflateInit2_, @function
   .p2align 4
 inflateInit2_:
-  jmp *quire_lazy_slots+2576(%rip)
-quire_lazy_stub_322:
-  pushq $322
+  jmp *quire_lazy_slots+2584(%rip)
+quire_lazy_stub_323:
+  pushq $323
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -5931,225 +5940,235 @@ cmark_node_get_url:
 quire_lazy_stub_300:
   mov x17, #300
   b quire_lazy_common
-  .globl cmark_node_next
-  .type cmark_node_next, %function
+  .globl cmark_node_new_with_mem
+  .type cmark_node_new_with_mem, %function
   .p2align 4
-cmark_node_next:
+cmark_node_new_with_mem:
   adrp x16, quire_lazy_slots+2408
   ldr x16, [x16, #:lo12:quire_lazy_slots+2408]
   br x16
 quire_lazy_stub_301:
   mov x17, #301
   b quire_lazy_common
-  .globl cmark_node_parent
-  .type cmark_node_parent, %function
+  .globl cmark_node_next
+  .type cmark_node_next, %function
   .p2align 4
-cmark_node_parent:
+cmark_node_next:
   adrp x16, quire_lazy_slots+2416
   ldr x16, [x16, #:lo12:quire_lazy_slots+2416]
   br x16
 quire_lazy_stub_302:
   mov x17, #302
   b quire_lazy_common
-  .globl cmark_parser_attach_syntax_extension
-  .type cmark_parser_attach_syntax_extension, %function
+  .globl cmark_node_parent
+  .type cmark_node_parent, %function
   .p2align 4
-cmark_parser_attach_syntax_extension:
+cmark_node_parent:
   adrp x16, quire_lazy_slots+2424
   ldr x16, [x16, #:lo12:quire_lazy_slots+2424]
   br x16
 quire_lazy_stub_303:
   mov x17, #303
   b quire_lazy_common
-  .globl cmark_parser_feed
-  .type cmark_parser_feed, %function
+  .globl cmark_parser_attach_syntax_extension
+  .type cmark_parser_attach_syntax_extension, %function
   .p2align 4
-cmark_parser_feed:
+cmark_parser_attach_syntax_extension:
   adrp x16, quire_lazy_slots+2432
   ldr x16, [x16, #:lo12:quire_lazy_slots+2432]
   br x16
 quire_lazy_stub_304:
   mov x17, #304
   b quire_lazy_common
-  .globl cmark_parser_finish
-  .type cmark_parser_finish, %function
+  .globl cmark_parser_feed
+  .type cmark_parser_feed, %function
   .p2align 4
-cmark_parser_finish:
+cmark_parser_feed:
   adrp x16, quire_lazy_slots+2440
   ldr x16, [x16, #:lo12:quire_lazy_slots+2440]
   br x16
 quire_lazy_stub_305:
   mov x17, #305
   b quire_lazy_common
-  .globl cmark_parser_free
-  .type cmark_parser_free, %function
+  .globl cmark_parser_finish
+  .type cmark_parser_finish, %function
   .p2align 4
-cmark_parser_free:
+cmark_parser_finish:
   adrp x16, quire_lazy_slots+2448
   ldr x16, [x16, #:lo12:quire_lazy_slots+2448]
   br x16
 quire_lazy_stub_306:
   mov x17, #306
   b quire_lazy_common
-  .globl cmark_parser_get_syntax_extensions
-  .type cmark_parser_get_syntax_extensions, %function
+  .globl cmark_parser_free
+  .type cmark_parser_free, %function
   .p2align 4
-cmark_parser_get_syntax_extensions:
+cmark_parser_free:
   adrp x16, quire_lazy_slots+2456
   ldr x16, [x16, #:lo12:quire_lazy_slots+2456]
   br x16
 quire_lazy_stub_307:
   mov x17, #307
   b quire_lazy_common
-  .globl cmark_parser_new
-  .type cmark_parser_new, %function
+  .globl cmark_parser_get_syntax_extensions
+  .type cmark_parser_get_syntax_extensions, %function
   .p2align 4
-cmark_parser_new:
+cmark_parser_get_syntax_extensions:
   adrp x16, quire_lazy_slots+2464
   ldr x16, [x16, #:lo12:quire_lazy_slots+2464]
   br x16
 quire_lazy_stub_308:
   mov x17, #308
   b quire_lazy_common
-  .globl cmark_parser_new_with_mem
-  .type cmark_parser_new_with_mem, %function
+  .globl cmark_parser_new
+  .type cmark_parser_new, %function
   .p2align 4
-cmark_parser_new_with_mem:
+cmark_parser_new:
   adrp x16, quire_lazy_slots+2472
   ldr x16, [x16, #:lo12:quire_lazy_slots+2472]
   br x16
 quire_lazy_stub_309:
   mov x17, #309
   b quire_lazy_common
-  .globl cmark_render_html
-  .type cmark_render_html, %function
+  .globl cmark_parser_new_with_mem
+  .type cmark_parser_new_with_mem, %function
   .p2align 4
-cmark_render_html:
+cmark_parser_new_with_mem:
   adrp x16, quire_lazy_slots+2480
   ldr x16, [x16, #:lo12:quire_lazy_slots+2480]
   br x16
 quire_lazy_stub_310:
   mov x17, #310
   b quire_lazy_common
-  .globl cmark_version_string
-  .type cmark_version_string, %function
+  .globl cmark_render_html
+  .type cmark_render_html, %function
   .p2align 4
-cmark_version_string:
+cmark_render_html:
   adrp x16, quire_lazy_slots+2488
   ldr x16, [x16, #:lo12:quire_lazy_slots+2488]
   br x16
 quire_lazy_stub_311:
   mov x17, #311
   b quire_lazy_common
-  .globl cmark_gfm_core_extensions_ensure_registered
-  .type cmark_gfm_core_extensions_ensure_registered, %function
+  .globl cmark_version_string
+  .type cmark_version_string, %function
   .p2align 4
-cmark_gfm_core_extensions_ensure_registered:
+cmark_version_string:
   adrp x16, quire_lazy_slots+2496
   ldr x16, [x16, #:lo12:quire_lazy_slots+2496]
   br x16
 quire_lazy_stub_312:
   mov x17, #312
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_alignments
-  .type cmark_gfm_extensions_get_table_alignments, %function
+  .globl cmark_gfm_core_extensions_ensure_registered
+  .type cmark_gfm_core_extensions_ensure_registered, %function
   .p2align 4
-cmark_gfm_extensions_get_table_alignments:
+cmark_gfm_core_extensions_ensure_registered:
   adrp x16, quire_lazy_slots+2504
   ldr x16, [x16, #:lo12:quire_lazy_slots+2504]
   br x16
 quire_lazy_stub_313:
   mov x17, #313
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_columns
-  .type cmark_gfm_extensions_get_table_columns, %function
+  .globl cmark_gfm_extensions_get_table_alignments
+  .type cmark_gfm_extensions_get_table_alignments, %function
   .p2align 4
-cmark_gfm_extensions_get_table_columns:
+cmark_gfm_extensions_get_table_alignments:
   adrp x16, quire_lazy_slots+2512
   ldr x16, [x16, #:lo12:quire_lazy_slots+2512]
   br x16
 quire_lazy_stub_314:
   mov x17, #314
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_row_is_header
-  .type cmark_gfm_extensions_get_table_row_is_header, %function
+  .globl cmark_gfm_extensions_get_table_columns
+  .type cmark_gfm_extensions_get_table_columns, %function
   .p2align 4
-cmark_gfm_extensions_get_table_row_is_header:
+cmark_gfm_extensions_get_table_columns:
   adrp x16, quire_lazy_slots+2520
   ldr x16, [x16, #:lo12:quire_lazy_slots+2520]
   br x16
 quire_lazy_stub_315:
   mov x17, #315
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_tasklist_item_checked
-  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
+  .globl cmark_gfm_extensions_get_table_row_is_header
+  .type cmark_gfm_extensions_get_table_row_is_header, %function
   .p2align 4
-cmark_gfm_extensions_get_tasklist_item_checked:
+cmark_gfm_extensions_get_table_row_is_header:
   adrp x16, quire_lazy_slots+2528
   ldr x16, [x16, #:lo12:quire_lazy_slots+2528]
   br x16
 quire_lazy_stub_316:
   mov x17, #316
   b quire_lazy_common
-  .globl deflate
-  .type deflate, %function
+  .globl cmark_gfm_extensions_get_tasklist_item_checked
+  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
   .p2align 4
-deflate:
+cmark_gfm_extensions_get_tasklist_item_checked:
   adrp x16, quire_lazy_slots+2536
   ldr x16, [x16, #:lo12:quire_lazy_slots+2536]
   br x16
 quire_lazy_stub_317:
   mov x17, #317
   b quire_lazy_common
-  .globl deflateEnd
-  .type deflateEnd, %function
+  .globl deflate
+  .type deflate, %function
   .p2align 4
-deflateEnd:
+deflate:
   adrp x16, quire_lazy_slots+2544
   ldr x16, [x16, #:lo12:quire_lazy_slots+2544]
   br x16
 quire_lazy_stub_318:
   mov x17, #318
   b quire_lazy_common
-  .globl deflateInit2_
-  .type deflateInit2_, %function
+  .globl deflateEnd
+  .type deflateEnd, %function
   .p2align 4
-deflateInit2_:
+deflateEnd:
   adrp x16, quire_lazy_slots+2552
   ldr x16, [x16, #:lo12:quire_lazy_slots+2552]
   br x16
 quire_lazy_stub_319:
   mov x17, #319
   b quire_lazy_common
-  .globl inflate
-  .type inflate, %function
+  .globl deflateInit2_
+  .type deflateInit2_, %function
   .p2align 4
-inflate:
+deflateInit2_:
   adrp x16, quire_lazy_slots+2560
   ldr x16, [x16, #:lo12:quire_lazy_slots+2560]
   br x16
 quire_lazy_stub_320:
   mov x17, #320
   b quire_lazy_common
-  .globl inflateEnd
-  .type inflateEnd, %function
+  .globl inflate
+  .type inflate, %function
   .p2align 4
-inflateEnd:
+inflate:
   adrp x16, quire_lazy_slots+2568
   ldr x16, [x16, #:lo12:quire_lazy_slots+2568]
   br x16
 quire_lazy_stub_321:
   mov x17, #321
   b quire_lazy_common
-  .globl inflateInit2_
-  .type inflateInit2_, %function
+  .globl inflateEnd
+  .type inflateEnd, %function
   .p2align 4
-inflateInit2_:
+inflateEnd:
   adrp x16, quire_lazy_slots+2576
   ldr x16, [x16, #:lo12:quire_lazy_slots+2576]
   br x16
 quire_lazy_stub_322:
   mov x17, #322
+  b quire_lazy_common
+  .globl inflateInit2_
+  .type inflateInit2_, %function
+  .p2align 4
+inflateInit2_:
+  adrp x16, quire_lazy_slots+2584
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2584]
+  br x16
+quire_lazy_stub_323:
+  mov x17, #323
   b quire_lazy_common
 #endif
 #endif

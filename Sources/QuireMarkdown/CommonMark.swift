@@ -165,7 +165,7 @@ public enum CommonMark {
     // Footnotes cost cmark-gfm two more walks over the whole tree; a text without `[^` has
     // none (every reference and definition begins so), and parses the same without them.
     if extensions.contains(.footnotes), text.withUTF8({ Self.mayHoldFootnotes($0) }) { flags |= CMARK_OPT_FOOTNOTES }
-    let region = quire_markdown_region_begin()
+    let region = quire_markdown_region_begin(text.utf8.count)
     defer { if region != nil { quire_markdown_region_end() } }
     guard let parser = region.map({ cmark_parser_new_with_mem(flags, $0) }) ?? cmark_parser_new(flags) else {
       throw QuireError(.libraryFailure, "cmark-gfm could not make a parser (out of memory).")

@@ -1,6 +1,8 @@
 #ifndef CQUIRE_MARKDOWN_H
 #define CQUIRE_MARKDOWN_H
 
+#include <stddef.h>
+
 #include <cmark-gfm.h>
 
 /// Starts a region on the calling thread and returns an allocator for cmark-gfm that takes
@@ -11,7 +13,9 @@
 /// the whole process), each thread has its own region, so parses on several threads at once
 /// are safe. Returns NULL when the thread already has a region (then use the default
 /// allocator). Out of memory aborts, as cmark-gfm's default allocator does.
-cmark_mem *quire_markdown_region_begin(void);
+/// `text_length`, the bytes about to be parsed, sizes the region: a text of a mebibyte or
+/// more has its blocks in huge pages.
+cmark_mem *quire_markdown_region_begin(size_t text_length);
 
 /// Releases the calling thread's region: everything allocated from it is gone.
 void quire_markdown_region_end(void);

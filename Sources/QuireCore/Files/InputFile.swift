@@ -146,7 +146,31 @@ package enum InputFile {
     let (url, quoted) = (file.url, file.quoted)
     let fd = try open(file, for: role)
     defer { SystemCalls.release(FileDescriptor(rawValue: fd)) }
-    var bytes: [UInt8] = []
+    // A regular file's size says how much to take: it is read straight into the result (one
+    // byte more, to see its end), not in chunks appended to an array that grows and copies.
+    // A file that grew meanwhile, or one that tells no size, goes on in chunks.
+    // One known to be larger than the limit is refused before a byte is read.
+    var expected = 0
+    if case .success(let info) = SystemCalls.fstat(FileDescriptor(rawValue: fd)), info.st_mode & S_IFMT == S_IFREG {
+      if info.st_size > limit, !truncating { throw tooLarge(file, role: role, limit: limit) }
+      expected = min(Int(info.st_size), limit) + 1
+    }
+    var failure: Errno?
+    var bytes = [UInt8](unsafeUninitializedCapacity: expected) { buffer, count in
+      while count < buffer.count {
+        switch SystemCalls.read(FileDescriptor(rawValue: fd), into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...]))) {
+        case .success(0): return
+        case .success(let read): count += read
+        case .failure(let error):
+          failure = error.errno
+          return
+        }
+      }
+    }
+    if let code = failure {
+      throw QuireError(QuireError.Code(code), "Cannot \(role) \(quoted): reading it failed (\(QuireError.describe(code))).", url: url, cause: code)
+    }
+    if bytes.count < expected { return bytes }
     var chunk = [UInt8](repeating: 0, count: 64 << 10)
     while true {
       let wanted = min(chunk.count, limit + 1 - bytes.count)
@@ -162,8 +186,12 @@ package enum InputFile {
       }
     }
     if truncating { return Array(bytes.prefix(limit)) }
-    throw QuireError(
-      .limitExceeded, "Cannot \(role) \(quoted): it is larger than \(limit >> 20) MiB, or endless. Give a smaller file.", url: url)
+    throw tooLarge(file, role: role, limit: limit)
+  }
+
+  private static func tooLarge(_ file: Named, role: String, limit: Int) -> QuireError {
+    QuireError(
+      .limitExceeded, "Cannot \(role) \(file.quoted): it is larger than \(limit >> 20) MiB, or endless. Give a smaller file.", url: file.url)
   }
 
   /// Reads `url` as UTF-8 text; refuses binary (NUL bytes) and invalid UTF-8, naming the file.
@@ -186,7 +214,7 @@ package enum InputFile {
       while cut > 0, cut > bytes.count - 4, bytes[cut - 1] & 0xC0 == 0x80 { cut -= 1 }
       if cut > 0, bytes[cut - 1] >= 0xC0 { bytes.removeSubrange((cut - 1)...) }
     }
-    if bytes.contains(0) {
+    if bytes.withUnsafeBytes({ $0.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }) {
       throw QuireError(.invalidContent, "Cannot \(role) \(quoted): it is binary (it has NUL bytes), not text.", url: url)
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
