@@ -56,7 +56,7 @@ public struct QuireCommand: AsyncParsableCommand {
     do {
       // The REPL's own arguments are ed's (`-sp:` is -s with -p ':'): EdArguments reads them.
       if let first = arguments.first, subcommandNames.contains(first) { try checkNoFileNameTakenForOptions(arguments) }
-      var command = try parseAsRoot(try EdArguments.normalized(arguments, subcommands: subcommandNames))
+      var command = try parse(try EdArguments.normalized(arguments, subcommands: subcommandNames))
       try checkArgumentsAreUTF8(arguments, for: command)
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
@@ -138,6 +138,28 @@ public struct QuireCommand: AsyncParsableCommand {
       )
     }
   }
+
+  /// The command `arguments` (normalized) ask for.
+  ///
+  /// A subcommand named first (`quire search …`, `quire thumbnail …`) parses its own
+  /// arguments: argument-parser's parse of the whole tree reflects the properties of the root
+  /// and of the REPL (the default subcommand) as well, and each new type it reflects scans all
+  /// of the static binary's protocol conformances, which cost every command 5–7 ms before it
+  /// read its first argument. Whatever the subcommand alone does not take (a usage error,
+  /// `--help`, `--version`, a completion script) is parsed again through the whole tree, so
+  /// errors, help and usage lines read as before.
+  static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+    if let first = arguments.first, let subcommand = configuration.subcommands.first(where: { $0._commandName == first }),
+      !arguments.contains(where: { wholeTreeArguments.contains($0) || $0.hasPrefix("--generate-completion") }),
+      let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst()))
+    {
+      return command
+    }
+    return try parseAsRoot(arguments)
+  }
+
+  /// The arguments that only the whole tree answers as `quire` does.
+  private static let wholeTreeArguments: Set<String> = ["-h", "--help", "-help", "help", "--version", "--experimental-dump-help"]
 
   /// The names that select a subcommand rather than the REPL.
   static var subcommandNames: Set<String> {

@@ -5,7 +5,8 @@ import QuireTypes
 /// Work a command will need, started on another core while its arguments are parsed (the
 /// argument parser's reflection over the command tree takes several milliseconds): the type
 /// registry's files (shared-mime-info's `types`, `aliases`, `subclasses`, `globs2` and `magic`)
-/// for the commands that identify files, and, for `quire thumbnail`, fontconfig's set-up,
+/// for the commands that identify files (for `quire search`, the registry's built-in types
+/// only), and, for `quire thumbnail`, fontconfig's set-up,
 /// which is most of a small Markdown thumbnail's time. Only `quire` itself does it (an
 /// embedder's ``QuireCommand/run(arguments:)`` does not). Nothing waits for it: the command
 /// finds the registry read (or waits on its lock while it is being read) and fontconfig
@@ -16,7 +17,14 @@ enum StartupPrefetch {
   static let identifyingCommands: Set<String> = ["thumbnail", "type", "browse", "preview"]
 
   static func begin(for arguments: [String]) {
-    guard let command = arguments.first, identifyingCommands.contains(command) else { return }
+    guard let command = arguments.first else { return }
+    if command == "search" {
+      // A search identifies only changed files, but its browser is made with the shared
+      // registry, whose built-in declarations take a millisecond to set up.
+      BlockingExecutor.shared.submit { _ = TypeRegistry.shared }
+      return
+    }
+    guard identifyingCommands.contains(command) else { return }
     if command == "thumbnail" {
       BlockingExecutor.shared.submit { TextLayout.prepareFonts() }
     }

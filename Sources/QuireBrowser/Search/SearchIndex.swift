@@ -189,6 +189,28 @@ final class SearchIndex: Sendable {
   /// no longer there are removed.
   func update(listing: Listing, rebuilding: Bool, progress: (@Sendable (Int, Int) -> Void)?) throws -> SearchIndexReport {
     if rebuilding { removeFiles() }
+    return try update(listing: listing, walk: try Self.walk(listing), rebuilding: rebuilding, progress: progress)
+  }
+
+  /// What a walk over a listing's locations found: each entry's path, `lstat` and location,
+  /// in the order met.
+  struct Walk: Sendable {
+    var entries: [(path: String, info: stat, location: URL)] = []
+  }
+
+  /// Walks `listing`'s locations: the file system only (one `lstat` per entry), no database,
+  /// so that it can run while a query reads the index.
+  static func walk(_ listing: Listing) throws -> Walk {
+    var walk = Walk()
+    for location in listing.configuration.locations {
+      try listing.check(location: location)
+      listing.forEachEntry(in: location) { path, info in walk.entries.append((path, info, location)) }
+    }
+    return walk
+  }
+
+  /// ``update(listing:rebuilding:progress:)`` with the locations walked already.
+  func update(listing: Listing, walk: Walk, rebuilding: Bool, progress: (@Sendable (Int, Int) -> Void)?) throws -> SearchIndexReport {
     var report = SearchIndexReport()
     try withDatabase { database in
       let (stored, skipped) = try database.read { db in
@@ -206,31 +228,28 @@ final class SearchIndex: Sendable {
       var seen = Set<String>()
       var changed: [BrowserItem] = []
       var newlySkipped: [(String, Int64, Double)] = []
-      for location in listing.configuration.locations {
-        try listing.check(location: location)
-        listing.forEachEntry(in: location) { path, info in
-          guard seen.insert(path).inserted else { return }
-          let isFile = info.st_mode & S_IFMT == S_IFREG
-          let (size, mtime) = Self.fingerprint(info)
-          if isFile, let entry = stored[path], entry.size == size, entry.mtime == mtime {
-            kept.insert(path)
-            report.unchanged += 1
-            return
-          }
-          if isFile, let entry = skipped[path], entry.size == size, entry.mtime == mtime { return }
-          guard let item = try? listing.makeItem(Listing.url(ofEntry: path, info), info: info, location: location) else { return }
-          // A package's size is its files' (known once it is made an item).
-          if let entry = stored[path], entry.size == item.size, entry.mtime == item.modificationDate.timeIntervalSince1970 {
-            kept.insert(path)
-            report.unchanged += 1
-            return
-          }
-          if listing.isAllowed(item) && Self.isIndexable(item.contentType) {
-            kept.insert(path)
-            changed.append(item)
-          } else if isFile {
-            newlySkipped.append((path, size, mtime))
-          }
+      for (path, info, location) in walk.entries {
+        guard seen.insert(path).inserted else { continue }
+        let isFile = info.st_mode & S_IFMT == S_IFREG
+        let (size, mtime) = Self.fingerprint(info)
+        if isFile, let entry = stored[path], entry.size == size, entry.mtime == mtime {
+          kept.insert(path)
+          report.unchanged += 1
+          continue
+        }
+        if isFile, let entry = skipped[path], entry.size == size, entry.mtime == mtime { continue }
+        guard let item = try? listing.makeItem(Listing.url(ofEntry: path, info), info: info, location: location) else { continue }
+        // A package's size is its files' (known once it is made an item).
+        if let entry = stored[path], entry.size == item.size, entry.mtime == item.modificationDate.timeIntervalSince1970 {
+          kept.insert(path)
+          report.unchanged += 1
+          continue
+        }
+        if listing.isAllowed(item) && Self.isIndexable(item.contentType) {
+          kept.insert(path)
+          changed.append(item)
+        } else if isFile {
+          newlySkipped.append((path, size, mtime))
         }
       }
       let gone = stored.filter { !kept.contains($0.key) }

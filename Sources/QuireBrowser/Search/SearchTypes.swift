@@ -1,6 +1,7 @@
 public import Foundation
 import QuireSystem
 public import QuireTypes
+import Synchronization
 public import SystemPackage
 
 /// What to look for in the search index.
@@ -191,6 +192,36 @@ extension DocumentBrowser {
   ///   (`timedOut`).
   public func search(_ query: SearchQuery, isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> [SearchHit] {
     try withSearchIndex { try $0.search(query, registry: configuration.registry, isCancelled: isCancelled) }
+  }
+
+  /// Brings the index up to date and searches it, as ``updateSearchIndex(progress:)`` and then
+  /// ``search(_:isCancelled:)`` do, but both at once: the query reads the index as it is while
+  /// the locations are walked on another core, and runs again only when the walk changed the
+  /// index. When nothing changed, the usual case, a search costs the longer of the two rather
+  /// than both.
+  ///
+  /// - Throws: ``QuireError`` as the two do.
+  public func updateSearchIndexAndSearch(
+    _ query: SearchQuery, progress: (@Sendable (Int, Int) -> Void)? = nil, isCancelled: @escaping @Sendable () -> Bool = { false }
+  ) throws -> (hits: [SearchHit], report: SearchIndexReport) {
+    let listing = Listing(configuration: configuration)
+    let walked = Mutex<Result<SearchIndex.Walk, any Error>?>(nil)
+    let answered = Mutex<Result<[SearchHit], any Error>?>(nil)
+    DispatchQueue.concurrentPerform(iterations: 2) { part in
+      if part == 0 {
+        let walk = Result { try SearchIndex.walk(listing) }
+        walked.withLock { $0 = walk }
+      } else {
+        let hits = Result { try search(query, isCancelled: isCancelled) }
+        answered.withLock { $0 = hits }
+      }
+    }
+    guard let walk = walked.withLock({ $0 }), let first = answered.withLock({ $0 }) else {
+      preconditionFailure("concurrentPerform ran both parts")
+    }
+    let report = try withSearchIndex { try $0.update(listing: listing, walk: try walk.get(), rebuilding: false, progress: progress) }
+    if report.indexed == 0, report.removed == 0, !report.wasRecreated { return (try first.get(), report) }
+    return (try search(query, isCancelled: isCancelled), report)
   }
 
   /// ``search(_:)`` for a text, all types.

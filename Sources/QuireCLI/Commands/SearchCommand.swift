@@ -55,17 +55,24 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
       try await keepCurrent(browser)
       return
     }
+    let search = SearchQuery(query.joined(separator: " "), contentTypes: types.compactMap(BrowseCommand.type(named:)), limit: limit)
+    let hits: [SearchHit]
     // A process that keeps the index current (quire search --watch, quire serve) makes the
-    // walk over every file unneeded; otherwise the index is brought up to date first.
+    // walk over every file unneeded; otherwise the index is brought up to date as the query
+    // runs, and the query runs again if that changed it.
     if !rebuild, let keeper = browser.searchIndexKeeper {
       FileHandle.standardError.write(
         Data("quire: answered from the index that process \(keeper) keeps current; a change of the last second may not be in it yet.\n".utf8))
-    } else {
+      guard !query.isEmpty else { return }
+      hits = try browser.search(search)
+    } else if rebuild || query.isEmpty {
       let report = rebuild ? try browser.rebuildSearchIndex(progress: progress) : try browser.updateSearchIndex(progress: progress)
       if rebuild && !json { print("indexed \(report.indexed) documents (\(report.failures.count) by name only)") }
+      guard !query.isEmpty else { return }
+      hits = try browser.search(search)
+    } else {
+      hits = try browser.updateSearchIndexAndSearch(search, progress: progress).hits
     }
-    guard !query.isEmpty else { return }
-    let hits = try browser.search(SearchQuery(query.joined(separator: " "), contentTypes: types.compactMap(BrowseCommand.type(named:)), limit: limit))
     if json {
       print(try BrowserJSON.encode(hits))
       return

@@ -145,6 +145,38 @@ final class SearchTests: BrowserTestCase {
     #expect(try browser.search("budget").isEmpty)
   }
 
+  /// The query runs while the folder is walked; its answer stands when the walk changed
+  /// nothing, and the query runs again when it did: an index made from nothing, a changed
+  /// file and a removed one are all in the answer.
+  @Test func searchingWhileTheIndexIsBroughtUpToDateAnswersFromTheCurrentIndex() throws {
+    try makeDocuments()
+    let first = try browser.updateSearchIndexAndSearch(SearchQuery("elephants"))
+    #expect(first.report.indexed == 4)
+    #expect(first.hits.map(\.url.lastPathComponent) == ["plain.txt"])
+
+    try folder.write("now about giraffes\n", to: "plain.txt")
+    try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: folder.file("plain.txt").path)
+    let changed = try browser.updateSearchIndexAndSearch(SearchQuery("giraffes"))
+    #expect(changed.report.indexed == 1 && changed.report.unchanged == 3)
+    #expect(changed.hits.map(\.url.lastPathComponent) == ["plain.txt"])
+
+    let unchanged = try browser.updateSearchIndexAndSearch(SearchQuery("giraffes"))
+    #expect(unchanged.report.indexed == 0 && unchanged.report.unchanged == 4)
+    #expect(unchanged.hits.map(\.url.lastPathComponent) == ["plain.txt"])
+
+    try FileManager.default.removeItem(at: folder.file("plain.txt"))
+    let removed = try browser.updateSearchIndexAndSearch(SearchQuery("giraffes"))
+    #expect(removed.report.removed == 1 && removed.hits.isEmpty)
+  }
+
+  /// A folder that cannot be walked fails the search with the walk's error, as
+  /// ``DocumentBrowser/updateSearchIndex(progress:)`` does.
+  @Test func searchingInAMissingFolderFailsClearly() throws {
+    let missing = DocumentBrowser(configuration: .init(locations: [folder.file("missing")], environment: environment))
+    let error = #expect(throws: QuireError.self) { try missing.updateSearchIndexAndSearch(SearchQuery("anything")) }
+    #expect(error?.reason.contains("missing") == true)
+  }
+
   @Test func deletedOrCorruptIndexIsRebuilt() throws {
     try makeDocuments()
     try browser.updateSearchIndex()
