@@ -1,3 +1,4 @@
+import QuireBrowser
 import QuireFormats
 import QuireSystem
 import QuireTypes
@@ -21,7 +22,10 @@ enum StartupPrefetch {
     if command == "search" {
       // A search identifies only changed files, but its browser is made with the shared
       // registry, whose built-in declarations take a millisecond to set up.
-      BlockingExecutor.shared.submit { _ = TypeRegistry.shared }
+      BlockingExecutor.shared.submit {
+        _ = TypeRegistry.shared
+        DocumentBrowser.prepareForSearch()
+      }
       return
     }
     guard identifyingCommands.contains(command) else { return }

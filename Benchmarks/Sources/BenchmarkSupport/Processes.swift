@@ -59,3 +59,24 @@ public func medianRun(_ argv: [String], rounds: Int, environment: [String: Strin
   }
   return (median(times), status)
 }
+
+/// The median wall times of several commands (each argv with its environment), run in turn
+/// round after round (after one unmeasured run of each): A B C, A B C, …. A machine whose speed
+/// drifts during the run (other work on the host, a CPU's clock) then weighs on all of them
+/// alike, which runs of one command after the other's do not. Returns each command's median and
+/// last status, in order.
+public func interleavedMedians(_ commands: [(argv: [String], environment: [String: String])], rounds: Int) -> [(
+  seconds: Double, status: Int32
+)] {
+  for command in commands { _ = spawnProcess(command.argv, environment: command.environment) }
+  var times = Array(repeating: [Double](), count: commands.count)
+  var statuses = Array(repeating: Int32(0), count: commands.count)
+  for _ in 0..<max(1, rounds) {
+    for (index, command) in commands.enumerated() {
+      let run = spawnProcess(command.argv, environment: command.environment)
+      times[index].append(run.seconds)
+      statuses[index] = run.status
+    }
+  }
+  return zip(times, statuses).map { (median($0), $1) }
+}

@@ -78,24 +78,27 @@ let thumbnail = work.appendingPathComponent("note.png").path
 let startEnvironment = quireEnvironment("start")
 print("## start-up (whole process)\n")
 print("| work | Quire | peer | ratio | target |\n|---|---|---|---|---|")
-let floorStart = medianRun([floorBinary], rounds: rounds * 3).seconds
 let startCommands: [(String, [String], String)] = [
   ("`quire --version`", [quire, "--version"], "≤ 2× floor"),
   ("`quire type note.md`", [quire, "type", small.path], ""),
   ("`quire thumbnail -s 256 note.md note.png`", [quire, "thumbnail", "-s", "256", small.path, thumbnail], "≤ 20 ms"),
   ("`quire search note` (one-file folder, warm)", [quire, "search", "note", "--in", small.deletingLastPathComponent().path], ""),
 ]
+// Every command and the floors in turn, round after round.
+var startRuns: [(argv: [String], environment: [String: String])] = [([floorBinary], [:])] + startCommands.map { ($0.1, startEnvironment) }
+if textFloorBuild.status == 0 {
+  startRuns.append(([textFloorBinary, "256", small.path, work.appendingPathComponent("floor.png").path], startEnvironment))
+}
+let startTimes = interleavedMedians(startRuns, rounds: rounds * 3)
+let floorStart = startTimes[0].seconds
 var thumbnailSeconds = 0.0
-for (label, argv, target) in startCommands {
-  let measured = medianRun(argv, rounds: rounds * 3, environment: startEnvironment)
+for ((label, argv, target), measured) in zip(startCommands, startTimes.dropFirst()) {
   if measured.status != 0 { print("  (\(label) exited with status \(measured.status))") }
   if argv.contains("thumbnail") { thumbnailSeconds = measured.seconds }
   row(label, measured.seconds, "Foundation-only Swift program", floorStart, target)
 }
 if textFloorBuild.status == 0 {
-  let textFloor = medianRun(
-    [textFloorBinary, "256", small.path, work.appendingPathComponent("floor.png").path], rounds: rounds * 3, environment: startEnvironment)
-  row("`quire thumbnail -s 256 note.md note.png`", thumbnailSeconds, "C floor: pango + cairo draw the same text", textFloor.seconds, "")
+  row("`quire thumbnail -s 256 note.md note.png`", thumbnailSeconds, "C floor: pango + cairo draw the same text", startTimes.last!.seconds, "")
 } else {
   print("  (could not compile floors/text-thumbnail.c: install libpango1.0-dev)")
 }
@@ -122,22 +125,27 @@ do {
   print(String(format: "file: %.1f MB, %d corpus files concatenated", Double(text.count) / 1e6, sources.count))
 }
 print("| work | Quire | peer | ratio | target |\n|---|---|---|---|---|")
-let previewRounds = max(3, rounds / 2)
-let cmark = medianRun(
-  ["cmark-gfm", "-e", "table", "-e", "strikethrough", "-e", "autolink", "-e", "tasklist", bigMarkdown.path], rounds: previewRounds)
-let preview = medianRun([quire, "preview", bigMarkdown.path], rounds: previewRounds, environment: startEnvironment)
-if preview.status != 0 { print("  (quire preview exited with status \(preview.status))") }
-row("`quire preview` 21 MB", preview.seconds, "cmark-gfm with the same extensions", cmark.seconds, "≤ 1.1×")
+// Quire, cmark-gfm and (when it compiles) the footnotes floor in turn, round after round.
+let previewRounds = max(5, rounds)
 // cmark-gfm asked for all Quire renders: its program cannot turn footnotes on, which the file has.
 let cmarkFloorBinary = work.appendingPathComponent("cmark-footnotes-floor").path
 let cmarkFlags = spawnProcess(["pkg-config", "--cflags", "--libs", "libcmark-gfm"], capture: true).output
   .split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
-if spawnProcess(
-  ["cc", "-O2", "-o", cmarkFloorBinary, benchRoot.appendingPathComponent("floors/cmark-footnotes.c").path] + cmarkFlags + ["-lcmark-gfm-extensions"]
-)
-.status == 0 {
-  let cmarkFootnotes = medianRun([cmarkFloorBinary, bigMarkdown.path], rounds: previewRounds)
-  row("`quire preview` 21 MB", preview.seconds, "C floor: cmark-gfm with footnotes on too", cmarkFootnotes.seconds, "")
+let hasCmarkFloor =
+  spawnProcess(
+    ["cc", "-O2", "-o", cmarkFloorBinary, benchRoot.appendingPathComponent("floors/cmark-footnotes.c").path] + cmarkFlags + ["-lcmark-gfm-extensions"]
+  ).status == 0
+var previewCommands: [(argv: [String], environment: [String: String])] = [
+  ([quire, "preview", bigMarkdown.path], startEnvironment),
+  (["cmark-gfm", "-e", "table", "-e", "strikethrough", "-e", "autolink", "-e", "tasklist", bigMarkdown.path], [:]),
+]
+if hasCmarkFloor { previewCommands.append(([cmarkFloorBinary, bigMarkdown.path], [:])) }
+let previewTimes = interleavedMedians(previewCommands, rounds: previewRounds)
+let (preview, cmark) = (previewTimes[0], previewTimes[1])
+if preview.status != 0 { print("  (quire preview exited with status \(preview.status))") }
+row("`quire preview` 21 MB", preview.seconds, "cmark-gfm with the same extensions", cmark.seconds, "≤ 1.1×")
+if hasCmarkFloor {
+  row("`quire preview` 21 MB", preview.seconds, "C floor: cmark-gfm with footnotes on too", previewTimes[2].seconds, "")
 } else {
   print("  (could not compile floors/cmark-footnotes.c: install libcmark-gfm-dev)")
 }
@@ -176,12 +184,19 @@ for round in 0..<builds {
 }
 row("index from nothing", median(quireBuilds), "recollindex -z", median(recollBuilds), "≤ 0.8×")
 
+/// A warm query's median time for Quire and for recollq (0 without recoll), the two run in
+/// turn, three times as many rounds as the rest: each takes tens of milliseconds.
+func searchBesideRecoll(_ word: String) -> (quire: (seconds: Double, status: Int32), recoll: (seconds: Double, status: Int32)) {
+  let quireCommand = ([quire, "search", word, "--limit", "20"] + inFolders, searchEnvironment)
+  guard hasRecoll else { return (medianRun(quireCommand.0, rounds: 3 * rounds, environment: searchEnvironment), (0, 0)) }
+  let times = interleavedMedians([quireCommand, (["recollq", "-c", recollConfig.path, "-b", "-n", "20", word], [:])], rounds: 3 * rounds)
+  return (times[0], times[1])
+}
 func recollHits(_ output: String) -> Int { output.split(separator: "\n").filter { $0.hasPrefix("file://") }.count }
 func quireHits(_ output: String) -> Int { output.split(separator: "\n").filter { !$0.hasPrefix(" ") && !$0.isEmpty }.count }
 var recollWarm = 0.0
 for word in ["function", "qqzyxwvq"] {
-  let quireRun = medianRun([quire, "search", word, "--limit", "20"] + inFolders, rounds: rounds, environment: searchEnvironment)
-  let recollRun = hasRecoll ? medianRun(["recollq", "-c", recollConfig.path, "-b", "-n", "20", word], rounds: rounds) : (seconds: 0, status: 0)
+  let (quireRun, recollRun) = searchBesideRecoll(word)
   let quireCount = quireHits(spawnProcess([quire, "search", word, "--limit", "20"] + inFolders, environment: searchEnvironment, capture: true).output)
   let recollCount = hasRecoll ? recollHits(spawnProcess(["recollq", "-c", recollConfig.path, "-b", "-n", "20", word], capture: true).output) : 0
   if word == "function" { recollWarm = recollRun.seconds }
@@ -206,8 +221,7 @@ do {
     said.append(chunk)
   }
   for word in ["function", "qqzyxwvq"] {
-    let watched = medianRun([quire, "search", word, "--limit", "20"] + inFolders, rounds: rounds, environment: searchEnvironment)
-    let recollRun = hasRecoll ? medianRun(["recollq", "-c", recollConfig.path, "-b", "-n", "20", word], rounds: rounds) : (seconds: 0, status: 0)
+    let (watched, recollRun) = searchBesideRecoll(word)
     row("warm query `\(word)`, `quire search --watch` running", watched.seconds, "recollq", recollRun.seconds, "≤ 1.5×")
   }
   watcher.terminate()

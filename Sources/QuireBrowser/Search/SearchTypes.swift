@@ -1,4 +1,5 @@
 public import Foundation
+import GRDB
 import QuireSystem
 public import QuireTypes
 import Synchronization
@@ -262,6 +263,22 @@ extension DocumentBrowser {
 }
 
 extension DocumentBrowser {
+  /// Loads SQLite and sets up the database layer's types for a search, on an in-memory
+  /// database (no file is touched): `quire search` calls it on its other core while its
+  /// arguments are parsed, so that the search itself finds them ready.
+  package static func prepareForSearch() {
+    guard let database = try? DatabaseQueue() else { return }
+    _ = try? database.write { db in
+      _ = try Int.fetchOne(db, sql: "PRAGMA user_version")
+      _ = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    _ = try? database.read { db in
+      let rows = try Row.fetchCursor(db, sql: "SELECT 'path', 1, 2, 3.0")
+      while let row = try rows.next() { _ = (row[0] as String, row[1] as Int64, row[2] as Int64, row[3] as Double) }
+      _ = try Row.fetchAll(db, sql: "SELECT 1 AS id, 'path' AS path, 'type' AS type, 1.0 AS score")
+    }
+  }
+
   /// The browser's one index, opened on first use.
   func withSearchIndex<T>(_ body: (SearchIndex) throws -> T) throws -> T {
     let index = searchIndex.withLock { index in
