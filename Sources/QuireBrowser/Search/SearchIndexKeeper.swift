@@ -41,17 +41,42 @@ enum SearchIndexKeeper {
     switch SystemCalls.open(FilePath(url.path), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600) {
     case .success(let opened): fd = opened
     case .failure(let failure):
+      if let planted = planted(at: url) { throw planted }
       throw QuireError(
-        QuireError.Code(failure.errno), "Cannot mark the search index as kept current at '\(url.path)': \(QuireError.describe(failure.errno)).",
+        QuireError.Code(failure.errno),
+        "Cannot mark the search index as kept current at '\(DisplayName.escaping(path: url))': \(QuireError.describe(failure.errno)). Check that the folder is yours and writable, or set XDG_CACHE_HOME to a folder of your own.",
         url: url, cause: failure.errno)
     }
-    guard SystemCalls.isRegularFile(fd), case .success(true) = SystemCalls.lock(fd, .write, start: 0) else {
+    guard SystemCalls.isRegularFile(fd) else {
+      SystemCalls.release(fd)
+      throw planted(at: url) ?? QuireError(.invalidContent, "'\(DisplayName.escaping(path: url))' is not a regular file.", url: url)
+    }
+    guard case .success(true) = SystemCalls.lock(fd, .write, start: 0) else {
       SystemCalls.release(fd)
       return nil
     }
     _ = SystemCalls.truncate(fd, to: 0)
     _ = SystemCalls.writeAll(fd, Array("\(getpid())\n".utf8), at: 0)
     return fd
+  }
+
+  /// The error for something other than a regular file at the mark's name (a link, which is
+  /// never followed, a FIFO, a folder, a device): nothing there is read, written or removed.
+  private static func planted(at url: URL) -> QuireError? {
+    guard case .success(let info) = SystemCalls.lstat(FilePath(url.path)), info.st_mode & S_IFMT != S_IFREG else { return nil }
+    let what: String
+    switch info.st_mode & S_IFMT {
+    case S_IFLNK: what = "a symbolic link, which Quire never follows for its private files"
+    case S_IFIFO: what = "a FIFO (named pipe)"
+    case S_IFDIR: what = "a folder"
+    case S_IFCHR, S_IFBLK: what = "a device"
+    case S_IFSOCK: what = "a socket"
+    default: what = "not a regular file"
+    }
+    return QuireError(
+      .permissionDenied,
+      "Cannot mark the search index as kept current: '\(DisplayName.escaping(path: url))' is \(what). Nothing was read or removed; remove it yourself (it only marks a running indexer), or set XDG_CACHE_HOME to a folder of your own.",
+      url: url)
   }
 
   /// The pid of the process that holds the mark at `url`, or nil when none does.

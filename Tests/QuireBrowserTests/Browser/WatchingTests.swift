@@ -59,6 +59,36 @@ final class WatchingTests: FolderSuite {
     #expect(await eventually { log.has(.added, "deep.md") })
   }
 
+  /// The mark a keeping process leaves beside the index: held while it watches, gone when
+  /// it stops; something other than a regular file planted at its name (a link, a FIFO, a
+  /// folder) is refused with a clear error, never followed or opened for reading, and searches
+  /// then look at every file as when no one keeps the index.
+  @Test(arguments: ["link", "fifo", "folder"]) func aPlantedKeeperMarkIsRefusedAndSearchesStillWalk(_ kind: String) throws {
+    try folder.write("a walrus appears\n", to: "a.md")
+    try browser.startUpdatingSearchIndex()
+    #expect(browser.searchIndexKeeper == getpid())
+    browser.stopWatching()
+    #expect(browser.searchIndexKeeper == nil)
+    let indexFolder = browser.searchIndexURL.deletingLastPathComponent()
+    let name = try #require(try FileManager.default.contentsOfDirectory(atPath: indexFolder.path).first { $0.contains(".kept-") })
+    let mark = indexFolder.appendingPathComponent(name)
+    try FileManager.default.removeItem(at: mark)
+    let target = folder.file("target")
+    try "12345\n".write(to: target, atomically: false, encoding: .utf8)
+    switch kind {
+    case "link": try FileManager.default.createSymbolicLink(at: mark, withDestinationURL: target)
+    case "fifo": #expect(mkfifo(mark.path, 0o600) == 0)
+    default: try FileManager.default.createDirectory(at: mark, withIntermediateDirectories: false)
+    }
+    let error = #expect(throws: QuireError.self) { try browser.startUpdatingSearchIndex() }
+    #expect(error?.reason.contains(kind == "link" ? "symbolic link" : kind == "fifo" ? "FIFO" : "a folder") == true, "\(String(describing: error))")
+    browser.stopWatching()
+    #expect(browser.searchIndexKeeper == nil)
+    #expect(try String(contentsOf: target, encoding: .utf8) == "12345\n")
+    try folder.write("a walrus and a narwhal\n", to: "b.md")
+    #expect(try browser.updateSearchIndexAndSearch(SearchQuery("narwhal")).hits.map(\.url.lastPathComponent) == ["b.md"])
+  }
+
   @Test func searchIndexFollowsChanges() async throws {
     try folder.write("nothing here\n", to: "a.md")
     try browser.startUpdatingSearchIndex()

@@ -238,6 +238,15 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
     #expect(both.status == 2 && both.error.contains("--watch"), "\(both.error)")
   }
 
+  /// `--watch` on a folder that is not there fails at once with exit 1, naming the folder,
+  /// instead of watching nothing.
+  @Test func watchingAMissingFolderFailsClearly() async throws {
+    let missing = folder.file("no-such-folder")
+    let result = try await quire(["search", "--watch", "--in", missing.path])
+    #expect(result.status == 1, "\(result.error)")
+    #expect(result.error.contains("no-such-folder") && !result.error.contains("keeping the search index"), "\(result.error)")
+  }
+
   // MARK: 5. Coordination with an open REPL
 
   @Test func openREPLFollowsARenameByTheBrowser() async throws {
