@@ -334,6 +334,43 @@ quire_lazy_slots:
   .quad quire_lazy_stub_321
   .quad quire_lazy_stub_322
   .quad quire_lazy_stub_323
+  .quad quire_lazy_stub_324
+  .quad quire_lazy_stub_325
+  .quad quire_lazy_stub_326
+  .quad quire_lazy_stub_327
+  .quad quire_lazy_stub_328
+  .quad quire_lazy_stub_329
+  .quad quire_lazy_stub_330
+  .quad quire_lazy_stub_331
+  .quad quire_lazy_stub_332
+  .quad quire_lazy_stub_333
+  .quad quire_lazy_stub_334
+  .quad quire_lazy_stub_335
+  .quad quire_lazy_stub_336
+  .quad quire_lazy_stub_337
+  .quad quire_lazy_stub_338
+  .quad quire_lazy_stub_339
+  .quad quire_lazy_stub_340
+  .quad quire_lazy_stub_341
+  .quad quire_lazy_stub_342
+  .quad quire_lazy_stub_343
+  .quad quire_lazy_stub_344
+  .quad quire_lazy_stub_345
+  .quad quire_lazy_stub_346
+  .quad quire_lazy_stub_347
+  .quad quire_lazy_stub_348
+  .quad quire_lazy_stub_349
+  .quad quire_lazy_stub_350
+  .quad quire_lazy_stub_351
+  .quad quire_lazy_stub_352
+  .quad quire_lazy_stub_353
+  .quad quire_lazy_stub_354
+  .quad quire_lazy_stub_355
+  .quad quire_lazy_stub_356
+  .quad quire_lazy_stub_357
+  .quad quire_lazy_stub_358
+  .quad quire_lazy_stub_359
+  .quad quire_lazy_stub_360
 
   .text
 #if defined(__x86_64__)
@@ -2928,6 +2965,302 @@ inflateInit2_:
   jmp *quire_lazy_slots+2584(%rip)
 quire_lazy_stub_323:
   pushq $323
+  jmp quire_lazy_common
+  .globl xcb_change_property
+  .type xcb_change_property, @function
+  .p2align 4
+xcb_change_property:
+  jmp *quire_lazy_slots+2592(%rip)
+quire_lazy_stub_324:
+  pushq $324
+  jmp quire_lazy_common
+  .globl xcb_change_window_attributes
+  .type xcb_change_window_attributes, @function
+  .p2align 4
+xcb_change_window_attributes:
+  jmp *quire_lazy_slots+2600(%rip)
+quire_lazy_stub_325:
+  pushq $325
+  jmp quire_lazy_common
+  .globl xcb_connect
+  .type xcb_connect, @function
+  .p2align 4
+xcb_connect:
+  jmp *quire_lazy_slots+2608(%rip)
+quire_lazy_stub_326:
+  pushq $326
+  jmp quire_lazy_common
+  .globl xcb_connection_has_error
+  .type xcb_connection_has_error, @function
+  .p2align 4
+xcb_connection_has_error:
+  jmp *quire_lazy_slots+2616(%rip)
+quire_lazy_stub_327:
+  pushq $327
+  jmp quire_lazy_common
+  .globl xcb_convert_selection
+  .type xcb_convert_selection, @function
+  .p2align 4
+xcb_convert_selection:
+  jmp *quire_lazy_slots+2624(%rip)
+quire_lazy_stub_328:
+  pushq $328
+  jmp quire_lazy_common
+  .globl xcb_create_window
+  .type xcb_create_window, @function
+  .p2align 4
+xcb_create_window:
+  jmp *quire_lazy_slots+2632(%rip)
+quire_lazy_stub_329:
+  pushq $329
+  jmp quire_lazy_common
+  .globl xcb_delete_property
+  .type xcb_delete_property, @function
+  .p2align 4
+xcb_delete_property:
+  jmp *quire_lazy_slots+2640(%rip)
+quire_lazy_stub_330:
+  pushq $330
+  jmp quire_lazy_common
+  .globl xcb_disconnect
+  .type xcb_disconnect, @function
+  .p2align 4
+xcb_disconnect:
+  jmp *quire_lazy_slots+2648(%rip)
+quire_lazy_stub_331:
+  pushq $331
+  jmp quire_lazy_common
+  .globl xcb_flush
+  .type xcb_flush, @function
+  .p2align 4
+xcb_flush:
+  jmp *quire_lazy_slots+2656(%rip)
+quire_lazy_stub_332:
+  pushq $332
+  jmp quire_lazy_common
+  .globl xcb_generate_id
+  .type xcb_generate_id, @function
+  .p2align 4
+xcb_generate_id:
+  jmp *quire_lazy_slots+2664(%rip)
+quire_lazy_stub_333:
+  pushq $333
+  jmp quire_lazy_common
+  .globl xcb_get_atom_name
+  .type xcb_get_atom_name, @function
+  .p2align 4
+xcb_get_atom_name:
+  jmp *quire_lazy_slots+2672(%rip)
+quire_lazy_stub_334:
+  pushq $334
+  jmp quire_lazy_common
+  .globl xcb_get_atom_name_name
+  .type xcb_get_atom_name_name, @function
+  .p2align 4
+xcb_get_atom_name_name:
+  jmp *quire_lazy_slots+2680(%rip)
+quire_lazy_stub_335:
+  pushq $335
+  jmp quire_lazy_common
+  .globl xcb_get_atom_name_name_length
+  .type xcb_get_atom_name_name_length, @function
+  .p2align 4
+xcb_get_atom_name_name_length:
+  jmp *quire_lazy_slots+2688(%rip)
+quire_lazy_stub_336:
+  pushq $336
+  jmp quire_lazy_common
+  .globl xcb_get_atom_name_reply
+  .type xcb_get_atom_name_reply, @function
+  .p2align 4
+xcb_get_atom_name_reply:
+  jmp *quire_lazy_slots+2696(%rip)
+quire_lazy_stub_337:
+  pushq $337
+  jmp quire_lazy_common
+  .globl xcb_get_extension_data
+  .type xcb_get_extension_data, @function
+  .p2align 4
+xcb_get_extension_data:
+  jmp *quire_lazy_slots+2704(%rip)
+quire_lazy_stub_338:
+  pushq $338
+  jmp quire_lazy_common
+  .globl xcb_get_file_descriptor
+  .type xcb_get_file_descriptor, @function
+  .p2align 4
+xcb_get_file_descriptor:
+  jmp *quire_lazy_slots+2712(%rip)
+quire_lazy_stub_339:
+  pushq $339
+  jmp quire_lazy_common
+  .globl xcb_get_input_focus
+  .type xcb_get_input_focus, @function
+  .p2align 4
+xcb_get_input_focus:
+  jmp *quire_lazy_slots+2720(%rip)
+quire_lazy_stub_340:
+  pushq $340
+  jmp quire_lazy_common
+  .globl xcb_get_input_focus_reply
+  .type xcb_get_input_focus_reply, @function
+  .p2align 4
+xcb_get_input_focus_reply:
+  jmp *quire_lazy_slots+2728(%rip)
+quire_lazy_stub_341:
+  pushq $341
+  jmp quire_lazy_common
+  .globl xcb_get_maximum_request_length
+  .type xcb_get_maximum_request_length, @function
+  .p2align 4
+xcb_get_maximum_request_length:
+  jmp *quire_lazy_slots+2736(%rip)
+quire_lazy_stub_342:
+  pushq $342
+  jmp quire_lazy_common
+  .globl xcb_get_property
+  .type xcb_get_property, @function
+  .p2align 4
+xcb_get_property:
+  jmp *quire_lazy_slots+2744(%rip)
+quire_lazy_stub_343:
+  pushq $343
+  jmp quire_lazy_common
+  .globl xcb_get_property_reply
+  .type xcb_get_property_reply, @function
+  .p2align 4
+xcb_get_property_reply:
+  jmp *quire_lazy_slots+2752(%rip)
+quire_lazy_stub_344:
+  pushq $344
+  jmp quire_lazy_common
+  .globl xcb_get_property_value
+  .type xcb_get_property_value, @function
+  .p2align 4
+xcb_get_property_value:
+  jmp *quire_lazy_slots+2760(%rip)
+quire_lazy_stub_345:
+  pushq $345
+  jmp quire_lazy_common
+  .globl xcb_get_property_value_length
+  .type xcb_get_property_value_length, @function
+  .p2align 4
+xcb_get_property_value_length:
+  jmp *quire_lazy_slots+2768(%rip)
+quire_lazy_stub_346:
+  pushq $346
+  jmp quire_lazy_common
+  .globl xcb_get_selection_owner
+  .type xcb_get_selection_owner, @function
+  .p2align 4
+xcb_get_selection_owner:
+  jmp *quire_lazy_slots+2776(%rip)
+quire_lazy_stub_347:
+  pushq $347
+  jmp quire_lazy_common
+  .globl xcb_get_selection_owner_reply
+  .type xcb_get_selection_owner_reply, @function
+  .p2align 4
+xcb_get_selection_owner_reply:
+  jmp *quire_lazy_slots+2784(%rip)
+quire_lazy_stub_348:
+  pushq $348
+  jmp quire_lazy_common
+  .globl xcb_get_setup
+  .type xcb_get_setup, @function
+  .p2align 4
+xcb_get_setup:
+  jmp *quire_lazy_slots+2792(%rip)
+quire_lazy_stub_349:
+  pushq $349
+  jmp quire_lazy_common
+  .globl xcb_intern_atom
+  .type xcb_intern_atom, @function
+  .p2align 4
+xcb_intern_atom:
+  jmp *quire_lazy_slots+2800(%rip)
+quire_lazy_stub_350:
+  pushq $350
+  jmp quire_lazy_common
+  .globl xcb_intern_atom_reply
+  .type xcb_intern_atom_reply, @function
+  .p2align 4
+xcb_intern_atom_reply:
+  jmp *quire_lazy_slots+2808(%rip)
+quire_lazy_stub_351:
+  pushq $351
+  jmp quire_lazy_common
+  .globl xcb_poll_for_event
+  .type xcb_poll_for_event, @function
+  .p2align 4
+xcb_poll_for_event:
+  jmp *quire_lazy_slots+2816(%rip)
+quire_lazy_stub_352:
+  pushq $352
+  jmp quire_lazy_common
+  .globl xcb_screen_next
+  .type xcb_screen_next, @function
+  .p2align 4
+xcb_screen_next:
+  jmp *quire_lazy_slots+2824(%rip)
+quire_lazy_stub_353:
+  pushq $353
+  jmp quire_lazy_common
+  .globl xcb_send_event
+  .type xcb_send_event, @function
+  .p2align 4
+xcb_send_event:
+  jmp *quire_lazy_slots+2832(%rip)
+quire_lazy_stub_354:
+  pushq $354
+  jmp quire_lazy_common
+  .globl xcb_set_selection_owner
+  .type xcb_set_selection_owner, @function
+  .p2align 4
+xcb_set_selection_owner:
+  jmp *quire_lazy_slots+2840(%rip)
+quire_lazy_stub_355:
+  pushq $355
+  jmp quire_lazy_common
+  .globl xcb_setup_roots_iterator
+  .type xcb_setup_roots_iterator, @function
+  .p2align 4
+xcb_setup_roots_iterator:
+  jmp *quire_lazy_slots+2848(%rip)
+quire_lazy_stub_356:
+  pushq $356
+  jmp quire_lazy_common
+  .globl xcb_wait_for_event
+  .type xcb_wait_for_event, @function
+  .p2align 4
+xcb_wait_for_event:
+  jmp *quire_lazy_slots+2856(%rip)
+quire_lazy_stub_357:
+  pushq $357
+  jmp quire_lazy_common
+  .globl xcb_xfixes_query_version
+  .type xcb_xfixes_query_version, @function
+  .p2align 4
+xcb_xfixes_query_version:
+  jmp *quire_lazy_slots+2864(%rip)
+quire_lazy_stub_358:
+  pushq $358
+  jmp quire_lazy_common
+  .globl xcb_xfixes_query_version_reply
+  .type xcb_xfixes_query_version_reply, @function
+  .p2align 4
+xcb_xfixes_query_version_reply:
+  jmp *quire_lazy_slots+2872(%rip)
+quire_lazy_stub_359:
+  pushq $359
+  jmp quire_lazy_common
+  .globl xcb_xfixes_select_selection_input
+  .type xcb_xfixes_select_selection_input, @function
+  .p2align 4
+xcb_xfixes_select_selection_input:
+  jmp *quire_lazy_slots+2880(%rip)
+quire_lazy_stub_360:
+  pushq $360
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -6169,6 +6502,376 @@ inflateInit2_:
   br x16
 quire_lazy_stub_323:
   mov x17, #323
+  b quire_lazy_common
+  .globl xcb_change_property
+  .type xcb_change_property, %function
+  .p2align 4
+xcb_change_property:
+  adrp x16, quire_lazy_slots+2592
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2592]
+  br x16
+quire_lazy_stub_324:
+  mov x17, #324
+  b quire_lazy_common
+  .globl xcb_change_window_attributes
+  .type xcb_change_window_attributes, %function
+  .p2align 4
+xcb_change_window_attributes:
+  adrp x16, quire_lazy_slots+2600
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2600]
+  br x16
+quire_lazy_stub_325:
+  mov x17, #325
+  b quire_lazy_common
+  .globl xcb_connect
+  .type xcb_connect, %function
+  .p2align 4
+xcb_connect:
+  adrp x16, quire_lazy_slots+2608
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2608]
+  br x16
+quire_lazy_stub_326:
+  mov x17, #326
+  b quire_lazy_common
+  .globl xcb_connection_has_error
+  .type xcb_connection_has_error, %function
+  .p2align 4
+xcb_connection_has_error:
+  adrp x16, quire_lazy_slots+2616
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2616]
+  br x16
+quire_lazy_stub_327:
+  mov x17, #327
+  b quire_lazy_common
+  .globl xcb_convert_selection
+  .type xcb_convert_selection, %function
+  .p2align 4
+xcb_convert_selection:
+  adrp x16, quire_lazy_slots+2624
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2624]
+  br x16
+quire_lazy_stub_328:
+  mov x17, #328
+  b quire_lazy_common
+  .globl xcb_create_window
+  .type xcb_create_window, %function
+  .p2align 4
+xcb_create_window:
+  adrp x16, quire_lazy_slots+2632
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2632]
+  br x16
+quire_lazy_stub_329:
+  mov x17, #329
+  b quire_lazy_common
+  .globl xcb_delete_property
+  .type xcb_delete_property, %function
+  .p2align 4
+xcb_delete_property:
+  adrp x16, quire_lazy_slots+2640
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2640]
+  br x16
+quire_lazy_stub_330:
+  mov x17, #330
+  b quire_lazy_common
+  .globl xcb_disconnect
+  .type xcb_disconnect, %function
+  .p2align 4
+xcb_disconnect:
+  adrp x16, quire_lazy_slots+2648
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2648]
+  br x16
+quire_lazy_stub_331:
+  mov x17, #331
+  b quire_lazy_common
+  .globl xcb_flush
+  .type xcb_flush, %function
+  .p2align 4
+xcb_flush:
+  adrp x16, quire_lazy_slots+2656
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2656]
+  br x16
+quire_lazy_stub_332:
+  mov x17, #332
+  b quire_lazy_common
+  .globl xcb_generate_id
+  .type xcb_generate_id, %function
+  .p2align 4
+xcb_generate_id:
+  adrp x16, quire_lazy_slots+2664
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2664]
+  br x16
+quire_lazy_stub_333:
+  mov x17, #333
+  b quire_lazy_common
+  .globl xcb_get_atom_name
+  .type xcb_get_atom_name, %function
+  .p2align 4
+xcb_get_atom_name:
+  adrp x16, quire_lazy_slots+2672
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2672]
+  br x16
+quire_lazy_stub_334:
+  mov x17, #334
+  b quire_lazy_common
+  .globl xcb_get_atom_name_name
+  .type xcb_get_atom_name_name, %function
+  .p2align 4
+xcb_get_atom_name_name:
+  adrp x16, quire_lazy_slots+2680
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2680]
+  br x16
+quire_lazy_stub_335:
+  mov x17, #335
+  b quire_lazy_common
+  .globl xcb_get_atom_name_name_length
+  .type xcb_get_atom_name_name_length, %function
+  .p2align 4
+xcb_get_atom_name_name_length:
+  adrp x16, quire_lazy_slots+2688
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2688]
+  br x16
+quire_lazy_stub_336:
+  mov x17, #336
+  b quire_lazy_common
+  .globl xcb_get_atom_name_reply
+  .type xcb_get_atom_name_reply, %function
+  .p2align 4
+xcb_get_atom_name_reply:
+  adrp x16, quire_lazy_slots+2696
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2696]
+  br x16
+quire_lazy_stub_337:
+  mov x17, #337
+  b quire_lazy_common
+  .globl xcb_get_extension_data
+  .type xcb_get_extension_data, %function
+  .p2align 4
+xcb_get_extension_data:
+  adrp x16, quire_lazy_slots+2704
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2704]
+  br x16
+quire_lazy_stub_338:
+  mov x17, #338
+  b quire_lazy_common
+  .globl xcb_get_file_descriptor
+  .type xcb_get_file_descriptor, %function
+  .p2align 4
+xcb_get_file_descriptor:
+  adrp x16, quire_lazy_slots+2712
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2712]
+  br x16
+quire_lazy_stub_339:
+  mov x17, #339
+  b quire_lazy_common
+  .globl xcb_get_input_focus
+  .type xcb_get_input_focus, %function
+  .p2align 4
+xcb_get_input_focus:
+  adrp x16, quire_lazy_slots+2720
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2720]
+  br x16
+quire_lazy_stub_340:
+  mov x17, #340
+  b quire_lazy_common
+  .globl xcb_get_input_focus_reply
+  .type xcb_get_input_focus_reply, %function
+  .p2align 4
+xcb_get_input_focus_reply:
+  adrp x16, quire_lazy_slots+2728
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2728]
+  br x16
+quire_lazy_stub_341:
+  mov x17, #341
+  b quire_lazy_common
+  .globl xcb_get_maximum_request_length
+  .type xcb_get_maximum_request_length, %function
+  .p2align 4
+xcb_get_maximum_request_length:
+  adrp x16, quire_lazy_slots+2736
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2736]
+  br x16
+quire_lazy_stub_342:
+  mov x17, #342
+  b quire_lazy_common
+  .globl xcb_get_property
+  .type xcb_get_property, %function
+  .p2align 4
+xcb_get_property:
+  adrp x16, quire_lazy_slots+2744
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2744]
+  br x16
+quire_lazy_stub_343:
+  mov x17, #343
+  b quire_lazy_common
+  .globl xcb_get_property_reply
+  .type xcb_get_property_reply, %function
+  .p2align 4
+xcb_get_property_reply:
+  adrp x16, quire_lazy_slots+2752
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2752]
+  br x16
+quire_lazy_stub_344:
+  mov x17, #344
+  b quire_lazy_common
+  .globl xcb_get_property_value
+  .type xcb_get_property_value, %function
+  .p2align 4
+xcb_get_property_value:
+  adrp x16, quire_lazy_slots+2760
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2760]
+  br x16
+quire_lazy_stub_345:
+  mov x17, #345
+  b quire_lazy_common
+  .globl xcb_get_property_value_length
+  .type xcb_get_property_value_length, %function
+  .p2align 4
+xcb_get_property_value_length:
+  adrp x16, quire_lazy_slots+2768
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2768]
+  br x16
+quire_lazy_stub_346:
+  mov x17, #346
+  b quire_lazy_common
+  .globl xcb_get_selection_owner
+  .type xcb_get_selection_owner, %function
+  .p2align 4
+xcb_get_selection_owner:
+  adrp x16, quire_lazy_slots+2776
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2776]
+  br x16
+quire_lazy_stub_347:
+  mov x17, #347
+  b quire_lazy_common
+  .globl xcb_get_selection_owner_reply
+  .type xcb_get_selection_owner_reply, %function
+  .p2align 4
+xcb_get_selection_owner_reply:
+  adrp x16, quire_lazy_slots+2784
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2784]
+  br x16
+quire_lazy_stub_348:
+  mov x17, #348
+  b quire_lazy_common
+  .globl xcb_get_setup
+  .type xcb_get_setup, %function
+  .p2align 4
+xcb_get_setup:
+  adrp x16, quire_lazy_slots+2792
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2792]
+  br x16
+quire_lazy_stub_349:
+  mov x17, #349
+  b quire_lazy_common
+  .globl xcb_intern_atom
+  .type xcb_intern_atom, %function
+  .p2align 4
+xcb_intern_atom:
+  adrp x16, quire_lazy_slots+2800
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2800]
+  br x16
+quire_lazy_stub_350:
+  mov x17, #350
+  b quire_lazy_common
+  .globl xcb_intern_atom_reply
+  .type xcb_intern_atom_reply, %function
+  .p2align 4
+xcb_intern_atom_reply:
+  adrp x16, quire_lazy_slots+2808
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2808]
+  br x16
+quire_lazy_stub_351:
+  mov x17, #351
+  b quire_lazy_common
+  .globl xcb_poll_for_event
+  .type xcb_poll_for_event, %function
+  .p2align 4
+xcb_poll_for_event:
+  adrp x16, quire_lazy_slots+2816
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2816]
+  br x16
+quire_lazy_stub_352:
+  mov x17, #352
+  b quire_lazy_common
+  .globl xcb_screen_next
+  .type xcb_screen_next, %function
+  .p2align 4
+xcb_screen_next:
+  adrp x16, quire_lazy_slots+2824
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2824]
+  br x16
+quire_lazy_stub_353:
+  mov x17, #353
+  b quire_lazy_common
+  .globl xcb_send_event
+  .type xcb_send_event, %function
+  .p2align 4
+xcb_send_event:
+  adrp x16, quire_lazy_slots+2832
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2832]
+  br x16
+quire_lazy_stub_354:
+  mov x17, #354
+  b quire_lazy_common
+  .globl xcb_set_selection_owner
+  .type xcb_set_selection_owner, %function
+  .p2align 4
+xcb_set_selection_owner:
+  adrp x16, quire_lazy_slots+2840
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2840]
+  br x16
+quire_lazy_stub_355:
+  mov x17, #355
+  b quire_lazy_common
+  .globl xcb_setup_roots_iterator
+  .type xcb_setup_roots_iterator, %function
+  .p2align 4
+xcb_setup_roots_iterator:
+  adrp x16, quire_lazy_slots+2848
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2848]
+  br x16
+quire_lazy_stub_356:
+  mov x17, #356
+  b quire_lazy_common
+  .globl xcb_wait_for_event
+  .type xcb_wait_for_event, %function
+  .p2align 4
+xcb_wait_for_event:
+  adrp x16, quire_lazy_slots+2856
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2856]
+  br x16
+quire_lazy_stub_357:
+  mov x17, #357
+  b quire_lazy_common
+  .globl xcb_xfixes_query_version
+  .type xcb_xfixes_query_version, %function
+  .p2align 4
+xcb_xfixes_query_version:
+  adrp x16, quire_lazy_slots+2864
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2864]
+  br x16
+quire_lazy_stub_358:
+  mov x17, #358
+  b quire_lazy_common
+  .globl xcb_xfixes_query_version_reply
+  .type xcb_xfixes_query_version_reply, %function
+  .p2align 4
+xcb_xfixes_query_version_reply:
+  adrp x16, quire_lazy_slots+2872
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2872]
+  br x16
+quire_lazy_stub_359:
+  mov x17, #359
+  b quire_lazy_common
+  .globl xcb_xfixes_select_selection_input
+  .type xcb_xfixes_select_selection_input, %function
+  .p2align 4
+xcb_xfixes_select_selection_input:
+  adrp x16, quire_lazy_slots+2880
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2880]
+  br x16
+quire_lazy_stub_360:
+  mov x17, #360
   b quire_lazy_common
 #endif
 #endif

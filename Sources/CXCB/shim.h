@@ -2,9 +2,17 @@
 #include <string.h>
 #include <xcb/xcb.h>
 #include <xcb/xfixes.h>
+#include <xcb/xcbext.h>
 
-/* xcb_xfixes_id is a mutable C global, which Swift 6 refuses to touch: hand out its address. */
-static inline xcb_extension_t *cxcb_xfixes_extension(void) { return &xcb_xfixes_id; }
+/* The XFIXES extension's record for xcb_get_extension_data, which asks the server by the
+   record's name and caches the answer by its address: a record of our own serves as well as
+   libxcb-xfixes' xcb_xfixes_id. That variable is not used, so quire refers to no variable of
+   the XCB libraries, and scripts/generate-lazy-libraries can load them when the X11 clipboard
+   is first used instead of at exec. (Swift 6 refuses to touch a mutable C global itself.) */
+static inline xcb_extension_t *cxcb_xfixes_extension(void) {
+  static xcb_extension_t extension = {"XFIXES", 0};
+  return &extension;
+}
 
 /* xcb_send_event takes the event as a 32-byte char buffer: build a SelectionNotify in one. */
 static inline xcb_void_cookie_t cxcb_send_selection_notify(xcb_connection_t *c, xcb_window_t requestor,
