@@ -371,6 +371,19 @@ quire_lazy_slots:
   .quad quire_lazy_stub_358
   .quad quire_lazy_stub_359
   .quad quire_lazy_stub_360
+  .quad quire_lazy_stub_361
+  .quad quire_lazy_stub_362
+  .quad quire_lazy_stub_363
+  .quad quire_lazy_stub_364
+  .quad quire_lazy_stub_365
+  .quad quire_lazy_stub_366
+  .quad quire_lazy_stub_367
+  .quad quire_lazy_stub_368
+  .quad quire_lazy_stub_369
+  .quad quire_lazy_stub_370
+  .quad quire_lazy_stub_371
+  .quad quire_lazy_stub_372
+  .quad quire_lazy_stub_373
 
   .text
 #if defined(__x86_64__)
@@ -3261,6 +3274,110 @@ xcb_xfixes_select_selection_input:
   jmp *quire_lazy_slots+2880(%rip)
 quire_lazy_stub_360:
   pushq $360
+  jmp quire_lazy_common
+  .globl wl_display_cancel_read
+  .type wl_display_cancel_read, @function
+  .p2align 4
+wl_display_cancel_read:
+  jmp *quire_lazy_slots+2888(%rip)
+quire_lazy_stub_361:
+  pushq $361
+  jmp quire_lazy_common
+  .globl wl_display_connect
+  .type wl_display_connect, @function
+  .p2align 4
+wl_display_connect:
+  jmp *quire_lazy_slots+2896(%rip)
+quire_lazy_stub_362:
+  pushq $362
+  jmp quire_lazy_common
+  .globl wl_display_disconnect
+  .type wl_display_disconnect, @function
+  .p2align 4
+wl_display_disconnect:
+  jmp *quire_lazy_slots+2904(%rip)
+quire_lazy_stub_363:
+  pushq $363
+  jmp quire_lazy_common
+  .globl wl_display_dispatch_pending
+  .type wl_display_dispatch_pending, @function
+  .p2align 4
+wl_display_dispatch_pending:
+  jmp *quire_lazy_slots+2912(%rip)
+quire_lazy_stub_364:
+  pushq $364
+  jmp quire_lazy_common
+  .globl wl_display_flush
+  .type wl_display_flush, @function
+  .p2align 4
+wl_display_flush:
+  jmp *quire_lazy_slots+2920(%rip)
+quire_lazy_stub_365:
+  pushq $365
+  jmp quire_lazy_common
+  .globl wl_display_get_fd
+  .type wl_display_get_fd, @function
+  .p2align 4
+wl_display_get_fd:
+  jmp *quire_lazy_slots+2928(%rip)
+quire_lazy_stub_366:
+  pushq $366
+  jmp quire_lazy_common
+  .globl wl_display_prepare_read
+  .type wl_display_prepare_read, @function
+  .p2align 4
+wl_display_prepare_read:
+  jmp *quire_lazy_slots+2936(%rip)
+quire_lazy_stub_367:
+  pushq $367
+  jmp quire_lazy_common
+  .globl wl_display_read_events
+  .type wl_display_read_events, @function
+  .p2align 4
+wl_display_read_events:
+  jmp *quire_lazy_slots+2944(%rip)
+quire_lazy_stub_368:
+  pushq $368
+  jmp quire_lazy_common
+  .globl wl_display_roundtrip
+  .type wl_display_roundtrip, @function
+  .p2align 4
+wl_display_roundtrip:
+  jmp *quire_lazy_slots+2952(%rip)
+quire_lazy_stub_369:
+  pushq $369
+  jmp quire_lazy_common
+  .globl wl_proxy_add_dispatcher
+  .type wl_proxy_add_dispatcher, @function
+  .p2align 4
+wl_proxy_add_dispatcher:
+  jmp *quire_lazy_slots+2960(%rip)
+quire_lazy_stub_370:
+  pushq $370
+  jmp quire_lazy_common
+  .globl wl_proxy_get_user_data
+  .type wl_proxy_get_user_data, @function
+  .p2align 4
+wl_proxy_get_user_data:
+  jmp *quire_lazy_slots+2968(%rip)
+quire_lazy_stub_371:
+  pushq $371
+  jmp quire_lazy_common
+  .globl wl_proxy_get_version
+  .type wl_proxy_get_version, @function
+  .p2align 4
+wl_proxy_get_version:
+  jmp *quire_lazy_slots+2976(%rip)
+quire_lazy_stub_372:
+  pushq $372
+  jmp quire_lazy_common
+  .globl wl_proxy_marshal_flags
+  .type wl_proxy_marshal_flags, @function
+  .p2align 4
+wl_proxy_marshal_flags:
+  jmp *quire_lazy_slots+2984(%rip)
+quire_lazy_stub_373:
+  pushq $373
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -6872,6 +6989,136 @@ xcb_xfixes_select_selection_input:
   br x16
 quire_lazy_stub_360:
   mov x17, #360
+  b quire_lazy_common
+  .globl wl_display_cancel_read
+  .type wl_display_cancel_read, %function
+  .p2align 4
+wl_display_cancel_read:
+  adrp x16, quire_lazy_slots+2888
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2888]
+  br x16
+quire_lazy_stub_361:
+  mov x17, #361
+  b quire_lazy_common
+  .globl wl_display_connect
+  .type wl_display_connect, %function
+  .p2align 4
+wl_display_connect:
+  adrp x16, quire_lazy_slots+2896
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2896]
+  br x16
+quire_lazy_stub_362:
+  mov x17, #362
+  b quire_lazy_common
+  .globl wl_display_disconnect
+  .type wl_display_disconnect, %function
+  .p2align 4
+wl_display_disconnect:
+  adrp x16, quire_lazy_slots+2904
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2904]
+  br x16
+quire_lazy_stub_363:
+  mov x17, #363
+  b quire_lazy_common
+  .globl wl_display_dispatch_pending
+  .type wl_display_dispatch_pending, %function
+  .p2align 4
+wl_display_dispatch_pending:
+  adrp x16, quire_lazy_slots+2912
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2912]
+  br x16
+quire_lazy_stub_364:
+  mov x17, #364
+  b quire_lazy_common
+  .globl wl_display_flush
+  .type wl_display_flush, %function
+  .p2align 4
+wl_display_flush:
+  adrp x16, quire_lazy_slots+2920
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2920]
+  br x16
+quire_lazy_stub_365:
+  mov x17, #365
+  b quire_lazy_common
+  .globl wl_display_get_fd
+  .type wl_display_get_fd, %function
+  .p2align 4
+wl_display_get_fd:
+  adrp x16, quire_lazy_slots+2928
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2928]
+  br x16
+quire_lazy_stub_366:
+  mov x17, #366
+  b quire_lazy_common
+  .globl wl_display_prepare_read
+  .type wl_display_prepare_read, %function
+  .p2align 4
+wl_display_prepare_read:
+  adrp x16, quire_lazy_slots+2936
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2936]
+  br x16
+quire_lazy_stub_367:
+  mov x17, #367
+  b quire_lazy_common
+  .globl wl_display_read_events
+  .type wl_display_read_events, %function
+  .p2align 4
+wl_display_read_events:
+  adrp x16, quire_lazy_slots+2944
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2944]
+  br x16
+quire_lazy_stub_368:
+  mov x17, #368
+  b quire_lazy_common
+  .globl wl_display_roundtrip
+  .type wl_display_roundtrip, %function
+  .p2align 4
+wl_display_roundtrip:
+  adrp x16, quire_lazy_slots+2952
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2952]
+  br x16
+quire_lazy_stub_369:
+  mov x17, #369
+  b quire_lazy_common
+  .globl wl_proxy_add_dispatcher
+  .type wl_proxy_add_dispatcher, %function
+  .p2align 4
+wl_proxy_add_dispatcher:
+  adrp x16, quire_lazy_slots+2960
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2960]
+  br x16
+quire_lazy_stub_370:
+  mov x17, #370
+  b quire_lazy_common
+  .globl wl_proxy_get_user_data
+  .type wl_proxy_get_user_data, %function
+  .p2align 4
+wl_proxy_get_user_data:
+  adrp x16, quire_lazy_slots+2968
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2968]
+  br x16
+quire_lazy_stub_371:
+  mov x17, #371
+  b quire_lazy_common
+  .globl wl_proxy_get_version
+  .type wl_proxy_get_version, %function
+  .p2align 4
+wl_proxy_get_version:
+  adrp x16, quire_lazy_slots+2976
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2976]
+  br x16
+quire_lazy_stub_372:
+  mov x17, #372
+  b quire_lazy_common
+  .globl wl_proxy_marshal_flags
+  .type wl_proxy_marshal_flags, %function
+  .p2align 4
+wl_proxy_marshal_flags:
+  adrp x16, quire_lazy_slots+2984
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2984]
+  br x16
+quire_lazy_stub_373:
+  mov x17, #373
   b quire_lazy_common
 #endif
 #endif

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <wayland-util.h>
 
-extern const struct wl_interface wl_seat_interface;
+extern const struct wl_interface cwayland_seat_interface; /* core-interfaces.c */
 extern const struct wl_interface ext_data_control_manager_v1_interface;
 extern const struct wl_interface ext_data_control_device_v1_interface;
 extern const struct wl_interface ext_data_control_source_v1_interface;
@@ -16,7 +16,7 @@ extern const struct wl_interface ext_data_control_offer_v1_interface;
 /* Argument types for the messages below: NULL for arguments that are not objects. */
 static const struct wl_interface *no_objects[] = {NULL, NULL};
 static const struct wl_interface *new_source[] = {&ext_data_control_source_v1_interface};
-static const struct wl_interface *new_device_for_seat[] = {&ext_data_control_device_v1_interface, &wl_seat_interface};
+static const struct wl_interface *new_device_for_seat[] = {&ext_data_control_device_v1_interface, &cwayland_seat_interface};
 static const struct wl_interface *a_source[] = {&ext_data_control_source_v1_interface};
 static const struct wl_interface *new_offer[] = {&ext_data_control_offer_v1_interface};
 static const struct wl_interface *an_offer[] = {&ext_data_control_offer_v1_interface};

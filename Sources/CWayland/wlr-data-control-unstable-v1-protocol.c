@@ -40,7 +40,7 @@
 #define WL_PRIVATE
 #endif
 
-extern const struct wl_interface wl_seat_interface;
+extern const struct wl_interface cwayland_seat_interface;
 extern const struct wl_interface zwlr_data_control_device_v1_interface;
 extern const struct wl_interface zwlr_data_control_offer_v1_interface;
 extern const struct wl_interface zwlr_data_control_source_v1_interface;
@@ -50,7 +50,7 @@ static const struct wl_interface *wlr_data_control_unstable_v1_types[] = {
 	NULL,
 	&zwlr_data_control_source_v1_interface,
 	&zwlr_data_control_device_v1_interface,
-	&wl_seat_interface,
+	&cwayland_seat_interface,
 	&zwlr_data_control_source_v1_interface,
 	&zwlr_data_control_source_v1_interface,
 	&zwlr_data_control_offer_v1_interface,

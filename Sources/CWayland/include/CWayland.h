@@ -12,6 +12,11 @@
 #include <stdint.h>
 #include <wayland-client.h>
 
+/* The core interfaces Quire uses, described by Quire (core-interfaces.c), so that it refers to
+   no variable of libwayland-client and the library loads on first use. */
+extern const struct wl_interface cwayland_registry_interface;
+extern const struct wl_interface cwayland_seat_interface;
+
 /* ext-data-control-v1's interfaces (ext-data-control-v1.c). */
 extern const struct wl_interface ext_data_control_manager_v1_interface;
 extern const struct wl_interface ext_data_control_device_v1_interface;
@@ -34,12 +39,14 @@ enum {
   CWAYLAND_REGISTRY_GLOBAL_REMOVE = 1,
 };
 
+/* wl_display_get_registry, with Quire's description of wl_registry. */
 static inline struct wl_proxy *cwayland_get_registry(struct wl_display *display) {
-  return (struct wl_proxy *)wl_display_get_registry(display);
+  return wl_proxy_marshal_flags((struct wl_proxy *)display, WL_DISPLAY_GET_REGISTRY, &cwayland_registry_interface,
+                                wl_proxy_get_version((struct wl_proxy *)display), 0, NULL);
 }
 
 static inline struct wl_proxy *cwayland_bind_seat(struct wl_proxy *registry, uint32_t name) {
-  return (struct wl_proxy *)wl_registry_bind((struct wl_registry *)registry, name, &wl_seat_interface, 1);
+  return (struct wl_proxy *)wl_registry_bind((struct wl_registry *)registry, name, &cwayland_seat_interface, 1);
 }
 
 static inline struct wl_proxy *cwayland_bind_manager(struct wl_proxy *registry, uint32_t name, cwayland_protocol protocol,

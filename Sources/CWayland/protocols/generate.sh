@@ -17,3 +17,5 @@ if [[ -z "$xml" ]]; then
 fi
 wayland-scanner client-header "$xml" "$target/include/wlr-data-control-unstable-v1-client-protocol.h"
 wayland-scanner private-code "$xml" "$target/wlr-data-control-unstable-v1-protocol.c"
+# The seat's description is Quire's own (../core-interfaces.c explains why).
+sed -i 's/\bwl_seat_interface\b/cwayland_seat_interface/g' "$target/wlr-data-control-unstable-v1-protocol.c"
