@@ -8,11 +8,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum { ALIGNMENT = 16, HEADER = 16, BLOCK_SIZE = 4 << 20, LARGE = 256 << 10, HUGE_PAGE = 2 << 20 };
+enum { ALIGNMENT = 16, HEADER = 16, BLOCK_SIZE = 4 << 20, LARGE = 256 << 10 };
 enum { IN_BLOCK = 0, ON_ITS_OWN = 1 };
-// A text of this many bytes or more has its blocks in huge pages; a smaller one would have
-// a whole huge page zeroed for a tree that needs a few small ones.
-enum { HUGE_TEXT = 1 << 20 };
+// A text of this many bytes or more has its blocks mapped (zeroed by the system); a smaller
+// one takes them from malloc, which reuses memory a parse before it gave back.
+enum { MAPPED_TEXT = 1 << 20 };
 
 // Every allocation is preceded by 16 bytes: its size, then its kind. One in a block is
 // handed out in order; one of LARGE bytes or more (a growing output buffer, a long text) is
@@ -30,7 +30,7 @@ struct block {
   size_t used;
   size_t last;    // offset of the latest allocation's header, or SIZE_MAX
   size_t clean;   // offset from which the block's bytes were never handed out
-  size_t mapped;  // bytes mapped for the block (huge pages, zeroed by the system), or 0 for malloc
+  size_t mapped;  // bytes mapped for the block (zeroed by the system), or 0 for malloc
 };
 
 // A region hands out memory in two lanes. The tree's nodes have one of their own: cmark-gfm
@@ -45,7 +45,7 @@ static _Thread_local struct lane general = {NULL};
 static _Thread_local struct lane nodes = {NULL};
 static _Thread_local struct large *larges = NULL;
 static _Thread_local int active = 0;
-static _Thread_local int huge = 0;
+static _Thread_local int mapping = 0;
 
 static size_t rounded(size_t size) { return (size + ALIGNMENT - 1) & ~(size_t)(ALIGNMENT - 1); }
 
@@ -107,30 +107,23 @@ static void unlink_large(struct large *large) {
 
 // MARK: Blocks
 
-/// `size` bytes (a multiple of the huge page size) mapped at a multiple of the huge page
-/// size and advised to the kernel as huge-page memory: a large text's tree touches hundreds of
-/// megabytes, which then cost a fault per 2 MiB instead of per 4 KiB and far fewer TLB misses
-/// on each walk. NULL when the system has no memory for it.
-static void *map_huge(size_t size) {
-  size_t span = size + HUGE_PAGE;
-  unsigned char *mapping = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapping == MAP_FAILED) return NULL;
-  unsigned char *aligned = (unsigned char *)(((uintptr_t)mapping + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-  size_t head = (size_t)(aligned - mapping), tail = span - head - size;
-  if (head != 0) munmap(mapping, head);
-  if (tail != 0) munmap(aligned + size, tail);
-  // Only advice: a kernel without transparent huge pages maps small ones.
-  (void)madvise(aligned, size, MADV_HUGEPAGE);
-  return aligned;
+/// `size` bytes mapped for a block of a large text's region: the system hands them out
+/// zeroed, so `calloc` from a part never used needs no `memset` (which, over a tree of hundreds
+/// of megabytes, wrote every page twice). NULL when the system has no memory for it.
+/// (Huge pages were tried: with the kernel's `defrag=madvise`, each 2 MiB fault could stall
+/// in compaction, and a 21 MB preview's time in the kernel went up and varied more.)
+static void *map_block(size_t size) {
+  void *mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return mapping == MAP_FAILED ? NULL : mapping;
 }
 
-/// A fresh block for `lane`: mapped in huge pages for a large text, from malloc otherwise.
+/// A fresh block for `lane`: mapped for a large text, from malloc otherwise.
 static struct block *add_block(struct lane *lane) {
   struct block *block;
   size_t mapped = 0;
-  if (huge) {
+  if (mapping) {
     mapped = BLOCK_SIZE;
-    block = map_huge(mapped);
+    block = map_block(mapped);
   } else {
     block = malloc(BLOCK_SIZE);
   }
@@ -230,7 +223,7 @@ cmark_mem *quire_markdown_region_begin(size_t text_length) {
   if (active) return NULL;
   pthread_once(&node_size_once, find_node_size);
   active = 1;
-  huge = text_length >= HUGE_TEXT;
+  mapping = text_length >= MAPPED_TEXT;
   return &region_allocator;
 }
 
@@ -251,5 +244,5 @@ void quire_markdown_region_end(void) {
   release(&general);
   release(&nodes);
   active = 0;
-  huge = 0;
+  mapping = 0;
 }

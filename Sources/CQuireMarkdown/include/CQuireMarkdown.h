@@ -14,7 +14,7 @@
 /// are safe. Returns NULL when the thread already has a region (then use the default
 /// allocator). Out of memory aborts, as cmark-gfm's default allocator does.
 /// `text_length`, the bytes about to be parsed, sizes the region: a text of a mebibyte or
-/// more has its blocks in huge pages.
+/// more has its blocks mapped from the system (zeroed already), a smaller one from malloc.
 cmark_mem *quire_markdown_region_begin(size_t text_length);
 
 /// Releases the calling thread's region: everything allocated from it is gone.

@@ -119,7 +119,7 @@ struct GitHubMarkdownTests {
   }
 
   /// A parse's memory comes from a region of its thread (a text of a mebibyte or more has it
-  /// in huge pages, and the nodes have a lane of their own): a document whose output buffer
+  /// in blocks mapped from the system, and the nodes have a lane of their own): a document whose output buffer
   /// grows past the region's large-allocation size many times over, parsed on several threads
   /// at once and one after another, renders whole each time, exactly as its small pieces do
   /// one by one, and its tree is whole too.
