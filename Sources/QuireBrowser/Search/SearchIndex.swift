@@ -55,6 +55,14 @@ final class SearchIndex: Sendable {
     try checkNothingPlanted(in: folder, trusted: trusted)
     do {
       return try openAndCheck()
+    } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+      // Locked, not damaged: another process writes to it (an indexer keeping it current, one
+      // stopped in the middle of a write). Removing it would leave that process writing to a
+      // file no one reads, and every later search reading an empty index.
+      throw QuireError(
+        .timedOut,
+        "The search index \(QuireError.name(url)) stayed locked by another Quire process for 10 s. Nothing was changed; search again in a moment.",
+        url: url, cause: error)
     } catch {
       // Not a database, corrupt, or another schema: start again; the index is only a cache.
       removeFiles()

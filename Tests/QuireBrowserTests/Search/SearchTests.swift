@@ -177,6 +177,36 @@ final class SearchTests: BrowserTestCase {
     #expect(error?.reason.contains("missing") == true)
   }
 
+  /// An index another process holds locked (an indexer stopped in the middle of a write: here
+  /// the sqlite3 shell inside `BEGIN EXCLUSIVE`) is waited for, then refused with a clear error.
+  /// It is never taken for a damaged one and made anew: that left the indexer writing to a
+  /// file no search read, and every later search reading an empty index.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "sqlite3 is not installed (apt-get install sqlite3)"))
+  func anIndexLockedByAnotherProcessIsWaitedForAndRefusedNeverMadeAnew() async throws {
+    try makeDocuments()
+    try browser.updateSearchIndex()
+    let index = browser.searchIndexURL
+    var before = stat()
+    #expect(lstat(index.path, &before) == 0)
+    let holder = try ChildProcess.start(URL(fileURLWithPath: "/usr/bin/sqlite3"), [index.path])
+    defer { holder.kill(SIGKILL) }
+    holder.send("BEGIN EXCLUSIVE;")
+    holder.send(".print locked")
+    _ = try await holder.output.firstLine(containing: "locked", within: .seconds(60))
+
+    // Another process's first search: a browser of its own opens the index anew.
+    let other = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment))
+    let error = #expect(throws: QuireError.self) { try other.search("budget") }
+    #expect(error?.code == .timedOut && error?.reason.contains("locked") == true, "\(String(describing: error))")
+    var after = stat()
+    #expect(lstat(index.path, &after) == 0 && after.st_ino == before.st_ino, "the index was made anew")
+
+    holder.send("COMMIT;")
+    holder.send(".quit")
+    #expect(await holder.waitForExit() == 0)
+    #expect(try other.search("budget").map(\.url.lastPathComponent) == ["notes.md"])
+  }
+
   @Test func deletedOrCorruptIndexIsRebuilt() throws {
     try makeDocuments()
     try browser.updateSearchIndex()
