@@ -130,20 +130,29 @@ final class SearchIndex: Sendable {
     for suffix in Self.suffixes {
       let name = url.lastPathComponent + suffix
       guard case .success(let info) = SystemCalls.lstat(name, in: opened), info.st_mode & S_IFMT != S_IFREG else { continue }
-      let what: String
-      switch info.st_mode & S_IFMT {
-      case S_IFLNK: what = "a symbolic link, which Quire never follows for its private files"
-      case S_IFIFO: what = "a FIFO (named pipe), not a database"
-      case S_IFDIR: what = "a folder, not a database"
-      case S_IFCHR, S_IFBLK: what = "a device, not a database"
-      default: what = "not a regular file"
-      }
+      let what = Self.describePlanted(info.st_mode, insteadOf: "a database")
       let path = folder.appendingPathComponent(name)
       throw QuireError(
         .permissionDenied,
         "Cannot use the search index '\(DisplayName.escaping(path: path))': it is \(what). Nothing was read or removed; remove it yourself (the index is only a cache and is made anew), or set XDG_CACHE_HOME to a folder of your own.",
         url: path)
     }
+  }
+
+  /// What stands at the name of one of Quire's private files instead of a regular file, for
+  /// an error: a link (never followed), a FIFO, a folder, a device or a socket, said with what
+  /// the name should hold (`expected`, e.g. "a database") when there is one.
+  static func describePlanted(_ mode: mode_t, insteadOf expected: String? = nil) -> String {
+    let kind: String
+    switch mode & S_IFMT {
+    case S_IFLNK: return "a symbolic link, which Quire never follows for its private files"
+    case S_IFIFO: kind = "a FIFO (named pipe)"
+    case S_IFDIR: kind = "a folder"
+    case S_IFCHR, S_IFBLK: kind = "a device"
+    case S_IFSOCK: kind = "a socket"
+    default: return "not a regular file"
+    }
+    return expected.map { "\(kind), not \($0)" } ?? kind
   }
 
   /// Removes the index's regular files (a corrupt or outdated cache); anything else there is

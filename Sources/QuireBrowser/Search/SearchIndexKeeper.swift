@@ -64,15 +64,7 @@ enum SearchIndexKeeper {
   /// never followed, a FIFO, a folder, a device): nothing there is read, written or removed.
   private static func planted(at url: URL) -> QuireError? {
     guard case .success(let info) = SystemCalls.lstat(FilePath(url.path)), info.st_mode & S_IFMT != S_IFREG else { return nil }
-    let what: String
-    switch info.st_mode & S_IFMT {
-    case S_IFLNK: what = "a symbolic link, which Quire never follows for its private files"
-    case S_IFIFO: what = "a FIFO (named pipe)"
-    case S_IFDIR: what = "a folder"
-    case S_IFCHR, S_IFBLK: what = "a device"
-    case S_IFSOCK: what = "a socket"
-    default: what = "not a regular file"
-    }
+    let what = SearchIndex.describePlanted(info.st_mode)
     return QuireError(
       .permissionDenied,
       "Cannot mark the search index as kept current: '\(DisplayName.escaping(path: url))' is \(what). Nothing was read or removed; remove it yourself (it only marks a running indexer), or set XDG_CACHE_HOME to a folder of your own.",
