@@ -214,7 +214,7 @@ package enum InputFile {
       while cut > 0, cut > bytes.count - 4, bytes[cut - 1] & 0xC0 == 0x80 { cut -= 1 }
       if cut > 0, bytes[cut - 1] >= 0xC0 { bytes.removeSubrange((cut - 1)...) }
     }
-    if bytes.withUnsafeBytes({ $0.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }) {
+    if bytes.withUnsafeBytes({ buffer in buffer.baseAddress.map { memchr($0, 0, buffer.count) != nil } ?? false }) {
       throw QuireError(.invalidContent, "Cannot \(role) \(quoted): it is binary (it has NUL bytes), not text.", url: url)
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
