@@ -41,7 +41,10 @@ final class TerminalTests: FolderSuite {
 
   private func send(_ keys: String...) throws { try tmux(["send-keys", "-t", "main:0"] + keys) }
 
-  private func screen() throws -> String { try tmux(["capture-pane", "-p", "-J", "-t", "main:0", "-S", "-200"]).output }
+  /// The pane's text, with tmux's answer (it fails once the session has ended).
+  private func capture() throws -> ProcessResult { try tmux(["capture-pane", "-p", "-J", "-t", "main:0", "-S", "-200"]) }
+
+  private func screen() throws -> String { try capture().output }
 
   /// Polls `condition` every 50 ms (each look may start tmux) until it holds or ``patience``
   /// has passed.
@@ -56,9 +59,9 @@ final class TerminalTests: FolderSuite {
     var gone = false
     if try await eventually({
       // A session that has ended will never show it: stop looking at once.
-      let capture = try tmux(["capture-pane", "-p", "-J", "-t", "main:0", "-S", "-200"])
-      gone = capture.status != 0
-      last = capture.output
+      let captured = try capture()
+      gone = captured.status != 0
+      last = captured.output
       return gone || last.components(separatedBy: text).count - 1 >= count
     }), !gone {
       return last
