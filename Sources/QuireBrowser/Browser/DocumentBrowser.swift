@@ -58,7 +58,8 @@ public final class DocumentBrowser: Sendable {
     /// The templates folder (`Templates/`, with `templates.json`) for
     /// ``DocumentBrowser/createDocument(named:in:fromTemplate:)``.
     public var templatesFolder: URL?
-    /// The search index's SQLite file; by default `$XDG_CACHE_HOME/quire/search/index.sqlite`.
+    /// The search index's SQLite file; by default `$XDG_CACHE_HOME/quire/search/index-KEY.sqlite`,
+    /// one for each set of locations and options (``DocumentBrowser/searchIndexURL``).
     public var searchIndexURL: URL?
     /// The name recorded in recent-document entries (`bookmark:application name=`). "quire".
     public var applicationName: String

@@ -52,7 +52,15 @@ final class SearchIndex: Sendable {
     let folder = url.deletingLastPathComponent()
     let trusted = folder.path.hasPrefix(cacheHome.url.path + "/") ? cacheHome.trustedFolder : folder.deletingLastPathComponent()
     try PrivateFolder.make(folder, below: trusted, role: "the search index folder", alternative: "set XDG_CACHE_HOME to a folder of your own")
-    try checkNothingPlanted(in: folder, trusted: trusted)
+    let opened: FileDescriptor
+    do {
+      opened = try PrivateFolder.open(folder, below: trusted)
+    } catch {
+      throw error.error(role: "the search index folder", alternative: "set XDG_CACHE_HOME to a folder of your own")
+    }
+    defer { SystemCalls.release(opened) }
+    try checkNothingPlanted(in: opened, folder: folder)
+    markUsedOrPrune(in: opened, folder: folder)
     do {
       return try openAndCheck()
     } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
@@ -119,14 +127,7 @@ final class SearchIndex: Sendable {
   /// Refuses the index when its file or one of SQLite's files beside it is anything but a
   /// regular file: looked at in the private folder (opened through `PrivateFolder`, so the
   /// folder itself is checked too) with `fstatat(AT_SYMLINK_NOFOLLOW)`, so nothing is followed.
-  private func checkNothingPlanted(in folder: URL, trusted: URL) throws {
-    let opened: FileDescriptor
-    do {
-      opened = try PrivateFolder.open(folder, below: trusted)
-    } catch {
-      throw error.error(role: "the search index folder", alternative: "set XDG_CACHE_HOME to a folder of your own")
-    }
-    defer { SystemCalls.release(opened) }
+  private func checkNothingPlanted(in opened: FileDescriptor, folder: URL) throws {
     for suffix in Self.suffixes {
       let name = url.lastPathComponent + suffix
       guard case .success(let info) = SystemCalls.lstat(name, in: opened), info.st_mode & S_IFMT != S_IFREG else { continue }
@@ -137,6 +138,44 @@ final class SearchIndex: Sendable {
         "Cannot use the search index '\(DisplayName.escaping(path: path))': it is \(what). Nothing was read or removed; remove it yourself (the index is only a cache and is made anew), or set XDG_CACHE_HOME to a folder of your own.",
         url: path)
     }
+  }
+
+  /// How long an index that no search used is kept: the folder's default indexes
+  /// (`index-KEY.sqlite`) unused for longer are removed when a new one is made.
+  static let unusedLifetime: TimeInterval = 30 * 86_400
+
+  /// Marks this index used, by its modification time (at most once a day: a search only
+  /// reads it), or, when it does not exist yet, removes the folder's other default indexes
+  /// that were not used for ``unusedLifetime`` and that no running indexer keeps current.
+  /// Only regular files are removed, beneath the private folder; nothing is followed.
+  private func markUsedOrPrune(in opened: FileDescriptor, folder: URL) {
+    let now = Date()
+    func age(_ info: stat) -> TimeInterval { now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) }
+    if case .success(let info) = SystemCalls.lstat(url.lastPathComponent, in: opened) {
+      if age(info) > 86_400, case .success(let fd) = SystemCalls.openBeneath(url.lastPathComponent, in: opened, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) {
+        _ = SystemCalls.setModificationDate(fd, now)
+        SystemCalls.release(fd)
+      }
+      return
+    }
+    let names = (SystemCalls.entryNames(in: PathCarrier.path(folder.path)) ?? []).map(PathText.string(bytes:))
+    for name in names where name != url.lastPathComponent && Self.isDefaultIndexName(name) {
+      guard case .success(let info) = SystemCalls.lstat(name, in: opened), info.st_mode & S_IFMT == S_IFREG, age(info) > Self.unusedLifetime,
+        !SearchIndexKeeper.isHeld(beside: name, in: folder, names: names)
+      else { continue }
+      for file in names where Self.suffixes.contains(where: { name + $0 == file }) || file.hasPrefix(name + ".kept-") {
+        guard case .success(let info) = SystemCalls.lstat(file, in: opened), info.st_mode & S_IFMT == S_IFREG else { continue }
+        _ = SystemCalls.remove(file, in: opened)
+      }
+    }
+  }
+
+  /// Whether `name` is a default index's (``DocumentBrowser/searchIndexURL``): `index-`, 16
+  /// hexadecimal digits, `.sqlite`.
+  static func isDefaultIndexName(_ name: String) -> Bool {
+    let bytes = Array(name.utf8)
+    guard bytes.count == 29, name.hasPrefix("index-"), name.hasSuffix(".sqlite") else { return false }
+    return bytes[6..<22].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
 
   /// What stands at the name of one of Quire's private files instead of a regular file, for

@@ -11,24 +11,22 @@ import SystemPackage
 /// The mark a process leaves while it keeps a browser's search index current from change
 /// notifications (``DocumentBrowser/startUpdatingSearchIndex()``: `quire search --watch`, a
 /// served page, `quire rpc`): an open-file-description write lock on a file beside the index,
-/// named for the browser's locations and options (`index.sqlite.kept-HASH`, 0600), holding the
+/// named for the browser's locations and options (`index-KEY.sqlite.kept-KEY`, 0600), holding the
 /// process's pid. A search over the same locations in any process finds the lock held and
 /// answers from the index at once, without walking the folders
 /// (``DocumentBrowser/searchIndexKeeper``). The lock goes when the keeper stops watching or
 /// ends, however it ends (the kernel drops it with the last descriptor).
 enum SearchIndexKeeper {
-  /// The mark's file for `configuration`'s locations and options, beside `index`.
-  static func url(beside index: URL, for configuration: DocumentBrowser.Configuration) -> URL {
-    // FNV-1a of what decides which files the index holds for these locations.
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    let key =
-      configuration.locations.map(\.standardizedFileURL.path).sorted().joined(separator: "\u{0}")
-      + "\u{0}\(configuration.includesSubfolders)\u{0}\(configuration.includesHiddenFiles)"
-    for byte in key.utf8 {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
-    return index.deletingLastPathComponent().appendingPathComponent(index.lastPathComponent + ".kept-" + String(hash, radix: 16))
+  /// The mark's file beside `index` for the browser whose ``DocumentBrowser/searchIndexKey``
+  /// is `key`.
+  static func url(beside index: URL, key: String) -> URL {
+    index.deletingLastPathComponent().appendingPathComponent(index.lastPathComponent + ".kept-" + key)
+  }
+
+  /// Whether a process holds a mark beside the index named `indexName` in `folder`, for any
+  /// browser.
+  static func isHeld(beside indexName: String, in folder: URL, names: [String]) -> Bool {
+    names.contains { $0.hasPrefix(indexName + ".kept-") && holder(at: folder.appendingPathComponent($0)) != nil }
   }
 
   /// Takes the mark (the index's folder exists by now): the descriptor that holds it, or nil

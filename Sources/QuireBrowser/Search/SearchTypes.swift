@@ -156,10 +156,34 @@ public struct SearchIndexReport: Sendable, Hashable, Codable {
 
 extension DocumentBrowser {
   /// The search index's file: ``Configuration/searchIndexURL``, else
-  /// `$XDG_CACHE_HOME/quire/search/index.sqlite` (in a private folder, 0700).
+  /// `$XDG_CACHE_HOME/quire/search/index-KEY.sqlite` (in a private folder, 0700), where KEY
+  /// stands for the browser's locations and options (``searchIndexKey``).
+  ///
+  /// Browsers of different locations or options keep different indexes: an index holds what
+  /// one browser lists, and brings itself up to date by removing what that browser does not
+  /// list, so searching one set of folders never empties the index of another. An index that
+  /// no search has used for 30 days is removed when a new one is made.
   public var searchIndexURL: URL {
     configuration.searchIndexURL
-      ?? XDGBaseDirectory.cacheHome.url(in: configuration.environment).appendingPathComponent("quire/search/index.sqlite")
+      ?? XDGBaseDirectory.cacheHome.url(in: configuration.environment).appendingPathComponent("quire/search/index-\(searchIndexKey).sqlite")
+  }
+
+  /// What decides which files the browser's index holds, its locations (in any order) and its
+  /// options (subfolders, hidden files, allowed types), as 16 hexadecimal digits (FNV-1a):
+  /// the name of its default index (``searchIndexURL``) and of the mark of a process that keeps
+  /// that index current.
+  var searchIndexKey: String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    let key =
+      configuration.locations.map(\.standardizedFileURL.path).sorted().joined(separator: "\u{0}")
+      + "\u{0}\(configuration.includesSubfolders)\u{0}\(configuration.includesHiddenFiles)\u{0}"
+      + configuration.allowedContentTypes.map(\.identifier).sorted().joined(separator: "\u{0}")
+    for byte in key.utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x100_0000_01b3
+    }
+    let digits = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
   }
 
   /// Brings the index up to date with the locations: new and changed documents are read
@@ -240,7 +264,7 @@ extension DocumentBrowser {
     try updateSearchIndex()
     try watcher.start(browser: self)
     watcher.setIndexing(true)
-    let mark = try SearchIndexKeeper.take(at: SearchIndexKeeper.url(beside: searchIndexURL, for: configuration))
+    let mark = try SearchIndexKeeper.take(at: SearchIndexKeeper.url(beside: searchIndexURL, key: searchIndexKey))
     if let mark,
       let previous = searchIndexKeeping.withLock({ held in
         defer { held = mark }
@@ -258,7 +282,7 @@ extension DocumentBrowser {
   /// ``updateSearchIndex(progress:)`` first (which looks at every file); when none does, it
   /// should.
   public var searchIndexKeeper: Int32? {
-    SearchIndexKeeper.holder(at: SearchIndexKeeper.url(beside: searchIndexURL, for: configuration))
+    SearchIndexKeeper.holder(at: SearchIndexKeeper.url(beside: searchIndexURL, key: searchIndexKey))
   }
 }
 

@@ -145,6 +145,62 @@ final class SearchTests: BrowserTestCase {
     #expect(try browser.search("budget").isEmpty)
   }
 
+  /// Browsers of different folders or options keep indexes of their own: searching one set
+  /// of folders leaves another's index whole, so going back to it reads nothing again.
+  @Test func searchingOtherFoldersLeavesEachIndexWhole() throws {
+    try makeDocuments()
+    let other = folder.file("other")
+    try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+    try folder.write("a note about okapis\n", to: "other/okapi.md")
+    #expect(try browser.updateSearchIndex().indexed == 5)  // the other folder is a subfolder
+    let otherBrowser = DocumentBrowser(configuration: .init(locations: [other], environment: environment))
+    let pdfsOnly = DocumentBrowser(configuration: .init(locations: [folder.url], allowedContentTypes: [.pdf], environment: environment))
+    #expect(otherBrowser.searchIndexURL != browser.searchIndexURL && pdfsOnly.searchIndexURL != browser.searchIndexURL)
+    #expect(try otherBrowser.updateSearchIndex().indexed == 1)
+    #expect(try pdfsOnly.updateSearchIndex().indexed == 1)
+    #expect(try otherBrowser.search("okapis").map(\.url.lastPathComponent) == ["okapi.md"])
+    #expect(try otherBrowser.search("elephants").isEmpty)
+    let again = try browser.updateSearchIndex()
+    #expect(again.indexed == 0 && again.removed == 0 && again.unchanged == 5)
+    #expect(try browser.search("elephants").map(\.url.lastPathComponent) == ["plain.txt"])
+    // The same locations in another order are the same browser's.
+    let twoWays = [[folder.url, other], [other, folder.url]].map { DocumentBrowser(configuration: .init(locations: $0, environment: environment)) }
+    #expect(twoWays[0].searchIndexURL == twoWays[1].searchIndexURL)
+  }
+
+  /// A new index removes the default indexes no search used for 30 days, unless an indexer
+  /// keeps one current; one in use is marked so, and anything not a regular file is left.
+  @Test func indexesUnusedForAMonthAreRemovedWhenANewOneIsMade() throws {
+    try makeDocuments()
+    try browser.updateSearchIndex()
+    let indexFolder = browser.searchIndexURL.deletingLastPathComponent()
+    let old = Date().addingTimeInterval(-31 * 86_400)
+    func make(_ name: String, modified: Date = old) throws -> URL {
+      let url = indexFolder.appendingPathComponent(name)
+      try Data("x".utf8).write(to: url)
+      try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: url.path)
+      return url
+    }
+    let stale = try make("index-00000000000000aa.sqlite")
+    let staleWAL = try make("index-00000000000000aa.sqlite-wal")
+    let recent = try make("index-00000000000000bb.sqlite", modified: Date().addingTimeInterval(-86_400))
+    let notOurs = try make("notes.sqlite")
+    try FileManager.default.createSymbolicLink(at: indexFolder.appendingPathComponent("index-00000000000000cc.sqlite"), withDestinationURL: notOurs)
+    try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: browser.searchIndexURL.path)
+    // The first browser's index is in use: its search marks it so.
+    _ = try DocumentBrowser(configuration: browser.configuration).search("budget")
+    let used = try FileManager.default.attributesOfItem(atPath: browser.searchIndexURL.path)[.modificationDate] as? Date
+    #expect(try #require(used) > Date().addingTimeInterval(-3600))
+    // A new index for other locations prunes.
+    let other = folder.file("other")
+    try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+    try DocumentBrowser(configuration: .init(locations: [other], environment: environment)).updateSearchIndex()
+    #expect(!FileManager.default.fileExists(atPath: stale.path) && !FileManager.default.fileExists(atPath: staleWAL.path))
+    #expect(FileManager.default.fileExists(atPath: recent.path) && FileManager.default.fileExists(atPath: notOurs.path))
+    #expect(FileManager.default.fileExists(atPath: browser.searchIndexURL.path))
+    #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: indexFolder.appendingPathComponent("index-00000000000000cc.sqlite").path)) != nil)
+  }
+
   /// The query runs while the folder is walked; its answer stands when the walk changed
   /// nothing, and the query runs again when it did: an index made from nothing, a changed
   /// file and a removed one are all in the answer.

@@ -186,7 +186,10 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
     #expect(try await quire(["search", "okapi"]).output.contains("note.txt"))
     #expect(try await quire(["search", "capybara"]).output.isEmpty)
     // A damaged index is made anew; so is a deleted one.
-    let index = folder.url.appendingPathComponent(".cache/quire/search/index.sqlite")
+    let indexFolder = folder.url.appendingPathComponent(".cache/quire/search")
+    let indexName = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: indexFolder.path).first { $0.hasPrefix("index-") && $0.hasSuffix(".sqlite") })
+    let index = indexFolder.appendingPathComponent(indexName)
     try Data(repeating: 0x41, count: 4096).write(to: index)
     #expect(try await quire(["search", "okapi"]).output.contains("note.txt"))
     try FileManager.default.removeItem(at: index)
