@@ -7,7 +7,7 @@ import SystemPackage
 struct BrowseCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "browse",
-    abstract: "List the documents in folders, with type, size, date and tags.",
+    _superCommandName: "quire", abstract: "List the documents in folders, with type, size, date and tags.",
     discussion: """
       Walks the folders (the current one by default) and lists the documents Quire opens \
       (text, Markdown, PDF, TextBundle), packages as one document. Exit codes: 0 done, \

@@ -23,7 +23,7 @@ import SystemPackage
 /// use it to paste from a live process).
 struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
-    commandName: "copy", abstract: "Copy a file or text to the pasteboard.")
+    commandName: "copy", _superCommandName: "quire", abstract: "Copy a file or text to the pasteboard.")
 
   @Argument(help: "The file to copy.") var file: String?
   @Option(help: "Copy this text instead of a file.") var text: String?

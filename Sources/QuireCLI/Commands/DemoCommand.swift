@@ -7,7 +7,7 @@ import Quire
 struct DemoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
-    abstract: "Identify, outline, preview and render every document in a folder.")
+    _superCommandName: "quire", abstract: "Identify, outline, preview and render every document in a folder.")
 
   @Argument(help: "The folder to tour (default: Documents/).") var folder: String?
   @Option(help: "Where to write previews and page images (default: $XDG_CACHE_HOME/quire/demo).")

@@ -6,7 +6,7 @@ import Quire
 /// exists so the project ships only PDFs it made itself).
 struct MakeSamplePDFCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "make-sample-pdf", abstract: "Write the sample PDF of Documents/.", shouldDisplay: false)
+    commandName: "make-sample-pdf", _superCommandName: "quire", abstract: "Write the sample PDF of Documents/.", shouldDisplay: false)
 
   @Argument(help: "Where to write the PDF.") var output: String
 

@@ -7,7 +7,7 @@ import Quire
 /// that very name).
 struct PasteCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
-    commandName: "paste", abstract: "Paste from the pasteboard to standard output or a file.")
+    commandName: "paste", _superCommandName: "quire", abstract: "Paste from the pasteboard to standard output or a file.")
 
   @Option(help: "The type to paste, as a type identifier (default: the first text).") var type: String?
   @Option(help: "Write to this file instead of standard output.") var output: String?

@@ -6,7 +6,7 @@ import Quire
 struct PreviewCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "preview",
-    abstract: "Preview a document as HTML or text.",
+    _superCommandName: "quire", abstract: "Preview a document as HTML or text.",
     discussion: """
       Markdown becomes a complete HTML page (raw HTML and unsafe links removed unless --unsafe) \
       or text; PDF becomes its metadata, outline and text per page, with page images in HTML; \

@@ -12,7 +12,7 @@ import SystemPackage
 /// whose name begins with `-` or `+`, or is a subcommand's name, follows `--`, as with ed.
 struct REPLCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
-    commandName: "repl", abstract: "Open the REPL on files, or on Documents/ when none are given.",
+    commandName: "repl", _superCommandName: "quire", abstract: "Open the REPL on files, or on Documents/ when none are given.",
     discussion: """
       GNU ed's options make quire a drop-in ed: quire -s FILE < script behaves as ed -s FILE < script \
       (ed's output, ed's exit statuses: 0 done, 1 a command failed, 2 a file could not be read or the \

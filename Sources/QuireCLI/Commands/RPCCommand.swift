@@ -6,7 +6,7 @@ import Foundation
 struct RPCCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "rpc",
-    abstract: "Serve Quire's documents to another program: JSON-RPC 2.0 on standard input and output.",
+    _superCommandName: "quire", abstract: "Serve Quire's documents to another program: JSON-RPC 2.0 on standard input and output.",
     discussion: """
       Frames as LSP's base protocol: 'Content-Length: N', a blank line, then N bytes of UTF-8 \
       JSON. Methods: initialize, document/open, document/edit (versioned), document/save, \

@@ -7,7 +7,7 @@ import SystemPackage
 struct RecentCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "recent",
-    abstract: "List recent documents (shared with GNOME), following files that moved.",
+    _superCommandName: "quire", abstract: "List recent documents (shared with GNOME), following files that moved.",
     discussion: """
       Reads $XDG_DATA_HOME/recently-used.xbel, the list GTK applications share. Documents Quire \
       opened are found again after a rename or move (by file handle, inode or content, in \

@@ -7,7 +7,7 @@ import QuireSystem
 struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "search",
-    abstract: "Search the text of documents (Markdown, text, TextBundle, PDF), ranked, hits marked.",
+    _superCommandName: "quire", abstract: "Search the text of documents (Markdown, text, TextBundle, PDF), ranked, hits marked.",
     discussion: """
       QUERY is words (all must occur), "phrases" in double quotes and prefixes such as budg*. \
       The index (SQLite FTS5, in $XDG_CACHE_HOME/quire/search) is brought up to date first, \

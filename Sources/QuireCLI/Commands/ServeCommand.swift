@@ -8,7 +8,7 @@ import QuireSystem
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
-    abstract: "Show documents in a web page on this machine (127.0.0.1 only).",
+    _superCommandName: "quire", abstract: "Show documents in a web page on this machine (127.0.0.1 only).",
     discussion: """
       Prints an address with a secret token; only a browser that opened it gets in. The page \
       lists, previews, searches, renames, moves, tags, trashes and edits the documents of the \

@@ -7,7 +7,7 @@ import SystemPackage
 struct TagCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "tag",
-    abstract: "Show a file's tags, or add (+TAG) and remove (-TAG) them.",
+    _superCommandName: "quire", abstract: "Show a file's tags, or add (+TAG) and remove (-TAG) them.",
     discussion: """
       Tags are the user.xdg.tags extended attribute, comma-separated, as KDE's Dolphin and \
       getfattr see them. With no changes, prints the tags, one per line. Exit codes: 0 done, \

@@ -8,7 +8,7 @@ import QuireSystem
 struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "thumbnail",
-    abstract: "Make thumbnails of files and folders.",
+    _superCommandName: "quire", abstract: "Make thumbnails of files and folders.",
     discussion: """
       Folders are walked. Each file is drawn in a worker process with a time and memory limit, \
       so a damaged file costs one failed entry. One line (or JSON object) per file, then a \
@@ -222,7 +222,7 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
 /// `quire thumbnail-worker`: the hidden worker the batch starts; reads jobs on stdin.
 struct ThumbnailWorkerCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "thumbnail-worker", abstract: "Draw thumbnails for a batch (started by 'quire thumbnail').", shouldDisplay: false)
+    commandName: "thumbnail-worker", _superCommandName: "quire", abstract: "Draw thumbnails for a batch (started by 'quire thumbnail').", shouldDisplay: false)
   @Option(name: .customLong("memory-limit"), help: "Address-space limit in bytes.") var memoryLimit: Int = 0
   func run() throws {
     ThumbnailWorker.serve(memoryLimit: memoryLimit)

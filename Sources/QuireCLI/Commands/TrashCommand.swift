@@ -7,7 +7,7 @@ import SystemPackage
 struct TrashCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "trash",
-    abstract: "Move files to the Trash (as 'gio trash' does), or list and restore them.",
+    _superCommandName: "quire", abstract: "Move files to the Trash (as 'gio trash' does), or list and restore them.",
     discussion: """
       Uses the freedesktop Trash ($XDG_DATA_HOME/Trash, or the volume's .Trash-UID), so the \
       file manager and 'gio trash --list' show what Quire trashed. Open Quire documents are \

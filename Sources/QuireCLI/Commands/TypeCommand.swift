@@ -7,7 +7,7 @@ import SystemPackage
 struct TypeCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "type",
-    abstract: "Identify the type of files, or of an extension or MIME type.",
+    _superCommandName: "quire", abstract: "Identify the type of files, or of an extension or MIME type.",
     discussion: """
       For each file: its type identifier, preferred MIME type, conformance chain and how it \
       was identified (file name, content or file system; the glob or magic rule; confidence; \

@@ -6,7 +6,7 @@ import QuireTypes
 struct TypesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "types",
-    abstract: "List the type registry.",
+    _superCommandName: "quire", abstract: "List the type registry.",
     discussion: "Apple's core types, Quire's own and the system's shared-mime-info types. Exit codes: 0 done, 2 usage error.")
 
   @Flag(help: "Print the conformance tree (each type under each parent).") var tree = false

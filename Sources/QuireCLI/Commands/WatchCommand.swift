@@ -19,7 +19,7 @@ import SystemPackage
 struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
   static let configuration = CommandConfiguration(
     commandName: "watch",
-    abstract: "Print the changes a presenter of each path hears about, one per line.",
+    _superCommandName: "quire", abstract: "Print the changes a presenter of each path hears about, one per line.",
     discussion: "Runs until interrupted, or until --count messages or --seconds have passed.")
 
   @Argument(help: "Files or folders to watch.") var paths: [String]
