@@ -24,7 +24,7 @@ static const char *const quire_lazy_libraries[QUIRE_LAZY_LIBRARY_COUNT][2] = {
   {"libwayland-client.so.0", "libwayland-client.so"},
 };
 
-#define QUIRE_LAZY_FUNCTION_COUNT 374
+#define QUIRE_LAZY_FUNCTION_COUNT 378
 // Each trampoline's function name and library (an index into quire_lazy_libraries).
 static const struct quire_lazy_function { const char *name; int library; }
     quire_lazy_functions[QUIRE_LAZY_FUNCTION_COUNT] = {
@@ -315,6 +315,7 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"inotifytools_wd_from_filename", 12},
   {"cmark_find_syntax_extension", 13},
   {"cmark_get_default_mem_allocator", 13},
+  {"cmark_node_append_child", 13},
   {"cmark_node_first_child", 13},
   {"cmark_node_free", 13},
   {"cmark_node_get_end_line", 13},
@@ -329,9 +330,11 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"cmark_node_get_type", 13},
   {"cmark_node_get_type_string", 13},
   {"cmark_node_get_url", 13},
+  {"cmark_node_last_child", 13},
   {"cmark_node_new_with_mem", 13},
   {"cmark_node_next", 13},
   {"cmark_node_parent", 13},
+  {"cmark_node_previous", 13},
   {"cmark_parser_attach_syntax_extension", 13},
   {"cmark_parser_feed", 13},
   {"cmark_parser_finish", 13},
@@ -340,6 +343,7 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"cmark_parser_new", 13},
   {"cmark_parser_new_with_mem", 13},
   {"cmark_render_html", 13},
+  {"cmark_render_html_with_mem", 13},
   {"cmark_version_string", 13},
   {"cmark_gfm_core_extensions_ensure_registered", 14},
   {"cmark_gfm_extensions_get_table_alignments", 14},

@@ -384,6 +384,10 @@ quire_lazy_slots:
   .quad quire_lazy_stub_371
   .quad quire_lazy_stub_372
   .quad quire_lazy_stub_373
+  .quad quire_lazy_stub_374
+  .quad quire_lazy_stub_375
+  .quad quire_lazy_stub_376
+  .quad quire_lazy_stub_377
 
   .text
 #if defined(__x86_64__)
@@ -2683,701 +2687,733 @@ cmark_get_default_mem_allocator:
 quire_lazy_stub_286:
   pushq $286
   jmp quire_lazy_common
+  .globl cmark_node_append_child
+  .type cmark_node_append_child, @function
+  .p2align 4
+cmark_node_append_child:
+  jmp *quire_lazy_slots+2296(%rip)
+quire_lazy_stub_287:
+  pushq $287
+  jmp quire_lazy_common
   .globl cmark_node_first_child
   .type cmark_node_first_child, @function
   .p2align 4
 cmark_node_first_child:
-  jmp *quire_lazy_slots+2296(%rip)
-quire_lazy_stub_287:
-  pushq $287
+  jmp *quire_lazy_slots+2304(%rip)
+quire_lazy_stub_288:
+  pushq $288
   jmp quire_lazy_common
   .globl cmark_node_free
   .type cmark_node_free, @function
   .p2align 4
 cmark_node_free:
-  jmp *quire_lazy_slots+2304(%rip)
-quire_lazy_stub_288:
-  pushq $288
+  jmp *quire_lazy_slots+2312(%rip)
+quire_lazy_stub_289:
+  pushq $289
   jmp quire_lazy_common
   .globl cmark_node_get_end_line
   .type cmark_node_get_end_line, @function
   .p2align 4
 cmark_node_get_end_line:
-  jmp *quire_lazy_slots+2312(%rip)
-quire_lazy_stub_289:
-  pushq $289
+  jmp *quire_lazy_slots+2320(%rip)
+quire_lazy_stub_290:
+  pushq $290
   jmp quire_lazy_common
   .globl cmark_node_get_fence_info
   .type cmark_node_get_fence_info, @function
   .p2align 4
 cmark_node_get_fence_info:
-  jmp *quire_lazy_slots+2320(%rip)
-quire_lazy_stub_290:
-  pushq $290
+  jmp *quire_lazy_slots+2328(%rip)
+quire_lazy_stub_291:
+  pushq $291
   jmp quire_lazy_common
   .globl cmark_node_get_heading_level
   .type cmark_node_get_heading_level, @function
   .p2align 4
 cmark_node_get_heading_level:
-  jmp *quire_lazy_slots+2328(%rip)
-quire_lazy_stub_291:
-  pushq $291
+  jmp *quire_lazy_slots+2336(%rip)
+quire_lazy_stub_292:
+  pushq $292
   jmp quire_lazy_common
   .globl cmark_node_get_list_start
   .type cmark_node_get_list_start, @function
   .p2align 4
 cmark_node_get_list_start:
-  jmp *quire_lazy_slots+2336(%rip)
-quire_lazy_stub_292:
-  pushq $292
+  jmp *quire_lazy_slots+2344(%rip)
+quire_lazy_stub_293:
+  pushq $293
   jmp quire_lazy_common
   .globl cmark_node_get_list_tight
   .type cmark_node_get_list_tight, @function
   .p2align 4
 cmark_node_get_list_tight:
-  jmp *quire_lazy_slots+2344(%rip)
-quire_lazy_stub_293:
-  pushq $293
+  jmp *quire_lazy_slots+2352(%rip)
+quire_lazy_stub_294:
+  pushq $294
   jmp quire_lazy_common
   .globl cmark_node_get_list_type
   .type cmark_node_get_list_type, @function
   .p2align 4
 cmark_node_get_list_type:
-  jmp *quire_lazy_slots+2352(%rip)
-quire_lazy_stub_294:
-  pushq $294
+  jmp *quire_lazy_slots+2360(%rip)
+quire_lazy_stub_295:
+  pushq $295
   jmp quire_lazy_common
   .globl cmark_node_get_literal
   .type cmark_node_get_literal, @function
   .p2align 4
 cmark_node_get_literal:
-  jmp *quire_lazy_slots+2360(%rip)
-quire_lazy_stub_295:
-  pushq $295
+  jmp *quire_lazy_slots+2368(%rip)
+quire_lazy_stub_296:
+  pushq $296
   jmp quire_lazy_common
   .globl cmark_node_get_start_line
   .type cmark_node_get_start_line, @function
   .p2align 4
 cmark_node_get_start_line:
-  jmp *quire_lazy_slots+2368(%rip)
-quire_lazy_stub_296:
-  pushq $296
+  jmp *quire_lazy_slots+2376(%rip)
+quire_lazy_stub_297:
+  pushq $297
   jmp quire_lazy_common
   .globl cmark_node_get_title
   .type cmark_node_get_title, @function
   .p2align 4
 cmark_node_get_title:
-  jmp *quire_lazy_slots+2376(%rip)
-quire_lazy_stub_297:
-  pushq $297
+  jmp *quire_lazy_slots+2384(%rip)
+quire_lazy_stub_298:
+  pushq $298
   jmp quire_lazy_common
   .globl cmark_node_get_type
   .type cmark_node_get_type, @function
   .p2align 4
 cmark_node_get_type:
-  jmp *quire_lazy_slots+2384(%rip)
-quire_lazy_stub_298:
-  pushq $298
+  jmp *quire_lazy_slots+2392(%rip)
+quire_lazy_stub_299:
+  pushq $299
   jmp quire_lazy_common
   .globl cmark_node_get_type_string
   .type cmark_node_get_type_string, @function
   .p2align 4
 cmark_node_get_type_string:
-  jmp *quire_lazy_slots+2392(%rip)
-quire_lazy_stub_299:
-  pushq $299
+  jmp *quire_lazy_slots+2400(%rip)
+quire_lazy_stub_300:
+  pushq $300
   jmp quire_lazy_common
   .globl cmark_node_get_url
   .type cmark_node_get_url, @function
   .p2align 4
 cmark_node_get_url:
-  jmp *quire_lazy_slots+2400(%rip)
-quire_lazy_stub_300:
-  pushq $300
+  jmp *quire_lazy_slots+2408(%rip)
+quire_lazy_stub_301:
+  pushq $301
+  jmp quire_lazy_common
+  .globl cmark_node_last_child
+  .type cmark_node_last_child, @function
+  .p2align 4
+cmark_node_last_child:
+  jmp *quire_lazy_slots+2416(%rip)
+quire_lazy_stub_302:
+  pushq $302
   jmp quire_lazy_common
   .globl cmark_node_new_with_mem
   .type cmark_node_new_with_mem, @function
   .p2align 4
 cmark_node_new_with_mem:
-  jmp *quire_lazy_slots+2408(%rip)
-quire_lazy_stub_301:
-  pushq $301
+  jmp *quire_lazy_slots+2424(%rip)
+quire_lazy_stub_303:
+  pushq $303
   jmp quire_lazy_common
   .globl cmark_node_next
   .type cmark_node_next, @function
   .p2align 4
 cmark_node_next:
-  jmp *quire_lazy_slots+2416(%rip)
-quire_lazy_stub_302:
-  pushq $302
+  jmp *quire_lazy_slots+2432(%rip)
+quire_lazy_stub_304:
+  pushq $304
   jmp quire_lazy_common
   .globl cmark_node_parent
   .type cmark_node_parent, @function
   .p2align 4
 cmark_node_parent:
-  jmp *quire_lazy_slots+2424(%rip)
-quire_lazy_stub_303:
-  pushq $303
+  jmp *quire_lazy_slots+2440(%rip)
+quire_lazy_stub_305:
+  pushq $305
+  jmp quire_lazy_common
+  .globl cmark_node_previous
+  .type cmark_node_previous, @function
+  .p2align 4
+cmark_node_previous:
+  jmp *quire_lazy_slots+2448(%rip)
+quire_lazy_stub_306:
+  pushq $306
   jmp quire_lazy_common
   .globl cmark_parser_attach_syntax_extension
   .type cmark_parser_attach_syntax_extension, @function
   .p2align 4
 cmark_parser_attach_syntax_extension:
-  jmp *quire_lazy_slots+2432(%rip)
-quire_lazy_stub_304:
-  pushq $304
+  jmp *quire_lazy_slots+2456(%rip)
+quire_lazy_stub_307:
+  pushq $307
   jmp quire_lazy_common
   .globl cmark_parser_feed
   .type cmark_parser_feed, @function
   .p2align 4
 cmark_parser_feed:
-  jmp *quire_lazy_slots+2440(%rip)
-quire_lazy_stub_305:
-  pushq $305
+  jmp *quire_lazy_slots+2464(%rip)
+quire_lazy_stub_308:
+  pushq $308
   jmp quire_lazy_common
   .globl cmark_parser_finish
   .type cmark_parser_finish, @function
   .p2align 4
 cmark_parser_finish:
-  jmp *quire_lazy_slots+2448(%rip)
-quire_lazy_stub_306:
-  pushq $306
+  jmp *quire_lazy_slots+2472(%rip)
+quire_lazy_stub_309:
+  pushq $309
   jmp quire_lazy_common
   .globl cmark_parser_free
   .type cmark_parser_free, @function
   .p2align 4
 cmark_parser_free:
-  jmp *quire_lazy_slots+2456(%rip)
-quire_lazy_stub_307:
-  pushq $307
+  jmp *quire_lazy_slots+2480(%rip)
+quire_lazy_stub_310:
+  pushq $310
   jmp quire_lazy_common
   .globl cmark_parser_get_syntax_extensions
   .type cmark_parser_get_syntax_extensions, @function
   .p2align 4
 cmark_parser_get_syntax_extensions:
-  jmp *quire_lazy_slots+2464(%rip)
-quire_lazy_stub_308:
-  pushq $308
+  jmp *quire_lazy_slots+2488(%rip)
+quire_lazy_stub_311:
+  pushq $311
   jmp quire_lazy_common
   .globl cmark_parser_new
   .type cmark_parser_new, @function
   .p2align 4
 cmark_parser_new:
-  jmp *quire_lazy_slots+2472(%rip)
-quire_lazy_stub_309:
-  pushq $309
+  jmp *quire_lazy_slots+2496(%rip)
+quire_lazy_stub_312:
+  pushq $312
   jmp quire_lazy_common
   .globl cmark_parser_new_with_mem
   .type cmark_parser_new_with_mem, @function
   .p2align 4
 cmark_parser_new_with_mem:
-  jmp *quire_lazy_slots+2480(%rip)
-quire_lazy_stub_310:
-  pushq $310
+  jmp *quire_lazy_slots+2504(%rip)
+quire_lazy_stub_313:
+  pushq $313
   jmp quire_lazy_common
   .globl cmark_render_html
   .type cmark_render_html, @function
   .p2align 4
 cmark_render_html:
-  jmp *quire_lazy_slots+2488(%rip)
-quire_lazy_stub_311:
-  pushq $311
+  jmp *quire_lazy_slots+2512(%rip)
+quire_lazy_stub_314:
+  pushq $314
+  jmp quire_lazy_common
+  .globl cmark_render_html_with_mem
+  .type cmark_render_html_with_mem, @function
+  .p2align 4
+cmark_render_html_with_mem:
+  jmp *quire_lazy_slots+2520(%rip)
+quire_lazy_stub_315:
+  pushq $315
   jmp quire_lazy_common
   .globl cmark_version_string
   .type cmark_version_string, @function
   .p2align 4
 cmark_version_string:
-  jmp *quire_lazy_slots+2496(%rip)
-quire_lazy_stub_312:
-  pushq $312
+  jmp *quire_lazy_slots+2528(%rip)
+quire_lazy_stub_316:
+  pushq $316
   jmp quire_lazy_common
   .globl cmark_gfm_core_extensions_ensure_registered
   .type cmark_gfm_core_extensions_ensure_registered, @function
   .p2align 4
 cmark_gfm_core_extensions_ensure_registered:
-  jmp *quire_lazy_slots+2504(%rip)
-quire_lazy_stub_313:
-  pushq $313
+  jmp *quire_lazy_slots+2536(%rip)
+quire_lazy_stub_317:
+  pushq $317
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_alignments
   .type cmark_gfm_extensions_get_table_alignments, @function
   .p2align 4
 cmark_gfm_extensions_get_table_alignments:
-  jmp *quire_lazy_slots+2512(%rip)
-quire_lazy_stub_314:
-  pushq $314
+  jmp *quire_lazy_slots+2544(%rip)
+quire_lazy_stub_318:
+  pushq $318
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_columns
   .type cmark_gfm_extensions_get_table_columns, @function
   .p2align 4
 cmark_gfm_extensions_get_table_columns:
-  jmp *quire_lazy_slots+2520(%rip)
-quire_lazy_stub_315:
-  pushq $315
+  jmp *quire_lazy_slots+2552(%rip)
+quire_lazy_stub_319:
+  pushq $319
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_row_is_header
   .type cmark_gfm_extensions_get_table_row_is_header, @function
   .p2align 4
 cmark_gfm_extensions_get_table_row_is_header:
-  jmp *quire_lazy_slots+2528(%rip)
-quire_lazy_stub_316:
-  pushq $316
+  jmp *quire_lazy_slots+2560(%rip)
+quire_lazy_stub_320:
+  pushq $320
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_tasklist_item_checked
   .type cmark_gfm_extensions_get_tasklist_item_checked, @function
   .p2align 4
 cmark_gfm_extensions_get_tasklist_item_checked:
-  jmp *quire_lazy_slots+2536(%rip)
-quire_lazy_stub_317:
-  pushq $317
+  jmp *quire_lazy_slots+2568(%rip)
+quire_lazy_stub_321:
+  pushq $321
   jmp quire_lazy_common
   .globl deflate
   .type deflate, @function
   .p2align 4
 deflate:
-  jmp *quire_lazy_slots+2544(%rip)
-quire_lazy_stub_318:
-  pushq $318
+  jmp *quire_lazy_slots+2576(%rip)
+quire_lazy_stub_322:
+  pushq $322
   jmp quire_lazy_common
   .globl deflateEnd
   .type deflateEnd, @function
   .p2align 4
 deflateEnd:
-  jmp *quire_lazy_slots+2552(%rip)
-quire_lazy_stub_319:
-  pushq $319
+  jmp *quire_lazy_slots+2584(%rip)
+quire_lazy_stub_323:
+  pushq $323
   jmp quire_lazy_common
   .globl deflateInit2_
   .type deflateInit2_, @function
   .p2align 4
 deflateInit2_:
-  jmp *quire_lazy_slots+2560(%rip)
-quire_lazy_stub_320:
-  pushq $320
+  jmp *quire_lazy_slots+2592(%rip)
+quire_lazy_stub_324:
+  pushq $324
   jmp quire_lazy_common
   .globl inflate
   .type inflate, @function
   .p2align 4
 inflate:
-  jmp *quire_lazy_slots+2568(%rip)
-quire_lazy_stub_321:
-  pushq $321
+  jmp *quire_lazy_slots+2600(%rip)
+quire_lazy_stub_325:
+  pushq $325
   jmp quire_lazy_common
   .globl inflateEnd
   .type inflateEnd, @function
   .p2align 4
 inflateEnd:
-  jmp *quire_lazy_slots+2576(%rip)
-quire_lazy_stub_322:
-  pushq $322
+  jmp *quire_lazy_slots+2608(%rip)
+quire_lazy_stub_326:
+  pushq $326
   jmp quire_lazy_common
   .globl inflateInit2_
   .type inflateInit2_, @function
   .p2align 4
 inflateInit2_:
-  jmp *quire_lazy_slots+2584(%rip)
-quire_lazy_stub_323:
-  pushq $323
+  jmp *quire_lazy_slots+2616(%rip)
+quire_lazy_stub_327:
+  pushq $327
   jmp quire_lazy_common
   .globl xcb_change_property
   .type xcb_change_property, @function
   .p2align 4
 xcb_change_property:
-  jmp *quire_lazy_slots+2592(%rip)
-quire_lazy_stub_324:
-  pushq $324
+  jmp *quire_lazy_slots+2624(%rip)
+quire_lazy_stub_328:
+  pushq $328
   jmp quire_lazy_common
   .globl xcb_change_window_attributes
   .type xcb_change_window_attributes, @function
   .p2align 4
 xcb_change_window_attributes:
-  jmp *quire_lazy_slots+2600(%rip)
-quire_lazy_stub_325:
-  pushq $325
+  jmp *quire_lazy_slots+2632(%rip)
+quire_lazy_stub_329:
+  pushq $329
   jmp quire_lazy_common
   .globl xcb_connect
   .type xcb_connect, @function
   .p2align 4
 xcb_connect:
-  jmp *quire_lazy_slots+2608(%rip)
-quire_lazy_stub_326:
-  pushq $326
+  jmp *quire_lazy_slots+2640(%rip)
+quire_lazy_stub_330:
+  pushq $330
   jmp quire_lazy_common
   .globl xcb_connection_has_error
   .type xcb_connection_has_error, @function
   .p2align 4
 xcb_connection_has_error:
-  jmp *quire_lazy_slots+2616(%rip)
-quire_lazy_stub_327:
-  pushq $327
+  jmp *quire_lazy_slots+2648(%rip)
+quire_lazy_stub_331:
+  pushq $331
   jmp quire_lazy_common
   .globl xcb_convert_selection
   .type xcb_convert_selection, @function
   .p2align 4
 xcb_convert_selection:
-  jmp *quire_lazy_slots+2624(%rip)
-quire_lazy_stub_328:
-  pushq $328
+  jmp *quire_lazy_slots+2656(%rip)
+quire_lazy_stub_332:
+  pushq $332
   jmp quire_lazy_common
   .globl xcb_create_window
   .type xcb_create_window, @function
   .p2align 4
 xcb_create_window:
-  jmp *quire_lazy_slots+2632(%rip)
-quire_lazy_stub_329:
-  pushq $329
+  jmp *quire_lazy_slots+2664(%rip)
+quire_lazy_stub_333:
+  pushq $333
   jmp quire_lazy_common
   .globl xcb_delete_property
   .type xcb_delete_property, @function
   .p2align 4
 xcb_delete_property:
-  jmp *quire_lazy_slots+2640(%rip)
-quire_lazy_stub_330:
-  pushq $330
+  jmp *quire_lazy_slots+2672(%rip)
+quire_lazy_stub_334:
+  pushq $334
   jmp quire_lazy_common
   .globl xcb_disconnect
   .type xcb_disconnect, @function
   .p2align 4
 xcb_disconnect:
-  jmp *quire_lazy_slots+2648(%rip)
-quire_lazy_stub_331:
-  pushq $331
+  jmp *quire_lazy_slots+2680(%rip)
+quire_lazy_stub_335:
+  pushq $335
   jmp quire_lazy_common
   .globl xcb_flush
   .type xcb_flush, @function
   .p2align 4
 xcb_flush:
-  jmp *quire_lazy_slots+2656(%rip)
-quire_lazy_stub_332:
-  pushq $332
+  jmp *quire_lazy_slots+2688(%rip)
+quire_lazy_stub_336:
+  pushq $336
   jmp quire_lazy_common
   .globl xcb_generate_id
   .type xcb_generate_id, @function
   .p2align 4
 xcb_generate_id:
-  jmp *quire_lazy_slots+2664(%rip)
-quire_lazy_stub_333:
-  pushq $333
+  jmp *quire_lazy_slots+2696(%rip)
+quire_lazy_stub_337:
+  pushq $337
   jmp quire_lazy_common
   .globl xcb_get_atom_name
   .type xcb_get_atom_name, @function
   .p2align 4
 xcb_get_atom_name:
-  jmp *quire_lazy_slots+2672(%rip)
-quire_lazy_stub_334:
-  pushq $334
+  jmp *quire_lazy_slots+2704(%rip)
+quire_lazy_stub_338:
+  pushq $338
   jmp quire_lazy_common
   .globl xcb_get_atom_name_name
   .type xcb_get_atom_name_name, @function
   .p2align 4
 xcb_get_atom_name_name:
-  jmp *quire_lazy_slots+2680(%rip)
-quire_lazy_stub_335:
-  pushq $335
+  jmp *quire_lazy_slots+2712(%rip)
+quire_lazy_stub_339:
+  pushq $339
   jmp quire_lazy_common
   .globl xcb_get_atom_name_name_length
   .type xcb_get_atom_name_name_length, @function
   .p2align 4
 xcb_get_atom_name_name_length:
-  jmp *quire_lazy_slots+2688(%rip)
-quire_lazy_stub_336:
-  pushq $336
+  jmp *quire_lazy_slots+2720(%rip)
+quire_lazy_stub_340:
+  pushq $340
   jmp quire_lazy_common
   .globl xcb_get_atom_name_reply
   .type xcb_get_atom_name_reply, @function
   .p2align 4
 xcb_get_atom_name_reply:
-  jmp *quire_lazy_slots+2696(%rip)
-quire_lazy_stub_337:
-  pushq $337
+  jmp *quire_lazy_slots+2728(%rip)
+quire_lazy_stub_341:
+  pushq $341
   jmp quire_lazy_common
   .globl xcb_get_extension_data
   .type xcb_get_extension_data, @function
   .p2align 4
 xcb_get_extension_data:
-  jmp *quire_lazy_slots+2704(%rip)
-quire_lazy_stub_338:
-  pushq $338
+  jmp *quire_lazy_slots+2736(%rip)
+quire_lazy_stub_342:
+  pushq $342
   jmp quire_lazy_common
   .globl xcb_get_file_descriptor
   .type xcb_get_file_descriptor, @function
   .p2align 4
 xcb_get_file_descriptor:
-  jmp *quire_lazy_slots+2712(%rip)
-quire_lazy_stub_339:
-  pushq $339
+  jmp *quire_lazy_slots+2744(%rip)
+quire_lazy_stub_343:
+  pushq $343
   jmp quire_lazy_common
   .globl xcb_get_input_focus
   .type xcb_get_input_focus, @function
   .p2align 4
 xcb_get_input_focus:
-  jmp *quire_lazy_slots+2720(%rip)
-quire_lazy_stub_340:
-  pushq $340
+  jmp *quire_lazy_slots+2752(%rip)
+quire_lazy_stub_344:
+  pushq $344
   jmp quire_lazy_common
   .globl xcb_get_input_focus_reply
   .type xcb_get_input_focus_reply, @function
   .p2align 4
 xcb_get_input_focus_reply:
-  jmp *quire_lazy_slots+2728(%rip)
-quire_lazy_stub_341:
-  pushq $341
+  jmp *quire_lazy_slots+2760(%rip)
+quire_lazy_stub_345:
+  pushq $345
   jmp quire_lazy_common
   .globl xcb_get_maximum_request_length
   .type xcb_get_maximum_request_length, @function
   .p2align 4
 xcb_get_maximum_request_length:
-  jmp *quire_lazy_slots+2736(%rip)
-quire_lazy_stub_342:
-  pushq $342
+  jmp *quire_lazy_slots+2768(%rip)
+quire_lazy_stub_346:
+  pushq $346
   jmp quire_lazy_common
   .globl xcb_get_property
   .type xcb_get_property, @function
   .p2align 4
 xcb_get_property:
-  jmp *quire_lazy_slots+2744(%rip)
-quire_lazy_stub_343:
-  pushq $343
+  jmp *quire_lazy_slots+2776(%rip)
+quire_lazy_stub_347:
+  pushq $347
   jmp quire_lazy_common
   .globl xcb_get_property_reply
   .type xcb_get_property_reply, @function
   .p2align 4
 xcb_get_property_reply:
-  jmp *quire_lazy_slots+2752(%rip)
-quire_lazy_stub_344:
-  pushq $344
+  jmp *quire_lazy_slots+2784(%rip)
+quire_lazy_stub_348:
+  pushq $348
   jmp quire_lazy_common
   .globl xcb_get_property_value
   .type xcb_get_property_value, @function
   .p2align 4
 xcb_get_property_value:
-  jmp *quire_lazy_slots+2760(%rip)
-quire_lazy_stub_345:
-  pushq $345
+  jmp *quire_lazy_slots+2792(%rip)
+quire_lazy_stub_349:
+  pushq $349
   jmp quire_lazy_common
   .globl xcb_get_property_value_length
   .type xcb_get_property_value_length, @function
   .p2align 4
 xcb_get_property_value_length:
-  jmp *quire_lazy_slots+2768(%rip)
-quire_lazy_stub_346:
-  pushq $346
+  jmp *quire_lazy_slots+2800(%rip)
+quire_lazy_stub_350:
+  pushq $350
   jmp quire_lazy_common
   .globl xcb_get_selection_owner
   .type xcb_get_selection_owner, @function
   .p2align 4
 xcb_get_selection_owner:
-  jmp *quire_lazy_slots+2776(%rip)
-quire_lazy_stub_347:
-  pushq $347
+  jmp *quire_lazy_slots+2808(%rip)
+quire_lazy_stub_351:
+  pushq $351
   jmp quire_lazy_common
   .globl xcb_get_selection_owner_reply
   .type xcb_get_selection_owner_reply, @function
   .p2align 4
 xcb_get_selection_owner_reply:
-  jmp *quire_lazy_slots+2784(%rip)
-quire_lazy_stub_348:
-  pushq $348
+  jmp *quire_lazy_slots+2816(%rip)
+quire_lazy_stub_352:
+  pushq $352
   jmp quire_lazy_common
   .globl xcb_get_setup
   .type xcb_get_setup, @function
   .p2align 4
 xcb_get_setup:
-  jmp *quire_lazy_slots+2792(%rip)
-quire_lazy_stub_349:
-  pushq $349
+  jmp *quire_lazy_slots+2824(%rip)
+quire_lazy_stub_353:
+  pushq $353
   jmp quire_lazy_common
   .globl xcb_intern_atom
   .type xcb_intern_atom, @function
   .p2align 4
 xcb_intern_atom:
-  jmp *quire_lazy_slots+2800(%rip)
-quire_lazy_stub_350:
-  pushq $350
+  jmp *quire_lazy_slots+2832(%rip)
+quire_lazy_stub_354:
+  pushq $354
   jmp quire_lazy_common
   .globl xcb_intern_atom_reply
   .type xcb_intern_atom_reply, @function
   .p2align 4
 xcb_intern_atom_reply:
-  jmp *quire_lazy_slots+2808(%rip)
-quire_lazy_stub_351:
-  pushq $351
+  jmp *quire_lazy_slots+2840(%rip)
+quire_lazy_stub_355:
+  pushq $355
   jmp quire_lazy_common
   .globl xcb_poll_for_event
   .type xcb_poll_for_event, @function
   .p2align 4
 xcb_poll_for_event:
-  jmp *quire_lazy_slots+2816(%rip)
-quire_lazy_stub_352:
-  pushq $352
+  jmp *quire_lazy_slots+2848(%rip)
+quire_lazy_stub_356:
+  pushq $356
   jmp quire_lazy_common
   .globl xcb_screen_next
   .type xcb_screen_next, @function
   .p2align 4
 xcb_screen_next:
-  jmp *quire_lazy_slots+2824(%rip)
-quire_lazy_stub_353:
-  pushq $353
+  jmp *quire_lazy_slots+2856(%rip)
+quire_lazy_stub_357:
+  pushq $357
   jmp quire_lazy_common
   .globl xcb_send_event
   .type xcb_send_event, @function
   .p2align 4
 xcb_send_event:
-  jmp *quire_lazy_slots+2832(%rip)
-quire_lazy_stub_354:
-  pushq $354
+  jmp *quire_lazy_slots+2864(%rip)
+quire_lazy_stub_358:
+  pushq $358
   jmp quire_lazy_common
   .globl xcb_set_selection_owner
   .type xcb_set_selection_owner, @function
   .p2align 4
 xcb_set_selection_owner:
-  jmp *quire_lazy_slots+2840(%rip)
-quire_lazy_stub_355:
-  pushq $355
+  jmp *quire_lazy_slots+2872(%rip)
+quire_lazy_stub_359:
+  pushq $359
   jmp quire_lazy_common
   .globl xcb_setup_roots_iterator
   .type xcb_setup_roots_iterator, @function
   .p2align 4
 xcb_setup_roots_iterator:
-  jmp *quire_lazy_slots+2848(%rip)
-quire_lazy_stub_356:
-  pushq $356
+  jmp *quire_lazy_slots+2880(%rip)
+quire_lazy_stub_360:
+  pushq $360
   jmp quire_lazy_common
   .globl xcb_wait_for_event
   .type xcb_wait_for_event, @function
   .p2align 4
 xcb_wait_for_event:
-  jmp *quire_lazy_slots+2856(%rip)
-quire_lazy_stub_357:
-  pushq $357
+  jmp *quire_lazy_slots+2888(%rip)
+quire_lazy_stub_361:
+  pushq $361
   jmp quire_lazy_common
   .globl xcb_xfixes_query_version
   .type xcb_xfixes_query_version, @function
   .p2align 4
 xcb_xfixes_query_version:
-  jmp *quire_lazy_slots+2864(%rip)
-quire_lazy_stub_358:
-  pushq $358
+  jmp *quire_lazy_slots+2896(%rip)
+quire_lazy_stub_362:
+  pushq $362
   jmp quire_lazy_common
   .globl xcb_xfixes_query_version_reply
   .type xcb_xfixes_query_version_reply, @function
   .p2align 4
 xcb_xfixes_query_version_reply:
-  jmp *quire_lazy_slots+2872(%rip)
-quire_lazy_stub_359:
-  pushq $359
+  jmp *quire_lazy_slots+2904(%rip)
+quire_lazy_stub_363:
+  pushq $363
   jmp quire_lazy_common
   .globl xcb_xfixes_select_selection_input
   .type xcb_xfixes_select_selection_input, @function
   .p2align 4
 xcb_xfixes_select_selection_input:
-  jmp *quire_lazy_slots+2880(%rip)
-quire_lazy_stub_360:
-  pushq $360
+  jmp *quire_lazy_slots+2912(%rip)
+quire_lazy_stub_364:
+  pushq $364
   jmp quire_lazy_common
   .globl wl_display_cancel_read
   .type wl_display_cancel_read, @function
   .p2align 4
 wl_display_cancel_read:
-  jmp *quire_lazy_slots+2888(%rip)
-quire_lazy_stub_361:
-  pushq $361
+  jmp *quire_lazy_slots+2920(%rip)
+quire_lazy_stub_365:
+  pushq $365
   jmp quire_lazy_common
   .globl wl_display_connect
   .type wl_display_connect, @function
   .p2align 4
 wl_display_connect:
-  jmp *quire_lazy_slots+2896(%rip)
-quire_lazy_stub_362:
-  pushq $362
+  jmp *quire_lazy_slots+2928(%rip)
+quire_lazy_stub_366:
+  pushq $366
   jmp quire_lazy_common
   .globl wl_display_disconnect
   .type wl_display_disconnect, @function
   .p2align 4
 wl_display_disconnect:
-  jmp *quire_lazy_slots+2904(%rip)
-quire_lazy_stub_363:
-  pushq $363
+  jmp *quire_lazy_slots+2936(%rip)
+quire_lazy_stub_367:
+  pushq $367
   jmp quire_lazy_common
   .globl wl_display_dispatch_pending
   .type wl_display_dispatch_pending, @function
   .p2align 4
 wl_display_dispatch_pending:
-  jmp *quire_lazy_slots+2912(%rip)
-quire_lazy_stub_364:
-  pushq $364
+  jmp *quire_lazy_slots+2944(%rip)
+quire_lazy_stub_368:
+  pushq $368
   jmp quire_lazy_common
   .globl wl_display_flush
   .type wl_display_flush, @function
   .p2align 4
 wl_display_flush:
-  jmp *quire_lazy_slots+2920(%rip)
-quire_lazy_stub_365:
-  pushq $365
+  jmp *quire_lazy_slots+2952(%rip)
+quire_lazy_stub_369:
+  pushq $369
   jmp quire_lazy_common
   .globl wl_display_get_fd
   .type wl_display_get_fd, @function
   .p2align 4
 wl_display_get_fd:
-  jmp *quire_lazy_slots+2928(%rip)
-quire_lazy_stub_366:
-  pushq $366
+  jmp *quire_lazy_slots+2960(%rip)
+quire_lazy_stub_370:
+  pushq $370
   jmp quire_lazy_common
   .globl wl_display_prepare_read
   .type wl_display_prepare_read, @function
   .p2align 4
 wl_display_prepare_read:
-  jmp *quire_lazy_slots+2936(%rip)
-quire_lazy_stub_367:
-  pushq $367
+  jmp *quire_lazy_slots+2968(%rip)
+quire_lazy_stub_371:
+  pushq $371
   jmp quire_lazy_common
   .globl wl_display_read_events
   .type wl_display_read_events, @function
   .p2align 4
 wl_display_read_events:
-  jmp *quire_lazy_slots+2944(%rip)
-quire_lazy_stub_368:
-  pushq $368
+  jmp *quire_lazy_slots+2976(%rip)
+quire_lazy_stub_372:
+  pushq $372
   jmp quire_lazy_common
   .globl wl_display_roundtrip
   .type wl_display_roundtrip, @function
   .p2align 4
 wl_display_roundtrip:
-  jmp *quire_lazy_slots+2952(%rip)
-quire_lazy_stub_369:
-  pushq $369
+  jmp *quire_lazy_slots+2984(%rip)
+quire_lazy_stub_373:
+  pushq $373
   jmp quire_lazy_common
   .globl wl_proxy_add_dispatcher
   .type wl_proxy_add_dispatcher, @function
   .p2align 4
 wl_proxy_add_dispatcher:
-  jmp *quire_lazy_slots+2960(%rip)
-quire_lazy_stub_370:
-  pushq $370
+  jmp *quire_lazy_slots+2992(%rip)
+quire_lazy_stub_374:
+  pushq $374
   jmp quire_lazy_common
   .globl wl_proxy_get_user_data
   .type wl_proxy_get_user_data, @function
   .p2align 4
 wl_proxy_get_user_data:
-  jmp *quire_lazy_slots+2968(%rip)
-quire_lazy_stub_371:
-  pushq $371
+  jmp *quire_lazy_slots+3000(%rip)
+quire_lazy_stub_375:
+  pushq $375
   jmp quire_lazy_common
   .globl wl_proxy_get_version
   .type wl_proxy_get_version, @function
   .p2align 4
 wl_proxy_get_version:
-  jmp *quire_lazy_slots+2976(%rip)
-quire_lazy_stub_372:
-  pushq $372
+  jmp *quire_lazy_slots+3008(%rip)
+quire_lazy_stub_376:
+  pushq $376
   jmp quire_lazy_common
   .globl wl_proxy_marshal_flags
   .type wl_proxy_marshal_flags, @function
   .p2align 4
 wl_proxy_marshal_flags:
-  jmp *quire_lazy_slots+2984(%rip)
-quire_lazy_stub_373:
-  pushq $373
+  jmp *quire_lazy_slots+3016(%rip)
+quire_lazy_stub_377:
+  pushq $377
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -6250,875 +6286,915 @@ cmark_get_default_mem_allocator:
 quire_lazy_stub_286:
   mov x17, #286
   b quire_lazy_common
-  .globl cmark_node_first_child
-  .type cmark_node_first_child, %function
+  .globl cmark_node_append_child
+  .type cmark_node_append_child, %function
   .p2align 4
-cmark_node_first_child:
+cmark_node_append_child:
   adrp x16, quire_lazy_slots+2296
   ldr x16, [x16, #:lo12:quire_lazy_slots+2296]
   br x16
 quire_lazy_stub_287:
   mov x17, #287
   b quire_lazy_common
-  .globl cmark_node_free
-  .type cmark_node_free, %function
+  .globl cmark_node_first_child
+  .type cmark_node_first_child, %function
   .p2align 4
-cmark_node_free:
+cmark_node_first_child:
   adrp x16, quire_lazy_slots+2304
   ldr x16, [x16, #:lo12:quire_lazy_slots+2304]
   br x16
 quire_lazy_stub_288:
   mov x17, #288
   b quire_lazy_common
-  .globl cmark_node_get_end_line
-  .type cmark_node_get_end_line, %function
+  .globl cmark_node_free
+  .type cmark_node_free, %function
   .p2align 4
-cmark_node_get_end_line:
+cmark_node_free:
   adrp x16, quire_lazy_slots+2312
   ldr x16, [x16, #:lo12:quire_lazy_slots+2312]
   br x16
 quire_lazy_stub_289:
   mov x17, #289
   b quire_lazy_common
-  .globl cmark_node_get_fence_info
-  .type cmark_node_get_fence_info, %function
+  .globl cmark_node_get_end_line
+  .type cmark_node_get_end_line, %function
   .p2align 4
-cmark_node_get_fence_info:
+cmark_node_get_end_line:
   adrp x16, quire_lazy_slots+2320
   ldr x16, [x16, #:lo12:quire_lazy_slots+2320]
   br x16
 quire_lazy_stub_290:
   mov x17, #290
   b quire_lazy_common
-  .globl cmark_node_get_heading_level
-  .type cmark_node_get_heading_level, %function
+  .globl cmark_node_get_fence_info
+  .type cmark_node_get_fence_info, %function
   .p2align 4
-cmark_node_get_heading_level:
+cmark_node_get_fence_info:
   adrp x16, quire_lazy_slots+2328
   ldr x16, [x16, #:lo12:quire_lazy_slots+2328]
   br x16
 quire_lazy_stub_291:
   mov x17, #291
   b quire_lazy_common
-  .globl cmark_node_get_list_start
-  .type cmark_node_get_list_start, %function
+  .globl cmark_node_get_heading_level
+  .type cmark_node_get_heading_level, %function
   .p2align 4
-cmark_node_get_list_start:
+cmark_node_get_heading_level:
   adrp x16, quire_lazy_slots+2336
   ldr x16, [x16, #:lo12:quire_lazy_slots+2336]
   br x16
 quire_lazy_stub_292:
   mov x17, #292
   b quire_lazy_common
-  .globl cmark_node_get_list_tight
-  .type cmark_node_get_list_tight, %function
+  .globl cmark_node_get_list_start
+  .type cmark_node_get_list_start, %function
   .p2align 4
-cmark_node_get_list_tight:
+cmark_node_get_list_start:
   adrp x16, quire_lazy_slots+2344
   ldr x16, [x16, #:lo12:quire_lazy_slots+2344]
   br x16
 quire_lazy_stub_293:
   mov x17, #293
   b quire_lazy_common
-  .globl cmark_node_get_list_type
-  .type cmark_node_get_list_type, %function
+  .globl cmark_node_get_list_tight
+  .type cmark_node_get_list_tight, %function
   .p2align 4
-cmark_node_get_list_type:
+cmark_node_get_list_tight:
   adrp x16, quire_lazy_slots+2352
   ldr x16, [x16, #:lo12:quire_lazy_slots+2352]
   br x16
 quire_lazy_stub_294:
   mov x17, #294
   b quire_lazy_common
-  .globl cmark_node_get_literal
-  .type cmark_node_get_literal, %function
+  .globl cmark_node_get_list_type
+  .type cmark_node_get_list_type, %function
   .p2align 4
-cmark_node_get_literal:
+cmark_node_get_list_type:
   adrp x16, quire_lazy_slots+2360
   ldr x16, [x16, #:lo12:quire_lazy_slots+2360]
   br x16
 quire_lazy_stub_295:
   mov x17, #295
   b quire_lazy_common
-  .globl cmark_node_get_start_line
-  .type cmark_node_get_start_line, %function
+  .globl cmark_node_get_literal
+  .type cmark_node_get_literal, %function
   .p2align 4
-cmark_node_get_start_line:
+cmark_node_get_literal:
   adrp x16, quire_lazy_slots+2368
   ldr x16, [x16, #:lo12:quire_lazy_slots+2368]
   br x16
 quire_lazy_stub_296:
   mov x17, #296
   b quire_lazy_common
-  .globl cmark_node_get_title
-  .type cmark_node_get_title, %function
+  .globl cmark_node_get_start_line
+  .type cmark_node_get_start_line, %function
   .p2align 4
-cmark_node_get_title:
+cmark_node_get_start_line:
   adrp x16, quire_lazy_slots+2376
   ldr x16, [x16, #:lo12:quire_lazy_slots+2376]
   br x16
 quire_lazy_stub_297:
   mov x17, #297
   b quire_lazy_common
-  .globl cmark_node_get_type
-  .type cmark_node_get_type, %function
+  .globl cmark_node_get_title
+  .type cmark_node_get_title, %function
   .p2align 4
-cmark_node_get_type:
+cmark_node_get_title:
   adrp x16, quire_lazy_slots+2384
   ldr x16, [x16, #:lo12:quire_lazy_slots+2384]
   br x16
 quire_lazy_stub_298:
   mov x17, #298
   b quire_lazy_common
-  .globl cmark_node_get_type_string
-  .type cmark_node_get_type_string, %function
+  .globl cmark_node_get_type
+  .type cmark_node_get_type, %function
   .p2align 4
-cmark_node_get_type_string:
+cmark_node_get_type:
   adrp x16, quire_lazy_slots+2392
   ldr x16, [x16, #:lo12:quire_lazy_slots+2392]
   br x16
 quire_lazy_stub_299:
   mov x17, #299
   b quire_lazy_common
-  .globl cmark_node_get_url
-  .type cmark_node_get_url, %function
+  .globl cmark_node_get_type_string
+  .type cmark_node_get_type_string, %function
   .p2align 4
-cmark_node_get_url:
+cmark_node_get_type_string:
   adrp x16, quire_lazy_slots+2400
   ldr x16, [x16, #:lo12:quire_lazy_slots+2400]
   br x16
 quire_lazy_stub_300:
   mov x17, #300
   b quire_lazy_common
-  .globl cmark_node_new_with_mem
-  .type cmark_node_new_with_mem, %function
+  .globl cmark_node_get_url
+  .type cmark_node_get_url, %function
   .p2align 4
-cmark_node_new_with_mem:
+cmark_node_get_url:
   adrp x16, quire_lazy_slots+2408
   ldr x16, [x16, #:lo12:quire_lazy_slots+2408]
   br x16
 quire_lazy_stub_301:
   mov x17, #301
   b quire_lazy_common
-  .globl cmark_node_next
-  .type cmark_node_next, %function
+  .globl cmark_node_last_child
+  .type cmark_node_last_child, %function
   .p2align 4
-cmark_node_next:
+cmark_node_last_child:
   adrp x16, quire_lazy_slots+2416
   ldr x16, [x16, #:lo12:quire_lazy_slots+2416]
   br x16
 quire_lazy_stub_302:
   mov x17, #302
   b quire_lazy_common
-  .globl cmark_node_parent
-  .type cmark_node_parent, %function
+  .globl cmark_node_new_with_mem
+  .type cmark_node_new_with_mem, %function
   .p2align 4
-cmark_node_parent:
+cmark_node_new_with_mem:
   adrp x16, quire_lazy_slots+2424
   ldr x16, [x16, #:lo12:quire_lazy_slots+2424]
   br x16
 quire_lazy_stub_303:
   mov x17, #303
   b quire_lazy_common
-  .globl cmark_parser_attach_syntax_extension
-  .type cmark_parser_attach_syntax_extension, %function
+  .globl cmark_node_next
+  .type cmark_node_next, %function
   .p2align 4
-cmark_parser_attach_syntax_extension:
+cmark_node_next:
   adrp x16, quire_lazy_slots+2432
   ldr x16, [x16, #:lo12:quire_lazy_slots+2432]
   br x16
 quire_lazy_stub_304:
   mov x17, #304
   b quire_lazy_common
-  .globl cmark_parser_feed
-  .type cmark_parser_feed, %function
+  .globl cmark_node_parent
+  .type cmark_node_parent, %function
   .p2align 4
-cmark_parser_feed:
+cmark_node_parent:
   adrp x16, quire_lazy_slots+2440
   ldr x16, [x16, #:lo12:quire_lazy_slots+2440]
   br x16
 quire_lazy_stub_305:
   mov x17, #305
   b quire_lazy_common
-  .globl cmark_parser_finish
-  .type cmark_parser_finish, %function
+  .globl cmark_node_previous
+  .type cmark_node_previous, %function
   .p2align 4
-cmark_parser_finish:
+cmark_node_previous:
   adrp x16, quire_lazy_slots+2448
   ldr x16, [x16, #:lo12:quire_lazy_slots+2448]
   br x16
 quire_lazy_stub_306:
   mov x17, #306
   b quire_lazy_common
-  .globl cmark_parser_free
-  .type cmark_parser_free, %function
+  .globl cmark_parser_attach_syntax_extension
+  .type cmark_parser_attach_syntax_extension, %function
   .p2align 4
-cmark_parser_free:
+cmark_parser_attach_syntax_extension:
   adrp x16, quire_lazy_slots+2456
   ldr x16, [x16, #:lo12:quire_lazy_slots+2456]
   br x16
 quire_lazy_stub_307:
   mov x17, #307
   b quire_lazy_common
-  .globl cmark_parser_get_syntax_extensions
-  .type cmark_parser_get_syntax_extensions, %function
+  .globl cmark_parser_feed
+  .type cmark_parser_feed, %function
   .p2align 4
-cmark_parser_get_syntax_extensions:
+cmark_parser_feed:
   adrp x16, quire_lazy_slots+2464
   ldr x16, [x16, #:lo12:quire_lazy_slots+2464]
   br x16
 quire_lazy_stub_308:
   mov x17, #308
   b quire_lazy_common
-  .globl cmark_parser_new
-  .type cmark_parser_new, %function
+  .globl cmark_parser_finish
+  .type cmark_parser_finish, %function
   .p2align 4
-cmark_parser_new:
+cmark_parser_finish:
   adrp x16, quire_lazy_slots+2472
   ldr x16, [x16, #:lo12:quire_lazy_slots+2472]
   br x16
 quire_lazy_stub_309:
   mov x17, #309
   b quire_lazy_common
-  .globl cmark_parser_new_with_mem
-  .type cmark_parser_new_with_mem, %function
+  .globl cmark_parser_free
+  .type cmark_parser_free, %function
   .p2align 4
-cmark_parser_new_with_mem:
+cmark_parser_free:
   adrp x16, quire_lazy_slots+2480
   ldr x16, [x16, #:lo12:quire_lazy_slots+2480]
   br x16
 quire_lazy_stub_310:
   mov x17, #310
   b quire_lazy_common
-  .globl cmark_render_html
-  .type cmark_render_html, %function
+  .globl cmark_parser_get_syntax_extensions
+  .type cmark_parser_get_syntax_extensions, %function
   .p2align 4
-cmark_render_html:
+cmark_parser_get_syntax_extensions:
   adrp x16, quire_lazy_slots+2488
   ldr x16, [x16, #:lo12:quire_lazy_slots+2488]
   br x16
 quire_lazy_stub_311:
   mov x17, #311
   b quire_lazy_common
-  .globl cmark_version_string
-  .type cmark_version_string, %function
+  .globl cmark_parser_new
+  .type cmark_parser_new, %function
   .p2align 4
-cmark_version_string:
+cmark_parser_new:
   adrp x16, quire_lazy_slots+2496
   ldr x16, [x16, #:lo12:quire_lazy_slots+2496]
   br x16
 quire_lazy_stub_312:
   mov x17, #312
   b quire_lazy_common
-  .globl cmark_gfm_core_extensions_ensure_registered
-  .type cmark_gfm_core_extensions_ensure_registered, %function
+  .globl cmark_parser_new_with_mem
+  .type cmark_parser_new_with_mem, %function
   .p2align 4
-cmark_gfm_core_extensions_ensure_registered:
+cmark_parser_new_with_mem:
   adrp x16, quire_lazy_slots+2504
   ldr x16, [x16, #:lo12:quire_lazy_slots+2504]
   br x16
 quire_lazy_stub_313:
   mov x17, #313
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_alignments
-  .type cmark_gfm_extensions_get_table_alignments, %function
+  .globl cmark_render_html
+  .type cmark_render_html, %function
   .p2align 4
-cmark_gfm_extensions_get_table_alignments:
+cmark_render_html:
   adrp x16, quire_lazy_slots+2512
   ldr x16, [x16, #:lo12:quire_lazy_slots+2512]
   br x16
 quire_lazy_stub_314:
   mov x17, #314
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_columns
-  .type cmark_gfm_extensions_get_table_columns, %function
+  .globl cmark_render_html_with_mem
+  .type cmark_render_html_with_mem, %function
   .p2align 4
-cmark_gfm_extensions_get_table_columns:
+cmark_render_html_with_mem:
   adrp x16, quire_lazy_slots+2520
   ldr x16, [x16, #:lo12:quire_lazy_slots+2520]
   br x16
 quire_lazy_stub_315:
   mov x17, #315
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_row_is_header
-  .type cmark_gfm_extensions_get_table_row_is_header, %function
+  .globl cmark_version_string
+  .type cmark_version_string, %function
   .p2align 4
-cmark_gfm_extensions_get_table_row_is_header:
+cmark_version_string:
   adrp x16, quire_lazy_slots+2528
   ldr x16, [x16, #:lo12:quire_lazy_slots+2528]
   br x16
 quire_lazy_stub_316:
   mov x17, #316
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_tasklist_item_checked
-  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
+  .globl cmark_gfm_core_extensions_ensure_registered
+  .type cmark_gfm_core_extensions_ensure_registered, %function
   .p2align 4
-cmark_gfm_extensions_get_tasklist_item_checked:
+cmark_gfm_core_extensions_ensure_registered:
   adrp x16, quire_lazy_slots+2536
   ldr x16, [x16, #:lo12:quire_lazy_slots+2536]
   br x16
 quire_lazy_stub_317:
   mov x17, #317
   b quire_lazy_common
-  .globl deflate
-  .type deflate, %function
+  .globl cmark_gfm_extensions_get_table_alignments
+  .type cmark_gfm_extensions_get_table_alignments, %function
   .p2align 4
-deflate:
+cmark_gfm_extensions_get_table_alignments:
   adrp x16, quire_lazy_slots+2544
   ldr x16, [x16, #:lo12:quire_lazy_slots+2544]
   br x16
 quire_lazy_stub_318:
   mov x17, #318
   b quire_lazy_common
-  .globl deflateEnd
-  .type deflateEnd, %function
+  .globl cmark_gfm_extensions_get_table_columns
+  .type cmark_gfm_extensions_get_table_columns, %function
   .p2align 4
-deflateEnd:
+cmark_gfm_extensions_get_table_columns:
   adrp x16, quire_lazy_slots+2552
   ldr x16, [x16, #:lo12:quire_lazy_slots+2552]
   br x16
 quire_lazy_stub_319:
   mov x17, #319
   b quire_lazy_common
-  .globl deflateInit2_
-  .type deflateInit2_, %function
+  .globl cmark_gfm_extensions_get_table_row_is_header
+  .type cmark_gfm_extensions_get_table_row_is_header, %function
   .p2align 4
-deflateInit2_:
+cmark_gfm_extensions_get_table_row_is_header:
   adrp x16, quire_lazy_slots+2560
   ldr x16, [x16, #:lo12:quire_lazy_slots+2560]
   br x16
 quire_lazy_stub_320:
   mov x17, #320
   b quire_lazy_common
-  .globl inflate
-  .type inflate, %function
+  .globl cmark_gfm_extensions_get_tasklist_item_checked
+  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
   .p2align 4
-inflate:
+cmark_gfm_extensions_get_tasklist_item_checked:
   adrp x16, quire_lazy_slots+2568
   ldr x16, [x16, #:lo12:quire_lazy_slots+2568]
   br x16
 quire_lazy_stub_321:
   mov x17, #321
   b quire_lazy_common
-  .globl inflateEnd
-  .type inflateEnd, %function
+  .globl deflate
+  .type deflate, %function
   .p2align 4
-inflateEnd:
+deflate:
   adrp x16, quire_lazy_slots+2576
   ldr x16, [x16, #:lo12:quire_lazy_slots+2576]
   br x16
 quire_lazy_stub_322:
   mov x17, #322
   b quire_lazy_common
-  .globl inflateInit2_
-  .type inflateInit2_, %function
+  .globl deflateEnd
+  .type deflateEnd, %function
   .p2align 4
-inflateInit2_:
+deflateEnd:
   adrp x16, quire_lazy_slots+2584
   ldr x16, [x16, #:lo12:quire_lazy_slots+2584]
   br x16
 quire_lazy_stub_323:
   mov x17, #323
   b quire_lazy_common
-  .globl xcb_change_property
-  .type xcb_change_property, %function
+  .globl deflateInit2_
+  .type deflateInit2_, %function
   .p2align 4
-xcb_change_property:
+deflateInit2_:
   adrp x16, quire_lazy_slots+2592
   ldr x16, [x16, #:lo12:quire_lazy_slots+2592]
   br x16
 quire_lazy_stub_324:
   mov x17, #324
   b quire_lazy_common
-  .globl xcb_change_window_attributes
-  .type xcb_change_window_attributes, %function
+  .globl inflate
+  .type inflate, %function
   .p2align 4
-xcb_change_window_attributes:
+inflate:
   adrp x16, quire_lazy_slots+2600
   ldr x16, [x16, #:lo12:quire_lazy_slots+2600]
   br x16
 quire_lazy_stub_325:
   mov x17, #325
   b quire_lazy_common
-  .globl xcb_connect
-  .type xcb_connect, %function
+  .globl inflateEnd
+  .type inflateEnd, %function
   .p2align 4
-xcb_connect:
+inflateEnd:
   adrp x16, quire_lazy_slots+2608
   ldr x16, [x16, #:lo12:quire_lazy_slots+2608]
   br x16
 quire_lazy_stub_326:
   mov x17, #326
   b quire_lazy_common
-  .globl xcb_connection_has_error
-  .type xcb_connection_has_error, %function
+  .globl inflateInit2_
+  .type inflateInit2_, %function
   .p2align 4
-xcb_connection_has_error:
+inflateInit2_:
   adrp x16, quire_lazy_slots+2616
   ldr x16, [x16, #:lo12:quire_lazy_slots+2616]
   br x16
 quire_lazy_stub_327:
   mov x17, #327
   b quire_lazy_common
-  .globl xcb_convert_selection
-  .type xcb_convert_selection, %function
+  .globl xcb_change_property
+  .type xcb_change_property, %function
   .p2align 4
-xcb_convert_selection:
+xcb_change_property:
   adrp x16, quire_lazy_slots+2624
   ldr x16, [x16, #:lo12:quire_lazy_slots+2624]
   br x16
 quire_lazy_stub_328:
   mov x17, #328
   b quire_lazy_common
-  .globl xcb_create_window
-  .type xcb_create_window, %function
+  .globl xcb_change_window_attributes
+  .type xcb_change_window_attributes, %function
   .p2align 4
-xcb_create_window:
+xcb_change_window_attributes:
   adrp x16, quire_lazy_slots+2632
   ldr x16, [x16, #:lo12:quire_lazy_slots+2632]
   br x16
 quire_lazy_stub_329:
   mov x17, #329
   b quire_lazy_common
-  .globl xcb_delete_property
-  .type xcb_delete_property, %function
+  .globl xcb_connect
+  .type xcb_connect, %function
   .p2align 4
-xcb_delete_property:
+xcb_connect:
   adrp x16, quire_lazy_slots+2640
   ldr x16, [x16, #:lo12:quire_lazy_slots+2640]
   br x16
 quire_lazy_stub_330:
   mov x17, #330
   b quire_lazy_common
-  .globl xcb_disconnect
-  .type xcb_disconnect, %function
+  .globl xcb_connection_has_error
+  .type xcb_connection_has_error, %function
   .p2align 4
-xcb_disconnect:
+xcb_connection_has_error:
   adrp x16, quire_lazy_slots+2648
   ldr x16, [x16, #:lo12:quire_lazy_slots+2648]
   br x16
 quire_lazy_stub_331:
   mov x17, #331
   b quire_lazy_common
-  .globl xcb_flush
-  .type xcb_flush, %function
+  .globl xcb_convert_selection
+  .type xcb_convert_selection, %function
   .p2align 4
-xcb_flush:
+xcb_convert_selection:
   adrp x16, quire_lazy_slots+2656
   ldr x16, [x16, #:lo12:quire_lazy_slots+2656]
   br x16
 quire_lazy_stub_332:
   mov x17, #332
   b quire_lazy_common
-  .globl xcb_generate_id
-  .type xcb_generate_id, %function
+  .globl xcb_create_window
+  .type xcb_create_window, %function
   .p2align 4
-xcb_generate_id:
+xcb_create_window:
   adrp x16, quire_lazy_slots+2664
   ldr x16, [x16, #:lo12:quire_lazy_slots+2664]
   br x16
 quire_lazy_stub_333:
   mov x17, #333
   b quire_lazy_common
-  .globl xcb_get_atom_name
-  .type xcb_get_atom_name, %function
+  .globl xcb_delete_property
+  .type xcb_delete_property, %function
   .p2align 4
-xcb_get_atom_name:
+xcb_delete_property:
   adrp x16, quire_lazy_slots+2672
   ldr x16, [x16, #:lo12:quire_lazy_slots+2672]
   br x16
 quire_lazy_stub_334:
   mov x17, #334
   b quire_lazy_common
-  .globl xcb_get_atom_name_name
-  .type xcb_get_atom_name_name, %function
+  .globl xcb_disconnect
+  .type xcb_disconnect, %function
   .p2align 4
-xcb_get_atom_name_name:
+xcb_disconnect:
   adrp x16, quire_lazy_slots+2680
   ldr x16, [x16, #:lo12:quire_lazy_slots+2680]
   br x16
 quire_lazy_stub_335:
   mov x17, #335
   b quire_lazy_common
-  .globl xcb_get_atom_name_name_length
-  .type xcb_get_atom_name_name_length, %function
+  .globl xcb_flush
+  .type xcb_flush, %function
   .p2align 4
-xcb_get_atom_name_name_length:
+xcb_flush:
   adrp x16, quire_lazy_slots+2688
   ldr x16, [x16, #:lo12:quire_lazy_slots+2688]
   br x16
 quire_lazy_stub_336:
   mov x17, #336
   b quire_lazy_common
-  .globl xcb_get_atom_name_reply
-  .type xcb_get_atom_name_reply, %function
+  .globl xcb_generate_id
+  .type xcb_generate_id, %function
   .p2align 4
-xcb_get_atom_name_reply:
+xcb_generate_id:
   adrp x16, quire_lazy_slots+2696
   ldr x16, [x16, #:lo12:quire_lazy_slots+2696]
   br x16
 quire_lazy_stub_337:
   mov x17, #337
   b quire_lazy_common
-  .globl xcb_get_extension_data
-  .type xcb_get_extension_data, %function
+  .globl xcb_get_atom_name
+  .type xcb_get_atom_name, %function
   .p2align 4
-xcb_get_extension_data:
+xcb_get_atom_name:
   adrp x16, quire_lazy_slots+2704
   ldr x16, [x16, #:lo12:quire_lazy_slots+2704]
   br x16
 quire_lazy_stub_338:
   mov x17, #338
   b quire_lazy_common
-  .globl xcb_get_file_descriptor
-  .type xcb_get_file_descriptor, %function
+  .globl xcb_get_atom_name_name
+  .type xcb_get_atom_name_name, %function
   .p2align 4
-xcb_get_file_descriptor:
+xcb_get_atom_name_name:
   adrp x16, quire_lazy_slots+2712
   ldr x16, [x16, #:lo12:quire_lazy_slots+2712]
   br x16
 quire_lazy_stub_339:
   mov x17, #339
   b quire_lazy_common
-  .globl xcb_get_input_focus
-  .type xcb_get_input_focus, %function
+  .globl xcb_get_atom_name_name_length
+  .type xcb_get_atom_name_name_length, %function
   .p2align 4
-xcb_get_input_focus:
+xcb_get_atom_name_name_length:
   adrp x16, quire_lazy_slots+2720
   ldr x16, [x16, #:lo12:quire_lazy_slots+2720]
   br x16
 quire_lazy_stub_340:
   mov x17, #340
   b quire_lazy_common
-  .globl xcb_get_input_focus_reply
-  .type xcb_get_input_focus_reply, %function
+  .globl xcb_get_atom_name_reply
+  .type xcb_get_atom_name_reply, %function
   .p2align 4
-xcb_get_input_focus_reply:
+xcb_get_atom_name_reply:
   adrp x16, quire_lazy_slots+2728
   ldr x16, [x16, #:lo12:quire_lazy_slots+2728]
   br x16
 quire_lazy_stub_341:
   mov x17, #341
   b quire_lazy_common
-  .globl xcb_get_maximum_request_length
-  .type xcb_get_maximum_request_length, %function
+  .globl xcb_get_extension_data
+  .type xcb_get_extension_data, %function
   .p2align 4
-xcb_get_maximum_request_length:
+xcb_get_extension_data:
   adrp x16, quire_lazy_slots+2736
   ldr x16, [x16, #:lo12:quire_lazy_slots+2736]
   br x16
 quire_lazy_stub_342:
   mov x17, #342
   b quire_lazy_common
-  .globl xcb_get_property
-  .type xcb_get_property, %function
+  .globl xcb_get_file_descriptor
+  .type xcb_get_file_descriptor, %function
   .p2align 4
-xcb_get_property:
+xcb_get_file_descriptor:
   adrp x16, quire_lazy_slots+2744
   ldr x16, [x16, #:lo12:quire_lazy_slots+2744]
   br x16
 quire_lazy_stub_343:
   mov x17, #343
   b quire_lazy_common
-  .globl xcb_get_property_reply
-  .type xcb_get_property_reply, %function
+  .globl xcb_get_input_focus
+  .type xcb_get_input_focus, %function
   .p2align 4
-xcb_get_property_reply:
+xcb_get_input_focus:
   adrp x16, quire_lazy_slots+2752
   ldr x16, [x16, #:lo12:quire_lazy_slots+2752]
   br x16
 quire_lazy_stub_344:
   mov x17, #344
   b quire_lazy_common
-  .globl xcb_get_property_value
-  .type xcb_get_property_value, %function
+  .globl xcb_get_input_focus_reply
+  .type xcb_get_input_focus_reply, %function
   .p2align 4
-xcb_get_property_value:
+xcb_get_input_focus_reply:
   adrp x16, quire_lazy_slots+2760
   ldr x16, [x16, #:lo12:quire_lazy_slots+2760]
   br x16
 quire_lazy_stub_345:
   mov x17, #345
   b quire_lazy_common
-  .globl xcb_get_property_value_length
-  .type xcb_get_property_value_length, %function
+  .globl xcb_get_maximum_request_length
+  .type xcb_get_maximum_request_length, %function
   .p2align 4
-xcb_get_property_value_length:
+xcb_get_maximum_request_length:
   adrp x16, quire_lazy_slots+2768
   ldr x16, [x16, #:lo12:quire_lazy_slots+2768]
   br x16
 quire_lazy_stub_346:
   mov x17, #346
   b quire_lazy_common
-  .globl xcb_get_selection_owner
-  .type xcb_get_selection_owner, %function
+  .globl xcb_get_property
+  .type xcb_get_property, %function
   .p2align 4
-xcb_get_selection_owner:
+xcb_get_property:
   adrp x16, quire_lazy_slots+2776
   ldr x16, [x16, #:lo12:quire_lazy_slots+2776]
   br x16
 quire_lazy_stub_347:
   mov x17, #347
   b quire_lazy_common
-  .globl xcb_get_selection_owner_reply
-  .type xcb_get_selection_owner_reply, %function
+  .globl xcb_get_property_reply
+  .type xcb_get_property_reply, %function
   .p2align 4
-xcb_get_selection_owner_reply:
+xcb_get_property_reply:
   adrp x16, quire_lazy_slots+2784
   ldr x16, [x16, #:lo12:quire_lazy_slots+2784]
   br x16
 quire_lazy_stub_348:
   mov x17, #348
   b quire_lazy_common
-  .globl xcb_get_setup
-  .type xcb_get_setup, %function
+  .globl xcb_get_property_value
+  .type xcb_get_property_value, %function
   .p2align 4
-xcb_get_setup:
+xcb_get_property_value:
   adrp x16, quire_lazy_slots+2792
   ldr x16, [x16, #:lo12:quire_lazy_slots+2792]
   br x16
 quire_lazy_stub_349:
   mov x17, #349
   b quire_lazy_common
-  .globl xcb_intern_atom
-  .type xcb_intern_atom, %function
+  .globl xcb_get_property_value_length
+  .type xcb_get_property_value_length, %function
   .p2align 4
-xcb_intern_atom:
+xcb_get_property_value_length:
   adrp x16, quire_lazy_slots+2800
   ldr x16, [x16, #:lo12:quire_lazy_slots+2800]
   br x16
 quire_lazy_stub_350:
   mov x17, #350
   b quire_lazy_common
-  .globl xcb_intern_atom_reply
-  .type xcb_intern_atom_reply, %function
+  .globl xcb_get_selection_owner
+  .type xcb_get_selection_owner, %function
   .p2align 4
-xcb_intern_atom_reply:
+xcb_get_selection_owner:
   adrp x16, quire_lazy_slots+2808
   ldr x16, [x16, #:lo12:quire_lazy_slots+2808]
   br x16
 quire_lazy_stub_351:
   mov x17, #351
   b quire_lazy_common
-  .globl xcb_poll_for_event
-  .type xcb_poll_for_event, %function
+  .globl xcb_get_selection_owner_reply
+  .type xcb_get_selection_owner_reply, %function
   .p2align 4
-xcb_poll_for_event:
+xcb_get_selection_owner_reply:
   adrp x16, quire_lazy_slots+2816
   ldr x16, [x16, #:lo12:quire_lazy_slots+2816]
   br x16
 quire_lazy_stub_352:
   mov x17, #352
   b quire_lazy_common
-  .globl xcb_screen_next
-  .type xcb_screen_next, %function
+  .globl xcb_get_setup
+  .type xcb_get_setup, %function
   .p2align 4
-xcb_screen_next:
+xcb_get_setup:
   adrp x16, quire_lazy_slots+2824
   ldr x16, [x16, #:lo12:quire_lazy_slots+2824]
   br x16
 quire_lazy_stub_353:
   mov x17, #353
   b quire_lazy_common
-  .globl xcb_send_event
-  .type xcb_send_event, %function
+  .globl xcb_intern_atom
+  .type xcb_intern_atom, %function
   .p2align 4
-xcb_send_event:
+xcb_intern_atom:
   adrp x16, quire_lazy_slots+2832
   ldr x16, [x16, #:lo12:quire_lazy_slots+2832]
   br x16
 quire_lazy_stub_354:
   mov x17, #354
   b quire_lazy_common
-  .globl xcb_set_selection_owner
-  .type xcb_set_selection_owner, %function
+  .globl xcb_intern_atom_reply
+  .type xcb_intern_atom_reply, %function
   .p2align 4
-xcb_set_selection_owner:
+xcb_intern_atom_reply:
   adrp x16, quire_lazy_slots+2840
   ldr x16, [x16, #:lo12:quire_lazy_slots+2840]
   br x16
 quire_lazy_stub_355:
   mov x17, #355
   b quire_lazy_common
-  .globl xcb_setup_roots_iterator
-  .type xcb_setup_roots_iterator, %function
+  .globl xcb_poll_for_event
+  .type xcb_poll_for_event, %function
   .p2align 4
-xcb_setup_roots_iterator:
+xcb_poll_for_event:
   adrp x16, quire_lazy_slots+2848
   ldr x16, [x16, #:lo12:quire_lazy_slots+2848]
   br x16
 quire_lazy_stub_356:
   mov x17, #356
   b quire_lazy_common
-  .globl xcb_wait_for_event
-  .type xcb_wait_for_event, %function
+  .globl xcb_screen_next
+  .type xcb_screen_next, %function
   .p2align 4
-xcb_wait_for_event:
+xcb_screen_next:
   adrp x16, quire_lazy_slots+2856
   ldr x16, [x16, #:lo12:quire_lazy_slots+2856]
   br x16
 quire_lazy_stub_357:
   mov x17, #357
   b quire_lazy_common
-  .globl xcb_xfixes_query_version
-  .type xcb_xfixes_query_version, %function
+  .globl xcb_send_event
+  .type xcb_send_event, %function
   .p2align 4
-xcb_xfixes_query_version:
+xcb_send_event:
   adrp x16, quire_lazy_slots+2864
   ldr x16, [x16, #:lo12:quire_lazy_slots+2864]
   br x16
 quire_lazy_stub_358:
   mov x17, #358
   b quire_lazy_common
-  .globl xcb_xfixes_query_version_reply
-  .type xcb_xfixes_query_version_reply, %function
+  .globl xcb_set_selection_owner
+  .type xcb_set_selection_owner, %function
   .p2align 4
-xcb_xfixes_query_version_reply:
+xcb_set_selection_owner:
   adrp x16, quire_lazy_slots+2872
   ldr x16, [x16, #:lo12:quire_lazy_slots+2872]
   br x16
 quire_lazy_stub_359:
   mov x17, #359
   b quire_lazy_common
-  .globl xcb_xfixes_select_selection_input
-  .type xcb_xfixes_select_selection_input, %function
+  .globl xcb_setup_roots_iterator
+  .type xcb_setup_roots_iterator, %function
   .p2align 4
-xcb_xfixes_select_selection_input:
+xcb_setup_roots_iterator:
   adrp x16, quire_lazy_slots+2880
   ldr x16, [x16, #:lo12:quire_lazy_slots+2880]
   br x16
 quire_lazy_stub_360:
   mov x17, #360
   b quire_lazy_common
-  .globl wl_display_cancel_read
-  .type wl_display_cancel_read, %function
+  .globl xcb_wait_for_event
+  .type xcb_wait_for_event, %function
   .p2align 4
-wl_display_cancel_read:
+xcb_wait_for_event:
   adrp x16, quire_lazy_slots+2888
   ldr x16, [x16, #:lo12:quire_lazy_slots+2888]
   br x16
 quire_lazy_stub_361:
   mov x17, #361
   b quire_lazy_common
-  .globl wl_display_connect
-  .type wl_display_connect, %function
+  .globl xcb_xfixes_query_version
+  .type xcb_xfixes_query_version, %function
   .p2align 4
-wl_display_connect:
+xcb_xfixes_query_version:
   adrp x16, quire_lazy_slots+2896
   ldr x16, [x16, #:lo12:quire_lazy_slots+2896]
   br x16
 quire_lazy_stub_362:
   mov x17, #362
   b quire_lazy_common
-  .globl wl_display_disconnect
-  .type wl_display_disconnect, %function
+  .globl xcb_xfixes_query_version_reply
+  .type xcb_xfixes_query_version_reply, %function
   .p2align 4
-wl_display_disconnect:
+xcb_xfixes_query_version_reply:
   adrp x16, quire_lazy_slots+2904
   ldr x16, [x16, #:lo12:quire_lazy_slots+2904]
   br x16
 quire_lazy_stub_363:
   mov x17, #363
   b quire_lazy_common
-  .globl wl_display_dispatch_pending
-  .type wl_display_dispatch_pending, %function
+  .globl xcb_xfixes_select_selection_input
+  .type xcb_xfixes_select_selection_input, %function
   .p2align 4
-wl_display_dispatch_pending:
+xcb_xfixes_select_selection_input:
   adrp x16, quire_lazy_slots+2912
   ldr x16, [x16, #:lo12:quire_lazy_slots+2912]
   br x16
 quire_lazy_stub_364:
   mov x17, #364
   b quire_lazy_common
-  .globl wl_display_flush
-  .type wl_display_flush, %function
+  .globl wl_display_cancel_read
+  .type wl_display_cancel_read, %function
   .p2align 4
-wl_display_flush:
+wl_display_cancel_read:
   adrp x16, quire_lazy_slots+2920
   ldr x16, [x16, #:lo12:quire_lazy_slots+2920]
   br x16
 quire_lazy_stub_365:
   mov x17, #365
   b quire_lazy_common
-  .globl wl_display_get_fd
-  .type wl_display_get_fd, %function
+  .globl wl_display_connect
+  .type wl_display_connect, %function
   .p2align 4
-wl_display_get_fd:
+wl_display_connect:
   adrp x16, quire_lazy_slots+2928
   ldr x16, [x16, #:lo12:quire_lazy_slots+2928]
   br x16
 quire_lazy_stub_366:
   mov x17, #366
   b quire_lazy_common
-  .globl wl_display_prepare_read
-  .type wl_display_prepare_read, %function
+  .globl wl_display_disconnect
+  .type wl_display_disconnect, %function
   .p2align 4
-wl_display_prepare_read:
+wl_display_disconnect:
   adrp x16, quire_lazy_slots+2936
   ldr x16, [x16, #:lo12:quire_lazy_slots+2936]
   br x16
 quire_lazy_stub_367:
   mov x17, #367
   b quire_lazy_common
-  .globl wl_display_read_events
-  .type wl_display_read_events, %function
+  .globl wl_display_dispatch_pending
+  .type wl_display_dispatch_pending, %function
   .p2align 4
-wl_display_read_events:
+wl_display_dispatch_pending:
   adrp x16, quire_lazy_slots+2944
   ldr x16, [x16, #:lo12:quire_lazy_slots+2944]
   br x16
 quire_lazy_stub_368:
   mov x17, #368
   b quire_lazy_common
-  .globl wl_display_roundtrip
-  .type wl_display_roundtrip, %function
+  .globl wl_display_flush
+  .type wl_display_flush, %function
   .p2align 4
-wl_display_roundtrip:
+wl_display_flush:
   adrp x16, quire_lazy_slots+2952
   ldr x16, [x16, #:lo12:quire_lazy_slots+2952]
   br x16
 quire_lazy_stub_369:
   mov x17, #369
   b quire_lazy_common
-  .globl wl_proxy_add_dispatcher
-  .type wl_proxy_add_dispatcher, %function
+  .globl wl_display_get_fd
+  .type wl_display_get_fd, %function
   .p2align 4
-wl_proxy_add_dispatcher:
+wl_display_get_fd:
   adrp x16, quire_lazy_slots+2960
   ldr x16, [x16, #:lo12:quire_lazy_slots+2960]
   br x16
 quire_lazy_stub_370:
   mov x17, #370
   b quire_lazy_common
-  .globl wl_proxy_get_user_data
-  .type wl_proxy_get_user_data, %function
+  .globl wl_display_prepare_read
+  .type wl_display_prepare_read, %function
   .p2align 4
-wl_proxy_get_user_data:
+wl_display_prepare_read:
   adrp x16, quire_lazy_slots+2968
   ldr x16, [x16, #:lo12:quire_lazy_slots+2968]
   br x16
 quire_lazy_stub_371:
   mov x17, #371
   b quire_lazy_common
-  .globl wl_proxy_get_version
-  .type wl_proxy_get_version, %function
+  .globl wl_display_read_events
+  .type wl_display_read_events, %function
   .p2align 4
-wl_proxy_get_version:
+wl_display_read_events:
   adrp x16, quire_lazy_slots+2976
   ldr x16, [x16, #:lo12:quire_lazy_slots+2976]
   br x16
 quire_lazy_stub_372:
   mov x17, #372
   b quire_lazy_common
-  .globl wl_proxy_marshal_flags
-  .type wl_proxy_marshal_flags, %function
+  .globl wl_display_roundtrip
+  .type wl_display_roundtrip, %function
   .p2align 4
-wl_proxy_marshal_flags:
+wl_display_roundtrip:
   adrp x16, quire_lazy_slots+2984
   ldr x16, [x16, #:lo12:quire_lazy_slots+2984]
   br x16
 quire_lazy_stub_373:
   mov x17, #373
+  b quire_lazy_common
+  .globl wl_proxy_add_dispatcher
+  .type wl_proxy_add_dispatcher, %function
+  .p2align 4
+wl_proxy_add_dispatcher:
+  adrp x16, quire_lazy_slots+2992
+  ldr x16, [x16, #:lo12:quire_lazy_slots+2992]
+  br x16
+quire_lazy_stub_374:
+  mov x17, #374
+  b quire_lazy_common
+  .globl wl_proxy_get_user_data
+  .type wl_proxy_get_user_data, %function
+  .p2align 4
+wl_proxy_get_user_data:
+  adrp x16, quire_lazy_slots+3000
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3000]
+  br x16
+quire_lazy_stub_375:
+  mov x17, #375
+  b quire_lazy_common
+  .globl wl_proxy_get_version
+  .type wl_proxy_get_version, %function
+  .p2align 4
+wl_proxy_get_version:
+  adrp x16, quire_lazy_slots+3008
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3008]
+  br x16
+quire_lazy_stub_376:
+  mov x17, #376
+  b quire_lazy_common
+  .globl wl_proxy_marshal_flags
+  .type wl_proxy_marshal_flags, %function
+  .p2align 4
+wl_proxy_marshal_flags:
+  adrp x16, quire_lazy_slots+3016
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3016]
+  br x16
+quire_lazy_stub_377:
+  mov x17, #377
   b quire_lazy_common
 #endif
 #endif

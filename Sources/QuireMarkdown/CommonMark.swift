@@ -99,6 +99,84 @@ public enum CommonMark {
     }
   }
 
+  /// Renders Markdown to an HTML fragment and hands it to `write` in pieces, in order, each
+  /// cmark-gfm's own buffer (valid for the call only, never copied). The HTML is the same as
+  /// ``withHTML(from:options:extensions:_:)``'s, sanitised as it is rendered.
+  ///
+  /// A text of a mebibyte or more is rendered on two cores: its top-level blocks are parted in
+  /// two halves of about as many lines, each rendered on its own, and the second half's HTML
+  /// follows the first's. (cmark-gfm gathers footnote definitions at the end of the document, so
+  /// they are all in the second half, which closes their section; each block's HTML ends with
+  /// a line break, so the halves join as one rendering would have made them.)
+  /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its output; what `write` throws.
+  public static func writeHTML(
+    from markdown: Substring, options: Options = [], extensions: Extensions = .gitHub, to write: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    try withDocument(markdown, options: options, extensions: extensions) { root, parser, flags, memory in
+      let syntax = cmark_parser_get_syntax_extensions(parser)
+      guard markdown.utf8.count >= twoCoreRendering, memory != cmark_get_default_mem_allocator(), let second = splitForRendering(root, memory) else {
+        guard let html = cmark_render_html(root, flags, syntax) else {
+          throw QuireError(.libraryFailure, "cmark-gfm could not render the Markdown to HTML (out of memory).")
+        }
+        defer { memory.pointee.free(html) }
+        return try write(UnsafeRawBufferPointer(start: html, count: strlen(html)))
+      }
+      // Each half's buffer comes from the default allocator: the region is the parsing
+      // thread's, and the second half is rendered on another thread. Rendering only reads the
+      // tree.
+      var halves: [UnsafeMutablePointer<CChar>?] = [nil, nil]
+      halves.withUnsafeMutableBufferPointer { halves in
+        let job = HalfRendering(roots: [root, second], flags: flags, syntax: syntax, results: halves)
+        DispatchQueue.concurrentPerform(iterations: 2) { job.render($0) }
+      }
+      defer { halves.forEach { free($0) } }
+      for half in halves {
+        guard let half else { throw QuireError(.libraryFailure, "cmark-gfm could not render the Markdown to HTML (out of memory).") }
+        try write(UnsafeRawBufferPointer(start: half, count: strlen(half)))
+      }
+    }
+  }
+
+  /// What each of the two threads of ``writeHTML(from:options:extensions:to:)`` needs: the
+  /// halves' documents, and a slot of its own for its HTML. Sendable because the threads only
+  /// read the tree (cmark-gfm's rendering changes no node) and each writes its own slot.
+  private struct HalfRendering: @unchecked Sendable {
+    let roots: [OpaquePointer]
+    let flags: Int32
+    let syntax: UnsafeMutablePointer<cmark_llist>?
+    let results: UnsafeMutableBufferPointer<UnsafeMutablePointer<CChar>?>
+
+    func render(_ half: Int) {
+      results[half] = cmark_render_html_with_mem(roots[half], flags, syntax, cmark_get_default_mem_allocator())
+    }
+  }
+
+  /// The text length from which ``writeHTML(from:options:extensions:to:)`` renders on two cores.
+  static let twoCoreRendering = 1 << 20
+
+  /// Moves the second half of `root`'s top-level blocks (by their first lines; every footnote
+  /// definition among them) under a new document made with `memory`, and returns it; nil,
+  /// leaving the tree as it is, when there are too few blocks to part. The blocks are walked
+  /// from the end, only over the half that moves: each one read is a cache miss, as the
+  /// blocks' own nodes lie between them.
+  static func splitForRendering(_ root: OpaquePointer, _ memory: UnsafeMutablePointer<cmark_mem>) -> OpaquePointer? {
+    var last = cmark_node_last_child(root)
+    while let node = last, cmark_node_get_type(node) == CMARK_NODE_FOOTNOTE_DEFINITION { last = cmark_node_previous(node) }
+    guard let lastBlock = last else { return nil }
+    let middle = cmark_node_get_start_line(lastBlock) / 2
+    var split = lastBlock
+    while let previous = cmark_node_previous(split), cmark_node_previous(previous) != nil, cmark_node_get_start_line(previous) >= middle {
+      split = previous
+    }
+    guard cmark_node_previous(split) != nil, let second = cmark_node_new_with_mem(CMARK_NODE_DOCUMENT, memory) else { return nil }
+    var next: OpaquePointer? = split
+    while let node = next {
+      next = cmark_node_next(node)
+      cmark_node_append_child(second, node)
+    }
+    return second
+  }
+
   /// Parses Markdown into a tree of Swift values.
   ///
   /// The walk follows child, sibling and parent links with no recursion, so deeply nested

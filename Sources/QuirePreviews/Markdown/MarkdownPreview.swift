@@ -27,8 +27,8 @@ public enum MarkdownPreview {
   }
 
   /// ``htmlPage(markdown:title:safety:)`` handed to `write` in pieces as it is made: the page's
-  /// head, the front matter block, cmark-gfm's HTML straight from its buffer (one pass, sanitised
-  /// as it is rendered, not copied), then the page's end. Memory is the Markdown plus its HTML.
+  /// head, the front matter block, cmark-gfm's HTML straight from its buffers (one pass, sanitised
+  /// as it is rendered, not copied; a large document's on two cores), then the page's end. Memory is the Markdown plus its HTML.
   /// - Throws: ``QuireError`` when cmark-gfm cannot allocate its output; what `write` throws.
   public static func writeHTMLPage(
     markdown: String, title: String, safety: Safety = .safe, to write: (UnsafeRawBufferPointer) throws -> Void
@@ -36,7 +36,7 @@ public enum MarkdownPreview {
     let (frontMatter, body) = FrontMatter.splitOff(markdown)
     var head = pageHead(title: title, safety: safety) + (frontMatter.map(html(for:)) ?? "")
     try head.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
-    try CommonMark.withHTML(from: body, options: safety == .unsafe ? [.unsafe] : [], write)
+    try CommonMark.writeHTML(from: body, options: safety == .unsafe ? [.unsafe] : [], to: write)
     var tail = pageTail
     try tail.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
   }

@@ -140,6 +140,61 @@ struct GitHubMarkdownTests {
     #expect(tree.children.count == 40_000)
   }
 
+  /// A text of a mebibyte or more is rendered in two halves on two cores; the HTML is byte for
+  /// byte what one rendering makes, in safe and unsafe mode: footnotes cited in the first half
+  /// and defined in it, a link defined at the end and used at the start, tables, task lists,
+  /// lists, quotes, code and raw HTML on both sides of the middle. So is the corpus's Markdown,
+  /// concatenated, when this checkout has it (in safe mode).
+  @Test(arguments: [CommonMark.Options(), .unsafe])
+  func largeDocumentsRenderedOnTwoCoresAreTheSameAsRenderedOnce(options: CommonMark.Options) throws {
+    let piece = """
+      # Part
+
+      A claim.[^n] See [the site][site] and https://example.org, ~~old~~ new.
+
+      | a | b |
+      |---|--:|
+      | 1 | 2 |
+
+      - [x] done
+      - [ ] to do
+        > quoted *text*
+
+      ```swift
+      let x = 1
+      ```
+
+      <div onclick="x()">raw</div>
+
+      1. one
+      2. two
+
+
+      """
+    var markdown = ""
+    for index in 0..<5_000 { markdown += piece.replacingOccurrences(of: "[^n]", with: "[^\(index % 50)]") }
+    for index in 0..<50 { markdown += "[^\(index)]: Note \(index), *emphasised*.\n\n" }
+    markdown += "[site]: https://example.com/site \"The site\"\n"
+    var texts = [markdown]
+    if options.isEmpty, let folder = sharedCorpus("markdown"), let japanese = sharedCorpus("markdown-ja") {
+      var corpus = ""
+      for url in try [folder, japanese].flatMap({ try FileManager.default.contentsOfDirectory(at: $0, includingPropertiesForKeys: nil) })
+      where url.pathExtension == "md" {
+        if let text = try? String(contentsOf: url, encoding: .utf8), !text.contains("\0") { corpus += text + "\n\n" }
+      }
+      texts.append(corpus)
+    }
+    for text in texts {
+      #expect(text.utf8.count >= 1 << 20)
+      var parts: [[UInt8]] = []
+      try CommonMark.writeHTML(from: text[...], options: options) { parts.append(Array($0)) }
+      #expect(parts.count == 2)
+      let once = try CommonMark.html(from: text, options: options)
+      #expect(String(decoding: parts.joined(), as: UTF8.self) == once)
+      if text == markdown { #expect(once.components(separatedBy: "<li id=\"fn-").count - 1 == 50) }
+    }
+  }
+
   /// Footnotes are parsed only in a text holding `[^` (every reference and definition begins
   /// so): found wherever it is, its bracket at the very end too, and nothing else changes.
   @Test func footnotesAreFoundWhereverTheirMarkIs() throws {
