@@ -129,7 +129,7 @@ public enum CommonMark {
         let job = HalfRendering(roots: [root, second], flags: flags, syntax: syntax, results: halves)
         DispatchQueue.concurrentPerform(iterations: 2) { job.render($0) }
       }
-      defer { halves.forEach { free($0) } }
+      defer { for half in halves { free(half) } }
       for half in halves {
         guard let half else { throw QuireError(.libraryFailure, "cmark-gfm could not render the Markdown to HTML (out of memory).") }
         try write(UnsafeRawBufferPointer(start: half, count: strlen(half)))
