@@ -56,6 +56,9 @@ final class BrowserWatcher: Sendable {
 
   func setIndexing(_ on: Bool) { state.withLock { $0.isIndexing = on } }
 
+  /// Whether changes are written to the browser's search index as they arrive.
+  var isIndexing: Bool { state.withLock { $0.isIndexing } }
+
   func makeStream() -> AsyncStream<BrowserChange> {
     let (stream, continuation) = AsyncStream.makeStream(of: BrowserChange.self, bufferingPolicy: .unbounded)
     let id = state.withLock { state -> Int in

@@ -111,6 +111,9 @@ public final class DocumentBrowser: Sendable {
   /// The descriptor holding the mark that this browser keeps its index current (see
   /// `SearchIndexKeeper`), while ``startUpdatingSearchIndex()`` runs.
   let searchIndexKeeping: Mutex<FileDescriptor?> = Mutex(nil)
+  /// Whether a full update of the index is scheduled because a change could not be written
+  /// to it (see `indexChange(_:)`).
+  let searchIndexRecovering = Mutex(false)
 
   /// Makes a browser; nothing is read until asked.
   public init(configuration: Configuration) {
@@ -211,12 +214,7 @@ public final class DocumentBrowser: Sendable {
   /// Stops watching: every stream from ``changes()`` finishes and the presenters are removed.
   public func stopWatching() {
     watcher.stop()
-    if let mark = searchIndexKeeping.withLock({ mark in
-      defer { mark = nil }
-      return mark
-    }) {
-      SystemCalls.release(mark)
-    }
+    dropSearchIndexMark()
   }
 
   // MARK: Thumbnails

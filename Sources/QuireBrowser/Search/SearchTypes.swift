@@ -264,6 +264,12 @@ extension DocumentBrowser {
     try updateSearchIndex()
     try watcher.start(browser: self)
     watcher.setIndexing(true)
+    try takeSearchIndexMark()
+  }
+
+  /// Takes the mark that says this process keeps the index current, unless another process
+  /// holds it already.
+  private func takeSearchIndexMark() throws {
     let mark = try SearchIndexKeeper.take(at: SearchIndexKeeper.url(beside: searchIndexURL, key: searchIndexKey))
     if let mark,
       let previous = searchIndexKeeping.withLock({ held in
@@ -272,6 +278,16 @@ extension DocumentBrowser {
       })
     {
       SystemCalls.release(previous)
+    }
+  }
+
+  /// Gives up the mark: searches look at every file again.
+  func dropSearchIndexMark() {
+    if let mark = searchIndexKeeping.withLock({ held in
+      defer { held = nil }
+      return held
+    }) {
+      SystemCalls.release(mark)
     }
   }
 
@@ -315,8 +331,47 @@ extension DocumentBrowser {
   }
 
   /// Brings the index up to date with one change (called by the watcher while indexing).
+  ///
+  /// When the change cannot be written (the index stayed locked by another process past its
+  /// wait, the disk is full), the index no longer holds every change, so this process stops
+  /// vouching for it: its mark goes, and searches look at every file again. A full update is
+  /// tried after a second, then at growing intervals (at most 30 s) while the browser keeps
+  /// indexing; the first that succeeds takes the mark back.
   func indexChange(_ change: BrowserChange) {
-    _ = try? withSearchIndex { index in
+    do {
+      try writeChange(change)
+    } catch {
+      dropSearchIndexMark()
+      let alreadyScheduled = searchIndexRecovering.withLock { recovering in
+        defer { recovering = true }
+        return recovering
+      }
+      if !alreadyScheduled { recoverSearchIndex(after: 1) }
+    }
+  }
+
+  /// A full update of the index in `delay` seconds, on the watcher's queue, and again later
+  /// until one succeeds or the browser stops indexing.
+  private func recoverSearchIndex(after delay: Double) {
+    watcher.queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+      guard let self else { return }
+      guard self.watcher.isIndexing else {
+        self.searchIndexRecovering.withLock { $0 = false }
+        return
+      }
+      do {
+        try self.updateSearchIndex()
+        try self.takeSearchIndexMark()
+        if !self.watcher.isIndexing { self.dropSearchIndexMark() }
+        self.searchIndexRecovering.withLock { $0 = false }
+      } catch {
+        self.recoverSearchIndex(after: min(delay * 2, 30))
+      }
+    }
+  }
+
+  private func writeChange(_ change: BrowserChange) throws {
+    try withSearchIndex { index in
       switch change.kind {
       case .removed: try index.update(path: change.url.path, item: nil)
       case .added, .modified, .moved:

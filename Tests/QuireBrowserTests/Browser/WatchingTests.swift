@@ -89,6 +89,32 @@ final class WatchingTests: FolderSuite {
     #expect(try browser.updateSearchIndexAndSearch(SearchQuery("narwhal")).hits.map(\.url.lastPathComponent) == ["b.md"])
   }
 
+  /// A change the keeper cannot write (the index held locked by another process past SQLite's
+  /// 10 s wait: the sqlite3 shell inside `BEGIN EXCLUSIVE`) makes it give up its mark, so
+  /// searches look at every file again; once the lock goes, a full update brings the change in
+  /// and the mark comes back.
+  @Test(
+    .timeLimit(.minutes(2)),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "sqlite3 is not installed (apt-get install sqlite3)"))
+  func aChangeTheIndexCannotTakeDropsTheKeepersMarkUntilAFullUpdate() async throws {
+    try folder.write("nothing here\n", to: "a.md")
+    try browser.startUpdatingSearchIndex()
+    #expect(browser.searchIndexKeeper == getpid())
+    let holder = try ChildProcess.start(URL(fileURLWithPath: "/usr/bin/sqlite3"), [browser.searchIndexURL.path])
+    defer { holder.kill(SIGKILL) }
+    holder.send("BEGIN EXCLUSIVE;")
+    holder.send(".print locked")
+    _ = try await holder.output.firstLine(containing: "locked", within: .seconds(60))
+    try folder.write("a walrus appears\n", to: "a.md")
+    #expect(await eventually(timeout: .seconds(60)) { browser.searchIndexKeeper == nil })
+    holder.send("COMMIT;")
+    holder.send(".quit")
+    #expect(await holder.waitForExit() == 0)
+    #expect(await eventually(timeout: .seconds(60)) { browser.searchIndexKeeper == getpid() })
+    #expect(try browser.search("walrus").map(\.url.lastPathComponent) == ["a.md"])
+    browser.stopWatching()
+  }
+
   @Test func searchIndexFollowsChanges() async throws {
     try folder.write("nothing here\n", to: "a.md")
     try browser.startUpdatingSearchIndex()
