@@ -1,5 +1,5 @@
 internal import CQuireSystem
-package import Foundation
+internal import Foundation
 
 /// A kind of blocking work, with the most threads it may hold at once.
 ///

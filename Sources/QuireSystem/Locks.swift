@@ -1,5 +1,5 @@
 internal import CQuireSystem
-package import Foundation
+internal import Foundation
 package import SystemPackage
 
 #if canImport(Glibc)

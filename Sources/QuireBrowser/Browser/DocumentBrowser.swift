@@ -4,7 +4,7 @@ public import QuirePreviews
 import QuireSystem
 public import QuireTypes
 import Synchronization
-public import SystemPackage
+internal import SystemPackage
 
 /// The documents of one or more folders, as a person browses them: the analogue of
 /// `UIDocumentBrowserViewController` and the Files app's Recents and Tags, without the view.

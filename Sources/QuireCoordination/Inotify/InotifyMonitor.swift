@@ -235,7 +235,7 @@ public final class InotifyMonitor: Sendable {
     }
     // The owner thread watches this (unlinked) file for IN_MODIFY: the write returns it from
     // inotifytools_next_event. Writes queued before it reads are merged into one event.
-    var byte: UInt8 = 1
+    let byte: UInt8 = 1
     if wake >= 0 { _ = SystemCalls.writeAll(FileDescriptor(rawValue: wake), [byte], at: 0) }
   }
 
@@ -562,7 +562,7 @@ private final class LibInotifyToolsOwner {
   /// Reads and delivers every event queued before now: writes to the flush file, then reads
   /// up to its event (or an overflow, after which that event may be lost).
   private func flush() {
-    var byte: UInt8 = 1
+    let byte: UInt8 = 1
     guard case .success = SystemCalls.writeAll(FileDescriptor(rawValue: flushFD), [byte], at: 0) else { return }
     while let event = inotifytools_next_event(-1) {
       if event.pointee.wd == flushWD { return }

@@ -170,13 +170,13 @@ open class NSFileVersion: @unchecked Sendable, Equatable {
     case .current:
       if url.standardizedFileURL != itemURL {
         let data = try Data(contentsOf: itemURL)
-        try FileCoordinator().coordinate(writingItemAt: url, options: .forReplacing) { target in
+        _ = try FileCoordinator().coordinate(writingItemAt: url, options: .forReplacing) { target in
           try FileSaver.write(data, to: target)
         }
       }
     case .conflict(let serial, let owner, let contents):
       if url.standardizedFileURL != itemURL || (try? Data(contentsOf: url)) != contents {
-        try FileCoordinator().coordinate(writingItemAt: url, options: .forReplacing) { target in
+        _ = try FileCoordinator().coordinate(writingItemAt: url, options: .forReplacing) { target in
           try FileSaver.write(contents, to: target)
         }
       }

@@ -95,7 +95,7 @@ actor SharedRuns<Key: Hashable & Sendable, Value: Sendable> {
         id: id,
         task: Task {
           _ = await current.task.result
-          await self.begin(key, id)
+          self.begin(key, id)
           return try await compute()
         })
       waiting[key] = run
