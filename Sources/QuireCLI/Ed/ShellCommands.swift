@@ -78,7 +78,7 @@ extension EdEngine {
     do {
       let fd = try EdDocument.openConfined(name, url: URL(fileURLWithPath: name), naming: true)
       SystemCalls.release(FileDescriptor(rawValue: fd))
-    } catch where error.code == .fileMissing {
+    } catch  where error.code == .fileMissing {
       return  // a new file
     } catch {
       throw EdError("with -r: \(error.reason)", ed: "Directory access restricted")
