@@ -225,7 +225,7 @@ final class SearchIndex: Sendable {
 
   // MARK: Updating
 
-  struct Stored {
+  struct Stored: Sendable {
     var id: Int64
     var size: Int64
     var mtime: Double
@@ -265,20 +265,38 @@ final class SearchIndex: Sendable {
     return walk
   }
 
-  /// ``update(listing:rebuilding:progress:)`` with the locations walked already.
-  func update(listing: Listing, walk: Walk, rebuilding: Bool, progress: (@Sendable (Int, Int) -> Void)?) throws -> SearchIndexReport {
-    var report = SearchIndexReport()
+  /// What the index holds of each file: its documents' ids and fingerprints (`stored`), and
+  /// the fingerprints of the files it skipped as not documents to index (`skipped`), by path.
+  struct Fingerprints: Sendable {
+    var stored: [String: Stored] = [:]
+    var skipped: [String: Stored] = [:]
+  }
+
+  /// Reads the index's ``Fingerprints``, which an update compares a walk with.
+  func fingerprints() throws -> Fingerprints {
     try withDatabase { database in
-      let (stored, skipped) = try database.read { db in
+      try database.read { db in
         // Read with a cursor, columns by position: no row is kept, no name looked up.
-        var stored: [String: Stored] = [:]
+        var fingerprints = Fingerprints()
         let documents = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime FROM document")
-        while let row = try documents.next() { stored[row[0]] = Stored(id: row[1], size: row[2], mtime: row[3]) }
-        var skipped: [String: Stored] = [:]
+        while let row = try documents.next() { fingerprints.stored[row[0]] = Stored(id: row[1], size: row[2], mtime: row[3]) }
         let others = try Row.fetchCursor(db, sql: "SELECT path, size, mtime FROM skipped")
-        while let row = try others.next() { skipped[row[0]] = Stored(id: 0, size: row[1], mtime: row[2]) }
-        return (stored, skipped)
+        while let row = try others.next() { fingerprints.skipped[row[0]] = Stored(id: 0, size: row[1], mtime: row[2]) }
+        return fingerprints
       }
+    }
+  }
+
+  /// ``update(listing:rebuilding:progress:)`` with the locations walked already, and the
+  /// index's fingerprints read already when `known` is given (a search reads them on the core
+  /// its query ran on, while the walk goes on).
+  func update(
+    listing: Listing, walk: Walk, known: Fingerprints? = nil, rebuilding: Bool, progress: (@Sendable (Int, Int) -> Void)?
+  ) throws -> SearchIndexReport {
+    var report = SearchIndexReport()
+    let known = try known ?? fingerprints()
+    let (stored, skipped) = (known.stored, known.skipped)
+    try withDatabase { database in
       // The walk: unchanged entries cost their lstat; the rest are identified.
       var kept = Set<String>()
       var seen = Set<String>()

@@ -232,6 +232,7 @@ extension DocumentBrowser {
     let listing = Listing(configuration: configuration)
     let walked = Mutex<Result<SearchIndex.Walk, any Error>?>(nil)
     let answered = Mutex<Result<[SearchHit], any Error>?>(nil)
+    let known = Mutex<SearchIndex.Fingerprints?>(nil)
     DispatchQueue.concurrentPerform(iterations: 2) { part in
       if part == 0 {
         let walk = Result { try SearchIndex.walk(listing) }
@@ -239,12 +240,17 @@ extension DocumentBrowser {
       } else {
         let hits = Result { try search(query, isCancelled: isCancelled) }
         answered.withLock { $0 = hits }
+        // The walk takes longer than the query: what the update compares it with is read meanwhile.
+        let fingerprints = try? withSearchIndex { try $0.fingerprints() }
+        known.withLock { $0 = fingerprints }
       }
     }
     guard let walk = walked.withLock({ $0 }), let first = answered.withLock({ $0 }) else {
       preconditionFailure("concurrentPerform ran both parts")
     }
-    let report = try withSearchIndex { try $0.update(listing: listing, walk: try walk.get(), rebuilding: false, progress: progress) }
+    let report = try withSearchIndex {
+      try $0.update(listing: listing, walk: try walk.get(), known: known.withLock { $0 }, rebuilding: false, progress: progress)
+    }
     if report.indexed == 0, report.removed == 0, !report.wasRecreated { return (try first.get(), report) }
     return (try search(query, isCancelled: isCancelled), report)
   }
