@@ -270,20 +270,23 @@ final class SearchIndex: Sendable {
   struct Fingerprints: Sendable {
     var stored: [String: Stored] = [:]
     var skipped: [String: Stored] = [:]
+    var pair: ([String: Stored], [String: Stored]) { (stored, skipped) }
   }
 
   /// Reads the index's ``Fingerprints``, which an update compares a walk with.
   func fingerprints() throws -> Fingerprints {
-    try withDatabase { database in
-      try database.read { db in
-        // Read with a cursor, columns by position: no row is kept, no name looked up.
-        var fingerprints = Fingerprints()
-        let documents = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime FROM document")
-        while let row = try documents.next() { fingerprints.stored[row[0]] = Stored(id: row[1], size: row[2], mtime: row[3]) }
-        let others = try Row.fetchCursor(db, sql: "SELECT path, size, mtime FROM skipped")
-        while let row = try others.next() { fingerprints.skipped[row[0]] = Stored(id: 0, size: row[1], mtime: row[2]) }
-        return fingerprints
-      }
+    try withDatabase(Self.fingerprints(in:))
+  }
+
+  private static func fingerprints(in database: DatabaseQueue) throws -> Fingerprints {
+    try database.read { db in
+      // Read with a cursor, columns by position: no row is kept, no name looked up.
+      var fingerprints = Fingerprints()
+      let documents = try Row.fetchCursor(db, sql: "SELECT path, id, size, mtime FROM document")
+      while let row = try documents.next() { fingerprints.stored[row[0]] = Stored(id: row[1], size: row[2], mtime: row[3]) }
+      let others = try Row.fetchCursor(db, sql: "SELECT path, size, mtime FROM skipped")
+      while let row = try others.next() { fingerprints.skipped[row[0]] = Stored(id: 0, size: row[1], mtime: row[2]) }
+      return fingerprints
     }
   }
 
@@ -294,9 +297,11 @@ final class SearchIndex: Sendable {
     listing: Listing, walk: Walk, known: Fingerprints? = nil, rebuilding: Bool, progress: (@Sendable (Int, Int) -> Void)?
   ) throws -> SearchIndexReport {
     var report = SearchIndexReport()
-    let known = try known ?? fingerprints()
-    let (stored, skipped) = (known.stored, known.skipped)
+    var given = known
     try withDatabase { database in
+      // `known` holds for the database it was read from; one made anew (found corrupt) is read.
+      defer { given = nil }
+      let (stored, skipped) = try (given ?? Self.fingerprints(in: database)).pair
       // The walk: unchanged entries cost their lstat; the rest are identified.
       var kept = Set<String>()
       var seen = Set<String>()
