@@ -294,7 +294,9 @@ let package = Package(
       name: "QuireTransferTests",
       dependencies: ["QuireTransfer", "QuireMarkdown", "QuireCoordination", "QuireSystem", "QuireTestSupport", "quire-coordination-helper"],
       swiftSettings: swiftSettings),
-    .testTarget(name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuireSystem", "QuireTestSupport"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "QuireBrowserTests", dependencies: ["QuireBrowser", "QuireFormats", "QuirePreviews", "QuireSystem", "QuireTestSupport"],
+      swiftSettings: swiftSettings),
     .testTarget(
       name: "QuireCLITests",
       dependencies: [

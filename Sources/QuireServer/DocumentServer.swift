@@ -5,7 +5,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import QuireDocuments
-import QuirePreviews
+public import QuirePreviews
 import QuireSystem
 public import QuireTypes
 import ServiceLifecycle
@@ -39,13 +39,19 @@ public struct DocumentServer: Sendable {
     public var stateFolder: URL?
     /// The templates folder for "new from template".
     public var templatesFolder: URL?
+    /// The worker processes the search index reads PDFs' text through
+    /// (``DocumentBrowser/Configuration/pdfTextWorkers``); nil to read them in the server.
+    public var pdfTextWorkers: PDFTextWorkers?
 
-    public init(folders: [URL], port: Int = 0, token: String? = nil, stateFolder: URL? = nil, templatesFolder: URL? = nil) {
+    public init(
+      folders: [URL], port: Int = 0, token: String? = nil, stateFolder: URL? = nil, templatesFolder: URL? = nil, pdfTextWorkers: PDFTextWorkers? = nil
+    ) {
       self.folders = folders
       self.port = port
       self.token = token
       self.stateFolder = stateFolder
       self.templatesFolder = templatesFolder
+      self.pdfTextWorkers = pdfTextWorkers
     }
   }
 

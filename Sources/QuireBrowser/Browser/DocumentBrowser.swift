@@ -65,6 +65,10 @@ public final class DocumentBrowser: Sendable {
     public var applicationName: String
     /// The command recorded with it (`exec=`); `'quire %u'` by default.
     public var applicationCommand: String
+    /// The worker processes the search index reads PDFs' text through, so that a hostile PDF
+    /// costs a worker, not this process (`quire` names itself); nil to read them in this
+    /// process, with poppler.
+    public var pdfTextWorkers: PDFTextWorkers?
 
     /// Makes a configuration.
     public init(
@@ -72,7 +76,7 @@ public final class DocumentBrowser: Sendable {
       includesHiddenFiles: Bool = false, environment: [String: String] = ProcessInfo.processInfo.environment,
       registry: TypeRegistry = .shared, coordinationLocation: CoordinationLocation = .default,
       coordinationTimeout: Duration = .seconds(10), templatesFolder: URL? = nil, searchIndexURL: URL? = nil,
-      applicationName: String = "quire", applicationCommand: String = "'quire %u'"
+      applicationName: String = "quire", applicationCommand: String = "'quire %u'", pdfTextWorkers: PDFTextWorkers? = nil
     ) {
       self.locations = locations.map { $0.standardizedFileURL }
       self.allowedContentTypes = allowedContentTypes
@@ -86,6 +90,7 @@ public final class DocumentBrowser: Sendable {
       self.searchIndexURL = searchIndexURL
       self.applicationName = applicationName
       self.applicationCommand = applicationCommand
+      self.pdfTextWorkers = pdfTextWorkers
     }
   }
 

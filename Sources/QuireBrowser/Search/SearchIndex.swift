@@ -3,6 +3,7 @@ import GRDB
 internal import GRDBSQLite
 import QuireDocuments
 import QuireFormats
+import QuirePreviews
 import QuireSystem
 import QuireTypes
 import Synchronization
@@ -347,7 +348,7 @@ final class SearchIndex: Sendable {
       var done = 0
       for start in stride(from: 0, to: changed.count, by: 64) {
         let batch = Array(changed[start..<min(start + 64, changed.count)])
-        let texts = Self.texts(of: batch)
+        let texts = Self.texts(of: batch, pdfWorkers: listing.configuration.pdfTextWorkers)
         try database.write { db in
           for (item, (text, failure)) in zip(batch, texts) {
             try db.execute(sql: "DELETE FROM skipped WHERE path = ?", arguments: [item.url.path])
@@ -368,7 +369,26 @@ final class SearchIndex: Sendable {
   }
 
   /// The texts of `items` (``text(of:)``), read on every core: each worker takes the next item.
-  static func texts(of items: [BrowserItem]) -> [(String, String?)] {
+  /// With `pdfWorkers`, PDFs are read in those worker processes instead, each within its
+  /// time and memory limits; a PDF a worker could not read is indexed by name, with why.
+  static func texts(of items: [BrowserItem], pdfWorkers: PDFTextWorkers? = nil) -> [(String, String?)] {
+    guard let pdfWorkers else { return textsInProcess(of: items) }
+    let pdfs = items.indices.filter { items[$0].contentType.conforms(to: .pdf) }
+    guard !pdfs.isEmpty else { return textsInProcess(of: items) }
+    var results = [(String, String?)](repeating: ("", nil), count: items.count)
+    let others = items.indices.filter { !items[$0].contentType.conforms(to: .pdf) }
+    for (index, text) in zip(others, textsInProcess(of: others.map { items[$0] })) { results[index] = text }
+    for (index, read) in zip(pdfs, pdfWorkers.texts(of: pdfs.map { items[$0].url })) {
+      switch read {
+      case .success(let text): results[index] = (text, nil)
+      case .failure(let error): results[index] = ("", error.reason)
+      }
+    }
+    return results
+  }
+
+  /// The texts of `items`, all read in this process.
+  private static func textsInProcess(of items: [BrowserItem]) -> [(String, String?)] {
     let results = Mutex([(String, String?)](repeating: ("", nil), count: items.count))
     let next = Atomic<Int>(0)
     DispatchQueue.concurrentPerform(iterations: min(items.count, max(1, ProcessInfo.processInfo.activeProcessorCount))) { _ in

@@ -23,7 +23,13 @@ struct BrowserLocationOptions: ParsableArguments {
     return DocumentBrowser(
       configuration: .init(
         locations: given.isEmpty ? [here] : given, allowedContentTypes: types,
-        templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil))
+        templatesFolder: DocumentsFolder.isFolder(templates) ? templates : nil, pdfTextWorkers: pdfTextWorkers))
+  }
+
+  /// PDFs' text is read by `quire thumbnail-worker` processes of this `quire`, so that a hostile
+  /// PDF costs a worker, not the command; in this process when no `quire` program is found.
+  static var pdfTextWorkers: PDFTextWorkers? {
+    (try? ThumbnailCommand.locateQuire()).map { PDFTextWorkers(executable: $0) }
   }
 }
 

@@ -30,7 +30,9 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     let urls = (folders.isEmpty ? ["."] : folders).map { URL(fileURLWithPath: $0).standardizedFileURL }
-    let server = try DocumentServer(configuration: .init(folders: urls, port: port, templatesFolder: try Self.templatesFolder(given: templates)))
+    let server = try DocumentServer(
+      configuration: .init(
+        folders: urls, port: port, templatesFolder: try Self.templatesFolder(given: templates), pdfTextWorkers: BrowserLocationOptions.pdfTextWorkers))
     let shouldOpen = open
     try await server.run { address in
       FileHandle.standardOutput.write(Data("Quire is serving \(urls.map(\.path).joined(separator: ", ")) at\n\(address)\n".utf8))

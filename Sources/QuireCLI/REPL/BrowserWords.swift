@@ -11,7 +11,8 @@ enum BrowserWords {
     let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     let given = folders.map { URL(fileURLWithPath: $0, relativeTo: here).standardizedFileURL }
     let locations = given.isEmpty ? [session.configuration.documentsFolder ?? here] : given
-    return DocumentBrowser(configuration: .init(locations: locations, templatesFolder: session.configuration.templatesFolder))
+    return DocumentBrowser(
+      configuration: .init(locations: locations, templatesFolder: session.configuration.templatesFolder, pdfTextWorkers: BrowserLocationOptions.pdfTextWorkers))
   }
 
   /// Runs a browser call, turning its QuireError into the REPL's error message.

@@ -14,14 +14,35 @@ struct WorkerPool {
     var started = ContinuousClock.now
   }
 
-  let options: ThumbnailBatch.Options
+  /// The workers' program and limits, and what they do, for messages.
+  struct Settings: Sendable {
+    /// The program started as a worker, and its arguments (the pool adds `--memory-limit N`).
+    var executable: URL
+    var arguments: [String]
+    /// The time one job may take, in seconds.
+    var timeLimit: Double
+    /// Each worker's address-space limit in bytes (`RLIMIT_AS`); 0 for none.
+    var memoryLimit: Int
+    /// What a worker does to a file, for messages: "draw" (thumbnails) or "read" (text).
+    var action = "draw"
+  }
+
+  let options: Settings
   let count: Int
   var workers: [Worker?]
 
-  init(options: ThumbnailBatch.Options, count: Int) {
-    self.options = options
+  init(settings: Settings, count: Int) {
+    self.options = settings
     self.count = count
     workers = Array(repeating: nil, count: count)
+  }
+
+  /// A pool of thumbnail workers as a batch's options describe them.
+  init(options: ThumbnailBatch.Options, count: Int) {
+    self.init(
+      settings: Settings(
+        executable: options.workerExecutable, arguments: options.workerArguments, timeLimit: options.timeLimit, memoryLimit: options.memoryLimit),
+      count: count)
   }
 
   /// A job and the earliest moment it may be handed to a worker (nil: at once).
@@ -158,7 +179,7 @@ struct WorkerPool {
   private func diedReply(_ job: WorkerJob, _ status: Int32) -> WorkerReply {
     WorkerReply(
       id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description,
-      message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit))
+      message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit, action: options.action))
   }
 
   /// The reply for a job whose worker took longer than the time limit and was stopped.
@@ -166,7 +187,10 @@ struct WorkerPool {
     WorkerReply(
       id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
       message:
-        "\(QuireError.name(PathText.path(job.path))) took longer than \(Self.format(options.timeLimit)) s to draw; the worker was stopped. It is not recorded as a failure, so it is tried again next time."
+        "\(QuireError.name(PathText.path(job.path))) took longer than \(Self.format(options.timeLimit)) s to \(options.action); the worker was stopped. "
+        + (options.action == "draw"
+          ? "It is not recorded as a failure, so it is tried again next time."
+          : "Its text is not indexed; it is read again when it changes.")
     )
   }
 
@@ -183,16 +207,17 @@ struct WorkerPool {
     seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
   }
 
-  static func describeDeath(_ status: Int32, path: String, memoryLimit: Int) -> String {
+  static func describeDeath(_ status: Int32, path: String, memoryLimit: Int, action: String = "draw") -> String {
     let name = QuireError.name(PathText.path(path))
+    let doing = action == "draw" ? "Drawing" : "Reading"
     if status & 0x7f != 0 {
       let signalNumber = status & 0x7f
       let signalName = String(cString: strsignal(signalNumber))
       return
-        "Drawing \(name) crashed the renderer (signal \(signalNumber), \(signalName))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
+        "\(doing) \(name) crashed the renderer (signal \(signalNumber), \(signalName))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
     }
     return
-      "Drawing \(name) stopped the renderer (exit status \((status >> 8) & 0xff))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
+      "\(doing) \(name) stopped the renderer (exit status \((status >> 8) & 0xff))\(memoryLimit > 0 ? ", possibly at the \(memoryLimit >> 20) MiB memory limit" : ""). The file is probably damaged."
   }
 
   /// Closes a worker's pipes and waits for it, killing it first when asked.
@@ -224,8 +249,8 @@ struct WorkerPool {
       SystemCalls.release(toWorker.write)
       throw error
     }
-    let path = options.workerExecutable.path
-    var arguments = options.workerArguments
+    let path = options.executable.path
+    var arguments = options.arguments
     if options.memoryLimit > 0 { arguments += ["--memory-limit", String(options.memoryLimit)] }
     // Through the system layer: the worker starts with no signal blocked (a worker started
     // from a Dispatch thread would otherwise ignore the SIGTERM and SIGALRM that bound it).
@@ -248,7 +273,7 @@ struct WorkerPool {
     // The code from the errno, as everywhere (too many open files is `limitExceeded`).
     QuireError(
       QuireError.Code(failure.errno),
-      "Cannot start a thumbnail worker '\(options.workerExecutable.path)': \(QuireError.describe(failure.errno)). Check that the quire program is installed and runnable.",
+      "Cannot start a \(options.action == "draw" ? "thumbnail" : "text") worker '\(options.executable.path)': \(QuireError.describe(failure.errno)). Check that the quire program is installed and runnable.",
       cause: failure)
   }
 }

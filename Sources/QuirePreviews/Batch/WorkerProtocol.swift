@@ -18,6 +18,9 @@ struct WorkerJob: Codable, Sendable {
   var output: String?
   /// What to store it under (cache mode).
   var cache: CacheTarget?
+  /// Read the file's text instead of drawing it (a PDF's pages, joined by form feeds):
+  /// ``PDFTextWorkers``.
+  var readsText: Bool?
 
   struct CacheTarget: Codable, Sendable {
     var root: String
@@ -38,6 +41,8 @@ struct WorkerReply: Codable, Sendable {
   var height: Int?
   var code: String?
   var message: String?
+  /// The text read (``WorkerJob/readsText``).
+  var text: String?
 }
 
 /// The loop a worker process runs: read a job line, draw, answer a line, until stdin closes.
@@ -73,6 +78,12 @@ public enum ThumbnailWorker {
     // The path with its bytes: a name that is not UTF-8 is opened as it is.
     let path = PathText.path(job.path)
     do {
+      if job.readsText == true {
+        let pdf = try PDFFile(contentsOf: URL(fileURLWithPath: job.path))
+        var pages: [String] = []
+        for index in 0..<pdf.pageCount { pages.append((try? pdf.text(ofPage: index)) ?? "") }
+        return WorkerReply(id: job.id, status: .made, text: pages.joined(separator: "\u{0C}"))
+      }
       let type = generator.types.type(withIdentifier: job.typeIdentifier) ?? UTType(job.typeIdentifier) ?? .data
       let request = ThumbnailRequest(filePath: path, contentType: type, maximumSize: job.size)
       let bitmap = try generator.generateBestRepresentation(for: request)

@@ -47,7 +47,8 @@ final class Site: Sendable {
       return (EditingRoom(controller: controller, events: server.events, reference: { locations.reference(for: $0) }), PDFRoom(controller: controller))
     }
     let browser = DocumentBrowser(
-      configuration: DocumentBrowser.Configuration(locations: locations.folders, templatesFolder: configuration.templatesFolder))
+      configuration: DocumentBrowser.Configuration(
+        locations: locations.folders, templatesFolder: configuration.templatesFolder, pdfTextWorkers: configuration.pdfTextWorkers))
     let site = Site(
       locations: locations, access: server.access, events: server.events, room: room, work: BackgroundWork(), browser: browser, pdfRoom: pdfRoom)
     try site.startLiveWork()

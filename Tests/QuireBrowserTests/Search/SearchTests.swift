@@ -1,6 +1,7 @@
 import Foundation
 import QuireBrowser
 import QuireFormats
+import QuirePreviews
 import QuireTestSupport
 import QuireTypes
 import Testing
@@ -342,6 +343,40 @@ final class SearchTests: BrowserTestCase {
     let report = try browser.updateSearchIndex()
     #expect(report.failures.map(\.url.lastPathComponent) == ["broken.pdf"])
     #expect(try browser.search("invoice").count == 1)
+  }
+
+  /// A browser with workers reads PDFs' text in `quire thumbnail-worker` processes: the same
+  /// text and pages as in-process, a damaged PDF's reason reported as before.
+  @Test(.enabled(if: Programs.quire != nil, "the quire program is not built"))
+  func pdfTextIsReadInWorkerProcesses() throws {
+    try makeDocuments()
+    try Data("%PDF-1.4 not really".utf8).write(to: folder.file("broken.pdf"))
+    let workers = PDFTextWorkers(executable: try #require(Programs.quire), count: 2)
+    let browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment, pdfTextWorkers: workers))
+    let report = try browser.updateSearchIndex()
+    #expect(report.indexed == 5)
+    #expect(report.failures.map(\.url.lastPathComponent) == ["broken.pdf"])
+    let invoice = try #require(try browser.search("invoice").first)
+    #expect(invoice.url.lastPathComponent == "bill.pdf" && invoice.page == 2)
+  }
+
+  /// A PDF whose worker crashes, or stalls past the time limit, is indexed by name with why;
+  /// the other documents are indexed and the indexing process goes on. (The workers here are
+  /// `sh` scripts that crash or hang on every job, in place of poppler on a hostile file.)
+  @Test(arguments: ["crash", "hang"])
+  func aPDFThatCrashesOrStallsItsWorkerCostsOnlyThatDocument(_ fault: String) throws {
+    try makeDocuments()
+    let script = fault == "crash" ? "read -r line; kill -SEGV $$" : "read -r line; exec sleep 600"
+    let workers = PDFTextWorkers(executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", script], count: 1, timeLimit: 0.5, memoryLimit: 0)
+    let browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment, pdfTextWorkers: workers))
+    let report = try browser.updateSearchIndex()
+    #expect(report.indexed == 4)
+    let failure = try #require(report.failures.first)
+    #expect(report.failures.count == 1 && failure.url.lastPathComponent == "bill.pdf")
+    let expected = fault == "crash" ? "Reading 'bill.pdf' crashed the renderer (signal 11" : "took longer than 0.5 s to read; the worker was stopped"
+    #expect(failure.reason.contains(expected), "\(failure.reason)")
+    #expect(try browser.search("elephants").map(\.url.lastPathComponent) == ["plain.txt"])
+    #expect(try browser.search("invoice").isEmpty)
   }
 
   @Test func indexFileIsPrivate() throws {
