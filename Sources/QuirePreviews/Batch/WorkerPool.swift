@@ -116,12 +116,16 @@ struct WorkerPool {
       for (index, slot) in slots.enumerated() {
         guard var worker = workers[slot], let job = worker.job else { continue }
         if ready[index] {
-          var chunk = [UInt8](repeating: 0, count: 16384)
+          var chunk = [UInt8](repeating: 0, count: 65536)
           // An error reads as the end: the worker is reaped below either way.
           let n = (try? chunk.withUnsafeMutableBytes { SystemCalls.read(worker.output, into: $0) }.get()) ?? 0
           if n > 0 {
+            // Only the new bytes are looked at for the line's end: a long reply (a PDF's text)
+            // arrives in many reads, and scanning it all again on each was quadratic.
+            let before = worker.buffer.count
             worker.buffer.append(contentsOf: chunk[0..<n])
-            if let newline = worker.buffer.firstIndex(of: 0x0A) {
+            if let found = chunk[0..<n].firstIndex(of: 0x0A) {
+              let newline = before + found
               let line = Array(worker.buffer[..<newline])
               worker.buffer.removeFirst(newline + 1)
               let seconds = (ContinuousClock.now - worker.started).seconds
