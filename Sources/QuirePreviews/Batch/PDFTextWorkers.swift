@@ -11,8 +11,9 @@ public import QuireTypes
 /// asked (a search indexer, a server) goes on. ``DocumentBrowser``'s search index reads PDFs
 /// through these when its configuration names them; `quire` names itself.
 public struct PDFTextWorkers: Sendable {
-  /// The program started as a worker, and its arguments (`--memory-limit N` is added).
+  /// The program started as a worker.
   public var executable: URL
+  /// Its arguments, `["thumbnail-worker"]` for `quire` (`--memory-limit N` is added).
   public var arguments: [String]
   /// How many workers at most; one per core by default.
   public var count: Int

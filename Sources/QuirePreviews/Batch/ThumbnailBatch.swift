@@ -34,8 +34,9 @@ public struct ThumbnailBatch: Sendable {
     public var timeLimit: Double
     /// Each worker's address-space limit in bytes (`RLIMIT_AS`); 0 for none.
     public var memoryLimit: Int
-    /// The program started as a worker, and its arguments (the batch adds `--memory-limit N`).
+    /// The program started as a worker.
     public var workerExecutable: URL
+    /// Its arguments, `["thumbnail-worker"]` for `quire` (the batch adds `--memory-limit N`).
     public var workerArguments: [String]
     /// The Quire version, written as `Software` into output-folder thumbnails.
     public var version: String
