@@ -12,6 +12,19 @@ struct WorkerPool {
     var buffer: [UInt8] = []
     var job: WorkerJob?
     var started = ContinuousClock.now
+
+    /// Adds `bytes` read from the worker to its buffer, and takes the reply line out when it is
+    /// complete. Only the new bytes are looked at for the line's end: a long reply (a PDF's
+    /// text) arrives in many reads, and scanning all of it again on each was quadratic.
+    mutating func take(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+      let before = buffer.count
+      buffer.append(contentsOf: bytes)
+      guard let found = bytes.firstIndex(of: 0x0A) else { return nil }
+      let newline = before + (found - bytes.startIndex)
+      let line = Array(buffer[..<newline])
+      buffer.removeFirst(newline + 1)
+      return line
+    }
   }
 
   /// The workers' program and limits, and what they do, for messages.
@@ -120,14 +133,7 @@ struct WorkerPool {
           // An error reads as the end: the worker is reaped below either way.
           let n = (try? chunk.withUnsafeMutableBytes { SystemCalls.read(worker.output, into: $0) }.get()) ?? 0
           if n > 0 {
-            // Only the new bytes are looked at for the line's end: a long reply (a PDF's text)
-            // arrives in many reads, and scanning it all again on each was quadratic.
-            let before = worker.buffer.count
-            worker.buffer.append(contentsOf: chunk[0..<n])
-            if let found = chunk[0..<n].firstIndex(of: 0x0A) {
-              let newline = before + found
-              let line = Array(worker.buffer[..<newline])
-              worker.buffer.removeFirst(newline + 1)
+            if let line = worker.take(chunk[0..<n]) {
               let seconds = (ContinuousClock.now - worker.started).seconds
               worker.job = nil
               workers[slot] = worker
