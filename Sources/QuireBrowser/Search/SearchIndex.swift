@@ -435,10 +435,7 @@ final class SearchIndex: Sendable {
   static func text(of item: BrowserItem) -> (String, String?) {
     do {
       if item.contentType.conforms(to: .pdf) {
-        let pdf = try PDFFile(contentsOf: item.url)
-        var pages: [String] = []
-        for index in 0..<pdf.pageCount { pages.append((try? pdf.text(ofPage: index)) ?? "") }
-        return (pages.joined(separator: "\u{0C}"), nil)
+        return (try PDFFile(contentsOf: item.url).text, nil)
       }
       if item.isPackage {
         return (try TextBundle(url: item.url).text, nil)

@@ -121,6 +121,12 @@ public final class PDFFile {
     }
   }
 
+  /// The text of every page, joined by form feeds (U+000C), so that a position in it tells its
+  /// page; a page whose text cannot be read counts as empty.
+  public var text: String {
+    (0..<pageCount).map { (try? text(ofPage: $0)) ?? "" }.joined(separator: "\u{0C}")
+  }
+
   /// Renders page `index` (0-based) straight at `scale` pixels per point onto a white page.
   ///
   /// The page is drawn by poppler into a cairo surface of the final size, so nothing is

@@ -79,10 +79,7 @@ public enum ThumbnailWorker {
     let path = PathText.path(job.path)
     do {
       if job.readsText == true {
-        let pdf = try PDFFile(contentsOf: URL(fileURLWithPath: job.path))
-        var pages: [String] = []
-        for index in 0..<pdf.pageCount { pages.append((try? pdf.text(ofPage: index)) ?? "") }
-        return WorkerReply(id: job.id, status: .made, text: pages.joined(separator: "\u{0C}"))
+        return WorkerReply(id: job.id, status: .made, text: try PDFFile(contentsOf: URL(fileURLWithPath: job.path)).text)
       }
       let type = generator.types.type(withIdentifier: job.typeIdentifier) ?? UTType(job.typeIdentifier) ?? .data
       let request = ThumbnailRequest(filePath: path, contentType: type, maximumSize: job.size)
