@@ -271,7 +271,6 @@ final class SearchIndex: Sendable {
   struct Fingerprints: Sendable {
     var stored: [String: Stored] = [:]
     var skipped: [String: Stored] = [:]
-    var pair: ([String: Stored], [String: Stored]) { (stored, skipped) }
   }
 
   /// Reads the index's ``Fingerprints``, which an update compares a walk with.
@@ -302,7 +301,8 @@ final class SearchIndex: Sendable {
     try withDatabase { database in
       // `known` holds for the database it was read from; one made anew (found corrupt) is read.
       defer { given = nil }
-      let (stored, skipped) = try (given ?? Self.fingerprints(in: database)).pair
+      let known = try given ?? Self.fingerprints(in: database)
+      let (stored, skipped) = (known.stored, known.skipped)
       // The walk: unchanged entries cost their lstat; the rest are identified.
       var kept = Set<String>()
       var seen = Set<String>()
