@@ -46,7 +46,7 @@ public struct PDFTextWorkers: Sendable {
       WorkerPool.QueuedJob(
         job: WorkerJob(id: index, path: file.path, typeIdentifier: UTType.pdf.identifier, size: 0, software: "", readsText: true), notBefore: nil)
     }
-    let settings = WorkerPool.Settings(executable: executable, arguments: arguments, timeLimit: timeLimit, memoryLimit: memoryLimit, action: "read")
+    let settings = WorkerPool.Settings(executable: executable, arguments: arguments, timeLimit: timeLimit, memoryLimit: memoryLimit, work: .reading)
     var pool = WorkerPool(settings: settings, count: min(count, files.count))
     pool.run(jobs) { job, reply, _ in
       if reply.status == .made {

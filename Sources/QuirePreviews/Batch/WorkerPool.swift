@@ -36,8 +36,25 @@ struct WorkerPool {
     var timeLimit: Double
     /// Each worker's address-space limit in bytes (`RLIMIT_AS`); 0 for none.
     var memoryLimit: Int
-    /// What a worker does to a file, for messages: "draw" (thumbnails) or "read" (text).
-    var action = "draw"
+    /// What a worker does to a file, for messages.
+    var work = Work.drawing
+  }
+
+  /// What a pool's workers do, as its messages say it.
+  enum Work: Sendable {
+    /// Thumbnails (``ThumbnailBatch``).
+    case drawing
+    /// PDFs' text (``PDFTextWorkers``).
+    case reading
+
+    var verb: String { self == .drawing ? "draw" : "read" }
+    var gerund: String { self == .drawing ? "Drawing" : "Reading" }
+    var workerName: String { self == .drawing ? "thumbnail worker" : "text worker" }
+    /// What happens to a file stopped at the time limit.
+    var afterTimeout: String {
+      self == .drawing
+        ? "It is not recorded as a failure, so it is tried again next time." : "Its text is not indexed; it is read again when it changes."
+    }
   }
 
   let options: Settings
@@ -189,7 +206,7 @@ struct WorkerPool {
   private func diedReply(_ job: WorkerJob, _ status: Int32) -> WorkerReply {
     WorkerReply(
       id: job.id, status: .failed, code: QuireError.Code.libraryFailure.description,
-      message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit, action: options.action))
+      message: Self.describeDeath(status, path: job.path, memoryLimit: options.memoryLimit, work: options.work))
   }
 
   /// The reply for a job whose worker took longer than the time limit and was stopped.
@@ -197,10 +214,7 @@ struct WorkerPool {
     WorkerReply(
       id: job.id, status: .failed, code: QuireError.Code.timedOut.description,
       message:
-        "\(QuireError.name(PathText.path(job.path))) took longer than \(Self.format(options.timeLimit)) s to \(options.action); the worker was stopped. "
-        + (options.action == "draw"
-          ? "It is not recorded as a failure, so it is tried again next time."
-          : "Its text is not indexed; it is read again when it changes.")
+        "\(QuireError.name(PathText.path(job.path))) took longer than \(Self.format(options.timeLimit)) s to \(options.work.verb); the worker was stopped. \(options.work.afterTimeout)"
     )
   }
 
@@ -217,9 +231,9 @@ struct WorkerPool {
     seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
   }
 
-  static func describeDeath(_ status: Int32, path: String, memoryLimit: Int, action: String = "draw") -> String {
+  static func describeDeath(_ status: Int32, path: String, memoryLimit: Int, work: Work = .drawing) -> String {
     let name = QuireError.name(PathText.path(path))
-    let doing = action == "draw" ? "Drawing" : "Reading"
+    let doing = work.gerund
     if status & 0x7f != 0 {
       let signalNumber = status & 0x7f
       let signalName = String(cString: strsignal(signalNumber))
@@ -283,7 +297,7 @@ struct WorkerPool {
     // The code from the errno, as everywhere (too many open files is `limitExceeded`).
     QuireError(
       QuireError.Code(failure.errno),
-      "Cannot start a \(options.action == "draw" ? "thumbnail" : "text") worker '\(options.executable.path)': \(QuireError.describe(failure.errno)). Check that the quire program is installed and runnable.",
+      "Cannot start a \(options.work.workerName) '\(options.executable.path)': \(QuireError.describe(failure.errno)). Check that the quire program is installed and runnable.",
       cause: failure)
   }
 }
