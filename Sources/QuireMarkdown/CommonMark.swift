@@ -90,14 +90,22 @@ public enum CommonMark {
     from markdown: Substring, options: Options = [], extensions: Extensions = .gitHub, _ body: (UnsafeRawBufferPointer) throws -> R
   ) throws -> R {
     try withDocument(markdown, options: options, extensions: extensions) { root, parser, flags, memory in
-      guard let html = cmark_render_html(root, flags, cmark_parser_get_syntax_extensions(parser)) else {
-        throw QuireError(.libraryFailure, "cmark-gfm could not render the Markdown to HTML (out of memory).")
-      }
-      // Given back to the allocator that made it (the parse's region, or the default one).
-      defer { memory.pointee.free(html) }
-      return try body(UnsafeRawBufferPointer(start: html, count: strlen(html)))
+      try withWholeHTML(root, parser, flags, memory, body)
     }
   }
+
+  /// Renders the whole of `root` in one pass and lends `body` the buffer.
+  private static func withWholeHTML<R>(
+    _ root: OpaquePointer, _ parser: OpaquePointer, _ flags: Int32, _ memory: UnsafeMutablePointer<cmark_mem>,
+    _ body: (UnsafeRawBufferPointer) throws -> R
+  ) throws -> R {
+    guard let html = cmark_render_html(root, flags, cmark_parser_get_syntax_extensions(parser)) else { throw renderingFailed }
+    // Given back to the allocator that made it (the parse's region, or the default one).
+    defer { memory.pointee.free(html) }
+    return try body(UnsafeRawBufferPointer(start: html, count: strlen(html)))
+  }
+
+  private static let renderingFailed = QuireError(.libraryFailure, "cmark-gfm could not render the Markdown to HTML (out of memory).")
 
   /// Renders Markdown to an HTML fragment and hands it to `write` in pieces, in order, each
   /// cmark-gfm's own buffer (valid for the call only, never copied). The HTML is the same as
@@ -113,14 +121,10 @@ public enum CommonMark {
     from markdown: Substring, options: Options = [], extensions: Extensions = .gitHub, to write: (UnsafeRawBufferPointer) throws -> Void
   ) throws {
     try withDocument(markdown, options: options, extensions: extensions) { root, parser, flags, memory in
-      let syntax = cmark_parser_get_syntax_extensions(parser)
       guard markdown.utf8.count >= twoCoreRendering, memory != cmark_get_default_mem_allocator(), let second = splitForRendering(root, memory) else {
-        guard let html = cmark_render_html(root, flags, syntax) else {
-          throw QuireError(.libraryFailure, "cmark-gfm could not render the Markdown to HTML (out of memory).")
-        }
-        defer { memory.pointee.free(html) }
-        return try write(UnsafeRawBufferPointer(start: html, count: strlen(html)))
+        return try withWholeHTML(root, parser, flags, memory, write)
       }
+      let syntax = cmark_parser_get_syntax_extensions(parser)
       // Each half's buffer comes from the default allocator: the region is the parsing
       // thread's, and the second half is rendered on another thread. Rendering only reads the
       // tree.
@@ -131,7 +135,7 @@ public enum CommonMark {
       }
       defer { for half in halves { free(half) } }
       for half in halves {
-        guard let half else { throw QuireError(.libraryFailure, "cmark-gfm could not render the Markdown to HTML (out of memory).") }
+        guard let half else { throw renderingFailed }
         try write(UnsafeRawBufferPointer(start: half, count: strlen(half)))
       }
     }
