@@ -95,13 +95,59 @@ public struct RecoveryStore: Sendable, Hashable {
 
   /// The recovered version of `documentURL`, when one was left behind.
   public func recoveredVersion(for documentURL: URL) -> RecoveredVersion? {
+    guard let record = record(for: documentURL) else { return nil }
+    return RecoveredVersion(documentURL: documentURL, url: files(for: documentURL).data, date: record.date)
+  }
+
+  /// The record of `documentURL`'s recovery files, when both are there and it names the document.
+  private func record(for documentURL: URL) -> Record? {
     let (dataURL, recordURL) = files(for: documentURL)
     guard let data = try? Data(contentsOf: recordURL),
       let record = try? JSONDecoder().decode(Record.self, from: data),
       record.path == documentURL.standardizedFileURL.path,
       FileManager.default.fileExists(atPath: dataURL.path)
     else { return nil }
-    return RecoveredVersion(documentURL: documentURL, url: dataURL, date: record.date)
+    return record
+  }
+
+  /// Moves the recovery files of `oldURL` to `newURL`, for a document whose file was moved or
+  /// renamed: recovery files are named by the document's path, so without this, autosaved
+  /// work (or a crash's version not yet restored) would no longer be found for the document.
+  /// The autosave's date and type are kept; recovery files already there for `newURL` are
+  /// replaced.
+  ///
+  /// At every step one whole pair of files holds the contents: the new name is linked to the
+  /// old contents (copied where the file system has no hard links) and recorded before the
+  /// old pair is removed.
+  ///
+  /// - Returns: The version now recorded for `newURL`, or nil when `oldURL` had none.
+  /// - Throws: ``QuireError`` naming the recovery file when it cannot be linked, copied or
+  ///   recorded; the old pair is then left as it was.
+  @discardableResult
+  public func move(from oldURL: URL, to newURL: URL) throws(QuireError) -> RecoveredVersion? {
+    guard oldURL.standardizedFileURL.path != newURL.standardizedFileURL.path else { return recoveredVersion(for: newURL) }
+    guard var record = record(for: oldURL) else { return nil }
+    let old = files(for: oldURL)
+    let new = files(for: newURL)
+    _ = SystemCalls.remove(new.data.path)
+    let linked = old.data.withUnsafeFileSystemRepresentation { from in
+      new.data.withUnsafeFileSystemRepresentation { to in from.flatMap { from in to.map { link(from, $0) } } }
+    }
+    if linked != 0 {
+      try FileSaver.write(try FileReader.read(old.data).contents, to: new.data, options: .privateState)
+    }
+    record.path = newURL.standardizedFileURL.path
+    do throws(QuireError) {
+      guard let encoded = try? JSONEncoder().encode(record) else {
+        throw QuireError(.invalidArgument, "Cannot record the recovery file for \(QuireError.name(newURL)).", url: newURL)
+      }
+      try FileSaver.write(encoded, to: new.record, options: .privateState)
+    } catch {
+      _ = SystemCalls.remove(new.data.path)  // no half pair under the new name
+      throw error
+    }
+    remove(for: oldURL)
+    return RecoveredVersion(documentURL: newURL, url: new.data, date: record.date)
   }
 
   /// Removes the recovery files of `documentURL`.

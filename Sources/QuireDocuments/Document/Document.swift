@@ -1043,6 +1043,8 @@ open class Document {
     try await Task.detached {
       try recoveryStore.write(data, for: documentURL, type: typeName)
     }.value
+    // The file moved while the write ran (presentedItemDidMove found nothing yet to move).
+    if fileURL != documentURL { try recoveryStore.move(from: documentURL, to: fileURL) }
     if changeCount == countAtSnapshot { hasUnautosavedChanges = false }
   }
 
@@ -1362,14 +1364,27 @@ open class Document {
   }
 
   /// Tells the document its file moved (NSFilePresenter's `presentedItemDidMove(to:)`).
+  ///
+  /// The document follows its file. So does its recovery file (``recoveryStore``): the last
+  /// autosave of unsaved changes, or a crash's version not yet restored or discarded
+  /// (``recoveredVersion``), is found under the new name after a crash. When the recovery
+  /// file cannot be moved it stays under the old name, and the next autosave writes one
+  /// under the new name.
   open func presentedItemDidMove(to newURL: URL) {
     let old = fileURL
     fileURL = newURL.standardizedFileURL
     filePresenter.setURL(isPresenting ? fileURL : nil)
-    if let recoveryStore, hasUnautosavedChanges == false, recoveryStore.recoveredVersion(for: old) != nil {
-      recoveryStore.remove(for: old)
+    guard old != fileURL else { return }
+    if let recoveryStore = fileRecoveryStore {
+      do {
+        let moved = try recoveryStore.move(from: old, to: fileURL)
+        if recoveredVersion != nil { recoveredVersion = moved }
+      } catch {
+        // Kept under the old name, so nothing is lost; the next autosave writes the edits again.
+        if hasUnsavedChanges { hasUnautosavedChanges = true }
+      }
     }
-    if old != fileURL { notifyFile(.moved(from: old, to: fileURL)) }
+    notifyFile(.moved(from: old, to: fileURL))
   }
 
   /// Asks the document to save before another process reads or moves its file
