@@ -97,29 +97,37 @@ struct Appearance {
   }
 
   /// An underline, strike-out or squiggly line under (or through) each of the markup's
-  /// quadrilaterals.
+  /// quadrilaterals, along the quadrilateral's bottom edge: text on a turned page (or turned
+  /// text) runs along its quadrilateral, not along the x axis.
   private static func textLines(_ data: AnnotationData, rect: [Double], color: String) -> Appearance {
     var content = "q \(color) RG\n"
     for quad in quads(data) {
-      let height = abs(quad[1] - quad[5])
+      // The bottom edge (x3, y3)–(x4, y4) and the way up, from the bottom left to the top left.
+      let (x1, y1, x2, y2) = (quad[4], quad[5], quad[6], quad[7])
+      let (upX, upY) = (quad[0] - x1, quad[1] - y1)
+      let height = (upX * upX + upY * upY).squareRoot()
+      guard height > 0 else { continue }
+      let (unitX, unitY) = (upX / height, upY / height)
       let stroke = max(0.5, height / 14)
-      // The bottom edge (x3, y3)–(x4, y4), raised for a strike-out to the middle.
+      // Raised a little off the bottom; for a strike-out, to the middle.
       let lift = data.subtype == "StrikeOut" ? height * 0.42 : height * 0.08
-      let (x1, y1, x2, y2) = (quad[4], quad[5] + lift, quad[6], quad[7] + lift)
-      content += "\(n(stroke)) w "
+      let (startX, startY) = (x1 + unitX * lift, y1 + unitY * lift)
+      let (endX, endY) = (x2 + unitX * lift, y2 + unitY * lift)
+      content += "\(n(stroke)) w \(n(startX)) \(n(startY)) m "
       if data.subtype == "Squiggly" {
+        let length = ((endX - startX) * (endX - startX) + (endY - startY) * (endY - startY)).squareRoot()
         let step = max(1.5, height / 8)
-        content += "\(n(x1)) \(n(y1)) m "
-        var x = x1
+        var along = step
         var up = true
-        while x + step < x2 {
-          x += step
-          content += "\(n(x)) \(n(y1 + (up ? step : 0))) l "
+        while along < length {
+          let (x, y) = (startX + (endX - startX) * along / length, startY + (endY - startY) * along / length)
+          content += "\(n(x + (up ? unitX * step : 0))) \(n(y + (up ? unitY * step : 0))) l "
           up.toggle()
+          along += step
         }
         content += "S\n"
       } else {
-        content += "\(n(x1)) \(n(y1)) m \(n(x2)) \(n(y2)) l S\n"
+        content += "\(n(endX)) \(n(endY)) l S\n"
       }
     }
     return Appearance(box: rect, content: content + "Q\n", resources: "<< >>")

@@ -225,16 +225,32 @@ extension PDFDocument {
     try matches(of: text, onPage: index, caseSensitive: caseSensitive).map { try userSpaceQuad($0, onPage: index) }
   }
 
-  /// `rect` (points from the top left of page `index` as its file displays it) in PDF user
-  /// space, as a quadrilateral: top left, top right, bottom left, bottom right.
+  /// `rect` (points from the top left of page `index` as its file displays it, its `/Rotate`
+  /// applied, as poppler reports text and the page is drawn) in PDF user space, as a
+  /// quadrilateral: the displayed top left, top right, bottom left and bottom right corners.
+  /// On a turned page the quadrilateral is turned back with it, so text markup lies along
+  /// the text and other readers draw it where it was made.
   func userSpaceQuad(_ rect: PDFRect, onPage index: Int) throws -> [Double] {
     let page = try checkedPage(index)
     let file = sources[page.source].file
     let crop = try readable(index) { try file.cropBox(ofPage: page.index) }
-    let height = crop.height
-    let (left, right) = (crop.x + rect.x, crop.x + rect.x + rect.width)
-    let (top, bottom) = (crop.y + height - rect.y, crop.y + height - rect.y - rect.height)
-    return [left, top, right, top, left, bottom, right, bottom]
+    let rotation = QPDFFile.normalized((try? qpdf(forSource: page.source).rotation(ofPage: page.index)) ?? 0)
+    let corners = [(rect.x, rect.y), (rect.x + rect.width, rect.y), (rect.x, rect.y + rect.height), (rect.x + rect.width, rect.y + rect.height)]
+    return corners.flatMap { Self.userSpacePoint(displayed: $0, crop: crop, rotation: rotation) }
+  }
+
+  /// A point shown at (`x`, `y`) points from the top left of a page turned `rotation` degrees
+  /// clockwise (0, 90, 180, 270), as (x, y) in user space of the page whose crop box is `crop`.
+  static func userSpacePoint(displayed point: (x: Double, y: Double), crop: PDFRect, rotation: Int) -> [Double] {
+    // (a, b): from the unturned page's top left, b downwards.
+    let (a, b): (Double, Double)
+    switch rotation {
+    case 90: (a, b) = (point.y, crop.height - point.x)
+    case 180: (a, b) = (crop.width - point.x, crop.height - point.y)
+    case 270: (a, b) = (crop.width - point.y, point.x)
+    default: (a, b) = (point.x, point.y)
+    }
+    return [crop.x + a, crop.y + crop.height - b]
   }
 
   /// Marks every occurrence of `text` on page `index` with a `subtype` markup annotation

@@ -197,6 +197,79 @@ final class REPLAnnotationTests: FolderSuite, RunsQuire {
     try await AnnotationTools.run("/usr/bin/qpdf", ["--check", pdf.path], in: folder.url)
   }
 
+  /// A page with `/Rotate` shows its text turned, and poppler reports the text where it is
+  /// shown: the highlight must be turned back into user space, or it lands elsewhere on the
+  /// page. Pages turned by qpdf (the text sideways on screen) and a page whose text is drawn
+  /// turned so that `/Rotate` shows it upright (a scan, a landscape page), each checked
+  /// against pdftotext, pypdf and pdftoppm.
+  @Test(arguments: [90, 180, 270])
+  func highlightsOnTurnedPagesCoverTheirWords(rotation: Int) async throws {
+    let pdf = folder.file("form.pdf")
+    try await AnnotationTools.makeForm(at: pdf)
+    // Where the two "fox"es are in user space, from pdftotext on the unturned page.
+    let expected = try await AnnotationTools.boxes(of: "fox", in: pdf).map { [$0[0], 792 - $0[3], $0[2], 792 - $0[1]] }
+    let turned = folder.file("turned.pdf")
+    try await AnnotationTools.run("/usr/bin/qpdf", ["--rotate=+\(rotation):1", pdf.path, turned.path], in: folder.url)
+    let result = try await quire(["turned.pdf"], input: "annotate 1 highlight fox\nw\nq\n")
+    #expect(result.status == 0, "\(result.error)")
+    let highlights = try await AnnotationTools.inspect(turned).annotations.filter { $0.subtype == "/Highlight" }
+    #expect(highlights.count == 2 && expected.count == 2)
+    // In user space, bottom line first (the turned page lists its matches in its own order).
+    let made = highlights.filter { $0.quads.count == 8 }.map { highlight in
+      let xs = stride(from: 0, to: 8, by: 2).map { highlight.quads[$0] }
+      let ys = stride(from: 1, to: 8, by: 2).map { highlight.quads[$0] }
+      return [xs.min()!, ys.min()!, xs.max()!, ys.max()!]
+    }
+    for (bounds, box) in zip(made.sorted { $0[1] < $1[1] }, expected.sorted { $0[1] < $1[1] }) {
+      for (got, want) in zip(bounds, box) { #expect(abs(got - want) < 0.5, "turned \(rotation)°: \(bounds) vs \(box)") }
+    }
+    #expect(try await highlightedPixels(AnnotationTools.draw(turned, with: "pdftoppm")) > 20)
+  }
+
+  @Test func markupOnAPageTurnedUprightFollowsItsText() async throws {
+    // The text is drawn going up the page; /Rotate 90 shows it left to right.
+    let pdf = folder.file("upright.pdf")
+    let script = """
+      import sys
+      from reportlab.pdfgen import canvas
+      c = canvas.Canvas(sys.argv[1], pagesize=(612, 792))
+      c.setFont("Helvetica", 14)
+      c.translate(300, 100)
+      c.rotate(90)
+      c.drawString(0, 0, "The quick brown fox jumps over the lazy dog.")
+      c.showPage()
+      c.save()
+      """
+    try await AnnotationTools.run(AnnotationTools.python, ["-c", script, pdf.path], in: folder.url)
+    try await AnnotationTools.run("/usr/bin/qpdf", ["--rotate=+90:1", "--replace-input", pdf.path], in: folder.url)
+    let result = try await quire(["upright.pdf"], input: "annotate 1 underline fox\nw\nq\n")
+    #expect(result.status == 0, "\(result.error)")
+    let underline = try #require(try await AnnotationTools.inspect(pdf).annotations.first { $0.subtype == "/Underline" })
+    let q = underline.quads
+    try #require(q.count == 8)
+    // In user space the text runs up (+y) from x = 300 and its top is towards -x: the
+    // quadrilateral's top edge (x1, y1)–(x2, y2) runs up, and its bottom edge, where the line
+    // is drawn, is on the +x side, at the baseline.
+    #expect(q[3] > q[1] + 10, "the top edge runs along the text: \(q)")
+    #expect(q[4] > q[0] + 5, "the bottom edge is below the text's top: \(q)")
+    #expect(abs(q[4] - 300) < 5 && q[1] > 100 && q[3] < 500, "the word is on the line of text: \(q)")
+    let drawn = try Bitmap(pngData: try await AnnotationTools.draw(pdf, with: "pdftoppm"))
+    #expect(drawn.width > drawn.height, "pdftoppm shows the page turned, landscape")
+  }
+
+  /// How many pixels of the PNG `data` have a highlight's yellow.
+  private func highlightedPixels(_ data: Data) throws -> Int {
+    let bitmap = try Bitmap(pngData: data)
+    var count = 0
+    for y in 0..<bitmap.height {
+      for x in 0..<bitmap.width {
+        let p = bitmap.pixel(x: x, y: y)
+        if p.red > 220 && p.green > 190 && p.blue < 140 { count += 1 }
+      }
+    }
+    return count
+  }
+
   /// GNOME's thumbnailer (`quire thumbnail`) draws a saved highlight, as viewers do.
   @Test func thumbnailsDrawTheHighlight() async throws {
     let pdf = folder.file("form.pdf")
