@@ -8,6 +8,15 @@ import SystemPackage
 /// ``QuireCommand/filePath(_:)``), so names that are not UTF-8 work.
 protocol TakesNamesAsBytes {}
 
+/// A command that refuses a command line giving it nothing to work on ("Give files to
+/// identify"), checked once the whole line has parsed. argument-parser runs `validate()`
+/// before it looks for unknown options, so the same check there would answer
+/// `quire search --bogus` with "Give words to search for" rather than name `--bogus`.
+protocol ChecksInputAfterParsing: ParsableCommand {
+  /// Throws a `ValidationError` saying what to give when nothing was given.
+  func checkInputGiven() throws
+}
+
 /// The `quire` command: the REPL by default, and one subcommand per tool.
 public struct QuireCommand: AsyncParsableCommand {
   public static let configuration = CommandConfiguration(
@@ -57,6 +66,9 @@ public struct QuireCommand: AsyncParsableCommand {
       // The REPL's own arguments are ed's (`-sp:` is -s with -p ':'): EdArguments reads them.
       if let first = arguments.first, subcommandNames.contains(first) { try checkNoFileNameTakenForOptions(arguments) }
       var command = try parse(try EdArguments.normalized(arguments, subcommands: subcommandNames))
+      if let checked = command as? any ChecksInputAfterParsing {
+        do { try checked.checkInputGiven() } catch { return reportMissingInput(error, of: type(of: checked)) }
+      }
       try checkArgumentsAreUTF8(arguments, for: command)
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
@@ -156,6 +168,20 @@ public struct QuireCommand: AsyncParsableCommand {
       return command
     }
     return try parseAsRoot(arguments)
+  }
+
+  /// Prints what `command`'s ``ChecksInputAfterParsing/checkInputGiven()`` refused, as
+  /// argument-parser prints a usage error of that subcommand (the error, its usage line, where
+  /// to find its help), and returns the usage status.
+  static func reportMissingInput(_ error: any Error, of command: any ParsableCommand.Type) -> Int32 {
+    let text = """
+      Error: \(message(for: error))
+      Usage: \(usageString(for: command))
+        See 'quire \(command._commandName) --help' for more information.
+
+      """
+    FileHandle.standardError.write(Data(text.utf8))
+    return ExitStatus.usage
   }
 
   /// The arguments that only the whole tree answers as `quire` does.

@@ -78,6 +78,11 @@ final class GoldenOutputTests: FolderSuite, RunsQuire {
 
   static let usageErrors: [[String]] = [
     ["--no-such-option"],
+    // A command given nothing but an unknown option names the option, not the missing input.
+    ["search"],
+    ["search", "--bogus"],
+    ["type", "--bogus"],
+    ["thumbnail", "--bogus"],
     ["preview"],
     ["preview", "x.md", "--format", "pdf"],
     ["thumbnail"],

@@ -21,7 +21,7 @@ import SystemPackage
 /// while it runs, and they are written into the pasteboard folder when it exits. The hidden
 /// `--promise` flag keeps this process serving them until its standard input closes (tests
 /// use it to paste from a live process).
-struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
+struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterParsing {
   static let configuration = CommandConfiguration(
     commandName: "copy", _superCommandName: "quire", abstract: "Copy a file or text to the pasteboard.")
 
@@ -38,8 +38,12 @@ struct CopyCommand: AsyncParsableCommand, TakesNamesAsBytes {
   /// never appears in its arguments (which every user sees in `ps`) while it holds the clipboard.
   @Flag(help: .hidden) var textOnInput = false
 
+  func checkInputGiven() throws {
+    if file == nil && text == nil && !textOnInput { throw ValidationError("Give either a FILE or --text TEXT.") }
+  }
+
   func validate() throws {
-    if (file == nil) == (text == nil && !textOnInput) { throw ValidationError("Give either a FILE or --text TEXT.") }
+    if file != nil && (text != nil || textOnInput) { throw ValidationError("Give either a FILE or --text TEXT.") }
     if let type {
       guard let contentType = UTType(type) else { throw ValidationError("'\(type)' is not a known type identifier.") }
       guard contentType.conforms(to: .text) else { throw ValidationError("--type must be a text type; '\(type)' is not.") }

@@ -4,7 +4,7 @@ import Quire
 import QuireSystem
 
 /// `quire search QUERY`: full-text search of the documents in folders.
-struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
+struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterParsing {
   static let configuration = CommandConfiguration(
     commandName: "search",
     _superCommandName: "quire", abstract: "Search the text of documents (Markdown, text, TextBundle, PDF), ranked, hits marked.",
@@ -29,8 +29,11 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes {
       discussion: "Searches of the same folders then answer from the index at once, without looking at every file first."))
   var watch = false
 
-  func validate() throws {
+  func checkInputGiven() throws {
     if query.isEmpty && !rebuild && !watch { throw ValidationError("Give words to search for, --rebuild or --watch.") }
+  }
+
+  func validate() throws {
     if watch && !query.isEmpty { throw ValidationError("--watch keeps the index current and searches nothing; search from another shell.") }
     if !query.isEmpty && SearchQuery(query.joined(separator: " ")).hasNoWords {
       throw ValidationError(

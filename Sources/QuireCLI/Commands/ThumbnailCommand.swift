@@ -5,7 +5,7 @@ import QuireSystem
 
 /// `quire thumbnail`: batch thumbnails into a folder or the freedesktop cache, the
 /// `.thumbnailer` form file managers call, and `--install` for that `.thumbnailer` file.
-struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
+struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterParsing {
   static let configuration = CommandConfiguration(
     commandName: "thumbnail",
     _superCommandName: "quire", abstract: "Make thumbnails of files and folders.",
@@ -62,7 +62,10 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes {
       guard paths.count == 2 else { throw ValidationError("The thumbnailer form is 'quire thumbnail -s SIZE INPUT OUTPUT'.") }
       return
     }
-    if paths.isEmpty { throw ValidationError("Give at least one file or folder.") }
+  }
+
+  func checkInputGiven() throws {
+    if !install && thumbnailerSize == nil && paths.isEmpty { throw ValidationError("Give at least one file or folder.") }
   }
 
   func run() async throws {

@@ -4,7 +4,7 @@ import Quire
 import SystemPackage
 
 /// `quire trash FILE…`: move documents to the freedesktop Trash (coordinated).
-struct TrashCommand: AsyncParsableCommand, TakesNamesAsBytes {
+struct TrashCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterParsing {
   static let configuration = CommandConfiguration(
     commandName: "trash",
     _superCommandName: "quire", abstract: "Move files to the Trash (as 'gio trash' does), or list and restore them.",
@@ -20,7 +20,7 @@ struct TrashCommand: AsyncParsableCommand, TakesNamesAsBytes {
   @Option(help: "Put back the trashed item that was at this path (the newest one).") var restore: [String] = []
   @Flag(help: "Print JSON.") var json = false
 
-  func validate() throws {
+  func checkInputGiven() throws {
     if files.isEmpty && !list && restore.isEmpty { throw ValidationError("Give files to move to the Trash, or --list, or --restore PATH.") }
   }
 

@@ -4,7 +4,7 @@ import QuireTypes
 import SystemPackage
 
 /// `quire type`: identify files, or look up the type of an extension or MIME type.
-struct TypeCommand: AsyncParsableCommand, TakesNamesAsBytes {
+struct TypeCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterParsing {
   static let configuration = CommandConfiguration(
     commandName: "type",
     _superCommandName: "quire", abstract: "Identify the type of files, or of an extension or MIME type.",
@@ -22,9 +22,14 @@ struct TypeCommand: AsyncParsableCommand, TakesNamesAsBytes {
   @Flag(name: .customLong("no-content"), help: "Judge by name and file system only; read no content.") var noContent = false
   @Flag(name: .customLong("no-follow"), help: "Report symbolic links as links instead of identifying their targets.") var noFollow = false
 
+  func checkInputGiven() throws {
+    if files.isEmpty && filenameExtension == nil && mimeType == nil {
+      throw ValidationError("Give files to identify, or --extension EXT, or --mime TYPE.")
+    }
+  }
+
   func validate() throws {
     let modes = (files.isEmpty ? 0 : 1) + (filenameExtension == nil ? 0 : 1) + (mimeType == nil ? 0 : 1)
-    if modes == 0 { throw ValidationError("Give files to identify, or --extension EXT, or --mime TYPE.") }
     if modes > 1 { throw ValidationError("Give files, --extension or --mime, not several.") }
     if filenameExtension?.isEmpty == true || mimeType?.isEmpty == true { throw ValidationError("The tag must not be empty.") }
   }
