@@ -43,7 +43,7 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"poppler_document_get_producer", 0},
   {"poppler_document_get_subject", 0},
   {"poppler_document_get_title", 0},
-  {"poppler_document_new_from_file", 0},
+  {"poppler_document_new_from_fd", 0},
   {"poppler_error_quark", 0},
   {"poppler_get_version", 0},
   {"poppler_index_iter_free", 0},

@@ -511,10 +511,10 @@ poppler_document_get_title:
 quire_lazy_stub_14:
   pushq $14
   jmp quire_lazy_common
-  .globl poppler_document_new_from_file
-  .type poppler_document_new_from_file, @function
+  .globl poppler_document_new_from_fd
+  .type poppler_document_new_from_fd, @function
   .p2align 4
-poppler_document_new_from_file:
+poppler_document_new_from_fd:
   jmp *quire_lazy_slots+120(%rip)
 quire_lazy_stub_15:
   pushq $15
@@ -3566,10 +3566,10 @@ poppler_document_get_title:
 quire_lazy_stub_14:
   mov x17, #14
   b quire_lazy_common
-  .globl poppler_document_new_from_file
-  .type poppler_document_new_from_file, %function
+  .globl poppler_document_new_from_fd
+  .type poppler_document_new_from_fd, %function
   .p2align 4
-poppler_document_new_from_file:
+poppler_document_new_from_fd:
   adrp x16, quire_lazy_slots+120
   ldr x16, [x16, #:lo12:quire_lazy_slots+120]
   br x16

@@ -51,6 +51,41 @@ final class NonUTF8NamePreviewTests: FolderSuite {
     #expect(try generator.contentType(of: text).conforms(to: .plainText))
   }
 
+  /// A PDF under such a name is opened by its bytes (poppler gets the descriptor), for its
+  /// thumbnail, its preview and its text; a decoy under the lossy reading of the name, where a
+  /// `URL` would lead, is never read in its place.
+  @Test func aPDFIsDrawnPreviewedAndReadByItsBytesName() throws {
+    let path = try make("", suffix: "doc.pdf")
+    let made = try writePDF(to: folder.file("made.pdf"), pages: ["Quarterly invoice", "Second page"], width: 300, height: 400)
+    #expect(path.withPlatformString { rename(made.path, $0) } == 0)
+    try writePDF(to: folder.file("non\u{FFFD}doc.pdf"), pages: ["Decoy"], width: 300, height: 400)
+    let pdf = try PDFFile(filePath: path)
+    #expect(pdf.pageCount == 2)
+    #expect(try pdf.text(ofPage: 0).contains("Quarterly invoice"))
+    let generator = ThumbnailGenerator()
+    let type = try generator.contentType(of: path)
+    #expect(type.conforms(to: .pdf))
+    let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(filePath: path, contentType: type, maximumSize: 64))
+    #expect(max(bitmap.width, bitmap.height) == 64)
+    let preview = try PreviewGenerator().preview(of: path, format: .text)
+    #expect(preview.contains("Pages: 2") && preview.contains("Quarterly invoice") && !preview.contains("Decoy"), "\(preview)")
+    #expect(try PreviewGenerator().preview(of: path, format: .html).contains("<title>non\\xFFdoc.pdf</title>"))
+  }
+
+  /// A FIFO, a folder or an empty file given as a PDF: a clear error, and nothing waits on a
+  /// writer that never comes.
+  @Test func aPDFThatIsNotARegularFileIsRefusedWithoutWaiting() throws {
+    let fifo = folder.file("pipe.pdf")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let error = try #require(throws: QuireError.self) { try PDFFile(contentsOf: fifo) }
+    #expect(error.reason.contains("'pipe.pdf'") && error.reason.contains("not a regular file"), "\(error.reason)")
+    try FileManager.default.createDirectory(at: folder.file("dir.pdf"), withIntermediateDirectories: false)
+    #expect(throws: QuireError.self) { try PDFFile(contentsOf: folder.file("dir.pdf")) }
+    try Data().write(to: folder.file("empty.pdf"))
+    let empty = try #require(throws: QuireError.self) { try PDFFile(contentsOf: folder.file("empty.pdf")) }
+    #expect(empty.reason.contains("empty"), "\(empty.reason)")
+  }
+
   @Test func theCacheSourceEscapesTheByteInItsURIAsGLibDoes() throws {
     let path = try make("x\n", suffix: "utf.md")
     let source = try ThumbnailCache.source(for: path)

@@ -2,7 +2,7 @@ internal import CPoppler
 public import Foundation
 import QuireSystem
 import QuireTypes
-import SystemPackage
+public import SystemPackage
 
 /// A PDF opened with poppler-glib for reading and rendering.
 ///
@@ -21,26 +21,50 @@ public final class PDFFile {
   /// - Parameter password: The user or owner password, for encrypted files that need one.
   /// - Throws: ``QuireError`` naming the file: `.fileMissing`, `.passwordRequired` when it is
   ///   encrypted and the password is missing or wrong, `.invalidContent` when poppler cannot
-  ///   parse it.
-  public init(contentsOf url: URL, password: String? = nil) throws {
+  ///   parse it or it is not a regular file.
+  public convenience init(contentsOf url: URL, password: String? = nil) throws {
     // By the path's bytes (a URL carrying a name that is not UTF-8 names that very file).
-    let info: FileStatus
-    switch SystemCalls.stat(PathText.path(url.path)) {
-    case .success(let status): info = status
+    try self.init(path: PathText.path(url.path), url: url, password: password)
+  }
+
+  /// Opens the PDF at `path`, whose name may be any bytes (one that is not UTF-8 too, which no
+  /// `URL` holds). See ``init(contentsOf:password:)``.
+  public convenience init(filePath path: FilePath, password: String? = nil) throws {
+    try self.init(path: path, url: URL(fileURLWithPath: PathText.string(path)), password: password)
+  }
+
+  /// Opens `path` once and gives poppler the descriptor: the file checked is the file read,
+  /// and a name of any bytes is that very file. A FIFO or device is refused before a read
+  /// could wait on it.
+  private init(path: FilePath, url: URL, password: String?) throws {
+    let fd: FileDescriptor
+    switch SystemCalls.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK) {
+    case .success(let opened): fd = opened
     case .failure(let failure) where failure.errno == .permissionDenied:
-      throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(url)): permission denied. Check the file's permissions.", url: url, cause: failure)
+      throw QuireError(.permissionDenied, "Cannot open \(QuireError.name(path)): permission denied. Check the file's permissions.", url: url, cause: failure)
     case .failure(let failure) where failure.errno == .noSuchFileOrDirectory || failure.errno == .notDirectory:
-      throw InputFile.missingError(url, for: "open")
+      throw InputFile.missingError(path, for: "open")
     case .failure(let failure):
       throw QuireError(failure, while: .open, url: url)
     }
-    if info.st_size == 0 && (info.st_mode & S_IFMT) == S_IFREG {
-      throw QuireError(.invalidContent, "Cannot open \(QuireError.name(url)): the file is empty, so it is not a PDF.", url: url)
+    let info: FileStatus
+    switch SystemCalls.fstat(fd) {
+    case .success(let status): info = status
+    case .failure(let failure):
+      SystemCalls.release(fd)
+      throw QuireError(failure, while: .open, url: url)
+    }
+    guard info.st_mode & S_IFMT == S_IFREG else {
+      SystemCalls.release(fd)
+      throw QuireError(.invalidContent, "Cannot open \(QuireError.name(path)): it is not a regular file, so it is not a PDF.", url: url)
+    }
+    if info.st_size == 0 {
+      SystemCalls.release(fd)
+      throw QuireError(.invalidContent, "Cannot open \(QuireError.name(path)): the file is empty, so it is not a PDF.", url: url)
     }
     var error: UnsafeMutablePointer<GError>?
-    let uri = url.standardizedFileURL.absoluteString
-    let handle = poppler_document_new_from_file(uri, password, &error)
-    guard let handle else {
+    // poppler owns the descriptor from here on, and closes it, whether or not it opens.
+    guard let handle = poppler_document_new_from_fd(fd.rawValue, password, &error) else {
       throw Self.error(from: error, url: url)
     }
     self.document = handle

@@ -79,7 +79,7 @@ public enum ThumbnailWorker {
     let path = PathText.path(job.path)
     do {
       if job.readsText == true {
-        return WorkerReply(id: job.id, status: .made, text: try PDFFile(contentsOf: URL(fileURLWithPath: job.path)).text)
+        return WorkerReply(id: job.id, status: .made, text: try PDFFile(filePath: path).text)
       }
       let type = generator.types.type(withIdentifier: job.typeIdentifier) ?? UTType(job.typeIdentifier) ?? .data
       let request = ThumbnailRequest(filePath: path, contentType: type, maximumSize: job.size)

@@ -90,11 +90,9 @@ public struct PreviewGenerator: Sendable {
     }
     let title = url?.lastPathComponent ?? path.lastComponent.map { DisplayName.escaping(FilePath(root: nil, [$0])) } ?? ""
     if type.conforms(to: .pdf) {
-      guard let url else {
-        // poppler is given the file through its URL, which cannot hold such a name.
-        throw QuireError(.unsupportedType, "Cannot preview \(QuireError.name(path)): PDFs whose names are not UTF-8 cannot be opened yet. Rename it to UTF-8.")
-      }
-      return try written(try pdfPreview(url, source: source ?? url, format: format))
+      // By the path's bytes when the name is not UTF-8 (no URL holds it).
+      let pdf = try source.map { try PDFFile(contentsOf: $0) } ?? PDFFile(filePath: path)
+      return try written(try pdfPreview(pdf, title: title, format: format))
     }
     if type.conforms(to: .markdown) || type.conforms(to: .plainText) || type.conforms(to: .text) {
       let text = try source.map { try Self.readText($0) } ?? InputFile.readText(path, for: "preview", limit: Self.textLimit)
@@ -123,8 +121,8 @@ public struct PreviewGenerator: Sendable {
     try InputFile.readText(url, for: "preview", limit: limit)
   }
 
-  func pdfPreview(_ url: URL, source: URL, format: Format) throws -> String {
-    let pdf = try PDFFile(contentsOf: source)
+  /// The preview of `pdf`, named `title` where it has no title of its own.
+  func pdfPreview(_ pdf: PDFFile, title: String, format: Format) throws -> String {
     let metadata = pdf.metadata
     let outline = pdf.outline
     let formatter = ISO8601DateFormatter()
@@ -162,7 +160,7 @@ public struct PreviewGenerator: Sendable {
       return out
     case .html:
       let e = MarkdownPreview.escapeHTML
-      var body = "<h1>\(e(metadata.title ?? url.lastPathComponent))</h1>\n<table class=\"metadata\">\n"
+      var body = "<h1>\(e(metadata.title ?? title))</h1>\n<table class=\"metadata\">\n"
       for (name, value) in fields { body += "<tr><th>\(e(name))</th><td>\(e(value))</td></tr>\n" }
       body += "</table>\n"
       if !outline.isEmpty {
@@ -191,7 +189,7 @@ public struct PreviewGenerator: Sendable {
         }
         body += "<pre class=\"plain\">\(e(try pdf.text(ofPage: page)))</pre>\n</section>\n"
       }
-      return MarkdownPreview.page(title: url.lastPathComponent, body: body, safety: .safe)
+      return MarkdownPreview.page(title: title, body: body, safety: .safe)
     }
   }
 }

@@ -11,16 +11,11 @@ public struct PDFThumbnailProvider: ThumbnailProvider {
   public init() {}
 
   public func makeThumbnail(for request: ThumbnailRequest) throws -> Bitmap {
-    guard request.nameFitsURL else {
-      // poppler is given the file through its URL, which cannot hold such a name.
-      throw QuireError(
-        .unsupportedType,
-        "Cannot draw \(QuireError.name(request.filePath)): PDFs whose names are not UTF-8 cannot be opened yet. Rename it to UTF-8.")
-    }
-    let pdf = try PDFFile(contentsOf: request.fileURL)
+    // By the path's bytes: a name that is not UTF-8 is opened as it is.
+    let pdf = try PDFFile(filePath: request.filePath)
     guard pdf.pageCount > 0 else {
       throw QuireError(
-        .invalidContent, "Cannot draw \(QuireError.name(request.fileURL)): the PDF has no pages.", url: request.fileURL)
+        .invalidContent, "Cannot draw \(QuireError.name(request.filePath)): the PDF has no pages.", url: pdf.url)
     }
     return try pdf.render(page: 0, longestSide: request.pixelSize)
   }

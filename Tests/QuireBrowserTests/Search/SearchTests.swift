@@ -360,6 +360,30 @@ final class SearchTests: BrowserTestCase {
     #expect(invoice.url.lastPathComponent == "bill.pdf" && invoice.page == 2)
   }
 
+  /// A PDF whose name is not UTF-8 (no `String` holds it as it is) is read by its worker
+  /// under that very name: the job carries the name's bytes, so the worker neither misses the
+  /// file nor reads another one.
+  @Test(.enabled(if: Programs.quire != nil, "the quire program is not built"))
+  func aPDFWhoseNameIsNotUTF8IsReadByItsWorker() throws {
+    try makeDocuments()
+    // bill.pdf moves to "fact\xFFure.pdf" and is made again; a decoy sits under the lossy
+    // reading of that name, "fact\u{FFFD}ure.pdf", which must not be read in its place.
+    let raw = Array(folder.url.path.utf8) + Array("/fact".utf8) + [0xFF] + Array("ure.pdf".utf8) + [0]
+    let moved = raw.withUnsafeBufferPointer { bytes in
+      bytes.withMemoryRebound(to: CChar.self) { rename(folder.file("bill.pdf").path, $0.baseAddress!) }
+    }
+    try #require(moved == 0)
+    try writePDF(to: folder.file("bill.pdf"), pages: ["Cover page", "Invoice for consulting"], width: 300, height: 400)
+    try writePDF(to: folder.file("fact\u{FFFD}ure.pdf"), pages: ["Decoy"], width: 300, height: 400)
+    let workers = PDFTextWorkers(executable: try #require(Programs.quire), count: 2)
+    let browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment, pdfTextWorkers: workers))
+    let report = try browser.updateSearchIndex()
+    #expect(report.failures.isEmpty, "\(report.failures.map(\.reason))")
+    let hits = try browser.search("invoice")
+    #expect(hits.count == 2 && hits.allSatisfy { $0.page == 2 }, "\(hits.map { ($0.url.path, $0.page) })")
+    #expect(try browser.search("decoy").map(\.url.lastPathComponent) == ["fact\u{FFFD}ure.pdf"], "the lossy name's own file, read once")
+  }
+
   /// A PDF whose worker crashes, or stalls past the time limit, is indexed by name with why;
   /// the other documents are indexed and the indexing process goes on. (The workers here are
   /// `sh` scripts that crash or hang on every job, in place of poppler on a hostile file.)
