@@ -162,11 +162,13 @@ package enum AtomicFile {
     return 0o666 & ~mask
   }
 
-  /// A temporary name beside `name`: hidden, at most 200 characters of the name (so that a
-  /// long name still fits `NAME_MAX`), and of the shape a later save removes when it was
-  /// abandoned (`FileWrapper.removeLeftovers`): `.NAME.quire-RANDOM.tmp`.
-  static func temporaryName(beside name: String) -> String {
-    ".\(name.prefix(200)).quire-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+  /// The one shape of every temporary name Quire writes beside a document (a file save, a
+  /// package save, a backup copy): hidden, at most 200 characters of the name (so that a long
+  /// name still fits `NAME_MAX`), then `.quire-RANDOM.SUFFIX` (RANDOM lower-case base 36). A
+  /// later save removes abandoned `tmp` ones (`FileWrapper.removeLeftovers`); a `backup` may
+  /// hold the only whole old copy, and stays.
+  package static func temporaryName(beside name: String, suffix: String = "tmp") -> String {
+    ".\(name.prefix(200)).quire-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).\(suffix)"
   }
 
   /// A new temporary file beside `name` in `folder` (`O_CREAT | O_EXCL | O_NOFOLLOW`, owner

@@ -484,7 +484,7 @@ open class FileWrapper: CustomDebugStringConvertible {
     }
     let inheritedMode = existing.map { mode_t($0.st_mode & 0o7777) }
     // The temporary item is in the same folder, so the final rename cannot cross file systems.
-    let temporaryName = ".\(name.prefix(200)).quire-\(Self.randomSuffix())"
+    let temporaryName = AtomicFile.temporaryName(beside: String(name))
     do {
       try writeItem(into: parent, name: temporaryName, context: &context, url: url, inheritedMode: inheritedMode)
     } catch {
@@ -565,7 +565,9 @@ open class FileWrapper: CustomDebugStringConvertible {
   /// Whether `entry` is one of the temporary names saves of `name` use (see
   /// ``removeLeftovers(besides:notModifiedFor:)``).
   static func isLeftover(_ entry: String, of name: String) -> Bool {
-    // Package and PDF saves keep 200 characters of the name, file saves 180.
+    // Saves now name every temporary item `AtomicFile.temporaryName` (200 characters of the
+    // name, `.tmp`); earlier versions kept 180 characters for files, and named package trees
+    // with 8 letters and digits and no suffix. What a killed save of theirs left goes too.
     for length in [200, 180] {
       let prefix = ".\(name.prefix(length)).quire-"
       guard entry.hasPrefix(prefix) else { continue }

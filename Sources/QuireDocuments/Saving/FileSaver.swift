@@ -163,7 +163,7 @@ public enum FileSaver {
 
     // What a save killed mid-way left beside the file an hour or more ago goes now.
     FileWrapper.removeLeftovers(besides: target, notModifiedFor: FileWrapper.abandonedSaveAge)
-    let tempName = temporaryName(for: name, suffix: "tmp")
+    let tempName = AtomicFile.temporaryName(beside: name)
     // O_EXCL: a fresh file nobody else can hold open; 0600 until the contents are complete.
     let temp = try SystemCalls.open(tempName, in: folder, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600).get(or: failure, "create a temporary file")
     var tempOpen = true
@@ -276,7 +276,7 @@ public enum FileSaver {
     let oldBytes = try old.get(or: failure, "read the file for its backup")
 
     // The backup: flushed, and its name flushed, before the file is touched.
-    let backupName = temporaryName(for: name, suffix: "backup")
+    let backupName = AtomicFile.temporaryName(beside: name, suffix: "backup")
     let backup = try SystemCalls.open(backupName, in: folder, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600).get(or: failure, "create a backup copy")
     var backupExists = true
     defer { if backupExists { _ = SystemCalls.remove(backupName, in: folder) } }
@@ -340,12 +340,6 @@ public enum FileSaver {
     let name = (current as NSString).lastPathComponent
     let realParent = SystemCalls.resolvedPath(parent) ?? parent
     return URL(fileURLWithPath: realParent).appendingPathComponent(name)
-  }
-
-  static func temporaryName(for name: String, suffix: String) -> String {
-    let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-    let base = name.count > 180 ? String(name.prefix(180)) : name
-    return ".\(base).quire-\(random).\(suffix)"
   }
 
 }
