@@ -739,13 +739,6 @@ extension String {
 }
 
 extension ItemProvider {
-  /// Writes the representation of exactly `type` (else the first conforming to it) to
-  /// `requested`, replacing a regular file atomically (a device or FIFO is written through): a file representation is copied keeping holes
-  /// (streamed, never held in memory), a data representation is written.
-  ///
-  /// - Returns: The identifier of the representation written.
-  /// - Throws: ``QuireError`` for a missing type, a failed load, or a destination that
-  ///   cannot be written (the old file is then untouched).
   /// Writes the representation of `type` to `path`, a path of any bytes (a name that is not
   /// UTF-8 is written as that very name), as ``writeRepresentation(for:to:)-(_,URL)`` writes
   /// to a URL.
@@ -757,6 +750,15 @@ extension ItemProvider {
     try await writeRepresentation(for: type, to: OutputPath.url(carrying: path))
   }
 
+  /// Writes the representation of exactly `type` (else the first conforming to it) to
+  /// `requested`, replacing a regular file atomically (a device or FIFO is written through):
+  /// a file representation is copied keeping holes (streamed, never held in memory), a data
+  /// representation is written. A file replaced keeps its permissions (a script stays
+  /// executable); a new one gets 0666 less the umask, as any new file.
+  ///
+  /// - Returns: The identifier of the representation written.
+  /// - Throws: ``QuireError`` for a missing type, a failed load, or a destination that
+  ///   cannot be written (the old file is then untouched).
   @discardableResult
   public func writeRepresentation(for type: UTType, to requested: URL) async throws -> String {
     guard let representation = representation(accepting: [type.identifier]) else {
@@ -786,12 +788,14 @@ extension ItemProvider {
               try OutputPath.writeThrough(data, to: destination, description: special)
               return true
             }
-            // The one atomic writer: beside the destination (0666 less the umask, as a new
-            // file would be), flushed, then renamed over it, so a failure or a crash leaves
-            // the old file whole.
+            // The one atomic writer: beside the destination, flushed, then renamed over it, so
+            // a failure or a crash leaves the old file whole. The file replaced lends its
+            // permissions; a new one gets 0666 less the umask, as a new file would.
             let loaded = try result.get()
+            let replaced = try? SystemCalls.stat(PathText.path(destination.path)).get()
+            let mode = replaced.map { mode_t($0.st_mode & 0o7777) } ?? AtomicFile.newFileMode
             do {
-              try AtomicFile.write(to: destination.path, mode: AtomicFile.newFileMode) { fd in
+              try AtomicFile.write(to: destination.path, mode: mode) { fd in
                 switch loaded {
                 case .data(let data): try SystemCalls.writeAll(fd, data).get()
                 case .file(let url):

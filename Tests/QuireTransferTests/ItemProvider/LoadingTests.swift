@@ -284,3 +284,35 @@ final class LoadingTests: FolderSuite {
     #expect(size == 4 << 20)
   }
 }
+
+/// A representation written over a file replaces it atomically and keeps its permissions, as
+/// a save does: a pasted script stays executable, a private file stays private.
+@Suite("Item provider: writing a representation over a file")
+final class WritingOverAFileTests: FolderSuite {
+  func permissions(_ url: URL) throws -> Int {
+    try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
+  }
+
+  @Test(arguments: [0o755, 0o600, 0o640])
+  func theReplacedFileKeepsItsPermissions(_ mode: Int) async throws {
+    let target = try folder.write("#!/bin/sh\necho old\n", to: "run.sh")
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: target.path)
+    let provider = ItemProvider(suggestedName: "run")
+    provider.registerDataRepresentation(for: .plainText) { Data("#!/bin/sh\necho new\n".utf8) }
+    try await provider.writeRepresentation(for: .plainText, to: target)
+    #expect(try String(contentsOf: target, encoding: .utf8) == "#!/bin/sh\necho new\n")
+    #expect(try permissions(target) == mode)
+  }
+
+  @Test func aNewFileGetsTheUmasksMode() async throws {
+    let target = folder.file("new.txt")
+    let provider = ItemProvider(suggestedName: "new")
+    provider.registerDataRepresentation(for: .plainText) { Data("text\n".utf8) }
+    try await provider.writeRepresentation(for: .plainText, to: target)
+    // The umask as the kernel reports it (setting it to read it would race other tests).
+    let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+    let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+    let mask = try #require(Int(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
+    #expect(try permissions(target) == 0o666 & ~mask)
+  }
+}
