@@ -107,7 +107,7 @@ open class FileCoordinator: @unchecked Sendable {
   ///   watch limit is reached, or the registry under `location` cannot be used.
   ///
   /// Apple's form without a location, ``addFilePresenter(_:)``, never fails: it registers at
-  /// the default location and reports a failure on standard error.
+  /// the default location and tells of a failure (``QuireNotes``).
   public static func addFilePresenter(_ presenter: any FilePresenter, location: CoordinationLocation) throws {
     try PresenterRegistry.shared(for: location).add(presenter)
   }
@@ -536,10 +536,10 @@ open class FileCoordinator: @unchecked Sendable {
           WireMessage(kind: kind, paths: [path], token: access.token), excluding: access.own, timeout: presenterResponseTimeout))
     }
     for who in rounds.flatMap(\.late) {
-      FileHandle.standardError.write(
-        Data(
-          "quire: the presenter of \(QuireError.name(access.description)) in \(who) did not answer within \(presenterResponseTimeout); going ahead without it.\n"
-            .utf8))
+      QuireNotes.tell(
+        QuireNote(
+          .coordination,
+          "The presenter of \(QuireError.name(access.description)) in \(who) did not answer within \(presenterResponseTimeout); going ahead without it."))
     }
     if let own = access.own, access.writing { own.beginOwnAccess() }
     return rounds

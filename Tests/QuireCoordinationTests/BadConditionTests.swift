@@ -3,6 +3,7 @@ import Foundation
 import QuireSystem
 import QuireTestSupport
 import QuireTypes
+import Synchronization
 import SystemPackage
 import Testing
 
@@ -117,6 +118,10 @@ final class BadConditionTests: CoordinationSuite {
     let presenter = RecordingPresenter(file, location: location, answers: false)
     try FileCoordinator.addFilePresenter(presenter, location: location)
     defer { FileCoordinator.removeFilePresenter(presenter) }
+    // The note saying so reaches the program's handler, not standard error.
+    let notes = Mutex<[QuireNote]>([])
+    QuireNotes.setHandler { note in notes.withLock { $0.append(note) } }
+    defer { QuireNotes.setHandler(nil) }
     let start = ContinuousClock.now
     let text = try FileCoordinator(location: location, presenterResponseTimeout: .milliseconds(200))
       .coordinate(readingItemAt: file) { url in try String(contentsOf: url, encoding: .utf8) }
@@ -124,6 +129,9 @@ final class BadConditionTests: CoordinationSuite {
     #expect(text == "disk\n")
     #expect(elapsed >= .milliseconds(200))
     #expect(presenter.texts.contains("save"))
+    let told = notes.withLock { $0 }.filter { $0.message.contains("'slow.md'") }
+    #expect(told.count == 1 && told.first?.area == .coordination, "\(told)")
+    #expect(told.first?.message.contains("did not answer within") == true, "\(told)")
   }
 
   @Test func deadStaleRegistryEntriesAreCleanedUp() async throws {

@@ -59,13 +59,13 @@ open class NSFileAccessIntent: @unchecked Sendable {
 extension FileCoordinator {
   /// Registers `presenter` at the default location, as Apple's `addFilePresenter(_:)`, which
   /// cannot fail: when registering fails (no inotify watch left, an unusable runtime folder),
-  /// the reason goes to standard error and the presenter hears only of coordinated accesses
+  /// the reason is told (``QuireNotes``, standard error by default) and the presenter hears only of coordinated accesses
   /// of this process. ``addFilePresenter(_:location:)`` throws instead.
   public static func addFilePresenter(_ presenter: any FilePresenter) {
     do {
       try addFilePresenter(presenter, location: .default)
     } catch {
-      FileHandle.standardError.write(Data("quire: cannot register a file presenter: \(error)\n".utf8))
+      QuireNotes.tell(QuireNote(.coordination, "Cannot register a file presenter: \(error)", url: presenter.presentedItemURL))
     }
   }
 

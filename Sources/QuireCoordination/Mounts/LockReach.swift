@@ -13,14 +13,14 @@ import SystemPackage
 enum LockReach {
   private static let warned = Mutex<Set<String>>([])
 
-  /// Looks at the file systems of `paths` and warns on standard error for each mount met
-  /// for the first time whose locks do not reach other machines.
+  /// Looks at the file systems of `paths` and tells (``QuireNotes``) of each mount met for the
+  /// first time whose locks do not reach other machines.
   static func note(_ paths: [FilePath]) {
     for path in paths {
       let kind = FileSystemKind.of(path)
       guard !kind.locksReachOtherMachines else { continue }
       guard warned.withLock({ $0.insert(kind.description).inserted }) else { continue }
-      FileHandle.standardError.write(Data((message(for: path, on: kind) + "\n").utf8))
+      QuireNotes.tell(QuireNote(.coordination, message(for: path, on: kind), url: URL(fileURLWithPath: PathText.string(path))))
     }
   }
 
@@ -28,6 +28,6 @@ enum LockReach {
   static func message(for path: FilePath, on kind: FileSystemKind) -> String {
     let place = kind.mountPoint.map { " at '\(DisplayName.escaping($0))'" } ?? ""
     return
-      "quire: '\(DisplayName.escaping(path))' is on a \(kind.type) mount\(place): coordination excludes processes on this machine only; a program on another machine or on the server can still change it meanwhile."
+      "'\(DisplayName.escaping(path))' is on a \(kind.type) mount\(place): coordination excludes processes on this machine only; a program on another machine or on the server can still change it meanwhile."
   }
 }

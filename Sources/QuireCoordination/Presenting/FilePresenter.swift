@@ -23,8 +23,9 @@ public import SystemPackage
 /// A presenter must answer a request (call the completion handler or the `reader`/`writer`
 /// closure) within the coordinator's ``FileCoordinator/presenterResponseTimeout`` (2 s by
 /// default). One that does not is skipped: the coordinated access goes ahead without its
-/// answer (so unsaved changes it holds are not in the file the reader sees), a warning names
-/// it on standard error, and its late answer is ignored. It still gets the messages that
+/// answer (so unsaved changes it holds are not in the file the reader sees), a note names it
+/// (``QuireNotes``: standard error unless the program takes them), and its late answer is
+/// ignored. It still gets the messages that
 /// follow (did change, reacquire).
 public protocol FilePresenter: AnyObject, Sendable {
   /// The presented file or folder. The registration follows the item through moves and

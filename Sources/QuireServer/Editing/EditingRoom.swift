@@ -178,7 +178,7 @@ final class EditingRoom {
   /// Closes every document (the server is stopping), keeping unsaved changes in recovery.
   func closeAll() async {
     for error in await session.closeAll() {
-      FileHandle.standardError.write(Data("quire: \(error.reason)\n".utf8))
+      QuireNotes.tell(QuireNote(.server, error.reason, url: error.url))
     }
     subscriptions = [:]
   }

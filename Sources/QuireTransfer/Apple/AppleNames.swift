@@ -110,10 +110,10 @@ open class UIPasteboard: @unchecked Sendable {
   init(_ pasteboard: Pasteboard?) { self.pasteboard = pasteboard }
 
   /// The general pasteboard. When the user's pasteboard folder cannot be used (another
-  /// user's, a symbolic link), this process gets a private one and says so on standard error.
+  /// user's, a symbolic link), this process gets a private one and says so (``QuireNotes``).
   public static var general: UIPasteboard {
     if let shared = try? Pasteboard.general() { return UIPasteboard(shared) }
-    FileHandle.standardError.write(Data("quire: the general pasteboard's folder cannot be used; this process uses a private one.\n".utf8))
+    QuireNotes.tell(QuireNote(.transfer, "The general pasteboard's folder cannot be used; this process uses a private one."))
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("quire-private-pasteboards-\(getpid())")
     try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     return UIPasteboard(try? Pasteboard(name: Pasteboard.generalName, rootFolder: root))
