@@ -228,6 +228,7 @@ async function showPDF(item) {
   }
   if (pdf.doc !== item.doc) return;
   pdf.info = info;
+  showPDFUndo(info);
   $("pdf-status").textContent = `${info.pages.length} page${info.pages.length === 1 ? "" : "s"}` + (info.annotations ? ` · ${info.annotations} annotation${info.annotations === 1 ? "" : "s"}` : "");
   renderOutline(info.outline);
   // Pages are drawn as they scroll into view, at the pane's width and the screen's resolution.
@@ -331,6 +332,31 @@ async function annotatePDF(body) {
     const thumb = $("pdf-strip").children[body.page]?.querySelector("img");
     if (thumb) thumb.src = `/api/pdf/page?${pdfQuery({ page: body.page, width: 120, v: pdf.version })}`;
     $("pdf-status").textContent = `Saved: ${info.annotations} annotation${info.annotations === 1 ? "" : "s"}`;
+    showPDFUndo(info);
+  } catch (error) {
+    $("pdf-status").textContent = error.message;
+  }
+}
+
+/** The undo and redo buttons as the document's undo manager names them. */
+function showPDFUndo(info) {
+  $("pdf-undo").disabled = !info.undo;
+  $("pdf-undo").textContent = info.undo || "Undo";
+  $("pdf-redo").disabled = !info.redo;
+  $("pdf-redo").textContent = info.redo || "Redo";
+}
+
+/** Undoes or redoes the last highlight or note (saved at once), and draws the pages again. */
+async function undoPDF(redoing) {
+  try {
+    const info = await api(redoing ? "/api/pdf/redo" : "/api/pdf/undo", { doc: pdf.doc });
+    pdf.version += 1;
+    for (const page of document.querySelectorAll(".pdf-page[data-loaded]")) loadPDFPage(page, true);
+    [...$("pdf-strip").querySelectorAll("img")].forEach((thumb, index) => {
+      thumb.src = `/api/pdf/page?${pdfQuery({ page: index, width: 120, v: pdf.version })}`;
+    });
+    $("pdf-status").textContent = `${redoing ? "Redone" : "Undone"}, saved: ${info.annotations} annotation${info.annotations === 1 ? "" : "s"}`;
+    showPDFUndo(info);
   } catch (error) {
     $("pdf-status").textContent = error.message;
   }
@@ -694,6 +720,8 @@ $("close-editor").addEventListener("click", closeEditor);
 $("pdf-find-button").addEventListener("click", findInPDF);
 $("pdf-find").addEventListener("keydown", (event) => { if (event.key === "Enter") findInPDF(); });
 $("pdf-highlight").addEventListener("click", highlightSelection);
+$("pdf-undo").addEventListener("click", () => undoPDF(false));
+$("pdf-redo").addEventListener("click", () => undoPDF(true));
 $("pdf-note").addEventListener("click", startNote);
 
 listen();

@@ -56,6 +56,15 @@ struct PDFInfoReply: Encodable, Sendable {
   var outline: [Entry]
   var annotations: Int
   var edited: Bool
+  /// The undo button's title ("Undo Add Highlight"), nil when there is nothing to undo.
+  var undo: String?
+  /// The redo button's title, nil when there is nothing to redo.
+  var redo: String?
+}
+
+/// What the page's undo and redo send: the document.
+struct PDFDocumentRequest: Decodable {
+  var doc: String
 }
 
 struct PDFBoxReply: Encodable, Sendable {
@@ -89,7 +98,8 @@ struct PDFAnnotateRequest: Decodable {
 
 extension Site {
   /// The PDF view's routes: `GET /api/pdf/info`, `/api/pdf/page` (a PNG), `/api/pdf/words`,
-  /// `/api/pdf/find`, and `POST /api/pdf/annotate` (adds a highlight or note and saves).
+  /// `/api/pdf/find`, `POST /api/pdf/annotate` (adds a highlight or note and saves), and
+  /// `POST /api/pdf/undo` and `/api/pdf/redo` (the document's undo and redo, then a save).
   func pdfRoute(_ request: inout Request, path: String) async throws -> Response? {
     guard path.hasPrefix("/api/pdf/") else { return nil }
     let query = request.uri.queryParameters
@@ -125,6 +135,10 @@ extension Site {
       let body = try await Self.decode(PDFAnnotateRequest.self, from: &request)
       let url = try locations.url(forReference: body.doc)
       return Reply.json(try await room.annotate(url, body))
+    case (.post, "/api/pdf/undo"), (.post, "/api/pdf/redo"):
+      let body = try await Self.decode(PDFDocumentRequest.self, from: &request)
+      let url = try locations.url(forReference: body.doc)
+      return Reply.json(try await room.undo(url, redoing: path == "/api/pdf/redo"))
     default:
       return Reply.json(["error": "There is nothing at \(ServedLocations.shown(path))."], status: .notFound)
     }
@@ -145,8 +159,23 @@ extension PDFRoom {
       pages.append(PDFInfoReply.Page(width: size.width, height: size.height))
       annotations += (try? document.annotations(onPage: index).filter { $0.type != "Widget" }.count) ?? 0
     }
+    let undo = document.undoManager
     return PDFInfoReply(
-      name: url.lastPathComponent, pages: pages, outline: entries(document.outline, depth: 0), annotations: annotations, edited: document.hasUnsavedChanges)
+      name: url.lastPathComponent, pages: pages, outline: entries(document.outline, depth: 0), annotations: annotations, edited: document.hasUnsavedChanges,
+      undo: undo.flatMap { $0.canUndo ? $0.undoMenuItemTitle : nil }, redo: undo.flatMap { $0.canRedo ? $0.redoMenuItemTitle : nil })
+  }
+
+  /// Undoes (or redoes) the document's last change made from the page, a highlight or note,
+  /// and saves: the file gets another incremental update without (or with) it, as the REPL's
+  /// `u` and `w` do.
+  func undo(_ url: URL, redoing: Bool) async throws -> PDFInfoReply {
+    let document = try await document(url)
+    guard let undo = document.undoManager, redoing ? undo.canRedo : undo.canUndo else {
+      throw QuireError(.invalidArgument, "There is nothing to \(redoing ? "redo" : "undo") in \(QuireError.name(url)).", url: url)
+    }
+    if redoing { undo.redo() } else { undo.undo() }
+    try await document.save()
+    return try await info(url)
   }
 
   func png(_ url: URL, page: Int, width: Int) async throws -> Data {

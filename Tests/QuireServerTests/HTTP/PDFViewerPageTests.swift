@@ -130,5 +130,26 @@ final class PDFViewerPageTests: ServedFolderTestCase {
     try await driver.wait(
       for: "page 3 drawn again", until: "const i = document.querySelector('.pdf-page[data-page=\"2\"] img'); return i.complete && i.naturalWidth >= 500")
     try await saveScreenshot(driver, "pdf-3-highlight.png")
+
+    // Undo takes the highlight away (saved as another update), redo puts it back.
+    let undoTitle = try await driver.execute("const b = document.getElementById('pdf-undo'); return b.disabled ? '' : b.textContent") as? String
+    #expect(undoTitle?.hasPrefix("Undo ") == true, "\(undoTitle ?? "")")
+    try await driver.click("#pdf-undo")
+    try await driver.wait(
+      for: "the undo saved", until: "return document.getElementById('pdf-status').textContent.startsWith('Undone, saved: 0 annotations')", limit: .seconds(60))
+    let undone = try await ChildProcess.run(Self.python, ["-c", check, pdf.path])
+    #expect(undone.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(undone.output) \(undone.error)")
+    #expect(try Data(contentsOf: pdf).prefix(saved.count) == saved, "the undo is another incremental update")
+    let buttons = try await driver.execute("return [document.getElementById('pdf-undo').disabled, document.getElementById('pdf-redo').disabled]") as? [Bool]
+    #expect(buttons == [true, false], "nothing left to undo; the highlight to redo")
+    try await driver.click("#pdf-redo")
+    try await driver.wait(
+      for: "the redo saved", until: "return document.getElementById('pdf-status').textContent.startsWith('Redone, saved: 1 annotation')", limit: .seconds(60))
+    let redone = try await ChildProcess.run(Self.python, ["-c", check, pdf.path])
+    #expect(redone.output.trimmingCharacters(in: .whitespacesAndNewlines) == "2 /Highlight True otter", "\(redone.output) \(redone.error)")
+    try await driver.wait(
+      for: "page 3 drawn after the redo",
+      until: "const i = document.querySelector('.pdf-page[data-page=\"2\"] img'); return i.complete && i.naturalWidth >= 500")
+    try await saveScreenshot(driver, "pdf-4-redo.png")
   }
 }
