@@ -1,6 +1,6 @@
 public import Foundation
 import Glibc
-public import QuireDocuments
+import QuireDocuments
 public import QuireFormats
 import QuireSystem
 import QuireTypes
@@ -458,8 +458,11 @@ open class PDFDocument {
     try (0..<pages.count).map { try text(ofPage: $0) }.joined(separator: "\u{0C}")
   }
 
-  /// Every place `string` occurs, page by page in the current order.
-  open func findString(_ string: String, caseSensitive: Bool = false) throws -> [PDFSelection] {
+  /// Every place `string` occurs, page by page in the current order: one selection per page
+  /// with all of its matches, and an error naming a page that cannot be read. (PDFKit's
+  /// `findString(_:withOptions:)`, which `findString("word")` calls, gives one selection per
+  /// match and skips such pages.)
+  open func findString(_ string: String, caseSensitive: Bool) throws -> [PDFSelection] {
     try pages.indices.compactMap { index in
       let bounds = try matches(of: string, onPage: index, caseSensitive: caseSensitive)
       return bounds.isEmpty ? nil : PDFSelection(pageIndex: index, string: string, bounds: bounds, document: self)

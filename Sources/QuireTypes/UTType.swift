@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A uniform type identifier: the name of a kind of data and its place among other kinds.
 ///
@@ -57,6 +57,29 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     if !declared.isEmpty { return declared }
     return TypeRegistry.shared.preferredType(forTag: tag, tagClass: tagClass, conformingTo: supertype).map { [$0] } ?? []
   }
+
+  /// The preferred type for a tag whose class is a string, as Apple's `UTTypeReference`
+  /// (Foundation's class form, here the same type) takes it: `UTTypeReference(tag: "md",
+  /// tagClass: "public.filename-extension", conformingTo: nil)`.
+  public init?(tag: String, tagClass: String, conformingTo supertype: UTType?) {
+    self.init(tag: tag, tagClass: UTTagClass(rawValue: tagClass), conformingTo: supertype)
+  }
+
+  /// Every type carrying `tag` of the tag class named by a string, as Apple's
+  /// `UTTypeReference.types(tag:tagClass:conformingTo:)`.
+  public static func types(tag: String, tagClass: String, conformingTo supertype: UTType?) -> [UTType] {
+    types(tag: tag, tagClass: UTTagClass(rawValue: tagClass), conformingTo: supertype)
+  }
+
+  /// Foundation's reference form of the type (`ReferenceConvertible`): `UTTypeReference`,
+  /// which is this same type here (Swift on Linux bridges no value to a class).
+  public typealias ReferenceType = UTTypeReference
+
+  /// Where the type's format is documented (its declaration's `UTTypeReferenceURL`), or nil.
+  public var referenceURL: URL? { declaration?.referenceURL.flatMap { URL(string: $0) } }
+
+  /// The version of the type's declaration (its `UTTypeVersion`), or nil when it gives none.
+  public var version: NSNumber? { declaration?.version.map { NSNumber(value: $0) } }
 
   public static func == (lhs: UTType, rhs: UTType) -> Bool { lhs.identifier == rhs.identifier }
   public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
@@ -120,6 +143,13 @@ public struct UTTagClass: RawRepresentable, Hashable, Sendable, Codable {
   public static let filenameExtension = UTTagClass(rawValue: "public.filename-extension")
   /// `public.mime-type`.
   public static let mimeType = UTTagClass(rawValue: "public.mime-type")
+}
+
+extension UTTagClass: CustomStringConvertible, CustomDebugStringConvertible {
+  /// The tag class's string, such as `public.filename-extension`.
+  public var description: String { rawValue }
+  /// The tag class's string, such as `public.filename-extension`.
+  public var debugDescription: String { rawValue }
 }
 
 extension UTType {

@@ -1,3 +1,4 @@
+import Foundation
 import QuireTypes
 import Testing
 
@@ -35,6 +36,17 @@ struct UTTypeTests {
     #expect(UTType(filenameExtension: "md", conformingTo: .image)?.isDynamic == true)
     #expect(UTType(filenameExtension: "md", conformingTo: .text) == .markdown)
     #expect(UTType(tag: "textbundle", tagClass: .filenameExtension, conformingTo: .package) == .textBundle)
+  }
+
+  /// Apple's class form takes the tag class as a string, and the tag class prints as one.
+  @Test func theReferenceFormTakesATagClassString() {
+    #expect(UTTypeReference(tag: "md", tagClass: "public.filename-extension", conformingTo: nil) == .markdown)
+    #expect(UTTypeReference.types(tag: "application/pdf", tagClass: "public.mime-type", conformingTo: nil).contains(.pdf))
+    #expect(UTType.ReferenceType.self == UTTypeReference.self)
+    #expect(UTTagClass.filenameExtension.description == "public.filename-extension")
+    #expect("\(UTTagClass.mimeType)" == "public.mime-type")
+    #expect(UTTagClass.mimeType.debugDescription == "public.mime-type")
+    #expect(UTType.textBundle.referenceURL?.host == "textbundle.org")
   }
 
   @Test func unknownIdentifierIsNilButDynamicOnesDecode() {

@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 import QuireDocuments
-public import QuireFormats
+import QuireFormats
 import QuireTypes
 
 /// Which annotation of a page an entry is: one of the file's (by its object) or one added

@@ -3,7 +3,7 @@
 // Linux has no UIKit or AppKit; the values PDFKit's API hands out (a thumbnail's UIImage, a
 // selection's UIColor, a page's CGPDFPage) are.
 public import Foundation
-public import QuireDocuments
+import QuireDocuments
 public import QuireFormats
 
 /// PDFKit's `PDFDisplayBox`: which box of a page ``PDFPage/bounds(for:)`` measures. Quire
@@ -334,4 +334,40 @@ open class PDFDestination {
 extension PDFSelection {
   /// The page the selection is on, in `document`.
   public func page(in document: PDFDocument) -> PDFPage? { document.page(at: pageIndex) }
+}
+
+// PDFKit's classes are NSObjects there, so `==` and hashing work on them: by identity, and
+// PDFKit hands out one PDFPage object per page. Quire's PDFDocument, PDFPage and PDFOutline
+// are plain classes, and `page(at:)` makes a page object per call: a document is equal to
+// itself only, and two page objects are equal when they are the same page of the same
+// document. So `page.document == document` and sets of pages mean what they mean in PDFKit.
+
+extension PDFDocument: Equatable, Hashable {
+  /// Whether `lhs` and `rhs` are the same document object (NSObject's default `isEqual`).
+  public static func == (lhs: PDFDocument, rhs: PDFDocument) -> Bool { lhs === rhs }
+  /// Hashes the object's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+extension PDFPage: Equatable, Hashable {
+  /// Whether `lhs` and `rhs` are the same page (of the same file) of the same document,
+  /// whichever call made the objects; a page in no document is equal to itself only.
+  public static func == (lhs: PDFPage, rhs: PDFPage) -> Bool {
+    if lhs === rhs { return true }
+    guard let document = lhs.document, document === rhs.document else { return false }
+    return lhs.page.source == rhs.page.source && lhs.page.index == rhs.page.index
+  }
+  /// Hashes the document's identity and the page's place in its file.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(document.map(ObjectIdentifier.init))
+    hasher.combine(page.source)
+    hasher.combine(page.index)
+  }
+}
+
+extension PDFOutline: Equatable, Hashable {
+  /// Whether `lhs` and `rhs` are the same outline object (NSObject's default `isEqual`).
+  public static func == (lhs: PDFOutline, rhs: PDFOutline) -> Bool { lhs === rhs }
+  /// Hashes the object's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -2,7 +2,7 @@
 // `beginFindString(_:withOptions:)`, with the delegate callbacks and notifications PDFKit
 // documents. Compatibility surface: see the "Porting from Apple's frameworks" article.
 public import Foundation
-public import QuireDocuments
+import QuireDocuments
 
 /// PDFKit's `PDFDocumentDelegate`: told of a document's finds as they run.
 ///
@@ -92,9 +92,10 @@ extension PDFDocument {
   /// `.PDFDocumentDidEndPageFind`, then
   /// `.PDFDocumentDidEndFind`, each also passed to the
   /// ``delegate``. `.caseInsensitive` in `options` ignores case; other options are ignored. A
-  /// page that cannot be read gives no match. Quire's ``findString(_:caseSensitive:)`` gives one
+  /// page that cannot be read gives no match. `findString("word")` is this form, as in PDFKit.
+  /// Quire's ``findString(_:caseSensitive:)`` gives one
   /// selection per page instead and says why a page cannot be read.
-  public func findString(_ string: String, withOptions options: NSString.CompareOptions) -> [PDFSelection] {
+  public func findString(_ string: String, withOptions options: NSString.CompareOptions = []) -> [PDFSelection] {
     let strings = [string]
     announceFind(.PDFDocumentDidBeginFind)
     defer { announceFind(.PDFDocumentDidEndFind) }

@@ -4,7 +4,7 @@
 public import Foundation
 public import QuireFormats
 import QuireSystem
-public import QuireTypes
+import QuireTypes
 import Synchronization
 
 /// Foundation's `NSItemProvider`: Quire's ``ItemProvider``.

@@ -12,6 +12,8 @@ public struct TypeDeclaration: Sendable, Hashable, Codable {
   public var tags: [UTTagClass: [String]]
   /// `UTTypeReferenceURL`: where the format is documented.
   public var referenceURL: String?
+  /// `UTTypeVersion`: the version of the declaration, when it gives one.
+  public var version: Int?
 
   /// Makes a declaration, as one entry of `UTExportedTypeDeclarations` would.
   ///
@@ -21,15 +23,17 @@ public struct TypeDeclaration: Sendable, Hashable, Codable {
   ///   - description: A description for a person.
   ///   - tags: Tags by class, preferred first (extensions without the dot).
   ///   - referenceURL: Where the format is documented.
+  ///   - version: The version of the declaration (`UTTypeVersion`).
   public init(
     identifier: String, conformsTo: [String], description: String? = nil,
-    tags: [UTTagClass: [String]] = [:], referenceURL: String? = nil
+    tags: [UTTagClass: [String]] = [:], referenceURL: String? = nil, version: Int? = nil
   ) {
     self.identifier = identifier
     self.conformsTo = conformsTo
     self.description = description
     self.tags = tags
     self.referenceURL = referenceURL
+    self.version = version
   }
 }
 
@@ -212,7 +216,10 @@ public struct TypeDeclarationFile: Sendable {
     }
     let description = entry["UTTypeDescription"] as? String
     let reference = entry["UTTypeReferenceURL"] as? String
-    return .success(TypeDeclaration(identifier: identifier, conformsTo: parents, description: description, tags: tags, referenceURL: reference))
+    // An Info.plist gives the version as a number or as a string of digits.
+    let version = (entry["UTTypeVersion"] as? Int) ?? (entry["UTTypeVersion"] as? String).flatMap { Int($0) }
+    return .success(
+      TypeDeclaration(identifier: identifier, conformsTo: parents, description: description, tags: tags, referenceURL: reference, version: version))
   }
 
   /// Why an app may not declare `identifier`, or nil when it may.

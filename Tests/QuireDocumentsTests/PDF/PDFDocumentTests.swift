@@ -50,12 +50,31 @@ final class PDFDocumentTests: FolderSuite {
 
   @Test func searchFindsResultsByPage() throws {
     let document = try PDFDocument(contentsOf: makePDF())
-    let results = try document.findString("page3")
+    let results = try document.findString("page3", caseSensitive: false)
     #expect(results.map(\.pageIndex) == [2])
     #expect(results.first?.bounds.count == 1)
-    #expect(try document.findString("marker").map(\.pageIndex) == [0, 1, 2, 3, 4])
+    #expect(try document.findString("marker", caseSensitive: false).map(\.pageIndex) == [0, 1, 2, 3, 4])
     #expect(try document.findString("page3", caseSensitive: true).isEmpty)
-    #expect(try document.findString("absent").isEmpty)
+    #expect(try document.findString("absent", caseSensitive: false).isEmpty)
+  }
+
+  /// Client code written for PDFKit: `findString(_:)` without options (one selection per
+  /// match, and it does not throw), and documents and pages compared with `==` as NSObjects.
+  @Test func pdfKitsFindAndEqualityAsClientsWriteThem() throws {
+    let url = try makePDF()
+    let document = try PDFDocument(contentsOf: url)
+    #expect(document.findString("marker").map(\.pageIndex) == [0, 1, 2, 3, 4])
+    #expect(document.findString("MARKER").isEmpty, "no options: case counts, as in PDFKit")
+    #expect(document.findString("MARKER", withOptions: .caseInsensitive).count == 5)
+    #expect(document.findString("absent").isEmpty)
+    let page = try #require(document.page(at: 0))
+    #expect(page.document == document)
+    #expect(document.page(at: 0) == page, "another object for the same page")
+    #expect(document.page(at: 1) != page)
+    #expect(Set([page, try #require(document.page(at: 0)), try #require(document.page(at: 1))]).count == 2)
+    let other = try PDFDocument(contentsOf: url)
+    #expect(other != document)
+    #expect(other.page(at: 0) != page, "the same page of another document object")
   }
 
   @Test func pageOperationsUndoAndRedo() throws {

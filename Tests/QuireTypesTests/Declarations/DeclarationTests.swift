@@ -72,6 +72,31 @@ final class DeclarationTests: FolderSuite {
     #expect(registry.type(forFilenameExtension: "bin-example")?.identifier == "com.example.binary")
   }
 
+  /// `UTTypeReferenceURL` and `UTTypeVersion` reach Apple's `referenceURL` and `version`;
+  /// the version is read whether the plist gives it as a number or as a string.
+  @Test func referenceURLAndVersionAreRead() throws {
+    let registry = coreRegistry()
+    let plist: [String: Any] = [
+      "UTExportedTypeDeclarations": [
+        [
+          "UTTypeIdentifier": "com.example.versioned", "UTTypeConformsTo": ["public.data"], "UTTypeVersion": 3,
+          "UTTypeReferenceURL": "https://example.com/format",
+        ],
+        ["UTTypeIdentifier": "com.example.stringversion", "UTTypeConformsTo": ["public.data"], "UTTypeVersion": "7"],
+        ["UTTypeIdentifier": "com.example.plain", "UTTypeConformsTo": ["public.data"]],
+      ]
+    ]
+    let url = folder.file("Info-versions.plist")
+    try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: url)
+    #expect(try registry.loadDeclarations(from: url).isEmpty)
+    let versioned = try #require(registry.type(withIdentifier: "com.example.versioned"))
+    #expect(versioned.referenceURL == URL(string: "https://example.com/format"))
+    #expect(versioned.version == NSNumber(value: 3))
+    #expect(registry.type(withIdentifier: "com.example.stringversion")?.version == NSNumber(value: 7))
+    let plain = try #require(registry.type(withIdentifier: "com.example.plain"))
+    #expect(plain.referenceURL == nil && plain.version == nil)
+  }
+
   @Test func loadsJSON() throws {
     let registry = coreRegistry()
     let json = """
