@@ -75,6 +75,9 @@ let package = Package(
     // libpng: PNG with tEXt chunks (thumbnail metadata) and a fast compression setting.
     .systemLibrary(
       name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+    // libjpeg (libjpeg-turbo): JPEG encoding for UIImage.jpegData(compressionQuality:).
+    .systemLibrary(
+      name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
     .systemLibrary(
       name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
     // libqpdf's C API: lossless PDF page edits (delete, move, rotate, insert) for PDFDocument.
@@ -134,7 +137,7 @@ let package = Package(
     .target(
       name: "QuireFormats",
       dependencies: [
-        "QuireSystem", "QuireTypes", "QuireCore", "QuireMarkdown", "CPoppler", "CPango", "CPNG",
+        "QuireSystem", "QuireTypes", "QuireCore", "QuireMarkdown", "CPoppler", "CPango", "CPNG", "CJPEG",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: swiftSettings),

@@ -388,6 +388,15 @@ quire_lazy_slots:
   .quad quire_lazy_stub_375
   .quad quire_lazy_stub_376
   .quad quire_lazy_stub_377
+  .quad quire_lazy_stub_378
+  .quad quire_lazy_stub_379
+  .quad quire_lazy_stub_380
+  .quad quire_lazy_stub_381
+  .quad quire_lazy_stub_382
+  .quad quire_lazy_stub_383
+  .quad quire_lazy_stub_384
+  .quad quire_lazy_stub_385
+  .quad quire_lazy_stub_386
 
   .text
 #if defined(__x86_64__)
@@ -3414,6 +3423,78 @@ wl_proxy_marshal_flags:
   jmp *quire_lazy_slots+3016(%rip)
 quire_lazy_stub_377:
   pushq $377
+  jmp quire_lazy_common
+  .globl jpeg_CreateCompress
+  .type jpeg_CreateCompress, @function
+  .p2align 4
+jpeg_CreateCompress:
+  jmp *quire_lazy_slots+3024(%rip)
+quire_lazy_stub_378:
+  pushq $378
+  jmp quire_lazy_common
+  .globl jpeg_destroy_compress
+  .type jpeg_destroy_compress, @function
+  .p2align 4
+jpeg_destroy_compress:
+  jmp *quire_lazy_slots+3032(%rip)
+quire_lazy_stub_379:
+  pushq $379
+  jmp quire_lazy_common
+  .globl jpeg_finish_compress
+  .type jpeg_finish_compress, @function
+  .p2align 4
+jpeg_finish_compress:
+  jmp *quire_lazy_slots+3040(%rip)
+quire_lazy_stub_380:
+  pushq $380
+  jmp quire_lazy_common
+  .globl jpeg_mem_dest
+  .type jpeg_mem_dest, @function
+  .p2align 4
+jpeg_mem_dest:
+  jmp *quire_lazy_slots+3048(%rip)
+quire_lazy_stub_381:
+  pushq $381
+  jmp quire_lazy_common
+  .globl jpeg_set_defaults
+  .type jpeg_set_defaults, @function
+  .p2align 4
+jpeg_set_defaults:
+  jmp *quire_lazy_slots+3056(%rip)
+quire_lazy_stub_382:
+  pushq $382
+  jmp quire_lazy_common
+  .globl jpeg_set_quality
+  .type jpeg_set_quality, @function
+  .p2align 4
+jpeg_set_quality:
+  jmp *quire_lazy_slots+3064(%rip)
+quire_lazy_stub_383:
+  pushq $383
+  jmp quire_lazy_common
+  .globl jpeg_start_compress
+  .type jpeg_start_compress, @function
+  .p2align 4
+jpeg_start_compress:
+  jmp *quire_lazy_slots+3072(%rip)
+quire_lazy_stub_384:
+  pushq $384
+  jmp quire_lazy_common
+  .globl jpeg_std_error
+  .type jpeg_std_error, @function
+  .p2align 4
+jpeg_std_error:
+  jmp *quire_lazy_slots+3080(%rip)
+quire_lazy_stub_385:
+  pushq $385
+  jmp quire_lazy_common
+  .globl jpeg_write_scanlines
+  .type jpeg_write_scanlines, @function
+  .p2align 4
+jpeg_write_scanlines:
+  jmp *quire_lazy_slots+3088(%rip)
+quire_lazy_stub_386:
+  pushq $386
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -7195,6 +7276,96 @@ wl_proxy_marshal_flags:
   br x16
 quire_lazy_stub_377:
   mov x17, #377
+  b quire_lazy_common
+  .globl jpeg_CreateCompress
+  .type jpeg_CreateCompress, %function
+  .p2align 4
+jpeg_CreateCompress:
+  adrp x16, quire_lazy_slots+3024
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3024]
+  br x16
+quire_lazy_stub_378:
+  mov x17, #378
+  b quire_lazy_common
+  .globl jpeg_destroy_compress
+  .type jpeg_destroy_compress, %function
+  .p2align 4
+jpeg_destroy_compress:
+  adrp x16, quire_lazy_slots+3032
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3032]
+  br x16
+quire_lazy_stub_379:
+  mov x17, #379
+  b quire_lazy_common
+  .globl jpeg_finish_compress
+  .type jpeg_finish_compress, %function
+  .p2align 4
+jpeg_finish_compress:
+  adrp x16, quire_lazy_slots+3040
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3040]
+  br x16
+quire_lazy_stub_380:
+  mov x17, #380
+  b quire_lazy_common
+  .globl jpeg_mem_dest
+  .type jpeg_mem_dest, %function
+  .p2align 4
+jpeg_mem_dest:
+  adrp x16, quire_lazy_slots+3048
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3048]
+  br x16
+quire_lazy_stub_381:
+  mov x17, #381
+  b quire_lazy_common
+  .globl jpeg_set_defaults
+  .type jpeg_set_defaults, %function
+  .p2align 4
+jpeg_set_defaults:
+  adrp x16, quire_lazy_slots+3056
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3056]
+  br x16
+quire_lazy_stub_382:
+  mov x17, #382
+  b quire_lazy_common
+  .globl jpeg_set_quality
+  .type jpeg_set_quality, %function
+  .p2align 4
+jpeg_set_quality:
+  adrp x16, quire_lazy_slots+3064
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3064]
+  br x16
+quire_lazy_stub_383:
+  mov x17, #383
+  b quire_lazy_common
+  .globl jpeg_start_compress
+  .type jpeg_start_compress, %function
+  .p2align 4
+jpeg_start_compress:
+  adrp x16, quire_lazy_slots+3072
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3072]
+  br x16
+quire_lazy_stub_384:
+  mov x17, #384
+  b quire_lazy_common
+  .globl jpeg_std_error
+  .type jpeg_std_error, %function
+  .p2align 4
+jpeg_std_error:
+  adrp x16, quire_lazy_slots+3080
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3080]
+  br x16
+quire_lazy_stub_385:
+  mov x17, #385
+  b quire_lazy_common
+  .globl jpeg_write_scanlines
+  .type jpeg_write_scanlines, %function
+  .p2align 4
+jpeg_write_scanlines:
+  adrp x16, quire_lazy_slots+3088
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3088]
+  br x16
+quire_lazy_stub_386:
+  mov x17, #386
   b quire_lazy_common
 #endif
 #endif

@@ -276,6 +276,16 @@ open class UIImage: NSObject, @unchecked Sendable {
     self.init(cgImage: image)
   }
 
+  /// The image named `name` among the main bundle's resources (UIKit's `init?(named:)`):
+  /// the file `name`, else `name.png`, read as ``init(data:)`` reads (PNG); nil when there is
+  /// no such resource or it is not a PNG. A program run from its build folder has its
+  /// package's resources there (`Bundle.main`); asset catalogs do not exist on Linux.
+  public convenience init?(named name: String) {
+    let candidates = [Bundle.main.url(forResource: name, withExtension: nil), Bundle.main.url(forResource: name, withExtension: "png")]
+    guard let url = candidates.compactMap({ $0 }).first, let data = try? Data(contentsOf: url) else { return nil }
+    self.init(data: data)
+  }
+
   /// The size in points: pixels divided by ``scale``; zero for an empty image.
   public var size: CGSize {
     guard let cgImage else { return .zero }
@@ -284,6 +294,14 @@ open class UIImage: NSObject, @unchecked Sendable {
 
   /// The image as PNG bytes, nil for an empty image (UIKit's `pngData()`).
   public func pngData() -> Data? { cgImage?.pngData }
+
+  /// The image as JPEG bytes at `compressionQuality` (0 smallest, 1 best), nil for an empty
+  /// image or one that cannot be encoded (UIKit's `jpegData(compressionQuality:)`). JPEG has
+  /// no alpha: transparent parts come out black.
+  public func jpegData(compressionQuality: CGFloat) -> Data? {
+    guard let cgImage, let bitmap = try? Bitmap(pngData: cgImage.pngData) else { return nil }
+    return try? bitmap.jpegData(quality: Double(compressionQuality))
+  }
 
   /// Whether `object` is an image with the same pixels and scale.
   open override func isEqual(_ object: Any?) -> Bool {

@@ -95,6 +95,51 @@ struct AppleImageValuesTests {
     #expect(again == image)
   }
 
+  /// `jpegData(compressionQuality:)` writes a JPEG that GdkPixbuf (GNOME's image loader)
+  /// reads back at the image's size and colour; a lower quality is smaller; an empty image
+  /// gives nil.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs Debian's python3 with python3-gi"))
+  func jpegDataIsAJPEGOtherProgramsRead() throws {
+    let bitmap = try Bitmap(width: 64, height: 48, background: Color(red: 1, green: 0, blue: 0))
+    try bitmap.draw { canvas in canvas.fill(Rect(x: 32, y: 0, width: 32, height: 48), color: Color(red: 0, green: 0, blue: 1)) }
+    let image = UIImage(cgImage: try CGImage(bitmap))
+    let best = try #require(image.jpegData(compressionQuality: 1))
+    let small = try #require(image.jpegData(compressionQuality: 0))
+    #expect(best.starts(with: [0xFF, 0xD8, 0xFF]) && best.suffix(2) == Data([0xFF, 0xD9]))
+    #expect(small.count < best.count)
+    #expect(UIImage().jpegData(compressionQuality: 0.8) == nil)
+    #expect(UIImage(named: "no-such-image-\(UUID().uuidString)") == nil)
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("quire-jpeg-\(UUID().uuidString).jpg")
+    defer { try? FileManager.default.removeItem(at: file) }
+    try best.write(to: file)
+    let script = """
+      import sys, gi
+      gi.require_version("GdkPixbuf", "2.0")
+      from gi.repository import GdkPixbuf
+      p = GdkPixbuf.Pixbuf.new_from_file(sys.argv[1])
+      data = p.get_pixels()
+      def at(x, y):
+          o = y * p.get_rowstride() + x * p.get_n_channels()
+          return "%d,%d,%d" % (data[o], data[o + 1], data[o + 2])
+      print(p.get_width(), p.get_height(), at(8, 24), at(56, 24))
+      """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", script, file.path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let fields = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+    try #require(fields.count == 4, "GdkPixbuf said: \(text)")
+    #expect(fields[0] == "64" && fields[1] == "48")
+    func channels(_ field: String) -> [Int] { field.split(separator: ",").compactMap { Int($0) } }
+    let (red, blue) = (channels(fields[2]), channels(fields[3]))
+    #expect(red.count == 3 && red[0] > 230 && red[1] < 25 && red[2] < 25, "\(red)")
+    #expect(blue.count == 3 && blue[0] < 25 && blue[1] < 25 && blue[2] > 230, "\(blue)")
+  }
+
   @Test func scaleDividesThePixelsIntoPoints() throws {
     let pixels = try CGImage(Bitmap(width: 40, height: 20))
     #expect(UIImage(cgImage: pixels, scale: 2).size == CGSize(width: 20, height: 10))
