@@ -280,15 +280,7 @@ final class REPLAnnotationTests: FolderSuite, RunsQuire {
     let made = try await quire(["thumbnail", "--size", "256", "--output", "thumbs", "form.pdf", "plain.pdf"])
     #expect(made.status == 0, "\(made.error)")
     func highlighted(_ name: String) throws -> Int {
-      let bitmap = try Bitmap(pngData: Data(contentsOf: folder.file("thumbs/\(name).png")))
-      var count = 0
-      for y in 0..<bitmap.height {
-        for x in 0..<bitmap.width {
-          let p = bitmap.pixel(x: x, y: y)
-          if p.red > 220 && p.green > 190 && p.blue < 140 { count += 1 }
-        }
-      }
-      return count
+      try highlightedPixels(Data(contentsOf: folder.file("thumbs/\(name).png")))
     }
     #expect(try highlighted("form.pdf") > 20)
     #expect(try highlighted("plain.pdf") == 0)
