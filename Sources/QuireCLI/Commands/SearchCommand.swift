@@ -29,17 +29,89 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterP
       discussion: "Searches of the same folders then answer from the index at once, without looking at every file first."))
   var watch = false
 
-  func checkInputGiven() throws {
-    if query.isEmpty && !rebuild && !watch { throw ValidationError("Give words to search for, --rebuild or --watch.") }
+  func checkInputGiven() throws { try request.checkInputGiven() }
+
+  func validate() throws { try request.validate() }
+
+  func run() async throws { try await request.run() }
+
+  /// What was asked, as the parser read it.
+  var request: Request {
+    Request(query: query, folders: locations.folders, types: types, limit: limit, rebuild: rebuild, json: json, watch: watch)
   }
 
-  func validate() throws {
-    if watch && !query.isEmpty { throw ValidationError("--watch keeps the index current and searches nothing; search from another shell.") }
-    if !query.isEmpty && SearchQuery(query.joined(separator: " ")).hasNoWords {
-      throw ValidationError(
-        "'\(query.joined(separator: " "))' has no word to search for: give words, a \"phrase\" in double quotes, or a prefix such as budg*.")
+  /// A search as asked on the command line: read by argument-parser, or, for the plain form
+  /// `quire search WORD…` that people type most, without it (``init(plainForm:)``).
+  struct Request: DirectForm {
+    var query: [String]
+    var folders: [String] = []
+    var types: [String] = []
+    var limit = 20
+    var rebuild = false
+    var json = false
+    var watch = false
+
+    init(query: [String], folders: [String], types: [String], limit: Int, rebuild: Bool, json: Bool, watch: Bool) {
+      (self.query, self.folders, self.types, self.limit, self.rebuild, self.json, self.watch) = (query, folders, types, limit, rebuild, json, watch)
     }
-    for type in types where BrowseCommand.type(named: type) == nil { throw ValidationError("'\(type)' is not a known type identifier or filename extension.") }
+
+    /// `search WORD…` with no word starting with `-`, when the words hold something to search
+    /// for; nil for anything else, which the parser then reads (with its checks and messages).
+    /// The result is what the parser would have made of the same words.
+    init?(plainForm arguments: [String]) {
+      guard arguments.count >= 2, arguments[0] == "search", !arguments.dropFirst().contains(where: { $0.hasPrefix("-") }) else { return nil }
+      query = Array(arguments.dropFirst())
+      guard (try? validate()) != nil else { return nil }
+    }
+
+    func checkInputGiven() throws {
+      if query.isEmpty && !rebuild && !watch { throw ValidationError("Give words to search for, --rebuild or --watch.") }
+    }
+
+    func validate() throws {
+      if watch && !query.isEmpty { throw ValidationError("--watch keeps the index current and searches nothing; search from another shell.") }
+      if !query.isEmpty && SearchQuery(query.joined(separator: " ")).hasNoWords {
+        throw ValidationError(
+          "'\(query.joined(separator: " "))' has no word to search for: give words, a \"phrase\" in double quotes, or a prefix such as budg*.")
+      }
+      for type in types where BrowseCommand.type(named: type) == nil {
+        throw ValidationError("'\(type)' is not a known type identifier or filename extension.")
+      }
+    }
+
+    func run() async throws {
+      let browser = BrowserLocationOptions.makeBrowser(folders: folders)
+      let showsProgress = isatty(STDERR_FILENO) == 1
+      let progress: (@Sendable (Int, Int) -> Void)? = showsProgress ? SearchCommand.showProgress : nil
+      if watch {
+        if rebuild { try browser.rebuildSearchIndex(progress: progress) }
+        try await SearchCommand.keepCurrent(browser)
+        return
+      }
+      let search = SearchQuery(query.joined(separator: " "), contentTypes: types.compactMap(BrowseCommand.type(named:)), limit: limit)
+      let hits: [SearchHit]
+      // A process that keeps the index current (quire search --watch, quire serve) makes the
+      // walk over every file unneeded; otherwise the index is brought up to date as the query
+      // runs, and the query runs again if that changed it.
+      if !rebuild, let keeper = browser.searchIndexKeeper {
+        FileHandle.standardError.write(
+          Data("quire: answered from the index that process \(keeper) keeps current; a change of the last second may not be in it yet.\n".utf8))
+        guard !query.isEmpty else { return }
+        hits = try browser.search(search)
+      } else if rebuild || query.isEmpty {
+        let report = rebuild ? try browser.rebuildSearchIndex(progress: progress) : try browser.updateSearchIndex(progress: progress)
+        if rebuild && !json { print("indexed \(report.indexed) documents (\(report.failures.count) by name only)") }
+        guard !query.isEmpty else { return }
+        hits = try browser.search(search)
+      } else {
+        hits = try browser.updateSearchIndexAndSearch(search, progress: progress).hits
+      }
+      if json {
+        print(try BrowserJSON.encode(hits))
+        return
+      }
+      SearchCommand.printHits(hits, terminal: isatty(STDOUT_FILENO) == 1)
+    }
   }
 
   /// `indexing 150/900` on one line of standard error, every 50 documents and at the end.
@@ -49,43 +121,8 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterP
     FileHandle.standardError.write(Data("\rindexing \(done)/\(total)\(end)".utf8))
   }
 
-  func run() async throws {
-    let browser = locations.makeBrowser()
-    let showsProgress = isatty(STDERR_FILENO) == 1
-    let progress: (@Sendable (Int, Int) -> Void)? = showsProgress ? Self.showProgress : nil
-    if watch {
-      if rebuild { try browser.rebuildSearchIndex(progress: progress) }
-      try await keepCurrent(browser)
-      return
-    }
-    let search = SearchQuery(query.joined(separator: " "), contentTypes: types.compactMap(BrowseCommand.type(named:)), limit: limit)
-    let hits: [SearchHit]
-    // A process that keeps the index current (quire search --watch, quire serve) makes the
-    // walk over every file unneeded; otherwise the index is brought up to date as the query
-    // runs, and the query runs again if that changed it.
-    if !rebuild, let keeper = browser.searchIndexKeeper {
-      FileHandle.standardError.write(
-        Data("quire: answered from the index that process \(keeper) keeps current; a change of the last second may not be in it yet.\n".utf8))
-      guard !query.isEmpty else { return }
-      hits = try browser.search(search)
-    } else if rebuild || query.isEmpty {
-      let report = rebuild ? try browser.rebuildSearchIndex(progress: progress) : try browser.updateSearchIndex(progress: progress)
-      if rebuild && !json { print("indexed \(report.indexed) documents (\(report.failures.count) by name only)") }
-      guard !query.isEmpty else { return }
-      hits = try browser.search(search)
-    } else {
-      hits = try browser.updateSearchIndexAndSearch(search, progress: progress).hits
-    }
-    if json {
-      print(try BrowserJSON.encode(hits))
-      return
-    }
-    let terminal = isatty(STDOUT_FILENO) == 1
-    printHits(hits, terminal: terminal)
-  }
-
   /// `--watch`: keeps the index current until SIGINT or SIGTERM (or the task's cancellation).
-  func keepCurrent(_ browser: DocumentBrowser) async throws {
+  static func keepCurrent(_ browser: DocumentBrowser) async throws {
     if QuireCommand.ownsProcess {
       Interrupt.install(for: [SIGINT, SIGTERM])
       CaughtSignals.prepare()
@@ -98,7 +135,7 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterP
     await WatchCommand.waitUntilDone(printer: WatchPrinter(), count: nil, deadline: nil, interruptible: QuireCommand.ownsProcess)
   }
 
-  func printHits(_ hits: [SearchHit], terminal: Bool) {
+  static func printHits(_ hits: [SearchHit], terminal: Bool) {
     for hit in hits {
       let place = hit.page.map { "page \($0), line \(hit.line ?? 1)" } ?? hit.line.map { "line \($0)" } ?? ""
       print("\(BrowserJSON.shown(hit.url))\(place.isEmpty ? "" : ":") \(place)")

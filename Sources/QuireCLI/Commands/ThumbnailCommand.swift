@@ -78,28 +78,58 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAft
 
   // MARK: The thumbnailer form
 
-  /// Draws one file in this process (the file manager has its own sandbox and time-out; an
-  /// alarm and an address-space limit bound it here too) and writes OUTPUT.
+  /// Draws one file in this process and writes OUTPUT (see ``ThumbnailerForm``).
   func thumbnailOne(size: Int) throws {
-    // Process-wide limits only when quire is the program; a caller running the command
-    // in its own process (a test, an embedding tool) must not get an alarm or RLIMIT_AS.
-    if QuireCommand.ownsProcess { alarm(UInt32(max(1, timeLimit.rounded(.up)))) }
-    if QuireCommand.ownsProcess, memoryLimit > 0 {
-      var limit = rlimit(rlim_cur: rlim_t(memoryLimit) << 20, rlim_max: rlim_t(memoryLimit) << 20)
-      _ = setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
+    try ThumbnailerForm(size: size, input: paths[0], output: paths[1], timeLimit: timeLimit, memoryLimit: memoryLimit).run()
+  }
+
+  /// The form file managers call, `quire thumbnail -s SIZE INPUT OUTPUT`: one file drawn in
+  /// this process (the file manager has its own sandbox and time-out; an alarm and an
+  /// address-space limit bound it here too) and written to OUTPUT.
+  struct ThumbnailerForm: DirectForm {
+    let size: Int
+    let input: String
+    let output: String
+    var timeLimit: Double = 10
+    var memoryLimit: Int = 2048
+
+    init(size: Int, input: String, output: String, timeLimit: Double, memoryLimit: Int) {
+      (self.size, self.input, self.output, self.timeLimit, self.memoryLimit) = (size, input, output, timeLimit, memoryLimit)
     }
-    // The input by its bytes (a file:// URI's %FF escapes too): a name that is not UTF-8 is
-    // the very file named.
-    let input = paths[0].hasPrefix("file://") ? FreedesktopNames.filePath(forFileURI: paths[0]) : QuireCommand.filePath(paths[0])
-    guard let input else {
-      throw QuireError(.invalidArgument, "Cannot read '\(DisplayName.escaping(paths[0]))': only local file:// URIs and paths are supported.")
+
+    /// The form read without the argument parser, when `arguments` are exactly `thumbnail -s
+    /// SIZE INPUT OUTPUT` with SIZE a number from 1 to 4096 and neither file starting with
+    /// `-`; nil for anything else (the parser then reads it, with its own checks and
+    /// messages). The result is what the parser would have made of the same words.
+    init?(arguments: [String]) {
+      guard arguments.count == 5, arguments[0] == "thumbnail", arguments[1] == "-s",
+        arguments[2].utf8.count <= 4, arguments[2].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let size = Int(arguments[2]),
+        (1...4096).contains(size), !arguments[3].hasPrefix("-"), !arguments[4].hasPrefix("-")
+      else { return nil }
+      (self.size, self.input, self.output) = (size, arguments[3], arguments[4])
     }
-    let generator = ThumbnailGenerator()
-    let type = try generator.contentType(of: input)
-    let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(filePath: input, contentType: type, maximumSize: size))
-    let source = try ThumbnailCache.source(for: input)
-    let png = try bitmap.pngData(text: ThumbnailOutput.textChunks(for: source, type: type, software: "Quire \(quireVersion)"))
-    try ThumbnailOutput.write(png, to: QuireCommand.outputPath(paths[1]))
+
+    func run() throws {
+      // Process-wide limits only when quire is the program; a caller running the command
+      // in its own process (a test, an embedding tool) must not get an alarm or RLIMIT_AS.
+      if QuireCommand.ownsProcess { alarm(UInt32(max(1, timeLimit.rounded(.up)))) }
+      if QuireCommand.ownsProcess, memoryLimit > 0 {
+        var limit = rlimit(rlim_cur: rlim_t(memoryLimit) << 20, rlim_max: rlim_t(memoryLimit) << 20)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
+      }
+      // The input by its bytes (a file:// URI's %FF escapes too): a name that is not UTF-8 is
+      // the very file named.
+      let path = input.hasPrefix("file://") ? FreedesktopNames.filePath(forFileURI: input) : QuireCommand.filePath(input)
+      guard let path else {
+        throw QuireError(.invalidArgument, "Cannot read '\(DisplayName.escaping(input))': only local file:// URIs and paths are supported.")
+      }
+      let generator = ThumbnailGenerator()
+      let type = try generator.contentType(of: path)
+      let bitmap = try generator.generateBestRepresentation(for: ThumbnailRequest(filePath: path, contentType: type, maximumSize: size))
+      let source = try ThumbnailCache.source(for: path)
+      let png = try bitmap.pngData(text: ThumbnailOutput.textChunks(for: source, type: type, software: "Quire \(quireVersion)"))
+      try ThumbnailOutput.write(png, to: QuireCommand.outputPath(output))
+    }
   }
 
   // MARK: Batch

@@ -170,6 +170,22 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
 
   // MARK: 4. Search
 
+  /// `quire search WORD…` is read without the argument parser (see `DirectForm`): it prints
+  /// what the same search spelled with an option prints, and words it cannot search for get
+  /// the parser's usage error.
+  @Test func thePlainSearchFormAnswersAsTheParsedCommandDoes() async throws {
+    try folder.write("a capybara and a \"quoted okapi\"\n", to: "note.md")
+    try folder.write("only an okapi\n", to: "other.txt")
+    let plain = try await quire(["search", "okapi"])
+    let parsed = try await quire(["search", "--limit", "20", "okapi"])
+    #expect(plain.status == 0 && parsed.status == 0, "\(plain.error) \(parsed.error)")
+    #expect(plain.output == parsed.output && plain.output.contains("note.md") && plain.output.contains("other.txt"), "\(plain.output)")
+    let phrase = try await quire(["search", "\"quoted okapi\"", "capybara"])
+    #expect(phrase.status == 0 && phrase.output.contains("note.md") && !phrase.output.contains("other.txt"), "\(phrase.output)")
+    let nothing = try await quire(["search", "*"])
+    #expect(nothing.status == 2 && nothing.error.contains("has no word to search for") && nothing.error.contains("Usage: quire search"), "\(nothing.error)")
+  }
+
   @Test func searchFindsMarkdownTextAndPDFAndSurvivesADamagedIndex() async throws {
     guard let markdown = sharedCorpus("markdown"), let pdf = sharedCorpus("pdf") else { return }
     try FileManager.default.copyItem(at: markdown.appendingPathComponent("art-of-command-line-README.md"), to: folder.file("cli.md"))

@@ -71,6 +71,55 @@ final class ThumbnailCommandTests: FolderSuite, RunsQuire {
     #expect(!FileManager.default.fileExists(atPath: output.path + "2"))
   }
 
+  /// The form file managers call is read without the argument parser; every other spelling
+  /// still goes through it, with its checks and messages.
+  @Test func theThumbnailerFormIsReadOnlyWhenItIsExactlyThatForm() {
+    let form = ThumbnailCommand.ThumbnailerForm(arguments: ["thumbnail", "-s", "256", "in.md", "out.png"])
+    #expect(form?.size == 256 && form?.input == "in.md" && form?.output == "out.png")
+    #expect(ThumbnailCommand.ThumbnailerForm(arguments: ["thumbnail", "-s", "4096", "file:///a%20b.md", "o.png"])?.size == 4096)
+    let others: [[String]] = [
+      ["thumbnail", "-s", "0", "in.md", "out.png"],  // the parser says the size must be 1 to 4096
+      ["thumbnail", "-s", "4097", "in.md", "out.png"],
+      ["thumbnail", "-s", "+12", "in.md", "out.png"],
+      ["thumbnail", "-s", "12x", "in.md", "out.png"],
+      ["thumbnail", "-s", "", "in.md", "out.png"],
+      ["thumbnail", "-s256", "in.md", "out.png"],
+      ["thumbnail", "--size", "256", "in.md", "out.png"],
+      ["thumbnail", "-s", "256", "--json", "out.png"],
+      ["thumbnail", "-s", "256", "in.md", "--help"],
+      ["thumbnail", "-s", "256", "in.md"],
+      ["thumbnail", "-s", "256", "in.md", "out.png", "extra"],
+      ["preview", "-s", "256", "in.md", "out.png"],
+    ]
+    for arguments in others { #expect(ThumbnailCommand.ThumbnailerForm(arguments: arguments) == nil, "\(arguments)") }
+  }
+
+  /// `quire search WORD…` is read without the parser; a line with an option, or words that
+  /// hold nothing to search for, goes to the parser.
+  @Test func thePlainSearchFormIsReadOnlyWithoutOptions() {
+    #expect(SearchCommand.Request(plainForm: ["search", "budget"])?.query == ["budget"])
+    #expect(SearchCommand.Request(plainForm: ["search", "\"a phrase\"", "budg*"])?.query == ["\"a phrase\"", "budg*"])
+    let plain = SearchCommand.Request(plainForm: ["search", "x"])
+    #expect(plain?.limit == 20 && plain?.folders == [] && plain?.types == [] && plain?.json == false && plain?.rebuild == false && plain?.watch == false)
+    for arguments in [["search"], ["search", "--json", "x"], ["search", "x", "-h"], ["search", "*"], ["search", "\"\""], ["browse", "x"]] {
+      #expect(SearchCommand.Request(plainForm: arguments) == nil, "\(arguments)")
+    }
+  }
+
+  /// The form read without the parser writes the same PNG, byte for byte, as the same request
+  /// spelled so that the parser reads it, and fails the same way.
+  @Test func theThumbnailerFormMakesWhatTheParsedCommandMakes() async throws {
+    try folder.write("# Title\n\nSome *text* and `code`.\n\n- one\n- two\n", to: "note.md")
+    let direct = try await quire(["thumbnail", "-s", "96", "note.md", "direct.png"])
+    let parsed = try await quire(["thumbnail", "-s", "96", "--time-limit", "10", "note.md", "parsed.png"])
+    #expect(direct.status == 0 && direct.error.isEmpty && parsed.status == 0 && parsed.error.isEmpty, "\(direct.error) \(parsed.error)")
+    #expect(try Data(contentsOf: folder.file("direct.png")) == Data(contentsOf: folder.file("parsed.png")))
+    let directFailure = try await quire(["thumbnail", "-s", "96", "gone.md", "a.png"])
+    let parsedFailure = try await quire(["thumbnail", "-s", "96", "--time-limit", "10", "gone.md", "a.png"])
+    #expect(directFailure.status == 1 && directFailure.status == parsedFailure.status)
+    #expect(directFailure.error == parsedFailure.error && directFailure.error.contains("gone.md"), "\(directFailure.error)")
+  }
+
   /// A person at a shell names files relative to the current folder; a PDF's page is drawn
   /// and read from such a name as from a full path.
   @Test func relativeNamesOfPDFsAreThumbnailedAndPreviewed() async throws {
