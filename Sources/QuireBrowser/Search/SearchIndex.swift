@@ -242,7 +242,7 @@ final class SearchIndex: Sendable {
   /// `lstat` per entry when nothing changed: a file whose size and modification time are what
   /// the index holds (indexed, or skipped as not a document to index) is neither identified
   /// nor read. New and changed files are identified; documents among them are read and
-  /// indexed on both cores (``SearchIndex/texts(of:)``), committed in batches of 64. Documents
+  /// indexed on both cores (``SearchIndex/readTexts(of:pdfWorkers:each:)``), committed in batches of 64. Documents
   /// no longer there are removed.
   func update(listing: Listing, rebuilding: Bool, progress: (@Sendable (Int, Int) -> Void)?) throws -> SearchIndexReport {
     if rebuilding { removeFiles() }
@@ -344,47 +344,63 @@ final class SearchIndex: Sendable {
         }
         report.removed = gone.count
       }
-      // Reading, in batches: each batch's texts are read on both cores, then committed at once.
-      var done = 0
-      for start in stride(from: 0, to: changed.count, by: 64) {
-        let batch = Array(changed[start..<min(start + 64, changed.count)])
-        let texts = Self.texts(of: batch, pdfWorkers: listing.configuration.pdfTextWorkers)
-        try database.write { db in
-          for (item, (text, failure)) in zip(batch, texts) {
-            try db.execute(sql: "DELETE FROM skipped WHERE path = ?", arguments: [item.url.path])
-            try Self.store(item, text: text, failure: failure, in: db)
+      // Reading: texts are stored 64 at a time as they come in (``readTexts``), so a batch
+      // of PDFs does not wait for the slowest one of another, and the workers start once.
+      var pending: [(item: BrowserItem, text: String, failure: String?)] = []
+      var storeError: (any Error)?
+      func storePending() {
+        guard storeError == nil, !pending.isEmpty else { return }
+        do {
+          try database.write { db in
+            for (item, text, failure) in pending {
+              try db.execute(sql: "DELETE FROM skipped WHERE path = ?", arguments: [item.url.path])
+              try Self.store(item, text: text, failure: failure, in: db)
+            }
           }
+        } catch {
+          storeError = error
+          return
         }
-        for (item, (_, failure)) in zip(batch, texts) {
+        for (item, _, failure) in pending {
           if let failure { report.failures.append(.init(url: item.url, reason: failure)) }
         }
-        report.indexed += batch.count
-        done += batch.count
-        progress?(report.unchanged + done, report.unchanged + changed.count)
+        report.indexed += pending.count
+        progress?(report.unchanged + report.indexed, report.unchanged + changed.count)
+        pending.removeAll(keepingCapacity: true)
       }
+      Self.readTexts(of: changed, pdfWorkers: listing.configuration.pdfTextWorkers) { index, text, failure in
+        guard storeError == nil else { return }
+        pending.append((changed[index], text, failure))
+        if pending.count >= 64 { storePending() }
+      }
+      storePending()
+      if let storeError { throw storeError }
       if changed.isEmpty { progress?(report.unchanged, report.unchanged) }
     }
     report.wasRecreated = takeRecreated() || rebuilding
     return report
   }
 
-  /// The texts of `items` (``text(of:)``), read on every core: each worker takes the next item.
-  /// With `pdfWorkers`, PDFs are read in those worker processes instead, each within its
-  /// time and memory limits; a PDF a worker could not read is indexed by name, with why.
-  static func texts(of items: [BrowserItem], pdfWorkers: PDFTextWorkers? = nil) -> [(String, String?)] {
-    guard let pdfWorkers else { return textsInProcess(of: items) }
-    let pdfs = items.indices.filter { items[$0].contentType.conforms(to: .pdf) }
-    guard !pdfs.isEmpty else { return textsInProcess(of: items) }
-    var results = [(String, String?)](repeating: ("", nil), count: items.count)
-    let others = items.indices.filter { !items[$0].contentType.conforms(to: .pdf) }
-    for (index, text) in zip(others, textsInProcess(of: others.map { items[$0] })) { results[index] = text }
-    for (index, read) in zip(pdfs, pdfWorkers.texts(of: pdfs.map { items[$0].url })) {
+  /// Reads the texts of `items` (``text(of:)``), handing each to `each(index, text, failure)`
+  /// as it is read. Documents other than PDFs are read first, on every core of this process,
+  /// 64 at a time. PDFs follow: with `pdfWorkers`, in those worker processes (one set of
+  /// workers for all of them; each PDF within their time and memory limits, so a hostile one
+  /// costs a worker, not this process; one a worker could not read is indexed by name, with
+  /// why); without, in this process like the rest.
+  static func readTexts(of items: [BrowserItem], pdfWorkers: PDFTextWorkers?, each: (Int, String, String?) -> Void) {
+    let inWorkers = pdfWorkers == nil ? [] : items.indices.filter { items[$0].contentType.conforms(to: .pdf) }
+    let inProcess = inWorkers.isEmpty ? Array(items.indices) : items.indices.filter { !items[$0].contentType.conforms(to: .pdf) }
+    for start in stride(from: 0, to: inProcess.count, by: 64) {
+      let chunk = inProcess[start..<min(start + 64, inProcess.count)]
+      for (index, (text, failure)) in zip(chunk, textsInProcess(of: chunk.map { items[$0] })) { each(index, text, failure) }
+    }
+    guard let pdfWorkers, !inWorkers.isEmpty else { return }
+    pdfWorkers.readTexts(of: inWorkers.map { items[$0].url }) { position, read in
       switch read {
-      case .success(let text): results[index] = (text, nil)
-      case .failure(let error): results[index] = ("", error.reason)
+      case .success(let text): each(inWorkers[position], text, nil)
+      case .failure(let error): each(inWorkers[position], "", error.reason)
       }
     }
-    return results
   }
 
   /// The texts of `items`, all read in this process.
@@ -402,15 +418,17 @@ final class SearchIndex: Sendable {
     return results.withLock { $0 }
   }
 
-  /// Indexes one document again (or drops it when `item` is nil).
-  func update(path: String, item: BrowserItem?) throws {
+  /// Indexes one document again (or drops it when `item` is nil); a PDF is read in
+  /// `pdfWorkers`' processes when given.
+  func update(path: String, item: BrowserItem?, pdfWorkers: PDFTextWorkers? = nil) throws {
     try withDatabase { database in
       try database.write { db in
         if let id = try Int64.fetchOne(db, sql: "SELECT id FROM document WHERE path = ?", arguments: [path]) { try Self.delete(id, in: db) }
       }
       guard let item, Self.isIndexable(item.contentType) else { return }
-      let (text, failure) = Self.text(of: item)
-      try database.write { db in try Self.store(item, text: text, failure: failure, in: db) }
+      var read = ("", nil as String?)
+      Self.readTexts(of: [item], pdfWorkers: pdfWorkers) { _, text, failure in read = (text, failure) }
+      try database.write { db in try Self.store(item, text: read.0, failure: read.1, in: db) }
     }
   }
 

@@ -382,7 +382,7 @@ extension DocumentBrowser {
       case .removed: try index.update(path: change.url.path, item: nil)
       case .added, .modified, .moved:
         if let previous = change.previousURL { try index.update(path: previous.path, item: nil) }
-        try index.update(path: change.url.path, item: change.item)
+        try index.update(path: change.url.path, item: change.item, pdfWorkers: configuration.pdfTextWorkers)
       default:
         _ = try index.update(listing: Listing(configuration: configuration), rebuilding: false, progress: nil)
       }

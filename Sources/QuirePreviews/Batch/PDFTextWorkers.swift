@@ -39,9 +39,19 @@ public struct PDFTextWorkers: Sendable {
   /// why it could not be read (damaged, encrypted, a worker that crashed, stopped at the time
   /// limit, or could not start). Blocks until every file has its answer.
   public func texts(of files: [URL]) -> [Result<String, QuireError>] {
-    guard !files.isEmpty else { return [] }
     var results = [Result<String, QuireError>](
       repeating: .failure(QuireError(.libraryFailure, "No worker answered.")), count: files.count)
+    readTexts(of: files) { index, read in results[index] = read }
+    return results
+  }
+
+  /// Reads the text of each PDF in `files`, as ``texts(of:)`` does, handing each answer to
+  /// `each(index, result)` as soon as its worker gives it (in the order the workers finish,
+  /// `index` being the file's position in `files`), so that a caller can store texts while
+  /// later files are still being read. Blocks until every file has had its answer; the
+  /// workers are started once for all of `files`.
+  public func readTexts(of files: [URL], each: (Int, Result<String, QuireError>) -> Void) {
+    guard !files.isEmpty else { return }
     let jobs = files.enumerated().map { index, file in
       WorkerPool.QueuedJob(
         job: WorkerJob(id: index, path: file.path, typeIdentifier: UTType.pdf.identifier, size: 0, software: "", readsText: true), notBefore: nil)
@@ -50,14 +60,13 @@ public struct PDFTextWorkers: Sendable {
     var pool = WorkerPool(settings: settings, count: min(count, files.count))
     pool.run(jobs) { job, reply, _ in
       if reply.status == .made {
-        results[job.id] = .success(reply.text ?? "")
+        each(job.id, .success(reply.text ?? ""))
       } else {
         let known: [QuireError.Code] = [.timedOut, .fileMissing, .permissionDenied, .invalidContent, .libraryFailure]
         let code = known.first { $0.description == reply.code } ?? .libraryFailure
-        results[job.id] = .failure(QuireError(code, reply.message ?? "The worker could not read the PDF.", url: files[job.id]))
+        each(job.id, .failure(QuireError(code, reply.message ?? "The worker could not read the PDF.", url: files[job.id])))
       }
       return nil
     }
-    return results
   }
 }

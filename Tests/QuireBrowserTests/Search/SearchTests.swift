@@ -403,6 +403,25 @@ final class SearchTests: BrowserTestCase {
     #expect(try browser.search("invoice").isEmpty)
   }
 
+  /// A PDF that arrives while this process keeps the index current (a server, `quire search
+  /// --watch`) is read by the workers too, not by poppler in the keeping process. The worker
+  /// here is an `sh` script that answers every job with its own words, so a text found in the
+  /// index can only have come from a worker.
+  @Test func aPDFAddedWhileTheIndexIsKeptIsReadByTheWorkers() async throws {
+    try makeDocuments()
+    let script =
+      #"while read -r line; do id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/'); printf '{"id":%s,"status":"made","text":"answered by the stub"}\n' "$id"; done"#
+    let workers = PDFTextWorkers(executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", script], count: 1, memoryLimit: 0)
+    let browser = DocumentBrowser(configuration: .init(locations: [folder.url], environment: environment, pdfTextWorkers: workers))
+    try browser.startUpdatingSearchIndex()
+    defer { browser.stopWatching() }
+    #expect(try browser.search("stub").map(\.url.lastPathComponent) == ["bill.pdf"])
+    try writePDF(to: folder.file("later.pdf"), pages: ["Receipt for the boots"], width: 300, height: 400)
+    #expect(await eventually { (try? browser.search("stub").map(\.url.lastPathComponent).sorted()) == ["bill.pdf", "later.pdf"] })
+    #expect(try browser.search("receipt").isEmpty && browser.search("invoice").isEmpty, "no PDF was read in this process")
+    #expect(try browser.search("elephants").map(\.url.lastPathComponent) == ["plain.txt"])
+  }
+
   @Test func indexFileIsPrivate() throws {
     try makeDocuments()
     try browser.updateSearchIndex()
