@@ -63,6 +63,11 @@ final class RPCClientTests: FolderSuite {
     #expect(output.contains("close and SIGTERM kept the unsaved edits"))
   }
 
+  @Test func aSearchKeepsTheFoldersIndexCurrentForOtherProcessesUntilTheSessionEnds() async throws {
+    let output = try await run("search")
+    #expect(output.contains("the session's index answered quire search, took a new file and was let go at the end"))
+  }
+
   @Test func aFrameOver64MiBIsRefusedWithoutBeingReadAndTheSessionGoesOn() async throws {
     let output = try await run("oversized")
     #expect(output.contains("an 80 MiB frame refused"))

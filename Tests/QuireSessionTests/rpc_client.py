@@ -365,6 +365,37 @@ def scenario_oversized(quire, folder):
     check(client.stop() == 0, "the session ends cleanly")
 
 
+def scenario_search(quire, folder):
+    """A search keeps the folder's index current for the session: `quire search` in another
+    process answers from it, a file written later is found without another walk, and once the
+    session ends searches walk again."""
+    notes = os.path.join(folder, "notes")
+    os.makedirs(notes)
+    with open(os.path.join(notes, "zoo.md"), "w", encoding="utf-8") as file:
+        file.write("# Zoo\n\nthe walrus sleeps\n")
+    client = Client(quire, folder)
+    hits = client.request("search", {"query": "walrus", "folder": notes})["hits"]
+    check([os.path.basename(hit["url"]) for hit in hits] == ["zoo.md"], f"the first search finds zoo.md: {hits}")
+    other = subprocess.run([quire, "search", "--in", notes, "walrus"], capture_output=True, text=True, cwd=folder)
+    keeper = f"answered from the index that process {client.process.pid} keeps current"
+    check(other.returncode == 0 and "zoo.md: line 3" in other.stdout, f"quire search: {other.stdout} {other.stderr}")
+    check(keeper in other.stderr, f"quire search answered from the session's index: {other.stderr}")
+    with open(os.path.join(notes, "okapi.md"), "w", encoding="utf-8") as file:
+        file.write("an okapi arrives\n")
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        found = client.request("search", {"query": "okapi", "folder": notes})["hits"]
+        if [os.path.basename(hit["url"]) for hit in found] == ["okapi.md"]:
+            break
+        check(time.monotonic() < deadline, "the new file was never indexed")
+        time.sleep(0.05)
+    check(client.stop() == 0, "the session ends cleanly")
+    after = subprocess.run([quire, "search", "--in", notes, "okapi"], capture_output=True, text=True, cwd=folder)
+    check(after.returncode == 0 and "okapi.md: line 1" in after.stdout, f"quire search after the session: {after.stdout} {after.stderr}")
+    check("answered from the index" not in after.stderr, f"no process keeps the index once the session ended: {after.stderr}")
+    print("the session's index answered quire search, took a new file and was let go at the end")
+
+
 def scenario_bench(quire, folder, count=10000):
     """10,000 single-character versioned edits on a 1 MiB text, one round trip each."""
     path = os.path.join(folder, "big.txt")
@@ -422,6 +453,7 @@ SCENARIOS = {
     "recovery": scenario_recovery,
     "oversized": scenario_oversized,
     "bench": scenario_bench,
+    "search": scenario_search,
     "bench-nvim": scenario_bench_nvim,
     "bench-nvim-set-text": lambda quire, folder, count=10000: scenario_bench_nvim(quire, folder, count, read_tick=False),
 }

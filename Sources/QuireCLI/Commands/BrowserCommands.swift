@@ -84,3 +84,48 @@ enum BrowserJSON {
     }
   }
 }
+
+/// The search indexes a long-running front end (the REPL, `quire rpc`) keeps current once it
+/// has searched their folders.
+///
+/// The first search of a set of folders brings its index up to date and starts keeping it
+/// current from the folders' change notifications (``DocumentBrowser/startUpdatingSearchIndex()``),
+/// so later searches, in this process or another (`quire search`), answer from the index at
+/// once instead of looking at every file first. At most `limit` sets are kept (the one
+/// searched longest ago stops first); ``stopAll()`` stops them when the session ends. Where
+/// keeping cannot start (too many folders for inotify, a mark that is not Quire's), the search
+/// brings the index up to date and answers, as `quire search` does.
+@MainActor
+final class KeptSearchIndexes {
+  private var kept: [(folders: [String], browser: DocumentBrowser)] = []
+  let limit: Int
+
+  init(limit: Int = 4) { self.limit = limit }
+
+  /// The hits of `query` in `browser`'s folders, from the browser already keeping their index
+  /// when there is one.
+  func search(_ query: SearchQuery, in browser: DocumentBrowser) throws -> [SearchHit] {
+    let folders = browser.configuration.locations.map(\.path)
+    if let index = kept.firstIndex(where: { $0.folders == folders }) {
+      let entry = kept.remove(at: index)
+      kept.append(entry)
+      return try entry.browser.search(query)
+    }
+    do {
+      try browser.startUpdatingSearchIndex()
+    } catch {
+      browser.stopWatching()
+      try browser.updateSearchIndex()
+      return try browser.search(query)
+    }
+    kept.append((folders, browser))
+    if kept.count > limit { kept.removeFirst().browser.stopWatching() }
+    return try browser.search(query)
+  }
+
+  /// Stops keeping every index (the session is ending).
+  func stopAll() {
+    for entry in kept { entry.browser.stopWatching() }
+    kept = []
+  }
+}

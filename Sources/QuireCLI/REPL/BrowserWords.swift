@@ -136,11 +136,9 @@ struct SearchWord: SessionCommand {
       return
     }
     guard !words.isEmpty else { throw EdError("search for what? search budget, search \"action items\", search budg*") }
+    // The session keeps the index current after its first search (``KeptSearchIndexes``).
     let browser = BrowserWords.browser(for: session)
-    let hits = try BrowserWords.run {
-      try browser.updateSearchIndex()
-      return try browser.search(words.joined(separator: " "))
-    }
+    let hits = try BrowserWords.run { try session.keptSearchIndexes.search(SearchQuery(words.joined(separator: " ")), in: browser) }
     session.lastSearchHits = hits
     if hits.isEmpty { session.print("no documents match") }
     for (index, hit) in hits.enumerated() {

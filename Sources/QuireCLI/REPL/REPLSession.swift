@@ -80,6 +80,8 @@ final class REPLSession {
   private(set) var firstFailure: (line: Int, message: String)?
   /// The hits of the last `search`, for `search --open N`.
   var lastSearchHits: [SearchHit] = []
+  /// The search indexes this session keeps current once it has searched (until it ends).
+  let keptSearchIndexes = KeptSearchIndexes()
   /// What the documents reported of their files (changed on disk, moved), to print before
   /// the next prompt (``announceDiskChanges()``).
   private var fileNotices: [String] = []
@@ -142,6 +144,7 @@ final class REPLSession {
   ///   changes).
   func run(opening files: [String]) async -> Int32 {
     let status = await runSession(opening: files)
+    keptSearchIndexes.stopAll()
     await finishAutosave()
     return status
   }

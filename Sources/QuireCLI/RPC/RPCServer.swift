@@ -51,6 +51,8 @@ final class RPCServer {
   private var open: [String: OpenDocument] = [:]
   private var shutDown = false
   private let registry = TypeRegistry.shared
+  /// The search indexes this session keeps current once it has searched (until it ends).
+  private let keptSearchIndexes = KeptSearchIndexes()
 
   private final class OpenDocument {
     let uri: String
@@ -125,6 +127,7 @@ final class RPCServer {
   }
 
   private func closeAll() async {
+    keptSearchIndexes.stopAll()
     for error in await session.closeAll() {
       FileHandle.standardError.write(Data("quire rpc: \(error.reason)\n".utf8))
     }
@@ -349,8 +352,7 @@ final class RPCServer {
     let query = try params.string("query")
     let folder = params.raw["folder"] as? String ?? FileManager.default.currentDirectoryPath
     let browser = BrowserLocationOptions.makeBrowser(folders: [folder])
-    _ = try browser.updateSearchIndex()
-    let hits = try browser.search(SearchQuery(query, limit: params.optionalInt("limit") ?? 50))
+    let hits = try keptSearchIndexes.search(SearchQuery(query, limit: params.optionalInt("limit") ?? 50), in: browser)
     return ["hits": try JSONSerialization.jsonObject(with: Data(try BrowserJSON.encode(hits).utf8), options: [.fragmentsAllowed])]
   }
 

@@ -43,6 +43,26 @@ final class REPLBrowserWordsTests: FolderSuite, RunsQuire {
     #expect(!FileManager.default.fileExists(atPath: folder.file("Documents/old.txt").path))
   }
 
+  /// After its first `search` the session keeps the index current until it ends: a `quire
+  /// search` of the same folder run from inside the session (a shell command) answers from
+  /// the index, saying which process keeps it; once the session has ended, one walks again.
+  @Test func aSessionThatSearchedKeepsTheIndexCurrentUntilItEnds() async throws {
+    let program = try #require(Programs.quire)
+    try folder.write("# Zoo\n\nthe walrus sleeps\n", to: "Documents/zoo.md")
+    let result = try await session(
+      """
+      search walrus
+      !'\(program.path)' search --in Documents walrus
+      """)
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output.hasPrefix("  1  zoo.md:3  "), "\(result.output)")
+    #expect(result.output.contains(folder.file("Documents/zoo.md").path + ": line 3"), "\(result.output)")
+    #expect(result.error.contains("quire: answered from the index that process "), "\(result.error)")
+    let after = try await quire(["search", "--in", "Documents", "walrus"], environment: ["XDG_DATA_HOME": folder.file(".data").path])
+    #expect(after.status == 0 && after.output.contains("zoo.md: line 3"), "\(after.error)")
+    #expect(!after.error.contains("answered from the index"), "\(after.error)")
+  }
+
   @Test func newFromTemplateCreatesTheFileThroughTheBrowser() async throws {
     let result = try await session(
       """
