@@ -96,6 +96,7 @@ final class GoldenOutputTests: FolderSuite, RunsQuire {
     ["type", "--extension", "md", "--mime", "text/plain"],
     ["types", "--conforming-to", "com.example.nothing"],
     ["watch"],
+    ["watch", "--bogus"],
   ]
 
   @Test(arguments: usageErrors)

@@ -16,20 +16,25 @@ import SystemPackage
 ///
 /// Paths keep their bytes (a name that is not UTF-8 is watched as it is) and are printed
 /// escaped (`DisplayName`), so each message is one line and no name can reach the terminal raw.
-struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes {
+struct WatchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterParsing {
   static let configuration = CommandConfiguration(
     commandName: "watch",
     _superCommandName: "quire", abstract: "Print the changes a presenter of each path hears about, one per line.",
     discussion: "Runs until interrupted, or until --count messages or --seconds have passed.")
 
-  @Argument(help: "Files or folders to watch.") var paths: [String]
+  // Not a required argument: argument-parser checks those before unknown options, so
+  // `quire watch --bogus` would say a path is missing instead of naming --bogus.
+  @Argument(help: "Files or folders to watch.") var paths: [String] = []
   @Option(help: "Stop after this many messages.") var count: Int?
   @Option(help: "Stop after this many seconds.") var seconds: Double?
   @Option(help: "Coordinate through this folder instead of $XDG_RUNTIME_DIR.") var runtimeFolder: String?
   @Option(help: "Poll files on network and FUSE mounts every S seconds (default 2, or $QUIRE_POLL_INTERVAL).") var pollInterval: Double?
 
-  func validate() throws {
+  func checkInputGiven() throws {
     if paths.isEmpty { throw ValidationError("Give at least one path to watch.") }
+  }
+
+  func validate() throws {
     if let count, count < 1 { throw ValidationError("--count must be at least 1.") }
     if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive.") }
     if let pollInterval, !(pollInterval >= 0.01 && pollInterval <= 86_400) {
