@@ -19,23 +19,10 @@ final class EditorSessionTests: ServedFolderTestCase {
     let csrf: String
   }
 
-  func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
-    let curl = try #require(Programs.find("curl"))
-    let bodyFile = folder.file("body-\(UUID().uuidString)")
-    let result = try await Programs.run(
-      curl, ["--silent", "--path-as-is", "--max-time", "60", "--output", bodyFile.path, "--write-out", "%{http_code}"] + arguments,
-      environment: home.environment)
-    let body = (try? String(contentsOf: bodyFile, encoding: .utf8)) ?? ""
-    try? FileManager.default.removeItem(at: bodyFile)
-    return (Int(result.output) ?? -1, body)
-  }
-
   func signIn(_ server: ServeProcess) async throws -> Page {
-    let jar = folder.file("cookies-\(server.port)").path
-    _ = try await curl(["--cookie-jar", jar, server.address])
-    let page = try await curl(["--cookie", jar, "\(server.origin)/"])
-    let csrf = try #require(page.body.firstMatch(of: /name="quire-csrf" content="([0-9a-f]{64})"/)?.1).description
-    return Page(origin: server.origin, jar: jar, csrf: csrf)
+    let jar = folder.file("cookies-\(server.port)")
+    let csrf = try await server.signIn(jar: jar) { try await self.curl($0) }
+    return Page(origin: server.origin, jar: jar.path, csrf: csrf)
   }
 
   /// POSTs `/api/editor/COMMAND` with `body`; returns the status and the JSON object answered.
