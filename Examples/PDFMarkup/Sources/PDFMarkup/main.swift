@@ -1,0 +1,84 @@
+// PDFKit, UniformTypeIdentifiers and QuickLookThumbnailing as an app uses them, compiled as a
+// package of its own against Quire's products of those names: find a word, highlight it and
+// add a note, write the file and read the marks back, identify the file's type, and draw a
+// thumbnail of it. Each step prints "ok" or "FAIL"; the program exits 1 when any step failed.
+import Foundation
+import PDFKit
+import QuickLookThumbnailing
+import UniformTypeIdentifiers
+
+var failures: [String] = []
+
+func check(_ condition: Bool, _ what: String) {
+  print((condition ? "ok   " : "FAIL ") + what)
+  if !condition { failures.append(what) }
+}
+
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("PDFMarkup-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+
+// The PDF an app would be handed, made here with Quire's writer (the example ships no PDF).
+let guideURL = folder.appendingPathComponent("guide.pdf")
+let writer = try PDFWriter(url: guideURL, width: 400, height: 300)
+_ = try writer.addPage(markup: "Page one: herons wait at the bank.")
+_ = try writer.addPage(markup: "Page two: the otter swims in the river.")
+try writer.finish()
+
+// 1. PDFKit: open, find, highlight, note, write.
+guard let document = PDFDocument(url: guideURL) else {
+  print("FAIL PDFDocument(url:) opens the PDF")
+  exit(1)
+}
+check(document.pageCount == 2, "the document has two pages")
+let selections = document.findString("otter", withOptions: .caseInsensitive)
+check(selections.count == 1, "findString finds the word once")
+if let selection = selections.first, let page = selection.pages.first {
+  check(document.index(for: page) == 1, "the word is on the second page")
+  let bounds = selection.bounds(for: page)
+  check(bounds.width > 0 && bounds.height > 0, "the selection has bounds on its page")
+  let highlight = PDFAnnotation(bounds: bounds, forType: .highlight, withProperties: nil)
+  highlight.color = UIColor.yellow
+  page.addAnnotation(highlight)
+  let note = PDFAnnotation(bounds: CGRect(x: 20, y: 20, width: 24, height: 24), forType: .text, withProperties: nil)
+  note.contents = "Seen on Tuesday"
+  page.addAnnotation(note)
+  check(page.annotations.count == 2, "the page holds the highlight and the note")
+}
+let markedURL = folder.appendingPathComponent("guide-marked.pdf")
+check(document.write(to: markedURL), "write(to:) saves the marked document")
+
+// 2. The marks read back from the written file.
+if let marked = PDFDocument(url: markedURL), let page = marked.page(at: 1) {
+  let types = page.annotations.compactMap(\.type).sorted()
+  check(types == ["Highlight", "Text"], "the written file holds a highlight and a note (\(types))")
+  check(page.annotations.contains { $0.contents == "Seen on Tuesday" }, "the note keeps its text")
+  check(page.string?.contains("otter") == true, "the page's text is still there")
+} else {
+  check(false, "the written file opens")
+}
+
+// 3. UniformTypeIdentifiers: the file's type by its extension, and what it conforms to.
+let type = UTType(filenameExtension: markedURL.pathExtension)
+check(type == .pdf, "UTType(filenameExtension:) gives .pdf")
+check(type?.conforms(to: .data) == true && type?.preferredMIMEType == "application/pdf", "a PDF is data, application/pdf")
+let values = try markedURL.resourceValues(forKeys: [.contentTypeKey])
+check(values.contentType == .pdf, "URLResourceValues.contentType identifies the file")
+
+// 4. QuickLookThumbnailing: a thumbnail of the marked PDF.
+let request = QLThumbnailGenerator.Request(fileAt: markedURL, size: CGSize(width: 128, height: 128), scale: 1, representationTypes: .thumbnail)
+let drawn = await withCheckedContinuation { continuation in
+  QLThumbnailGenerator.shared.generateBestRepresentation(for: request) { representation, error in
+    continuation.resume(returning: (representation?.uiImage.size, error))
+  }
+}
+if let size = drawn.0 {
+  check(max(size.width, size.height) == 128, "the thumbnail's longer side is 128 (\(size))")
+} else {
+  check(false, "a thumbnail is drawn (\(String(describing: drawn.1)))")
+}
+
+if !failures.isEmpty {
+  print("\(failures.count) step(s) failed")
+  exit(1)
+}
