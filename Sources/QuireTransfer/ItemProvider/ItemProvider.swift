@@ -89,6 +89,20 @@ open class ItemProvider: @unchecked Sendable, CustomDebugStringConvertible {
     registerObject(object, visibility: .all)
   }
 
+  /// Foundation's `NSItemProvider(object: text as NSString)`: a provider of the string's text,
+  /// as ``init(object:suggestedName:)`` makes one of a `String`. Foundation's reference types
+  /// are not `Sendable` on Linux, so they cannot be ``ItemProviderWriting``; the text is taken
+  /// from them here.
+  public convenience init(object: NSString, suggestedName: String? = nil) {
+    self.init(object: object as String, suggestedName: suggestedName)
+  }
+
+  /// Foundation's `NSItemProvider(object: url as NSURL)`: a provider of the URL, as
+  /// ``init(object:suggestedName:)`` makes one of a `URL`.
+  public convenience init(object: NSURL, suggestedName: String? = nil) {
+    self.init(object: object as URL, suggestedName: suggestedName)
+  }
+
   /// Makes a provider of the file at `fileURL`: a file representation of its type (from
   /// its filename extension, `public.data` when unknown), then its URL as `public.file-url`
   /// and `public.url` (not as plain text, so text receivers do not take a path for the file).

@@ -67,6 +67,24 @@ final class UIPasteboardItemsTests: FolderSuite {
     #expect(loaded == "https://example.org/a")
   }
 
+  /// Apple's drag-and-drop code makes providers of `text as NSString` and `url as NSURL`
+  /// (Swift's `String` and `URL` are not `NSItemProviderWriting` there).
+  @Test func providersOfNSStringAndNSURLOfferTheTextAndTheURL() async throws {
+    let provider = NSItemProvider(object: "hello" as NSString)
+    #expect(provider.registeredTypeIdentifiers == [UTType.plainText.identifier])
+    let text: String? = await withCheckedContinuation { done in
+      _ = provider.loadObject(ofClass: NSString.self) { string, _ in done.resume(returning: string?.description) }
+    }
+    #expect(text == "hello")
+    let address = try #require(URL(string: "https://example.org/a"))
+    let link = NSItemProvider(object: address as NSURL)
+    #expect(link.registeredTypeIdentifiers == NSItemProvider(object: address).registeredTypeIdentifiers)
+    let loaded: String? = await withCheckedContinuation { done in
+      _ = link.loadObject(ofClass: NSURL.self) { url, _ in done.resume(returning: url?.absoluteString) }
+    }
+    #expect(loaded == "https://example.org/a")
+  }
+
   @Test func anExtensionItemCarriesItsAttachments() {
     let item = NSExtensionItem()
     item.attachments = [NSItemProvider(object: "note" as String)]
