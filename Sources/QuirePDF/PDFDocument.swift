@@ -403,6 +403,13 @@ open class PDFDocument {
     return try readable(index) { try sources[page.source].file.lineRects(ofPage: page.index) }
   }
 
+  /// Page `index`'s text and the area of each of its Unicode scalars, in points from the top
+  /// left of the page as its source displays it (see `PDFFile.characterLayout(ofPage:)`).
+  func characterLayout(ofPage index: Int) throws -> (text: String, areas: [PDFRect]) {
+    let page = try page(index)
+    return try readable(index) { try sources[page.source].file.characterLayout(ofPage: page.index) }
+  }
+
   /// The text of page `index` (0-based), in reading order as poppler extracts it.
   open func text(ofPage index: Int) throws -> String {
     let page = try page(index)

@@ -169,6 +169,30 @@ extension PDFFile {
     }
   }
 
+  /// Page `index`'s text (as ``text(ofPage:)`` gives it) and, for each of its Unicode
+  /// scalars in order, the area poppler lays it out in, in points from the top left of the
+  /// page. When poppler gives fewer areas than scalars (a page it could not lay out), the
+  /// scalars without one have an empty area at the origin.
+  public func characterLayout(ofPage index: Int) throws -> (text: String, areas: [PDFRect]) {
+    try withPage(index) { page in
+      guard let raw = poppler_page_get_text(page) else { return ("", []) }
+      defer { cpoppler_free(raw) }
+      let text = String(cString: raw)
+      var rectangles: UnsafeMutablePointer<PopplerRectangle>?
+      var count: guint = 0
+      var areas: [PDFRect] = []
+      areas.reserveCapacity(text.unicodeScalars.count)
+      if poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles {
+        defer { cpoppler_free(rectangles) }
+        for rect in UnsafeBufferPointer(start: rectangles, count: min(Int(count), text.unicodeScalars.count)) {
+          areas.append(PDFRect(x: rect.x1, y: rect.y1, width: rect.x2 - rect.x1, height: rect.y2 - rect.y1))
+        }
+      }
+      while areas.count < text.unicodeScalars.count { areas.append(PDFRect(x: 0, y: 0, width: 0, height: 0)) }
+      return (text, areas)
+    }
+  }
+
   /// The words of page `index` with their areas, in points from the top left of the page,
   /// in poppler's reading order (its text layout: one rectangle per character, united per
   /// word). At most 100,000 words.

@@ -239,6 +239,17 @@ extension PDFDocument {
     return corners.flatMap { Self.userSpacePoint(displayed: $0, crop: crop, rotation: rotation) }
   }
 
+  /// Page `index`'s map from points as its file displays it (from the top left, `/Rotate`
+  /// applied) to PDF user space, for many points at once (``userSpaceQuad(_:onPage:)`` reads
+  /// the page's boxes for each rectangle).
+  func userSpaceMap(onPage index: Int) throws -> @Sendable ((x: Double, y: Double)) -> [Double] {
+    let page = try checkedPage(index)
+    let file = sources[page.source].file
+    let crop = try readable(index) { try file.cropBox(ofPage: page.index) }
+    let rotation = QPDFFile.normalized((try? qpdf(forSource: page.source).rotation(ofPage: page.index)) ?? 0)
+    return { Self.userSpacePoint(displayed: $0, crop: crop, rotation: rotation) }
+  }
+
   /// A point shown at (`x`, `y`) points from the top left of a page turned `rotation` degrees
   /// clockwise (0, 90, 180, 270), as (x, y) in user space of the page whose crop box is `crop`.
   static func userSpacePoint(displayed point: (x: Double, y: Double), crop: PDFRect, rotation: Int) -> [Double] {

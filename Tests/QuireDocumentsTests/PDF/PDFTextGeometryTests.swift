@@ -1,0 +1,79 @@
+import Foundation
+import QuireFormats
+import QuirePDF
+import QuireTestSupport
+import Testing
+
+/// PDFKit's text geometry by character as a client uses it: the bounds of a character, a
+/// selection by range, by rectangle and between two character indices, the page's text as an
+/// attributed string. Checked against the word's own bounds from a find, and against
+/// pdftotext's layout of the same page (`-bbox`), poppler's command-line tool.
+@Suite("PDFPage character geometry")
+final class PDFTextGeometryTests: FolderSuite {
+  func makePDF() throws -> PDFDocument {
+    let url = try writePDF(to: folder.file("river.pdf"), pages: ["The otter swims past the heron.", "Second page"])
+    return try PDFDocument(contentsOf: url)
+  }
+
+  @Test func aRangeSelectsTheWordsAFindFinds() throws {
+    let document = try makePDF()
+    let page = try #require(document.page(at: 0))
+    let text = try #require(page.string)
+    let range = (text as NSString).range(of: "otter")
+    #expect(range.location != NSNotFound)
+    let selection = try #require(page.selection(for: range))
+    #expect(selection.string == "otter")
+    let found = try #require(document.findString("otter").first)
+    let byRange = selection.bounds(for: page)
+    let byFind = found.bounds(for: page)
+    #expect(abs(byRange.minX - byFind.minX) < 1 && abs(byRange.maxX - byFind.maxX) < 1, "\(byRange) \(byFind)")
+    #expect(abs(byRange.minY - byFind.minY) < 1 && abs(byRange.maxY - byFind.maxY) < 1, "\(byRange) \(byFind)")
+    // Between two character indices on the page: the same selection.
+    let between = try #require(document.selection(from: page, atCharacterIndex: range.location, to: page, atCharacterIndex: range.location + 4))
+    #expect(between.string == "otter" && between.bounds(for: page) == byRange)
+    // Across pages, out of order, out of the page: no selection.
+    let second = try #require(document.page(at: 1))
+    #expect(document.selection(from: page, atCharacterIndex: 0, to: second, atCharacterIndex: 1) == nil)
+    #expect(document.selection(from: page, atCharacterIndex: 5, to: page, atCharacterIndex: 2) == nil)
+    #expect(page.selection(for: NSRange(location: 10_000, length: 3)) == nil)
+    #expect(page.selection(for: NSRange(location: 0, length: 0)) == nil)
+  }
+
+  @Test func characterBoundsRunLeftToRightInsideTheWordAndARectangleSelectsThem() throws {
+    let document = try makePDF()
+    let page = try #require(document.page(at: 0))
+    let text = try #require(page.string as NSString?)
+    let range = text.range(of: "otter")
+    let word = try #require(page.selection(for: range)).bounds(for: page)
+    let characters = (range.location..<range.location + range.length).map { page.characterBounds(at: $0) }
+    #expect(characters.allSatisfy { $0.width > 0 && $0.height > 0 })
+    #expect(zip(characters, characters.dropFirst()).allSatisfy { $0.minX < $1.minX }, "\(characters)")
+    #expect(characters.allSatisfy { word.insetBy(dx: -0.5, dy: -0.5).contains($0) }, "\(characters) in \(word)")
+    #expect(page.characterBounds(at: -1) == .zero && page.characterBounds(at: 10_000) == .zero)
+    // A rectangle around the word (page space, from the bottom left) selects it.
+    let around = try #require(page.selection(for: word.insetBy(dx: -1, dy: -1)))
+    #expect(around.string == "otter", "\(around.string ?? "nil")")
+    #expect(page.selection(for: CGRect(x: -50, y: -50, width: 10, height: 10)) == nil)
+    #expect(page.attributedString?.string == page.string)
+  }
+
+  /// The areas agree with pdftotext's `-bbox` layout of the same word.
+  @Test(.enabled(if: Programs.system("pdftotext") != nil, "pdftotext (poppler-utils) is not installed"))
+  func theAreasAgreeWithPdftotext() async throws {
+    let document = try makePDF()
+    let page = try #require(document.page(at: 0))
+    let range = try #require(page.string as NSString?).range(of: "swims")
+    let word = try #require(page.selection(for: range)).bounds(for: page)
+    let html = folder.file("bbox.html")
+    let result = try await ChildProcess.run(
+      try #require(Programs.system("pdftotext")), ["-bbox", "-f", "1", "-l", "1", folder.file("river.pdf").path, html.path])
+    #expect(result.status == 0, "\(result.error)")
+    let layout = try String(contentsOf: html, encoding: .utf8)
+    let match = try #require(layout.firstMatch(of: /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">swims</))
+    let (xMin, xMax) = (Double(match.1)!, Double(match.3)!)
+    let height = page.bounds(for: .cropBox).height
+    let (yTop, yBottom) = (height - Double(match.2)!, height - Double(match.4)!)
+    #expect(abs(word.minX - xMin) < 1.5 && abs(word.maxX - xMax) < 1.5, "\(word) vs \(xMin)…\(xMax)")
+    #expect(abs(word.maxY - yTop) < 3 && abs(word.minY - yBottom) < 3, "\(word) vs \(yBottom)…\(yTop)")
+  }
+}
