@@ -337,3 +337,33 @@ extension PDFSelection {
     return CGRect(x: r[0], y: r[1], width: r[2] - r[0], height: r[3] - r[1])
   }
 }
+
+// In this file: setting the action is one `update` of the annotation's data.
+extension PDFAnnotation {
+  /// What activating the annotation does (PDFKit's `action`): a ``PDFActionURL`` for a link
+  /// to a web address, a ``PDFActionGoTo`` for a link to a page, nil otherwise.
+  ///
+  /// Setting a ``PDFActionURL`` or ``PDFActionGoTo`` makes the link go there, replacing what
+  /// it did before, in one undoable step; nil takes both away. An action of another kind is
+  /// ignored.
+  public var action: PDFAction? {
+    get {
+      if let url { return PDFActionURL(url: url) }
+      if let destination { return PDFActionGoTo(destination: destination) }
+      return nil
+    }
+    set {
+      let target: (url: String?, page: Int?)
+      switch newValue {
+      case let link as PDFActionURL: target = (link.url?.absoluteString, nil)
+      case let goTo as PDFActionGoTo: target = (nil, goTo.destination.page.flatMap { page in page.document?.index(for: page) })
+      case nil: target = (nil, nil)
+      default: return
+      }
+      update {
+        $0.url = target.url
+        $0.destinationPage = target.page
+      }
+    }
+  }
+}

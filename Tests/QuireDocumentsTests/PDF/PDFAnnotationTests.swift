@@ -73,6 +73,39 @@ final class PDFAnnotationTests: FolderSuite {
     #expect(try reopened.text(ofPage: 0).contains("Second"))
   }
 
+  /// PDFKit's actions on links: a web address and a page, set, saved, read back; nil takes the
+  /// action away; each change is one undoable step.
+  @Test func linkActionsAreWrittenAndReadBack() throws {
+    let url = try makePDF()
+    let document = try PDFDocument(contentsOf: url)
+    let first = try #require(document.page(at: 0))
+    let second = try #require(document.page(at: 1))
+    let web = PDFAnnotation(bounds: CGRect(x: 50, y: 50, width: 100, height: 20), forType: .link, withProperties: nil)
+    first.addAnnotation(web)
+    web.action = PDFActionURL(url: try #require(URL(string: "https://example.com/otters")))
+    #expect(web.url?.absoluteString == "https://example.com/otters" && web.action?.type == "URL")
+    let jump = PDFAnnotation(bounds: CGRect(x: 50, y: 100, width: 100, height: 20), forType: .link, withProperties: nil)
+    first.addAnnotation(jump)
+    jump.action = PDFActionGoTo(destination: PDFDestination(page: second, at: .zero))
+    #expect(jump.action?.type == "GoTo" && (jump.action as? PDFActionGoTo)?.destination.page == second)
+    // Going somewhere else replaces the address, in one step.
+    jump.action = PDFActionURL(url: try #require(URL(string: "https://example.com/herons")))
+    #expect(jump.destination == nil && (jump.action as? PDFActionURL)?.url?.absoluteString == "https://example.com/herons")
+    document.undo()
+    let undone = try #require(first.annotations.last)
+    #expect(undone.url == nil && undone.destination?.page == second && document.undoActionName != nil)
+    document.redo()
+    #expect((first.annotations.last?.action as? PDFActionURL)?.url?.absoluteString == "https://example.com/herons")
+    try document.save()
+
+    let reopened = try PDFDocument(contentsOf: url)
+    let links = try #require(reopened.page(at: 0)).annotations
+    #expect(links.compactMap { ($0.action as? PDFActionURL)?.url?.absoluteString } == ["https://example.com/otters", "https://example.com/herons"])
+    links[1].action = nil
+    #expect(links[1].action == nil && links[1].url == nil)
+    #expect(PDFAnnotation(bounds: .zero, forType: .square, withProperties: nil).action == nil)
+  }
+
   @Test func badAnnotationsAreRefusedWithTheReason() throws {
     let url = try makePDF()
     let document = try PDFDocument(contentsOf: url)
