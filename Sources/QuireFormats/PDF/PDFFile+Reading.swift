@@ -149,7 +149,8 @@ extension PDFFile {
   /// top to bottom as poppler lays the text out (poppler's text layout: one rectangle per
   /// character, united per line).
   public func lineRects(ofPage index: Int) throws -> [PDFRect] {
-    try withTextLayout(ofPage: index) { characters, rectangles in
+    try withTextLayout(ofPage: index) { text, rectangles in
+      let characters = Array(text)
       var lines: [PDFRect] = []
       var current: (x1: Double, y1: Double, x2: Double, y2: Double)?
       for position in rectangles.indices {
@@ -166,7 +167,7 @@ extension PDFFile {
         }
       }
       return lines
-    }
+    } ?? []
   }
 
   /// Page `index`'s text (as ``text(ofPage:)`` gives it) and, for each of its Unicode
@@ -174,30 +175,20 @@ extension PDFFile {
   /// page. When poppler gives fewer areas than scalars (a page it could not lay out), the
   /// scalars without one have an empty area at the origin.
   public func characterLayout(ofPage index: Int) throws -> (text: String, areas: [PDFRect]) {
-    try withPage(index) { page in
-      guard let raw = poppler_page_get_text(page) else { return ("", []) }
-      defer { cpoppler_free(raw) }
-      let text = String(cString: raw)
-      var rectangles: UnsafeMutablePointer<PopplerRectangle>?
-      var count: guint = 0
-      var areas: [PDFRect] = []
-      areas.reserveCapacity(text.unicodeScalars.count)
-      if poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles {
-        defer { cpoppler_free(rectangles) }
-        for rect in UnsafeBufferPointer(start: rectangles, count: min(Int(count), text.unicodeScalars.count)) {
-          areas.append(PDFRect(x: rect.x1, y: rect.y1, width: rect.x2 - rect.x1, height: rect.y2 - rect.y1))
-        }
-      }
-      while areas.count < text.unicodeScalars.count { areas.append(PDFRect(x: 0, y: 0, width: 0, height: 0)) }
+    try withTextLayout(ofPage: index) { text, rectangles in
+      let count = text.unicodeScalars.count
+      var areas = rectangles.prefix(count).map { PDFRect(x: $0.x1, y: $0.y1, width: $0.x2 - $0.x1, height: $0.y2 - $0.y1) }
+      areas += repeatElement(PDFRect(x: 0, y: 0, width: 0, height: 0), count: count - areas.count)
       return (text, areas)
-    }
+    } ?? ("", [])
   }
 
   /// The words of page `index` with their areas, in points from the top left of the page,
   /// in poppler's reading order (its text layout: one rectangle per character, united per
   /// word). At most 100,000 words.
   public func wordRects(ofPage index: Int) throws -> [(word: String, rect: PDFRect)] {
-    try withTextLayout(ofPage: index) { characters, rectangles in
+    try withTextLayout(ofPage: index) { pageText, rectangles in
+      let characters = Array(pageText)
       var words: [(String, PDFRect)] = []
       var text = ""
       var current: (x1: Double, y1: Double, x2: Double, y2: Double)?
@@ -215,23 +206,24 @@ extension PDFFile {
       }
       if let word = current, !text.isEmpty { words.append((text, PDFRect(x: word.x1, y: word.y1, width: word.x2 - word.x1, height: word.y2 - word.y1))) }
       return words
-    }
+    } ?? []
   }
 
-  /// Runs `body` on page `index`'s text as characters and poppler's text layout (one
-  /// rectangle per character, in the same order); an empty result when the page has neither.
+  /// Runs `body` on page `index`'s text and poppler's text layout (one rectangle per
+  /// character, in the same order; none when poppler cannot lay the page out); nil when the
+  /// page has no text.
   private func withTextLayout<T>(
-    ofPage index: Int, _ body: ([Character], UnsafeBufferPointer<PopplerRectangle>) -> [T]
-  ) throws -> [T] {
+    ofPage index: Int, _ body: (String, UnsafeBufferPointer<PopplerRectangle>) -> T
+  ) throws -> T? {
     try withPage(index) { page in
-      guard let raw = poppler_page_get_text(page) else { return [] }
+      guard let raw = poppler_page_get_text(page) else { return nil }
       defer { cpoppler_free(raw) }
-      let characters = Array(String(cString: raw))
+      let text = String(cString: raw)
       var rectangles: UnsafeMutablePointer<PopplerRectangle>?
       var count: guint = 0
-      guard poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else { return [] }
+      guard poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else { return body(text, UnsafeBufferPointer(start: nil, count: 0)) }
       defer { cpoppler_free(rectangles) }
-      return body(characters, UnsafeBufferPointer(start: rectangles, count: Int(count)))
+      return body(text, UnsafeBufferPointer(start: rectangles, count: Int(count)))
     }
   }
 

@@ -231,17 +231,13 @@ extension PDFDocument {
   /// On a turned page the quadrilateral is turned back with it, so text markup lies along
   /// the text and other readers draw it where it was made.
   func userSpaceQuad(_ rect: PDFRect, onPage index: Int) throws -> [Double] {
-    let page = try checkedPage(index)
-    let file = sources[page.source].file
-    let crop = try readable(index) { try file.cropBox(ofPage: page.index) }
-    let rotation = QPDFFile.normalized((try? qpdf(forSource: page.source).rotation(ofPage: page.index)) ?? 0)
+    let map = try userSpaceMap(onPage: index)
     let corners = [(rect.x, rect.y), (rect.x + rect.width, rect.y), (rect.x, rect.y + rect.height), (rect.x + rect.width, rect.y + rect.height)]
-    return corners.flatMap { Self.userSpacePoint(displayed: $0, crop: crop, rotation: rotation) }
+    return corners.flatMap { map($0) }
   }
 
   /// Page `index`'s map from points as its file displays it (from the top left, `/Rotate`
-  /// applied) to PDF user space, for many points at once (``userSpaceQuad(_:onPage:)`` reads
-  /// the page's boxes for each rectangle).
+  /// applied) to PDF user space: the page's boxes read once, for as many points as needed.
   func userSpaceMap(onPage index: Int) throws -> @Sendable ((x: Double, y: Double)) -> [Double] {
     let page = try checkedPage(index)
     let file = sources[page.source].file
