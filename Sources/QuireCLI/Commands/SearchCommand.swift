@@ -20,7 +20,7 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterP
   @Argument(help: "What to look for.") var query: [String] = []
   @OptionGroup var locations: BrowserLocationOptions
   @Option(name: .customLong("type"), help: "Only documents conforming to this type identifier or extension (repeatable).") var types: [String] = []
-  @Option(help: "Show at most this many documents.") var limit = 20
+  @Option(help: "Show at most this many documents.") var limit = Request.defaultLimit
   @Flag(help: "Throw the index away and make it again.") var rebuild = false
   @Flag(help: "Print JSON.") var json = false
   @Flag(
@@ -46,23 +46,13 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterP
     var query: [String]
     var folders: [String] = []
     var types: [String] = []
-    var limit = 20
+    var limit = Self.defaultLimit
     var rebuild = false
     var json = false
     var watch = false
 
-    init(query: [String], folders: [String], types: [String], limit: Int, rebuild: Bool, json: Bool, watch: Bool) {
-      (self.query, self.folders, self.types, self.limit, self.rebuild, self.json, self.watch) = (query, folders, types, limit, rebuild, json, watch)
-    }
-
-    /// `search WORD…` with no word starting with `-`, when the words hold something to search
-    /// for; nil for anything else, which the parser then reads (with its checks and messages).
-    /// The result is what the parser would have made of the same words.
-    init?(plainForm arguments: [String]) {
-      guard arguments.count >= 2, arguments[0] == "search", !arguments.dropFirst().contains(where: { $0.hasPrefix("-") }) else { return nil }
-      query = Array(arguments.dropFirst())
-      guard (try? validate()) != nil else { return nil }
-    }
+    /// `--limit`'s default.
+    static let defaultLimit = 20
 
     func checkInputGiven() throws {
       if query.isEmpty && !rebuild && !watch { throw ValidationError("Give words to search for, --rebuild or --watch.") }
@@ -141,5 +131,16 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterP
       print("\(BrowserJSON.shown(hit.url))\(place.isEmpty ? "" : ":") \(place)")
       print("  " + (terminal ? hit.snippet.terminalText : hit.snippet.rendered()))
     }
+  }
+}
+
+extension SearchCommand.Request {
+  /// `search WORD…` with no word starting with `-`, when the words hold something to search
+  /// for; nil for anything else, which the parser then reads (with its checks and messages).
+  /// The result is what the parser would have made of the same words.
+  init?(plainForm arguments: [String]) {
+    guard arguments.count >= 2, arguments[0] == "search", !arguments.dropFirst().contains(where: { $0.hasPrefix("-") }) else { return nil }
+    query = Array(arguments.dropFirst())
+    guard (try? validate()) != nil else { return nil }
   }
 }

@@ -26,9 +26,9 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAft
   var cacheDirectory: String?
   @Option(name: .long, help: "Worker processes (default: one per core).") var jobs: Int?
   @Flag(name: .long, help: "Print one JSON object per file.") var json = false
-  @Option(name: .customLong("time-limit"), help: "Seconds one file may take.") var timeLimit: Double = 10
+  @Option(name: .customLong("time-limit"), help: "Seconds one file may take.") var timeLimit = ThumbnailerForm.defaultTimeLimit
   @Option(name: .customLong("memory-limit"), help: "MiB of address space one worker may use (0 for no limit).")
-  var memoryLimit: Int = 2048
+  var memoryLimit = ThumbnailerForm.defaultMemoryLimit
   @Option(
     name: .customLong("settle-time"),
     help: ArgumentHelp("Seconds a file must be unmodified before it is drawn into the cache; younger files are waited for.", visibility: .hidden))
@@ -90,24 +90,13 @@ struct ThumbnailCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAft
     let size: Int
     let input: String
     let output: String
-    var timeLimit: Double = 10
-    var memoryLimit: Int = 2048
+    var timeLimit = Self.defaultTimeLimit
+    var memoryLimit = Self.defaultMemoryLimit
 
-    init(size: Int, input: String, output: String, timeLimit: Double, memoryLimit: Int) {
-      (self.size, self.input, self.output, self.timeLimit, self.memoryLimit) = (size, input, output, timeLimit, memoryLimit)
-    }
-
-    /// The form read without the argument parser, when `arguments` are exactly `thumbnail -s
-    /// SIZE INPUT OUTPUT` with SIZE a number from 1 to 4096 and neither file starting with
-    /// `-`; nil for anything else (the parser then reads it, with its own checks and
-    /// messages). The result is what the parser would have made of the same words.
-    init?(arguments: [String]) {
-      guard arguments.count == 5, arguments[0] == "thumbnail", arguments[1] == "-s",
-        arguments[2].utf8.count <= 4, arguments[2].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let size = Int(arguments[2]),
-        (1...4096).contains(size), !arguments[3].hasPrefix("-"), !arguments[4].hasPrefix("-")
-      else { return nil }
-      (self.size, self.input, self.output) = (size, arguments[3], arguments[4])
-    }
+    /// `--time-limit`'s default, in seconds.
+    static let defaultTimeLimit = 10.0
+    /// `--memory-limit`'s default, in MiB.
+    static let defaultMemoryLimit = 2048
 
     func run() throws {
       // Process-wide limits only when quire is the program; a caller running the command
@@ -259,5 +248,19 @@ struct ThumbnailWorkerCommand: ParsableCommand {
   @Option(name: .customLong("memory-limit"), help: "Address-space limit in bytes.") var memoryLimit: Int = 0
   func run() throws {
     ThumbnailWorker.serve(memoryLimit: memoryLimit)
+  }
+}
+
+extension ThumbnailCommand.ThumbnailerForm {
+  /// The form read without the argument parser, when `arguments` are exactly `thumbnail -s
+  /// SIZE INPUT OUTPUT` with SIZE a number from 1 to 4096 and neither file starting with
+  /// `-`; nil for anything else (the parser then reads it, with its own checks and
+  /// messages). The result is what the parser would have made of the same words.
+  init?(arguments: [String]) {
+    guard arguments.count == 5, arguments[0] == "thumbnail", arguments[1] == "-s",
+      arguments[2].utf8.count <= 4, arguments[2].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let size = Int(arguments[2]),
+      (1...4096).contains(size), !arguments[3].hasPrefix("-"), !arguments[4].hasPrefix("-")
+    else { return nil }
+    (self.size, self.input, self.output) = (size, arguments[3], arguments[4])
   }
 }
