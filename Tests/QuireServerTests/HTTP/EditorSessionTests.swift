@@ -12,28 +12,10 @@ final class EditorSessionTests: ServedFolderTestCase {
     try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("link.txt").path, withDestinationPath: "b.txt")
   }
 
-  /// A signed-in page: the cookie jar and CSRF token a browser would hold.
-  struct Page {
-    let origin: String
-    let jar: String
-    let csrf: String
-  }
-
-  func signIn(_ server: ServeProcess) async throws -> Page {
-    let jar = folder.file("cookies-\(server.port)")
-    let csrf = try await server.signIn(jar: jar) { try await self.curl($0) }
-    return Page(origin: server.origin, jar: jar.path, csrf: csrf)
-  }
-
   /// POSTs `/api/editor/COMMAND` with `body`; returns the status and the JSON object answered.
-  func editor(_ command: String, _ body: [String: Any], _ page: Page) async throws -> (status: Int, state: [String: Any]) {
-    let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
-    let reply = try await curl([
-      "--cookie", page.jar, "--header", "X-Quire-CSRF: \(page.csrf)", "--header", "Origin: \(page.origin)", "--header", "Content-Type: application/json",
-      "--data", json, "\(page.origin)/api/editor/\(command)",
-    ])
-    let object = (try? JSONSerialization.jsonObject(with: Data(reply.body.utf8))) as? [String: Any] ?? ["body": reply.body]
-    return (reply.status, object)
+  func editor(_ command: String, _ body: [String: Any], _ page: SignedInPage) async throws -> (status: Int, state: [String: Any]) {
+    let answer = try await post("/api/editor/\(command)", body, as: page)
+    return (answer.status, answer.reply)
   }
 
   var recoveryFolder: URL { home.root.appendingPathComponent("state/quire/recovery") }

@@ -12,21 +12,9 @@ import Testing
 final class PDFRoutesTests: ServedFolderTestCase {
   init() throws { try super.init(prefix: "quire-serve-pdf-routes", files: ["notes.txt": "plain text\n"]) }
 
-  struct Page {
-    let origin: String
-    let jar: URL
-    let csrf: String
-  }
-
   /// POSTs `/api/pdf/ROUTE` with `body`; returns the status and the JSON object answered.
-  func post(_ route: String, _ body: [String: Any], _ page: Page) async throws -> (status: Int, reply: [String: Any]) {
-    let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
-    let answer = try await curl([
-      "--cookie", page.jar.path, "--header", "X-Quire-CSRF: \(page.csrf)", "--header", "Origin: \(page.origin)", "--header",
-      "Content-Type: application/json", "--data", json, "\(page.origin)/api/pdf/\(route)",
-    ])
-    let object = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any] ?? ["body": answer.body]
-    return (answer.status, object)
+  func post(_ route: String, _ body: [String: Any], _ page: SignedInPage) async throws -> (status: Int, reply: [String: Any]) {
+    try await post("/api/pdf/\(route)", body, as: page)
   }
 
   /// The annotations pypdf finds on the file's first page, by subtype and contents.
@@ -49,8 +37,7 @@ final class PDFRoutesTests: ServedFolderTestCase {
     try writePDF(to: pdf, pages: ["The otter swims in the river."], width: 300, height: 400)
     let server = try await ServeProcess.start(serving: [served], home: home, in: folder.url)
     defer { server.stop() }
-    let jar = folder.file("cookies")
-    let page = Page(origin: server.origin, jar: jar, csrf: try await server.signIn(jar: jar) { try await self.curl($0) })
+    let page = try await signIn(server)
 
     // Nothing to undo or redo yet: refused, naming the file, nothing written.
     let original = try Data(contentsOf: pdf)

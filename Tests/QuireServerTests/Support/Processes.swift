@@ -128,6 +128,32 @@ class ServedFolderTestCase: FolderSuite {
     for (name, text) in files { try Data(text.utf8).write(to: served.appendingPathComponent(name)) }
   }
 
+  /// A signed-in page: the cookie jar and CSRF token a browser would hold.
+  struct SignedInPage {
+    let origin: String
+    let jar: URL
+    let csrf: String
+  }
+
+  /// Signs in to `server` with its printed address, as a browser would.
+  func signIn(_ server: ServeProcess) async throws -> SignedInPage {
+    let jar = folder.file("cookies-\(server.port)")
+    let csrf = try await server.signIn(jar: jar) { try await self.curl($0) }
+    return SignedInPage(origin: server.origin, jar: jar, csrf: csrf)
+  }
+
+  /// POSTs `body` as JSON to `path` (e.g. `/api/editor/open`) as the signed-in page does;
+  /// returns the status and the JSON object answered (`["body": text]` when it is not JSON).
+  func post(_ path: String, _ body: [String: Any], as page: SignedInPage) async throws -> (status: Int, reply: [String: Any]) {
+    let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+    let answer = try await curl([
+      "--cookie", page.jar.path, "--header", "X-Quire-CSRF: \(page.csrf)", "--header", "Origin: \(page.origin)", "--header",
+      "Content-Type: application/json", "--data", json, "\(page.origin)\(path)",
+    ])
+    let object = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any] ?? ["body": answer.body]
+    return (answer.status, object)
+  }
+
   /// Runs curl (`--path-as-is`, so `..` is sent as written); returns the status code and the body.
   func curl(_ arguments: [String], maxTime: Int = 60) async throws -> (status: Int, body: String) {
     guard let curl = Programs.find("curl") else { throw TestFailure("curl is not installed") }
