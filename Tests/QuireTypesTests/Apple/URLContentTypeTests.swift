@@ -21,6 +21,19 @@ final class URLContentTypeTests: FolderSuite {
     #expect(folderValues.contentType?.conforms(to: .folder) == true && folderValues.isDirectory == true)
   }
 
+  /// A FIFO is answered without being opened (no writer ever comes, so an open would wait
+  /// for ever); a symbolic link gives its target's type.
+  @Test func aFIFOIsNotOpenedAndALinkGivesItsTargetsType() throws {
+    let fifo = folder.file("pipe.md")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let fifoType = try fifo.resourceValues(forKeys: [.contentTypeKey]).contentType
+    #expect(fifoType?.conforms(to: .text) != true, "\(String(describing: fifoType))")
+    let note = try folder.write("# Title\n", to: "note.md")
+    let link = folder.file("link-to-note")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: note)
+    #expect(try link.resourceValues(forKeys: [.contentTypeKey]).contentType == UTType("net.daringfireball.markdown"))
+  }
+
   @Test func keysAskedWithoutTheTypeAndMissingFilesGiveNoType() throws {
     let note = try folder.write("text\n", to: "note.txt")
     #expect(try note.resourceValues(forKeys: [.isRegularFileKey]).contentType == nil)
