@@ -40,8 +40,9 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterP
     Request(query: query, folders: locations.folders, types: types, limit: limit, rebuild: rebuild, json: json, watch: watch)
   }
 
-  /// A search as asked on the command line: read by argument-parser, or, for the plain form
-  /// `quire search WORD…` that people type most, without it (``init(plainForm:)``).
+  /// A search as asked on the command line: read by argument-parser, or, for the form people
+  /// type most (`quire search WORD…` with `--in`, `--type`, `--limit`, `--json`), without it
+  /// (``init(directForm:)``).
   struct Request: DirectForm {
     var query: [String]
     var folders: [String] = []
@@ -135,12 +136,45 @@ struct SearchCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterP
 }
 
 extension SearchCommand.Request {
-  /// `search WORD…` with no word starting with `-`, when the words hold something to search
-  /// for; nil for anything else, which the parser then reads (with its checks and messages).
-  /// The result is what the parser would have made of the same words.
-  init?(plainForm arguments: [String]) {
-    guard arguments.count >= 2, arguments[0] == "search", !arguments.dropFirst().contains(where: { $0.hasPrefix("-") }) else { return nil }
-    query = Array(arguments.dropFirst())
-    guard (try? validate()) != nil else { return nil }
+  /// `search WORD…` with any of `--in FOLDER`, `--type TYPE` (each repeatable), `--limit N`
+  /// and `--json`, spelled `--name value` or `--name=value`, when the words hold something to
+  /// search for; nil for anything else (another option, `--`, a short option, a value that is
+  /// missing, empty or starts with `-`, `--limit` or `--json` twice, a limit that is not a
+  /// whole number), which the parser then reads with its checks and messages. The result is
+  /// what the parser would have made of the same line.
+  init?(directForm arguments: [String]) {
+    guard arguments.count >= 2, arguments[0] == "search" else { return nil }
+    query = []
+    var givenLimit: Int?
+    var remaining = arguments.dropFirst()[...]
+    while let argument = remaining.popFirst() {
+      guard argument.hasPrefix("-") else {
+        query.append(argument)
+        continue
+      }
+      let (name, attached) = Self.split(option: argument)
+      if name == "--json", attached == nil, !json {
+        json = true
+        continue
+      }
+      guard ["--in", "--type", "--limit"].contains(name), let value = attached ?? remaining.popFirst(), !value.isEmpty, !value.hasPrefix("-") else {
+        return nil
+      }
+      switch name {
+      case "--in": folders.append(value)
+      case "--type": types.append(value)
+      default:
+        guard givenLimit == nil, let number = Int(value) else { return nil }
+        givenLimit = number
+      }
+    }
+    limit = givenLimit ?? Self.defaultLimit
+    guard !query.isEmpty, (try? validate()) != nil else { return nil }
+  }
+
+  /// `--name=value` as its name and value; any other argument as itself and nil.
+  private static func split(option argument: String) -> (name: Substring, value: String?) {
+    guard let equals = argument.firstIndex(of: "=") else { return (argument[...], nil) }
+    return (argument[..<equals], String(argument[argument.index(after: equals)...]))
   }
 }

@@ -170,16 +170,20 @@ final class BrowserCommandTests: FolderSuite, RunsQuire {
 
   // MARK: 4. Search
 
-  /// `quire search WORD…` is read without the argument parser (see `DirectForm`): it prints
-  /// what the same search spelled with an option prints, and words it cannot search for get
-  /// the parser's usage error.
-  @Test func thePlainSearchFormAnswersAsTheParsedCommandDoes() async throws {
+  /// `quire search WORD…` with its common options is read without the argument parser (see
+  /// `DirectForm`): it prints what the same search spelled for the parser (`--` before the
+  /// words) prints, and words it cannot search for get the parser's usage error.
+  @Test func theDirectSearchFormAnswersAsTheParsedCommandDoes() async throws {
     try folder.write("a capybara and a \"quoted okapi\"\n", to: "note.md")
     try folder.write("only an okapi\n", to: "other.txt")
     let plain = try await quire(["search", "okapi"])
-    let parsed = try await quire(["search", "--limit", "20", "okapi"])
+    let parsed = try await quire(["search", "--limit", "20", "--", "okapi"])
     #expect(plain.status == 0 && parsed.status == 0, "\(plain.error) \(parsed.error)")
     #expect(plain.output == parsed.output && plain.output.contains("note.md") && plain.output.contains("other.txt"), "\(plain.output)")
+    let direct = try await quire(["search", "--in", folder.url.path, "--type", "md", "--limit=1", "--json", "okapi"])
+    let parsedJSON = try await quire(["search", "--in=\(folder.url.path)", "--type=md", "--limit", "1", "--json", "--", "okapi"])
+    #expect(direct.status == 0 && parsedJSON.status == 0, "\(direct.error) \(parsedJSON.error)")
+    #expect(direct.output == parsedJSON.output && direct.output.contains("note.md") && !direct.output.contains("other.txt"), "\(direct.output)")
     let phrase = try await quire(["search", "\"quoted okapi\"", "capybara"])
     #expect(phrase.status == 0 && phrase.output.contains("note.md") && !phrase.output.contains("other.txt"), "\(phrase.output)")
     let nothing = try await quire(["search", "*"])

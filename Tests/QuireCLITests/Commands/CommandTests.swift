@@ -94,16 +94,25 @@ final class ThumbnailCommandTests: FolderSuite, RunsQuire {
     for arguments in others { #expect(ThumbnailCommand.ThumbnailerForm(arguments: arguments) == nil, "\(arguments)") }
   }
 
-  /// `quire search WORD…` is read without the parser; a line with an option, or words that
-  /// hold nothing to search for, goes to the parser.
-  @Test func thePlainSearchFormIsReadOnlyWithoutOptions() {
-    #expect(SearchCommand.Request(plainForm: ["search", "budget"])?.query == ["budget"])
-    #expect(SearchCommand.Request(plainForm: ["search", "\"a phrase\"", "budg*"])?.query == ["\"a phrase\"", "budg*"])
-    let plain = SearchCommand.Request(plainForm: ["search", "x"])
+  /// `quire search WORD…` with its common options is read without the parser; a line with
+  /// any other option or spelling, or words that hold nothing to search for, goes to the parser.
+  @Test func theDirectSearchFormIsReadOnlyWithItsCommonOptions() {
+    #expect(SearchCommand.Request(directForm: ["search", "budget"])?.query == ["budget"])
+    #expect(SearchCommand.Request(directForm: ["search", "\"a phrase\"", "budg*"])?.query == ["\"a phrase\"", "budg*"])
+    let plain = SearchCommand.Request(directForm: ["search", "x"])
     #expect(plain?.limit == 20 && plain?.folders == [] && plain?.types == [] && plain?.json == false && plain?.rebuild == false && plain?.watch == false)
-    for arguments in [["search"], ["search", "--json", "x"], ["search", "x", "-h"], ["search", "*"], ["search", "\"\""], ["browse", "x"]] {
-      #expect(SearchCommand.Request(plainForm: arguments) == nil, "\(arguments)")
-    }
+    let options = SearchCommand.Request(directForm: ["search", "--in", "a", "budget", "--in=b c", "--type", "md", "--limit=5", "--json", "x"])
+    #expect(options?.query == ["budget", "x"] && options?.folders == ["a", "b c"] && options?.types == ["md"])
+    #expect(options?.limit == 5 && options?.json == true && options?.rebuild == false && options?.watch == false)
+    let others: [[String]] = [
+      ["search"], ["search", "--in", "a"], ["search", "x", "-h"], ["search", "--", "x"], ["search", "-"],
+      ["search", "x", "--in"], ["search", "--in", "--json", "x"], ["search", "--in=", "x"], ["search", "--in", "-a", "x"],
+      ["search", "--limit", "5", "--limit", "6", "x"], ["search", "--limit", "five", "x"], ["search", "--limit", "-1", "x"],
+      ["search", "--limit=", "x"], ["search", "--json", "--json", "x"], ["search", "--json=yes", "x"], ["search", "--rebuild", "x"],
+      ["search", "--watch"], ["search", "--inn", "a", "x"], ["search", "--type", "no-such-type-anywhere", "x"], ["search", "*"],
+      ["search", "\"\""], ["browse", "x"],
+    ]
+    for arguments in others { #expect(SearchCommand.Request(directForm: arguments) == nil, "\(arguments)") }
   }
 
   /// The form read without the parser writes the same PNG, byte for byte, as the same request
