@@ -20,8 +20,9 @@ protocol ChecksInputAfterParsing: ParsableCommand {
 /// A command line read without argument-parser. Its parse reflects over the command's
 /// options (`Mirror`, and the Swift runtime's look-ups of each option's generic type), about
 /// 5 ms of every command: a tenth of a file manager's `quire thumbnail -s SIZE INPUT OUTPUT`
-/// call, a quarter of a warm `quire search WORD`. Those two forms (the search with its common
-/// options), run once per file or typed most, are recognised exactly and run the same code the parsed command runs; any
+/// call, a quarter of a warm `quire search WORD`. Those forms (`quire thumbnail -s SIZE IN OUT`,
+/// `quire search WORD…` and `quire type FILE…` with their common options), run once per file
+/// or typed most, are recognised exactly and run the same code the parsed command runs; any
 /// other spelling, and any line these checks would refuse, goes to the parser.
 protocol DirectForm {
   func run() async throws
@@ -99,6 +100,7 @@ public struct QuireCommand: AsyncParsableCommand {
   /// ``DirectForm``), else nil.
   static func directForm(of arguments: [String]) -> (any DirectForm)? {
     ThumbnailCommand.ThumbnailerForm(arguments: arguments) ?? SearchCommand.Request(directForm: arguments)
+      ?? TypeCommand.FilesRequest(directForm: arguments)
   }
 
   /// The process's arguments after the program name, read as bytes from `CommandLine.unsafeArgv`

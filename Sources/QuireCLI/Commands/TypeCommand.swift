@@ -56,24 +56,39 @@ struct TypeCommand: AsyncParsableCommand, TakesNamesAsBytes, ChecksInputAfterPar
       }
       return
     }
-    let options = IdentificationOptions(readsContent: !noContent, followsSymbolicLinks: !noFollow)
-    var reports: [FileReport] = []
-    var failures = 0
-    for file in files {
-      let path = QuireCommand.filePath(file)
-      let shown = DisplayName.escaping(path)
-      do {
-        let identification = try registry.identifyFile(at: path, options: options)
-        let report = FileReport(path: shown, identification: identification, registry: registry)
-        if json { reports.append(report) } else { print(Self.describe(report)) }
-      } catch {
-        failures += 1
-        if json { reports.append(FileReport(path: shown, error: ErrorReport.text(for: error))) }
-        ErrorReport.say(error)
+    try FilesRequest(files: files, json: json, noContent: noContent, noFollow: noFollow).run()
+  }
+
+  /// Files to identify, as asked on the command line: read by argument-parser, or, for the
+  /// form run once per file in shell loops (`quire type FILE…` with `--json`, `--no-content`,
+  /// `--no-follow`), without it (``init(directForm:)``).
+  struct FilesRequest: DirectForm {
+    var files: [String]
+    var json = false
+    var noContent = false
+    var noFollow = false
+
+    func run() throws {
+      let registry = TypeRegistry.shared
+      let options = IdentificationOptions(readsContent: !noContent, followsSymbolicLinks: !noFollow)
+      var reports: [FileReport] = []
+      var failures = 0
+      for file in files {
+        let path = QuireCommand.filePath(file)
+        let shown = DisplayName.escaping(path)
+        do {
+          let identification = try registry.identifyFile(at: path, options: options)
+          let report = FileReport(path: shown, identification: identification, registry: registry)
+          if json { reports.append(report) } else { print(TypeCommand.describe(report)) }
+        } catch {
+          failures += 1
+          if json { reports.append(FileReport(path: shown, error: ErrorReport.text(for: error))) }
+          ErrorReport.say(error)
+        }
       }
+      if json { print(try TypeCommand.encode(reports)) }
+      if failures > 0 { throw ExitCode(ExitStatus.failure) }
     }
-    if json { print(try Self.encode(reports)) }
-    if failures > 0 { throw ExitCode(ExitStatus.failure) }
   }
 
   // MARK: Output
@@ -172,5 +187,26 @@ struct FileReport: Encodable {
       EvidenceReport(kind: $0.kind.rawValue, detail: $0.detail, mimeType: $0.mimeType, rule: $0.rule, weight: $0.weight, priority: $0.priority)
     }
     disagreement = identification.disagreement?.description
+  }
+}
+
+extension TypeCommand.FilesRequest {
+  /// `type FILE…` with any of `--json`, `--no-content` and `--no-follow` (each at most once);
+  /// nil for anything else (`--extension`, `--mime`, another option, `--`, a short option, a
+  /// flag given twice, no file), which the parser then reads with its checks and messages.
+  /// The result is what the parser would have made of the same line.
+  init?(directForm arguments: [String]) {
+    guard arguments.count >= 2, arguments[0] == "type" else { return nil }
+    files = []
+    for argument in arguments.dropFirst() {
+      switch argument {
+      case "--json" where !json: json = true
+      case "--no-content" where !noContent: noContent = true
+      case "--no-follow" where !noFollow: noFollow = true
+      case _ where argument.hasPrefix("-"): return nil
+      default: files.append(argument)
+      }
+    }
+    guard !files.isEmpty else { return nil }
   }
 }

@@ -31,6 +31,37 @@ final class TypeCommandTests: FolderSuite, RunsQuire {
     #expect(result.error.contains("missing"), "\(result.error)")
   }
 
+  /// `quire type FILE…` with its flags is read without the parser (see `DirectForm`); any other
+  /// spelling goes to the parser.
+  @Test func theDirectFormIsReadOnlyForFilesWithTheirFlags() {
+    let plain = TypeCommand.FilesRequest(directForm: ["type", "a.md", "b c.pdf"])
+    #expect(plain?.files == ["a.md", "b c.pdf"] && plain?.json == false && plain?.noContent == false && plain?.noFollow == false)
+    let flagged = TypeCommand.FilesRequest(directForm: ["type", "--json", "a.md", "--no-content", "--no-follow"])
+    #expect(flagged?.files == ["a.md"] && flagged?.json == true && flagged?.noContent == true && flagged?.noFollow == true)
+    let others: [[String]] = [
+      ["type"], ["type", "--json"], ["type", "--extension", "md"], ["type", "--mime", "text/plain"], ["type", "--", "a.md"],
+      ["type", "-dash.md"], ["type", "-", "a.md"], ["type", "--json", "--json", "a.md"], ["type", "--json=true", "a.md"],
+      ["type", "a.md", "-h"], ["types", "a.md"],
+    ]
+    for arguments in others { #expect(TypeCommand.FilesRequest(directForm: arguments) == nil, "\(arguments)") }
+  }
+
+  /// The direct form prints what the parsed command prints for the same files (spelled with
+  /// `--` before them, which only the parser reads), and fails the same way.
+  @Test func theDirectFormAnswersAsTheParsedCommandDoes() async throws {
+    let md = try folder.write("# hi\n", to: "a.md")
+    for flags in [[], ["--json", "--no-content"], ["--no-follow"]] {
+      let direct = try await quire(["type"] + flags + [md.path, folder.url.path])
+      let parsed = try await quire(["type"] + flags + ["--", md.path, folder.url.path])
+      #expect(direct.status == 0 && parsed.status == 0, "\(direct.error) \(parsed.error)")
+      #expect(direct.output == parsed.output && direct.output.contains("net.daringfireball.markdown"), "\(flags): \(direct.output)")
+    }
+    let directFailure = try await quire(["type", md.path, folder.file("missing").path])
+    let parsedFailure = try await quire(["type", "--", md.path, folder.file("missing").path])
+    #expect(directFailure.status == 1 && parsedFailure.status == 1)
+    #expect(directFailure.output == parsedFailure.output && directFailure.error == parsedFailure.error, "\(directFailure.error)")
+  }
+
   @Test func tagLookups() async throws {
     let byExtension = try await quire(["type", "--extension", "md"])
     #expect(byExtension.status == 0 && byExtension.output.hasPrefix("net.daringfireball.markdown (text/markdown)"), "\(byExtension.output)")
