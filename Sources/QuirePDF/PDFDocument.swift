@@ -174,7 +174,14 @@ open class PDFDocument {
     var addedRotation: Int
   }
 
-  private(set) var sources: [Source] = []
+  private(set) var sources: [Source] = [] {
+    didSet { lastCharacterLayout = nil }
+  }
+  /// The character layout last read (PDFKit clients ask for one character's bounds at a time,
+  /// in loops over a page: each call would otherwise have poppler lay the whole page out
+  /// again), by the file page it is of. A file page's text never changes: sources are private
+  /// snapshots, and replacing them forgets it.
+  private var lastCharacterLayout: (source: Int, index: Int, text: String, areas: [PDFRect])?
   private(set) var pages: [Page]
   /// One undoable step: its name, the page operation it was (nil for an annotation or form
   /// change), and the pages and annotation edits before it.
@@ -407,7 +414,10 @@ open class PDFDocument {
   /// left of the page as its source displays it (see `PDFFile.characterLayout(ofPage:)`).
   func characterLayout(ofPage index: Int) throws -> (text: String, areas: [PDFRect]) {
     let page = try page(index)
-    return try readable(index) { try sources[page.source].file.characterLayout(ofPage: page.index) }
+    if let last = lastCharacterLayout, last.source == page.source, last.index == page.index { return (last.text, last.areas) }
+    let layout = try readable(index) { try sources[page.source].file.characterLayout(ofPage: page.index) }
+    lastCharacterLayout = (page.source, page.index, layout.text, layout.areas)
+    return layout
   }
 
   /// The text of page `index` (0-based), in reading order as poppler extracts it.

@@ -85,7 +85,8 @@ case "save-bundle-document":
     exit(1)
   }
 case "probe-pdf":
-  // probe-pdf FILE: opens it as a PDFDocument and reads everything but pixels.
+  // probe-pdf FILE: opens it as a PDFDocument and reads everything but pixels (page 1's text
+  // and its character geometry too).
   guard let path = arguments.dropFirst().first else { exit(2) }
   do {
     let document = try PDFDocument(contentsOf: URL(fileURLWithPath: path))
@@ -97,6 +98,13 @@ case "probe-pdf":
     if document.pageCount > 0 {
       print("text \(try document.text(ofPage: 0).count)")
       print("rotation \(try document.rotation(ofPage: 0))")
+    }
+    // PDFKit's character geometry, as a client loops over a page: nothing may crash or hang.
+    if let page = document.page(at: 0) {
+      let count = page.numberOfCharacters
+      let areas = (0..<min(count, 5_000)).filter { page.characterBounds(at: $0) != .zero }.count
+      let selected = page.selection(for: page.bounds(for: .mediaBox))?.string?.count ?? 0
+      print("characters \(count), \(areas) with areas, \(selected) selected, index \(page.characterIndex(at: CGPoint(x: 1, y: 1)))")
     }
     exit(0)
   } catch {

@@ -147,25 +147,26 @@ extension PDFFile {
 
   /// The areas of page `index`'s lines of text, in points from the top left of the page,
   /// top to bottom as poppler lays the text out (poppler's text layout: one rectangle per
-  /// character, united per line).
+  /// Unicode scalar, united per line).
   public func lineRects(ofPage index: Int) throws -> [PDFRect] {
     try withTextLayout(ofPage: index) { text, rectangles in
-      let characters = Array(text)
       var lines: [PDFRect] = []
       var current: (x1: Double, y1: Double, x2: Double, y2: Double)?
-      for position in rectangles.indices {
-        let isBreak = position < characters.count && characters[position].isNewline
+      // poppler gives one rectangle per Unicode scalar (a combining mark has its own).
+      for (position, scalar) in zip(rectangles.indices, text.unicodeScalars) {
+        let isBreak = Self.isLineBreak(scalar)
         let rect = rectangles[position]
         if !isBreak {
           current =
             current.map { (min($0.x1, rect.x1), min($0.y1, rect.y1), max($0.x2, rect.x2), max($0.y2, rect.y2)) }
             ?? (rect.x1, rect.y1, rect.x2, rect.y2)
         }
-        if isBreak || position == rectangles.count - 1, let line = current {
+        if isBreak, let line = current {
           lines.append(PDFRect(x: line.x1, y: line.y1, width: line.x2 - line.x1, height: line.y2 - line.y1))
           current = nil
         }
       }
+      if let line = current { lines.append(PDFRect(x: line.x1, y: line.y1, width: line.x2 - line.x1, height: line.y2 - line.y1)) }
       return lines
     } ?? []
   }
@@ -184,33 +185,44 @@ extension PDFFile {
   }
 
   /// The words of page `index` with their areas, in points from the top left of the page,
-  /// in poppler's reading order (its text layout: one rectangle per character, united per
+  /// in poppler's reading order (its text layout: one rectangle per Unicode scalar, united per
   /// word). At most 100,000 words.
   public func wordRects(ofPage index: Int) throws -> [(word: String, rect: PDFRect)] {
     try withTextLayout(ofPage: index) { pageText, rectangles in
-      let characters = Array(pageText)
       var words: [(String, PDFRect)] = []
-      var text = ""
+      var text = String.UnicodeScalarView()
       var current: (x1: Double, y1: Double, x2: Double, y2: Double)?
-      for position in 0..<min(rectangles.count, characters.count) where words.count < 100_000 {
-        let character = characters[position]
+      // poppler gives one rectangle per Unicode scalar (a combining mark has its own).
+      for (position, scalar) in zip(rectangles.indices, pageText.unicodeScalars) where words.count < 100_000 {
         let rect = rectangles[position]
-        if character.isWhitespace || character.isNewline {
-          if let word = current, !text.isEmpty { words.append((text, PDFRect(x: word.x1, y: word.y1, width: word.x2 - word.x1, height: word.y2 - word.y1))) }
-          (text, current) = ("", nil)
+        if scalar.properties.isWhitespace {
+          if let word = current, !text.isEmpty {
+            words.append((String(text), PDFRect(x: word.x1, y: word.y1, width: word.x2 - word.x1, height: word.y2 - word.y1)))
+          }
+          (text, current) = (String.UnicodeScalarView(), nil)
           continue
         }
-        text.append(character)
+        text.append(scalar)
         current =
           current.map { (min($0.x1, rect.x1), min($0.y1, rect.y1), max($0.x2, rect.x2), max($0.y2, rect.y2)) } ?? (rect.x1, rect.y1, rect.x2, rect.y2)
       }
-      if let word = current, !text.isEmpty { words.append((text, PDFRect(x: word.x1, y: word.y1, width: word.x2 - word.x1, height: word.y2 - word.y1))) }
+      if let word = current, !text.isEmpty, words.count < 100_000 {
+        words.append((String(text), PDFRect(x: word.x1, y: word.y1, width: word.x2 - word.x1, height: word.y2 - word.y1)))
+      }
       return words
     } ?? []
   }
 
+  /// Whether `scalar` ends a line of a page's text (as `Character.isNewline` counts them).
+  private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+    default: false
+    }
+  }
+
   /// Runs `body` on page `index`'s text and poppler's text layout (one rectangle per
-  /// character, in the same order; none when poppler cannot lay the page out); nil when the
+  /// Unicode scalar, in the same order; none when poppler cannot lay the page out); nil when the
   /// page has no text.
   private func withTextLayout<T>(
     ofPage index: Int, _ body: (String, UnsafeBufferPointer<PopplerRectangle>) -> T

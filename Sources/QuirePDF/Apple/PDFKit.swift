@@ -144,8 +144,9 @@ open class PDFPage {
   /// The topmost annotation at `point` in page space (PDFKit's `annotation(at:)`), or nil.
   open func annotation(at point: CGPoint) -> PDFAnnotation? { annotation(containing: point) }
 
-  /// How many characters the page's text has.
-  open var numberOfCharacters: Int { string?.count ?? 0 }
+  /// How many characters the page's text has (PDFKit's `numberOfCharacters`): UTF-16 units of
+  /// ``string``, as `NSString` counts them and ``characterBounds(at:)`` indexes them.
+  open var numberOfCharacters: Int { string?.utf16.count ?? 0 }
 
   /// The page drawn as an image of `size` (PDFKit's `thumbnail(of:for:)`), one pixel per point.
   ///

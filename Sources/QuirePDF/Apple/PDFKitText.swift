@@ -1,5 +1,5 @@
-// PDFKit's text geometry by character: `characterBounds(at:)`, `selection(for:)` by range and
-// by rectangle, `attributedString`, and the document's `selection(from:atCharacterIndex:to:
+// PDFKit's text geometry by character: `characterBounds(at:)`, `characterIndex(at:)`,
+// `selection(for:)` by range and by rectangle, `attributedString`, and the document's `selection(from:atCharacterIndex:to:
 // atCharacterIndex:)`. Compatibility surface: see the "Porting from Apple's frameworks" article.
 public import Foundation
 import QuireFormats
@@ -19,6 +19,18 @@ extension PDFPage {
   public func characterBounds(at index: Int) -> CGRect {
     guard let layout = textLayout(), layout.areas.indices.contains(index) else { return .zero }
     return layout.userSpace(layout.areas[index])
+  }
+
+  /// The index of the character at `point` (PDFKit's `characterIndex(at:)`), `point` being in
+  /// page space (points in the page's PDF user space, from the bottom left); -1 when no
+  /// character's area holds it. The index counts UTF-16 units of ``string``, as
+  /// ``characterBounds(at:)`` does.
+  public func characterIndex(at point: CGPoint) -> Int {
+    guard let layout = textLayout() else { return -1 }
+    return layout.areas.indices.first { unit in
+      let area = layout.areas[unit]
+      return (area.width > 0 || area.height > 0) && layout.userSpace(area).contains(point)
+    } ?? -1
   }
 
   /// The characters in `range` (PDFKit's `selection(for: NSRange)`), in UTF-16 units of

@@ -38,8 +38,8 @@ struct BrokenPDFTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path).isEmpty)  // snapshots removed
   }
 
-  /// Reading everything but pixels (pages, text of page 1, outline, rotation) runs in a child
-  /// process per file with a time limit: none may crash or exceed it.
+  /// Reading everything but pixels (pages, text of page 1 and its character geometry, outline,
+  /// rotation) runs in a child process per file with a time limit: none may crash or exceed it.
   @Test func readingNeverCrashesOrHangs() throws {
     guard let files = try files() else { return }
     var slow: [String] = []

@@ -57,6 +57,47 @@ final class PDFTextGeometryTests: FolderSuite {
     #expect(page.attributedString?.string == page.string)
   }
 
+  /// A client's loop over every character of a page, as PDFKit code writes it: the count is
+  /// what `characterBounds(at:)` indexes, and a point inside a character's bounds gives back
+  /// its index.
+  @Test func aLoopOverEveryCharacterFindsEachAgainByItsMiddle() throws {
+    let document = try makePDF()
+    let page = try #require(document.page(at: 0))
+    let text = try #require(page.string)
+    #expect(page.numberOfCharacters == text.utf16.count)
+    var visible = 0
+    for index in 0..<page.numberOfCharacters {
+      let bounds = page.characterBounds(at: index)
+      guard bounds.width > 0, bounds.height > 0 else { continue }
+      visible += 1
+      #expect(page.characterIndex(at: CGPoint(x: bounds.midX, y: bounds.midY)) == index, "\(index) \(bounds)")
+    }
+    #expect(visible >= "The otter swims past the heron.".filter { $0 != " " }.count)
+    #expect(page.characterIndex(at: CGPoint(x: -20, y: -20)) == -1)
+  }
+
+  /// A combining mark is a character of its own to poppler (its own area): the words, lines
+  /// and finds after it keep their places instead of shifting by one.
+  @Test func wordsAfterACombiningMarkKeepTheirAreas() throws {
+    let url = try writePDF(to: folder.file("mark.pdf"), pages: ["x\u{0304}y otter heron"])
+    let document = try PDFDocument(contentsOf: url)
+    let page = try #require(document.page(at: 0))
+    let text = try #require(page.string)
+    #expect(text.unicodeScalars.contains("\u{0304}"), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+    let range = (text as NSString).range(of: "heron")
+    let byCharacters = try #require(page.selection(for: range)).bounds(for: page)
+    let byFind = try #require(document.findString("heron").first).bounds(for: page)
+    #expect(abs(byCharacters.minX - byFind.minX) < 1 && abs(byCharacters.maxX - byFind.maxX) < 1, "\(byCharacters) \(byFind)")
+    let words = try PDFFile(contentsOf: url).wordRects(ofPage: 0)
+    let heron = try #require(words.first { $0.word == "heron" }?.rect)
+    let height = page.bounds(for: .cropBox).height
+    #expect(abs(heron.x - byFind.minX) < 1 && abs(heron.x + heron.width - byFind.maxX) < 1, "\(heron) \(byFind)")
+    #expect(abs((height - heron.y - heron.height) - byFind.minY) < 1, "\(heron) \(byFind)")
+    #expect(words.map(\.word).contains("otter"))
+    let lines = try document.lineRects(ofPage: 0)
+    #expect(lines.count == 1 && lines[0].x <= heron.x && lines[0].x + lines[0].width >= heron.x + heron.width - 0.5, "\(lines) \(heron)")
+  }
+
   /// The areas agree with pdftotext's `-bbox` layout of the same word.
   @Test(.enabled(if: Programs.system("pdftotext") != nil, "pdftotext (poppler-utils) is not installed"))
   func theAreasAgreeWithPdftotext() async throws {
