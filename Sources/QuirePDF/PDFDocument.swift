@@ -243,8 +243,14 @@ open class PDFDocument {
 
   /// Opens the PDF at `url`, or nil when it cannot be opened (PDFKit's failable
   /// `init?(url:)`); ``init(contentsOf:password:temporaryFolder:)`` throws an error that says why.
-  public convenience init?(url: URL) {
-    try? self.init(contentsOf: url)
+  /// A PDF that needs a password opens locked, as PDFKit's does: ``isLocked`` is true and it
+  /// has no pages until ``unlock(withPassword:)`` is given its user or owner password.
+  public init?(url: URL) {
+    documentURL = url.standardizedFileURL
+    temporaryFolder = nil
+    pages = []
+    savedPages = []
+    do { try load(url: url.standardizedFileURL, data: nil, password: nil, locksWithoutPassword: true) } catch { return nil }
   }
 
   /// Opens the PDF at `url`.
@@ -256,25 +262,11 @@ open class PDFDocument {
   /// - Throws: ``QuireError`` naming the file: `.fileMissing`, `.passwordRequired`,
   ///   `.invalidContent` when it is not a PDF poppler can read, `.unsupportedType` for a folder.
   public init(contentsOf url: URL, password: String? = nil, temporaryFolder: URL? = nil) throws {
-    let url = url.standardizedFileURL
-    documentURL = url
+    documentURL = url.standardizedFileURL
     self.temporaryFolder = temporaryFolder
-    var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
-      throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)) as a PDF: it is a folder.", url: url)
-    }
-    let snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
-    madeSnapshotFolder = snapshotFolder
     pages = []
     savedPages = []
-    do {
-      let source = try addSource(url: url, password: password)
-      pages = (0..<source.file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
-      savedPages = pages
-    } catch {
-      try? FileManager.default.removeItem(at: snapshotFolder)
-      throw error
-    }
+    try load(url: url.standardizedFileURL, data: nil, password: password, locksWithoutPassword: false)
   }
 
   /// Opens the PDF held in `data`: the contents of `url`, which names it in messages and
@@ -283,18 +275,80 @@ open class PDFDocument {
   init(data: Data, url: URL?, password: String? = nil, temporaryFolder: URL? = nil) throws {
     documentURL = url?.standardizedFileURL
     self.temporaryFolder = temporaryFolder
-    let snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
-    madeSnapshotFolder = snapshotFolder
     pages = []
     savedPages = []
+    try load(url: url?.standardizedFileURL, data: data, password: password, locksWithoutPassword: false)
+  }
+
+  /// Opens the PDF held in `data`, or nil when it is not a PDF that can be read (PDFKit's
+  /// failable `init?(data:)`). The document has no file (``documentURL`` is nil) until
+  /// ``save(to:)``. A PDF that needs a password opens locked (see ``init(url:)``).
+  public init?(data: Data) {
+    documentURL = nil
+    temporaryFolder = nil
+    pages = []
+    savedPages = []
+    do { try load(url: nil, data: data, password: nil, locksWithoutPassword: true) } catch { return nil }
+  }
+
+  /// Reads the PDF at `url` (or `data`, its bytes) into the document's first source and pages.
+  /// With `locksWithoutPassword`, a PDF that needs a password leaves the document locked
+  /// (its snapshot kept for ``unlock(withPassword:)``) instead of throwing.
+  private func load(url: URL?, data: Data?, password: String?, locksWithoutPassword: Bool) throws {
+    var isFolder: ObjCBool = false
+    if data == nil, let url, FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+      throw QuireError(.unsupportedType, "Cannot open \(QuireError.name(url)) as a PDF: it is a folder.", url: url)
+    }
+    let snapshotFolder = try Self.makeSnapshotFolder(in: temporaryFolder)
+    madeSnapshotFolder = snapshotFolder
+    let original = url ?? snapshotFolder.appendingPathComponent("untitled.pdf")
     do {
-      let source = try addSource(url: documentURL ?? snapshotFolder.appendingPathComponent("untitled.pdf"), password: password, data: data)
+      let source = try addSource(url: original, password: password, data: data)
       pages = (0..<source.file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
       savedPages = pages
+    } catch let error as QuireError where error.code == .passwordRequired && locksWithoutPassword {
+      locked = (original, snapshotFolder.appendingPathComponent("0.pdf"))
     } catch {
       try? FileManager.default.removeItem(at: snapshotFolder)
+      madeSnapshotFolder = nil
       throw error
     }
+  }
+
+  /// The file of a document opened locked (``isLocked``), and the snapshot of it that
+  /// ``unlock(withPassword:)`` opens; nil for every other document.
+  private var locked: (original: URL, snapshot: URL)?
+
+  /// Whether the document is encrypted and still needs its password (PDFKit's `isLocked`):
+  /// until ``unlock(withPassword:)`` succeeds it has no pages, and it cannot be written.
+  open var isLocked: Bool { locked != nil }
+
+  /// Throws, for a locked document, the error that says to unlock it first.
+  func checkUnlocked() throws {
+    guard isLocked else { return }
+    throw QuireError(
+      .passwordRequired, "Cannot change \(displayName): it is locked. Unlock it with its password (unlock(withPassword:)) first.", url: documentURL)
+  }
+
+  /// Gives the document a password (PDFKit's `unlock(withPassword:)`) and returns whether it
+  /// was right. A locked document's pages can then be read. An encrypted document that opened
+  /// without one (an empty user password) takes its owner password this way, and with it the
+  /// permissions its security settings withheld (``permissions``). False for a document
+  /// that is not encrypted, or a wrong password; the document is then as it was.
+  open func unlock(withPassword password: String) -> Bool {
+    if let locked {
+      guard let file = try? PDFFile(contentsOf: locked.snapshot, password: password) else { return false }
+      sources = [Source(name: locked.original.lastPathComponent, original: locked.original, snapshot: locked.snapshot, file: file, password: password)]
+      pages = (0..<file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
+      savedPages = pages
+      self.locked = nil
+      return true
+    }
+    guard isEncrypted, let first = sources.first, let file = try? PDFFile(contentsOf: first.snapshot, password: password),
+      (try? QPDFFile(path: first.snapshot.path, url: first.original, password: password)) != nil
+    else { return false }
+    sources[0] = Source(name: first.name, original: first.original, snapshot: first.snapshot, file: file, password: password)
+    return true
   }
 
   deinit { if let madeSnapshotFolder { try? FileManager.default.removeItem(at: madeSnapshotFolder) } }
@@ -513,11 +567,11 @@ open class PDFDocument {
   /// Title, author, subject, keywords, creator, producer, dates and version of the original.
   open var metadata: PDFMetadata { sources.first?.file.metadata ?? PDFMetadata() }
 
-  /// What the original's security handler allows.
-  open var permissions: PDFPermissions { sources.first?.file.permissions ?? .all }
+  /// What the original's security handler allows: nothing while the document is locked.
+  open var permissions: PDFPermissions { isLocked ? [] : sources.first?.file.permissions ?? .all }
 
   /// Whether the original is encrypted (it may still open without a password).
-  open var isEncrypted: Bool { !sources.isEmpty && ((try? qpdf(forSource: 0).isEncrypted) ?? false) }
+  open var isEncrypted: Bool { isLocked || (!sources.isEmpty && ((try? qpdf(forSource: 0).isEncrypted) ?? false)) }
 
   /// Whether the PDF allows inserting, removing and rotating pages (`PDFKit`'s name).
   open var allowsDocumentAssembly: Bool { permissions.contains(.assemble) }
@@ -538,6 +592,7 @@ open class PDFDocument {
   open var redoActionName: String? { redoStack.last?.name }
 
   func apply(_ operation: PDFPageOperation, _ change: (inout [Page]) -> Void) throws {
+    try checkUnlocked()
     guard allowsDocumentAssembly else {
       throw QuireError(
         .permissionDenied,
@@ -630,6 +685,7 @@ open class PDFDocument {
   /// Inserts every page of the PDF at `url` before page `index` (0-based; `pageCount` appends).
   /// - Throws: ``QuireError`` when `url` is not a readable PDF, or `index` is out of range.
   open func insertPages(from url: URL, at index: Int, password: String? = nil) throws {
+    try checkUnlocked()
     guard index >= 0, index <= pages.count else {
       throw QuireError(
         .invalidArgument, "Cannot insert pages at \(index < .max ? index + 1 : index) in \(displayName): it has \(pages.count) pages.", url: documentURL)
@@ -693,6 +749,12 @@ open class PDFDocument {
   /// link to a regular file is saved through to its target (`OutputPath`).
   /// - Throws: ``QuireError`` naming `url`; it is then untouched.
   open func write(to url: URL) throws {
+    if isLocked {
+      throw QuireError(
+        .passwordRequired,
+        "Cannot write \(displayName) to \(QuireError.name(url)): it is locked. Unlock it with its password (unlock(withPassword:)) first; nothing was written.",
+        url: url)
+    }
     let target: URL
     switch try OutputPath.kind(of: url.standardizedFileURL) {
     case .regularFile(let resolved): target = resolved.standardizedFileURL
@@ -889,13 +951,6 @@ open class PDFDocument {
   }
 
   // MARK: PDFKit's spellings
-
-  /// Opens the PDF held in `data`, or nil when it is not a PDF that can be read (PDFKit's
-  /// failable `init?(data:)`). The document has no file (``documentURL`` is nil) until
-  /// ``save(to:)``.
-  public convenience init?(data: Data) {
-    try? self.init(data: data, url: nil)
-  }
 
   /// The page at `index` (0-based), or nil past the end.
   open func page(at index: Int) -> PDFPage? {

@@ -254,6 +254,44 @@ final class PDFDocumentTests: FolderSuite {
     #expect(reopened.isEncrypted)
   }
 
+  /// PDFKit's way with a password: `PDFDocument(url:)` (and `init?(data:)`) opens the file
+  /// locked, with no pages and nothing written; `unlock(withPassword:)` refuses a wrong password
+  /// and takes the user's (pages readable) or the owner's (the withheld permissions too).
+  @Test func aPasswordProtectedPDFOpensLockedUntilUnlocked() throws {
+    let plain = try makePDF()
+    let protected = folder.file("locked.pdf")
+    guard let made = try runTool("qpdf", ["--encrypt", "user", "owner", "256", "--assemble=n", "--", plain.path, protected.path]) else { return }
+    #expect(made.status == 0)
+    let original = try Data(contentsOf: protected)
+    let document = try #require(PDFDocument(url: protected))
+    #expect(document.isLocked && document.isEncrypted && document.pageCount == 0 && document.page(at: 0) == nil)
+    #expect(!document.allowsDocumentAssembly && document.permissions.isEmpty)
+    let copy = folder.file("copy.pdf")
+    let refusal = #expect(throws: QuireError.self) { try document.write(to: copy) }
+    #expect(refusal?.code == .passwordRequired && refusal?.reason.contains("locked") == true, "\(String(describing: refusal))")
+    #expect(!FileManager.default.fileExists(atPath: copy.path) && document.dataRepresentation() == nil)
+    #expect(throws: QuireError.self) { try document.insertPages(from: plain, at: 0) }
+    #expect(!document.unlock(withPassword: "wrong") && document.isLocked)
+    #expect(document.unlock(withPassword: "user"))
+    #expect(!document.isLocked && document.isEncrypted && document.pageCount == 5 && !document.allowsDocumentAssembly)
+    #expect(document.page(at: 0)?.string?.isEmpty == false)
+    #expect(try Data(contentsOf: protected) == original)
+    // The same bytes, as PDFKit's init?(data:) opens them; the owner's password gives
+    // assembly, so a page can go.
+    let fromData = try #require(PDFDocument(data: original))
+    #expect(fromData.isLocked && fromData.pageCount == 0)
+    #expect(fromData.unlock(withPassword: "owner") && fromData.pageCount == 5 && fromData.allowsDocumentAssembly)
+    try fromData.removePage(at: 0)
+    #expect(fromData.pageCount == 4)
+    // A document that opened with the user's password takes the owner's the same way; a PDF
+    // that is not encrypted has no password to take.
+    let asUser = try PDFDocument(contentsOf: protected, password: "user")
+    #expect(!asUser.allowsDocumentAssembly && !asUser.unlock(withPassword: "wrong") && !asUser.allowsDocumentAssembly)
+    #expect(asUser.unlock(withPassword: "owner") && asUser.allowsDocumentAssembly)
+    let unencrypted = try #require(PDFDocument(url: plain))
+    #expect(!unencrypted.isLocked && !unencrypted.unlock(withPassword: "user"))
+  }
+
   /// Fails each system call of a PDF save in turn (the steps of the one atomic writer: the
   /// temporary file's creation, the look at the old file, its mode, the flush, the rename):
   /// the original stays whole and nothing is left beside it.
