@@ -25,7 +25,7 @@ static const char *const quire_lazy_libraries[QUIRE_LAZY_LIBRARY_COUNT][2] = {
   {"libjpeg.so.62", "libjpeg.so"},
 };
 
-#define QUIRE_LAZY_FUNCTION_COUNT 387
+#define QUIRE_LAZY_FUNCTION_COUNT 388
 // Each trampoline's function name and library (an index into quire_lazy_libraries).
 static const struct quire_lazy_function { const char *name; int library; }
     quire_lazy_functions[QUIRE_LAZY_FUNCTION_COUNT] = {
@@ -182,6 +182,7 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"qpdf_replace_object", 6},
   {"qpdf_set_compress_streams", 6},
   {"qpdf_set_decode_level", 6},
+  {"qpdf_set_r6_encryption_parameters2", 6},
   {"qpdf_set_suppress_warnings", 6},
   {"qpdf_silence_errors", 6},
   {"qpdf_write", 6},

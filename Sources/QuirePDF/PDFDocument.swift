@@ -749,6 +749,26 @@ open class PDFDocument {
   /// link to a regular file is saved through to its target (`OutputPath`).
   /// - Throws: ``QuireError`` naming `url`; it is then untouched.
   open func write(to url: URL) throws {
+    try write(to: url, encryption: nil)
+  }
+
+  /// Writes the document to `url` as ``write(to:)`` does, encrypted with AES-256 (PDF 2.0's
+  /// security handler, revision 6): opening it needs `userPassword` (none when it is nil or
+  /// empty), and `ownerPassword` (the user's when nil) unlocks it for everything. The copy
+  /// allows everything once open (printing, copying, changing pages, annotating, filling
+  /// forms), as PDFKit's passwords alone do. The document itself, and its file, stay as
+  /// they were.
+  /// - Throws: ``QuireError`` naming `url`; it is then untouched.
+  open func write(to url: URL, userPassword: String?, ownerPassword: String?) throws {
+    let user = userPassword ?? ""
+    let owner = ownerPassword ?? user
+    guard !user.isEmpty || !owner.isEmpty else {
+      throw QuireError(.invalidArgument, "Cannot write \(QuireError.name(url)) encrypted: give a user or owner password; nothing was written.", url: url)
+    }
+    try write(to: url, encryption: QPDFFile.Encryption(userPassword: user, ownerPassword: owner))
+  }
+
+  private func write(to url: URL, encryption: QPDFFile.Encryption?) throws {
     if isLocked {
       throw QuireError(
         .passwordRequired,
@@ -761,7 +781,7 @@ open class PDFDocument {
     case .special(let description):
       let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(".quire-pdf-\(FileWrapper.randomSuffix())")
       defer { _ = SystemCalls.remove(scratch.path) }
-      try writePages(to: scratch.path)
+      try writePages(to: scratch.path, encryption: encryption)
       let data: Data
       do { data = try Data(contentsOf: scratch) } catch { throw QuireError(.systemCallFailed, "Cannot write \(QuireError.name(url)).", url: url, cause: error) }
       return try OutputPath.writeThrough(data, to: url, description: description)
@@ -777,7 +797,7 @@ open class PDFDocument {
     // The one atomic writer: libqpdf writes the temporary file by name (its descriptor's
     // /proc/self/fd path), which is flushed, given the mode and renamed over the target.
     do {
-      try AtomicFile.write(to: target.path, mode: mode) { fd in try writePages(to: "/proc/self/fd/\(fd.rawValue)") }
+      try AtomicFile.write(to: target.path, mode: mode) { fd in try writePages(to: "/proc/self/fd/\(fd.rawValue)", encryption: encryption) }
     } catch let error as SyscallFailure {
       throw saveError(error, url: url)
     }
@@ -787,11 +807,12 @@ open class PDFDocument {
   /// saved when only annotations and form fields changed (the old bytes stay an exact
   /// prefix), otherwise the pages laid out whole through libqpdf with the annotation edits
   /// applied.
-  private func writePages(to path: String) throws {
+  /// With `encryption`, the document is written whole, encrypted.
+  private func writePages(to path: String, encryption: QPDFFile.Encryption? = nil) throws {
     guard !sources.isEmpty, !pages.isEmpty else {
       throw QuireError(.invalidArgument, "Cannot write \(displayName): it has no pages. Insert pages first.")
     }
-    if try writeIncrementalUpdate(to: path) { return }
+    if encryption == nil, try writeIncrementalUpdate(to: path) { return }
     // Fresh handles: a write rearranges the handle's pages in memory.
     var files: [Int: QPDFFile] = [:]
     for number in Set(pages.map(\.source)).union([0]) {
@@ -803,7 +824,7 @@ open class PDFDocument {
     guard let primary = files[0] else { return }
     try primary.write(
       pages: pages.compactMap { page in files[page.source].map { ($0, page.index, page.addedRotation) } },
-      info: attributesToWrite, to: path)
+      info: attributesToWrite, encryption: encryption, to: path)
     lastWrite = .rewrite
   }
 
@@ -1047,6 +1068,24 @@ open class PDFDocument {
     return try? Data(contentsOf: file)
   }
 
+  /// The PDF written with `options` (PDFKit's `dataRepresentation(options:)`: the keys are
+  /// ``PDFDocumentWriteOption``s, or their raw strings), as bytes; nil when writing fails or
+  /// an option's value is not what ``write(to:withOptions:)`` takes.
+  open func dataRepresentation(options: [AnyHashable: Any]) -> Data? {
+    var writeOptions: [PDFDocumentWriteOption: Any] = [:]
+    for (key, value) in options {
+      if let option = key.base as? PDFDocumentWriteOption {
+        writeOptions[option] = value
+      } else if let name = key.base as? String {
+        writeOptions[PDFDocumentWriteOption(rawValue: name)] = value
+      }
+    }
+    guard let file = try? snapshotFolder().appendingPathComponent("data-\(UUID().uuidString).pdf") else { return nil }
+    defer { try? FileManager.default.removeItem(at: file) }
+    guard write(to: file, withOptions: writeOptions) else { return nil }
+    return try? Data(contentsOf: file)
+  }
+
   /// Writes the PDF to `url` and returns whether it worked (PDFKit's form; the throwing
   /// ``write(to:)`` says why).
   @_disfavoredOverload
@@ -1057,6 +1096,30 @@ open class PDFDocument {
   /// Writes the PDF to the file at `path` and returns whether it worked.
   open func write(toFile path: String) -> Bool {
     (try? write(to: URL(fileURLWithPath: path)) as Void) != nil
+  }
+
+  /// Writes the PDF to `url` with `options` and returns whether it worked (PDFKit's
+  /// `write(to:withOptions:)`). The options Quire has are the passwords, which encrypt the
+  /// copy (see ``write(to:userPassword:ownerPassword:)``); a password that is not a `String`
+  /// writes nothing and returns false.
+  open func write(to url: URL, withOptions options: [PDFDocumentWriteOption: Any]?) -> Bool {
+    var passwords: [String?] = []
+    for key in [PDFDocumentWriteOption.userPasswordOption, .ownerPasswordOption] {
+      guard let value = options?[key] else {
+        passwords.append(nil)
+        continue
+      }
+      guard let password = value as? String else { return false }
+      passwords.append(password)
+    }
+    if passwords.allSatisfy({ $0 == nil }) { return write(to: url) }
+    return (try? write(to: url, userPassword: passwords[0], ownerPassword: passwords[1])) != nil
+  }
+
+  /// Writes the PDF to the file at `path` with `options` (PDFKit's
+  /// `write(toFile:withOptions:)`); see ``write(to:withOptions:)``.
+  open func write(toFile path: String, withOptions options: [PDFDocumentWriteOption: Any]?) -> Bool {
+    write(to: URL(fileURLWithPath: path), withOptions: options)
   }
 }
 

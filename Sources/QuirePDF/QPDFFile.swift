@@ -97,7 +97,15 @@ final class QPDFFile {
   ///   file to copy it from), its 0-based index there and the rotation to add.
   /// - Parameter info: Entries of the document information dictionary to set (`/Title`,
   ///   `/Author`, …, with their values as text); the other entries stay as they were.
-  func write(pages: [(file: QPDFFile, index: Int, addedRotation: Int)], info: [String: String] = [:], to path: String) throws {
+  /// The passwords a written copy is encrypted with (AES-256, revision 6, everything allowed).
+  struct Encryption: Equatable {
+    var userPassword: String
+    var ownerPassword: String
+  }
+
+  func write(
+    pages: [(file: QPDFFile, index: Int, addedRotation: Int)], info: [String: String] = [:], encryption: Encryption? = nil, to path: String
+  ) throws {
     // Inherited attributes (/Rotate, /MediaBox, /Resources on /Pages) move onto each page,
     // so a page keeps them wherever it goes.
     for file in Set(pages.map { ObjectIdentifier($0.file) }).compactMap({ id in pages.first { ObjectIdentifier($0.file) == id }?.file }) {
@@ -158,6 +166,10 @@ final class QPDFFile {
       // uncompressed stream compressed (write parameters follow qpdf_init_write).
       qpdf_set_decode_level(handle, qpdf_dl_none)
       qpdf_set_compress_streams(handle, 0)
+      if let encryption {
+        qpdf_set_r6_encryption_parameters2(
+          handle, encryption.userPassword, encryption.ownerPassword, 1, 1, 1, 1, 1, 1, qpdf_r3p_full, 1)
+      }
       status = qpdf_write(handle)
     }
     if status & 2 != 0 {

@@ -26,6 +26,17 @@ public struct PDFDocumentAttribute: RawRepresentable, Hashable, Sendable {
   public static let keywordsAttribute = PDFDocumentAttribute(rawValue: "Keywords")
 }
 
+/// The options of PDFKit's `write(to:withOptions:)`: the passwords a written copy is
+/// encrypted with.
+public struct PDFDocumentWriteOption: RawRepresentable, Hashable, Sendable {
+  public let rawValue: String
+  public init(rawValue: String) { self.rawValue = rawValue }
+  /// The password that opens the written copy (a `String`).
+  public static let userPasswordOption = PDFDocumentWriteOption(rawValue: "UserPasswordOption")
+  /// The password that unlocks the written copy for everything (a `String`).
+  public static let ownerPasswordOption = PDFDocumentWriteOption(rawValue: "OwnerPasswordOption")
+}
+
 /// PDFKit's `PDFPage`: one page of a ``PDFDocument``, wherever page operations move it.
 ///
 /// A page belongs to the document it came from (``document``); inserting it into another

@@ -292,6 +292,49 @@ final class PDFDocumentTests: FolderSuite {
     #expect(!unencrypted.isLocked && !unencrypted.unlock(withPassword: "user"))
   }
 
+  /// PDFKit's `write(to:withOptions:)` with passwords writes an AES-256 copy that qpdf and
+  /// pdftotext open with the password and PDFKit's way opens locked; the document and its
+  /// file stay as they were. An owner password alone gives a copy that opens without one.
+  @Test func writingWithPasswordsEncryptsTheCopy() throws {
+    let plain = try makePDF()
+    let original = try Data(contentsOf: plain)
+    let document = try PDFDocument(contentsOf: plain)
+    let copy = folder.file("secret.pdf")
+    #expect(document.write(to: copy, withOptions: [.userPasswordOption: "open sesame", .ownerPasswordOption: "owner"]))
+    #expect(try Data(contentsOf: plain) == original && !document.isEncrypted && !document.hasUnsavedChanges)
+    guard let asOwner = try runTool("qpdf", ["--show-encryption", "--password=owner", copy.path]),
+      let asUser = try runTool("qpdf", ["--show-encryption", "--password=open sesame", copy.path])
+    else { return }
+    #expect(asOwner.status == 0 && asOwner.output.contains("Supplied password is owner password"), "\(asOwner.output)")
+    #expect(asOwner.output.contains("R = 6") && asOwner.output.contains("file encryption method: AESv3"), "\(asOwner.output)")
+    #expect(asOwner.output.contains("modify document assembly: allowed") && asOwner.output.contains("print high resolution: allowed"))
+    #expect(asUser.status == 0 && asUser.output.contains("User password = open sesame"), "\(asUser.output)")
+    #expect(try runTool("qpdf", ["--check", copy.path])?.status != 0)
+    guard let text = try runTool("pdftotext", ["-upw", "open sesame", "-f", "2", "-l", "2", copy.path, "-"]) else { return }
+    #expect(text.status == 0 && text.output.contains("PAGE2 marker"), "\(text.output)")
+    let reopened = try #require(PDFDocument(url: copy))
+    #expect(reopened.isLocked && reopened.unlock(withPassword: "open sesame") && reopened.pageCount == 5)
+    // The owner's password alone: it opens without one, encrypted, everything allowed.
+    let ownerOnly = folder.file("owner-only.pdf")
+    #expect(document.write(toFile: ownerOnly.path, withOptions: [.ownerPasswordOption: "owner"]))
+    let opened = try #require(PDFDocument(url: ownerOnly))
+    #expect(!opened.isLocked && opened.isEncrypted && opened.allowsDocumentAssembly && opened.pageCount == 5)
+    // A password that is not a string writes nothing; the throwing form needs a password.
+    let refused = folder.file("refused.pdf")
+    #expect(!document.write(to: refused, withOptions: [.userPasswordOption: 42]))
+    #expect(throws: QuireError.self) { try document.write(to: refused, userPassword: nil, ownerPassword: "") }
+    #expect(!FileManager.default.fileExists(atPath: refused.path))
+    // The same as bytes (PDFKit's dataRepresentation(options:)).
+    let bytes = try #require(document.dataRepresentation(options: [PDFDocumentWriteOption.userPasswordOption: "open sesame"]))
+    let fromBytes = try #require(PDFDocument(data: bytes))
+    #expect(fromBytes.isLocked && !fromBytes.unlock(withPassword: "owner") && fromBytes.unlock(withPassword: "open sesame"))
+    #expect(document.dataRepresentation(options: [PDFDocumentWriteOption.ownerPasswordOption: ["not", "a", "string"]]) == nil)
+    // No options: the plain copy.
+    let same = folder.file("same.pdf")
+    #expect(document.write(to: same, withOptions: nil))
+    #expect(try #require(PDFDocument(url: same)).isEncrypted == false)
+  }
+
   /// Fails each system call of a PDF save in turn (the steps of the one atomic writer: the
   /// temporary file's creation, the look at the old file, its mode, the flush, the rename):
   /// the original stays whole and nothing is left beside it.
