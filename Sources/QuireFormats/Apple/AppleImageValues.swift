@@ -3,6 +3,7 @@
 // `CGImage`. They are values to pass, compare and encode, not views: nothing here draws on a
 // screen. Compatibility surface: see the "Porting from Apple's frameworks" article.
 public import Foundation
+import QuireCore
 import QuireTypes
 
 /// UIKit's `UIColor` (AppKit's `NSColor`): a colour as red, green, blue and alpha components,
@@ -228,6 +229,14 @@ public final class CGImage: @unchecked Sendable {
   public var bytesPerRow: Int { width * 4 }
 }
 
+/// UIKit's `UITraitCollection`, as far as an image look-up takes one
+/// (``UIImage/init(named:in:compatibleWith:)``): Linux has no screens or appearances, so
+/// there are no traits to choose between and every collection is the same.
+open class UITraitCollection: NSObject, @unchecked Sendable {
+  /// A collection with no traits.
+  public override init() { super.init() }
+}
+
 /// UIKit's `UIImage` (AppKit's `NSImage`): an image to pass around and encode, as PDFKit's
 /// `PDFPage.thumbnail(of:for:)` returns it.
 ///
@@ -241,6 +250,13 @@ open class UIImage: NSObject, @unchecked Sendable {
   public let cgImage: CGImage?
   /// Pixels per point (1 unless given).
   public let scale: CGFloat
+
+  /// UIKit's `UIImage.Configuration`, as far as an image look-up takes one
+  /// (``init(named:in:with:)``): with no symbol images or traits on Linux, it has no settings.
+  open class Configuration: NSObject, @unchecked Sendable {
+    /// A configuration with no settings.
+    public override init() { super.init() }
+  }
 
   /// An empty image: no pixels, size zero.
   public override init() {
@@ -277,13 +293,36 @@ open class UIImage: NSObject, @unchecked Sendable {
   }
 
   /// The image named `name` among the main bundle's resources (UIKit's `init?(named:)`):
-  /// the file `name`, else `name.png`, read as ``init(data:)`` reads (PNG); nil when there is
-  /// no such resource or it is not a PNG. A program run from its build folder has its
-  /// package's resources there (`Bundle.main`); asset catalogs do not exist on Linux.
+  /// the file `name`, else `name.png`, read as ``init(contentsOfFile:)`` reads (PNG); nil when
+  /// there is no such resource or it is not a PNG. A program run from its build folder has
+  /// its package's resources there (`Bundle.main`); asset catalogs do not exist on Linux.
   public convenience init?(named name: String) {
-    let candidates = [Bundle.main.url(forResource: name, withExtension: nil), Bundle.main.url(forResource: name, withExtension: "png")]
-    guard let url = candidates.compactMap({ $0 }).first, let data = try? Data(contentsOf: url) else { return nil }
-    self.init(data: data)
+    self.init(named: name, in: nil, compatibleWith: nil)
+  }
+
+  /// The image named `name` among `bundle`'s resources, the main bundle's when nil (UIKit's
+  /// `init?(named:in:compatibleWith:)`, as a Swift package reaches its own resources:
+  /// `UIImage(named: "stamp", in: .module, compatibleWith: nil)`). Linux has no screen traits:
+  /// every `traitCollection` picks the same file. See ``init(named:)``.
+  public convenience init?(named name: String, in bundle: Bundle?, compatibleWith traitCollection: UITraitCollection?) {
+    let bundle = bundle ?? .main
+    let candidates = [bundle.url(forResource: name, withExtension: nil), bundle.url(forResource: name, withExtension: "png")]
+    guard let url = candidates.compactMap({ $0 }).first else { return nil }
+    self.init(contentsOfFile: url.path)
+  }
+
+  /// The image named `name` among `bundle`'s resources (UIKit's `init?(named:in:with:)`): as
+  /// ``init(named:in:compatibleWith:)``; no configuration changes which file is read.
+  public convenience init?(named name: String, in bundle: Bundle?, with configuration: UIImage.Configuration?) {
+    self.init(named: name, in: bundle, compatibleWith: nil)
+  }
+
+  /// The image in the file at `path` (UIKit's `init?(contentsOfFile:)`), read as
+  /// ``init(data:)`` reads (PNG); nil when it is missing, not a regular file (a FIFO or a
+  /// device is not waited on), larger than 256 MiB or not a PNG.
+  public convenience init?(contentsOfFile path: String) {
+    guard let bytes = try? InputFile.read(URL(fileURLWithPath: path), for: "read", limit: 256 << 20) else { return nil }
+    self.init(data: Data(bytes))
   }
 
   /// The size in points: pixels divided by ``scale``; zero for an empty image.

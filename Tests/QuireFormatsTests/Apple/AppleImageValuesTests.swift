@@ -140,6 +140,30 @@ struct AppleImageValuesTests {
     #expect(blue.count == 3 && blue[0] < 25 && blue[1] < 25 && blue[2] > 230, "\(blue)")
   }
 
+  /// A package's own images, as UIKit code finds them: by name in a bundle (with or without
+  /// `.png`), or by path; a missing name, a file that is not a PNG, a folder and a FIFO (not
+  /// waited on) give nil.
+  @Test func imagesAreFoundByNameInABundleAndByPath() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-bundle-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let pixels = try CGImage(try Bitmap(width: 12, height: 8, background: Color(red: 0, green: 0.5, blue: 1)))
+    try #require(pixels.pngData).write(to: folder.appendingPathComponent("stamp.png"))
+    try Data("not an image".utf8).write(to: folder.appendingPathComponent("text.png"))
+    try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.png"), withIntermediateDirectories: false)
+    #expect(mkfifo(folder.appendingPathComponent("pipe.png").path, 0o600) == 0)
+    let bundle = try #require(Bundle(path: folder.path))
+    let byName = try #require(UIImage(named: "stamp", in: bundle, compatibleWith: nil))
+    #expect(byName.size == CGSize(width: 12, height: 8) && byName.pngData() == pixels.pngData)
+    #expect(UIImage(named: "stamp.png", in: bundle, compatibleWith: UITraitCollection())?.size == CGSize(width: 12, height: 8))
+    #expect(UIImage(named: "stamp", in: bundle, with: UIImage.Configuration())?.pngData() == pixels.pngData)
+    #expect(UIImage(contentsOfFile: folder.appendingPathComponent("stamp.png").path)?.size == CGSize(width: 12, height: 8))
+    for name in ["missing", "text", "folder", "pipe"] {
+      #expect(UIImage(named: name, in: bundle, compatibleWith: nil) == nil, "\(name)")
+      #expect(UIImage(contentsOfFile: folder.appendingPathComponent(name + ".png").path) == nil, "\(name)")
+    }
+  }
+
   @Test func scaleDividesThePixelsIntoPoints() throws {
     let pixels = try CGImage(Bitmap(width: 40, height: 20))
     #expect(UIImage(cgImage: pixels, scale: 2).size == CGSize(width: 20, height: 10))
