@@ -25,7 +25,7 @@ static const char *const quire_lazy_libraries[QUIRE_LAZY_LIBRARY_COUNT][2] = {
   {"libjpeg.so.62", "libjpeg.so"},
 };
 
-#define QUIRE_LAZY_FUNCTION_COUNT 388
+#define QUIRE_LAZY_FUNCTION_COUNT 390
 // Each trampoline's function name and library (an index into quire_lazy_libraries).
 static const struct quire_lazy_function { const char *name; int library; }
     quire_lazy_functions[QUIRE_LAZY_FUNCTION_COUNT] = {
@@ -167,10 +167,12 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"qpdf_oh_new_integer", 6},
   {"qpdf_oh_new_name", 6},
   {"qpdf_oh_new_null", 6},
+  {"qpdf_oh_new_real_from_double", 6},
   {"qpdf_oh_new_stream", 6},
   {"qpdf_oh_new_string", 6},
   {"qpdf_oh_new_unicode_string", 6},
   {"qpdf_oh_parse", 6},
+  {"qpdf_oh_remove_key", 6},
   {"qpdf_oh_replace_key", 6},
   {"qpdf_oh_replace_stream_data", 6},
   {"qpdf_oh_set_array_item", 6},

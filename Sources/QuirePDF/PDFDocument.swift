@@ -583,7 +583,7 @@ open class PDFDocument {
   /// How many steps (page operations, annotation and form changes) ``undo()`` can revert.
   var undoDepth: Int { undoStack.count }
   /// Whether the pages, annotations or form fields differ from what was last opened or saved.
-  open var hasUnsavedChanges: Bool { pages != savedPages || annotationEdits != savedAnnotationEdits }
+  open var hasUnsavedChanges: Bool { pages != savedPages || annotationEdits != savedAnnotationEdits || outlineChangedSinceSave }
   open var canUndo: Bool { !undoStack.isEmpty }
   open var canRedo: Bool { !redoStack.isEmpty }
   /// The step ``undo()`` would revert ("Delete Page 2", "Add Highlight").
@@ -812,7 +812,8 @@ open class PDFDocument {
     guard !sources.isEmpty, !pages.isEmpty else {
       throw QuireError(.invalidArgument, "Cannot write \(displayName): it has no pages. Insert pages first.")
     }
-    if encryption == nil, try writeIncrementalUpdate(to: path) { return }
+    let outline = outlineToWrite
+    if encryption == nil, outline == nil, try writeIncrementalUpdate(to: path) { return }
     // Fresh handles: a write rearranges the handle's pages in memory.
     var files: [Int: QPDFFile] = [:]
     for number in Set(pages.map(\.source)).union([0]) {
@@ -824,7 +825,7 @@ open class PDFDocument {
     guard let primary = files[0] else { return }
     try primary.write(
       pages: pages.compactMap { page in files[page.source].map { ($0, page.index, page.addedRotation) } },
-      info: attributesToWrite, encryption: encryption, to: path)
+      info: attributesToWrite, outline: outline, encryption: encryption, to: path)
     lastWrite = .rewrite
   }
 
@@ -950,6 +951,7 @@ open class PDFDocument {
   func noteSaved() {
     savedPages = pages
     savedAnnotationEdits = annotationEdits
+    if let editedOutline { self.editedOutline?.saved = outlineShape(editedOutline.root, byIdentity: true) }
     switch lastWrite {
     case .incremental(let base):
       if let old = savedBase { _ = SystemCalls.remove(old.copy.path) }
@@ -1000,11 +1002,56 @@ open class PDFDocument {
     try? apply(.insert(name: source.name, count: 1, at: index)) { pages in pages.insert(copy, at: index) }
   }
 
-  /// The outline's root (its children are the top entries), or nil when there is none.
+  /// The outline's root (its children are the top entries), or nil when there is none
+  /// (PDFKit's `outlineRoot`).
+  ///
+  /// The tree is the document's own, as PDFKit's is: change its entries, or set a tree of
+  /// ``PDFOutline``s built in code (nil takes the outline away), and the next ``write(to:)`` or
+  /// save writes it in place of the file's. Entries go to the top of a page, or to their
+  /// destination's point. An outline that was not changed is written exactly as the file had
+  /// it; a changed one is written anew, and an entry the file gave another action than going
+  /// to a page (a web address) then keeps only its title.
   open var outlineRoot: PDFOutline? {
+    get { outlineTree().root }
+    set {
+      _ = outlineTree()
+      editedOutline?.root = newValue
+    }
+  }
+
+  /// The outline tree given out by ``outlineRoot``, made from the file when first asked for,
+  /// and its shape then (pages numbered by identity) and as last saved.
+  private var editedOutline: (root: PDFOutline?, read: [PDFOutlineShape], saved: [PDFOutlineShape])?
+
+  private func outlineTree() -> (root: PDFOutline?, read: [PDFOutlineShape]) {
+    if let editedOutline { return (editedOutline.root, editedOutline.read) }
     let items = outline
-    guard !items.isEmpty else { return nil }
-    return PDFOutline(label: nil, isOpen: true, pageIndex: nil, children: items, document: self)
+    let root = items.isEmpty ? nil : PDFOutline(label: nil, isOpen: true, pageIndex: nil, children: items, document: self)
+    let shape = outlineShape(root, byIdentity: true)
+    editedOutline = (root, shape, shape)
+    return (root, shape)
+  }
+
+  /// The entries of `root`, their pages numbered by their place in the current order, or
+  /// (`byIdentity`) by the file page they are, so that moving pages does not count as a change.
+  private func outlineShape(_ root: PDFOutline?, byIdentity: Bool) -> [PDFOutlineShape] {
+    root?.shape { page in
+      guard page.document === self, self.index(for: page) != NSNotFound else { return nil }
+      return byIdentity ? page.page.source << 32 | page.page.index : self.index(for: page)
+    } ?? []
+  }
+
+  /// The outline to write in place of the file's (an empty one removes it), or nil to keep
+  /// the file's: nil unless the tree from ``outlineRoot`` changed.
+  private var outlineToWrite: [PDFOutlineShape]? {
+    guard let editedOutline, outlineShape(editedOutline.root, byIdentity: true) != editedOutline.read else { return nil }
+    return outlineShape(editedOutline.root, byIdentity: false)
+  }
+
+  /// Whether the outline changed since it was read or last saved.
+  private var outlineChangedSinceSave: Bool {
+    guard let editedOutline else { return false }
+    return outlineShape(editedOutline.root, byIdentity: true) != editedOutline.saved
   }
 
   /// Document information set through ``documentAttributes`` and written by the next save.

@@ -104,7 +104,8 @@ final class QPDFFile {
   }
 
   func write(
-    pages: [(file: QPDFFile, index: Int, addedRotation: Int)], info: [String: String] = [:], encryption: Encryption? = nil, to path: String
+    pages: [(file: QPDFFile, index: Int, addedRotation: Int)], info: [String: String] = [:], outline: [PDFOutlineShape]? = nil,
+    encryption: Encryption? = nil, to path: String
   ) throws {
     // Inherited attributes (/Rotate, /MediaBox, /Resources on /Pages) move onto each page,
     // so a page keeps them wherever it goes.
@@ -160,6 +161,18 @@ final class QPDFFile {
       }
       try check("setting the document information")
     }
+    if let outline {
+      let root = qpdf_get_root(handle)
+      if outline.isEmpty {
+        qpdf_oh_remove_key(handle, root, "/Outlines")
+      } else {
+        let outlines = qpdf_make_indirect_object(handle, qpdf_oh_parse(handle, "<< /Type /Outlines >>"))
+        let visible = writeOutline(outline, under: outlines, pageCount: pages.count)
+        qpdf_oh_replace_key(handle, outlines, "/Count", qpdf_oh_new_integer(handle, Int64(visible)))
+        qpdf_oh_replace_key(handle, root, "/Outlines", outlines)
+      }
+      try check("writing the outline")
+    }
     var status = qpdf_init_write(handle, path)
     if status & 2 == 0 {
       // Streams are copied exactly as they were: no filter decoded and re-encoded, no
@@ -176,6 +189,43 @@ final class QPDFFile {
       let detail = lastError() ?? "unknown error"
       throw QuireError(.libraryFailure, "Cannot write the pages of \(QuireError.name(url)): libqpdf failed (\(detail)).", url: url)
     }
+  }
+}
+
+extension QPDFFile {
+  /// Writes `entries` as the children of the outline item (or outline dictionary) `parent`:
+  /// titles, links between siblings, destinations (`/XYZ` at a point, else `/Fit`, on pages of
+  /// the written order) and counts. Returns how many entries show when `parent` is open (the
+  /// entries, and below each open one its own).
+  private func writeOutline(_ entries: [PDFOutlineShape], under parent: qpdf_oh, pageCount: Int) -> Int {
+    guard !entries.isEmpty else { return 0 }
+    let items = entries.map { _ in qpdf_make_indirect_object(handle, qpdf_oh_new_dictionary(handle)) }
+    var visible = 0
+    for (position, (entry, item)) in zip(entries, items).enumerated() {
+      qpdf_oh_replace_key(handle, item, "/Title", qpdf_oh_new_unicode_string(handle, entry.label))
+      qpdf_oh_replace_key(handle, item, "/Parent", parent)
+      if position > 0 { qpdf_oh_replace_key(handle, item, "/Prev", items[position - 1]) }
+      if position < items.count - 1 { qpdf_oh_replace_key(handle, item, "/Next", items[position + 1]) }
+      if let page = entry.pageIndex, page < pageCount {
+        let destination = qpdf_oh_new_array(handle)
+        qpdf_oh_append_item(handle, destination, qpdf_get_page_n(handle, page))
+        if let point = entry.point {
+          qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/XYZ"))
+          qpdf_oh_append_item(handle, destination, qpdf_oh_new_real_from_double(handle, point[0], 2))
+          qpdf_oh_append_item(handle, destination, qpdf_oh_new_real_from_double(handle, point[1], 2))
+          qpdf_oh_append_item(handle, destination, qpdf_oh_new_null(handle))
+        } else {
+          qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/Fit"))
+        }
+        qpdf_oh_replace_key(handle, item, "/Dest", destination)
+      }
+      let below = writeOutline(entry.children, under: item, pageCount: pageCount)
+      if !entry.children.isEmpty { qpdf_oh_replace_key(handle, item, "/Count", qpdf_oh_new_integer(handle, Int64(entry.isOpen ? below : -below))) }
+      visible += 1 + (entry.isOpen ? below : 0)
+    }
+    qpdf_oh_replace_key(handle, parent, "/First", items[0])
+    qpdf_oh_replace_key(handle, parent, "/Last", items[items.count - 1])
+    return visible
   }
 }
 

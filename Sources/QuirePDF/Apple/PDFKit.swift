@@ -261,8 +261,11 @@ public final class CGPDFPage {
   }
 }
 
-/// PDFKit's `PDFOutline`: a node of a document's outline (``PDFDocument/outlineRoot``), read
-/// from the file and mapped to the current page order.
+/// PDFKit's `PDFOutline`: a node of a document's outline (``PDFDocument/outlineRoot``).
+///
+/// The tree a document gives is the document's own, as PDFKit's is: entries inserted,
+/// removed, renamed or pointed elsewhere are written by the document's next ``PDFDocument/write(to:)``
+/// or save (and a tree set as ``PDFDocument/outlineRoot`` replaces the file's outline).
 open class PDFOutline {
   /// The entry's title.
   open var label: String?
@@ -271,20 +274,20 @@ open class PDFOutline {
   /// The entry above, nil for the root.
   public private(set) weak var parent: PDFOutline?
   private var children: [PDFOutline]
-  private var pageIndex: Int?
-  private weak var document: PDFDocument?
-  /// The destination set on an entry built in code (PDFKit's settable `destination`).
+  /// The page an entry read from the file goes to (it follows the page wherever page
+  /// operations move it).
+  private var readPage: PDFPage?
+  /// The destination set on an entry (PDFKit's settable `destination`).
   private var destinationSet: PDFDestination?
+  private var isDestinationSet = false
 
   /// An empty outline entry (PDFKit's `init()`): give it a ``label`` and a ``destination``
-  /// and put it in a tree with ``insertChild(_:at:)``. Outlines built this way are values
-  /// for the client's own use (a table of contents, navigation); Quire writes a PDF's
-  /// outline as it was read.
+  /// and put it in a tree with ``insertChild(_:at:)``; a root (an entry without a label)
+  /// becomes a document's outline as its ``PDFDocument/outlineRoot``.
   public init() {
     label = nil
     isOpen = false
     children = []
-    pageIndex = nil
   }
 
   /// Puts `child` below this entry at `index` (clamped to the children's range), taking it
@@ -304,8 +307,7 @@ open class PDFOutline {
   init(label: String?, isOpen: Bool, pageIndex: Int?, children: [PDFOutlineItem], document: PDFDocument) {
     self.label = label
     self.isOpen = isOpen
-    self.pageIndex = pageIndex
-    self.document = document
+    self.readPage = pageIndex.flatMap { document.page(at: $0) }
     self.children = children.map { PDFOutline(label: $0.label, isOpen: $0.isOpen, pageIndex: $0.pageIndex, children: $0.children, document: document) }
     for child in self.children { child.parent = self }
   }
@@ -319,16 +321,42 @@ open class PDFOutline {
   /// Where this entry is among its parent's children.
   open var index: Int { parent?.children.firstIndex { $0 === self } ?? 0 }
 
-  /// The page the entry points to (nil when that page was removed, or for the root); set it
-  /// on entries built in code.
+  /// The place the entry goes to: for an entry read from the file, the top of its page
+  /// (nil when that page was removed, and for the root); for one set in code, what was set.
   open var destination: PDFDestination? {
     get {
-      if let destinationSet { return destinationSet }
-      guard let pageIndex, let document, let page = document.page(at: pageIndex) else { return nil }
-      return PDFDestination(page: page, at: .zero)
+      if isDestinationSet { return destinationSet }
+      guard let readPage, let document = readPage.document, document.index(for: readPage) != NSNotFound else { return nil }
+      return PDFDestination(page: readPage, at: .zero)
     }
-    set { destinationSet = newValue }
+    set {
+      destinationSet = newValue
+      isDestinationSet = true
+    }
   }
+
+  /// The entries below this one: titles, the page of each as `page` numbers it (nil for
+  /// none), the point, open or closed.
+  func shape(page number: (PDFPage) -> Int?) -> [PDFOutlineShape] {
+    children.map { child in
+      let destination = child.destination
+      let page = destination?.page.flatMap(number)
+      let point = destination.flatMap { $0.point == .zero ? nil : [Double($0.point.x), Double($0.point.y)] }
+      return PDFOutlineShape(
+        label: child.label ?? "", pageIndex: page, point: page == nil ? nil : point, isOpen: child.isOpen, children: child.shape(page: number))
+    }
+  }
+}
+
+/// One outline entry as written: see ``PDFOutline``.
+struct PDFOutlineShape: Equatable {
+  var label: String
+  /// The page it goes to (numbered as the caller of ``PDFOutline/shape(page:)`` chose).
+  var pageIndex: Int?
+  /// The point on the page in page space, nil for the page's top.
+  var point: [Double]?
+  var isOpen: Bool
+  var children: [PDFOutlineShape]
 }
 
 /// PDFKit's `PDFDestination`: a page and a point on it.

@@ -335,6 +335,85 @@ final class PDFDocumentTests: FolderSuite {
     #expect(try #require(PDFDocument(url: same)).isEncrypted == false)
   }
 
+  /// The outline as pypdf reads it from `url`: one line per entry, indented two spaces per
+  /// level, `title -> page` (1-based; `-` for none); nil when pypdf is not installed.
+  func pypdfOutline(_ url: URL) throws -> String? {
+    guard (try? ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", "import pypdf"]).status) == 0 else {
+      Issue.record("pypdf (python3-pypdf) is not installed: scripts/setup installs it")
+      return nil
+    }
+    let script = """
+      import sys, pypdf
+      r = pypdf.PdfReader(sys.argv[1])
+      def walk(items, depth):
+          for item in items:
+              if isinstance(item, list):
+                  walk(item, depth + 1)
+              else:
+                  page = r.get_destination_page_number(item)
+                  print("  " * depth + item.title + " -> " + (str(page + 1) if page is not None and page >= 0 else "-"))
+      walk(r.outline, 0)
+      """
+    let result = try ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, url.path])
+    #expect(result.status == 0, "\(result.error)")
+    return result.output
+  }
+
+  /// PDFKit's outline editing: a tree built in code and set as `outlineRoot`, or the file's
+  /// own tree changed in place, is written by the next write, as pypdf and qpdf read it; a
+  /// tree only read is written exactly as the file had it, even after pages moved.
+  @Test func anOutlineBuiltOrChangedInCodeIsWritten() throws {
+    let plain = try makePDF()
+    let document = try PDFDocument(contentsOf: plain)
+    // The file's tree: Chapter → Section 2…5. Read it and move a page: nothing to write anew.
+    let read = try #require(document.outlineRoot)
+    #expect(read === document.outlineRoot && read.child(at: 0)?.label == "Chapter" && read.child(at: 0)?.numberOfChildren == 4)
+    try document.movePage(at: 4, to: 0)
+    let moved = folder.file("moved.pdf")
+    try document.write(to: moved)
+    #expect(try pypdfOutline(moved) == "Chapter -> 2\n  Section 2 -> 3\n  Section 3 -> 4\n  Section 4 -> 5\n  Section 5 -> 1\n")
+    // Changed in place: renamed, one removed, one added at a point of page 1.
+    let chapter = try #require(read.child(at: 0))
+    chapter.label = "Chapter One"
+    chapter.child(at: 1)?.removeFromParent()
+    let added = PDFOutline()
+    added.label = "Added ✓"
+    added.destination = PDFDestination(page: try #require(document.page(at: 0)), at: CGPoint(x: 72, y: 700))
+    read.insertChild(added, at: 1)
+    #expect(document.hasUnsavedChanges)
+    let changed = folder.file("changed.pdf")
+    try document.write(to: changed)
+    #expect(try pypdfOutline(changed) == "Chapter One -> 2\n  Section 2 -> 3\n  Section 4 -> 5\n  Section 5 -> 1\nAdded ✓ -> 1\n")
+    #expect(try runTool("qpdf", ["--check", changed.path])?.status == 0)
+    let reopened = try PDFDocument(contentsOf: changed)
+    #expect(reopened.outlineRoot?.child(at: 1)?.label == "Added ✓")
+    #expect(reopened.outlineRoot?.child(at: 0)?.child(at: 2)?.destination?.page.map { reopened.index(for: $0) } == 0)
+    // A tree built in code replaces the file's; nil takes the outline away.
+    let fresh = try PDFDocument(contentsOf: plain)
+    let root = PDFOutline()
+    for (number, title) in ["Intro", "Appendix"].enumerated() {
+      let entry = PDFOutline()
+      entry.label = title
+      entry.destination = PDFDestination(page: try #require(fresh.page(at: number * 4)), at: .zero)
+      root.insertChild(entry, at: number)
+    }
+    let closed = try #require(root.child(at: 1))
+    let note = PDFOutline()
+    note.label = "Note"
+    note.destination = PDFDestination(page: try #require(fresh.page(at: 2)), at: .zero)
+    closed.insertChild(note, at: 0)
+    fresh.outlineRoot = root
+    let built = folder.file("built.pdf")
+    try fresh.save(to: built)
+    #expect(!fresh.hasUnsavedChanges)
+    #expect(try pypdfOutline(built) == "Intro -> 1\nAppendix -> 5\n  Note -> 3\n")
+    fresh.outlineRoot = nil
+    let none = folder.file("none.pdf")
+    try fresh.write(to: none)
+    #expect(try pypdfOutline(none) == "")
+    #expect(try PDFDocument(contentsOf: none).outlineRoot == nil)
+  }
+
   /// Fails each system call of a PDF save in turn (the steps of the one atomic writer: the
   /// temporary file's creation, the look at the old file, its mode, the flush, the rename):
   /// the original stays whole and nothing is left beside it.
