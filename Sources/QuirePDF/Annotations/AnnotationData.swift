@@ -39,6 +39,8 @@ struct AnnotationData: Codable, Equatable, Sendable {
   var url: String?
   /// A link's destination page, 0-based in the file the annotation is in.
   var destinationPage: Int?
+  /// A link's action of another kind than going to an address or a page.
+  var otherAction: LinkAction?
   /// /Name: a note's icon or a stamp's name.
   var iconName: String?
   /// A free text annotation's font size (from /DA).
@@ -52,6 +54,17 @@ struct AnnotationData: Codable, Equatable, Sendable {
   var uniqueName: String?
   /// Whether the file gives the annotation an appearance stream (/AP /N).
   var hasAppearance: Bool = false
+
+  /// The actions a link may hold besides /URI and a destination (PDF 32000 12.6.4).
+  enum LinkAction: Codable, Equatable, Sendable {
+    /// /S /Named: a viewer's own operation, by its name without the slash ("NextPage").
+    case named(String)
+    /// /S /GoToR: a page (0-based) of another PDF, named as the file gives it, at a point
+    /// (x, y in that page's space) or its top.
+    case remoteGoTo(file: String, page: Int, point: [Double]?)
+    /// /S /ResetForm: the fields named (all when empty) are reset, or all but them.
+    case resetForm(fields: [String], exceptThem: Bool)
+  }
 
   init(subtype: String, rect: [Double]) {
     self.subtype = subtype

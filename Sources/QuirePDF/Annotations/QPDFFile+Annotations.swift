@@ -40,6 +40,58 @@ extension QPDFFile {
     return (0..<max(0, count)).map { qpdf_oh_get_array_item(handle, object, Int32($0)) }
   }
 
+  /// A link action of a kind other than /URI and /GoTo (see `AnnotationData.LinkAction`).
+  private func otherAction(_ action: qpdf_oh) -> AnnotationData.LinkAction? {
+    switch name(key(action, "/S")) {
+    case "Named": return name(key(action, "/N")).map { .named($0) }
+    case "GoToR":
+      let fileSpecification = key(action, "/F")
+      guard let file = text(fileSpecification) ?? text(key(fileSpecification, "/UF")) ?? text(key(fileSpecification, "/F")) else { return nil }
+      let destination = items(key(action, "/D"))
+      let page = destination.first.flatMap(number).map { max(0, Int($0)) } ?? 0
+      let point = destination.count >= 4 && name(destination[1]) == "XYZ" ? [destination[2], destination[3]].compactMap(number) : []
+      return .remoteGoTo(file: file, page: page, point: point.count == 2 ? point : nil)
+    case "ResetForm":
+      let fields = items(key(action, "/Fields")).compactMap { text($0) ?? text(key($0, "/T")) }
+      let flags = Int(number(key(action, "/Flags")) ?? 0)
+      return .resetForm(fields: fields, exceptThem: flags & 1 == 1)
+    default: return nil
+    }
+  }
+
+  /// The action dictionary of `action`.
+  private func actionObject(_ action: AnnotationData.LinkAction) -> qpdf_oh {
+    switch action {
+    case .named(let name):
+      let object = qpdf_oh_parse(handle, "<< /S /Named >>")
+      qpdf_oh_replace_key(handle, object, "/N", qpdf_oh_new_name(handle, "/" + name))
+      return object
+    case .remoteGoTo(let file, let page, let point):
+      let object = qpdf_oh_parse(handle, "<< /S /GoToR >>")
+      qpdf_oh_replace_key(handle, object, "/F", qpdf_oh_new_unicode_string(handle, file))
+      let destination = qpdf_oh_new_array(handle)
+      qpdf_oh_append_item(handle, destination, qpdf_oh_new_integer(handle, Int64(page)))
+      if let point, point.count == 2 {
+        qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/XYZ"))
+        for value in point { qpdf_oh_append_item(handle, destination, qpdf_oh_new_real_from_double(handle, value, 2)) }
+        qpdf_oh_append_item(handle, destination, qpdf_oh_new_null(handle))
+      } else {
+        qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/Fit"))
+      }
+      qpdf_oh_replace_key(handle, object, "/D", destination)
+      return object
+    case .resetForm(let fields, let exceptThem):
+      let object = qpdf_oh_parse(handle, "<< /S /ResetForm >>")
+      if !fields.isEmpty {
+        let names = qpdf_oh_new_array(handle)
+        for field in fields { qpdf_oh_append_item(handle, names, qpdf_oh_new_unicode_string(handle, field)) }
+        qpdf_oh_replace_key(handle, object, "/Fields", names)
+      }
+      qpdf_oh_replace_key(handle, object, "/Flags", qpdf_oh_new_integer(handle, exceptThem ? 1 : 0))
+      return object
+    }
+  }
+
   private func numbers(_ object: qpdf_oh) -> [Double]? {
     guard qpdf_oh_is_array(handle, object) != 0 else { return nil }
     return items(object).compactMap(number)
@@ -104,6 +156,7 @@ extension QPDFFile {
       data.isOpen = qpdf_oh_is_bool(handle, key(annotation, "/Open")) != 0 ? qpdf_oh_get_bool_value(handle, key(annotation, "/Open")) != 0 : nil
       let action = key(annotation, "/A")
       data.url = text(key(action, "/URI"))
+      data.otherAction = otherAction(action)
       let destination = qpdf_oh_is_null(handle, key(annotation, "/Dest")) == 0 ? key(annotation, "/Dest") : key(action, "/D")
       if let target = items(destination).first, let target = reference(target) { data.destinationPage = pages.firstIndex(of: target) }
       let appearance = key(annotation, "/AP")
@@ -255,6 +308,8 @@ extension QPDFFile {
       let action = qpdf_oh_parse(handle, "<< /S /URI >>")
       qpdf_oh_replace_key(handle, action, "/URI", qpdf_oh_new_string(handle, url))
       qpdf_oh_replace_key(handle, dictionary, "/A", action)
+    } else if let other = data.otherAction {
+      qpdf_oh_replace_key(handle, dictionary, "/A", actionObject(other))
     } else if let target = data.destinationPage, target >= 0, target < pageCount {
       let destination = qpdf_oh_parse(handle, "[null /XYZ null null null]")
       qpdf_oh_set_array_item(handle, destination, 0, qpdf_get_page_n(handle, target))

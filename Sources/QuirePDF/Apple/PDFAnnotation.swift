@@ -341,28 +341,49 @@ extension PDFSelection {
 // In this file: setting the action is one `update` of the annotation's data.
 extension PDFAnnotation {
   /// What activating the annotation does (PDFKit's `action`): a ``PDFActionURL`` for a link
-  /// to a web address, a ``PDFActionGoTo`` for a link to a page, nil otherwise.
+  /// to a web address, a ``PDFActionGoTo`` for a link to a page, a ``PDFActionNamed`` for a
+  /// viewer's operation, a ``PDFActionRemoteGoTo`` for a page of another PDF, a
+  /// ``PDFActionResetForm`` for a form's reset button; nil for none (or a kind Quire does not
+  /// read, such as JavaScript).
   ///
-  /// Setting a ``PDFActionURL`` or ``PDFActionGoTo`` makes the link go there, replacing what
-  /// it did before, in one undoable step; nil takes both away. An action of another kind is
-  /// ignored.
+  /// Setting one of those makes the annotation do that, replacing what it did before, in one
+  /// undoable step; nil takes the action away. An action of another kind is ignored.
   public var action: PDFAction? {
     get {
       if let url { return PDFActionURL(url: url) }
+      switch data.otherAction {
+      case .named(let name): return PDFActionNamed(name: PDFActionNamedName(pdfName: name))
+      case .remoteGoTo(let file, let page, let point):
+        let folder = self.page?.document?.documentURL?.deletingLastPathComponent()
+        let url = file.hasPrefix("/") || folder == nil ? URL(fileURLWithPath: file) : URL(fileURLWithPath: file, relativeTo: folder)
+        return PDFActionRemoteGoTo(pageIndex: page, at: point.map { CGPoint(x: $0[0], y: $0[1]) } ?? .zero, fileURL: url.standardizedFileURL)
+      case .resetForm(let fields, let exceptThem):
+        let reset = PDFActionResetForm()
+        reset.fields = fields.isEmpty ? nil : fields
+        reset.fieldsIncludedAreCleared = !exceptThem
+        return reset
+      case nil: break
+      }
       if let destination { return PDFActionGoTo(destination: destination) }
       return nil
     }
     set {
-      let target: (url: String?, page: Int?)
+      var target: (url: String?, page: Int?, other: AnnotationData.LinkAction?) = (nil, nil, nil)
       switch newValue {
-      case let link as PDFActionURL: target = (link.url?.absoluteString, nil)
-      case let goTo as PDFActionGoTo: target = (nil, goTo.destination.page.flatMap { page in page.document?.index(for: page) })
-      case nil: target = (nil, nil)
+      case let link as PDFActionURL: target.url = link.url?.absoluteString
+      case let goTo as PDFActionGoTo: target.page = goTo.destination.page.flatMap { page in page.document?.index(for: page) }
+      case let named as PDFActionNamed: target.other = .named(named.name.pdfName)
+      case let remote as PDFActionRemoteGoTo:
+        let point = remote.point == .zero ? nil : [Double(remote.point.x), Double(remote.point.y)]
+        target.other = .remoteGoTo(file: remote.url.path, page: max(0, remote.pageIndex), point: point)
+      case let reset as PDFActionResetForm: target.other = .resetForm(fields: reset.fields ?? [], exceptThem: !reset.fieldsIncludedAreCleared)
+      case nil: break
       default: return
       }
       update {
         $0.url = target.url
         $0.destinationPage = target.page
+        $0.otherAction = target.other
       }
     }
   }

@@ -106,6 +106,62 @@ final class PDFAnnotationTests: FolderSuite {
     #expect(PDFAnnotation(bounds: .zero, forType: .square, withProperties: nil).action == nil)
   }
 
+  /// PDFKit's other link actions: a viewer's operation, a page of another PDF and a form
+  /// reset, set, saved, read back by Quire and by pypdf (the dictionaries PDF 32000 gives);
+  /// each change is one undoable step.
+  @Test func namedRemoteAndResetActionsAreWrittenAndReadBack() throws {
+    let url = try makePDF()
+    let document = try PDFDocument(contentsOf: url)
+    let first = try #require(document.page(at: 0))
+    func link(_ y: CGFloat) -> PDFAnnotation {
+      let annotation = PDFAnnotation(bounds: CGRect(x: 50, y: y, width: 100, height: 20), forType: .link, withProperties: nil)
+      first.addAnnotation(annotation)
+      return annotation
+    }
+    let next = link(50)
+    next.action = PDFActionNamed(name: .nextPage)
+    #expect((next.action as? PDFActionNamed)?.name == .nextPage && next.action?.type == "Named")
+    let other = link(100)
+    let elsewhere = folder.file("other file.pdf")
+    other.action = PDFActionRemoteGoTo(pageIndex: 2, at: CGPoint(x: 72, y: 600), fileURL: elsewhere)
+    let reset = link(150)
+    let clear = PDFActionResetForm()
+    clear.fields = ["name", "agree"]
+    clear.fieldsIncludedAreCleared = false
+    reset.action = clear
+    // One step each: undone, the remote link is a remote link again.
+    other.action = PDFActionNamed(name: .print)
+    document.undo()
+    #expect((first.annotations[1].action as? PDFActionRemoteGoTo)?.pageIndex == 2)
+    try document.save()
+
+    let saved = try PDFDocument(contentsOf: url)
+    let reopened = try #require(saved.page(at: 0)).annotations
+    try #require(reopened.count == 3)
+    #expect((reopened[0].action as? PDFActionNamed)?.name == .nextPage)
+    let remote = try #require(reopened[1].action as? PDFActionRemoteGoTo)
+    #expect(remote.url.path == elsewhere.path && remote.pageIndex == 2 && remote.point == CGPoint(x: 72, y: 600), "\(remote.url) \(remote.point)")
+    let readReset = try #require(reopened[2].action as? PDFActionResetForm)
+    #expect(readReset.fields == ["name", "agree"] && !readReset.fieldsIncludedAreCleared && readReset.type == "ResetForm")
+    guard (try? ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", "import pypdf"]).status) == 0 else {
+      Issue.record("pypdf (python3-pypdf) is not installed: scripts/setup installs it")
+      return
+    }
+    let script = """
+      import sys, pypdf
+      r = pypdf.PdfReader(sys.argv[1])
+      for a in r.pages[0]["/Annots"]:
+          act = a.get_object()["/A"]
+          print(act["/S"], act.get("/N"), act.get("/F"), list(act.get("/D", [])), list(act.get("/Fields", [])), act.get("/Flags"))
+      """
+    let result = try ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, url.path])
+    #expect(result.status == 0, "\(result.error)")
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines.count == 3 && lines[0].hasPrefix("/Named /NextPage None"), "\(result.output)")
+    #expect(lines.count == 3 && lines[1].hasPrefix("/GoToR None \(elsewhere.path) [2, '/XYZ', 72, 600, NullObject]"), "\(result.output)")
+    #expect(lines.count == 3 && lines[2] == "/ResetForm None None [] ['name', 'agree'] 1", "\(result.output)")
+  }
+
   @Test func badAnnotationsAreRefusedWithTheReason() throws {
     let url = try makePDF()
     let document = try PDFDocument(contentsOf: url)
