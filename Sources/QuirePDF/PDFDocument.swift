@@ -35,20 +35,41 @@ public enum PDFPageOperation: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
-/// Where a search found its text: a page and the rectangles on it.
+/// Text on pages: where a search found it, or what a client selected, page by page with the
+/// rectangles on each (PDFKit's `PDFSelection`).
 ///
-/// A class, as PDFKit's `PDFSelection` is: a find's delegate receives the selection and may
-/// set its ``color`` for the client's own drawing. Two selections are equal when they cover
-/// the same text at the same places (the colour is not compared). Sendable: the text and
-/// places are constants and the colour is kept behind a lock, so a find's notification can
-/// carry a selection to another task.
+/// A class, as PDFKit's is: a find's delegate receives the selection and may set its
+/// ``color`` for the client's own drawing, and ``add(_:)`` extends it, also onto other pages.
+/// Two selections are equal when they cover the same text at the same places (the colour is
+/// not compared). Sendable: its parts and colour are kept behind locks, so a find's
+/// notification can carry a selection to another task.
 open class PDFSelection: NSObject, @unchecked Sendable {
-  /// The 0-based page, in the document's current page order.
-  public let pageIndex: Int
-  /// The text searched for (PDFKit's `string`), when the selection comes from a search.
-  public let string: String?
-  /// The matched areas, in points from the top left of the page as displayed by its source.
-  public let bounds: [PDFRect]
+  /// One page's share of a selection.
+  struct Part: Equatable {
+    /// The 0-based page, in the document's current page order.
+    var pageIndex: Int
+    /// The text, when known.
+    var string: String?
+    /// The areas, in points from the top left of the page as displayed by its source.
+    var bounds: [PDFRect]
+    /// The same areas grown to whole lines (``extendForLineBoundaries()``), when they were.
+    var extended: [PDFRect]?
+  }
+  private let partsStorage: Mutex<[Part]>
+  var parts: [Part] { partsStorage.withLock { $0 } }
+
+  /// The 0-based page of the selection's first part, in the document's current page order
+  /// (`NSNotFound` for an empty selection).
+  public var pageIndex: Int { parts.first?.pageIndex ?? NSNotFound }
+  /// The text (PDFKit's `string`): what a search looked for, or the selected text, the
+  /// parts' texts joined by line breaks; nil when no part has text.
+  public var string: String? {
+    let texts = parts.compactMap(\.string)
+    return texts.isEmpty ? nil : texts.joined(separator: "\n")
+  }
+  /// The areas on the first page, in points from the top left of the page as displayed by
+  /// its source (``bounds(for:)`` gives any page's).
+  public var bounds: [PDFRect] { parts.first?.bounds ?? [] }
   /// The colour to draw the selection with (PDFKit's `color`); nil, the default, means the
   /// viewer's own highlight colour. Quire has no `PDFView`: the colour is kept for the
   /// client that draws selections.
@@ -66,9 +87,13 @@ open class PDFSelection: NSObject, @unchecked Sendable {
   }
 
   init(pageIndex: Int, string: String?, bounds: [PDFRect], document: PDFDocument? = nil) {
-    self.pageIndex = pageIndex
-    self.string = string
-    self.bounds = bounds
+    partsStorage = Mutex([Part(pageIndex: pageIndex, string: string, bounds: bounds)])
+    super.init()
+    documentStorage.withLock { $0.document = document }
+  }
+
+  init(parts: [Part], document: PDFDocument?) {
+    partsStorage = Mutex(parts)
     super.init()
     documentStorage.withLock { $0.document = document }
   }
@@ -80,44 +105,84 @@ open class PDFSelection: NSObject, @unchecked Sendable {
     self.init(pageIndex: document.map { $0.index(for: page) } ?? NSNotFound, string: string, bounds: bounds, document: document)
   }
 
+  /// An empty selection in `document` (PDFKit's `init(document:)`), to build with ``add(_:)``.
+  public init(document: PDFDocument) {
+    partsStorage = Mutex([])
+    super.init()
+    documentStorage.withLock { $0.document = document }
+  }
+
   /// The document the selection is in, while it is open.
   var document: PDFDocument? { documentStorage.withLock { $0.document } }
 
-  /// The pages the selection covers (PDFKit's `pages`): its one page, or none when its
+  /// Adds `selection`'s text and areas to this one (PDFKit's `add(_:)`), on its pages: a part
+  /// on a page this selection has already is joined to it. A selection of another document is
+  /// ignored.
+  open func add(_ selection: PDFSelection) {
+    guard selection !== self else { return }
+    let added = selection.parts
+    guard selection.document === document || parts.isEmpty else { return }
+    if document == nil, let other = selection.document { documentStorage.withLock { $0.document = other } }
+    partsStorage.withLock { parts in
+      for part in added {
+        if let same = parts.firstIndex(where: { $0.pageIndex == part.pageIndex }) {
+          parts[same].bounds += part.bounds
+          parts[same].extended = nil
+          if let text = part.string { parts[same].string = (parts[same].string.map { $0 + "\n" } ?? "") + text }
+        } else {
+          parts.append(part)
+        }
+      }
+      parts.sort { $0.pageIndex < $1.pageIndex }
+    }
+  }
+
+  /// Adds each of `selections` (PDFKit's `add(_:)` of an array).
+  open func add(_ selections: [PDFSelection]) {
+    for selection in selections { add(selection) }
+  }
+
+  /// The pages the selection covers (PDFKit's `pages`), in page order; none when its
   /// document is gone.
   open var pages: [PDFPage] {
-    guard let page = document?.page(at: pageIndex) else { return [] }
-    return [page]
+    guard let document else { return [] }
+    return parts.compactMap { document.page(at: $0.pageIndex) }
   }
 
-  /// Extends the selection to whole lines (PDFKit's `extendForLineBoundaries()`): each matched
-  /// area grows to the full width of the text lines it lies on, as poppler lays the page out.
+  /// Extends the selection to whole lines (PDFKit's `extendForLineBoundaries()`): each area
+  /// grows to the full width of the text lines it lies on, as poppler lays the page out.
   open func extendForLineBoundaries() {
-    guard let document, let lines = try? document.lineRects(ofPage: pageIndex) else { return }
-    let grown = bounds.map { area in
-      lines.first { line in line.y < area.y + area.height && area.y < line.y + line.height }.map { line in
-        PDFRect(x: line.x, y: min(area.y, line.y), width: line.width, height: max(area.y + area.height, line.y + line.height) - min(area.y, line.y))
-      } ?? area
+    guard let document else { return }
+    let grown = parts.map { part -> [PDFRect]? in
+      guard let lines = try? document.lineRects(ofPage: part.pageIndex) else { return nil }
+      return part.bounds.map { area in
+        lines.first { line in line.y < area.y + area.height && area.y < line.y + line.height }.map { line in
+          PDFRect(x: line.x, y: min(area.y, line.y), width: line.width, height: max(area.y + area.height, line.y + line.height) - min(area.y, line.y))
+        } ?? area
+      }
     }
-    extendedBounds.withLock { $0 = grown }
+    partsStorage.withLock { parts in
+      for index in parts.indices where index < grown.count { parts[index].extended = grown[index] ?? parts[index].extended }
+    }
   }
-  private let extendedBounds = Mutex<[PDFRect]?>(nil)
 
-  /// The matched areas, grown to whole lines after ``extendForLineBoundaries()``.
-  open var selectedBounds: [PDFRect] { extendedBounds.withLock { $0 } ?? bounds }
+  /// The areas on the first page, grown to whole lines after ``extendForLineBoundaries()``.
+  open var selectedBounds: [PDFRect] { parts.first.map { $0.extended ?? $0.bounds } ?? [] }
 
   /// The selection split into one selection per line of text (PDFKit's `selectionsByLine()`):
-  /// one per matched area, top to bottom.
+  /// one per area, page by page, top to bottom.
   open func selectionsByLine() -> [PDFSelection] {
-    selectedBounds.sorted { ($0.y, $0.x) < ($1.y, $1.x) }.map {
-      PDFSelection(pageIndex: pageIndex, string: string, bounds: [$0], document: document)
+    parts.flatMap { part in
+      (part.extended ?? part.bounds).sorted { ($0.y, $0.x) < ($1.y, $1.x) }.map {
+        PDFSelection(pageIndex: part.pageIndex, string: part.string, bounds: [$0], document: document)
+      }
     }
   }
 
   /// Whether `object` is a selection of the same text at the same places.
   open override func isEqual(_ object: Any?) -> Bool {
     guard let other = object as? PDFSelection else { return false }
-    return pageIndex == other.pageIndex && string == other.string && bounds == other.bounds
+    return parts.map(\.pageIndex) == other.parts.map(\.pageIndex) && string == other.string && parts.map(\.bounds) == other.parts.map(\.bounds)
   }
 
   /// A hash consistent with ``isEqual(_:)``.

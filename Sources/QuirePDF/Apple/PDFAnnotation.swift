@@ -330,8 +330,8 @@ extension PDFSelection {
   /// The rectangle around the selection on `page` in PDF user space (PDFKit's `bounds(for:)`);
   /// `.zero` when the selection is not on `page`.
   public func bounds(for page: PDFPage) -> CGRect {
-    guard let document, document.index(for: page) == pageIndex,
-      let quads = try? bounds.flatMap({ try document.userSpaceQuad($0, onPage: pageIndex) }), !quads.isEmpty
+    guard let document, let part = parts.first(where: { $0.pageIndex == document.index(for: page) }),
+      let quads = try? part.bounds.flatMap({ try document.userSpaceQuad($0, onPage: part.pageIndex) }), !quads.isEmpty
     else { return .zero }
     let r = PDFDocument.bounds(ofQuads: quads)
     return CGRect(x: r[0], y: r[1], width: r[2] - r[0], height: r[3] - r[1])

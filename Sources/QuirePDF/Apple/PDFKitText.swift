@@ -127,15 +127,24 @@ extension PDFDocument {
   /// The text from the character at `startCharacter` on `startPage` to the one at
   /// `endCharacter` on `endPage`, both included (PDFKit's
   /// `selection(from:atCharacterIndex:to:atCharacterIndex:)`); indices count UTF-16 units of
-  /// each page's ``PDFPage/string``.
-  ///
-  /// A Quire ``PDFSelection`` lies on one page: a selection across pages is nil here (take one
-  /// selection per page with ``PDFPage/selection(for:)-(NSRange)``). Nil too when either page
-  /// is not in this document or the indices are out of order.
+  /// each page's ``PDFPage/string``. Across pages, the selection runs to the end of the first
+  /// page, over every page between, and from the start of the last. Nil when either page is
+  /// not in this document, or the end comes before the start.
   public func selection(from startPage: PDFPage, atCharacterIndex startCharacter: Int, to endPage: PDFPage, atCharacterIndex endCharacter: Int)
     -> PDFSelection?
   {
-    guard startPage.document === self, startPage == endPage, startCharacter >= 0, endCharacter >= startCharacter else { return nil }
-    return startPage.selection(for: NSRange(location: startCharacter, length: endCharacter - startCharacter + 1))
+    let (first, last) = (index(for: startPage), index(for: endPage))
+    guard first != NSNotFound, last != NSNotFound, startCharacter >= 0, endCharacter >= 0, (first, startCharacter) <= (last, endCharacter) else {
+      return nil
+    }
+    if first == last { return startPage.selection(for: NSRange(location: startCharacter, length: endCharacter - startCharacter + 1)) }
+    let whole = PDFSelection(document: self)
+    for pageIndex in first...last {
+      guard let page = page(at: pageIndex) else { continue }
+      let lower = pageIndex == first ? startCharacter : 0
+      let upper = pageIndex == last ? endCharacter + 1 : page.numberOfCharacters
+      if let part = page.selection(for: NSRange(location: lower, length: upper - lower)) { whole.add(part) }
+    }
+    return whole.parts.isEmpty ? nil : whole
   }
 }

@@ -31,9 +31,21 @@ final class PDFTextGeometryTests: FolderSuite {
     // Between two character indices on the page: the same selection.
     let between = try #require(document.selection(from: page, atCharacterIndex: range.location, to: page, atCharacterIndex: range.location + 4))
     #expect(between.string == "otter" && between.bounds(for: page) == byRange)
-    // Across pages, out of order, out of the page: no selection.
+    // Across pages: the rest of the first page and the start of the second, each page's own
+    // areas; built by hand with add(_:), the same selection.
     let second = try #require(document.page(at: 1))
-    #expect(document.selection(from: page, atCharacterIndex: 0, to: second, atCharacterIndex: 1) == nil)
+    let across = try #require(document.selection(from: page, atCharacterIndex: range.location, to: second, atCharacterIndex: 5))
+    #expect(across.pages == [page, second] && across.string == "otter swims past the heron.\nSecond", "\(across.string ?? "nil")")
+    #expect(across.bounds(for: page).minX == byRange.minX && across.bounds(for: second).width > 0)
+    #expect(across.selectionsByLine().count == 2)
+    let byHand = PDFSelection(document: document)
+    byHand.add([
+      try #require(page.selection(for: NSRange(location: range.location, length: (text as NSString).length - range.location))),
+      try #require(second.selection(for: NSRange(location: 0, length: 6))),
+    ])
+    #expect(byHand == across)
+    // Out of order, out of the page: no selection.
+    #expect(document.selection(from: second, atCharacterIndex: 0, to: page, atCharacterIndex: 1) == nil)
     #expect(document.selection(from: page, atCharacterIndex: 5, to: page, atCharacterIndex: 2) == nil)
     #expect(page.selection(for: NSRange(location: 10_000, length: 3)) == nil)
     #expect(page.selection(for: NSRange(location: 0, length: 0)) == nil)
