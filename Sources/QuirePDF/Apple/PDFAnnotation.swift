@@ -116,7 +116,9 @@ open class PDFAnnotation: NSObject {
   }
 
   /// A markup annotation (`.highlight`, `.underline`, `.strikeOut`, `.squiggly`) over exactly
-  /// the text `selection` covers: one quadrilateral per matched area, in user space.
+  /// the text `selection` covers on its first page (an annotation lies on one page: make one
+  /// per page of ``PDFSelection/selectionsByLine()`` for the rest): one quadrilateral per
+  /// matched area, in user space.
   public convenience init?(markupOver selection: PDFSelection, type: PDFAnnotationSubtype) {
     guard let document = selection.document, !selection.bounds.isEmpty,
       let quads = try? selection.bounds.flatMap({ try document.userSpaceQuad($0, onPage: selection.pageIndex) })
