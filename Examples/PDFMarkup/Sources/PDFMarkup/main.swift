@@ -1,7 +1,7 @@
 // PDFKit, UniformTypeIdentifiers and QuickLookThumbnailing as an app uses them, compiled as a
 // package of its own against Quire's products of those names: find a word, highlight it and
-// add a note, write the file and read the marks back, identify the file's type, and draw a
-// thumbnail of it. Each step prints "ok" or "FAIL"; the program exits 1 when any step failed.
+// add a note, write the file and read the marks back, give it a table of contents and write a
+// copy that needs a password, identify the file's type, and draw a thumbnail of it. Each step prints "ok" or "FAIL"; the program exits 1 when any step failed.
 import Foundation
 import PDFKit
 import QuickLookThumbnailing
@@ -58,14 +58,40 @@ if let marked = PDFDocument(url: markedURL), let page = marked.page(at: 1) {
   check(false, "the written file opens")
 }
 
-// 3. UniformTypeIdentifiers: the file's type by its extension, and what it conforms to.
+// 3. A table of contents and a copy that needs a password, as PDFKit apps write them.
+if let marked = PDFDocument(url: markedURL), let first = marked.page(at: 0), let second = marked.page(at: 1) {
+  let root = PDFOutline()
+  for (index, (title, page)) in [("Herons", first), ("Otters", second)].enumerated() {
+    let entry = PDFOutline()
+    entry.label = title
+    entry.destination = PDFDestination(page: page, at: CGPoint(x: 0, y: page.bounds(for: .mediaBox).height))
+    root.insertChild(entry, at: index)
+  }
+  marked.outlineRoot = root
+  let lockedURL = folder.appendingPathComponent("guide-locked.pdf")
+  check(marked.write(to: lockedURL, withOptions: [.userPasswordOption: "river", .ownerPasswordOption: "bank"]), "write(to:withOptions:) writes a copy with passwords")
+  if let locked = PDFDocument(url: lockedURL) {
+    check(locked.isLocked && locked.isEncrypted, "the copy opens locked")
+    check(!locked.unlock(withPassword: "wrong") && locked.unlock(withPassword: "river"), "unlock(withPassword:) takes only its password")
+    let titles = (0..<(locked.outlineRoot?.numberOfChildren ?? 0)).compactMap { locked.outlineRoot?.child(at: $0)?.label }
+    check(titles == ["Herons", "Otters"], "the copy has the table of contents (\(titles))")
+    let target = locked.outlineRoot?.child(at: 1)?.destination?.page
+    check(target.map { locked.index(for: $0) } == 1, "its second entry goes to the second page")
+  } else {
+    check(false, "the copy with passwords opens")
+  }
+} else {
+  check(false, "the written file opens for a table of contents")
+}
+
+// 4. UniformTypeIdentifiers: the file's type by its extension, and what it conforms to.
 let type = UTType(filenameExtension: markedURL.pathExtension)
 check(type == .pdf, "UTType(filenameExtension:) gives .pdf")
 check(type?.conforms(to: .data) == true && type?.preferredMIMEType == "application/pdf", "a PDF is data, application/pdf")
 let values = try markedURL.resourceValues(forKeys: [.contentTypeKey])
 check(values.contentType == .pdf, "URLResourceValues.contentType identifies the file")
 
-// 4. QuickLookThumbnailing: a thumbnail of the marked PDF.
+// 5. QuickLookThumbnailing: a thumbnail of the marked PDF.
 let request = QLThumbnailGenerator.Request(fileAt: markedURL, size: CGSize(width: 128, height: 128), scale: 1, representationTypes: .thumbnail)
 let drawn = await withCheckedContinuation { continuation in
   QLThumbnailGenerator.shared.generateBestRepresentation(for: request) { representation, error in
