@@ -193,6 +193,21 @@ final class QPDFFile {
 }
 
 extension QPDFFile {
+  /// A destination array (PDF 32000 12.3.2.2): `target` (a page, or a page number in another
+  /// file) at `point` (x, y in its page space: `/XYZ x y null`), or the whole page (`/Fit`).
+  func destination(to target: qpdf_oh, at point: [Double]?) -> qpdf_oh {
+    let destination = qpdf_oh_new_array(handle)
+    qpdf_oh_append_item(handle, destination, target)
+    if let point, point.count == 2 {
+      qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/XYZ"))
+      for value in point { qpdf_oh_append_item(handle, destination, qpdf_oh_new_real_from_double(handle, value, 2)) }
+      qpdf_oh_append_item(handle, destination, qpdf_oh_new_null(handle))
+    } else {
+      qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/Fit"))
+    }
+    return destination
+  }
+
   /// Writes `entries` as the children of the outline item (or outline dictionary) `parent`:
   /// titles, links between siblings, destinations (`/XYZ` at a point, else `/Fit`, on pages of
   /// the written order) and counts. Returns how many entries show when `parent` is open (the
@@ -207,17 +222,7 @@ extension QPDFFile {
       if position > 0 { qpdf_oh_replace_key(handle, item, "/Prev", items[position - 1]) }
       if position < items.count - 1 { qpdf_oh_replace_key(handle, item, "/Next", items[position + 1]) }
       if let page = entry.pageIndex, page < pageCount {
-        let destination = qpdf_oh_new_array(handle)
-        qpdf_oh_append_item(handle, destination, qpdf_get_page_n(handle, page))
-        if let point = entry.point {
-          qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/XYZ"))
-          qpdf_oh_append_item(handle, destination, qpdf_oh_new_real_from_double(handle, point[0], 2))
-          qpdf_oh_append_item(handle, destination, qpdf_oh_new_real_from_double(handle, point[1], 2))
-          qpdf_oh_append_item(handle, destination, qpdf_oh_new_null(handle))
-        } else {
-          qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/Fit"))
-        }
-        qpdf_oh_replace_key(handle, item, "/Dest", destination)
+        qpdf_oh_replace_key(handle, item, "/Dest", destination(to: qpdf_get_page_n(handle, page), at: entry.point))
       }
       let below = writeOutline(entry.children, under: item, pageCount: pageCount)
       if !entry.children.isEmpty { qpdf_oh_replace_key(handle, item, "/Count", qpdf_oh_new_integer(handle, Int64(entry.isOpen ? below : -below))) }

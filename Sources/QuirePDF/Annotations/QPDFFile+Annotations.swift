@@ -69,16 +69,7 @@ extension QPDFFile {
     case .remoteGoTo(let file, let page, let point):
       let object = qpdf_oh_parse(handle, "<< /S /GoToR >>")
       qpdf_oh_replace_key(handle, object, "/F", qpdf_oh_new_unicode_string(handle, file))
-      let destination = qpdf_oh_new_array(handle)
-      qpdf_oh_append_item(handle, destination, qpdf_oh_new_integer(handle, Int64(page)))
-      if let point, point.count == 2 {
-        qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/XYZ"))
-        for value in point { qpdf_oh_append_item(handle, destination, qpdf_oh_new_real_from_double(handle, value, 2)) }
-        qpdf_oh_append_item(handle, destination, qpdf_oh_new_null(handle))
-      } else {
-        qpdf_oh_append_item(handle, destination, qpdf_oh_new_name(handle, "/Fit"))
-      }
-      qpdf_oh_replace_key(handle, object, "/D", destination)
+      qpdf_oh_replace_key(handle, object, "/D", destination(to: qpdf_oh_new_integer(handle, Int64(page)), at: point))
       return object
     case .resetForm(let fields, let exceptThem):
       let object = qpdf_oh_parse(handle, "<< /S /ResetForm >>")
