@@ -42,7 +42,7 @@ open class PDFActionGoTo: PDFAction {
 }
 
 /// PDFKit's `PDFActionNamedName`: the viewer operations a ``PDFActionNamed`` runs.
-public enum PDFActionNamedName: Int, Sendable {
+public enum PDFActionNamedName: Int, Sendable, CaseIterable {
   case none = 0
   case nextPage, previousPage, firstPage, lastPage, goBack, goForward, goToPage, find, print, zoomIn, zoomOut
 
@@ -66,12 +66,8 @@ public enum PDFActionNamedName: Int, Sendable {
 
   /// The operation a file's name stands for; ``none`` for one PDFKit has no case for.
   init(pdfName: String) {
-    self = Self.allNames.first { $0.pdfName == pdfName } ?? .none
+    self = Self.allCases.first { $0.pdfName == pdfName } ?? .none
   }
-
-  private static let allNames: [PDFActionNamedName] = [
-    .nextPage, .previousPage, .firstPage, .lastPage, .goBack, .goForward, .goToPage, .find, .print, .zoomIn, .zoomOut,
-  ]
 }
 
 /// PDFKit's `PDFActionNamed`: a viewer's own operation (next page, print, …; the file's
