@@ -240,13 +240,12 @@ open class PDFDocument {
   }
 
   private(set) var sources: [Source] = [] {
-    didSet { lastCharacterLayout = nil }
+    didSet { lastTextLayout = nil }
   }
-  /// The character layout last read (PDFKit clients ask for one character's bounds at a time,
-  /// in loops over a page: each call would otherwise have poppler lay the whole page out
-  /// again), by the file page it is of. A file page's text never changes: sources are private
-  /// snapshots, and replacing them forgets it.
-  private var lastCharacterLayout: (source: Int, index: Int, text: String, areas: [PDFRect])?
+  /// The page text layout made last (``textLayout(ofPage:)``), by the page it is of: its file
+  /// page, whose text never changes (sources are private snapshots, and replacing them forgets
+  /// it), and its added rotation, on which the map into user space depends.
+  var lastTextLayout: (page: Page, layout: PageTextLayout)?
   private(set) var pages: [Page]
   /// One undoable step: its name, the page operation it was (nil for an annotation or form
   /// change), and the pages and annotation edits before it.
@@ -533,10 +532,7 @@ open class PDFDocument {
   /// left of the page as its source displays it (see `PDFFile.characterLayout(ofPage:)`).
   func characterLayout(ofPage index: Int) throws -> (text: String, areas: [PDFRect]) {
     let page = try page(index)
-    if let last = lastCharacterLayout, last.source == page.source, last.index == page.index { return (last.text, last.areas) }
-    let layout = try readable(index) { try sources[page.source].file.characterLayout(ofPage: page.index) }
-    lastCharacterLayout = (page.source, page.index, layout.text, layout.areas)
-    return layout
+    return try readable(index) { try sources[page.source].file.characterLayout(ofPage: page.index) }
   }
 
   /// The text of page `index` (0-based), in reading order as poppler extracts it.

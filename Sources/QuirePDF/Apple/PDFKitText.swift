@@ -58,23 +58,36 @@ extension PDFPage {
     return inside.isEmpty ? nil : layout.selection(of: inside, on: self)
   }
 
-  /// The page's text laid out: one area (points from the top left as the page's file displays
-  /// it) per UTF-16 unit of its text, and the map into user space.
+  /// The page's text laid out (see ``PDFDocument/textLayout(ofPage:)``).
   private func textLayout() -> PageTextLayout? {
-    guard let document, let index, let (text, scalarAreas) = try? document.characterLayout(ofPage: index),
-      let map = try? document.userSpaceMap(onPage: index)
-    else { return nil }
+    guard let document, let index else { return nil }
+    return document.textLayout(ofPage: index)
+  }
+}
+
+extension PDFDocument {
+  /// Page `index`'s text laid out: one area (points from the top left as the page's file
+  /// displays it) per UTF-16 unit of its text, and the map into user space; nil when the page
+  /// cannot be read. The last one made is kept (``lastTextLayout``): PDFKit clients ask for
+  /// one character's bounds at a time, in loops over a page, and each call would otherwise
+  /// have poppler lay the whole page out, and the page's boxes be read, again.
+  func textLayout(ofPage index: Int) -> PageTextLayout? {
+    guard pages.indices.contains(index) else { return nil }
+    if let last = lastTextLayout, last.page == pages[index] { return last.layout }
+    guard let (text, scalarAreas) = try? characterLayout(ofPage: index), let map = try? userSpaceMap(onPage: index) else { return nil }
     var areas: [PDFRect] = []
     areas.reserveCapacity(text.utf16.count)
     for (scalar, area) in zip(text.unicodeScalars, scalarAreas) {
       for _ in 0..<scalar.utf16.count { areas.append(area) }
     }
-    return PageTextLayout(text: text, areas: areas, map: map)
+    let layout = PageTextLayout(text: text, areas: areas, map: map)
+    lastTextLayout = (pages[index], layout)
+    return layout
   }
 }
 
 /// A page's text with one area per UTF-16 unit, as `PDFPage`'s character geometry reads it.
-private struct PageTextLayout {
+struct PageTextLayout {
   let text: String
   let areas: [PDFRect]
   let map: @Sendable ((x: Double, y: Double)) -> [Double]
