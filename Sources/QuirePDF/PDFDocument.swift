@@ -1073,7 +1073,7 @@ open class PDFDocument {
   /// it; a changed one is written anew, and an entry the file gave another action than going
   /// to a page (a web address) then keeps only its title.
   open var outlineRoot: PDFOutline? {
-    get { outlineTree().root }
+    get { outlineTree() }
     set {
       _ = outlineTree()
       editedOutline?.root = newValue
@@ -1084,21 +1084,23 @@ open class PDFDocument {
   /// and its shape then (pages numbered by identity) and as last saved.
   private var editedOutline: (root: PDFOutline?, read: [PDFOutlineShape], saved: [PDFOutlineShape])?
 
-  private func outlineTree() -> (root: PDFOutline?, read: [PDFOutlineShape]) {
-    if let editedOutline { return (editedOutline.root, editedOutline.read) }
+  /// The tree of ``editedOutline``, made from the file the first time.
+  private func outlineTree() -> PDFOutline? {
+    if let editedOutline { return editedOutline.root }
     let items = outline
     let root = items.isEmpty ? nil : PDFOutline(label: nil, isOpen: true, pageIndex: nil, children: items, document: self)
     let shape = outlineShape(root, byIdentity: true)
     editedOutline = (root, shape, shape)
-    return (root, shape)
+    return root
   }
 
   /// The entries of `root`, their pages numbered by their place in the current order, or
   /// (`byIdentity`) by the file page they are, so that moving pages does not count as a change.
   private func outlineShape(_ root: PDFOutline?, byIdentity: Bool) -> [PDFOutlineShape] {
     root?.shape { page in
-      guard page.document === self, self.index(for: page) != NSNotFound else { return nil }
-      return byIdentity ? page.page.source << 32 | page.page.index : self.index(for: page)
+      let index = self.index(for: page)
+      guard index != NSNotFound else { return nil }
+      return byIdentity ? page.page.source << 32 | page.page.index : index
     } ?? []
   }
 

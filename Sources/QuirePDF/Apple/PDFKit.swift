@@ -279,7 +279,6 @@ open class PDFOutline {
   private var readPage: PDFPage?
   /// The destination set on an entry (PDFKit's settable `destination`).
   private var destinationSet: PDFDestination?
-  private var isDestinationSet = false
 
   /// An empty outline entry (PDFKit's `init()`): give it a ``label`` and a ``destination``
   /// and put it in a tree with ``insertChild(_:at:)``; a root (an entry without a label)
@@ -325,13 +324,13 @@ open class PDFOutline {
   /// (nil when that page was removed, and for the root); for one set in code, what was set.
   open var destination: PDFDestination? {
     get {
-      if isDestinationSet { return destinationSet }
+      if let destinationSet { return destinationSet }
       guard let readPage, let document = readPage.document, document.index(for: readPage) != NSNotFound else { return nil }
       return PDFDestination(page: readPage, at: .zero)
     }
     set {
       destinationSet = newValue
-      isDestinationSet = true
+      readPage = nil
     }
   }
 
