@@ -92,12 +92,6 @@ open class PDFSelection: NSObject, @unchecked Sendable {
     documentStorage.withLock { $0.document = document }
   }
 
-  init(parts: [Part], document: PDFDocument?) {
-    partsStorage = Mutex(parts)
-    super.init()
-    documentStorage.withLock { $0.document = document }
-  }
-
   /// A selection of `bounds` on `page` (PDFKit's `init(document:)` and `add(_:)` combined):
   /// an empty selection when `page` is not in a document.
   public convenience init(page: PDFPage, bounds: [PDFRect] = [], string: String? = nil) {
@@ -367,16 +361,20 @@ open class PDFDocument {
     madeSnapshotFolder = snapshotFolder
     let original = url ?? snapshotFolder.appendingPathComponent("untitled.pdf")
     do {
-      let source = try addSource(url: original, password: password, data: data)
-      pages = (0..<source.file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
-      savedPages = pages
+      showEveryPage(of: try addSource(url: original, password: password, data: data).file)
     } catch let error as QuireError where error.code == .passwordRequired && locksWithoutPassword {
-      locked = (original, snapshotFolder.appendingPathComponent("0.pdf"))
+      locked = (original, try snapshotURL(ofSource: 0))
     } catch {
       try? FileManager.default.removeItem(at: snapshotFolder)
       madeSnapshotFolder = nil
       throw error
     }
+  }
+
+  /// Makes the pages, as opened (and as saved), every page of the first source, `file`.
+  private func showEveryPage(of file: PDFFile) {
+    pages = (0..<file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
+    savedPages = pages
   }
 
   /// The file of a document opened locked (``isLocked``), and the snapshot of it that
@@ -387,11 +385,14 @@ open class PDFDocument {
   /// until ``unlock(withPassword:)`` succeeds it has no pages, and it cannot be written.
   open var isLocked: Bool { locked != nil }
 
-  /// Throws, for a locked document, the error that says to unlock it first.
-  func checkUnlocked() throws {
+  /// Throws, for a locked document, the error that says to unlock it before it can `act`
+  /// ("change the.pdf").
+  func checkUnlocked(toDo act: String? = nil, url: URL? = nil) throws {
     guard isLocked else { return }
     throw QuireError(
-      .passwordRequired, "Cannot change \(displayName): it is locked. Unlock it with its password (unlock(withPassword:)) first.", url: documentURL)
+      .passwordRequired,
+      "Cannot \(act ?? "change \(displayName)"): it is locked. Unlock it with its password (unlock(withPassword:)) first; nothing was changed.",
+      url: url ?? documentURL)
   }
 
   /// Gives the document a password (PDFKit's `unlock(withPassword:)`) and returns whether it
@@ -403,8 +404,7 @@ open class PDFDocument {
     if let locked {
       guard let file = try? PDFFile(contentsOf: locked.snapshot, password: password) else { return false }
       sources = [Source(name: locked.original.lastPathComponent, original: locked.original, snapshot: locked.snapshot, file: file, password: password)]
-      pages = (0..<file.pageCount).map { Page(source: 0, index: $0, addedRotation: 0) }
-      savedPages = pages
+      showEveryPage(of: file)
       self.locked = nil
       return true
     }
@@ -460,9 +460,14 @@ open class PDFDocument {
     }
   }
 
+  /// Where the private copy of source `number` is kept.
+  private func snapshotURL(ofSource number: Int) throws -> URL {
+    try snapshotFolder().appendingPathComponent("\(number).pdf")
+  }
+
   @discardableResult
   func addSource(url: URL, password: String?, data: Data? = nil) throws -> Source {
-    let snapshot = try snapshotFolder().appendingPathComponent("\(sources.count).pdf")
+    let snapshot = try snapshotURL(ofSource: sources.count)
     if let data {
       let file = FileWrapper(regularFileWithContents: data)
       file.fileAttributes.posixPermissions = 0o600
@@ -830,12 +835,7 @@ open class PDFDocument {
   }
 
   private func write(to url: URL, encryption: QPDFFile.Encryption?) throws {
-    if isLocked {
-      throw QuireError(
-        .passwordRequired,
-        "Cannot write \(displayName) to \(QuireError.name(url)): it is locked. Unlock it with its password (unlock(withPassword:)) first; nothing was written.",
-        url: url)
-    }
+    try checkUnlocked(toDo: "write \(displayName) to \(QuireError.name(url))", url: url)
     let target: URL
     switch try OutputPath.kind(of: url.standardizedFileURL) {
     case .regularFile(let resolved): target = resolved.standardizedFileURL
@@ -1171,12 +1171,7 @@ open class PDFDocument {
   open var string: String? { try? text() }
 
   /// The PDF with its page operations applied, as bytes (nil when writing fails).
-  open func dataRepresentation() -> Data? {
-    guard let file = try? snapshotFolder().appendingPathComponent("data-\(UUID().uuidString).pdf") else { return nil }
-    defer { try? FileManager.default.removeItem(at: file) }
-    guard (try? write(to: file)) != nil else { return nil }
-    return try? Data(contentsOf: file)
-  }
+  open func dataRepresentation() -> Data? { dataRepresentation(options: [:]) }
 
   /// The PDF written with `options` (PDFKit's `dataRepresentation(options:)`: the keys are
   /// ``PDFDocumentWriteOption``s, or their raw strings), as bytes; nil when writing fails or
