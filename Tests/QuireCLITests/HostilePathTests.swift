@@ -431,6 +431,16 @@ final class NonUTF8NameTests: HostileFolderTestCase {
     #expect(try await quire("recent", environment: dataHome).output.isEmpty)
   }
 
+  /// `quire type NAME` (read without the parser) identifies the very file and names it
+  /// escaped, as the parsed `quire type -- NAME` does.
+  @Test func typeIdentifiesTheVeryFileNamedByItsBytes() async throws {
+    try makeFile()
+    let direct = try await quire("type NAME")
+    let parsed = try await quire("type -- NAME")
+    #expect(direct.status == 0 && direct.output.hasPrefix("non\\xFFutf.md: net.daringfireball.markdown"), "\(direct.output) \(direct.error)")
+    #expect(direct.output == parsed.output && direct.error == parsed.error)
+  }
+
   /// Commands whose library APIs take only a `URL` (which cannot hold the name) refuse it.
   @Test(arguments: ["recent --in NAME"])
   func aNameThatIsNotUTF8IsRefusedNamingItNeverSwapped(_ command: String) async throws {

@@ -62,6 +62,27 @@ final class TypeCommandTests: FolderSuite, RunsQuire {
     #expect(directFailure.output == parsedFailure.output && directFailure.error == parsedFailure.error, "\(directFailure.error)")
   }
 
+  /// The direct form on what is not a regular file: a FIFO with no writer is named, not
+  /// opened (no wait), a device is not read, a link is followed (or, with `--no-follow`,
+  /// reported), a dangling link says so; each as the parsed command says it.
+  @Test func theDirectFormNamesSpecialFilesWithoutOpeningThem() async throws {
+    try folder.write("# hi\n", to: "a.md")
+    #expect(mkfifo(folder.file("pipe").path, 0o600) == 0)
+    try FileManager.default.createSymbolicLink(atPath: folder.file("link").path, withDestinationPath: "a.md")
+    try FileManager.default.createSymbolicLink(atPath: folder.file("dangling").path, withDestinationPath: "nowhere")
+    let names = [folder.file("pipe").path, "/dev/null", folder.file("link").path, folder.file("dangling").path]
+    for flags in [[], ["--no-follow"]] {
+      let direct = try await quire(["type"] + flags + names)
+      let parsed = try await quire(["type"] + flags + ["--"] + names)
+      #expect(direct.status == 0 && direct.output == parsed.output && direct.error == parsed.error, "\(direct.output) \(direct.error)")
+      #expect(direct.output.contains("pipe: org.freedesktop.mime.inode.fifo") && direct.output.contains("not opened"), "\(direct.output)")
+      #expect(direct.output.contains("/dev/null: org.freedesktop.mime.inode.chardevice"), "\(direct.output)")
+      #expect(direct.output.contains("dangling: public.symlink"), "\(direct.output)")
+      let linkLine = direct.output.split(separator: "\n").first { $0.hasPrefix(folder.file("link").path + ":") }
+      #expect(linkLine?.contains(flags.isEmpty ? "net.daringfireball.markdown" : "public.symlink") == true, "\(direct.output)")
+    }
+  }
+
   @Test func tagLookups() async throws {
     let byExtension = try await quire(["type", "--extension", "md"])
     #expect(byExtension.status == 0 && byExtension.output.hasPrefix("net.daringfireball.markdown (text/markdown)"), "\(byExtension.output)")
