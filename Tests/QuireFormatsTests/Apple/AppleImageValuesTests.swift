@@ -141,8 +141,8 @@ struct AppleImageValuesTests {
   }
 
   /// A package's own images, as UIKit code finds them: by name in a bundle (with or without
-  /// `.png`), or by path; a missing name, a file that is not a PNG, a folder and a FIFO (not
-  /// waited on) give nil.
+  /// `.png`), or by path, through a symbolic link too; a missing name, a file that is not a
+  /// PNG, a folder, a FIFO (not waited on), a device and a dangling link give nil.
   @Test func imagesAreFoundByNameInABundleAndByPath() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-bundle-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -152,6 +152,8 @@ struct AppleImageValuesTests {
     try Data("not an image".utf8).write(to: folder.appendingPathComponent("text.png"))
     try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.png"), withIntermediateDirectories: false)
     #expect(mkfifo(folder.appendingPathComponent("pipe.png").path, 0o600) == 0)
+    try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("alias.png").path, withDestinationPath: "stamp.png")
+    try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("gone.png").path, withDestinationPath: "nowhere.png")
     let bundle = try #require(Bundle(path: folder.path))
     let byName = try #require(UIImage(named: "stamp", in: bundle, compatibleWith: nil))
     #expect(byName.size == CGSize(width: 12, height: 8) && byName.pngData() == pixels.pngData)
@@ -162,6 +164,10 @@ struct AppleImageValuesTests {
       #expect(UIImage(named: name, in: bundle, compatibleWith: nil) == nil, "\(name)")
       #expect(UIImage(contentsOfFile: folder.appendingPathComponent(name + ".png").path) == nil, "\(name)")
     }
+    // A link to the image is followed; a dangling one and a device (not read) give nil.
+    #expect(UIImage(named: "alias", in: bundle, compatibleWith: nil)?.pngData() == pixels.pngData)
+    #expect(UIImage(named: "gone", in: bundle, compatibleWith: nil) == nil)
+    #expect(UIImage(contentsOfFile: "/dev/zero") == nil && UIImage(contentsOfFile: "") == nil)
   }
 
   @Test func scaleDividesThePixelsIntoPoints() throws {
