@@ -25,12 +25,23 @@ _ = try writer.addPage(markup: "Page one: herons wait at the bank.")
 _ = try writer.addPage(markup: "Page two: the otter swims in the river.")
 try writer.finish()
 
+// An app's own document class, as PDFKit's documentation has it: a subclass whose
+// initializer calls the failable designated `init?(url:)`.
+final class GuideDocument: PDFDocument {
+  let openedAt: Date
+
+  override init?(url: URL) {
+    openedAt = Date()
+    super.init(url: url)
+  }
+}
+
 // 1. PDFKit: open, find, highlight, note, write.
-guard let document = PDFDocument(url: guideURL) else {
-  print("FAIL PDFDocument(url:) opens the PDF")
+guard let document = GuideDocument(url: guideURL) else {
+  print("FAIL GuideDocument(url:) (a PDFDocument subclass) opens the PDF")
   exit(1)
 }
-check(document.pageCount == 2, "the document has two pages")
+check(document.pageCount == 2 && document.openedAt <= Date(), "the subclass opens the document, with its two pages")
 let selections = document.findString("otter", withOptions: .caseInsensitive)
 check(selections.count == 1, "findString finds the word once")
 if let selection = selections.first, let page = selection.pages.first {
