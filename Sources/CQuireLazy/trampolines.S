@@ -400,6 +400,63 @@ quire_lazy_slots:
   .quad quire_lazy_stub_387
   .quad quire_lazy_stub_388
   .quad quire_lazy_stub_389
+  .quad quire_lazy_stub_390
+  .quad quire_lazy_stub_391
+  .quad quire_lazy_stub_392
+  .quad quire_lazy_stub_393
+  .quad quire_lazy_stub_394
+  .quad quire_lazy_stub_395
+  .quad quire_lazy_stub_396
+  .quad quire_lazy_stub_397
+  .quad quire_lazy_stub_398
+  .quad quire_lazy_stub_399
+  .quad quire_lazy_stub_400
+  .quad quire_lazy_stub_401
+  .quad quire_lazy_stub_402
+  .quad quire_lazy_stub_403
+  .quad quire_lazy_stub_404
+  .quad quire_lazy_stub_405
+  .quad quire_lazy_stub_406
+  .quad quire_lazy_stub_407
+  .quad quire_lazy_stub_408
+  .quad quire_lazy_stub_409
+  .quad quire_lazy_stub_410
+  .quad quire_lazy_stub_411
+  .quad quire_lazy_stub_412
+  .quad quire_lazy_stub_413
+  .quad quire_lazy_stub_414
+  .quad quire_lazy_stub_415
+  .quad quire_lazy_stub_416
+  .quad quire_lazy_stub_417
+  .quad quire_lazy_stub_418
+  .quad quire_lazy_stub_419
+  .quad quire_lazy_stub_420
+  .quad quire_lazy_stub_421
+  .quad quire_lazy_stub_422
+  .quad quire_lazy_stub_423
+  .quad quire_lazy_stub_424
+  .quad quire_lazy_stub_425
+  .quad quire_lazy_stub_426
+  .quad quire_lazy_stub_427
+  .quad quire_lazy_stub_428
+  .quad quire_lazy_stub_429
+  .quad quire_lazy_stub_430
+  .quad quire_lazy_stub_431
+  .quad quire_lazy_stub_432
+  .quad quire_lazy_stub_433
+  .quad quire_lazy_stub_434
+  .quad quire_lazy_stub_435
+  .quad quire_lazy_stub_436
+  .quad quire_lazy_stub_437
+  .quad quire_lazy_stub_438
+  .quad quire_lazy_stub_439
+  .quad quire_lazy_stub_440
+  .quad quire_lazy_stub_441
+  .quad quire_lazy_stub_442
+  .quad quire_lazy_stub_443
+  .quad quire_lazy_stub_444
+  .quad quire_lazy_stub_445
+  .quad quire_lazy_stub_446
 
   .text
 #if defined(__x86_64__)
@@ -659,2869 +716,3325 @@ pango_cairo_create_layout:
 quire_lazy_stub_31:
   pushq $31
   jmp quire_lazy_common
-  .globl pango_cairo_font_map_get_default
-  .type pango_cairo_font_map_get_default, @function
-  .p2align 4
-pango_cairo_font_map_get_default:
-  jmp *quire_lazy_slots+256(%rip)
-quire_lazy_stub_32:
-  pushq $32
-  jmp quire_lazy_common
   .globl pango_cairo_show_layout
   .type pango_cairo_show_layout, @function
   .p2align 4
 pango_cairo_show_layout:
-  jmp *quire_lazy_slots+264(%rip)
-quire_lazy_stub_33:
-  pushq $33
+  jmp *quire_lazy_slots+256(%rip)
+quire_lazy_stub_32:
+  pushq $32
   jmp quire_lazy_common
   .globl pango_font_description_free
   .type pango_font_description_free, @function
   .p2align 4
 pango_font_description_free:
-  jmp *quire_lazy_slots+272(%rip)
-quire_lazy_stub_34:
-  pushq $34
+  jmp *quire_lazy_slots+264(%rip)
+quire_lazy_stub_33:
+  pushq $33
   jmp quire_lazy_common
   .globl pango_font_description_from_string
   .type pango_font_description_from_string, @function
   .p2align 4
 pango_font_description_from_string:
-  jmp *quire_lazy_slots+280(%rip)
-quire_lazy_stub_35:
-  pushq $35
+  jmp *quire_lazy_slots+272(%rip)
+quire_lazy_stub_34:
+  pushq $34
   jmp quire_lazy_common
   .globl pango_layout_get_extents
   .type pango_layout_get_extents, @function
   .p2align 4
 pango_layout_get_extents:
-  jmp *quire_lazy_slots+288(%rip)
-quire_lazy_stub_36:
-  pushq $36
+  jmp *quire_lazy_slots+280(%rip)
+quire_lazy_stub_35:
+  pushq $35
   jmp quire_lazy_common
   .globl pango_layout_get_unknown_glyphs_count
   .type pango_layout_get_unknown_glyphs_count, @function
   .p2align 4
 pango_layout_get_unknown_glyphs_count:
-  jmp *quire_lazy_slots+296(%rip)
-quire_lazy_stub_37:
-  pushq $37
+  jmp *quire_lazy_slots+288(%rip)
+quire_lazy_stub_36:
+  pushq $36
   jmp quire_lazy_common
   .globl pango_layout_set_alignment
   .type pango_layout_set_alignment, @function
   .p2align 4
 pango_layout_set_alignment:
-  jmp *quire_lazy_slots+304(%rip)
-quire_lazy_stub_38:
-  pushq $38
+  jmp *quire_lazy_slots+296(%rip)
+quire_lazy_stub_37:
+  pushq $37
   jmp quire_lazy_common
   .globl pango_layout_set_ellipsize
   .type pango_layout_set_ellipsize, @function
   .p2align 4
 pango_layout_set_ellipsize:
-  jmp *quire_lazy_slots+312(%rip)
-quire_lazy_stub_39:
-  pushq $39
+  jmp *quire_lazy_slots+304(%rip)
+quire_lazy_stub_38:
+  pushq $38
   jmp quire_lazy_common
   .globl pango_layout_set_font_description
   .type pango_layout_set_font_description, @function
   .p2align 4
 pango_layout_set_font_description:
-  jmp *quire_lazy_slots+320(%rip)
-quire_lazy_stub_40:
-  pushq $40
+  jmp *quire_lazy_slots+312(%rip)
+quire_lazy_stub_39:
+  pushq $39
   jmp quire_lazy_common
   .globl pango_layout_set_height
   .type pango_layout_set_height, @function
   .p2align 4
 pango_layout_set_height:
-  jmp *quire_lazy_slots+328(%rip)
-quire_lazy_stub_41:
-  pushq $41
+  jmp *quire_lazy_slots+320(%rip)
+quire_lazy_stub_40:
+  pushq $40
   jmp quire_lazy_common
   .globl pango_layout_set_markup
   .type pango_layout_set_markup, @function
   .p2align 4
 pango_layout_set_markup:
-  jmp *quire_lazy_slots+336(%rip)
-quire_lazy_stub_42:
-  pushq $42
+  jmp *quire_lazy_slots+328(%rip)
+quire_lazy_stub_41:
+  pushq $41
   jmp quire_lazy_common
   .globl pango_layout_set_spacing
   .type pango_layout_set_spacing, @function
   .p2align 4
 pango_layout_set_spacing:
-  jmp *quire_lazy_slots+344(%rip)
-quire_lazy_stub_43:
-  pushq $43
+  jmp *quire_lazy_slots+336(%rip)
+quire_lazy_stub_42:
+  pushq $42
   jmp quire_lazy_common
   .globl pango_layout_set_width
   .type pango_layout_set_width, @function
   .p2align 4
 pango_layout_set_width:
-  jmp *quire_lazy_slots+352(%rip)
-quire_lazy_stub_44:
-  pushq $44
+  jmp *quire_lazy_slots+344(%rip)
+quire_lazy_stub_43:
+  pushq $43
   jmp quire_lazy_common
   .globl pango_layout_set_wrap
   .type pango_layout_set_wrap, @function
   .p2align 4
 pango_layout_set_wrap:
-  jmp *quire_lazy_slots+360(%rip)
-quire_lazy_stub_45:
-  pushq $45
+  jmp *quire_lazy_slots+352(%rip)
+quire_lazy_stub_44:
+  pushq $44
   jmp quire_lazy_common
   .globl pango_parse_markup
   .type pango_parse_markup, @function
   .p2align 4
 pango_parse_markup:
-  jmp *quire_lazy_slots+368(%rip)
-quire_lazy_stub_46:
-  pushq $46
+  jmp *quire_lazy_slots+360(%rip)
+quire_lazy_stub_45:
+  pushq $45
   jmp quire_lazy_common
   .globl pango_version_string
   .type pango_version_string, @function
   .p2align 4
 pango_version_string:
-  jmp *quire_lazy_slots+376(%rip)
-quire_lazy_stub_47:
-  pushq $47
+  jmp *quire_lazy_slots+368(%rip)
+quire_lazy_stub_46:
+  pushq $46
   jmp quire_lazy_common
   .globl cairo_create
   .type cairo_create, @function
   .p2align 4
 cairo_create:
-  jmp *quire_lazy_slots+384(%rip)
-quire_lazy_stub_48:
-  pushq $48
+  jmp *quire_lazy_slots+376(%rip)
+quire_lazy_stub_47:
+  pushq $47
   jmp quire_lazy_common
   .globl cairo_destroy
   .type cairo_destroy, @function
   .p2align 4
 cairo_destroy:
-  jmp *quire_lazy_slots+392(%rip)
-quire_lazy_stub_49:
-  pushq $49
+  jmp *quire_lazy_slots+384(%rip)
+quire_lazy_stub_48:
+  pushq $48
   jmp quire_lazy_common
   .globl cairo_fill
   .type cairo_fill, @function
   .p2align 4
 cairo_fill:
+  jmp *quire_lazy_slots+392(%rip)
+quire_lazy_stub_49:
+  pushq $49
+  jmp quire_lazy_common
+  .globl cairo_font_face_status
+  .type cairo_font_face_status, @function
+  .p2align 4
+cairo_font_face_status:
   jmp *quire_lazy_slots+400(%rip)
 quire_lazy_stub_50:
   pushq $50
+  jmp quire_lazy_common
+  .globl cairo_font_options_create
+  .type cairo_font_options_create, @function
+  .p2align 4
+cairo_font_options_create:
+  jmp *quire_lazy_slots+408(%rip)
+quire_lazy_stub_51:
+  pushq $51
+  jmp quire_lazy_common
+  .globl cairo_font_options_destroy
+  .type cairo_font_options_destroy, @function
+  .p2align 4
+cairo_font_options_destroy:
+  jmp *quire_lazy_slots+416(%rip)
+quire_lazy_stub_52:
+  pushq $52
+  jmp quire_lazy_common
+  .globl cairo_font_options_set_hint_metrics
+  .type cairo_font_options_set_hint_metrics, @function
+  .p2align 4
+cairo_font_options_set_hint_metrics:
+  jmp *quire_lazy_slots+424(%rip)
+quire_lazy_stub_53:
+  pushq $53
+  jmp quire_lazy_common
+  .globl cairo_ft_font_face_create_for_pattern
+  .type cairo_ft_font_face_create_for_pattern, @function
+  .p2align 4
+cairo_ft_font_face_create_for_pattern:
+  jmp *quire_lazy_slots+432(%rip)
+quire_lazy_stub_54:
+  pushq $54
+  jmp quire_lazy_common
+  .globl cairo_ft_font_face_set_synthesize
+  .type cairo_ft_font_face_set_synthesize, @function
+  .p2align 4
+cairo_ft_font_face_set_synthesize:
+  jmp *quire_lazy_slots+440(%rip)
+quire_lazy_stub_55:
+  pushq $55
+  jmp quire_lazy_common
+  .globl cairo_get_matrix
+  .type cairo_get_matrix, @function
+  .p2align 4
+cairo_get_matrix:
+  jmp *quire_lazy_slots+448(%rip)
+quire_lazy_stub_56:
+  pushq $56
+  jmp quire_lazy_common
+  .globl cairo_get_target
+  .type cairo_get_target, @function
+  .p2align 4
+cairo_get_target:
+  jmp *quire_lazy_slots+456(%rip)
+quire_lazy_stub_57:
+  pushq $57
   jmp quire_lazy_common
   .globl cairo_image_surface_create
   .type cairo_image_surface_create, @function
   .p2align 4
 cairo_image_surface_create:
-  jmp *quire_lazy_slots+408(%rip)
-quire_lazy_stub_51:
-  pushq $51
+  jmp *quire_lazy_slots+464(%rip)
+quire_lazy_stub_58:
+  pushq $58
   jmp quire_lazy_common
   .globl cairo_image_surface_create_from_png_stream
   .type cairo_image_surface_create_from_png_stream, @function
   .p2align 4
 cairo_image_surface_create_from_png_stream:
-  jmp *quire_lazy_slots+416(%rip)
-quire_lazy_stub_52:
-  pushq $52
+  jmp *quire_lazy_slots+472(%rip)
+quire_lazy_stub_59:
+  pushq $59
   jmp quire_lazy_common
   .globl cairo_image_surface_get_data
   .type cairo_image_surface_get_data, @function
   .p2align 4
 cairo_image_surface_get_data:
-  jmp *quire_lazy_slots+424(%rip)
-quire_lazy_stub_53:
-  pushq $53
+  jmp *quire_lazy_slots+480(%rip)
+quire_lazy_stub_60:
+  pushq $60
   jmp quire_lazy_common
   .globl cairo_image_surface_get_format
   .type cairo_image_surface_get_format, @function
   .p2align 4
 cairo_image_surface_get_format:
-  jmp *quire_lazy_slots+432(%rip)
-quire_lazy_stub_54:
-  pushq $54
+  jmp *quire_lazy_slots+488(%rip)
+quire_lazy_stub_61:
+  pushq $61
   jmp quire_lazy_common
   .globl cairo_image_surface_get_height
   .type cairo_image_surface_get_height, @function
   .p2align 4
 cairo_image_surface_get_height:
-  jmp *quire_lazy_slots+440(%rip)
-quire_lazy_stub_55:
-  pushq $55
+  jmp *quire_lazy_slots+496(%rip)
+quire_lazy_stub_62:
+  pushq $62
   jmp quire_lazy_common
   .globl cairo_image_surface_get_stride
   .type cairo_image_surface_get_stride, @function
   .p2align 4
 cairo_image_surface_get_stride:
-  jmp *quire_lazy_slots+448(%rip)
-quire_lazy_stub_56:
-  pushq $56
+  jmp *quire_lazy_slots+504(%rip)
+quire_lazy_stub_63:
+  pushq $63
   jmp quire_lazy_common
   .globl cairo_image_surface_get_width
   .type cairo_image_surface_get_width, @function
   .p2align 4
 cairo_image_surface_get_width:
-  jmp *quire_lazy_slots+456(%rip)
-quire_lazy_stub_57:
-  pushq $57
+  jmp *quire_lazy_slots+512(%rip)
+quire_lazy_stub_64:
+  pushq $64
   jmp quire_lazy_common
   .globl cairo_line_to
   .type cairo_line_to, @function
   .p2align 4
 cairo_line_to:
-  jmp *quire_lazy_slots+464(%rip)
-quire_lazy_stub_58:
-  pushq $58
+  jmp *quire_lazy_slots+520(%rip)
+quire_lazy_stub_65:
+  pushq $65
   jmp quire_lazy_common
   .globl cairo_move_to
   .type cairo_move_to, @function
   .p2align 4
 cairo_move_to:
-  jmp *quire_lazy_slots+472(%rip)
-quire_lazy_stub_59:
-  pushq $59
+  jmp *quire_lazy_slots+528(%rip)
+quire_lazy_stub_66:
+  pushq $66
   jmp quire_lazy_common
   .globl cairo_paint
   .type cairo_paint, @function
   .p2align 4
 cairo_paint:
-  jmp *quire_lazy_slots+480(%rip)
-quire_lazy_stub_60:
-  pushq $60
+  jmp *quire_lazy_slots+536(%rip)
+quire_lazy_stub_67:
+  pushq $67
   jmp quire_lazy_common
   .globl cairo_pdf_surface_add_outline
   .type cairo_pdf_surface_add_outline, @function
   .p2align 4
 cairo_pdf_surface_add_outline:
-  jmp *quire_lazy_slots+488(%rip)
-quire_lazy_stub_61:
-  pushq $61
+  jmp *quire_lazy_slots+544(%rip)
+quire_lazy_stub_68:
+  pushq $68
   jmp quire_lazy_common
   .globl cairo_pdf_surface_create
   .type cairo_pdf_surface_create, @function
   .p2align 4
 cairo_pdf_surface_create:
-  jmp *quire_lazy_slots+496(%rip)
-quire_lazy_stub_62:
-  pushq $62
+  jmp *quire_lazy_slots+552(%rip)
+quire_lazy_stub_69:
+  pushq $69
   jmp quire_lazy_common
   .globl cairo_pdf_surface_set_metadata
   .type cairo_pdf_surface_set_metadata, @function
   .p2align 4
 cairo_pdf_surface_set_metadata:
-  jmp *quire_lazy_slots+504(%rip)
-quire_lazy_stub_63:
-  pushq $63
+  jmp *quire_lazy_slots+560(%rip)
+quire_lazy_stub_70:
+  pushq $70
   jmp quire_lazy_common
   .globl cairo_rectangle
   .type cairo_rectangle, @function
   .p2align 4
 cairo_rectangle:
-  jmp *quire_lazy_slots+512(%rip)
-quire_lazy_stub_64:
-  pushq $64
+  jmp *quire_lazy_slots+568(%rip)
+quire_lazy_stub_71:
+  pushq $71
+  jmp quire_lazy_common
+  .globl cairo_restore
+  .type cairo_restore, @function
+  .p2align 4
+cairo_restore:
+  jmp *quire_lazy_slots+576(%rip)
+quire_lazy_stub_72:
+  pushq $72
   jmp quire_lazy_common
   .globl cairo_rotate
   .type cairo_rotate, @function
   .p2align 4
 cairo_rotate:
-  jmp *quire_lazy_slots+520(%rip)
-quire_lazy_stub_65:
-  pushq $65
+  jmp *quire_lazy_slots+584(%rip)
+quire_lazy_stub_73:
+  pushq $73
+  jmp quire_lazy_common
+  .globl cairo_save
+  .type cairo_save, @function
+  .p2align 4
+cairo_save:
+  jmp *quire_lazy_slots+592(%rip)
+quire_lazy_stub_74:
+  pushq $74
   jmp quire_lazy_common
   .globl cairo_scale
   .type cairo_scale, @function
   .p2align 4
 cairo_scale:
-  jmp *quire_lazy_slots+528(%rip)
-quire_lazy_stub_66:
-  pushq $66
+  jmp *quire_lazy_slots+600(%rip)
+quire_lazy_stub_75:
+  pushq $75
+  jmp quire_lazy_common
+  .globl cairo_set_font_face
+  .type cairo_set_font_face, @function
+  .p2align 4
+cairo_set_font_face:
+  jmp *quire_lazy_slots+608(%rip)
+quire_lazy_stub_76:
+  pushq $76
+  jmp quire_lazy_common
+  .globl cairo_set_font_options
+  .type cairo_set_font_options, @function
+  .p2align 4
+cairo_set_font_options:
+  jmp *quire_lazy_slots+616(%rip)
+quire_lazy_stub_77:
+  pushq $77
+  jmp quire_lazy_common
+  .globl cairo_set_font_size
+  .type cairo_set_font_size, @function
+  .p2align 4
+cairo_set_font_size:
+  jmp *quire_lazy_slots+624(%rip)
+quire_lazy_stub_78:
+  pushq $78
   jmp quire_lazy_common
   .globl cairo_set_line_width
   .type cairo_set_line_width, @function
   .p2align 4
 cairo_set_line_width:
-  jmp *quire_lazy_slots+536(%rip)
-quire_lazy_stub_67:
-  pushq $67
+  jmp *quire_lazy_slots+632(%rip)
+quire_lazy_stub_79:
+  pushq $79
   jmp quire_lazy_common
   .globl cairo_set_operator
   .type cairo_set_operator, @function
   .p2align 4
 cairo_set_operator:
-  jmp *quire_lazy_slots+544(%rip)
-quire_lazy_stub_68:
-  pushq $68
+  jmp *quire_lazy_slots+640(%rip)
+quire_lazy_stub_80:
+  pushq $80
   jmp quire_lazy_common
   .globl cairo_set_source_rgb
   .type cairo_set_source_rgb, @function
   .p2align 4
 cairo_set_source_rgb:
-  jmp *quire_lazy_slots+552(%rip)
-quire_lazy_stub_69:
-  pushq $69
+  jmp *quire_lazy_slots+648(%rip)
+quire_lazy_stub_81:
+  pushq $81
   jmp quire_lazy_common
   .globl cairo_set_source_rgba
   .type cairo_set_source_rgba, @function
   .p2align 4
 cairo_set_source_rgba:
-  jmp *quire_lazy_slots+560(%rip)
-quire_lazy_stub_70:
-  pushq $70
+  jmp *quire_lazy_slots+656(%rip)
+quire_lazy_stub_82:
+  pushq $82
+  jmp quire_lazy_common
+  .globl cairo_show_glyphs
+  .type cairo_show_glyphs, @function
+  .p2align 4
+cairo_show_glyphs:
+  jmp *quire_lazy_slots+664(%rip)
+quire_lazy_stub_83:
+  pushq $83
   jmp quire_lazy_common
   .globl cairo_show_page
   .type cairo_show_page, @function
   .p2align 4
 cairo_show_page:
-  jmp *quire_lazy_slots+568(%rip)
-quire_lazy_stub_71:
-  pushq $71
+  jmp *quire_lazy_slots+672(%rip)
+quire_lazy_stub_84:
+  pushq $84
   jmp quire_lazy_common
   .globl cairo_status_to_string
   .type cairo_status_to_string, @function
   .p2align 4
 cairo_status_to_string:
-  jmp *quire_lazy_slots+576(%rip)
-quire_lazy_stub_72:
-  pushq $72
+  jmp *quire_lazy_slots+680(%rip)
+quire_lazy_stub_85:
+  pushq $85
   jmp quire_lazy_common
   .globl cairo_stroke
   .type cairo_stroke, @function
   .p2align 4
 cairo_stroke:
-  jmp *quire_lazy_slots+584(%rip)
-quire_lazy_stub_73:
-  pushq $73
+  jmp *quire_lazy_slots+688(%rip)
+quire_lazy_stub_86:
+  pushq $86
   jmp quire_lazy_common
   .globl cairo_surface_destroy
   .type cairo_surface_destroy, @function
   .p2align 4
 cairo_surface_destroy:
-  jmp *quire_lazy_slots+592(%rip)
-quire_lazy_stub_74:
-  pushq $74
+  jmp *quire_lazy_slots+696(%rip)
+quire_lazy_stub_87:
+  pushq $87
   jmp quire_lazy_common
   .globl cairo_surface_finish
   .type cairo_surface_finish, @function
   .p2align 4
 cairo_surface_finish:
-  jmp *quire_lazy_slots+600(%rip)
-quire_lazy_stub_75:
-  pushq $75
+  jmp *quire_lazy_slots+704(%rip)
+quire_lazy_stub_88:
+  pushq $88
   jmp quire_lazy_common
   .globl cairo_surface_flush
   .type cairo_surface_flush, @function
   .p2align 4
 cairo_surface_flush:
-  jmp *quire_lazy_slots+608(%rip)
-quire_lazy_stub_76:
-  pushq $76
+  jmp *quire_lazy_slots+712(%rip)
+quire_lazy_stub_89:
+  pushq $89
+  jmp quire_lazy_common
+  .globl cairo_surface_get_type
+  .type cairo_surface_get_type, @function
+  .p2align 4
+cairo_surface_get_type:
+  jmp *quire_lazy_slots+720(%rip)
+quire_lazy_stub_90:
+  pushq $90
   jmp quire_lazy_common
   .globl cairo_surface_status
   .type cairo_surface_status, @function
   .p2align 4
 cairo_surface_status:
-  jmp *quire_lazy_slots+616(%rip)
-quire_lazy_stub_77:
-  pushq $77
+  jmp *quire_lazy_slots+728(%rip)
+quire_lazy_stub_91:
+  pushq $91
   jmp quire_lazy_common
   .globl cairo_surface_write_to_png_stream
   .type cairo_surface_write_to_png_stream, @function
   .p2align 4
 cairo_surface_write_to_png_stream:
-  jmp *quire_lazy_slots+624(%rip)
-quire_lazy_stub_78:
-  pushq $78
+  jmp *quire_lazy_slots+736(%rip)
+quire_lazy_stub_92:
+  pushq $92
   jmp quire_lazy_common
   .globl cairo_translate
   .type cairo_translate, @function
   .p2align 4
 cairo_translate:
-  jmp *quire_lazy_slots+632(%rip)
-quire_lazy_stub_79:
-  pushq $79
+  jmp *quire_lazy_slots+744(%rip)
+quire_lazy_stub_93:
+  pushq $93
   jmp quire_lazy_common
   .globl g_object_unref
   .type g_object_unref, @function
   .p2align 4
 g_object_unref:
-  jmp *quire_lazy_slots+640(%rip)
-quire_lazy_stub_80:
-  pushq $80
+  jmp *quire_lazy_slots+752(%rip)
+quire_lazy_stub_94:
+  pushq $94
   jmp quire_lazy_common
   .globl g_compute_checksum_for_string
   .type g_compute_checksum_for_string, @function
   .p2align 4
 g_compute_checksum_for_string:
-  jmp *quire_lazy_slots+648(%rip)
-quire_lazy_stub_81:
-  pushq $81
+  jmp *quire_lazy_slots+760(%rip)
+quire_lazy_stub_95:
+  pushq $95
   jmp quire_lazy_common
   .globl g_date_time_to_unix
   .type g_date_time_to_unix, @function
   .p2align 4
 g_date_time_to_unix:
-  jmp *quire_lazy_slots+656(%rip)
-quire_lazy_stub_82:
-  pushq $82
+  jmp *quire_lazy_slots+768(%rip)
+quire_lazy_stub_96:
+  pushq $96
   jmp quire_lazy_common
   .globl g_date_time_unref
   .type g_date_time_unref, @function
   .p2align 4
 g_date_time_unref:
-  jmp *quire_lazy_slots+664(%rip)
-quire_lazy_stub_83:
-  pushq $83
+  jmp *quire_lazy_slots+776(%rip)
+quire_lazy_stub_97:
+  pushq $97
   jmp quire_lazy_common
   .globl g_error_free
   .type g_error_free, @function
   .p2align 4
 g_error_free:
-  jmp *quire_lazy_slots+672(%rip)
-quire_lazy_stub_84:
-  pushq $84
+  jmp *quire_lazy_slots+784(%rip)
+quire_lazy_stub_98:
+  pushq $98
   jmp quire_lazy_common
   .globl g_filename_from_uri
   .type g_filename_from_uri, @function
   .p2align 4
 g_filename_from_uri:
-  jmp *quire_lazy_slots+680(%rip)
-quire_lazy_stub_85:
-  pushq $85
+  jmp *quire_lazy_slots+792(%rip)
+quire_lazy_stub_99:
+  pushq $99
   jmp quire_lazy_common
   .globl g_filename_to_uri
   .type g_filename_to_uri, @function
   .p2align 4
 g_filename_to_uri:
-  jmp *quire_lazy_slots+688(%rip)
-quire_lazy_stub_86:
-  pushq $86
+  jmp *quire_lazy_slots+800(%rip)
+quire_lazy_stub_100:
+  pushq $100
   jmp quire_lazy_common
   .globl g_free
   .type g_free, @function
   .p2align 4
 g_free:
-  jmp *quire_lazy_slots+696(%rip)
-quire_lazy_stub_87:
-  pushq $87
+  jmp *quire_lazy_slots+808(%rip)
+quire_lazy_stub_101:
+  pushq $101
   jmp quire_lazy_common
   .globl g_list_free_full
   .type g_list_free_full, @function
   .p2align 4
 g_list_free_full:
-  jmp *quire_lazy_slots+704(%rip)
-quire_lazy_stub_88:
-  pushq $88
+  jmp *quire_lazy_slots+816(%rip)
+quire_lazy_stub_102:
+  pushq $102
   jmp quire_lazy_common
   .globl qpdf_add_page
   .type qpdf_add_page, @function
   .p2align 4
 qpdf_add_page:
-  jmp *quire_lazy_slots+712(%rip)
-quire_lazy_stub_89:
-  pushq $89
+  jmp *quire_lazy_slots+824(%rip)
+quire_lazy_stub_103:
+  pushq $103
   jmp quire_lazy_common
   .globl qpdf_allow_modify_assembly
   .type qpdf_allow_modify_assembly, @function
   .p2align 4
 qpdf_allow_modify_assembly:
-  jmp *quire_lazy_slots+720(%rip)
-quire_lazy_stub_90:
-  pushq $90
+  jmp *quire_lazy_slots+832(%rip)
+quire_lazy_stub_104:
+  pushq $104
   jmp quire_lazy_common
   .globl qpdf_cleanup
   .type qpdf_cleanup, @function
   .p2align 4
 qpdf_cleanup:
-  jmp *quire_lazy_slots+728(%rip)
-quire_lazy_stub_91:
-  pushq $91
+  jmp *quire_lazy_slots+840(%rip)
+quire_lazy_stub_105:
+  pushq $105
   jmp quire_lazy_common
   .globl qpdf_get_error
   .type qpdf_get_error, @function
   .p2align 4
 qpdf_get_error:
-  jmp *quire_lazy_slots+736(%rip)
-quire_lazy_stub_92:
-  pushq $92
+  jmp *quire_lazy_slots+848(%rip)
+quire_lazy_stub_106:
+  pushq $106
   jmp quire_lazy_common
   .globl qpdf_get_error_full_text
   .type qpdf_get_error_full_text, @function
   .p2align 4
 qpdf_get_error_full_text:
-  jmp *quire_lazy_slots+744(%rip)
-quire_lazy_stub_93:
-  pushq $93
+  jmp *quire_lazy_slots+856(%rip)
+quire_lazy_stub_107:
+  pushq $107
   jmp quire_lazy_common
   .globl qpdf_get_num_pages
   .type qpdf_get_num_pages, @function
   .p2align 4
 qpdf_get_num_pages:
-  jmp *quire_lazy_slots+752(%rip)
-quire_lazy_stub_94:
-  pushq $94
+  jmp *quire_lazy_slots+864(%rip)
+quire_lazy_stub_108:
+  pushq $108
   jmp quire_lazy_common
   .globl qpdf_get_object_by_id
   .type qpdf_get_object_by_id, @function
   .p2align 4
 qpdf_get_object_by_id:
-  jmp *quire_lazy_slots+760(%rip)
-quire_lazy_stub_95:
-  pushq $95
+  jmp *quire_lazy_slots+872(%rip)
+quire_lazy_stub_109:
+  pushq $109
   jmp quire_lazy_common
   .globl qpdf_get_page_n
   .type qpdf_get_page_n, @function
   .p2align 4
 qpdf_get_page_n:
-  jmp *quire_lazy_slots+768(%rip)
-quire_lazy_stub_96:
-  pushq $96
+  jmp *quire_lazy_slots+880(%rip)
+quire_lazy_stub_110:
+  pushq $110
   jmp quire_lazy_common
   .globl qpdf_get_root
   .type qpdf_get_root, @function
   .p2align 4
 qpdf_get_root:
-  jmp *quire_lazy_slots+776(%rip)
-quire_lazy_stub_97:
-  pushq $97
+  jmp *quire_lazy_slots+888(%rip)
+quire_lazy_stub_111:
+  pushq $111
   jmp quire_lazy_common
   .globl qpdf_get_trailer
   .type qpdf_get_trailer, @function
   .p2align 4
 qpdf_get_trailer:
-  jmp *quire_lazy_slots+784(%rip)
-quire_lazy_stub_98:
-  pushq $98
+  jmp *quire_lazy_slots+896(%rip)
+quire_lazy_stub_112:
+  pushq $112
   jmp quire_lazy_common
   .globl qpdf_has_error
   .type qpdf_has_error, @function
   .p2align 4
 qpdf_has_error:
-  jmp *quire_lazy_slots+792(%rip)
-quire_lazy_stub_99:
-  pushq $99
+  jmp *quire_lazy_slots+904(%rip)
+quire_lazy_stub_113:
+  pushq $113
   jmp quire_lazy_common
   .globl qpdf_init
   .type qpdf_init, @function
   .p2align 4
 qpdf_init:
-  jmp *quire_lazy_slots+800(%rip)
-quire_lazy_stub_100:
-  pushq $100
+  jmp *quire_lazy_slots+912(%rip)
+quire_lazy_stub_114:
+  pushq $114
   jmp quire_lazy_common
   .globl qpdf_init_write
   .type qpdf_init_write, @function
   .p2align 4
 qpdf_init_write:
-  jmp *quire_lazy_slots+808(%rip)
-quire_lazy_stub_101:
-  pushq $101
+  jmp *quire_lazy_slots+920(%rip)
+quire_lazy_stub_115:
+  pushq $115
   jmp quire_lazy_common
   .globl qpdf_is_encrypted
   .type qpdf_is_encrypted, @function
   .p2align 4
 qpdf_is_encrypted:
-  jmp *quire_lazy_slots+816(%rip)
-quire_lazy_stub_102:
-  pushq $102
+  jmp *quire_lazy_slots+928(%rip)
+quire_lazy_stub_116:
+  pushq $116
   jmp quire_lazy_common
   .globl qpdf_make_indirect_object
   .type qpdf_make_indirect_object, @function
   .p2align 4
 qpdf_make_indirect_object:
-  jmp *quire_lazy_slots+824(%rip)
-quire_lazy_stub_103:
-  pushq $103
+  jmp *quire_lazy_slots+936(%rip)
+quire_lazy_stub_117:
+  pushq $117
   jmp quire_lazy_common
   .globl qpdf_more_warnings
   .type qpdf_more_warnings, @function
   .p2align 4
 qpdf_more_warnings:
-  jmp *quire_lazy_slots+832(%rip)
-quire_lazy_stub_104:
-  pushq $104
+  jmp *quire_lazy_slots+944(%rip)
+quire_lazy_stub_118:
+  pushq $118
   jmp quire_lazy_common
   .globl qpdf_oh_append_item
   .type qpdf_oh_append_item, @function
   .p2align 4
 qpdf_oh_append_item:
-  jmp *quire_lazy_slots+840(%rip)
-quire_lazy_stub_105:
-  pushq $105
+  jmp *quire_lazy_slots+952(%rip)
+quire_lazy_stub_119:
+  pushq $119
   jmp quire_lazy_common
   .globl qpdf_oh_begin_dict_key_iter
   .type qpdf_oh_begin_dict_key_iter, @function
   .p2align 4
 qpdf_oh_begin_dict_key_iter:
-  jmp *quire_lazy_slots+848(%rip)
-quire_lazy_stub_106:
-  pushq $106
+  jmp *quire_lazy_slots+960(%rip)
+quire_lazy_stub_120:
+  pushq $120
   jmp quire_lazy_common
   .globl qpdf_oh_dict_more_keys
   .type qpdf_oh_dict_more_keys, @function
   .p2align 4
 qpdf_oh_dict_more_keys:
-  jmp *quire_lazy_slots+856(%rip)
-quire_lazy_stub_107:
-  pushq $107
+  jmp *quire_lazy_slots+968(%rip)
+quire_lazy_stub_121:
+  pushq $121
   jmp quire_lazy_common
   .globl qpdf_oh_dict_next_key
   .type qpdf_oh_dict_next_key, @function
   .p2align 4
 qpdf_oh_dict_next_key:
-  jmp *quire_lazy_slots+864(%rip)
-quire_lazy_stub_108:
-  pushq $108
+  jmp *quire_lazy_slots+976(%rip)
+quire_lazy_stub_122:
+  pushq $122
   jmp quire_lazy_common
   .globl qpdf_oh_erase_item
   .type qpdf_oh_erase_item, @function
   .p2align 4
 qpdf_oh_erase_item:
-  jmp *quire_lazy_slots+872(%rip)
-quire_lazy_stub_109:
-  pushq $109
+  jmp *quire_lazy_slots+984(%rip)
+quire_lazy_stub_123:
+  pushq $123
   jmp quire_lazy_common
   .globl qpdf_oh_get_array_item
   .type qpdf_oh_get_array_item, @function
   .p2align 4
 qpdf_oh_get_array_item:
-  jmp *quire_lazy_slots+880(%rip)
-quire_lazy_stub_110:
-  pushq $110
+  jmp *quire_lazy_slots+992(%rip)
+quire_lazy_stub_124:
+  pushq $124
   jmp quire_lazy_common
   .globl qpdf_oh_get_array_n_items
   .type qpdf_oh_get_array_n_items, @function
   .p2align 4
 qpdf_oh_get_array_n_items:
-  jmp *quire_lazy_slots+888(%rip)
-quire_lazy_stub_111:
-  pushq $111
+  jmp *quire_lazy_slots+1000(%rip)
+quire_lazy_stub_125:
+  pushq $125
   jmp quire_lazy_common
   .globl qpdf_oh_get_bool_value
   .type qpdf_oh_get_bool_value, @function
   .p2align 4
 qpdf_oh_get_bool_value:
-  jmp *quire_lazy_slots+896(%rip)
-quire_lazy_stub_112:
-  pushq $112
+  jmp *quire_lazy_slots+1008(%rip)
+quire_lazy_stub_126:
+  pushq $126
   jmp quire_lazy_common
   .globl qpdf_oh_get_dict
   .type qpdf_oh_get_dict, @function
   .p2align 4
 qpdf_oh_get_dict:
-  jmp *quire_lazy_slots+904(%rip)
-quire_lazy_stub_113:
-  pushq $113
+  jmp *quire_lazy_slots+1016(%rip)
+quire_lazy_stub_127:
+  pushq $127
   jmp quire_lazy_common
   .globl qpdf_oh_get_generation
   .type qpdf_oh_get_generation, @function
   .p2align 4
 qpdf_oh_get_generation:
-  jmp *quire_lazy_slots+912(%rip)
-quire_lazy_stub_114:
-  pushq $114
+  jmp *quire_lazy_slots+1024(%rip)
+quire_lazy_stub_128:
+  pushq $128
   jmp quire_lazy_common
   .globl qpdf_oh_get_int_value
   .type qpdf_oh_get_int_value, @function
   .p2align 4
 qpdf_oh_get_int_value:
-  jmp *quire_lazy_slots+920(%rip)
-quire_lazy_stub_115:
-  pushq $115
+  jmp *quire_lazy_slots+1032(%rip)
+quire_lazy_stub_129:
+  pushq $129
   jmp quire_lazy_common
   .globl qpdf_oh_get_key
   .type qpdf_oh_get_key, @function
   .p2align 4
 qpdf_oh_get_key:
-  jmp *quire_lazy_slots+928(%rip)
-quire_lazy_stub_116:
-  pushq $116
+  jmp *quire_lazy_slots+1040(%rip)
+quire_lazy_stub_130:
+  pushq $130
   jmp quire_lazy_common
   .globl qpdf_oh_get_key_if_dict
   .type qpdf_oh_get_key_if_dict, @function
   .p2align 4
 qpdf_oh_get_key_if_dict:
-  jmp *quire_lazy_slots+936(%rip)
-quire_lazy_stub_117:
-  pushq $117
+  jmp *quire_lazy_slots+1048(%rip)
+quire_lazy_stub_131:
+  pushq $131
   jmp quire_lazy_common
   .globl qpdf_oh_get_name
   .type qpdf_oh_get_name, @function
   .p2align 4
 qpdf_oh_get_name:
-  jmp *quire_lazy_slots+944(%rip)
-quire_lazy_stub_118:
-  pushq $118
+  jmp *quire_lazy_slots+1056(%rip)
+quire_lazy_stub_132:
+  pushq $132
   jmp quire_lazy_common
   .globl qpdf_oh_get_numeric_value
   .type qpdf_oh_get_numeric_value, @function
   .p2align 4
 qpdf_oh_get_numeric_value:
-  jmp *quire_lazy_slots+952(%rip)
-quire_lazy_stub_119:
-  pushq $119
+  jmp *quire_lazy_slots+1064(%rip)
+quire_lazy_stub_133:
+  pushq $133
   jmp quire_lazy_common
   .globl qpdf_oh_get_object_id
   .type qpdf_oh_get_object_id, @function
   .p2align 4
 qpdf_oh_get_object_id:
-  jmp *quire_lazy_slots+960(%rip)
-quire_lazy_stub_120:
-  pushq $120
+  jmp *quire_lazy_slots+1072(%rip)
+quire_lazy_stub_134:
+  pushq $134
   jmp quire_lazy_common
   .globl qpdf_oh_get_stream_data
   .type qpdf_oh_get_stream_data, @function
   .p2align 4
 qpdf_oh_get_stream_data:
-  jmp *quire_lazy_slots+968(%rip)
-quire_lazy_stub_121:
-  pushq $121
+  jmp *quire_lazy_slots+1080(%rip)
+quire_lazy_stub_135:
+  pushq $135
   jmp quire_lazy_common
   .globl qpdf_oh_get_utf8_value
   .type qpdf_oh_get_utf8_value, @function
   .p2align 4
 qpdf_oh_get_utf8_value:
-  jmp *quire_lazy_slots+976(%rip)
-quire_lazy_stub_122:
-  pushq $122
+  jmp *quire_lazy_slots+1088(%rip)
+quire_lazy_stub_136:
+  pushq $136
   jmp quire_lazy_common
   .globl qpdf_oh_has_key
   .type qpdf_oh_has_key, @function
   .p2align 4
 qpdf_oh_has_key:
-  jmp *quire_lazy_slots+984(%rip)
-quire_lazy_stub_123:
-  pushq $123
+  jmp *quire_lazy_slots+1096(%rip)
+quire_lazy_stub_137:
+  pushq $137
   jmp quire_lazy_common
   .globl qpdf_oh_is_array
   .type qpdf_oh_is_array, @function
   .p2align 4
 qpdf_oh_is_array:
-  jmp *quire_lazy_slots+992(%rip)
-quire_lazy_stub_124:
-  pushq $124
+  jmp *quire_lazy_slots+1104(%rip)
+quire_lazy_stub_138:
+  pushq $138
   jmp quire_lazy_common
   .globl qpdf_oh_is_bool
   .type qpdf_oh_is_bool, @function
   .p2align 4
 qpdf_oh_is_bool:
-  jmp *quire_lazy_slots+1000(%rip)
-quire_lazy_stub_125:
-  pushq $125
+  jmp *quire_lazy_slots+1112(%rip)
+quire_lazy_stub_139:
+  pushq $139
   jmp quire_lazy_common
   .globl qpdf_oh_is_dictionary
   .type qpdf_oh_is_dictionary, @function
   .p2align 4
 qpdf_oh_is_dictionary:
-  jmp *quire_lazy_slots+1008(%rip)
-quire_lazy_stub_126:
-  pushq $126
+  jmp *quire_lazy_slots+1120(%rip)
+quire_lazy_stub_140:
+  pushq $140
   jmp quire_lazy_common
   .globl qpdf_oh_is_integer
   .type qpdf_oh_is_integer, @function
   .p2align 4
 qpdf_oh_is_integer:
-  jmp *quire_lazy_slots+1016(%rip)
-quire_lazy_stub_127:
-  pushq $127
+  jmp *quire_lazy_slots+1128(%rip)
+quire_lazy_stub_141:
+  pushq $141
   jmp quire_lazy_common
   .globl qpdf_oh_is_name
   .type qpdf_oh_is_name, @function
   .p2align 4
 qpdf_oh_is_name:
-  jmp *quire_lazy_slots+1024(%rip)
-quire_lazy_stub_128:
-  pushq $128
+  jmp *quire_lazy_slots+1136(%rip)
+quire_lazy_stub_142:
+  pushq $142
   jmp quire_lazy_common
   .globl qpdf_oh_is_null
   .type qpdf_oh_is_null, @function
   .p2align 4
 qpdf_oh_is_null:
-  jmp *quire_lazy_slots+1032(%rip)
-quire_lazy_stub_129:
-  pushq $129
+  jmp *quire_lazy_slots+1144(%rip)
+quire_lazy_stub_143:
+  pushq $143
   jmp quire_lazy_common
   .globl qpdf_oh_is_number
   .type qpdf_oh_is_number, @function
   .p2align 4
 qpdf_oh_is_number:
-  jmp *quire_lazy_slots+1040(%rip)
-quire_lazy_stub_130:
-  pushq $130
+  jmp *quire_lazy_slots+1152(%rip)
+quire_lazy_stub_144:
+  pushq $144
   jmp quire_lazy_common
   .globl qpdf_oh_is_stream
   .type qpdf_oh_is_stream, @function
   .p2align 4
 qpdf_oh_is_stream:
-  jmp *quire_lazy_slots+1048(%rip)
-quire_lazy_stub_131:
-  pushq $131
+  jmp *quire_lazy_slots+1160(%rip)
+quire_lazy_stub_145:
+  pushq $145
   jmp quire_lazy_common
   .globl qpdf_oh_is_string
   .type qpdf_oh_is_string, @function
   .p2align 4
 qpdf_oh_is_string:
-  jmp *quire_lazy_slots+1056(%rip)
-quire_lazy_stub_132:
-  pushq $132
+  jmp *quire_lazy_slots+1168(%rip)
+quire_lazy_stub_146:
+  pushq $146
   jmp quire_lazy_common
   .globl qpdf_oh_new_array
   .type qpdf_oh_new_array, @function
   .p2align 4
 qpdf_oh_new_array:
-  jmp *quire_lazy_slots+1064(%rip)
-quire_lazy_stub_133:
-  pushq $133
+  jmp *quire_lazy_slots+1176(%rip)
+quire_lazy_stub_147:
+  pushq $147
   jmp quire_lazy_common
   .globl qpdf_oh_new_dictionary
   .type qpdf_oh_new_dictionary, @function
   .p2align 4
 qpdf_oh_new_dictionary:
-  jmp *quire_lazy_slots+1072(%rip)
-quire_lazy_stub_134:
-  pushq $134
+  jmp *quire_lazy_slots+1184(%rip)
+quire_lazy_stub_148:
+  pushq $148
   jmp quire_lazy_common
   .globl qpdf_oh_new_integer
   .type qpdf_oh_new_integer, @function
   .p2align 4
 qpdf_oh_new_integer:
-  jmp *quire_lazy_slots+1080(%rip)
-quire_lazy_stub_135:
-  pushq $135
+  jmp *quire_lazy_slots+1192(%rip)
+quire_lazy_stub_149:
+  pushq $149
   jmp quire_lazy_common
   .globl qpdf_oh_new_name
   .type qpdf_oh_new_name, @function
   .p2align 4
 qpdf_oh_new_name:
-  jmp *quire_lazy_slots+1088(%rip)
-quire_lazy_stub_136:
-  pushq $136
+  jmp *quire_lazy_slots+1200(%rip)
+quire_lazy_stub_150:
+  pushq $150
   jmp quire_lazy_common
   .globl qpdf_oh_new_null
   .type qpdf_oh_new_null, @function
   .p2align 4
 qpdf_oh_new_null:
-  jmp *quire_lazy_slots+1096(%rip)
-quire_lazy_stub_137:
-  pushq $137
+  jmp *quire_lazy_slots+1208(%rip)
+quire_lazy_stub_151:
+  pushq $151
   jmp quire_lazy_common
   .globl qpdf_oh_new_real_from_double
   .type qpdf_oh_new_real_from_double, @function
   .p2align 4
 qpdf_oh_new_real_from_double:
-  jmp *quire_lazy_slots+1104(%rip)
-quire_lazy_stub_138:
-  pushq $138
+  jmp *quire_lazy_slots+1216(%rip)
+quire_lazy_stub_152:
+  pushq $152
   jmp quire_lazy_common
   .globl qpdf_oh_new_stream
   .type qpdf_oh_new_stream, @function
   .p2align 4
 qpdf_oh_new_stream:
-  jmp *quire_lazy_slots+1112(%rip)
-quire_lazy_stub_139:
-  pushq $139
+  jmp *quire_lazy_slots+1224(%rip)
+quire_lazy_stub_153:
+  pushq $153
   jmp quire_lazy_common
   .globl qpdf_oh_new_string
   .type qpdf_oh_new_string, @function
   .p2align 4
 qpdf_oh_new_string:
-  jmp *quire_lazy_slots+1120(%rip)
-quire_lazy_stub_140:
-  pushq $140
+  jmp *quire_lazy_slots+1232(%rip)
+quire_lazy_stub_154:
+  pushq $154
   jmp quire_lazy_common
   .globl qpdf_oh_new_unicode_string
   .type qpdf_oh_new_unicode_string, @function
   .p2align 4
 qpdf_oh_new_unicode_string:
-  jmp *quire_lazy_slots+1128(%rip)
-quire_lazy_stub_141:
-  pushq $141
+  jmp *quire_lazy_slots+1240(%rip)
+quire_lazy_stub_155:
+  pushq $155
   jmp quire_lazy_common
   .globl qpdf_oh_parse
   .type qpdf_oh_parse, @function
   .p2align 4
 qpdf_oh_parse:
-  jmp *quire_lazy_slots+1136(%rip)
-quire_lazy_stub_142:
-  pushq $142
+  jmp *quire_lazy_slots+1248(%rip)
+quire_lazy_stub_156:
+  pushq $156
   jmp quire_lazy_common
   .globl qpdf_oh_remove_key
   .type qpdf_oh_remove_key, @function
   .p2align 4
 qpdf_oh_remove_key:
-  jmp *quire_lazy_slots+1144(%rip)
-quire_lazy_stub_143:
-  pushq $143
+  jmp *quire_lazy_slots+1256(%rip)
+quire_lazy_stub_157:
+  pushq $157
   jmp quire_lazy_common
   .globl qpdf_oh_replace_key
   .type qpdf_oh_replace_key, @function
   .p2align 4
 qpdf_oh_replace_key:
-  jmp *quire_lazy_slots+1152(%rip)
-quire_lazy_stub_144:
-  pushq $144
+  jmp *quire_lazy_slots+1264(%rip)
+quire_lazy_stub_158:
+  pushq $158
   jmp quire_lazy_common
   .globl qpdf_oh_replace_stream_data
   .type qpdf_oh_replace_stream_data, @function
   .p2align 4
 qpdf_oh_replace_stream_data:
-  jmp *quire_lazy_slots+1160(%rip)
-quire_lazy_stub_145:
-  pushq $145
+  jmp *quire_lazy_slots+1272(%rip)
+quire_lazy_stub_159:
+  pushq $159
   jmp quire_lazy_common
   .globl qpdf_oh_set_array_item
   .type qpdf_oh_set_array_item, @function
   .p2align 4
 qpdf_oh_set_array_item:
-  jmp *quire_lazy_slots+1168(%rip)
-quire_lazy_stub_146:
-  pushq $146
+  jmp *quire_lazy_slots+1280(%rip)
+quire_lazy_stub_160:
+  pushq $160
   jmp quire_lazy_common
   .globl qpdf_oh_unparse
   .type qpdf_oh_unparse, @function
   .p2align 4
 qpdf_oh_unparse:
-  jmp *quire_lazy_slots+1176(%rip)
-quire_lazy_stub_147:
-  pushq $147
+  jmp *quire_lazy_slots+1288(%rip)
+quire_lazy_stub_161:
+  pushq $161
   jmp quire_lazy_common
   .globl qpdf_oh_unparse_resolved
   .type qpdf_oh_unparse_resolved, @function
   .p2align 4
 qpdf_oh_unparse_resolved:
-  jmp *quire_lazy_slots+1184(%rip)
-quire_lazy_stub_148:
-  pushq $148
+  jmp *quire_lazy_slots+1296(%rip)
+quire_lazy_stub_162:
+  pushq $162
   jmp quire_lazy_common
   .globl qpdf_push_inherited_attributes_to_page
   .type qpdf_push_inherited_attributes_to_page, @function
   .p2align 4
 qpdf_push_inherited_attributes_to_page:
-  jmp *quire_lazy_slots+1192(%rip)
-quire_lazy_stub_149:
-  pushq $149
+  jmp *quire_lazy_slots+1304(%rip)
+quire_lazy_stub_163:
+  pushq $163
   jmp quire_lazy_common
   .globl qpdf_read
   .type qpdf_read, @function
   .p2align 4
 qpdf_read:
-  jmp *quire_lazy_slots+1200(%rip)
-quire_lazy_stub_150:
-  pushq $150
+  jmp *quire_lazy_slots+1312(%rip)
+quire_lazy_stub_164:
+  pushq $164
   jmp quire_lazy_common
   .globl qpdf_remove_page
   .type qpdf_remove_page, @function
   .p2align 4
 qpdf_remove_page:
-  jmp *quire_lazy_slots+1208(%rip)
-quire_lazy_stub_151:
-  pushq $151
+  jmp *quire_lazy_slots+1320(%rip)
+quire_lazy_stub_165:
+  pushq $165
   jmp quire_lazy_common
   .globl qpdf_replace_object
   .type qpdf_replace_object, @function
   .p2align 4
 qpdf_replace_object:
-  jmp *quire_lazy_slots+1216(%rip)
-quire_lazy_stub_152:
-  pushq $152
+  jmp *quire_lazy_slots+1328(%rip)
+quire_lazy_stub_166:
+  pushq $166
   jmp quire_lazy_common
   .globl qpdf_set_compress_streams
   .type qpdf_set_compress_streams, @function
   .p2align 4
 qpdf_set_compress_streams:
-  jmp *quire_lazy_slots+1224(%rip)
-quire_lazy_stub_153:
-  pushq $153
+  jmp *quire_lazy_slots+1336(%rip)
+quire_lazy_stub_167:
+  pushq $167
   jmp quire_lazy_common
   .globl qpdf_set_decode_level
   .type qpdf_set_decode_level, @function
   .p2align 4
 qpdf_set_decode_level:
-  jmp *quire_lazy_slots+1232(%rip)
-quire_lazy_stub_154:
-  pushq $154
+  jmp *quire_lazy_slots+1344(%rip)
+quire_lazy_stub_168:
+  pushq $168
   jmp quire_lazy_common
   .globl qpdf_set_r6_encryption_parameters2
   .type qpdf_set_r6_encryption_parameters2, @function
   .p2align 4
 qpdf_set_r6_encryption_parameters2:
-  jmp *quire_lazy_slots+1240(%rip)
-quire_lazy_stub_155:
-  pushq $155
+  jmp *quire_lazy_slots+1352(%rip)
+quire_lazy_stub_169:
+  pushq $169
   jmp quire_lazy_common
   .globl qpdf_set_suppress_warnings
   .type qpdf_set_suppress_warnings, @function
   .p2align 4
 qpdf_set_suppress_warnings:
-  jmp *quire_lazy_slots+1248(%rip)
-quire_lazy_stub_156:
-  pushq $156
+  jmp *quire_lazy_slots+1360(%rip)
+quire_lazy_stub_170:
+  pushq $170
   jmp quire_lazy_common
   .globl qpdf_silence_errors
   .type qpdf_silence_errors, @function
   .p2align 4
 qpdf_silence_errors:
-  jmp *quire_lazy_slots+1256(%rip)
-quire_lazy_stub_157:
-  pushq $157
+  jmp *quire_lazy_slots+1368(%rip)
+quire_lazy_stub_171:
+  pushq $171
   jmp quire_lazy_common
   .globl qpdf_write
   .type qpdf_write, @function
   .p2align 4
 qpdf_write:
-  jmp *quire_lazy_slots+1264(%rip)
-quire_lazy_stub_158:
-  pushq $158
+  jmp *quire_lazy_slots+1376(%rip)
+quire_lazy_stub_172:
+  pushq $172
   jmp quire_lazy_common
   .globl git_error_last
   .type git_error_last, @function
   .p2align 4
 git_error_last:
-  jmp *quire_lazy_slots+1272(%rip)
-quire_lazy_stub_159:
-  pushq $159
+  jmp *quire_lazy_slots+1384(%rip)
+quire_lazy_stub_173:
+  pushq $173
   jmp quire_lazy_common
   .globl git_libgit2_init
   .type git_libgit2_init, @function
   .p2align 4
 git_libgit2_init:
-  jmp *quire_lazy_slots+1280(%rip)
-quire_lazy_stub_160:
-  pushq $160
+  jmp *quire_lazy_slots+1392(%rip)
+quire_lazy_stub_174:
+  pushq $174
   jmp quire_lazy_common
   .globl git_merge_file
   .type git_merge_file, @function
   .p2align 4
 git_merge_file:
-  jmp *quire_lazy_slots+1288(%rip)
-quire_lazy_stub_161:
-  pushq $161
+  jmp *quire_lazy_slots+1400(%rip)
+quire_lazy_stub_175:
+  pushq $175
   jmp quire_lazy_common
   .globl git_merge_file_input_init
   .type git_merge_file_input_init, @function
   .p2align 4
 git_merge_file_input_init:
-  jmp *quire_lazy_slots+1296(%rip)
-quire_lazy_stub_162:
-  pushq $162
+  jmp *quire_lazy_slots+1408(%rip)
+quire_lazy_stub_176:
+  pushq $176
   jmp quire_lazy_common
   .globl git_merge_file_options_init
   .type git_merge_file_options_init, @function
   .p2align 4
 git_merge_file_options_init:
-  jmp *quire_lazy_slots+1304(%rip)
-quire_lazy_stub_163:
-  pushq $163
+  jmp *quire_lazy_slots+1416(%rip)
+quire_lazy_stub_177:
+  pushq $177
   jmp quire_lazy_common
   .globl git_merge_file_result_free
   .type git_merge_file_result_free, @function
   .p2align 4
 git_merge_file_result_free:
-  jmp *quire_lazy_slots+1312(%rip)
-quire_lazy_stub_164:
-  pushq $164
+  jmp *quire_lazy_slots+1424(%rip)
+quire_lazy_stub_178:
+  pushq $178
   jmp quire_lazy_common
   .globl EVP_DigestFinal_ex
   .type EVP_DigestFinal_ex, @function
   .p2align 4
 EVP_DigestFinal_ex:
-  jmp *quire_lazy_slots+1320(%rip)
-quire_lazy_stub_165:
-  pushq $165
+  jmp *quire_lazy_slots+1432(%rip)
+quire_lazy_stub_179:
+  pushq $179
   jmp quire_lazy_common
   .globl EVP_DigestInit_ex
   .type EVP_DigestInit_ex, @function
   .p2align 4
 EVP_DigestInit_ex:
-  jmp *quire_lazy_slots+1328(%rip)
-quire_lazy_stub_166:
-  pushq $166
+  jmp *quire_lazy_slots+1440(%rip)
+quire_lazy_stub_180:
+  pushq $180
   jmp quire_lazy_common
   .globl EVP_DigestUpdate
   .type EVP_DigestUpdate, @function
   .p2align 4
 EVP_DigestUpdate:
-  jmp *quire_lazy_slots+1336(%rip)
-quire_lazy_stub_167:
-  pushq $167
+  jmp *quire_lazy_slots+1448(%rip)
+quire_lazy_stub_181:
+  pushq $181
   jmp quire_lazy_common
   .globl EVP_MD_CTX_free
   .type EVP_MD_CTX_free, @function
   .p2align 4
 EVP_MD_CTX_free:
-  jmp *quire_lazy_slots+1344(%rip)
-quire_lazy_stub_168:
-  pushq $168
+  jmp *quire_lazy_slots+1456(%rip)
+quire_lazy_stub_182:
+  pushq $182
   jmp quire_lazy_common
   .globl EVP_MD_CTX_new
   .type EVP_MD_CTX_new, @function
   .p2align 4
 EVP_MD_CTX_new:
-  jmp *quire_lazy_slots+1352(%rip)
-quire_lazy_stub_169:
-  pushq $169
+  jmp *quire_lazy_slots+1464(%rip)
+quire_lazy_stub_183:
+  pushq $183
   jmp quire_lazy_common
   .globl EVP_sha256
   .type EVP_sha256, @function
   .p2align 4
 EVP_sha256:
-  jmp *quire_lazy_slots+1360(%rip)
-quire_lazy_stub_170:
-  pushq $170
+  jmp *quire_lazy_slots+1472(%rip)
+quire_lazy_stub_184:
+  pushq $184
   jmp quire_lazy_common
   .globl sqlite3_aggregate_context
   .type sqlite3_aggregate_context, @function
   .p2align 4
 sqlite3_aggregate_context:
-  jmp *quire_lazy_slots+1368(%rip)
-quire_lazy_stub_171:
-  pushq $171
+  jmp *quire_lazy_slots+1480(%rip)
+quire_lazy_stub_185:
+  pushq $185
   jmp quire_lazy_common
   .globl sqlite3_backup_finish
   .type sqlite3_backup_finish, @function
   .p2align 4
 sqlite3_backup_finish:
-  jmp *quire_lazy_slots+1376(%rip)
-quire_lazy_stub_172:
-  pushq $172
+  jmp *quire_lazy_slots+1488(%rip)
+quire_lazy_stub_186:
+  pushq $186
   jmp quire_lazy_common
   .globl sqlite3_backup_init
   .type sqlite3_backup_init, @function
   .p2align 4
 sqlite3_backup_init:
-  jmp *quire_lazy_slots+1384(%rip)
-quire_lazy_stub_173:
-  pushq $173
+  jmp *quire_lazy_slots+1496(%rip)
+quire_lazy_stub_187:
+  pushq $187
   jmp quire_lazy_common
   .globl sqlite3_backup_pagecount
   .type sqlite3_backup_pagecount, @function
   .p2align 4
 sqlite3_backup_pagecount:
-  jmp *quire_lazy_slots+1392(%rip)
-quire_lazy_stub_174:
-  pushq $174
+  jmp *quire_lazy_slots+1504(%rip)
+quire_lazy_stub_188:
+  pushq $188
   jmp quire_lazy_common
   .globl sqlite3_backup_remaining
   .type sqlite3_backup_remaining, @function
   .p2align 4
 sqlite3_backup_remaining:
-  jmp *quire_lazy_slots+1400(%rip)
-quire_lazy_stub_175:
-  pushq $175
+  jmp *quire_lazy_slots+1512(%rip)
+quire_lazy_stub_189:
+  pushq $189
   jmp quire_lazy_common
   .globl sqlite3_backup_step
   .type sqlite3_backup_step, @function
   .p2align 4
 sqlite3_backup_step:
-  jmp *quire_lazy_slots+1408(%rip)
-quire_lazy_stub_176:
-  pushq $176
+  jmp *quire_lazy_slots+1520(%rip)
+quire_lazy_stub_190:
+  pushq $190
   jmp quire_lazy_common
   .globl sqlite3_bind_blob
   .type sqlite3_bind_blob, @function
   .p2align 4
 sqlite3_bind_blob:
-  jmp *quire_lazy_slots+1416(%rip)
-quire_lazy_stub_177:
-  pushq $177
+  jmp *quire_lazy_slots+1528(%rip)
+quire_lazy_stub_191:
+  pushq $191
   jmp quire_lazy_common
   .globl sqlite3_bind_double
   .type sqlite3_bind_double, @function
   .p2align 4
 sqlite3_bind_double:
-  jmp *quire_lazy_slots+1424(%rip)
-quire_lazy_stub_178:
-  pushq $178
+  jmp *quire_lazy_slots+1536(%rip)
+quire_lazy_stub_192:
+  pushq $192
   jmp quire_lazy_common
   .globl sqlite3_bind_int64
   .type sqlite3_bind_int64, @function
   .p2align 4
 sqlite3_bind_int64:
-  jmp *quire_lazy_slots+1432(%rip)
-quire_lazy_stub_179:
-  pushq $179
+  jmp *quire_lazy_slots+1544(%rip)
+quire_lazy_stub_193:
+  pushq $193
   jmp quire_lazy_common
   .globl sqlite3_bind_null
   .type sqlite3_bind_null, @function
   .p2align 4
 sqlite3_bind_null:
-  jmp *quire_lazy_slots+1440(%rip)
-quire_lazy_stub_180:
-  pushq $180
+  jmp *quire_lazy_slots+1552(%rip)
+quire_lazy_stub_194:
+  pushq $194
   jmp quire_lazy_common
   .globl sqlite3_bind_parameter_count
   .type sqlite3_bind_parameter_count, @function
   .p2align 4
 sqlite3_bind_parameter_count:
-  jmp *quire_lazy_slots+1448(%rip)
-quire_lazy_stub_181:
-  pushq $181
+  jmp *quire_lazy_slots+1560(%rip)
+quire_lazy_stub_195:
+  pushq $195
   jmp quire_lazy_common
   .globl sqlite3_bind_parameter_name
   .type sqlite3_bind_parameter_name, @function
   .p2align 4
 sqlite3_bind_parameter_name:
-  jmp *quire_lazy_slots+1456(%rip)
-quire_lazy_stub_182:
-  pushq $182
+  jmp *quire_lazy_slots+1568(%rip)
+quire_lazy_stub_196:
+  pushq $196
   jmp quire_lazy_common
   .globl sqlite3_bind_pointer
   .type sqlite3_bind_pointer, @function
   .p2align 4
 sqlite3_bind_pointer:
-  jmp *quire_lazy_slots+1464(%rip)
-quire_lazy_stub_183:
-  pushq $183
+  jmp *quire_lazy_slots+1576(%rip)
+quire_lazy_stub_197:
+  pushq $197
   jmp quire_lazy_common
   .globl sqlite3_bind_text
   .type sqlite3_bind_text, @function
   .p2align 4
 sqlite3_bind_text:
-  jmp *quire_lazy_slots+1472(%rip)
-quire_lazy_stub_184:
-  pushq $184
+  jmp *quire_lazy_slots+1584(%rip)
+quire_lazy_stub_198:
+  pushq $198
   jmp quire_lazy_common
   .globl sqlite3_blob_bytes
   .type sqlite3_blob_bytes, @function
   .p2align 4
 sqlite3_blob_bytes:
-  jmp *quire_lazy_slots+1480(%rip)
-quire_lazy_stub_185:
-  pushq $185
+  jmp *quire_lazy_slots+1592(%rip)
+quire_lazy_stub_199:
+  pushq $199
   jmp quire_lazy_common
   .globl sqlite3_blob_close
   .type sqlite3_blob_close, @function
   .p2align 4
 sqlite3_blob_close:
-  jmp *quire_lazy_slots+1488(%rip)
-quire_lazy_stub_186:
-  pushq $186
+  jmp *quire_lazy_slots+1600(%rip)
+quire_lazy_stub_200:
+  pushq $200
   jmp quire_lazy_common
   .globl sqlite3_blob_open
   .type sqlite3_blob_open, @function
   .p2align 4
 sqlite3_blob_open:
-  jmp *quire_lazy_slots+1496(%rip)
-quire_lazy_stub_187:
-  pushq $187
+  jmp *quire_lazy_slots+1608(%rip)
+quire_lazy_stub_201:
+  pushq $201
   jmp quire_lazy_common
   .globl sqlite3_blob_read
   .type sqlite3_blob_read, @function
   .p2align 4
 sqlite3_blob_read:
-  jmp *quire_lazy_slots+1504(%rip)
-quire_lazy_stub_188:
-  pushq $188
+  jmp *quire_lazy_slots+1616(%rip)
+quire_lazy_stub_202:
+  pushq $202
   jmp quire_lazy_common
   .globl sqlite3_busy_handler
   .type sqlite3_busy_handler, @function
   .p2align 4
 sqlite3_busy_handler:
-  jmp *quire_lazy_slots+1512(%rip)
-quire_lazy_stub_189:
-  pushq $189
+  jmp *quire_lazy_slots+1624(%rip)
+quire_lazy_stub_203:
+  pushq $203
   jmp quire_lazy_common
   .globl sqlite3_busy_timeout
   .type sqlite3_busy_timeout, @function
   .p2align 4
 sqlite3_busy_timeout:
-  jmp *quire_lazy_slots+1520(%rip)
-quire_lazy_stub_190:
-  pushq $190
+  jmp *quire_lazy_slots+1632(%rip)
+quire_lazy_stub_204:
+  pushq $204
   jmp quire_lazy_common
   .globl sqlite3_changes
   .type sqlite3_changes, @function
   .p2align 4
 sqlite3_changes:
-  jmp *quire_lazy_slots+1528(%rip)
-quire_lazy_stub_191:
-  pushq $191
+  jmp *quire_lazy_slots+1640(%rip)
+quire_lazy_stub_205:
+  pushq $205
   jmp quire_lazy_common
   .globl sqlite3_clear_bindings
   .type sqlite3_clear_bindings, @function
   .p2align 4
 sqlite3_clear_bindings:
-  jmp *quire_lazy_slots+1536(%rip)
-quire_lazy_stub_192:
-  pushq $192
+  jmp *quire_lazy_slots+1648(%rip)
+quire_lazy_stub_206:
+  pushq $206
   jmp quire_lazy_common
   .globl sqlite3_close
   .type sqlite3_close, @function
   .p2align 4
 sqlite3_close:
-  jmp *quire_lazy_slots+1544(%rip)
-quire_lazy_stub_193:
-  pushq $193
+  jmp *quire_lazy_slots+1656(%rip)
+quire_lazy_stub_207:
+  pushq $207
   jmp quire_lazy_common
   .globl sqlite3_close_v2
   .type sqlite3_close_v2, @function
   .p2align 4
 sqlite3_close_v2:
-  jmp *quire_lazy_slots+1552(%rip)
-quire_lazy_stub_194:
-  pushq $194
+  jmp *quire_lazy_slots+1664(%rip)
+quire_lazy_stub_208:
+  pushq $208
   jmp quire_lazy_common
   .globl sqlite3_column_blob
   .type sqlite3_column_blob, @function
   .p2align 4
 sqlite3_column_blob:
-  jmp *quire_lazy_slots+1560(%rip)
-quire_lazy_stub_195:
-  pushq $195
+  jmp *quire_lazy_slots+1672(%rip)
+quire_lazy_stub_209:
+  pushq $209
   jmp quire_lazy_common
   .globl sqlite3_column_bytes
   .type sqlite3_column_bytes, @function
   .p2align 4
 sqlite3_column_bytes:
-  jmp *quire_lazy_slots+1568(%rip)
-quire_lazy_stub_196:
-  pushq $196
+  jmp *quire_lazy_slots+1680(%rip)
+quire_lazy_stub_210:
+  pushq $210
   jmp quire_lazy_common
   .globl sqlite3_column_count
   .type sqlite3_column_count, @function
   .p2align 4
 sqlite3_column_count:
-  jmp *quire_lazy_slots+1576(%rip)
-quire_lazy_stub_197:
-  pushq $197
+  jmp *quire_lazy_slots+1688(%rip)
+quire_lazy_stub_211:
+  pushq $211
   jmp quire_lazy_common
   .globl sqlite3_column_double
   .type sqlite3_column_double, @function
   .p2align 4
 sqlite3_column_double:
-  jmp *quire_lazy_slots+1584(%rip)
-quire_lazy_stub_198:
-  pushq $198
+  jmp *quire_lazy_slots+1696(%rip)
+quire_lazy_stub_212:
+  pushq $212
   jmp quire_lazy_common
   .globl sqlite3_column_int64
   .type sqlite3_column_int64, @function
   .p2align 4
 sqlite3_column_int64:
-  jmp *quire_lazy_slots+1592(%rip)
-quire_lazy_stub_199:
-  pushq $199
+  jmp *quire_lazy_slots+1704(%rip)
+quire_lazy_stub_213:
+  pushq $213
   jmp quire_lazy_common
   .globl sqlite3_column_name
   .type sqlite3_column_name, @function
   .p2align 4
 sqlite3_column_name:
-  jmp *quire_lazy_slots+1600(%rip)
-quire_lazy_stub_200:
-  pushq $200
+  jmp *quire_lazy_slots+1712(%rip)
+quire_lazy_stub_214:
+  pushq $214
   jmp quire_lazy_common
   .globl sqlite3_column_text
   .type sqlite3_column_text, @function
   .p2align 4
 sqlite3_column_text:
-  jmp *quire_lazy_slots+1608(%rip)
-quire_lazy_stub_201:
-  pushq $201
+  jmp *quire_lazy_slots+1720(%rip)
+quire_lazy_stub_215:
+  pushq $215
   jmp quire_lazy_common
   .globl sqlite3_column_type
   .type sqlite3_column_type, @function
   .p2align 4
 sqlite3_column_type:
-  jmp *quire_lazy_slots+1616(%rip)
-quire_lazy_stub_202:
-  pushq $202
+  jmp *quire_lazy_slots+1728(%rip)
+quire_lazy_stub_216:
+  pushq $216
   jmp quire_lazy_common
   .globl sqlite3_commit_hook
   .type sqlite3_commit_hook, @function
   .p2align 4
 sqlite3_commit_hook:
-  jmp *quire_lazy_slots+1624(%rip)
-quire_lazy_stub_203:
-  pushq $203
+  jmp *quire_lazy_slots+1736(%rip)
+quire_lazy_stub_217:
+  pushq $217
   jmp quire_lazy_common
   .globl sqlite3_config
   .type sqlite3_config, @function
   .p2align 4
 sqlite3_config:
-  jmp *quire_lazy_slots+1632(%rip)
-quire_lazy_stub_204:
-  pushq $204
+  jmp *quire_lazy_slots+1744(%rip)
+quire_lazy_stub_218:
+  pushq $218
   jmp quire_lazy_common
   .globl sqlite3_create_collation_v2
   .type sqlite3_create_collation_v2, @function
   .p2align 4
 sqlite3_create_collation_v2:
-  jmp *quire_lazy_slots+1640(%rip)
-quire_lazy_stub_205:
-  pushq $205
+  jmp *quire_lazy_slots+1752(%rip)
+quire_lazy_stub_219:
+  pushq $219
   jmp quire_lazy_common
   .globl sqlite3_create_function_v2
   .type sqlite3_create_function_v2, @function
   .p2align 4
 sqlite3_create_function_v2:
-  jmp *quire_lazy_slots+1648(%rip)
-quire_lazy_stub_206:
-  pushq $206
+  jmp *quire_lazy_slots+1760(%rip)
+quire_lazy_stub_220:
+  pushq $220
   jmp quire_lazy_common
   .globl sqlite3_db_config
   .type sqlite3_db_config, @function
   .p2align 4
 sqlite3_db_config:
-  jmp *quire_lazy_slots+1656(%rip)
-quire_lazy_stub_207:
-  pushq $207
+  jmp *quire_lazy_slots+1768(%rip)
+quire_lazy_stub_221:
+  pushq $221
   jmp quire_lazy_common
   .globl sqlite3_db_handle
   .type sqlite3_db_handle, @function
   .p2align 4
 sqlite3_db_handle:
-  jmp *quire_lazy_slots+1664(%rip)
-quire_lazy_stub_208:
-  pushq $208
+  jmp *quire_lazy_slots+1776(%rip)
+quire_lazy_stub_222:
+  pushq $222
   jmp quire_lazy_common
   .globl sqlite3_db_release_memory
   .type sqlite3_db_release_memory, @function
   .p2align 4
 sqlite3_db_release_memory:
-  jmp *quire_lazy_slots+1672(%rip)
-quire_lazy_stub_209:
-  pushq $209
+  jmp *quire_lazy_slots+1784(%rip)
+quire_lazy_stub_223:
+  pushq $223
   jmp quire_lazy_common
   .globl sqlite3_errcode
   .type sqlite3_errcode, @function
   .p2align 4
 sqlite3_errcode:
-  jmp *quire_lazy_slots+1680(%rip)
-quire_lazy_stub_210:
-  pushq $210
+  jmp *quire_lazy_slots+1792(%rip)
+quire_lazy_stub_224:
+  pushq $224
   jmp quire_lazy_common
   .globl sqlite3_errmsg
   .type sqlite3_errmsg, @function
   .p2align 4
 sqlite3_errmsg:
-  jmp *quire_lazy_slots+1688(%rip)
-quire_lazy_stub_211:
-  pushq $211
+  jmp *quire_lazy_slots+1800(%rip)
+quire_lazy_stub_225:
+  pushq $225
   jmp quire_lazy_common
   .globl sqlite3_errstr
   .type sqlite3_errstr, @function
   .p2align 4
 sqlite3_errstr:
-  jmp *quire_lazy_slots+1696(%rip)
-quire_lazy_stub_212:
-  pushq $212
+  jmp *quire_lazy_slots+1808(%rip)
+quire_lazy_stub_226:
+  pushq $226
   jmp quire_lazy_common
   .globl sqlite3_expanded_sql
   .type sqlite3_expanded_sql, @function
   .p2align 4
 sqlite3_expanded_sql:
-  jmp *quire_lazy_slots+1704(%rip)
-quire_lazy_stub_213:
-  pushq $213
+  jmp *quire_lazy_slots+1816(%rip)
+quire_lazy_stub_227:
+  pushq $227
   jmp quire_lazy_common
   .globl sqlite3_extended_result_codes
   .type sqlite3_extended_result_codes, @function
   .p2align 4
 sqlite3_extended_result_codes:
-  jmp *quire_lazy_slots+1712(%rip)
-quire_lazy_stub_214:
-  pushq $214
+  jmp *quire_lazy_slots+1824(%rip)
+quire_lazy_stub_228:
+  pushq $228
   jmp quire_lazy_common
   .globl sqlite3_finalize
   .type sqlite3_finalize, @function
   .p2align 4
 sqlite3_finalize:
-  jmp *quire_lazy_slots+1720(%rip)
-quire_lazy_stub_215:
-  pushq $215
+  jmp *quire_lazy_slots+1832(%rip)
+quire_lazy_stub_229:
+  pushq $229
   jmp quire_lazy_common
   .globl sqlite3_free
   .type sqlite3_free, @function
   .p2align 4
 sqlite3_free:
-  jmp *quire_lazy_slots+1728(%rip)
-quire_lazy_stub_216:
-  pushq $216
+  jmp *quire_lazy_slots+1840(%rip)
+quire_lazy_stub_230:
+  pushq $230
   jmp quire_lazy_common
   .globl sqlite3_get_autocommit
   .type sqlite3_get_autocommit, @function
   .p2align 4
 sqlite3_get_autocommit:
-  jmp *quire_lazy_slots+1736(%rip)
-quire_lazy_stub_217:
-  pushq $217
+  jmp *quire_lazy_slots+1848(%rip)
+quire_lazy_stub_231:
+  pushq $231
   jmp quire_lazy_common
   .globl sqlite3_interrupt
   .type sqlite3_interrupt, @function
   .p2align 4
 sqlite3_interrupt:
-  jmp *quire_lazy_slots+1744(%rip)
-quire_lazy_stub_218:
-  pushq $218
+  jmp *quire_lazy_slots+1856(%rip)
+quire_lazy_stub_232:
+  pushq $232
   jmp quire_lazy_common
   .globl sqlite3_last_insert_rowid
   .type sqlite3_last_insert_rowid, @function
   .p2align 4
 sqlite3_last_insert_rowid:
-  jmp *quire_lazy_slots+1752(%rip)
-quire_lazy_stub_219:
-  pushq $219
+  jmp *quire_lazy_slots+1864(%rip)
+quire_lazy_stub_233:
+  pushq $233
   jmp quire_lazy_common
   .globl sqlite3_libversion_number
   .type sqlite3_libversion_number, @function
   .p2align 4
 sqlite3_libversion_number:
-  jmp *quire_lazy_slots+1760(%rip)
-quire_lazy_stub_220:
-  pushq $220
+  jmp *quire_lazy_slots+1872(%rip)
+quire_lazy_stub_234:
+  pushq $234
   jmp quire_lazy_common
   .globl sqlite3_limit
   .type sqlite3_limit, @function
   .p2align 4
 sqlite3_limit:
-  jmp *quire_lazy_slots+1768(%rip)
-quire_lazy_stub_221:
-  pushq $221
+  jmp *quire_lazy_slots+1880(%rip)
+quire_lazy_stub_235:
+  pushq $235
   jmp quire_lazy_common
   .globl sqlite3_next_stmt
   .type sqlite3_next_stmt, @function
   .p2align 4
 sqlite3_next_stmt:
-  jmp *quire_lazy_slots+1776(%rip)
-quire_lazy_stub_222:
-  pushq $222
+  jmp *quire_lazy_slots+1888(%rip)
+quire_lazy_stub_236:
+  pushq $236
   jmp quire_lazy_common
   .globl sqlite3_open_v2
   .type sqlite3_open_v2, @function
   .p2align 4
 sqlite3_open_v2:
-  jmp *quire_lazy_slots+1784(%rip)
-quire_lazy_stub_223:
-  pushq $223
+  jmp *quire_lazy_slots+1896(%rip)
+quire_lazy_stub_237:
+  pushq $237
   jmp quire_lazy_common
   .globl sqlite3_prepare_v2
   .type sqlite3_prepare_v2, @function
   .p2align 4
 sqlite3_prepare_v2:
-  jmp *quire_lazy_slots+1792(%rip)
-quire_lazy_stub_224:
-  pushq $224
+  jmp *quire_lazy_slots+1904(%rip)
+quire_lazy_stub_238:
+  pushq $238
   jmp quire_lazy_common
   .globl sqlite3_prepare_v3
   .type sqlite3_prepare_v3, @function
   .p2align 4
 sqlite3_prepare_v3:
-  jmp *quire_lazy_slots+1800(%rip)
-quire_lazy_stub_225:
-  pushq $225
+  jmp *quire_lazy_slots+1912(%rip)
+quire_lazy_stub_239:
+  pushq $239
   jmp quire_lazy_common
   .globl sqlite3_reset
   .type sqlite3_reset, @function
   .p2align 4
 sqlite3_reset:
-  jmp *quire_lazy_slots+1808(%rip)
-quire_lazy_stub_226:
-  pushq $226
+  jmp *quire_lazy_slots+1920(%rip)
+quire_lazy_stub_240:
+  pushq $240
   jmp quire_lazy_common
   .globl sqlite3_result_blob
   .type sqlite3_result_blob, @function
   .p2align 4
 sqlite3_result_blob:
-  jmp *quire_lazy_slots+1816(%rip)
-quire_lazy_stub_227:
-  pushq $227
+  jmp *quire_lazy_slots+1928(%rip)
+quire_lazy_stub_241:
+  pushq $241
   jmp quire_lazy_common
   .globl sqlite3_result_double
   .type sqlite3_result_double, @function
   .p2align 4
 sqlite3_result_double:
-  jmp *quire_lazy_slots+1824(%rip)
-quire_lazy_stub_228:
-  pushq $228
+  jmp *quire_lazy_slots+1936(%rip)
+quire_lazy_stub_242:
+  pushq $242
   jmp quire_lazy_common
   .globl sqlite3_result_error
   .type sqlite3_result_error, @function
   .p2align 4
 sqlite3_result_error:
-  jmp *quire_lazy_slots+1832(%rip)
-quire_lazy_stub_229:
-  pushq $229
+  jmp *quire_lazy_slots+1944(%rip)
+quire_lazy_stub_243:
+  pushq $243
   jmp quire_lazy_common
   .globl sqlite3_result_error_code
   .type sqlite3_result_error_code, @function
   .p2align 4
 sqlite3_result_error_code:
-  jmp *quire_lazy_slots+1840(%rip)
-quire_lazy_stub_230:
-  pushq $230
+  jmp *quire_lazy_slots+1952(%rip)
+quire_lazy_stub_244:
+  pushq $244
   jmp quire_lazy_common
   .globl sqlite3_result_int64
   .type sqlite3_result_int64, @function
   .p2align 4
 sqlite3_result_int64:
-  jmp *quire_lazy_slots+1848(%rip)
-quire_lazy_stub_231:
-  pushq $231
+  jmp *quire_lazy_slots+1960(%rip)
+quire_lazy_stub_245:
+  pushq $245
   jmp quire_lazy_common
   .globl sqlite3_result_null
   .type sqlite3_result_null, @function
   .p2align 4
 sqlite3_result_null:
-  jmp *quire_lazy_slots+1856(%rip)
-quire_lazy_stub_232:
-  pushq $232
+  jmp *quire_lazy_slots+1968(%rip)
+quire_lazy_stub_246:
+  pushq $246
   jmp quire_lazy_common
   .globl sqlite3_result_text
   .type sqlite3_result_text, @function
   .p2align 4
 sqlite3_result_text:
-  jmp *quire_lazy_slots+1864(%rip)
-quire_lazy_stub_233:
-  pushq $233
+  jmp *quire_lazy_slots+1976(%rip)
+quire_lazy_stub_247:
+  pushq $247
   jmp quire_lazy_common
   .globl sqlite3_rollback_hook
   .type sqlite3_rollback_hook, @function
   .p2align 4
 sqlite3_rollback_hook:
-  jmp *quire_lazy_slots+1872(%rip)
-quire_lazy_stub_234:
-  pushq $234
+  jmp *quire_lazy_slots+1984(%rip)
+quire_lazy_stub_248:
+  pushq $248
   jmp quire_lazy_common
   .globl sqlite3_set_authorizer
   .type sqlite3_set_authorizer, @function
   .p2align 4
 sqlite3_set_authorizer:
-  jmp *quire_lazy_slots+1880(%rip)
-quire_lazy_stub_235:
-  pushq $235
+  jmp *quire_lazy_slots+1992(%rip)
+quire_lazy_stub_249:
+  pushq $249
   jmp quire_lazy_common
   .globl sqlite3_sql
   .type sqlite3_sql, @function
   .p2align 4
 sqlite3_sql:
-  jmp *quire_lazy_slots+1888(%rip)
-quire_lazy_stub_236:
-  pushq $236
+  jmp *quire_lazy_slots+2000(%rip)
+quire_lazy_stub_250:
+  pushq $250
   jmp quire_lazy_common
   .globl sqlite3_step
   .type sqlite3_step, @function
   .p2align 4
 sqlite3_step:
-  jmp *quire_lazy_slots+1896(%rip)
-quire_lazy_stub_237:
-  pushq $237
+  jmp *quire_lazy_slots+2008(%rip)
+quire_lazy_stub_251:
+  pushq $251
   jmp quire_lazy_common
   .globl sqlite3_stmt_busy
   .type sqlite3_stmt_busy, @function
   .p2align 4
 sqlite3_stmt_busy:
-  jmp *quire_lazy_slots+1904(%rip)
-quire_lazy_stub_238:
-  pushq $238
+  jmp *quire_lazy_slots+2016(%rip)
+quire_lazy_stub_252:
+  pushq $252
   jmp quire_lazy_common
   .globl sqlite3_stmt_readonly
   .type sqlite3_stmt_readonly, @function
   .p2align 4
 sqlite3_stmt_readonly:
-  jmp *quire_lazy_slots+1912(%rip)
-quire_lazy_stub_239:
-  pushq $239
+  jmp *quire_lazy_slots+2024(%rip)
+quire_lazy_stub_253:
+  pushq $253
   jmp quire_lazy_common
   .globl sqlite3_stricmp
   .type sqlite3_stricmp, @function
   .p2align 4
 sqlite3_stricmp:
-  jmp *quire_lazy_slots+1920(%rip)
-quire_lazy_stub_240:
-  pushq $240
+  jmp *quire_lazy_slots+2032(%rip)
+quire_lazy_stub_254:
+  pushq $254
   jmp quire_lazy_common
   .globl sqlite3_total_changes
   .type sqlite3_total_changes, @function
   .p2align 4
 sqlite3_total_changes:
-  jmp *quire_lazy_slots+1928(%rip)
-quire_lazy_stub_241:
-  pushq $241
+  jmp *quire_lazy_slots+2040(%rip)
+quire_lazy_stub_255:
+  pushq $255
   jmp quire_lazy_common
   .globl sqlite3_trace_v2
   .type sqlite3_trace_v2, @function
   .p2align 4
 sqlite3_trace_v2:
-  jmp *quire_lazy_slots+1936(%rip)
-quire_lazy_stub_242:
-  pushq $242
+  jmp *quire_lazy_slots+2048(%rip)
+quire_lazy_stub_256:
+  pushq $256
   jmp quire_lazy_common
   .globl sqlite3_update_hook
   .type sqlite3_update_hook, @function
   .p2align 4
 sqlite3_update_hook:
-  jmp *quire_lazy_slots+1944(%rip)
-quire_lazy_stub_243:
-  pushq $243
+  jmp *quire_lazy_slots+2056(%rip)
+quire_lazy_stub_257:
+  pushq $257
   jmp quire_lazy_common
   .globl sqlite3_user_data
   .type sqlite3_user_data, @function
   .p2align 4
 sqlite3_user_data:
-  jmp *quire_lazy_slots+1952(%rip)
-quire_lazy_stub_244:
-  pushq $244
+  jmp *quire_lazy_slots+2064(%rip)
+quire_lazy_stub_258:
+  pushq $258
   jmp quire_lazy_common
   .globl sqlite3_value_blob
   .type sqlite3_value_blob, @function
   .p2align 4
 sqlite3_value_blob:
-  jmp *quire_lazy_slots+1960(%rip)
-quire_lazy_stub_245:
-  pushq $245
+  jmp *quire_lazy_slots+2072(%rip)
+quire_lazy_stub_259:
+  pushq $259
   jmp quire_lazy_common
   .globl sqlite3_value_bytes
   .type sqlite3_value_bytes, @function
   .p2align 4
 sqlite3_value_bytes:
-  jmp *quire_lazy_slots+1968(%rip)
-quire_lazy_stub_246:
-  pushq $246
+  jmp *quire_lazy_slots+2080(%rip)
+quire_lazy_stub_260:
+  pushq $260
   jmp quire_lazy_common
   .globl sqlite3_value_double
   .type sqlite3_value_double, @function
   .p2align 4
 sqlite3_value_double:
-  jmp *quire_lazy_slots+1976(%rip)
-quire_lazy_stub_247:
-  pushq $247
+  jmp *quire_lazy_slots+2088(%rip)
+quire_lazy_stub_261:
+  pushq $261
   jmp quire_lazy_common
   .globl sqlite3_value_int64
   .type sqlite3_value_int64, @function
   .p2align 4
 sqlite3_value_int64:
-  jmp *quire_lazy_slots+1984(%rip)
-quire_lazy_stub_248:
-  pushq $248
+  jmp *quire_lazy_slots+2096(%rip)
+quire_lazy_stub_262:
+  pushq $262
   jmp quire_lazy_common
   .globl sqlite3_value_text
   .type sqlite3_value_text, @function
   .p2align 4
 sqlite3_value_text:
-  jmp *quire_lazy_slots+1992(%rip)
-quire_lazy_stub_249:
-  pushq $249
+  jmp *quire_lazy_slots+2104(%rip)
+quire_lazy_stub_263:
+  pushq $263
   jmp quire_lazy_common
   .globl sqlite3_value_type
   .type sqlite3_value_type, @function
   .p2align 4
 sqlite3_value_type:
-  jmp *quire_lazy_slots+2000(%rip)
-quire_lazy_stub_250:
-  pushq $250
+  jmp *quire_lazy_slots+2112(%rip)
+quire_lazy_stub_264:
+  pushq $264
   jmp quire_lazy_common
   .globl sqlite3_wal_checkpoint_v2
   .type sqlite3_wal_checkpoint_v2, @function
   .p2align 4
 sqlite3_wal_checkpoint_v2:
-  jmp *quire_lazy_slots+2008(%rip)
-quire_lazy_stub_251:
-  pushq $251
+  jmp *quire_lazy_slots+2120(%rip)
+quire_lazy_stub_265:
+  pushq $265
   jmp quire_lazy_common
   .globl png_create_info_struct
   .type png_create_info_struct, @function
   .p2align 4
 png_create_info_struct:
-  jmp *quire_lazy_slots+2016(%rip)
-quire_lazy_stub_252:
-  pushq $252
+  jmp *quire_lazy_slots+2128(%rip)
+quire_lazy_stub_266:
+  pushq $266
   jmp quire_lazy_common
   .globl png_create_write_struct
   .type png_create_write_struct, @function
   .p2align 4
 png_create_write_struct:
-  jmp *quire_lazy_slots+2024(%rip)
-quire_lazy_stub_253:
-  pushq $253
+  jmp *quire_lazy_slots+2136(%rip)
+quire_lazy_stub_267:
+  pushq $267
   jmp quire_lazy_common
   .globl png_destroy_write_struct
   .type png_destroy_write_struct, @function
   .p2align 4
 png_destroy_write_struct:
-  jmp *quire_lazy_slots+2032(%rip)
-quire_lazy_stub_254:
-  pushq $254
+  jmp *quire_lazy_slots+2144(%rip)
+quire_lazy_stub_268:
+  pushq $268
   jmp quire_lazy_common
   .globl png_error
   .type png_error, @function
   .p2align 4
 png_error:
-  jmp *quire_lazy_slots+2040(%rip)
-quire_lazy_stub_255:
-  pushq $255
+  jmp *quire_lazy_slots+2152(%rip)
+quire_lazy_stub_269:
+  pushq $269
   jmp quire_lazy_common
   .globl png_get_io_ptr
   .type png_get_io_ptr, @function
   .p2align 4
 png_get_io_ptr:
-  jmp *quire_lazy_slots+2048(%rip)
-quire_lazy_stub_256:
-  pushq $256
+  jmp *quire_lazy_slots+2160(%rip)
+quire_lazy_stub_270:
+  pushq $270
   jmp quire_lazy_common
   .globl png_get_libpng_ver
   .type png_get_libpng_ver, @function
   .p2align 4
 png_get_libpng_ver:
-  jmp *quire_lazy_slots+2056(%rip)
-quire_lazy_stub_257:
-  pushq $257
+  jmp *quire_lazy_slots+2168(%rip)
+quire_lazy_stub_271:
+  pushq $271
   jmp quire_lazy_common
   .globl png_set_IHDR
   .type png_set_IHDR, @function
   .p2align 4
 png_set_IHDR:
-  jmp *quire_lazy_slots+2064(%rip)
-quire_lazy_stub_258:
-  pushq $258
+  jmp *quire_lazy_slots+2176(%rip)
+quire_lazy_stub_272:
+  pushq $272
   jmp quire_lazy_common
   .globl png_set_bgr
   .type png_set_bgr, @function
   .p2align 4
 png_set_bgr:
-  jmp *quire_lazy_slots+2072(%rip)
-quire_lazy_stub_259:
-  pushq $259
+  jmp *quire_lazy_slots+2184(%rip)
+quire_lazy_stub_273:
+  pushq $273
   jmp quire_lazy_common
   .globl png_set_compression_level
   .type png_set_compression_level, @function
   .p2align 4
 png_set_compression_level:
-  jmp *quire_lazy_slots+2080(%rip)
-quire_lazy_stub_260:
-  pushq $260
+  jmp *quire_lazy_slots+2192(%rip)
+quire_lazy_stub_274:
+  pushq $274
   jmp quire_lazy_common
   .globl png_set_filler
   .type png_set_filler, @function
   .p2align 4
 png_set_filler:
-  jmp *quire_lazy_slots+2088(%rip)
-quire_lazy_stub_261:
-  pushq $261
+  jmp *quire_lazy_slots+2200(%rip)
+quire_lazy_stub_275:
+  pushq $275
   jmp quire_lazy_common
   .globl png_set_filter
   .type png_set_filter, @function
   .p2align 4
 png_set_filter:
-  jmp *quire_lazy_slots+2096(%rip)
-quire_lazy_stub_262:
-  pushq $262
+  jmp *quire_lazy_slots+2208(%rip)
+quire_lazy_stub_276:
+  pushq $276
   jmp quire_lazy_common
   .globl png_set_longjmp_fn
   .type png_set_longjmp_fn, @function
   .p2align 4
 png_set_longjmp_fn:
-  jmp *quire_lazy_slots+2104(%rip)
-quire_lazy_stub_263:
-  pushq $263
+  jmp *quire_lazy_slots+2216(%rip)
+quire_lazy_stub_277:
+  pushq $277
   jmp quire_lazy_common
   .globl png_set_text
   .type png_set_text, @function
   .p2align 4
 png_set_text:
-  jmp *quire_lazy_slots+2112(%rip)
-quire_lazy_stub_264:
-  pushq $264
+  jmp *quire_lazy_slots+2224(%rip)
+quire_lazy_stub_278:
+  pushq $278
   jmp quire_lazy_common
   .globl png_set_write_fn
   .type png_set_write_fn, @function
   .p2align 4
 png_set_write_fn:
-  jmp *quire_lazy_slots+2120(%rip)
-quire_lazy_stub_265:
-  pushq $265
+  jmp *quire_lazy_slots+2232(%rip)
+quire_lazy_stub_279:
+  pushq $279
   jmp quire_lazy_common
   .globl png_write_end
   .type png_write_end, @function
   .p2align 4
 png_write_end:
-  jmp *quire_lazy_slots+2128(%rip)
-quire_lazy_stub_266:
-  pushq $266
+  jmp *quire_lazy_slots+2240(%rip)
+quire_lazy_stub_280:
+  pushq $280
   jmp quire_lazy_common
   .globl png_write_info
   .type png_write_info, @function
   .p2align 4
 png_write_info:
-  jmp *quire_lazy_slots+2136(%rip)
-quire_lazy_stub_267:
-  pushq $267
+  jmp *quire_lazy_slots+2248(%rip)
+quire_lazy_stub_281:
+  pushq $281
   jmp quire_lazy_common
   .globl png_write_row
   .type png_write_row, @function
   .p2align 4
 png_write_row:
-  jmp *quire_lazy_slots+2144(%rip)
-quire_lazy_stub_268:
-  pushq $268
+  jmp *quire_lazy_slots+2256(%rip)
+quire_lazy_stub_282:
+  pushq $282
   jmp quire_lazy_common
   .globl el_end
   .type el_end, @function
   .p2align 4
 el_end:
-  jmp *quire_lazy_slots+2152(%rip)
-quire_lazy_stub_269:
-  pushq $269
+  jmp *quire_lazy_slots+2264(%rip)
+quire_lazy_stub_283:
+  pushq $283
   jmp quire_lazy_common
   .globl el_get
   .type el_get, @function
   .p2align 4
 el_get:
-  jmp *quire_lazy_slots+2160(%rip)
-quire_lazy_stub_270:
-  pushq $270
+  jmp *quire_lazy_slots+2272(%rip)
+quire_lazy_stub_284:
+  pushq $284
   jmp quire_lazy_common
   .globl el_gets
   .type el_gets, @function
   .p2align 4
 el_gets:
-  jmp *quire_lazy_slots+2168(%rip)
-quire_lazy_stub_271:
-  pushq $271
+  jmp *quire_lazy_slots+2280(%rip)
+quire_lazy_stub_285:
+  pushq $285
   jmp quire_lazy_common
   .globl el_init
   .type el_init, @function
   .p2align 4
 el_init:
-  jmp *quire_lazy_slots+2176(%rip)
-quire_lazy_stub_272:
-  pushq $272
+  jmp *quire_lazy_slots+2288(%rip)
+quire_lazy_stub_286:
+  pushq $286
   jmp quire_lazy_common
   .globl el_insertstr
   .type el_insertstr, @function
   .p2align 4
 el_insertstr:
-  jmp *quire_lazy_slots+2184(%rip)
-quire_lazy_stub_273:
-  pushq $273
+  jmp *quire_lazy_slots+2296(%rip)
+quire_lazy_stub_287:
+  pushq $287
   jmp quire_lazy_common
   .globl el_line
   .type el_line, @function
   .p2align 4
 el_line:
-  jmp *quire_lazy_slots+2192(%rip)
-quire_lazy_stub_274:
-  pushq $274
+  jmp *quire_lazy_slots+2304(%rip)
+quire_lazy_stub_288:
+  pushq $288
   jmp quire_lazy_common
   .globl el_reset
   .type el_reset, @function
   .p2align 4
 el_reset:
-  jmp *quire_lazy_slots+2200(%rip)
-quire_lazy_stub_275:
-  pushq $275
+  jmp *quire_lazy_slots+2312(%rip)
+quire_lazy_stub_289:
+  pushq $289
   jmp quire_lazy_common
   .globl el_set
   .type el_set, @function
   .p2align 4
 el_set:
-  jmp *quire_lazy_slots+2208(%rip)
-quire_lazy_stub_276:
-  pushq $276
+  jmp *quire_lazy_slots+2320(%rip)
+quire_lazy_stub_290:
+  pushq $290
   jmp quire_lazy_common
   .globl history
   .type history, @function
   .p2align 4
 history:
-  jmp *quire_lazy_slots+2216(%rip)
-quire_lazy_stub_277:
-  pushq $277
+  jmp *quire_lazy_slots+2328(%rip)
+quire_lazy_stub_291:
+  pushq $291
   jmp quire_lazy_common
   .globl history_end
   .type history_end, @function
   .p2align 4
 history_end:
-  jmp *quire_lazy_slots+2224(%rip)
-quire_lazy_stub_278:
-  pushq $278
+  jmp *quire_lazy_slots+2336(%rip)
+quire_lazy_stub_292:
+  pushq $292
   jmp quire_lazy_common
   .globl history_init
   .type history_init, @function
   .p2align 4
 history_init:
-  jmp *quire_lazy_slots+2232(%rip)
-quire_lazy_stub_279:
-  pushq $279
+  jmp *quire_lazy_slots+2344(%rip)
+quire_lazy_stub_293:
+  pushq $293
   jmp quire_lazy_common
   .globl inotifytools_error
   .type inotifytools_error, @function
   .p2align 4
 inotifytools_error:
-  jmp *quire_lazy_slots+2240(%rip)
-quire_lazy_stub_280:
-  pushq $280
+  jmp *quire_lazy_slots+2352(%rip)
+quire_lazy_stub_294:
+  pushq $294
   jmp quire_lazy_common
   .globl inotifytools_filename_from_wd
   .type inotifytools_filename_from_wd, @function
   .p2align 4
 inotifytools_filename_from_wd:
-  jmp *quire_lazy_slots+2248(%rip)
-quire_lazy_stub_281:
-  pushq $281
+  jmp *quire_lazy_slots+2360(%rip)
+quire_lazy_stub_295:
+  pushq $295
   jmp quire_lazy_common
   .globl inotifytools_get_max_user_watches
   .type inotifytools_get_max_user_watches, @function
   .p2align 4
 inotifytools_get_max_user_watches:
-  jmp *quire_lazy_slots+2256(%rip)
-quire_lazy_stub_282:
-  pushq $282
+  jmp *quire_lazy_slots+2368(%rip)
+quire_lazy_stub_296:
+  pushq $296
   jmp quire_lazy_common
   .globl inotifytools_init
   .type inotifytools_init, @function
   .p2align 4
 inotifytools_init:
-  jmp *quire_lazy_slots+2264(%rip)
-quire_lazy_stub_283:
-  pushq $283
+  jmp *quire_lazy_slots+2376(%rip)
+quire_lazy_stub_297:
+  pushq $297
   jmp quire_lazy_common
   .globl inotifytools_next_event
   .type inotifytools_next_event, @function
   .p2align 4
 inotifytools_next_event:
-  jmp *quire_lazy_slots+2272(%rip)
-quire_lazy_stub_284:
-  pushq $284
+  jmp *quire_lazy_slots+2384(%rip)
+quire_lazy_stub_298:
+  pushq $298
   jmp quire_lazy_common
   .globl inotifytools_remove_watch_by_wd
   .type inotifytools_remove_watch_by_wd, @function
   .p2align 4
 inotifytools_remove_watch_by_wd:
-  jmp *quire_lazy_slots+2280(%rip)
-quire_lazy_stub_285:
-  pushq $285
+  jmp *quire_lazy_slots+2392(%rip)
+quire_lazy_stub_299:
+  pushq $299
   jmp quire_lazy_common
   .globl inotifytools_watch_file
   .type inotifytools_watch_file, @function
   .p2align 4
 inotifytools_watch_file:
-  jmp *quire_lazy_slots+2288(%rip)
-quire_lazy_stub_286:
-  pushq $286
+  jmp *quire_lazy_slots+2400(%rip)
+quire_lazy_stub_300:
+  pushq $300
   jmp quire_lazy_common
   .globl inotifytools_wd_from_filename
   .type inotifytools_wd_from_filename, @function
   .p2align 4
 inotifytools_wd_from_filename:
-  jmp *quire_lazy_slots+2296(%rip)
-quire_lazy_stub_287:
-  pushq $287
+  jmp *quire_lazy_slots+2408(%rip)
+quire_lazy_stub_301:
+  pushq $301
   jmp quire_lazy_common
   .globl cmark_find_syntax_extension
   .type cmark_find_syntax_extension, @function
   .p2align 4
 cmark_find_syntax_extension:
-  jmp *quire_lazy_slots+2304(%rip)
-quire_lazy_stub_288:
-  pushq $288
+  jmp *quire_lazy_slots+2416(%rip)
+quire_lazy_stub_302:
+  pushq $302
   jmp quire_lazy_common
   .globl cmark_get_default_mem_allocator
   .type cmark_get_default_mem_allocator, @function
   .p2align 4
 cmark_get_default_mem_allocator:
-  jmp *quire_lazy_slots+2312(%rip)
-quire_lazy_stub_289:
-  pushq $289
+  jmp *quire_lazy_slots+2424(%rip)
+quire_lazy_stub_303:
+  pushq $303
   jmp quire_lazy_common
   .globl cmark_node_append_child
   .type cmark_node_append_child, @function
   .p2align 4
 cmark_node_append_child:
-  jmp *quire_lazy_slots+2320(%rip)
-quire_lazy_stub_290:
-  pushq $290
+  jmp *quire_lazy_slots+2432(%rip)
+quire_lazy_stub_304:
+  pushq $304
   jmp quire_lazy_common
   .globl cmark_node_first_child
   .type cmark_node_first_child, @function
   .p2align 4
 cmark_node_first_child:
-  jmp *quire_lazy_slots+2328(%rip)
-quire_lazy_stub_291:
-  pushq $291
+  jmp *quire_lazy_slots+2440(%rip)
+quire_lazy_stub_305:
+  pushq $305
   jmp quire_lazy_common
   .globl cmark_node_free
   .type cmark_node_free, @function
   .p2align 4
 cmark_node_free:
-  jmp *quire_lazy_slots+2336(%rip)
-quire_lazy_stub_292:
-  pushq $292
+  jmp *quire_lazy_slots+2448(%rip)
+quire_lazy_stub_306:
+  pushq $306
   jmp quire_lazy_common
   .globl cmark_node_get_end_line
   .type cmark_node_get_end_line, @function
   .p2align 4
 cmark_node_get_end_line:
-  jmp *quire_lazy_slots+2344(%rip)
-quire_lazy_stub_293:
-  pushq $293
+  jmp *quire_lazy_slots+2456(%rip)
+quire_lazy_stub_307:
+  pushq $307
   jmp quire_lazy_common
   .globl cmark_node_get_fence_info
   .type cmark_node_get_fence_info, @function
   .p2align 4
 cmark_node_get_fence_info:
-  jmp *quire_lazy_slots+2352(%rip)
-quire_lazy_stub_294:
-  pushq $294
+  jmp *quire_lazy_slots+2464(%rip)
+quire_lazy_stub_308:
+  pushq $308
   jmp quire_lazy_common
   .globl cmark_node_get_heading_level
   .type cmark_node_get_heading_level, @function
   .p2align 4
 cmark_node_get_heading_level:
-  jmp *quire_lazy_slots+2360(%rip)
-quire_lazy_stub_295:
-  pushq $295
+  jmp *quire_lazy_slots+2472(%rip)
+quire_lazy_stub_309:
+  pushq $309
   jmp quire_lazy_common
   .globl cmark_node_get_list_start
   .type cmark_node_get_list_start, @function
   .p2align 4
 cmark_node_get_list_start:
-  jmp *quire_lazy_slots+2368(%rip)
-quire_lazy_stub_296:
-  pushq $296
+  jmp *quire_lazy_slots+2480(%rip)
+quire_lazy_stub_310:
+  pushq $310
   jmp quire_lazy_common
   .globl cmark_node_get_list_tight
   .type cmark_node_get_list_tight, @function
   .p2align 4
 cmark_node_get_list_tight:
-  jmp *quire_lazy_slots+2376(%rip)
-quire_lazy_stub_297:
-  pushq $297
+  jmp *quire_lazy_slots+2488(%rip)
+quire_lazy_stub_311:
+  pushq $311
   jmp quire_lazy_common
   .globl cmark_node_get_list_type
   .type cmark_node_get_list_type, @function
   .p2align 4
 cmark_node_get_list_type:
-  jmp *quire_lazy_slots+2384(%rip)
-quire_lazy_stub_298:
-  pushq $298
+  jmp *quire_lazy_slots+2496(%rip)
+quire_lazy_stub_312:
+  pushq $312
   jmp quire_lazy_common
   .globl cmark_node_get_literal
   .type cmark_node_get_literal, @function
   .p2align 4
 cmark_node_get_literal:
-  jmp *quire_lazy_slots+2392(%rip)
-quire_lazy_stub_299:
-  pushq $299
+  jmp *quire_lazy_slots+2504(%rip)
+quire_lazy_stub_313:
+  pushq $313
   jmp quire_lazy_common
   .globl cmark_node_get_start_line
   .type cmark_node_get_start_line, @function
   .p2align 4
 cmark_node_get_start_line:
-  jmp *quire_lazy_slots+2400(%rip)
-quire_lazy_stub_300:
-  pushq $300
+  jmp *quire_lazy_slots+2512(%rip)
+quire_lazy_stub_314:
+  pushq $314
   jmp quire_lazy_common
   .globl cmark_node_get_title
   .type cmark_node_get_title, @function
   .p2align 4
 cmark_node_get_title:
-  jmp *quire_lazy_slots+2408(%rip)
-quire_lazy_stub_301:
-  pushq $301
+  jmp *quire_lazy_slots+2520(%rip)
+quire_lazy_stub_315:
+  pushq $315
   jmp quire_lazy_common
   .globl cmark_node_get_type
   .type cmark_node_get_type, @function
   .p2align 4
 cmark_node_get_type:
-  jmp *quire_lazy_slots+2416(%rip)
-quire_lazy_stub_302:
-  pushq $302
+  jmp *quire_lazy_slots+2528(%rip)
+quire_lazy_stub_316:
+  pushq $316
   jmp quire_lazy_common
   .globl cmark_node_get_type_string
   .type cmark_node_get_type_string, @function
   .p2align 4
 cmark_node_get_type_string:
-  jmp *quire_lazy_slots+2424(%rip)
-quire_lazy_stub_303:
-  pushq $303
+  jmp *quire_lazy_slots+2536(%rip)
+quire_lazy_stub_317:
+  pushq $317
   jmp quire_lazy_common
   .globl cmark_node_get_url
   .type cmark_node_get_url, @function
   .p2align 4
 cmark_node_get_url:
-  jmp *quire_lazy_slots+2432(%rip)
-quire_lazy_stub_304:
-  pushq $304
+  jmp *quire_lazy_slots+2544(%rip)
+quire_lazy_stub_318:
+  pushq $318
   jmp quire_lazy_common
   .globl cmark_node_last_child
   .type cmark_node_last_child, @function
   .p2align 4
 cmark_node_last_child:
-  jmp *quire_lazy_slots+2440(%rip)
-quire_lazy_stub_305:
-  pushq $305
+  jmp *quire_lazy_slots+2552(%rip)
+quire_lazy_stub_319:
+  pushq $319
   jmp quire_lazy_common
   .globl cmark_node_new_with_mem
   .type cmark_node_new_with_mem, @function
   .p2align 4
 cmark_node_new_with_mem:
-  jmp *quire_lazy_slots+2448(%rip)
-quire_lazy_stub_306:
-  pushq $306
+  jmp *quire_lazy_slots+2560(%rip)
+quire_lazy_stub_320:
+  pushq $320
   jmp quire_lazy_common
   .globl cmark_node_next
   .type cmark_node_next, @function
   .p2align 4
 cmark_node_next:
-  jmp *quire_lazy_slots+2456(%rip)
-quire_lazy_stub_307:
-  pushq $307
+  jmp *quire_lazy_slots+2568(%rip)
+quire_lazy_stub_321:
+  pushq $321
   jmp quire_lazy_common
   .globl cmark_node_parent
   .type cmark_node_parent, @function
   .p2align 4
 cmark_node_parent:
-  jmp *quire_lazy_slots+2464(%rip)
-quire_lazy_stub_308:
-  pushq $308
+  jmp *quire_lazy_slots+2576(%rip)
+quire_lazy_stub_322:
+  pushq $322
   jmp quire_lazy_common
   .globl cmark_node_previous
   .type cmark_node_previous, @function
   .p2align 4
 cmark_node_previous:
-  jmp *quire_lazy_slots+2472(%rip)
-quire_lazy_stub_309:
-  pushq $309
+  jmp *quire_lazy_slots+2584(%rip)
+quire_lazy_stub_323:
+  pushq $323
   jmp quire_lazy_common
   .globl cmark_parser_attach_syntax_extension
   .type cmark_parser_attach_syntax_extension, @function
   .p2align 4
 cmark_parser_attach_syntax_extension:
-  jmp *quire_lazy_slots+2480(%rip)
-quire_lazy_stub_310:
-  pushq $310
+  jmp *quire_lazy_slots+2592(%rip)
+quire_lazy_stub_324:
+  pushq $324
   jmp quire_lazy_common
   .globl cmark_parser_feed
   .type cmark_parser_feed, @function
   .p2align 4
 cmark_parser_feed:
-  jmp *quire_lazy_slots+2488(%rip)
-quire_lazy_stub_311:
-  pushq $311
+  jmp *quire_lazy_slots+2600(%rip)
+quire_lazy_stub_325:
+  pushq $325
   jmp quire_lazy_common
   .globl cmark_parser_finish
   .type cmark_parser_finish, @function
   .p2align 4
 cmark_parser_finish:
-  jmp *quire_lazy_slots+2496(%rip)
-quire_lazy_stub_312:
-  pushq $312
+  jmp *quire_lazy_slots+2608(%rip)
+quire_lazy_stub_326:
+  pushq $326
   jmp quire_lazy_common
   .globl cmark_parser_free
   .type cmark_parser_free, @function
   .p2align 4
 cmark_parser_free:
-  jmp *quire_lazy_slots+2504(%rip)
-quire_lazy_stub_313:
-  pushq $313
+  jmp *quire_lazy_slots+2616(%rip)
+quire_lazy_stub_327:
+  pushq $327
   jmp quire_lazy_common
   .globl cmark_parser_get_syntax_extensions
   .type cmark_parser_get_syntax_extensions, @function
   .p2align 4
 cmark_parser_get_syntax_extensions:
-  jmp *quire_lazy_slots+2512(%rip)
-quire_lazy_stub_314:
-  pushq $314
+  jmp *quire_lazy_slots+2624(%rip)
+quire_lazy_stub_328:
+  pushq $328
   jmp quire_lazy_common
   .globl cmark_parser_new
   .type cmark_parser_new, @function
   .p2align 4
 cmark_parser_new:
-  jmp *quire_lazy_slots+2520(%rip)
-quire_lazy_stub_315:
-  pushq $315
+  jmp *quire_lazy_slots+2632(%rip)
+quire_lazy_stub_329:
+  pushq $329
   jmp quire_lazy_common
   .globl cmark_parser_new_with_mem
   .type cmark_parser_new_with_mem, @function
   .p2align 4
 cmark_parser_new_with_mem:
-  jmp *quire_lazy_slots+2528(%rip)
-quire_lazy_stub_316:
-  pushq $316
+  jmp *quire_lazy_slots+2640(%rip)
+quire_lazy_stub_330:
+  pushq $330
   jmp quire_lazy_common
   .globl cmark_render_html
   .type cmark_render_html, @function
   .p2align 4
 cmark_render_html:
-  jmp *quire_lazy_slots+2536(%rip)
-quire_lazy_stub_317:
-  pushq $317
+  jmp *quire_lazy_slots+2648(%rip)
+quire_lazy_stub_331:
+  pushq $331
   jmp quire_lazy_common
   .globl cmark_render_html_with_mem
   .type cmark_render_html_with_mem, @function
   .p2align 4
 cmark_render_html_with_mem:
-  jmp *quire_lazy_slots+2544(%rip)
-quire_lazy_stub_318:
-  pushq $318
+  jmp *quire_lazy_slots+2656(%rip)
+quire_lazy_stub_332:
+  pushq $332
   jmp quire_lazy_common
   .globl cmark_version_string
   .type cmark_version_string, @function
   .p2align 4
 cmark_version_string:
-  jmp *quire_lazy_slots+2552(%rip)
-quire_lazy_stub_319:
-  pushq $319
+  jmp *quire_lazy_slots+2664(%rip)
+quire_lazy_stub_333:
+  pushq $333
   jmp quire_lazy_common
   .globl cmark_gfm_core_extensions_ensure_registered
   .type cmark_gfm_core_extensions_ensure_registered, @function
   .p2align 4
 cmark_gfm_core_extensions_ensure_registered:
-  jmp *quire_lazy_slots+2560(%rip)
-quire_lazy_stub_320:
-  pushq $320
+  jmp *quire_lazy_slots+2672(%rip)
+quire_lazy_stub_334:
+  pushq $334
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_alignments
   .type cmark_gfm_extensions_get_table_alignments, @function
   .p2align 4
 cmark_gfm_extensions_get_table_alignments:
-  jmp *quire_lazy_slots+2568(%rip)
-quire_lazy_stub_321:
-  pushq $321
+  jmp *quire_lazy_slots+2680(%rip)
+quire_lazy_stub_335:
+  pushq $335
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_columns
   .type cmark_gfm_extensions_get_table_columns, @function
   .p2align 4
 cmark_gfm_extensions_get_table_columns:
-  jmp *quire_lazy_slots+2576(%rip)
-quire_lazy_stub_322:
-  pushq $322
+  jmp *quire_lazy_slots+2688(%rip)
+quire_lazy_stub_336:
+  pushq $336
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_table_row_is_header
   .type cmark_gfm_extensions_get_table_row_is_header, @function
   .p2align 4
 cmark_gfm_extensions_get_table_row_is_header:
-  jmp *quire_lazy_slots+2584(%rip)
-quire_lazy_stub_323:
-  pushq $323
+  jmp *quire_lazy_slots+2696(%rip)
+quire_lazy_stub_337:
+  pushq $337
   jmp quire_lazy_common
   .globl cmark_gfm_extensions_get_tasklist_item_checked
   .type cmark_gfm_extensions_get_tasklist_item_checked, @function
   .p2align 4
 cmark_gfm_extensions_get_tasklist_item_checked:
-  jmp *quire_lazy_slots+2592(%rip)
-quire_lazy_stub_324:
-  pushq $324
+  jmp *quire_lazy_slots+2704(%rip)
+quire_lazy_stub_338:
+  pushq $338
   jmp quire_lazy_common
   .globl deflate
   .type deflate, @function
   .p2align 4
 deflate:
-  jmp *quire_lazy_slots+2600(%rip)
-quire_lazy_stub_325:
-  pushq $325
+  jmp *quire_lazy_slots+2712(%rip)
+quire_lazy_stub_339:
+  pushq $339
   jmp quire_lazy_common
   .globl deflateEnd
   .type deflateEnd, @function
   .p2align 4
 deflateEnd:
-  jmp *quire_lazy_slots+2608(%rip)
-quire_lazy_stub_326:
-  pushq $326
+  jmp *quire_lazy_slots+2720(%rip)
+quire_lazy_stub_340:
+  pushq $340
   jmp quire_lazy_common
   .globl deflateInit2_
   .type deflateInit2_, @function
   .p2align 4
 deflateInit2_:
-  jmp *quire_lazy_slots+2616(%rip)
-quire_lazy_stub_327:
-  pushq $327
+  jmp *quire_lazy_slots+2728(%rip)
+quire_lazy_stub_341:
+  pushq $341
   jmp quire_lazy_common
   .globl inflate
   .type inflate, @function
   .p2align 4
 inflate:
-  jmp *quire_lazy_slots+2624(%rip)
-quire_lazy_stub_328:
-  pushq $328
+  jmp *quire_lazy_slots+2736(%rip)
+quire_lazy_stub_342:
+  pushq $342
   jmp quire_lazy_common
   .globl inflateEnd
   .type inflateEnd, @function
   .p2align 4
 inflateEnd:
-  jmp *quire_lazy_slots+2632(%rip)
-quire_lazy_stub_329:
-  pushq $329
+  jmp *quire_lazy_slots+2744(%rip)
+quire_lazy_stub_343:
+  pushq $343
   jmp quire_lazy_common
   .globl inflateInit2_
   .type inflateInit2_, @function
   .p2align 4
 inflateInit2_:
-  jmp *quire_lazy_slots+2640(%rip)
-quire_lazy_stub_330:
-  pushq $330
+  jmp *quire_lazy_slots+2752(%rip)
+quire_lazy_stub_344:
+  pushq $344
   jmp quire_lazy_common
   .globl xcb_change_property
   .type xcb_change_property, @function
   .p2align 4
 xcb_change_property:
-  jmp *quire_lazy_slots+2648(%rip)
-quire_lazy_stub_331:
-  pushq $331
+  jmp *quire_lazy_slots+2760(%rip)
+quire_lazy_stub_345:
+  pushq $345
   jmp quire_lazy_common
   .globl xcb_change_window_attributes
   .type xcb_change_window_attributes, @function
   .p2align 4
 xcb_change_window_attributes:
-  jmp *quire_lazy_slots+2656(%rip)
-quire_lazy_stub_332:
-  pushq $332
+  jmp *quire_lazy_slots+2768(%rip)
+quire_lazy_stub_346:
+  pushq $346
   jmp quire_lazy_common
   .globl xcb_connect
   .type xcb_connect, @function
   .p2align 4
 xcb_connect:
-  jmp *quire_lazy_slots+2664(%rip)
-quire_lazy_stub_333:
-  pushq $333
+  jmp *quire_lazy_slots+2776(%rip)
+quire_lazy_stub_347:
+  pushq $347
   jmp quire_lazy_common
   .globl xcb_connection_has_error
   .type xcb_connection_has_error, @function
   .p2align 4
 xcb_connection_has_error:
-  jmp *quire_lazy_slots+2672(%rip)
-quire_lazy_stub_334:
-  pushq $334
+  jmp *quire_lazy_slots+2784(%rip)
+quire_lazy_stub_348:
+  pushq $348
   jmp quire_lazy_common
   .globl xcb_convert_selection
   .type xcb_convert_selection, @function
   .p2align 4
 xcb_convert_selection:
-  jmp *quire_lazy_slots+2680(%rip)
-quire_lazy_stub_335:
-  pushq $335
+  jmp *quire_lazy_slots+2792(%rip)
+quire_lazy_stub_349:
+  pushq $349
   jmp quire_lazy_common
   .globl xcb_create_window
   .type xcb_create_window, @function
   .p2align 4
 xcb_create_window:
-  jmp *quire_lazy_slots+2688(%rip)
-quire_lazy_stub_336:
-  pushq $336
+  jmp *quire_lazy_slots+2800(%rip)
+quire_lazy_stub_350:
+  pushq $350
   jmp quire_lazy_common
   .globl xcb_delete_property
   .type xcb_delete_property, @function
   .p2align 4
 xcb_delete_property:
-  jmp *quire_lazy_slots+2696(%rip)
-quire_lazy_stub_337:
-  pushq $337
+  jmp *quire_lazy_slots+2808(%rip)
+quire_lazy_stub_351:
+  pushq $351
   jmp quire_lazy_common
   .globl xcb_disconnect
   .type xcb_disconnect, @function
   .p2align 4
 xcb_disconnect:
-  jmp *quire_lazy_slots+2704(%rip)
-quire_lazy_stub_338:
-  pushq $338
+  jmp *quire_lazy_slots+2816(%rip)
+quire_lazy_stub_352:
+  pushq $352
   jmp quire_lazy_common
   .globl xcb_flush
   .type xcb_flush, @function
   .p2align 4
 xcb_flush:
-  jmp *quire_lazy_slots+2712(%rip)
-quire_lazy_stub_339:
-  pushq $339
+  jmp *quire_lazy_slots+2824(%rip)
+quire_lazy_stub_353:
+  pushq $353
   jmp quire_lazy_common
   .globl xcb_generate_id
   .type xcb_generate_id, @function
   .p2align 4
 xcb_generate_id:
-  jmp *quire_lazy_slots+2720(%rip)
-quire_lazy_stub_340:
-  pushq $340
+  jmp *quire_lazy_slots+2832(%rip)
+quire_lazy_stub_354:
+  pushq $354
   jmp quire_lazy_common
   .globl xcb_get_atom_name
   .type xcb_get_atom_name, @function
   .p2align 4
 xcb_get_atom_name:
-  jmp *quire_lazy_slots+2728(%rip)
-quire_lazy_stub_341:
-  pushq $341
+  jmp *quire_lazy_slots+2840(%rip)
+quire_lazy_stub_355:
+  pushq $355
   jmp quire_lazy_common
   .globl xcb_get_atom_name_name
   .type xcb_get_atom_name_name, @function
   .p2align 4
 xcb_get_atom_name_name:
-  jmp *quire_lazy_slots+2736(%rip)
-quire_lazy_stub_342:
-  pushq $342
+  jmp *quire_lazy_slots+2848(%rip)
+quire_lazy_stub_356:
+  pushq $356
   jmp quire_lazy_common
   .globl xcb_get_atom_name_name_length
   .type xcb_get_atom_name_name_length, @function
   .p2align 4
 xcb_get_atom_name_name_length:
-  jmp *quire_lazy_slots+2744(%rip)
-quire_lazy_stub_343:
-  pushq $343
+  jmp *quire_lazy_slots+2856(%rip)
+quire_lazy_stub_357:
+  pushq $357
   jmp quire_lazy_common
   .globl xcb_get_atom_name_reply
   .type xcb_get_atom_name_reply, @function
   .p2align 4
 xcb_get_atom_name_reply:
-  jmp *quire_lazy_slots+2752(%rip)
-quire_lazy_stub_344:
-  pushq $344
+  jmp *quire_lazy_slots+2864(%rip)
+quire_lazy_stub_358:
+  pushq $358
   jmp quire_lazy_common
   .globl xcb_get_extension_data
   .type xcb_get_extension_data, @function
   .p2align 4
 xcb_get_extension_data:
-  jmp *quire_lazy_slots+2760(%rip)
-quire_lazy_stub_345:
-  pushq $345
+  jmp *quire_lazy_slots+2872(%rip)
+quire_lazy_stub_359:
+  pushq $359
   jmp quire_lazy_common
   .globl xcb_get_file_descriptor
   .type xcb_get_file_descriptor, @function
   .p2align 4
 xcb_get_file_descriptor:
-  jmp *quire_lazy_slots+2768(%rip)
-quire_lazy_stub_346:
-  pushq $346
+  jmp *quire_lazy_slots+2880(%rip)
+quire_lazy_stub_360:
+  pushq $360
   jmp quire_lazy_common
   .globl xcb_get_input_focus
   .type xcb_get_input_focus, @function
   .p2align 4
 xcb_get_input_focus:
-  jmp *quire_lazy_slots+2776(%rip)
-quire_lazy_stub_347:
-  pushq $347
+  jmp *quire_lazy_slots+2888(%rip)
+quire_lazy_stub_361:
+  pushq $361
   jmp quire_lazy_common
   .globl xcb_get_input_focus_reply
   .type xcb_get_input_focus_reply, @function
   .p2align 4
 xcb_get_input_focus_reply:
-  jmp *quire_lazy_slots+2784(%rip)
-quire_lazy_stub_348:
-  pushq $348
+  jmp *quire_lazy_slots+2896(%rip)
+quire_lazy_stub_362:
+  pushq $362
   jmp quire_lazy_common
   .globl xcb_get_maximum_request_length
   .type xcb_get_maximum_request_length, @function
   .p2align 4
 xcb_get_maximum_request_length:
-  jmp *quire_lazy_slots+2792(%rip)
-quire_lazy_stub_349:
-  pushq $349
+  jmp *quire_lazy_slots+2904(%rip)
+quire_lazy_stub_363:
+  pushq $363
   jmp quire_lazy_common
   .globl xcb_get_property
   .type xcb_get_property, @function
   .p2align 4
 xcb_get_property:
-  jmp *quire_lazy_slots+2800(%rip)
-quire_lazy_stub_350:
-  pushq $350
+  jmp *quire_lazy_slots+2912(%rip)
+quire_lazy_stub_364:
+  pushq $364
   jmp quire_lazy_common
   .globl xcb_get_property_reply
   .type xcb_get_property_reply, @function
   .p2align 4
 xcb_get_property_reply:
-  jmp *quire_lazy_slots+2808(%rip)
-quire_lazy_stub_351:
-  pushq $351
+  jmp *quire_lazy_slots+2920(%rip)
+quire_lazy_stub_365:
+  pushq $365
   jmp quire_lazy_common
   .globl xcb_get_property_value
   .type xcb_get_property_value, @function
   .p2align 4
 xcb_get_property_value:
-  jmp *quire_lazy_slots+2816(%rip)
-quire_lazy_stub_352:
-  pushq $352
+  jmp *quire_lazy_slots+2928(%rip)
+quire_lazy_stub_366:
+  pushq $366
   jmp quire_lazy_common
   .globl xcb_get_property_value_length
   .type xcb_get_property_value_length, @function
   .p2align 4
 xcb_get_property_value_length:
-  jmp *quire_lazy_slots+2824(%rip)
-quire_lazy_stub_353:
-  pushq $353
+  jmp *quire_lazy_slots+2936(%rip)
+quire_lazy_stub_367:
+  pushq $367
   jmp quire_lazy_common
   .globl xcb_get_selection_owner
   .type xcb_get_selection_owner, @function
   .p2align 4
 xcb_get_selection_owner:
-  jmp *quire_lazy_slots+2832(%rip)
-quire_lazy_stub_354:
-  pushq $354
+  jmp *quire_lazy_slots+2944(%rip)
+quire_lazy_stub_368:
+  pushq $368
   jmp quire_lazy_common
   .globl xcb_get_selection_owner_reply
   .type xcb_get_selection_owner_reply, @function
   .p2align 4
 xcb_get_selection_owner_reply:
-  jmp *quire_lazy_slots+2840(%rip)
-quire_lazy_stub_355:
-  pushq $355
+  jmp *quire_lazy_slots+2952(%rip)
+quire_lazy_stub_369:
+  pushq $369
   jmp quire_lazy_common
   .globl xcb_get_setup
   .type xcb_get_setup, @function
   .p2align 4
 xcb_get_setup:
-  jmp *quire_lazy_slots+2848(%rip)
-quire_lazy_stub_356:
-  pushq $356
+  jmp *quire_lazy_slots+2960(%rip)
+quire_lazy_stub_370:
+  pushq $370
   jmp quire_lazy_common
   .globl xcb_intern_atom
   .type xcb_intern_atom, @function
   .p2align 4
 xcb_intern_atom:
-  jmp *quire_lazy_slots+2856(%rip)
-quire_lazy_stub_357:
-  pushq $357
+  jmp *quire_lazy_slots+2968(%rip)
+quire_lazy_stub_371:
+  pushq $371
   jmp quire_lazy_common
   .globl xcb_intern_atom_reply
   .type xcb_intern_atom_reply, @function
   .p2align 4
 xcb_intern_atom_reply:
-  jmp *quire_lazy_slots+2864(%rip)
-quire_lazy_stub_358:
-  pushq $358
+  jmp *quire_lazy_slots+2976(%rip)
+quire_lazy_stub_372:
+  pushq $372
   jmp quire_lazy_common
   .globl xcb_poll_for_event
   .type xcb_poll_for_event, @function
   .p2align 4
 xcb_poll_for_event:
-  jmp *quire_lazy_slots+2872(%rip)
-quire_lazy_stub_359:
-  pushq $359
+  jmp *quire_lazy_slots+2984(%rip)
+quire_lazy_stub_373:
+  pushq $373
   jmp quire_lazy_common
   .globl xcb_screen_next
   .type xcb_screen_next, @function
   .p2align 4
 xcb_screen_next:
-  jmp *quire_lazy_slots+2880(%rip)
-quire_lazy_stub_360:
-  pushq $360
+  jmp *quire_lazy_slots+2992(%rip)
+quire_lazy_stub_374:
+  pushq $374
   jmp quire_lazy_common
   .globl xcb_send_event
   .type xcb_send_event, @function
   .p2align 4
 xcb_send_event:
-  jmp *quire_lazy_slots+2888(%rip)
-quire_lazy_stub_361:
-  pushq $361
+  jmp *quire_lazy_slots+3000(%rip)
+quire_lazy_stub_375:
+  pushq $375
   jmp quire_lazy_common
   .globl xcb_set_selection_owner
   .type xcb_set_selection_owner, @function
   .p2align 4
 xcb_set_selection_owner:
-  jmp *quire_lazy_slots+2896(%rip)
-quire_lazy_stub_362:
-  pushq $362
+  jmp *quire_lazy_slots+3008(%rip)
+quire_lazy_stub_376:
+  pushq $376
   jmp quire_lazy_common
   .globl xcb_setup_roots_iterator
   .type xcb_setup_roots_iterator, @function
   .p2align 4
 xcb_setup_roots_iterator:
-  jmp *quire_lazy_slots+2904(%rip)
-quire_lazy_stub_363:
-  pushq $363
+  jmp *quire_lazy_slots+3016(%rip)
+quire_lazy_stub_377:
+  pushq $377
   jmp quire_lazy_common
   .globl xcb_wait_for_event
   .type xcb_wait_for_event, @function
   .p2align 4
 xcb_wait_for_event:
-  jmp *quire_lazy_slots+2912(%rip)
-quire_lazy_stub_364:
-  pushq $364
+  jmp *quire_lazy_slots+3024(%rip)
+quire_lazy_stub_378:
+  pushq $378
   jmp quire_lazy_common
   .globl xcb_xfixes_query_version
   .type xcb_xfixes_query_version, @function
   .p2align 4
 xcb_xfixes_query_version:
-  jmp *quire_lazy_slots+2920(%rip)
-quire_lazy_stub_365:
-  pushq $365
+  jmp *quire_lazy_slots+3032(%rip)
+quire_lazy_stub_379:
+  pushq $379
   jmp quire_lazy_common
   .globl xcb_xfixes_query_version_reply
   .type xcb_xfixes_query_version_reply, @function
   .p2align 4
 xcb_xfixes_query_version_reply:
-  jmp *quire_lazy_slots+2928(%rip)
-quire_lazy_stub_366:
-  pushq $366
+  jmp *quire_lazy_slots+3040(%rip)
+quire_lazy_stub_380:
+  pushq $380
   jmp quire_lazy_common
   .globl xcb_xfixes_select_selection_input
   .type xcb_xfixes_select_selection_input, @function
   .p2align 4
 xcb_xfixes_select_selection_input:
-  jmp *quire_lazy_slots+2936(%rip)
-quire_lazy_stub_367:
-  pushq $367
+  jmp *quire_lazy_slots+3048(%rip)
+quire_lazy_stub_381:
+  pushq $381
   jmp quire_lazy_common
   .globl wl_display_cancel_read
   .type wl_display_cancel_read, @function
   .p2align 4
 wl_display_cancel_read:
-  jmp *quire_lazy_slots+2944(%rip)
-quire_lazy_stub_368:
-  pushq $368
+  jmp *quire_lazy_slots+3056(%rip)
+quire_lazy_stub_382:
+  pushq $382
   jmp quire_lazy_common
   .globl wl_display_connect
   .type wl_display_connect, @function
   .p2align 4
 wl_display_connect:
-  jmp *quire_lazy_slots+2952(%rip)
-quire_lazy_stub_369:
-  pushq $369
+  jmp *quire_lazy_slots+3064(%rip)
+quire_lazy_stub_383:
+  pushq $383
   jmp quire_lazy_common
   .globl wl_display_disconnect
   .type wl_display_disconnect, @function
   .p2align 4
 wl_display_disconnect:
-  jmp *quire_lazy_slots+2960(%rip)
-quire_lazy_stub_370:
-  pushq $370
+  jmp *quire_lazy_slots+3072(%rip)
+quire_lazy_stub_384:
+  pushq $384
   jmp quire_lazy_common
   .globl wl_display_dispatch_pending
   .type wl_display_dispatch_pending, @function
   .p2align 4
 wl_display_dispatch_pending:
-  jmp *quire_lazy_slots+2968(%rip)
-quire_lazy_stub_371:
-  pushq $371
+  jmp *quire_lazy_slots+3080(%rip)
+quire_lazy_stub_385:
+  pushq $385
   jmp quire_lazy_common
   .globl wl_display_flush
   .type wl_display_flush, @function
   .p2align 4
 wl_display_flush:
-  jmp *quire_lazy_slots+2976(%rip)
-quire_lazy_stub_372:
-  pushq $372
+  jmp *quire_lazy_slots+3088(%rip)
+quire_lazy_stub_386:
+  pushq $386
   jmp quire_lazy_common
   .globl wl_display_get_fd
   .type wl_display_get_fd, @function
   .p2align 4
 wl_display_get_fd:
-  jmp *quire_lazy_slots+2984(%rip)
-quire_lazy_stub_373:
-  pushq $373
+  jmp *quire_lazy_slots+3096(%rip)
+quire_lazy_stub_387:
+  pushq $387
   jmp quire_lazy_common
   .globl wl_display_prepare_read
   .type wl_display_prepare_read, @function
   .p2align 4
 wl_display_prepare_read:
-  jmp *quire_lazy_slots+2992(%rip)
-quire_lazy_stub_374:
-  pushq $374
+  jmp *quire_lazy_slots+3104(%rip)
+quire_lazy_stub_388:
+  pushq $388
   jmp quire_lazy_common
   .globl wl_display_read_events
   .type wl_display_read_events, @function
   .p2align 4
 wl_display_read_events:
-  jmp *quire_lazy_slots+3000(%rip)
-quire_lazy_stub_375:
-  pushq $375
+  jmp *quire_lazy_slots+3112(%rip)
+quire_lazy_stub_389:
+  pushq $389
   jmp quire_lazy_common
   .globl wl_display_roundtrip
   .type wl_display_roundtrip, @function
   .p2align 4
 wl_display_roundtrip:
-  jmp *quire_lazy_slots+3008(%rip)
-quire_lazy_stub_376:
-  pushq $376
+  jmp *quire_lazy_slots+3120(%rip)
+quire_lazy_stub_390:
+  pushq $390
   jmp quire_lazy_common
   .globl wl_proxy_add_dispatcher
   .type wl_proxy_add_dispatcher, @function
   .p2align 4
 wl_proxy_add_dispatcher:
-  jmp *quire_lazy_slots+3016(%rip)
-quire_lazy_stub_377:
-  pushq $377
+  jmp *quire_lazy_slots+3128(%rip)
+quire_lazy_stub_391:
+  pushq $391
   jmp quire_lazy_common
   .globl wl_proxy_get_user_data
   .type wl_proxy_get_user_data, @function
   .p2align 4
 wl_proxy_get_user_data:
-  jmp *quire_lazy_slots+3024(%rip)
-quire_lazy_stub_378:
-  pushq $378
+  jmp *quire_lazy_slots+3136(%rip)
+quire_lazy_stub_392:
+  pushq $392
   jmp quire_lazy_common
   .globl wl_proxy_get_version
   .type wl_proxy_get_version, @function
   .p2align 4
 wl_proxy_get_version:
-  jmp *quire_lazy_slots+3032(%rip)
-quire_lazy_stub_379:
-  pushq $379
+  jmp *quire_lazy_slots+3144(%rip)
+quire_lazy_stub_393:
+  pushq $393
   jmp quire_lazy_common
   .globl wl_proxy_marshal_flags
   .type wl_proxy_marshal_flags, @function
   .p2align 4
 wl_proxy_marshal_flags:
-  jmp *quire_lazy_slots+3040(%rip)
-quire_lazy_stub_380:
-  pushq $380
+  jmp *quire_lazy_slots+3152(%rip)
+quire_lazy_stub_394:
+  pushq $394
   jmp quire_lazy_common
   .globl jpeg_CreateCompress
   .type jpeg_CreateCompress, @function
   .p2align 4
 jpeg_CreateCompress:
-  jmp *quire_lazy_slots+3048(%rip)
-quire_lazy_stub_381:
-  pushq $381
+  jmp *quire_lazy_slots+3160(%rip)
+quire_lazy_stub_395:
+  pushq $395
   jmp quire_lazy_common
   .globl jpeg_destroy_compress
   .type jpeg_destroy_compress, @function
   .p2align 4
 jpeg_destroy_compress:
-  jmp *quire_lazy_slots+3056(%rip)
-quire_lazy_stub_382:
-  pushq $382
+  jmp *quire_lazy_slots+3168(%rip)
+quire_lazy_stub_396:
+  pushq $396
   jmp quire_lazy_common
   .globl jpeg_finish_compress
   .type jpeg_finish_compress, @function
   .p2align 4
 jpeg_finish_compress:
-  jmp *quire_lazy_slots+3064(%rip)
-quire_lazy_stub_383:
-  pushq $383
+  jmp *quire_lazy_slots+3176(%rip)
+quire_lazy_stub_397:
+  pushq $397
   jmp quire_lazy_common
   .globl jpeg_mem_dest
   .type jpeg_mem_dest, @function
   .p2align 4
 jpeg_mem_dest:
-  jmp *quire_lazy_slots+3072(%rip)
-quire_lazy_stub_384:
-  pushq $384
+  jmp *quire_lazy_slots+3184(%rip)
+quire_lazy_stub_398:
+  pushq $398
   jmp quire_lazy_common
   .globl jpeg_set_defaults
   .type jpeg_set_defaults, @function
   .p2align 4
 jpeg_set_defaults:
-  jmp *quire_lazy_slots+3080(%rip)
-quire_lazy_stub_385:
-  pushq $385
+  jmp *quire_lazy_slots+3192(%rip)
+quire_lazy_stub_399:
+  pushq $399
   jmp quire_lazy_common
   .globl jpeg_set_quality
   .type jpeg_set_quality, @function
   .p2align 4
 jpeg_set_quality:
-  jmp *quire_lazy_slots+3088(%rip)
-quire_lazy_stub_386:
-  pushq $386
+  jmp *quire_lazy_slots+3200(%rip)
+quire_lazy_stub_400:
+  pushq $400
   jmp quire_lazy_common
   .globl jpeg_start_compress
   .type jpeg_start_compress, @function
   .p2align 4
 jpeg_start_compress:
-  jmp *quire_lazy_slots+3096(%rip)
-quire_lazy_stub_387:
-  pushq $387
+  jmp *quire_lazy_slots+3208(%rip)
+quire_lazy_stub_401:
+  pushq $401
   jmp quire_lazy_common
   .globl jpeg_std_error
   .type jpeg_std_error, @function
   .p2align 4
 jpeg_std_error:
-  jmp *quire_lazy_slots+3104(%rip)
-quire_lazy_stub_388:
-  pushq $388
+  jmp *quire_lazy_slots+3216(%rip)
+quire_lazy_stub_402:
+  pushq $402
   jmp quire_lazy_common
   .globl jpeg_write_scanlines
   .type jpeg_write_scanlines, @function
   .p2align 4
 jpeg_write_scanlines:
-  jmp *quire_lazy_slots+3112(%rip)
-quire_lazy_stub_389:
-  pushq $389
+  jmp *quire_lazy_slots+3224(%rip)
+quire_lazy_stub_403:
+  pushq $403
+  jmp quire_lazy_common
+  .globl hb_blob_create_from_file_or_fail
+  .type hb_blob_create_from_file_or_fail, @function
+  .p2align 4
+hb_blob_create_from_file_or_fail:
+  jmp *quire_lazy_slots+3232(%rip)
+quire_lazy_stub_404:
+  pushq $404
+  jmp quire_lazy_common
+  .globl hb_blob_destroy
+  .type hb_blob_destroy, @function
+  .p2align 4
+hb_blob_destroy:
+  jmp *quire_lazy_slots+3240(%rip)
+quire_lazy_stub_405:
+  pushq $405
+  jmp quire_lazy_common
+  .globl hb_buffer_add_codepoints
+  .type hb_buffer_add_codepoints, @function
+  .p2align 4
+hb_buffer_add_codepoints:
+  jmp *quire_lazy_slots+3248(%rip)
+quire_lazy_stub_406:
+  pushq $406
+  jmp quire_lazy_common
+  .globl hb_buffer_clear_contents
+  .type hb_buffer_clear_contents, @function
+  .p2align 4
+hb_buffer_clear_contents:
+  jmp *quire_lazy_slots+3256(%rip)
+quire_lazy_stub_407:
+  pushq $407
+  jmp quire_lazy_common
+  .globl hb_buffer_create
+  .type hb_buffer_create, @function
+  .p2align 4
+hb_buffer_create:
+  jmp *quire_lazy_slots+3264(%rip)
+quire_lazy_stub_408:
+  pushq $408
+  jmp quire_lazy_common
+  .globl hb_buffer_destroy
+  .type hb_buffer_destroy, @function
+  .p2align 4
+hb_buffer_destroy:
+  jmp *quire_lazy_slots+3272(%rip)
+quire_lazy_stub_409:
+  pushq $409
+  jmp quire_lazy_common
+  .globl hb_buffer_get_glyph_infos
+  .type hb_buffer_get_glyph_infos, @function
+  .p2align 4
+hb_buffer_get_glyph_infos:
+  jmp *quire_lazy_slots+3280(%rip)
+quire_lazy_stub_410:
+  pushq $410
+  jmp quire_lazy_common
+  .globl hb_buffer_get_glyph_positions
+  .type hb_buffer_get_glyph_positions, @function
+  .p2align 4
+hb_buffer_get_glyph_positions:
+  jmp *quire_lazy_slots+3288(%rip)
+quire_lazy_stub_411:
+  pushq $411
+  jmp quire_lazy_common
+  .globl hb_buffer_guess_segment_properties
+  .type hb_buffer_guess_segment_properties, @function
+  .p2align 4
+hb_buffer_guess_segment_properties:
+  jmp *quire_lazy_slots+3296(%rip)
+quire_lazy_stub_412:
+  pushq $412
+  jmp quire_lazy_common
+  .globl hb_buffer_set_direction
+  .type hb_buffer_set_direction, @function
+  .p2align 4
+hb_buffer_set_direction:
+  jmp *quire_lazy_slots+3304(%rip)
+quire_lazy_stub_413:
+  pushq $413
+  jmp quire_lazy_common
+  .globl hb_buffer_set_language
+  .type hb_buffer_set_language, @function
+  .p2align 4
+hb_buffer_set_language:
+  jmp *quire_lazy_slots+3312(%rip)
+quire_lazy_stub_414:
+  pushq $414
+  jmp quire_lazy_common
+  .globl hb_face_create
+  .type hb_face_create, @function
+  .p2align 4
+hb_face_create:
+  jmp *quire_lazy_slots+3320(%rip)
+quire_lazy_stub_415:
+  pushq $415
+  jmp quire_lazy_common
+  .globl hb_face_destroy
+  .type hb_face_destroy, @function
+  .p2align 4
+hb_face_destroy:
+  jmp *quire_lazy_slots+3328(%rip)
+quire_lazy_stub_416:
+  pushq $416
+  jmp quire_lazy_common
+  .globl hb_face_get_glyph_count
+  .type hb_face_get_glyph_count, @function
+  .p2align 4
+hb_face_get_glyph_count:
+  jmp *quire_lazy_slots+3336(%rip)
+quire_lazy_stub_417:
+  pushq $417
+  jmp quire_lazy_common
+  .globl hb_face_get_upem
+  .type hb_face_get_upem, @function
+  .p2align 4
+hb_face_get_upem:
+  jmp *quire_lazy_slots+3344(%rip)
+quire_lazy_stub_418:
+  pushq $418
+  jmp quire_lazy_common
+  .globl hb_font_create
+  .type hb_font_create, @function
+  .p2align 4
+hb_font_create:
+  jmp *quire_lazy_slots+3352(%rip)
+quire_lazy_stub_419:
+  pushq $419
+  jmp quire_lazy_common
+  .globl hb_font_destroy
+  .type hb_font_destroy, @function
+  .p2align 4
+hb_font_destroy:
+  jmp *quire_lazy_slots+3360(%rip)
+quire_lazy_stub_420:
+  pushq $420
+  jmp quire_lazy_common
+  .globl hb_font_get_glyph_h_advance
+  .type hb_font_get_glyph_h_advance, @function
+  .p2align 4
+hb_font_get_glyph_h_advance:
+  jmp *quire_lazy_slots+3368(%rip)
+quire_lazy_stub_421:
+  pushq $421
+  jmp quire_lazy_common
+  .globl hb_font_get_h_extents
+  .type hb_font_get_h_extents, @function
+  .p2align 4
+hb_font_get_h_extents:
+  jmp *quire_lazy_slots+3376(%rip)
+quire_lazy_stub_422:
+  pushq $422
+  jmp quire_lazy_common
+  .globl hb_font_get_nominal_glyph
+  .type hb_font_get_nominal_glyph, @function
+  .p2align 4
+hb_font_get_nominal_glyph:
+  jmp *quire_lazy_slots+3384(%rip)
+quire_lazy_stub_423:
+  pushq $423
+  jmp quire_lazy_common
+  .globl hb_language_from_string
+  .type hb_language_from_string, @function
+  .p2align 4
+hb_language_from_string:
+  jmp *quire_lazy_slots+3392(%rip)
+quire_lazy_stub_424:
+  pushq $424
+  jmp quire_lazy_common
+  .globl hb_ot_metrics_get_position
+  .type hb_ot_metrics_get_position, @function
+  .p2align 4
+hb_ot_metrics_get_position:
+  jmp *quire_lazy_slots+3400(%rip)
+quire_lazy_stub_425:
+  pushq $425
+  jmp quire_lazy_common
+  .globl hb_shape
+  .type hb_shape, @function
+  .p2align 4
+hb_shape:
+  jmp *quire_lazy_slots+3408(%rip)
+quire_lazy_stub_426:
+  pushq $426
+  jmp quire_lazy_common
+  .globl FcConfigGetConfigDirs
+  .type FcConfigGetConfigDirs, @function
+  .p2align 4
+FcConfigGetConfigDirs:
+  jmp *quire_lazy_slots+3416(%rip)
+quire_lazy_stub_427:
+  pushq $427
+  jmp quire_lazy_common
+  .globl FcConfigGetConfigFiles
+  .type FcConfigGetConfigFiles, @function
+  .p2align 4
+FcConfigGetConfigFiles:
+  jmp *quire_lazy_slots+3424(%rip)
+quire_lazy_stub_428:
+  pushq $428
+  jmp quire_lazy_common
+  .globl FcConfigGetFontDirs
+  .type FcConfigGetFontDirs, @function
+  .p2align 4
+FcConfigGetFontDirs:
+  jmp *quire_lazy_slots+3432(%rip)
+quire_lazy_stub_429:
+  pushq $429
+  jmp quire_lazy_common
+  .globl FcConfigSubstitute
+  .type FcConfigSubstitute, @function
+  .p2align 4
+FcConfigSubstitute:
+  jmp *quire_lazy_slots+3440(%rip)
+quire_lazy_stub_430:
+  pushq $430
+  jmp quire_lazy_common
+  .globl FcDefaultSubstitute
+  .type FcDefaultSubstitute, @function
+  .p2align 4
+FcDefaultSubstitute:
+  jmp *quire_lazy_slots+3448(%rip)
+quire_lazy_stub_431:
+  pushq $431
+  jmp quire_lazy_common
+  .globl FcFontRenderPrepare
+  .type FcFontRenderPrepare, @function
+  .p2align 4
+FcFontRenderPrepare:
+  jmp *quire_lazy_slots+3456(%rip)
+quire_lazy_stub_432:
+  pushq $432
+  jmp quire_lazy_common
+  .globl FcFontSetDestroy
+  .type FcFontSetDestroy, @function
+  .p2align 4
+FcFontSetDestroy:
+  jmp *quire_lazy_slots+3464(%rip)
+quire_lazy_stub_433:
+  pushq $433
+  jmp quire_lazy_common
+  .globl FcFontSort
+  .type FcFontSort, @function
+  .p2align 4
+FcFontSort:
+  jmp *quire_lazy_slots+3472(%rip)
+quire_lazy_stub_434:
+  pushq $434
+  jmp quire_lazy_common
+  .globl FcInit
+  .type FcInit, @function
+  .p2align 4
+FcInit:
+  jmp *quire_lazy_slots+3480(%rip)
+quire_lazy_stub_435:
+  pushq $435
+  jmp quire_lazy_common
+  .globl FcPatternAddBool
+  .type FcPatternAddBool, @function
+  .p2align 4
+FcPatternAddBool:
+  jmp *quire_lazy_slots+3488(%rip)
+quire_lazy_stub_436:
+  pushq $436
+  jmp quire_lazy_common
+  .globl FcPatternAddInteger
+  .type FcPatternAddInteger, @function
+  .p2align 4
+FcPatternAddInteger:
+  jmp *quire_lazy_slots+3496(%rip)
+quire_lazy_stub_437:
+  pushq $437
+  jmp quire_lazy_common
+  .globl FcPatternAddString
+  .type FcPatternAddString, @function
+  .p2align 4
+FcPatternAddString:
+  jmp *quire_lazy_slots+3504(%rip)
+quire_lazy_stub_438:
+  pushq $438
+  jmp quire_lazy_common
+  .globl FcPatternCreate
+  .type FcPatternCreate, @function
+  .p2align 4
+FcPatternCreate:
+  jmp *quire_lazy_slots+3512(%rip)
+quire_lazy_stub_439:
+  pushq $439
+  jmp quire_lazy_common
+  .globl FcPatternDestroy
+  .type FcPatternDestroy, @function
+  .p2align 4
+FcPatternDestroy:
+  jmp *quire_lazy_slots+3520(%rip)
+quire_lazy_stub_440:
+  pushq $440
+  jmp quire_lazy_common
+  .globl FcPatternGetBool
+  .type FcPatternGetBool, @function
+  .p2align 4
+FcPatternGetBool:
+  jmp *quire_lazy_slots+3528(%rip)
+quire_lazy_stub_441:
+  pushq $441
+  jmp quire_lazy_common
+  .globl FcPatternGetInteger
+  .type FcPatternGetInteger, @function
+  .p2align 4
+FcPatternGetInteger:
+  jmp *quire_lazy_slots+3536(%rip)
+quire_lazy_stub_442:
+  pushq $442
+  jmp quire_lazy_common
+  .globl FcPatternGetMatrix
+  .type FcPatternGetMatrix, @function
+  .p2align 4
+FcPatternGetMatrix:
+  jmp *quire_lazy_slots+3544(%rip)
+quire_lazy_stub_443:
+  pushq $443
+  jmp quire_lazy_common
+  .globl FcPatternGetString
+  .type FcPatternGetString, @function
+  .p2align 4
+FcPatternGetString:
+  jmp *quire_lazy_slots+3552(%rip)
+quire_lazy_stub_444:
+  pushq $444
+  jmp quire_lazy_common
+  .globl FcStrListDone
+  .type FcStrListDone, @function
+  .p2align 4
+FcStrListDone:
+  jmp *quire_lazy_slots+3560(%rip)
+quire_lazy_stub_445:
+  pushq $445
+  jmp quire_lazy_common
+  .globl FcStrListNext
+  .type FcStrListNext, @function
+  .p2align 4
+FcStrListNext:
+  jmp *quire_lazy_slots+3568(%rip)
+quire_lazy_stub_446:
+  pushq $446
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -3844,3585 +4357,4155 @@ pango_cairo_create_layout:
 quire_lazy_stub_31:
   mov x17, #31
   b quire_lazy_common
-  .globl pango_cairo_font_map_get_default
-  .type pango_cairo_font_map_get_default, %function
+  .globl pango_cairo_show_layout
+  .type pango_cairo_show_layout, %function
   .p2align 4
-pango_cairo_font_map_get_default:
+pango_cairo_show_layout:
   adrp x16, quire_lazy_slots+256
   ldr x16, [x16, #:lo12:quire_lazy_slots+256]
   br x16
 quire_lazy_stub_32:
   mov x17, #32
   b quire_lazy_common
-  .globl pango_cairo_show_layout
-  .type pango_cairo_show_layout, %function
+  .globl pango_font_description_free
+  .type pango_font_description_free, %function
   .p2align 4
-pango_cairo_show_layout:
+pango_font_description_free:
   adrp x16, quire_lazy_slots+264
   ldr x16, [x16, #:lo12:quire_lazy_slots+264]
   br x16
 quire_lazy_stub_33:
   mov x17, #33
   b quire_lazy_common
-  .globl pango_font_description_free
-  .type pango_font_description_free, %function
+  .globl pango_font_description_from_string
+  .type pango_font_description_from_string, %function
   .p2align 4
-pango_font_description_free:
+pango_font_description_from_string:
   adrp x16, quire_lazy_slots+272
   ldr x16, [x16, #:lo12:quire_lazy_slots+272]
   br x16
 quire_lazy_stub_34:
   mov x17, #34
   b quire_lazy_common
-  .globl pango_font_description_from_string
-  .type pango_font_description_from_string, %function
+  .globl pango_layout_get_extents
+  .type pango_layout_get_extents, %function
   .p2align 4
-pango_font_description_from_string:
+pango_layout_get_extents:
   adrp x16, quire_lazy_slots+280
   ldr x16, [x16, #:lo12:quire_lazy_slots+280]
   br x16
 quire_lazy_stub_35:
   mov x17, #35
   b quire_lazy_common
-  .globl pango_layout_get_extents
-  .type pango_layout_get_extents, %function
+  .globl pango_layout_get_unknown_glyphs_count
+  .type pango_layout_get_unknown_glyphs_count, %function
   .p2align 4
-pango_layout_get_extents:
+pango_layout_get_unknown_glyphs_count:
   adrp x16, quire_lazy_slots+288
   ldr x16, [x16, #:lo12:quire_lazy_slots+288]
   br x16
 quire_lazy_stub_36:
   mov x17, #36
   b quire_lazy_common
-  .globl pango_layout_get_unknown_glyphs_count
-  .type pango_layout_get_unknown_glyphs_count, %function
+  .globl pango_layout_set_alignment
+  .type pango_layout_set_alignment, %function
   .p2align 4
-pango_layout_get_unknown_glyphs_count:
+pango_layout_set_alignment:
   adrp x16, quire_lazy_slots+296
   ldr x16, [x16, #:lo12:quire_lazy_slots+296]
   br x16
 quire_lazy_stub_37:
   mov x17, #37
   b quire_lazy_common
-  .globl pango_layout_set_alignment
-  .type pango_layout_set_alignment, %function
+  .globl pango_layout_set_ellipsize
+  .type pango_layout_set_ellipsize, %function
   .p2align 4
-pango_layout_set_alignment:
+pango_layout_set_ellipsize:
   adrp x16, quire_lazy_slots+304
   ldr x16, [x16, #:lo12:quire_lazy_slots+304]
   br x16
 quire_lazy_stub_38:
   mov x17, #38
   b quire_lazy_common
-  .globl pango_layout_set_ellipsize
-  .type pango_layout_set_ellipsize, %function
+  .globl pango_layout_set_font_description
+  .type pango_layout_set_font_description, %function
   .p2align 4
-pango_layout_set_ellipsize:
+pango_layout_set_font_description:
   adrp x16, quire_lazy_slots+312
   ldr x16, [x16, #:lo12:quire_lazy_slots+312]
   br x16
 quire_lazy_stub_39:
   mov x17, #39
   b quire_lazy_common
-  .globl pango_layout_set_font_description
-  .type pango_layout_set_font_description, %function
+  .globl pango_layout_set_height
+  .type pango_layout_set_height, %function
   .p2align 4
-pango_layout_set_font_description:
+pango_layout_set_height:
   adrp x16, quire_lazy_slots+320
   ldr x16, [x16, #:lo12:quire_lazy_slots+320]
   br x16
 quire_lazy_stub_40:
   mov x17, #40
   b quire_lazy_common
-  .globl pango_layout_set_height
-  .type pango_layout_set_height, %function
+  .globl pango_layout_set_markup
+  .type pango_layout_set_markup, %function
   .p2align 4
-pango_layout_set_height:
+pango_layout_set_markup:
   adrp x16, quire_lazy_slots+328
   ldr x16, [x16, #:lo12:quire_lazy_slots+328]
   br x16
 quire_lazy_stub_41:
   mov x17, #41
   b quire_lazy_common
-  .globl pango_layout_set_markup
-  .type pango_layout_set_markup, %function
+  .globl pango_layout_set_spacing
+  .type pango_layout_set_spacing, %function
   .p2align 4
-pango_layout_set_markup:
+pango_layout_set_spacing:
   adrp x16, quire_lazy_slots+336
   ldr x16, [x16, #:lo12:quire_lazy_slots+336]
   br x16
 quire_lazy_stub_42:
   mov x17, #42
   b quire_lazy_common
-  .globl pango_layout_set_spacing
-  .type pango_layout_set_spacing, %function
+  .globl pango_layout_set_width
+  .type pango_layout_set_width, %function
   .p2align 4
-pango_layout_set_spacing:
+pango_layout_set_width:
   adrp x16, quire_lazy_slots+344
   ldr x16, [x16, #:lo12:quire_lazy_slots+344]
   br x16
 quire_lazy_stub_43:
   mov x17, #43
   b quire_lazy_common
-  .globl pango_layout_set_width
-  .type pango_layout_set_width, %function
+  .globl pango_layout_set_wrap
+  .type pango_layout_set_wrap, %function
   .p2align 4
-pango_layout_set_width:
+pango_layout_set_wrap:
   adrp x16, quire_lazy_slots+352
   ldr x16, [x16, #:lo12:quire_lazy_slots+352]
   br x16
 quire_lazy_stub_44:
   mov x17, #44
   b quire_lazy_common
-  .globl pango_layout_set_wrap
-  .type pango_layout_set_wrap, %function
+  .globl pango_parse_markup
+  .type pango_parse_markup, %function
   .p2align 4
-pango_layout_set_wrap:
+pango_parse_markup:
   adrp x16, quire_lazy_slots+360
   ldr x16, [x16, #:lo12:quire_lazy_slots+360]
   br x16
 quire_lazy_stub_45:
   mov x17, #45
   b quire_lazy_common
-  .globl pango_parse_markup
-  .type pango_parse_markup, %function
+  .globl pango_version_string
+  .type pango_version_string, %function
   .p2align 4
-pango_parse_markup:
+pango_version_string:
   adrp x16, quire_lazy_slots+368
   ldr x16, [x16, #:lo12:quire_lazy_slots+368]
   br x16
 quire_lazy_stub_46:
   mov x17, #46
   b quire_lazy_common
-  .globl pango_version_string
-  .type pango_version_string, %function
+  .globl cairo_create
+  .type cairo_create, %function
   .p2align 4
-pango_version_string:
+cairo_create:
   adrp x16, quire_lazy_slots+376
   ldr x16, [x16, #:lo12:quire_lazy_slots+376]
   br x16
 quire_lazy_stub_47:
   mov x17, #47
   b quire_lazy_common
-  .globl cairo_create
-  .type cairo_create, %function
+  .globl cairo_destroy
+  .type cairo_destroy, %function
   .p2align 4
-cairo_create:
+cairo_destroy:
   adrp x16, quire_lazy_slots+384
   ldr x16, [x16, #:lo12:quire_lazy_slots+384]
   br x16
 quire_lazy_stub_48:
   mov x17, #48
   b quire_lazy_common
-  .globl cairo_destroy
-  .type cairo_destroy, %function
+  .globl cairo_fill
+  .type cairo_fill, %function
   .p2align 4
-cairo_destroy:
+cairo_fill:
   adrp x16, quire_lazy_slots+392
   ldr x16, [x16, #:lo12:quire_lazy_slots+392]
   br x16
 quire_lazy_stub_49:
   mov x17, #49
   b quire_lazy_common
-  .globl cairo_fill
-  .type cairo_fill, %function
+  .globl cairo_font_face_status
+  .type cairo_font_face_status, %function
   .p2align 4
-cairo_fill:
+cairo_font_face_status:
   adrp x16, quire_lazy_slots+400
   ldr x16, [x16, #:lo12:quire_lazy_slots+400]
   br x16
 quire_lazy_stub_50:
   mov x17, #50
   b quire_lazy_common
-  .globl cairo_image_surface_create
-  .type cairo_image_surface_create, %function
+  .globl cairo_font_options_create
+  .type cairo_font_options_create, %function
   .p2align 4
-cairo_image_surface_create:
+cairo_font_options_create:
   adrp x16, quire_lazy_slots+408
   ldr x16, [x16, #:lo12:quire_lazy_slots+408]
   br x16
 quire_lazy_stub_51:
   mov x17, #51
   b quire_lazy_common
-  .globl cairo_image_surface_create_from_png_stream
-  .type cairo_image_surface_create_from_png_stream, %function
+  .globl cairo_font_options_destroy
+  .type cairo_font_options_destroy, %function
   .p2align 4
-cairo_image_surface_create_from_png_stream:
+cairo_font_options_destroy:
   adrp x16, quire_lazy_slots+416
   ldr x16, [x16, #:lo12:quire_lazy_slots+416]
   br x16
 quire_lazy_stub_52:
   mov x17, #52
   b quire_lazy_common
-  .globl cairo_image_surface_get_data
-  .type cairo_image_surface_get_data, %function
+  .globl cairo_font_options_set_hint_metrics
+  .type cairo_font_options_set_hint_metrics, %function
   .p2align 4
-cairo_image_surface_get_data:
+cairo_font_options_set_hint_metrics:
   adrp x16, quire_lazy_slots+424
   ldr x16, [x16, #:lo12:quire_lazy_slots+424]
   br x16
 quire_lazy_stub_53:
   mov x17, #53
   b quire_lazy_common
-  .globl cairo_image_surface_get_format
-  .type cairo_image_surface_get_format, %function
+  .globl cairo_ft_font_face_create_for_pattern
+  .type cairo_ft_font_face_create_for_pattern, %function
   .p2align 4
-cairo_image_surface_get_format:
+cairo_ft_font_face_create_for_pattern:
   adrp x16, quire_lazy_slots+432
   ldr x16, [x16, #:lo12:quire_lazy_slots+432]
   br x16
 quire_lazy_stub_54:
   mov x17, #54
   b quire_lazy_common
-  .globl cairo_image_surface_get_height
-  .type cairo_image_surface_get_height, %function
+  .globl cairo_ft_font_face_set_synthesize
+  .type cairo_ft_font_face_set_synthesize, %function
   .p2align 4
-cairo_image_surface_get_height:
+cairo_ft_font_face_set_synthesize:
   adrp x16, quire_lazy_slots+440
   ldr x16, [x16, #:lo12:quire_lazy_slots+440]
   br x16
 quire_lazy_stub_55:
   mov x17, #55
   b quire_lazy_common
-  .globl cairo_image_surface_get_stride
-  .type cairo_image_surface_get_stride, %function
+  .globl cairo_get_matrix
+  .type cairo_get_matrix, %function
   .p2align 4
-cairo_image_surface_get_stride:
+cairo_get_matrix:
   adrp x16, quire_lazy_slots+448
   ldr x16, [x16, #:lo12:quire_lazy_slots+448]
   br x16
 quire_lazy_stub_56:
   mov x17, #56
   b quire_lazy_common
-  .globl cairo_image_surface_get_width
-  .type cairo_image_surface_get_width, %function
+  .globl cairo_get_target
+  .type cairo_get_target, %function
   .p2align 4
-cairo_image_surface_get_width:
+cairo_get_target:
   adrp x16, quire_lazy_slots+456
   ldr x16, [x16, #:lo12:quire_lazy_slots+456]
   br x16
 quire_lazy_stub_57:
   mov x17, #57
   b quire_lazy_common
-  .globl cairo_line_to
-  .type cairo_line_to, %function
+  .globl cairo_image_surface_create
+  .type cairo_image_surface_create, %function
   .p2align 4
-cairo_line_to:
+cairo_image_surface_create:
   adrp x16, quire_lazy_slots+464
   ldr x16, [x16, #:lo12:quire_lazy_slots+464]
   br x16
 quire_lazy_stub_58:
   mov x17, #58
   b quire_lazy_common
-  .globl cairo_move_to
-  .type cairo_move_to, %function
+  .globl cairo_image_surface_create_from_png_stream
+  .type cairo_image_surface_create_from_png_stream, %function
   .p2align 4
-cairo_move_to:
+cairo_image_surface_create_from_png_stream:
   adrp x16, quire_lazy_slots+472
   ldr x16, [x16, #:lo12:quire_lazy_slots+472]
   br x16
 quire_lazy_stub_59:
   mov x17, #59
   b quire_lazy_common
-  .globl cairo_paint
-  .type cairo_paint, %function
+  .globl cairo_image_surface_get_data
+  .type cairo_image_surface_get_data, %function
   .p2align 4
-cairo_paint:
+cairo_image_surface_get_data:
   adrp x16, quire_lazy_slots+480
   ldr x16, [x16, #:lo12:quire_lazy_slots+480]
   br x16
 quire_lazy_stub_60:
   mov x17, #60
   b quire_lazy_common
-  .globl cairo_pdf_surface_add_outline
-  .type cairo_pdf_surface_add_outline, %function
+  .globl cairo_image_surface_get_format
+  .type cairo_image_surface_get_format, %function
   .p2align 4
-cairo_pdf_surface_add_outline:
+cairo_image_surface_get_format:
   adrp x16, quire_lazy_slots+488
   ldr x16, [x16, #:lo12:quire_lazy_slots+488]
   br x16
 quire_lazy_stub_61:
   mov x17, #61
   b quire_lazy_common
-  .globl cairo_pdf_surface_create
-  .type cairo_pdf_surface_create, %function
+  .globl cairo_image_surface_get_height
+  .type cairo_image_surface_get_height, %function
   .p2align 4
-cairo_pdf_surface_create:
+cairo_image_surface_get_height:
   adrp x16, quire_lazy_slots+496
   ldr x16, [x16, #:lo12:quire_lazy_slots+496]
   br x16
 quire_lazy_stub_62:
   mov x17, #62
   b quire_lazy_common
-  .globl cairo_pdf_surface_set_metadata
-  .type cairo_pdf_surface_set_metadata, %function
+  .globl cairo_image_surface_get_stride
+  .type cairo_image_surface_get_stride, %function
   .p2align 4
-cairo_pdf_surface_set_metadata:
+cairo_image_surface_get_stride:
   adrp x16, quire_lazy_slots+504
   ldr x16, [x16, #:lo12:quire_lazy_slots+504]
   br x16
 quire_lazy_stub_63:
   mov x17, #63
   b quire_lazy_common
-  .globl cairo_rectangle
-  .type cairo_rectangle, %function
+  .globl cairo_image_surface_get_width
+  .type cairo_image_surface_get_width, %function
   .p2align 4
-cairo_rectangle:
+cairo_image_surface_get_width:
   adrp x16, quire_lazy_slots+512
   ldr x16, [x16, #:lo12:quire_lazy_slots+512]
   br x16
 quire_lazy_stub_64:
   mov x17, #64
   b quire_lazy_common
-  .globl cairo_rotate
-  .type cairo_rotate, %function
+  .globl cairo_line_to
+  .type cairo_line_to, %function
   .p2align 4
-cairo_rotate:
+cairo_line_to:
   adrp x16, quire_lazy_slots+520
   ldr x16, [x16, #:lo12:quire_lazy_slots+520]
   br x16
 quire_lazy_stub_65:
   mov x17, #65
   b quire_lazy_common
-  .globl cairo_scale
-  .type cairo_scale, %function
+  .globl cairo_move_to
+  .type cairo_move_to, %function
   .p2align 4
-cairo_scale:
+cairo_move_to:
   adrp x16, quire_lazy_slots+528
   ldr x16, [x16, #:lo12:quire_lazy_slots+528]
   br x16
 quire_lazy_stub_66:
   mov x17, #66
   b quire_lazy_common
-  .globl cairo_set_line_width
-  .type cairo_set_line_width, %function
+  .globl cairo_paint
+  .type cairo_paint, %function
   .p2align 4
-cairo_set_line_width:
+cairo_paint:
   adrp x16, quire_lazy_slots+536
   ldr x16, [x16, #:lo12:quire_lazy_slots+536]
   br x16
 quire_lazy_stub_67:
   mov x17, #67
   b quire_lazy_common
-  .globl cairo_set_operator
-  .type cairo_set_operator, %function
+  .globl cairo_pdf_surface_add_outline
+  .type cairo_pdf_surface_add_outline, %function
   .p2align 4
-cairo_set_operator:
+cairo_pdf_surface_add_outline:
   adrp x16, quire_lazy_slots+544
   ldr x16, [x16, #:lo12:quire_lazy_slots+544]
   br x16
 quire_lazy_stub_68:
   mov x17, #68
   b quire_lazy_common
-  .globl cairo_set_source_rgb
-  .type cairo_set_source_rgb, %function
+  .globl cairo_pdf_surface_create
+  .type cairo_pdf_surface_create, %function
   .p2align 4
-cairo_set_source_rgb:
+cairo_pdf_surface_create:
   adrp x16, quire_lazy_slots+552
   ldr x16, [x16, #:lo12:quire_lazy_slots+552]
   br x16
 quire_lazy_stub_69:
   mov x17, #69
   b quire_lazy_common
-  .globl cairo_set_source_rgba
-  .type cairo_set_source_rgba, %function
+  .globl cairo_pdf_surface_set_metadata
+  .type cairo_pdf_surface_set_metadata, %function
   .p2align 4
-cairo_set_source_rgba:
+cairo_pdf_surface_set_metadata:
   adrp x16, quire_lazy_slots+560
   ldr x16, [x16, #:lo12:quire_lazy_slots+560]
   br x16
 quire_lazy_stub_70:
   mov x17, #70
   b quire_lazy_common
-  .globl cairo_show_page
-  .type cairo_show_page, %function
+  .globl cairo_rectangle
+  .type cairo_rectangle, %function
   .p2align 4
-cairo_show_page:
+cairo_rectangle:
   adrp x16, quire_lazy_slots+568
   ldr x16, [x16, #:lo12:quire_lazy_slots+568]
   br x16
 quire_lazy_stub_71:
   mov x17, #71
   b quire_lazy_common
-  .globl cairo_status_to_string
-  .type cairo_status_to_string, %function
+  .globl cairo_restore
+  .type cairo_restore, %function
   .p2align 4
-cairo_status_to_string:
+cairo_restore:
   adrp x16, quire_lazy_slots+576
   ldr x16, [x16, #:lo12:quire_lazy_slots+576]
   br x16
 quire_lazy_stub_72:
   mov x17, #72
   b quire_lazy_common
-  .globl cairo_stroke
-  .type cairo_stroke, %function
+  .globl cairo_rotate
+  .type cairo_rotate, %function
   .p2align 4
-cairo_stroke:
+cairo_rotate:
   adrp x16, quire_lazy_slots+584
   ldr x16, [x16, #:lo12:quire_lazy_slots+584]
   br x16
 quire_lazy_stub_73:
   mov x17, #73
   b quire_lazy_common
-  .globl cairo_surface_destroy
-  .type cairo_surface_destroy, %function
+  .globl cairo_save
+  .type cairo_save, %function
   .p2align 4
-cairo_surface_destroy:
+cairo_save:
   adrp x16, quire_lazy_slots+592
   ldr x16, [x16, #:lo12:quire_lazy_slots+592]
   br x16
 quire_lazy_stub_74:
   mov x17, #74
   b quire_lazy_common
-  .globl cairo_surface_finish
-  .type cairo_surface_finish, %function
+  .globl cairo_scale
+  .type cairo_scale, %function
   .p2align 4
-cairo_surface_finish:
+cairo_scale:
   adrp x16, quire_lazy_slots+600
   ldr x16, [x16, #:lo12:quire_lazy_slots+600]
   br x16
 quire_lazy_stub_75:
   mov x17, #75
   b quire_lazy_common
-  .globl cairo_surface_flush
-  .type cairo_surface_flush, %function
+  .globl cairo_set_font_face
+  .type cairo_set_font_face, %function
   .p2align 4
-cairo_surface_flush:
+cairo_set_font_face:
   adrp x16, quire_lazy_slots+608
   ldr x16, [x16, #:lo12:quire_lazy_slots+608]
   br x16
 quire_lazy_stub_76:
   mov x17, #76
   b quire_lazy_common
-  .globl cairo_surface_status
-  .type cairo_surface_status, %function
+  .globl cairo_set_font_options
+  .type cairo_set_font_options, %function
   .p2align 4
-cairo_surface_status:
+cairo_set_font_options:
   adrp x16, quire_lazy_slots+616
   ldr x16, [x16, #:lo12:quire_lazy_slots+616]
   br x16
 quire_lazy_stub_77:
   mov x17, #77
   b quire_lazy_common
-  .globl cairo_surface_write_to_png_stream
-  .type cairo_surface_write_to_png_stream, %function
+  .globl cairo_set_font_size
+  .type cairo_set_font_size, %function
   .p2align 4
-cairo_surface_write_to_png_stream:
+cairo_set_font_size:
   adrp x16, quire_lazy_slots+624
   ldr x16, [x16, #:lo12:quire_lazy_slots+624]
   br x16
 quire_lazy_stub_78:
   mov x17, #78
   b quire_lazy_common
-  .globl cairo_translate
-  .type cairo_translate, %function
+  .globl cairo_set_line_width
+  .type cairo_set_line_width, %function
   .p2align 4
-cairo_translate:
+cairo_set_line_width:
   adrp x16, quire_lazy_slots+632
   ldr x16, [x16, #:lo12:quire_lazy_slots+632]
   br x16
 quire_lazy_stub_79:
   mov x17, #79
   b quire_lazy_common
-  .globl g_object_unref
-  .type g_object_unref, %function
+  .globl cairo_set_operator
+  .type cairo_set_operator, %function
   .p2align 4
-g_object_unref:
+cairo_set_operator:
   adrp x16, quire_lazy_slots+640
   ldr x16, [x16, #:lo12:quire_lazy_slots+640]
   br x16
 quire_lazy_stub_80:
   mov x17, #80
   b quire_lazy_common
-  .globl g_compute_checksum_for_string
-  .type g_compute_checksum_for_string, %function
+  .globl cairo_set_source_rgb
+  .type cairo_set_source_rgb, %function
   .p2align 4
-g_compute_checksum_for_string:
+cairo_set_source_rgb:
   adrp x16, quire_lazy_slots+648
   ldr x16, [x16, #:lo12:quire_lazy_slots+648]
   br x16
 quire_lazy_stub_81:
   mov x17, #81
   b quire_lazy_common
-  .globl g_date_time_to_unix
-  .type g_date_time_to_unix, %function
+  .globl cairo_set_source_rgba
+  .type cairo_set_source_rgba, %function
   .p2align 4
-g_date_time_to_unix:
+cairo_set_source_rgba:
   adrp x16, quire_lazy_slots+656
   ldr x16, [x16, #:lo12:quire_lazy_slots+656]
   br x16
 quire_lazy_stub_82:
   mov x17, #82
   b quire_lazy_common
-  .globl g_date_time_unref
-  .type g_date_time_unref, %function
+  .globl cairo_show_glyphs
+  .type cairo_show_glyphs, %function
   .p2align 4
-g_date_time_unref:
+cairo_show_glyphs:
   adrp x16, quire_lazy_slots+664
   ldr x16, [x16, #:lo12:quire_lazy_slots+664]
   br x16
 quire_lazy_stub_83:
   mov x17, #83
   b quire_lazy_common
-  .globl g_error_free
-  .type g_error_free, %function
+  .globl cairo_show_page
+  .type cairo_show_page, %function
   .p2align 4
-g_error_free:
+cairo_show_page:
   adrp x16, quire_lazy_slots+672
   ldr x16, [x16, #:lo12:quire_lazy_slots+672]
   br x16
 quire_lazy_stub_84:
   mov x17, #84
   b quire_lazy_common
-  .globl g_filename_from_uri
-  .type g_filename_from_uri, %function
+  .globl cairo_status_to_string
+  .type cairo_status_to_string, %function
   .p2align 4
-g_filename_from_uri:
+cairo_status_to_string:
   adrp x16, quire_lazy_slots+680
   ldr x16, [x16, #:lo12:quire_lazy_slots+680]
   br x16
 quire_lazy_stub_85:
   mov x17, #85
   b quire_lazy_common
-  .globl g_filename_to_uri
-  .type g_filename_to_uri, %function
+  .globl cairo_stroke
+  .type cairo_stroke, %function
   .p2align 4
-g_filename_to_uri:
+cairo_stroke:
   adrp x16, quire_lazy_slots+688
   ldr x16, [x16, #:lo12:quire_lazy_slots+688]
   br x16
 quire_lazy_stub_86:
   mov x17, #86
   b quire_lazy_common
-  .globl g_free
-  .type g_free, %function
+  .globl cairo_surface_destroy
+  .type cairo_surface_destroy, %function
   .p2align 4
-g_free:
+cairo_surface_destroy:
   adrp x16, quire_lazy_slots+696
   ldr x16, [x16, #:lo12:quire_lazy_slots+696]
   br x16
 quire_lazy_stub_87:
   mov x17, #87
   b quire_lazy_common
-  .globl g_list_free_full
-  .type g_list_free_full, %function
+  .globl cairo_surface_finish
+  .type cairo_surface_finish, %function
   .p2align 4
-g_list_free_full:
+cairo_surface_finish:
   adrp x16, quire_lazy_slots+704
   ldr x16, [x16, #:lo12:quire_lazy_slots+704]
   br x16
 quire_lazy_stub_88:
   mov x17, #88
   b quire_lazy_common
-  .globl qpdf_add_page
-  .type qpdf_add_page, %function
+  .globl cairo_surface_flush
+  .type cairo_surface_flush, %function
   .p2align 4
-qpdf_add_page:
+cairo_surface_flush:
   adrp x16, quire_lazy_slots+712
   ldr x16, [x16, #:lo12:quire_lazy_slots+712]
   br x16
 quire_lazy_stub_89:
   mov x17, #89
   b quire_lazy_common
-  .globl qpdf_allow_modify_assembly
-  .type qpdf_allow_modify_assembly, %function
+  .globl cairo_surface_get_type
+  .type cairo_surface_get_type, %function
   .p2align 4
-qpdf_allow_modify_assembly:
+cairo_surface_get_type:
   adrp x16, quire_lazy_slots+720
   ldr x16, [x16, #:lo12:quire_lazy_slots+720]
   br x16
 quire_lazy_stub_90:
   mov x17, #90
   b quire_lazy_common
-  .globl qpdf_cleanup
-  .type qpdf_cleanup, %function
+  .globl cairo_surface_status
+  .type cairo_surface_status, %function
   .p2align 4
-qpdf_cleanup:
+cairo_surface_status:
   adrp x16, quire_lazy_slots+728
   ldr x16, [x16, #:lo12:quire_lazy_slots+728]
   br x16
 quire_lazy_stub_91:
   mov x17, #91
   b quire_lazy_common
-  .globl qpdf_get_error
-  .type qpdf_get_error, %function
+  .globl cairo_surface_write_to_png_stream
+  .type cairo_surface_write_to_png_stream, %function
   .p2align 4
-qpdf_get_error:
+cairo_surface_write_to_png_stream:
   adrp x16, quire_lazy_slots+736
   ldr x16, [x16, #:lo12:quire_lazy_slots+736]
   br x16
 quire_lazy_stub_92:
   mov x17, #92
   b quire_lazy_common
-  .globl qpdf_get_error_full_text
-  .type qpdf_get_error_full_text, %function
+  .globl cairo_translate
+  .type cairo_translate, %function
   .p2align 4
-qpdf_get_error_full_text:
+cairo_translate:
   adrp x16, quire_lazy_slots+744
   ldr x16, [x16, #:lo12:quire_lazy_slots+744]
   br x16
 quire_lazy_stub_93:
   mov x17, #93
   b quire_lazy_common
-  .globl qpdf_get_num_pages
-  .type qpdf_get_num_pages, %function
+  .globl g_object_unref
+  .type g_object_unref, %function
   .p2align 4
-qpdf_get_num_pages:
+g_object_unref:
   adrp x16, quire_lazy_slots+752
   ldr x16, [x16, #:lo12:quire_lazy_slots+752]
   br x16
 quire_lazy_stub_94:
   mov x17, #94
   b quire_lazy_common
-  .globl qpdf_get_object_by_id
-  .type qpdf_get_object_by_id, %function
+  .globl g_compute_checksum_for_string
+  .type g_compute_checksum_for_string, %function
   .p2align 4
-qpdf_get_object_by_id:
+g_compute_checksum_for_string:
   adrp x16, quire_lazy_slots+760
   ldr x16, [x16, #:lo12:quire_lazy_slots+760]
   br x16
 quire_lazy_stub_95:
   mov x17, #95
   b quire_lazy_common
-  .globl qpdf_get_page_n
-  .type qpdf_get_page_n, %function
+  .globl g_date_time_to_unix
+  .type g_date_time_to_unix, %function
   .p2align 4
-qpdf_get_page_n:
+g_date_time_to_unix:
   adrp x16, quire_lazy_slots+768
   ldr x16, [x16, #:lo12:quire_lazy_slots+768]
   br x16
 quire_lazy_stub_96:
   mov x17, #96
   b quire_lazy_common
-  .globl qpdf_get_root
-  .type qpdf_get_root, %function
+  .globl g_date_time_unref
+  .type g_date_time_unref, %function
   .p2align 4
-qpdf_get_root:
+g_date_time_unref:
   adrp x16, quire_lazy_slots+776
   ldr x16, [x16, #:lo12:quire_lazy_slots+776]
   br x16
 quire_lazy_stub_97:
   mov x17, #97
   b quire_lazy_common
-  .globl qpdf_get_trailer
-  .type qpdf_get_trailer, %function
+  .globl g_error_free
+  .type g_error_free, %function
   .p2align 4
-qpdf_get_trailer:
+g_error_free:
   adrp x16, quire_lazy_slots+784
   ldr x16, [x16, #:lo12:quire_lazy_slots+784]
   br x16
 quire_lazy_stub_98:
   mov x17, #98
   b quire_lazy_common
-  .globl qpdf_has_error
-  .type qpdf_has_error, %function
+  .globl g_filename_from_uri
+  .type g_filename_from_uri, %function
   .p2align 4
-qpdf_has_error:
+g_filename_from_uri:
   adrp x16, quire_lazy_slots+792
   ldr x16, [x16, #:lo12:quire_lazy_slots+792]
   br x16
 quire_lazy_stub_99:
   mov x17, #99
   b quire_lazy_common
-  .globl qpdf_init
-  .type qpdf_init, %function
+  .globl g_filename_to_uri
+  .type g_filename_to_uri, %function
   .p2align 4
-qpdf_init:
+g_filename_to_uri:
   adrp x16, quire_lazy_slots+800
   ldr x16, [x16, #:lo12:quire_lazy_slots+800]
   br x16
 quire_lazy_stub_100:
   mov x17, #100
   b quire_lazy_common
-  .globl qpdf_init_write
-  .type qpdf_init_write, %function
+  .globl g_free
+  .type g_free, %function
   .p2align 4
-qpdf_init_write:
+g_free:
   adrp x16, quire_lazy_slots+808
   ldr x16, [x16, #:lo12:quire_lazy_slots+808]
   br x16
 quire_lazy_stub_101:
   mov x17, #101
   b quire_lazy_common
-  .globl qpdf_is_encrypted
-  .type qpdf_is_encrypted, %function
+  .globl g_list_free_full
+  .type g_list_free_full, %function
   .p2align 4
-qpdf_is_encrypted:
+g_list_free_full:
   adrp x16, quire_lazy_slots+816
   ldr x16, [x16, #:lo12:quire_lazy_slots+816]
   br x16
 quire_lazy_stub_102:
   mov x17, #102
   b quire_lazy_common
-  .globl qpdf_make_indirect_object
-  .type qpdf_make_indirect_object, %function
+  .globl qpdf_add_page
+  .type qpdf_add_page, %function
   .p2align 4
-qpdf_make_indirect_object:
+qpdf_add_page:
   adrp x16, quire_lazy_slots+824
   ldr x16, [x16, #:lo12:quire_lazy_slots+824]
   br x16
 quire_lazy_stub_103:
   mov x17, #103
   b quire_lazy_common
-  .globl qpdf_more_warnings
-  .type qpdf_more_warnings, %function
+  .globl qpdf_allow_modify_assembly
+  .type qpdf_allow_modify_assembly, %function
   .p2align 4
-qpdf_more_warnings:
+qpdf_allow_modify_assembly:
   adrp x16, quire_lazy_slots+832
   ldr x16, [x16, #:lo12:quire_lazy_slots+832]
   br x16
 quire_lazy_stub_104:
   mov x17, #104
   b quire_lazy_common
-  .globl qpdf_oh_append_item
-  .type qpdf_oh_append_item, %function
+  .globl qpdf_cleanup
+  .type qpdf_cleanup, %function
   .p2align 4
-qpdf_oh_append_item:
+qpdf_cleanup:
   adrp x16, quire_lazy_slots+840
   ldr x16, [x16, #:lo12:quire_lazy_slots+840]
   br x16
 quire_lazy_stub_105:
   mov x17, #105
   b quire_lazy_common
-  .globl qpdf_oh_begin_dict_key_iter
-  .type qpdf_oh_begin_dict_key_iter, %function
+  .globl qpdf_get_error
+  .type qpdf_get_error, %function
   .p2align 4
-qpdf_oh_begin_dict_key_iter:
+qpdf_get_error:
   adrp x16, quire_lazy_slots+848
   ldr x16, [x16, #:lo12:quire_lazy_slots+848]
   br x16
 quire_lazy_stub_106:
   mov x17, #106
   b quire_lazy_common
-  .globl qpdf_oh_dict_more_keys
-  .type qpdf_oh_dict_more_keys, %function
+  .globl qpdf_get_error_full_text
+  .type qpdf_get_error_full_text, %function
   .p2align 4
-qpdf_oh_dict_more_keys:
+qpdf_get_error_full_text:
   adrp x16, quire_lazy_slots+856
   ldr x16, [x16, #:lo12:quire_lazy_slots+856]
   br x16
 quire_lazy_stub_107:
   mov x17, #107
   b quire_lazy_common
-  .globl qpdf_oh_dict_next_key
-  .type qpdf_oh_dict_next_key, %function
+  .globl qpdf_get_num_pages
+  .type qpdf_get_num_pages, %function
   .p2align 4
-qpdf_oh_dict_next_key:
+qpdf_get_num_pages:
   adrp x16, quire_lazy_slots+864
   ldr x16, [x16, #:lo12:quire_lazy_slots+864]
   br x16
 quire_lazy_stub_108:
   mov x17, #108
   b quire_lazy_common
-  .globl qpdf_oh_erase_item
-  .type qpdf_oh_erase_item, %function
+  .globl qpdf_get_object_by_id
+  .type qpdf_get_object_by_id, %function
   .p2align 4
-qpdf_oh_erase_item:
+qpdf_get_object_by_id:
   adrp x16, quire_lazy_slots+872
   ldr x16, [x16, #:lo12:quire_lazy_slots+872]
   br x16
 quire_lazy_stub_109:
   mov x17, #109
   b quire_lazy_common
-  .globl qpdf_oh_get_array_item
-  .type qpdf_oh_get_array_item, %function
+  .globl qpdf_get_page_n
+  .type qpdf_get_page_n, %function
   .p2align 4
-qpdf_oh_get_array_item:
+qpdf_get_page_n:
   adrp x16, quire_lazy_slots+880
   ldr x16, [x16, #:lo12:quire_lazy_slots+880]
   br x16
 quire_lazy_stub_110:
   mov x17, #110
   b quire_lazy_common
-  .globl qpdf_oh_get_array_n_items
-  .type qpdf_oh_get_array_n_items, %function
+  .globl qpdf_get_root
+  .type qpdf_get_root, %function
   .p2align 4
-qpdf_oh_get_array_n_items:
+qpdf_get_root:
   adrp x16, quire_lazy_slots+888
   ldr x16, [x16, #:lo12:quire_lazy_slots+888]
   br x16
 quire_lazy_stub_111:
   mov x17, #111
   b quire_lazy_common
-  .globl qpdf_oh_get_bool_value
-  .type qpdf_oh_get_bool_value, %function
+  .globl qpdf_get_trailer
+  .type qpdf_get_trailer, %function
   .p2align 4
-qpdf_oh_get_bool_value:
+qpdf_get_trailer:
   adrp x16, quire_lazy_slots+896
   ldr x16, [x16, #:lo12:quire_lazy_slots+896]
   br x16
 quire_lazy_stub_112:
   mov x17, #112
   b quire_lazy_common
-  .globl qpdf_oh_get_dict
-  .type qpdf_oh_get_dict, %function
+  .globl qpdf_has_error
+  .type qpdf_has_error, %function
   .p2align 4
-qpdf_oh_get_dict:
+qpdf_has_error:
   adrp x16, quire_lazy_slots+904
   ldr x16, [x16, #:lo12:quire_lazy_slots+904]
   br x16
 quire_lazy_stub_113:
   mov x17, #113
   b quire_lazy_common
-  .globl qpdf_oh_get_generation
-  .type qpdf_oh_get_generation, %function
+  .globl qpdf_init
+  .type qpdf_init, %function
   .p2align 4
-qpdf_oh_get_generation:
+qpdf_init:
   adrp x16, quire_lazy_slots+912
   ldr x16, [x16, #:lo12:quire_lazy_slots+912]
   br x16
 quire_lazy_stub_114:
   mov x17, #114
   b quire_lazy_common
-  .globl qpdf_oh_get_int_value
-  .type qpdf_oh_get_int_value, %function
+  .globl qpdf_init_write
+  .type qpdf_init_write, %function
   .p2align 4
-qpdf_oh_get_int_value:
+qpdf_init_write:
   adrp x16, quire_lazy_slots+920
   ldr x16, [x16, #:lo12:quire_lazy_slots+920]
   br x16
 quire_lazy_stub_115:
   mov x17, #115
   b quire_lazy_common
-  .globl qpdf_oh_get_key
-  .type qpdf_oh_get_key, %function
+  .globl qpdf_is_encrypted
+  .type qpdf_is_encrypted, %function
   .p2align 4
-qpdf_oh_get_key:
+qpdf_is_encrypted:
   adrp x16, quire_lazy_slots+928
   ldr x16, [x16, #:lo12:quire_lazy_slots+928]
   br x16
 quire_lazy_stub_116:
   mov x17, #116
   b quire_lazy_common
-  .globl qpdf_oh_get_key_if_dict
-  .type qpdf_oh_get_key_if_dict, %function
+  .globl qpdf_make_indirect_object
+  .type qpdf_make_indirect_object, %function
   .p2align 4
-qpdf_oh_get_key_if_dict:
+qpdf_make_indirect_object:
   adrp x16, quire_lazy_slots+936
   ldr x16, [x16, #:lo12:quire_lazy_slots+936]
   br x16
 quire_lazy_stub_117:
   mov x17, #117
   b quire_lazy_common
-  .globl qpdf_oh_get_name
-  .type qpdf_oh_get_name, %function
+  .globl qpdf_more_warnings
+  .type qpdf_more_warnings, %function
   .p2align 4
-qpdf_oh_get_name:
+qpdf_more_warnings:
   adrp x16, quire_lazy_slots+944
   ldr x16, [x16, #:lo12:quire_lazy_slots+944]
   br x16
 quire_lazy_stub_118:
   mov x17, #118
   b quire_lazy_common
-  .globl qpdf_oh_get_numeric_value
-  .type qpdf_oh_get_numeric_value, %function
+  .globl qpdf_oh_append_item
+  .type qpdf_oh_append_item, %function
   .p2align 4
-qpdf_oh_get_numeric_value:
+qpdf_oh_append_item:
   adrp x16, quire_lazy_slots+952
   ldr x16, [x16, #:lo12:quire_lazy_slots+952]
   br x16
 quire_lazy_stub_119:
   mov x17, #119
   b quire_lazy_common
-  .globl qpdf_oh_get_object_id
-  .type qpdf_oh_get_object_id, %function
+  .globl qpdf_oh_begin_dict_key_iter
+  .type qpdf_oh_begin_dict_key_iter, %function
   .p2align 4
-qpdf_oh_get_object_id:
+qpdf_oh_begin_dict_key_iter:
   adrp x16, quire_lazy_slots+960
   ldr x16, [x16, #:lo12:quire_lazy_slots+960]
   br x16
 quire_lazy_stub_120:
   mov x17, #120
   b quire_lazy_common
-  .globl qpdf_oh_get_stream_data
-  .type qpdf_oh_get_stream_data, %function
+  .globl qpdf_oh_dict_more_keys
+  .type qpdf_oh_dict_more_keys, %function
   .p2align 4
-qpdf_oh_get_stream_data:
+qpdf_oh_dict_more_keys:
   adrp x16, quire_lazy_slots+968
   ldr x16, [x16, #:lo12:quire_lazy_slots+968]
   br x16
 quire_lazy_stub_121:
   mov x17, #121
   b quire_lazy_common
-  .globl qpdf_oh_get_utf8_value
-  .type qpdf_oh_get_utf8_value, %function
+  .globl qpdf_oh_dict_next_key
+  .type qpdf_oh_dict_next_key, %function
   .p2align 4
-qpdf_oh_get_utf8_value:
+qpdf_oh_dict_next_key:
   adrp x16, quire_lazy_slots+976
   ldr x16, [x16, #:lo12:quire_lazy_slots+976]
   br x16
 quire_lazy_stub_122:
   mov x17, #122
   b quire_lazy_common
-  .globl qpdf_oh_has_key
-  .type qpdf_oh_has_key, %function
+  .globl qpdf_oh_erase_item
+  .type qpdf_oh_erase_item, %function
   .p2align 4
-qpdf_oh_has_key:
+qpdf_oh_erase_item:
   adrp x16, quire_lazy_slots+984
   ldr x16, [x16, #:lo12:quire_lazy_slots+984]
   br x16
 quire_lazy_stub_123:
   mov x17, #123
   b quire_lazy_common
-  .globl qpdf_oh_is_array
-  .type qpdf_oh_is_array, %function
+  .globl qpdf_oh_get_array_item
+  .type qpdf_oh_get_array_item, %function
   .p2align 4
-qpdf_oh_is_array:
+qpdf_oh_get_array_item:
   adrp x16, quire_lazy_slots+992
   ldr x16, [x16, #:lo12:quire_lazy_slots+992]
   br x16
 quire_lazy_stub_124:
   mov x17, #124
   b quire_lazy_common
-  .globl qpdf_oh_is_bool
-  .type qpdf_oh_is_bool, %function
+  .globl qpdf_oh_get_array_n_items
+  .type qpdf_oh_get_array_n_items, %function
   .p2align 4
-qpdf_oh_is_bool:
+qpdf_oh_get_array_n_items:
   adrp x16, quire_lazy_slots+1000
   ldr x16, [x16, #:lo12:quire_lazy_slots+1000]
   br x16
 quire_lazy_stub_125:
   mov x17, #125
   b quire_lazy_common
-  .globl qpdf_oh_is_dictionary
-  .type qpdf_oh_is_dictionary, %function
+  .globl qpdf_oh_get_bool_value
+  .type qpdf_oh_get_bool_value, %function
   .p2align 4
-qpdf_oh_is_dictionary:
+qpdf_oh_get_bool_value:
   adrp x16, quire_lazy_slots+1008
   ldr x16, [x16, #:lo12:quire_lazy_slots+1008]
   br x16
 quire_lazy_stub_126:
   mov x17, #126
   b quire_lazy_common
-  .globl qpdf_oh_is_integer
-  .type qpdf_oh_is_integer, %function
+  .globl qpdf_oh_get_dict
+  .type qpdf_oh_get_dict, %function
   .p2align 4
-qpdf_oh_is_integer:
+qpdf_oh_get_dict:
   adrp x16, quire_lazy_slots+1016
   ldr x16, [x16, #:lo12:quire_lazy_slots+1016]
   br x16
 quire_lazy_stub_127:
   mov x17, #127
   b quire_lazy_common
-  .globl qpdf_oh_is_name
-  .type qpdf_oh_is_name, %function
+  .globl qpdf_oh_get_generation
+  .type qpdf_oh_get_generation, %function
   .p2align 4
-qpdf_oh_is_name:
+qpdf_oh_get_generation:
   adrp x16, quire_lazy_slots+1024
   ldr x16, [x16, #:lo12:quire_lazy_slots+1024]
   br x16
 quire_lazy_stub_128:
   mov x17, #128
   b quire_lazy_common
-  .globl qpdf_oh_is_null
-  .type qpdf_oh_is_null, %function
+  .globl qpdf_oh_get_int_value
+  .type qpdf_oh_get_int_value, %function
   .p2align 4
-qpdf_oh_is_null:
+qpdf_oh_get_int_value:
   adrp x16, quire_lazy_slots+1032
   ldr x16, [x16, #:lo12:quire_lazy_slots+1032]
   br x16
 quire_lazy_stub_129:
   mov x17, #129
   b quire_lazy_common
-  .globl qpdf_oh_is_number
-  .type qpdf_oh_is_number, %function
+  .globl qpdf_oh_get_key
+  .type qpdf_oh_get_key, %function
   .p2align 4
-qpdf_oh_is_number:
+qpdf_oh_get_key:
   adrp x16, quire_lazy_slots+1040
   ldr x16, [x16, #:lo12:quire_lazy_slots+1040]
   br x16
 quire_lazy_stub_130:
   mov x17, #130
   b quire_lazy_common
-  .globl qpdf_oh_is_stream
-  .type qpdf_oh_is_stream, %function
+  .globl qpdf_oh_get_key_if_dict
+  .type qpdf_oh_get_key_if_dict, %function
   .p2align 4
-qpdf_oh_is_stream:
+qpdf_oh_get_key_if_dict:
   adrp x16, quire_lazy_slots+1048
   ldr x16, [x16, #:lo12:quire_lazy_slots+1048]
   br x16
 quire_lazy_stub_131:
   mov x17, #131
   b quire_lazy_common
-  .globl qpdf_oh_is_string
-  .type qpdf_oh_is_string, %function
+  .globl qpdf_oh_get_name
+  .type qpdf_oh_get_name, %function
   .p2align 4
-qpdf_oh_is_string:
+qpdf_oh_get_name:
   adrp x16, quire_lazy_slots+1056
   ldr x16, [x16, #:lo12:quire_lazy_slots+1056]
   br x16
 quire_lazy_stub_132:
   mov x17, #132
   b quire_lazy_common
-  .globl qpdf_oh_new_array
-  .type qpdf_oh_new_array, %function
+  .globl qpdf_oh_get_numeric_value
+  .type qpdf_oh_get_numeric_value, %function
   .p2align 4
-qpdf_oh_new_array:
+qpdf_oh_get_numeric_value:
   adrp x16, quire_lazy_slots+1064
   ldr x16, [x16, #:lo12:quire_lazy_slots+1064]
   br x16
 quire_lazy_stub_133:
   mov x17, #133
   b quire_lazy_common
-  .globl qpdf_oh_new_dictionary
-  .type qpdf_oh_new_dictionary, %function
+  .globl qpdf_oh_get_object_id
+  .type qpdf_oh_get_object_id, %function
   .p2align 4
-qpdf_oh_new_dictionary:
+qpdf_oh_get_object_id:
   adrp x16, quire_lazy_slots+1072
   ldr x16, [x16, #:lo12:quire_lazy_slots+1072]
   br x16
 quire_lazy_stub_134:
   mov x17, #134
   b quire_lazy_common
-  .globl qpdf_oh_new_integer
-  .type qpdf_oh_new_integer, %function
+  .globl qpdf_oh_get_stream_data
+  .type qpdf_oh_get_stream_data, %function
   .p2align 4
-qpdf_oh_new_integer:
+qpdf_oh_get_stream_data:
   adrp x16, quire_lazy_slots+1080
   ldr x16, [x16, #:lo12:quire_lazy_slots+1080]
   br x16
 quire_lazy_stub_135:
   mov x17, #135
   b quire_lazy_common
-  .globl qpdf_oh_new_name
-  .type qpdf_oh_new_name, %function
+  .globl qpdf_oh_get_utf8_value
+  .type qpdf_oh_get_utf8_value, %function
   .p2align 4
-qpdf_oh_new_name:
+qpdf_oh_get_utf8_value:
   adrp x16, quire_lazy_slots+1088
   ldr x16, [x16, #:lo12:quire_lazy_slots+1088]
   br x16
 quire_lazy_stub_136:
   mov x17, #136
   b quire_lazy_common
-  .globl qpdf_oh_new_null
-  .type qpdf_oh_new_null, %function
+  .globl qpdf_oh_has_key
+  .type qpdf_oh_has_key, %function
   .p2align 4
-qpdf_oh_new_null:
+qpdf_oh_has_key:
   adrp x16, quire_lazy_slots+1096
   ldr x16, [x16, #:lo12:quire_lazy_slots+1096]
   br x16
 quire_lazy_stub_137:
   mov x17, #137
   b quire_lazy_common
-  .globl qpdf_oh_new_real_from_double
-  .type qpdf_oh_new_real_from_double, %function
+  .globl qpdf_oh_is_array
+  .type qpdf_oh_is_array, %function
   .p2align 4
-qpdf_oh_new_real_from_double:
+qpdf_oh_is_array:
   adrp x16, quire_lazy_slots+1104
   ldr x16, [x16, #:lo12:quire_lazy_slots+1104]
   br x16
 quire_lazy_stub_138:
   mov x17, #138
   b quire_lazy_common
-  .globl qpdf_oh_new_stream
-  .type qpdf_oh_new_stream, %function
+  .globl qpdf_oh_is_bool
+  .type qpdf_oh_is_bool, %function
   .p2align 4
-qpdf_oh_new_stream:
+qpdf_oh_is_bool:
   adrp x16, quire_lazy_slots+1112
   ldr x16, [x16, #:lo12:quire_lazy_slots+1112]
   br x16
 quire_lazy_stub_139:
   mov x17, #139
   b quire_lazy_common
-  .globl qpdf_oh_new_string
-  .type qpdf_oh_new_string, %function
+  .globl qpdf_oh_is_dictionary
+  .type qpdf_oh_is_dictionary, %function
   .p2align 4
-qpdf_oh_new_string:
+qpdf_oh_is_dictionary:
   adrp x16, quire_lazy_slots+1120
   ldr x16, [x16, #:lo12:quire_lazy_slots+1120]
   br x16
 quire_lazy_stub_140:
   mov x17, #140
   b quire_lazy_common
-  .globl qpdf_oh_new_unicode_string
-  .type qpdf_oh_new_unicode_string, %function
+  .globl qpdf_oh_is_integer
+  .type qpdf_oh_is_integer, %function
   .p2align 4
-qpdf_oh_new_unicode_string:
+qpdf_oh_is_integer:
   adrp x16, quire_lazy_slots+1128
   ldr x16, [x16, #:lo12:quire_lazy_slots+1128]
   br x16
 quire_lazy_stub_141:
   mov x17, #141
   b quire_lazy_common
-  .globl qpdf_oh_parse
-  .type qpdf_oh_parse, %function
+  .globl qpdf_oh_is_name
+  .type qpdf_oh_is_name, %function
   .p2align 4
-qpdf_oh_parse:
+qpdf_oh_is_name:
   adrp x16, quire_lazy_slots+1136
   ldr x16, [x16, #:lo12:quire_lazy_slots+1136]
   br x16
 quire_lazy_stub_142:
   mov x17, #142
   b quire_lazy_common
-  .globl qpdf_oh_remove_key
-  .type qpdf_oh_remove_key, %function
+  .globl qpdf_oh_is_null
+  .type qpdf_oh_is_null, %function
   .p2align 4
-qpdf_oh_remove_key:
+qpdf_oh_is_null:
   adrp x16, quire_lazy_slots+1144
   ldr x16, [x16, #:lo12:quire_lazy_slots+1144]
   br x16
 quire_lazy_stub_143:
   mov x17, #143
   b quire_lazy_common
-  .globl qpdf_oh_replace_key
-  .type qpdf_oh_replace_key, %function
+  .globl qpdf_oh_is_number
+  .type qpdf_oh_is_number, %function
   .p2align 4
-qpdf_oh_replace_key:
+qpdf_oh_is_number:
   adrp x16, quire_lazy_slots+1152
   ldr x16, [x16, #:lo12:quire_lazy_slots+1152]
   br x16
 quire_lazy_stub_144:
   mov x17, #144
   b quire_lazy_common
-  .globl qpdf_oh_replace_stream_data
-  .type qpdf_oh_replace_stream_data, %function
+  .globl qpdf_oh_is_stream
+  .type qpdf_oh_is_stream, %function
   .p2align 4
-qpdf_oh_replace_stream_data:
+qpdf_oh_is_stream:
   adrp x16, quire_lazy_slots+1160
   ldr x16, [x16, #:lo12:quire_lazy_slots+1160]
   br x16
 quire_lazy_stub_145:
   mov x17, #145
   b quire_lazy_common
-  .globl qpdf_oh_set_array_item
-  .type qpdf_oh_set_array_item, %function
+  .globl qpdf_oh_is_string
+  .type qpdf_oh_is_string, %function
   .p2align 4
-qpdf_oh_set_array_item:
+qpdf_oh_is_string:
   adrp x16, quire_lazy_slots+1168
   ldr x16, [x16, #:lo12:quire_lazy_slots+1168]
   br x16
 quire_lazy_stub_146:
   mov x17, #146
   b quire_lazy_common
-  .globl qpdf_oh_unparse
-  .type qpdf_oh_unparse, %function
+  .globl qpdf_oh_new_array
+  .type qpdf_oh_new_array, %function
   .p2align 4
-qpdf_oh_unparse:
+qpdf_oh_new_array:
   adrp x16, quire_lazy_slots+1176
   ldr x16, [x16, #:lo12:quire_lazy_slots+1176]
   br x16
 quire_lazy_stub_147:
   mov x17, #147
   b quire_lazy_common
-  .globl qpdf_oh_unparse_resolved
-  .type qpdf_oh_unparse_resolved, %function
+  .globl qpdf_oh_new_dictionary
+  .type qpdf_oh_new_dictionary, %function
   .p2align 4
-qpdf_oh_unparse_resolved:
+qpdf_oh_new_dictionary:
   adrp x16, quire_lazy_slots+1184
   ldr x16, [x16, #:lo12:quire_lazy_slots+1184]
   br x16
 quire_lazy_stub_148:
   mov x17, #148
   b quire_lazy_common
-  .globl qpdf_push_inherited_attributes_to_page
-  .type qpdf_push_inherited_attributes_to_page, %function
+  .globl qpdf_oh_new_integer
+  .type qpdf_oh_new_integer, %function
   .p2align 4
-qpdf_push_inherited_attributes_to_page:
+qpdf_oh_new_integer:
   adrp x16, quire_lazy_slots+1192
   ldr x16, [x16, #:lo12:quire_lazy_slots+1192]
   br x16
 quire_lazy_stub_149:
   mov x17, #149
   b quire_lazy_common
-  .globl qpdf_read
-  .type qpdf_read, %function
+  .globl qpdf_oh_new_name
+  .type qpdf_oh_new_name, %function
   .p2align 4
-qpdf_read:
+qpdf_oh_new_name:
   adrp x16, quire_lazy_slots+1200
   ldr x16, [x16, #:lo12:quire_lazy_slots+1200]
   br x16
 quire_lazy_stub_150:
   mov x17, #150
   b quire_lazy_common
-  .globl qpdf_remove_page
-  .type qpdf_remove_page, %function
+  .globl qpdf_oh_new_null
+  .type qpdf_oh_new_null, %function
   .p2align 4
-qpdf_remove_page:
+qpdf_oh_new_null:
   adrp x16, quire_lazy_slots+1208
   ldr x16, [x16, #:lo12:quire_lazy_slots+1208]
   br x16
 quire_lazy_stub_151:
   mov x17, #151
   b quire_lazy_common
-  .globl qpdf_replace_object
-  .type qpdf_replace_object, %function
+  .globl qpdf_oh_new_real_from_double
+  .type qpdf_oh_new_real_from_double, %function
   .p2align 4
-qpdf_replace_object:
+qpdf_oh_new_real_from_double:
   adrp x16, quire_lazy_slots+1216
   ldr x16, [x16, #:lo12:quire_lazy_slots+1216]
   br x16
 quire_lazy_stub_152:
   mov x17, #152
   b quire_lazy_common
-  .globl qpdf_set_compress_streams
-  .type qpdf_set_compress_streams, %function
+  .globl qpdf_oh_new_stream
+  .type qpdf_oh_new_stream, %function
   .p2align 4
-qpdf_set_compress_streams:
+qpdf_oh_new_stream:
   adrp x16, quire_lazy_slots+1224
   ldr x16, [x16, #:lo12:quire_lazy_slots+1224]
   br x16
 quire_lazy_stub_153:
   mov x17, #153
   b quire_lazy_common
-  .globl qpdf_set_decode_level
-  .type qpdf_set_decode_level, %function
+  .globl qpdf_oh_new_string
+  .type qpdf_oh_new_string, %function
   .p2align 4
-qpdf_set_decode_level:
+qpdf_oh_new_string:
   adrp x16, quire_lazy_slots+1232
   ldr x16, [x16, #:lo12:quire_lazy_slots+1232]
   br x16
 quire_lazy_stub_154:
   mov x17, #154
   b quire_lazy_common
-  .globl qpdf_set_r6_encryption_parameters2
-  .type qpdf_set_r6_encryption_parameters2, %function
+  .globl qpdf_oh_new_unicode_string
+  .type qpdf_oh_new_unicode_string, %function
   .p2align 4
-qpdf_set_r6_encryption_parameters2:
+qpdf_oh_new_unicode_string:
   adrp x16, quire_lazy_slots+1240
   ldr x16, [x16, #:lo12:quire_lazy_slots+1240]
   br x16
 quire_lazy_stub_155:
   mov x17, #155
   b quire_lazy_common
-  .globl qpdf_set_suppress_warnings
-  .type qpdf_set_suppress_warnings, %function
+  .globl qpdf_oh_parse
+  .type qpdf_oh_parse, %function
   .p2align 4
-qpdf_set_suppress_warnings:
+qpdf_oh_parse:
   adrp x16, quire_lazy_slots+1248
   ldr x16, [x16, #:lo12:quire_lazy_slots+1248]
   br x16
 quire_lazy_stub_156:
   mov x17, #156
   b quire_lazy_common
-  .globl qpdf_silence_errors
-  .type qpdf_silence_errors, %function
+  .globl qpdf_oh_remove_key
+  .type qpdf_oh_remove_key, %function
   .p2align 4
-qpdf_silence_errors:
+qpdf_oh_remove_key:
   adrp x16, quire_lazy_slots+1256
   ldr x16, [x16, #:lo12:quire_lazy_slots+1256]
   br x16
 quire_lazy_stub_157:
   mov x17, #157
   b quire_lazy_common
-  .globl qpdf_write
-  .type qpdf_write, %function
+  .globl qpdf_oh_replace_key
+  .type qpdf_oh_replace_key, %function
   .p2align 4
-qpdf_write:
+qpdf_oh_replace_key:
   adrp x16, quire_lazy_slots+1264
   ldr x16, [x16, #:lo12:quire_lazy_slots+1264]
   br x16
 quire_lazy_stub_158:
   mov x17, #158
   b quire_lazy_common
-  .globl git_error_last
-  .type git_error_last, %function
+  .globl qpdf_oh_replace_stream_data
+  .type qpdf_oh_replace_stream_data, %function
   .p2align 4
-git_error_last:
+qpdf_oh_replace_stream_data:
   adrp x16, quire_lazy_slots+1272
   ldr x16, [x16, #:lo12:quire_lazy_slots+1272]
   br x16
 quire_lazy_stub_159:
   mov x17, #159
   b quire_lazy_common
-  .globl git_libgit2_init
-  .type git_libgit2_init, %function
+  .globl qpdf_oh_set_array_item
+  .type qpdf_oh_set_array_item, %function
   .p2align 4
-git_libgit2_init:
+qpdf_oh_set_array_item:
   adrp x16, quire_lazy_slots+1280
   ldr x16, [x16, #:lo12:quire_lazy_slots+1280]
   br x16
 quire_lazy_stub_160:
   mov x17, #160
   b quire_lazy_common
-  .globl git_merge_file
-  .type git_merge_file, %function
+  .globl qpdf_oh_unparse
+  .type qpdf_oh_unparse, %function
   .p2align 4
-git_merge_file:
+qpdf_oh_unparse:
   adrp x16, quire_lazy_slots+1288
   ldr x16, [x16, #:lo12:quire_lazy_slots+1288]
   br x16
 quire_lazy_stub_161:
   mov x17, #161
   b quire_lazy_common
-  .globl git_merge_file_input_init
-  .type git_merge_file_input_init, %function
+  .globl qpdf_oh_unparse_resolved
+  .type qpdf_oh_unparse_resolved, %function
   .p2align 4
-git_merge_file_input_init:
+qpdf_oh_unparse_resolved:
   adrp x16, quire_lazy_slots+1296
   ldr x16, [x16, #:lo12:quire_lazy_slots+1296]
   br x16
 quire_lazy_stub_162:
   mov x17, #162
   b quire_lazy_common
-  .globl git_merge_file_options_init
-  .type git_merge_file_options_init, %function
+  .globl qpdf_push_inherited_attributes_to_page
+  .type qpdf_push_inherited_attributes_to_page, %function
   .p2align 4
-git_merge_file_options_init:
+qpdf_push_inherited_attributes_to_page:
   adrp x16, quire_lazy_slots+1304
   ldr x16, [x16, #:lo12:quire_lazy_slots+1304]
   br x16
 quire_lazy_stub_163:
   mov x17, #163
   b quire_lazy_common
-  .globl git_merge_file_result_free
-  .type git_merge_file_result_free, %function
+  .globl qpdf_read
+  .type qpdf_read, %function
   .p2align 4
-git_merge_file_result_free:
+qpdf_read:
   adrp x16, quire_lazy_slots+1312
   ldr x16, [x16, #:lo12:quire_lazy_slots+1312]
   br x16
 quire_lazy_stub_164:
   mov x17, #164
   b quire_lazy_common
-  .globl EVP_DigestFinal_ex
-  .type EVP_DigestFinal_ex, %function
+  .globl qpdf_remove_page
+  .type qpdf_remove_page, %function
   .p2align 4
-EVP_DigestFinal_ex:
+qpdf_remove_page:
   adrp x16, quire_lazy_slots+1320
   ldr x16, [x16, #:lo12:quire_lazy_slots+1320]
   br x16
 quire_lazy_stub_165:
   mov x17, #165
   b quire_lazy_common
-  .globl EVP_DigestInit_ex
-  .type EVP_DigestInit_ex, %function
+  .globl qpdf_replace_object
+  .type qpdf_replace_object, %function
   .p2align 4
-EVP_DigestInit_ex:
+qpdf_replace_object:
   adrp x16, quire_lazy_slots+1328
   ldr x16, [x16, #:lo12:quire_lazy_slots+1328]
   br x16
 quire_lazy_stub_166:
   mov x17, #166
   b quire_lazy_common
-  .globl EVP_DigestUpdate
-  .type EVP_DigestUpdate, %function
+  .globl qpdf_set_compress_streams
+  .type qpdf_set_compress_streams, %function
   .p2align 4
-EVP_DigestUpdate:
+qpdf_set_compress_streams:
   adrp x16, quire_lazy_slots+1336
   ldr x16, [x16, #:lo12:quire_lazy_slots+1336]
   br x16
 quire_lazy_stub_167:
   mov x17, #167
   b quire_lazy_common
-  .globl EVP_MD_CTX_free
-  .type EVP_MD_CTX_free, %function
+  .globl qpdf_set_decode_level
+  .type qpdf_set_decode_level, %function
   .p2align 4
-EVP_MD_CTX_free:
+qpdf_set_decode_level:
   adrp x16, quire_lazy_slots+1344
   ldr x16, [x16, #:lo12:quire_lazy_slots+1344]
   br x16
 quire_lazy_stub_168:
   mov x17, #168
   b quire_lazy_common
-  .globl EVP_MD_CTX_new
-  .type EVP_MD_CTX_new, %function
+  .globl qpdf_set_r6_encryption_parameters2
+  .type qpdf_set_r6_encryption_parameters2, %function
   .p2align 4
-EVP_MD_CTX_new:
+qpdf_set_r6_encryption_parameters2:
   adrp x16, quire_lazy_slots+1352
   ldr x16, [x16, #:lo12:quire_lazy_slots+1352]
   br x16
 quire_lazy_stub_169:
   mov x17, #169
   b quire_lazy_common
-  .globl EVP_sha256
-  .type EVP_sha256, %function
+  .globl qpdf_set_suppress_warnings
+  .type qpdf_set_suppress_warnings, %function
   .p2align 4
-EVP_sha256:
+qpdf_set_suppress_warnings:
   adrp x16, quire_lazy_slots+1360
   ldr x16, [x16, #:lo12:quire_lazy_slots+1360]
   br x16
 quire_lazy_stub_170:
   mov x17, #170
   b quire_lazy_common
-  .globl sqlite3_aggregate_context
-  .type sqlite3_aggregate_context, %function
+  .globl qpdf_silence_errors
+  .type qpdf_silence_errors, %function
   .p2align 4
-sqlite3_aggregate_context:
+qpdf_silence_errors:
   adrp x16, quire_lazy_slots+1368
   ldr x16, [x16, #:lo12:quire_lazy_slots+1368]
   br x16
 quire_lazy_stub_171:
   mov x17, #171
   b quire_lazy_common
-  .globl sqlite3_backup_finish
-  .type sqlite3_backup_finish, %function
+  .globl qpdf_write
+  .type qpdf_write, %function
   .p2align 4
-sqlite3_backup_finish:
+qpdf_write:
   adrp x16, quire_lazy_slots+1376
   ldr x16, [x16, #:lo12:quire_lazy_slots+1376]
   br x16
 quire_lazy_stub_172:
   mov x17, #172
   b quire_lazy_common
-  .globl sqlite3_backup_init
-  .type sqlite3_backup_init, %function
+  .globl git_error_last
+  .type git_error_last, %function
   .p2align 4
-sqlite3_backup_init:
+git_error_last:
   adrp x16, quire_lazy_slots+1384
   ldr x16, [x16, #:lo12:quire_lazy_slots+1384]
   br x16
 quire_lazy_stub_173:
   mov x17, #173
   b quire_lazy_common
-  .globl sqlite3_backup_pagecount
-  .type sqlite3_backup_pagecount, %function
+  .globl git_libgit2_init
+  .type git_libgit2_init, %function
   .p2align 4
-sqlite3_backup_pagecount:
+git_libgit2_init:
   adrp x16, quire_lazy_slots+1392
   ldr x16, [x16, #:lo12:quire_lazy_slots+1392]
   br x16
 quire_lazy_stub_174:
   mov x17, #174
   b quire_lazy_common
-  .globl sqlite3_backup_remaining
-  .type sqlite3_backup_remaining, %function
+  .globl git_merge_file
+  .type git_merge_file, %function
   .p2align 4
-sqlite3_backup_remaining:
+git_merge_file:
   adrp x16, quire_lazy_slots+1400
   ldr x16, [x16, #:lo12:quire_lazy_slots+1400]
   br x16
 quire_lazy_stub_175:
   mov x17, #175
   b quire_lazy_common
-  .globl sqlite3_backup_step
-  .type sqlite3_backup_step, %function
+  .globl git_merge_file_input_init
+  .type git_merge_file_input_init, %function
   .p2align 4
-sqlite3_backup_step:
+git_merge_file_input_init:
   adrp x16, quire_lazy_slots+1408
   ldr x16, [x16, #:lo12:quire_lazy_slots+1408]
   br x16
 quire_lazy_stub_176:
   mov x17, #176
   b quire_lazy_common
-  .globl sqlite3_bind_blob
-  .type sqlite3_bind_blob, %function
+  .globl git_merge_file_options_init
+  .type git_merge_file_options_init, %function
   .p2align 4
-sqlite3_bind_blob:
+git_merge_file_options_init:
   adrp x16, quire_lazy_slots+1416
   ldr x16, [x16, #:lo12:quire_lazy_slots+1416]
   br x16
 quire_lazy_stub_177:
   mov x17, #177
   b quire_lazy_common
-  .globl sqlite3_bind_double
-  .type sqlite3_bind_double, %function
+  .globl git_merge_file_result_free
+  .type git_merge_file_result_free, %function
   .p2align 4
-sqlite3_bind_double:
+git_merge_file_result_free:
   adrp x16, quire_lazy_slots+1424
   ldr x16, [x16, #:lo12:quire_lazy_slots+1424]
   br x16
 quire_lazy_stub_178:
   mov x17, #178
   b quire_lazy_common
-  .globl sqlite3_bind_int64
-  .type sqlite3_bind_int64, %function
+  .globl EVP_DigestFinal_ex
+  .type EVP_DigestFinal_ex, %function
   .p2align 4
-sqlite3_bind_int64:
+EVP_DigestFinal_ex:
   adrp x16, quire_lazy_slots+1432
   ldr x16, [x16, #:lo12:quire_lazy_slots+1432]
   br x16
 quire_lazy_stub_179:
   mov x17, #179
   b quire_lazy_common
-  .globl sqlite3_bind_null
-  .type sqlite3_bind_null, %function
+  .globl EVP_DigestInit_ex
+  .type EVP_DigestInit_ex, %function
   .p2align 4
-sqlite3_bind_null:
+EVP_DigestInit_ex:
   adrp x16, quire_lazy_slots+1440
   ldr x16, [x16, #:lo12:quire_lazy_slots+1440]
   br x16
 quire_lazy_stub_180:
   mov x17, #180
   b quire_lazy_common
-  .globl sqlite3_bind_parameter_count
-  .type sqlite3_bind_parameter_count, %function
+  .globl EVP_DigestUpdate
+  .type EVP_DigestUpdate, %function
   .p2align 4
-sqlite3_bind_parameter_count:
+EVP_DigestUpdate:
   adrp x16, quire_lazy_slots+1448
   ldr x16, [x16, #:lo12:quire_lazy_slots+1448]
   br x16
 quire_lazy_stub_181:
   mov x17, #181
   b quire_lazy_common
-  .globl sqlite3_bind_parameter_name
-  .type sqlite3_bind_parameter_name, %function
+  .globl EVP_MD_CTX_free
+  .type EVP_MD_CTX_free, %function
   .p2align 4
-sqlite3_bind_parameter_name:
+EVP_MD_CTX_free:
   adrp x16, quire_lazy_slots+1456
   ldr x16, [x16, #:lo12:quire_lazy_slots+1456]
   br x16
 quire_lazy_stub_182:
   mov x17, #182
   b quire_lazy_common
-  .globl sqlite3_bind_pointer
-  .type sqlite3_bind_pointer, %function
+  .globl EVP_MD_CTX_new
+  .type EVP_MD_CTX_new, %function
   .p2align 4
-sqlite3_bind_pointer:
+EVP_MD_CTX_new:
   adrp x16, quire_lazy_slots+1464
   ldr x16, [x16, #:lo12:quire_lazy_slots+1464]
   br x16
 quire_lazy_stub_183:
   mov x17, #183
   b quire_lazy_common
-  .globl sqlite3_bind_text
-  .type sqlite3_bind_text, %function
+  .globl EVP_sha256
+  .type EVP_sha256, %function
   .p2align 4
-sqlite3_bind_text:
+EVP_sha256:
   adrp x16, quire_lazy_slots+1472
   ldr x16, [x16, #:lo12:quire_lazy_slots+1472]
   br x16
 quire_lazy_stub_184:
   mov x17, #184
   b quire_lazy_common
-  .globl sqlite3_blob_bytes
-  .type sqlite3_blob_bytes, %function
+  .globl sqlite3_aggregate_context
+  .type sqlite3_aggregate_context, %function
   .p2align 4
-sqlite3_blob_bytes:
+sqlite3_aggregate_context:
   adrp x16, quire_lazy_slots+1480
   ldr x16, [x16, #:lo12:quire_lazy_slots+1480]
   br x16
 quire_lazy_stub_185:
   mov x17, #185
   b quire_lazy_common
-  .globl sqlite3_blob_close
-  .type sqlite3_blob_close, %function
+  .globl sqlite3_backup_finish
+  .type sqlite3_backup_finish, %function
   .p2align 4
-sqlite3_blob_close:
+sqlite3_backup_finish:
   adrp x16, quire_lazy_slots+1488
   ldr x16, [x16, #:lo12:quire_lazy_slots+1488]
   br x16
 quire_lazy_stub_186:
   mov x17, #186
   b quire_lazy_common
-  .globl sqlite3_blob_open
-  .type sqlite3_blob_open, %function
+  .globl sqlite3_backup_init
+  .type sqlite3_backup_init, %function
   .p2align 4
-sqlite3_blob_open:
+sqlite3_backup_init:
   adrp x16, quire_lazy_slots+1496
   ldr x16, [x16, #:lo12:quire_lazy_slots+1496]
   br x16
 quire_lazy_stub_187:
   mov x17, #187
   b quire_lazy_common
-  .globl sqlite3_blob_read
-  .type sqlite3_blob_read, %function
+  .globl sqlite3_backup_pagecount
+  .type sqlite3_backup_pagecount, %function
   .p2align 4
-sqlite3_blob_read:
+sqlite3_backup_pagecount:
   adrp x16, quire_lazy_slots+1504
   ldr x16, [x16, #:lo12:quire_lazy_slots+1504]
   br x16
 quire_lazy_stub_188:
   mov x17, #188
   b quire_lazy_common
-  .globl sqlite3_busy_handler
-  .type sqlite3_busy_handler, %function
+  .globl sqlite3_backup_remaining
+  .type sqlite3_backup_remaining, %function
   .p2align 4
-sqlite3_busy_handler:
+sqlite3_backup_remaining:
   adrp x16, quire_lazy_slots+1512
   ldr x16, [x16, #:lo12:quire_lazy_slots+1512]
   br x16
 quire_lazy_stub_189:
   mov x17, #189
   b quire_lazy_common
-  .globl sqlite3_busy_timeout
-  .type sqlite3_busy_timeout, %function
+  .globl sqlite3_backup_step
+  .type sqlite3_backup_step, %function
   .p2align 4
-sqlite3_busy_timeout:
+sqlite3_backup_step:
   adrp x16, quire_lazy_slots+1520
   ldr x16, [x16, #:lo12:quire_lazy_slots+1520]
   br x16
 quire_lazy_stub_190:
   mov x17, #190
   b quire_lazy_common
-  .globl sqlite3_changes
-  .type sqlite3_changes, %function
+  .globl sqlite3_bind_blob
+  .type sqlite3_bind_blob, %function
   .p2align 4
-sqlite3_changes:
+sqlite3_bind_blob:
   adrp x16, quire_lazy_slots+1528
   ldr x16, [x16, #:lo12:quire_lazy_slots+1528]
   br x16
 quire_lazy_stub_191:
   mov x17, #191
   b quire_lazy_common
-  .globl sqlite3_clear_bindings
-  .type sqlite3_clear_bindings, %function
+  .globl sqlite3_bind_double
+  .type sqlite3_bind_double, %function
   .p2align 4
-sqlite3_clear_bindings:
+sqlite3_bind_double:
   adrp x16, quire_lazy_slots+1536
   ldr x16, [x16, #:lo12:quire_lazy_slots+1536]
   br x16
 quire_lazy_stub_192:
   mov x17, #192
   b quire_lazy_common
-  .globl sqlite3_close
-  .type sqlite3_close, %function
+  .globl sqlite3_bind_int64
+  .type sqlite3_bind_int64, %function
   .p2align 4
-sqlite3_close:
+sqlite3_bind_int64:
   adrp x16, quire_lazy_slots+1544
   ldr x16, [x16, #:lo12:quire_lazy_slots+1544]
   br x16
 quire_lazy_stub_193:
   mov x17, #193
   b quire_lazy_common
-  .globl sqlite3_close_v2
-  .type sqlite3_close_v2, %function
+  .globl sqlite3_bind_null
+  .type sqlite3_bind_null, %function
   .p2align 4
-sqlite3_close_v2:
+sqlite3_bind_null:
   adrp x16, quire_lazy_slots+1552
   ldr x16, [x16, #:lo12:quire_lazy_slots+1552]
   br x16
 quire_lazy_stub_194:
   mov x17, #194
   b quire_lazy_common
-  .globl sqlite3_column_blob
-  .type sqlite3_column_blob, %function
+  .globl sqlite3_bind_parameter_count
+  .type sqlite3_bind_parameter_count, %function
   .p2align 4
-sqlite3_column_blob:
+sqlite3_bind_parameter_count:
   adrp x16, quire_lazy_slots+1560
   ldr x16, [x16, #:lo12:quire_lazy_slots+1560]
   br x16
 quire_lazy_stub_195:
   mov x17, #195
   b quire_lazy_common
-  .globl sqlite3_column_bytes
-  .type sqlite3_column_bytes, %function
+  .globl sqlite3_bind_parameter_name
+  .type sqlite3_bind_parameter_name, %function
   .p2align 4
-sqlite3_column_bytes:
+sqlite3_bind_parameter_name:
   adrp x16, quire_lazy_slots+1568
   ldr x16, [x16, #:lo12:quire_lazy_slots+1568]
   br x16
 quire_lazy_stub_196:
   mov x17, #196
   b quire_lazy_common
-  .globl sqlite3_column_count
-  .type sqlite3_column_count, %function
+  .globl sqlite3_bind_pointer
+  .type sqlite3_bind_pointer, %function
   .p2align 4
-sqlite3_column_count:
+sqlite3_bind_pointer:
   adrp x16, quire_lazy_slots+1576
   ldr x16, [x16, #:lo12:quire_lazy_slots+1576]
   br x16
 quire_lazy_stub_197:
   mov x17, #197
   b quire_lazy_common
-  .globl sqlite3_column_double
-  .type sqlite3_column_double, %function
+  .globl sqlite3_bind_text
+  .type sqlite3_bind_text, %function
   .p2align 4
-sqlite3_column_double:
+sqlite3_bind_text:
   adrp x16, quire_lazy_slots+1584
   ldr x16, [x16, #:lo12:quire_lazy_slots+1584]
   br x16
 quire_lazy_stub_198:
   mov x17, #198
   b quire_lazy_common
-  .globl sqlite3_column_int64
-  .type sqlite3_column_int64, %function
+  .globl sqlite3_blob_bytes
+  .type sqlite3_blob_bytes, %function
   .p2align 4
-sqlite3_column_int64:
+sqlite3_blob_bytes:
   adrp x16, quire_lazy_slots+1592
   ldr x16, [x16, #:lo12:quire_lazy_slots+1592]
   br x16
 quire_lazy_stub_199:
   mov x17, #199
   b quire_lazy_common
-  .globl sqlite3_column_name
-  .type sqlite3_column_name, %function
+  .globl sqlite3_blob_close
+  .type sqlite3_blob_close, %function
   .p2align 4
-sqlite3_column_name:
+sqlite3_blob_close:
   adrp x16, quire_lazy_slots+1600
   ldr x16, [x16, #:lo12:quire_lazy_slots+1600]
   br x16
 quire_lazy_stub_200:
   mov x17, #200
   b quire_lazy_common
-  .globl sqlite3_column_text
-  .type sqlite3_column_text, %function
+  .globl sqlite3_blob_open
+  .type sqlite3_blob_open, %function
   .p2align 4
-sqlite3_column_text:
+sqlite3_blob_open:
   adrp x16, quire_lazy_slots+1608
   ldr x16, [x16, #:lo12:quire_lazy_slots+1608]
   br x16
 quire_lazy_stub_201:
   mov x17, #201
   b quire_lazy_common
-  .globl sqlite3_column_type
-  .type sqlite3_column_type, %function
+  .globl sqlite3_blob_read
+  .type sqlite3_blob_read, %function
   .p2align 4
-sqlite3_column_type:
+sqlite3_blob_read:
   adrp x16, quire_lazy_slots+1616
   ldr x16, [x16, #:lo12:quire_lazy_slots+1616]
   br x16
 quire_lazy_stub_202:
   mov x17, #202
   b quire_lazy_common
-  .globl sqlite3_commit_hook
-  .type sqlite3_commit_hook, %function
+  .globl sqlite3_busy_handler
+  .type sqlite3_busy_handler, %function
   .p2align 4
-sqlite3_commit_hook:
+sqlite3_busy_handler:
   adrp x16, quire_lazy_slots+1624
   ldr x16, [x16, #:lo12:quire_lazy_slots+1624]
   br x16
 quire_lazy_stub_203:
   mov x17, #203
   b quire_lazy_common
-  .globl sqlite3_config
-  .type sqlite3_config, %function
+  .globl sqlite3_busy_timeout
+  .type sqlite3_busy_timeout, %function
   .p2align 4
-sqlite3_config:
+sqlite3_busy_timeout:
   adrp x16, quire_lazy_slots+1632
   ldr x16, [x16, #:lo12:quire_lazy_slots+1632]
   br x16
 quire_lazy_stub_204:
   mov x17, #204
   b quire_lazy_common
-  .globl sqlite3_create_collation_v2
-  .type sqlite3_create_collation_v2, %function
+  .globl sqlite3_changes
+  .type sqlite3_changes, %function
   .p2align 4
-sqlite3_create_collation_v2:
+sqlite3_changes:
   adrp x16, quire_lazy_slots+1640
   ldr x16, [x16, #:lo12:quire_lazy_slots+1640]
   br x16
 quire_lazy_stub_205:
   mov x17, #205
   b quire_lazy_common
-  .globl sqlite3_create_function_v2
-  .type sqlite3_create_function_v2, %function
+  .globl sqlite3_clear_bindings
+  .type sqlite3_clear_bindings, %function
   .p2align 4
-sqlite3_create_function_v2:
+sqlite3_clear_bindings:
   adrp x16, quire_lazy_slots+1648
   ldr x16, [x16, #:lo12:quire_lazy_slots+1648]
   br x16
 quire_lazy_stub_206:
   mov x17, #206
   b quire_lazy_common
-  .globl sqlite3_db_config
-  .type sqlite3_db_config, %function
+  .globl sqlite3_close
+  .type sqlite3_close, %function
   .p2align 4
-sqlite3_db_config:
+sqlite3_close:
   adrp x16, quire_lazy_slots+1656
   ldr x16, [x16, #:lo12:quire_lazy_slots+1656]
   br x16
 quire_lazy_stub_207:
   mov x17, #207
   b quire_lazy_common
-  .globl sqlite3_db_handle
-  .type sqlite3_db_handle, %function
+  .globl sqlite3_close_v2
+  .type sqlite3_close_v2, %function
   .p2align 4
-sqlite3_db_handle:
+sqlite3_close_v2:
   adrp x16, quire_lazy_slots+1664
   ldr x16, [x16, #:lo12:quire_lazy_slots+1664]
   br x16
 quire_lazy_stub_208:
   mov x17, #208
   b quire_lazy_common
-  .globl sqlite3_db_release_memory
-  .type sqlite3_db_release_memory, %function
+  .globl sqlite3_column_blob
+  .type sqlite3_column_blob, %function
   .p2align 4
-sqlite3_db_release_memory:
+sqlite3_column_blob:
   adrp x16, quire_lazy_slots+1672
   ldr x16, [x16, #:lo12:quire_lazy_slots+1672]
   br x16
 quire_lazy_stub_209:
   mov x17, #209
   b quire_lazy_common
-  .globl sqlite3_errcode
-  .type sqlite3_errcode, %function
+  .globl sqlite3_column_bytes
+  .type sqlite3_column_bytes, %function
   .p2align 4
-sqlite3_errcode:
+sqlite3_column_bytes:
   adrp x16, quire_lazy_slots+1680
   ldr x16, [x16, #:lo12:quire_lazy_slots+1680]
   br x16
 quire_lazy_stub_210:
   mov x17, #210
   b quire_lazy_common
-  .globl sqlite3_errmsg
-  .type sqlite3_errmsg, %function
+  .globl sqlite3_column_count
+  .type sqlite3_column_count, %function
   .p2align 4
-sqlite3_errmsg:
+sqlite3_column_count:
   adrp x16, quire_lazy_slots+1688
   ldr x16, [x16, #:lo12:quire_lazy_slots+1688]
   br x16
 quire_lazy_stub_211:
   mov x17, #211
   b quire_lazy_common
-  .globl sqlite3_errstr
-  .type sqlite3_errstr, %function
+  .globl sqlite3_column_double
+  .type sqlite3_column_double, %function
   .p2align 4
-sqlite3_errstr:
+sqlite3_column_double:
   adrp x16, quire_lazy_slots+1696
   ldr x16, [x16, #:lo12:quire_lazy_slots+1696]
   br x16
 quire_lazy_stub_212:
   mov x17, #212
   b quire_lazy_common
-  .globl sqlite3_expanded_sql
-  .type sqlite3_expanded_sql, %function
+  .globl sqlite3_column_int64
+  .type sqlite3_column_int64, %function
   .p2align 4
-sqlite3_expanded_sql:
+sqlite3_column_int64:
   adrp x16, quire_lazy_slots+1704
   ldr x16, [x16, #:lo12:quire_lazy_slots+1704]
   br x16
 quire_lazy_stub_213:
   mov x17, #213
   b quire_lazy_common
-  .globl sqlite3_extended_result_codes
-  .type sqlite3_extended_result_codes, %function
+  .globl sqlite3_column_name
+  .type sqlite3_column_name, %function
   .p2align 4
-sqlite3_extended_result_codes:
+sqlite3_column_name:
   adrp x16, quire_lazy_slots+1712
   ldr x16, [x16, #:lo12:quire_lazy_slots+1712]
   br x16
 quire_lazy_stub_214:
   mov x17, #214
   b quire_lazy_common
-  .globl sqlite3_finalize
-  .type sqlite3_finalize, %function
+  .globl sqlite3_column_text
+  .type sqlite3_column_text, %function
   .p2align 4
-sqlite3_finalize:
+sqlite3_column_text:
   adrp x16, quire_lazy_slots+1720
   ldr x16, [x16, #:lo12:quire_lazy_slots+1720]
   br x16
 quire_lazy_stub_215:
   mov x17, #215
   b quire_lazy_common
-  .globl sqlite3_free
-  .type sqlite3_free, %function
+  .globl sqlite3_column_type
+  .type sqlite3_column_type, %function
   .p2align 4
-sqlite3_free:
+sqlite3_column_type:
   adrp x16, quire_lazy_slots+1728
   ldr x16, [x16, #:lo12:quire_lazy_slots+1728]
   br x16
 quire_lazy_stub_216:
   mov x17, #216
   b quire_lazy_common
-  .globl sqlite3_get_autocommit
-  .type sqlite3_get_autocommit, %function
+  .globl sqlite3_commit_hook
+  .type sqlite3_commit_hook, %function
   .p2align 4
-sqlite3_get_autocommit:
+sqlite3_commit_hook:
   adrp x16, quire_lazy_slots+1736
   ldr x16, [x16, #:lo12:quire_lazy_slots+1736]
   br x16
 quire_lazy_stub_217:
   mov x17, #217
   b quire_lazy_common
-  .globl sqlite3_interrupt
-  .type sqlite3_interrupt, %function
+  .globl sqlite3_config
+  .type sqlite3_config, %function
   .p2align 4
-sqlite3_interrupt:
+sqlite3_config:
   adrp x16, quire_lazy_slots+1744
   ldr x16, [x16, #:lo12:quire_lazy_slots+1744]
   br x16
 quire_lazy_stub_218:
   mov x17, #218
   b quire_lazy_common
-  .globl sqlite3_last_insert_rowid
-  .type sqlite3_last_insert_rowid, %function
+  .globl sqlite3_create_collation_v2
+  .type sqlite3_create_collation_v2, %function
   .p2align 4
-sqlite3_last_insert_rowid:
+sqlite3_create_collation_v2:
   adrp x16, quire_lazy_slots+1752
   ldr x16, [x16, #:lo12:quire_lazy_slots+1752]
   br x16
 quire_lazy_stub_219:
   mov x17, #219
   b quire_lazy_common
-  .globl sqlite3_libversion_number
-  .type sqlite3_libversion_number, %function
+  .globl sqlite3_create_function_v2
+  .type sqlite3_create_function_v2, %function
   .p2align 4
-sqlite3_libversion_number:
+sqlite3_create_function_v2:
   adrp x16, quire_lazy_slots+1760
   ldr x16, [x16, #:lo12:quire_lazy_slots+1760]
   br x16
 quire_lazy_stub_220:
   mov x17, #220
   b quire_lazy_common
-  .globl sqlite3_limit
-  .type sqlite3_limit, %function
+  .globl sqlite3_db_config
+  .type sqlite3_db_config, %function
   .p2align 4
-sqlite3_limit:
+sqlite3_db_config:
   adrp x16, quire_lazy_slots+1768
   ldr x16, [x16, #:lo12:quire_lazy_slots+1768]
   br x16
 quire_lazy_stub_221:
   mov x17, #221
   b quire_lazy_common
-  .globl sqlite3_next_stmt
-  .type sqlite3_next_stmt, %function
+  .globl sqlite3_db_handle
+  .type sqlite3_db_handle, %function
   .p2align 4
-sqlite3_next_stmt:
+sqlite3_db_handle:
   adrp x16, quire_lazy_slots+1776
   ldr x16, [x16, #:lo12:quire_lazy_slots+1776]
   br x16
 quire_lazy_stub_222:
   mov x17, #222
   b quire_lazy_common
-  .globl sqlite3_open_v2
-  .type sqlite3_open_v2, %function
+  .globl sqlite3_db_release_memory
+  .type sqlite3_db_release_memory, %function
   .p2align 4
-sqlite3_open_v2:
+sqlite3_db_release_memory:
   adrp x16, quire_lazy_slots+1784
   ldr x16, [x16, #:lo12:quire_lazy_slots+1784]
   br x16
 quire_lazy_stub_223:
   mov x17, #223
   b quire_lazy_common
-  .globl sqlite3_prepare_v2
-  .type sqlite3_prepare_v2, %function
+  .globl sqlite3_errcode
+  .type sqlite3_errcode, %function
   .p2align 4
-sqlite3_prepare_v2:
+sqlite3_errcode:
   adrp x16, quire_lazy_slots+1792
   ldr x16, [x16, #:lo12:quire_lazy_slots+1792]
   br x16
 quire_lazy_stub_224:
   mov x17, #224
   b quire_lazy_common
-  .globl sqlite3_prepare_v3
-  .type sqlite3_prepare_v3, %function
+  .globl sqlite3_errmsg
+  .type sqlite3_errmsg, %function
   .p2align 4
-sqlite3_prepare_v3:
+sqlite3_errmsg:
   adrp x16, quire_lazy_slots+1800
   ldr x16, [x16, #:lo12:quire_lazy_slots+1800]
   br x16
 quire_lazy_stub_225:
   mov x17, #225
   b quire_lazy_common
-  .globl sqlite3_reset
-  .type sqlite3_reset, %function
+  .globl sqlite3_errstr
+  .type sqlite3_errstr, %function
   .p2align 4
-sqlite3_reset:
+sqlite3_errstr:
   adrp x16, quire_lazy_slots+1808
   ldr x16, [x16, #:lo12:quire_lazy_slots+1808]
   br x16
 quire_lazy_stub_226:
   mov x17, #226
   b quire_lazy_common
-  .globl sqlite3_result_blob
-  .type sqlite3_result_blob, %function
+  .globl sqlite3_expanded_sql
+  .type sqlite3_expanded_sql, %function
   .p2align 4
-sqlite3_result_blob:
+sqlite3_expanded_sql:
   adrp x16, quire_lazy_slots+1816
   ldr x16, [x16, #:lo12:quire_lazy_slots+1816]
   br x16
 quire_lazy_stub_227:
   mov x17, #227
   b quire_lazy_common
-  .globl sqlite3_result_double
-  .type sqlite3_result_double, %function
+  .globl sqlite3_extended_result_codes
+  .type sqlite3_extended_result_codes, %function
   .p2align 4
-sqlite3_result_double:
+sqlite3_extended_result_codes:
   adrp x16, quire_lazy_slots+1824
   ldr x16, [x16, #:lo12:quire_lazy_slots+1824]
   br x16
 quire_lazy_stub_228:
   mov x17, #228
   b quire_lazy_common
-  .globl sqlite3_result_error
-  .type sqlite3_result_error, %function
+  .globl sqlite3_finalize
+  .type sqlite3_finalize, %function
   .p2align 4
-sqlite3_result_error:
+sqlite3_finalize:
   adrp x16, quire_lazy_slots+1832
   ldr x16, [x16, #:lo12:quire_lazy_slots+1832]
   br x16
 quire_lazy_stub_229:
   mov x17, #229
   b quire_lazy_common
-  .globl sqlite3_result_error_code
-  .type sqlite3_result_error_code, %function
+  .globl sqlite3_free
+  .type sqlite3_free, %function
   .p2align 4
-sqlite3_result_error_code:
+sqlite3_free:
   adrp x16, quire_lazy_slots+1840
   ldr x16, [x16, #:lo12:quire_lazy_slots+1840]
   br x16
 quire_lazy_stub_230:
   mov x17, #230
   b quire_lazy_common
-  .globl sqlite3_result_int64
-  .type sqlite3_result_int64, %function
+  .globl sqlite3_get_autocommit
+  .type sqlite3_get_autocommit, %function
   .p2align 4
-sqlite3_result_int64:
+sqlite3_get_autocommit:
   adrp x16, quire_lazy_slots+1848
   ldr x16, [x16, #:lo12:quire_lazy_slots+1848]
   br x16
 quire_lazy_stub_231:
   mov x17, #231
   b quire_lazy_common
-  .globl sqlite3_result_null
-  .type sqlite3_result_null, %function
+  .globl sqlite3_interrupt
+  .type sqlite3_interrupt, %function
   .p2align 4
-sqlite3_result_null:
+sqlite3_interrupt:
   adrp x16, quire_lazy_slots+1856
   ldr x16, [x16, #:lo12:quire_lazy_slots+1856]
   br x16
 quire_lazy_stub_232:
   mov x17, #232
   b quire_lazy_common
-  .globl sqlite3_result_text
-  .type sqlite3_result_text, %function
+  .globl sqlite3_last_insert_rowid
+  .type sqlite3_last_insert_rowid, %function
   .p2align 4
-sqlite3_result_text:
+sqlite3_last_insert_rowid:
   adrp x16, quire_lazy_slots+1864
   ldr x16, [x16, #:lo12:quire_lazy_slots+1864]
   br x16
 quire_lazy_stub_233:
   mov x17, #233
   b quire_lazy_common
-  .globl sqlite3_rollback_hook
-  .type sqlite3_rollback_hook, %function
+  .globl sqlite3_libversion_number
+  .type sqlite3_libversion_number, %function
   .p2align 4
-sqlite3_rollback_hook:
+sqlite3_libversion_number:
   adrp x16, quire_lazy_slots+1872
   ldr x16, [x16, #:lo12:quire_lazy_slots+1872]
   br x16
 quire_lazy_stub_234:
   mov x17, #234
   b quire_lazy_common
-  .globl sqlite3_set_authorizer
-  .type sqlite3_set_authorizer, %function
+  .globl sqlite3_limit
+  .type sqlite3_limit, %function
   .p2align 4
-sqlite3_set_authorizer:
+sqlite3_limit:
   adrp x16, quire_lazy_slots+1880
   ldr x16, [x16, #:lo12:quire_lazy_slots+1880]
   br x16
 quire_lazy_stub_235:
   mov x17, #235
   b quire_lazy_common
-  .globl sqlite3_sql
-  .type sqlite3_sql, %function
+  .globl sqlite3_next_stmt
+  .type sqlite3_next_stmt, %function
   .p2align 4
-sqlite3_sql:
+sqlite3_next_stmt:
   adrp x16, quire_lazy_slots+1888
   ldr x16, [x16, #:lo12:quire_lazy_slots+1888]
   br x16
 quire_lazy_stub_236:
   mov x17, #236
   b quire_lazy_common
-  .globl sqlite3_step
-  .type sqlite3_step, %function
+  .globl sqlite3_open_v2
+  .type sqlite3_open_v2, %function
   .p2align 4
-sqlite3_step:
+sqlite3_open_v2:
   adrp x16, quire_lazy_slots+1896
   ldr x16, [x16, #:lo12:quire_lazy_slots+1896]
   br x16
 quire_lazy_stub_237:
   mov x17, #237
   b quire_lazy_common
-  .globl sqlite3_stmt_busy
-  .type sqlite3_stmt_busy, %function
+  .globl sqlite3_prepare_v2
+  .type sqlite3_prepare_v2, %function
   .p2align 4
-sqlite3_stmt_busy:
+sqlite3_prepare_v2:
   adrp x16, quire_lazy_slots+1904
   ldr x16, [x16, #:lo12:quire_lazy_slots+1904]
   br x16
 quire_lazy_stub_238:
   mov x17, #238
   b quire_lazy_common
-  .globl sqlite3_stmt_readonly
-  .type sqlite3_stmt_readonly, %function
+  .globl sqlite3_prepare_v3
+  .type sqlite3_prepare_v3, %function
   .p2align 4
-sqlite3_stmt_readonly:
+sqlite3_prepare_v3:
   adrp x16, quire_lazy_slots+1912
   ldr x16, [x16, #:lo12:quire_lazy_slots+1912]
   br x16
 quire_lazy_stub_239:
   mov x17, #239
   b quire_lazy_common
-  .globl sqlite3_stricmp
-  .type sqlite3_stricmp, %function
+  .globl sqlite3_reset
+  .type sqlite3_reset, %function
   .p2align 4
-sqlite3_stricmp:
+sqlite3_reset:
   adrp x16, quire_lazy_slots+1920
   ldr x16, [x16, #:lo12:quire_lazy_slots+1920]
   br x16
 quire_lazy_stub_240:
   mov x17, #240
   b quire_lazy_common
-  .globl sqlite3_total_changes
-  .type sqlite3_total_changes, %function
+  .globl sqlite3_result_blob
+  .type sqlite3_result_blob, %function
   .p2align 4
-sqlite3_total_changes:
+sqlite3_result_blob:
   adrp x16, quire_lazy_slots+1928
   ldr x16, [x16, #:lo12:quire_lazy_slots+1928]
   br x16
 quire_lazy_stub_241:
   mov x17, #241
   b quire_lazy_common
-  .globl sqlite3_trace_v2
-  .type sqlite3_trace_v2, %function
+  .globl sqlite3_result_double
+  .type sqlite3_result_double, %function
   .p2align 4
-sqlite3_trace_v2:
+sqlite3_result_double:
   adrp x16, quire_lazy_slots+1936
   ldr x16, [x16, #:lo12:quire_lazy_slots+1936]
   br x16
 quire_lazy_stub_242:
   mov x17, #242
   b quire_lazy_common
-  .globl sqlite3_update_hook
-  .type sqlite3_update_hook, %function
+  .globl sqlite3_result_error
+  .type sqlite3_result_error, %function
   .p2align 4
-sqlite3_update_hook:
+sqlite3_result_error:
   adrp x16, quire_lazy_slots+1944
   ldr x16, [x16, #:lo12:quire_lazy_slots+1944]
   br x16
 quire_lazy_stub_243:
   mov x17, #243
   b quire_lazy_common
-  .globl sqlite3_user_data
-  .type sqlite3_user_data, %function
+  .globl sqlite3_result_error_code
+  .type sqlite3_result_error_code, %function
   .p2align 4
-sqlite3_user_data:
+sqlite3_result_error_code:
   adrp x16, quire_lazy_slots+1952
   ldr x16, [x16, #:lo12:quire_lazy_slots+1952]
   br x16
 quire_lazy_stub_244:
   mov x17, #244
   b quire_lazy_common
-  .globl sqlite3_value_blob
-  .type sqlite3_value_blob, %function
+  .globl sqlite3_result_int64
+  .type sqlite3_result_int64, %function
   .p2align 4
-sqlite3_value_blob:
+sqlite3_result_int64:
   adrp x16, quire_lazy_slots+1960
   ldr x16, [x16, #:lo12:quire_lazy_slots+1960]
   br x16
 quire_lazy_stub_245:
   mov x17, #245
   b quire_lazy_common
-  .globl sqlite3_value_bytes
-  .type sqlite3_value_bytes, %function
+  .globl sqlite3_result_null
+  .type sqlite3_result_null, %function
   .p2align 4
-sqlite3_value_bytes:
+sqlite3_result_null:
   adrp x16, quire_lazy_slots+1968
   ldr x16, [x16, #:lo12:quire_lazy_slots+1968]
   br x16
 quire_lazy_stub_246:
   mov x17, #246
   b quire_lazy_common
-  .globl sqlite3_value_double
-  .type sqlite3_value_double, %function
+  .globl sqlite3_result_text
+  .type sqlite3_result_text, %function
   .p2align 4
-sqlite3_value_double:
+sqlite3_result_text:
   adrp x16, quire_lazy_slots+1976
   ldr x16, [x16, #:lo12:quire_lazy_slots+1976]
   br x16
 quire_lazy_stub_247:
   mov x17, #247
   b quire_lazy_common
-  .globl sqlite3_value_int64
-  .type sqlite3_value_int64, %function
+  .globl sqlite3_rollback_hook
+  .type sqlite3_rollback_hook, %function
   .p2align 4
-sqlite3_value_int64:
+sqlite3_rollback_hook:
   adrp x16, quire_lazy_slots+1984
   ldr x16, [x16, #:lo12:quire_lazy_slots+1984]
   br x16
 quire_lazy_stub_248:
   mov x17, #248
   b quire_lazy_common
-  .globl sqlite3_value_text
-  .type sqlite3_value_text, %function
+  .globl sqlite3_set_authorizer
+  .type sqlite3_set_authorizer, %function
   .p2align 4
-sqlite3_value_text:
+sqlite3_set_authorizer:
   adrp x16, quire_lazy_slots+1992
   ldr x16, [x16, #:lo12:quire_lazy_slots+1992]
   br x16
 quire_lazy_stub_249:
   mov x17, #249
   b quire_lazy_common
-  .globl sqlite3_value_type
-  .type sqlite3_value_type, %function
+  .globl sqlite3_sql
+  .type sqlite3_sql, %function
   .p2align 4
-sqlite3_value_type:
+sqlite3_sql:
   adrp x16, quire_lazy_slots+2000
   ldr x16, [x16, #:lo12:quire_lazy_slots+2000]
   br x16
 quire_lazy_stub_250:
   mov x17, #250
   b quire_lazy_common
-  .globl sqlite3_wal_checkpoint_v2
-  .type sqlite3_wal_checkpoint_v2, %function
+  .globl sqlite3_step
+  .type sqlite3_step, %function
   .p2align 4
-sqlite3_wal_checkpoint_v2:
+sqlite3_step:
   adrp x16, quire_lazy_slots+2008
   ldr x16, [x16, #:lo12:quire_lazy_slots+2008]
   br x16
 quire_lazy_stub_251:
   mov x17, #251
   b quire_lazy_common
-  .globl png_create_info_struct
-  .type png_create_info_struct, %function
+  .globl sqlite3_stmt_busy
+  .type sqlite3_stmt_busy, %function
   .p2align 4
-png_create_info_struct:
+sqlite3_stmt_busy:
   adrp x16, quire_lazy_slots+2016
   ldr x16, [x16, #:lo12:quire_lazy_slots+2016]
   br x16
 quire_lazy_stub_252:
   mov x17, #252
   b quire_lazy_common
-  .globl png_create_write_struct
-  .type png_create_write_struct, %function
+  .globl sqlite3_stmt_readonly
+  .type sqlite3_stmt_readonly, %function
   .p2align 4
-png_create_write_struct:
+sqlite3_stmt_readonly:
   adrp x16, quire_lazy_slots+2024
   ldr x16, [x16, #:lo12:quire_lazy_slots+2024]
   br x16
 quire_lazy_stub_253:
   mov x17, #253
   b quire_lazy_common
-  .globl png_destroy_write_struct
-  .type png_destroy_write_struct, %function
+  .globl sqlite3_stricmp
+  .type sqlite3_stricmp, %function
   .p2align 4
-png_destroy_write_struct:
+sqlite3_stricmp:
   adrp x16, quire_lazy_slots+2032
   ldr x16, [x16, #:lo12:quire_lazy_slots+2032]
   br x16
 quire_lazy_stub_254:
   mov x17, #254
   b quire_lazy_common
-  .globl png_error
-  .type png_error, %function
+  .globl sqlite3_total_changes
+  .type sqlite3_total_changes, %function
   .p2align 4
-png_error:
+sqlite3_total_changes:
   adrp x16, quire_lazy_slots+2040
   ldr x16, [x16, #:lo12:quire_lazy_slots+2040]
   br x16
 quire_lazy_stub_255:
   mov x17, #255
   b quire_lazy_common
-  .globl png_get_io_ptr
-  .type png_get_io_ptr, %function
+  .globl sqlite3_trace_v2
+  .type sqlite3_trace_v2, %function
   .p2align 4
-png_get_io_ptr:
+sqlite3_trace_v2:
   adrp x16, quire_lazy_slots+2048
   ldr x16, [x16, #:lo12:quire_lazy_slots+2048]
   br x16
 quire_lazy_stub_256:
   mov x17, #256
   b quire_lazy_common
-  .globl png_get_libpng_ver
-  .type png_get_libpng_ver, %function
+  .globl sqlite3_update_hook
+  .type sqlite3_update_hook, %function
   .p2align 4
-png_get_libpng_ver:
+sqlite3_update_hook:
   adrp x16, quire_lazy_slots+2056
   ldr x16, [x16, #:lo12:quire_lazy_slots+2056]
   br x16
 quire_lazy_stub_257:
   mov x17, #257
   b quire_lazy_common
-  .globl png_set_IHDR
-  .type png_set_IHDR, %function
+  .globl sqlite3_user_data
+  .type sqlite3_user_data, %function
   .p2align 4
-png_set_IHDR:
+sqlite3_user_data:
   adrp x16, quire_lazy_slots+2064
   ldr x16, [x16, #:lo12:quire_lazy_slots+2064]
   br x16
 quire_lazy_stub_258:
   mov x17, #258
   b quire_lazy_common
-  .globl png_set_bgr
-  .type png_set_bgr, %function
+  .globl sqlite3_value_blob
+  .type sqlite3_value_blob, %function
   .p2align 4
-png_set_bgr:
+sqlite3_value_blob:
   adrp x16, quire_lazy_slots+2072
   ldr x16, [x16, #:lo12:quire_lazy_slots+2072]
   br x16
 quire_lazy_stub_259:
   mov x17, #259
   b quire_lazy_common
-  .globl png_set_compression_level
-  .type png_set_compression_level, %function
+  .globl sqlite3_value_bytes
+  .type sqlite3_value_bytes, %function
   .p2align 4
-png_set_compression_level:
+sqlite3_value_bytes:
   adrp x16, quire_lazy_slots+2080
   ldr x16, [x16, #:lo12:quire_lazy_slots+2080]
   br x16
 quire_lazy_stub_260:
   mov x17, #260
   b quire_lazy_common
-  .globl png_set_filler
-  .type png_set_filler, %function
+  .globl sqlite3_value_double
+  .type sqlite3_value_double, %function
   .p2align 4
-png_set_filler:
+sqlite3_value_double:
   adrp x16, quire_lazy_slots+2088
   ldr x16, [x16, #:lo12:quire_lazy_slots+2088]
   br x16
 quire_lazy_stub_261:
   mov x17, #261
   b quire_lazy_common
-  .globl png_set_filter
-  .type png_set_filter, %function
+  .globl sqlite3_value_int64
+  .type sqlite3_value_int64, %function
   .p2align 4
-png_set_filter:
+sqlite3_value_int64:
   adrp x16, quire_lazy_slots+2096
   ldr x16, [x16, #:lo12:quire_lazy_slots+2096]
   br x16
 quire_lazy_stub_262:
   mov x17, #262
   b quire_lazy_common
-  .globl png_set_longjmp_fn
-  .type png_set_longjmp_fn, %function
+  .globl sqlite3_value_text
+  .type sqlite3_value_text, %function
   .p2align 4
-png_set_longjmp_fn:
+sqlite3_value_text:
   adrp x16, quire_lazy_slots+2104
   ldr x16, [x16, #:lo12:quire_lazy_slots+2104]
   br x16
 quire_lazy_stub_263:
   mov x17, #263
   b quire_lazy_common
-  .globl png_set_text
-  .type png_set_text, %function
+  .globl sqlite3_value_type
+  .type sqlite3_value_type, %function
   .p2align 4
-png_set_text:
+sqlite3_value_type:
   adrp x16, quire_lazy_slots+2112
   ldr x16, [x16, #:lo12:quire_lazy_slots+2112]
   br x16
 quire_lazy_stub_264:
   mov x17, #264
   b quire_lazy_common
-  .globl png_set_write_fn
-  .type png_set_write_fn, %function
+  .globl sqlite3_wal_checkpoint_v2
+  .type sqlite3_wal_checkpoint_v2, %function
   .p2align 4
-png_set_write_fn:
+sqlite3_wal_checkpoint_v2:
   adrp x16, quire_lazy_slots+2120
   ldr x16, [x16, #:lo12:quire_lazy_slots+2120]
   br x16
 quire_lazy_stub_265:
   mov x17, #265
   b quire_lazy_common
-  .globl png_write_end
-  .type png_write_end, %function
+  .globl png_create_info_struct
+  .type png_create_info_struct, %function
   .p2align 4
-png_write_end:
+png_create_info_struct:
   adrp x16, quire_lazy_slots+2128
   ldr x16, [x16, #:lo12:quire_lazy_slots+2128]
   br x16
 quire_lazy_stub_266:
   mov x17, #266
   b quire_lazy_common
-  .globl png_write_info
-  .type png_write_info, %function
+  .globl png_create_write_struct
+  .type png_create_write_struct, %function
   .p2align 4
-png_write_info:
+png_create_write_struct:
   adrp x16, quire_lazy_slots+2136
   ldr x16, [x16, #:lo12:quire_lazy_slots+2136]
   br x16
 quire_lazy_stub_267:
   mov x17, #267
   b quire_lazy_common
-  .globl png_write_row
-  .type png_write_row, %function
+  .globl png_destroy_write_struct
+  .type png_destroy_write_struct, %function
   .p2align 4
-png_write_row:
+png_destroy_write_struct:
   adrp x16, quire_lazy_slots+2144
   ldr x16, [x16, #:lo12:quire_lazy_slots+2144]
   br x16
 quire_lazy_stub_268:
   mov x17, #268
   b quire_lazy_common
-  .globl el_end
-  .type el_end, %function
+  .globl png_error
+  .type png_error, %function
   .p2align 4
-el_end:
+png_error:
   adrp x16, quire_lazy_slots+2152
   ldr x16, [x16, #:lo12:quire_lazy_slots+2152]
   br x16
 quire_lazy_stub_269:
   mov x17, #269
   b quire_lazy_common
-  .globl el_get
-  .type el_get, %function
+  .globl png_get_io_ptr
+  .type png_get_io_ptr, %function
   .p2align 4
-el_get:
+png_get_io_ptr:
   adrp x16, quire_lazy_slots+2160
   ldr x16, [x16, #:lo12:quire_lazy_slots+2160]
   br x16
 quire_lazy_stub_270:
   mov x17, #270
   b quire_lazy_common
-  .globl el_gets
-  .type el_gets, %function
+  .globl png_get_libpng_ver
+  .type png_get_libpng_ver, %function
   .p2align 4
-el_gets:
+png_get_libpng_ver:
   adrp x16, quire_lazy_slots+2168
   ldr x16, [x16, #:lo12:quire_lazy_slots+2168]
   br x16
 quire_lazy_stub_271:
   mov x17, #271
   b quire_lazy_common
-  .globl el_init
-  .type el_init, %function
+  .globl png_set_IHDR
+  .type png_set_IHDR, %function
   .p2align 4
-el_init:
+png_set_IHDR:
   adrp x16, quire_lazy_slots+2176
   ldr x16, [x16, #:lo12:quire_lazy_slots+2176]
   br x16
 quire_lazy_stub_272:
   mov x17, #272
   b quire_lazy_common
-  .globl el_insertstr
-  .type el_insertstr, %function
+  .globl png_set_bgr
+  .type png_set_bgr, %function
   .p2align 4
-el_insertstr:
+png_set_bgr:
   adrp x16, quire_lazy_slots+2184
   ldr x16, [x16, #:lo12:quire_lazy_slots+2184]
   br x16
 quire_lazy_stub_273:
   mov x17, #273
   b quire_lazy_common
-  .globl el_line
-  .type el_line, %function
+  .globl png_set_compression_level
+  .type png_set_compression_level, %function
   .p2align 4
-el_line:
+png_set_compression_level:
   adrp x16, quire_lazy_slots+2192
   ldr x16, [x16, #:lo12:quire_lazy_slots+2192]
   br x16
 quire_lazy_stub_274:
   mov x17, #274
   b quire_lazy_common
-  .globl el_reset
-  .type el_reset, %function
+  .globl png_set_filler
+  .type png_set_filler, %function
   .p2align 4
-el_reset:
+png_set_filler:
   adrp x16, quire_lazy_slots+2200
   ldr x16, [x16, #:lo12:quire_lazy_slots+2200]
   br x16
 quire_lazy_stub_275:
   mov x17, #275
   b quire_lazy_common
-  .globl el_set
-  .type el_set, %function
+  .globl png_set_filter
+  .type png_set_filter, %function
   .p2align 4
-el_set:
+png_set_filter:
   adrp x16, quire_lazy_slots+2208
   ldr x16, [x16, #:lo12:quire_lazy_slots+2208]
   br x16
 quire_lazy_stub_276:
   mov x17, #276
   b quire_lazy_common
-  .globl history
-  .type history, %function
+  .globl png_set_longjmp_fn
+  .type png_set_longjmp_fn, %function
   .p2align 4
-history:
+png_set_longjmp_fn:
   adrp x16, quire_lazy_slots+2216
   ldr x16, [x16, #:lo12:quire_lazy_slots+2216]
   br x16
 quire_lazy_stub_277:
   mov x17, #277
   b quire_lazy_common
-  .globl history_end
-  .type history_end, %function
+  .globl png_set_text
+  .type png_set_text, %function
   .p2align 4
-history_end:
+png_set_text:
   adrp x16, quire_lazy_slots+2224
   ldr x16, [x16, #:lo12:quire_lazy_slots+2224]
   br x16
 quire_lazy_stub_278:
   mov x17, #278
   b quire_lazy_common
-  .globl history_init
-  .type history_init, %function
+  .globl png_set_write_fn
+  .type png_set_write_fn, %function
   .p2align 4
-history_init:
+png_set_write_fn:
   adrp x16, quire_lazy_slots+2232
   ldr x16, [x16, #:lo12:quire_lazy_slots+2232]
   br x16
 quire_lazy_stub_279:
   mov x17, #279
   b quire_lazy_common
-  .globl inotifytools_error
-  .type inotifytools_error, %function
+  .globl png_write_end
+  .type png_write_end, %function
   .p2align 4
-inotifytools_error:
+png_write_end:
   adrp x16, quire_lazy_slots+2240
   ldr x16, [x16, #:lo12:quire_lazy_slots+2240]
   br x16
 quire_lazy_stub_280:
   mov x17, #280
   b quire_lazy_common
-  .globl inotifytools_filename_from_wd
-  .type inotifytools_filename_from_wd, %function
+  .globl png_write_info
+  .type png_write_info, %function
   .p2align 4
-inotifytools_filename_from_wd:
+png_write_info:
   adrp x16, quire_lazy_slots+2248
   ldr x16, [x16, #:lo12:quire_lazy_slots+2248]
   br x16
 quire_lazy_stub_281:
   mov x17, #281
   b quire_lazy_common
-  .globl inotifytools_get_max_user_watches
-  .type inotifytools_get_max_user_watches, %function
+  .globl png_write_row
+  .type png_write_row, %function
   .p2align 4
-inotifytools_get_max_user_watches:
+png_write_row:
   adrp x16, quire_lazy_slots+2256
   ldr x16, [x16, #:lo12:quire_lazy_slots+2256]
   br x16
 quire_lazy_stub_282:
   mov x17, #282
   b quire_lazy_common
-  .globl inotifytools_init
-  .type inotifytools_init, %function
+  .globl el_end
+  .type el_end, %function
   .p2align 4
-inotifytools_init:
+el_end:
   adrp x16, quire_lazy_slots+2264
   ldr x16, [x16, #:lo12:quire_lazy_slots+2264]
   br x16
 quire_lazy_stub_283:
   mov x17, #283
   b quire_lazy_common
-  .globl inotifytools_next_event
-  .type inotifytools_next_event, %function
+  .globl el_get
+  .type el_get, %function
   .p2align 4
-inotifytools_next_event:
+el_get:
   adrp x16, quire_lazy_slots+2272
   ldr x16, [x16, #:lo12:quire_lazy_slots+2272]
   br x16
 quire_lazy_stub_284:
   mov x17, #284
   b quire_lazy_common
-  .globl inotifytools_remove_watch_by_wd
-  .type inotifytools_remove_watch_by_wd, %function
+  .globl el_gets
+  .type el_gets, %function
   .p2align 4
-inotifytools_remove_watch_by_wd:
+el_gets:
   adrp x16, quire_lazy_slots+2280
   ldr x16, [x16, #:lo12:quire_lazy_slots+2280]
   br x16
 quire_lazy_stub_285:
   mov x17, #285
   b quire_lazy_common
-  .globl inotifytools_watch_file
-  .type inotifytools_watch_file, %function
+  .globl el_init
+  .type el_init, %function
   .p2align 4
-inotifytools_watch_file:
+el_init:
   adrp x16, quire_lazy_slots+2288
   ldr x16, [x16, #:lo12:quire_lazy_slots+2288]
   br x16
 quire_lazy_stub_286:
   mov x17, #286
   b quire_lazy_common
-  .globl inotifytools_wd_from_filename
-  .type inotifytools_wd_from_filename, %function
+  .globl el_insertstr
+  .type el_insertstr, %function
   .p2align 4
-inotifytools_wd_from_filename:
+el_insertstr:
   adrp x16, quire_lazy_slots+2296
   ldr x16, [x16, #:lo12:quire_lazy_slots+2296]
   br x16
 quire_lazy_stub_287:
   mov x17, #287
   b quire_lazy_common
-  .globl cmark_find_syntax_extension
-  .type cmark_find_syntax_extension, %function
+  .globl el_line
+  .type el_line, %function
   .p2align 4
-cmark_find_syntax_extension:
+el_line:
   adrp x16, quire_lazy_slots+2304
   ldr x16, [x16, #:lo12:quire_lazy_slots+2304]
   br x16
 quire_lazy_stub_288:
   mov x17, #288
   b quire_lazy_common
-  .globl cmark_get_default_mem_allocator
-  .type cmark_get_default_mem_allocator, %function
+  .globl el_reset
+  .type el_reset, %function
   .p2align 4
-cmark_get_default_mem_allocator:
+el_reset:
   adrp x16, quire_lazy_slots+2312
   ldr x16, [x16, #:lo12:quire_lazy_slots+2312]
   br x16
 quire_lazy_stub_289:
   mov x17, #289
   b quire_lazy_common
-  .globl cmark_node_append_child
-  .type cmark_node_append_child, %function
+  .globl el_set
+  .type el_set, %function
   .p2align 4
-cmark_node_append_child:
+el_set:
   adrp x16, quire_lazy_slots+2320
   ldr x16, [x16, #:lo12:quire_lazy_slots+2320]
   br x16
 quire_lazy_stub_290:
   mov x17, #290
   b quire_lazy_common
-  .globl cmark_node_first_child
-  .type cmark_node_first_child, %function
+  .globl history
+  .type history, %function
   .p2align 4
-cmark_node_first_child:
+history:
   adrp x16, quire_lazy_slots+2328
   ldr x16, [x16, #:lo12:quire_lazy_slots+2328]
   br x16
 quire_lazy_stub_291:
   mov x17, #291
   b quire_lazy_common
-  .globl cmark_node_free
-  .type cmark_node_free, %function
+  .globl history_end
+  .type history_end, %function
   .p2align 4
-cmark_node_free:
+history_end:
   adrp x16, quire_lazy_slots+2336
   ldr x16, [x16, #:lo12:quire_lazy_slots+2336]
   br x16
 quire_lazy_stub_292:
   mov x17, #292
   b quire_lazy_common
-  .globl cmark_node_get_end_line
-  .type cmark_node_get_end_line, %function
+  .globl history_init
+  .type history_init, %function
   .p2align 4
-cmark_node_get_end_line:
+history_init:
   adrp x16, quire_lazy_slots+2344
   ldr x16, [x16, #:lo12:quire_lazy_slots+2344]
   br x16
 quire_lazy_stub_293:
   mov x17, #293
   b quire_lazy_common
-  .globl cmark_node_get_fence_info
-  .type cmark_node_get_fence_info, %function
+  .globl inotifytools_error
+  .type inotifytools_error, %function
   .p2align 4
-cmark_node_get_fence_info:
+inotifytools_error:
   adrp x16, quire_lazy_slots+2352
   ldr x16, [x16, #:lo12:quire_lazy_slots+2352]
   br x16
 quire_lazy_stub_294:
   mov x17, #294
   b quire_lazy_common
-  .globl cmark_node_get_heading_level
-  .type cmark_node_get_heading_level, %function
+  .globl inotifytools_filename_from_wd
+  .type inotifytools_filename_from_wd, %function
   .p2align 4
-cmark_node_get_heading_level:
+inotifytools_filename_from_wd:
   adrp x16, quire_lazy_slots+2360
   ldr x16, [x16, #:lo12:quire_lazy_slots+2360]
   br x16
 quire_lazy_stub_295:
   mov x17, #295
   b quire_lazy_common
-  .globl cmark_node_get_list_start
-  .type cmark_node_get_list_start, %function
+  .globl inotifytools_get_max_user_watches
+  .type inotifytools_get_max_user_watches, %function
   .p2align 4
-cmark_node_get_list_start:
+inotifytools_get_max_user_watches:
   adrp x16, quire_lazy_slots+2368
   ldr x16, [x16, #:lo12:quire_lazy_slots+2368]
   br x16
 quire_lazy_stub_296:
   mov x17, #296
   b quire_lazy_common
-  .globl cmark_node_get_list_tight
-  .type cmark_node_get_list_tight, %function
+  .globl inotifytools_init
+  .type inotifytools_init, %function
   .p2align 4
-cmark_node_get_list_tight:
+inotifytools_init:
   adrp x16, quire_lazy_slots+2376
   ldr x16, [x16, #:lo12:quire_lazy_slots+2376]
   br x16
 quire_lazy_stub_297:
   mov x17, #297
   b quire_lazy_common
-  .globl cmark_node_get_list_type
-  .type cmark_node_get_list_type, %function
+  .globl inotifytools_next_event
+  .type inotifytools_next_event, %function
   .p2align 4
-cmark_node_get_list_type:
+inotifytools_next_event:
   adrp x16, quire_lazy_slots+2384
   ldr x16, [x16, #:lo12:quire_lazy_slots+2384]
   br x16
 quire_lazy_stub_298:
   mov x17, #298
   b quire_lazy_common
-  .globl cmark_node_get_literal
-  .type cmark_node_get_literal, %function
+  .globl inotifytools_remove_watch_by_wd
+  .type inotifytools_remove_watch_by_wd, %function
   .p2align 4
-cmark_node_get_literal:
+inotifytools_remove_watch_by_wd:
   adrp x16, quire_lazy_slots+2392
   ldr x16, [x16, #:lo12:quire_lazy_slots+2392]
   br x16
 quire_lazy_stub_299:
   mov x17, #299
   b quire_lazy_common
-  .globl cmark_node_get_start_line
-  .type cmark_node_get_start_line, %function
+  .globl inotifytools_watch_file
+  .type inotifytools_watch_file, %function
   .p2align 4
-cmark_node_get_start_line:
+inotifytools_watch_file:
   adrp x16, quire_lazy_slots+2400
   ldr x16, [x16, #:lo12:quire_lazy_slots+2400]
   br x16
 quire_lazy_stub_300:
   mov x17, #300
   b quire_lazy_common
-  .globl cmark_node_get_title
-  .type cmark_node_get_title, %function
+  .globl inotifytools_wd_from_filename
+  .type inotifytools_wd_from_filename, %function
   .p2align 4
-cmark_node_get_title:
+inotifytools_wd_from_filename:
   adrp x16, quire_lazy_slots+2408
   ldr x16, [x16, #:lo12:quire_lazy_slots+2408]
   br x16
 quire_lazy_stub_301:
   mov x17, #301
   b quire_lazy_common
-  .globl cmark_node_get_type
-  .type cmark_node_get_type, %function
+  .globl cmark_find_syntax_extension
+  .type cmark_find_syntax_extension, %function
   .p2align 4
-cmark_node_get_type:
+cmark_find_syntax_extension:
   adrp x16, quire_lazy_slots+2416
   ldr x16, [x16, #:lo12:quire_lazy_slots+2416]
   br x16
 quire_lazy_stub_302:
   mov x17, #302
   b quire_lazy_common
-  .globl cmark_node_get_type_string
-  .type cmark_node_get_type_string, %function
+  .globl cmark_get_default_mem_allocator
+  .type cmark_get_default_mem_allocator, %function
   .p2align 4
-cmark_node_get_type_string:
+cmark_get_default_mem_allocator:
   adrp x16, quire_lazy_slots+2424
   ldr x16, [x16, #:lo12:quire_lazy_slots+2424]
   br x16
 quire_lazy_stub_303:
   mov x17, #303
   b quire_lazy_common
-  .globl cmark_node_get_url
-  .type cmark_node_get_url, %function
+  .globl cmark_node_append_child
+  .type cmark_node_append_child, %function
   .p2align 4
-cmark_node_get_url:
+cmark_node_append_child:
   adrp x16, quire_lazy_slots+2432
   ldr x16, [x16, #:lo12:quire_lazy_slots+2432]
   br x16
 quire_lazy_stub_304:
   mov x17, #304
   b quire_lazy_common
-  .globl cmark_node_last_child
-  .type cmark_node_last_child, %function
+  .globl cmark_node_first_child
+  .type cmark_node_first_child, %function
   .p2align 4
-cmark_node_last_child:
+cmark_node_first_child:
   adrp x16, quire_lazy_slots+2440
   ldr x16, [x16, #:lo12:quire_lazy_slots+2440]
   br x16
 quire_lazy_stub_305:
   mov x17, #305
   b quire_lazy_common
-  .globl cmark_node_new_with_mem
-  .type cmark_node_new_with_mem, %function
+  .globl cmark_node_free
+  .type cmark_node_free, %function
   .p2align 4
-cmark_node_new_with_mem:
+cmark_node_free:
   adrp x16, quire_lazy_slots+2448
   ldr x16, [x16, #:lo12:quire_lazy_slots+2448]
   br x16
 quire_lazy_stub_306:
   mov x17, #306
   b quire_lazy_common
-  .globl cmark_node_next
-  .type cmark_node_next, %function
+  .globl cmark_node_get_end_line
+  .type cmark_node_get_end_line, %function
   .p2align 4
-cmark_node_next:
+cmark_node_get_end_line:
   adrp x16, quire_lazy_slots+2456
   ldr x16, [x16, #:lo12:quire_lazy_slots+2456]
   br x16
 quire_lazy_stub_307:
   mov x17, #307
   b quire_lazy_common
-  .globl cmark_node_parent
-  .type cmark_node_parent, %function
+  .globl cmark_node_get_fence_info
+  .type cmark_node_get_fence_info, %function
   .p2align 4
-cmark_node_parent:
+cmark_node_get_fence_info:
   adrp x16, quire_lazy_slots+2464
   ldr x16, [x16, #:lo12:quire_lazy_slots+2464]
   br x16
 quire_lazy_stub_308:
   mov x17, #308
   b quire_lazy_common
-  .globl cmark_node_previous
-  .type cmark_node_previous, %function
+  .globl cmark_node_get_heading_level
+  .type cmark_node_get_heading_level, %function
   .p2align 4
-cmark_node_previous:
+cmark_node_get_heading_level:
   adrp x16, quire_lazy_slots+2472
   ldr x16, [x16, #:lo12:quire_lazy_slots+2472]
   br x16
 quire_lazy_stub_309:
   mov x17, #309
   b quire_lazy_common
-  .globl cmark_parser_attach_syntax_extension
-  .type cmark_parser_attach_syntax_extension, %function
+  .globl cmark_node_get_list_start
+  .type cmark_node_get_list_start, %function
   .p2align 4
-cmark_parser_attach_syntax_extension:
+cmark_node_get_list_start:
   adrp x16, quire_lazy_slots+2480
   ldr x16, [x16, #:lo12:quire_lazy_slots+2480]
   br x16
 quire_lazy_stub_310:
   mov x17, #310
   b quire_lazy_common
-  .globl cmark_parser_feed
-  .type cmark_parser_feed, %function
+  .globl cmark_node_get_list_tight
+  .type cmark_node_get_list_tight, %function
   .p2align 4
-cmark_parser_feed:
+cmark_node_get_list_tight:
   adrp x16, quire_lazy_slots+2488
   ldr x16, [x16, #:lo12:quire_lazy_slots+2488]
   br x16
 quire_lazy_stub_311:
   mov x17, #311
   b quire_lazy_common
-  .globl cmark_parser_finish
-  .type cmark_parser_finish, %function
+  .globl cmark_node_get_list_type
+  .type cmark_node_get_list_type, %function
   .p2align 4
-cmark_parser_finish:
+cmark_node_get_list_type:
   adrp x16, quire_lazy_slots+2496
   ldr x16, [x16, #:lo12:quire_lazy_slots+2496]
   br x16
 quire_lazy_stub_312:
   mov x17, #312
   b quire_lazy_common
-  .globl cmark_parser_free
-  .type cmark_parser_free, %function
+  .globl cmark_node_get_literal
+  .type cmark_node_get_literal, %function
   .p2align 4
-cmark_parser_free:
+cmark_node_get_literal:
   adrp x16, quire_lazy_slots+2504
   ldr x16, [x16, #:lo12:quire_lazy_slots+2504]
   br x16
 quire_lazy_stub_313:
   mov x17, #313
   b quire_lazy_common
-  .globl cmark_parser_get_syntax_extensions
-  .type cmark_parser_get_syntax_extensions, %function
+  .globl cmark_node_get_start_line
+  .type cmark_node_get_start_line, %function
   .p2align 4
-cmark_parser_get_syntax_extensions:
+cmark_node_get_start_line:
   adrp x16, quire_lazy_slots+2512
   ldr x16, [x16, #:lo12:quire_lazy_slots+2512]
   br x16
 quire_lazy_stub_314:
   mov x17, #314
   b quire_lazy_common
-  .globl cmark_parser_new
-  .type cmark_parser_new, %function
+  .globl cmark_node_get_title
+  .type cmark_node_get_title, %function
   .p2align 4
-cmark_parser_new:
+cmark_node_get_title:
   adrp x16, quire_lazy_slots+2520
   ldr x16, [x16, #:lo12:quire_lazy_slots+2520]
   br x16
 quire_lazy_stub_315:
   mov x17, #315
   b quire_lazy_common
-  .globl cmark_parser_new_with_mem
-  .type cmark_parser_new_with_mem, %function
+  .globl cmark_node_get_type
+  .type cmark_node_get_type, %function
   .p2align 4
-cmark_parser_new_with_mem:
+cmark_node_get_type:
   adrp x16, quire_lazy_slots+2528
   ldr x16, [x16, #:lo12:quire_lazy_slots+2528]
   br x16
 quire_lazy_stub_316:
   mov x17, #316
   b quire_lazy_common
-  .globl cmark_render_html
-  .type cmark_render_html, %function
+  .globl cmark_node_get_type_string
+  .type cmark_node_get_type_string, %function
   .p2align 4
-cmark_render_html:
+cmark_node_get_type_string:
   adrp x16, quire_lazy_slots+2536
   ldr x16, [x16, #:lo12:quire_lazy_slots+2536]
   br x16
 quire_lazy_stub_317:
   mov x17, #317
   b quire_lazy_common
-  .globl cmark_render_html_with_mem
-  .type cmark_render_html_with_mem, %function
+  .globl cmark_node_get_url
+  .type cmark_node_get_url, %function
   .p2align 4
-cmark_render_html_with_mem:
+cmark_node_get_url:
   adrp x16, quire_lazy_slots+2544
   ldr x16, [x16, #:lo12:quire_lazy_slots+2544]
   br x16
 quire_lazy_stub_318:
   mov x17, #318
   b quire_lazy_common
-  .globl cmark_version_string
-  .type cmark_version_string, %function
+  .globl cmark_node_last_child
+  .type cmark_node_last_child, %function
   .p2align 4
-cmark_version_string:
+cmark_node_last_child:
   adrp x16, quire_lazy_slots+2552
   ldr x16, [x16, #:lo12:quire_lazy_slots+2552]
   br x16
 quire_lazy_stub_319:
   mov x17, #319
   b quire_lazy_common
-  .globl cmark_gfm_core_extensions_ensure_registered
-  .type cmark_gfm_core_extensions_ensure_registered, %function
+  .globl cmark_node_new_with_mem
+  .type cmark_node_new_with_mem, %function
   .p2align 4
-cmark_gfm_core_extensions_ensure_registered:
+cmark_node_new_with_mem:
   adrp x16, quire_lazy_slots+2560
   ldr x16, [x16, #:lo12:quire_lazy_slots+2560]
   br x16
 quire_lazy_stub_320:
   mov x17, #320
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_alignments
-  .type cmark_gfm_extensions_get_table_alignments, %function
+  .globl cmark_node_next
+  .type cmark_node_next, %function
   .p2align 4
-cmark_gfm_extensions_get_table_alignments:
+cmark_node_next:
   adrp x16, quire_lazy_slots+2568
   ldr x16, [x16, #:lo12:quire_lazy_slots+2568]
   br x16
 quire_lazy_stub_321:
   mov x17, #321
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_columns
-  .type cmark_gfm_extensions_get_table_columns, %function
+  .globl cmark_node_parent
+  .type cmark_node_parent, %function
   .p2align 4
-cmark_gfm_extensions_get_table_columns:
+cmark_node_parent:
   adrp x16, quire_lazy_slots+2576
   ldr x16, [x16, #:lo12:quire_lazy_slots+2576]
   br x16
 quire_lazy_stub_322:
   mov x17, #322
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_table_row_is_header
-  .type cmark_gfm_extensions_get_table_row_is_header, %function
+  .globl cmark_node_previous
+  .type cmark_node_previous, %function
   .p2align 4
-cmark_gfm_extensions_get_table_row_is_header:
+cmark_node_previous:
   adrp x16, quire_lazy_slots+2584
   ldr x16, [x16, #:lo12:quire_lazy_slots+2584]
   br x16
 quire_lazy_stub_323:
   mov x17, #323
   b quire_lazy_common
-  .globl cmark_gfm_extensions_get_tasklist_item_checked
-  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
+  .globl cmark_parser_attach_syntax_extension
+  .type cmark_parser_attach_syntax_extension, %function
   .p2align 4
-cmark_gfm_extensions_get_tasklist_item_checked:
+cmark_parser_attach_syntax_extension:
   adrp x16, quire_lazy_slots+2592
   ldr x16, [x16, #:lo12:quire_lazy_slots+2592]
   br x16
 quire_lazy_stub_324:
   mov x17, #324
   b quire_lazy_common
-  .globl deflate
-  .type deflate, %function
+  .globl cmark_parser_feed
+  .type cmark_parser_feed, %function
   .p2align 4
-deflate:
+cmark_parser_feed:
   adrp x16, quire_lazy_slots+2600
   ldr x16, [x16, #:lo12:quire_lazy_slots+2600]
   br x16
 quire_lazy_stub_325:
   mov x17, #325
   b quire_lazy_common
-  .globl deflateEnd
-  .type deflateEnd, %function
+  .globl cmark_parser_finish
+  .type cmark_parser_finish, %function
   .p2align 4
-deflateEnd:
+cmark_parser_finish:
   adrp x16, quire_lazy_slots+2608
   ldr x16, [x16, #:lo12:quire_lazy_slots+2608]
   br x16
 quire_lazy_stub_326:
   mov x17, #326
   b quire_lazy_common
-  .globl deflateInit2_
-  .type deflateInit2_, %function
+  .globl cmark_parser_free
+  .type cmark_parser_free, %function
   .p2align 4
-deflateInit2_:
+cmark_parser_free:
   adrp x16, quire_lazy_slots+2616
   ldr x16, [x16, #:lo12:quire_lazy_slots+2616]
   br x16
 quire_lazy_stub_327:
   mov x17, #327
   b quire_lazy_common
-  .globl inflate
-  .type inflate, %function
+  .globl cmark_parser_get_syntax_extensions
+  .type cmark_parser_get_syntax_extensions, %function
   .p2align 4
-inflate:
+cmark_parser_get_syntax_extensions:
   adrp x16, quire_lazy_slots+2624
   ldr x16, [x16, #:lo12:quire_lazy_slots+2624]
   br x16
 quire_lazy_stub_328:
   mov x17, #328
   b quire_lazy_common
-  .globl inflateEnd
-  .type inflateEnd, %function
+  .globl cmark_parser_new
+  .type cmark_parser_new, %function
   .p2align 4
-inflateEnd:
+cmark_parser_new:
   adrp x16, quire_lazy_slots+2632
   ldr x16, [x16, #:lo12:quire_lazy_slots+2632]
   br x16
 quire_lazy_stub_329:
   mov x17, #329
   b quire_lazy_common
-  .globl inflateInit2_
-  .type inflateInit2_, %function
+  .globl cmark_parser_new_with_mem
+  .type cmark_parser_new_with_mem, %function
   .p2align 4
-inflateInit2_:
+cmark_parser_new_with_mem:
   adrp x16, quire_lazy_slots+2640
   ldr x16, [x16, #:lo12:quire_lazy_slots+2640]
   br x16
 quire_lazy_stub_330:
   mov x17, #330
   b quire_lazy_common
-  .globl xcb_change_property
-  .type xcb_change_property, %function
+  .globl cmark_render_html
+  .type cmark_render_html, %function
   .p2align 4
-xcb_change_property:
+cmark_render_html:
   adrp x16, quire_lazy_slots+2648
   ldr x16, [x16, #:lo12:quire_lazy_slots+2648]
   br x16
 quire_lazy_stub_331:
   mov x17, #331
   b quire_lazy_common
-  .globl xcb_change_window_attributes
-  .type xcb_change_window_attributes, %function
+  .globl cmark_render_html_with_mem
+  .type cmark_render_html_with_mem, %function
   .p2align 4
-xcb_change_window_attributes:
+cmark_render_html_with_mem:
   adrp x16, quire_lazy_slots+2656
   ldr x16, [x16, #:lo12:quire_lazy_slots+2656]
   br x16
 quire_lazy_stub_332:
   mov x17, #332
   b quire_lazy_common
-  .globl xcb_connect
-  .type xcb_connect, %function
+  .globl cmark_version_string
+  .type cmark_version_string, %function
   .p2align 4
-xcb_connect:
+cmark_version_string:
   adrp x16, quire_lazy_slots+2664
   ldr x16, [x16, #:lo12:quire_lazy_slots+2664]
   br x16
 quire_lazy_stub_333:
   mov x17, #333
   b quire_lazy_common
-  .globl xcb_connection_has_error
-  .type xcb_connection_has_error, %function
+  .globl cmark_gfm_core_extensions_ensure_registered
+  .type cmark_gfm_core_extensions_ensure_registered, %function
   .p2align 4
-xcb_connection_has_error:
+cmark_gfm_core_extensions_ensure_registered:
   adrp x16, quire_lazy_slots+2672
   ldr x16, [x16, #:lo12:quire_lazy_slots+2672]
   br x16
 quire_lazy_stub_334:
   mov x17, #334
   b quire_lazy_common
-  .globl xcb_convert_selection
-  .type xcb_convert_selection, %function
+  .globl cmark_gfm_extensions_get_table_alignments
+  .type cmark_gfm_extensions_get_table_alignments, %function
   .p2align 4
-xcb_convert_selection:
+cmark_gfm_extensions_get_table_alignments:
   adrp x16, quire_lazy_slots+2680
   ldr x16, [x16, #:lo12:quire_lazy_slots+2680]
   br x16
 quire_lazy_stub_335:
   mov x17, #335
   b quire_lazy_common
-  .globl xcb_create_window
-  .type xcb_create_window, %function
+  .globl cmark_gfm_extensions_get_table_columns
+  .type cmark_gfm_extensions_get_table_columns, %function
   .p2align 4
-xcb_create_window:
+cmark_gfm_extensions_get_table_columns:
   adrp x16, quire_lazy_slots+2688
   ldr x16, [x16, #:lo12:quire_lazy_slots+2688]
   br x16
 quire_lazy_stub_336:
   mov x17, #336
   b quire_lazy_common
-  .globl xcb_delete_property
-  .type xcb_delete_property, %function
+  .globl cmark_gfm_extensions_get_table_row_is_header
+  .type cmark_gfm_extensions_get_table_row_is_header, %function
   .p2align 4
-xcb_delete_property:
+cmark_gfm_extensions_get_table_row_is_header:
   adrp x16, quire_lazy_slots+2696
   ldr x16, [x16, #:lo12:quire_lazy_slots+2696]
   br x16
 quire_lazy_stub_337:
   mov x17, #337
   b quire_lazy_common
-  .globl xcb_disconnect
-  .type xcb_disconnect, %function
+  .globl cmark_gfm_extensions_get_tasklist_item_checked
+  .type cmark_gfm_extensions_get_tasklist_item_checked, %function
   .p2align 4
-xcb_disconnect:
+cmark_gfm_extensions_get_tasklist_item_checked:
   adrp x16, quire_lazy_slots+2704
   ldr x16, [x16, #:lo12:quire_lazy_slots+2704]
   br x16
 quire_lazy_stub_338:
   mov x17, #338
   b quire_lazy_common
-  .globl xcb_flush
-  .type xcb_flush, %function
+  .globl deflate
+  .type deflate, %function
   .p2align 4
-xcb_flush:
+deflate:
   adrp x16, quire_lazy_slots+2712
   ldr x16, [x16, #:lo12:quire_lazy_slots+2712]
   br x16
 quire_lazy_stub_339:
   mov x17, #339
   b quire_lazy_common
-  .globl xcb_generate_id
-  .type xcb_generate_id, %function
+  .globl deflateEnd
+  .type deflateEnd, %function
   .p2align 4
-xcb_generate_id:
+deflateEnd:
   adrp x16, quire_lazy_slots+2720
   ldr x16, [x16, #:lo12:quire_lazy_slots+2720]
   br x16
 quire_lazy_stub_340:
   mov x17, #340
   b quire_lazy_common
-  .globl xcb_get_atom_name
-  .type xcb_get_atom_name, %function
+  .globl deflateInit2_
+  .type deflateInit2_, %function
   .p2align 4
-xcb_get_atom_name:
+deflateInit2_:
   adrp x16, quire_lazy_slots+2728
   ldr x16, [x16, #:lo12:quire_lazy_slots+2728]
   br x16
 quire_lazy_stub_341:
   mov x17, #341
   b quire_lazy_common
-  .globl xcb_get_atom_name_name
-  .type xcb_get_atom_name_name, %function
+  .globl inflate
+  .type inflate, %function
   .p2align 4
-xcb_get_atom_name_name:
+inflate:
   adrp x16, quire_lazy_slots+2736
   ldr x16, [x16, #:lo12:quire_lazy_slots+2736]
   br x16
 quire_lazy_stub_342:
   mov x17, #342
   b quire_lazy_common
-  .globl xcb_get_atom_name_name_length
-  .type xcb_get_atom_name_name_length, %function
+  .globl inflateEnd
+  .type inflateEnd, %function
   .p2align 4
-xcb_get_atom_name_name_length:
+inflateEnd:
   adrp x16, quire_lazy_slots+2744
   ldr x16, [x16, #:lo12:quire_lazy_slots+2744]
   br x16
 quire_lazy_stub_343:
   mov x17, #343
   b quire_lazy_common
-  .globl xcb_get_atom_name_reply
-  .type xcb_get_atom_name_reply, %function
+  .globl inflateInit2_
+  .type inflateInit2_, %function
   .p2align 4
-xcb_get_atom_name_reply:
+inflateInit2_:
   adrp x16, quire_lazy_slots+2752
   ldr x16, [x16, #:lo12:quire_lazy_slots+2752]
   br x16
 quire_lazy_stub_344:
   mov x17, #344
   b quire_lazy_common
-  .globl xcb_get_extension_data
-  .type xcb_get_extension_data, %function
+  .globl xcb_change_property
+  .type xcb_change_property, %function
   .p2align 4
-xcb_get_extension_data:
+xcb_change_property:
   adrp x16, quire_lazy_slots+2760
   ldr x16, [x16, #:lo12:quire_lazy_slots+2760]
   br x16
 quire_lazy_stub_345:
   mov x17, #345
   b quire_lazy_common
-  .globl xcb_get_file_descriptor
-  .type xcb_get_file_descriptor, %function
+  .globl xcb_change_window_attributes
+  .type xcb_change_window_attributes, %function
   .p2align 4
-xcb_get_file_descriptor:
+xcb_change_window_attributes:
   adrp x16, quire_lazy_slots+2768
   ldr x16, [x16, #:lo12:quire_lazy_slots+2768]
   br x16
 quire_lazy_stub_346:
   mov x17, #346
   b quire_lazy_common
-  .globl xcb_get_input_focus
-  .type xcb_get_input_focus, %function
+  .globl xcb_connect
+  .type xcb_connect, %function
   .p2align 4
-xcb_get_input_focus:
+xcb_connect:
   adrp x16, quire_lazy_slots+2776
   ldr x16, [x16, #:lo12:quire_lazy_slots+2776]
   br x16
 quire_lazy_stub_347:
   mov x17, #347
   b quire_lazy_common
-  .globl xcb_get_input_focus_reply
-  .type xcb_get_input_focus_reply, %function
+  .globl xcb_connection_has_error
+  .type xcb_connection_has_error, %function
   .p2align 4
-xcb_get_input_focus_reply:
+xcb_connection_has_error:
   adrp x16, quire_lazy_slots+2784
   ldr x16, [x16, #:lo12:quire_lazy_slots+2784]
   br x16
 quire_lazy_stub_348:
   mov x17, #348
   b quire_lazy_common
-  .globl xcb_get_maximum_request_length
-  .type xcb_get_maximum_request_length, %function
+  .globl xcb_convert_selection
+  .type xcb_convert_selection, %function
   .p2align 4
-xcb_get_maximum_request_length:
+xcb_convert_selection:
   adrp x16, quire_lazy_slots+2792
   ldr x16, [x16, #:lo12:quire_lazy_slots+2792]
   br x16
 quire_lazy_stub_349:
   mov x17, #349
   b quire_lazy_common
-  .globl xcb_get_property
-  .type xcb_get_property, %function
+  .globl xcb_create_window
+  .type xcb_create_window, %function
   .p2align 4
-xcb_get_property:
+xcb_create_window:
   adrp x16, quire_lazy_slots+2800
   ldr x16, [x16, #:lo12:quire_lazy_slots+2800]
   br x16
 quire_lazy_stub_350:
   mov x17, #350
   b quire_lazy_common
-  .globl xcb_get_property_reply
-  .type xcb_get_property_reply, %function
+  .globl xcb_delete_property
+  .type xcb_delete_property, %function
   .p2align 4
-xcb_get_property_reply:
+xcb_delete_property:
   adrp x16, quire_lazy_slots+2808
   ldr x16, [x16, #:lo12:quire_lazy_slots+2808]
   br x16
 quire_lazy_stub_351:
   mov x17, #351
   b quire_lazy_common
-  .globl xcb_get_property_value
-  .type xcb_get_property_value, %function
+  .globl xcb_disconnect
+  .type xcb_disconnect, %function
   .p2align 4
-xcb_get_property_value:
+xcb_disconnect:
   adrp x16, quire_lazy_slots+2816
   ldr x16, [x16, #:lo12:quire_lazy_slots+2816]
   br x16
 quire_lazy_stub_352:
   mov x17, #352
   b quire_lazy_common
-  .globl xcb_get_property_value_length
-  .type xcb_get_property_value_length, %function
+  .globl xcb_flush
+  .type xcb_flush, %function
   .p2align 4
-xcb_get_property_value_length:
+xcb_flush:
   adrp x16, quire_lazy_slots+2824
   ldr x16, [x16, #:lo12:quire_lazy_slots+2824]
   br x16
 quire_lazy_stub_353:
   mov x17, #353
   b quire_lazy_common
-  .globl xcb_get_selection_owner
-  .type xcb_get_selection_owner, %function
+  .globl xcb_generate_id
+  .type xcb_generate_id, %function
   .p2align 4
-xcb_get_selection_owner:
+xcb_generate_id:
   adrp x16, quire_lazy_slots+2832
   ldr x16, [x16, #:lo12:quire_lazy_slots+2832]
   br x16
 quire_lazy_stub_354:
   mov x17, #354
   b quire_lazy_common
-  .globl xcb_get_selection_owner_reply
-  .type xcb_get_selection_owner_reply, %function
+  .globl xcb_get_atom_name
+  .type xcb_get_atom_name, %function
   .p2align 4
-xcb_get_selection_owner_reply:
+xcb_get_atom_name:
   adrp x16, quire_lazy_slots+2840
   ldr x16, [x16, #:lo12:quire_lazy_slots+2840]
   br x16
 quire_lazy_stub_355:
   mov x17, #355
   b quire_lazy_common
-  .globl xcb_get_setup
-  .type xcb_get_setup, %function
+  .globl xcb_get_atom_name_name
+  .type xcb_get_atom_name_name, %function
   .p2align 4
-xcb_get_setup:
+xcb_get_atom_name_name:
   adrp x16, quire_lazy_slots+2848
   ldr x16, [x16, #:lo12:quire_lazy_slots+2848]
   br x16
 quire_lazy_stub_356:
   mov x17, #356
   b quire_lazy_common
-  .globl xcb_intern_atom
-  .type xcb_intern_atom, %function
+  .globl xcb_get_atom_name_name_length
+  .type xcb_get_atom_name_name_length, %function
   .p2align 4
-xcb_intern_atom:
+xcb_get_atom_name_name_length:
   adrp x16, quire_lazy_slots+2856
   ldr x16, [x16, #:lo12:quire_lazy_slots+2856]
   br x16
 quire_lazy_stub_357:
   mov x17, #357
   b quire_lazy_common
-  .globl xcb_intern_atom_reply
-  .type xcb_intern_atom_reply, %function
+  .globl xcb_get_atom_name_reply
+  .type xcb_get_atom_name_reply, %function
   .p2align 4
-xcb_intern_atom_reply:
+xcb_get_atom_name_reply:
   adrp x16, quire_lazy_slots+2864
   ldr x16, [x16, #:lo12:quire_lazy_slots+2864]
   br x16
 quire_lazy_stub_358:
   mov x17, #358
   b quire_lazy_common
-  .globl xcb_poll_for_event
-  .type xcb_poll_for_event, %function
+  .globl xcb_get_extension_data
+  .type xcb_get_extension_data, %function
   .p2align 4
-xcb_poll_for_event:
+xcb_get_extension_data:
   adrp x16, quire_lazy_slots+2872
   ldr x16, [x16, #:lo12:quire_lazy_slots+2872]
   br x16
 quire_lazy_stub_359:
   mov x17, #359
   b quire_lazy_common
-  .globl xcb_screen_next
-  .type xcb_screen_next, %function
+  .globl xcb_get_file_descriptor
+  .type xcb_get_file_descriptor, %function
   .p2align 4
-xcb_screen_next:
+xcb_get_file_descriptor:
   adrp x16, quire_lazy_slots+2880
   ldr x16, [x16, #:lo12:quire_lazy_slots+2880]
   br x16
 quire_lazy_stub_360:
   mov x17, #360
   b quire_lazy_common
-  .globl xcb_send_event
-  .type xcb_send_event, %function
+  .globl xcb_get_input_focus
+  .type xcb_get_input_focus, %function
   .p2align 4
-xcb_send_event:
+xcb_get_input_focus:
   adrp x16, quire_lazy_slots+2888
   ldr x16, [x16, #:lo12:quire_lazy_slots+2888]
   br x16
 quire_lazy_stub_361:
   mov x17, #361
   b quire_lazy_common
-  .globl xcb_set_selection_owner
-  .type xcb_set_selection_owner, %function
+  .globl xcb_get_input_focus_reply
+  .type xcb_get_input_focus_reply, %function
   .p2align 4
-xcb_set_selection_owner:
+xcb_get_input_focus_reply:
   adrp x16, quire_lazy_slots+2896
   ldr x16, [x16, #:lo12:quire_lazy_slots+2896]
   br x16
 quire_lazy_stub_362:
   mov x17, #362
   b quire_lazy_common
-  .globl xcb_setup_roots_iterator
-  .type xcb_setup_roots_iterator, %function
+  .globl xcb_get_maximum_request_length
+  .type xcb_get_maximum_request_length, %function
   .p2align 4
-xcb_setup_roots_iterator:
+xcb_get_maximum_request_length:
   adrp x16, quire_lazy_slots+2904
   ldr x16, [x16, #:lo12:quire_lazy_slots+2904]
   br x16
 quire_lazy_stub_363:
   mov x17, #363
   b quire_lazy_common
-  .globl xcb_wait_for_event
-  .type xcb_wait_for_event, %function
+  .globl xcb_get_property
+  .type xcb_get_property, %function
   .p2align 4
-xcb_wait_for_event:
+xcb_get_property:
   adrp x16, quire_lazy_slots+2912
   ldr x16, [x16, #:lo12:quire_lazy_slots+2912]
   br x16
 quire_lazy_stub_364:
   mov x17, #364
   b quire_lazy_common
-  .globl xcb_xfixes_query_version
-  .type xcb_xfixes_query_version, %function
+  .globl xcb_get_property_reply
+  .type xcb_get_property_reply, %function
   .p2align 4
-xcb_xfixes_query_version:
+xcb_get_property_reply:
   adrp x16, quire_lazy_slots+2920
   ldr x16, [x16, #:lo12:quire_lazy_slots+2920]
   br x16
 quire_lazy_stub_365:
   mov x17, #365
   b quire_lazy_common
-  .globl xcb_xfixes_query_version_reply
-  .type xcb_xfixes_query_version_reply, %function
+  .globl xcb_get_property_value
+  .type xcb_get_property_value, %function
   .p2align 4
-xcb_xfixes_query_version_reply:
+xcb_get_property_value:
   adrp x16, quire_lazy_slots+2928
   ldr x16, [x16, #:lo12:quire_lazy_slots+2928]
   br x16
 quire_lazy_stub_366:
   mov x17, #366
   b quire_lazy_common
-  .globl xcb_xfixes_select_selection_input
-  .type xcb_xfixes_select_selection_input, %function
+  .globl xcb_get_property_value_length
+  .type xcb_get_property_value_length, %function
   .p2align 4
-xcb_xfixes_select_selection_input:
+xcb_get_property_value_length:
   adrp x16, quire_lazy_slots+2936
   ldr x16, [x16, #:lo12:quire_lazy_slots+2936]
   br x16
 quire_lazy_stub_367:
   mov x17, #367
   b quire_lazy_common
-  .globl wl_display_cancel_read
-  .type wl_display_cancel_read, %function
+  .globl xcb_get_selection_owner
+  .type xcb_get_selection_owner, %function
   .p2align 4
-wl_display_cancel_read:
+xcb_get_selection_owner:
   adrp x16, quire_lazy_slots+2944
   ldr x16, [x16, #:lo12:quire_lazy_slots+2944]
   br x16
 quire_lazy_stub_368:
   mov x17, #368
   b quire_lazy_common
-  .globl wl_display_connect
-  .type wl_display_connect, %function
+  .globl xcb_get_selection_owner_reply
+  .type xcb_get_selection_owner_reply, %function
   .p2align 4
-wl_display_connect:
+xcb_get_selection_owner_reply:
   adrp x16, quire_lazy_slots+2952
   ldr x16, [x16, #:lo12:quire_lazy_slots+2952]
   br x16
 quire_lazy_stub_369:
   mov x17, #369
   b quire_lazy_common
-  .globl wl_display_disconnect
-  .type wl_display_disconnect, %function
+  .globl xcb_get_setup
+  .type xcb_get_setup, %function
   .p2align 4
-wl_display_disconnect:
+xcb_get_setup:
   adrp x16, quire_lazy_slots+2960
   ldr x16, [x16, #:lo12:quire_lazy_slots+2960]
   br x16
 quire_lazy_stub_370:
   mov x17, #370
   b quire_lazy_common
-  .globl wl_display_dispatch_pending
-  .type wl_display_dispatch_pending, %function
+  .globl xcb_intern_atom
+  .type xcb_intern_atom, %function
   .p2align 4
-wl_display_dispatch_pending:
+xcb_intern_atom:
   adrp x16, quire_lazy_slots+2968
   ldr x16, [x16, #:lo12:quire_lazy_slots+2968]
   br x16
 quire_lazy_stub_371:
   mov x17, #371
   b quire_lazy_common
-  .globl wl_display_flush
-  .type wl_display_flush, %function
+  .globl xcb_intern_atom_reply
+  .type xcb_intern_atom_reply, %function
   .p2align 4
-wl_display_flush:
+xcb_intern_atom_reply:
   adrp x16, quire_lazy_slots+2976
   ldr x16, [x16, #:lo12:quire_lazy_slots+2976]
   br x16
 quire_lazy_stub_372:
   mov x17, #372
   b quire_lazy_common
-  .globl wl_display_get_fd
-  .type wl_display_get_fd, %function
+  .globl xcb_poll_for_event
+  .type xcb_poll_for_event, %function
   .p2align 4
-wl_display_get_fd:
+xcb_poll_for_event:
   adrp x16, quire_lazy_slots+2984
   ldr x16, [x16, #:lo12:quire_lazy_slots+2984]
   br x16
 quire_lazy_stub_373:
   mov x17, #373
   b quire_lazy_common
-  .globl wl_display_prepare_read
-  .type wl_display_prepare_read, %function
+  .globl xcb_screen_next
+  .type xcb_screen_next, %function
   .p2align 4
-wl_display_prepare_read:
+xcb_screen_next:
   adrp x16, quire_lazy_slots+2992
   ldr x16, [x16, #:lo12:quire_lazy_slots+2992]
   br x16
 quire_lazy_stub_374:
   mov x17, #374
   b quire_lazy_common
-  .globl wl_display_read_events
-  .type wl_display_read_events, %function
+  .globl xcb_send_event
+  .type xcb_send_event, %function
   .p2align 4
-wl_display_read_events:
+xcb_send_event:
   adrp x16, quire_lazy_slots+3000
   ldr x16, [x16, #:lo12:quire_lazy_slots+3000]
   br x16
 quire_lazy_stub_375:
   mov x17, #375
   b quire_lazy_common
-  .globl wl_display_roundtrip
-  .type wl_display_roundtrip, %function
+  .globl xcb_set_selection_owner
+  .type xcb_set_selection_owner, %function
   .p2align 4
-wl_display_roundtrip:
+xcb_set_selection_owner:
   adrp x16, quire_lazy_slots+3008
   ldr x16, [x16, #:lo12:quire_lazy_slots+3008]
   br x16
 quire_lazy_stub_376:
   mov x17, #376
   b quire_lazy_common
-  .globl wl_proxy_add_dispatcher
-  .type wl_proxy_add_dispatcher, %function
+  .globl xcb_setup_roots_iterator
+  .type xcb_setup_roots_iterator, %function
   .p2align 4
-wl_proxy_add_dispatcher:
+xcb_setup_roots_iterator:
   adrp x16, quire_lazy_slots+3016
   ldr x16, [x16, #:lo12:quire_lazy_slots+3016]
   br x16
 quire_lazy_stub_377:
   mov x17, #377
   b quire_lazy_common
-  .globl wl_proxy_get_user_data
-  .type wl_proxy_get_user_data, %function
+  .globl xcb_wait_for_event
+  .type xcb_wait_for_event, %function
   .p2align 4
-wl_proxy_get_user_data:
+xcb_wait_for_event:
   adrp x16, quire_lazy_slots+3024
   ldr x16, [x16, #:lo12:quire_lazy_slots+3024]
   br x16
 quire_lazy_stub_378:
   mov x17, #378
   b quire_lazy_common
-  .globl wl_proxy_get_version
-  .type wl_proxy_get_version, %function
+  .globl xcb_xfixes_query_version
+  .type xcb_xfixes_query_version, %function
   .p2align 4
-wl_proxy_get_version:
+xcb_xfixes_query_version:
   adrp x16, quire_lazy_slots+3032
   ldr x16, [x16, #:lo12:quire_lazy_slots+3032]
   br x16
 quire_lazy_stub_379:
   mov x17, #379
   b quire_lazy_common
-  .globl wl_proxy_marshal_flags
-  .type wl_proxy_marshal_flags, %function
+  .globl xcb_xfixes_query_version_reply
+  .type xcb_xfixes_query_version_reply, %function
   .p2align 4
-wl_proxy_marshal_flags:
+xcb_xfixes_query_version_reply:
   adrp x16, quire_lazy_slots+3040
   ldr x16, [x16, #:lo12:quire_lazy_slots+3040]
   br x16
 quire_lazy_stub_380:
   mov x17, #380
   b quire_lazy_common
-  .globl jpeg_CreateCompress
-  .type jpeg_CreateCompress, %function
+  .globl xcb_xfixes_select_selection_input
+  .type xcb_xfixes_select_selection_input, %function
   .p2align 4
-jpeg_CreateCompress:
+xcb_xfixes_select_selection_input:
   adrp x16, quire_lazy_slots+3048
   ldr x16, [x16, #:lo12:quire_lazy_slots+3048]
   br x16
 quire_lazy_stub_381:
   mov x17, #381
   b quire_lazy_common
-  .globl jpeg_destroy_compress
-  .type jpeg_destroy_compress, %function
+  .globl wl_display_cancel_read
+  .type wl_display_cancel_read, %function
   .p2align 4
-jpeg_destroy_compress:
+wl_display_cancel_read:
   adrp x16, quire_lazy_slots+3056
   ldr x16, [x16, #:lo12:quire_lazy_slots+3056]
   br x16
 quire_lazy_stub_382:
   mov x17, #382
   b quire_lazy_common
-  .globl jpeg_finish_compress
-  .type jpeg_finish_compress, %function
+  .globl wl_display_connect
+  .type wl_display_connect, %function
   .p2align 4
-jpeg_finish_compress:
+wl_display_connect:
   adrp x16, quire_lazy_slots+3064
   ldr x16, [x16, #:lo12:quire_lazy_slots+3064]
   br x16
 quire_lazy_stub_383:
   mov x17, #383
   b quire_lazy_common
-  .globl jpeg_mem_dest
-  .type jpeg_mem_dest, %function
+  .globl wl_display_disconnect
+  .type wl_display_disconnect, %function
   .p2align 4
-jpeg_mem_dest:
+wl_display_disconnect:
   adrp x16, quire_lazy_slots+3072
   ldr x16, [x16, #:lo12:quire_lazy_slots+3072]
   br x16
 quire_lazy_stub_384:
   mov x17, #384
   b quire_lazy_common
-  .globl jpeg_set_defaults
-  .type jpeg_set_defaults, %function
+  .globl wl_display_dispatch_pending
+  .type wl_display_dispatch_pending, %function
   .p2align 4
-jpeg_set_defaults:
+wl_display_dispatch_pending:
   adrp x16, quire_lazy_slots+3080
   ldr x16, [x16, #:lo12:quire_lazy_slots+3080]
   br x16
 quire_lazy_stub_385:
   mov x17, #385
   b quire_lazy_common
-  .globl jpeg_set_quality
-  .type jpeg_set_quality, %function
+  .globl wl_display_flush
+  .type wl_display_flush, %function
   .p2align 4
-jpeg_set_quality:
+wl_display_flush:
   adrp x16, quire_lazy_slots+3088
   ldr x16, [x16, #:lo12:quire_lazy_slots+3088]
   br x16
 quire_lazy_stub_386:
   mov x17, #386
   b quire_lazy_common
-  .globl jpeg_start_compress
-  .type jpeg_start_compress, %function
+  .globl wl_display_get_fd
+  .type wl_display_get_fd, %function
   .p2align 4
-jpeg_start_compress:
+wl_display_get_fd:
   adrp x16, quire_lazy_slots+3096
   ldr x16, [x16, #:lo12:quire_lazy_slots+3096]
   br x16
 quire_lazy_stub_387:
   mov x17, #387
   b quire_lazy_common
-  .globl jpeg_std_error
-  .type jpeg_std_error, %function
+  .globl wl_display_prepare_read
+  .type wl_display_prepare_read, %function
   .p2align 4
-jpeg_std_error:
+wl_display_prepare_read:
   adrp x16, quire_lazy_slots+3104
   ldr x16, [x16, #:lo12:quire_lazy_slots+3104]
   br x16
 quire_lazy_stub_388:
   mov x17, #388
   b quire_lazy_common
-  .globl jpeg_write_scanlines
-  .type jpeg_write_scanlines, %function
+  .globl wl_display_read_events
+  .type wl_display_read_events, %function
   .p2align 4
-jpeg_write_scanlines:
+wl_display_read_events:
   adrp x16, quire_lazy_slots+3112
   ldr x16, [x16, #:lo12:quire_lazy_slots+3112]
   br x16
 quire_lazy_stub_389:
   mov x17, #389
+  b quire_lazy_common
+  .globl wl_display_roundtrip
+  .type wl_display_roundtrip, %function
+  .p2align 4
+wl_display_roundtrip:
+  adrp x16, quire_lazy_slots+3120
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3120]
+  br x16
+quire_lazy_stub_390:
+  mov x17, #390
+  b quire_lazy_common
+  .globl wl_proxy_add_dispatcher
+  .type wl_proxy_add_dispatcher, %function
+  .p2align 4
+wl_proxy_add_dispatcher:
+  adrp x16, quire_lazy_slots+3128
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3128]
+  br x16
+quire_lazy_stub_391:
+  mov x17, #391
+  b quire_lazy_common
+  .globl wl_proxy_get_user_data
+  .type wl_proxy_get_user_data, %function
+  .p2align 4
+wl_proxy_get_user_data:
+  adrp x16, quire_lazy_slots+3136
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3136]
+  br x16
+quire_lazy_stub_392:
+  mov x17, #392
+  b quire_lazy_common
+  .globl wl_proxy_get_version
+  .type wl_proxy_get_version, %function
+  .p2align 4
+wl_proxy_get_version:
+  adrp x16, quire_lazy_slots+3144
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3144]
+  br x16
+quire_lazy_stub_393:
+  mov x17, #393
+  b quire_lazy_common
+  .globl wl_proxy_marshal_flags
+  .type wl_proxy_marshal_flags, %function
+  .p2align 4
+wl_proxy_marshal_flags:
+  adrp x16, quire_lazy_slots+3152
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3152]
+  br x16
+quire_lazy_stub_394:
+  mov x17, #394
+  b quire_lazy_common
+  .globl jpeg_CreateCompress
+  .type jpeg_CreateCompress, %function
+  .p2align 4
+jpeg_CreateCompress:
+  adrp x16, quire_lazy_slots+3160
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3160]
+  br x16
+quire_lazy_stub_395:
+  mov x17, #395
+  b quire_lazy_common
+  .globl jpeg_destroy_compress
+  .type jpeg_destroy_compress, %function
+  .p2align 4
+jpeg_destroy_compress:
+  adrp x16, quire_lazy_slots+3168
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3168]
+  br x16
+quire_lazy_stub_396:
+  mov x17, #396
+  b quire_lazy_common
+  .globl jpeg_finish_compress
+  .type jpeg_finish_compress, %function
+  .p2align 4
+jpeg_finish_compress:
+  adrp x16, quire_lazy_slots+3176
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3176]
+  br x16
+quire_lazy_stub_397:
+  mov x17, #397
+  b quire_lazy_common
+  .globl jpeg_mem_dest
+  .type jpeg_mem_dest, %function
+  .p2align 4
+jpeg_mem_dest:
+  adrp x16, quire_lazy_slots+3184
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3184]
+  br x16
+quire_lazy_stub_398:
+  mov x17, #398
+  b quire_lazy_common
+  .globl jpeg_set_defaults
+  .type jpeg_set_defaults, %function
+  .p2align 4
+jpeg_set_defaults:
+  adrp x16, quire_lazy_slots+3192
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3192]
+  br x16
+quire_lazy_stub_399:
+  mov x17, #399
+  b quire_lazy_common
+  .globl jpeg_set_quality
+  .type jpeg_set_quality, %function
+  .p2align 4
+jpeg_set_quality:
+  adrp x16, quire_lazy_slots+3200
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3200]
+  br x16
+quire_lazy_stub_400:
+  mov x17, #400
+  b quire_lazy_common
+  .globl jpeg_start_compress
+  .type jpeg_start_compress, %function
+  .p2align 4
+jpeg_start_compress:
+  adrp x16, quire_lazy_slots+3208
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3208]
+  br x16
+quire_lazy_stub_401:
+  mov x17, #401
+  b quire_lazy_common
+  .globl jpeg_std_error
+  .type jpeg_std_error, %function
+  .p2align 4
+jpeg_std_error:
+  adrp x16, quire_lazy_slots+3216
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3216]
+  br x16
+quire_lazy_stub_402:
+  mov x17, #402
+  b quire_lazy_common
+  .globl jpeg_write_scanlines
+  .type jpeg_write_scanlines, %function
+  .p2align 4
+jpeg_write_scanlines:
+  adrp x16, quire_lazy_slots+3224
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3224]
+  br x16
+quire_lazy_stub_403:
+  mov x17, #403
+  b quire_lazy_common
+  .globl hb_blob_create_from_file_or_fail
+  .type hb_blob_create_from_file_or_fail, %function
+  .p2align 4
+hb_blob_create_from_file_or_fail:
+  adrp x16, quire_lazy_slots+3232
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3232]
+  br x16
+quire_lazy_stub_404:
+  mov x17, #404
+  b quire_lazy_common
+  .globl hb_blob_destroy
+  .type hb_blob_destroy, %function
+  .p2align 4
+hb_blob_destroy:
+  adrp x16, quire_lazy_slots+3240
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3240]
+  br x16
+quire_lazy_stub_405:
+  mov x17, #405
+  b quire_lazy_common
+  .globl hb_buffer_add_codepoints
+  .type hb_buffer_add_codepoints, %function
+  .p2align 4
+hb_buffer_add_codepoints:
+  adrp x16, quire_lazy_slots+3248
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3248]
+  br x16
+quire_lazy_stub_406:
+  mov x17, #406
+  b quire_lazy_common
+  .globl hb_buffer_clear_contents
+  .type hb_buffer_clear_contents, %function
+  .p2align 4
+hb_buffer_clear_contents:
+  adrp x16, quire_lazy_slots+3256
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3256]
+  br x16
+quire_lazy_stub_407:
+  mov x17, #407
+  b quire_lazy_common
+  .globl hb_buffer_create
+  .type hb_buffer_create, %function
+  .p2align 4
+hb_buffer_create:
+  adrp x16, quire_lazy_slots+3264
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3264]
+  br x16
+quire_lazy_stub_408:
+  mov x17, #408
+  b quire_lazy_common
+  .globl hb_buffer_destroy
+  .type hb_buffer_destroy, %function
+  .p2align 4
+hb_buffer_destroy:
+  adrp x16, quire_lazy_slots+3272
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3272]
+  br x16
+quire_lazy_stub_409:
+  mov x17, #409
+  b quire_lazy_common
+  .globl hb_buffer_get_glyph_infos
+  .type hb_buffer_get_glyph_infos, %function
+  .p2align 4
+hb_buffer_get_glyph_infos:
+  adrp x16, quire_lazy_slots+3280
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3280]
+  br x16
+quire_lazy_stub_410:
+  mov x17, #410
+  b quire_lazy_common
+  .globl hb_buffer_get_glyph_positions
+  .type hb_buffer_get_glyph_positions, %function
+  .p2align 4
+hb_buffer_get_glyph_positions:
+  adrp x16, quire_lazy_slots+3288
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3288]
+  br x16
+quire_lazy_stub_411:
+  mov x17, #411
+  b quire_lazy_common
+  .globl hb_buffer_guess_segment_properties
+  .type hb_buffer_guess_segment_properties, %function
+  .p2align 4
+hb_buffer_guess_segment_properties:
+  adrp x16, quire_lazy_slots+3296
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3296]
+  br x16
+quire_lazy_stub_412:
+  mov x17, #412
+  b quire_lazy_common
+  .globl hb_buffer_set_direction
+  .type hb_buffer_set_direction, %function
+  .p2align 4
+hb_buffer_set_direction:
+  adrp x16, quire_lazy_slots+3304
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3304]
+  br x16
+quire_lazy_stub_413:
+  mov x17, #413
+  b quire_lazy_common
+  .globl hb_buffer_set_language
+  .type hb_buffer_set_language, %function
+  .p2align 4
+hb_buffer_set_language:
+  adrp x16, quire_lazy_slots+3312
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3312]
+  br x16
+quire_lazy_stub_414:
+  mov x17, #414
+  b quire_lazy_common
+  .globl hb_face_create
+  .type hb_face_create, %function
+  .p2align 4
+hb_face_create:
+  adrp x16, quire_lazy_slots+3320
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3320]
+  br x16
+quire_lazy_stub_415:
+  mov x17, #415
+  b quire_lazy_common
+  .globl hb_face_destroy
+  .type hb_face_destroy, %function
+  .p2align 4
+hb_face_destroy:
+  adrp x16, quire_lazy_slots+3328
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3328]
+  br x16
+quire_lazy_stub_416:
+  mov x17, #416
+  b quire_lazy_common
+  .globl hb_face_get_glyph_count
+  .type hb_face_get_glyph_count, %function
+  .p2align 4
+hb_face_get_glyph_count:
+  adrp x16, quire_lazy_slots+3336
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3336]
+  br x16
+quire_lazy_stub_417:
+  mov x17, #417
+  b quire_lazy_common
+  .globl hb_face_get_upem
+  .type hb_face_get_upem, %function
+  .p2align 4
+hb_face_get_upem:
+  adrp x16, quire_lazy_slots+3344
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3344]
+  br x16
+quire_lazy_stub_418:
+  mov x17, #418
+  b quire_lazy_common
+  .globl hb_font_create
+  .type hb_font_create, %function
+  .p2align 4
+hb_font_create:
+  adrp x16, quire_lazy_slots+3352
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3352]
+  br x16
+quire_lazy_stub_419:
+  mov x17, #419
+  b quire_lazy_common
+  .globl hb_font_destroy
+  .type hb_font_destroy, %function
+  .p2align 4
+hb_font_destroy:
+  adrp x16, quire_lazy_slots+3360
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3360]
+  br x16
+quire_lazy_stub_420:
+  mov x17, #420
+  b quire_lazy_common
+  .globl hb_font_get_glyph_h_advance
+  .type hb_font_get_glyph_h_advance, %function
+  .p2align 4
+hb_font_get_glyph_h_advance:
+  adrp x16, quire_lazy_slots+3368
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3368]
+  br x16
+quire_lazy_stub_421:
+  mov x17, #421
+  b quire_lazy_common
+  .globl hb_font_get_h_extents
+  .type hb_font_get_h_extents, %function
+  .p2align 4
+hb_font_get_h_extents:
+  adrp x16, quire_lazy_slots+3376
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3376]
+  br x16
+quire_lazy_stub_422:
+  mov x17, #422
+  b quire_lazy_common
+  .globl hb_font_get_nominal_glyph
+  .type hb_font_get_nominal_glyph, %function
+  .p2align 4
+hb_font_get_nominal_glyph:
+  adrp x16, quire_lazy_slots+3384
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3384]
+  br x16
+quire_lazy_stub_423:
+  mov x17, #423
+  b quire_lazy_common
+  .globl hb_language_from_string
+  .type hb_language_from_string, %function
+  .p2align 4
+hb_language_from_string:
+  adrp x16, quire_lazy_slots+3392
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3392]
+  br x16
+quire_lazy_stub_424:
+  mov x17, #424
+  b quire_lazy_common
+  .globl hb_ot_metrics_get_position
+  .type hb_ot_metrics_get_position, %function
+  .p2align 4
+hb_ot_metrics_get_position:
+  adrp x16, quire_lazy_slots+3400
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3400]
+  br x16
+quire_lazy_stub_425:
+  mov x17, #425
+  b quire_lazy_common
+  .globl hb_shape
+  .type hb_shape, %function
+  .p2align 4
+hb_shape:
+  adrp x16, quire_lazy_slots+3408
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3408]
+  br x16
+quire_lazy_stub_426:
+  mov x17, #426
+  b quire_lazy_common
+  .globl FcConfigGetConfigDirs
+  .type FcConfigGetConfigDirs, %function
+  .p2align 4
+FcConfigGetConfigDirs:
+  adrp x16, quire_lazy_slots+3416
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3416]
+  br x16
+quire_lazy_stub_427:
+  mov x17, #427
+  b quire_lazy_common
+  .globl FcConfigGetConfigFiles
+  .type FcConfigGetConfigFiles, %function
+  .p2align 4
+FcConfigGetConfigFiles:
+  adrp x16, quire_lazy_slots+3424
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3424]
+  br x16
+quire_lazy_stub_428:
+  mov x17, #428
+  b quire_lazy_common
+  .globl FcConfigGetFontDirs
+  .type FcConfigGetFontDirs, %function
+  .p2align 4
+FcConfigGetFontDirs:
+  adrp x16, quire_lazy_slots+3432
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3432]
+  br x16
+quire_lazy_stub_429:
+  mov x17, #429
+  b quire_lazy_common
+  .globl FcConfigSubstitute
+  .type FcConfigSubstitute, %function
+  .p2align 4
+FcConfigSubstitute:
+  adrp x16, quire_lazy_slots+3440
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3440]
+  br x16
+quire_lazy_stub_430:
+  mov x17, #430
+  b quire_lazy_common
+  .globl FcDefaultSubstitute
+  .type FcDefaultSubstitute, %function
+  .p2align 4
+FcDefaultSubstitute:
+  adrp x16, quire_lazy_slots+3448
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3448]
+  br x16
+quire_lazy_stub_431:
+  mov x17, #431
+  b quire_lazy_common
+  .globl FcFontRenderPrepare
+  .type FcFontRenderPrepare, %function
+  .p2align 4
+FcFontRenderPrepare:
+  adrp x16, quire_lazy_slots+3456
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3456]
+  br x16
+quire_lazy_stub_432:
+  mov x17, #432
+  b quire_lazy_common
+  .globl FcFontSetDestroy
+  .type FcFontSetDestroy, %function
+  .p2align 4
+FcFontSetDestroy:
+  adrp x16, quire_lazy_slots+3464
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3464]
+  br x16
+quire_lazy_stub_433:
+  mov x17, #433
+  b quire_lazy_common
+  .globl FcFontSort
+  .type FcFontSort, %function
+  .p2align 4
+FcFontSort:
+  adrp x16, quire_lazy_slots+3472
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3472]
+  br x16
+quire_lazy_stub_434:
+  mov x17, #434
+  b quire_lazy_common
+  .globl FcInit
+  .type FcInit, %function
+  .p2align 4
+FcInit:
+  adrp x16, quire_lazy_slots+3480
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3480]
+  br x16
+quire_lazy_stub_435:
+  mov x17, #435
+  b quire_lazy_common
+  .globl FcPatternAddBool
+  .type FcPatternAddBool, %function
+  .p2align 4
+FcPatternAddBool:
+  adrp x16, quire_lazy_slots+3488
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3488]
+  br x16
+quire_lazy_stub_436:
+  mov x17, #436
+  b quire_lazy_common
+  .globl FcPatternAddInteger
+  .type FcPatternAddInteger, %function
+  .p2align 4
+FcPatternAddInteger:
+  adrp x16, quire_lazy_slots+3496
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3496]
+  br x16
+quire_lazy_stub_437:
+  mov x17, #437
+  b quire_lazy_common
+  .globl FcPatternAddString
+  .type FcPatternAddString, %function
+  .p2align 4
+FcPatternAddString:
+  adrp x16, quire_lazy_slots+3504
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3504]
+  br x16
+quire_lazy_stub_438:
+  mov x17, #438
+  b quire_lazy_common
+  .globl FcPatternCreate
+  .type FcPatternCreate, %function
+  .p2align 4
+FcPatternCreate:
+  adrp x16, quire_lazy_slots+3512
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3512]
+  br x16
+quire_lazy_stub_439:
+  mov x17, #439
+  b quire_lazy_common
+  .globl FcPatternDestroy
+  .type FcPatternDestroy, %function
+  .p2align 4
+FcPatternDestroy:
+  adrp x16, quire_lazy_slots+3520
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3520]
+  br x16
+quire_lazy_stub_440:
+  mov x17, #440
+  b quire_lazy_common
+  .globl FcPatternGetBool
+  .type FcPatternGetBool, %function
+  .p2align 4
+FcPatternGetBool:
+  adrp x16, quire_lazy_slots+3528
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3528]
+  br x16
+quire_lazy_stub_441:
+  mov x17, #441
+  b quire_lazy_common
+  .globl FcPatternGetInteger
+  .type FcPatternGetInteger, %function
+  .p2align 4
+FcPatternGetInteger:
+  adrp x16, quire_lazy_slots+3536
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3536]
+  br x16
+quire_lazy_stub_442:
+  mov x17, #442
+  b quire_lazy_common
+  .globl FcPatternGetMatrix
+  .type FcPatternGetMatrix, %function
+  .p2align 4
+FcPatternGetMatrix:
+  adrp x16, quire_lazy_slots+3544
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3544]
+  br x16
+quire_lazy_stub_443:
+  mov x17, #443
+  b quire_lazy_common
+  .globl FcPatternGetString
+  .type FcPatternGetString, %function
+  .p2align 4
+FcPatternGetString:
+  adrp x16, quire_lazy_slots+3552
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3552]
+  br x16
+quire_lazy_stub_444:
+  mov x17, #444
+  b quire_lazy_common
+  .globl FcStrListDone
+  .type FcStrListDone, %function
+  .p2align 4
+FcStrListDone:
+  adrp x16, quire_lazy_slots+3560
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3560]
+  br x16
+quire_lazy_stub_445:
+  mov x17, #445
+  b quire_lazy_common
+  .globl FcStrListNext
+  .type FcStrListNext, %function
+  .p2align 4
+FcStrListNext:
+  adrp x16, quire_lazy_slots+3568
+  ldr x16, [x16, #:lo12:quire_lazy_slots+3568]
+  br x16
+quire_lazy_stub_446:
+  mov x17, #446
   b quire_lazy_common
 #endif
 #endif

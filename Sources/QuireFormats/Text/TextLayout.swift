@@ -63,8 +63,15 @@ public enum TextLayout {
   /// Draws Pango markup on any cairo context (an image or a PDF surface).
   static func draw(
     markup: String, cairo cr: OpaquePointer, x: Double, y: Double, width: Double, style: TextStyle,
-    maximumHeight: Double? = nil, show: Bool = true
+    maximumHeight: Double? = nil, show: Bool = true, engine: Engine = .harfBuzz
   ) throws -> Double {
+    // Bitmaps get the text engine that needs no pango or fontconfig start-up when it can lay
+    // the text out; PDF pages, and text it does not take, get pango.
+    if engine == .harfBuzz, cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE,
+      let height = TextEngine.draw(markup: markup, cairo: cr, x: x, y: y, width: width, style: style, maximumHeight: maximumHeight, show: show)
+    {
+      return height
+    }
     guard pango_parse_markup(markup, -1, 0, nil, nil, nil, nil) != 0 else {
       throw QuireError(.invalidArgument, "The text to draw is not valid Pango markup; escape it with TextLayout.escapeMarkup.")
     }
@@ -122,12 +129,33 @@ public enum TextLayout {
     }
   }
 
-  /// Starts fontconfig's set-up (its configuration files and font caches, read by pango on
-  /// a thread of its own, `[pango] FcInit`) without waiting for it, so that the first text
-  /// laid out later in the process finds it done or under way. `quire thumbnail` calls it
-  /// while it parses its arguments (`StartupPrefetch`).
+  /// Reads the font choice (``FontChoice``, asking fontconfig only when the cached one is
+  /// stale) and opens the body face, so that the first text drawn later in the process finds
+  /// them ready. `quire thumbnail` calls it while it parses its arguments (`StartupPrefetch`).
   package static func prepareFonts() {
-    _ = pango_cairo_font_map_get_default()
+    TextEngine.prepare()
+  }
+
+  /// Which text engine lays text out for ``layoutHeight(markup:width:style:maximumHeight:engine:)``.
+  package enum Engine: Sendable { case harfBuzz, pango }
+
+  /// The height `markup` takes at `width` in a bitmap drawn at `scale` when laid out by
+  /// `engine`; `nil` when the HarfBuzz engine does not take this text (then bitmaps get
+  /// pango's layout).
+  package static func layoutHeight(
+    markup: String, width: Double, style: TextStyle = TextStyle(), maximumHeight: Double? = nil, scale: Double = 1, engine: Engine
+  ) throws -> Double? {
+    let bitmap = try Bitmap(width: 1, height: 1)
+    return try bitmap.withContext { cr in
+      cairo_scale(cr, scale, scale)
+      switch engine {
+      case .harfBuzz:
+        return TextEngine.draw(markup: markup, cairo: cr, x: 0, y: 0, width: width, style: style, maximumHeight: maximumHeight, show: false)
+      case .pango:
+        return try draw(
+          markup: markup, cairo: cr, x: 0, y: 0, width: width, style: style, maximumHeight: maximumHeight, show: false, engine: .pango)
+      }
+    }
   }
 
   /// The version of the linked pango, e.g. "1.50.12".
