@@ -1,5 +1,6 @@
 import QuireBrowser
 import QuireFormats
+import QuireMarkdown
 import QuireSystem
 import QuireTypes
 
@@ -7,11 +8,11 @@ import QuireTypes
 /// argument parser's reflection over the command tree takes several milliseconds): the type
 /// registry's files (shared-mime-info's `types`, `aliases`, `subclasses`, `globs2` and `magic`)
 /// for the commands that identify files (for `quire search`, the registry's built-in types
-/// only), and, for `quire thumbnail`, fontconfig's set-up,
-/// which is most of a small Markdown thumbnail's time. Only `quire` itself does it (an
-/// embedder's ``QuireCommand/run(arguments:)`` does not). Nothing waits for it: the command
-/// finds the registry read (or waits on its lock while it is being read) and fontconfig
-/// initialised or under way.
+/// only), and, for `quire thumbnail`, the fonts (the cached font choice and the body face,
+/// with HarfBuzz and cairo), then cmark-gfm and libpng, loaded while the file is identified.
+/// Only `quire` itself does it (an embedder's ``QuireCommand/run(arguments:)`` does not).
+/// Nothing waits for it: the command finds the registry read (or waits on its lock while it
+/// is being read) and the libraries loaded or being loaded.
 enum StartupPrefetch {
   /// The subcommands that identify files first thing, and so read the type registry. (A
   /// search does not: it identifies only files that changed since the index last saw them.)
@@ -30,7 +31,11 @@ enum StartupPrefetch {
     }
     guard identifyingCommands.contains(command) else { return }
     if command == "thumbnail" {
-      BlockingExecutor.shared.submit { TextLayout.prepareFonts() }
+      BlockingExecutor.shared.submit {
+        TextLayout.prepareFonts()
+        CommonMark.prepare()
+        _ = Bitmap.pngLibraryVersion
+      }
     }
     BlockingExecutor.shared.submit { TypeRegistry.shared.prepareForIdentification() }
   }

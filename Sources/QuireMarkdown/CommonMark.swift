@@ -63,6 +63,10 @@ public enum CommonMark {
   /// static, so it must not be raced (a Swift `static let` runs its initializer once).
   private static let registration: Void = cmark_gfm_core_extensions_ensure_registered()
 
+  /// Loads cmark-gfm and registers its extensions now (a thumbnailer call does it on another
+  /// core while its file is identified), so the first parse does not wait for them.
+  package static func prepare() { _ = registration }
+
   /// Held while a parser with syntax extensions finishes. cmark-gfm 0.29 (Debian 12's) marks
   /// an extension's inline characters (`~` for strikethrough, `:` and `w` for autolinks) in one
   /// process-wide table when a parse's inline pass starts and clears them when it ends, so two

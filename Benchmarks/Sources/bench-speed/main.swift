@@ -86,17 +86,23 @@ let startCommands: [(String, [String], String)] = [
 ]
 // Every command and the floors in turn, round after round.
 var startRuns: [(argv: [String], environment: [String: String])] = [([floorBinary], [:])] + startCommands.map { ($0.1, startEnvironment) }
+// The same thumbnail with its text laid out by pango (the engine before HarfBuzz's).
+var pangoEnvironment = startEnvironment
+pangoEnvironment["QUIRE_TEXT_ENGINE"] = "pango"
+startRuns.append(([quire, "thumbnail", "-s", "256", small.path, work.appendingPathComponent("pango.png").path], pangoEnvironment))
 if textFloorBuild.status == 0 {
   startRuns.append(([textFloorBinary, "256", small.path, work.appendingPathComponent("floor.png").path], startEnvironment))
 }
 let startTimes = interleavedMedians(startRuns, rounds: rounds * 3)
+let pangoThumbnailSeconds = startTimes[startCommands.count + 1].seconds
 let floorStart = startTimes[0].seconds
 var thumbnailSeconds = 0.0
-for ((label, argv, target), measured) in zip(startCommands, startTimes.dropFirst()) {
+for ((label, argv, target), measured) in zip(startCommands, startTimes.dropFirst().prefix(startCommands.count)) {
   if measured.status != 0 { print("  (\(label) exited with status \(measured.status))") }
   if argv.contains("thumbnail") { thumbnailSeconds = measured.seconds }
   row(label, measured.seconds, "Foundation-only Swift program", floorStart, target)
 }
+row("`quire thumbnail -s 256 note.md note.png`", thumbnailSeconds, "the same with QUIRE_TEXT_ENGINE=pango", pangoThumbnailSeconds, "")
 if textFloorBuild.status == 0 {
   row("`quire thumbnail -s 256 note.md note.png`", thumbnailSeconds, "C floor: pango + cairo draw the same text", startTimes.last!.seconds, "")
 } else {
