@@ -1,7 +1,9 @@
 internal import CPango
 internal import CPoppler
 import Foundation
+import QuireSystem
 import Synchronization
+import SystemPackage
 
 /// A face ready to shape and draw: HarfBuzz's font (OpenType metrics, no hinting, the same
 /// layout at every scale) and cairo's FreeType font face with fontconfig's rendering settings.
@@ -19,7 +21,10 @@ final class LoadedFace: @unchecked Sendable {
   let ascender, descender, underlineOffset, underlineThickness, strikeoutOffset, strikeoutThickness: Double
 
   private init?(_ chosen: ChosenFace) {
-    guard let blob = hb_blob_create_from_file_or_fail(chosen.file) else { return nil }
+    // Only a regular file (a cache edited to name a FIFO would otherwise block the read).
+    guard case .success(let info) = SystemCalls.stat(FilePath(chosen.file)), info.st_mode & S_IFMT == S_IFREG,
+      let blob = hb_blob_create_from_file_or_fail(chosen.file)
+    else { return nil }
     let face = hb_face_create(blob, UInt32(max(0, chosen.index)))
     hb_blob_destroy(blob)
     defer { hb_face_destroy(face) }
