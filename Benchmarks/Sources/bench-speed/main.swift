@@ -26,7 +26,7 @@ let benchRoot = here.deletingLastPathComponent().deletingLastPathComponent()
 let quire = arguments.count > 2 ? arguments[2] : benchRoot.appendingPathComponent("../.build-release/release/quire").standardizedFileURL.path
 let builds = arguments.count > 3 ? max(1, Int(arguments[3]) ?? 3) : 3
 guard FileManager.default.isExecutableFile(atPath: quire) else {
-  print("skipped: no quire at \(quire); build it with scripts/install or swift build -c release --static-swift-stdlib --scratch-path .build-release")
+  print("skipped: no quire at \(quire); build it with scripts/install (its swift build line, in .build-release)")
   exit(0)
 }
 guard let markdown = corpusFolder("markdown"), let markdownJA = corpusFolder("markdown-ja"), let pdf = corpusFolder("pdf") else { exit(0) }
