@@ -3,8 +3,9 @@ public import QuireFormats
 public import QuireMarkdown
 import QuireTypes
 
-/// Draws the top of a Markdown document as a page: parsed by libcmark, laid out with pango
-/// and drawn by cairo.
+/// Draws the top of a Markdown document as a page: parsed by libcmark, laid out by
+/// `TextLayout` (HarfBuzz with fonts fontconfig chose once and the user's cache keeps; pango
+/// for right-to-left and complex scripts) and drawn by cairo.
 ///
 /// Headings are larger and bold, emphasis and strong text keep their style, lists get bullets
 /// or numbers, block quotes a bar and grey text, code a monospace face on grey, links blue and
