@@ -27,7 +27,7 @@ static const char *const quire_lazy_libraries[QUIRE_LAZY_LIBRARY_COUNT][2] = {
   {"libfontconfig.so.1", "libfontconfig.so"},
 };
 
-#define QUIRE_LAZY_FUNCTION_COUNT 447
+#define QUIRE_LAZY_FUNCTION_COUNT 444
 // Each trampoline's function name and library (an index into quire_lazy_libraries).
 static const struct quire_lazy_function { const char *name; int library; }
     quire_lazy_functions[QUIRE_LAZY_FUNCTION_COUNT] = {
@@ -445,7 +445,6 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"hb_buffer_get_glyph_positions", 20},
   {"hb_buffer_guess_segment_properties", 20},
   {"hb_buffer_set_direction", 20},
-  {"hb_buffer_set_language", 20},
   {"hb_face_create", 20},
   {"hb_face_destroy", 20},
   {"hb_face_get_glyph_count", 20},
@@ -455,7 +454,6 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"hb_font_get_glyph_h_advance", 20},
   {"hb_font_get_h_extents", 20},
   {"hb_font_get_nominal_glyph", 20},
-  {"hb_language_from_string", 20},
   {"hb_ot_metrics_get_position", 20},
   {"hb_shape", 20},
   {"FcConfigGetConfigDirs", 21},
@@ -474,7 +472,6 @@ static const struct quire_lazy_function { const char *name; int library; }
   {"FcPatternDestroy", 21},
   {"FcPatternGetBool", 21},
   {"FcPatternGetInteger", 21},
-  {"FcPatternGetMatrix", 21},
   {"FcPatternGetString", 21},
   {"FcStrListDone", 21},
   {"FcStrListNext", 21},

@@ -454,9 +454,6 @@ quire_lazy_slots:
   .quad quire_lazy_stub_441
   .quad quire_lazy_stub_442
   .quad quire_lazy_stub_443
-  .quad quire_lazy_stub_444
-  .quad quire_lazy_stub_445
-  .quad quire_lazy_stub_446
 
   .text
 #if defined(__x86_64__)
@@ -3772,269 +3769,245 @@ hb_buffer_set_direction:
 quire_lazy_stub_413:
   pushq $413
   jmp quire_lazy_common
-  .globl hb_buffer_set_language
-  .type hb_buffer_set_language, @function
-  .p2align 4
-hb_buffer_set_language:
-  jmp *quire_lazy_slots+3312(%rip)
-quire_lazy_stub_414:
-  pushq $414
-  jmp quire_lazy_common
   .globl hb_face_create
   .type hb_face_create, @function
   .p2align 4
 hb_face_create:
-  jmp *quire_lazy_slots+3320(%rip)
-quire_lazy_stub_415:
-  pushq $415
+  jmp *quire_lazy_slots+3312(%rip)
+quire_lazy_stub_414:
+  pushq $414
   jmp quire_lazy_common
   .globl hb_face_destroy
   .type hb_face_destroy, @function
   .p2align 4
 hb_face_destroy:
-  jmp *quire_lazy_slots+3328(%rip)
-quire_lazy_stub_416:
-  pushq $416
+  jmp *quire_lazy_slots+3320(%rip)
+quire_lazy_stub_415:
+  pushq $415
   jmp quire_lazy_common
   .globl hb_face_get_glyph_count
   .type hb_face_get_glyph_count, @function
   .p2align 4
 hb_face_get_glyph_count:
-  jmp *quire_lazy_slots+3336(%rip)
-quire_lazy_stub_417:
-  pushq $417
+  jmp *quire_lazy_slots+3328(%rip)
+quire_lazy_stub_416:
+  pushq $416
   jmp quire_lazy_common
   .globl hb_face_get_upem
   .type hb_face_get_upem, @function
   .p2align 4
 hb_face_get_upem:
-  jmp *quire_lazy_slots+3344(%rip)
-quire_lazy_stub_418:
-  pushq $418
+  jmp *quire_lazy_slots+3336(%rip)
+quire_lazy_stub_417:
+  pushq $417
   jmp quire_lazy_common
   .globl hb_font_create
   .type hb_font_create, @function
   .p2align 4
 hb_font_create:
-  jmp *quire_lazy_slots+3352(%rip)
-quire_lazy_stub_419:
-  pushq $419
+  jmp *quire_lazy_slots+3344(%rip)
+quire_lazy_stub_418:
+  pushq $418
   jmp quire_lazy_common
   .globl hb_font_destroy
   .type hb_font_destroy, @function
   .p2align 4
 hb_font_destroy:
-  jmp *quire_lazy_slots+3360(%rip)
-quire_lazy_stub_420:
-  pushq $420
+  jmp *quire_lazy_slots+3352(%rip)
+quire_lazy_stub_419:
+  pushq $419
   jmp quire_lazy_common
   .globl hb_font_get_glyph_h_advance
   .type hb_font_get_glyph_h_advance, @function
   .p2align 4
 hb_font_get_glyph_h_advance:
-  jmp *quire_lazy_slots+3368(%rip)
-quire_lazy_stub_421:
-  pushq $421
+  jmp *quire_lazy_slots+3360(%rip)
+quire_lazy_stub_420:
+  pushq $420
   jmp quire_lazy_common
   .globl hb_font_get_h_extents
   .type hb_font_get_h_extents, @function
   .p2align 4
 hb_font_get_h_extents:
-  jmp *quire_lazy_slots+3376(%rip)
-quire_lazy_stub_422:
-  pushq $422
+  jmp *quire_lazy_slots+3368(%rip)
+quire_lazy_stub_421:
+  pushq $421
   jmp quire_lazy_common
   .globl hb_font_get_nominal_glyph
   .type hb_font_get_nominal_glyph, @function
   .p2align 4
 hb_font_get_nominal_glyph:
-  jmp *quire_lazy_slots+3384(%rip)
-quire_lazy_stub_423:
-  pushq $423
-  jmp quire_lazy_common
-  .globl hb_language_from_string
-  .type hb_language_from_string, @function
-  .p2align 4
-hb_language_from_string:
-  jmp *quire_lazy_slots+3392(%rip)
-quire_lazy_stub_424:
-  pushq $424
+  jmp *quire_lazy_slots+3376(%rip)
+quire_lazy_stub_422:
+  pushq $422
   jmp quire_lazy_common
   .globl hb_ot_metrics_get_position
   .type hb_ot_metrics_get_position, @function
   .p2align 4
 hb_ot_metrics_get_position:
-  jmp *quire_lazy_slots+3400(%rip)
-quire_lazy_stub_425:
-  pushq $425
+  jmp *quire_lazy_slots+3384(%rip)
+quire_lazy_stub_423:
+  pushq $423
   jmp quire_lazy_common
   .globl hb_shape
   .type hb_shape, @function
   .p2align 4
 hb_shape:
-  jmp *quire_lazy_slots+3408(%rip)
-quire_lazy_stub_426:
-  pushq $426
+  jmp *quire_lazy_slots+3392(%rip)
+quire_lazy_stub_424:
+  pushq $424
   jmp quire_lazy_common
   .globl FcConfigGetConfigDirs
   .type FcConfigGetConfigDirs, @function
   .p2align 4
 FcConfigGetConfigDirs:
-  jmp *quire_lazy_slots+3416(%rip)
-quire_lazy_stub_427:
-  pushq $427
+  jmp *quire_lazy_slots+3400(%rip)
+quire_lazy_stub_425:
+  pushq $425
   jmp quire_lazy_common
   .globl FcConfigGetConfigFiles
   .type FcConfigGetConfigFiles, @function
   .p2align 4
 FcConfigGetConfigFiles:
-  jmp *quire_lazy_slots+3424(%rip)
-quire_lazy_stub_428:
-  pushq $428
+  jmp *quire_lazy_slots+3408(%rip)
+quire_lazy_stub_426:
+  pushq $426
   jmp quire_lazy_common
   .globl FcConfigGetFontDirs
   .type FcConfigGetFontDirs, @function
   .p2align 4
 FcConfigGetFontDirs:
-  jmp *quire_lazy_slots+3432(%rip)
-quire_lazy_stub_429:
-  pushq $429
+  jmp *quire_lazy_slots+3416(%rip)
+quire_lazy_stub_427:
+  pushq $427
   jmp quire_lazy_common
   .globl FcConfigSubstitute
   .type FcConfigSubstitute, @function
   .p2align 4
 FcConfigSubstitute:
-  jmp *quire_lazy_slots+3440(%rip)
-quire_lazy_stub_430:
-  pushq $430
+  jmp *quire_lazy_slots+3424(%rip)
+quire_lazy_stub_428:
+  pushq $428
   jmp quire_lazy_common
   .globl FcDefaultSubstitute
   .type FcDefaultSubstitute, @function
   .p2align 4
 FcDefaultSubstitute:
-  jmp *quire_lazy_slots+3448(%rip)
-quire_lazy_stub_431:
-  pushq $431
+  jmp *quire_lazy_slots+3432(%rip)
+quire_lazy_stub_429:
+  pushq $429
   jmp quire_lazy_common
   .globl FcFontRenderPrepare
   .type FcFontRenderPrepare, @function
   .p2align 4
 FcFontRenderPrepare:
-  jmp *quire_lazy_slots+3456(%rip)
-quire_lazy_stub_432:
-  pushq $432
+  jmp *quire_lazy_slots+3440(%rip)
+quire_lazy_stub_430:
+  pushq $430
   jmp quire_lazy_common
   .globl FcFontSetDestroy
   .type FcFontSetDestroy, @function
   .p2align 4
 FcFontSetDestroy:
-  jmp *quire_lazy_slots+3464(%rip)
-quire_lazy_stub_433:
-  pushq $433
+  jmp *quire_lazy_slots+3448(%rip)
+quire_lazy_stub_431:
+  pushq $431
   jmp quire_lazy_common
   .globl FcFontSort
   .type FcFontSort, @function
   .p2align 4
 FcFontSort:
-  jmp *quire_lazy_slots+3472(%rip)
-quire_lazy_stub_434:
-  pushq $434
+  jmp *quire_lazy_slots+3456(%rip)
+quire_lazy_stub_432:
+  pushq $432
   jmp quire_lazy_common
   .globl FcInit
   .type FcInit, @function
   .p2align 4
 FcInit:
-  jmp *quire_lazy_slots+3480(%rip)
-quire_lazy_stub_435:
-  pushq $435
+  jmp *quire_lazy_slots+3464(%rip)
+quire_lazy_stub_433:
+  pushq $433
   jmp quire_lazy_common
   .globl FcPatternAddBool
   .type FcPatternAddBool, @function
   .p2align 4
 FcPatternAddBool:
-  jmp *quire_lazy_slots+3488(%rip)
-quire_lazy_stub_436:
-  pushq $436
+  jmp *quire_lazy_slots+3472(%rip)
+quire_lazy_stub_434:
+  pushq $434
   jmp quire_lazy_common
   .globl FcPatternAddInteger
   .type FcPatternAddInteger, @function
   .p2align 4
 FcPatternAddInteger:
-  jmp *quire_lazy_slots+3496(%rip)
-quire_lazy_stub_437:
-  pushq $437
+  jmp *quire_lazy_slots+3480(%rip)
+quire_lazy_stub_435:
+  pushq $435
   jmp quire_lazy_common
   .globl FcPatternAddString
   .type FcPatternAddString, @function
   .p2align 4
 FcPatternAddString:
-  jmp *quire_lazy_slots+3504(%rip)
-quire_lazy_stub_438:
-  pushq $438
+  jmp *quire_lazy_slots+3488(%rip)
+quire_lazy_stub_436:
+  pushq $436
   jmp quire_lazy_common
   .globl FcPatternCreate
   .type FcPatternCreate, @function
   .p2align 4
 FcPatternCreate:
-  jmp *quire_lazy_slots+3512(%rip)
-quire_lazy_stub_439:
-  pushq $439
+  jmp *quire_lazy_slots+3496(%rip)
+quire_lazy_stub_437:
+  pushq $437
   jmp quire_lazy_common
   .globl FcPatternDestroy
   .type FcPatternDestroy, @function
   .p2align 4
 FcPatternDestroy:
-  jmp *quire_lazy_slots+3520(%rip)
-quire_lazy_stub_440:
-  pushq $440
+  jmp *quire_lazy_slots+3504(%rip)
+quire_lazy_stub_438:
+  pushq $438
   jmp quire_lazy_common
   .globl FcPatternGetBool
   .type FcPatternGetBool, @function
   .p2align 4
 FcPatternGetBool:
-  jmp *quire_lazy_slots+3528(%rip)
-quire_lazy_stub_441:
-  pushq $441
+  jmp *quire_lazy_slots+3512(%rip)
+quire_lazy_stub_439:
+  pushq $439
   jmp quire_lazy_common
   .globl FcPatternGetInteger
   .type FcPatternGetInteger, @function
   .p2align 4
 FcPatternGetInteger:
-  jmp *quire_lazy_slots+3536(%rip)
-quire_lazy_stub_442:
-  pushq $442
-  jmp quire_lazy_common
-  .globl FcPatternGetMatrix
-  .type FcPatternGetMatrix, @function
-  .p2align 4
-FcPatternGetMatrix:
-  jmp *quire_lazy_slots+3544(%rip)
-quire_lazy_stub_443:
-  pushq $443
+  jmp *quire_lazy_slots+3520(%rip)
+quire_lazy_stub_440:
+  pushq $440
   jmp quire_lazy_common
   .globl FcPatternGetString
   .type FcPatternGetString, @function
   .p2align 4
 FcPatternGetString:
-  jmp *quire_lazy_slots+3552(%rip)
-quire_lazy_stub_444:
-  pushq $444
+  jmp *quire_lazy_slots+3528(%rip)
+quire_lazy_stub_441:
+  pushq $441
   jmp quire_lazy_common
   .globl FcStrListDone
   .type FcStrListDone, @function
   .p2align 4
 FcStrListDone:
-  jmp *quire_lazy_slots+3560(%rip)
-quire_lazy_stub_445:
-  pushq $445
+  jmp *quire_lazy_slots+3536(%rip)
+quire_lazy_stub_442:
+  pushq $442
   jmp quire_lazy_common
   .globl FcStrListNext
   .type FcStrListNext, @function
   .p2align 4
 FcStrListNext:
-  jmp *quire_lazy_slots+3568(%rip)
-quire_lazy_stub_446:
-  pushq $446
+  jmp *quire_lazy_slots+3544(%rip)
+quire_lazy_stub_443:
+  pushq $443
   jmp quire_lazy_common
 #else
   .globl poppler_action_free
@@ -8177,335 +8150,305 @@ hb_buffer_set_direction:
 quire_lazy_stub_413:
   mov x17, #413
   b quire_lazy_common
-  .globl hb_buffer_set_language
-  .type hb_buffer_set_language, %function
+  .globl hb_face_create
+  .type hb_face_create, %function
   .p2align 4
-hb_buffer_set_language:
+hb_face_create:
   adrp x16, quire_lazy_slots+3312
   ldr x16, [x16, #:lo12:quire_lazy_slots+3312]
   br x16
 quire_lazy_stub_414:
   mov x17, #414
   b quire_lazy_common
-  .globl hb_face_create
-  .type hb_face_create, %function
+  .globl hb_face_destroy
+  .type hb_face_destroy, %function
   .p2align 4
-hb_face_create:
+hb_face_destroy:
   adrp x16, quire_lazy_slots+3320
   ldr x16, [x16, #:lo12:quire_lazy_slots+3320]
   br x16
 quire_lazy_stub_415:
   mov x17, #415
   b quire_lazy_common
-  .globl hb_face_destroy
-  .type hb_face_destroy, %function
+  .globl hb_face_get_glyph_count
+  .type hb_face_get_glyph_count, %function
   .p2align 4
-hb_face_destroy:
+hb_face_get_glyph_count:
   adrp x16, quire_lazy_slots+3328
   ldr x16, [x16, #:lo12:quire_lazy_slots+3328]
   br x16
 quire_lazy_stub_416:
   mov x17, #416
   b quire_lazy_common
-  .globl hb_face_get_glyph_count
-  .type hb_face_get_glyph_count, %function
+  .globl hb_face_get_upem
+  .type hb_face_get_upem, %function
   .p2align 4
-hb_face_get_glyph_count:
+hb_face_get_upem:
   adrp x16, quire_lazy_slots+3336
   ldr x16, [x16, #:lo12:quire_lazy_slots+3336]
   br x16
 quire_lazy_stub_417:
   mov x17, #417
   b quire_lazy_common
-  .globl hb_face_get_upem
-  .type hb_face_get_upem, %function
+  .globl hb_font_create
+  .type hb_font_create, %function
   .p2align 4
-hb_face_get_upem:
+hb_font_create:
   adrp x16, quire_lazy_slots+3344
   ldr x16, [x16, #:lo12:quire_lazy_slots+3344]
   br x16
 quire_lazy_stub_418:
   mov x17, #418
   b quire_lazy_common
-  .globl hb_font_create
-  .type hb_font_create, %function
+  .globl hb_font_destroy
+  .type hb_font_destroy, %function
   .p2align 4
-hb_font_create:
+hb_font_destroy:
   adrp x16, quire_lazy_slots+3352
   ldr x16, [x16, #:lo12:quire_lazy_slots+3352]
   br x16
 quire_lazy_stub_419:
   mov x17, #419
   b quire_lazy_common
-  .globl hb_font_destroy
-  .type hb_font_destroy, %function
+  .globl hb_font_get_glyph_h_advance
+  .type hb_font_get_glyph_h_advance, %function
   .p2align 4
-hb_font_destroy:
+hb_font_get_glyph_h_advance:
   adrp x16, quire_lazy_slots+3360
   ldr x16, [x16, #:lo12:quire_lazy_slots+3360]
   br x16
 quire_lazy_stub_420:
   mov x17, #420
   b quire_lazy_common
-  .globl hb_font_get_glyph_h_advance
-  .type hb_font_get_glyph_h_advance, %function
+  .globl hb_font_get_h_extents
+  .type hb_font_get_h_extents, %function
   .p2align 4
-hb_font_get_glyph_h_advance:
+hb_font_get_h_extents:
   adrp x16, quire_lazy_slots+3368
   ldr x16, [x16, #:lo12:quire_lazy_slots+3368]
   br x16
 quire_lazy_stub_421:
   mov x17, #421
   b quire_lazy_common
-  .globl hb_font_get_h_extents
-  .type hb_font_get_h_extents, %function
+  .globl hb_font_get_nominal_glyph
+  .type hb_font_get_nominal_glyph, %function
   .p2align 4
-hb_font_get_h_extents:
+hb_font_get_nominal_glyph:
   adrp x16, quire_lazy_slots+3376
   ldr x16, [x16, #:lo12:quire_lazy_slots+3376]
   br x16
 quire_lazy_stub_422:
   mov x17, #422
   b quire_lazy_common
-  .globl hb_font_get_nominal_glyph
-  .type hb_font_get_nominal_glyph, %function
+  .globl hb_ot_metrics_get_position
+  .type hb_ot_metrics_get_position, %function
   .p2align 4
-hb_font_get_nominal_glyph:
+hb_ot_metrics_get_position:
   adrp x16, quire_lazy_slots+3384
   ldr x16, [x16, #:lo12:quire_lazy_slots+3384]
   br x16
 quire_lazy_stub_423:
   mov x17, #423
   b quire_lazy_common
-  .globl hb_language_from_string
-  .type hb_language_from_string, %function
+  .globl hb_shape
+  .type hb_shape, %function
   .p2align 4
-hb_language_from_string:
+hb_shape:
   adrp x16, quire_lazy_slots+3392
   ldr x16, [x16, #:lo12:quire_lazy_slots+3392]
   br x16
 quire_lazy_stub_424:
   mov x17, #424
   b quire_lazy_common
-  .globl hb_ot_metrics_get_position
-  .type hb_ot_metrics_get_position, %function
+  .globl FcConfigGetConfigDirs
+  .type FcConfigGetConfigDirs, %function
   .p2align 4
-hb_ot_metrics_get_position:
+FcConfigGetConfigDirs:
   adrp x16, quire_lazy_slots+3400
   ldr x16, [x16, #:lo12:quire_lazy_slots+3400]
   br x16
 quire_lazy_stub_425:
   mov x17, #425
   b quire_lazy_common
-  .globl hb_shape
-  .type hb_shape, %function
+  .globl FcConfigGetConfigFiles
+  .type FcConfigGetConfigFiles, %function
   .p2align 4
-hb_shape:
+FcConfigGetConfigFiles:
   adrp x16, quire_lazy_slots+3408
   ldr x16, [x16, #:lo12:quire_lazy_slots+3408]
   br x16
 quire_lazy_stub_426:
   mov x17, #426
   b quire_lazy_common
-  .globl FcConfigGetConfigDirs
-  .type FcConfigGetConfigDirs, %function
+  .globl FcConfigGetFontDirs
+  .type FcConfigGetFontDirs, %function
   .p2align 4
-FcConfigGetConfigDirs:
+FcConfigGetFontDirs:
   adrp x16, quire_lazy_slots+3416
   ldr x16, [x16, #:lo12:quire_lazy_slots+3416]
   br x16
 quire_lazy_stub_427:
   mov x17, #427
   b quire_lazy_common
-  .globl FcConfigGetConfigFiles
-  .type FcConfigGetConfigFiles, %function
+  .globl FcConfigSubstitute
+  .type FcConfigSubstitute, %function
   .p2align 4
-FcConfigGetConfigFiles:
+FcConfigSubstitute:
   adrp x16, quire_lazy_slots+3424
   ldr x16, [x16, #:lo12:quire_lazy_slots+3424]
   br x16
 quire_lazy_stub_428:
   mov x17, #428
   b quire_lazy_common
-  .globl FcConfigGetFontDirs
-  .type FcConfigGetFontDirs, %function
+  .globl FcDefaultSubstitute
+  .type FcDefaultSubstitute, %function
   .p2align 4
-FcConfigGetFontDirs:
+FcDefaultSubstitute:
   adrp x16, quire_lazy_slots+3432
   ldr x16, [x16, #:lo12:quire_lazy_slots+3432]
   br x16
 quire_lazy_stub_429:
   mov x17, #429
   b quire_lazy_common
-  .globl FcConfigSubstitute
-  .type FcConfigSubstitute, %function
+  .globl FcFontRenderPrepare
+  .type FcFontRenderPrepare, %function
   .p2align 4
-FcConfigSubstitute:
+FcFontRenderPrepare:
   adrp x16, quire_lazy_slots+3440
   ldr x16, [x16, #:lo12:quire_lazy_slots+3440]
   br x16
 quire_lazy_stub_430:
   mov x17, #430
   b quire_lazy_common
-  .globl FcDefaultSubstitute
-  .type FcDefaultSubstitute, %function
+  .globl FcFontSetDestroy
+  .type FcFontSetDestroy, %function
   .p2align 4
-FcDefaultSubstitute:
+FcFontSetDestroy:
   adrp x16, quire_lazy_slots+3448
   ldr x16, [x16, #:lo12:quire_lazy_slots+3448]
   br x16
 quire_lazy_stub_431:
   mov x17, #431
   b quire_lazy_common
-  .globl FcFontRenderPrepare
-  .type FcFontRenderPrepare, %function
+  .globl FcFontSort
+  .type FcFontSort, %function
   .p2align 4
-FcFontRenderPrepare:
+FcFontSort:
   adrp x16, quire_lazy_slots+3456
   ldr x16, [x16, #:lo12:quire_lazy_slots+3456]
   br x16
 quire_lazy_stub_432:
   mov x17, #432
   b quire_lazy_common
-  .globl FcFontSetDestroy
-  .type FcFontSetDestroy, %function
+  .globl FcInit
+  .type FcInit, %function
   .p2align 4
-FcFontSetDestroy:
+FcInit:
   adrp x16, quire_lazy_slots+3464
   ldr x16, [x16, #:lo12:quire_lazy_slots+3464]
   br x16
 quire_lazy_stub_433:
   mov x17, #433
   b quire_lazy_common
-  .globl FcFontSort
-  .type FcFontSort, %function
+  .globl FcPatternAddBool
+  .type FcPatternAddBool, %function
   .p2align 4
-FcFontSort:
+FcPatternAddBool:
   adrp x16, quire_lazy_slots+3472
   ldr x16, [x16, #:lo12:quire_lazy_slots+3472]
   br x16
 quire_lazy_stub_434:
   mov x17, #434
   b quire_lazy_common
-  .globl FcInit
-  .type FcInit, %function
+  .globl FcPatternAddInteger
+  .type FcPatternAddInteger, %function
   .p2align 4
-FcInit:
+FcPatternAddInteger:
   adrp x16, quire_lazy_slots+3480
   ldr x16, [x16, #:lo12:quire_lazy_slots+3480]
   br x16
 quire_lazy_stub_435:
   mov x17, #435
   b quire_lazy_common
-  .globl FcPatternAddBool
-  .type FcPatternAddBool, %function
+  .globl FcPatternAddString
+  .type FcPatternAddString, %function
   .p2align 4
-FcPatternAddBool:
+FcPatternAddString:
   adrp x16, quire_lazy_slots+3488
   ldr x16, [x16, #:lo12:quire_lazy_slots+3488]
   br x16
 quire_lazy_stub_436:
   mov x17, #436
   b quire_lazy_common
-  .globl FcPatternAddInteger
-  .type FcPatternAddInteger, %function
+  .globl FcPatternCreate
+  .type FcPatternCreate, %function
   .p2align 4
-FcPatternAddInteger:
+FcPatternCreate:
   adrp x16, quire_lazy_slots+3496
   ldr x16, [x16, #:lo12:quire_lazy_slots+3496]
   br x16
 quire_lazy_stub_437:
   mov x17, #437
   b quire_lazy_common
-  .globl FcPatternAddString
-  .type FcPatternAddString, %function
+  .globl FcPatternDestroy
+  .type FcPatternDestroy, %function
   .p2align 4
-FcPatternAddString:
+FcPatternDestroy:
   adrp x16, quire_lazy_slots+3504
   ldr x16, [x16, #:lo12:quire_lazy_slots+3504]
   br x16
 quire_lazy_stub_438:
   mov x17, #438
   b quire_lazy_common
-  .globl FcPatternCreate
-  .type FcPatternCreate, %function
+  .globl FcPatternGetBool
+  .type FcPatternGetBool, %function
   .p2align 4
-FcPatternCreate:
+FcPatternGetBool:
   adrp x16, quire_lazy_slots+3512
   ldr x16, [x16, #:lo12:quire_lazy_slots+3512]
   br x16
 quire_lazy_stub_439:
   mov x17, #439
   b quire_lazy_common
-  .globl FcPatternDestroy
-  .type FcPatternDestroy, %function
+  .globl FcPatternGetInteger
+  .type FcPatternGetInteger, %function
   .p2align 4
-FcPatternDestroy:
+FcPatternGetInteger:
   adrp x16, quire_lazy_slots+3520
   ldr x16, [x16, #:lo12:quire_lazy_slots+3520]
   br x16
 quire_lazy_stub_440:
   mov x17, #440
   b quire_lazy_common
-  .globl FcPatternGetBool
-  .type FcPatternGetBool, %function
+  .globl FcPatternGetString
+  .type FcPatternGetString, %function
   .p2align 4
-FcPatternGetBool:
+FcPatternGetString:
   adrp x16, quire_lazy_slots+3528
   ldr x16, [x16, #:lo12:quire_lazy_slots+3528]
   br x16
 quire_lazy_stub_441:
   mov x17, #441
   b quire_lazy_common
-  .globl FcPatternGetInteger
-  .type FcPatternGetInteger, %function
+  .globl FcStrListDone
+  .type FcStrListDone, %function
   .p2align 4
-FcPatternGetInteger:
+FcStrListDone:
   adrp x16, quire_lazy_slots+3536
   ldr x16, [x16, #:lo12:quire_lazy_slots+3536]
   br x16
 quire_lazy_stub_442:
   mov x17, #442
   b quire_lazy_common
-  .globl FcPatternGetMatrix
-  .type FcPatternGetMatrix, %function
+  .globl FcStrListNext
+  .type FcStrListNext, %function
   .p2align 4
-FcPatternGetMatrix:
+FcStrListNext:
   adrp x16, quire_lazy_slots+3544
   ldr x16, [x16, #:lo12:quire_lazy_slots+3544]
   br x16
 quire_lazy_stub_443:
   mov x17, #443
-  b quire_lazy_common
-  .globl FcPatternGetString
-  .type FcPatternGetString, %function
-  .p2align 4
-FcPatternGetString:
-  adrp x16, quire_lazy_slots+3552
-  ldr x16, [x16, #:lo12:quire_lazy_slots+3552]
-  br x16
-quire_lazy_stub_444:
-  mov x17, #444
-  b quire_lazy_common
-  .globl FcStrListDone
-  .type FcStrListDone, %function
-  .p2align 4
-FcStrListDone:
-  adrp x16, quire_lazy_slots+3560
-  ldr x16, [x16, #:lo12:quire_lazy_slots+3560]
-  br x16
-quire_lazy_stub_445:
-  mov x17, #445
-  b quire_lazy_common
-  .globl FcStrListNext
-  .type FcStrListNext, %function
-  .p2align 4
-FcStrListNext:
-  adrp x16, quire_lazy_slots+3568
-  ldr x16, [x16, #:lo12:quire_lazy_slots+3568]
-  br x16
-quire_lazy_stub_446:
-  mov x17, #446
   b quire_lazy_common
 #endif
 #endif

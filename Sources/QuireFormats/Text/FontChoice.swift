@@ -20,49 +20,28 @@ package struct ChosenFace: Hashable, Sendable {
   package var hintStyle: Int32 = 1
   package var autohint = false
   package var lcdFilter: Int32 = 1
-  /// Bold drawn by thickening a regular face (no bold face is installed).
+  /// Bold drawn by thickening a regular face (no bold face is installed). (An italic without
+  /// an italic face stays upright, as pango draws it: CJK text in an italic run, say.)
   package var embolden = false
-  /// Italic drawn by slanting an upright face (no italic face is installed).
-  package var oblique = false
 }
 
 /// The font families Quire's own text asks for.
 package enum FontFamily: String, Sendable, CaseIterable { case sans, monospace }
 
-/// The languages whose fonts draw the same characters differently (Han ideographs drawn the
-/// Japanese, Korean or Chinese way), and `any` for every other script.
-package enum FontLanguage: String, Sendable, CaseIterable {
-  case any, ja, ko
-  case zhHans = "zh-cn"
-  case zhHant = "zh-tw"
-
-  /// The language Han ideographs are drawn in: the first of `PANGO_LANGUAGE`, `LANGUAGE`,
-  /// `LC_ALL`, `LC_CTYPE`, `LANG` that names Chinese, Korean or Japanese; Japanese otherwise.
-  package static func forHan(in environment: [String: String]) -> FontLanguage {
-    for name in ["PANGO_LANGUAGE", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LANG"] {
-      guard let value = environment[name]?.lowercased(), !value.isEmpty else { continue }
-      let first = value.split(whereSeparator: { $0 == ":" || $0 == " " }).first.map(String.init) ?? value
-      if first.hasPrefix("ja") { return .ja }
-      if first.hasPrefix("ko") { return .ko }
-      if first.hasPrefix("zh") {
-        return first.contains("tw") || first.contains("hk") || first.contains("mo") || first.contains("hant") ? .zhHant : .zhHans
-      }
-    }
-    return .ja
-  }
-}
-
 /// What a run of text asks fontconfig for.
+///
+/// There is no language in it: pango asks for the process's language (`c` unless the program
+/// set its locale, and Quire's does not), and fontconfig adds the environment's
+/// (`FcDefaultSubstitute`: `FC_LANG`, `LC_ALL`, `LC_CTYPE`, `LANG`) to every choice, so
+/// under `LANG=ja_JP.UTF-8` Latin text too is drawn in the Japanese face, as pango draws it.
 package struct FontKey: Hashable, Sendable {
   package var family: FontFamily
   package var bold: Bool
   package var italic: Bool
-  package var language: FontLanguage
-  package init(family: FontFamily, bold: Bool, italic: Bool, language: FontLanguage) {
+  package init(family: FontFamily, bold: Bool, italic: Bool) {
     self.family = family
     self.bold = bold
     self.italic = italic
-    self.language = language
   }
 }
 
@@ -70,13 +49,14 @@ package struct FontKey: Hashable, Sendable {
 ///
 /// Asking fontconfig costs every process its start-up (`FcInit` reads about 35 configuration
 /// files and the font caches: about 5 ms) and each font choice a sort of every installed font;
-/// a thumbnailer call draws a few lines. So the answers (for each family, weight, slant and
-/// CJK language: the faces in fontconfig's order, each adding characters the ones before it
+/// a thumbnailer call draws a few lines. So the answers (for each family, weight and slant:
+/// the faces in fontconfig's order, each adding characters the ones before it
 /// lack, with their rendering settings) are written to `$XDG_CACHE_HOME/quire/font-choice`
 /// (0600, in a 0700 folder, no link followed) with a stamp of everything they depend on: the
 /// modification time, size and inode of every configuration file and folder fontconfig read,
 /// every font folder, the user's fontconfig and font folders (also when they do not exist
-/// yet), the chosen font files, and fontconfig's environment variables. A later process uses
+/// yet), the chosen font files, and the environment variables fontconfig reads (its own, the
+/// home and XDG folders, and the locale's, which choose the language). A later process uses
 /// the file only when the whole stamp still holds; otherwise it asks fontconfig again.
 package final class FontChoice: Sendable {
   /// For each key, faces best first; each adds characters the ones before it lack. `nil`
@@ -88,7 +68,7 @@ package final class FontChoice: Sendable {
   init(chains: [FontKey: [ChosenFace]]?) { self.chains = chains }
 
   /// How many faces of fontconfig's sorted list are kept per key.
-  static let chainLength = 8
+  static let chainLength = 24
 
   /// The choice for this process: the cached one when its stamp holds, else fontconfig's
   /// (and then cached).
@@ -116,7 +96,7 @@ package final class FontChoice: Sendable {
   package static var allKeys: [FontKey] {
     FontFamily.allCases.flatMap { family in
       [false, true].flatMap { bold in
-        [false, true].flatMap { italic in FontLanguage.allCases.map { FontKey(family: family, bold: bold, italic: italic, language: $0) } }
+        [false, true].map { italic in FontKey(family: family, bold: bold, italic: italic) }
       }
     }
   }
@@ -124,9 +104,11 @@ package final class FontChoice: Sendable {
   // MARK: The cache file
 
   /// The variables that change what fontconfig reads.
-  static let environmentNames = ["FONTCONFIG_FILE", "FONTCONFIG_PATH", "FONTCONFIG_SYSROOT", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"]
+  static let environmentNames = [
+    "FONTCONFIG_FILE", "FONTCONFIG_PATH", "FONTCONFIG_SYSROOT", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "FC_LANG", "LC_ALL", "LC_CTYPE", "LANG",
+  ]
   package static let fileName = "font-choice"
-  static let header = "quire-font-choice\t2"
+  static let header = "quire-font-choice\t4"
 
   /// The cached choice when its stamp holds; else fontconfig's for every key, written to
   /// the cache; else, when there is no cache folder (a thumbnailer's sandbox without a home),
@@ -190,24 +172,22 @@ package final class FontChoice: Sendable {
       case "stamp":
         guard fields.count == 3, fields[2].elementsEqual(stampState(of: text(fields[1])).utf8) else { return nil }
       case "face":
-        guard fields.count == 11, number(fields[1]) == Int32(faces.count), let index = number(fields[3]), let hintStyle = number(fields[6]),
+        guard fields.count == 10, number(fields[1]) == Int32(faces.count), let index = number(fields[3]), let hintStyle = number(fields[6]),
           let lcdFilter = number(fields[8])
         else { return nil }
         let flag = { (field: Int) in fields[field].elementsEqual("1".utf8) }
         faces.append(
           ChosenFace(
             file: text(fields[2]), index: index, antialias: flag(4), hinting: flag(5), hintStyle: hintStyle, autohint: flag(7),
-            lcdFilter: lcdFilter, embolden: flag(9), oblique: flag(10)))
+            lcdFilter: lcdFilter, embolden: flag(9)))
       case "chain":
-        guard fields.count == 6, let family = FontFamily(rawValue: text(fields[1])), let language = FontLanguage(rawValue: text(fields[4])) else {
-          return nil
-        }
+        guard fields.count == 5, let family = FontFamily(rawValue: text(fields[1])) else { return nil }
         var chain: [ChosenFace] = []
-        for entry in fields[5].split(separator: UInt8(ascii: ",")) {
+        for entry in fields[4].split(separator: UInt8(ascii: ",")) {
           guard let index = number(entry), Int(index) < faces.count else { return nil }
           chain.append(faces[Int(index)])
         }
-        let key = FontKey(family: family, bold: fields[2].elementsEqual("1".utf8), italic: fields[3].elementsEqual("1".utf8), language: language)
+        let key = FontKey(family: family, bold: fields[2].elementsEqual("1".utf8), italic: fields[3].elementsEqual("1".utf8))
         chains[key] = chain
       default:
         return nil
@@ -242,13 +222,13 @@ package final class FontChoice: Sendable {
     }
     for (number, face) in faces.enumerated() {
       guard plain(face.file) else { return nil }
-      let flags = [face.antialias, face.hinting, face.autohint, face.embolden, face.oblique].map { $0 ? "1" : "0" }
+      let flags = [face.antialias, face.hinting, face.autohint, face.embolden].map { $0 ? "1" : "0" }
       out += "face\t\(number)\t\(face.file)\t\(face.index)\t\(flags[0])\t\(flags[1])\t\(face.hintStyle)\t\(flags[2])\t"
-      out += "\(face.lcdFilter)\t\(flags[3])\t\(flags[4])\n"
+      out += "\(face.lcdFilter)\t\(flags[3])\n"
     }
     for key in Self.allKeys {
       let list = (chains[key] ?? []).map { String(numbers[$0]!) }.joined(separator: ",")
-      out += "chain\t\(key.family.rawValue)\t\(key.bold ? 1 : 0)\t\(key.italic ? 1 : 0)\t\(key.language.rawValue)\t\(list)\n"
+      out += "chain\t\(key.family.rawValue)\t\(key.bold ? 1 : 0)\t\(key.italic ? 1 : 0)\t\(list)\n"
     }
     return out
   }
@@ -281,7 +261,6 @@ package final class FontChoice: Sendable {
     addString(pattern, FC_FAMILY, key.family == .sans ? "sans-serif" : "monospace")
     FcPatternAddInteger(pattern, FC_WEIGHT, key.bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR)
     FcPatternAddInteger(pattern, FC_SLANT, key.italic ? FC_SLANT_ITALIC : FC_SLANT_ROMAN)
-    if key.language != .any { addString(pattern, FC_LANG, key.language.rawValue) }
     FcConfigSubstitute(nil, pattern, FcMatchPattern)
     FcDefaultSubstitute(pattern)
     var result = FcResultNoMatch
@@ -314,12 +293,10 @@ package final class FontChoice: Sendable {
       var value: FcBool = 0
       return FcPatternGetBool(pattern, object, 0, &value) == FcResultMatch ? value != 0 : fallback
     }
-    var matrix: UnsafeMutablePointer<FcMatrix>? = nil
-    let oblique = FcPatternGetMatrix(pattern, FC_MATRIX, 0, &matrix) == FcResultMatch && (matrix?.pointee.xy ?? 0) != 0
     return ChosenFace(
       file: String(cString: file), index: int(FC_INDEX, 0), antialias: bool(FC_ANTIALIAS, true), hinting: bool(FC_HINTING, true),
       hintStyle: int(FC_HINT_STYLE, 1), autohint: bool(FC_AUTOHINT, false), lcdFilter: int(FC_LCD_FILTER, 1),
-      embolden: bool(FC_EMBOLDEN, false), oblique: oblique)
+      embolden: bool(FC_EMBOLDEN, false))
   }
 
   /// The configuration files and folders fontconfig read, its font folders (with every

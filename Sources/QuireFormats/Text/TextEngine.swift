@@ -43,10 +43,7 @@ final class LoadedFace: @unchecked Sendable {
       hb_font_destroy(font)
       return nil
     }
-    var synthesis: UInt32 = 0
-    if chosen.embolden { synthesis |= CAIRO_FT_SYNTHESIZE_BOLD.rawValue }
-    if chosen.oblique { synthesis |= CAIRO_FT_SYNTHESIZE_OBLIQUE.rawValue }
-    if synthesis != 0 { cairo_ft_font_face_set_synthesize(cairoFace, synthesis) }
+    if chosen.embolden { cairo_ft_font_face_set_synthesize(cairoFace, CAIRO_FT_SYNTHESIZE_BOLD.rawValue) }
     self.chosen = chosen
     self.font = font
     self.cairoFace = cairoFace
@@ -93,8 +90,8 @@ final class LoadedFace: @unchecked Sendable {
 /// It takes the Pango markup Quire writes (``StyledText``), in scripts written left to
 /// right whose shaping needs no more than one font per character: Latin, Greek, Cyrillic,
 /// Armenian, CJK (kana, Han, Hangul), punctuation and symbols. Each character gets the
-/// first face of fontconfig's sorted list for its style and language (Han in the language
-/// the environment names, kana Japanese, Hangul Korean) that has a glyph for it. Lines
+/// first face of fontconfig's sorted list for its style that has a glyph for it, as pango
+/// picks them (whose language is the C locale's; fontconfig adds the environment's). Lines
 /// break after spaces and between CJK characters (not before closing punctuation or small
 /// kana, not after opening brackets), inside a word only when it alone is wider than the
 /// line; a layout given a maximum height ends with "…" when text is left over.
@@ -104,7 +101,6 @@ final class LoadedFace: @unchecked Sendable {
 enum TextEngine {
   /// pango-cairo's resolution: a point is 96/72 of cairo's units.
   static let pointsToUnits = 96.0 / 72.0
-  static let hanLanguage = FontLanguage.forHan(in: FontChoice.environment(["PANGO_LANGUAGE", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LANG"]))
   /// False when `QUIRE_TEXT_ENGINE=pango` asks for pango everywhere (to compare the two, or
   /// when a font set-up draws something wrongly here).
   static let isEnabled = FontChoice.environment(["QUIRE_TEXT_ENGINE"])["QUIRE_TEXT_ENGINE"] != "pango"
@@ -114,9 +110,10 @@ enum TextEngine {
   static func draw(
     markup: String, cairo cr: OpaquePointer, x: Double, y: Double, width: Double, style: TextStyle, maximumHeight: Double?, show: Bool
   ) -> Double? {
-    guard isEnabled, let text = StyledText(markup: markup, font: style.font), let choice = Optional(FontChoice.current),
+    guard isEnabled, let text = StyledText(markup: markup, font: style.font) else { return nil }
+    guard
       let layout = Layout(
-        text, choice: choice, width: width, spacing: style.lineSpacing, maximumHeight: maximumHeight, deviceScale: deviceScale(cr))
+        text, choice: FontChoice.current, width: width, spacing: style.lineSpacing, maximumHeight: maximumHeight, deviceScale: deviceScale(cr))
     else { return nil }
     if show { layout.draw(cairo: cr, x: x, y: y, width: width, alignment: style.alignment, color: style.color) }
     return layout.height
@@ -132,7 +129,8 @@ enum TextEngine {
   /// Starts what the first text needs (the font choice and the body face) without drawing.
   static func prepare() {
     guard isEnabled else { return }
-    for face in FontChoice.current.chain(FontKey(family: .sans, bold: false, italic: false, language: .any)).prefix(1) { _ = LoadedFace.face(face) }
+    let body = FontChoice.current.chain(FontKey(family: .sans, bold: false, italic: false))
+    if let face = body.first { _ = LoadedFace.face(face) }
   }
 
   // MARK: Characters
@@ -185,7 +183,6 @@ enum TextEngine {
     var style: Int
     var size: Double
     var rise: Double
-    var language: FontLanguage
     var range: Range<Int>
     /// The face's ascent and descent at this size, rounded up to whole units as pango's
     /// metrics are.
@@ -239,100 +236,80 @@ enum TextEngine {
     init?(_ text: StyledText, choice: FontChoice, width: Double, spacing: Double, maximumHeight: Double?, deviceScale: Double) {
       styles = text.styles
       baseSize = text.pointSize * TextEngine.pointsToUnits
-      func faces(_ style: RunStyle, _ language: FontLanguage) -> [ChosenFace] {
-        choice.chain(FontKey(family: style.family, bold: style.bold, italic: style.italic, language: language))
-      }
-      guard let baseFace = faces(text.base, .any).lazy.compactMap(LoadedFace.face).first else { return nil }
+      func faces(_ style: RunStyle) -> [ChosenFace] { choice.chain(FontKey(family: style.family, bold: style.bold, italic: style.italic)) }
+      guard let baseFace = faces(text.base).lazy.compactMap(LoadedFace.face).first else { return nil }
       var space: hb_codepoint_t = 0
       var spaceAdvance = 0.5 * baseFace.unitsPerEm
       if hb_font_get_nominal_glyph(baseFace.font, 0x20, &space) != 0 { spaceAdvance = Double(hb_font_get_glyph_h_advance(baseFace.font, space)) }
       let spaceWidth = spaceAdvance / baseFace.unitsPerEm * baseSize
       tabWidth = 8 * (spaceWidth * deviceScale).rounded() / deviceScale
-      let baseItem = Item(face: baseFace, style: 0, size: baseSize, rise: 0, language: .any, range: 0..<0, deviceScale: deviceScale)
+      let baseItem = Item(face: baseFace, style: 0, size: baseSize, rise: 0, range: 0..<0, deviceScale: deviceScale)
 
       let buffer = hb_buffer_create()
       defer { hb_buffer_destroy(buffer) }
-      var laidOutHeight = 0.0
-      for source in text.paragraphs {
-        // Paragraphs wholly below the maximum height are not shaped (a code block of 256 KiB).
-        if let maximumHeight, laidOutHeight > maximumHeight { break }
+      // With a maximum height, lines follow pango's rule (`should_ellipsize_current_line`):
+      // a line is the last when twice the height of the line before it (of the layout's font,
+      // for the first) exceeds the room left, so the last may reach a little below the
+      // maximum; it ends in "…" when its paragraph goes on. A paragraph starts only where a
+      // line as high as the last one fits. Paragraphs below are not shaped.
+      var room = maximumHeight
+      var estimate = baseItem.ascent + baseItem.descent
+      var bottom = 0.0
+      shaping: for source in text.paragraphs {
+        if let left = room, !lines.isEmpty, left < estimate { break }
         guard let paragraph = Self.shape(source, styles: styles, baseSize: baseSize, faces: faces, buffer: buffer, deviceScale: deviceScale)
         else { return nil }
         let index = paragraphs.count
         paragraphs.append(paragraph)
-        for (range, hyphen) in breakLines(index, width: width) {
+        let ranges = breakLines(index, width: width)
+        for (number, (range, hyphen)) in ranges.enumerated() {
           var line = Line(paragraph: index, clusters: range, ascent: 0, descent: 0)
           line.ending = hyphen
-          var seen = Set<Int>()
-          for cluster in paragraph.clusters[range] where cluster.item >= 0 && seen.insert(cluster.item).inserted {
-            let item = paragraph.items[cluster.item]
-            line.ascent = max(line.ascent, item.ascent + item.rise)
-            line.descent = max(line.descent, item.descent - item.rise)
+          line.top = lines.isEmpty ? 0 : bottom + spacing
+          if let left = room, estimate * 2 > left {
+            if number + 1 < ranges.count { ellipsize(&line, width: width, fallback: baseItem, faces: faces(text.base)) }
+            measure(&line, base: baseItem)
+            lines.append(line)
+            bottom = line.top + line.ascent + line.descent
+            break shaping
           }
-          if seen.isEmpty {
-            line.ascent = baseItem.ascent
-            line.descent = baseItem.descent
-          }
+          measure(&line, base: baseItem)
+          bottom = line.top + line.ascent + line.descent
           lines.append(line)
-          laidOutHeight += line.ascent + line.descent + spacing
+          if let left = room {
+            room = left - (line.ascent + line.descent + spacing)
+          }
+          estimate = line.ascent + line.descent
         }
       }
-      // Lines below the maximum height are left out; the last one kept then ends in "…".
-      var kept: [Line] = []
-      var bottom = 0.0
-      for var line in lines {
-        line.top = kept.isEmpty ? 0 : bottom + spacing
-        if let maximumHeight, !kept.isEmpty, line.top + line.ascent + line.descent > maximumHeight + 0.001 {
-          ellipsize(&kept[kept.count - 1], width: width, fallback: baseItem, faces: faces(text.base, .any))
-          break
-        }
-        bottom = line.top + line.ascent + line.descent
-        kept.append(line)
-      }
-      lines = kept
       height = bottom
     }
 
-    /// Items (runs of one style, face and language), their glyphs, and grapheme clusters.
+    /// Items (runs of one style and face), their glyphs, and grapheme clusters.
     static func shape(
-      _ source: StyledText.Paragraph, styles: [RunStyle], baseSize: Double, faces: (RunStyle, FontLanguage) -> [ChosenFace], buffer: OpaquePointer?,
+      _ source: StyledText.Paragraph, styles: [RunStyle], baseSize: Double, faces: (RunStyle) -> [ChosenFace], buffer: OpaquePointer?,
       deviceScale: Double
     ) -> Paragraph? {
       var paragraph = Paragraph(scalars: source.scalars)
-      var language = FontLanguage.any
       var previousFace: LoadedFace? = nil
       var tabs = Set<Int>()
       for (index, scalar) in source.scalars.enumerated() {
-        guard let script = TextEngine.script(scalar) else { return nil }
         if scalar == "\t" {
           tabs.insert(index)
           continue
         }
-        switch script {
-        case .kana: language = .ja
-        case .han: language = TextEngine.hanLanguage
-        case .hangul: language = .ko
-        case .other: language = .any
-        case .common, .mark: break
-        }
+        guard let script = TextEngine.script(scalar) else { return nil }
         let style = styles[source.styles[index]]
         let face: LoadedFace
         if script == .mark {
           guard let previous = previousFace, previous.covers(scalar) else { return nil }
           face = previous
         } else {
-          if let found = faces(style, language).lazy.compactMap(LoadedFace.face).first(where: { $0.covers(scalar) }) {
-            face = found
-          } else if language != .any, let found = faces(style, .any).lazy.compactMap(LoadedFace.face).first(where: { $0.covers(scalar) }) {
-            face = found
-          } else {
-            return nil
-          }
+          guard let found = faces(style).lazy.compactMap(LoadedFace.face).first(where: { $0.covers(scalar) }) else { return nil }
+          face = found
         }
         previousFace = face
-        if let last = paragraph.items.last, last.range.upperBound == index, last.style == source.styles[index], last.face === face,
-          last.language == language
-        {
+        if let last = paragraph.items.last, last.range.upperBound == index, last.style == source.styles[index], last.face === face {
           paragraph.items[paragraph.items.count - 1].range = last.range.lowerBound..<(index + 1)
         } else {
           let levels = Double(abs(style.rise))
@@ -341,7 +318,7 @@ enum TextEngine {
           let rise = Double(style.rise) * 0.4 * size * pow(1.2, min(1, levels))
           paragraph.items.append(
             Item(
-              face: face, style: source.styles[index], size: size, rise: rise, language: language, range: index..<(index + 1),
+              face: face, style: source.styles[index], size: size, rise: rise, range: index..<(index + 1),
               deviceScale: deviceScale))
         }
       }
@@ -351,7 +328,6 @@ enum TextEngine {
         hb_buffer_clear_contents(buffer)
         hb_buffer_add_codepoints(buffer, codepoints, Int32(codepoints.count), UInt32(item.range.lowerBound), Int32(item.range.count))
         hb_buffer_set_direction(buffer, HB_DIRECTION_LTR)
-        if item.language != .any { hb_buffer_set_language(buffer, hb_language_from_string(item.language.rawValue, -1)) }
         hb_buffer_guess_segment_properties(buffer)
         hb_shape(item.face.font, buffer, nil, 0)
         var count: UInt32 = 0
@@ -478,7 +454,26 @@ enum TextEngine {
       return inked + (line.ending?.glyphs.reduce(0) { $0 + $1.advance } ?? 0)
     }
 
-    /// Ends `line` with "…", dropping clusters from its end until both fit in `width`.
+    /// Sets `line`'s ascent and descent: the largest of its items' (raised or lowered), or
+    /// the layout font's for a line of nothing but tabs or no text.
+    func measure(_ line: inout Line, base: Item) {
+      let paragraph = paragraphs[line.paragraph]
+      var seen: [Int] = []
+      line.ascent = 0
+      line.descent = 0
+      for cluster in paragraph.clusters[line.clusters] where cluster.item >= 0 && !seen.contains(cluster.item) {
+        seen.append(cluster.item)
+        let item = paragraph.items[cluster.item]
+        line.ascent = max(line.ascent, item.ascent + item.rise)
+        line.descent = max(line.descent, item.descent - item.rise)
+      }
+      if seen.isEmpty {
+        line.ascent = base.ascent
+        line.descent = base.descent
+      }
+    }
+
+    /// Ends `line` with "…": the rest of its paragraph joins it, cut where the ellipsis fits.
     func ellipsize(_ line: inout Line, width available: Double, fallback: Item, faces: [ChosenFace]) {
       let paragraph = paragraphs[line.paragraph]
       var item = fallback
@@ -494,15 +489,20 @@ enum TextEngine {
       }
       let ellipsis = glyphs ?? []
       let ellipsisWidth = ellipsis.reduce(0) { $0 + $1.advance }
-      var end = line.clusters.upperBound
-      while end > line.clusters.lowerBound {
-        var probe = line
-        probe.clusters = line.clusters.lowerBound..<end
-        probe.ending = nil
-        if width(of: probe) + ellipsisWidth <= available + 0.001, !paragraph.clusters[end - 1].isSpace { break }
-        end -= 1
+      // As pango: the rest of the paragraph joins the line, which is cut where the ellipsis
+      // still fits (inside a word too), without the spaces before the cut.
+      let clusters = paragraph.clusters
+      var x = 0.0
+      var end = line.clusters.lowerBound
+      var cut = end
+      while end < clusters.count {
+        let advance = advance(of: clusters[end], at: x)
+        if x + advance + ellipsisWidth > available + 0.001 { break }
+        x += advance
+        end += 1
+        if !clusters[end - 1].isSpace { cut = end }
       }
-      line.clusters = line.clusters.lowerBound..<end
+      line.clusters = line.clusters.lowerBound..<cut
       line.ending = (item, ellipsis)
     }
 
