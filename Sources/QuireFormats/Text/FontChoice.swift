@@ -1,6 +1,6 @@
 internal import CPango
 internal import CPoppler
-package import Foundation
+import Foundation
 import QuireCore
 import QuireSystem
 import Synchronization
@@ -113,11 +113,10 @@ package final class FontChoice: Sendable {
   /// The cached choice when its stamp holds; else fontconfig's for every key, written to
   /// the cache; else, when there is no cache folder (a thumbnailer's sandbox without a home),
   /// one that asks fontconfig for each key when first needed.
-  package static func load(environment: [String: String], cacheFolder: URL? = nil) -> FontChoice {
+  package static func load(environment: [String: String]) -> FontChoice {
     let location = XDGBaseDirectory.cacheHome.location(in: environment)
-    let folderURL = cacheFolder ?? location.url.appendingPathComponent("quire", isDirectory: true)
-    guard let folder = try? PrivateFolder.open(folderURL, below: cacheFolder == nil ? location.trustedFolder : folderURL.deletingLastPathComponent())
-    else { return FontChoice(chains: nil) }
+    let folderURL = location.url.appendingPathComponent("quire", isDirectory: true)
+    guard let folder = try? PrivateFolder.open(folderURL, below: location.trustedFolder) else { return FontChoice(chains: nil) }
     defer { SystemCalls.release(folder) }
     if let bytes = readCache(in: folder), let cached = parse(bytes, environment: environment) { return cached }
     // A folder this process cannot write, or a folder at the file's name, would have every
