@@ -51,9 +51,10 @@ public struct Canvas: ~Copyable {
 
   /// Draws Pango `markup` with its top-left corner at (`x`, `y`), wrapped at `width`.
   ///
-  /// - Parameter maximumHeight: When given, lines that would start below `y + maximumHeight`
-  ///   are not laid out (`pango_layout_set_height` with ellipsizing), which keeps long
-  ///   paragraphs cheap on a small page.
+  /// - Parameter maximumHeight: When given, the text ends where it reaches about
+  ///   `y + maximumHeight` (pango's rule: the last line may reach below it by less than a
+  ///   line), its last line ending in "…" when its paragraph goes on; the rest is not laid
+  ///   out, which keeps long paragraphs cheap on a small page.
   /// - Returns: The height the text took.
   /// - Throws: ``QuireError`` when `markup` is not valid Pango markup.
   @discardableResult

@@ -3,9 +3,9 @@ internal import CPoppler
 import Foundation
 import QuireTypes
 
-/// Text laid out by pango and drawn by cairo.
+/// How text is drawn: its font, colour, line spacing and alignment.
 ///
-/// pango shapes the text (HarfBuzz) and fontconfig picks fonts per script, so Japanese and
+/// Text is shaped by HarfBuzz and fontconfig picks a font for each character, so Japanese and
 /// other CJK text gets real glyphs from whichever installed font covers it (Noto CJK on
 /// Debian). The layout accepts Pango markup (`<b>`, `<i>`, `<span font_family="monospace">`).
 public struct TextStyle: Sendable, Hashable {
@@ -29,6 +29,12 @@ public struct TextStyle: Sendable, Hashable {
 public enum TextAlignment: Sendable, Hashable { case leading, center, trailing }
 
 /// Draws text into bitmaps and PDF pages.
+///
+/// In a bitmap, the markup and scripts Quire's own pages use are laid out by a HarfBuzz
+/// engine from fonts fontconfig chose once and the user's cache keeps (`$XDG_CACHE_HOME/quire/
+/// font-choice`), with pango's line heights, breaks and glyph positions; other text (right to
+/// left and complex scripts, emoji, other markup) and PDF pages are laid out by pango.
+/// `QUIRE_TEXT_ENGINE=pango` has pango lay out everything.
 public enum TextLayout {
   /// Escapes `&`, `<`, `>`, quotes so that `text` can be placed inside Pango markup.
   public static func escapeMarkup(_ text: String) -> String {
