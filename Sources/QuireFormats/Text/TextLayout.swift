@@ -31,9 +31,10 @@ public enum TextAlignment: Sendable, Hashable { case leading, center, trailing }
 /// Draws text into bitmaps and PDF pages.
 ///
 /// In a bitmap, the markup and scripts Quire's own pages use are laid out by a HarfBuzz
-/// engine from fonts fontconfig chose once and the user's cache keeps (`$XDG_CACHE_HOME/quire/
-/// font-choice`), with pango's line heights, breaks and glyph positions; other text (right to
-/// left and complex scripts, emoji, other markup) and PDF pages are laid out by pango.
+/// engine from fonts fontconfig chose once and the user's cache keeps
+/// (`$XDG_CACHE_HOME/quire/font-choice`), with pango's line heights, breaks and glyph
+/// positions; other text (right to left and complex scripts, emoji, other markup) and PDF
+/// pages are laid out by pango.
 /// `QUIRE_TEXT_ENGINE=pango` has pango lay out everything.
 public enum TextLayout {
   /// Escapes `&`, `<`, `>`, quotes so that `text` can be placed inside Pango markup.
