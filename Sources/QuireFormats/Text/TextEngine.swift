@@ -16,8 +16,7 @@ final class LoadedFace: @unchecked Sendable {
   let cairoFace: OpaquePointer
   let unitsPerEm: Double
   /// Metrics as fractions of the font size: ascender up, descender down, underline and
-  /// strikeout offsets from the baseline (underline down, strikeout up), their thickness,
-  /// and how far a superscript is raised.
+  /// strikeout offsets from the baseline (underline down, strikeout up), and their thickness.
   let ascender, descender, underlineOffset, underlineThickness, strikeoutOffset, strikeoutThickness: Double
 
   private init?(_ chosen: ChosenFace) {
