@@ -134,27 +134,21 @@ enum TextEngine {
 
   // MARK: Characters
 
-  enum Script { case common, mark, other, kana, han, hangul }
+  /// A character this engine draws: one that takes a face of its own, or a combining mark,
+  /// which takes the face of the character before it.
+  enum CharacterKind { case base, mark }
 
-  /// The script class of `scalar`, or `nil` when this engine does not draw it.
-  static func script(_ scalar: Unicode.Scalar) -> Script? {
-    let v = scalar.value
-    switch v {
-    case 0x09: return .common
-    case 0x20...0x7E:
-      return (0x41...0x5A).contains(v) || (0x61...0x7A).contains(v) ? .other : .common
-    case 0xA0...0xBF, 0xD7, 0xF7: return .common
-    case 0xC0...0x2FF: return .other
-    case 0x300...0x36F: return .mark
-    case 0x370...0x58F: return .other
-    case 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: return .mark
-    case 0x1D00...0x1DBF, 0x1E00...0x1FFF: return .other
-    case 0x2000...0x200A, 0x2010...0x2027, 0x202F...0x205E, 0x2070...0x20CF, 0x2100...0x2BFF: return .common
-    case 0x2E80...0x2FDF, 0x3100...0x312F, 0x31A0...0x31BF, 0x3200...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF: return .han
-    case 0x20000...0x3FFFF: return .han
-    case 0x3000...0x303F, 0xFE30...0xFE4F, 0xFF01...0xFF60, 0xFFE0...0xFFEE: return .common
-    case 0x3040...0x30FF, 0x31F0...0x31FF, 0xFF61...0xFF9F: return .kana
-    case 0x1100...0x11FF, 0x3130...0x318F, 0xAC00...0xD7A3, 0xFFA0...0xFFDC: return .hangul
+  /// What kind of character `scalar` is, or `nil` when this engine does not draw it: scripts
+  /// written left to right that need no more than one face per character (Latin, Greek,
+  /// Cyrillic, Armenian, CJK ideographs, kana, Hangul), punctuation, symbols, spaces and tabs;
+  /// not controls, joiners, bidirectional marks, variation selectors, emoji, or other scripts.
+  static func kind(_ scalar: Unicode.Scalar) -> CharacterKind? {
+    switch scalar.value {
+    case 0x09, 0x20...0x7E, 0xA0...0x2FF, 0x370...0x58F, 0x1100...0x11FF, 0x1D00...0x1DBF, 0x1E00...0x1FFF: return .base
+    case 0x2000...0x200A, 0x2010...0x2027, 0x202F...0x205E, 0x2070...0x20CF, 0x2100...0x2BFF: return .base
+    case 0x2E80...0x2FDF, 0x3000...0x312F, 0x3130...0x318F, 0x31A0...0x31BF, 0x31F0...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF: return .base
+    case 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF01...0xFFDC, 0xFFE0...0xFFEE, 0x20000...0x3FFFF: return .base
+    case 0x300...0x36F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: return .mark
     default: return nil
     }
   }
@@ -297,10 +291,10 @@ enum TextEngine {
           tabs.insert(index)
           continue
         }
-        guard let script = TextEngine.script(scalar) else { return nil }
+        guard let kind = TextEngine.kind(scalar) else { return nil }
         let style = styles[source.styles[index]]
         let face: LoadedFace
-        if script == .mark {
+        if kind == .mark {
           guard let previous = previousFace, previous.covers(scalar) else { return nil }
           face = previous
         } else {
