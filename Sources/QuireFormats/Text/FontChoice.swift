@@ -118,7 +118,7 @@ package final class FontChoice: Sendable {
     let folderURL = location.url.appendingPathComponent("quire", isDirectory: true)
     guard let folder = try? PrivateFolder.open(folderURL, below: location.trustedFolder) else { return FontChoice(chains: nil) }
     defer { SystemCalls.release(folder) }
-    if let bytes = readCache(in: folder), let cached = parse(bytes, environment: environment) { return cached }
+    if let bytes = readCache(in: folder, folderURL: folderURL), let cached = parse(bytes, environment: environment) { return cached }
     // A folder this process cannot write, or a folder at the file's name, would have every
     // process ask for every key. Anything else at the name (a FIFO, a socket) is replaced:
     // the folder is this user's and private.
@@ -136,11 +136,14 @@ package final class FontChoice: Sendable {
     return choice
   }
 
-  /// The cache file's bytes, when it is a regular file of at most 1 MiB (not followed if a link).
-  static func readCache(in folder: FileDescriptor) -> [UInt8]? {
-    guard case .success(let fd) = SystemCalls.open(fileName, in: folder, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return nil }
+  /// The cache file's bytes, when it is a regular file of at most 1 MiB, opened by the one
+  /// opener for a file beneath its folder (`InputFile`: no link followed, a FIFO not waited on).
+  static func readCache(in folder: FileDescriptor, folderURL: URL) -> [UInt8]? {
+    let url = folderURL.appendingPathComponent(fileName)
+    guard let raw = try? InputFile.open(fileName, beneath: folder, url: url, for: "read") else { return nil }
+    let fd = FileDescriptor(rawValue: raw)
     defer { SystemCalls.release(fd) }
-    guard case .success(let info) = SystemCalls.fstat(fd), info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20 else { return nil }
+    guard case .success(let info) = SystemCalls.fstat(fd), info.st_size <= 1 << 20 else { return nil }
     return SystemCalls.read(fd, count: Int(info.st_size), at: 0)
   }
 
