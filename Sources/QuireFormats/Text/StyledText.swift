@@ -13,7 +13,8 @@ struct RunStyle: Hashable, Sendable {
   /// Superscript levels (`<sup>` +1, `<sub>` −1).
   var rise = 0
 
-  var fontKey: (family: FontFamily, bold: Bool, italic: Bool) { (family, bold, italic) }
+  /// What this run asks fontconfig for.
+  var fontKey: FontKey { FontKey(family: family, bold: bold, italic: italic) }
 }
 
 /// Text in paragraphs of Unicode scalars, each scalar with the index of its run's style:

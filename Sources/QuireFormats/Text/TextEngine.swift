@@ -11,7 +11,6 @@ import SystemPackage
 final class LoadedFace: @unchecked Sendable {
   // Both handles are only read after `init`: HarfBuzz fonts may shape on any thread, and
   // cairo locks the FreeType face it opens from the file itself.
-  let chosen: ChosenFace
   let font: OpaquePointer
   let cairoFace: OpaquePointer
   let unitsPerEm: Double
@@ -43,7 +42,6 @@ final class LoadedFace: @unchecked Sendable {
       return nil
     }
     if chosen.embolden { cairo_ft_font_face_set_synthesize(cairoFace, CAIRO_FT_SYNTHESIZE_BOLD.rawValue) }
-    self.chosen = chosen
     self.font = font
     self.cairoFace = cairoFace
     unitsPerEm = Double(upem)
@@ -229,7 +227,7 @@ enum TextEngine {
     init?(_ text: StyledText, choice: FontChoice, width: Double, spacing: Double, maximumHeight: Double?, deviceScale: Double) {
       styles = text.styles
       baseSize = text.pointSize * TextEngine.pointsToUnits
-      func faces(_ style: RunStyle) -> [ChosenFace] { choice.chain(FontKey(family: style.family, bold: style.bold, italic: style.italic)) }
+      func faces(_ style: RunStyle) -> [ChosenFace] { choice.chain(style.fontKey) }
       guard let baseFace = faces(text.base).lazy.compactMap(LoadedFace.face).first else { return nil }
       var space: hb_codepoint_t = 0
       var spaceAdvance = 0.5 * baseFace.unitsPerEm
